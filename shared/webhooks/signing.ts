@@ -1,0 +1,192 @@
+/**
+ * Standard Webhooks signing and verification (spec: "Webhook signing").
+ *
+ * Signed content is `<webhook-id>.<webhook-timestamp>.<raw body>` as UTF-8 bytes; the signature
+ * is HMAC-SHA256 over it, base64, prefixed `v1,`. The key is the base64-decoded part of the
+ * secret after `whsec_`. This file imports nothing from the project but the error type, so a
+ * receiver can take it alone.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { badRequest, internal } from '../errors/app-error.ts';
+
+const SECRET_PREFIX = 'whsec_';
+const SCHEME = 'v1';
+/** Spec, Limits: "timestamp tolerance 300 seconds". */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const INTEGER_SECONDS = /^[0-9]{1,15}$/;
+
+/** A raw request body: the exact text or bytes that were (or will be) sent. */
+export type RawBody = string | Uint8Array;
+
+/** Header names of one signed delivery. */
+export interface SignedHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/** Headers as a receiver has them: a plain object (Node's `req.headers`) or a fetch `Headers`. */
+export type IncomingHeaders =
+  | { get(name: string): string | null }
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** Why `verify` refused; stable strings a receiver may log or branch on. */
+export type VerifyFailureReason =
+  | 'missing-header'
+  | 'invalid-timestamp'
+  | 'timestamp-too-old'
+  | 'timestamp-too-new'
+  | 'no-matching-signature';
+
+export type VerifyResult = { ok: true } | { ok: false; reason: VerifyFailureReason };
+
+interface SignInput {
+  /** The delivery id (`webhook-id`), identical on every attempt. */
+  id: string;
+  /** Integer seconds since the epoch of this attempt (`webhook-timestamp`). */
+  timestamp: number;
+  /** The raw body exactly as sent. */
+  body: RawBody;
+}
+
+/**
+ * A new signing secret: `whsec_` followed by base64 of 32 random bytes (a 256-bit key, the
+ * HMAC-SHA256 block-size-safe length the Standard Webhooks libraries generate).
+ */
+export function generateSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+/**
+ * The HMAC key of a secret: the base64-decoded text after `whsec_`. The prefix is only a label,
+ * so a secret without it is accepted too (as the `standardwebhooks` library does). Throws
+ * AppError 400 `APP_WEBHOOK_SECRET_INVALID` for an empty key or text that is not base64.
+ */
+export function secretKey(secret: string): Buffer {
+  if (typeof secret !== 'string') {
+    throw badRequest('webhook secret must be a string', { code: 'APP_WEBHOOK_SECRET_INVALID' });
+  }
+  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  // Buffer.from(…, 'base64') skips characters it does not know, so check the text first.
+  if (encoded.length === 0 || !BASE64.test(encoded) || encoded.replace(/=+$/, '').length % 4 === 1) {
+    throw badRequest('webhook secret is not `whsec_` followed by a base64 key', {
+      code: 'APP_WEBHOOK_SECRET_INVALID',
+    });
+  }
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length === 0) {
+    throw badRequest('webhook secret has an empty key', { code: 'APP_WEBHOOK_SECRET_INVALID' });
+  }
+  return key;
+}
+
+function assertTimestamp(timestamp: number): void {
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw internal(`webhook timestamp must be integer seconds since the epoch, got ${String(timestamp)}`);
+  }
+}
+
+function digest(key: Buffer, id: string, timestamp: number | string, body: RawBody): Buffer {
+  const hmac = createHmac('sha256', key);
+  hmac.update(`${id}.${timestamp}.`, 'utf8');
+  // Bytes are signed as they are (no decode/re-encode); text is signed as UTF-8.
+  if (typeof body === 'string') hmac.update(body, 'utf8');
+  else hmac.update(body);
+  return hmac.digest();
+}
+
+/**
+ * One signature entry, `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, for one secret.
+ * Throws AppError 400 `APP_WEBHOOK_SECRET_INVALID` for a bad secret, 500 for a timestamp that is
+ * not integer seconds.
+ */
+export function signatureFor(input: SignInput & { secret: string }): string {
+  assertTimestamp(input.timestamp);
+  const key = secretKey(input.secret);
+  return `${SCHEME},${digest(key, input.id, input.timestamp, input.body).toString('base64')}`;
+}
+
+/**
+ * The `webhook-signature` header value: one `v1,` entry per active secret, space separated, in
+ * the order given (several secrets sign during a rotation grace period). At least one secret is
+ * required.
+ */
+export function sign(input: SignInput & { secrets: readonly string[] }): string {
+  if (input.secrets.length === 0) {
+    throw internal('cannot sign a webhook without at least one secret');
+  }
+  return input.secrets.map((secret) => signatureFor({ ...input, secret })).join(' ');
+}
+
+/** The three Standard Webhooks headers of one delivery attempt. */
+export function signedHeaders(input: SignInput & { secrets: readonly string[] }): SignedHeaders {
+  return {
+    'webhook-id': input.id,
+    'webhook-timestamp': String(input.timestamp),
+    'webhook-signature': sign(input),
+  };
+}
+
+function readHeader(headers: IncomingHeaders, name: string): string | undefined {
+  if (typeof headers.get === 'function') {
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  }
+  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
+  let value = record[name];
+  if (value === undefined) {
+    // Names are expected lowercased; tolerate another case rather than report them missing.
+    const key = Object.keys(record).find((k) => k.toLowerCase() === name);
+    value = key === undefined ? undefined : record[key];
+  }
+  if (Array.isArray(value)) return value.join(' ');
+  return value as string | undefined;
+}
+
+/**
+ * Checks a received delivery by the receiver rules of the spec: all three headers present,
+ * `webhook-timestamp` integer seconds within `toleranceSeconds` (default 300) of `now` in either
+ * direction, and at least one `v1,` entry of `webhook-signature` equal to the expected signature
+ * under a constant-time comparison (entries of other schemes are ignored). `body` must be the raw
+ * body, not a re-serialised object. `now` is a Date or epoch milliseconds (default: the clock).
+ * Answers `{ok: true}` or `{ok: false, reason}`; throws only for a bad `secret` (AppError 400
+ * `APP_WEBHOOK_SECRET_INVALID`). Replay of an already answered `webhook-id` is the caller's check.
+ */
+export function verify(input: {
+  body: RawBody;
+  headers: IncomingHeaders;
+  secret: string;
+  now?: Date | number;
+  toleranceSeconds?: number;
+}): VerifyResult {
+  const key = secretKey(input.secret);
+  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (!(tolerance >= 0) || !Number.isFinite(tolerance)) {
+    throw internal(`toleranceSeconds must be a non-negative number, got ${String(tolerance)}`);
+  }
+
+  const id = readHeader(input.headers, 'webhook-id');
+  const timestampText = readHeader(input.headers, 'webhook-timestamp');
+  const signatureHeader = readHeader(input.headers, 'webhook-signature');
+  if (!id || !timestampText || !signatureHeader) return { ok: false, reason: 'missing-header' };
+
+  if (!INTEGER_SECONDS.test(timestampText)) return { ok: false, reason: 'invalid-timestamp' };
+  const timestamp = Number(timestampText);
+  const nowMs = input.now === undefined ? Date.now() : new Date(input.now).getTime();
+  if (Number.isNaN(nowMs)) throw internal('verify: `now` is not a valid time');
+  const now = Math.floor(nowMs / 1000);
+  if (now - timestamp > tolerance) return { ok: false, reason: 'timestamp-too-old' };
+  if (timestamp - now > tolerance) return { ok: false, reason: 'timestamp-too-new' };
+
+  // Compare the base64 text itself: decoding first would let lenient decoding accept junk.
+  const expected = Buffer.from(digest(key, id, timestampText, input.body).toString('base64'), 'utf8');
+  let matched = false;
+  for (const entry of signatureHeader.split(' ')) {
+    const comma = entry.indexOf(',');
+    if (comma === -1 || entry.slice(0, comma) !== SCHEME) continue;
+    const candidate = Buffer.from(entry.slice(comma + 1), 'utf8');
+    if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
+  }
+  return matched ? { ok: true } : { ok: false, reason: 'no-matching-signature' };
+}
