@@ -1,0 +1,6 @@
+export { resolveConfig, ConfigError, leaves, type ConfigSources, type Resolved } from './resolve.ts';
+export { maskConfig } from './mask.ts';
+export { envName } from './env-names.ts';
+export { parseDuration, parseSize, formatDuration } from './units.ts';
+export type { Config } from './types.ts';
+export type { Environment } from './schema.ts';

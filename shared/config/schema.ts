@@ -1,0 +1,147 @@
+/**
+ * Every configuration key, its type, its default per environment and what it does. This table
+ * is the single source for validation (shared/config/resolve.ts), the environment naming rule
+ * and the README's configuration reference (a test keeps the two in step).
+ *
+ * Environment naming rule: `APP_` + the key path in upper snake case, levels joined by `__`
+ * (`webhooks.allowHttp` -> `APP_WEBHOOKS__ALLOW_HTTP`). A few keys also keep their
+ * conventional names (`DATABASE_URL`, `PORT`, `NODE_ENV`, `LOG_LEVEL`, `APP_SECRET`).
+ */
+
+export type Environment = 'development' | 'test' | 'production';
+
+export type LeafType = 'string' | 'integer' | 'number' | 'boolean' | 'duration' | 'size' | 'enum' | 'string[]' | 'object';
+
+export interface Leaf {
+  kind: 'leaf';
+  type: LeafType;
+  doc: string;
+  default: unknown | ((env: Environment) => unknown);
+  /** Allowed values of an `enum`. */
+  values?: readonly string[];
+  /** null is an accepted value (and means "not set"). */
+  nullable?: boolean;
+  /** Masked by `app config` and in logs. */
+  secret?: boolean;
+  /** Extra, conventional environment variable names read before the ruled name. */
+  envAliases?: readonly string[];
+  /** Lower bound for numbers. */
+  min?: number;
+}
+
+export interface Group {
+  kind: 'group';
+  doc?: string;
+  children: Record<string, Node>;
+  /** The whole group may be set to `false` to turn the feature off. */
+  disableable?: boolean;
+  /** When disableable: whether it is on by default. */
+  enabled?: boolean | ((env: Environment) => boolean);
+  /** A string given where the group is expected sets this child (e.g. `"graphql": "/gql"`). */
+  shorthand?: string;
+}
+
+export type Node = Leaf | Group;
+
+const leaf = (type: LeafType, defaultValue: Leaf['default'], doc: string, extra: Partial<Leaf> = {}): Leaf =>
+  ({ kind: 'leaf', type, default: defaultValue, doc, ...extra });
+const group = (children: Record<string, Node>, extra: Partial<Group> = {}): Group => ({ kind: 'group', children, ...extra });
+const inProduction = (env: Environment) => env === 'production';
+
+export const SCHEMA: Group = group({
+  env: leaf('enum', 'development', 'Runtime environment; picks the defaults of the other keys.', {
+    values: ['development', 'test', 'production'], envAliases: ['NODE_ENV'],
+  }),
+  port: leaf('integer', 3000, 'TCP port of the web process.', { envAliases: ['PORT'], min: 0 }),
+  host: leaf('string', '0.0.0.0', 'Address the web process listens on.'),
+  databaseUrl: leaf('string', null, 'PostgreSQL connection URL. Unset: `npm start` and `npm test` start an embedded PostgreSQL.', {
+    nullable: true, secret: true, envAliases: ['DATABASE_URL'],
+  }),
+  secret: leaf('string', null, 'Application secret; webhook signing secrets are encrypted under a key derived from it. Unset: stored unencrypted (the boot warns).', {
+    nullable: true, secret: true,
+  }),
+  logLevel: leaf('enum', (env: Environment) => (env === 'test' ? 'warn' : 'info'), 'pino log level.', {
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], envAliases: ['LOG_LEVEL'],
+  }),
+  trustProxy: leaf('boolean', false, 'Trust `X-Forwarded-*` headers (client ip, https) from a proxy in front.'),
+  bodyLimit: leaf('size', '1mb', 'Largest JSON or form body accepted (larger: 413).'),
+  requestTimeout: leaf('duration', '30s', 'A request still running after this answers 503.'),
+  filterParameters: leaf('string[]', ['password', 'token', 'secret', 'authorization'],
+    'Key names (case-insensitive substrings) whose values are masked in logs; setting it replaces the defaults, `encryption` stays masked.'),
+  db: group({
+    poolMax: leaf('integer', 10, 'Connections in each process\'s pool for the service\'s own queries.', { min: 1 }),
+  }),
+  api: group({
+    perPage: leaf('integer', 25, 'Default page size.', { min: 1 }),
+    maxPerPage: leaf('integer', 100, 'Cap on `per_page`.', { min: 1 }),
+    strict: leaf('boolean', false, 'Refuse (500) a resource/crud answer without `_links` or contrary to its action.'),
+    idempotency: group({
+      ttl: leaf('duration', '24h', 'How long a stored answer is replayed.'),
+      store: leaf('string', null, 'Module path of a custom idempotency store (`get`, `set`, `delete`, or a factory).', { nullable: true }),
+    }, { disableable: true, enabled: true, doc: '`false` turns idempotency keys off.' }),
+  }),
+  rateLimit: group({
+    max: leaf('integer', 600, 'Requests per window per user id (logged in) or ip.', { min: 1 }),
+    windowMs: leaf('duration', '1m', 'Window of the global limiter.'),
+    enforceInDevelopment: leaf('boolean', false, 'Enforce the global limiter in development too.'),
+    store: leaf('string', null, 'Module path of a custom counter store.', { nullable: true }),
+    auth: group({
+      max: leaf('integer', 10, 'POST requests per window per ip on the authentication paths.', { min: 1 }),
+      windowMs: leaf('duration', '1m', 'Window of the authentication limiter.'),
+      paths: leaf('string[]', ['/login', '/register', '/signup', '/password', '/forgot-password', '/reset-password'], 'Paths the authentication limiter covers.'),
+    }, { disableable: true, enabled: true, doc: '`false` turns off only the authentication limiter.' }),
+  }, { disableable: true, enabled: true, doc: '`false` turns every limiter off.' }),
+  shared: group({
+    backend: leaf('enum', 'none', 'Backend shared by all web processes for idempotency records and rate-limit counters.', {
+      values: ['none', 'postgres', 'redis'],
+    }),
+    url: leaf('string', null, 'Redis URL when `backend` is `redis`.', { nullable: true, secret: true }),
+    onError: leaf('enum', 'closed', '`closed`: refuse with 503 when the shared store fails; `open`: serve uncounted.', { values: ['closed', 'open'] }),
+  }),
+  shutdown: group({
+    signals: leaf('boolean', true, 'Listen to SIGINT/SIGTERM; false: the application calls `server.shutdown()`.'),
+    delay: leaf('duration', 0, 'Time the port keeps serving after readiness turns 503.'),
+    drain: leaf('duration', '10s', 'Time in-flight requests get to finish before they are destroyed.'),
+  }),
+  helmet: group({
+    options: leaf('object', {}, 'koa-helmet options merged over the service\'s own.'),
+    permissionsPolicy: leaf('object', {}, 'Browser features to allow, e.g. `{"geolocation": ["self"]}`; everything powerful is denied otherwise.'),
+    sendPermissionsPolicy: leaf('boolean', true, 'Send the `Permissions-Policy` header.'),
+  }, { disableable: true, enabled: true, doc: '`false` sends no secure headers.' }),
+  cors: group({
+    origins: leaf('string[]', [], 'Origins allowed to call the API from a browser (`*` for any).'),
+    credentials: leaf('boolean', false, 'Allow credentials on cross-origin requests.'),
+  }),
+  graphql: group({
+    path: leaf('string', '/_app/gql', 'Path of the GraphQL endpoint.'),
+    introspection: leaf('boolean', (env: Environment) => !inProduction(env), 'Allow introspection queries.'),
+    maxDepth: leaf('integer', 10, 'Deepest selection accepted.', { min: 1 }),
+    maxCost: leaf('integer', 5000, 'Highest estimated cost accepted (list fields multiply).', { min: 1 }),
+    maxAliases: leaf('integer', 15, 'Most aliases in one operation.', { min: 0 }),
+    maxTokens: leaf('integer', 2000, 'Most lexical tokens in one document.', { min: 1 }),
+    maxBytes: leaf('size', '100kb', 'Largest query document.'),
+  }, { disableable: true, enabled: true, shorthand: 'path', doc: '`false` turns GraphQL off; a string sets the path.' }),
+  webhooks: group({
+    store: leaf('string', 'default', 'Store holding the endpoint table.'),
+    table: leaf('string', 'app_webhooks', 'Table of webhook endpoints.'),
+    queue: leaf('string', 'webhooks', 'graphile-worker queue of delivery jobs.'),
+    install: leaf('boolean', (env: Environment) => !inProduction(env), 'Create the webhook tables at boot (production runs `app migrate` at release).'),
+    allowHttp: leaf('boolean', false, 'Allow plain `http` receiver URLs.'),
+    allowPrivate: leaf('boolean', false, 'Allow receivers on private, loopback and other refused addresses.'),
+    maxAttempts: leaf('integer', 8, 'Delivery attempts before a delivery is dead.', { min: 1 }),
+    timeout: leaf('duration', '10s', 'Whole exchange of one attempt (connect, headers, body).'),
+    maxFanout: leaf('integer', 1000, 'Most endpoints one emit may reach.', { min: 1 }),
+    concurrency: leaf('integer', 16, 'Deliveries one worker process performs at once.', { min: 1 }),
+    backoff: group({
+      base: leaf('duration', '10s', 'Delay after the first failed attempt.'),
+      factor: leaf('number', 3, 'Growth of the delay per attempt.', { min: 1 }),
+      max: leaf('duration', '6h', 'Longest delay.'),
+      jitter: leaf('number', 0.2, 'Random spread of each delay (fraction).', { min: 0 }),
+    }),
+  }),
+  worker: group({
+    pollInterval: leaf('duration', '2s', 'Fallback poll of the queue (jobs are also announced by LISTEN/NOTIFY).'),
+    heartbeat: leaf('duration', '10s', 'How often a worker records that it is alive.'),
+    staleAfter: leaf('duration', '45s', 'A worker silent this long is presumed dead and its jobs are unlocked.'),
+  }),
+});

@@ -1,0 +1,70 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runMigrations } from 'graphile-worker';
+import type { Config } from '../config/index.ts';
+import type { Logger } from '../log/logger.ts';
+import type { Sql } from './connect.ts';
+import { graphileLogger } from './graphile-logger.ts';
+
+/** The project's migrations folder. */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+/** Session advisory lock key held while migrating, so two releases never migrate at once. */
+const MIGRATION_LOCK = 0x61707000; // 'app\0'
+
+export interface MigrationResult {
+  applied: string[];
+  alreadyApplied: number;
+}
+
+/** Migration files are `NNN_name.sql`; applied in numeric order, each once. */
+async function migrationFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  return names.filter((name) => /^\d+_[\w-]+\.sql$/.test(name)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+}
+
+/**
+ * Applies the numbered, forward-only SQL files in `migrations/` that have not been applied
+ * yet, each in its own transaction, then installs or upgrades graphile-worker's schema. Safe
+ * to run from several processes at once: the whole run holds a session advisory lock.
+ */
+export async function migrate(deps: { config: Config; sql: Sql; log: Logger }, options: { dir?: string } = {}): Promise<MigrationResult> {
+  const { config, sql, log } = deps;
+  const dir = options.dir ?? MIGRATIONS_DIR;
+  const files = await migrationFiles(dir);
+  const reserved = await sql.reserve();
+  try {
+    await reserved`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await reserved`
+      create table if not exists app_migrations (
+        name text primary key,
+        applied_at timestamptz not null default now()
+      )`;
+    const done = new Set((await reserved<{ name: string }[]>`select name from app_migrations`).map((row) => row.name));
+    const applied: string[] = [];
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const text = await readFile(join(dir, file), 'utf8');
+      await reserved`begin`;
+      try {
+        await reserved.unsafe(text);
+        await reserved`insert into app_migrations (name) values (${file})`;
+        await reserved`commit`;
+      } catch (error) {
+        await reserved`rollback`;
+        throw new Error(`migration ${file} failed: ${(error as Error).message}`, { cause: error });
+      }
+      applied.push(file);
+      log.info({ migration: file }, 'migration applied');
+    }
+    await runMigrations({ connectionString: config.databaseUrl ?? undefined, logger: graphileLogger(log) });
+    return { applied, alreadyApplied: done.size };
+  } finally {
+    await reserved`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
+    reserved.release();
+  }
+}

@@ -1,0 +1,62 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { Config } from '../config/index.ts';
+import { createRedactor } from './redact.ts';
+
+export type { Logger };
+
+/** What a log line written inside a request (or job) carries: its request id. */
+export interface LogContext {
+  reqId?: string;
+  jobId?: string;
+}
+
+/** Per-request log context; the request-id middleware and the worker task enter it. */
+export const logContext = new AsyncLocalStorage<LogContext>();
+
+export interface LoggerOptions {
+  /** Name shown in every line (`web`, `worker`, `cli`). */
+  name: string;
+  /** Where lines go (default: stdout; pretty in development when pino-pretty is installed). */
+  destination?: DestinationStream;
+}
+
+function prettyStream(): DestinationStream | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
+    return pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' });
+  } catch {
+    return undefined; // production installs have no pino-pretty: JSON it is
+  }
+}
+
+/**
+ * The process logger: pino, JSON in production, readable in development. Every value it prints
+ * (bindings, objects, errors, messages, query strings in URLs) goes through the
+ * `config.filterParameters` masking, and every line written inside a request carries `reqId`.
+ */
+export function createLogger(config: Pick<Config, 'env' | 'logLevel' | 'filterParameters'>, options: LoggerOptions): Logger {
+  const redact = createRedactor(config.filterParameters);
+  const destination = options.destination ?? (config.env === 'development' ? prettyStream() : undefined);
+  return pino(
+    {
+      name: options.name,
+      level: config.logLevel,
+      mixin: () => ({ ...logContext.getStore() }),
+      formatters: {
+        bindings: (bindings) => redact(bindings) as Record<string, unknown>,
+        log: (object) => redact(object) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          // objects are masked by formatters.log; strings (messages, format arguments) here
+          const masked = args.map((arg) => (typeof arg === 'string' ? redact(arg) : arg)) as Parameters<typeof method>;
+          return method.apply(this, masked);
+        },
+      },
+    },
+    destination ?? pino.destination({ dest: 1, sync: true }),
+  );
+}
