@@ -1,0 +1,5 @@
+import { configCommand } from './config.ts';
+import { migrateCommand } from './migrate.ts';
+
+/** Every command of the `app` CLI, in the order `--help` lists them. */
+export const commands = [migrateCommand, configCommand];

@@ -1,0 +1,64 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { resolveConfig, type Config } from '../config/index.ts';
+import { connect, type Sql } from '../db/connect.ts';
+import { createLogger, type Logger } from '../log/logger.ts';
+
+/** Where `npm start` records the embedded PostgreSQL it is running (read by the CLI). */
+export const LOCAL_DATABASE_FILE = fileURLToPath(new URL('../../.data/postgres.json', import.meta.url));
+
+/** What every command gets: the config, a lazily opened database client and a logger. */
+export interface CliContext {
+  config: Config;
+  log: Logger;
+  /** Opens the pool on first use. */
+  sql(): Sql;
+  /** Prints records: one JSON document with --json, else the text form. */
+  print(records: unknown, text: () => string): void;
+}
+
+/**
+ * With no DATABASE_URL, the CLI uses the embedded PostgreSQL that `npm start` is running, so a
+ * newcomer's second terminal needs no setup. Only when the file names a live process.
+ */
+function localDatabaseUrl(): string | undefined {
+  if (!existsSync(LOCAL_DATABASE_FILE)) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(LOCAL_DATABASE_FILE, 'utf8')) as { url?: string; pid?: number };
+    if (!state.url || !state.pid) return undefined;
+    process.kill(state.pid, 0);
+    return state.url;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessEnv }): { context: CliContext; close(): Promise<void> } {
+  const env = { ...(options.env ?? process.env) };
+  if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
+    const local = localDatabaseUrl();
+    if (local) env.DATABASE_URL = local;
+  }
+  const { config, warnings } = resolveConfig({ env });
+  const log = createLogger({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, {
+    name: 'cli',
+    destination: process.stderr,
+  });
+  for (const warning of warnings) log.warn(warning);
+  let pool: Sql | undefined;
+  const context: CliContext = {
+    config,
+    log,
+    sql() {
+      if (!config.databaseUrl) {
+        throw new Error('no database: set DATABASE_URL, or run `npm start` in another terminal (it starts a local PostgreSQL the CLI finds by itself)');
+      }
+      pool ??= connect(config, log, { max: 2, name: 'app-cli' });
+      return pool;
+    },
+    print(records, text) {
+      process.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
+    },
+  };
+  return { context, close: async () => void (await pool?.end({ timeout: 5 })) };
+}

@@ -1,0 +1,46 @@
+/**
+ * `npm test`: brings a real PostgreSQL (embedded, throwaway, unless TEST_DATABASE_URL names a
+ * server), migrates a template database once, then runs every `test/**\/*.test.ts` file with
+ * node's test runner. Each test file clones the template (test/helpers/database.ts), so files
+ * run in parallel without seeing each other's rows.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { resolveConfig } from '../shared/config/index.ts';
+import { connect } from '../shared/db/connect.ts';
+import { migrate } from '../shared/db/migrate.ts';
+import { createLogger } from '../shared/log/logger.ts';
+
+const given = process.env.TEST_DATABASE_URL;
+const cluster = given ? undefined : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({ fast: true });
+const adminUrl = given ?? (cluster as { adminUrl: string }).adminUrl;
+const template = `app_test_template_${randomBytes(4).toString('hex')}`;
+
+const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+let code = 1;
+try {
+  await admin.unsafe(`create database ${template}`);
+  const templateUrl = new URL(adminUrl);
+  templateUrl.pathname = `/${template}`;
+  const { config } = resolveConfig({ env: { NODE_ENV: 'test', DATABASE_URL: templateUrl.toString() } });
+  const log = createLogger(config, { name: 'test' });
+  const sql = connect(config, log, { max: 1 });
+  await migrate({ config, sql, log });
+  await sql.end();
+
+  const files = process.argv.slice(2);
+  const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=120000', ...(files.length ? files : ['test/**/*.test.ts'])], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'test', TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template },
+  });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  code = await new Promise<number>((resolve) => child.on('exit', (exit, signal) => resolve(exit ?? (signal ? 1 : 0))));
+} finally {
+  await admin.unsafe(`drop database if exists ${template} with (force)`).catch(() => undefined);
+  await admin.end();
+  await cluster?.stop();
+}
+process.exit(code);
