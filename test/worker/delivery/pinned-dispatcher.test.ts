@@ -1,0 +1,173 @@
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LookupAddress } from 'node:dns';
+import type { TLSSocket } from 'node:tls';
+import type { Agent } from 'undici';
+import { AppError } from '../../../shared/errors/app-error.ts';
+import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
+import { createPinnedDispatcher, pinnedLookup } from '../../../worker/delivery/pinned-dispatcher.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+
+// A self-signed certificate for hooks.example.test (EC P-256, valid until 2126), test-only.
+const TLS_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgpFRqHMfW/doI7osD
+uUA1qGb9ZJx8gLKAj6u3Cfyu172hRANCAAS3mEfWYLQMTUqRxNeSES+o5iUMwPmf
+wFVVusFkJc+L62bOpSSUwSOCwXcgtCJGfpODl+PvPwksOykwmpWA47WB
+-----END PRIVATE KEY-----
+`;
+const TLS_CERT = `-----BEGIN CERTIFICATE-----
+MIIBsDCCAVagAwIBAgIUQSMdWpsNjZNFS3Xh2ABsTFk+fKgwCgYIKoZIzj0EAwIw
+HTEbMBkGA1UEAwwSaG9va3MuZXhhbXBsZS50ZXN0MCAXDTI2MTEyMjAwMTQzOVoY
+DzIxMjYxMDI5MDAxNDM5WjAdMRswGQYDVQQDDBJob29rcy5leGFtcGxlLnRlc3Qw
+WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAS3mEfWYLQMTUqRxNeSES+o5iUMwPmf
+wFVVusFkJc+L62bOpSSUwSOCwXcgtCJGfpODl+PvPwksOykwmpWA47WBo3IwcDAd
+BgNVHQ4EFgQUfsXNM95OcWlg/MbzJji+5YW/yKowHwYDVR0jBBgwFoAUfsXNM95O
+cWlg/MbzJji+5YW/yKowHQYDVR0RBBYwFIISaG9va3MuZXhhbXBsZS50ZXN0MA8G
+A1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIgGog+4e6Hp45RaMWRYi4g
+L0Qoyt/qrKr77Dcr2ORsMeECIQDcRPKadQqt06YxQDLa5yJacVUlspTPVmMcXwg9
+yvV9mw==
+-----END CERTIFICATE-----
+`;
+
+const open: Array<Receiver | Agent> = [];
+after(async () => {
+  for (const item of open.reverse()) await item.close();
+});
+
+async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+  const started = await startReceiver(...args);
+  open.push(started);
+  return started;
+}
+
+function dispatcher(options: Omit<Parameters<typeof createPinnedDispatcher>[0], 'connectTimeoutMs'>): Agent {
+  const agent = createPinnedDispatcher({ connectTimeoutMs: 2000, ...options });
+  open.push(agent);
+  return agent;
+}
+
+const lookupAnswering = (...addresses: string[]): HostLookup & { calls: number } => {
+  const lookup = Object.assign(
+    async () => {
+      lookup.calls += 1;
+      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    },
+    { calls: 0 },
+  );
+  return lookup;
+};
+
+/** The AppError found in `error` or its causes. */
+function appErrorIn(error: unknown): AppError | undefined {
+  for (let link = error; link instanceof Error; link = link.cause) if (link instanceof AppError) return link;
+  return undefined;
+}
+
+function callLookup(
+  lookup: ReturnType<typeof pinnedLookup>,
+  hostname: string,
+  options: { all?: boolean; family?: number },
+): Promise<{ error: Error | null; address: string | LookupAddress[]; family?: number }> {
+  return new Promise((resolve) => lookup(hostname, options, (error, address, family) => resolve({ error, address, family })));
+}
+
+describe('pinnedLookup', () => {
+  it('answers every checked address when asked for all, after one resolution', async () => {
+    const resolver = lookupAnswering('8.8.8.8', '2606:4700::1111');
+    const answer = await callLookup(pinnedLookup({ allowPrivate: false, lookup: resolver }), 'hooks.example.test', { all: true });
+    assert.equal(answer.error, null);
+    assert.deepEqual(answer.address, [{ address: '8.8.8.8', family: 4 }, { address: '2606:4700::1111', family: 6 }]);
+    assert.equal(resolver.calls, 1);
+  });
+
+  it('answers the first checked address of the asked family when not asked for all', async () => {
+    const lookup = pinnedLookup({ allowPrivate: false, lookup: lookupAnswering('8.8.8.8', '2606:4700::1111') });
+    assert.deepEqual(await callLookup(lookup, 'hooks.example.test', {}), { error: null, address: '8.8.8.8', family: 4 });
+    assert.deepEqual(await callLookup(lookup, 'hooks.example.test', { family: 6 }), { error: null, address: '2606:4700::1111', family: 6 });
+  });
+
+  it('fails with APP_WEBHOOK_ADDRESS_REFUSED when any answer is refused, handing out no address', async () => {
+    const lookup = pinnedLookup({ allowPrivate: false, lookup: lookupAnswering('8.8.8.8', '169.254.169.254') });
+    const answer = await callLookup(lookup, 'hooks.example.test', { all: true });
+    assert.ok(answer.error instanceof AppError);
+    assert.equal(answer.error.code, 'APP_WEBHOOK_ADDRESS_REFUSED');
+    assert.equal(answer.error.data?.address, '169.254.169.254');
+    assert.equal(answer.address, '');
+  });
+
+  it('fails with APP_WEBHOOK_HOST_UNRESOLVABLE when no answer has the asked family', async () => {
+    const lookup = pinnedLookup({ allowPrivate: false, lookup: lookupAnswering('8.8.8.8') });
+    const answer = await callLookup(lookup, 'hooks.example.test', { family: 6 });
+    assert.ok(answer.error instanceof AppError);
+    assert.equal(answer.error.code, 'APP_WEBHOOK_HOST_UNRESOLVABLE');
+  });
+});
+
+describe('createPinnedDispatcher', () => {
+  it('resolves a name once per connection and reuses the connection for the next request', async () => {
+    const server = await receiver((_req, res) => res.end('ok'));
+    const lookup = lookupAnswering('127.0.0.1');
+    const agent = dispatcher({ allowPrivate: true, lookup });
+    for (let i = 0; i < 3; i += 1) {
+      const response = await agent.request({ origin: `http://hooks.example.test:${server.port}`, path: '/', method: 'POST', body: 'x' });
+      assert.equal(await response.body.text(), 'ok');
+      // Let the pool see the connection free again (else it may open a second one at once).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(server.requests.length, 3);
+    assert.equal(server.connections, 1);
+    assert.equal(lookup.calls, 1);
+  });
+
+  it('refuses a refused IP literal in the connector itself, before any connection', async () => {
+    const server = await receiver((_req, res) => res.end('ok'));
+    const agent = dispatcher({ allowPrivate: false });
+    await assert.rejects(agent.request({ origin: server.origin, path: '/', method: 'POST', body: 'x' }), (error: unknown) => {
+      const refusal = appErrorIn(error);
+      assert.equal(refusal?.code, 'APP_WEBHOOK_ADDRESS_REFUSED');
+      assert.equal(refusal?.data?.address, '127.0.0.1');
+      return true;
+    });
+    assert.equal(server.connections, 0);
+  });
+
+  it('refuses a name whose answers include a refused address, before any connection', async () => {
+    const server = await receiver((_req, res) => res.end('ok'));
+    const agent = dispatcher({ allowPrivate: false, lookup: lookupAnswering('127.0.0.1') });
+    await assert.rejects(
+      agent.request({ origin: `http://hooks.example.test:${server.port}`, path: '/', method: 'POST', body: 'x' }),
+      (error: unknown) => appErrorIn(error)?.code === 'APP_WEBHOOK_ADDRESS_REFUSED',
+    );
+    assert.equal(server.connections, 0);
+  });
+
+  it('connects TLS to the checked address but sends and validates the host name', async () => {
+    let servername: string | false | null | undefined;
+    const server = await receiver((req, res) => {
+      servername = (req.socket as TLSSocket).servername;
+      res.end('secure');
+    }, { key: TLS_KEY, cert: TLS_CERT });
+    const agent = dispatcher({ allowPrivate: true, lookup: lookupAnswering('127.0.0.1'), ca: TLS_CERT });
+
+    const response = await agent.request({ origin: `https://hooks.example.test:${server.port}`, path: '/', method: 'POST', body: 'x' });
+    assert.equal(await response.body.text(), 'secure');
+    assert.equal(servername, 'hooks.example.test');
+
+    // Same address, another name: the certificate does not match it, so the request fails.
+    await assert.rejects(
+      agent.request({ origin: `https://other.example.test:${server.port}`, path: '/', method: 'POST', body: 'x' }),
+      (error: unknown) => (error as { code?: string }).code === 'ERR_TLS_CERT_ALTNAME_INVALID',
+    );
+    assert.equal(server.requests.length, 1);
+  });
+
+  it('keeps validating certificates: an untrusted certificate is refused', async () => {
+    const server = await receiver((_req, res) => res.end('secure'), { key: TLS_KEY, cert: TLS_CERT });
+    const agent = dispatcher({ allowPrivate: true, lookup: lookupAnswering('127.0.0.1') });
+    await assert.rejects(
+      agent.request({ origin: `https://hooks.example.test:${server.port}`, path: '/', method: 'POST', body: 'x' }),
+      (error: unknown) => /SELF_SIGNED|self.signed/i.test(`${(error as { code?: string }).code} ${(error as Error).message}`),
+    );
+    assert.equal(server.requests.length, 0);
+  });
+});
