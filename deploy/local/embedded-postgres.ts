@@ -8,6 +8,7 @@
  * on a free loopback port, and, when we are root, runs as an unprivileged user.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { chown, cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -34,6 +35,11 @@ export interface ClusterOptions {
   logFile?: string;
   /** Trade durability for speed (tests). */
   fast?: boolean;
+  /**
+   * When we run as root and the unprivileged user cannot reach `dataDir` (a clone under /root,
+   * say), keep the data in `/var/tmp/<fallbackDataDir>-<hash of dataDir>` instead.
+   */
+  fallbackDataDir?: string;
 }
 
 interface Binaries {
@@ -65,6 +71,12 @@ function identity(): Identity {
     if (uid.status === 0 && gid.status === 0) return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
   }
   throw new Error('running as root, and neither a `postgres` nor a `nobody` user exists to run PostgreSQL as: create one, or set DATABASE_URL');
+}
+
+/** Whether the unprivileged user can reach the folder that will hold `dir`. */
+function canReach(ids: Identity, dir: string): boolean {
+  const check = spawnSync('sh', ['-c', 'test -x "$1"', 'sh', dirname(dir)], { uid: ids.uid, gid: ids.gid });
+  return check.status === 0;
 }
 
 function canUse(ids: Identity, binary: string, dir: string): boolean {
@@ -135,7 +147,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const ids = identity();
   const throwaway = options.dataDir === undefined;
   const parent = throwaway ? await mkdtemp(join(tmpdir(), 'app-pg-')) : undefined;
-  const dataDir = options.dataDir ?? join(parent as string, 'data');
+  let dataDir = options.dataDir ?? join(parent as string, 'data');
+  if (options.dataDir && options.fallbackDataDir && ids.uid !== undefined && !canReach(ids, options.dataDir)) {
+    dataDir = join('/var/tmp', `${options.fallbackDataDir}-${createHash('sha256').update(options.dataDir).digest('hex').slice(0, 12)}`, 'postgres');
+  }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   if (ids.uid !== undefined) {
     if (parent) await chown(parent, ids.uid, ids.gid ?? ids.uid);

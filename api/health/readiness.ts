@@ -1,0 +1,51 @@
+import { probe, type StoreProbe, type StoreReport } from './stores.ts';
+
+export type Phase = 'starting' | 'ready' | 'draining';
+
+export interface HealthAnswer {
+  status: 'ok' | 'unavailable';
+  reason?: string;
+  stores: Record<string, StoreReport>;
+  shared?: StoreReport;
+  uptime: number;
+}
+
+export interface ReadinessDeps {
+  phase: () => Phase;
+  stores: readonly StoreProbe[];
+  shared?: StoreProbe;
+  startedAt: number;
+  /** Per-store time limit (spec: two seconds). */
+  timeoutMs?: number;
+}
+
+/**
+ * The readiness answer (`/readyz`, `/healthz`, `/_app/health`): 503 while booting, while
+ * shutting down, when a store fails or takes longer than two seconds, and when the shared
+ * store does not answer. Stores are asked in parallel, so the answer never takes much more
+ * than the time limit.
+ */
+export async function readiness(deps: ReadinessDeps): Promise<{ httpStatus: number; body: HealthAnswer }> {
+  const timeoutMs = deps.timeoutMs ?? 2000;
+  const [reports, shared] = await Promise.all([
+    Promise.all(deps.stores.map(async (store) => [store.name, await probe(store, timeoutMs)] as const)),
+    deps.shared ? probe(deps.shared, timeoutMs) : Promise.resolve(undefined),
+  ]);
+  const stores = Object.fromEntries(reports);
+  const phase = deps.phase();
+  const failed = reports.find(([, report]) => !report.ok);
+  const reason =
+    phase === 'starting' ? 'starting'
+    : phase === 'draining' ? 'shutting down'
+    : failed ? `store ${failed[0]} did not answer`
+    : shared && !shared.ok ? 'shared store did not answer'
+    : undefined;
+  const body: HealthAnswer = {
+    status: reason ? 'unavailable' : 'ok',
+    ...(reason ? { reason } : {}),
+    stores,
+    ...(shared ? { shared } : {}),
+    uptime: Math.round((Date.now() - deps.startedAt) / 10) / 100,
+  };
+  return { httpStatus: reason ? 503 : 200, body };
+}

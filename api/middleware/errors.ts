@@ -1,0 +1,36 @@
+import { STATUS_CODES } from 'node:http';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../shared/log/logger.ts';
+import { problemFrom } from '../problem.ts';
+
+/**
+ * The one place errors become answers: RFC 9457 `application/problem+json` with the stable
+ * `code`, `data` and the request id. 5xx details never leave the server outside development.
+ * (Koa wraps downstream in this middleware, so it sits near the top of the stack; in the
+ * spec's Express-style list the error handler is the last element.)
+ */
+export function errors(options: { log: Logger; exposeInternals: boolean }): Middleware {
+  return async function errors(ctx, next) {
+    try {
+      await next();
+    } catch (error) {
+      const problem = problemFrom(error, { exposeInternals: options.exposeInternals });
+      if (problem.status >= 500) options.log.error({ err: error, status: problem.status }, 'request failed');
+      else options.log.debug({ err: error, status: problem.status }, 'request refused');
+      if (ctx.headerSent || !ctx.writable) return;
+      ctx.status = problem.status;
+      for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = 'application/problem+json';
+      ctx.body = {
+        type: 'about:blank',
+        title: STATUS_CODES[problem.status] ?? 'Error',
+        status: problem.status,
+        detail: problem.detail,
+        ...(problem.code ? { code: problem.code } : {}),
+        ...(problem.data ? { data: problem.data } : {}),
+        requestId: ctx.state.requestId,
+      };
+    }
+  };
+}

@@ -1,0 +1,35 @@
+import { isAppError } from '../shared/errors/app-error.ts';
+import { pgErrorToAppError } from '../shared/errors/pg-errors.ts';
+
+export interface Problem {
+  status: number;
+  detail: string;
+  code?: string;
+  data?: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** Turns anything thrown into what the client may see. Unknown errors are 500s without detail. */
+export function problemFrom(error: unknown, options: { exposeInternals: boolean }): Problem {
+  const known = isAppError(error) ? error : pgErrorToAppError(error);
+  if (known) {
+    return {
+      status: known.status,
+      detail: known.expose || options.exposeInternals ? known.message : 'Internal Server Error',
+      code: known.code,
+      data: known.expose ? known.data : undefined,
+      headers: known.headers ?? {},
+    };
+  }
+  // errors from Koa and its body parsers carry status and expose (http-errors)
+  const httpError = error as { status?: unknown; expose?: unknown; message?: unknown; headers?: Record<string, string> };
+  if (typeof httpError?.status === 'number' && httpError.status >= 400 && httpError.status < 600) {
+    const exposed = httpError.expose === true || options.exposeInternals;
+    return { status: httpError.status, detail: exposed ? String(httpError.message) : 'Internal Server Error', headers: httpError.headers ?? {} };
+  }
+  return {
+    status: 500,
+    detail: options.exposeInternals && error instanceof Error ? error.message : 'Internal Server Error',
+    headers: {},
+  };
+}

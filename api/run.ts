@@ -1,0 +1,45 @@
+import { ConfigError, resolveConfig, type ConfigSources } from '../shared/config/index.ts';
+import { createLogger } from '../shared/log/logger.ts';
+import { createWebServer, type WebServer } from './server.ts';
+
+/**
+ * Runs the web process: config resolved once (every problem listed, exit 1), logger, server,
+ * signal handling (SIGINT/SIGTERM start the graceful shutdown unless `shutdown.signals` is
+ * false; a second signal stops at once with exit code 1). `setup` lets a caller mount more
+ * before the server starts.
+ */
+export async function runWeb(options: { sources?: ConfigSources; setup?: (web: WebServer) => void | Promise<void> } = {}): Promise<WebServer> {
+  let resolved;
+  try {
+    resolved = resolveConfig(options.sources);
+  } catch (error) {
+    process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  const { config, warnings } = resolved;
+  const log = createLogger(config, { name: 'web' });
+  for (const warning of warnings) log.warn(warning);
+
+  const web = createWebServer({ config, log });
+  await options.setup?.(web);
+  if (config.shutdown.signals) {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        log.warn({ signal }, 'second signal: stopping now');
+        process.exit(1);
+      }
+      signalled = true;
+      void web.shutdown(signal).then((code) => process.exit(code));
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+  try {
+    await web.start();
+  } catch (error) {
+    log.fatal({ err: error }, 'web process could not start');
+    process.exit(1);
+  }
+  return web;
+}

@@ -1,0 +1,84 @@
+/**
+ * `npm start`: everything on one machine. Starts the embedded PostgreSQL when DATABASE_URL is
+ * unset (data kept in .data/postgres), runs the Procfile's `release` (migrations), then every
+ * other process type with its output prefixed by its name. Ctrl-C (or SIGTERM) stops the
+ * processes in Procfile order, each draining gracefully, and then the database.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { LOCAL_DATABASE_FILE } from '../../shared/cli/context.ts';
+import { readProcfile } from './procfile.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const types = readProcfile(`${root}Procfile`);
+const width = Math.max(...types.map((type) => type.name.length), 'postgres'.length);
+const say = (name: string, line: string) => process.stdout.write(`${name.padEnd(width)} | ${line}\n`);
+
+const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' };
+let stopDatabase: (() => Promise<void>) | undefined;
+
+if (!env.DATABASE_URL) {
+  const { startCluster } = await import('./embedded-postgres.ts');
+  await mkdir(`${root}.data`, { recursive: true });
+  const cluster = await startCluster({ dataDir: `${root}.data/postgres`, fallbackDataDir: 'app-local' });
+  env.DATABASE_URL = await cluster.database('app');
+  await writeFile(LOCAL_DATABASE_FILE, JSON.stringify({ url: env.DATABASE_URL, pid: cluster.pid }, null, 2));
+  say('postgres', `embedded PostgreSQL on 127.0.0.1:${cluster.port} (data in ${cluster.dataDir}); the CLI finds it by itself`);
+  stopDatabase = async () => {
+    await cluster.stop();
+    await rm(LOCAL_DATABASE_FILE, { force: true });
+    say('postgres', 'stopped');
+  };
+}
+
+function launch(name: string, command: string): ChildProcess {
+  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream }).on('line', (line) => say(name, line));
+  }
+  return child;
+}
+
+const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode ?? 1)
+    : new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+
+const release = types.find((type) => type.name === 'release');
+if (release) {
+  const code = await exited(launch(release.name, release.command));
+  if (code !== 0) {
+    say('start', `release failed with exit code ${code}; stopping`);
+    await stopDatabase?.();
+    process.exit(1);
+  }
+}
+
+const running = types.filter((type) => type.name !== 'release').map((type) => ({ ...type, child: launch(type.name, type.command) }));
+let stopping = false;
+
+async function stopAll(reason: string, code: number): Promise<never> {
+  if (stopping) process.exit(1); // a second Ctrl-C: do not wait
+  stopping = true;
+  say('start', `${reason}: stopping ${running.map((r) => r.name).join(', ')}, then the database`);
+  for (const { name, child } of running) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const exit = await exited(child);
+    clearTimeout(timer);
+    say(name, `exited with code ${exit}`);
+  }
+  await stopDatabase?.();
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void stopAll('interrupted', 0));
+process.on('SIGTERM', () => void stopAll('terminated', 0));
+for (const { name, child } of running) {
+  child.once('exit', (exit) => {
+    if (!stopping) void stopAll(`${name} exited unexpectedly (code ${exit})`, 1);
+  });
+}

@@ -1,0 +1,27 @@
+import { AppError } from './app-error.ts';
+
+/**
+ * PostgreSQL error classes the service answers as client errors, one table
+ * (https://www.postgresql.org/docs/current/errcodes-appendix.html).
+ */
+export const PG_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  '23505': { status: 409, code: 'APP_CONFLICT', message: 'a record with the same unique value already exists' },
+  '23503': { status: 422, code: 'APP_REFERENCE_INVALID', message: 'a referenced record does not exist' },
+  '23502': { status: 422, code: 'APP_VALUE_REQUIRED', message: 'a required value is missing' },
+  '22P02': { status: 400, code: 'APP_VALUE_INVALID', message: 'a value has the wrong form' },
+  '22001': { status: 422, code: 'APP_VALUE_TOO_LONG', message: 'a value is too long' },
+  '22003': { status: 422, code: 'APP_VALUE_OUT_OF_RANGE', message: 'a number is out of range' },
+  '23514': { status: 422, code: 'APP_CHECK_FAILED', message: 'a value breaks a rule of the table' },
+};
+
+/** The AppError for a PostgreSQL error of a known class, else undefined. */
+export function pgErrorToAppError(error: unknown): AppError | undefined {
+  const pg = error as { code?: unknown; name?: unknown; column_name?: string; constraint_name?: string };
+  if (typeof pg?.code !== 'string' || pg.name !== 'PostgresError') return undefined;
+  const known = PG_ERRORS[pg.code];
+  if (!known) return undefined;
+  const data: Record<string, unknown> = {};
+  if (pg.column_name) data.field = pg.column_name;
+  if (pg.constraint_name) data.constraint = pg.constraint_name;
+  return new AppError(known.status, known.message, { code: known.code, data, cause: error });
+}
