@@ -40,13 +40,14 @@ function prettyStream(): DestinationStream | undefined {
 export function createLogger(config: Pick<Config, 'env' | 'logLevel' | 'filterParameters'>, options: LoggerOptions): Logger {
   const redact = createRedactor(config.filterParameters);
   const destination = options.destination ?? (config.env === 'development' ? prettyStream() : undefined);
-  return pino(
+  const logger = pino(
     {
       name: options.name,
       level: config.logLevel,
       mixin: () => ({ ...logContext.getStore() }),
+      // errors are already turned into masked plain objects by formatters.log
+      serializers: { err: (value: unknown) => value },
       formatters: {
-        bindings: (bindings) => redact(bindings) as Record<string, unknown>,
         log: (object) => redact(object) as Record<string, unknown>,
       },
       hooks: {
@@ -59,4 +60,10 @@ export function createLogger(config: Pick<Config, 'env' | 'logLevel' | 'filterPa
     },
     destination ?? pino.destination({ dest: 1, sync: true }),
   );
+  // pino does not pass child bindings through formatters.bindings; children inherit this
+  const child = logger.child;
+  logger.child = function maskedChild(this: Logger, bindings, options) {
+    return child.call(this, redact(bindings) as typeof bindings, options);
+  } as typeof logger.child;
+  return logger;
 }

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, envName, maskConfig, resolveConfig } from '../../../shared/config/index.ts';
+
+const files = (content: unknown) => ({ readFile: () => (typeof content === 'string' ? content : JSON.stringify(content)) });
+
+describe('config layers', () => {
+  it('uses the documented defaults of each environment', () => {
+    const development = resolveConfig({ env: {} }).config;
+    assert.equal(development.env, 'development');
+    assert.equal(development.port, 3000);
+    assert.equal(development.requestTimeout, 30_000);
+    assert.equal(development.bodyLimit, 1024 * 1024);
+    assert.deepEqual(development.shutdown, { signals: true, delay: 0, drain: 10_000 });
+    assert.deepEqual(development.webhooks.backoff, { base: 10_000, factor: 3, max: 6 * 3_600_000, jitter: 0.2 });
+    assert.equal(development.webhooks.maxAttempts, 8);
+    assert.equal(development.webhooks.maxFanout, 1000);
+    assert.equal(development.webhooks.install, true);
+    assert.equal(development.api.perPage, 25);
+    assert.equal(development.api.maxPerPage, 100);
+    assert.ok(development.graphql && development.graphql.path === '/_app/gql');
+    const production = resolveConfig({ env: { NODE_ENV: 'production' } }).config;
+    assert.equal(production.webhooks.install, false, 'production runs migrations at release instead');
+    assert.ok(production.graphql && production.graphql.introspection === false);
+  });
+
+  it('lays file < environment < flags, each over the one before', () => {
+    const { config } = resolveConfig({
+      env: { APP_CONFIG: 'app.json', APP_WEBHOOKS__TIMEOUT: '5s', PORT: '4000' },
+      ...files({ port: 3500, webhooks: { timeout: '20s', maxFanout: 10 }, api: { perPage: 50 } }),
+      flags: { api: { perPage: 60 } },
+    });
+    assert.equal(config.port, 4000, 'PORT beats the file');
+    assert.equal(config.webhooks.timeout, 5000, 'environment beats the file');
+    assert.equal(config.webhooks.maxFanout, 10, 'the file beats the default');
+    assert.equal(config.api.perPage, 60, 'flags beat everything');
+  });
+
+  it('reads the conventional variables DATABASE_URL, PORT, APP_SECRET, NODE_ENV, LOG_LEVEL', () => {
+    const { config } = resolveConfig({
+      env: { DATABASE_URL: 'postgres://u:p@db/app', PORT: '8080', APP_SECRET: 's3cret', NODE_ENV: 'test', LOG_LEVEL: 'debug' },
+    });
+    assert.equal(config.databaseUrl, 'postgres://u:p@db/app');
+    assert.equal(config.port, 8080);
+    assert.equal(config.secret, 's3cret');
+    assert.equal(config.env, 'test');
+    assert.equal(config.logLevel, 'debug');
+  });
+
+  it('maps every key to APP_ + upper snake path joined by __', () => {
+    assert.equal(envName(['webhooks', 'allowHttp']), 'APP_WEBHOOKS__ALLOW_HTTP');
+    assert.equal(envName(['webhooks', 'backoff', 'base']), 'APP_WEBHOOKS__BACKOFF__BASE');
+    assert.equal(envName(['secret']), 'APP_SECRET');
+    const { config } = resolveConfig({
+      env: { APP_WEBHOOKS__ALLOW_HTTP: 'true', APP_WEBHOOKS__BACKOFF__BASE: '250ms', APP_FILTER_PARAMETERS: 'pin,otp' },
+    });
+    assert.equal(config.webhooks.allowHttp, true);
+    assert.equal(config.webhooks.backoff.base, 250);
+    assert.deepEqual(config.filterParameters, ['pin', 'otp']);
+  });
+
+  it('accepts durations as milliseconds or text such as 10s and 6h', () => {
+    const { config } = resolveConfig({ env: {}, flags: { requestTimeout: 1500, shutdown: { drain: '2m', delay: '250ms' }, webhooks: { backoff: { max: '1d' } } } });
+    assert.equal(config.requestTimeout, 1500);
+    assert.equal(config.shutdown.drain, 120_000);
+    assert.equal(config.shutdown.delay, 250);
+    assert.equal(config.webhooks.backoff.max, 86_400_000);
+  });
+
+  it('turns a feature off with false and sets the GraphQL path with a string', () => {
+    const off = resolveConfig({ env: { APP_RATE_LIMIT: 'false' }, flags: { graphql: false, helmet: false } }).config;
+    assert.equal(off.rateLimit, false);
+    assert.equal(off.graphql, false);
+    assert.equal(off.helmet, false);
+    const moved = resolveConfig({ env: {}, flags: { graphql: '/gql' } }).config;
+    assert.ok(moved.graphql && moved.graphql.path === '/gql' && moved.graphql.maxDepth === 10);
+    const authOff = resolveConfig({ env: {}, flags: { rateLimit: { auth: false } } }).config;
+    assert.ok(authOff.rateLimit && authOff.rateLimit.auth === false && authOff.rateLimit.max === 600);
+  });
+
+  it('lists every problem of every layer at once, not the first', () => {
+    assert.throws(
+      () =>
+        resolveConfig({
+          env: { APP_CONFIG: 'app.json', PORT: 'eighty', APP_SHUTDOWN__DRAIN: '-5s' },
+          ...files({ webhook: {}, api: { perPage: 'many' }, webhooks: { maxAttempts: 0 } }),
+          flags: { trustProxy: 'yes please' },
+        }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        const text = error.problems.join('\n');
+        assert.match(text, /webhook \(file\): unknown key/);
+        assert.match(text, /api\.perPage \(file\): must be a number/);
+        assert.match(text, /webhooks\.maxAttempts \(file\): must be at least 1/);
+        assert.match(text, /port \(environment\): must be a number/);
+        assert.match(text, /shutdown\.drain \(environment\): must be a duration/);
+        assert.match(text, /trustProxy \(flags\): must be true or false/);
+        assert.equal(error.problems.length, 6);
+        return true;
+      },
+    );
+  });
+
+  it('reports a config file that is not JSON', () => {
+    assert.throws(() => resolveConfig({ env: { APP_CONFIG: 'broken.json' }, ...files('{ not json') }), /APP_CONFIG \(broken\.json\)/);
+  });
+
+  it('warns about APP_ variables that are not keys instead of failing (PaaS set their own)', () => {
+    const { warnings } = resolveConfig({ env: { APP_URL: 'https://x', APP_CONFIG: '' } });
+    assert.deepEqual(warnings, ['environment variable APP_URL is not a configuration key; ignored']);
+  });
+
+  it('freezes the resolved object, nested levels included', () => {
+    const { config } = resolveConfig({ env: {} });
+    assert.ok(Object.isFrozen(config));
+    assert.ok(Object.isFrozen(config.webhooks.backoff));
+    assert.throws(() => {
+      (config.webhooks as { timeout: number }).timeout = 1;
+    }, TypeError);
+  });
+
+  it('masks secrets when printed, keeping the database host visible', () => {
+    const { config } = resolveConfig({ env: { APP_SECRET: 'topsecret', DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app' } });
+    const masked = JSON.stringify(maskConfig(config));
+    assert.doesNotMatch(masked, /topsecret|hunter2/);
+    assert.match(masked, /db\.internal:5432/);
+  });
+});
