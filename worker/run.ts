@@ -1,8 +1,63 @@
 import type { TaskList } from 'graphile-worker';
 import { ConfigError, resolveConfig, type ConfigSources } from '../shared/config/index.ts';
 import { createLogger } from '../shared/log/logger.ts';
-import { startWorker, type WorkerHandle } from './runner.ts';
+import { startWorker, type WorkerDeps, type WorkerHandle, type WorkerOptions } from './runner.ts';
 import { tasks } from './tasks/index.ts';
+
+/** A worker running in the foreground until a signal drains it. */
+export interface ServedWorker {
+  handle: WorkerHandle;
+  /** Settles with the exit code once the worker has stopped: 0 drained, 1 forced or failed. */
+  stopped: Promise<number>;
+}
+
+/**
+ * Starts the worker with every task of tasks/index.ts (plus `extraTasks`) and drains it on
+ * SIGINT/SIGTERM: it stops claiming jobs, finishes those it holds and records their outcomes
+ * (exit code 0); a second signal forces the stop (exit code 1). Used by `runWorker` and by the
+ * CLI's `jobs`.
+ */
+export async function serveWorker(deps: WorkerDeps, options: WorkerOptions & { extraTasks?: TaskList } = {}): Promise<ServedWorker> {
+  const { config, log } = deps;
+  const handle = await startWorker(deps, (resources) => ({ ...tasks(resources), ...options.extraTasks }), options);
+  log.info({ concurrency: config.webhooks.concurrency, queue: config.webhooks.queue }, 'worker started');
+  let signals = 0;
+  let settle: (code: number) => void = () => {};
+  const stopped = new Promise<number>((resolve) => {
+    settle = resolve;
+  });
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      log.warn({ signal }, 'second signal: abandoning the jobs in hand');
+      void handle.stop({ force: true }).finally(() => settle(1));
+      return;
+    }
+    log.info({ signal }, 'draining: no new jobs; finishing the jobs in hand');
+    void handle.stop().then(
+      () => {
+        log.info('worker stopped');
+        settle(0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'worker stopped with an error');
+        settle(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  handle.runner.promise.catch((error: unknown) => {
+    if (signals > 0) return;
+    log.fatal({ err: error }, 'worker failed');
+    void handle.stop({ force: true }).finally(() => settle(1));
+  });
+  void stopped.then(() => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  });
+  return { handle, stopped };
+}
 
 /**
  * Runs the worker process: on SIGINT/SIGTERM it stops claiming jobs, finishes those it holds,
@@ -20,35 +75,13 @@ export async function runWorker(options: { sources?: ConfigSources; extraTasks?:
   const log = createLogger(config, { name: 'worker' });
   for (const warning of warnings) log.warn(warning);
 
-  let handle: WorkerHandle;
+  let served: ServedWorker;
   try {
-    handle = await startWorker({ config, log }, { ...tasks({ config, log }), ...options.extraTasks });
+    served = await serveWorker({ config, log }, { extraTasks: options.extraTasks });
   } catch (error) {
     log.fatal({ err: error }, 'worker could not start');
     process.exit(1);
   }
-  log.info({ concurrency: config.webhooks.concurrency }, 'worker started');
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1;
-    if (signals > 1) {
-      log.warn({ signal }, 'second signal: abandoning the jobs in hand');
-      void handle.stop({ force: true }).finally(() => process.exit(1));
-      return;
-    }
-    log.info({ signal }, 'draining: no new jobs; finishing the jobs in hand');
-    void handle.stop().then(
-      () => {
-        log.info('worker stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'worker stopped with an error');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  return handle;
+  void served.stopped.then((code) => process.exit(code));
+  return served.handle;
 }

@@ -1,11 +1,33 @@
-import { run, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { run, runOnce, type RunnerOptions, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import type { Dispatcher } from 'undici';
 import type { Config } from '../shared/config/index.ts';
-import { graphileLogger } from '../shared/db/graphile-logger.ts';
+import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
+import type { HostLookup } from '../shared/webhooks/address-rules.ts';
+import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
+import { workerGraphileLogger } from './graphile-log.ts';
+import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
 
 export interface WorkerDeps {
   config: Config;
   log: Logger;
+}
+
+/** What tasks get: the process's config and logger, its database pool and its HTTP dispatcher. */
+export interface WorkerResources extends WorkerDeps {
+  sql: Sql;
+  dispatcher: Dispatcher;
+}
+
+/** The task list, or a function making it from the process's resources. */
+export type TaskListSource = TaskList | ((resources: WorkerResources) => TaskList);
+
+export interface WorkerOptions {
+  /** Resolver for delivery host names (tests answer with addresses they choose). */
+  lookup?: HostLookup;
+  /** Certificate authorities trusted for deliveries instead of Node's (tests, a private CA). */
+  ca?: string | Buffer | Array<string | Buffer>;
 }
 
 export interface WorkerHandle {
@@ -15,30 +37,121 @@ export interface WorkerHandle {
    * `force` (a second signal) abandons them; graphile-worker unlocks them for another worker.
    */
   stop(options?: { force?: boolean }): Promise<void>;
+  /** The heartbeat of this process (tests run a beat and sweep with `tick`). */
+  heartbeat: Heartbeat;
 }
 
 /**
- * Starts the graphile-worker runner with the given tasks. Signals are ours, not
- * graphile-worker's (noHandleSignals), so the process decides how to drain.
+ * How the runner is tuned for many short jobs (issue 4, item 8), derived from
+ * `webhooks.concurrency` (c):
+ * - a local queue of 2c jobs: the pool locks a batch in one query and hands jobs to its
+ *   workers without a round trip each; unstarted jobs go back on a clean stop and are
+ *   recovered by the sweep after a crash;
+ * - completions batched over 2 ms (one DELETE for many jobs); a crash inside that window only
+ *   re-runs jobs whose delivery is already recorded, which the task then skips;
+ * - graphile-worker's own pool: c/2 + 4 connections (fetch, complete, LISTEN);
+ * - the drain waits for attempts in flight up to `webhooks.timeout` before aborting.
  */
-export async function startWorker(deps: WorkerDeps, taskList: TaskList): Promise<WorkerHandle> {
+export function runnerOptions(config: Config, logger: Logger, events: WorkerEvents, taskList: TaskList): RunnerOptions {
+  const concurrency = config.webhooks.concurrency;
+  return {
+    connectionString: config.databaseUrl ?? undefined,
+    concurrency,
+    pollInterval: config.worker.pollInterval,
+    maxPoolSize: Math.max(4, Math.ceil(concurrency / 2) + 4),
+    noHandleSignals: true,
+    logger: workerGraphileLogger(logger),
+    events,
+    taskList,
+    parsedCronItems: [],
+    gracefulShutdownAbortTimeout: config.webhooks.timeout + 5_000,
+    preset: {
+      worker: {
+        localQueue: { size: Math.max(2, concurrency * 2) },
+        completeJobBatchDelay: 2,
+        failJobBatchDelay: 2,
+      },
+    },
+  };
+}
+
+/** The database pool and the HTTP dispatcher of a worker process. */
+function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResources {
   const { config, log } = deps;
   if (!config.databaseUrl) throw new Error('no database configured: set DATABASE_URL');
-  const runner = await run({
-    connectionString: config.databaseUrl,
-    concurrency: config.webhooks.concurrency,
-    pollInterval: config.worker.pollInterval,
-    noHandleSignals: true,
-    logger: graphileLogger(log),
-    taskList,
+  const sql = connect(config, log, { max: Math.max(config.db.poolMax, config.webhooks.concurrency + 2), name: 'app-worker' });
+  const dispatcher = createPinnedDispatcher({
+    allowPrivate: config.webhooks.allowPrivate,
+    connectTimeoutMs: config.webhooks.timeout,
+    connections: config.webhooks.concurrency,
+    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
+  return { ...deps, sql, dispatcher };
+}
+
+async function closeResources(resources: WorkerResources, force: boolean): Promise<void> {
+  await (force ? resources.dispatcher.destroy() : resources.dispatcher.close()).catch(() => undefined);
+  await resources.sql.end({ timeout: force ? 0 : 5 }).catch(() => undefined);
+}
+
+/** Events of the runner that feed the heartbeat with the ids of this process's pools. */
+function poolEvents(heartbeat: Heartbeat): WorkerEvents {
+  const events = new EventEmitter() as WorkerEvents;
+  events.on('pool:create', ({ workerPool }) => heartbeat.add(workerPool.id));
+  return events;
+}
+
+/**
+ * Starts the graphile-worker runner with the given tasks, a heartbeat and the recovery sweep
+ * (worker/heartbeat.ts). Signals are ours, not graphile-worker's (noHandleSignals), so the
+ * process decides how to drain.
+ */
+export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<WorkerHandle> {
+  const resources = openResources(deps, options);
+  const heartbeat = startHeartbeat(resources);
+  let runner: Runner;
+  try {
+    const list = typeof taskList === 'function' ? taskList(resources) : taskList;
+    runner = await run(runnerOptions(deps.config, deps.log, poolEvents(heartbeat), list));
+  } catch (error) {
+    await heartbeat.stop();
+    await closeResources(resources, true);
+    throw error;
+  }
   let stopping: Promise<void> | undefined;
   return {
     runner,
+    heartbeat,
     stop({ force = false } = {}) {
-      if (force) return runner.kill('forced by a second signal');
-      stopping ??= runner.stop('graceful shutdown');
+      if (force) {
+        return runner.kill('forced by a second signal').finally(async () => {
+          await heartbeat.stop({ forget: true });
+          await closeResources(resources, true);
+        });
+      }
+      stopping ??= runner.stop('graceful shutdown').finally(async () => {
+        await heartbeat.stop({ forget: true });
+        await closeResources(resources, false);
+      });
       return stopping;
     },
   };
+}
+
+/**
+ * `jobs --once`: performs every job that is due (graphile-worker's runOnce), with the heartbeat
+ * and a recovery sweep first, then returns.
+ */
+export async function runWorkerOnce(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<void> {
+  const resources = openResources(deps, options);
+  const heartbeat = startHeartbeat(resources);
+  try {
+    await heartbeat.tick();
+    const list = typeof taskList === 'function' ? taskList(resources) : taskList;
+    await runOnce(runnerOptions(deps.config, deps.log, poolEvents(heartbeat), list));
+  } finally {
+    await heartbeat.stop({ forget: true });
+    await closeResources(resources, false);
+  }
 }

@@ -1,0 +1,208 @@
+/**
+ * One run of an `app/webhook` job: take up the delivery, sign and POST it, and record what the
+ * receiver did (spec: "Webhook delivery", "The delivery request", "Webhook signing", "Delivery
+ * outcome", "Outbound request safety"). The function never throws for anything a receiver, the
+ * network, the endpoint or its secrets do; it throws only when the database fails, and then the
+ * recovery sweep (worker/heartbeat.ts) arms the job again.
+ */
+import type { Dispatcher } from 'undici';
+import type { Config } from '../../shared/config/index.ts';
+import type { Sql } from '../../shared/db/connect.ts';
+import { isAppError } from '../../shared/errors/app-error.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import { headerNameProblem } from '../../shared/webhooks/endpoint-headers.ts';
+import { signingSecrets } from '../../shared/webhooks/secrets.ts';
+import { signedHeaders } from '../../shared/webhooks/signing.ts';
+import { retryDelayMs } from './backoff.ts';
+import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
+import { postDelivery, type AttemptResult } from './post.ts';
+import {
+  claimDelivery, deliveryStatus, markUnsent, recordAttempt, recordGone,
+  type AttemptRecord, type ClaimedDelivery, type DeliveryJobPayload,
+} from './store.ts';
+import { USER_AGENT } from './user-agent.ts';
+
+/** What a delivery run needs: one object per worker process. */
+export interface DeliveryDeps {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  /** The worker's pinned-address dispatcher (pinned-dispatcher.ts). */
+  dispatcher: Dispatcher;
+  /** Source of the backoff jitter (default Math.random). */
+  random?: () => number;
+}
+
+/** What one run came to, for logs and tests. */
+export type DeliveryRun =
+  | { result: 'skipped'; reason: 'missing' | 'finished' | 'raced' }
+  | { result: 'unsent'; error: string }
+  | { result: 'done' | 'retry' | 'dead'; attempt: number; status: number | null; error?: string; delayMs?: number; endpointDisabled?: boolean };
+
+/** Code of the failure kept when the endpoint's secrets cannot be opened (spec: "Secrets at rest"). */
+const SECRET_UNREADABLE = 'APP_WEBHOOK_SECRET_UNREADABLE';
+
+/**
+ * The checked payload of an `app/webhook` job, or null when it is not one (a hand-made job):
+ * such a job is logged and dropped rather than failed, so it cannot loop.
+ */
+export function parseDeliveryPayload(payload: unknown): DeliveryJobPayload | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const { deliveryId, endpointId, event, body, priorAttempts } = payload as Record<string, unknown>;
+  if (typeof deliveryId !== 'string' || deliveryId === '') return null;
+  if (typeof endpointId !== 'string' || typeof event !== 'string') return null;
+  if (body !== undefined && body !== null && typeof body !== 'string') return null;
+  if (priorAttempts !== undefined && (!Number.isInteger(priorAttempts) || (priorAttempts as number) < 0)) return null;
+  return {
+    deliveryId,
+    endpointId,
+    event,
+    ...(typeof body === 'string' ? { body } : {}),
+    ...(priorAttempts === undefined ? {} : { priorAttempts: priorAttempts as number }),
+  };
+}
+
+/**
+ * The request headers of one attempt: the endpoint's own headers (any reserved or hop-by-hop
+ * name is dropped, though registration refuses them already), then `content-type`, `user-agent`
+ * and the three Standard Webhooks headers with a fresh timestamp and one `v1,` signature per
+ * secret. No unsigned routing header: the event type travels only in the body.
+ */
+export function deliveryHeaders(input: {
+  id: string;
+  body: string;
+  secrets: readonly string[];
+  endpointHeaders: Record<string, string>;
+  now?: number;
+}): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.endpointHeaders)) {
+    if (headerNameProblem(name) === null) headers[name] = value;
+  }
+  headers['content-type'] = 'application/json; charset=utf-8';
+  headers['user-agent'] = USER_AGENT;
+  const timestamp = Math.floor((input.now ?? Date.now()) / 1000);
+  return { ...headers, ...signedHeaders({ id: input.id, timestamp, body: input.body, secrets: input.secrets }) };
+}
+
+/** The outcome of an attempt, with the attempts budget applied: a retry past it is dead. */
+export function decide(
+  result: AttemptResult,
+  attempt: number,
+  payload: DeliveryJobPayload,
+  config: Pick<Config, 'webhooks'>,
+): AttemptOutcome {
+  const outcome = classifyAttempt(result);
+  const used = attempt - (payload.priorAttempts ?? 0);
+  if (outcome.result === 'retry' && used >= config.webhooks.maxAttempts) {
+    return {
+      ...outcome,
+      result: 'dead',
+      error: `attempts exhausted (${used} of ${config.webhooks.maxAttempts}); last: ${outcome.error ?? 'failed'}`,
+    };
+  }
+  return outcome;
+}
+
+async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<DeliveryRun> {
+  if (raced) {
+    deps.log.warn({ delivery: id }, 'delivery: another run recorded this delivery meanwhile; this attempt is not recorded');
+    return { result: 'skipped', reason: 'raced' };
+  }
+  const status = await deliveryStatus(deps.sql, id);
+  if (status === null) {
+    deps.log.info({ delivery: id }, 'delivery no longer exists (its endpoint was removed): nothing sent');
+    return { result: 'skipped', reason: 'missing' };
+  }
+  deps.log.info({ delivery: id, status }, 'delivery already finished: nothing sent');
+  return { result: 'skipped', reason: 'finished' };
+}
+
+async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
+  if (!(await markUnsent(deps.sql, claimed.id, error))) return skip(deps, claimed.id, true);
+  deps.log.warn({ delivery: claimed.id, endpoint: claimed.endpointId, error }, 'delivery dead without being sent');
+  return { result: 'unsent', error };
+}
+
+/** Performs one run of delivery `payload.deliveryId` (see the file comment). */
+export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPayload): Promise<DeliveryRun> {
+  const { config, sql, log } = deps;
+  const id = payload.deliveryId;
+  // Both reads at once: the claim and the endpoint's secrets (never cached: a rotation without
+  // grace stops the old secret at once).
+  const [claim, secrets] = await Promise.allSettled([
+    claimDelivery(sql, config, id, payload.body === undefined),
+    signingSecrets({ config, sql }, payload.endpointId),
+  ]);
+  if (claim.status === 'rejected') throw claim.reason;
+  const claimed = claim.value;
+  if (claimed === null) return skip(deps, id);
+  if (claimed.disabledAt !== null) {
+    return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} is disabled (${claimed.disabledReason ?? 'no reason given'})`);
+  }
+  if (secrets.status === 'rejected') {
+    const error = secrets.reason;
+    if (isAppError(error) && error.code === SECRET_UNREADABLE) return unsent(deps, claimed, `${SECRET_UNREADABLE}: ${error.message}`);
+    throw error;
+  }
+  if (secrets.value.length === 0) {
+    return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`);
+  }
+
+  const body = payload.body ?? claimed.body;
+  const attempt = claimed.attempts + 1;
+  const startedAt = new Date();
+  const result = await postDelivery(deps.dispatcher, {
+    url: claimed.url,
+    headers: deliveryHeaders({ id, body, secrets: secrets.value, endpointHeaders: claimed.headers, now: startedAt.getTime() }),
+    body,
+    timeoutMs: config.webhooks.timeout,
+    allowHttp: config.webhooks.allowHttp,
+    allowPrivate: config.webhooks.allowPrivate,
+  });
+  const outcome = decide(result, attempt, payload, config);
+  const delayMs = outcome.result === 'retry' ? retryDelayMs(attempt - (payload.priorAttempts ?? 0), config.webhooks.backoff, deps.random) : undefined;
+  const httpStatus = result.kind === 'response' ? result.status : null;
+  const record: AttemptRecord = {
+    deliveryId: id,
+    priorAttempts: claimed.attempts,
+    startedAt,
+    durationMs: 'durationMs' in result ? result.durationMs : 0,
+    httpStatus,
+    outcome: outcome.result,
+    error: outcome.error ?? null,
+    excerpt: result.kind === 'response' ? result.excerpt : null,
+    ...(delayMs === undefined
+      ? {}
+      : {
+          retry: {
+            delayMs,
+            payload: {
+              deliveryId: id,
+              endpointId: claimed.endpointId,
+              event: payload.event,
+              ...(payload.priorAttempts ? { priorAttempts: payload.priorAttempts } : {}),
+            },
+          },
+        }),
+  };
+
+  if (outcome.disableEndpoint) {
+    const stopped = await recordGone(sql, config, { ...record, endpointId: claimed.endpointId });
+    if (stopped === null) return skip(deps, id, true);
+    log.warn({ delivery: id, endpoint: claimed.endpointId, stopped }, 'receiver answered 410: endpoint disabled, its pending deliveries stopped');
+    return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
+  }
+  if (!(await recordAttempt(sql, record))) return skip(deps, id, true);
+  const line = { delivery: id, endpoint: claimed.endpointId, attempt, status: httpStatus, error: outcome.error, delayMs };
+  if (outcome.result === 'done') log.debug(line, 'delivered');
+  else if (outcome.result === 'retry') log.info(line, 'delivery attempt failed; retry scheduled');
+  else log.warn(line, 'delivery dead');
+  return {
+    result: outcome.result,
+    attempt,
+    status: httpStatus,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(delayMs === undefined ? {} : { delayMs }),
+  };
+}

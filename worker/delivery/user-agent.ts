@@ -1,0 +1,8 @@
+/**
+ * The `user-agent` of every delivery (spec: "The delivery request", "Versioning" rule 5):
+ * `app-webhooks/<version>`, the version being package.json's.
+ */
+import pkg from '../../package.json' with { type: 'json' };
+
+/** `app-webhooks/<version from package.json>`. */
+export const USER_AGENT = `app-webhooks/${pkg.version}`;

@@ -1,0 +1,163 @@
+/**
+ * Crash recovery (issue 4, item 7). graphile-worker leaves the jobs of a SIGKILLed worker locked
+ * for four hours. Instead every worker pool of ours writes a heartbeat row
+ * (`app_worker_heartbeats`, migrations/003) every `worker.heartbeat`, and every live worker
+ * sweeps, on start and after each heartbeat:
+ *
+ * 1. Pools presumed dead: any pool holding a job locked longer than `worker.staleAfter` without
+ *    a heartbeat fresher than `worker.staleAfter` (a pool killed before its first heartbeat
+ *    has no row at all). Their jobs are unlocked with `graphile_worker.force_unlock_workers`.
+ * 2. Dormant delivery jobs: `app/webhook` jobs neither locked nor runnable (attempts used up:
+ *    those just unlocked, and those graphile-worker failed because the task threw, e.g. the
+ *    database went away mid-run, or because a forced stop abandoned them). A job that still
+ *    holds its delivery's key while the delivery is pending or running is armed again
+ *    (`reschedule_jobs`, attempts 0): at once after a crash, after `webhooks.backoff.base` when
+ *    the task failed (so a persistent fault cannot spin). Every other one is a remnant (a job
+ *    superseded by its scheduled retry, or one whose delivery is finished or gone) and is
+ *    deleted (`complete_jobs`).
+ *
+ * Delivery is at least once: a delivery in flight at the crash is sent again (same
+ * `webhook-id`, which the receiver dedupes on); nothing is lost. One sweep runs at a time
+ * (a transaction-level advisory lock), so concurrent workers do not trip over each other.
+ */
+import { hostname } from 'node:os';
+import type { Config } from '../shared/config/index.ts';
+import type { Sql } from '../shared/db/connect.ts';
+import type { Logger } from '../shared/log/logger.ts';
+import { WEBHOOK_TASK } from './delivery/store.ts';
+
+/** Transaction advisory lock held by a sweep ('app' + 1). */
+const SWEEP_LOCK = 0x61707001;
+
+export interface HeartbeatDeps {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+}
+
+/** What one sweep did. */
+export interface SweepResult {
+  /** Pools presumed dead whose jobs were unlocked. */
+  stalePools: string[];
+  /** Delivery jobs armed again. */
+  rearmed: number;
+  /** Remnant jobs deleted. */
+  removed: number;
+  /** False when another worker was sweeping at the time. */
+  swept: boolean;
+}
+
+/** Records that pool `poolId` of this process is alive (inserting its row the first time). */
+export async function beat(sql: Sql, poolIds: readonly string[]): Promise<void> {
+  if (poolIds.length === 0) return;
+  await sql`
+    insert into app_worker_heartbeats (pool_id, host, pid)
+    select unnest(${poolIds as string[]}::text[]), ${hostname()}, ${process.pid}
+    on conflict (pool_id) do update set seen_at = now()`;
+}
+
+/** Deletes the heartbeat rows of pools that stopped cleanly. */
+export async function forget(sql: Sql, poolIds: readonly string[]): Promise<void> {
+  if (poolIds.length === 0) return;
+  await sql`delete from app_worker_heartbeats where pool_id = any(${poolIds as string[]}::text[])`;
+}
+
+/** One recovery sweep (see the file comment). */
+export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
+  const { config, log } = deps;
+  const staleMs = config.worker.staleAfter;
+  const retryMs = config.webhooks.backoff.base;
+  const result = await deps.sql.begin(async (tx) => {
+    const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${SWEEP_LOCK}) as locked`;
+    if (!locked) return { stalePools: [], rearmed: 0, removed: 0, swept: false };
+    const stale = await tx<{ pool: string }[]>`
+      select distinct j.locked_by as pool
+        from graphile_worker.jobs as j
+       where j.locked_at < now() - ${staleMs}::int * interval '1 millisecond'
+         and not exists (
+           select 1 from app_worker_heartbeats as h
+            where h.pool_id = j.locked_by and h.seen_at >= now() - ${staleMs}::int * interval '1 millisecond')`;
+    const stalePools = stale.map((row) => row.pool);
+    if (stalePools.length > 0) await tx`select graphile_worker.force_unlock_workers(${stalePools}::text[])`;
+    await tx`delete from app_worker_heartbeats where seen_at < now() - ${staleMs}::int * interval '1 millisecond'`;
+
+    const dormant = await tx<{ id: string; rearm: boolean; failed: boolean }[]>`
+      select j.id::text as id,
+             (j.key is not null and d.status in ('pending', 'running')) as rearm,
+             (j.last_error is not null) as failed
+        from graphile_worker.jobs as j
+        left join app_webhook_deliveries as d on d.id = j.key
+       where j.task_identifier = ${WEBHOOK_TASK} and j.locked_at is null and j.attempts >= j.max_attempts`;
+    const now = dormant.filter((job) => job.rearm && !job.failed).map((job) => job.id);
+    const later = dormant.filter((job) => job.rearm && job.failed).map((job) => job.id);
+    const remnants = dormant.filter((job) => !job.rearm).map((job) => job.id);
+    if (now.length > 0) {
+      await tx`select from graphile_worker.reschedule_jobs(${now}::bigint[], run_at => now(), attempts => 0)`;
+    }
+    if (later.length > 0) {
+      await tx`
+        select from graphile_worker.reschedule_jobs(${later}::bigint[],
+          run_at => now() + ${retryMs}::int * interval '1 millisecond', attempts => 0)`;
+    }
+    if (remnants.length > 0) await tx`select from graphile_worker.complete_jobs(${remnants}::bigint[])`;
+    if (now.length + later.length > 0) await tx`select pg_notify('jobs:insert', '{"r":0,"count":1}')`;
+    return { stalePools, rearmed: now.length + later.length, removed: remnants.length, swept: true };
+  });
+  if (result.stalePools.length > 0 || result.rearmed > 0) {
+    log.warn(
+      { stalePools: result.stalePools, rearmed: result.rearmed, removed: result.removed },
+      'recovered the jobs of workers presumed dead (no heartbeat) and of failed runs',
+    );
+  }
+  return result;
+}
+
+/** The heartbeat of one worker process: `add` pools as they start, `stop` at the end. */
+export interface Heartbeat {
+  /** Starts beating for pool `poolId` (a graphile-worker pool id, its jobs' `locked_by`). */
+  add(poolId: string): void;
+  /** Stops beating; `forget` deletes the rows of this process's pools (a clean stop). */
+  stop(options?: { forget?: boolean }): Promise<void>;
+  /** Runs one beat and sweep now (tests; the interval does it otherwise). */
+  tick(): Promise<void>;
+}
+
+/**
+ * Beats for this process's pools every `worker.heartbeat` and sweeps after each beat; sweeps
+ * once at start too (a restarted worker recovers at once what is already stale). Failures are
+ * logged and retried at the next tick: a worker never dies of its heartbeat.
+ */
+export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
+  const pools = new Set<string>();
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const tick = () => {
+    running ??= (async () => {
+      try {
+        await beat(deps.sql, [...pools]);
+        await sweep(deps);
+      } catch (error) {
+        if (!stopped) deps.log.warn({ err: error }, 'worker heartbeat or recovery sweep failed; trying again at the next beat');
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  };
+  const timer = setInterval(() => void tick(), deps.config.worker.heartbeat);
+  timer.unref();
+  void tick();
+  return {
+    add(poolId) {
+      pools.add(poolId);
+      void beat(deps.sql, [poolId]).catch((error: unknown) => deps.log.warn({ err: error, pool: poolId }, 'first heartbeat failed'));
+    },
+    async stop({ forget: clean = false } = {}) {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      if (clean) await forget(deps.sql, [...pools]).catch(() => undefined);
+    },
+    tick,
+  };
+}
