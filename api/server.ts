@@ -6,11 +6,25 @@ import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { postgresProbe, type StoreProbe } from './health/stores.ts';
 import { Lifecycle, type Module } from './lifecycle.ts';
+import { apiVersion } from './middleware/api-version.ts';
+import { bodyParsers } from './middleware/body-parsers.ts';
+import { compression } from './middleware/compression.ts';
+import { cors } from './middleware/cors.ts';
+import { errorHelpers } from './middleware/error-helpers.ts';
 import { errors } from './middleware/errors.ts';
+import { halGuard } from './middleware/hal-guard.ts';
 import { health } from './middleware/health.ts';
+import { jsonAnswers } from './middleware/json-answers.ts';
 import { notFound } from './middleware/not-found.ts';
+import { pagination } from './middleware/pagination.ts';
 import { requestId } from './middleware/request-id.ts';
+import { roleGuard } from './middleware/role-guard.ts';
+import { secureHeaders } from './middleware/secure-headers.ts';
 import { timeout } from './middleware/timeout.ts';
+import { versionGuard } from './middleware/version-guard.ts';
+import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSlot } from './pipeline.ts';
+import { buildApi, type Api, type ApiDefinition } from './routing/api.ts';
+import { discoverApi } from './routing/discover.ts';
 
 export interface WebDeps {
   config: Config;
@@ -20,6 +34,8 @@ export interface WebDeps {
   /** Stores readiness asks (default: the `default` PostgreSQL store). */
   stores?: StoreProbe[];
   shared?: StoreProbe;
+  /** The application's models, routes and controllers; discovered in `api/` at start when omitted. */
+  api?: ApiDefinition;
 }
 
 export interface WebServer {
@@ -31,14 +47,20 @@ export interface WebServer {
   start(port?: number): Promise<AddressInfo>;
   /** Graceful shutdown; resolves to the exit code. */
   shutdown(signal?: string): Promise<number>;
-  /** Custom middleware, mounted in the application slot before the router. */
+  /** Custom middleware, mounted in the `custom` slot (after the limiters, before the router). */
   addMiddleware(middleware: Middleware): void;
+  /** Adds middleware to a named slot of the order (api/pipeline.ts), e.g. `plug('user', authenticate())`. */
+  plug(slot: AppSlot, middleware: Middleware): void;
+  /** Adds a per-route middleware factory to a route slot, e.g. `plugRoute('routeLimiter', (route) => ...)`. */
+  plugRoute(slot: RouteSlot, factory: RouteMiddlewareFactory): void;
+  /** The application API (models, routes); undefined until built (at once when `deps.api` is given, else at start). */
+  readonly api: Api | undefined;
 }
 
 /**
- * Composes the web process: Koa with the spec's middleware order, the HTTP server, the
- * readiness phase and the modules it stops at shutdown. Listening happens before the boot so
- * `/livez` answers at once and `/readyz` says `starting` until the boot ends.
+ * Composes the web process: Koa with the spec's middleware order (api/pipeline.ts), the HTTP
+ * server, the readiness phase and the modules it stops at shutdown. Listening happens before
+ * the boot so `/livez` answers at once and `/readyz` says `starting` until the boot ends.
  */
 export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServer {
   const { config, log } = deps;
@@ -47,21 +69,36 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const stores = deps.stores ?? [postgresProbe('default', probeSql as Sql)];
   const lifecycle = new Lifecycle(config, log);
   const startedAt = Date.now();
-  const customMiddleware: Middleware[] = [];
+  const pipeline = createPipeline();
+  let api: Api | undefined;
+
+  pipeline.use('requestId', requestId());
+  pipeline.use('errors', errors({ log, exposeInternals: config.env === 'development' }));
+  pipeline.use('timeout', timeout({ ms: config.requestTimeout }));
+  pipeline.use('secureHeaders', secureHeaders({ env: config.env, helmet: config.helmet }));
+  pipeline.use('compression', compression({ production: config.env === 'production' }));
+  pipeline.use('jsonAnswers', jsonAnswers());
+  pipeline.use('cors', cors(config.cors));
+  pipeline.use('bodyParsers', bodyParsers({ limit: config.bodyLimit }));
+  pipeline.use('errorHelpers', errorHelpers());
+  pipeline.use('apiVersion', apiVersion());
+  pipeline.use('pagination', pagination(config.api));
+  pipeline.use('health', health({ phase: () => lifecycle.phase, stores, shared: deps.shared, startedAt }));
+  pipeline.use('notFound', notFound());
+  pipeline.use('router', function router(ctx, next) {
+    return api ? api.router(ctx, next) : next();
+  });
+  pipeline.useRoute('versionGuard', versionGuard);
+  pipeline.useRoute('roleGuard', roleGuard);
+  const warned = new Set<string>();
+  pipeline.useRoute('halGuard', (route) => halGuard({ route, strict: config.api.strict, log, warned }));
+
+  const build = (definition: ApiDefinition) => buildApi({ sql }, definition, pipeline.routeStage);
+  if (deps.api) api = build(deps.api);
 
   const app = new Koa({ proxy: config.trustProxy });
   app.silent = true; // errors are logged by the error middleware, once
-  app.use(requestId());
-  app.use(errors({ log, exposeInternals: config.env === 'development' }));
-  app.use(health({ phase: () => lifecycle.phase, stores, shared: deps.shared, startedAt }));
-  app.use(timeout({ ms: config.requestTimeout }));
-  app.use(notFound());
-  app.use(function custom(ctx, next) {
-    // addMiddleware() may be called after composition: run the list as if mounted with app.use
-    const dispatch = (index: number): Promise<void> =>
-      index < customMiddleware.length ? Promise.resolve(customMiddleware[index](ctx, () => dispatch(index + 1))) : next();
-    return dispatch(0);
-  });
+  for (const middleware of pipeline.slots()) app.use(middleware);
   const server = createServer(app.callback());
   server.keepAliveTimeout = 5000;
   lifecycle.watch(server);
@@ -77,8 +114,14 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     server,
     lifecycle,
     sql,
-    addMiddleware: (middleware) => void customMiddleware.push(middleware),
+    get api() {
+      return api;
+    },
+    addMiddleware: (middleware) => pipeline.use('custom', middleware),
+    plug: (slot, middleware) => pipeline.use(slot, middleware),
+    plugRoute: (slot, factory) => pipeline.useRoute(slot, factory),
     async start(port = config.port) {
+      api ??= build(await discoverApi());
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, config.host, () => {
@@ -87,7 +130,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
         });
       });
       const address = server.address() as AddressInfo;
-      log.info({ port: address.port, env: config.env }, 'web process listening');
+      log.info({ port: address.port, env: config.env, routes: api.mounted.length, models: api.models.all().length }, 'web process listening');
       await lifecycle.boot(ownModules);
       log.info('web process ready');
       return address;

@@ -1,0 +1,57 @@
+/**
+ * What the web process adds to Koa's `ctx` (the spec's `req`/`res` helpers), typed once here.
+ *
+ * - `ctx.state.requestId`: the request id (spec `req.id`).
+ * - `ctx.state.apiVersion`: `'v1'` style version asked for in `Accept`, or null (spec `req.apiVersion`).
+ * - `ctx.state.principal`: the authenticated caller, set by the `user` slot (a later issue).
+ * - `ctx.state.route`: the matched route's declaration.
+ * - `ctx.pagination()`, `ctx.boom`: on every request; `ctx.resource()`, `ctx.collection()`,
+ *   `ctx.negotiate()`, `ctx.permit()`, `ctx.model`, `ctx.models`: on routed requests.
+ */
+import type { Model, Models } from './data/model.ts';
+import type { Pagination } from './hal/pagination.ts';
+import type { CollectionOptions, PresentOptions } from './hal/present.ts';
+import type { ErrorHelpers } from './middleware/error-helpers.ts';
+import type { Principal } from './routing/roles.ts';
+import type { CompiledRoute } from './routing/table.ts';
+
+/** The two representations `negotiate()` chooses between. */
+export interface NegotiateHandlers<T> {
+  /** For browsers and clients accepting anything. */
+  html?: () => T | Promise<T>;
+  /** For `application/json`, `application/hal+json` and `application/vnd.app.v1+json`. */
+  json?: () => T | Promise<T>;
+}
+
+/** Which kind of HAL answer a helper produced (read by the HAL guard). */
+export type HalKind = 'resource' | 'collection';
+
+declare module 'koa' {
+  interface DefaultState {
+    requestId: string;
+    apiVersion: string | null;
+    principal?: Principal;
+    route?: CompiledRoute;
+    hal?: { kind: HalKind };
+    signal?: AbortSignal;
+  }
+
+  interface DefaultContext {
+    /** `{page, perPage, skip, limit, offset}` from `?page=` and `?per_page=`; 400 `APP_PAGINATION_INVALID` on bad values. */
+    pagination(): Pagination;
+    /** Throwing problem helpers (spec `res.boom`). */
+    boom: ErrorHelpers;
+    /** Answers one record as HAL (spec `res.resource`). */
+    resource(record: object, options?: PresentOptions): Promise<void>;
+    /** Answers a page of records as HAL (spec `res.collection`). */
+    collection(records: readonly object[], options?: CollectionOptions): Promise<void>;
+    /** Runs the handler for the representation the client prefers; 406 when it accepts neither. */
+    negotiate<T>(handlers: NegotiateHandlers<T>): Promise<T>;
+    /** Only the named fields of the request body (spec `req.permit`). */
+    permit(...names: string[]): Record<string, unknown>;
+    /** The route's model (resources/crud routes served by a model). */
+    model?: Model;
+    /** Every model of the application. */
+    models: Models;
+  }
+}

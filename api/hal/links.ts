@@ -1,0 +1,91 @@
+/**
+ * HAL links (spec: "HAL resource", "HAL collection"), built from the route table and filtered
+ * by what the current principal may do, so no client is shown a link it would be refused on.
+ */
+import { pageNumbers } from './pagination.ts';
+import type { ResourceAction, ResourceRoutes } from '../routing/table.ts';
+
+export interface Link {
+  href: string;
+  method?: string;
+  [member: string]: unknown;
+}
+
+/** What a controller may pass in `links`: `{rel: href}` or HAL link objects (or lists of them). */
+export type LinkInput = string | Link | readonly Link[];
+
+export type Links = Record<string, Link | Link[]>;
+
+/** Whether the current principal may run an action of the resource. */
+export type May = (action: ResourceAction) => boolean;
+
+function allowed(resource: ResourceRoutes, action: ResourceAction, may: May): boolean {
+  return resource.actions.has(action) && may(action);
+}
+
+/**
+ * `self`, `collection`, `edit`, `update` (PATCH), `destroy` (DELETE) of one record, as far as
+ * allowed. A record-to-be without `externalId` (a `new` form's template) gets `self` = the new
+ * form and `create` (POST) instead.
+ */
+export function itemLinks(resource: ResourceRoutes, externalId: string | undefined, may: May): Links {
+  const links: Links = {};
+  if (externalId !== undefined) {
+    if (allowed(resource, 'show', may)) links.self = { href: resource.item(externalId) };
+  } else if (allowed(resource, 'new', may)) {
+    links.self = { href: resource.newForm };
+  }
+  if (allowed(resource, 'index', may)) links.collection = { href: resource.collection };
+  if (externalId === undefined) {
+    if (allowed(resource, 'create', may)) links.create = { href: resource.collection, method: 'POST' };
+  } else {
+    if (allowed(resource, 'edit', may)) links.edit = { href: resource.edit(externalId) };
+    if (allowed(resource, 'update', may)) links.update = { href: resource.item(externalId), method: 'PATCH' };
+    if (allowed(resource, 'destroy', may)) links.destroy = { href: resource.item(externalId), method: 'DELETE' };
+  }
+  return links;
+}
+
+const pageHref = (path: string, page: number, perPage: number) => `${path}?page=${page}&per_page=${perPage}`;
+
+/** `self`, `first`, `prev`, `next`, `last` with `?page=&per_page=`, then `create` (POST) and `new` as far as allowed. */
+export function collectionLinks(
+  path: string,
+  counters: { page: number; perPage: number; total: number },
+  resource: ResourceRoutes | undefined,
+  may: May,
+): Links {
+  const { page, perPage, total } = counters;
+  const numbers = pageNumbers(page, perPage, total);
+  const links: Links = {
+    self: { href: pageHref(path, page, perPage) },
+    first: { href: pageHref(path, numbers.first, perPage) },
+  };
+  if (numbers.prev !== undefined) links.prev = { href: pageHref(path, numbers.prev, perPage) };
+  if (numbers.next !== undefined) links.next = { href: pageHref(path, numbers.next, perPage) };
+  links.last = { href: pageHref(path, numbers.last, perPage) };
+  if (resource && allowed(resource, 'create', may)) links.create = { href: resource.collection, method: 'POST' };
+  if (resource && allowed(resource, 'new', may)) links.new = { href: resource.newForm };
+  return links;
+}
+
+/** Lays a controller's `links` option over generated links; a string is an href. */
+export function mergeLinks(links: Links, extra: Readonly<Record<string, LinkInput>> | undefined): Links {
+  if (!extra) return links;
+  const merged: Links = { ...links };
+  for (const [rel, value] of Object.entries(extra)) {
+    if (typeof value === 'string') merged[rel] = { href: value };
+    else if (Array.isArray(value)) merged[rel] = value.map((link) => ({ ...link }));
+    else merged[rel] = { ...(value as Link) };
+  }
+  return merged;
+}
+
+const PAGING_RELS = ['self', 'first', 'prev', 'next', 'last'];
+
+/** RFC 8288 `Link` header of a collection's paging links. */
+export function linkHeader(links: Links): string {
+  return PAGING_RELS.filter((rel) => links[rel] && !Array.isArray(links[rel]))
+    .map((rel) => `<${(links[rel] as Link).href}>; rel="${rel}"`)
+    .join(', ');
+}

@@ -1,0 +1,130 @@
+/**
+ * Turns records into HAL answers (spec: "HAL resource", "HAL collection", "Controller
+ * helpers"). Plain functions of `(deps, input)`: the Koa helpers in
+ * api/middleware/controller-helpers.ts only read the request and apply what these return.
+ */
+import { isPublished, modelOf, type Model, type Models, type PublicRecord } from '../data/model.ts';
+import { decide, type Principal } from '../routing/roles.ts';
+import type { ResourceRoutes } from '../routing/table.ts';
+import { collectionLinks, itemLinks, linkHeader, mergeLinks, type LinkInput, type Links, type May } from './links.ts';
+
+export interface PresentDeps {
+  models: Models;
+  resources: ReadonlyMap<string, ResourceRoutes>;
+}
+
+/** Options common to `resource()` and `collection()`. */
+export interface PresentOptions {
+  /** Resource (controller) name when it differs from the route's: picks the links and the `_embedded` key. */
+  type?: string;
+  /** Extra or replacing links: `{rel: href}` or HAL link objects. */
+  links?: Readonly<Record<string, LinkInput>>;
+  /** Answer status; 201 also sets `Location` to the self link. */
+  status?: number;
+}
+
+export interface CollectionOptions extends PresentOptions {
+  page?: number;
+  perPage?: number;
+  total?: number;
+}
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+interface Target {
+  type: string | undefined;
+  resource: ResourceRoutes | undefined;
+  model: Model | undefined;
+  may: May;
+}
+
+function target(deps: PresentDeps, type: string | undefined, principal: Principal | undefined): Target {
+  const resource = type === undefined ? undefined : deps.resources.get(type);
+  const model = resource?.model ? deps.models.get(resource.model) : type === undefined ? undefined : deps.models.byCollection(type);
+  return { type, resource, model, may: (action) => decide(resource?.roles, action, principal) === 'allow' };
+}
+
+/**
+ * The public form of each record: model records through their own model, plain objects through
+ * the type's model (so foreign keys are recognised), already-published ones as they are. One
+ * lookup statement per referenced model for the whole list.
+ */
+async function publishAll(records: readonly object[], fallback: Model | undefined): Promise<PublicRecord[]> {
+  const groups = new Map<Model, number[]>();
+  const output: PublicRecord[] = new Array(records.length);
+  records.forEach((record, index) => {
+    const model = isPublished(record) ? undefined : (modelOf(record) ?? fallback);
+    if (model) groups.set(model, [...(groups.get(model) ?? []), index]);
+    else output[index] = record as PublicRecord;
+  });
+  await Promise.all(
+    [...groups].map(async ([model, indexes]) => {
+      const published = await model.publish(indexes.map((index) => records[index]));
+      indexes.forEach((index, position) => (output[index] = published[position]));
+    }),
+  );
+  return output;
+}
+
+function item(record: PublicRecord, on: Target): Record<string, unknown> {
+  const externalId = typeof record.externalId === 'string' ? record.externalId : undefined;
+  const links = on.resource ? itemLinks(on.resource, externalId, on.may) : {};
+  return { _links: links, ...record };
+}
+
+function selfHref(links: Links): string | undefined {
+  const self = links.self;
+  return self && !Array.isArray(self) ? self.href : undefined;
+}
+
+/** One record as HAL: `_links` (role-filtered), public fields, `externalId`. */
+export async function presentResource(
+  deps: PresentDeps,
+  input: { record: object; type: string | undefined; principal: Principal | undefined; options: PresentOptions },
+): Promise<Answer> {
+  const on = target(deps, input.options.type ?? input.type, input.principal);
+  const [published] = await publishAll([input.record], on.model);
+  const body = item(published, on);
+  body._links = mergeLinks(body._links as Links, input.options.links);
+  const status = input.options.status ?? 200;
+  const headers: Record<string, string> = {};
+  const self = selfHref(body._links as Links);
+  if (status === 201 && self) headers.Location = self;
+  return { status, body, headers };
+}
+
+/** A page of records as HAL: paging links, `create`/`new`, `_embedded.<type>` of full resources, counters; `Link` and `X-Total-Count` headers. */
+export async function presentCollection(
+  deps: PresentDeps,
+  input: {
+    records: readonly object[];
+    type: string | undefined;
+    principal: Principal | undefined;
+    /** Path the paging links point at when the type has no routes (the request path). */
+    path: string;
+    /** Page and size of the request (`ctx.pagination()`), used when the options give none. */
+    pagination: () => { page: number; perPage: number };
+    options: CollectionOptions;
+  },
+): Promise<Answer> {
+  const { options } = input;
+  const type = options.type ?? input.type ?? 'items';
+  const on = target(deps, type, input.principal);
+  const requested = options.page === undefined || options.perPage === undefined ? input.pagination() : undefined;
+  const page = options.page ?? (requested as { page: number }).page;
+  const perPage = options.perPage ?? (requested as { perPage: number }).perPage;
+  const total = options.total ?? input.records.length;
+  const published = await publishAll(input.records, on.model);
+  const items = published.map((record) => item(record, on));
+  const path = on.resource?.collection ?? input.path;
+  const links = mergeLinks(collectionLinks(path, { page, perPage, total }, on.resource, on.may), options.links);
+  return {
+    status: options.status ?? 200,
+    body: { _links: links, _embedded: { [type]: items }, count: items.length, page, perPage, total },
+    headers: { Link: linkHeader(links), 'X-Total-Count': String(total) },
+  };
+}

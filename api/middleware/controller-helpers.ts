@@ -1,0 +1,54 @@
+import type { Context, Middleware } from 'koa';
+import { notAcceptable } from '../../shared/errors/app-error.ts';
+import type { HalKind } from '../context.ts';
+import type { Model } from '../data/model.ts';
+import { presentCollection, presentResource, type Answer, type PresentDeps } from '../hal/present.ts';
+import { jsonContentType, representation } from '../routing/negotiate.ts';
+import { permit } from '../routing/permit.ts';
+import type { CompiledRoute } from '../routing/table.ts';
+
+function apply(ctx: Context, answer: Answer, kind: HalKind): void {
+  ctx.status = answer.status;
+  for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+  ctx.type = jsonContentType((...types) => ctx.accepts(...types));
+  ctx.state.hal = { kind };
+  ctx.body = answer.body;
+}
+
+/**
+ * The controller helpers of a matched route (spec: "Controller helpers"): `ctx.resource()`,
+ * `ctx.collection()`, `ctx.negotiate()`, `ctx.permit()`, plus `ctx.model`, `ctx.models` and
+ * `ctx.state.route`. The HAL work is done by api/hal/present.ts; this only reads the request
+ * (principal, `Accept`, pagination) and applies the answer.
+ */
+export function controllerHelpers(options: { route: CompiledRoute; model: Model | undefined; present: PresentDeps }): Middleware {
+  const { route, model, present } = options;
+  const type = route.kind === 'single' ? undefined : route.name;
+  return async function controllerHelpers(ctx, next) {
+    ctx.state.route = route;
+    ctx.model = model;
+    ctx.models = present.models;
+    ctx.resource = async (record, presentOptions = {}) => {
+      apply(ctx, await presentResource(present, { record, type, principal: ctx.state.principal, options: presentOptions }), 'resource');
+    };
+    ctx.collection = async (records, presentOptions = {}) => {
+      const answer = await presentCollection(present, {
+        records,
+        type,
+        principal: ctx.state.principal,
+        path: ctx.path,
+        pagination: () => ctx.pagination(),
+        options: presentOptions,
+      });
+      apply(ctx, answer, 'collection');
+    };
+    ctx.permit = (...names) => permit(ctx.request.body, names);
+    ctx.negotiate = async (handlers) => {
+      const wanted = representation((...types) => ctx.accepts(...types));
+      if (wanted === 'html' && handlers.html) return handlers.html();
+      if ((wanted === 'json' || wanted === 'html') && handlers.json) return handlers.json();
+      throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
+    };
+    await next();
+  };
+}

@@ -1,0 +1,21 @@
+import type { Middleware } from 'koa';
+import { notAcceptable } from '../../shared/errors/app-error.ts';
+import type { CompiledRoute } from '../routing/table.ts';
+
+/**
+ * Spec "Versioning" 2: a route declared with `version` answers 406 to a client asking for
+ * another version (`Accept: application/vnd.app.v2+json`). A client asking for none is served.
+ */
+export function versionGuard(route: CompiledRoute): Middleware | undefined {
+  if (!route.version) return undefined;
+  const version = route.version;
+  return async function versionGuard(ctx, next) {
+    const asked = ctx.state.apiVersion;
+    if (asked && asked !== version) {
+      throw notAcceptable(`this route serves API version ${version}; the request asked for ${asked}`, {
+        data: { version, requested: asked },
+      });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,13 @@
+/**
+ * The application's route table (spec: "Application routes"): route key -> options. See
+ * api/routing/table.ts for the keys, paths and options, and docs/models.md for an example.
+ *
+ *   'resources posts': { scope: 'api/v1', version: 'v1', roles: { default: ['*'], destroy: ['admin'] } },
+ *   'crud authors': { scope: 'api/v1' },
+ *   'GET /status': { controller: 'status.show' },
+ */
+import type { RouteTable } from './routing/table.ts';
+
+const routes: RouteTable = {};
+
+export default routes;
