@@ -116,8 +116,12 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
 export interface Heartbeat {
   /** Starts beating for pool `poolId` (a graphile-worker pool id, its jobs' `locked_by`). */
   add(poolId: string): void;
-  /** Stops beating; `forget` deletes the rows of this process's pools (a clean stop). */
-  stop(options?: { forget?: boolean }): Promise<void>;
+  /**
+   * Stops beating. `forget` deletes the rows of this process's pools (a clean stop);
+   * `release` (a forced stop) also unlocks whatever jobs they still hold and sweeps, so the
+   * deliveries abandoned in flight are armed again at once instead of after `staleAfter`.
+   */
+  stop(options?: { forget?: boolean; release?: boolean }): Promise<void>;
   /** Runs one beat and sweep now (tests; the interval does it otherwise). */
   tick(): Promise<void>;
 }
@@ -152,10 +156,20 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
       pools.add(poolId);
       void beat(deps.sql, [poolId]).catch((error: unknown) => deps.log.warn({ err: error, pool: poolId }, 'first heartbeat failed'));
     },
-    async stop({ forget: clean = false } = {}) {
+    async stop({ forget: clean = false, release = false } = {}) {
       stopped = true;
       clearInterval(timer);
       await running;
+      if (release && pools.size > 0) {
+        try {
+          await deps.sql`select graphile_worker.force_unlock_workers(${[...pools]}::text[])`;
+          await forget(deps.sql, [...pools]);
+          await sweep(deps);
+        } catch (error) {
+          deps.log.warn({ err: error }, 'could not release the jobs of this worker; the recovery sweep of another worker will');
+        }
+        return;
+      }
       if (clean) await forget(deps.sql, [...pools]).catch(() => undefined);
     },
     tick,

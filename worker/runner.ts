@@ -126,7 +126,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
     stop({ force = false } = {}) {
       if (force) {
         return runner.kill('forced by a second signal').finally(async () => {
-          await heartbeat.stop({ forget: true });
+          await heartbeat.stop({ release: true });
           await closeResources(resources, true);
         });
       }

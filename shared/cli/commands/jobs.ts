@@ -83,7 +83,8 @@ export const jobsCommand = defineCommand({
     .option('once', { type: 'boolean', default: false, describe: 'Perform the jobs that are due, then return' })
     .command(jobsShowSubcommand as never),
   run: async (context, args) => {
-    const log = createLogger(context.config, { name: 'worker', destination: undefined });
+    // The worker's log goes to stderr: stdout holds only what the command prints (--json).
+    const log = createLogger(context.config, { name: 'worker', destination: process.stderr });
     if (args.once) {
       await runWorkerOnce({ config: context.config, log }, tasks);
       const counts = await countDeliveries({ sql: context.sql() });

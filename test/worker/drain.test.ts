@@ -1,0 +1,82 @@
+/**
+ * Graceful drain of the worker process (spec: "Process lifecycle": a job runner stops claiming
+ * jobs, finishes those it holds and records their outcomes; issue 4, item 6).
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDatabase } from '../helpers/database.ts';
+import { startReceiver, type Receiver } from './delivery/receiver.ts';
+import { attemptRows, deliveryRow, endpoint, eventually, harness, jobRows, runOnce, send, settled, type Harness } from './helpers.ts';
+import { spawnWorker } from './processes.ts';
+
+const db = await createTestDatabase();
+const h: Harness = harness(db, { webhooks: { timeout: '5s', backoff: { base: '100ms' } } });
+const ENV = { APP_WEBHOOKS__CONCURRENCY: '1', APP_WORKER__POLL_INTERVAL: '50ms', APP_WORKER__HEARTBEAT: '200ms' };
+
+describe('worker process drain', () => {
+  const receivers: Receiver[] = [];
+  after(async () => {
+    for (const r of receivers) await r.close();
+  });
+
+  it('SIGTERM mid-delivery: stops claiming, finishes the delivery in hand, records it and exits 0', async () => {
+    let answeredAt = 0;
+    const receiver = await startReceiver((_req, res) => {
+      setTimeout(() => {
+        answeredAt = Date.now();
+        res.end('ok');
+      }, 1500);
+    });
+    receivers.push(receiver);
+    const ep = await endpoint(h, `${receiver.origin}/`);
+    const ids = [...(await send(h, ep)), ...(await send(h, ep)), ...(await send(h, ep))];
+    const worker = spawnWorker(db.url, ENV);
+    await worker.waitFor(/worker started/);
+    await eventually(() => receiver.requests.length >= 1, 10_000, 'a delivery in flight');
+    worker.child.kill('SIGTERM');
+    const exit = await worker.exited;
+    assert.equal(exit.code, 0, worker.output());
+    assert.ok(answeredAt > 0 && exit.at >= answeredAt, 'the process waited for the receiver\'s answer');
+    assert.equal(receiver.requests.length, 1, 'nothing new was claimed after the signal');
+    const inFlight = receiver.requests[0].headers['webhook-id'] as string;
+    const delivered = (await deliveryRow(h, inFlight))!;
+    assert.equal(delivered.status, 'done', 'its outcome was recorded');
+    assert.equal((await attemptRows(h, inFlight)).length, 1);
+    for (const id of ids.filter((other) => other !== inFlight)) {
+      const [job] = await jobRows(h, id);
+      assert.equal(job.locked_by, null, 'jobs held but not started went back to the queue');
+      assert.equal(job.attempts, 0);
+      assert.equal((await deliveryRow(h, id))!.status, 'pending');
+    }
+    const beats = await h.sql`select 1 from app_worker_heartbeats`;
+    assert.equal(beats.length, 0, 'a clean stop removes the heartbeat');
+    await runOnce(h);
+    for (const id of ids) assert.equal((await deliveryRow(h, id))!.status, 'done');
+  });
+
+  it('a second signal forces the stop (exit 1); the abandoned delivery is armed again and made later', async () => {
+    const receiver = await startReceiver((_req, res) => {
+      setTimeout(() => res.end('ok'), 2000);
+    });
+    receivers.push(receiver);
+    const ep = await endpoint(h, `${receiver.origin}/`);
+    const [id] = await send(h, ep);
+    const worker = spawnWorker(db.url, ENV);
+    await worker.waitFor(/worker started/);
+    await eventually(() => receiver.requests.length >= 1, 10_000, 'the delivery in flight');
+    worker.child.kill('SIGTERM');
+    await worker.waitFor(/draining/);
+    worker.child.kill('SIGINT');
+    const exit = await worker.exited;
+    assert.equal(exit.code, 1, worker.output());
+    assert.notEqual((await deliveryRow(h, id))!.status, 'done');
+    const [job] = await jobRows(h, id);
+    assert.equal(job.locked_by, null, 'the forced stop released the job it abandoned');
+    assert.equal(job.attempts, 0, 'and armed it again');
+    const again = spawnWorker(db.url, ENV);
+    await again.waitFor(/worker started/);
+    await settled(h, id, ['done'], 15_000);
+    again.child.kill('SIGTERM');
+    assert.equal((await again.exited).code, 0);
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * Crash recovery without killing processes (issue 4, items 4 and 7): the job states a crash can
+ * leave behind are made by hand, then one recovery sweep runs, then a worker. The kill -9 test
+ * (crash.test.ts) does it for real.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { claimDelivery, recordAttempt } from '../../worker/delivery/store.ts';
+import { beat, sweep } from '../../worker/heartbeat.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+import { startReceiver, type Receiver } from './delivery/receiver.ts';
+import { attemptRows, deliveryRow, endpoint, harness, jobRows, runOnce, send, type Harness } from './helpers.ts';
+
+const db = await createTestDatabase();
+const h: Harness = harness(db, { worker: { staleAfter: '1s' }, webhooks: { backoff: { base: '10s' } } });
+
+/** As a worker pool `pool` would leave it: job of delivery `id` locked (attempt counted) `ageMs` ago. */
+async function lockAs(id: string, pool: string, ageMs: number): Promise<void> {
+  await h.sql`
+    update graphile_worker._private_jobs
+       set locked_by = ${pool}, locked_at = now() - ${ageMs}::int * interval '1 millisecond', attempts = attempts + 1
+     where key = ${id}`;
+}
+
+describe('recovery sweep', () => {
+  const receivers: Receiver[] = [];
+  let receiver: Receiver;
+  after(async () => {
+    for (const r of receivers) await r.close();
+  });
+  const ok = async () => {
+    receiver = await startReceiver((_req, res) => res.end('ok'));
+    receivers.push(receiver);
+    return endpoint(h, `${receiver.origin}/`);
+  };
+
+  it('a crash after the retry was scheduled but before the job completed leaves exactly one live job, and the delivery is made once', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    await lockAs(id, 'pool-crashed-after-scheduling', 60_000);
+    // What the task did before the crash: took the delivery up, failed, recorded the attempt
+    // and scheduled the retry (due at once).
+    const claimed = (await claimDelivery(h.sql, h.config, id, false))!;
+    const recorded = await recordAttempt(h.sql, {
+      deliveryId: id, priorAttempts: claimed.attempts, startedAt: new Date(), durationMs: 5, httpStatus: 503,
+      outcome: 'retry', error: 'receiver answered 503', excerpt: '',
+      retry: { delayMs: 0, payload: { deliveryId: id, endpointId: ep.id, event: 'order.created' } },
+    });
+    assert.equal(recorded, true);
+    const jobs = await jobRows(h);
+    const mine = jobs.filter((job) => job.key === id || job.locked_by === 'pool-crashed-after-scheduling');
+    assert.equal(mine.length, 2, 'the crashed job and the scheduled retry');
+    const crashed = mine.find((job) => job.locked_by !== null)!;
+    assert.equal(crashed.key, null, 'the crashed job gave its key to the retry');
+    assert.equal(crashed.attempts, crashed.max_attempts, 'and can never run again');
+
+    const result = await sweep(h);
+    assert.ok(result.stalePools.includes('pool-crashed-after-scheduling'));
+    const left = (await jobRows(h)).filter((job) => job.key === id || job.id === crashed.id);
+    assert.equal(left.length, 1, 'one live job for the delivery');
+    assert.equal(left[0].key, id);
+
+    await runOnce(h);
+    assert.equal(receiver.requests.length, 1, 'delivered once');
+    const delivery = (await deliveryRow(h, id))!;
+    assert.equal(delivery.status, 'done');
+    assert.deepEqual((await attemptRows(h, id)).map((a) => a.outcome), ['retry', 'done']);
+  });
+
+  it('a crash in the middle of an attempt: the job of a pool whose heartbeat stopped is unlocked and armed again, and the delivery is made', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    await lockAs(id, 'pool-crashed-mid-attempt', 60_000);
+    await claimDelivery(h.sql, h.config, id, false);
+    await h.sql`insert into app_worker_heartbeats (pool_id, host, pid, seen_at) values ('pool-crashed-mid-attempt', 'gone', 1, now() - interval '1 minute')`;
+    const result = await sweep(h);
+    assert.ok(result.stalePools.includes('pool-crashed-mid-attempt'));
+    assert.ok(result.rearmed >= 1);
+    const [job] = await jobRows(h, id);
+    assert.equal(job.locked_by, null);
+    assert.equal(job.attempts, 0);
+    assert.ok(new Date(job.run_at).getTime() <= Date.now() + 1000, 'due at once');
+    const beats = await h.sql`select 1 from app_worker_heartbeats where pool_id = 'pool-crashed-mid-attempt'`;
+    assert.equal(beats.length, 0, 'the dead pool\'s heartbeat row is gone');
+    await runOnce(h);
+    assert.equal(receiver.requests.length, 1);
+    assert.equal((await deliveryRow(h, id))!.status, 'done');
+  });
+
+  it('the jobs of a pool with a fresh heartbeat are left locked, however long they have been', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    await lockAs(id, 'pool-alive', 3_600_000);
+    await beat(h.sql, ['pool-alive']);
+    const result = await sweep(h);
+    assert.ok(!result.stalePools.includes('pool-alive'));
+    const [job] = await jobRows(h, id);
+    assert.equal(job.locked_by, 'pool-alive');
+    await h.sql`delete from app_worker_heartbeats where pool_id = 'pool-alive'`;
+  });
+
+  it('a pool without any heartbeat row (killed before its first beat) loses its jobs only once they are locked longer than staleAfter', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    await lockAs(id, 'pool-never-beat', 100);
+    assert.ok(!(await sweep(h)).stalePools.includes('pool-never-beat'), 'locked 100 ms ago: not yet');
+    await h.sql`update graphile_worker._private_jobs set locked_at = now() - interval '2 seconds' where key = ${id}`;
+    assert.ok((await sweep(h)).stalePools.includes('pool-never-beat'), 'locked longer than staleAfter (1 s)');
+    const [job] = await jobRows(h, id);
+    assert.equal(job.locked_by, null);
+    assert.equal(job.attempts, 0);
+  });
+
+  it('a job graphile-worker failed (the task threw, e.g. the database went away) is armed again after backoff.base, not in a loop', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    await h.sql`update graphile_worker._private_jobs set attempts = max_attempts, last_error = 'connection terminated' where key = ${id}`;
+    const before = Date.now();
+    await sweep(h);
+    const [job] = await jobRows(h, id);
+    assert.equal(job.attempts, 0);
+    const delay = new Date(job.run_at).getTime() - before;
+    assert.ok(delay > 8_000 && delay < 12_000, `armed again in ${delay} ms, expected about webhooks.backoff.base (10 s)`);
+  });
+
+  it('leftover jobs of finished or removed deliveries are deleted, not run', async () => {
+    const ep = await ok();
+    const [done] = await send(h, ep);
+    await h.sql`update app_webhook_deliveries set status = 'done' where id = ${done}`;
+    await lockAs(done, 'pool-crashed-before-completion', 60_000);
+    const result = await sweep(h);
+    assert.ok(result.removed >= 1);
+    assert.equal((await jobRows(h, done)).length, 0);
+    await runOnce(h);
+    assert.equal(receiver.requests.length, 0);
+  });
+
+  it('one sweep at a time: a sweep that finds another in progress does nothing', async () => {
+    const holder = await h.sql.reserve();
+    try {
+      await holder`begin`;
+      await holder`select pg_advisory_xact_lock(${0x61707001})`;
+      const result = await sweep(h);
+      assert.equal(result.swept, false);
+      await holder`rollback`;
+    } finally {
+      holder.release();
+    }
+    assert.equal((await sweep(h)).swept, true);
+  });
+});
