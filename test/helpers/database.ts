@@ -22,6 +22,16 @@ export interface TestDatabase {
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
 
+/**
+ * Cleanups of the databases this file made. Registered on the file's root test when this
+ * module is imported (top level), so calling createTestDatabase() inside a `before` hook
+ * does not drop the database as soon as that hook ends.
+ */
+const cleanups: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
 function urlFor(name: string): string {
   if (!ADMIN_URL) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test` (it starts an embedded PostgreSQL)');
   const url = new URL(ADMIN_URL);
@@ -48,7 +58,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const log = createLogger(config, { name: 'test' });
   const sql = connect(config, log, { max: 4 });
   if (!template) await migrate({ config, sql, log });
-  after(async () => {
+  cleanups.push(async () => {
     await sql.end({ timeout: 5 });
     await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
