@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { Agent, request } from 'node:http';
+import type { Socket } from 'node:net';
+import { before, describe, it } from 'node:test';
+import { createWebServer } from '../../api/server.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { spawnNode } from '../helpers/processes.ts';
+
+function get(port: number, path: string, agent?: Agent): Promise<{ status: number; body: string; socket: Socket }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, socket: req.socket as Socket }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('graceful shutdown of the web process', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+  });
+
+  it('SIGTERM: readiness 503 during shutdown.delay, the slow request completes, the idle keep-alive socket is closed, exit 0', async () => {
+    const web = spawnNode('test/fixtures/web-with-slow-route.ts', {
+      DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info', APP_SHUTDOWN__DELAY: '600ms',
+    });
+    const port = Number((await web.waitFor(/LISTENING (\d+)/))[1]);
+    await web.waitFor(/web process ready/);
+
+    const idleAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const idle = await get(port, '/livez', idleAgent);
+    assert.equal(idle.status, 200);
+    const idleClosed = new Promise<void>((resolve) => idle.socket.once('close', () => resolve()));
+
+    const slow = get(port, '/slow?ms=1500');
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the slow request is in flight
+    web.child.kill('SIGTERM');
+    await web.waitFor(/shutting down/);
+
+    const during = await get(port, '/readyz');
+    assert.equal(during.status, 503, 'readiness fails at once while the port keeps serving');
+    assert.equal(JSON.parse(during.body).reason, 'shutting down');
+
+    const finished = await slow;
+    assert.equal(finished.status, 200);
+    assert.deepEqual(JSON.parse(finished.body), { slow: 'done' });
+    await idleClosed;
+    const exit = await web.exited;
+    assert.equal(exit.code, 0, web.output());
+    idleAgent.destroy();
+  });
+
+  it('destroys what is still open after shutdown.drain, says how many in the log, and still exits 0', async () => {
+    const web = spawnNode('test/fixtures/web-with-slow-route.ts', {
+      DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info', APP_SHUTDOWN__DRAIN: '300ms',
+    });
+    const port = Number((await web.waitFor(/LISTENING (\d+)/))[1]);
+    await web.waitFor(/web process ready/);
+    const slow = get(port, '/slow?ms=10000').then(() => 'answered', () => 'destroyed');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    web.child.kill('SIGTERM');
+    assert.equal(await slow, 'destroyed');
+    const exit = await web.exited;
+    assert.equal(exit.code, 0);
+    assert.match(web.output(), /1 request\(s\) still open after 300 ms were destroyed/);
+  });
+
+  it('refuses to start on an invalid config, listing every problem, exit code 1', async () => {
+    const web = spawnNode('api/main.ts', { DATABASE_URL: db.url, PORT: 'http', APP_SHUTDOWN__DRAIN: '-1s', APP_WEBHOOKS__MAX_ATTEMPTS: '0' });
+    const exit = await web.exited;
+    assert.equal(exit.code, 1);
+    assert.match(web.output(), /port \(environment\): must be a number/);
+    assert.match(web.output(), /shutdown\.drain \(environment\): must be a duration/);
+    assert.match(web.output(), /webhooks\.maxAttempts \(environment\): must be at least 1/);
+  });
+
+  it('stops modules in reverse start order and exits 1 when one fails to stop', async () => {
+    const stopped: string[] = [];
+    const web = createWebServer({ config: db.config, log: db.log }, [
+      { name: 'first', stop: async () => void stopped.push('first') },
+      { name: 'broken', stop: async () => { stopped.push('broken'); throw new Error('cannot stop'); } },
+      { name: 'last', stop: async () => void stopped.push('last') },
+    ]);
+    await web.start(0);
+    assert.equal(await web.shutdown('test'), 1);
+    assert.deepEqual(stopped, ['last', 'broken', 'first']);
+  });
+});
+
+describe('request timeout', () => {
+  it('answers 503 to a request still running after config.requestTimeout', async () => {
+    const db = await createTestDatabase();
+    const web = createWebServer({ config: db.configWith({ requestTimeout: 200 }), log: db.log });
+    let signalAborted = false;
+    web.addMiddleware(async (ctx) => {
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      signalAborted = (ctx.state.signal as AbortSignal).aborted;
+      ctx.body = { late: true }; // ignored: the client has its answer
+    });
+    const { port } = await web.start(0);
+    try {
+      const started = performance.now();
+      const response = await fetch(`http://127.0.0.1:${port}/anything`);
+      assert.equal(response.status, 503);
+      assert.equal(response.headers.get('content-type'), 'application/problem+json');
+      assert.ok(performance.now() - started < 550);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(signalAborted, true, 'the work sees its signal aborted');
+    } finally {
+      await web.shutdown('test');
+    }
+  });
+});
