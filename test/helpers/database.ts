@@ -47,17 +47,20 @@ export function testConfig(databaseUrl: string | null, flags: Record<string, unk
   }).config;
 }
 
-/** Creates this file's database and drops it when the file's tests are done. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * Creates a database for this file, migrated (or `empty`: not even migrated), and drops it
+ * when the file's tests are done.
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const name = `app_test_${randomBytes(6).toString('hex')}`;
   const admin = postgres(urlFor('postgres'), { max: 1, onnotice: () => {} });
-  const template = process.env.TEST_TEMPLATE_DATABASE;
+  const template = options.empty ? undefined : process.env.TEST_TEMPLATE_DATABASE;
   await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
   const url = urlFor(name);
   const config = testConfig(url);
   const log = createLogger(config, { name: 'test' });
   const sql = connect(config, log, { max: 4 });
-  if (!template) await migrate({ config, sql, log });
+  if (!template && !options.empty) await migrate({ config, sql, log });
   cleanups.push(async () => {
     await sql.end({ timeout: 5 });
     await admin.unsafe(`drop database if exists ${name} with (force)`);
