@@ -11,6 +11,7 @@ function apply(ctx: Context, answer: Answer, kind: HalKind): void {
   ctx.status = answer.status;
   for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
   ctx.type = jsonContentType((...types) => ctx.accepts(...types));
+  ctx.vary('Accept');
   ctx.state.hal = { kind };
   ctx.body = answer.body;
 }

@@ -2,8 +2,20 @@ import { createHash } from 'node:crypto';
 import { Stream } from 'node:stream';
 import type { Middleware } from 'koa';
 
-/** A weak validator of a JSON text: same text, same tag. */
-export const weakEtag = (text: string): string => `W/"${createHash('sha256').update(text).digest('base64url').slice(0, 32)}"`;
+/** A weak validator of a representation: same media type and text, same tag. */
+export const weakEtag = (type: string, text: string): string =>
+  `W/"${createHash('sha256').update(type).update('\n').update(text).digest('base64url').slice(0, 32)}"`;
+
+/**
+ * RFC 9110 13.1.2: whether `If-None-Match` names this tag (weak comparison: `W/` is ignored;
+ * `*` matches any current representation). Evaluated by the origin whatever `Cache-Control`
+ * the request carries (fetch adds `no-cache` to every conditional request).
+ */
+export function noneMatch(header: string, etag: string): boolean {
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => opaque(candidate) === opaque(etag));
+}
 
 const isJsonBody = (body: unknown): body is object =>
   typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && !(body instanceof Stream) && !(body instanceof Uint8Array);
@@ -30,7 +42,9 @@ export function jsonAnswers(): Middleware {
     } else {
       return;
     }
-    ctx.etag = weakEtag(text);
-    if (ctx.fresh) ctx.status = 304;
+    const etag = weakEtag(ctx.response.type, text);
+    ctx.set('ETag', etag);
+    const condition = ctx.get('If-None-Match');
+    if (condition && (ctx.method === 'GET' || ctx.method === 'HEAD') && noneMatch(condition, etag)) ctx.status = 304;
   };
 }

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { requestedVersion } from '../../../api/middleware/api-version.ts';
+import { defineController } from '../../../api/routing/controller.ts';
+import { seed, startApp, type TestApp } from '../fixtures/app.ts';
+
+/** posts.show answers HTML to browsers and `*\/*`, HAL to JSON clients; `X-Api-Version` echoes ctx.state.apiVersion. */
+const posts = defineController({
+  async show(ctx) {
+    ctx.set('X-Api-Version', String(ctx.state.apiVersion));
+    await ctx.negotiate({
+      html: () => {
+        ctx.type = 'html';
+        ctx.body = '<h1>a post</h1>';
+      },
+      json: async () => {
+        const record = await ctx.model?.find(ctx.params.externalId);
+        await ctx.resource(record ?? {});
+      },
+    });
+  },
+});
+
+describe('content negotiation and versioning through Accept', () => {
+  let app: TestApp;
+  let post: string;
+  before(async () => {
+    app = await startApp({ controllers: { posts } });
+    ({ posts: [post] } = await seed(app, { authors: 1, posts: 1 }));
+  });
+
+  const get = (accept: string | undefined, path = `/posts/${post}`) =>
+    fetch(`${app.api}${path}`, { headers: accept === undefined ? {} : { Accept: accept } });
+
+  for (const [rule, accept, type] of [
+    ['*/* gets HTML', '*/*', 'text/html; charset=utf-8'],
+    ["a browser's Accept gets HTML", 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'text/html; charset=utf-8'],
+    ['application/json gets JSON as application/json', 'application/json', 'application/json; charset=utf-8'],
+    ['application/hal+json gets JSON as application/hal+json', 'application/hal+json', 'application/hal+json'],
+    ['the versioned type gets JSON as application/json', 'application/vnd.app.v1+json', 'application/json; charset=utf-8'],
+    ["a HAL client's weighted list gets application/hal+json", 'application/hal+json;q=0.9, application/json;q=0.7', 'application/hal+json'],
+    ['a weighted list preferring plain JSON gets application/json', 'application/hal+json;q=0.5, application/json', 'application/json; charset=utf-8'],
+  ] as const) {
+    it(rule, async () => {
+      const response = await get(accept);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), type);
+      const text = await response.text();
+      if (type.startsWith('text/html')) assert.equal(text, '<h1>a post</h1>');
+      else assert.equal(JSON.parse(text)._links.self.href, `/api/v1/posts/${post}`);
+    });
+  }
+
+  it('a client accepting neither HTML nor JSON gets 406', async () => {
+    const response = await get('image/png');
+    assert.equal(response.status, 406);
+    assert.equal(response.headers.get('content-type'), 'application/problem+json');
+  });
+
+  it("Accept: application/vnd.app.v1+json sets ctx.state.apiVersion to 'v1'; otherwise it is null", async () => {
+    assert.equal((await get('application/vnd.app.v1+json')).headers.get('x-api-version'), 'v1');
+    assert.equal((await get('application/json')).headers.get('x-api-version'), 'null');
+  });
+
+  it('a route declared version v1 answers 406 to a client asking for v2', async () => {
+    const response = await get('application/vnd.app.v2+json');
+    assert.equal(response.status, 406);
+    const problem = (await response.json()) as { status: number; data: { version: string; requested: string }; code?: string };
+    assert.equal(problem.status, 406);
+    assert.deepEqual(problem.data, { version: 'v1', requested: 'v2' });
+    assert.equal(problem.code, undefined, 'the spec gives this 406 no code');
+    const list = await get('application/vnd.app.v2+json', '/posts');
+    assert.equal(list.status, 406);
+  });
+
+  it('a route without version serves any requested version', async () => {
+    assert.equal((await get('application/vnd.app.v2+json, application/json;q=0.5', '/authors')).status, 200);
+  });
+
+  it('reads the version with the highest q; q=0 does not count', () => {
+    assert.equal(requestedVersion('application/vnd.app.v1+json'), 'v1');
+    assert.equal(requestedVersion('application/vnd.app.v1+json;q=0.4, application/vnd.app.v2+json;q=0.8'), 'v2');
+    assert.equal(requestedVersion('application/vnd.app.v3+json;q=0'), null);
+    assert.equal(requestedVersion('application/json'), null);
+    assert.equal(requestedVersion(''), null);
+  });
+});
