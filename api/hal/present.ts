@@ -58,8 +58,13 @@ async function publishAll(records: readonly object[], fallback: Model | undefine
   const output: PublicRecord[] = new Array(records.length);
   records.forEach((record, index) => {
     const model = isPublished(record) ? undefined : (modelOf(record) ?? fallback);
-    if (model) groups.set(model, [...(groups.get(model) ?? []), index]);
-    else output[index] = record as PublicRecord;
+    if (!model) {
+      output[index] = record as PublicRecord;
+      return;
+    }
+    const group = groups.get(model);
+    if (group) group.push(index);
+    else groups.set(model, [index]);
   });
   await Promise.all(
     [...groups].map(async ([model, indexes]) => {

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../shared/log/logger.ts';
 import { problemFrom } from '../problem.ts';
+import { weakEtag } from './json-answers.ts';
 
 /**
  * The one place errors become answers: RFC 9457 `application/problem+json` with the stable
@@ -22,7 +23,7 @@ export function errors(options: { log: Logger; exposeInternals: boolean }): Midd
       for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
       ctx.set('Cache-Control', 'no-store');
       ctx.type = 'application/problem+json';
-      ctx.body = {
+      const body = JSON.stringify({
         type: 'about:blank',
         title: STATUS_CODES[problem.status] ?? 'Error',
         status: problem.status,
@@ -30,7 +31,9 @@ export function errors(options: { log: Logger; exposeInternals: boolean }): Midd
         ...(problem.code ? { code: problem.code } : {}),
         ...(problem.data ? { data: problem.data } : {}),
         requestId: ctx.state.requestId,
-      };
+      });
+      ctx.set('ETag', weakEtag('application/problem+json', body)); // every JSON answer has a weak ETag
+      ctx.body = body;
     }
   };
 }

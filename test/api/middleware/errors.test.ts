@@ -58,6 +58,7 @@ describe('errors are RFC 9457 problem+json', () => {
       code: 'APP_NOT_FOUND',
       requestId: 'req-404',
     });
+    assert.match(answer.headers.get('etag') ?? '', /^W\/"/, 'a problem is a JSON answer too');
   });
 
   it('a known path with another method is 405 APP_METHOD_NOT_ALLOWED with Allow', async () => {
