@@ -11,14 +11,16 @@ import type { Sql } from '../../shared/db/connect.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { headerNameProblem } from '../../shared/webhooks/endpoint-headers.ts';
-import { signingSecrets } from '../../shared/webhooks/secrets.ts';
+import { secretBoxFor } from '../../shared/webhooks/secrets.ts';
+import type { SecretBox } from '../../shared/webhooks/secret-box.ts';
 import { signedHeaders } from '../../shared/webhooks/signing.ts';
 import { retryDelayMs } from './backoff.ts';
 import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
 import { postDelivery, type AttemptResult } from './post.ts';
+import { createBatcher } from './batch.ts';
 import {
-  claimDelivery, deliveryStatus, markUnsent, recordAttempt, recordGone,
-  type AttemptRecord, type ClaimedDelivery, type DeliveryJobPayload,
+  claimDeliveries, deliveryStatus, markUnsent, recordAttempts, recordGone,
+  type AttemptRecord, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
 } from './store.ts';
 import { USER_AGENT } from './user-agent.ts';
 
@@ -31,6 +33,28 @@ export interface DeliveryDeps {
   dispatcher: Dispatcher;
   /** Source of the backoff jitter (default Math.random). */
   random?: () => number;
+  /** The process's shared queries (`deliveryQueries`); made per call when absent. */
+  queries?: DeliveryQueries;
+}
+
+/**
+ * The reads and writes of every delivery, shared by the runs of one process so that
+ * concurrent runs share round trips (batch.ts): claims go out together, and outcomes are
+ * recorded together.
+ */
+export interface DeliveryQueries {
+  claim(request: ClaimRequest): Promise<ClaimedDelivery | null>;
+  record(record: AttemptRecord): Promise<boolean>;
+  /** Opens stored secrets: shared/webhooks/secrets.ts's box for `config.secret`. */
+  box: SecretBox;
+}
+
+/** The batched queries of one worker process (`maxSize`: most deliveries per statement). */
+export function deliveryQueries(deps: Pick<DeliveryDeps, 'config' | 'sql'>, options: { maxSize?: number } = {}): DeliveryQueries {
+  const maxSize = options.maxSize ?? Math.max(1, deps.config.webhooks.concurrency * 2);
+  const claims = createBatcher((requests: ClaimRequest[]) => claimDeliveries(deps.sql, deps.config, requests), { maxSize });
+  const records = createBatcher((items: AttemptRecord[]) => recordAttempts(deps.sql, items), { maxSize });
+  return { claim: (request) => claims.add(request), record: (record) => records.add(record), box: secretBoxFor(deps.config) };
 }
 
 /** What one run came to, for logs and tests. */
@@ -118,7 +142,9 @@ async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<Deli
   return { result: 'skipped', reason: 'finished' };
 }
 
+/** Rare, so not batched. */
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
+  // Rare, so not batched.
   if (!(await markUnsent(deps.sql, claimed.id, error))) return skip(deps, claimed.id, true);
   deps.log.warn({ delivery: claimed.id, endpoint: claimed.endpointId, error }, 'delivery dead without being sent');
   return { result: 'unsent', error };
@@ -127,25 +153,23 @@ async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: strin
 /** Performs one run of delivery `payload.deliveryId` (see the file comment). */
 export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPayload): Promise<DeliveryRun> {
   const { config, sql, log } = deps;
+  const queries = deps.queries ?? deliveryQueries(deps, { maxSize: 1 });
   const id = payload.deliveryId;
-  // Both reads at once: the claim and the endpoint's secrets (never cached: a rotation without
-  // grace stops the old secret at once).
-  const [claim, secrets] = await Promise.allSettled([
-    claimDelivery(sql, config, id, payload.body === undefined),
-    signingSecrets({ config, sql }, payload.endpointId),
-  ]);
-  if (claim.status === 'rejected') throw claim.reason;
-  const claimed = claim.value;
+  // One read: the delivery, its endpoint and the endpoint's secrets as they are now (secrets
+  // are never cached: a rotation without grace stops the old secret at once).
+  const claimed = await queries.claim({ id, withBody: payload.body === undefined });
   if (claimed === null) return skip(deps, id);
   if (claimed.disabledAt !== null) {
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} is disabled (${claimed.disabledReason ?? 'no reason given'})`);
   }
-  if (secrets.status === 'rejected') {
-    const error = secrets.reason;
+  let secrets: string[];
+  try {
+    secrets = claimed.sealed.map((sealed) => queries.box.open(sealed, claimed.endpointId));
+  } catch (error) {
     if (isAppError(error) && error.code === SECRET_UNREADABLE) return unsent(deps, claimed, `${SECRET_UNREADABLE}: ${error.message}`);
     throw error;
   }
-  if (secrets.value.length === 0) {
+  if (secrets.length === 0) {
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`);
   }
 
@@ -154,7 +178,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const startedAt = new Date();
   const result = await postDelivery(deps.dispatcher, {
     url: claimed.url,
-    headers: deliveryHeaders({ id, body, secrets: secrets.value, endpointHeaders: claimed.headers, now: startedAt.getTime() }),
+    headers: deliveryHeaders({ id, body, secrets, endpointHeaders: claimed.headers, now: startedAt.getTime() }),
     body,
     timeoutMs: config.webhooks.timeout,
     allowHttp: config.webhooks.allowHttp,
@@ -193,7 +217,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     log.warn({ delivery: id, endpoint: claimed.endpointId, stopped }, 'receiver answered 410: endpoint disabled, its pending deliveries stopped');
     return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
   }
-  if (!(await recordAttempt(sql, record))) return skip(deps, id, true);
+  if (!(await queries.record(record))) return skip(deps, id, true);
   const line = { delivery: id, endpoint: claimed.endpointId, attempt, status: httpStatus, error: outcome.error, delayMs };
   if (outcome.result === 'done') log.debug(line, 'delivered');
   else if (outcome.result === 'retry') log.info(line, 'delivery attempt failed; retry scheduled');

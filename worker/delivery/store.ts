@@ -50,6 +50,8 @@ export interface ClaimedDelivery {
   headers: Record<string, string>;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** The endpoint's signing secrets as stored (sealed), newest first; open them with the secret box. */
+  sealed: string[];
 }
 
 /** PostgreSQL text cannot hold U+0000; a receiver's answer may. */
@@ -57,39 +59,82 @@ export const storableText = (text: string | null | undefined): string | null =>
   text === null || text === undefined ? null : text.replaceAll('\u0000', '\uFFFD');
 
 /**
- * Marks delivery `id` running and answers it with its endpoint, or null when there is nothing
- * to do: the delivery is done or dead already (a duplicate job after a crash), or it no longer
- * exists (its endpoint was removed, which deletes its deliveries). `withBody` reads the stored
- * body (for jobs whose payload does not carry it).
+ * The sealed secrets that sign for endpoint `e` now, newest first: the selection of
+ * shared/webhooks/secrets.ts `revealSecrets` (not expired), read inside the claim so a delivery
+ * needs one round trip for its delivery, endpoint and secrets. They are opened with that
+ * module's secret box (`secretBoxFor(config).open`), which throws
+ * `APP_WEBHOOK_SECRET_UNREADABLE`; test/worker/claim.test.ts keeps the two selections equal.
  */
+const activeSealedSecrets = (sql: Queryable) => sql`
+  array(select s.sealed from app_webhook_secrets as s
+         where s.endpoint_id = e.id and (s.expires_at is null or s.expires_at > now())
+         order by s.id desc)`;
+
+/** What `claimDeliveries` is asked: a delivery id, and whether its body must be read. */
+export interface ClaimRequest {
+  id: string;
+  withBody: boolean;
+}
+
+interface ClaimRow {
+  id: string;
+  endpoint_id: string;
+  attempts: number;
+  body: string | null;
+  url: string;
+  headers: Record<string, string> | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  sealed: string[];
+}
+
+/**
+ * Marks the deliveries running, in one statement, and answers each with its endpoint (in the
+ * order asked), or null when there is nothing to do: the delivery is done or dead already (a
+ * duplicate job after a crash), or it no longer exists (its endpoint was removed, which deletes
+ * its deliveries). The body is read only for requests `withBody` (jobs whose payload lacks it).
+ */
+export async function claimDeliveries(
+  sql: Queryable,
+  config: Pick<Config, 'webhooks'>,
+  requests: readonly ClaimRequest[],
+): Promise<Array<ClaimedDelivery | null>> {
+  const ids = requests.map((request) => request.id);
+  const withBody = requests.filter((request) => request.withBody).map((request) => request.id);
+  const rows = await sql<ClaimRow[]>`
+    update app_webhook_deliveries as d
+       set status = 'running', next_attempt_at = null, updated_at = now()
+      from ${endpointTable(sql, config)} as e
+     where d.id = any(${ids}::text[]) and e.id = d.endpoint_id and d.status in ('pending', 'running')
+    returning d.id, d.endpoint_id, d.attempts, case when d.id = any(${withBody}::text[]) then d.body end as body,
+              e.url, e.headers, e.disabled_at, e.disabled_reason,
+              ${activeSealedSecrets(sql)} as sealed`;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => {
+    const row = byId.get(id);
+    if (row === undefined) return null;
+    return {
+      id,
+      endpointId: row.endpoint_id,
+      attempts: row.attempts,
+      body: row.body ?? '',
+      url: row.url,
+      headers: row.headers ?? {},
+      disabledAt: row.disabled_at,
+      disabledReason: row.disabled_reason,
+      sealed: row.sealed,
+    };
+  });
+}
+
+/** `claimDeliveries` for one delivery. */
 export async function claimDelivery(
   sql: Queryable,
   config: Pick<Config, 'webhooks'>,
   id: string,
   withBody: boolean,
 ): Promise<ClaimedDelivery | null> {
-  const rows = await sql<{
-    endpoint_id: string; attempts: number; body: string | null; url: string;
-    headers: Record<string, string> | null; disabled_at: Date | null; disabled_reason: string | null;
-  }[]>`
-    update app_webhook_deliveries as d
-       set status = 'running', next_attempt_at = null, updated_at = now()
-      from ${endpointTable(sql, config)} as e
-     where d.id = ${id} and e.id = d.endpoint_id and d.status in ('pending', 'running')
-    returning d.endpoint_id, d.attempts, ${withBody ? sql`d.body` : sql`null::text`} as body,
-              e.url, e.headers, e.disabled_at, e.disabled_reason`;
-  if (rows.length === 0) return null;
-  const row = rows[0];
-  return {
-    id,
-    endpointId: row.endpoint_id,
-    attempts: row.attempts,
-    body: row.body ?? '',
-    url: row.url,
-    headers: row.headers ?? {},
-    disabledAt: row.disabled_at,
-    disabledReason: row.disabled_reason,
-  };
+  return (await claimDeliveries(sql, config, [{ id, withBody }]))[0];
 }
 
 /** The status of delivery `id`, or null when it does not exist (for the log of a skipped job). */
@@ -115,43 +160,63 @@ export interface AttemptRecord {
 }
 
 /**
- * Records one attempt and its outcome in one statement: the attempt row, the delivery's new
- * state (pending with `next_attempt_at`, done or dead) and, for a retry, the next job under the
- * same `job_key`. Answers false (and writes nothing) when the delivery was meanwhile finished or
- * another attempt was recorded (two workers performing one delivery after a presumed crash).
+ * Records attempts and their outcomes, any number in one statement: each attempt row, each
+ * delivery's new state (pending with `next_attempt_at`, done or dead) and, for retries, the
+ * next jobs under the same `job_key` (one `add_jobs` call). Answers, per record, false when
+ * nothing was written for it: the delivery was meanwhile finished, or another attempt was
+ * recorded (two workers performing one delivery after a presumed crash).
  */
-export async function recordAttempt(sql: Queryable, record: AttemptRecord): Promise<boolean> {
-  const status: DeliveryStatus = record.outcome === 'retry' ? 'pending' : record.outcome;
-  const retrying = record.outcome === 'retry' && record.retry !== undefined;
-  const delayMs = retrying ? Math.max(0, Math.round(record.retry!.delayMs)) : 0;
-  const payload = retrying ? JSON.stringify(record.retry!.payload) : null;
-  const error = storableText(record.error);
-  const rows = await sql<{ recorded: number; scheduled: number }[]>`
-    with d as (
-      update app_webhook_deliveries set
-        status = ${status},
-        attempts = attempts + 1,
-        last_error = ${error}::text,
-        last_status = ${record.httpStatus}::int,
-        next_attempt_at = case when ${retrying}::boolean then now() + ${delayMs}::int * interval '1 millisecond' end,
-        completed_at = case when ${status}::text in ('done', 'dead') then now() end,
+export async function recordAttempts(sql: Queryable, records: readonly AttemptRecord[]): Promise<boolean[]> {
+  const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
+  const retrying = (record: AttemptRecord) => record.outcome === 'retry' && record.retry !== undefined;
+  const rows = await sql<{ id: string }[]>`
+    with input as (
+      select * from unnest(
+        ${column((r) => r.deliveryId)}::text[],
+        ${column((r) => r.priorAttempts)}::int[],
+        ${column((r) => (r.outcome === 'retry' ? 'pending' : r.outcome))}::text[],
+        ${column((r) => storableText(r.error))}::text[],
+        ${column((r) => r.httpStatus)}::int[],
+        ${column((r) => (retrying(r) ? Math.max(0, Math.round(r.retry!.delayMs)) : null))}::int[],
+        ${column((r) => r.startedAt.toISOString())}::timestamptz[],
+        ${column((r) => Math.round(r.durationMs))}::int[],
+        ${column((r) => r.outcome)}::text[],
+        ${column((r) => storableText(r.excerpt))}::text[],
+        ${column((r) => (retrying(r) ? JSON.stringify(r.retry!.payload) : null))}::text[]
+      ) as i (id, prior, status, error, http, delay, started, duration, outcome, excerpt, payload)
+    ), d as (
+      update app_webhook_deliveries as d set
+        status = i.status,
+        attempts = d.attempts + 1,
+        last_error = i.error,
+        last_status = i.http,
+        next_attempt_at = case when i.delay is not null then now() + i.delay * interval '1 millisecond' end,
+        completed_at = case when i.status in ('done', 'dead') then now() end,
         updated_at = now()
-      where id = ${record.deliveryId} and attempts = ${record.priorAttempts}::int and status in ('pending', 'running')
-      returning id, attempts, next_attempt_at
+      from input as i
+      where d.id = i.id and d.attempts = i.prior and d.status in ('pending', 'running')
+      returning d.id, d.attempts, d.next_attempt_at
     ), a as (
       insert into app_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, outcome, error, excerpt)
-      select id, attempts, ${record.startedAt}::timestamptz, ${Math.round(record.durationMs)}::int, ${record.httpStatus}::int,
-             ${record.outcome}::text, ${error}::text, ${storableText(record.excerpt)}::text
-        from d
+      select d.id, d.attempts, i.started, i.duration, i.http, i.outcome, i.error, i.excerpt
+        from d join input as i on i.id = d.id
       on conflict do nothing
     ), j as (
-      select graphile_worker.add_job(${WEBHOOK_TASK}::text, ${payload}::text::json,
-               run_at => d.next_attempt_at, max_attempts => 1, job_key => d.id)
-        from d
-       where d.next_attempt_at is not null
+      select count(*) as added from graphile_worker.add_jobs(array(
+        select row(${WEBHOOK_TASK}::text, i.payload::json, null, d.next_attempt_at, 1, d.id, null, null)::graphile_worker.job_spec
+          from d join input as i on i.id = d.id
+         where d.next_attempt_at is not null
+      ))
+      where exists (select 1 from d where d.next_attempt_at is not null)
     )
-    select (select count(*) from d)::int as recorded, (select count(*) from j)::int as scheduled`;
-  return rows[0].recorded === 1;
+    select d.id from d where (select count(*) from j) >= 0`;
+  const recorded = new Set(rows.map((row) => row.id));
+  return records.map((record) => recorded.has(record.deliveryId));
+}
+
+/** `recordAttempts` for one attempt. */
+export async function recordAttempt(sql: Queryable, record: AttemptRecord): Promise<boolean> {
+  return (await recordAttempts(sql, [record]))[0];
 }
 
 /**

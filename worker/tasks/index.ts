@@ -1,5 +1,5 @@
 import type { TaskList } from 'graphile-worker';
-import type { DeliveryDeps } from '../delivery/deliver.ts';
+import { deliveryQueries, type DeliveryDeps } from '../delivery/deliver.ts';
 import { WEBHOOK_TASK } from '../delivery/store.ts';
 import { noop } from './noop.ts';
 import { webhookTask } from './webhook.ts';
@@ -8,6 +8,6 @@ import { webhookTask } from './webhook.ts';
 export function tasks(deps: DeliveryDeps): TaskList {
   return {
     'app/noop': noop,
-    [WEBHOOK_TASK]: webhookTask(deps),
+    [WEBHOOK_TASK]: webhookTask({ ...deps, queries: deps.queries ?? deliveryQueries(deps) }),
   };
 }
