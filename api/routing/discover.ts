@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { ModelDeclaration } from '../data/types.ts';
 import type { ApiDefinition } from './api.ts';
 import type { Controller } from './controller.ts';
@@ -27,7 +27,7 @@ async function modulesIn(dir: URL): Promise<Array<{ name: string; url: URL }>> {
   return names
     .filter((name) => /^[^_.].*\.(ts|js|mjs)$/.test(name) && !name.endsWith('.d.ts'))
     .sort()
-    .map((name) => ({ name: name.replace(/\.(ts|js|mjs)$/, ''), url: pathToFileURL(new URL(name, dir).pathname) }));
+    .map((name) => ({ name: name.replace(/\.(ts|js|mjs)$/, ''), url: new URL(encodeURIComponent(name), dir) }));
 }
 
 const exported = (module: Record<string, unknown>, name: string): unknown => module.default ?? module[name];
@@ -41,17 +41,18 @@ export async function discoverApi(locations: ApiLocations = DEFAULT_LOCATIONS): 
   const models: ModelDeclaration[] = [];
   for (const file of await modulesIn(locations.models)) {
     const declaration = exported(await import(file.url.href), 'model');
-    if (!declaration) throw new Error(`${file.url.pathname}: a model file must export its declaration as default`);
+    if (!declaration) throw new Error(`${fileURLToPath(file.url)}: a model file must export its declaration as default`);
     models.push(declaration as ModelDeclaration);
   }
   const controllers: Record<string, Controller> = {};
   for (const file of await modulesIn(locations.controllers)) {
     const controller = exported(await import(file.url.href), 'controller');
-    if (!controller) throw new Error(`${file.url.pathname}: a controller file must export its actions as default`);
+    if (!controller) throw new Error(`${fileURLToPath(file.url)}: a controller file must export its actions as default`);
     controllers[file.name] = controller as Controller;
   }
-  const routesModule = (await import(locations.routes.href).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ERR_MODULE_NOT_FOUND') return {};
+  const routesModule = (await import(locations.routes.href).catch((error: NodeJS.ErrnoException & { url?: string }) => {
+    // no routes file: no routes; a routes file importing something missing is a real error
+    if (error.code === 'ERR_MODULE_NOT_FOUND' && (error.url === undefined || error.url === locations.routes.href)) return {};
     throw error;
   })) as Record<string, unknown>;
   const routes = (exported(routesModule, 'routes') ?? {}) as RouteTable;

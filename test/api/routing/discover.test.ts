@@ -8,7 +8,7 @@ import { discoverApi } from '../../../api/routing/discover.ts';
 import { getJson, startApp } from '../fixtures/app.ts';
 
 describe('discovery of models, controllers and routes at boot', async () => {
-  const root = await mkdtemp(join(tmpdir(), 'app-discover-'));
+  const root = await mkdtemp(join(tmpdir(), 'app discover '));
   after(() => rm(root, { recursive: true, force: true }));
   await mkdir(join(root, 'models'));
   await mkdir(join(root, 'controllers'));
