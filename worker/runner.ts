@@ -49,7 +49,10 @@ export interface WorkerHandle {
  *   recovered by the sweep after a crash;
  * - completions batched over 2 ms (one DELETE for many jobs); a crash inside that window only
  *   re-runs jobs whose delivery is already recorded, which the task then skips;
- * - graphile-worker's own pool: c/2 + 4 connections (fetch, complete, LISTEN);
+ * - graphile-worker's own pool: up to c + 2 connections, its recommendation (opened on demand;
+ *   with the local queue and batched completion a handful are in use);
+ * - the service's own pool (`db.poolMax`): claims and outcomes are batched (one statement in
+ *   flight for each), so a few connections carry any concurrency;
  * - the drain waits for attempts in flight up to `webhooks.timeout` before aborting.
  */
 export function runnerOptions(config: Config, logger: Logger, events: WorkerEvents, taskList: TaskList): RunnerOptions {
@@ -58,7 +61,7 @@ export function runnerOptions(config: Config, logger: Logger, events: WorkerEven
     connectionString: config.databaseUrl ?? undefined,
     concurrency,
     pollInterval: config.worker.pollInterval,
-    maxPoolSize: Math.max(4, Math.ceil(concurrency / 2) + 4),
+    maxPoolSize: concurrency + 2,
     noHandleSignals: true,
     logger: workerGraphileLogger(logger),
     events,
@@ -79,7 +82,7 @@ export function runnerOptions(config: Config, logger: Logger, events: WorkerEven
 function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResources {
   const { config, log } = deps;
   if (!config.databaseUrl) throw new Error('no database configured: set DATABASE_URL');
-  const sql = connect(config, log, { max: Math.max(config.db.poolMax, config.webhooks.concurrency + 2), name: 'app-worker' });
+  const sql = connect(config, log, { name: 'app-worker' });
   const dispatcher = createPinnedDispatcher({
     allowPrivate: config.webhooks.allowPrivate,
     connectTimeoutMs: config.webhooks.timeout,

@@ -1,0 +1,116 @@
+/**
+ * What the benchmarks share: a database (DATABASE_URL's server, else an embedded PostgreSQL
+ * with its default, durable settings), a fresh migrated database per run, a loopback receiver,
+ * argument parsing and statistics.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import postgres from 'postgres';
+import { resolveConfig, type Config } from '../shared/config/index.ts';
+import { connect, type Sql } from '../shared/db/connect.ts';
+import { migrate } from '../shared/db/migrate.ts';
+import { createLogger, type Logger } from '../shared/log/logger.ts';
+
+export interface BenchDatabase {
+  url: string;
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  /** Where the server came from, for the report. */
+  server: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database named `bench_<random>` on DATABASE_URL's server, or on an embedded
+ * PostgreSQL started for the run (default settings: fsync and synchronous_commit on). Dropped
+ * (and the embedded server stopped) by `close`.
+ */
+export async function benchDatabase(flags: Record<string, unknown> = {}): Promise<BenchDatabase> {
+  const given = process.env.DATABASE_URL;
+  const cluster = given ? undefined : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({});
+  const adminUrl = given ?? cluster!.adminUrl;
+  const name = `bench_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const { config } = resolveConfig({
+    env: { NODE_ENV: 'production', DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' },
+    flags: { ...flags, webhooks: { allowHttp: true, allowPrivate: true, ...(flags.webhooks as object | undefined) } },
+  });
+  const log = createLogger(config, { name: 'bench' });
+  const sql = connect(config, log, { max: 8, name: 'bench' });
+  await migrate({ config, sql, log });
+  return {
+    url: url.toString(),
+    config,
+    sql,
+    log,
+    server: given ? 'DATABASE_URL' : 'embedded PostgreSQL (durable defaults)',
+    async close() {
+      await sql.end({ timeout: 5 });
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+      await cluster?.stop();
+    },
+  };
+}
+
+export interface BenchReceiver {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** A keep-alive HTTP receiver on 127.0.0.1 answering 204 once it has the whole body. */
+export async function benchReceiver(onBody: (req: IncomingMessage, body: string) => void): Promise<BenchReceiver> {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      onBody(req, Buffer.concat(chunks).toString('utf8'));
+      res.statusCode = 204;
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** `--name value` options with numeric defaults. */
+export function numberArgs<T extends Record<string, number>>(defaults: T, argv = process.argv.slice(2)): T {
+  const out = { ...defaults } as Record<string, number>;
+  for (let i = 0; i < argv.length; i++) {
+    const match = /^--([\w-]+)(?:=(.*))?$/.exec(argv[i]);
+    if (!match || !(match[1] in out)) throw new Error(`unknown argument ${argv[i]}; known: ${Object.keys(out).map((k) => `--${k}`).join(' ')}`);
+    const value = Number(match[2] ?? argv[++i]);
+    if (!Number.isFinite(value)) throw new Error(`--${match[1]} needs a number`);
+    out[match[1]] = value;
+  }
+  return out as T;
+}
+
+/** The `q` quantile (0..1) of `values` (nearest rank). */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+export const median = (values: readonly number[]) => quantile(values, 0.5);
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Milliseconds on a clock shared by every process of this machine (sub-millisecond). */
+export const wallClock = () => performance.timeOrigin + performance.now();
+
+/** Progress and per-run figures go to stderr; stdout carries only the result line. */
+export const note = (text: string) => process.stderr.write(`${text}\n`);

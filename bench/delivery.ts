@@ -1,0 +1,184 @@
+/**
+ * `npm run bench:delivery` (issue 4, "Benchmark"): the delivery worker's sustained rate, the
+ * emit-to-receiver latency at a steady offered load, and graphile-worker's own rate for a no-op
+ * task on the same database, in the same run.
+ *
+ * The worker runs as the Procfile runs it (`node worker/main.ts`, NODE_ENV=production, its
+ * default configuration but the loopback allowed); the receiver and the emitter live in this
+ * process; PostgreSQL is DATABASE_URL's server or an embedded one with durable defaults.
+ *
+ * 1. Throughput: `--deliveries` deliveries (events fanned out to `--endpoints` endpoints) are
+ *    queued with the worker stopped, then the worker starts; rate = deliveries received per
+ *    second from the first to the last, all of them recorded done.
+ * 2. Latency: with the worker idle, `--rate` events per second to one endpoint for
+ *    `--seconds`; latency = receiver's clock minus the clock when emit was called.
+ * 3. No-op: `--deliveries` `app/noop` jobs are queued the same way; rate = jobs completed per
+ *    second by the same worker process.
+ * Each is repeated `--runs` times; the medians are printed on one line (per-run figures on stderr).
+ *
+ * Options: --deliveries 20000 --endpoints 10 --rate 100 --seconds 10 --runs 3 --concurrency 0
+ * (0: the configured default, webhooks.concurrency).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { emit } from '../shared/webhooks/emit.ts';
+import { register } from '../shared/webhooks/register.ts';
+import { benchDatabase, benchReceiver, median, note, numberArgs, quantile, sleep, wallClock, type BenchDatabase } from './common.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0 });
+
+interface Worker {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startWorker(db: BenchDatabase): Promise<Worker> {
+  const child = spawn(process.execPath, ['worker/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: db.url,
+      APP_WEBHOOKS__ALLOW_HTTP: 'true',
+      APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
+      ...(args.concurrency > 0 ? { APP_WEBHOOKS__CONCURRENCY: String(args.concurrency) } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('worker started')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then(() => reject(new Error(`the worker exited before starting:\n${output}`)));
+  });
+  return {
+    child,
+    async stop() {
+      child.kill('SIGTERM');
+      const code = await exited;
+      if (code !== 0) throw new Error(`the worker exited with ${code}:\n${output.slice(-2000)}`);
+      if (/"level":(50|60)/.test(output)) note(`worker logged errors:\n${output.split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(0, 5).join('\n')}`);
+    },
+  };
+}
+
+/** Emits `count` events of `type` to the owner-less endpoints subscribed, `parallel` at a time. */
+async function emitMany(db: BenchDatabase, type: string, count: number, parallel = 4): Promise<number> {
+  let next = 0;
+  let written = 0;
+  const deps = { config: db.config, sql: db.sql, log: db.log };
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (next < count) {
+      next += 1;
+      const deliveries = await emit(deps, type, { i: next, t: 0 });
+      written += deliveries.length; // not `written += (await …)`: that reads `written` before the await
+    }
+  }));
+  return written;
+}
+
+async function doneCount(db: BenchDatabase): Promise<number> {
+  const [row] = await db.sql<{ done: number }[]>`select count(*)::int as done from app_webhook_deliveries where status = 'done'`;
+  return row.done;
+}
+
+async function main() {
+  const db = await benchDatabase();
+  let received = 0;
+  let first = 0;
+  let last = 0;
+  const latencies: number[] = [];
+  const receiver = await benchReceiver((_req, body) => {
+    const now = wallClock();
+    received += 1;
+    if (first === 0) first = now;
+    last = now;
+    if (body.includes('"type":"latency.ping"')) {
+      const sent = (JSON.parse(body) as { data: { t: number } }).data.t;
+      latencies.push(now - sent);
+    }
+  });
+  const deps = { config: db.config, sql: db.sql, log: db.log };
+  try {
+    for (let i = 0; i < args.endpoints; i++) await register(deps, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
+    await register(deps, { url: `${receiver.origin}/latency`, events: ['latency.*'] });
+    const events = Math.ceil(args.deliveries / args.endpoints);
+    const rates: number[] = [];
+    const p50s: number[] = [];
+    const p99s: number[] = [];
+    const noopRates: number[] = [];
+
+    for (let run = 1; run <= args.runs; run++) {
+      // 1. Throughput: a backlog, then the worker.
+      const queued = await emitMany(db, 'bench.order.created', events);
+      const doneBefore = await doneCount(db);
+      received = 0;
+      first = 0;
+      const worker = await startWorker(db);
+      while (received < queued) await sleep(20);
+      const rate = ((queued - 1) * 1000) / (last - first);
+      while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
+      rates.push(rate);
+
+      // 2. Latency at a steady offered rate, the worker idle.
+      latencies.length = 0;
+      const total = args.rate * args.seconds;
+      const started = wallClock();
+      for (let i = 0; i < total; i++) {
+        const due = started + (i * 1000) / args.rate;
+        const wait = due - wallClock();
+        if (wait > 0) await sleep(wait);
+        void emit(deps, 'latency.ping', { i, t: wallClock() });
+      }
+      while (latencies.length < total) await sleep(20);
+      p50s.push(quantile(latencies, 0.5));
+      p99s.push(quantile(latencies, 0.99));
+      await worker.stop();
+
+      // 3. graphile-worker's own rate for a no-op task, same worker process settings.
+      await db.sql`
+        select count(*) from graphile_worker.add_jobs(array(
+          select row('app/noop', '{}'::json, null, null, 1, null, null, null)::graphile_worker.job_spec
+            from generate_series(1, ${args.deliveries}::int)))`;
+      const noopWorker = await startWorker(db);
+      let t0 = 0;
+      let left = args.deliveries;
+      let leftAtT0 = left;
+      for (;;) {
+        const [row] = await db.sql<{ left: number }[]>`select count(*)::int as left from graphile_worker._private_jobs`;
+        left = row.left;
+        if (t0 === 0 && left < args.deliveries) {
+          t0 = wallClock();
+          leftAtT0 = left;
+        }
+        if (left === 0) break;
+        await sleep(10);
+      }
+      const noopRate = (leftAtT0 * 1000) / (wallClock() - t0);
+      noopRates.push(noopRate);
+      await noopWorker.stop();
+      note(`run ${run}: ${rate.toFixed(0)} deliveries/s; emit->receiver p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms; no-op ${noopRate.toFixed(0)} jobs/s`);
+    }
+
+    const rate = median(rates);
+    const noop = median(noopRates);
+    process.stdout.write(
+      `bench:delivery: ${rate.toFixed(0)} deliveries/s sustained (${args.deliveries} deliveries to ${args.endpoints} endpoints); ` +
+        `emit->receiver p50 ${median(p50s).toFixed(1)} ms, p99 ${median(p99s).toFixed(1)} ms at ${args.rate} events/s for ${args.seconds} s; ` +
+        `graphile-worker no-op ${noop.toFixed(0)} jobs/s; ratio ${(rate / noop).toFixed(2)} ` +
+        `(medians of ${args.runs} runs; ${db.server})\n`,
+    );
+  } finally {
+    await receiver.close();
+    await db.close();
+  }
+}
+
+await main();

@@ -1,0 +1,50 @@
+/**
+ * `npm run bench:emit` (issue 4, "Benchmark"): the time of one `emit` fanning out to 1,000
+ * endpoints (the spec's default `webhooks.maxFanout`): the event row, 1,000 delivery rows and
+ * 1,000 jobs in one transaction. Measured with the per-owner endpoint cache warm (as the web
+ * process runs it) and without it (the endpoints read from the table each time).
+ *
+ * Options: --endpoints 1000 --runs 30 (after 3 warm-up emits).
+ */
+import { createEndpointCache } from '../shared/webhooks/endpoint-cache.ts';
+import { emit } from '../shared/webhooks/emit.ts';
+import { register } from '../shared/webhooks/register.ts';
+import { benchDatabase, median, note, numberArgs, quantile, wallClock } from './common.ts';
+
+const args = numberArgs({ endpoints: 1000, runs: 30 });
+
+async function main() {
+  const db = await benchDatabase({ webhooks: { maxFanout: Math.max(1000, args.endpoints) } });
+  const deps = { config: db.config, sql: db.sql, log: db.log };
+  const cache = createEndpointCache(deps);
+  try {
+    note(`registering ${args.endpoints} endpoints`);
+    for (let i = 0; i < args.endpoints; i++) {
+      await register(deps, { url: `http://127.0.0.1:9/in/${i}`, events: i % 2 === 0 ? ['bench.*'] : ['bench.fanout'] });
+    }
+    const measure = async (label: string, withCache: boolean) => {
+      const times: number[] = [];
+      for (let run = -3; run < args.runs; run++) {
+        const started = wallClock();
+        const deliveries = await emit(withCache ? { ...deps, cache } : deps, 'bench.fanout', { run, note: 'fan-out benchmark' });
+        const took = wallClock() - started;
+        if (deliveries.length !== args.endpoints) throw new Error(`emit reached ${deliveries.length} endpoints, not ${args.endpoints}`);
+        if (run >= 0) times.push(took);
+      }
+      note(`${label}: ${times.map((t) => t.toFixed(1)).join(' ')}`);
+      return times;
+    };
+    const cached = await measure('with the endpoint cache', true);
+    const uncached = await measure('without the cache', false);
+    const line = (times: number[]) => `median ${median(times).toFixed(1)} ms, p90 ${quantile(times, 0.9).toFixed(1)} ms, min ${Math.min(...times).toFixed(1)} ms`;
+    process.stdout.write(
+      `bench:emit: one emit to ${args.endpoints} endpoints: ${line(cached)} with the endpoint cache; ` +
+        `${line(uncached)} without (${args.runs} runs each; ${db.server})\n`,
+    );
+  } finally {
+    await cache.close();
+    await db.close();
+  }
+}
+
+await main();
