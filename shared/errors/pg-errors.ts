@@ -6,6 +6,7 @@ import { AppError } from './app-error.ts';
  */
 export const PG_ERRORS: Record<string, { status: number; code: string; message: string }> = {
   '23505': { status: 409, code: 'APP_CONFLICT', message: 'a record with the same unique value already exists' },
+  '23001': { status: 409, code: 'APP_REFERENCE_IN_USE', message: 'the record is still referenced by others' },
   '23503': { status: 422, code: 'APP_REFERENCE_INVALID', message: 'a referenced record does not exist' },
   '23502': { status: 422, code: 'APP_VALUE_REQUIRED', message: 'a required value is missing' },
   '22P02': { status: 400, code: 'APP_VALUE_INVALID', message: 'a value has the wrong form' },
