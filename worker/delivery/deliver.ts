@@ -109,6 +109,13 @@ export function deliveryHeaders(input: {
   return { ...headers, ...signedHeaders({ id: input.id, timestamp, body: input.body, secrets: input.secrets }) };
 }
 
+/**
+ * The number of attempt `attempt` within its series (1-based): attempts since the series began
+ * (`priorAttempts`, set by `jobs:retry`). Never below 1, whatever a payload says.
+ */
+export const attemptInSeries = (attempt: number, payload: Pick<DeliveryJobPayload, 'priorAttempts'>): number =>
+  Math.max(1, attempt - (payload.priorAttempts ?? 0));
+
 /** The outcome of an attempt, with the attempts budget applied: a retry past it is dead. */
 export function decide(
   result: AttemptResult,
@@ -117,7 +124,7 @@ export function decide(
   config: Pick<Config, 'webhooks'>,
 ): AttemptOutcome {
   const outcome = classifyAttempt(result);
-  const used = attempt - (payload.priorAttempts ?? 0);
+  const used = attemptInSeries(attempt, payload);
   if (outcome.result === 'retry' && used >= config.webhooks.maxAttempts) {
     return {
       ...outcome,
@@ -185,7 +192,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     allowPrivate: config.webhooks.allowPrivate,
   });
   const outcome = decide(result, attempt, payload, config);
-  const delayMs = outcome.result === 'retry' ? retryDelayMs(attempt - (payload.priorAttempts ?? 0), config.webhooks.backoff, deps.random) : undefined;
+  const delayMs = outcome.result === 'retry' ? retryDelayMs(attemptInSeries(attempt, payload), config.webhooks.backoff, deps.random) : undefined;
   const httpStatus = result.kind === 'response' ? result.status : null;
   const record: AttemptRecord = {
     deliveryId: id,
