@@ -95,8 +95,9 @@ export const SCHEMA: Group = group({
     backend: leaf('enum', 'none', 'Backend shared by all web processes for idempotency records and rate-limit counters.', {
       values: ['none', 'postgres', 'redis'],
     }),
-    url: leaf('string', null, 'Redis URL when `backend` is `redis`.', { nullable: true, secret: true }),
+    url: leaf('string', null, 'Redis URL when `backend` is `redis`; with `postgres`, another (migrated) database than `databaseUrl`.', { nullable: true, secret: true }),
     onError: leaf('enum', 'closed', '`closed`: refuse with 503 when the shared store fails; `open`: serve uncounted.', { values: ['closed', 'open'] }),
+    timeout: leaf('duration', '2s', 'Longest wait for the shared store; a slower answer counts as a failure (see `onError`).'),
   }),
   shutdown: group({
     signals: leaf('boolean', true, 'Listen to SIGINT/SIGTERM; false: the application calls `server.shutdown()`.'),

@@ -26,7 +26,12 @@ export interface Config {
     readonly store: string | null;
     readonly auth: false | { readonly max: number; readonly windowMs: number; readonly paths: readonly string[] };
   };
-  readonly shared: { readonly backend: 'none' | 'postgres' | 'redis'; readonly url: string | null; readonly onError: 'closed' | 'open' };
+  readonly shared: {
+    readonly backend: 'none' | 'postgres' | 'redis';
+    readonly url: string | null;
+    readonly onError: 'closed' | 'open';
+    readonly timeout: number;
+  };
   readonly shutdown: { readonly signals: boolean; readonly delay: number; readonly drain: number };
   readonly helmet: false | {
     readonly options: Readonly<Record<string, unknown>>;
