@@ -4,7 +4,10 @@ import Koa, { type Middleware } from 'koa';
 import type { Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
+import { openSharedStore } from '../shared/stores/open.ts';
+import type { SharedStore } from '../shared/stores/types.ts';
 import { postgresProbe, type StoreProbe } from './health/stores.ts';
+import { plugIdempotency } from './idempotency/plug.ts';
 import { Lifecycle, type Module } from './lifecycle.ts';
 import { apiVersion } from './middleware/api-version.ts';
 import { bodyParsers } from './middleware/body-parsers.ts';
@@ -22,6 +25,7 @@ import { roleGuard } from './middleware/role-guard.ts';
 import { secureHeaders } from './middleware/secure-headers.ts';
 import { timeout } from './middleware/timeout.ts';
 import { versionGuard } from './middleware/version-guard.ts';
+import { plugRateLimits } from './rate-limit/plug.ts';
 import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSlot } from './pipeline.ts';
 import { buildApi, type Api, type ApiDefinition } from './routing/api.ts';
 import { discoverApi } from './routing/discover.ts';
@@ -34,6 +38,8 @@ export interface WebDeps {
   /** Stores readiness asks (default: the `default` PostgreSQL store). */
   stores?: StoreProbe[];
   shared?: StoreProbe;
+  /** Idempotency records and rate-limit counters (default: the backend `config.shared` names; in process for `none`). */
+  sharedStore?: SharedStore;
   /** The application's models, routes and controllers; discovered in `api/` at start when omitted. */
   api?: ApiDefinition;
 }
@@ -71,6 +77,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const startedAt = Date.now();
   const pipeline = createPipeline();
   let api: Api | undefined;
+  const sharedStore = deps.sharedStore ?? openSharedStore({ config, log });
+  const sharedProbe = deps.shared ?? (config.shared.backend === 'none' ? undefined : sharedStore);
 
   pipeline.use('requestId', requestId());
   pipeline.use('errors', errors({ log, exposeInternals: config.env === 'development' }));
@@ -83,7 +91,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.use('errorHelpers', errorHelpers());
   pipeline.use('apiVersion', apiVersion());
   pipeline.use('pagination', pagination(config.api));
-  pipeline.use('health', health({ phase: () => lifecycle.phase, stores, shared: deps.shared, startedAt }));
+  pipeline.use('health', health({ phase: () => lifecycle.phase, stores, shared: sharedProbe, startedAt }));
   pipeline.use('notFound', notFound());
   pipeline.use('router', function router(ctx, next) {
     return api ? api.router(ctx, next) : next();
@@ -92,6 +100,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.useRoute('roleGuard', roleGuard);
   const warned = new Set<string>();
   pipeline.useRoute('halGuard', (route) => halGuard({ route, strict: config.api.strict, log, warned }));
+  // limiters (authLimiter, globalLimiter, routeLimiter) and idempotency (route slot), issue 7
+  const guards = [plugRateLimits(pipeline, { config, log, shared: sharedStore }), plugIdempotency(pipeline, { config, log, shared: sharedStore })];
 
   const build = (definition: ApiDefinition) => buildApi({ sql }, definition, pipeline.routeStage);
   if (deps.api) api = build(deps.api);
@@ -104,6 +114,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   lifecycle.watch(server);
 
   const ownModules: Module[] = [
+    sharedStore, // started first, stopped last
+    ...guards.filter((module): module is Module => !!module),
     { name: 'database', stop: () => sql.end({ timeout: 5 }) },
     ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
     ...modules,

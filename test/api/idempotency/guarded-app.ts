@@ -1,0 +1,170 @@
+/**
+ * A web process (createWebServer, real HTTP on port 0) with routes that count how often their
+ * action ran, for the idempotency and rate-limit tests. A stub authentication step in the
+ * `user` slot sets `ctx.state.principal` from `X-Test-Principal: <id>` and `ctx.state.sessionId`
+ * from `X-Test-Session: <id>` (what the later authentication issue will do).
+ */
+import { after } from 'node:test';
+import { Readable, Writable } from 'node:stream';
+import type { Middleware } from 'koa';
+import { createWebServer, type WebServer } from '../../../api/server.ts';
+import type { Controller } from '../../../api/routing/controller.ts';
+import type { RouteTable } from '../../../api/routing/table.ts';
+import { AppError } from '../../../shared/errors/app-error.ts';
+import { createLogger } from '../../../shared/log/logger.ts';
+import type { SharedStore } from '../../../shared/stores/types.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+
+export const ROUTES: RouteTable = {
+  'POST /orders': { controller: 'orders.create' },
+  'PUT /orders/:id': { controller: 'orders.replace' },
+  'PATCH /orders/:id': { controller: 'orders.update' },
+  'DELETE /orders/:id': { controller: 'orders.destroy' },
+  'GET /orders': { controller: 'orders.index' },
+  'POST /fail': { controller: 'orders.fail' },
+  'POST /crash': { controller: 'orders.crash' },
+  'POST /refuse': { controller: 'orders.refuse' },
+  'POST /stream': { controller: 'orders.stream' },
+  'POST /opt-out': { controller: 'orders.create', idempotent: false },
+  'POST /login': { controller: 'session.login' },
+  'POST /limited': { controller: 'orders.create', rateLimit: { windowMs: 60_000, max: 3 } },
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Counts runs per path; `?ms=` makes the action take that long. */
+export function countingControllers(runs: Map<string, number>): Record<string, Controller> {
+  const count = (path: string) => {
+    const n = (runs.get(path) ?? 0) + 1;
+    runs.set(path, n);
+    return n;
+  };
+  const create = async (ctx: Parameters<Controller[string]>[0]) => {
+    const run = count(ctx.path);
+    if (ctx.query.ms) await sleep(Number(ctx.query.ms));
+    ctx.status = 201;
+    ctx.set('Location', `/orders/${run}`);
+    ctx.set('X-Run', String(run));
+    ctx.body = { run, received: ctx.request.body ?? null, at: process.hrtime.bigint().toString() };
+  };
+  return {
+    orders: {
+      create,
+      index: (ctx) => {
+        ctx.body = { runs: Object.fromEntries(runs) };
+      },
+      replace: create,
+      update: create,
+      destroy: (ctx) => {
+        count(ctx.path);
+        ctx.status = 204;
+      },
+      fail: (ctx) => {
+        const run = count(ctx.path);
+        ctx.status = Number(ctx.query.status ?? 503);
+        ctx.body = { run, failed: true };
+      },
+      crash: () => {
+        count('/crash');
+        throw new Error('boom');
+      },
+      refuse: () => {
+        count('/refuse');
+        throw new AppError(422, 'not acceptable input', { code: 'APP_TEST_REFUSED' });
+      },
+      stream: (ctx) => {
+        const run = count(ctx.path);
+        ctx.type = 'text/plain';
+        ctx.body = Readable.from([`run ${run}\n`, 'streamed\n']);
+      },
+    },
+    session: {
+      login: (ctx) => {
+        const run = count(ctx.path);
+        ctx.body = { run };
+      },
+    },
+  };
+}
+
+/** Sets the principal and session from test headers. */
+export function stubCaller(): Middleware {
+  return async function stubCaller(ctx, next) {
+    const principal = ctx.get('X-Test-Principal');
+    if (principal) ctx.state.principal = { id: principal, roles: [] };
+    const session = ctx.get('X-Test-Session');
+    if (session) (ctx.state as { sessionId?: string }).sessionId = session;
+    await next();
+  };
+}
+
+export interface GuardedApp {
+  base: string;
+  web: WebServer;
+  db: TestDatabase;
+  runs: Map<string, number>;
+  logs: Array<Record<string, unknown>>;
+}
+
+/** Servers started by this file, stopped when its tests end (registered at import, so a `before` hook can start one). */
+const started: WebServer[] = [];
+after(async () => {
+  await Promise.all(started.splice(0).map((web) => web.shutdown('test')));
+});
+
+let database: Promise<TestDatabase> | undefined;
+/** This file's database (one per file). */
+export const testDatabase = () => (database ??= createTestDatabase());
+
+/** Starts the guarded app; stopped when the file's tests end. */
+export async function startGuardedApp(options: { flags?: Record<string, unknown>; env?: Record<string, string>; sharedStore?: SharedStore; routes?: RouteTable } = {}): Promise<GuardedApp> {
+  const db = await testDatabase();
+  const config = db.configWith({ logLevel: 'info', ...options.flags }, options.env);
+  const logs: Array<Record<string, unknown>> = [];
+  const log = createLogger(config, {
+    name: 'test-web',
+    destination: new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+        done();
+      },
+    }),
+  });
+  const runs = new Map<string, number>();
+  const web = createWebServer({
+    config,
+    log,
+    sql: db.sql,
+    stores: [],
+    sharedStore: options.sharedStore,
+    api: { routes: options.routes ?? ROUTES, controllers: countingControllers(runs) },
+  });
+  web.plug('user', stubCaller());
+  const { port } = await web.start(0);
+  started.push(web);
+  return { base: `http://127.0.0.1:${port}`, web, db, runs, logs };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+}
+
+/** A request with a JSON body (or none); parses a JSON answer. */
+export async function request(method: string, url: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const response = await fetch(url, {
+    method,
+    headers: { ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }), ...options.headers },
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = text;
+  }
+  return { status: response.status, headers: response.headers, text, body };
+}
