@@ -1,0 +1,82 @@
+/**
+ * What the web and worker entry points call once at boot for webhooks (spec: `webhooks.install`,
+ * "Secrets at rest"). Neither blocks the boot: a database that is down must not stop the web
+ * process (`/livez` keeps answering).
+ */
+import type { Config } from '../config/index.ts';
+import type { Logger } from '../log/logger.ts';
+import type { WebhookDeps } from './deps.ts';
+import { ensureWebhookTables } from './install.ts';
+
+/** The boot warning when webhook secrets are stored unencrypted. */
+export const UNENCRYPTED_SECRETS_WARNING = 'webhook signing secrets are stored unencrypted: set APP_SECRET';
+
+/**
+ * Logs, once per call (entry points call it once per process), that signing secrets are stored
+ * unencrypted because `config.secret` is not set. Answers whether it warned.
+ */
+export function warnIfSecretsUnencrypted(deps: { config: Pick<Config, 'secret'>; log: Logger }): boolean {
+  if (deps.config.secret) return false;
+  deps.log.warn(UNENCRYPTED_SECRETS_WARNING);
+  return true;
+}
+
+export interface BootInstallOptions {
+  /** First delay between attempts (default 1 s); doubles up to `maxDelayMs`. */
+  initialDelayMs?: number;
+  /** Longest delay between attempts (default 30 s). */
+  maxDelayMs?: number;
+  /** Stops retrying (shutdown); the promise then resolves false. */
+  signal?: AbortSignal;
+}
+
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P03', '53300']);
+
+function isConnectionError(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && CONNECTION_ERRORS.has(e.code)) return true;
+  }
+  return false;
+}
+
+/**
+ * With `webhooks.install` true (the default outside production), makes sure the webhook tables
+ * exist (`ensureWebhookTables`), retrying with doubling delays (1 s to 30 s) until the database
+ * answers. Meant to be started without awaiting it, so the process serves `/livez` meanwhile.
+ * Resolves true once installed, false when `webhooks.install` is false or `signal` aborted.
+ * Never rejects: a failure other than an unreachable database is logged as an error and retried
+ * too (an operator may fix it without a restart).
+ */
+export async function ensureWebhookTablesAtBoot(deps: Pick<WebhookDeps, 'config' | 'sql' | 'log'>, options: BootInstallOptions = {}): Promise<boolean> {
+  if (!deps.config.webhooks.install) return false;
+  const maxDelay = options.maxDelayMs ?? 30_000;
+  let delay = options.initialDelayMs ?? 1000;
+  for (let attempt = 1; ; attempt++) {
+    if (options.signal?.aborted) return false;
+    try {
+      const result = await ensureWebhookTables(deps);
+      deps.log.info({ applied: result.applied, attempt }, 'webhook tables installed');
+      return true;
+    } catch (error) {
+      if (options.signal?.aborted) return false;
+      if (isConnectionError(error)) {
+        deps.log.warn({ attempt, retryInMs: delay, reason: (error as Error).message }, 'database not reachable; webhook tables will be installed once it answers');
+      } else {
+        deps.log.error({ err: error, attempt, retryInMs: delay }, 'installing the webhook tables failed; retrying');
+      }
+    }
+    const stop = await sleep(delay, options.signal);
+    if (stop) return false;
+    delay = Math.min(delay * 2, maxDelay);
+  }
+}
+
+/** Waits `ms`; answers true when `signal` aborted meanwhile. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(true);
+    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(false); }, ms);
+    const onAbort = () => { clearTimeout(timer); resolve(true); };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * `webhooks.emit(event, payload, {owner})` and `sendToEndpoint` (spec: "Events", "Tenant
+ * isolation", `webhooks:send`).
+ */
+import { conflict, unprocessable } from '../errors/app-error.ts';
+import { assertEventName, matchesEvent } from './patterns.ts';
+import { assertOwner } from './endpoint-fields.ts';
+import { endpointRow } from './endpoint-store.ts';
+import { loadEnabledEndpoints } from './endpoint-cache.ts';
+import { payloadText } from './envelope.ts';
+import { enqueueDeliveries, type Delivery } from './enqueue.ts';
+import type { WebhookDeps } from './deps.ts';
+
+export interface EmitOptions {
+  /**
+   * The tenant: the event reaches only enabled endpoints of exactly this owner. Absent or null:
+   * only endpoints without owner. An emit never reaches every tenant.
+   */
+  owner?: string | null;
+}
+
+/**
+ * Emits `event` with `payload` (any JSON value) to every enabled endpoint of `options.owner`
+ * whose patterns match it (`*`, the exact name, or a family `<prefix>.*` matching every deeper
+ * name), matching in process over the owner's endpoints (read through `deps.cache` when given).
+ * More matches than `webhooks.maxFanout` refuses with 422 `APP_WEBHOOK_FANOUT_EXCEEDED`
+ * (data `{limit, matched}`) and writes nothing. Otherwise one transaction writes the event, one
+ * delivery and one `app/webhook` job per endpoint; answers the deliveries (none when nothing
+ * matched, and then nothing is written). Also throws 422 `APP_WEBHOOK_EVENT_INVALID`,
+ * `APP_WEBHOOK_OWNER_INVALID`, `APP_WEBHOOK_PAYLOAD_INVALID`, 413
+ * `APP_WEBHOOK_PAYLOAD_TOO_LARGE`, 503 `APP_WEBHOOK_QUEUE_MISSING`.
+ */
+export async function emit(deps: WebhookDeps, event: string, payload: unknown, options: EmitOptions = {}): Promise<Delivery[]> {
+  const type = assertEventName(event);
+  const owner = assertOwner(options?.owner);
+  const data = payloadText(payload, deps.config.bodyLimit);
+  const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps.sql, deps.config, owner);
+  const matched = endpoints.filter((endpoint) => matchesEvent(endpoint.events, type));
+  const limit = deps.config.webhooks.maxFanout;
+  if (matched.length > limit) {
+    throw unprocessable(
+      `event ${type} matches ${matched.length} endpoints, more than webhooks.maxFanout (${limit}); nothing was sent`,
+      { code: 'APP_WEBHOOK_FANOUT_EXCEEDED', data: { limit, matched: matched.length, event: type, owner } },
+    );
+  }
+  const deliveries = await enqueueDeliveries(deps, { type, data, owner, endpointIds: matched.map((e) => e.id) });
+  if (deliveries.length > 0) deps.log.debug({ event: type, owner, deliveries: deliveries.length, eventId: deliveries[0].eventId }, 'webhook event emitted');
+  return deliveries;
+}
+
+/**
+ * Sends `event` with `payload` to endpoint `id` alone, whether or not it subscribed to the event
+ * (`webhooks:send`), through the queue like any emit; the event carries the endpoint's owner.
+ * A disabled endpoint is refused with 409 `APP_WEBHOOK_ENDPOINT_DISABLED` (enable it first):
+ * the worker would not deliver to it anyway. Throws 404 `APP_WEBHOOK_NOT_FOUND` and the input
+ * errors of `emit`.
+ */
+export async function sendToEndpoint(deps: WebhookDeps, id: string, event: string, payload: unknown): Promise<Delivery> {
+  const type = assertEventName(event);
+  const data = payloadText(payload, deps.config.bodyLimit);
+  const row = await endpointRow(deps.sql, deps.config, id);
+  const disabled = () =>
+    conflict(`webhook endpoint ${id} is disabled; enable it first (app webhooks:enable ${id})`, {
+      code: 'APP_WEBHOOK_ENDPOINT_DISABLED',
+      data: { id, disabledAt: row.disabled_at, disabledReason: row.disabled_reason },
+    });
+  if (row.disabled_at !== null) throw disabled();
+  const [delivery] = await enqueueDeliveries(deps, { type, data, owner: row.owner, endpointIds: [id] });
+  // Disabled, removed or given to another owner between the read and the write.
+  if (delivery === undefined) throw conflict(`webhook endpoint ${id} changed while sending; try again`, { code: 'APP_WEBHOOK_ENDPOINT_CHANGED', data: { id } });
+  deps.log.debug({ event: type, endpoint: id, delivery: delivery.id }, 'webhook event sent to one endpoint');
+  return delivery;
+}

@@ -1,0 +1,55 @@
+/**
+ * `webhooks.register(options)` (spec: "Webhook programmatic interface", "Webhook endpoint"):
+ * the only way to create an endpoint.
+ */
+import { assertEventPatterns } from './patterns.ts';
+import { assertEndpointHeaders } from './endpoint-headers.ts';
+import { assertDescription, assertOwner, checkEndpointUrl } from './endpoint-fields.ts';
+import { endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './endpoint-store.ts';
+import { addSecret, secretBoxFor } from './secrets.ts';
+import { newEndpointId } from './ids.ts';
+import type { WebhookDeps } from './deps.ts';
+
+export interface RegisterOptions {
+  url: string;
+  /** Exact event names, families `<prefix>.*`, or `*`. */
+  events: string[];
+  /** The tenant; absent: an owner-less endpoint, reached only by emits without owner. */
+  owner?: string | null;
+  description?: string | null;
+  /** Receiver-specific headers sent with every delivery (reserved and hop-by-hop names refused). */
+  headers?: Record<string, string> | null;
+}
+
+/** The endpoint as registered, with its one signing secret (shown again only by `webhooks:show --reveal`). */
+export type RegisteredEndpoint = Endpoint & { secret: string };
+
+/**
+ * Checks every field (url shape and resolved addresses, event patterns, headers, owner,
+ * description; each refusal a 422 whose `APP_WEBHOOK_*` code names the field), then writes the
+ * endpoint and its first secret (`whsec_` + base64 of 32 random bytes, sealed at rest) in one
+ * transaction, and announces the change to every process's endpoint cache.
+ */
+export async function register(deps: WebhookDeps, options: RegisterOptions): Promise<RegisteredEndpoint> {
+  const input = (options ?? {}) as Partial<RegisterOptions>;
+  const events = assertEventPatterns(input.events);
+  const headers = assertEndpointHeaders(input.headers);
+  const owner = assertOwner(input.owner);
+  const description = assertDescription(input.description);
+  const url = await checkEndpointUrl(deps, input.url);
+  const box = secretBoxFor(deps.config);
+  const id = newEndpointId();
+
+  const { row, secret } = await deps.sql.begin(async (tx) => {
+    const [inserted] = await tx<EndpointRow[]>`
+      insert into ${endpointTable(tx, deps.config)} (id, url, events, owner, description, headers)
+      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(headers)})
+      returning *`;
+    const plain = await addSecret(tx, box, id);
+    await notifyEndpointsChanged(tx, [owner]);
+    return { row: inserted, secret: plain };
+  });
+  deps.cache?.invalidate(owner);
+  deps.log.info({ endpoint: id, owner, events, host: new URL(url).host }, 'webhook endpoint registered');
+  return { ...toEndpoint(row), secret };
+}
