@@ -1,5 +1,7 @@
 import { ConfigError, resolveConfig, type ConfigSources } from '../shared/config/index.ts';
 import { createLogger } from '../shared/log/logger.ts';
+import { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
+import type { Module } from './lifecycle.ts';
 import { createWebServer, type WebServer } from './server.ts';
 
 /**
@@ -20,7 +22,8 @@ export async function runWeb(options: { sources?: ConfigSources; setup?: (web: W
   const log = createLogger(config, { name: 'web' });
   for (const warning of warnings) log.warn(warning);
 
-  const web = createWebServer({ config, log });
+  warnIfSecretsUnencrypted({ config, log });
+  const web = createWebServer({ config, log }, [webhookInstall()]);
   await options.setup?.(web);
   if (config.shutdown.signals) {
     let signalled = false;
@@ -42,4 +45,16 @@ export async function runWeb(options: { sources?: ConfigSources; setup?: (web: W
     process.exit(1);
   }
   return web;
+
+  /** `webhooks.install`: tables made at boot, retried in the background until the database answers. */
+  function webhookInstall(): Module {
+    const stop = new AbortController();
+    return {
+      name: 'webhooks-install',
+      start: async () => {
+        void ensureWebhookTablesAtBoot({ config, log, sql: web.sql }, { signal: stop.signal });
+      },
+      stop: async () => stop.abort(),
+    };
+  }
 }
