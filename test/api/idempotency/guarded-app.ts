@@ -140,8 +140,8 @@ export async function startGuardedApp(options: { flags?: Record<string, unknown>
     api: { routes: options.routes ?? ROUTES, controllers: countingControllers(runs) },
   });
   web.plug('user', stubCaller());
-  const { port } = await web.start(0);
   started.push(web);
+  const { port } = await web.start(0);
   return { base: `http://127.0.0.1:${port}`, web, db, runs, logs };
 }
 
