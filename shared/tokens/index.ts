@@ -1,0 +1,11 @@
+/**
+ * API tokens and principals (issue 6). See tokens.ts (create, list, revoke, verify), roles.ts
+ * (admin, member, viewer), principal.ts (the principal of a request and its tenant scope).
+ */
+export { createToken, listTokens, revokeToken, verifyToken, tokenNotFound, MAX_TOKEN_LIFETIME_MS, MAX_TOKEN_NAME_LENGTH } from './tokens.ts';
+export type { ApiToken, CreatedToken, CreateTokenInput, TokenDeps } from './tokens.ts';
+export { ROLES, READ_ROLES, WRITE_ROLES, ALL_TENANT_ROLES, isRole, mayWrite } from './roles.ts';
+export type { Role } from './roles.ts';
+export { principalOfToken, scopeOf } from './principal.ts';
+export type { Principal, TokenPrincipal } from './principal.ts';
+export { TOKEN_PREFIX, looksLikeToken } from './format.ts';

@@ -1,0 +1,48 @@
+/**
+ * The principal: who a request acts for, as every entry point sees it (REST sets it in the
+ * `user` slot as `ctx.state.principal`, GraphQL passes it to resolvers). Same shape as
+ * api/routing/roles.ts `Principal`, kept here so the core never imports the web layer.
+ *
+ * Today a principal comes from an API token (`kind: 'token'`, id = the token id). The
+ * user-account issue adds `kind: 'user'` principals (session logins, and tokens that belong to
+ * a user: id = the user id, roles and owner from the user) by adding a case to `principalOf…`
+ * functions; what reads a principal (role guard, links, `scopeOf`) does not change.
+ */
+import { forbidden, unauthorized } from '../errors/app-error.ts';
+import { ALL_TENANTS, tenantScope, type TenantScope } from '../webhooks/tenant-scope.ts';
+import { ALL_TENANT_ROLES } from './roles.ts';
+import type { ApiToken } from './tokens.ts';
+
+export interface Principal {
+  /** Stable id of the caller: the key of its idempotency records and rate-limit counters. */
+  id: string;
+  roles: readonly string[];
+  /** The tenant the caller is bound to; null or absent: none (admins). */
+  owner?: string | null;
+}
+
+/** A principal authenticated by an API token. */
+export interface TokenPrincipal extends Principal {
+  kind: 'token';
+  owner: string | null;
+  tokenId: string;
+  /** The token's label, for logs. */
+  name: string;
+}
+
+/** The principal of requests carrying `token`. */
+export function principalOfToken(token: ApiToken): TokenPrincipal {
+  return Object.freeze({ kind: 'token', id: token.id, tokenId: token.id, name: token.name, roles: Object.freeze([token.role]), owner: token.owner });
+}
+
+/**
+ * The tenant scope of a principal: every tenant for an admin, else exactly its owner. A
+ * principal of another role without an owner reaches nothing (403 `APP_FORBIDDEN`); no
+ * principal at all is a 401 `APP_UNAUTHENTICATED`.
+ */
+export function scopeOf(principal: Principal | undefined): TenantScope {
+  if (!principal) throw unauthorized('this needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
+  if (principal.roles.some((role) => (ALL_TENANT_ROLES as readonly string[]).includes(role))) return ALL_TENANTS;
+  if (typeof principal.owner === 'string' && principal.owner.length > 0) return tenantScope(principal.owner);
+  throw forbidden('these credentials are bound to no tenant', { code: 'APP_FORBIDDEN', data: { reason: 'no tenant' } });
+}

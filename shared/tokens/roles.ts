@@ -1,0 +1,28 @@
+/**
+ * The roles an API token (and, later, a user) holds, and what each may do. One role per token:
+ *
+ * | Role     | Tenant                    | May                                                        |
+ * |----------|---------------------------|------------------------------------------------------------|
+ * | `admin`  | every tenant; names one   | everything: any owner's endpoints, events and deliveries   |
+ * | `member` | exactly its owner         | read and change its owner's endpoints, emit, retry, replay |
+ * | `viewer` | exactly its owner         | read its owner's endpoints, events and deliveries          |
+ *
+ * Route tables and GraphQL resolvers read the lists below rather than naming roles themselves.
+ */
+
+export const ROLES = ['admin', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Roles that may read webhook records (endpoints, events, deliveries). */
+export const READ_ROLES: readonly Role[] = ['admin', 'member', 'viewer'];
+
+/** Roles that may change webhook records, emit, test, rotate, retry and replay. */
+export const WRITE_ROLES: readonly Role[] = ['admin', 'member'];
+
+/** Roles that act for every tenant (the others are bound to one owner). */
+export const ALL_TENANT_ROLES: readonly Role[] = ['admin'];
+
+export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+
+/** Whether a holder of `roles` may change webhook records. */
+export const mayWrite = (roles: readonly string[]): boolean => roles.some((role) => (WRITE_ROLES as readonly string[]).includes(role));

@@ -1,0 +1,65 @@
+/**
+ * Queries of the token table (`app_api_tokens`, migrations/005_api_tokens.sql). Small named
+ * functions with parameters; the rules are in tokens.ts.
+ */
+import type { Sql } from '../db/connect.ts';
+import type { Role } from './roles.ts';
+
+/** A row of `app_api_tokens` as the driver returns it. */
+export interface TokenRow {
+  id: string;
+  name: string;
+  role: Role;
+  owner: string | null;
+  prefix: string;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = 'id, name, role, owner, prefix, created_at, expires_at, last_used_at, revoked_at';
+
+export async function insertToken(
+  sql: Sql,
+  input: { id: string; name: string; role: Role; owner: string | null; prefix: string; digest: string; expiresInMs: number | null },
+): Promise<TokenRow> {
+  const [row] = await sql<TokenRow[]>`
+    insert into app_api_tokens (id, name, role, owner, prefix, digest, expires_at)
+    values (${input.id}, ${input.name}, ${input.role}, ${input.owner}, ${input.prefix}, ${input.digest},
+            case when ${input.expiresInMs}::bigint is null then null else now() + ${input.expiresInMs}::bigint * interval '1 millisecond' end)
+    returning ${sql.unsafe(COLUMNS)}`;
+  return row;
+}
+
+/** Tokens in creation order; revoked ones only when asked. */
+export function selectTokens(sql: Sql, options: { includeRevoked: boolean }): Promise<TokenRow[]> {
+  return sql<TokenRow[]>`
+    select ${sql.unsafe(COLUMNS)} from app_api_tokens
+     where ${options.includeRevoked ? sql`true` : sql`revoked_at is null`}
+     order by created_at, id`;
+}
+
+/** The token whose digest this is, if it is neither revoked nor expired. */
+export async function selectUsableByDigest(sql: Sql, digest: string): Promise<TokenRow | undefined> {
+  const rows = await sql<TokenRow[]>`
+    select ${sql.unsafe(COLUMNS)} from app_api_tokens
+     where digest = ${digest} and revoked_at is null and (expires_at is null or expires_at > now())`;
+  return rows[0];
+}
+
+/** Marks token `id` revoked (keeping the first revocation time); the row, or undefined when there is none. */
+export async function revokeRow(sql: Sql, id: string): Promise<TokenRow | undefined> {
+  const rows = await sql<TokenRow[]>`
+    update app_api_tokens set revoked_at = coalesce(revoked_at, now())
+     where id = ${id}
+    returning ${sql.unsafe(COLUMNS)}`;
+  return rows[0];
+}
+
+/** Records a use of token `id`, at most once per `everyMs` (one write a minute, not one per request). */
+export async function touchRow(sql: Sql, id: string, everyMs: number): Promise<void> {
+  await sql`
+    update app_api_tokens set last_used_at = now()
+     where id = ${id} and (last_used_at is null or last_used_at < now() - ${everyMs}::bigint * interval '1 millisecond')`;
+}

@@ -1,0 +1,137 @@
+/**
+ * API tokens (issue 6): `createToken` (the token text is answered this once), `listTokens`,
+ * `revokeToken` and `verifyToken` (what bearer authentication calls on every request). The same
+ * functions serve the `tokens:*` commands and the web process.
+ */
+import { notFound, unprocessable } from '../errors/app-error.ts';
+import type { Sql } from '../db/connect.ts';
+import type { Logger } from '../log/logger.ts';
+import { assertOwner } from '../webhooks/endpoint-fields.ts';
+import { ulid } from '../webhooks/ids.ts';
+import { generateToken, looksLikeToken, shownPrefix, tokenDigest } from './format.ts';
+import { ALL_TENANT_ROLES, isRole, ROLES, type Role } from './roles.ts';
+import { insertToken, revokeRow, selectTokens, selectUsableByDigest, touchRow, type TokenRow } from './store.ts';
+
+export interface TokenDeps {
+  sql: Sql;
+  log: Logger;
+}
+
+/** A token as listings show it (never its text or digest). */
+export interface ApiToken {
+  /** `tok_…`; what `tokens:revoke` takes, and the principal id of requests made with it. */
+  id: string;
+  name: string;
+  role: Role;
+  /** The tenant a member or viewer token is bound to; null for admin tokens. */
+  owner: string | null;
+  /** The first characters of the token, to recognise it. */
+  prefix: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A token just made: the record and, this once, the token text. */
+export type CreatedToken = ApiToken & { token: string };
+
+export interface CreateTokenInput {
+  /** A label saying who or what uses the token (1 to 100 characters). */
+  name: string;
+  role: Role;
+  /** Required for member and viewer tokens; refused for admin tokens (they reach every tenant). */
+  owner?: string | null;
+  /** Lifetime in milliseconds (absent: until revoked). */
+  expiresInMs?: number | null;
+}
+
+/** Longest lifetime accepted (ten years). */
+export const MAX_TOKEN_LIFETIME_MS = 10 * 365 * 86_400_000;
+export const MAX_TOKEN_NAME_LENGTH = 100;
+/** A use is recorded at most this often per token. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+const toToken = (row: TokenRow): ApiToken => ({
+  id: row.id,
+  name: row.name,
+  role: row.role,
+  owner: row.owner,
+  prefix: row.prefix,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
+
+/** AppError 422 `APP_TOKEN_INVALID` naming the field. */
+const invalid = (field: string, reason: string, value?: unknown) =>
+  unprocessable(`invalid API token ${field}: ${reason}`, { code: 'APP_TOKEN_INVALID', data: { field, reason, ...(value === undefined ? {} : { value }) } });
+
+/** AppError 404 `APP_TOKEN_NOT_FOUND`. */
+export const tokenNotFound = (id: unknown) =>
+  notFound(`API token ${typeof id === 'string' ? id : JSON.stringify(id)} does not exist`, { code: 'APP_TOKEN_NOT_FOUND', data: { id } });
+
+function checkInput(input: CreateTokenInput): { name: string; role: Role; owner: string | null; expiresInMs: number | null } {
+  const given = (input ?? {}) as Partial<CreateTokenInput>;
+  const name = typeof given.name === 'string' ? given.name.trim() : given.name;
+  if (typeof name !== 'string' || name.length === 0) throw invalid('name', 'must be a non-empty string');
+  if (name.length > MAX_TOKEN_NAME_LENGTH) throw invalid('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);
+  if (/[\x00-\x1f\x7f]/.test(name)) throw invalid('name', 'must not contain control characters');
+  if (!isRole(given.role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`, given.role);
+  const owner = assertOwner(given.owner);
+  const allTenants = ALL_TENANT_ROLES.includes(given.role);
+  if (allTenants && owner !== null) throw invalid('owner', `an ${given.role} token reaches every tenant; leave the owner out`, owner);
+  if (!allTenants && owner === null) throw invalid('owner', `a ${given.role} token is bound to one tenant: give its owner`);
+  const expires = given.expiresInMs ?? null;
+  if (expires !== null && !(typeof expires === 'number' && Number.isInteger(expires) && expires > 0 && expires <= MAX_TOKEN_LIFETIME_MS)) {
+    throw invalid('expiresInMs', `must be a whole number of milliseconds from 1 to ${MAX_TOKEN_LIFETIME_MS} (ten years)`, expires);
+  }
+  return { name, role: given.role, owner, expiresInMs: expires };
+}
+
+/**
+ * Makes a token and answers it with its text, which is never stored nor shown again (only its
+ * SHA-256 digest is kept). Throws 422 `APP_TOKEN_INVALID` (`data.field`: name, role, owner,
+ * expiresInMs) or `APP_WEBHOOK_OWNER_INVALID` for an unusable owner value.
+ */
+export async function createToken(deps: TokenDeps, input: CreateTokenInput): Promise<CreatedToken> {
+  const checked = checkInput(input);
+  const token = generateToken();
+  const row = await insertToken(deps.sql, { id: `tok_${ulid()}`, ...checked, prefix: shownPrefix(token), digest: tokenDigest(token) });
+  deps.log.info({ tokenId: row.id, role: row.role, owner: row.owner }, 'API token created');
+  return { ...toToken(row), token };
+}
+
+/** Tokens in creation order: those in use, or with `includeRevoked` every one. Never their text. */
+export async function listTokens(deps: Pick<TokenDeps, 'sql'>, options: { includeRevoked?: boolean } = {}): Promise<ApiToken[]> {
+  return (await selectTokens(deps.sql, { includeRevoked: options.includeRevoked === true })).map(toToken);
+}
+
+/**
+ * Revokes token `id`: requests carrying it are refused (401) from now on, in every process (no
+ * token is cached). Revoking a revoked token answers it unchanged. Throws 404 `APP_TOKEN_NOT_FOUND`.
+ */
+export async function revokeToken(deps: TokenDeps, id: string): Promise<ApiToken> {
+  if (typeof id !== 'string' || id.length === 0 || id.length > 100) throw tokenNotFound(id);
+  const row = await revokeRow(deps.sql, id);
+  if (row === undefined) throw tokenNotFound(id);
+  deps.log.info({ tokenId: id }, 'API token revoked');
+  return toToken(row);
+}
+
+/**
+ * The token whose text this is, when it exists and is neither revoked nor expired; else null
+ * (the caller answers 401 without saying which). Records the use, at most once a minute, without
+ * waiting for it.
+ */
+export async function verifyToken(deps: TokenDeps, text: unknown): Promise<ApiToken | null> {
+  if (!looksLikeToken(text)) return null;
+  const row = await selectUsableByDigest(deps.sql, tokenDigest(text));
+  if (row === undefined) return null;
+  const last = row.last_used_at?.getTime() ?? -Infinity;
+  if (Date.now() - last >= LAST_USED_RESOLUTION_MS) {
+    touchRow(deps.sql, row.id, LAST_USED_RESOLUTION_MS).catch((error: unknown) => deps.log.warn({ err: error, tokenId: row.id }, 'could not record the use of an API token'));
+  }
+  return toToken(row);
+}

@@ -1,0 +1,38 @@
+/**
+ * Time-range filters of the event and delivery listings and of the bulk replay: `since`
+ * (inclusive) and `until` (exclusive) as ISO 8601 date-times or Date objects.
+ */
+import { unprocessable } from '../errors/app-error.ts';
+
+export interface TimeRange {
+  since?: Date;
+  until?: Date;
+}
+
+/** AppError 422 `APP_WEBHOOK_TIME_RANGE_INVALID` naming the field. */
+export const timeRangeInvalid = (field: string, reason: string, value?: unknown) =>
+  unprocessable(`invalid time ${field}: ${reason}`, { code: 'APP_WEBHOOK_TIME_RANGE_INVALID', data: { field, reason, value } });
+
+// A date (2026-01-31) or a date-time with seconds optional, fraction optional, Z or an offset.
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/** One bound: undefined stays undefined; an ISO 8601 text or a valid Date becomes a Date. */
+export function parseTime(field: string, value: unknown): Date | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw timeRangeInvalid(field, 'is not a valid date');
+    return value;
+  }
+  if (typeof value !== 'string' || !ISO.test(value.trim())) throw timeRangeInvalid(field, 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z', value);
+  const date = new Date(value.trim());
+  if (Number.isNaN(date.getTime())) throw timeRangeInvalid(field, 'is not a valid date', value);
+  return date;
+}
+
+/** `since` and `until` checked; `until` must be after `since`. */
+export function parseTimeRange(input: { since?: unknown; until?: unknown }): TimeRange {
+  const since = parseTime('since', input.since);
+  const until = parseTime('until', input.until);
+  if (since && until && until.getTime() <= since.getTime()) throw timeRangeInvalid('until', 'must be after since', input.until);
+  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
+}
