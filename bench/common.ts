@@ -4,6 +4,7 @@
  * argument parsing and statistics.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
@@ -19,6 +20,8 @@ export interface BenchDatabase {
   log: Logger;
   /** Where the server came from, for the report. */
   server: string;
+  /** The embedded server's postmaster pid (its CPU can be measured), when embedded. */
+  serverPid?: number;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,7 @@ export async function benchDatabase(flags: Record<string, unknown> = {}): Promis
     sql,
     log,
     server: given ? 'DATABASE_URL' : 'embedded PostgreSQL (durable defaults)',
+    ...(cluster ? { serverPid: cluster.pid } : {}),
     async close() {
       await sql.end({ timeout: 5 });
       await admin.unsafe(`drop database if exists ${name} with (force)`);
@@ -111,6 +115,44 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** Milliseconds on a clock shared by every process of this machine (sub-millisecond). */
 export const wallClock = () => performance.timeOrigin + performance.now();
+
+/**
+ * CPU seconds (user + system) used so far by process `pid` and its live descendants, from
+ * /proc (Linux); null elsewhere.
+ */
+export function processTreeCpuSeconds(pid: number): number | null {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  const stats = new Map<number, { ppid: number; cpu: number }>();
+  const ticks = 100; // USER_HZ on Linux
+  for (const entry of entries) {
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(entry), { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / ticks });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (!stats.has(pid)) return null;
+  let total = 0;
+  const wanted = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [child, stat] of stats) {
+      if (!wanted.has(child) && wanted.has(stat.ppid)) {
+        wanted.add(child);
+        grew = true;
+      }
+    }
+  }
+  for (const id of wanted) total += stats.get(id)!.cpu;
+  return total;
+}
 
 /** Progress and per-run figures go to stderr; stdout carries only the result line. */
 export const note = (text: string) => process.stderr.write(`${text}\n`);

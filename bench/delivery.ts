@@ -20,10 +20,13 @@
  * (0: the configured default, webhooks.concurrency).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { emit } from '../shared/webhooks/emit.ts';
 import { register } from '../shared/webhooks/register.ts';
-import { benchDatabase, benchReceiver, median, note, numberArgs, quantile, sleep, wallClock, type BenchDatabase } from './common.ts';
+import {
+  benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
+} from './common.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0 });
@@ -84,6 +87,48 @@ async function emitMany(db: BenchDatabase, type: string, count: number, parallel
   return written;
 }
 
+/** CPU milliseconds per delivery: worker process, PostgreSQL server, this process (receiver, emitter). */
+interface CpuShare {
+  worker: number;
+  postgres: number | null;
+  bench: number;
+}
+
+interface CpuSample {
+  worker: number;
+  postgres: number | null;
+  bench: number;
+}
+
+function cpuNow(db: BenchDatabase, workerPid?: number): CpuSample {
+  const usage = process.cpuUsage();
+  return {
+    worker: workerPid === undefined ? 0 : (processTreeCpuSeconds(workerPid) ?? NaN),
+    postgres: db.serverPid === undefined ? null : processTreeCpuSeconds(db.serverPid),
+    bench: (usage.user + usage.system) / 1e6,
+  };
+}
+
+function cpuSince(before: CpuSample, after: CpuSample, count: number): CpuShare | null {
+  if (Number.isNaN(after.worker)) return null;
+  const per = (seconds: number) => (seconds * 1000) / count;
+  return {
+    worker: per(after.worker - before.worker),
+    postgres: after.postgres === null || before.postgres === null ? null : per(after.postgres - before.postgres),
+    bench: per(after.bench - before.bench),
+  };
+}
+
+const cpuText = (cpu: CpuShare) =>
+  `${(cpu.worker + (cpu.postgres ?? 0) + cpu.bench).toFixed(2)} ms (worker ${cpu.worker.toFixed(2)}, ` +
+  `${cpu.postgres === null ? '' : `postgres ${cpu.postgres.toFixed(2)}, `}receiver and emitter ${cpu.bench.toFixed(2)})`;
+
+const medianShare = (shares: CpuShare[]): CpuShare => ({
+  worker: median(shares.map((s) => s.worker)),
+  postgres: shares.some((s) => s.postgres === null) ? null : median(shares.map((s) => s.postgres!)),
+  bench: median(shares.map((s) => s.bench)),
+});
+
 async function doneCount(db: BenchDatabase): Promise<number> {
   const [row] = await db.sql<{ done: number }[]>`select count(*)::int as done from app_webhook_deliveries where status = 'done'`;
   return row.done;
@@ -114,6 +159,7 @@ async function main() {
     const p50s: number[] = [];
     const p99s: number[] = [];
     const noopRates: number[] = [];
+    const cpuPerDelivery: CpuShare[] = [];
 
     for (let run = 1; run <= args.runs; run++) {
       // 1. Throughput: a backlog, then the worker.
@@ -121,11 +167,14 @@ async function main() {
       const doneBefore = await doneCount(db);
       received = 0;
       first = 0;
+      const cpuBefore = cpuNow(db);
       const worker = await startWorker(db);
       while (received < queued) await sleep(20);
       const rate = ((queued - 1) * 1000) / (last - first);
       while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
+      const cpu = cpuSince(cpuBefore, cpuNow(db, worker.child.pid), queued);
       rates.push(rate);
+      if (cpu) cpuPerDelivery.push(cpu);
 
       // 2. Latency at a steady offered rate, the worker idle.
       latencies.length = 0;
@@ -164,7 +213,8 @@ async function main() {
       const noopRate = (leftAtT0 * 1000) / (wallClock() - t0);
       noopRates.push(noopRate);
       await noopWorker.stop();
-      note(`run ${run}: ${rate.toFixed(0)} deliveries/s; emit->receiver p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms; no-op ${noopRate.toFixed(0)} jobs/s`);
+      note(`run ${run}: ${rate.toFixed(0)} deliveries/s; emit->receiver p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms; ` +
+        `no-op ${noopRate.toFixed(0)} jobs/s${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     }
 
     const rate = median(rates);
@@ -172,7 +222,8 @@ async function main() {
     process.stdout.write(
       `bench:delivery: ${rate.toFixed(0)} deliveries/s sustained (${args.deliveries} deliveries to ${args.endpoints} endpoints); ` +
         `emit->receiver p50 ${median(p50s).toFixed(1)} ms, p99 ${median(p99s).toFixed(1)} ms at ${args.rate} events/s for ${args.seconds} s; ` +
-        `graphile-worker no-op ${noop.toFixed(0)} jobs/s; ratio ${(rate / noop).toFixed(2)} ` +
+        `graphile-worker no-op ${noop.toFixed(0)} jobs/s; ratio ${(rate / noop).toFixed(2)}; ` +
+        (cpuPerDelivery.length > 0 ? `CPU per delivery ${cpuText(medianShare(cpuPerDelivery))} ` : '') +
         `(medians of ${args.runs} runs; ${db.server})\n`,
     );
   } finally {

@@ -19,48 +19,52 @@ interface Pending<In, Out> {
 }
 
 /**
- * `run` performs a batch and answers one result per item, in order. `runOne` (default: `run`
- * with a batch of one) is used item by item when a batch fails.
+ * `run` performs a batch and answers one result per item, in order. At most `maxInFlight`
+ * batches run at once (default 1). `runOne` (default: `run` with a batch of one) is used item
+ * by item when a batch fails.
  */
 export function createBatcher<In, Out>(
   run: (items: In[]) => Promise<Out[]>,
-  options: { maxSize: number; runOne?: (item: In) => Promise<Out> },
+  options: { maxSize: number; maxInFlight?: number; runOne?: (item: In) => Promise<Out> },
 ): Batcher<In, Out> {
   const queue: Pending<In, Out>[] = [];
-  let flushing = false;
+  const maxInFlight = options.maxInFlight ?? 1;
+  let inFlight = 0;
   let scheduled = false;
   const runOne = options.runOne ?? (async (item: In) => (await run([item]))[0]);
 
-  async function flush(): Promise<void> {
-    scheduled = false;
-    flushing = true;
+  async function runBatch(batch: Pending<In, Out>[]): Promise<void> {
     try {
-      while (queue.length > 0) {
-        const batch = queue.splice(0, options.maxSize);
-        try {
-          const results = await run(batch.map((entry) => entry.item));
-          batch.forEach((entry, i) => entry.resolve(results[i]));
-        } catch (error) {
-          if (batch.length === 1) {
-            batch[0].reject(error);
-            continue;
-          }
-          await Promise.all(batch.map((entry) => runOne(entry.item).then(entry.resolve, entry.reject)));
-        }
-      }
-    } finally {
-      flushing = false;
+      const results = await run(batch.map((entry) => entry.item));
+      batch.forEach((entry, i) => entry.resolve(results[i]));
+    } catch (error) {
+      if (batch.length === 1) batch[0].reject(error);
+      else await Promise.all(batch.map((entry) => runOne(entry.item).then(entry.resolve, entry.reject)));
     }
+  }
+
+  function start(): void {
+    scheduled = false;
+    while (inFlight < maxInFlight && queue.length > 0) {
+      inFlight += 1;
+      void runBatch(queue.splice(0, options.maxSize)).finally(() => {
+        inFlight -= 1;
+        schedule();
+      });
+    }
+  }
+
+  function schedule(): void {
+    if (scheduled || inFlight >= maxInFlight || queue.length === 0) return;
+    scheduled = true;
+    setImmediate(start);
   }
 
   return {
     add(item) {
       return new Promise<Out>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        if (!flushing && !scheduled) {
-          scheduled = true;
-          setImmediate(() => void flush());
-        }
+        schedule();
       });
     },
   };

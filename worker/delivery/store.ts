@@ -101,11 +101,16 @@ export async function claimDeliveries(
 ): Promise<Array<ClaimedDelivery | null>> {
   const ids = requests.map((request) => request.id);
   const withBody = requests.filter((request) => request.withBody).map((request) => request.id);
+  // The commit does not wait for the WAL flush (synchronous_commit off for this statement
+  // alone): losing a `running` mark to a server crash leaves the delivery pending, which the
+  // worker treats the same. Outcomes (recordAttempts) are committed durably.
   const rows = await sql<ClaimRow[]>`
+    with async as (select set_config('synchronous_commit', 'off', true) as off)
     update app_webhook_deliveries as d
        set status = 'running', next_attempt_at = null, updated_at = now()
       from ${endpointTable(sql, config)} as e
      where d.id = any(${ids}::text[]) and e.id = d.endpoint_id and d.status in ('pending', 'running')
+       and (select off from async) = 'off'
     returning d.id, d.endpoint_id, d.attempts, case when d.id = any(${withBody}::text[]) then d.body end as body,
               e.url, e.headers, e.disabled_at, e.disabled_reason,
               ${activeSealedSecrets(sql)} as sealed`;
