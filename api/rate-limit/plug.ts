@@ -7,12 +7,12 @@
  */
 import type { Config } from '../../shared/config/index.ts';
 import type { Logger } from '../../shared/log/logger.ts';
+import { windowSeconds } from '../../shared/stores/counter.ts';
 import { once } from '../../shared/stores/once.ts';
 import type { Counter, CounterOptions, SharedStore } from '../../shared/stores/types.ts';
 import type { Module } from '../lifecycle.ts';
 import { rateLimit } from '../middleware/rate-limit.ts';
 import type { Pipeline } from '../pipeline.ts';
-import { windowSeconds } from '../../shared/stores/counter.ts';
 import { loadCounterStore } from './custom-store.ts';
 
 export interface GuardDeps {

@@ -256,6 +256,18 @@ describe('invalid Idempotency-Key: 400 APP_API_IDEMPOTENCY_KEY_INVALID, the acti
   });
 });
 
+describe('a request that outlives config.requestTimeout', () => {
+  it('answers 503 to the client and stores nothing: 409 while the action still runs, a fresh run after', async () => {
+    const app = await startGuardedApp({ flags: { requestTimeout: '200ms' } });
+    const send = () => request('POST', `${app.base}/orders?ms=500`, { body: { item: 't' }, headers: { 'Idempotency-Key': 'timeout-1' } });
+    assert.equal((await send()).status, 503);
+    assert.equal((await send()).status, 409, 'the first action is still running');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.equal((await send()).status, 503, 'it ran again (and timed out again): nothing had been stored');
+    assert.equal(app.runs.get('/orders'), 2);
+  });
+});
+
 describe('api.idempotency: false', () => {
   it('turns idempotency keys off: every request runs, no key is checked', async () => {
     const app = await startGuardedApp({ flags: { api: { idempotency: false } } });
