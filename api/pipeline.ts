@@ -32,6 +32,7 @@ export const APP_SLOTS = [
   'globalLimiter', // global limiter
   'custom', // addMiddleware()
   'notFound', // 404 / 405 for what the router did not answer (acts after next)
+  'graphql', // the GraphQL path (config.graphql.path), where a route would be
   'router', // the application routes, each running ROUTE_SLOTS then its action
 ] as const;
 

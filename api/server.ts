@@ -6,6 +6,8 @@ import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { openSharedStore } from '../shared/stores/open.ts';
 import type { SharedStore } from '../shared/stores/types.ts';
+import { plugGraphql } from './graphql/plug.ts';
+import type { GraphqlService } from './graphql/service.ts';
 import { postgresProbe, type StoreProbe } from './health/stores.ts';
 import { plugIdempotency } from './idempotency/plug.ts';
 import { Lifecycle, type Module } from './lifecycle.ts';
@@ -61,6 +63,8 @@ export interface WebServer {
   plugRoute(slot: RouteSlot, factory: RouteMiddlewareFactory): void;
   /** The application API (models, routes); undefined until built (at once when `deps.api` is given, else at start). */
   readonly api: Api | undefined;
+  /** The GraphQL service (`graphql.run`…); built with the API; undefined when `config.graphql` is false. */
+  readonly graphql: GraphqlService | undefined;
 }
 
 /**
@@ -103,7 +107,13 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   // limiters (authLimiter, globalLimiter, routeLimiter) and idempotency (route slot), issue 7
   const guards = [plugRateLimits(pipeline, { config, log, shared: sharedStore }), plugIdempotency(pipeline, { config, log, shared: sharedStore })];
 
-  const build = (definition: ApiDefinition) => buildApi({ sql }, definition, pipeline.routeStage);
+  // GraphQL in its slot, the schema built from the models with the API (issue 8)
+  const graphql = plugGraphql(pipeline, { config, log });
+  const build = (definition: ApiDefinition) => {
+    const built = buildApi({ sql }, definition, pipeline.routeStage);
+    graphql?.build(built.models);
+    return built;
+  };
   if (deps.api) api = build(deps.api);
 
   const app = new Koa({ proxy: config.trustProxy });
@@ -128,6 +138,9 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     sql,
     get api() {
       return api;
+    },
+    get graphql() {
+      return graphql?.service;
     },
     addMiddleware: (middleware) => pipeline.use('custom', middleware),
     plug: (slot, middleware) => pipeline.use(slot, middleware),

@@ -1,7 +1,7 @@
 import type { Sql } from '../../shared/db/connect.ts';
 import { unprocessable } from '../../shared/errors/app-error.ts';
 import { newExternalId } from './external-id.ts';
-import { countRows, deleteRow, insertRow, selectByExternalId, selectExternalIds, selectInternalIds, selectPage, updateRow, type Row } from './queries.ts';
+import { countRows, deleteRow, insertRow, selectByExternalId, selectExternalIds, selectInternalIds, selectMany, selectPage, updateRow, type Row } from './queries.ts';
 import type { Field, ModelShape } from './shape.ts';
 import { Types, type ModelDeclaration } from './types.ts';
 import { checkInput } from './values.ts';
@@ -38,6 +38,12 @@ export interface Model {
   paginate(pagination: { page: number; perPage: number }): Promise<Page>;
   /** The record with this external id, if any. */
   find(externalId: string): Promise<ModelRecord | undefined>;
+  /**
+   * The records with these keys, each an internal id (digits, as foreign keys hold them) or an
+   * `externalId`, in one statement; in no particular order, unknown keys left out (the GraphQL
+   * layer's batch loading of references).
+   */
+  findMany(keys: readonly string[]): Promise<ModelRecord[]>;
   /** Checks the input (public form), resolves foreign keys, inserts; 422 on invalid input or an unknown reference. */
   create(input: Record<string, unknown>): Promise<ModelRecord>;
   /** Like create for the given fields only; undefined when there is no such record. */
@@ -188,6 +194,14 @@ export function createModels(deps: { sql: Sql }, shapes: readonly ModelShape[]):
       async find(externalId) {
         const row = await selectByExternalId(sql, shape.table, shape.columns, externalId);
         return row ? recordFromRow(model, row) : undefined;
+      },
+      async findMany(keys) {
+        if (keys.length === 0) return [];
+        const isId = (key: string) => key.length <= 18 && INTERNAL_ID.test(key); // fits a bigint
+        const ids = keys.filter(isId);
+        const externalIds = keys.filter((key) => !isId(key));
+        const rows = await selectMany(sql, shape.table, shape.columns, { ids, externalIds });
+        return rows.map((row) => recordFromRow(model, row));
       },
       async create(input) {
         const values = checkInput(shape, input, 'create');

@@ -26,6 +26,13 @@ export async function selectByExternalId(sql: Sql, table: string, columns: reado
   return row;
 }
 
+/** The rows with these internal ids or external ids: one statement for many (batched references). */
+export async function selectMany(sql: Sql, table: string, columns: readonly string[], keys: { ids: readonly string[]; externalIds: readonly string[] }): Promise<Row[]> {
+  return sql<Row[]>`
+    select ${sql(columns as string[])} from ${sql(table)}
+    where id = any(${keys.ids as string[]}::bigint[]) or external_id = any(${keys.externalIds as string[]}::text[])`;
+}
+
 /** Internal id -> external id for many rows of one table: one statement for a whole page. */
 export async function selectExternalIds(sql: Sql, table: string, ids: readonly string[]): Promise<Map<string, string>> {
   const rows = await sql<{ id: string; external_id: string }[]>`

@@ -9,7 +9,7 @@ describe('middleware order', () => {
     assert.deepEqual(APP_SLOTS, [
       'requestId', 'errors', 'timeout', 'secureHeaders', 'compression', 'jsonAnswers', 'cors', 'bodyParsers', 'cookies',
       'errorHelpers', 'apiVersion', 'pagination', 'health', 'static', 'user', 'authLimiter', 'globalLimiter', 'custom',
-      'notFound', 'router',
+      'notFound', 'graphql', 'router',
     ]);
     assert.deepEqual(ROUTE_SLOTS, ['versionGuard', 'routeLimiter', 'roleGuard', 'idempotency', 'halGuard']);
   });

@@ -1,0 +1,94 @@
+/**
+ * The estimated cost of an operation (limit `graphql.maxCost`): a simple per-field cost with
+ * list multipliers, in the manner of graphql-armor's cost limit and IBM's `@listSize`.
+ *
+ * - Every field costs 1 (introspection fields cost nothing; see limits.ts).
+ * - A field returning a list costs `1 + size × (cost of its selection)`: its selection is
+ *   resolved once per item. The size is the field's own size argument (`first`, `last`,
+ *   `limit`, `perPage`, `per_page`, `size`: a literal, a variable of the request, or the
+ *   argument's default), else a size argument of the field just above it (a page type such as
+ *   `deliveries(perPage: 100) { nodes { ... } }`), else `defaultListSize` (`api.perPage`).
+ * - Fragments are measured once per (fragment, inherited size) and a cycle costs nothing.
+ */
+import {
+  getNamedType,
+  getNullableType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
+
+/** Argument names whose value is the size of the list a field answers. */
+export const SIZE_ARGUMENTS: readonly string[] = ['first', 'last', 'limit', 'perPage', 'per_page', 'size'];
+
+const cap = (value: number) => Math.min(value, Number.MAX_SAFE_INTEGER);
+
+/** The list size a field asks for, if it has a size argument with a whole-number value. */
+function sizeOf(node: FieldNode, definition: GraphQLField<unknown, unknown>, variables: Readonly<Record<string, unknown>> | null | undefined): number | undefined {
+  for (const name of SIZE_ARGUMENTS) {
+    const given = node.arguments?.find((argument) => argument.name.value === name);
+    let value: unknown;
+    if (given?.value.kind === Kind.INT) value = Number(given.value.value);
+    else if (given?.value.kind === Kind.VARIABLE) value = variables?.[given.value.name.value];
+    else if (!given) value = definition.args.find((argument) => argument.name === name)?.defaultValue;
+    if (typeof value === 'number' && Number.isInteger(value)) return Math.max(0, value);
+  }
+  return undefined;
+}
+
+export function costOf(
+  context: Pick<ValidationContext, 'getSchema' | 'getFragment'>,
+  operation: OperationDefinitionNode,
+  options: { variables?: Readonly<Record<string, unknown>> | null; defaultListSize: number },
+): number {
+  const schema = context.getSchema();
+  const memo = new Map<string, number>();
+  const visiting = new Set<string>();
+
+  const field = (node: FieldNode, parent: GraphQLNamedType | undefined, inherited: number | undefined): number => {
+    if (node.name.value.startsWith('__')) return 0;
+    const definition = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
+    if (!definition) return 0; // an unknown field: graphql-js's own rules report it
+    const own = sizeOf(node, definition, options.variables);
+    const type = getNamedType(definition.type);
+    if (isListType(getNullableType(definition.type))) {
+      const size = own ?? inherited ?? options.defaultListSize;
+      return cap(1 + size * (node.selectionSet ? visit(node.selectionSet, type, undefined) : 0));
+    }
+    return cap(1 + (node.selectionSet ? visit(node.selectionSet, type, own) : 0));
+  };
+
+  const visit = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, inherited: number | undefined): number => {
+    let total = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        total += field(selection, parent, inherited);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        total += visit(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent, inherited);
+      } else {
+        const name = selection.name.value;
+        const key = `${name}\0${inherited ?? ''}`;
+        const fragment = context.getFragment(name);
+        if (!fragment || visiting.has(name)) continue;
+        let value = memo.get(key);
+        if (value === undefined) {
+          visiting.add(name);
+          value = visit(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), inherited);
+          visiting.delete(name);
+          memo.set(key, value);
+        }
+        total += value;
+      }
+    }
+    return cap(total);
+  };
+
+  return visit(operation.selectionSet, schema.getRootType(operation.operation) ?? undefined, undefined);
+}

@@ -1,0 +1,64 @@
+/**
+ * Mounts GraphQL in the web process: the `graphql` slot (api/pipeline.ts) serves
+ * `graphql.path`, and the service is built once the application's models are (at start, with
+ * the API). `graphql: false` mounts nothing (the path is then an ordinary 404).
+ */
+import type { Config } from '../../shared/config/index.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import type { Models } from '../data/model.ts';
+import type { Pipeline } from '../pipeline.ts';
+import type { CompiledRoute } from '../routing/table.ts';
+import { modelContributions, type Contribution } from './contribution.ts';
+import { serveGraphql } from './serve.ts';
+import { createGraphqlService, type GraphqlService } from './service.ts';
+
+/** The pseudo-route of the GraphQL path: what the route slots (idempotency…) see for a mutation. */
+export function graphqlRoute(path: string): CompiledRoute {
+  return {
+    key: `POST ${path}`,
+    kind: 'single',
+    name: 'graphql',
+    action: 'mutation',
+    method: 'POST',
+    path,
+    controller: 'graphql',
+    model: undefined,
+    version: undefined,
+    idempotent: true,
+    rateLimit: undefined,
+    roles: undefined,
+  };
+}
+
+export interface GraphqlMount {
+  /** Builds the service over the application's models with every contribution; replaces the previous one. */
+  build(models: Models): GraphqlService;
+  /** The service, once built. */
+  readonly service: GraphqlService | undefined;
+}
+
+export interface GraphqlMountDeps {
+  config: Config;
+  log: Logger;
+  /** The service's own contributions (webhook endpoints, events, deliveries), after the models'. */
+  contributions?: (models: Models) => readonly Contribution[];
+}
+
+/** Plugs the `graphql` slot; undefined when `config.graphql` is false. */
+export function plugGraphql(pipeline: Pick<Pipeline, 'use' | 'routeStage'>, deps: GraphqlMountDeps): GraphqlMount | undefined {
+  const { config, log } = deps;
+  const settings = config.graphql;
+  if (settings === false) return undefined;
+  let service: GraphqlService | undefined;
+  pipeline.use('graphql', serveGraphql({ path: settings.path, service: () => service, routeStage: pipeline.routeStage(graphqlRoute(settings.path)) }));
+  return {
+    build(models) {
+      const contributions = [...modelContributions(models), ...(deps.contributions?.(models) ?? [])];
+      service = createGraphqlService({ config: { env: config.env, api: config.api, graphql: settings }, log, models, contributions });
+      return service;
+    },
+    get service() {
+      return service;
+    },
+  };
+}
