@@ -1,13 +1,13 @@
 /**
  * The three limiters (spec: Limits; Errors 429): global, authentication, per route; the draft-7
- * headers (parsed as RFC 8941 structured fields), keys per user or per ip, X-Forwarded-For only
+ * headers (parsed as RFC 8941 structured fields by the structured-headers library), keys per user or per ip, X-Forwarded-For only
  * with trustProxy, the development exemption, `rateLimit: false` and `auth: false`, the boot line.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RATE_LIMITED } from '../../../api/rate-limit/errors.ts';
 import { request, startGuardedApp, type Answer } from '../idempotency/guarded-app.ts';
-import { parseDictionary, parseList, type Item } from './structured-fields.ts';
+import { parseDictionary, parseList, type Item } from 'structured-headers';
 
 /** The draft-7 fields of an answer, parsed strictly. */
 function limitFields(answer: Answer) {
@@ -17,16 +17,16 @@ function limitFields(answer: Answer) {
   const dict = parseDictionary(field);
   assert.deepEqual([...dict.keys()], ['limit', 'remaining', 'reset']);
   const value = (name: string) => {
-    const member = dict.get(name) as Item;
-    assert.ok(Number.isInteger(member.value), `${name} is an Integer`);
-    return member.value as number;
+    const [member] = dict.get(name) as Item;
+    assert.ok(Number.isInteger(member), `${name} is an Integer`);
+    return member as number;
   };
   const [quota, ...more] = parseList(policy);
   assert.equal(more.length, 0);
-  const item = quota as Item;
-  assert.ok(Number.isInteger(item.value));
-  assert.ok(Number.isInteger(item.params.get('w')), 'w is an Integer (seconds)');
-  return { limit: value('limit'), remaining: value('remaining'), reset: value('reset'), quota: item.value as number, w: item.params.get('w') as number };
+  const [max, params] = quota as Item;
+  assert.ok(Number.isInteger(max));
+  assert.ok(Number.isInteger(params.get('w')), 'w is an Integer (seconds)');
+  return { limit: value('limit'), remaining: value('remaining'), reset: value('reset'), quota: max as number, w: params.get('w') as number };
 }
 
 function assertRefused(answer: Answer, limit: number, windowMs: number) {
