@@ -7,7 +7,11 @@
  *   'GET /status': { controller: 'status.show' },
  */
 import type { RouteTable } from './routing/table.ts';
+import { WEBHOOKS_API_ROUTES } from './webhooks-api/routes.ts';
 
-const routes: RouteTable = {};
+const routes: RouteTable = {
+  // webhooks, events, deliveries over HAL with bearer tokens (issue 6; docs/webhooks-api.md)
+  ...WEBHOOKS_API_ROUTES,
+};
 
 export default routes;

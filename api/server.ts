@@ -30,6 +30,8 @@ import { versionGuard } from './middleware/version-guard.ts';
 import { plugRateLimits } from './rate-limit/plug.ts';
 import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSlot } from './pipeline.ts';
 import { buildApi, type Api, type ApiDefinition } from './routing/api.ts';
+import { plugAuthentication } from './auth/plug.ts';
+import { plugWebhooksApi } from './webhooks-api/plug.ts';
 import { discoverApi } from './routing/discover.ts';
 
 export interface WebDeps {
@@ -106,9 +108,12 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.useRoute('halGuard', (route) => halGuard({ route, strict: config.api.strict, log, warned }));
   // limiters (authLimiter, globalLimiter, routeLimiter) and idempotency (route slot), issue 7
   const guards = [plugRateLimits(pipeline, { config, log, shared: sharedStore }), plugIdempotency(pipeline, { config, log, shared: sharedStore })];
+  // bearer-token authentication (user slot) and the webhook API's dependencies, issue 6
+  plugAuthentication(pipeline, { sql, log });
+  const webhooksApi = plugWebhooksApi(pipeline, { config, sql, log });
 
   // GraphQL in its slot, the schema built from the models with the API (issue 8)
-  const graphql = plugGraphql(pipeline, { config, log });
+  const graphql = plugGraphql(pipeline, { config, log, sql });
   const build = (definition: ApiDefinition) => {
     const built = buildApi({ sql }, definition, pipeline.routeStage);
     graphql?.build(built.models);
@@ -126,7 +131,9 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const ownModules: Module[] = [
     sharedStore, // started first, stopped last
     ...guards.filter((module): module is Module => !!module),
+    ...(graphql ? [graphql.module] : []),
     { name: 'database', stop: () => sql.end({ timeout: 5 }) },
+    webhooksApi, // stopped before the pool: its endpoint cache stops listening
     ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
     ...modules,
   ];

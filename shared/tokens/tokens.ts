@@ -64,9 +64,9 @@ const toToken = (row: TokenRow): ApiToken => ({
   revokedAt: row.revoked_at,
 });
 
-/** AppError 422 `APP_TOKEN_INVALID` naming the field. */
+/** AppError 422 `APP_TOKEN_FIELD_INVALID` naming the field. */
 const invalid = (field: string, reason: string, value?: unknown) =>
-  unprocessable(`invalid API token ${field}: ${reason}`, { code: 'APP_TOKEN_INVALID', data: { field, reason, ...(value === undefined ? {} : { value }) } });
+  unprocessable(`invalid API token ${field}: ${reason}`, { code: 'APP_TOKEN_FIELD_INVALID', data: { field, reason, ...(value === undefined ? {} : { value }) } });
 
 /** AppError 404 `APP_TOKEN_NOT_FOUND`. */
 export const tokenNotFound = (id: unknown) =>
@@ -92,7 +92,7 @@ function checkInput(input: CreateTokenInput): { name: string; role: Role; owner:
 
 /**
  * Makes a token and answers it with its text, which is never stored nor shown again (only its
- * SHA-256 digest is kept). Throws 422 `APP_TOKEN_INVALID` (`data.field`: name, role, owner,
+ * SHA-256 digest is kept). Throws 422 `APP_TOKEN_FIELD_INVALID` (`data.field`: name, role, owner,
  * expiresInMs) or `APP_WEBHOOK_OWNER_INVALID` for an unusable owner value.
  */
 export async function createToken(deps: TokenDeps, input: CreateTokenInput): Promise<CreatedToken> {

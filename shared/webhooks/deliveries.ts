@@ -46,6 +46,7 @@ export const MAX_RECOVER = 1000;
 
 interface SummaryRow {
   id: string;
+  endpoint_enabled: boolean;
   status: DeliveryStatus;
   queue: string;
   endpoint_id: string;
@@ -61,9 +62,13 @@ interface SummaryRow {
   completed_at: Date | null;
 }
 
-// Same shape as worker/delivery/queue.ts `summary` (DeliverySummary).
-const toSummary = (row: SummaryRow): DeliverySummary => ({
+/** A listed delivery: the summary of worker/delivery/queue.ts, and whether its endpoint is enabled (a retry needs it). */
+export type ListedDelivery = DeliverySummary & { endpointEnabled: boolean };
+
+// Same shape as worker/delivery/queue.ts `summary` (DeliverySummary), plus endpointEnabled.
+const toSummary = (row: SummaryRow): ListedDelivery => ({
   id: row.id,
+  endpointEnabled: row.endpoint_enabled,
   status: row.status,
   queue: row.queue,
   endpointId: row.endpoint_id,
@@ -99,7 +104,7 @@ export async function listDeliveryPage(
   deps: Pick<WebhookDeps, 'sql' | 'config'>,
   scope: TenantScope,
   query: DeliveryPageQuery,
-): Promise<{ records: DeliverySummary[]; total: number }> {
+): Promise<{ records: ListedDelivery[]; total: number }> {
   const { sql, config } = deps;
   const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
   const statuses = checkStatuses(query.statuses);
@@ -110,7 +115,7 @@ export async function listDeliveryPage(
   // A member sees the deliveries of its own events to endpoints that are still its own.
   const where = sql`
     ${owner === undefined ? sql`true` : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`}
-    and ${scope.kind === 'all' ? sql`true` : sql`exists (select 1 from ${endpointTable(sql, config)} w where w.id = d.endpoint_id and w.owner = ${scope.owner})`}
+    and ${scope.kind === 'all' ? sql`true` : sql`w.owner = ${scope.owner}`}
     and ${statuses === undefined ? sql`true` : sql`d.status = any(${statuses}::text[])`}
     and ${query.endpoint === undefined ? sql`true` : sql`d.endpoint_id = ${query.endpoint}`}
     and ${query.event === undefined ? sql`true` : sql`d.event_id = ${query.event}`}
@@ -119,9 +124,14 @@ export async function listDeliveryPage(
     and ${query.until === undefined ? sql`true` : sql`d.created_at < ${query.until}`}`;
   const [rows, [{ total }]] = await Promise.all([
     sql<SummaryRow[]>`
-      select ${sql.unsafe(COLUMNS)} from app_webhook_deliveries d where ${where}
+      select ${sql.unsafe(COLUMNS)}, w.disabled_at is null as endpoint_enabled
+        from app_webhook_deliveries d join ${endpointTable(sql, config)} w on w.id = d.endpoint_id
+       where ${where}
        order by d.created_at desc, d.id desc limit ${query.perPage} offset ${(query.page - 1) * query.perPage}`,
-    sql<{ total: number }[]>`select count(*)::int as total from app_webhook_deliveries d where ${where}`,
+    sql<{ total: number }[]>`
+      select count(*)::int as total
+        from app_webhook_deliveries d join ${endpointTable(sql, config)} w on w.id = d.endpoint_id
+       where ${where}`,
   ]);
   return { records: rows.map(toSummary), total };
 }

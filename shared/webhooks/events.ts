@@ -29,6 +29,9 @@ export interface EventRecord {
 /** What an emit wrote: the event (null when no endpoint matched: nothing is written then) and its deliveries. */
 export interface EmitResult {
   event: { id: string; type: string; owner: string | null; createdAt: Date } | null;
+  /** The event type and the owner it was emitted as (also when nothing matched). */
+  type: string;
+  owner: string | null;
   deliveries: Delivery[];
 }
 
@@ -71,7 +74,7 @@ const toEvent = (row: EventRow): EventRecord => ({
  * is 404 `APP_TENANT_NOT_FOUND`); an admin names any owner, or none. The over-fanout refusal
  * (422 `APP_WEBHOOK_FANOUT_EXCEEDED`) names the field `type` in its data.
  */
-export async function emitEvent(deps: WebhookDeps, scope: TenantScope, input: { type: unknown; data?: unknown; owner?: unknown }): Promise<EmitResult> {
+export async function emitEvent(deps: WebhookDeps, scope: TenantScope, input: { type?: unknown; data?: unknown; owner?: unknown }): Promise<EmitResult> {
   const owner = ownerForWrite(scope, input.owner) as string | null | undefined;
   let deliveries: Delivery[];
   try {
@@ -85,6 +88,8 @@ export async function emitEvent(deps: WebhookDeps, scope: TenantScope, input: { 
   const first = deliveries[0];
   return {
     event: first === undefined ? null : { id: first.eventId, type: first.event, owner: first.owner, createdAt: first.createdAt },
+    type: input.type as string,
+    owner: owner ?? null,
     deliveries,
   };
 }

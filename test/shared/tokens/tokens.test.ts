@@ -51,13 +51,13 @@ describe('API tokens', () => {
     assert.ok((await listTokens(deps)).find((t) => t.id === created.id)?.lastUsedAt instanceof Date);
   });
 
-  it('member and viewer tokens need an owner; admin tokens refuse one (422 APP_TOKEN_INVALID naming the field)', async () => {
-    await assert.rejects(createToken(deps, { name: 'm', role: 'member' }), code('APP_TOKEN_INVALID', 'owner'));
-    await assert.rejects(createToken(deps, { name: 'v', role: 'viewer' }), code('APP_TOKEN_INVALID', 'owner'));
-    await assert.rejects(createToken(deps, { name: 'a', role: 'admin', owner: 'x' }), code('APP_TOKEN_INVALID', 'owner'));
-    await assert.rejects(createToken(deps, { name: 'r', role: 'root' as never }), code('APP_TOKEN_INVALID', 'role'));
-    await assert.rejects(createToken(deps, { name: ' ', role: 'admin' }), code('APP_TOKEN_INVALID', 'name'));
-    await assert.rejects(createToken(deps, { name: 'e', role: 'admin', expiresInMs: -5 }), code('APP_TOKEN_INVALID', 'expiresInMs'));
+  it('member and viewer tokens need an owner; admin tokens refuse one (422 APP_TOKEN_FIELD_INVALID naming the field)', async () => {
+    await assert.rejects(createToken(deps, { name: 'm', role: 'member' }), code('APP_TOKEN_FIELD_INVALID', 'owner'));
+    await assert.rejects(createToken(deps, { name: 'v', role: 'viewer' }), code('APP_TOKEN_FIELD_INVALID', 'owner'));
+    await assert.rejects(createToken(deps, { name: 'a', role: 'admin', owner: 'x' }), code('APP_TOKEN_FIELD_INVALID', 'owner'));
+    await assert.rejects(createToken(deps, { name: 'r', role: 'root' as never }), code('APP_TOKEN_FIELD_INVALID', 'role'));
+    await assert.rejects(createToken(deps, { name: ' ', role: 'admin' }), code('APP_TOKEN_FIELD_INVALID', 'name'));
+    await assert.rejects(createToken(deps, { name: 'e', role: 'admin', expiresInMs: -5 }), code('APP_TOKEN_FIELD_INVALID', 'expiresInMs'));
     await assert.rejects(createToken(deps, { name: 'o', role: 'member', owner: '' }), code('APP_WEBHOOK_OWNER_INVALID', 'owner'));
   });
 

@@ -1,0 +1,33 @@
+import { unauthorized } from '../../shared/errors/app-error.ts';
+import { principalOfToken } from '../../shared/tokens/principal.ts';
+import { verifyToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
+import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE, readBearer } from './bearer.ts';
+import type { Strategy } from './strategy.ts';
+
+/** 401 `APP_TOKEN_INVALID` with the RFC 6750 `invalid_token` challenge. */
+const invalidToken = () =>
+  unauthorized('the bearer token is unknown, revoked, expired or malformed', {
+    code: 'APP_TOKEN_INVALID',
+    headers: { 'WWW-Authenticate': INVALID_TOKEN_CHALLENGE },
+  });
+
+/**
+ * API tokens sent as `Authorization: Bearer <token>` (shared/tokens). A token that is unknown,
+ * revoked, expired or malformed is refused with 401 `APP_TOKEN_INVALID` on any route, open ones
+ * included (RFC 6750 section 3.1), rather than serving the request anonymously. Tokens are
+ * looked up on every request (never cached), so a revocation holds at once in every process.
+ */
+export function bearerTokens(deps: TokenDeps): Strategy {
+  return {
+    name: 'bearer-token',
+    challenge: BEARER_CHALLENGE,
+    async authenticate(request) {
+      const credentials = readBearer(request.header('authorization'));
+      if (credentials.kind === 'none') return undefined;
+      if (credentials.kind === 'malformed') throw invalidToken();
+      const token = await verifyToken(deps, credentials.token);
+      if (token === null) throw invalidToken();
+      return principalOfToken(token);
+    },
+  };
+}

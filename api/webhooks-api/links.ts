@@ -1,0 +1,83 @@
+/**
+ * Links of the webhook API's answers, each offered only when the principal's roles admit the
+ * route it points at (the rules of routes.ts, decided like the role guard does), so every link
+ * a client is given works for it. Records of other tenants never reach these functions: the
+ * core scoped them out before.
+ */
+import { pageNumbers } from '../hal/pagination.ts';
+import type { Link, Links } from '../hal/links.ts';
+import { decide, type Principal, type RoleRule } from '../routing/roles.ts';
+import { PATHS, READ, WEBHOOK_ROLES, WRITE } from './routes.ts';
+
+/** Whether `principal` may use a route with `rule` (for crud, the action's rule). */
+const may = (principal: Principal | undefined, rule: RoleRule, action = 'any') => decide(rule, action, principal) === 'allow';
+
+function add(links: Links, rel: string, allowed: boolean, link: Link): void {
+  if (allowed) links[rel] = link;
+}
+
+/** An endpoint: self, collection, update, destroy, and the member actions rotate, test, recover, deliveries. */
+export function endpointLinks(principal: Principal | undefined, endpointId: string): Links {
+  const links: Links = {};
+  add(links, 'self', may(principal, WEBHOOK_ROLES, 'show'), { href: PATHS.webhook(endpointId) });
+  add(links, 'collection', may(principal, WEBHOOK_ROLES, 'index'), { href: PATHS.webhooks });
+  add(links, 'update', may(principal, WEBHOOK_ROLES, 'update'), { href: PATHS.webhook(endpointId), method: 'PATCH' });
+  add(links, 'destroy', may(principal, WEBHOOK_ROLES, 'destroy'), { href: PATHS.webhook(endpointId), method: 'DELETE' });
+  add(links, 'rotate', may(principal, WRITE), { href: PATHS.rotate(endpointId), method: 'POST' });
+  add(links, 'test', may(principal, WRITE), { href: PATHS.test(endpointId), method: 'POST' });
+  add(links, 'recover', may(principal, WRITE), { href: PATHS.recover(endpointId), method: 'POST' });
+  add(links, 'deliveries', may(principal, READ), { href: PATHS.endpointDeliveries(endpointId) });
+  return links;
+}
+
+/** An event: self, collection and its deliveries. */
+export function eventLinks(principal: Principal | undefined, eventId: string): Links {
+  const links: Links = {};
+  add(links, 'self', may(principal, READ), { href: PATHS.event(eventId) });
+  add(links, 'collection', may(principal, READ), { href: PATHS.events });
+  add(links, 'deliveries', may(principal, READ), { href: `${PATHS.deliveries}?event=${encodeURIComponent(eventId)}` });
+  return links;
+}
+
+/**
+ * A delivery: self, collection, its endpoint and event, and `retry` (POST) while it is dead
+ * and its endpoint enabled (the only state a retry is accepted in).
+ */
+export function deliveryLinks(principal: Principal | undefined, delivery: { id: string; endpointId: string; eventId: string; status: string; endpointEnabled: boolean }): Links {
+  const links: Links = {};
+  add(links, 'self', may(principal, READ), { href: PATHS.delivery(delivery.id) });
+  add(links, 'collection', may(principal, READ), { href: PATHS.deliveries });
+  add(links, 'endpoint', may(principal, WEBHOOK_ROLES, 'show'), { href: PATHS.webhook(delivery.endpointId) });
+  add(links, 'event', may(principal, READ), { href: PATHS.event(delivery.eventId) });
+  add(links, 'retry', may(principal, WRITE) && delivery.status === 'dead' && delivery.endpointEnabled, { href: PATHS.retry(delivery.id), method: 'POST' });
+  return links;
+}
+
+/** `create` (POST) on a collection, for writers. */
+export function createLink(principal: Principal | undefined, href: string): Links {
+  return may(principal, WRITE) ? { create: { href, method: 'POST' } } : {};
+}
+
+/**
+ * Paging links (`self`, `first`, `prev`, `next`, `last`) that keep the request's filters: the
+ * query parameters other than `page` and `per_page` are repeated on every link.
+ */
+export function pagingLinks(path: string, query: Record<string, string | string[] | undefined>, counters: { page: number; perPage: number; total: number }): Links {
+  const filters = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (name === 'page' || name === 'per_page' || value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) filters.append(name, one);
+  }
+  const href = (page: number) => {
+    const params = new URLSearchParams(filters);
+    params.set('page', String(page));
+    params.set('per_page', String(counters.perPage));
+    return `${path}?${params}`;
+  };
+  const numbers = pageNumbers(counters.page, counters.perPage, counters.total);
+  const links: Links = { self: { href: href(counters.page) }, first: { href: href(numbers.first) } };
+  if (numbers.prev !== undefined) links.prev = { href: href(numbers.prev) };
+  if (numbers.next !== undefined) links.next = { href: href(numbers.next) };
+  links.last = { href: href(numbers.last) };
+  return links;
+}

@@ -1,0 +1,46 @@
+/**
+ * Reading the webhook API's query parameters into the core's filters. Only translation: the
+ * core checks the values (owner, event names, states, times) and names the field it refuses.
+ */
+import { listInvalid } from '../../shared/webhooks/endpoints.ts';
+import { parseTimeRange, type TimeRange } from '../../shared/webhooks/time-range.ts';
+
+export type Query = Record<string, string | string[] | undefined>;
+
+/** One value of a parameter; a repeated one is refused (422 `APP_WEBHOOK_LIST_INVALID`). */
+export function one(query: Query, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) throw listInvalid(name, 'is given more than once', value);
+  return value;
+}
+
+/** A comma list, also from repeated parameters (`?status=dead&status=done`); empty entries dropped. */
+export function list(query: Query, name: string): string[] | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [value]).flatMap((part) => part.split(',')).map((part) => part.trim()).filter(Boolean);
+}
+
+/** `true` or `false`. */
+export function flag(query: Query, name: string): boolean | undefined {
+  const value = one(query, name);
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw listInvalid(name, 'must be true or false', value);
+}
+
+/** `owner=<tenant>`, or `without_owner=true` for the records without owner (null). */
+export function ownerParameter(query: Query): string | null | undefined {
+  const owner = one(query, 'owner');
+  if (flag(query, 'without_owner') === true) {
+    if (owner !== undefined) throw listInvalid('without_owner', 'cannot be combined with owner', true);
+    return null;
+  }
+  return owner;
+}
+
+/** `since` (inclusive) and `until` (exclusive), ISO 8601. */
+export function timeParameters(query: Query): TimeRange {
+  return parseTimeRange({ since: one(query, 'since'), until: one(query, 'until') });
+}
