@@ -4,13 +4,18 @@
  * the API). `graphql: false` mounts nothing (the path is then an ordinary 404).
  */
 import type { Config } from '../../shared/config/index.ts';
+import type { Sql } from '../../shared/db/connect.ts';
 import type { Logger } from '../../shared/log/logger.ts';
+import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
+import { createEndpointCache } from '../../shared/webhooks/endpoint-cache.ts';
 import type { Models } from '../data/model.ts';
+import type { Module } from '../lifecycle.ts';
 import type { Pipeline } from '../pipeline.ts';
 import type { CompiledRoute } from '../routing/table.ts';
 import { modelContributions, type Contribution } from './contribution.ts';
 import { serveGraphql } from './serve.ts';
 import { createGraphqlService, type GraphqlService } from './service.ts';
+import { serviceContributions } from './webhooks/index.ts';
 
 /** The pseudo-route of the GraphQL path: what the route slots (idempotency…) see for a mutation. */
 export function graphqlRoute(path: string): CompiledRoute {
@@ -35,12 +40,17 @@ export interface GraphqlMount {
   build(models: Models): GraphqlService;
   /** The service, once built. */
   readonly service: GraphqlService | undefined;
+  /** Stops what the mount made (the endpoint cache's LISTEN) at shutdown. */
+  readonly module: Module;
 }
 
 export interface GraphqlMountDeps {
   config: Config;
   log: Logger;
-  /** The service's own contributions (webhook endpoints, events, deliveries), after the models'. */
+  sql: Sql;
+  /** The webhook core's dependencies to share (endpoint cache included); default: made here, with their own cache. */
+  webhooks?: WebhookDeps;
+  /** More contributions, after the models' and the service's own (scalars, webhooks). */
   contributions?: (models: Models) => readonly Contribution[];
 }
 
@@ -50,15 +60,18 @@ export function plugGraphql(pipeline: Pick<Pipeline, 'use' | 'routeStage'>, deps
   const settings = config.graphql;
   if (settings === false) return undefined;
   let service: GraphqlService | undefined;
+  const cache = deps.webhooks ? undefined : createEndpointCache({ config, sql: deps.sql, log });
+  const webhooks: WebhookDeps = deps.webhooks ?? { config, sql: deps.sql, log, cache };
   pipeline.use('graphql', serveGraphql({ path: settings.path, service: () => service, routeStage: pipeline.routeStage(graphqlRoute(settings.path)) }));
   return {
     build(models) {
-      const contributions = [...modelContributions(models), ...(deps.contributions?.(models) ?? [])];
+      const contributions = [...modelContributions(models), ...serviceContributions({ ...webhooks, config }), ...(deps.contributions?.(models) ?? [])];
       service = createGraphqlService({ config: { env: config.env, api: config.api, graphql: settings }, log, models, contributions });
       return service;
     },
     get service() {
       return service;
     },
+    module: { name: 'graphql', stop: async () => cache?.close() },
   };
 }

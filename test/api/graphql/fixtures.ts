@@ -3,6 +3,7 @@
  * POST/GET helper, and a web process started with GraphQL flags. Servers and the database are
  * the shared fixture's (stopped and dropped when the test file ends).
  */
+import type { Middleware } from 'koa';
 import type { ModelDeclaration } from '../../../api/data/types.ts';
 import type { GraphqlContext } from '../../../api/graphql/context.ts';
 import { Author, Post } from '../fixtures/models.ts';
@@ -52,6 +53,21 @@ export const PostWithGraphql: ModelDeclaration = {
 
 export const GRAPHQL_MODELS: readonly ModelDeclaration[] = [AuthorWithGraphql, PostWithGraphql];
 
+/**
+ * Adds the tenant to the fixture's stub principal: `X-Test-Principal: <id>;<role>,<role>;<owner>`
+ * (what an API token's principal carries; shared/tokens/principal.ts).
+ */
+export function stubOwner(): Middleware {
+  return async function stubOwner(ctx, next) {
+    const owner = ctx.get('X-Test-Principal').split(';')[2];
+    if (ctx.state.principal && owner) ctx.state.principal = { ...ctx.state.principal, owner };
+    await next();
+  };
+}
+
+/** The header of a caller: `as('admin')`, `as('member', 'acme')`. */
+export const as = (role: string, owner = '', id = `${role}-${owner || 'all'}`) => ({ 'X-Test-Principal': `${id};${role};${owner}` });
+
 /** A web process with the GraphQL test models; `graphql` flags laid over the defaults. */
 export function startGraphqlApp(options: AppOptions & { graphql?: Record<string, unknown> | false; env?: string } = {}): Promise<TestApp> {
   const { graphql, env, ...rest } = options;
@@ -59,6 +75,10 @@ export function startGraphqlApp(options: AppOptions & { graphql?: Record<string,
     ...rest,
     models: rest.models ?? GRAPHQL_MODELS,
     flags: { ...(env ? { env } : {}), ...(graphql === undefined ? {} : { graphql }), ...rest.flags },
+    setup(web) {
+      web.plug('user', stubOwner());
+      rest.setup?.(web);
+    },
   });
 }
 

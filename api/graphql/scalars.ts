@@ -1,0 +1,54 @@
+/**
+ * The scalars the service's own types use, contributed like any model's types: `DateTime`
+ * (ISO 8601 text; a `Date` or ISO text on the way out) and `JSON` (any JSON value: event
+ * payloads, endpoint headers). A model declaration may use them without declaring them.
+ */
+import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
+import type { Contribution } from './contribution.ts';
+
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+
+function parseDate(value: unknown): Date {
+  const date = typeof value === 'string' && ISO.test(value.trim()) ? new Date(value.trim()) : undefined;
+  if (!date || Number.isNaN(date.getTime())) {
+    throw new GraphQLError(`DateTime must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${JSON.stringify(value)}`);
+  }
+  return date;
+}
+
+export const DateTime = new GraphQLScalarType({
+  name: 'DateTime',
+  description: 'A point in time, as ISO 8601 text (UTC on the way out).',
+  serialize(value) {
+    const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined;
+    if (!date || Number.isNaN(date.getTime())) throw new TypeError(`DateTime cannot represent ${JSON.stringify(value)}`);
+    return date.toISOString();
+  },
+  parseValue: parseDate,
+  parseLiteral(node) {
+    if (node.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string', { nodes: [node] });
+    return parseDate(node.value);
+  },
+});
+
+export const JSONScalar = new GraphQLScalarType({
+  name: 'JSON',
+  description: 'Any JSON value.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (node, variables) => valueFromASTUntyped(node, variables),
+});
+
+/** `scalar DateTime` and `scalar JSON` with their implementations. */
+export function scalarsContribution(): Contribution {
+  return {
+    source: 'scalars',
+    types: /* GraphQL */ `
+      "A point in time, as ISO 8601 text."
+      scalar DateTime
+      "Any JSON value."
+      scalar JSON
+    `,
+    resolvers: { DateTime, JSON: JSONScalar },
+  };
+}

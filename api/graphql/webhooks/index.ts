@@ -1,0 +1,14 @@
+/**
+ * The service's own GraphQL contributions: the scalars and the webhook endpoint, event and
+ * delivery types, merged with the models' like any other (schema.ts).
+ */
+import type { Config } from '../../../shared/config/index.ts';
+import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
+import type { Contribution } from '../contribution.ts';
+import { scalarsContribution } from '../scalars.ts';
+import { webhookResolvers } from './resolvers.ts';
+import { WEBHOOK_TYPES } from './types.ts';
+
+export function serviceContributions(deps: WebhookDeps & { config: Config }): Contribution[] {
+  return [scalarsContribution(), { source: 'webhooks', types: WEBHOOK_TYPES, resolvers: webhookResolvers(deps, deps.config.api) }];
+}

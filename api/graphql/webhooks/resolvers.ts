@@ -1,0 +1,147 @@
+/**
+ * The resolvers of webhook endpoints, events and deliveries: each calls the same tenant-scoped
+ * core function as the REST controller (api/controllers/webhooks.ts, events.ts,
+ * deliveries.ts) and the CLI, so the SQL and the tenant rules live in one place. The endpoint
+ * of every delivery in a page is read with one statement per request level (batch loading).
+ */
+import type { GraphQLFieldResolver } from 'graphql';
+import type { Config } from '../../../shared/config/index.ts';
+import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
+import { listDeliveryPage, recoverDeliveries, retryDeliveryInScope, showDeliveryInScope } from '../../../shared/webhooks/deliveries.ts';
+import type { Delivery } from '../../../shared/webhooks/enqueue.ts';
+import { endpointsInScope } from '../../../shared/webhooks/endpoint-lookup.ts';
+import type { Endpoint } from '../../../shared/webhooks/endpoint-store.ts';
+import {
+  listEndpointPage, registerEndpoint, removeEndpoint, rotateEndpointSecret, sendTestEvent, showEndpoint, updateEndpoint,
+} from '../../../shared/webhooks/endpoints.ts';
+import { emitEvent, listEventPage, showEvent } from '../../../shared/webhooks/events.ts';
+import type { RegisterOptions } from '../../../shared/webhooks/register.ts';
+import { parseTimeRange } from '../../../shared/webhooks/time-range.ts';
+import type { EndpointPatch } from '../../../shared/webhooks/update.ts';
+import type { GraphqlContext } from '../context.ts';
+import type { ResolverMap } from '../contribution.ts';
+import { ownerOf, pageAnswer, pageOf, readScope, writeScope } from './access.ts';
+
+// Arguments and parents are what the SDL (types.ts) and the core functions say: GraphQL has checked them.
+type Args = Record<string, any>;
+type Resolve = GraphQLFieldResolver<any, GraphqlContext, Args>;
+
+/** A delivery just written by emit or test, in the shape of a listed one. */
+const newDelivery = (delivery: Delivery) => ({
+  id: delivery.id,
+  status: delivery.status,
+  queue: delivery.queue,
+  endpointId: delivery.endpointId,
+  eventId: delivery.eventId,
+  event: delivery.event,
+  owner: delivery.owner,
+  attempts: 0,
+  nextAttemptAt: null,
+  lastStatus: null,
+  lastError: null,
+  createdAt: delivery.createdAt,
+  updatedAt: delivery.createdAt,
+  completedAt: null,
+});
+
+/** The resolver map over `deps` (the web process's webhook dependencies, its endpoint cache included). */
+export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>): ResolverMap {
+  const query: Record<string, Resolve> = {
+    async webhookEndpoints(_root, args, context) {
+      const scope = readScope(context.principal, 'webhookEndpoints');
+      const page = pageOf(args, limits);
+      const filter = args.filter ?? {};
+      const { records, total } = await listEndpointPage(deps, scope, {
+        owner: ownerOf(filter),
+        enabled: filter.enabled ?? undefined,
+        events: filter.events ?? undefined,
+        ...page,
+      });
+      return pageAnswer(records, total, page);
+    },
+    webhookEndpoint: (_root, args, context) => showEndpoint(deps, readScope(context.principal, 'webhookEndpoint'), args.id),
+    async webhookEvents(_root, args, context) {
+      const scope = readScope(context.principal, 'webhookEvents');
+      const page = pageOf(args, limits);
+      const filter = args.filter ?? {};
+      const { records, total } = await listEventPage(deps, scope, {
+        owner: ownerOf(filter),
+        type: filter.type ?? undefined,
+        ...parseTimeRange({ since: filter.since, until: filter.until }),
+        ...page,
+      });
+      return pageAnswer(records, total, page);
+    },
+    webhookEvent: (_root, args, context) => showEvent(deps, readScope(context.principal, 'webhookEvent'), args.id),
+    async webhookDeliveries(_root, args, context) {
+      const scope = readScope(context.principal, 'webhookDeliveries');
+      const page = pageOf(args, limits);
+      const filter = args.filter ?? {};
+      const { records, total } = await listDeliveryPage(deps, scope, {
+        statuses: filter.status ?? undefined,
+        endpoint: filter.endpoint ?? undefined,
+        event: filter.event ?? undefined,
+        type: filter.type ?? undefined,
+        owner: ownerOf(filter),
+        ...parseTimeRange({ since: filter.since, until: filter.until }),
+        ...page,
+      });
+      return pageAnswer(records, total, page);
+    },
+    webhookDelivery: (_root, args, context) => showDeliveryInScope(deps, readScope(context.principal, 'webhookDelivery'), args.id),
+  };
+
+  const mutation: Record<string, Resolve> = {
+    async registerWebhookEndpoint(_root, args, context) {
+      const endpoint = await registerEndpoint(deps, writeScope(context.principal, 'registerWebhookEndpoint'), args.input as RegisterOptions);
+      const { secret, ...rest } = endpoint;
+      return { endpoint: rest, secret };
+    },
+    updateWebhookEndpoint: (_root, args, context) =>
+      updateEndpoint(deps, writeScope(context.principal, 'updateWebhookEndpoint'), args.id, args.input as EndpointPatch),
+    async removeWebhookEndpoint(_root, args, context) {
+      return (await removeEndpoint(deps, writeScope(context.principal, 'removeWebhookEndpoint'), args.id)).id;
+    },
+    async rotateWebhookSecret(_root, args, context) {
+      const scope = writeScope(context.principal, 'rotateWebhookSecret');
+      const rotated = await rotateEndpointSecret(deps, scope, args.id, args.grace === null || args.grace === undefined ? {} : { grace: args.grace });
+      return { endpoint: await showEndpoint(deps, scope, args.id), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt };
+    },
+    async sendTestWebhookEvent(_root, args, context) {
+      const input = { ...(args.type == null ? {} : { type: args.type }), ...(args.data === undefined ? {} : { data: args.data }) };
+      return newDelivery(await sendTestEvent(deps, writeScope(context.principal, 'sendTestWebhookEvent'), args.id, input));
+    },
+    async emitWebhookEvent(_root, args, context) {
+      const scope = writeScope(context.principal, 'emitWebhookEvent');
+      const result = await emitEvent(deps, scope, args.input);
+      return {
+        event: result.event === null ? null : await showEvent(deps, scope, result.event.id),
+        type: result.type,
+        owner: result.owner,
+        deliveries: result.deliveries.map(newDelivery),
+      };
+    },
+    retryWebhookDelivery: (_root, args, context) => retryDeliveryInScope(deps, writeScope(context.principal, 'retryWebhookDelivery'), args.id),
+    recoverWebhookDeliveries: (_root, args, context) =>
+      recoverDeliveries(deps, writeScope(context.principal, 'recoverWebhookDeliveries'), args.id, { since: args.since, until: args.until ?? undefined }),
+  };
+
+  const delivery: Record<string, Resolve> = {
+    type: (record) => record.event,
+    attemptCount: (record) => record.attempts,
+    attempts: (record) => record.attemptsMade ?? null,
+    endpoint(record, _args, context) {
+      const scope = readScope(context.principal, 'webhookDeliveries');
+      const loader = context.loaders.get<string, Endpoint>('webhook-endpoints', (ids) => endpointsInScope(deps, scope, ids));
+      return loader.load(record.endpointId).then((endpoint) => endpoint ?? null);
+    },
+  };
+
+  return {
+    Query: query,
+    Mutation: mutation,
+    WebhookDelivery: delivery,
+    WebhookEvent: { deliveryCounts: ((record) => record.deliveries) as Resolve },
+    WebhookDeliveryStatus: { PENDING: 'pending', RUNNING: 'running', DONE: 'done', DEAD: 'dead' },
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * The GraphQL types of webhook endpoints, events and deliveries: the same records, filters and
+ * operations as the REST API (docs/webhooks-api.md) and the CLI, the same names where GraphQL
+ * allows (`id` is the record's own id, `ep_…`, `evt_…`, `msg_…`). Lists are pages
+ * (`page`, `perPage`: the REST defaults and cap, `api.perPage` and `api.maxPerPage`).
+ */
+export const WEBHOOK_TYPES = /* GraphQL */ `
+  "A receiver URL subscribed to events (a row of the endpoint table). Never carries a secret."
+  type WebhookEndpoint {
+    "ep_…"
+    id: ID!
+    url: String!
+    "Exact event names, families <prefix>.*, or *."
+    events: [String!]!
+    "The tenant; null: reached only by emits without owner."
+    owner: String
+    description: String
+    "Receiver-specific headers sent with each delivery (name -> value)."
+    headers: JSON!
+    enabled: Boolean!
+    disabledAt: DateTime
+    disabledReason: String
+    createdAt: DateTime!
+    updatedAt: DateTime!
+  }
+
+  type WebhookEndpointPage {
+    nodes: [WebhookEndpoint!]!
+    page: Int!
+    perPage: Int!
+    total: Int!
+    pages: Int!
+  }
+
+  "Deliveries by state."
+  type WebhookDeliveryCounts {
+    pending: Int!
+    running: Int!
+    done: Int!
+    dead: Int!
+    total: Int!
+  }
+
+  "An emitted event as retained: type, owner, payload and its deliveries by state."
+  type WebhookEvent {
+    "evt_…"
+    id: ID!
+    type: String!
+    owner: String
+    "The payload given to emit (the envelope's data)."
+    data: JSON
+    createdAt: DateTime!
+    deliveryCounts: WebhookDeliveryCounts!
+  }
+
+  type WebhookEventPage {
+    nodes: [WebhookEvent!]!
+    page: Int!
+    perPage: Int!
+    total: Int!
+    pages: Int!
+  }
+
+  enum WebhookDeliveryStatus {
+    "Queued, or waiting for a retry at nextAttemptAt."
+    PENDING
+    RUNNING
+    "Delivered (the receiver answered 2xx)."
+    DONE
+    "Attempts ran out, or the receiver can never be reached; see lastError."
+    DEAD
+  }
+
+  "One recorded attempt of a delivery."
+  type WebhookAttempt {
+    attempt: Int!
+    startedAt: DateTime!
+    durationMs: Int!
+    "The receiver's status, or null when it did not answer."
+    status: Int
+    "done, retry or dead."
+    outcome: String!
+    error: String
+    "The first 64 kB of the receiver's answer."
+    excerpt: String
+  }
+
+  "One event to one endpoint: a job in the delivery queue."
+  type WebhookDelivery {
+    "msg_…, the webhook-id header."
+    id: ID!
+    status: WebhookDeliveryStatus!
+    endpointId: ID!
+    "The endpoint (loaded for a whole page at once)."
+    endpoint: WebhookEndpoint
+    eventId: ID!
+    "The event type."
+    type: String!
+    owner: String
+    queue: String!
+    attemptCount: Int!
+    nextAttemptAt: DateTime
+    lastStatus: Int
+    lastError: String
+    createdAt: DateTime!
+    updatedAt: DateTime
+    completedAt: DateTime
+    "Every attempt, when the delivery is read alone (webhookDelivery); null in lists."
+    attempts: [WebhookAttempt!]
+  }
+
+  type WebhookDeliveryPage {
+    nodes: [WebhookDelivery!]!
+    page: Int!
+    perPage: Int!
+    total: Int!
+    pages: Int!
+  }
+
+  input WebhookEndpointFilter {
+    "Only this owner's endpoints (a member's own owner in any case)."
+    owner: String
+    "Only the endpoints without owner."
+    withoutOwner: Boolean
+    enabled: Boolean
+    "Only endpoints receiving at least one of these event names."
+    events: [String!]
+  }
+
+  input WebhookEventFilter {
+    owner: String
+    withoutOwner: Boolean
+    "Exact event type."
+    type: String
+    "Inclusive."
+    since: DateTime
+    "Exclusive."
+    until: DateTime
+  }
+
+  input WebhookDeliveryFilter {
+    status: [WebhookDeliveryStatus!]
+    "ep_…"
+    endpoint: ID
+    "evt_…"
+    event: ID
+    type: String
+    owner: String
+    withoutOwner: Boolean
+    since: DateTime
+    until: DateTime
+  }
+
+  type Query {
+    webhookEndpoints(filter: WebhookEndpointFilter, page: Int, perPage: Int): WebhookEndpointPage!
+    webhookEndpoint(id: ID!): WebhookEndpoint
+    "Newest first."
+    webhookEvents(filter: WebhookEventFilter, page: Int, perPage: Int): WebhookEventPage!
+    webhookEvent(id: ID!): WebhookEvent
+    "Newest first."
+    webhookDeliveries(filter: WebhookDeliveryFilter, page: Int, perPage: Int): WebhookDeliveryPage!
+    webhookDelivery(id: ID!): WebhookDelivery
+  }
+
+  input RegisterWebhookEndpointInput {
+    url: String!
+    events: [String!]!
+    "An admin names any owner; a member's endpoints are its own owner's."
+    owner: String
+    description: String
+    headers: JSON
+  }
+
+  input UpdateWebhookEndpointInput {
+    url: String
+    events: [String!]
+    "null removes the owner (admins)."
+    owner: String
+    "null removes the description."
+    description: String
+    "Replaces every header; null removes them."
+    headers: JSON
+    "false disables, true enables again."
+    enabled: Boolean
+    disabledReason: String
+  }
+
+  input EmitWebhookEventInput {
+    type: String!
+    data: JSON
+    "An admin names any owner, or none; a member emits as its own owner."
+    owner: String
+  }
+
+  type RegisteredWebhookEndpoint {
+    endpoint: WebhookEndpoint!
+    "whsec_…, shown this once."
+    secret: String!
+  }
+
+  type RotatedWebhookSecret {
+    endpoint: WebhookEndpoint!
+    "The new secret, shown this once."
+    secret: String!
+    "Until when the previous secret still signs (null: it stopped at once)."
+    graceEndsAt: DateTime
+  }
+
+  type EmittedWebhookEvent {
+    "The event written, null when no endpoint matched (nothing is written then)."
+    event: WebhookEvent
+    type: String!
+    owner: String
+    deliveries: [WebhookDelivery!]!
+  }
+
+  type RecoveredWebhookDeliveries {
+    endpointId: ID!
+    recovered: Int!
+    "More dead deliveries match: call again to queue them."
+    more: Boolean!
+    deliveryIds: [ID!]!
+  }
+
+  type Mutation {
+    registerWebhookEndpoint(input: RegisterWebhookEndpointInput!): RegisteredWebhookEndpoint!
+    updateWebhookEndpoint(id: ID!, input: UpdateWebhookEndpointInput!): WebhookEndpoint!
+    "Removes the endpoint with its secrets, deliveries and attempts; answers its id."
+    removeWebhookEndpoint(id: ID!): ID!
+    "grace: milliseconds during which the old secret still signs."
+    rotateWebhookSecret(id: ID!, grace: Float): RotatedWebhookSecret!
+    "Sends one event (default webhook.test, data {}) to this endpoint alone, through the queue."
+    sendTestWebhookEvent(id: ID!, type: String, data: JSON): WebhookDelivery!
+    emitWebhookEvent(input: EmitWebhookEventInput!): EmittedWebhookEvent!
+    "Sends a dead delivery again with the same webhook-id."
+    retryWebhookDelivery(id: ID!): WebhookDelivery!
+    "Sends again every dead delivery of the endpoint created in [since, until)."
+    recoverWebhookDeliveries(id: ID!, since: DateTime!, until: DateTime): RecoveredWebhookDeliveries!
+  }
+`;
