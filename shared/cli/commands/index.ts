@@ -11,6 +11,9 @@ import { webhooksRemoveCommand } from './webhooks-remove.ts';
 import { webhooksRotateCommand } from './webhooks-rotate.ts';
 import { webhooksSendCommand } from './webhooks-send.ts';
 import { eventsEmitCommand } from './events-emit.ts';
+import { tokensCreateCommand } from './tokens-create.ts';
+import { tokensListCommand } from './tokens-list.ts';
+import { tokensRevokeCommand } from './tokens-revoke.ts';
 
 /** Every command of the `app` CLI, in the order `--help` lists them. */
 export const commands = [
@@ -29,4 +32,7 @@ export const commands = [
   webhooksSendCommand,
   eventsEmitCommand,
   ...jobsCommands,
+  tokensCreateCommand,
+  tokensListCommand,
+  tokensRevokeCommand,
 ];
