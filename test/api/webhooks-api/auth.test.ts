@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { createToken, revokeToken } from '../../../shared/tokens/tokens.ts';
-import { call, startApi } from './helpers.ts';
+import { call, closeAll, startApi } from './helpers.ts';
 
 const app = await startApi();
 const deps = { sql: app.db.sql, log: app.db.log };
 
 describe('bearer authentication', () => {
+  after(closeAll);
   it('no token on a protected route: 401 APP_UNAUTHENTICATED problem+json with WWW-Authenticate: Bearer', async () => {
     const answer = await call('GET', `${app.api}/webhooks`);
     assert.equal(answer.status, 401);

@@ -20,6 +20,8 @@ import { createToken } from '../../../shared/tokens/tokens.ts';
 import type { Role } from '../../../shared/tokens/roles.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { harness, type Harness } from '../../worker/helpers.ts';
+import { startWorker } from '../../../worker/runner.ts';
+import { tasks } from '../../../worker/tasks/index.ts';
 
 export interface ApiHarness {
   /** `http://127.0.0.1:<port>` */
@@ -37,16 +39,23 @@ export interface ApiHarness {
 }
 
 const servers: Array<{ close(): Promise<unknown> }> = [];
-after(async () => {
+
+/**
+ * Stops what this file started (worker, receivers, web process), last started first. Call it
+ * in the file's `describe` with `after(closeAll)`: the database helper drops the database in a
+ * file-level hook that runs before any later file-level hook, so stopping there would be late.
+ */
+export async function closeAll(): Promise<void> {
   for (const server of servers.splice(0).reverse()) await server.close();
-});
+}
+after(closeAll);
 
 /** Starts the web process of this file (stopped when its tests end). `flags` are laid over the fast test config. */
 export async function startApi(flags: Record<string, unknown> = {}): Promise<ApiHarness> {
   const db = await createTestDatabase();
-  const h = harness(db, { logLevel: 'debug', ...flags });
+  const h = harness(db, flags);
   const logs: string[] = [];
-  const log = createLogger(h.config, {
+  const log = createLogger({ ...h.config, logLevel: 'debug' }, {
     name: 'test-web',
     destination: new Writable({
       write(chunk, _encoding, done) {
@@ -75,6 +84,13 @@ export async function startApi(flags: Record<string, unknown> = {}): Promise<Api
     logs,
     token: async (role, owner) => (await createToken(tokenDeps, { name: `${role} ${owner ?? ''}`.trim(), role, owner: role === 'admin' ? undefined : owner })).token,
   };
+}
+
+/** Starts the real delivery worker on this file's database (stopped by `closeAll`, before the web process). */
+export async function startDeliveryWorker(app: ApiHarness): Promise<void> {
+  const quiet = createLogger({ ...app.h.config, logLevel: 'error' }, { name: 'test-worker' }); // dead deliveries are expected here
+  const handle = await startWorker({ config: app.h.config, log: quiet }, tasks);
+  servers.push({ close: () => handle.stop() });
 }
 
 export interface Answer {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
-import { call, createEndpoint, startApi } from './helpers.ts';
+import { after, before, describe, it } from 'node:test';
+import { call, closeAll, createEndpoint, startApi } from './helpers.ts';
 
 // Receivers are never reached here (no worker runs): the urls only have to be acceptable.
 const URL_A = 'http://127.0.0.1:9/a';
@@ -10,6 +10,7 @@ const app = await startApi();
 const api = app.api;
 
 describe('tenant isolation: a member reaches only its owner; another tenant looks like nothing (404, not 403)', () => {
+  after(closeAll);
   let admin: string;
   let memberA: string;
   let memberB: string;
