@@ -3,11 +3,10 @@
  * (endpoint-headers.ts): the url, with the address rules applied to what its host resolves to,
  * the owner and the description. Every refusal is an AppError 422 whose code names the field.
  */
-import { unprocessable } from '../errors/app-error.ts';
+import { isAppError, unprocessable } from '../errors/app-error.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Config } from '../config/index.ts';
 import { checkWebhookUrl, resolveAndCheck, type HostLookup } from './address-rules.ts';
-import { isAppError } from '../errors/app-error.ts';
 
 /** Longest owner (tenant) value. */
 export const MAX_OWNER_LENGTH = 255;

@@ -27,8 +27,9 @@ export const MAX_HEADERS = 32;
 export const MAX_HEADER_VALUE_LENGTH = 4096;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// Field values: HTAB, SP, visible ASCII and obs-text; no CR, LF, NUL or other controls.
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+// Field values: HTAB, SP, visible ASCII and obs-text (Latin-1); no CR, LF, NUL or other controls.
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+const BEYOND_LATIN1 = /[^\x00-\xff]/;
 
 /** Why a header name is refused, or null. */
 export function headerNameProblem(name: string): { rule: 'name' | 'reserved' | 'hop-by-hop'; reason: string } | null {
@@ -67,9 +68,8 @@ export function assertEndpointHeaders(headers: unknown): Record<string, string> 
     if (seen.has(name.toLowerCase())) throw refuse(name, 'duplicate', 'is given twice (names are case-insensitive)');
     seen.add(name.toLowerCase());
     if (typeof value !== 'string') throw refuse(name, 'value', 'must have a string value');
-    if (!FIELD_VALUE.test(value)) {
-      throw refuse(name, 'value', 'has a value with CR, LF or another control character');
-    }
+    if (CONTROL.test(value)) throw refuse(name, 'value', 'has a value with CR, LF or another control character');
+    if (BEYOND_LATIN1.test(value)) throw refuse(name, 'value', 'has a value with characters outside ISO-8859-1 (encode them, e.g. percent-encoding)');
     if (value.length > MAX_HEADER_VALUE_LENGTH) throw refuse(name, 'value', `has a value longer than ${MAX_HEADER_VALUE_LENGTH} characters`);
     out[name] = value.trim();
   }

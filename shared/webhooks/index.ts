@@ -45,7 +45,7 @@ export interface Webhooks {
   status(options?: ListOptions): Promise<EndpointStatus[]>;
   /** The endpoint cache of this interface (emit reads through it). */
   readonly cache: EndpointCache;
-  /** Stops the cache's LISTEN; the pool stays the caller's. */
+  /** Stops the cache's LISTEN when this interface created the cache; the pool stays the caller's. */
   close(): Promise<void>;
 }
 
@@ -72,6 +72,8 @@ export function createWebhooks(
     show: (id, showOptions) => show(bound, id, showOptions),
     status: (listOptions) => status(bound, listOptions),
     cache,
-    close: () => cache.close(),
+    close: async () => {
+      if (deps.cache === undefined) await cache.close();
+    },
   };
 }

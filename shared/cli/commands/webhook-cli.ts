@@ -64,7 +64,8 @@ export function parseGrace(text: string | undefined): number | undefined {
   return ms;
 }
 
-const iso = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
+/** ISO text of a date, `-` for none. */
+export const isoOrDash = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
 
 /** Several lines describing one endpoint. */
 export function endpointText(endpoint: Endpoint): string {
@@ -76,15 +77,18 @@ export function endpointText(endpoint: Endpoint): string {
     `owner:       ${endpoint.owner ?? '(none)'}`,
     `description: ${endpoint.description ?? ''}`,
     `headers:     ${headers.length === 0 ? '(none)' : headers.join('\n             ')}`,
-    `state:       ${endpoint.enabled ? 'enabled' : `disabled since ${iso(endpoint.disabledAt)} (${endpoint.disabledReason ?? 'no reason given'})`}`,
-    `created:     ${iso(endpoint.createdAt)}`,
-    `updated:     ${iso(endpoint.updatedAt)}`,
+    `state:       ${endpoint.enabled ? 'enabled' : `disabled since ${isoOrDash(endpoint.disabledAt)} (${endpoint.disabledReason ?? 'no reason given'})`}`,
+    `created:     ${isoOrDash(endpoint.createdAt)}`,
+    `updated:     ${isoOrDash(endpoint.updatedAt)}`,
   ].join('\n');
 }
 
-/** One line per endpoint. */
-export function endpointLine(endpoint: Endpoint): string {
-  return [endpoint.id, endpoint.enabled ? 'enabled ' : 'disabled', endpoint.owner ?? '-', endpoint.events.join(','), endpoint.url].join('  ');
+/** Endpoints as a table, one line each. */
+export function endpointTable(endpoints: readonly Endpoint[]): string {
+  return table([
+    ['ID', 'STATE', 'OWNER', 'EVENTS', 'URL'],
+    ...endpoints.map((e) => [e.id, e.enabled ? 'enabled' : 'disabled', e.owner ?? '-', e.events.join(','), e.url]),
+  ]);
 }
 
 /** One line per delivery. */
@@ -92,4 +96,9 @@ export function deliveryLines(deliveries: readonly Delivery[]): string {
   return deliveries.map((d) => `${d.id}  ${d.event} -> ${d.endpointId}  (queue ${d.queue})`).join('\n');
 }
 
-export { iso as isoOrDash };
+
+/** Rows of cells as aligned columns (the last column is not padded). */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n');
+}

@@ -1,6 +1,6 @@
 import { list, status, type ListOptions } from '../../webhooks/read.ts';
 import { defineCommand } from '../command.ts';
-import { endpointLine, isoOrDash, webhookDeps } from './webhook-cli.ts';
+import { endpointTable, isoOrDash, table, webhookDeps } from './webhook-cli.ts';
 
 const ownerOptions = {
   owner: { type: 'string', describe: "Only this owner's endpoints" },
@@ -17,7 +17,7 @@ export const webhooksListCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const endpoints = await list(webhookDeps(context), filterOf(args));
-    context.print(endpoints, () => (endpoints.length === 0 ? 'no webhook endpoints' : endpoints.map(endpointLine).join('\n')));
+    context.print(endpoints, () => (endpoints.length === 0 ? 'no webhook endpoints' : endpointTable(endpoints)));
   },
 });
 
@@ -28,20 +28,13 @@ export const webhooksStatusCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const rows = await status(webhookDeps(context), filterOf(args));
-    context.print(rows, () => {
-      if (rows.length === 0) return 'no webhook endpoints';
-      const header = 'id                              state     pending running done  dead  last delivery             owner  url';
-      return [header, ...rows.map((row) => [
-        row.id.padEnd(30),
-        (row.enabled ? 'enabled' : 'disabled').padEnd(8),
-        String(row.deliveries.pending).padStart(7),
-        String(row.deliveries.running).padStart(7),
-        String(row.deliveries.done).padStart(5),
-        String(row.deliveries.dead).padStart(5),
-        isoOrDash(row.lastDeliveryAt).padEnd(24),
-        row.owner ?? '-',
-        row.url,
-      ].join('  '))].join('\n');
-    });
+    context.print(rows, () => rows.length === 0 ? 'no webhook endpoints' : table([
+      ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],
+      ...rows.map((row) => [
+        row.id, row.enabled ? 'enabled' : 'disabled',
+        String(row.deliveries.pending), String(row.deliveries.running), String(row.deliveries.done), String(row.deliveries.dead),
+        isoOrDash(row.lastDeliveryAt), row.owner ?? '-', row.url,
+      ]),
+    ]));
   },
 });

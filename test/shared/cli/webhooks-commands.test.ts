@@ -138,7 +138,7 @@ describe('the other webhooks:* commands and events:emit', () => {
     const status = await json<{ id: string; deliveries: { pending: number; total: number } }[]>(['webhooks:status', '--owner', 'flow']);
     assert.deepEqual(status.map((s) => s.id), [endpoint.id]);
     assert.equal(status[0].deliveries.pending, 3);
-    assert.match((await app(['webhooks:status'])).stdout, /pending/);
+    assert.match((await app(['webhooks:status'])).stdout, /^ID +STATE +PENDING +RUNNING +DONE +DEAD/);
 
     const updated = await json<{ url: string; description: string; events: string[] }>(
       ['webhooks:update', endpoint.id, '--url', 'http://127.0.0.1:10/new', '--events', 'order.*,refund.*', '--description', 'moved'], loop);

@@ -31,6 +31,14 @@ describe('endpoint headers', () => {
     assert.deepEqual(assertEndpointHeaders({ 'X-A': ' a\tb ' }), { 'X-A': 'a\tb' });
   });
 
+  it('refuses values with characters outside ISO-8859-1 (HTTP cannot carry them), and keeps Latin-1 ones', () => {
+    assert.throws(() => assertEndpointHeaders({ 'X-A': 'check ✓' }), appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => {
+      assert.equal(e.data?.rule, 'value');
+      assert.match(String(e.data?.reason), /ISO-8859-1/);
+    }));
+    assert.deepEqual(assertEndpointHeaders({ 'X-A': 'café' }), { 'X-A': 'café' });
+  });
+
   it('never puts a header value in the error', () => {
     assert.throws(() => assertEndpointHeaders({ Authorization: 'Bearer s3cr3t\r\n' }), (error: Error & { data?: unknown }) => {
       assert.ok(!error.message.includes('s3cr3t'));
