@@ -49,6 +49,16 @@ const KINDS: Partial<Record<Kind, TypeKind>> = {
   [Kind.DIRECTIVE_DEFINITION]: 'directive',
 };
 
+const KIND_NAMES: Record<TypeKind, string> = {
+  type: 'an object type',
+  interface: 'an interface',
+  input: 'an input',
+  enum: 'an enum',
+  union: 'a union',
+  scalar: 'a scalar',
+  directive: 'a directive',
+};
+
 /** Who declares what, across all contributions. */
 interface Declarations {
   /** type name -> kind -> sources */
@@ -138,12 +148,15 @@ function resolverProblems(contributions: readonly Contribution[], declarations: 
   return problems;
 }
 
-/** Sources whose SDL declares a name quoted in a message (`"Foo"`, `Foo.bar`). */
-function sourcesNamedIn(message: string, declarations: Declarations): string[] {
-  const names = new Set([...message.matchAll(/"?([_A-Za-z][_0-9A-Za-z]*)(?:\.[_A-Za-z][_0-9A-Za-z]*)?"?/g)].map((match) => match[1]));
-  const sources = new Set<string>();
-  for (const name of names) for (const kinds of declarations.kinds.get(name)?.values() ?? []) for (const source of kinds) sources.add(source);
-  return [...sources];
+/**
+ * The sources a graphql-js message is about: those declaring or mentioning the names it quotes
+ * (`Unknown type "Comment".`) or the `Type.field` it names; every source when it names none.
+ */
+function sourcesNamedIn(message: string, contributions: readonly Contribution[]): string[] {
+  const quoted = [...message.matchAll(/"([_A-Za-z][_0-9A-Za-z]*)"|\b([_A-Za-z][_0-9A-Za-z]*)\.[_A-Za-z][_0-9A-Za-z]*\b/g)].map((match) => match[1] ?? match[2]);
+  const mentions = (types: string) => quoted.some((name) => new RegExp(`\\b${name}\\b`).test(types));
+  const named = contributions.filter((contribution) => typeof contribution.types === 'string' && mentions(contribution.types));
+  return (named.length > 0 ? named : contributions).map((contribution) => contribution.source);
 }
 
 /**
@@ -173,7 +186,7 @@ export function assembleSchema(contributions: readonly Contribution[]): GraphQLS
   }
   for (const [name, kinds] of declarations.kinds) {
     if (kinds.size < 2) continue;
-    problems.push(`${name} is declared as ${[...kinds].map(([kind, sources]) => `${kind === 'type' ? 'an object type' : `a ${kind}`} by ${list(sources)}`).join(' and as ')}`);
+    problems.push(`${name} is declared as ${[...kinds].map(([kind, sources]) => `${KIND_NAMES[kind]} by ${list(sources)}`).join(' and as ')}`);
     for (const sources of kinds.values()) for (const source of sources) involved.add(source);
   }
   for (const [key, types] of declarations.members) {
@@ -192,14 +205,12 @@ export function assembleSchema(contributions: readonly Contribution[]): GraphQLS
     });
   } catch (error) {
     const message = (error as Error).message;
-    throw new GraphqlSchemaError([message], sourcesNamedIn(message, declarations));
+    throw new GraphqlSchemaError([message], sourcesNamedIn(message, contributions));
   }
   const invalid = validateSchema(schema);
   if (invalid.length > 0) {
     const messages = invalid.map((error) => error.message);
-    const named = messages.flatMap((message) => sourcesNamedIn(message, declarations));
-    const sources = named.length > 0 ? [...new Set(named)] : contributions.map((contribution) => contribution.source);
-    throw new GraphqlSchemaError(messages, sources);
+    throw new GraphqlSchemaError(messages, [...new Set(messages.flatMap((message) => sourcesNamedIn(message, contributions)))]);
   }
   return schema;
 }

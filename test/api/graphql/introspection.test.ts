@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { post, startGraphqlApp } from './fixtures.ts';
+
+const SCHEMA = '{ __schema { queryType { name } } }';
+const TYPE = '{ __type(name: "WebhookEndpoint") { name fields { name } } }';
+
+describe('introspection by environment (graphql.introspection: on, except in production)', () => {
+  it('development and test: __schema and __type answer', async () => {
+    for (const env of ['development', 'test']) {
+      const app = await startGraphqlApp({ env });
+      assert.deepEqual((await post(app, SCHEMA)).body, { data: { __schema: { queryType: { name: 'Query' } } } }, env);
+      const type = (await post(app, TYPE)).body.data?.__type as { name: string; fields: unknown[] };
+      assert.equal(type.name, 'WebhookEndpoint', env);
+    }
+  });
+
+  it('production: __schema is refused with 400 APP_GRAPHQL_INTROSPECTION_DISABLED, __type answers null for every name', async () => {
+    const app = await startGraphqlApp({ env: 'production' });
+    const schema = await post(app, SCHEMA);
+    assert.equal(schema.status, 400);
+    assert.equal(schema.body.errors?.[0]?.extensions?.code, 'APP_GRAPHQL_INTROSPECTION_DISABLED');
+    assert.match(schema.body.errors?.[0]?.message ?? '', /graphql\.introspection/);
+    for (const query of [TYPE, '{ __type(name: "Query") { name } }', 'query($n: String!) { t: __type(name: $n) { name } }']) {
+      const answer = await post(app, query, { variables: { n: 'Query' } });
+      assert.equal(answer.status, 200, query);
+      assert.deepEqual(Object.values(answer.body.data ?? {}), [null], query);
+      assert.equal(answer.body.errors, undefined);
+    }
+    assert.deepEqual((await post(app, '{ __typename }')).body, { data: { __typename: 'Query' } });
+  });
+
+  it('production with graphql.introspection true: introspection answers', async () => {
+    const app = await startGraphqlApp({ env: 'production', graphql: { introspection: true } });
+    assert.deepEqual((await post(app, SCHEMA)).body, { data: { __schema: { queryType: { name: 'Query' } } } });
+  });
+
+  it('test with graphql.introspection false: refused as in production', async () => {
+    const app = await startGraphqlApp({ graphql: { introspection: false } });
+    assert.equal((await post(app, SCHEMA)).status, 400);
+  });
+});

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ModelDeclaration } from '../../../api/data/types.ts';
+import { unprocessable } from '../../../shared/errors/app-error.ts';
+import { Author } from '../fixtures/models.ts';
+import { post, startGraphqlApp } from './fixtures.ts';
+
+/** Resolvers failing the three ways a resolver can. */
+const FAILING: ModelDeclaration = {
+  ...Author,
+  graphql: {
+    types: 'type Query { bug: String refused: String nonNull: String! ok: String }',
+    resolvers: {
+      Query: {
+        bug: () => {
+          throw new Error('connection to 10.0.0.7 refused: password authentication failed');
+        },
+        refused: () => {
+          throw unprocessable('the title is too long', { code: 'APP_VALIDATION_FAILED', data: { field: 'title' } });
+        },
+        nonNull: () => null,
+        ok: () => 'fine',
+      },
+    },
+  },
+};
+
+const start = (env: string) => startGraphqlApp({ env, models: [FAILING], routes: {} });
+
+describe('masked errors: internal failures never reach a client outside development', () => {
+  it('production: a thrown Error becomes "Unexpected error." with the request id; the log keeps the real one', async () => {
+    const app = await start('production');
+    const answer = await post(app, '{ bug ok }', { headers: { 'X-Request-Id': 'req-mask-1' } });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.body.data, { bug: null, ok: 'fine' });
+    const [error] = answer.body.errors ?? [];
+    assert.equal(error.message, 'Unexpected error.');
+    assert.deepEqual(error.extensions, { code: 'APP_GRAPHQL_INTERNAL', requestId: 'req-mask-1' });
+    assert.deepEqual(error.path, ['bug']);
+    assert.doesNotMatch(JSON.stringify(answer.body), /10\.0\.0\.7|password/);
+    assert.ok(app.logs.some((line) => line.msg === 'graphql field failed' && /10\.0\.0\.7/.test(JSON.stringify(line.err))));
+  });
+
+  it('production: a null for a non-null field (a server bug) is masked too', async () => {
+    const app = await start('production');
+    const answer = await post(app, '{ nonNull }');
+    assert.equal(answer.body.data, null);
+    assert.equal(answer.body.errors?.[0]?.message, 'Unexpected error.');
+  });
+
+  it('refusals keep their message and carry code, status and data (AppError below 500)', async () => {
+    const app = await start('production');
+    const answer = await post(app, '{ refused }');
+    assert.deepEqual(answer.body.errors?.[0]?.extensions, { code: 'APP_VALIDATION_FAILED', status: 422, data: { field: 'title' } });
+    assert.equal(answer.body.errors?.[0]?.message, 'the title is too long');
+  });
+
+  it('GraphQL\'s own errors (syntax, validation) are never masked', async () => {
+    const app = await start('production');
+    const answer = await post(app, '{ nosuchfield }');
+    assert.match(answer.body.errors?.[0]?.message ?? '', /Cannot query field "nosuchfield"/);
+  });
+
+  it('development: the real message is shown, with the code and the request id', async () => {
+    const app = await start('development');
+    const answer = await post(app, '{ bug }', { headers: { 'X-Request-Id': 'req-dev-1' } });
+    assert.match(answer.body.errors?.[0]?.message ?? '', /password authentication failed/);
+    assert.deepEqual(answer.body.errors?.[0]?.extensions, { code: 'APP_GRAPHQL_INTERNAL', requestId: 'req-dev-1' });
+  });
+});
