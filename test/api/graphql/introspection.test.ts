@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { getIntrospectionQuery } from 'graphql';
 import { post, startGraphqlApp } from './fixtures.ts';
 
 const SCHEMA = '{ __schema { queryType { name } } }';
@@ -13,6 +14,13 @@ describe('introspection by environment (graphql.introspection: on, except in pro
       const type = (await post(app, TYPE)).body.data?.__type as { name: string; fields: unknown[] };
       assert.equal(type.name, 'WebhookEndpoint', env);
     }
+  });
+
+  it('the full introspection query (what GraphiQL and code generators send) passes the default limits', async () => {
+    const app = await startGraphqlApp();
+    const answer = await post(app, getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true }));
+    assert.equal(answer.status, 200, JSON.stringify(answer.body.errors));
+    assert.ok((answer.body.data?.__schema as { types: unknown[] }).types.length > 20);
   });
 
   it('production: __schema is refused with 400 APP_GRAPHQL_INTROSPECTION_DISABLED, __type answers null for every name', async () => {
