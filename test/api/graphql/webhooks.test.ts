@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { createToken } from '../../../shared/tokens/tokens.ts';
 import type { TestApp } from '../fixtures/app.ts';
 import { as, post, startGraphqlApp, type GraphqlAnswer } from './fixtures.ts';
 
@@ -109,6 +110,16 @@ describe('GraphQL webhooks: tenant isolation (a member cannot read or change ano
       variables: { id: endpoints.acme[1] },
     });
     assert.equal(code(moved), 'APP_TENANT_NOT_FOUND');
+  });
+
+  it('a real API token (Authorization: Bearer) is the principal: a member token reaches its own tenant only', async () => {
+    const { token } = await createToken({ sql: app.db.sql, log: app.db.log }, { name: 'globex ci', role: 'member', owner: 'globex' });
+    const answer = await post(app, '{ webhookEndpoints { total nodes { owner } } }', { headers: { Authorization: `Bearer ${token}` } });
+    const page = answer.body.data?.webhookEndpoints as { total: number; nodes: Array<{ owner: string }> };
+    assert.equal(page.total, 2);
+    assert.ok(page.nodes.every((node) => node.owner === 'globex'));
+    const bad = await post(app, '{ __typename }', { headers: { Authorization: 'Bearer app_not_a_real_token' } });
+    assert.equal(bad.status, 401);
   });
 
   it('roles as on REST: a viewer reads but may not change (APP_FORBIDDEN); no caller is APP_UNAUTHENTICATED', async () => {
