@@ -98,11 +98,39 @@ async function closeResources(resources: WorkerResources, force: boolean): Promi
   await resources.sql.end({ timeout: force ? 0 : 5 }).catch(() => undefined);
 }
 
-/** Events of the runner that feed the heartbeat with the ids of this process's pools. */
-function poolEvents(heartbeat: Heartbeat): WorkerEvents {
+/** What we need of the pg pool graphile-worker makes for itself. */
+interface GraphilePgPool {
+  totalCount: number;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * Events of the runner that feed the heartbeat with the ids of this process's pools, and keep
+ * hold of graphile-worker's own pg pool: graphile-worker ends it without waiting and removes its
+ * error listener first, so an idle connection that errors meanwhile (the database restarting,
+ * a test dropping its database) would be an uncaught exception. We listen for those errors and
+ * wait for the pool to empty (`drained`).
+ */
+function poolEvents(heartbeat: Heartbeat, log: Logger): { events: WorkerEvents; drained(): Promise<void> } {
   const events = new EventEmitter() as WorkerEvents;
-  events.on('pool:create', ({ workerPool }) => heartbeat.add(workerPool.id));
-  return events;
+  const pools = new Set<GraphilePgPool>();
+  events.on('pool:create', ({ ctx, workerPool }) => {
+    heartbeat.add(workerPool.id);
+    const pgPool = (ctx as unknown as { pgPool?: GraphilePgPool }).pgPool;
+    if (pgPool !== undefined && !pools.has(pgPool)) {
+      pools.add(pgPool);
+      pgPool.on('error', (error) => log.debug({ err: error }, 'graphile-worker connection closed with an error'));
+    }
+  });
+  return {
+    events,
+    async drained() {
+      const deadline = Date.now() + 2_000;
+      while ([...pools].some((pool) => pool.totalCount > 0) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+  };
 }
 
 /**
@@ -113,10 +141,11 @@ function poolEvents(heartbeat: Heartbeat): WorkerEvents {
 export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<WorkerHandle> {
   const resources = openResources(deps, options);
   const heartbeat = startHeartbeat(resources);
+  const pools = poolEvents(heartbeat, deps.log);
   let runner: Runner;
   try {
     const list = typeof taskList === 'function' ? taskList(resources) : taskList;
-    runner = await run(runnerOptions(deps.config, deps.log, poolEvents(heartbeat), list));
+    runner = await run(runnerOptions(deps.config, deps.log, pools.events, list));
   } catch (error) {
     await heartbeat.stop();
     await closeResources(resources, true);
@@ -136,6 +165,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
       stopping ??= runner.stop('graceful shutdown').finally(async () => {
         await heartbeat.stop({ forget: true });
         await closeResources(resources, false);
+        await pools.drained();
       });
       return stopping;
     },
@@ -149,12 +179,14 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
 export async function runWorkerOnce(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<void> {
   const resources = openResources(deps, options);
   const heartbeat = startHeartbeat(resources);
+  const pools = poolEvents(heartbeat, deps.log);
   try {
     await heartbeat.tick();
     const list = typeof taskList === 'function' ? taskList(resources) : taskList;
-    await runOnce(runnerOptions(deps.config, deps.log, poolEvents(heartbeat), list));
+    await runOnce(runnerOptions(deps.config, deps.log, pools.events, list));
   } finally {
     await heartbeat.stop({ forget: true });
     await closeResources(resources, false);
+    await pools.drained();
   }
 }
