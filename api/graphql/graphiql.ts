@@ -1,0 +1,50 @@
+/**
+ * The GraphiQL page of the GraphQL path, in development only (issue 8): a browser GET of
+ * `graphql.path` answers the IDE, and its assets are served from `<path>/ruru-static/`. The IDE
+ * is Ruru (Graphile's GraphiQL distribution), a development dependency loaded on first use, so
+ * nothing of it is served from a CDN and production never loads it. The development CSP allows
+ * what it needs (inline config script, `blob:` workers); other environments never mount this.
+ */
+import type { Context, Middleware } from 'koa';
+
+export const GRAPHIQL_ASSETS = 'ruru-static/';
+
+interface Ruru {
+  ruruHTML(config: { endpoint: string; staticPath: string }): string;
+  getStaticFile(context: { staticPath: string; urlPath: string; acceptEncoding: string | undefined; disallowDevAssets?: boolean }): Promise<{ content: Buffer; headers: Record<string, string> } | null> | { content: Buffer; headers: Record<string, string> } | null;
+}
+
+let loading: Promise<Ruru> | undefined;
+function ruru(): Promise<Ruru> {
+  loading ??= Promise.all([import('ruru/server'), import('ruru/static')]).then(([server, assets]) => ({
+    ruruHTML: (server as unknown as Ruru).ruruHTML,
+    getStaticFile: (assets as unknown as Ruru).getStaticFile,
+  }));
+  return loading;
+}
+
+/** A browser asking for a page: HTML preferred over both GraphQL media types. */
+const wantsPage = (ctx: Context) =>
+  ctx.method === 'GET' && ctx.querystring === '' && ctx.accepts(['text/html', 'application/graphql-response+json', 'application/json']) === 'text/html';
+
+/** The GraphiQL middleware for `path` (mounted in development only). */
+export function graphiql(options: { path: string }): Middleware {
+  const staticPath = `${options.path}/${GRAPHIQL_ASSETS}`;
+  return async function graphiql(ctx, next) {
+    if (ctx.path === options.path && wantsPage(ctx)) {
+      const { ruruHTML } = await ruru();
+      ctx.type = 'text/html';
+      ctx.body = ruruHTML({ endpoint: options.path, staticPath });
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path.startsWith(staticPath)) {
+      const { getStaticFile } = await ruru();
+      const file = await getStaticFile({ staticPath, urlPath: ctx.path, acceptEncoding: ctx.get('Accept-Encoding') || undefined, disallowDevAssets: true });
+      if (!file) return next();
+      for (const [name, value] of Object.entries(file.headers)) ctx.set(name, value);
+      ctx.body = file.content;
+      return;
+    }
+    return next();
+  };
+}
