@@ -20,3 +20,25 @@ describe('README', () => {
     assert.match(readme, /npm test/);
   });
 });
+
+describe('README error codes', () => {
+  /** Codes that only name a programming error inside the service; never answered to a client. */
+  const INTERNAL = new Set(['APP_WEBHOOK_BACKOFF_INVALID', 'APP_WEBHOOK_RANGE_INVALID', 'APP_WEBHOOK_OUTCOME_UNKNOWN', 'APP_WEBHOOK_DELIVERY_TIMEOUT']);
+
+  it('lists every APP_ error code the service can answer', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const root = new URL('../../', import.meta.url);
+    const codes = new Set<string>();
+    for (const dir of ['api', 'shared', 'worker']) {
+      for (const file of await readdir(new URL(dir, root), { recursive: true })) {
+        if (!file.endsWith('.ts')) continue;
+        const text = await readFile(new URL(`${dir}/${file}`, root), 'utf8');
+        for (const match of text.matchAll(/'(APP_[A-Z][A-Z_]+)'/g)) codes.add(match[1]);
+      }
+    }
+    codes.delete('APP_CONFIG'); // an environment variable, not an error code
+    assert.ok(codes.size > 40);
+    const missing = [...codes].filter((code) => !INTERNAL.has(code) && !readme.includes(`\`${code}\``));
+    assert.deepEqual(missing, []);
+  });
+});
