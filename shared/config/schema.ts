@@ -132,7 +132,7 @@ export const SCHEMA: Group = group({
     maxAttempts: leaf('integer', 8, 'Delivery attempts before a delivery is dead.', { min: 1 }),
     timeout: leaf('duration', '10s', 'Whole exchange of one attempt (connect, headers, body).'),
     maxFanout: leaf('integer', 1000, 'Most endpoints one emit may reach.', { min: 1 }),
-    concurrency: leaf('integer', 16, 'Deliveries one worker process performs at once.', { min: 1 }),
+    concurrency: leaf('integer', 32, 'Deliveries one worker process performs at once (they wait on receivers, not on CPU).', { min: 1 }),
     backoff: group({
       base: leaf('duration', '10s', 'Delay after the first failed attempt.'),
       factor: leaf('number', 3, 'Growth of the delay per attempt.', { min: 1 }),
