@@ -1,6 +1,10 @@
 import type { TaskList } from 'graphile-worker';
 import { ConfigError, resolveConfig, type ConfigSources } from '../shared/config/index.ts';
-import { createLogger } from '../shared/log/logger.ts';
+import type { Config } from '../shared/config/index.ts';
+import { connect } from '../shared/db/connect.ts';
+import { createLogger, type Logger } from '../shared/log/logger.ts';
+import { warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
+import { ensureWebhookTables } from '../shared/webhooks/install.ts';
 import { startWorker, type WorkerDeps, type WorkerHandle, type WorkerOptions } from './runner.ts';
 import { tasks } from './tasks/index.ts';
 
@@ -59,6 +63,16 @@ export async function serveWorker(deps: WorkerDeps, options: WorkerOptions & { e
   return { handle, stopped };
 }
 
+/** `webhooks.install`: the worker makes sure the tables exist before it claims a job. */
+async function installTables(config: Config, log: Logger): Promise<void> {
+  const sql = connect(config, log, { max: 1, name: 'app-worker-install' });
+  try {
+    await ensureWebhookTables({ config, sql, log });
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 /**
  * Runs the worker process: on SIGINT/SIGTERM it stops claiming jobs, finishes those it holds,
  * records their outcomes and exits 0; a second signal forces the stop (exit 1).
@@ -75,8 +89,10 @@ export async function runWorker(options: { sources?: ConfigSources; extraTasks?:
   const log = createLogger(config, { name: 'worker' });
   for (const warning of warnings) log.warn(warning);
 
+  warnIfSecretsUnencrypted({ config, log });
   let served: ServedWorker;
   try {
+    if (config.webhooks.install) await installTables(config, log);
     served = await serveWorker({ config, log }, { extraTasks: options.extraTasks });
   } catch (error) {
     log.fatal({ err: error }, 'worker could not start');

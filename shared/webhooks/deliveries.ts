@@ -1,20 +1,17 @@
 /**
  * Deliveries seen through a tenant scope (issue 6), for the REST API and GraphQL: a filtered,
- * paged listing, show and retry (the operator queries of worker/delivery/queue.ts with the scope
+ * paged listing, show and retry (the operator queries of delivery-queue.ts with the scope
  * applied), and the bulk replay of an endpoint's dead deliveries over a time range (Svix calls
  * it "recover"). A delivery is in a member's scope when its event is the member's owner's and
  * its endpoint still belongs to that owner; anything else is a 404 like a delivery that does
  * not exist.
- *
- * The listing and the bulk replay belong next to the worker's operator queries; they live here
- * while worker/delivery/queue.ts is being finished, and can move there unchanged.
  */
 import { conflict } from '../errors/app-error.ts';
 import {
-  DELIVERY_STATUSES, deliveryNotFound, retryDelivery, showDelivery,
-  type DeliveryDetails, type DeliverySummary,
-} from '../../worker/delivery/queue.ts';
-import { WEBHOOK_TASK, type DeliveryStatus } from '../../worker/delivery/store.ts';
+  DELIVERY_STATUSES, deliveryNotFound, retryDelivery, showDelivery, summary,
+  type DeliveryDetails, type DeliveryRow, type DeliverySummary,
+} from './delivery-queue.ts';
+import { DELIVERY_TASK as WEBHOOK_TASK, type DeliveryStatus } from './enqueue.ts';
 import { endpointTable } from './endpoint-store.ts';
 import { assertOwner } from './endpoint-fields.ts';
 import { endpointInScope, listInvalid } from './endpoints.ts';
@@ -44,45 +41,12 @@ export interface DeliveryPageQuery extends TimeRange {
 /** Most deliveries one bulk replay queues again; the answer says when more remain. */
 export const MAX_RECOVER = 1000;
 
-interface SummaryRow {
-  id: string;
-  endpoint_enabled: boolean;
-  status: DeliveryStatus;
-  queue: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  owner: string | null;
-  attempts: number;
-  next_attempt_at: Date | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-}
+type SummaryRow = DeliveryRow & { endpoint_enabled: boolean };
 
-/** A listed delivery: the summary of worker/delivery/queue.ts, and whether its endpoint is enabled (a retry needs it). */
+/** A listed delivery: the summary of delivery-queue.ts, and whether its endpoint is enabled (a retry needs it). */
 export type ListedDelivery = DeliverySummary & { endpointEnabled: boolean };
 
-// Same shape as worker/delivery/queue.ts `summary` (DeliverySummary), plus endpointEnabled.
-const toSummary = (row: SummaryRow): ListedDelivery => ({
-  id: row.id,
-  endpointEnabled: row.endpoint_enabled,
-  status: row.status,
-  queue: row.queue,
-  endpointId: row.endpoint_id,
-  eventId: row.event_id,
-  event: row.event_type,
-  owner: row.owner,
-  attempts: row.attempts,
-  nextAttemptAt: row.next_attempt_at,
-  lastStatus: row.last_status,
-  lastError: row.last_error,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  completedAt: row.completed_at,
-});
+const toSummary = (row: SummaryRow): ListedDelivery => ({ ...summary(row), endpointEnabled: row.endpoint_enabled });
 
 const COLUMNS = 'd.id, d.status, d.queue, d.endpoint_id, d.event_id, d.event_type, d.owner, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at, d.completed_at';
 
@@ -164,7 +128,7 @@ export async function showDeliveryInScope(deps: Pick<WebhookDeps, 'sql' | 'confi
 /**
  * `jobs:retry <id>` in scope: a dead delivery is sent again with the same `webhook-id`. Throws
  * 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`, 409 `APP_WEBHOOK_DELIVERY_NOT_DEAD`, 409
- * `APP_WEBHOOK_ENDPOINT_DISABLED` (see worker/delivery/queue.ts `retryDelivery`).
+ * `APP_WEBHOOK_ENDPOINT_DISABLED` (see delivery-queue.ts `retryDelivery`).
  */
 export async function retryDeliveryInScope(deps: Pick<WebhookDeps, 'sql' | 'config' | 'log'>, scope: TenantScope, id: string): Promise<DeliverySummary> {
   await assertDeliveryInScope(deps, scope, id);
@@ -211,7 +175,7 @@ export async function recoverDeliveries(
   const matching = sql`
     d.endpoint_id = ${endpointId} and d.status = 'dead' and d.owner is not distinct from ${endpoint.owner}
     and d.created_at >= ${since} and ${until === undefined ? sql`true` : sql`d.created_at < ${until}`}`;
-  // The payload of worker/delivery/queue.ts `retryDelivery`, for many deliveries in one statement.
+  // The payload of delivery-queue.ts `retryDelivery`, for many deliveries in one statement.
   const rows = await sql<{ id: string }[]>`
     with picked as (
       select d.id from app_webhook_deliveries d where ${matching}

@@ -41,8 +41,14 @@ export interface DeliveryJobPayload {
   deliveryId: string;
   endpointId: string;
   event: string;
-  body: string;
+  /** The exact signed envelope text; absent in jobs the worker writes (retries): read from the delivery row. */
+  body?: string;
+  /** Attempts made before this series began (default 0; `jobs:retry` starts a new series). */
+  priorAttempts?: number;
 }
+
+/** Delivery states as operators see them (spec: "Queue states visible to operators"). */
+export type DeliveryStatus = 'pending' | 'running' | 'done' | 'dead';
 
 /** PostgreSQL errors meaning a schema, function, type or table does not exist. */
 const MISSING_OBJECT = new Set(['3F000', '42883', '42704', '42P01']);

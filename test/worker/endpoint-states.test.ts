@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { remove } from '../../shared/webhooks/remove.ts';
 import { rotate } from '../../shared/webhooks/secrets.ts';
 import { disable } from '../../shared/webhooks/update.ts';
-import { retryDelivery, showDelivery } from '../../worker/delivery/queue.ts';
+import { retryDelivery, showDelivery } from '../../shared/webhooks/delivery-queue.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { deliveryRow, endpoint, harness, jobRows, runOnce, send, type Harness } from './helpers.ts';

@@ -17,27 +17,9 @@ import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import { endpointTable, notifyEndpointsChanged, type Queryable } from '../../shared/webhooks/endpoint-store.ts';
 
-/** graphile-worker task identifier of a delivery (spec: "Webhook delivery"). */
-export const WEBHOOK_TASK = 'app/webhook';
+import { DELIVERY_TASK as WEBHOOK_TASK, type DeliveryJobPayload, type DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
 
-/**
- * The payload of an `app/webhook` job. `emit` writes `{deliveryId, endpointId, event, body}`;
- * jobs the worker writes itself (retries, `jobs:retry`) leave `body` out (the delivery row
- * holds it) and carry `priorAttempts`, the attempts made before the current series (a
- * `jobs:retry` starts a new series of `webhooks.maxAttempts`).
- */
-export interface DeliveryJobPayload {
-  deliveryId: string;
-  endpointId: string;
-  event: string;
-  /** The exact signed envelope text; absent: read from the delivery row. */
-  body?: string;
-  /** Attempts made before this series began (default 0). */
-  priorAttempts?: number;
-}
-
-/** Delivery states as operators see them (spec: "Queue states visible to operators"). */
-export type DeliveryStatus = 'pending' | 'running' | 'done' | 'dead';
+export { WEBHOOK_TASK, type DeliveryJobPayload, type DeliveryStatus };
 
 /** A delivery taken up for an attempt, with what the attempt needs of its endpoint. */
 export interface ClaimedDelivery {

@@ -8,8 +8,8 @@ import { createLogger } from '../../log/logger.ts';
 import {
   countDeliveries, DELIVERY_STATUSES, listDeliveries, retryDelivery, showDelivery,
   type DeliveryDetails, type DeliverySummary,
-} from '../../../worker/delivery/queue.ts';
-import type { DeliveryStatus } from '../../../worker/delivery/store.ts';
+} from '../../webhooks/delivery-queue.ts';
+import type { DeliveryStatus } from '../../webhooks/enqueue.ts';
 import { runWorkerOnce } from '../../../worker/runner.ts';
 import { serveWorker } from '../../../worker/run.ts';
 import { tasks } from '../../../worker/tasks/index.ts';

@@ -5,12 +5,12 @@
  * retry at `nextAttemptAt`), running, done, dead. Ids are delivery ids (`msg_…`, the
  * `webhook-id`).
  */
-import type { Config } from '../../shared/config/index.ts';
-import type { Sql } from '../../shared/db/connect.ts';
-import { conflict, notFound, unprocessable } from '../../shared/errors/app-error.ts';
-import type { Logger } from '../../shared/log/logger.ts';
-import { endpointTable } from '../../shared/webhooks/endpoint-store.ts';
-import { WEBHOOK_TASK, type DeliveryStatus } from './store.ts';
+import type { Config } from '../config/index.ts';
+import type { Sql } from '../db/connect.ts';
+import { conflict, notFound, unprocessable } from '../errors/app-error.ts';
+import type { Logger } from '../log/logger.ts';
+import { endpointTable } from './endpoint-store.ts';
+import { DELIVERY_TASK as WEBHOOK_TASK, type DeliveryStatus } from './enqueue.ts';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'running', 'done', 'dead'];
 
@@ -57,7 +57,8 @@ export interface DeliveryDetails extends DeliverySummary {
   attemptsMade: AttemptDetails[];
 }
 
-interface DeliveryRow {
+/** A row of app_webhook_deliveries with the columns a summary shows. */
+export interface DeliveryRow {
   id: string;
   status: DeliveryStatus;
   queue: string;
@@ -74,7 +75,8 @@ interface DeliveryRow {
   completed_at: Date | null;
 }
 
-const summary = (row: DeliveryRow): DeliverySummary => ({
+/** The operator's view of a delivery row. */
+export const summary = (row: DeliveryRow): DeliverySummary => ({
   id: row.id,
   status: row.status,
   queue: row.queue,
