@@ -1,5 +1,5 @@
-import { ConfigError, resolveConfig, type ConfigSources } from '../shared/config/index.ts';
-import { createLogger } from '../shared/log/logger.ts';
+import type { ConfigSources } from '../shared/config/index.ts';
+import { configForProcess } from '../shared/config/for-process.ts';
 import { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import type { Module } from './lifecycle.ts';
 import { createWebServer, type WebServer } from './server.ts';
@@ -11,16 +11,7 @@ import { createWebServer, type WebServer } from './server.ts';
  * before the server starts.
  */
 export async function runWeb(options: { sources?: ConfigSources; setup?: (web: WebServer) => void | Promise<void> } = {}): Promise<WebServer> {
-  let resolved;
-  try {
-    resolved = resolveConfig(options.sources);
-  } catch (error) {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
-    process.exit(1);
-  }
-  const { config, warnings } = resolved;
-  const log = createLogger(config, { name: 'web' });
-  for (const warning of warnings) log.warn(warning);
+  const { config, log } = configForProcess('web', options.sources);
 
   warnIfSecretsUnencrypted({ config, log });
   const web = createWebServer({ config, log }, [webhookInstall()]);

@@ -1,8 +1,8 @@
 import type { TaskList } from 'graphile-worker';
-import { ConfigError, resolveConfig, type ConfigSources } from '../shared/config/index.ts';
-import type { Config } from '../shared/config/index.ts';
+import { configForProcess } from '../shared/config/for-process.ts';
+import type { Config, ConfigSources } from '../shared/config/index.ts';
 import { connect } from '../shared/db/connect.ts';
-import { createLogger, type Logger } from '../shared/log/logger.ts';
+import type { Logger } from '../shared/log/logger.ts';
 import { warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import { ensureWebhookTables } from '../shared/webhooks/install.ts';
 import { startWorker, type WorkerDeps, type WorkerHandle, type WorkerOptions } from './runner.ts';
@@ -78,16 +78,7 @@ async function installTables(config: Config, log: Logger): Promise<void> {
  * records their outcomes and exits 0; a second signal forces the stop (exit 1).
  */
 export async function runWorker(options: { sources?: ConfigSources; extraTasks?: TaskList } = {}): Promise<WorkerHandle> {
-  let resolved;
-  try {
-    resolved = resolveConfig(options.sources);
-  } catch (error) {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
-    process.exit(1);
-  }
-  const { config, warnings } = resolved;
-  const log = createLogger(config, { name: 'worker' });
-  for (const warning of warnings) log.warn(warning);
+  const { config, log } = configForProcess('worker', options.sources);
 
   warnIfSecretsUnencrypted({ config, log });
   let served: ServedWorker;

@@ -8,7 +8,8 @@ export interface Spawned {
   output: () => string;
   /** Resolves with the first match of `pattern` in stdout+stderr. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The exit, with the time it was seen (ms since the epoch). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
 /** Runs a TypeScript entry point of this project with Node 24, capturing its output. */
@@ -22,8 +23,8 @@ export function spawnNode(script: string, env: Record<string, string | undefined
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
   return {
     child,
     output: () => text,
