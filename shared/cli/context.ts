@@ -42,7 +42,7 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
   const { config, warnings } = resolveConfig({ env });
   const log = createLogger({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, {
     name: 'cli',
-    destination: process.stderr,
+    stderr: true,
   });
   for (const warning of warnings) log.warn(warning);
   let pool: Sql | undefined;

@@ -18,15 +18,17 @@ export const logContext = new AsyncLocalStorage<LogContext>();
 export interface LoggerOptions {
   /** Name shown in every line (`web`, `worker`, `cli`). */
   name: string;
-  /** Where lines go (default: stdout; pretty in development when pino-pretty is installed). */
+  /** Where lines go (default: stdout, or stderr with `stderr`; pretty in development when pino-pretty is installed). */
   destination?: DestinationStream;
+  /** Write to stderr instead of stdout (the CLI keeps stdout for its output). */
+  stderr?: boolean;
 }
 
-function prettyStream(): DestinationStream | undefined {
+function prettyStream(fd: 1 | 2): DestinationStream | undefined {
   try {
     const require = createRequire(import.meta.url);
     const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
-    return pretty({ colorize: process.stdout.isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' });
+    return pretty({ colorize: (fd === 2 ? process.stderr : process.stdout).isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', destination: fd });
   } catch {
     return undefined; // production installs have no pino-pretty: JSON it is
   }
@@ -39,7 +41,8 @@ function prettyStream(): DestinationStream | undefined {
  */
 export function createLogger(config: Pick<Config, 'env' | 'logLevel' | 'filterParameters'>, options: LoggerOptions): Logger {
   const redact = createRedactor(config.filterParameters);
-  const destination = options.destination ?? (config.env === 'development' ? prettyStream() : undefined);
+  const fd = options.stderr ? 2 : 1;
+  const destination = options.destination ?? (config.env === 'development' ? prettyStream(fd) : undefined);
   const logger = pino(
     {
       name: options.name,
@@ -58,7 +61,7 @@ export function createLogger(config: Pick<Config, 'env' | 'logLevel' | 'filterPa
         },
       },
     },
-    destination ?? pino.destination({ dest: 1, sync: true }),
+    destination ?? pino.destination({ dest: fd, sync: true }),
   );
   // pino does not pass child bindings through formatters.bindings; children inherit this
   const child = logger.child;
