@@ -5,7 +5,7 @@
 import { conflict, unprocessable } from '../errors/app-error.ts';
 import { assertEventName, matchesEvent } from './patterns.ts';
 import { assertOwner } from './endpoint-fields.ts';
-import { endpointRow } from './endpoint-store.ts';
+import { endpointRow, type EndpointGuard } from './endpoint-store.ts';
 import { loadEnabledEndpoints } from './endpoint-cache.ts';
 import { payloadText } from './envelope.ts';
 import { enqueueDeliveries, type Delivery } from './enqueue.ts';
@@ -55,10 +55,12 @@ export async function emit(deps: WebhookDeps, event: string, payload: unknown, o
  * the worker would not deliver to it anyway. Throws 404 `APP_WEBHOOK_NOT_FOUND` and the input
  * errors of `emit`.
  */
-export async function sendToEndpoint(deps: WebhookDeps, id: string, event: string, payload: unknown): Promise<Delivery> {
+export async function sendToEndpoint(deps: WebhookDeps, id: string, event: string, payload: unknown, options: { guard?: EndpointGuard } = {}): Promise<Delivery> {
   const type = assertEventName(event);
   const data = payloadText(payload, deps.config.bodyLimit);
   const row = await endpointRow(deps.sql, deps.config, id);
+  // the write below joins the endpoint again on this owner, so a guard on this read holds
+  options.guard?.(row);
   const disabled = () =>
     conflict(`webhook endpoint ${id} is disabled; enable it first (app webhooks:enable ${id})`, {
       code: 'APP_WEBHOOK_ENDPOINT_DISABLED',

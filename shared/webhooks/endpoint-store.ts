@@ -75,6 +75,13 @@ export const endpointNotFound = (id: unknown) =>
  * The row of endpoint `id`, or a 404 `APP_WEBHOOK_NOT_FOUND`. With `forUpdate` the row is locked
  * until the transaction ends (so concurrent changes of one endpoint apply one after the other).
  */
+/**
+ * A check run on the endpoint row inside the writing transaction, after the row is locked (a
+ * tenant scope: throws when the endpoint is not the caller's), so no change of owner can slip
+ * between a scope check and the write.
+ */
+export type EndpointGuard = (row: EndpointRow) => void;
+
 export async function endpointRow(sql: Queryable, config: Pick<Config, 'webhooks'>, id: unknown, options: { forUpdate?: boolean } = {}): Promise<EndpointRow> {
   if (typeof id !== 'string' || id.length === 0 || id.length > 100) throw endpointNotFound(id);
   const rows = options.forUpdate

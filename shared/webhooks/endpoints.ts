@@ -5,7 +5,7 @@
  * `APP_WEBHOOK_NOT_FOUND`, exactly like one that does not exist.
  */
 import { unprocessable } from '../errors/app-error.ts';
-import { endpointNotFound, endpointRow, endpointTable, toEndpoint, type Endpoint, type EndpointRow } from './endpoint-store.ts';
+import { endpointNotFound, endpointRow, endpointTable, toEndpoint, type Endpoint, type EndpointGuard, type EndpointRow } from './endpoint-store.ts';
 import { assertOwner } from './endpoint-fields.ts';
 import { validateEventName } from './patterns.ts';
 import { register, type RegisterOptions, type RegisteredEndpoint } from './register.ts';
@@ -46,6 +46,9 @@ export function patternsMatching(name: string): string[] {
   const families = segments.slice(0, -1).map((_, index) => `${segments.slice(0, index + 1).join('.')}.*`);
   return ['*', name, ...families];
 }
+
+/** The guard that keeps a core write inside `scope` (checked again on the locked row). */
+const scopeGuard = (scope: TenantScope, id: string): EndpointGuard => (row) => assertInScope(scope, row.owner, () => endpointNotFound(id));
 
 /** The row of endpoint `id` when it is in `scope`; else 404 `APP_WEBHOOK_NOT_FOUND`. */
 export async function endpointInScope(deps: Pick<WebhookDeps, 'config' | 'sql'>, scope: TenantScope, id: unknown): Promise<EndpointRow> {
@@ -98,19 +101,19 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
   await endpointInScope(deps, scope, id);
   const given = { ...(patch ?? {}) } as EndpointPatch;
   if ('owner' in given && given.owner !== undefined) given.owner = ownerForWrite(scope, given.owner) as string | null;
-  return update(deps, id, given);
+  return update(deps, id, given, { guard: scopeGuard(scope, id) });
 }
 
 /** `remove()` of an endpoint in scope. */
 export async function removeEndpoint(deps: WebhookDeps, scope: TenantScope, id: string): Promise<{ id: string; removed: true }> {
   await endpointInScope(deps, scope, id);
-  return remove(deps, id);
+  return remove(deps, id, { guard: scopeGuard(scope, id) });
 }
 
 /** `rotate()` of an endpoint in scope: `{secret, graceEndsAt}`, the new secret shown this once. */
 export async function rotateEndpointSecret(deps: WebhookDeps, scope: TenantScope, id: string, options: { grace?: number } = {}) {
   await endpointInScope(deps, scope, id);
-  return rotate(deps, id, options);
+  return rotate(deps, id, { ...options, guard: scopeGuard(scope, id) });
 }
 
 /**
@@ -119,5 +122,5 @@ export async function rotateEndpointSecret(deps: WebhookDeps, scope: TenantScope
  */
 export async function sendTestEvent(deps: WebhookDeps, scope: TenantScope, id: string, input: { type?: string; data?: unknown } = {}): Promise<Delivery> {
   await endpointInScope(deps, scope, id);
-  return sendToEndpoint(deps, id, input.type ?? TEST_EVENT, input.data === undefined ? {} : input.data);
+  return sendToEndpoint(deps, id, input.type ?? TEST_EVENT, input.data === undefined ? {} : input.data, { guard: scopeGuard(scope, id) });
 }

@@ -9,7 +9,7 @@ import { unprocessable } from '../errors/app-error.ts';
 import type { Config } from '../config/index.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
 import { generateSecret } from './signing.ts';
-import { endpointRow, type Queryable } from './endpoint-store.ts';
+import { endpointRow, type EndpointGuard, type Queryable } from './endpoint-store.ts';
 import type { WebhookDeps } from './deps.ts';
 
 /** Longest grace period accepted by `rotate` (one year). */
@@ -57,12 +57,13 @@ export function assertGrace(grace: unknown): number {
 export async function rotate(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'log'>,
   id: string,
-  options: { grace?: number } = {},
+  options: { grace?: number; guard?: EndpointGuard } = {},
 ): Promise<{ secret: string; graceEndsAt: Date | null }> {
   const grace = assertGrace(options.grace);
   const box = secretBoxFor(deps.config);
   const result = await deps.sql.begin(async (tx) => {
-    await endpointRow(tx, deps.config, id, { forUpdate: true });
+    const row = await endpointRow(tx, deps.config, id, { forUpdate: true });
+    options.guard?.(row);
     let graceEndsAt: Date | null = null;
     if (grace === 0) {
       await tx`delete from app_webhook_secrets where endpoint_id = ${id}`;

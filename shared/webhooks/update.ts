@@ -7,7 +7,7 @@ import { unprocessable } from '../errors/app-error.ts';
 import { assertEventPatterns } from './patterns.ts';
 import { assertEndpointHeaders } from './endpoint-headers.ts';
 import { assertDescription, assertOwner, checkEndpointUrl } from './endpoint-fields.ts';
-import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './endpoint-store.ts';
+import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointGuard, type EndpointRow } from './endpoint-store.ts';
 import type { WebhookDeps } from './deps.ts';
 
 /** The fields `update` changes; a key left out (or undefined) is kept as it is. */
@@ -34,7 +34,7 @@ const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 
  * (422 `APP_WEBHOOK_PATCH_INVALID`), an unknown id is a 404 `APP_WEBHOOK_NOT_FOUND`. Secrets are
  * not changed here (see `rotate`).
  */
-export async function update(deps: WebhookDeps, id: string, patch: EndpointPatch): Promise<Endpoint> {
+export async function update(deps: WebhookDeps, id: string, patch: EndpointPatch, options: { guard?: EndpointGuard } = {}): Promise<Endpoint> {
   const given = Object.fromEntries(Object.entries(patch ?? {}).filter(([, value]) => value !== undefined)) as EndpointPatch;
   const unknown = Object.keys(given).filter((key) => !PATCH_KEYS.has(key));
   if (unknown.length > 0) {
@@ -63,6 +63,7 @@ export async function update(deps: WebhookDeps, id: string, patch: EndpointPatch
 
   const { before, after } = await deps.sql.begin(async (tx) => {
     const current = await endpointRow(tx, deps.config, id, { forUpdate: true });
+    options.guard?.(current);
     const disabling = given.enabled === false;
     const enabling = given.enabled === true;
     const [row] = await tx<EndpointRow[]>`
