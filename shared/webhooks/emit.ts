@@ -24,7 +24,7 @@ export interface EmitOptions {
  * whose patterns match it (`*`, the exact name, or a family `<prefix>.*` matching every deeper
  * name), matching in process over the owner's endpoints (read through `deps.cache` when given).
  * More matches than `webhooks.maxFanout` refuses with 422 `APP_WEBHOOK_FANOUT_EXCEEDED`
- * (data `{limit, matched}`) and writes nothing. Otherwise one transaction writes the event, one
+ * (data `{field: 'type', limit, matched}`) and writes nothing. Otherwise one transaction writes the event, one
  * delivery and one `app/webhook` job per endpoint; answers the deliveries (none when nothing
  * matched, and then nothing is written). Also throws 422 `APP_WEBHOOK_EVENT_INVALID`,
  * `APP_WEBHOOK_OWNER_INVALID`, `APP_WEBHOOK_PAYLOAD_INVALID`, 413
@@ -40,7 +40,7 @@ export async function emit(deps: WebhookDeps, event: string, payload: unknown, o
   if (matched.length > limit) {
     throw unprocessable(
       `event ${type} matches ${matched.length} endpoints, more than webhooks.maxFanout (${limit}); nothing was sent`,
-      { code: 'APP_WEBHOOK_FANOUT_EXCEEDED', data: { limit, matched: matched.length, event: type, owner } },
+      { code: 'APP_WEBHOOK_FANOUT_EXCEEDED', data: { field: 'type', limit, matched: matched.length, event: type, owner } },
     );
   }
   const deliveries = await enqueueDeliveries(deps, { type, data, owner, endpointIds: matched.map((e) => e.id) });

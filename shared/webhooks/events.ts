@@ -2,7 +2,7 @@
  * Events seen through a tenant scope (issue 6): emit for the scope's owner, and the retained
  * events (`app_events`: type, owner, payload) listed and shown with their delivery counts.
  */
-import { AppError, isAppError, notFound } from '../errors/app-error.ts';
+import { notFound } from '../errors/app-error.ts';
 import { assertOwner } from './endpoint-fields.ts';
 import { emit } from './emit.ts';
 import type { Delivery } from './enqueue.ts';
@@ -71,20 +71,11 @@ const toEvent = (row: EventRow): EventRecord => ({
 
 /**
  * `emit(type, data, {owner})` for the scope: a member emits only as its owner (naming another
- * is 404 `APP_TENANT_NOT_FOUND`); an admin names any owner, or none. The over-fanout refusal
- * (422 `APP_WEBHOOK_FANOUT_EXCEEDED`) names the field `type` in its data.
+ * is 404 `APP_TENANT_NOT_FOUND`); an admin names any owner, or none.
  */
 export async function emitEvent(deps: WebhookDeps, scope: TenantScope, input: { type?: unknown; data?: unknown; owner?: unknown }): Promise<EmitResult> {
   const owner = ownerForWrite(scope, input.owner) as string | null | undefined;
-  let deliveries: Delivery[];
-  try {
-    deliveries = await emit(deps, input.type as string, input.data === undefined ? {} : input.data, { owner });
-  } catch (error) {
-    if (isAppError(error) && error.code === 'APP_WEBHOOK_FANOUT_EXCEEDED') {
-      throw new AppError(error.status, error.message, { code: error.code, data: { field: 'type', ...error.data }, cause: error });
-    }
-    throw error;
-  }
+  const deliveries = await emit(deps, input.type as string, input.data === undefined ? {} : input.data, { owner });
   const first = deliveries[0];
   return {
     event: first === undefined ? null : { id: first.eventId, type: first.event, owner: first.owner, createdAt: first.createdAt },
