@@ -191,7 +191,7 @@ export async function showDelivery(deps: { sql: Sql; config: Pick<Config, 'webho
  * `APP_WEBHOOK_ENDPOINT_DISABLED` (the worker would not send it: enable the endpoint first).
  */
 export async function retryDelivery(deps: { sql: Sql; config: Pick<Config, 'webhooks'>; log: Logger }, id: string): Promise<DeliverySummary> {
-  const { sql, config } = deps;
+  const { sql } = deps;
   const current = await showDelivery(deps, id);
   if (current.status !== 'dead') {
     throw conflict(`webhook delivery ${id} is ${current.status}, not dead: only dead deliveries are retried`, {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { getJson, seed, startApp, type TestApp } from '../fixtures/app.ts';
 
-const href = (path: string, page: number, perPage: number) => `/api/v1/posts?page=${page}&per_page=${perPage}`;
+const href = (page: number, perPage: number) => `/api/v1/posts?page=${page}&per_page=${perPage}`;
 
 describe('HAL collection: links and counters', () => {
   let app: TestApp;
@@ -16,10 +16,10 @@ describe('HAL collection: links and counters', () => {
     const { status, body, headers } = await getJson(`${app.api}/posts?per_page=3`);
     assert.equal(status, 200);
     assert.deepEqual(body._links, {
-      self: { href: href('', 1, 3) },
-      first: { href: href('', 1, 3) },
-      next: { href: href('', 2, 3) },
-      last: { href: href('', 3, 3) },
+      self: { href: href(1, 3) },
+      first: { href: href(1, 3) },
+      next: { href: href(2, 3) },
+      last: { href: href(3, 3) },
       create: { href: '/api/v1/posts', method: 'POST' },
       new: { href: '/api/v1/posts/new' },
     });
@@ -29,25 +29,25 @@ describe('HAL collection: links and counters', () => {
     assert.equal(headers.get('x-total-count'), '7');
     assert.equal(
       headers.get('link'),
-      `<${href('', 1, 3)}>; rel="self", <${href('', 1, 3)}>; rel="first", <${href('', 2, 3)}>; rel="next", <${href('', 3, 3)}>; rel="last"`,
+      `<${href(1, 3)}>; rel="self", <${href(1, 3)}>; rel="first", <${href(2, 3)}>; rel="next", <${href(3, 3)}>; rel="last"`,
     );
   });
 
   it('middle page: prev and next both present', async () => {
     const { body, headers } = await getJson(`${app.api}/posts?page=2&per_page=3`);
-    assert.equal(body._links.self.href, href('', 2, 3));
-    assert.equal(body._links.prev.href, href('', 1, 3));
-    assert.equal(body._links.next.href, href('', 3, 3));
-    assert.equal(body._links.last.href, href('', 3, 3));
+    assert.equal(body._links.self.href, href(2, 3));
+    assert.equal(body._links.prev.href, href(1, 3));
+    assert.equal(body._links.next.href, href(3, 3));
+    assert.equal(body._links.last.href, href(3, 3));
     assert.deepEqual([body.count, body.page, body.perPage, body.total], [3, 2, 3, 7]);
     assert.match(headers.get('link') ?? '', /rel="prev"/);
   });
 
   it('last page: prev, no next, count of the remainder', async () => {
     const { body, headers } = await getJson(`${app.api}/posts?page=3&per_page=3`);
-    assert.equal(body._links.prev.href, href('', 2, 3));
+    assert.equal(body._links.prev.href, href(2, 3));
     assert.equal('next' in body._links, false);
-    assert.equal(body._links.last.href, href('', 3, 3));
+    assert.equal(body._links.last.href, href(3, 3));
     assert.deepEqual([body.count, body.page, body.total], [1, 3, 7]);
     assert.deepEqual(body._embedded.posts.map((post: { title: string }) => post.title), ['Post 7']);
     assert.doesNotMatch(headers.get('link') ?? '', /rel="next"/);
@@ -58,16 +58,16 @@ describe('HAL collection: links and counters', () => {
     assert.equal(status, 200);
     assert.deepEqual(body._embedded.posts, []);
     assert.deepEqual([body.count, body.page, body.total], [0, 9, 7]);
-    assert.equal(body._links.prev.href, href('', 3, 3));
+    assert.equal(body._links.prev.href, href(3, 3));
     assert.equal('next' in body._links, false);
-    assert.equal(body._links.last.href, href('', 3, 3));
+    assert.equal(body._links.last.href, href(3, 3));
   });
 
   it('defaults: page 1 and per_page = config.api.perPage (25)', async () => {
     const { body } = await getJson(`${app.api}/posts`);
     assert.deepEqual([body.page, body.perPage, body.count, body.total], [1, 25, 7, 7]);
-    assert.equal(body._links.self.href, href('', 1, 25));
-    assert.equal(body._links.last.href, href('', 1, 25));
+    assert.equal(body._links.self.href, href(1, 25));
+    assert.equal(body._links.last.href, href(1, 25));
     assert.equal('next' in body._links, false);
     assert.equal('prev' in body._links, false);
   });
