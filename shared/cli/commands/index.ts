@@ -14,6 +14,7 @@ import { eventsEmitCommand } from './events-emit.ts';
 import { tokensCreateCommand } from './tokens-create.ts';
 import { tokensListCommand } from './tokens-list.ts';
 import { tokensRevokeCommand } from './tokens-revoke.ts';
+import { openapiCommand } from './openapi.ts';
 
 /** Every command of the `app` CLI, in the order `--help` lists them. */
 export const commands = [
@@ -35,4 +36,5 @@ export const commands = [
   tokensCreateCommand,
   tokensListCommand,
   tokensRevokeCommand,
+  openapiCommand,
 ];

@@ -1,0 +1,76 @@
+/**
+ * Model declarations as JSON Schema components (spec: "Model declaration", "HAL resource"):
+ * per model `<Name>` (the public form: `externalId`, the fields, foreign keys as the referenced
+ * `externalId`, timestamps), `<Name>Resource` and `<Name>Collection` (the HAL envelopes) and
+ * `<Name>Create`/`<Name>Update` (the fields `permit` accepts).
+ */
+import type { Field, ModelShape } from '../data/shape.ts';
+import { Types } from '../data/types.ts';
+import { ref, type Json } from './components.ts';
+
+/** JSON Schema of one field's value (a required field is never null). */
+export function fieldSchema(field: Pick<Field, 'type' | 'required' | 'ref' | 'hasDefault' | 'default'>): Json {
+  const nullable = (type: string): string | string[] => (field.required ? type : [type, 'null']);
+  const base: Json = (() => {
+    switch (field.type) {
+      case Types.STRING: return { type: nullable('string') };
+      case Types.BOOLEAN: return { type: nullable('boolean') };
+      case Types.INTEGER: return { type: nullable('integer') };
+      case Types.NUMBER: return { type: nullable('number') };
+      case Types.DATE: return { type: nullable('string'), format: 'date-time' };
+      case Types.ObjectId: return { type: nullable('string'), description: `The \`externalId\` of a ${field.ref} record.` };
+      default: return { description: 'Any JSON value.' };
+    }
+  })();
+  const constant = field.hasDefault && typeof field.default !== 'function' && field.default !== undefined;
+  return constant ? { ...base, default: field.default } : base;
+}
+
+/** The component names of a model's schemas. */
+export const modelSchemaNames = (name: string) => ({
+  record: name,
+  resource: `${name}Resource`,
+  collection: `${name}Collection`,
+  create: `${name}Create`,
+  update: `${name}Update`,
+});
+
+/** The schemas of one model, by component name. */
+export function modelSchemas(shape: ModelShape): Json {
+  const names = modelSchemaNames(shape.name);
+  const fields = Object.fromEntries(shape.fields.map((field) => [field.name, fieldSchema(field)]));
+  const timestamps = shape.timestamps
+    ? { createdAt: { type: 'string', format: 'date-time', readOnly: true }, updatedAt: { type: 'string', format: 'date-time', readOnly: true } }
+    : {};
+  const writable = Object.fromEntries(shape.fields.map((field) => [field.name, fieldSchema(field)]));
+  return {
+    [names.record]: {
+      type: 'object',
+      description: `The public form of a ${shape.name} record.`,
+      required: ['externalId', ...shape.fields.map((field) => field.name), ...Object.keys(timestamps)],
+      properties: { externalId: { type: 'string', readOnly: true }, ...fields, ...timestamps },
+    },
+    [names.resource]: { allOf: [ref('schemas', 'HalResource'), ref('schemas', names.record)] },
+    [names.collection]: {
+      allOf: [
+        ref('schemas', 'HalCollection'),
+        {
+          type: 'object',
+          properties: { _embedded: { type: 'object', required: [shape.collection], properties: { [shape.collection]: { type: 'array', items: ref('schemas', names.resource) } } } },
+        },
+      ],
+    },
+    [names.create]: {
+      type: 'object',
+      description: `Fields a client may set on create (others are ignored).`,
+      required: shape.fields.filter((field) => field.required && !field.hasDefault).map((field) => field.name),
+      properties: writable,
+    },
+    [names.update]: { type: 'object', description: 'Fields a client may change (others are ignored).', properties: writable },
+  };
+}
+
+/** The schemas of every model. */
+export function allModelSchemas(shapes: readonly ModelShape[]): Json {
+  return Object.assign({}, ...shapes.map(modelSchemas)) as Json;
+}

@@ -1,0 +1,35 @@
+/**
+ * The API built the way the web process builds it (discovery of `api/models/`,
+ * `api/controllers/`, `api/routes.ts`; `buildApi`), without a database or a server: the
+ * models get a client that refuses every query, and each route an empty middleware stage.
+ * Enough to describe the routes; never to serve them.
+ */
+import type { Middleware } from 'koa';
+import type { Sql } from '../../shared/db/connect.ts';
+import { buildApi, type Api, type ApiDefinition } from '../routing/api.ts';
+import { discoverApi, type ApiLocations } from '../routing/discover.ts';
+
+/** A database client that refuses to be used (describing the API runs no query). */
+const noDatabase = new Proxy(() => undefined, {
+  apply() {
+    throw new Error('the OpenAPI description runs no query');
+  },
+  get(_target, name) {
+    if (name === 'then') return undefined;
+    return () => {
+      throw new Error(`the OpenAPI description runs no query (sql.${String(name)})`);
+    };
+  },
+}) as unknown as Sql;
+
+const passThrough: Middleware = (_ctx, next) => next();
+
+/** `buildApi` of a definition without a database; the route stages do nothing. */
+export function buildApiOffline(definition: ApiDefinition): Api {
+  return buildApi({ sql: noDatabase }, definition, () => passThrough);
+}
+
+/** Discovers the application (as the web process does at start) and builds it without a database. */
+export async function discoverApiOffline(locations?: ApiLocations): Promise<Api> {
+  return buildApiOffline(await discoverApi(locations));
+}

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { spawnNode } from '../../helpers/processes.ts';
+
+/** Runs `app openapi …` with no database configured; stdout apart from stderr. */
+async function runOpenapi(args: string[]) {
+  const run = spawnNode('shared/cli/main.ts', { DATABASE_URL: '', APP_DATABASE_URL: '', NODE_ENV: 'production' }, ['openapi', ...args]);
+  let stdout = '';
+  run.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exit = await run.exited;
+  return { code: exit.code, stdout, output: run.output() };
+}
+
+describe('app openapi', () => {
+  it('exits 0 and prints one JSON document whose openapi is 3.1.0, without a database', async () => {
+    const run = await runOpenapi([]);
+    assert.equal(run.code, 0, run.output);
+    const document = JSON.parse(run.stdout) as { openapi: string; paths: Record<string, unknown> };
+    assert.equal(document.openapi, '3.1.0');
+    assert.ok(document.paths['/api/v1/webhooks']);
+    assert.ok(document.paths['/readyz']);
+  });
+
+  it('writes the document to --out and prints the path', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'app-openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      const run = await runOpenapi(['--out', file]);
+      assert.equal(run.code, 0, run.output);
+      assert.equal(run.stdout.trim(), file);
+      const document = JSON.parse(await readFile(file, 'utf8')) as { openapi: string };
+      assert.equal(document.openapi, '3.1.0');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
