@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runMigrations } from 'graphile-worker';
+import pg from 'pg';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Sql } from './connect.ts';
@@ -16,6 +17,23 @@ const MIGRATION_LOCK = 0x61707000; // 'app\0'
 export interface MigrationResult {
   applied: string[];
   alreadyApplied: number;
+}
+
+/**
+ * graphile-worker's own migrations, over a pool we make and end ourselves: given only a
+ * connection string, graphile-worker ends its pool without waiting, so its connections could
+ * outlive the call (and raise errors nobody listens to when the database goes away).
+ */
+async function installQueueSchema(config: Config, log: Logger): Promise<void> {
+  const pool = new pg.Pool({ connectionString: config.databaseUrl ?? undefined, max: 1 });
+  const failed = (error: Error) => log.warn({ err: error }, 'queue schema install: a connection failed');
+  pool.on('error', failed);
+  pool.on('connect', (client) => client.on('error', failed));
+  try {
+    await runMigrations({ pgPool: pool, logger: graphileLogger(log) });
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Migration files are `NNN_name.sql`; applied in numeric order, each once. */
@@ -61,7 +79,7 @@ export async function migrate(deps: { config: Config; sql: Sql; log: Logger }, o
       applied.push(file);
       log.info({ migration: file }, 'migration applied');
     }
-    await runMigrations({ connectionString: config.databaseUrl ?? undefined, logger: graphileLogger(log) });
+    await installQueueSchema(config, log);
     return { applied, alreadyApplied: done.size };
   } finally {
     await reserved`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
