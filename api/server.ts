@@ -113,7 +113,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const webhooksApi = plugWebhooksApi(pipeline, { config, sql, log });
 
   // GraphQL in its slot, the schema built from the models with the API (issue 8)
-  const graphql = plugGraphql(pipeline, { config, log, sql });
+  const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
   const build = (definition: ApiDefinition) => {
     const built = buildApi({ sql }, definition, pipeline.routeStage);
     graphql?.build(built.models);
@@ -133,7 +133,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     ...guards.filter((module): module is Module => !!module),
     ...(graphql ? [graphql.module] : []),
     { name: 'database', stop: () => sql.end({ timeout: 5 }) },
-    webhooksApi, // stopped before the pool: its endpoint cache stops listening
+    webhooksApi.module, // stopped before the pool: its endpoint cache stops listening
     ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
     ...modules,
   ];

@@ -24,7 +24,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../shared/config/index.ts';
 import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
-import { WEBHOOK_TASK } from './delivery/store.ts';
+import { DELIVERY_TASK } from '../shared/webhooks/enqueue.ts';
 
 /** Transaction advisory lock held by a sweep ('app' + 1). */
 const SWEEP_LOCK = 0x61707001;
@@ -87,7 +87,7 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
              (j.last_error is not null) as failed
         from graphile_worker.jobs as j
         left join app_webhook_deliveries as d on d.id = j.key
-       where j.task_identifier = ${WEBHOOK_TASK} and j.locked_at is null and j.attempts >= j.max_attempts`;
+       where j.task_identifier = ${DELIVERY_TASK} and j.locked_at is null and j.attempts >= j.max_attempts`;
     const now = dormant.filter((job) => job.rearm && !job.failed).map((job) => job.id);
     const later = dormant.filter((job) => job.rearm && job.failed).map((job) => job.id);
     const remnants = dormant.filter((job) => !job.rearm).map((job) => job.id);

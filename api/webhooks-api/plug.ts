@@ -29,13 +29,15 @@ export function provideWebhooks(deps: WebhookDeps): Middleware {
 }
 
 /**
- * Makes the web process's webhook dependencies and mounts them in the `custom` slot; answers
- * the module that stops the endpoint cache's LISTEN at shutdown (before the pool ends).
+ * Makes the web process's webhook dependencies (one endpoint cache, which GraphQL shares) and
+ * mounts them in the `custom` slot; answers them with the module that stops the cache's LISTEN
+ * at shutdown (before the pool ends).
  */
-export function plugWebhooksApi(pipeline: Pick<Pipeline, 'use'>, deps: { config: Config; sql: Sql; log: Logger }): Module {
+export function plugWebhooksApi(pipeline: Pick<Pipeline, 'use'>, deps: { config: Config; sql: Sql; log: Logger }): { webhooks: WebhookDeps; module: Module } {
   const cache = createEndpointCache(deps);
-  pipeline.use('custom', provideWebhooks({ ...deps, cache }));
-  return { name: 'webhooks-api', stop: () => cache.close() };
+  const webhooks: WebhookDeps = { ...deps, cache };
+  pipeline.use('custom', provideWebhooks(webhooks));
+  return { webhooks, module: { name: 'webhooks-api', stop: () => cache.close() } };
 }
 
 /** The webhook dependencies of a request (500 when the web process did not mount them). */

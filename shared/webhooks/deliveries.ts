@@ -11,7 +11,7 @@ import {
   DELIVERY_STATUSES, deliveryNotFound, retryDelivery, showDelivery, summary,
   type DeliveryDetails, type DeliveryRow, type DeliverySummary,
 } from './delivery-queue.ts';
-import { DELIVERY_TASK as WEBHOOK_TASK, type DeliveryStatus } from './enqueue.ts';
+import { deliveryJobSpec, type DeliveryStatus } from './enqueue.ts';
 import { endpointTable } from './endpoint-store.ts';
 import { assertOwner } from './endpoint-fields.ts';
 import { endpointInScope, listInvalid } from './endpoints.ts';
@@ -188,11 +188,10 @@ export async function recoverDeliveries(
       returning w.id, w.endpoint_id, w.event_type, w.attempts, w.created_at
     ), jobs as (
       select count(*) as added from graphile_worker.add_jobs(array(
-        select row(
-          ${WEBHOOK_TASK}::text,
-          json_build_object('deliveryId', q.id, 'endpointId', q.endpoint_id, 'event', q.event_type, 'priorAttempts', q.attempts),
-          null, null, 1, q.id, null, null
-        )::graphile_worker.job_spec
+        select ${deliveryJobSpec(sql, {
+          id: sql`q.id`,
+          payload: sql`json_build_object('deliveryId', q.id, 'endpointId', q.endpoint_id, 'event', q.event_type, 'priorAttempts', q.attempts)`,
+        })}
         from queued q
       ))
     )

@@ -10,7 +10,7 @@ import type { Sql } from '../db/connect.ts';
 import { conflict, notFound, unprocessable } from '../errors/app-error.ts';
 import type { Logger } from '../log/logger.ts';
 import { endpointTable } from './endpoint-store.ts';
-import { DELIVERY_TASK as WEBHOOK_TASK, type DeliveryStatus } from './enqueue.ts';
+import { DELIVERY_TASK, type DeliveryStatus } from './enqueue.ts';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'running', 'done', 'dead'];
 
@@ -212,7 +212,7 @@ export async function retryDelivery(deps: { sql: Sql; config: Pick<Config, 'webh
        where id = ${id} and status = 'dead'
       returning *
     ), j as (
-      select graphile_worker.add_job(${WEBHOOK_TASK}::text,
+      select graphile_worker.add_job(${DELIVERY_TASK}::text,
                json_build_object('deliveryId', d.id, 'endpointId', d.endpoint_id, 'event', d.event_type, 'priorAttempts', d.attempts),
                max_attempts => 1, job_key => d.id)
         from d

@@ -11,14 +11,25 @@
  * logical queue `webhooks.queue` is recorded in `app_webhook_deliveries.queue`.
  */
 import { AppError, unavailable, unprocessable } from '../errors/app-error.ts';
+import type postgres from 'postgres';
 import type { Sql } from '../db/connect.ts';
 import { envelopeBody, type PayloadText } from './envelope.ts';
-import { endpointTable } from './endpoint-store.ts';
+import { endpointTable, type Queryable } from './endpoint-store.ts';
 import { newDeliveryIds, newEventId } from './ids.ts';
 import type { WebhookDeps } from './deps.ts';
 
 /** graphile-worker task identifier of a delivery. */
 export const DELIVERY_TASK = 'app/webhook';
+
+/**
+ * One `app/webhook` job as a `graphile_worker.job_spec` (identifier, payload, queue_name,
+ * run_at, max_attempts, job_key, priority, flags), for `graphile_worker.add_jobs(array(...))`:
+ * no graphile queue (a named queue runs one job at a time), one attempt (the task schedules the
+ * next itself), keyed by the delivery id so one delivery never has two live jobs. `id`,
+ * `payload` and `runAt` are SQL fragments of the same `sql`/transaction.
+ */
+export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]> }) =>
+  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, null, null)::graphile_worker.job_spec`;
 
 /** One delivery written by emit or send (what they answer). */
 export interface Delivery {
@@ -119,11 +130,10 @@ export async function enqueueDeliveries(
           returning id, endpoint_id, event_type, body
         ), jobs as (
           select count(*) as added from graphile_worker.add_jobs(array(
-            select row(
-              ${DELIVERY_TASK}::text,
-              json_build_object('deliveryId', i.id, 'endpointId', i.endpoint_id, 'event', i.event_type, 'body', i.body),
-              null, null, 1, i.id, null, null
-            )::graphile_worker.job_spec
+            select ${deliveryJobSpec(tx, {
+              id: tx`i.id`,
+              payload: tx`json_build_object('deliveryId', i.id, 'endpointId', i.endpoint_id, 'event', i.event_type, 'body', i.body)`,
+            })}
             from inserted i
           ))
         )

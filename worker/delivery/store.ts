@@ -17,9 +17,9 @@ import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import { endpointTable, notifyEndpointsChanged, type Queryable } from '../../shared/webhooks/endpoint-store.ts';
 
-import { DELIVERY_TASK as WEBHOOK_TASK, type DeliveryJobPayload, type DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
+import { deliveryJobSpec, type DeliveryJobPayload, type DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
 
-export { WEBHOOK_TASK, type DeliveryJobPayload, type DeliveryStatus };
+export type { DeliveryJobPayload, DeliveryStatus };
 
 /** A delivery taken up for an attempt, with what the attempt needs of its endpoint. */
 export interface ClaimedDelivery {
@@ -190,7 +190,7 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
       on conflict do nothing
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
-        select row(${WEBHOOK_TASK}::text, i.payload::json, null, d.next_attempt_at, 1, d.id, null, null)::graphile_worker.job_spec
+        select ${deliveryJobSpec(sql, { id: sql`d.id`, payload: sql`i.payload::json`, runAt: sql`d.next_attempt_at` })}
           from d join input as i on i.id = d.id
          where d.next_attempt_at is not null
       ))

@@ -1,6 +1,6 @@
 import type { TaskList } from 'graphile-worker';
 import { deliveryQueries, type DeliveryDeps } from '../delivery/deliver.ts';
-import { WEBHOOK_TASK } from '../delivery/store.ts';
+import { DELIVERY_TASK } from '../../shared/webhooks/enqueue.ts';
 import { noop } from './noop.ts';
 import { webhookTask } from './webhook.ts';
 
@@ -8,6 +8,6 @@ import { webhookTask } from './webhook.ts';
 export function tasks(deps: DeliveryDeps): TaskList {
   return {
     'app/noop': noop,
-    [WEBHOOK_TASK]: webhookTask({ ...deps, queries: deps.queries ?? deliveryQueries(deps) }),
+    [DELIVERY_TASK]: webhookTask({ ...deps, queries: deps.queries ?? deliveryQueries(deps) }),
   };
 }
