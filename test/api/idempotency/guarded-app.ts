@@ -5,7 +5,7 @@
  * from `X-Test-Session: <id>` (what the later authentication issue will do).
  */
 import { after } from 'node:test';
-import { Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
 import type { Controller } from '../../../api/routing/controller.ts';
@@ -14,6 +14,7 @@ import { AppError } from '../../../shared/errors/app-error.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import type { SharedStore } from '../../../shared/stores/types.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { linesInto } from '../../helpers/logs.ts';
 
 export const ROUTES: RouteTable = {
   'POST /orders': { controller: 'orders.create' },
@@ -123,12 +124,7 @@ export async function startGuardedApp(options: { flags?: Record<string, unknown>
   const logs: Array<Record<string, unknown>> = [];
   const log = createLogger(config, {
     name: 'test-web',
-    destination: new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
-        done();
-      },
-    }),
+    destination: linesInto(logs),
   });
   const runs = new Map<string, number>();
   const web = createWebServer({

@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Writable } from 'node:stream';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { resolveConfig } from '../../../shared/config/index.ts';
 import { FAILURE_LOG_INTERVAL_MS, throttledFailureLog } from '../../../shared/stores/throttle.ts';
+import { linesInto } from '../../helpers/logs.ts';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
   const { config } = resolveConfig({ env: { NODE_ENV: 'test' } });
   const log = createLogger(config, {
     name: 'test',
-    destination: new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    }),
+    destination: linesInto(lines),
   });
   return { log, lines };
 }

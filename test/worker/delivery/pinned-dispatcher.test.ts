@@ -1,12 +1,10 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import type { TLSSocket } from 'node:tls';
-import type { Agent } from 'undici';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
-import { createPinnedDispatcher, pinnedLookup } from '../../../worker/delivery/pinned-dispatcher.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { pinnedLookup } from '../../../worker/delivery/pinned-dispatcher.ts';
+import { dispatcher, lookupAnswering, receiver } from './harness.ts';
 
 // A self-signed certificate for hooks.example.test (EC P-256, valid until 2126), test-only.
 const TLS_KEY = `-----BEGIN PRIVATE KEY-----
@@ -29,33 +27,7 @@ yvV9mw==
 -----END CERTIFICATE-----
 `;
 
-const open: Array<Receiver | Agent> = [];
-after(async () => {
-  for (const item of open.reverse()) await item.close();
-});
 
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const started = await startReceiver(...args);
-  open.push(started);
-  return started;
-}
-
-function dispatcher(options: Omit<Parameters<typeof createPinnedDispatcher>[0], 'connectTimeoutMs'>): Agent {
-  const agent = createPinnedDispatcher({ connectTimeoutMs: 2000, ...options });
-  open.push(agent);
-  return agent;
-}
-
-const lookupAnswering = (...addresses: string[]): HostLookup & { calls: number } => {
-  const lookup = Object.assign(
-    async () => {
-      lookup.calls += 1;
-      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    },
-    { calls: 0 },
-  );
-  return lookup;
-};
 
 /** The AppError found in `error` or its causes. */
 function appErrorIn(error: unknown): AppError | undefined {

@@ -1,28 +1,10 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { Agent } from 'undici';
-import { createPinnedDispatcher } from '../../../worker/delivery/pinned-dispatcher.ts';
 import { postDelivery, type AttemptResult, type DeliveryRequest } from '../../../worker/delivery/post.ts';
 import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
+import { dispatcher, lookupAnswering, receiver } from './harness.ts';
 
-const open: Array<Receiver | Agent> = [];
-after(async () => {
-  for (const item of open.reverse()) await item.close();
-});
-
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const started = await startReceiver(...args);
-  open.push(started);
-  return started;
-}
-
-function dispatcher(options: { allowPrivate: boolean; lookup?: HostLookup }): Agent {
-  const agent = createPinnedDispatcher({ connectTimeoutMs: 2000, ...options });
-  open.push(agent);
-  return agent;
-}
 
 const loopback = dispatcher({ allowPrivate: true });
 
@@ -36,16 +18,6 @@ const request = (url: string, extra: Partial<DeliveryRequest> = {}): DeliveryReq
   ...extra,
 });
 
-const lookupAnswering = (...addresses: string[]): HostLookup & { calls: number } => {
-  const lookup = Object.assign(
-    async () => {
-      lookup.calls += 1;
-      return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    },
-    { calls: 0 },
-  );
-  return lookup;
-};
 
 function expectKind<K extends AttemptResult['kind']>(result: AttemptResult, kind: K): Extract<AttemptResult, { kind: K }> {
   assert.equal(result.kind, kind, JSON.stringify(result));
