@@ -17,6 +17,7 @@ import { compression } from './middleware/compression.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHelpers } from './middleware/error-helpers.ts';
 import { errors } from './middleware/errors.ts';
+import { forwardedNotice } from './middleware/forwarded-notice.ts';
 import { halGuard } from './middleware/hal-guard.ts';
 import { health } from './middleware/health.ts';
 import { jsonAnswers } from './middleware/json-answers.ts';
@@ -87,6 +88,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const sharedProbe = deps.shared ?? (config.shared.backend === 'none' ? undefined : sharedStore);
 
   pipeline.use('requestId', requestId());
+  pipeline.use('requestId', forwardedNotice({ config, log }));
   pipeline.use('errors', errors({ log, exposeInternals: config.env === 'development' }));
   pipeline.use('timeout', timeout({ ms: config.requestTimeout }));
   pipeline.use('secureHeaders', secureHeaders({ env: config.env, helmet: config.helmet }));

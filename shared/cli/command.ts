@@ -13,6 +13,8 @@ export function defineCommand<A extends object>(spec: {
   command: string;
   describe: string;
   builder?: (yargs: Argv<GlobalArgs>) => Argv<A>;
+  /** False for `audit`, which must read the database even when the production guard refuses the config. */
+  productionGuard?: boolean;
   run: (context: CliContext, args: A & GlobalArgs) => Promise<void>;
 }): CommandModule<GlobalArgs, A & GlobalArgs> {
   return {
@@ -20,7 +22,7 @@ export function defineCommand<A extends object>(spec: {
     describe: spec.describe,
     builder: (spec.builder ?? ((yargs: Argv<GlobalArgs>) => yargs)) as CommandModule<GlobalArgs, A & GlobalArgs>['builder'],
     handler: async (args) => {
-      const { context, close } = createCliContext({ json: Boolean(args.json) });
+      const { context, close } = createCliContext({ json: Boolean(args.json), productionGuard: spec.productionGuard ?? true });
       try {
         await spec.run(context, args as unknown as A & GlobalArgs);
       } finally {

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveConfig, type Config } from '../config/index.ts';
 import { connect, type Sql } from '../db/connect.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
+import { productionRefusal } from '../security/production-guard.ts';
 
 /** Where `npm start` records the embedded PostgreSQL it is running (read by the CLI). */
 export const LOCAL_DATABASE_FILE = fileURLToPath(new URL('../../.data/postgres.json', import.meta.url));
@@ -33,13 +34,21 @@ function localDatabaseUrl(): string | undefined {
   }
 }
 
-export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessEnv }): { context: CliContext; close(): Promise<void> } {
+/**
+ * The context of one command. In production a command that opens the database refuses to run
+ * when the production guard refuses the config (no or a short `APP_SECRET`;
+ * shared/security/production-guard.ts), so the release (`app migrate`) stops a deploy that would
+ * store secrets unencrypted; commands without the database (`config`, `openapi`) are unaffected,
+ * and `productionGuard: false` lets `audit` read the database to say what is wrong.
+ */
+export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessEnv; productionGuard?: boolean }): { context: CliContext; close(): Promise<void> } {
   const env = { ...(options.env ?? process.env) };
   if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
     const local = localDatabaseUrl();
     if (local) env.DATABASE_URL = local;
   }
   const { config, warnings } = resolveConfig({ env });
+  const refusal = options.productionGuard === false ? undefined : productionRefusal(config);
   const log = createLogger({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, {
     name: 'cli',
     stderr: true,
@@ -50,6 +59,7 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     config,
     log,
     sql() {
+      if (refusal !== undefined) throw new Error(refusal);
       if (!config.databaseUrl) {
         throw new Error('no database: set DATABASE_URL, or run `npm start` in another terminal (it starts a local PostgreSQL the CLI finds by itself)');
       }

@@ -60,6 +60,7 @@ export const SCHEMA: Group = group({
   secret: leaf('string', null, 'Application secret; webhook signing secrets are encrypted under a key derived from it. Unset: stored unencrypted (the boot warns).', {
     nullable: true, secret: true,
   }),
+  allowUnencryptedSecrets: leaf('boolean', false, 'Production only: start without `secret`, storing signing secrets unencrypted (the security audit reports it as high). Without it a production process refuses to start unless `secret` has at least 32 characters.'),
   logLevel: leaf('enum', (env: Environment) => (env === 'test' ? 'warn' : 'info'), 'pino log level.', {
     values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], envAliases: ['LOG_LEVEL'],
   }),

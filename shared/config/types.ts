@@ -7,6 +7,7 @@ export interface Config {
   readonly host: string;
   readonly databaseUrl: string | null;
   readonly secret: string | null;
+  readonly allowUnencryptedSecrets: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly trustProxy: boolean;
   readonly bodyLimit: number;

@@ -15,6 +15,7 @@ import { tokensCreateCommand } from './tokens-create.ts';
 import { tokensListCommand } from './tokens-list.ts';
 import { tokensRevokeCommand } from './tokens-revoke.ts';
 import { openapiCommand } from './openapi.ts';
+import { auditCommand } from './audit.ts';
 
 /** Every command of the `app` CLI, in the order `--help` lists them. */
 export const commands = [
@@ -37,4 +38,5 @@ export const commands = [
   tokensListCommand,
   tokensRevokeCommand,
   openapiCommand,
+  auditCommand,
 ];

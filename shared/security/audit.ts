@@ -1,0 +1,167 @@
+/**
+ * The security audit (spec: "Outbound request safety", point 5; issue 15, item 4): findings about
+ * a configuration that weakens the service, each with its severity, the setting and the remedy.
+ * The rules are a table (`RULES`) that `auditConfig` runs over the config and a few facts read
+ * elsewhere (the database, the requests the web process saw); `app audit` prints them and exits
+ * 1 on a high one, and a production boot logs their summary in one line.
+ *
+ * Settings that are ordinary in development or test (plain http, loopback receivers, no secret)
+ * are findings only in production.
+ */
+import type { Config } from '../config/index.ts';
+import { MIN_SECRET_LENGTH } from './production-guard.ts';
+
+export type Severity = 'high' | 'medium' | 'low' | 'info';
+
+export interface Finding {
+  /** Stable identifier, e.g. `webhooks.private-addresses-allowed`. */
+  id: string;
+  severity: Severity;
+  /** The configuration key (or fact) that raised it. */
+  setting: string;
+  message: string;
+  remedy: string;
+}
+
+/** What the configuration alone cannot tell. Unknown facts raise nothing. */
+export interface AuditFacts {
+  /** Signing secrets in the database stored unencrypted (`plain:`) that can still sign. */
+  unencryptedSecrets?: number;
+  /** Requests seen with `X-Forwarded-For` while `trustProxy` is off. */
+  forwardedForSeen?: boolean;
+}
+
+interface Rule {
+  id: string;
+  severity: Severity;
+  setting: string;
+  /** Production only: the setting is ordinary in development and test. */
+  productionOnly: boolean;
+  /** The message when the rule applies, undefined when it does not. */
+  check(config: Config, facts: AuditFacts): string | undefined;
+  remedy: string;
+}
+
+const RULES: readonly Rule[] = [
+  {
+    id: 'webhooks.private-addresses-allowed',
+    severity: 'high',
+    setting: 'webhooks.allowPrivate',
+    productionOnly: true,
+    check: (config) => (config.webhooks.allowPrivate ? 'receivers on private, loopback and metadata addresses are allowed: any endpoint can reach the internal network (SSRF)' : undefined),
+    remedy: 'unset APP_WEBHOOKS__ALLOW_PRIVATE (webhooks.allowPrivate=false)',
+  },
+  {
+    id: 'webhooks.http-allowed',
+    severity: 'high',
+    setting: 'webhooks.allowHttp',
+    productionOnly: true,
+    check: (config) => (config.webhooks.allowHttp ? 'plain http receivers are allowed: payloads and signatures travel unencrypted' : undefined),
+    remedy: 'unset APP_WEBHOOKS__ALLOW_HTTP (webhooks.allowHttp=false)',
+  },
+  {
+    id: 'secret.missing',
+    severity: 'high',
+    setting: 'secret',
+    productionOnly: true,
+    check: (config) => (config.secret ? undefined : 'no APP_SECRET: signing secrets are stored unencrypted in the database'),
+    remedy: `set APP_SECRET to a random value of at least ${MIN_SECRET_LENGTH} characters (openssl rand -base64 48)`,
+  },
+  {
+    id: 'secret.short',
+    severity: 'high',
+    setting: 'secret',
+    productionOnly: true,
+    check: (config) =>
+      config.secret && config.secret.length < MIN_SECRET_LENGTH ? `APP_SECRET has ${config.secret.length} characters, fewer than ${MIN_SECRET_LENGTH}` : undefined,
+    remedy: `use a random APP_SECRET of at least ${MIN_SECRET_LENGTH} characters`,
+  },
+  {
+    id: 'secrets.stored-unencrypted',
+    severity: 'high',
+    setting: 'database: app_webhook_secrets',
+    productionOnly: false,
+    check: (config, facts) =>
+      (facts.unencryptedSecrets ?? 0) > 0
+        ? `${facts.unencryptedSecrets} signing secret(s) are stored unencrypted in the database${config.secret ? ' (stored before APP_SECRET was set)' : ''}`
+        : undefined,
+    remedy: 'set APP_SECRET, then rotate the secrets of the endpoints concerned (app webhooks:rotate <id>)',
+  },
+  {
+    id: 'graphql.introspection-enabled',
+    severity: 'medium',
+    setting: 'graphql.introspection',
+    productionOnly: true,
+    check: (config) => (config.graphql !== false && config.graphql.introspection ? 'GraphQL introspection is on: the whole schema is readable by any caller' : undefined),
+    remedy: 'set APP_GRAPHQL__INTROSPECTION=false',
+  },
+  {
+    id: 'graphql.graphiql-enabled',
+    severity: 'medium',
+    setting: 'env',
+    productionOnly: false,
+    check: (config) => (config.env === 'development' && config.graphql !== false ? 'GraphiQL is served on the GraphQL path (development mode)' : undefined),
+    remedy: 'run with NODE_ENV=production',
+  },
+  {
+    id: 'rate-limit.disabled',
+    severity: 'medium',
+    setting: 'rateLimit',
+    productionOnly: true,
+    check: (config) => (config.rateLimit === false ? 'every rate limit is off: nothing slows brute force or floods' : undefined),
+    remedy: 'remove APP_RATE_LIMIT=false',
+  },
+  {
+    id: 'rate-limit.auth-disabled',
+    severity: 'medium',
+    setting: 'rateLimit.auth',
+    productionOnly: true,
+    check: (config) => (config.rateLimit !== false && config.rateLimit.auth === false ? 'the authentication limiter is off: sign-in paths can be brute-forced' : undefined),
+    remedy: 'remove APP_RATE_LIMIT__AUTH=false',
+  },
+  {
+    id: 'cors.any-origin-with-credentials',
+    severity: 'high',
+    setting: 'cors',
+    productionOnly: false,
+    check: (config) =>
+      config.cors.credentials && config.cors.origins.includes('*') ? 'CORS allows any origin with credentials: any web page can act with a signed-in browser\'s rights' : undefined,
+    remedy: 'list the allowed origins in APP_CORS__ORIGINS, or set APP_CORS__CREDENTIALS=false',
+  },
+  {
+    id: 'trust-proxy.forwarded-ignored',
+    severity: 'info',
+    setting: 'trustProxy',
+    productionOnly: false,
+    check: (config, facts) =>
+      !config.trustProxy && facts.forwardedForSeen ? 'requests arrive with X-Forwarded-For while trustProxy is off: rate limits count the proxy\'s address, not the client\'s' : undefined,
+    remedy: 'behind a proxy you trust, set APP_TRUST_PROXY=true',
+  },
+];
+
+const ORDER: Record<Severity, number> = { high: 0, medium: 1, low: 2, info: 3 };
+
+/** The findings for `config` and `facts`, most severe first. */
+export function auditConfig(config: Config, facts: AuditFacts = {}): Finding[] {
+  return RULES.filter((rule) => !rule.productionOnly || config.env === 'production')
+    .flatMap((rule) => {
+      const message = rule.check(config, facts);
+      return message === undefined ? [] : [{ id: rule.id, severity: rule.severity, setting: rule.setting, message, remedy: rule.remedy }];
+    })
+    .sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
+}
+
+/** Counts by severity. */
+export function summarize(findings: readonly Finding[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { high: 0, medium: 0, low: 0, info: 0 };
+  for (const finding of findings) counts[finding.severity] += 1;
+  return counts;
+}
+
+/** The one-line summary a production boot logs. */
+export function summaryLine(findings: readonly Finding[]): string {
+  if (findings.length === 0) return 'security audit: no findings';
+  const counts = summarize(findings);
+  const parts = (Object.keys(counts) as Severity[]).filter((severity) => counts[severity] > 0).map((severity) => `${counts[severity]} ${severity}`);
+  return `security audit: ${parts.join(', ')} (${findings.map((finding) => finding.id).join(', ')}); run \`app audit\` for the remedies`;
+}

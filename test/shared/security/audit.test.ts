@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { resolveConfig } from '../../../shared/config/index.ts';
+import { auditConfig, summaryLine } from '../../../shared/security/audit.ts';
+import { countUnencryptedSecrets } from '../../../shared/security/audit-facts.ts';
+import { createTestDatabase } from '../../helpers/database.ts';
+import { ROOT } from '../../helpers/processes.ts';
+
+const SECRET = 'a production application secret of more than 32 characters';
+const production = (env: Record<string, string> = {}) =>
+  resolveConfig({ env: { NODE_ENV: 'production', APP_SECRET: SECRET, DATABASE_URL: 'postgres://db/app', ...env } }).config;
+const ids = (findings: { id: string }[]) => findings.map((finding) => finding.id);
+
+/** Each misconfiguration of issue 15, item 4, with the severity the audit gives it. */
+const CASES: { id: string; severity: string; env?: Record<string, string>; facts?: Record<string, unknown> }[] = [
+  { id: 'webhooks.private-addresses-allowed', severity: 'high', env: { APP_WEBHOOKS__ALLOW_PRIVATE: 'true' } },
+  { id: 'webhooks.http-allowed', severity: 'high', env: { APP_WEBHOOKS__ALLOW_HTTP: 'true' } },
+  { id: 'secret.missing', severity: 'high', env: { APP_SECRET: '' } },
+  { id: 'secret.short', severity: 'high', env: { APP_SECRET: 'short but set' } },
+  { id: 'secrets.stored-unencrypted', severity: 'high', facts: { unencryptedSecrets: 3 } },
+  { id: 'graphql.introspection-enabled', severity: 'medium', env: { APP_GRAPHQL__INTROSPECTION: 'true' } },
+  { id: 'rate-limit.disabled', severity: 'medium', env: { APP_RATE_LIMIT: 'false' } },
+  { id: 'rate-limit.auth-disabled', severity: 'medium', env: { APP_RATE_LIMIT__AUTH: 'false' } },
+  { id: 'cors.any-origin-with-credentials', severity: 'high', env: { APP_CORS__ORIGINS: '*', APP_CORS__CREDENTIALS: 'true' } },
+  { id: 'trust-proxy.forwarded-ignored', severity: 'info', facts: { forwardedForSeen: true } },
+];
+
+describe('security audit rules', () => {
+  it('a production configuration with the defaults and a long secret has no finding', () => {
+    assert.deepEqual(auditConfig(production()), []);
+    assert.equal(summaryLine([]), 'security audit: no findings');
+  });
+
+  for (const rule of CASES) {
+    it(`${rule.id} is reported as ${rule.severity} in production, with its setting and a remedy`, () => {
+      const findings = auditConfig(production(rule.env), rule.facts);
+      assert.deepEqual(ids(findings), [rule.id]);
+      assert.equal(findings[0].severity, rule.severity);
+      assert.ok(findings[0].setting && findings[0].remedy && findings[0].message);
+    });
+  }
+
+  it('http, private addresses, no secret and introspection are ordinary in development and not reported there', () => {
+    const config = resolveConfig({ env: { NODE_ENV: 'development', APP_WEBHOOKS__ALLOW_HTTP: 'true', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' } }).config;
+    assert.deepEqual(ids(auditConfig(config)), ['graphql.graphiql-enabled']);
+  });
+
+  it('findings come most severe first, and the summary line counts them', () => {
+    const findings = auditConfig(production({ APP_RATE_LIMIT: 'false', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' }), { forwardedForSeen: true });
+    assert.deepEqual(findings.map((finding) => finding.severity), ['high', 'medium', 'info']);
+    assert.match(summaryLine(findings), /^security audit: 1 high, 1 medium, 1 info \(webhooks\.private-addresses-allowed, rate-limit\.disabled, trust-proxy\.forwarded-ignored\)/);
+  });
+});
+
+describe('app audit', () => {
+  const run = (env: Record<string, string>) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(`${ROOT}node_modules/.bin/node`, ['shared/cli/main.ts', 'audit', '--json'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', ...env },
+        timeout: 60_000,
+      }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    });
+
+  it('counts the signing secrets stored unencrypted that can still sign', async () => {
+    const db = await createTestDatabase();
+    await db.sql`insert into app_webhooks (id, url, events) values ('ep_audit', 'https://receiver.example/hook', '{*}')`;
+    await db.sql`insert into app_webhook_secrets (endpoint_id, sealed, expires_at) values
+      ('ep_audit', 'plain:whsec_AAAA', null), ('ep_audit', 'plain:whsec_BBBB', now() - interval '1 hour'), ('ep_audit', 'enc:v1:abcd:x:y:z', null)`;
+    assert.equal(await countUnencryptedSecrets(db.sql), 1);
+
+    const found = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(found.code, 1, found.stderr);
+    const report = JSON.parse(found.stdout);
+    assert.equal(report.database, 'checked');
+    assert.deepEqual(ids(report.findings), ['secrets.stored-unencrypted']);
+
+    await db.sql`delete from app_webhook_secrets where sealed like 'plain:%'`;
+    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+  });
+
+  it('runs without a secret in production (the guard would refuse it) and exits 1 on the high findings', async () => {
+    const result = await run({ APP_WEBHOOKS__ALLOW_PRIVATE: 'true', APP_GRAPHQL__INTROSPECTION: 'true' });
+    assert.equal(result.code, 1, result.stderr);
+    const report = JSON.parse(result.stdout);
+    assert.deepEqual(ids(report.findings), ['webhooks.private-addresses-allowed', 'secret.missing', 'graphql.introspection-enabled']);
+    assert.deepEqual(report.summary, { high: 2, medium: 1, low: 0, info: 0 });
+    assert.equal(report.database, 'not checked: no DATABASE_URL');
+  });
+});
