@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { LOCAL_DATABASE_FILE } from '../../shared/cli/context.ts';
+import { LOCAL_DATABASE_FILE } from '../../shared/db/local-database.ts';
 import { readProcfile } from './procfile.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -6,6 +6,7 @@
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import type { WebhookDeps } from './deps.ts';
+import { isConnectionError } from '../db/connection-errors.ts';
 import { ensureWebhookTables } from './install.ts';
 
 /** The boot warning when webhook secrets are stored unencrypted. */
@@ -28,15 +29,6 @@ export interface BootInstallOptions {
   maxDelayMs?: number;
   /** Stops retrying (shutdown); the promise then resolves false. */
   signal?: AbortSignal;
-}
-
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P03', '53300']);
-
-function isConnectionError(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && CONNECTION_ERRORS.has(e.code)) return true;
-  }
-  return false;
 }
 
 /**

@@ -7,7 +7,7 @@ import { spawnNode } from '../../helpers/processes.ts';
 
 /** Runs `app openapi …` with no database configured; stdout apart from stderr. */
 async function runOpenapi(args: string[]) {
-  const run = spawnNode('shared/cli/main.ts', { DATABASE_URL: '', APP_DATABASE_URL: '', NODE_ENV: 'production' }, ['openapi', ...args]);
+  const run = spawnNode('cli/main.ts', { DATABASE_URL: '', APP_DATABASE_URL: '', NODE_ENV: 'production' }, ['openapi', ...args]);
   let stdout = '';
   run.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exit = await run.exited;

@@ -21,7 +21,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 function cliToken(args: string[]): Promise<string> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: app.db.url };
   return new Promise((resolve, reject) => {
-    execFile(`${ROOT}node_modules/.bin/node`, ['shared/cli/main.ts', 'tokens:create', ...args, '--json'], { cwd: ROOT, env }, (error, stdout, stderr) => {
+    execFile(`${ROOT}node_modules/.bin/node`, ['cli/main.ts', 'tokens:create', ...args, '--json'], { cwd: ROOT, env }, (error, stdout, stderr) => {
       if (error) reject(new Error(stderr));
       else resolve(JSON.parse(stdout).token);
     });

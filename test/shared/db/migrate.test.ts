@@ -23,7 +23,7 @@ describe('migrate', () => {
   it('is safe when two processes run it at once (advisory lock): each file applied exactly once', async () => {
     const db = await createTestDatabase({ empty: true });
     const env = { DATABASE_URL: db.url, NODE_ENV: 'test' };
-    const runs = [spawnNode('shared/cli/main.ts', env, ['migrate', '--json']), spawnNode('shared/cli/main.ts', env, ['migrate', '--json'])];
+    const runs = [spawnNode('cli/main.ts', env, ['migrate', '--json']), spawnNode('cli/main.ts', env, ['migrate', '--json'])];
     const exits = await Promise.all(runs.map((run) => run.exited));
     assert.deepEqual(exits.map((exit) => exit.code), [0, 0], runs.map((run) => run.output()).join('\n'));
     const applied = runs.map((run) => (JSON.parse(run.output()) as { applied: string[] }).applied);

@@ -56,7 +56,7 @@ describe('security audit rules', () => {
 describe('app audit', () => {
   const run = (env: Record<string, string>) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(`${ROOT}node_modules/.bin/node`, ['shared/cli/main.ts', 'audit', '--json'], {
+      execFile(`${ROOT}node_modules/.bin/node`, ['cli/main.ts', 'audit', '--json'], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', ...env },
         timeout: 60_000,

@@ -29,7 +29,7 @@ describe('production guard', () => {
   for (const [name, script, args] of [
     ['web', 'api/main.ts', []],
     ['worker', 'worker/main.ts', []],
-    ['release', 'shared/cli/main.ts', ['migrate']],
+    ['release', 'cli/main.ts', ['migrate']],
   ] as const) {
     it(`the ${name} process refuses to start in production without APP_SECRET: one line, exit 1`, async () => {
       const child = spawnNode(script, { ...clean, NODE_ENV: 'production', DATABASE_URL: 'postgres://127.0.0.1:1/none' }, [...args]);

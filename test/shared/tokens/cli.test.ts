@@ -14,7 +14,7 @@ interface Run { code: number; stdout: string; stderr: string }
 function app(args: string[]): Promise<Run> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url };
   return new Promise((resolve) => {
-    execFile(`${ROOT}node_modules/.bin/node`, ['shared/cli/main.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(`${ROOT}node_modules/.bin/node`, ['cli/main.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
@@ -56,16 +56,16 @@ describe('tokens:create, tokens:list, tokens:revoke', () => {
     assert.ok(Math.abs(days - 30) < 0.01, String(days));
   });
 
-  it('refusals are one line on stderr and exit 1: a member without owner, an admin with one, an unknown role, an unknown id', async () => {
-    for (const [args, reason] of [
-      [['tokens:create', '--name', 'x', '--role', 'member'], /bound to one tenant/],
-      [['tokens:create', '--name', 'x', '--role', 'admin', '--owner', 'acme'], /leave the owner out/],
-      [['tokens:create', '--name', 'x', '--role', 'root'], /Invalid values/],
-      [['tokens:create', '--name', 'x', '--role', 'admin', '--expires', 'soon'], /not a duration/],
-      [['tokens:revoke', 'tok_nope'], /does not exist/],
-    ] as Array<[string[], RegExp]>) {
+  it('refusals end with one app: line on stderr and their exit code: a member without owner, an admin with one (1), an unknown role (2, usage), an unknown id (3)', async () => {
+    for (const [args, reason, exit] of [
+      [['tokens:create', '--name', 'x', '--role', 'member'], /bound to one tenant/, 1],
+      [['tokens:create', '--name', 'x', '--role', 'admin', '--owner', 'acme'], /leave the owner out/, 1],
+      [['tokens:create', '--name', 'x', '--role', 'root'], /Invalid values/, 2],
+      [['tokens:create', '--name', 'x', '--role', 'admin', '--expires', 'soon'], /not a duration/, 1],
+      [['tokens:revoke', 'tok_nope'], /does not exist/, 3],
+    ] as Array<[string[], RegExp, number]>) {
       const run = await app(args);
-      assert.equal(run.code, 1, `${args.join(' ')}: ${run.stdout}`);
+      assert.equal(run.code, exit, `${args.join(' ')}: ${run.stdout}`);
       assert.equal(run.stdout, '');
       assert.match(run.stderr, reason);
     }

@@ -1,0 +1,43 @@
+/**
+ * `npm run bench:cli [-- --runs 9]`: how long the `app` command takes to answer, run directly
+ * with Node 24 as a user's shell runs it (a new process each time): `--help`, `--version` and a
+ * database command (`webhooks:list` on a migrated database with 20 endpoints). One warm-up run
+ * first fills Node's compile cache, as the first use after an install does. Reports the median,
+ * p10 and p90 of wall-clock time per command (issue 15, item 6: under 0.15 s and 0.25 s).
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { benchDatabase, median, note, numberArgs, quantile } from './common.ts';
+
+const { runs } = numberArgs({ runs: 9 });
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const db = await benchDatabase();
+try {
+  for (let i = 0; i < 20; i++) {
+    await db.sql`insert into app_webhooks (id, url, events, owner) values (${`ep_bench${i}`}, ${`https://receiver.example/${i}`}, ${['order.*']}, ${i % 2 ? 'acme' : null})`;
+  }
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', DATABASE_URL: db.url, APP_SECRET: 'x'.repeat(40), LOG_LEVEL: 'warn' };
+  const time = (args: string[]) => {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, ['cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`app ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    return (performance.now() - started) / 1000;
+  };
+  const nodeAlone = () => {
+    const started = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    return (performance.now() - started) / 1000;
+  };
+  const rows: [string, number[]][] = [['node -e 0 (Node alone)', []], ['app --help', []], ['app --version', []], ['app webhooks:list', []]];
+  const commands: (string[] | null)[] = [null, ['--help'], ['--version'], ['webhooks:list']];
+  for (const args of commands) if (args) time(args); // warm-up: fills the compile cache
+  for (let run = 0; run < runs; run++) {
+    commands.forEach((args, index) => rows[index][1].push(args ? time(args) : nodeAlone()));
+  }
+  note(`${runs} runs each, seconds (median, p10, p90):`);
+  for (const [name, values] of rows) {
+    process.stdout.write(`${name.padEnd(26)} median ${median(values).toFixed(3)}  p10 ${quantile(values, 0.1).toFixed(3)}  p90 ${quantile(values, 0.9).toFixed(3)}\n`);
+  }
+} finally {
+  await db.close();
+}

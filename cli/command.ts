@@ -1,0 +1,42 @@
+import type { Argv } from 'yargs';
+import type { CliContext } from './context.ts';
+
+export interface GlobalArgs {
+  json: boolean;
+}
+
+/** What a command module defines: its options and its action. Its name and description live in commands/index.ts. */
+export interface CommandAction {
+  builder(yargs: Argv<GlobalArgs>): Argv<GlobalArgs>;
+  handler(args: GlobalArgs): Promise<void>;
+}
+
+/**
+ * Declares a command's options (`builder`) and action `(context, args)`. The context (config,
+ * database, printer) is made for the action and closed after it, whatever happens; it is loaded
+ * only when the action runs, so `--help` never loads the config or the database driver.
+ * `command`/`describe` are for subcommands declared inside a builder (`jobs show <id>`).
+ */
+export function defineCommand<A extends object>(spec: {
+  command?: string;
+  describe?: string;
+  builder?: (yargs: Argv<GlobalArgs>) => Argv<A>;
+  /** False for `audit`, which must read the database even when the production guard refuses the config. */
+  productionGuard?: boolean;
+  run: (context: CliContext, args: A & GlobalArgs) => Promise<void>;
+}): CommandAction & { command: string; describe: string } {
+  return {
+    command: spec.command ?? '',
+    describe: spec.describe ?? '',
+    builder: (spec.builder ?? ((yargs: Argv<GlobalArgs>) => yargs)) as unknown as CommandAction['builder'],
+    handler: async (args) => {
+      const { createCliContext } = await import('./context.ts');
+      const { context, close } = createCliContext({ json: Boolean(args.json), productionGuard: spec.productionGuard ?? true });
+      try {
+        await spec.run(context, args as unknown as A & GlobalArgs);
+      } finally {
+        await close();
+      }
+    },
+  };
+}

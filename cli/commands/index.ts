@@ -1,0 +1,166 @@
+/**
+ * Every command of the `app` CLI, in the order `--help` lists them: its usage, its description,
+ * examples for its own `--help`, and the module that defines its options and action. Only the
+ * module of the command being run is loaded (cli/run.ts), so `app --help` and a database command
+ * pay for nothing else.
+ */
+import type { CommandAction } from '../command.ts';
+
+export interface CommandEntry {
+  /** yargs usage: the name, then its positionals (`webhooks:add <url>`). */
+  command: string;
+  describe: string;
+  /** `[command line, what it does]`, shown by the command's `--help`. */
+  examples: readonly (readonly [string, string])[];
+  load(): Promise<CommandAction>;
+}
+
+/** The name a command line starts with (`webhooks:add`). */
+export const commandName = (entry: Pick<CommandEntry, 'command'>) => entry.command.split(' ')[0];
+
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    command: 'migrate',
+    describe: 'Apply pending database migrations and install the job queue schema (safe to run from several processes)',
+    examples: [['$0 migrate', 'what the release step runs at each deploy']],
+    load: async () => (await import('./migrate.ts')).migrateCommand,
+  },
+  {
+    command: 'config',
+    describe: 'Print the effective configuration, secrets masked',
+    examples: [['$0 config --json', 'the configuration as one JSON document']],
+    load: async () => (await import('./config.ts')).configCommand,
+  },
+  {
+    command: 'audit',
+    describe: 'Audit the configuration and stored secrets for security problems (exit 1 on a high finding)',
+    examples: [['NODE_ENV=production $0 audit', 'what weakens this production configuration, with remedies']],
+    load: async () => (await import('./audit.ts')).auditCommand,
+  },
+  {
+    command: 'webhooks:install',
+    describe: 'Create the webhook tables and their indexes, and the job queue schema (idempotent)',
+    examples: [['$0 webhooks:install', 'make the tables before the first start']],
+    load: async () => (await import('./webhooks-install.ts')).webhooksInstallCommand,
+  },
+  {
+    command: 'webhooks:add <url>',
+    describe: 'Register a webhook endpoint; prints its id and signing secret',
+    examples: [['$0 webhooks:add https://example.com/hook --events \'order.*\' --owner acme', 'subscribe a receiver of tenant acme to every order event']],
+    load: async () => (await import('./webhooks-add.ts')).webhooksAddCommand,
+  },
+  {
+    command: 'webhooks:list',
+    describe: 'List webhook endpoints (all, or one owner\'s)',
+    examples: [['$0 webhooks:list --owner acme', 'the endpoints of tenant acme']],
+    load: async () => (await import('./webhooks-list.ts')).webhooksListCommand,
+  },
+  {
+    command: 'webhooks:show <id>',
+    describe: 'Show an endpoint; --reveal prints the secrets that still sign',
+    examples: [['$0 webhooks:show ep_01H… --reveal', 'the endpoint with its signing secrets']],
+    load: async () => (await import('./webhooks-show.ts')).webhooksShowCommand,
+  },
+  {
+    command: 'webhooks:status',
+    describe: 'List endpoints with their delivery counts (pending, running, done, dead)',
+    examples: [['$0 webhooks:status --without-owner', 'the operator\'s own endpoints and their deliveries']],
+    load: async () => (await import('./webhooks-list.ts')).webhooksStatusCommand,
+  },
+  {
+    command: 'webhooks:update <id>',
+    describe: 'Change an endpoint: url, events, owner, description, headers (secrets: webhooks:rotate)',
+    examples: [['$0 webhooks:update ep_01H… --url https://example.com/v2/hook', 'point an endpoint at a new url']],
+    load: async () => (await import('./webhooks-update.ts')).webhooksUpdateCommand,
+  },
+  {
+    command: 'webhooks:disable <id>',
+    describe: 'Disable an endpoint: emits no longer reach it',
+    examples: [['$0 webhooks:disable ep_01H… --reason "receiver migrating"', 'pause deliveries, keeping the reason']],
+    load: async () => (await import('./webhooks-toggle.ts')).webhooksDisableCommand,
+  },
+  {
+    command: 'webhooks:enable <id>',
+    describe: 'Enable a disabled endpoint again',
+    examples: [['$0 webhooks:enable ep_01H…', 'resume deliveries']],
+    load: async () => (await import('./webhooks-toggle.ts')).webhooksEnableCommand,
+  },
+  {
+    command: 'webhooks:remove <id>',
+    describe: 'Delete an endpoint with its secrets and delivery records (asks first; --yes does not)',
+    examples: [['$0 webhooks:remove ep_01H… --yes', 'delete without asking (scripts)']],
+    load: async () => (await import('./webhooks-remove.ts')).webhooksRemoveCommand,
+  },
+  {
+    command: 'webhooks:rotate <id>',
+    describe: 'Give an endpoint a new signing secret; the old one stops signing at once, or after --grace',
+    examples: [['$0 webhooks:rotate ep_01H… --grace 24h', 'new secret; the old one signs too for a day']],
+    load: async () => (await import('./webhooks-rotate.ts')).webhooksRotateCommand,
+  },
+  {
+    command: 'webhooks:send <id> <event>',
+    describe: 'Queue one event for one endpoint, whether or not it subscribed to it',
+    examples: [['$0 webhooks:send ep_01H… ping --data \'{"hello":"world"}\'', 'a test event for one receiver']],
+    load: async () => (await import('./webhooks-send.ts')).webhooksSendCommand,
+  },
+  {
+    command: 'events:emit <event>',
+    describe: 'Emit an event to every subscribed endpoint of one owner (or, without --owner, of no owner)',
+    examples: [['$0 events:emit order.created --owner acme --data \'{"id":42}\'', 'fan an event out to tenant acme\'s endpoints']],
+    load: async () => (await import('./events-emit.ts')).eventsEmitCommand,
+  },
+  {
+    command: 'jobs',
+    describe: 'Run a worker that performs deliveries (Ctrl-C drains); --once performs what is due and returns',
+    examples: [['$0 jobs --once', 'perform the deliveries that are due, then return'], ['$0 jobs show msg_01H…', 'a delivery with every attempt']],
+    load: async () => (await import('./jobs.ts')).jobsCommand,
+  },
+  {
+    command: 'jobs:list',
+    describe: 'List deliveries: pending and running by default; --status done, dead or all',
+    examples: [['$0 jobs:list --status dead --limit 20', 'the 20 newest dead deliveries']],
+    load: async () => (await import('./jobs.ts')).jobsListCommand,
+  },
+  {
+    command: 'jobs:dead',
+    describe: 'List dead deliveries (the dead letter queue), newest first',
+    examples: [['$0 jobs:dead --json', 'the dead letter queue as JSON']],
+    load: async () => (await import('./jobs.ts')).jobsDeadCommand,
+  },
+  {
+    command: 'jobs:show <id>',
+    describe: 'Print a delivery: endpoint, event, error and every attempt (also `jobs show <id>`)',
+    examples: [['$0 jobs:show msg_01H…', 'what happened to one delivery (the webhook-id a receiver reports)']],
+    load: async () => (await import('./jobs.ts')).jobsShowCommand,
+  },
+  {
+    command: 'jobs:retry <id>',
+    describe: 'Send a dead delivery again: a new job with the same webhook-id and a new series of attempts',
+    examples: [['$0 jobs:retry msg_01H…', 'replay a dead delivery']],
+    load: async () => (await import('./jobs.ts')).jobsRetryCommand,
+  },
+  {
+    command: 'tokens:create',
+    describe: 'Make an API token for REST and GraphQL clients; prints it once (only a hash is stored)',
+    examples: [['$0 tokens:create --name ci --role member --owner acme --expires 90d', 'a member token of tenant acme for 90 days']],
+    load: async () => (await import('./tokens-create.ts')).tokensCreateCommand,
+  },
+  {
+    command: 'tokens:list',
+    describe: 'List API tokens (never their text)',
+    examples: [['$0 tokens:list --all', 'revoked and expired tokens too']],
+    load: async () => (await import('./tokens-list.ts')).tokensListCommand,
+  },
+  {
+    command: 'tokens:revoke <id>',
+    describe: 'Revoke an API token; requests carrying it are refused at once',
+    examples: [['$0 tokens:revoke tok_01H…', 'refuse a leaked token from now on']],
+    load: async () => (await import('./tokens-revoke.ts')).tokensRevokeCommand,
+  },
+  {
+    command: 'openapi',
+    describe: 'Print (or write with --out) the OpenAPI 3.1 description of the HTTP API',
+    examples: [['$0 openapi --out openapi.json', 'write the description for client generators']],
+    load: async () => (await import('./openapi.ts')).openapiCommand,
+  },
+];

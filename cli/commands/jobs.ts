@@ -1,0 +1,149 @@
+/**
+ * The `jobs*` commands (spec: "Command-line operations"): `jobs` runs a delivery worker in the
+ * foreground (`--once`: what is due, then return), `jobs:list`, `jobs:dead`, `jobs show <id>`
+ * (also `jobs:show <id>`) and `jobs:retry <id>`. Ids are delivery ids (`msg_…`).
+ */
+import type { Argv } from 'yargs';
+import { createLogger } from '../../shared/log/logger.ts';
+import {
+  countDeliveries, DELIVERY_STATUSES, listDeliveries, retryDelivery, showDelivery,
+  type DeliveryDetails, type DeliverySummary,
+} from '../../shared/webhooks/delivery-queue.ts';
+import type { DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
+import { runWorkerOnce } from '../../worker/runner.ts';
+import { serveWorker } from '../../worker/run.ts';
+import { tasks } from '../../worker/tasks/index.ts';
+import { defineCommand, type GlobalArgs } from '../command.ts';
+import type { CliContext } from '../context.ts';
+
+const iso = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
+const oneLine = (text: string | null, max = 160) => {
+  if (text === null) return '';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** One line per delivery. */
+function deliveryLine(d: DeliverySummary): string {
+  const next = d.status === 'pending' && d.nextAttemptAt !== null ? `  next ${iso(d.nextAttemptAt)}` : '';
+  const error = d.lastError === null ? '' : `  ${oneLine(d.lastError, 120)}`;
+  return `${d.id}  ${d.status.padEnd(7)}  ${d.event} -> ${d.endpointId}  attempts ${d.attempts}${next}${error}`;
+}
+
+function listText(deliveries: DeliverySummary[], counts: Record<DeliveryStatus, number>, what: string): string {
+  const header = `pending ${counts.pending}, running ${counts.running}, done ${counts.done}, dead ${counts.dead}`;
+  return deliveries.length === 0 ? `${header}\nno ${what}` : `${header}\n${deliveries.map(deliveryLine).join('\n')}`;
+}
+
+/** Several lines describing one delivery and every attempt. */
+export function deliveryText(d: DeliveryDetails): string {
+  const endpoint = d.endpoint === null
+    ? `${d.endpointId} (removed)`
+    : `${d.endpoint.id}  ${d.endpoint.url}${d.endpoint.enabled ? '' : `  (disabled: ${d.endpoint.disabledReason ?? 'no reason given'})`}`;
+  const lines = [
+    `id:        ${d.id}`,
+    `status:    ${d.status}${d.status === 'pending' && d.nextAttemptAt !== null ? ` (next attempt ${iso(d.nextAttemptAt)})` : ''}`,
+    `queue:     ${d.queue}`,
+    `endpoint:  ${endpoint}`,
+    `event:     ${d.event} (${d.eventId})${d.owner === null ? '' : `, owner ${d.owner}`}`,
+    `created:   ${iso(d.createdAt)}`,
+    `completed: ${iso(d.completedAt)}`,
+    `error:     ${d.lastError ?? '-'}`,
+    `attempts:  ${d.attempts}`,
+  ];
+  for (const a of d.attemptsMade) {
+    const answer = a.status === null ? 'no answer' : `status ${a.status}`;
+    lines.push(`  #${a.attempt}  ${iso(a.startedAt)}  ${a.durationMs} ms  ${answer}  -> ${a.outcome}${a.error === null ? '' : `  ${oneLine(a.error)}`}`);
+    if (a.excerpt) lines.push(`      answer: ${oneLine(a.excerpt)}`);
+  }
+  return lines.join('\n');
+}
+
+const idPositional = <T>(yargs: Argv<T>) =>
+  yargs.positional('id', { type: 'string', demandOption: true, describe: 'Delivery id (msg_…, the webhook-id)' });
+
+async function showCommandRun(context: CliContext, args: { id?: string }) {
+  const details = await showDelivery({ sql: context.sql(), config: context.config }, String(args.id));
+  context.print(details, () => deliveryText(details));
+}
+
+/** `jobs show <id>` as the spec writes it: a subcommand of `jobs`. */
+const jobsShowSubcommand = defineCommand({
+  command: 'show <id>',
+  describe: 'Print a delivery: endpoint, event, error and every attempt',
+  builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
+  run: showCommandRun,
+});
+
+/** `jobs [--once]`: a worker in the foreground. */
+export const jobsCommand = defineCommand({
+  builder: (yargs) => yargs
+    .option('once', { type: 'boolean', default: false, describe: 'Perform the jobs that are due, then return' })
+    .command(jobsShowSubcommand as never),
+  run: async (context, args) => {
+    // The worker's log goes to stderr: stdout holds only what the command prints (--json).
+    const log = createLogger(context.config, { name: 'worker', destination: process.stderr });
+    if (args.once) {
+      await runWorkerOnce({ config: context.config, log }, tasks);
+      const counts = await countDeliveries({ sql: context.sql() });
+      context.print({ once: true, counts }, () =>
+        `performed the jobs that were due; deliveries now: pending ${counts.pending}, running ${counts.running}, done ${counts.done}, dead ${counts.dead}`);
+      return;
+    }
+    const served = await serveWorker({ config: context.config, log });
+    const code = await served.stopped;
+    if (code !== 0) process.exitCode = code;
+  },
+});
+
+const queueOption = { type: 'string', describe: 'Only deliveries of this queue (webhooks.queue when emitted)' } as const;
+const limitOption = { type: 'number', default: 100, describe: 'Most deliveries listed, newest first (at most 1000)' } as const;
+
+/** `jobs:list [--queue] [--status] [--limit]`. */
+export const jobsListCommand = defineCommand({
+  builder: (yargs) => yargs.options({
+    queue: queueOption,
+    status: { type: 'string', array: true, choices: [...DELIVERY_STATUSES, 'all'], describe: 'States to list (repeatable; default pending and running)' },
+    limit: limitOption,
+  }),
+  run: async (context, args) => {
+    const given = (args.status ?? []) as string[];
+    const statuses = given.length === 0 ? undefined : given.includes('all') ? DELIVERY_STATUSES : (given as DeliveryStatus[]);
+    const sql = context.sql();
+    const [deliveries, counts] = await Promise.all([
+      listDeliveries({ sql }, { queue: args.queue, statuses, limit: args.limit }),
+      countDeliveries({ sql }, { queue: args.queue }),
+    ]);
+    context.print(deliveries, () => listText(deliveries, counts, 'deliveries in these states'));
+  },
+});
+
+/** `jobs:dead [--queue] [--limit]`: the dead letter queue. */
+export const jobsDeadCommand = defineCommand({
+  builder: (yargs) => yargs.options({ queue: queueOption, limit: limitOption }),
+  run: async (context, args) => {
+    const sql = context.sql();
+    const [deliveries, counts] = await Promise.all([
+      listDeliveries({ sql }, { queue: args.queue, statuses: ['dead'], limit: args.limit }),
+      countDeliveries({ sql }, { queue: args.queue }),
+    ]);
+    context.print(deliveries, () => listText(deliveries, counts, 'dead deliveries'));
+  },
+});
+
+/** `jobs:show <id>`: the same as `jobs show <id>`. */
+export const jobsShowCommand = defineCommand({
+  builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
+  run: showCommandRun,
+});
+
+/** `jobs:retry <id>`: a dead delivery is sent again (a new job, the same webhook-id). */
+export const jobsRetryCommand = defineCommand({
+  builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
+  run: async (context, args) => {
+    const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, String(args.id));
+    context.print(delivery, () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`);
+  },
+});
+
+/** Every `jobs*` command, in the order `--help` lists them. */

@@ -1,0 +1,26 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { openapiDocument } from '../../api/openapi/document.ts';
+import { discoverApiOffline } from '../../api/openapi/offline.ts';
+import { defineCommand } from '../command.ts';
+
+/**
+ * `openapi [--out FILE]`: the OpenAPI 3.1 description of the application (spec: CLI
+ * "openapi"), built from the discovered models, controllers and routes as the web process
+ * builds them, without listening or touching the database. Prints the JSON document on
+ * stdout, or writes it to `--out` and prints the file's path.
+ */
+export const openapiCommand = defineCommand({
+  builder: (yargs) => yargs.option('out', { type: 'string', describe: 'write the document to this file and print its path' }),
+  run: async (context, args) => {
+    const document = openapiDocument({ config: context.config, api: await discoverApiOffline() });
+    const text = `${JSON.stringify(document, null, 2)}\n`;
+    if (args.out) {
+      const path = resolve(args.out);
+      await writeFile(path, text);
+      context.print({ path }, () => path);
+    } else {
+      process.stdout.write(text);
+    }
+  },
+});

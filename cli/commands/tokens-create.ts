@@ -1,0 +1,40 @@
+import { parseDuration } from '../../shared/config/index.ts';
+import { unprocessable } from '../../shared/errors/app-error.ts';
+import { ROLES, type Role } from '../../shared/tokens/roles.ts';
+import { createToken } from '../../shared/tokens/tokens.ts';
+import { defineCommand } from '../command.ts';
+import { tokenDeps, tokenText } from './tokens-cli.ts';
+
+/** `--expires 90d` in milliseconds (any duration of shared/config/units.ts). */
+function parseExpires(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(String(text));
+  if (ms === null || ms <= 0) {
+    throw unprocessable(`--expires ${JSON.stringify(text)} is not a duration such as 30d or 8760h`, {
+      code: 'APP_TOKEN_FIELD_INVALID',
+      data: { field: 'expiresInMs', reason: 'not a duration', value: text },
+    });
+  }
+  return ms;
+}
+
+/** `tokens:create --name <label> --role admin|member|viewer [--owner <tenant>] [--expires <duration>]`: prints the token once. */
+export const tokensCreateCommand = defineCommand({
+  builder: (yargs) => yargs
+    .option('name', { type: 'string', demandOption: true, describe: 'Who or what uses the token' })
+    .option('role', { type: 'string', demandOption: true, choices: ROLES, describe: 'admin: every tenant; member: its owner, read and write; viewer: its owner, read only' })
+    .option('owner', { type: 'string', describe: 'The tenant a member or viewer token is bound to (required for them, refused for admin)' })
+    .option('expires', { type: 'string', describe: 'Lifetime, e.g. 90d (default: until revoked)' }),
+  run: async (context, args) => {
+    const created = await createToken(tokenDeps(context), {
+      name: args.name as string,
+      role: args.role as Role,
+      owner: args.owner,
+      expiresInMs: parseExpires(args.expires),
+    });
+    context.print(created, () =>
+      `${tokenText(created)}\ntoken:     ${created.token}\n\n` +
+      'Give the token to its client now: it is not stored and cannot be shown again.\n' +
+      'Clients send it as the header  Authorization: Bearer <token>');
+  },
+});

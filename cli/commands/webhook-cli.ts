@@ -1,0 +1,104 @@
+/**
+ * What the `webhooks:*` and `events:emit` commands share: the core's dependencies from the CLI
+ * context, the parsing of option texts (event lists, `--header 'Name: value'`, `--data` JSON,
+ * `--grace 24h`) and the text forms of endpoints and deliveries. `--json` prints the records
+ * themselves.
+ */
+import { AppError, unprocessable } from '../../shared/errors/app-error.ts';
+import { parseDuration } from '../../shared/config/index.ts';
+import { parseHeaderArgument } from '../../shared/webhooks/endpoint-headers.ts';
+import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
+import type { Endpoint } from '../../shared/webhooks/endpoint-store.ts';
+import type { Delivery } from '../../shared/webhooks/enqueue.ts';
+import type { CliContext } from '../context.ts';
+
+/** The core's dependencies for one command (no endpoint cache: a command runs once). */
+export const webhookDeps = (context: CliContext): WebhookDeps => ({ config: context.config, sql: context.sql(), log: context.log });
+
+/** `--events a.b,c.*` as a list; entries are trimmed but empty ones kept, so `a,,b` is refused, not guessed at. */
+export function parseEventList(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  return String(text).split(',').map((entry) => entry.trim());
+}
+
+/** Repeated `--header 'Name: value'` as a map (the core checks names and values). */
+export function parseHeaderList(list: readonly string[] | undefined): Record<string, string> | undefined {
+  if (list === undefined || list.length === 0) return undefined;
+  const headers: Record<string, string> = {};
+  for (const text of list) {
+    const [name, value] = parseHeaderArgument(String(text));
+    if (Object.keys(headers).some((known) => known.toLowerCase() === name.toLowerCase())) {
+      throw unprocessable(`invalid webhook headers: header ${JSON.stringify(name)} is given twice`, {
+        code: 'APP_WEBHOOK_HEADERS_INVALID',
+        data: { field: 'headers', name, rule: 'duplicate', reason: 'is given twice' },
+      });
+    }
+    headers[name] = value;
+  }
+  return headers;
+}
+
+/** `--data '<JSON>'` (default `{}`); invalid JSON is a 400 `APP_WEBHOOK_PAYLOAD_INVALID` naming the problem. */
+export function parseJsonData(text: string | undefined): unknown {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(String(text));
+  } catch (error) {
+    throw new AppError(400, `--data is not valid JSON: ${(error as Error).message}`, {
+      code: 'APP_WEBHOOK_PAYLOAD_INVALID',
+      data: { field: 'data', reason: 'not valid JSON' },
+    });
+  }
+}
+
+/** `--grace 24h` (any duration of shared/config/units.ts, or milliseconds) in milliseconds. */
+export function parseGrace(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(String(text));
+  if (ms === null) {
+    throw unprocessable(`--grace ${JSON.stringify(text)} is not a duration such as 30m, 24h or 7d`, {
+      code: 'APP_WEBHOOK_GRACE_INVALID',
+      data: { field: 'grace', value: text },
+    });
+  }
+  return ms;
+}
+
+/** ISO text of a date, `-` for none. */
+export const isoOrDash = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
+
+/** Several lines describing one endpoint. */
+export function endpointText(endpoint: Endpoint): string {
+  const headers = Object.entries(endpoint.headers).map(([name, value]) => `${name}: ${value}`);
+  return [
+    `id:          ${endpoint.id}`,
+    `url:         ${endpoint.url}`,
+    `events:      ${endpoint.events.join(', ')}`,
+    `owner:       ${endpoint.owner ?? '(none)'}`,
+    `description: ${endpoint.description ?? ''}`,
+    `headers:     ${headers.length === 0 ? '(none)' : headers.join('\n             ')}`,
+    `state:       ${endpoint.enabled ? 'enabled' : `disabled since ${isoOrDash(endpoint.disabledAt)} (${endpoint.disabledReason ?? 'no reason given'})`}`,
+    `created:     ${isoOrDash(endpoint.createdAt)}`,
+    `updated:     ${isoOrDash(endpoint.updatedAt)}`,
+  ].join('\n');
+}
+
+/** Endpoints as a table, one line each. */
+export function endpointTable(endpoints: readonly Endpoint[]): string {
+  return table([
+    ['ID', 'STATE', 'OWNER', 'EVENTS', 'URL'],
+    ...endpoints.map((e) => [e.id, e.enabled ? 'enabled' : 'disabled', e.owner ?? '-', e.events.join(','), e.url]),
+  ]);
+}
+
+/** One line per delivery. */
+export function deliveryLines(deliveries: readonly Delivery[]): string {
+  return deliveries.map((d) => `${d.id}  ${d.event} -> ${d.endpointId}  (queue ${d.queue})`).join('\n');
+}
+
+
+/** Rows of cells as aligned columns (the last column is not padded). */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n');
+}

@@ -1,0 +1,28 @@
+import { register } from '../../shared/webhooks/register.ts';
+import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
+import { defineCommand } from '../command.ts';
+import { endpointText, parseEventList, parseHeaderList, webhookDeps } from './webhook-cli.ts';
+
+/** `webhooks:add <url>`: registers an endpoint and prints its id and secret (shown this once). */
+export const webhooksAddCommand = defineCommand({
+  builder: (yargs) => yargs
+    .positional('url', { type: 'string', demandOption: true, describe: 'Receiver URL (https; http only with webhooks.allowHttp)' })
+    .option('events', { type: 'string', demandOption: true, describe: "Comma-separated event names, families like 'order.*', or '*'" })
+    .option('owner', { type: 'string', describe: 'Tenant the endpoint belongs to (absent: reached only by emits without owner)' })
+    .option('description', { type: 'string', describe: 'Free text' })
+    .option('header', { type: 'string', array: true, describe: "Header sent with every delivery, as 'Name: value' (repeatable)" }),
+  run: async (context, args) => {
+    const deps = webhookDeps(context);
+    const endpoint = await register(deps, {
+      url: args.url as string,
+      events: parseEventList(args.events) ?? [],
+      owner: args.owner,
+      description: args.description,
+      headers: parseHeaderList(args.header),
+    });
+    warnIfSecretsUnencrypted(deps);
+    context.print(endpoint, () =>
+      `${endpointText(endpoint)}\nsecret:      ${endpoint.secret}\n\n` +
+      `Give the secret to the receiver now: it is shown again only by \`app webhooks:show ${endpoint.id} --reveal\`.`);
+  },
+});

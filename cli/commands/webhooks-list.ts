@@ -1,0 +1,36 @@
+import { list, status, type ListOptions } from '../../shared/webhooks/read.ts';
+import { defineCommand } from '../command.ts';
+import { endpointTable, isoOrDash, table, webhookDeps } from './webhook-cli.ts';
+
+const ownerOptions = {
+  owner: { type: 'string', describe: "Only this owner's endpoints" },
+  'without-owner': { type: 'boolean', describe: 'Only endpoints without owner' },
+} as const;
+
+const filterOf = (args: { owner?: string; 'without-owner'?: boolean }): ListOptions =>
+  args['without-owner'] ? { owner: null } : args.owner !== undefined ? { owner: args.owner } : {};
+
+/** `webhooks:list`: endpoints, all or one owner's. */
+export const webhooksListCommand = defineCommand({
+  builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
+  run: async (context, args) => {
+    const endpoints = await list(webhookDeps(context), filterOf(args));
+    context.print(endpoints, () => (endpoints.length === 0 ? 'no webhook endpoints' : endpointTable(endpoints)));
+  },
+});
+
+/** `webhooks:status`: endpoints with their delivery counts by state. */
+export const webhooksStatusCommand = defineCommand({
+  builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
+  run: async (context, args) => {
+    const rows = await status(webhookDeps(context), filterOf(args));
+    context.print(rows, () => rows.length === 0 ? 'no webhook endpoints' : table([
+      ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],
+      ...rows.map((row) => [
+        row.id, row.enabled ? 'enabled' : 'disabled',
+        String(row.deliveries.pending), String(row.deliveries.running), String(row.deliveries.done), String(row.deliveries.dead),
+        isoOrDash(row.lastDeliveryAt), row.owner ?? '-', row.url,
+      ]),
+    ]));
+  },
+});

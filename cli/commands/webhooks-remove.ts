@@ -1,0 +1,37 @@
+import { createInterface } from 'node:readline/promises';
+import { remove } from '../../shared/webhooks/remove.ts';
+import { defineCommand } from '../command.ts';
+import { UsageError } from '../failure.ts';
+import { webhookDeps } from './webhook-cli.ts';
+
+/** Asks on the terminal; answers true for y or yes. */
+async function confirmed(question: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+/**
+ * `webhooks:remove <id> [--yes]`: deletes the endpoint with its secrets and delivery records,
+ * after a confirmation on the terminal. Without a terminal (a script) `--yes` is required.
+ */
+export const webhooksRemoveCommand = defineCommand({
+  builder: (yargs) => yargs
+    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+    .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'Do not ask for confirmation' }),
+  run: async (context, args) => {
+    const id = args.id as string;
+    if (!args.yes) {
+      if (!process.stdin.isTTY) throw new UsageError(`webhooks:remove ${id} deletes the endpoint and its delivery records: pass --yes to confirm (no terminal to ask on)`);
+      if (!(await confirmed(`remove webhook endpoint ${id} with its secrets and every delivery record? [y/N] `))) {
+        context.print({ id, removed: false }, () => 'nothing removed');
+        return;
+      }
+    }
+    const result = await remove(webhookDeps(context), id);
+    context.print(result, () => `removed ${result.id}`);
+  },
+});

@@ -1,0 +1,16 @@
+import { sendToEndpoint } from '../../shared/webhooks/emit.ts';
+import { defineCommand } from '../command.ts';
+import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
+
+/** `webhooks:send <id> <event> --data <JSON>`: one event to one endpoint, subscribed or not, through the queue. */
+export const webhooksSendCommand = defineCommand({
+  builder: (yargs) => yargs
+    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+    .positional('event', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.created' })
+    .option('data', { type: 'string', describe: 'Payload as JSON (default {})' }),
+  run: async (context, args) => {
+    const data = parseJsonData(args.data);
+    const delivery = await sendToEndpoint(webhookDeps(context), args.id as string, args.event as string, data);
+    context.print(delivery, () => `queued ${deliveryLines([delivery])}`);
+  },
+});

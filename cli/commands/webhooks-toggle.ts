@@ -1,0 +1,23 @@
+import { disable, enable } from '../../shared/webhooks/update.ts';
+import { defineCommand } from '../command.ts';
+import { endpointText, webhookDeps } from './webhook-cli.ts';
+
+/** `webhooks:disable <id>`: no new deliveries are written for the endpoint. */
+export const webhooksDisableCommand = defineCommand({
+  builder: (yargs) => yargs
+    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+    .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
+  run: async (context, args) => {
+    const endpoint = await disable(webhookDeps(context), args.id as string, { reason: args.reason });
+    context.print(endpoint, () => endpointText(endpoint));
+  },
+});
+
+/** `webhooks:enable <id>`: the endpoint receives emits again. */
+export const webhooksEnableCommand = defineCommand({
+  builder: (yargs) => yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }),
+  run: async (context, args) => {
+    const endpoint = await enable(webhookDeps(context), args.id as string);
+    context.print(endpoint, () => endpointText(endpoint));
+  },
+});

@@ -1,0 +1,39 @@
+import { unprocessable } from '../../shared/errors/app-error.ts';
+import { update, type EndpointPatch } from '../../shared/webhooks/update.ts';
+import { defineCommand } from '../command.ts';
+import { endpointText, parseEventList, parseHeaderList, webhookDeps } from './webhook-cli.ts';
+
+/** `webhooks:update <id>`: changes the url, events, owner, description or headers of an endpoint. */
+export const webhooksUpdateCommand = defineCommand({
+  builder: (yargs) => yargs
+    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+    .option('url', { type: 'string', describe: 'New receiver URL (checked like at registration)' })
+    .option('events', { type: 'string', describe: 'New comma-separated event patterns (replace the old ones)' })
+    .option('owner', { type: 'string', describe: 'New owner' })
+    .option('clear-owner', { type: 'boolean', describe: 'Remove the owner' })
+    .option('description', { type: 'string', describe: 'New description' })
+    .option('clear-description', { type: 'boolean', describe: 'Remove the description' })
+    .option('header', { type: 'string', array: true, describe: "Header as 'Name: value' (repeatable); replaces all the endpoint's headers" })
+    .option('clear-headers', { type: 'boolean', describe: 'Remove every header' })
+    .conflicts('owner', 'clear-owner')
+    .conflicts('description', 'clear-description')
+    .conflicts('header', 'clear-headers'),
+  run: async (context, args) => {
+    const patch: EndpointPatch = {};
+    if (args.url !== undefined) patch.url = args.url;
+    if (args.events !== undefined) patch.events = parseEventList(args.events);
+    if (args.owner !== undefined) patch.owner = args.owner;
+    if (args['clear-owner']) patch.owner = null;
+    if (args.description !== undefined) patch.description = args.description;
+    if (args['clear-description']) patch.description = null;
+    if (args.header !== undefined) patch.headers = parseHeaderList(args.header) ?? {};
+    if (args['clear-headers']) patch.headers = null;
+    if (Object.keys(patch).length === 0) {
+      throw unprocessable('nothing to update: give --url, --events, --owner, --description, --header or a --clear-… option', {
+        code: 'APP_WEBHOOK_PATCH_INVALID',
+      });
+    }
+    const endpoint = await update(webhookDeps(context), args.id as string, patch);
+    context.print(endpoint, () => endpointText(endpoint));
+  },
+});

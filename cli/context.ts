@@ -1,0 +1,75 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolveConfig, type Config } from '../shared/config/index.ts';
+import { connect, type Sql } from '../shared/db/connect.ts';
+import { LOCAL_DATABASE_FILE } from '../shared/db/local-database.ts';
+import { AppError } from '../shared/errors/app-error.ts';
+import { createLogger, type Logger } from '../shared/log/logger.ts';
+import { productionRefusal } from '../shared/security/production-guard.ts';
+
+
+/** What every command gets: the config, a lazily opened database client and a logger. */
+export interface CliContext {
+  config: Config;
+  log: Logger;
+  /** Opens the pool on first use. */
+  sql(): Sql;
+  /** Prints records: one JSON document with --json, else the text form. */
+  print(records: unknown, text: () => string): void;
+}
+
+/**
+ * With no DATABASE_URL, the CLI uses the embedded PostgreSQL that `npm start` is running, so a
+ * newcomer's second terminal needs no setup. Only when the file names a live process.
+ */
+function localDatabaseUrl(): string | undefined {
+  if (!existsSync(LOCAL_DATABASE_FILE)) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(LOCAL_DATABASE_FILE, 'utf8')) as { url?: string; pid?: number };
+    if (!state.url || !state.pid) return undefined;
+    process.kill(state.pid, 0);
+    return state.url;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The context of one command. In production a command that opens the database refuses to run
+ * when the production guard refuses the config (no or a short `APP_SECRET`;
+ * shared/security/production-guard.ts), so the release (`app migrate`) stops a deploy that would
+ * store secrets unencrypted; commands without the database (`config`, `openapi`) are unaffected,
+ * and `productionGuard: false` lets `audit` read the database to say what is wrong.
+ */
+export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessEnv; productionGuard?: boolean }): { context: CliContext; close(): Promise<void> } {
+  const env = { ...(options.env ?? process.env) };
+  if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
+    const local = localDatabaseUrl();
+    if (local) env.DATABASE_URL = local;
+  }
+  const { config, warnings } = resolveConfig({ env });
+  const refusal = options.productionGuard === false ? undefined : productionRefusal(config);
+  const log = createLogger({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, {
+    name: 'cli',
+    stderr: true,
+  });
+  for (const warning of warnings) log.warn(warning);
+  let pool: Sql | undefined;
+  const context: CliContext = {
+    config,
+    log,
+    sql() {
+      if (refusal !== undefined) throw new Error(refusal);
+      if (!config.databaseUrl) {
+        throw new AppError(503, 'no database: set DATABASE_URL, or run `npm start` in another terminal (it starts a local PostgreSQL the CLI finds by itself)', {
+          code: 'APP_DATABASE_UNAVAILABLE',
+        });
+      }
+      pool ??= connect(config, log, { max: 2, name: 'app-cli' });
+      return pool;
+    },
+    print(records, text) {
+      process.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
+    },
+  };
+  return { context, close: async () => void (await pool?.end({ timeout: 5 })) };
+}

@@ -1,0 +1,68 @@
+/**
+ * How the CLI fails: one line on stderr (or, with `--json`, one JSON document
+ * `{error: {code, message}}` on stdout) and an exit code that says what kind of failure it was,
+ * so scripts can tell "not there" from "try again later".
+ */
+import { ConfigError } from '../shared/config/index.ts';
+import { isConnectionError } from '../shared/db/connection-errors.ts';
+import { isAppError } from '../shared/errors/app-error.ts';
+
+/** Exit codes of the `app` CLI (README, Command-line tool). */
+export const EXIT = {
+  ok: 0,
+  /** The command failed: refused input, a conflict, an invalid configuration. */
+  failure: 1,
+  /** The command line itself is wrong: unknown command or option, missing or invalid argument. */
+  usage: 2,
+  /** The record named does not exist. */
+  notFound: 3,
+  /** The database (or a store it needs) cannot be reached. */
+  unavailable: 4,
+} as const;
+
+/** A command line the CLI cannot run; `usage` is the help of the command concerned. */
+export class UsageError extends Error {
+  readonly usage: string;
+  constructor(message: string, usage = '') {
+    super(message);
+    this.name = 'UsageError';
+    this.usage = usage;
+  }
+}
+
+export interface Failure {
+  exit: number;
+  code: string;
+  message: string;
+}
+
+/** Where the database is, for messages: host and port of `databaseUrl`, never its credentials. */
+function databaseHost(databaseUrl: string | null | undefined): string {
+  if (!databaseUrl) return 'no DATABASE_URL';
+  try {
+    const url = new URL(databaseUrl);
+    return `${url.hostname || 'localhost'}:${url.port || '5432'}`;
+  } catch {
+    return 'an unparsable DATABASE_URL';
+  }
+}
+
+/** What a thrown error means for the CLI: its exit code, a stable code and the message. */
+export function failureOf(error: unknown, databaseUrl?: string | null): Failure {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof UsageError) return { exit: EXIT.usage, code: 'APP_CLI_USAGE', message };
+  if (error instanceof ConfigError) return { exit: EXIT.failure, code: 'APP_CONFIG_INVALID', message: message.replace(/\n\s*/g, ' ') };
+  if (isConnectionError(error)) {
+    const reason = message.split('\n')[0];
+    return {
+      exit: EXIT.unavailable,
+      code: 'APP_DATABASE_UNAVAILABLE',
+      message: `cannot reach the database at ${databaseHost(databaseUrl)} (DATABASE_URL): ${reason}`,
+    };
+  }
+  if (isAppError(error)) {
+    const exit = error.status === 404 ? EXIT.notFound : error.status === 503 ? EXIT.unavailable : EXIT.failure;
+    return { exit, code: error.code ?? 'APP_CLI_FAILED', message: message.split('\n')[0] };
+  }
+  return { exit: EXIT.failure, code: 'APP_CLI_FAILED', message: message.split('\n')[0] };
+}

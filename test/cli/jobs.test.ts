@@ -1,0 +1,122 @@
+/**
+ * The `jobs*` commands end to end (spec: "Command-line operations"): the real CLI process on
+ * the test database, a real receiver, `--json` documents and one-line errors.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '../helpers/database.ts';
+import { startReceiver } from '../worker/delivery/receiver.ts';
+import { endpoint, harness, send, type Harness } from '../worker/helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const db = await createTestDatabase();
+const h: Harness = harness(db);
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `app <args>` (cli/main.ts) on the test database. */
+function app(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['cli/main.ts', ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        DATABASE_URL: db.url,
+        APP_WEBHOOKS__ALLOW_HTTP: 'true',
+        APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
+        APP_WEBHOOKS__TIMEOUT: '2s',
+        ...env,
+      },
+    }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const json = <T>(result: CliResult): T => {
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout) as T;
+};
+
+describe('jobs commands', () => {
+  let answer = 500;
+  let receiverClose: () => Promise<void> = async () => {};
+  after(() => receiverClose());
+
+  it('jobs:list, jobs --once, jobs:dead, jobs show, jobs:show and jobs:retry work end to end', async () => {
+    const receiver = await startReceiver((_req, res) => {
+      res.statusCode = answer;
+      res.end(`answer ${answer}`);
+    });
+    receiverClose = () => receiver.close();
+    const ep = await endpoint(h, `${receiver.origin}/in`);
+    const [id] = await send(h, ep, 'invoice.paid', { total: 10 });
+
+    const listed = json<Array<{ id: string; status: string; queue: string; event: string }>>(await app(['jobs:list', '--json']));
+    assert.deepEqual(listed.map((d) => [d.id, d.status, d.queue, d.event]), [[id, 'pending', 'webhooks', 'invoice.paid']]);
+    assert.deepEqual(json<unknown[]>(await app(['jobs:list', '--queue', 'elsewhere', '--json'])), [], '--queue filters');
+
+    const once = json<{ once: boolean; counts: Record<string, number> }>(await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }));
+    assert.deepEqual(once.counts, { pending: 0, running: 0, done: 0, dead: 1 });
+    assert.equal(receiver.requests.length, 1);
+
+    const dead = json<Array<{ id: string; status: string; lastError: string; lastStatus: number }>>(await app(['jobs:dead', '--json']));
+    assert.equal(dead.length, 1);
+    assert.equal(dead[0].id, id);
+    assert.match(dead[0].lastError, /^attempts exhausted \(1 of 1\); last: receiver answered 500/);
+    assert.equal(dead[0].lastStatus, 500);
+
+    const shown = json<{
+      id: string; status: string; event: string; lastError: string;
+      endpoint: { id: string; url: string; enabled: boolean };
+      attemptsMade: Array<{ attempt: number; status: number; outcome: string; excerpt: string; durationMs: number; startedAt: string }>;
+    }>(await app(['jobs', 'show', id, '--json']));
+    assert.equal(shown.id, id);
+    assert.equal(shown.status, 'dead');
+    assert.equal(shown.event, 'invoice.paid');
+    assert.deepEqual(shown.endpoint, { id: ep.id, url: `${receiver.origin}/in`, enabled: true, disabledAt: null, disabledReason: null });
+    assert.equal(shown.attemptsMade.length, 1);
+    assert.equal(shown.attemptsMade[0].status, 500);
+    assert.equal(shown.attemptsMade[0].outcome, 'dead');
+    assert.equal(shown.attemptsMade[0].excerpt, 'answer 500');
+
+    const text = await app(['jobs:show', id]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`id: +${id}`));
+    assert.match(text.stdout, new RegExp(`endpoint: +${ep.id}`));
+    assert.match(text.stdout, /event: +invoice\.paid/);
+    assert.match(text.stdout, /error: +attempts exhausted/);
+    assert.match(text.stdout, /#1 .* status 500 +-> dead/);
+
+    answer = 200;
+    const retried = json<{ id: string; status: string }>(await app(['jobs:retry', id, '--json']));
+    assert.deepEqual([retried.id, retried.status], [id, 'pending']);
+    const again = json<{ counts: Record<string, number> }>(await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }));
+    assert.equal(again.counts.done, 1, 'a retried delivery gets a new series of attempts');
+    assert.equal(receiver.requests.length, 2);
+    assert.equal(receiver.requests[1].headers['webhook-id'], id, 'sent again with the same webhook-id');
+    const after = json<{ status: string; attemptsMade: Array<{ outcome: string }> }>(await app(['jobs:show', id, '--json']));
+    assert.equal(after.status, 'done');
+    assert.deepEqual(after.attemptsMade.map((a) => a.outcome), ['dead', 'done'], 'the earlier attempt stays on record');
+  });
+
+  it('refuses with one line: an unknown delivery (exit 3, not found), and retrying one that is not dead (exit 1)', async () => {
+    const unknown = await app(['jobs', 'show', 'msg_nope']);
+    assert.equal(unknown.code, 3);
+    assert.equal(unknown.stderr.trim().split('\n').length, 1);
+    assert.match(unknown.stderr, /webhook delivery msg_nope does not exist/);
+    assert.equal(unknown.stdout, '');
+
+    const [done] = (await h.sql<{ id: string }[]>`select id from app_webhook_deliveries where status = 'done' limit 1`).map((row) => row.id);
+    const notDead = await app(['jobs:retry', done]);
+    assert.equal(notDead.code, 1);
+    assert.match(notDead.stderr, /is done, not dead: only dead deliveries are retried/);
+  });
+});

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { COMMANDS, commandName } from '../../cli/commands/index.ts';
+import { EXIT, failureOf, UsageError } from '../../cli/failure.ts';
+import { ConfigError } from '../../shared/config/index.ts';
+import { notFound, unavailable, unprocessable } from '../../shared/errors/app-error.ts';
+import { ROOT, spawnNode } from '../helpers/processes.ts';
+
+/** Runs the real CLI; no database, no inherited configuration. */
+async function app(args: string[], env: Record<string, string | undefined> = {}) {
+  const run = spawnNode('cli/main.ts', { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test', ...env }, args);
+  const { code } = await run.exited;
+  return { code, output: run.output() };
+}
+
+describe('the command table', () => {
+  it('names each command once, and every command module loads', async () => {
+    const names = COMMANDS.map(commandName);
+    assert.equal(new Set(names).size, names.length);
+    for (const entry of COMMANDS) {
+      const action = await entry.load();
+      assert.equal(typeof action.builder, 'function', entry.command);
+      assert.equal(typeof action.handler, 'function', entry.command);
+    }
+  });
+
+  it('every command has an example, and its --help shows it', async () => {
+    const runs = await Promise.all(COMMANDS.map((entry) => app([commandName(entry), '--help'])));
+    COMMANDS.forEach((entry, index) => {
+      assert.ok(entry.examples.length > 0, entry.command);
+      assert.equal(runs[index].code, 0, runs[index].output);
+      assert.match(runs[index].output, /Examples:/, entry.command);
+      const examples = runs[index].output.slice(runs[index].output.indexOf('Examples:'));
+      // yargs wraps long examples: their start is enough to know which one is shown
+      assert.ok(examples.includes(entry.examples[0][0].replace('$0', 'app').slice(0, 24)), `${entry.command}: ${runs[index].output}`);
+    });
+  });
+});
+
+describe('app', () => {
+  it('--help lists every command with its description and the exit codes', async () => {
+    const { code, output } = await app(['--help']);
+    assert.equal(code, 0);
+    for (const entry of COMMANDS) assert.ok(output.includes(`app ${entry.command}`), entry.command);
+    assert.match(output, /Exit codes: 0 done, 1 failed, 2 wrong usage, 3 not found, 4 database unavailable/);
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string };
+    const { code, output } = await app(['--version']);
+    assert.equal(code, 0);
+    assert.equal(output.trim(), version);
+  });
+
+  it('an unknown command is a usage error (exit 2) with a suggestion', async () => {
+    const { code, output } = await app(['webhooks:lst']);
+    assert.equal(code, EXIT.usage);
+    assert.match(output, /Did you mean webhooks:list\?/);
+  });
+
+  it('an unreachable database exits 4 and names DATABASE_URL and the host tried, never the password', async () => {
+    const { code, output } = await app(['webhooks:list'], { DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/app' });
+    assert.equal(code, EXIT.unavailable, output);
+    assert.match(output, /^app: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\): /m);
+    assert.doesNotMatch(output, /hunter2/);
+  });
+
+  it('with --json a failure is one JSON document {error: {code, message}} on stdout', async () => {
+    const run = spawnNode('cli/main.ts', { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' }, ['webhooks:list', '--json']);
+    let stdout = '';
+    run.child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    const { code } = await run.exited;
+    assert.equal(code, EXIT.unavailable);
+    const document = JSON.parse(stdout) as { error: { code: string; message: string } };
+    assert.equal(document.error.code, 'APP_DATABASE_UNAVAILABLE');
+    assert.match(document.error.message, /127\.0\.0\.1:1/);
+  });
+
+  it('completion prints a shell completion script', async () => {
+    const { code, output } = await app(['completion']);
+    assert.equal(code, 0);
+    assert.match(output, /--get-yargs-completions/);
+  });
+});
+
+describe('exit codes', () => {
+  const connectionRefused = Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5433'), { code: 'ECONNREFUSED' });
+  const CASES: [string, unknown, number, string][] = [
+    ['a usage error', new UsageError('Unknown argument: x'), 2, 'APP_CLI_USAGE'],
+    ['an invalid configuration', new ConfigError(['port: not a number']), 1, 'APP_CONFIG_INVALID'],
+    ['a record that does not exist', notFound('nope', { code: 'APP_WEBHOOK_NOT_FOUND' }), 3, 'APP_WEBHOOK_NOT_FOUND'],
+    ['refused input', unprocessable('bad', { code: 'APP_WEBHOOK_URL_INVALID' }), 1, 'APP_WEBHOOK_URL_INVALID'],
+    ['a store that is unavailable', unavailable('down', { code: 'APP_WEBHOOK_QUEUE_MISSING' }), 4, 'APP_WEBHOOK_QUEUE_MISSING'],
+    ['an unreachable database', connectionRefused, 4, 'APP_DATABASE_UNAVAILABLE'],
+    ['anything else', new Error('boom\nstack'), 1, 'APP_CLI_FAILED'],
+  ];
+  for (const [what, error, exit, code] of CASES) {
+    it(`${what}: exit ${exit}, code ${code}`, () => {
+      const failure = failureOf(error, 'postgres://user:secret@db.internal:5433/app');
+      assert.equal(failure.exit, exit);
+      assert.equal(failure.code, code);
+      assert.doesNotMatch(failure.message, /\n|secret/);
+    });
+  }
+
+  it('a connection failure names the host of DATABASE_URL', () => {
+    assert.match(failureOf(connectionRefused, 'postgres://u:p@db.internal:5433/app').message, /^cannot reach the database at db\.internal:5433 \(DATABASE_URL\)/);
+  });
+});

@@ -1,0 +1,188 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from '../helpers/database.ts';
+
+const db = await createTestDatabase();
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const NODE = `${ROOT}node_modules/.bin/node`;
+const APP_SECRET = 'cli test application secret, long enough to matter';
+
+interface Run { code: number; stdout: string; stderr: string }
+
+/** Runs the real CLI against this file's database. `loopback` allows http and private receivers. */
+function app(args: string[], options: { loopback?: boolean; env?: Record<string, string> } = {}): Promise<Run> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    APP_SECRET,
+    ...(options.loopback ? { APP_WEBHOOKS__ALLOW_HTTP: 'true', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' } : {}),
+    ...options.env,
+  };
+  return new Promise((resolve) => {
+    execFile(NODE, ['cli/main.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs with --json, expects success, and parses the one JSON document on stdout. */
+async function json<T = Record<string, unknown>>(args: string[], options?: Parameters<typeof app>[1]): Promise<T> {
+  const run = await app([...args, '--json'], options);
+  assert.equal(run.code, 0, `app ${args.join(' ')} failed: ${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+/**
+ * Expects the exit code (1 refused, 2 wrong usage, 3 not found; cli/failure.ts) with one `app:`
+ * line on stderr matching `reason`, and nothing on stdout.
+ */
+async function refused(args: string[], reason: RegExp, options?: Parameters<typeof app>[1], exit = 1): Promise<void> {
+  const run = await app(args, options);
+  assert.equal(run.code, exit, `expected exit ${exit}: ${run.stdout}${run.stderr}`);
+  assert.equal(run.stdout, '');
+  const lines = run.stderr.trim().split('\n').filter((line) => line.startsWith('app: '));
+  assert.equal(lines.length, 1, run.stderr);
+  assert.match(lines[0], reason);
+}
+
+describe('webhooks:install', () => {
+  it('installs idempotently and says so', async () => {
+    const result = await json<{ applied: string[]; table: string }>(['webhooks:install']);
+    assert.deepEqual(result.applied, []);
+    assert.equal(result.table, 'app_webhooks');
+  });
+});
+
+describe('webhooks:add', () => {
+  it("`webhooks:add https://example.com/hook --events 'order.*'` prints an id and a whsec_ secret", async () => {
+    const run = await app(['webhooks:add', 'https://example.com/hook', '--events', 'order.*']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /\bep_[0-9A-Z]{26}\b/);
+    assert.match(run.stdout, /\bwhsec_[A-Za-z0-9+/]{43}=/);
+    assert.match(run.stdout, /webhooks:show ep_[0-9A-Z]{26} --reveal/);
+  });
+
+  it('with --json prints the endpoint with its secret, owner, description and headers', async () => {
+    const endpoint = await json<{ id: string; secret: string; owner: string; description: string; headers: Record<string, string>; events: string[] }>([
+      'webhooks:add', 'http://127.0.0.1:9/in', '--events', 'order.*, invoice.paid', '--owner', 'acme', '--description', 'orders',
+      '--header', 'X-Api-Key: k1', '--header', 'X-Tenant:acme',
+    ], { loopback: true });
+    assert.match(endpoint.id, /^ep_/);
+    assert.match(endpoint.secret, /^whsec_/);
+    assert.deepEqual(endpoint.events, ['order.*', 'invoice.paid']);
+    assert.equal(endpoint.owner, 'acme');
+    assert.equal(endpoint.description, 'orders');
+    assert.deepEqual(endpoint.headers, { 'X-Api-Key': 'k1', 'X-Tenant': 'acme' });
+  });
+
+  it('refuses bad input with exit 1 and a one-line reason', async () => {
+    // Independent of each other: run at once.
+    await Promise.all([
+      refused(['webhooks:add', 'http://example.com/hook', '--events', '*'], /scheme http is not allowed/),
+      refused(['webhooks:add', 'https://user:pass@example.com/', '--events', '*'], /credentials/),
+      refused(['webhooks:add', 'https://localhost/hook', '--events', '*'], /refused/),
+      refused(['webhooks:add', 'https://127.1/hook', '--events', '*'], /127\.0\.0\.1 is refused/),
+      refused(['webhooks:add', 'https://[::ffff:127.0.0.1]/hook', '--events', '*'], /refused/),
+      refused(['webhooks:add', 'https://example.com/hook', '--events', 'a*'], /invalid webhook events/),
+      refused(['webhooks:add', 'https://example.com/hook', '--events', 'a.b,,c'], /invalid webhook events/),
+      refused(['webhooks:add', 'https://example.com/hook', '--events', '*', '--header', 'connection: close'], /hop-by-hop/),
+      refused(['webhooks:add', 'https://example.com/hook', '--events', '*', '--header', 'Webhook-Signature: x'], /set by the service/),
+      refused(['webhooks:add', 'https://example.com/hook', '--events', '*', '--header', 'no colon'], /Name: value/),
+      refused(['webhooks:add', 'https://example.com/hook'], /Missing required argument: events/, undefined, 2),
+    ]);
+  });
+});
+
+describe('the other webhooks:* commands and events:emit', () => {
+  it('show, rotate, reveal, send, emit, status, update, disable, enable, list and remove work together', async () => {
+    const loop = { loopback: true };
+    const endpoint = await json<{ id: string; secret: string }>(['webhooks:add', 'http://127.0.0.1:9/flow', '--events', 'order.*', '--owner', 'flow'], loop);
+
+    const shown = await json<{ id: string; secrets: { createdAt: string; expiresAt: string | null }[] }>(['webhooks:show', endpoint.id]);
+    assert.equal(shown.id, endpoint.id);
+    assert.ok(!JSON.stringify(shown).includes(endpoint.secret), 'show without --reveal hides the secret');
+    const text = await app(['webhooks:show', endpoint.id]);
+    assert.ok(!text.stdout.includes(endpoint.secret));
+    assert.match(text.stdout, /--reveal/);
+
+    const rotated = await json<{ secret: string; graceEndsAt: string }>(['webhooks:rotate', endpoint.id, '--grace', '24h']);
+    assert.match(rotated.secret, /^whsec_/);
+    assert.ok(Math.abs(Date.parse(rotated.graceEndsAt) - Date.now() - 24 * 3600_000) < 120_000);
+    const revealed = await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.id, '--reveal']);
+    assert.deepEqual(revealed.secrets.map((s) => s.secret), [rotated.secret, endpoint.secret], 'both sign during the grace');
+    const revealedText = await app(['webhooks:show', endpoint.id, '--reveal']);
+    assert.ok(revealedText.stdout.includes(rotated.secret) && revealedText.stdout.includes(endpoint.secret));
+    const again = await json<{ secret: string; graceEndsAt: null }>(['webhooks:rotate', endpoint.id]);
+    assert.equal(again.graceEndsAt, null);
+    assert.deepEqual((await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.id, '--reveal'])).secrets.map((s) => s.secret), [again.secret]);
+    await refused(['webhooks:rotate', endpoint.id, '--grace', 'soon'], /--grace "soon" is not a duration/);
+
+    const sent = await json<{ id: string; endpointId: string; event: string }>(['webhooks:send', endpoint.id, 'test.ping', '--data', '{"hello":"world"}']);
+    assert.equal(sent.endpointId, endpoint.id);
+    assert.equal(sent.event, 'test.ping', 'sent although the endpoint subscribes only to order.*');
+    const [job] = await db.sql<{ payload: { body: string } }[]>`select payload from graphile_worker._private_jobs where key = ${sent.id}`;
+    assert.deepEqual(JSON.parse(job.payload.body).data, { hello: 'world' });
+    await refused(['webhooks:send', endpoint.id, 'test.ping', '--data', '{"hello":'], /--data is not valid JSON/);
+    await refused(['webhooks:send', 'ep_UNKNOWN', 'test.ping'], /ep_UNKNOWN does not exist/, undefined, 3);
+
+    const emitted = await json<{ endpointId: string }[]>(['events:emit', 'order.created', '--owner', 'flow', '--data', '{"n":1}']);
+    assert.deepEqual(emitted.map((d) => d.endpointId), [endpoint.id]);
+    assert.deepEqual(await json(['events:emit', 'order.created', '--owner', 'someone-else']), []);
+    const emittedText = await app(['events:emit', 'order.created', '--owner', 'flow']);
+    assert.match(emittedText.stdout, /queued 1 delivery/);
+    await refused(['events:emit', 'order.*'], /invalid webhook event name/);
+    await refused(['events:emit', 'order.created', '--data', 'nope'], /--data is not valid JSON/);
+
+    const status = await json<{ id: string; deliveries: { pending: number; total: number } }[]>(['webhooks:status', '--owner', 'flow']);
+    assert.deepEqual(status.map((s) => s.id), [endpoint.id]);
+    assert.equal(status[0].deliveries.pending, 3);
+    assert.match((await app(['webhooks:status'])).stdout, /^ID +STATE +PENDING +RUNNING +DONE +DEAD/);
+
+    const updated = await json<{ url: string; description: string; events: string[] }>(
+      ['webhooks:update', endpoint.id, '--url', 'http://127.0.0.1:10/new', '--events', 'order.*,refund.*', '--description', 'moved'], loop);
+    assert.equal(updated.url, 'http://127.0.0.1:10/new');
+    assert.deepEqual(updated.events, ['order.*', 'refund.*']);
+    assert.equal(updated.description, 'moved');
+    await refused(['webhooks:update', endpoint.id, '--url', 'https://10.0.0.1/x'], /refused/);
+    await refused(['webhooks:update', endpoint.id], /nothing to update/);
+    await refused(['webhooks:update', 'ep_UNKNOWN', '--description', 'x'], /does not exist/, undefined, 3);
+
+    const disabled = await json<{ enabled: boolean; disabledReason: string }>(['webhooks:disable', endpoint.id, '--reason', 'maintenance']);
+    assert.equal(disabled.enabled, false);
+    assert.equal(disabled.disabledReason, 'maintenance');
+    await refused(['webhooks:send', endpoint.id, 'test.ping'], /is disabled; enable it first/);
+    assert.equal((await json<{ enabled: boolean }>(['webhooks:enable', endpoint.id])).enabled, true);
+
+    const listed = await json<{ id: string }[]>(['webhooks:list', '--owner', 'flow']);
+    assert.deepEqual(listed.map((e) => e.id), [endpoint.id]);
+    const ownerless = await json<{ owner: string | null }[]>(['webhooks:list', '--without-owner']);
+    assert.ok(ownerless.every((e) => e.owner === null));
+    assert.ok(!(await app(['webhooks:list'])).stdout.includes('whsec_'));
+
+    await refused(['webhooks:remove', endpoint.id], /pass --yes to confirm/, undefined, 2);
+    assert.equal((await json<{ id: string }>(['webhooks:show', endpoint.id])).id, endpoint.id, 'not removed without --yes');
+    assert.deepEqual(await json(['webhooks:remove', endpoint.id, '--yes']), { id: endpoint.id, removed: true });
+    await refused(['webhooks:show', endpoint.id], /does not exist/, undefined, 3);
+  });
+
+  it('a changed APP_SECRET makes --reveal fail with the endpoint and the remedy; rotating recovers', async () => {
+    const endpoint = await json<{ id: string }>(['webhooks:add', 'http://127.0.0.1:9/changed', '--events', '*'], { loopback: true });
+    const other = { env: { APP_SECRET: 'a different application secret' } };
+    await refused(['webhooks:show', endpoint.id, '--reveal'], new RegExp(`${endpoint.id}.*app webhooks:rotate ${endpoint.id}`), other);
+    assert.equal((await json<{ id: string }>(['webhooks:show', endpoint.id], other)).id, endpoint.id);
+    const { secret } = await json<{ secret: string }>(['webhooks:rotate', endpoint.id], other);
+    assert.equal((await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.id, '--reveal'], other)).secrets[0].secret, secret);
+  });
+
+  it('warns on stderr that secrets are stored unencrypted when APP_SECRET is not set', async () => {
+    const run = await app(['webhooks:add', 'http://127.0.0.1:9/plain', '--events', '*', '--json'], { loopback: true, env: { APP_SECRET: '' } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /webhook signing secrets are stored unencrypted: set APP_SECRET/);
+    assert.ok(JSON.parse(run.stdout).secret.startsWith('whsec_'));
+  });
+});
