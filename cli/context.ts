@@ -19,15 +19,17 @@ export interface CliContext {
 
 /**
  * With no DATABASE_URL, the CLI uses the embedded PostgreSQL that `npm start` is running, so a
- * newcomer's second terminal needs no setup. Only when the file names a live process.
+ * newcomer's second terminal needs no setup; and when that `npm start` was given
+ * `--allow-local`, the CLI allows local receivers as its processes do. Only when the file names
+ * a live process.
  */
-function localDatabaseUrl(): string | undefined {
+function localDatabase(): { url: string; allowLocal: boolean } | undefined {
   if (!existsSync(LOCAL_DATABASE_FILE)) return undefined;
   try {
-    const state = JSON.parse(readFileSync(LOCAL_DATABASE_FILE, 'utf8')) as { url?: string; pid?: number };
+    const state = JSON.parse(readFileSync(LOCAL_DATABASE_FILE, 'utf8')) as { url?: string; pid?: number; allowLocal?: boolean };
     if (!state.url || !state.pid) return undefined;
     process.kill(state.pid, 0);
-    return state.url;
+    return { url: state.url, allowLocal: state.allowLocal === true };
   } catch {
     return undefined;
   }
@@ -43,8 +45,14 @@ function localDatabaseUrl(): string | undefined {
 export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessEnv; productionGuard?: boolean }): { context: CliContext; close(): Promise<void> } {
   const env = { ...(options.env ?? process.env) };
   if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
-    const local = localDatabaseUrl();
-    if (local) env.DATABASE_URL = local;
+    const local = localDatabase();
+    if (local) {
+      env.DATABASE_URL = local.url;
+      if (local.allowLocal) {
+        env.APP_WEBHOOKS__ALLOW_HTTP ??= 'true';
+        env.APP_WEBHOOKS__ALLOW_PRIVATE ??= 'true';
+      }
+    }
   }
   const { config, warnings } = resolveConfig({ env });
   const refusal = options.productionGuard === false ? undefined : productionRefusal(config);

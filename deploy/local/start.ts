@@ -3,6 +3,11 @@
  * unset (data kept in .data/postgres), runs the Procfile's `release` (migrations), then every
  * other process type with its output prefixed by its name. Ctrl-C (or SIGTERM) stops the
  * processes in Procfile order, each draining gracefully, and then the database.
+ *
+ * `npm start -- --allow-local` allows receivers on http and on loopback/private addresses
+ * (webhooks.allowHttp and webhooks.allowPrivate) in every process it starts, and records it
+ * beside the database's address so the CLI of a second terminal allows them too: trying the
+ * service with a receiver on this machine needs nothing else.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +22,12 @@ const width = Math.max(...types.map((type) => type.name.length), 'postgres'.leng
 const say = (name: string, line: string) => process.stdout.write(`${name.padEnd(width)} | ${line}\n`);
 
 const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' };
+const allowLocal = process.argv.includes('--allow-local');
+if (allowLocal) {
+  env.APP_WEBHOOKS__ALLOW_HTTP = 'true';
+  env.APP_WEBHOOKS__ALLOW_PRIVATE = 'true';
+  say('start', '--allow-local: receivers on http and on loopback or private addresses are allowed (local testing only)');
+}
 let stopDatabase: (() => Promise<void>) | undefined;
 
 if (!env.DATABASE_URL) {
@@ -24,7 +35,7 @@ if (!env.DATABASE_URL) {
   await mkdir(`${root}.data`, { recursive: true });
   const cluster = await startCluster({ dataDir: `${root}.data/postgres`, fallbackDataDir: 'app-local' });
   env.DATABASE_URL = await cluster.database('app');
-  await writeFile(LOCAL_DATABASE_FILE, JSON.stringify({ url: env.DATABASE_URL, pid: cluster.pid }, null, 2));
+  await writeFile(LOCAL_DATABASE_FILE, JSON.stringify({ url: env.DATABASE_URL, pid: cluster.pid, allowLocal }, null, 2));
   say('postgres', `embedded PostgreSQL on 127.0.0.1:${cluster.port} (data in ${cluster.dataDir}); the CLI finds it by itself`);
   stopDatabase = async () => {
     await cluster.stop();

@@ -213,10 +213,10 @@ function redact(raw: string): string {
  * `APP_WEBHOOK_ADDRESS_REFUSED` (data also `address` and `rule`).
  */
 export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allowPrivate: boolean }): URL {
-  const invalid = (reason: string, value = raw) =>
-    new AppError(422, `webhook url is not acceptable: ${reason}`, {
+  const invalid = (reason: string, value = raw, lift?: { setting: string; hint: string }) =>
+    new AppError(422, `webhook url is not acceptable: ${reason}${lift ? `; ${lift.hint}` : ''}`, {
       code: 'APP_WEBHOOK_URL_INVALID',
-      data: { field: 'url', value, reason },
+      data: { field: 'url', value, reason, ...(lift ? { setting: lift.setting } : {}) },
     });
 
   if (typeof raw !== 'string') throw invalid('must be a string');
@@ -228,7 +228,8 @@ export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allo
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowHttp)) {
     const allowed = options.allowHttp ? 'https or http' : 'https';
-    throw invalid(`scheme ${url.protocol.slice(0, -1)} is not allowed (${allowed} only)`);
+    const lift = url.protocol === 'http:' ? { setting: 'webhooks.allowHttp', hint: ALLOW_HINT.http } : undefined;
+    throw invalid(`scheme ${url.protocol.slice(0, -1)} is not allowed (${allowed} only)`, raw, lift);
   }
   // WHATWG forgives `https:///host` and `https:\\host`; a registered URL must name its host
   // after `//` (RFC 3986 authority).
@@ -249,14 +250,24 @@ export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allo
       if (rule !== null) refusal = { address: host, rule };
     }
     if (refusal !== null) {
-      throw new AppError(422, `webhook url address ${refusal.address} is refused: ${refusal.rule}`, {
+      throw new AppError(422, `webhook url address ${refusal.address} is refused: ${refusal.rule}; ${ALLOW_HINT.private}`, {
         code: 'APP_WEBHOOK_ADDRESS_REFUSED',
-        data: { field: 'url', value: raw, reason: 'address refused', ...refusal },
+        data: { field: 'url', value: raw, reason: 'address refused', ...refusal, setting: 'webhooks.allowPrivate' },
       });
     }
   }
   return url;
 }
+
+/**
+ * What to say after a refusal that a setting lifts: the setting, that every process needs it
+ * (the web process and the CLI check at registration, the worker at each delivery), and the
+ * local shortcut.
+ */
+export const ALLOW_HINT = {
+  http: 'to allow plain http receivers (local testing), set APP_WEBHOOKS__ALLOW_HTTP=true for the web process, the CLI and the worker (npm start -- --allow-local sets it for all)',
+  private: 'to allow receivers on loopback or private addresses (local testing), set APP_WEBHOOKS__ALLOW_PRIVATE=true for the web process, the CLI and the worker (npm start -- --allow-local sets it for all)',
+} as const;
 
 const defaultLookup: HostLookup = (hostname) => dns.lookup(hostname, { all: true });
 
@@ -272,9 +283,9 @@ export async function resolveAndCheck(
   options: { allowPrivate: boolean; lookup?: HostLookup },
 ): Promise<ResolvedAddress[]> {
   const refuse = (address: string, rule: string) =>
-    new AppError(422, `webhook host ${hostname} resolves to refused address ${address}: ${rule}`, {
+    new AppError(422, `webhook host ${hostname} resolves to refused address ${address}: ${rule}; ${ALLOW_HINT.private}`, {
       code: 'APP_WEBHOOK_ADDRESS_REFUSED',
-      data: { address, rule, host: hostname },
+      data: { address, rule, host: hostname, setting: 'webhooks.allowPrivate' },
     });
 
   const literal = unbracket(hostname);

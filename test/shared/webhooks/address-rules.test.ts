@@ -139,12 +139,26 @@ describe('checkWebhookUrl', () => {
     assert.equal(url.search, '?x=1');
   });
 
+  it('a refused loopback receiver names webhooks.allowPrivate and says every process needs it', () => {
+    assert.throws(
+      () => checkWebhookUrl('https://127.0.0.1:8443/hook', strict),
+      isCode('APP_WEBHOOK_ADDRESS_REFUSED', (e) => {
+        assert.equal(e.data?.setting, 'webhooks.allowPrivate');
+        assert.match(e.message, /APP_WEBHOOKS__ALLOW_PRIVATE=true for the web process, the CLI and the worker \(npm start -- --allow-local/);
+      }),
+    );
+  });
+
   it('refuses http unless allowHttp', () => {
     assert.throws(
       () => checkWebhookUrl('http://hooks.example.com/', strict),
-      isCode('APP_WEBHOOK_URL_INVALID', (e) => assert.deepEqual(e.data, {
-        field: 'url', value: 'http://hooks.example.com/', reason: 'scheme http is not allowed (https only)',
-      })),
+      isCode('APP_WEBHOOK_URL_INVALID', (e) => {
+        assert.deepEqual(e.data, {
+          field: 'url', value: 'http://hooks.example.com/', reason: 'scheme http is not allowed (https only)', setting: 'webhooks.allowHttp',
+        });
+        // the message names the setting, and that the worker needs it too
+        assert.match(e.message, /APP_WEBHOOKS__ALLOW_HTTP=true for the web process, the CLI and the worker \(npm start -- --allow-local/);
+      }),
     );
     assert.equal(checkWebhookUrl('http://hooks.example.com/', { ...strict, allowHttp: true }).protocol, 'http:');
   });
