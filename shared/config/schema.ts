@@ -43,12 +43,15 @@ export interface Group {
 
 export type Node = Leaf | Group;
 
-const leaf = (type: LeafType, defaultValue: Leaf['default'], doc: string, extra: Partial<Leaf> = {}): Leaf =>
-  ({ kind: 'leaf', type, default: defaultValue, doc, ...extra });
-const group = (children: Record<string, Node>, extra: Partial<Group> = {}): Group => ({ kind: 'group', children, ...extra });
+// Generic over their literal arguments (`const` type parameters) so that the type of the
+// resolved configuration is derived from this table (shared/config/types.ts), not copied.
+const leaf = <const T extends LeafType, const E extends Partial<Leaf> = {}>(type: T, defaultValue: Leaf['default'], doc: string, extra: E = {} as E) =>
+  ({ kind: 'leaf', type, default: defaultValue, doc, ...extra }) as Leaf & { type: T } & E;
+const group = <const C extends Record<string, Node>, const E extends Partial<Group> = {}>(children: C, extra: E = {} as E) =>
+  ({ kind: 'group', children, ...extra }) as Omit<Group, 'children'> & { children: C } & E;
 const inProduction = (env: Environment) => env === 'production';
 
-export const SCHEMA: Group = group({
+export const SCHEMA = group({
   env: leaf('enum', 'development', 'Runtime environment; picks the defaults of the other keys.', {
     values: ['development', 'test', 'production'], envAliases: ['NODE_ENV'],
   }),
@@ -124,7 +127,6 @@ export const SCHEMA: Group = group({
     maxBytes: leaf('size', '100kb', 'Largest query document.'),
   }, { disableable: true, enabled: true, shorthand: 'path', doc: '`false` turns GraphQL off; a string sets the path.' }),
   webhooks: group({
-    store: leaf('string', 'default', 'Store holding the endpoint table.'),
     table: leaf('string', 'app_webhooks', 'Table of webhook endpoints.'),
     queue: leaf('string', 'webhooks', 'graphile-worker queue of delivery jobs.'),
     install: leaf('boolean', (env: Environment) => !inProduction(env), 'Create the webhook tables at boot (production runs `app migrate` at release).'),
