@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { benchDatabase, median, note, numberArgs, quantile } from './common.ts';
+import { BENCH_SECRET, benchDatabase, median, note, numberArgs, quantile } from './common.ts';
 
 const { runs } = numberArgs({ runs: 9 });
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -16,7 +16,7 @@ try {
   for (let i = 0; i < 20; i++) {
     await db.sql`insert into app_webhooks (id, url, events, owner) values (${`ep_bench${i}`}, ${`https://receiver.example/${i}`}, ${['order.*']}, ${i % 2 ? 'acme' : null})`;
   }
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', DATABASE_URL: db.url, APP_SECRET: 'x'.repeat(40), LOG_LEVEL: 'warn' };
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', DATABASE_URL: db.url, APP_SECRET: BENCH_SECRET, LOG_LEVEL: 'warn' };
   const time = (args: string[]) => {
     const started = performance.now();
     const result = spawnSync(process.execPath, ['cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' });

@@ -13,6 +13,9 @@ import { connect, type Sql } from '../shared/db/connect.ts';
 import { migrate } from '../shared/db/migrate.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 
+/** The application secret of every benchmark process: signing secrets sealed as in production. */
+export const BENCH_SECRET = 'benchmark application secret of at least 32 characters';
+
 export interface BenchDatabase {
   url: string;
   config: Config;
@@ -40,7 +43,7 @@ export async function benchDatabase(flags: Record<string, unknown> = {}): Promis
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const { config } = resolveConfig({
-    env: { NODE_ENV: 'production', DATABASE_URL: url.toString(), LOG_LEVEL: 'warn' },
+    env: { NODE_ENV: 'production', DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', APP_SECRET: BENCH_SECRET },
     flags: { ...flags, webhooks: { allowHttp: true, allowPrivate: true, ...(flags.webhooks as object | undefined) } },
   });
   const log = createLogger(config, { name: 'bench' });

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { emit } from '../shared/webhooks/emit.ts';
 import { register } from '../shared/webhooks/register.ts';
 import {
-  benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
+  BENCH_SECRET, benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
 } from './common.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -37,13 +37,14 @@ interface Worker {
 }
 
 async function startWorker(db: BenchDatabase): Promise<Worker> {
-  const child = spawn(process.execPath, ['worker/main.ts'], {
+  const child = spawn(process.execPath, ['bench/worker.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       DATABASE_URL: db.url,
+      APP_SECRET: BENCH_SECRET,
       APP_WEBHOOKS__ALLOW_HTTP: 'true',
       APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
       ...(args.concurrency > 0 ? { APP_WEBHOOKS__CONCURRENCY: String(args.concurrency) } : {}),
