@@ -73,7 +73,9 @@ interface Web {
 }
 
 async function startWeb(db: TestDatabase, env: Record<string, string>): Promise<Web> {
-  const spawned = spawnNode(FIXTURE, { NODE_ENV: 'test', DATABASE_URL: db.url, LOG_LEVEL: 'warn', APP_SHARED__TIMEOUT: '500ms', ...env });
+  // A timeout a loaded machine never reaches: only the store going away (connections refused at
+  // once) fails a store call, so no test inherits a failure (or its throttled log line) from another.
+  const spawned = spawnNode(FIXTURE, { NODE_ENV: 'test', DATABASE_URL: db.url, LOG_LEVEL: 'warn', APP_SHARED__TIMEOUT: '10s', ...env });
   const [, port] = await spawned.waitFor(/LISTENING (\d+)/, 20_000);
   return { base: `http://127.0.0.1:${port}`, process: spawned };
 }
@@ -101,6 +103,18 @@ before(async () => {
 });
 
 const runsOf = async (key: string) => (await db.sql<{ n: number }[]>`select count(*)::int as n from guarded_runs where key = ${key}`)[0].n;
+
+/** Polls `check` until it holds (a condition, not a fixed wait); fails after `ms`. */
+async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(20);
+  }
+}
+
+/** Waits until the held action of `key` has started (it records its run before it holds). */
+const started = (key: string) => until(`the action of ${key} runs`, async () => (await runsOf(key)) > 0);
 
 for (const backend of BACKENDS) {
   describe(`two web processes sharing ${backend.name}`, { skip: backend.skip }, () => {
@@ -140,11 +154,22 @@ for (const backend of BACKENDS) {
     });
 
     it('50 parallel identical requests over both processes: one execution, the rest 409 or the replay', async () => {
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i % 2 ? a : b, 'POST', '/orders?ms=300', { key: key('parallel'), body: { item: 'p' } })));
+      // The one execution holds (?hold=) until the 49 others are answered: none can come after it.
+      let settled = 0;
+      const answers = Array.from({ length: 50 }, (_, i) => {
+        const answer = send(i % 2 ? a : b, 'POST', '/orders?hold=parallel', { key: key('parallel'), body: { item: 'p' } });
+        void answer.finally(() => { settled += 1; });
+        return answer;
+      });
+      await until('49 of the 50 are answered', async () => settled >= 49);
+      const [{ pid }] = await db.sql<{ pid: number }[]>`select pid from guarded_runs where key = ${key('parallel')}`;
+      const holder = a.process.child.pid === pid ? a : b;
+      assert.equal((await send(holder, 'POST', '/release/parallel')).status, 204);
+      const all = await Promise.all(answers);
       assert.equal(await runsOf(key('parallel')), 1, 'exactly one execution');
-      const executed = answers.filter((x) => x.status === 201 && !x.headers.get('idempotency-replayed'));
+      const executed = all.filter((x) => x.status === 201 && !x.headers.get('idempotency-replayed'));
       assert.equal(executed.length, 1);
-      for (const other of answers) {
+      for (const other of all) {
         if (other === executed[0]) continue;
         assert.ok(other.status === 409 || other.headers.get('idempotency-replayed') === 'true', `${other.status} ${other.text}`);
         if (other.status === 409) assert.equal(other.headers.get('retry-after'), '1');
@@ -152,12 +177,13 @@ for (const backend of BACKENDS) {
     });
 
     it('executing on A, same request on B: 409 APP_API_IDEMPOTENCY_IN_PROGRESS with Retry-After: 1', async () => {
-      const slow = send(a, 'POST', '/orders?ms=600', { key: key('inflight'), body: { item: 2 } });
-      await sleep(200);
-      const during = await send(b, 'POST', '/orders?ms=600', { key: key('inflight'), body: { item: 2 } });
+      const slow = send(a, 'POST', '/orders?hold=inflight', { key: key('inflight'), body: { item: 2 } });
+      await started(key('inflight'));
+      const during = await send(b, 'POST', '/orders?hold=inflight', { key: key('inflight'), body: { item: 2 } });
       assert.equal(during.status, 409);
       assert.equal(during.body.code, 'APP_API_IDEMPOTENCY_IN_PROGRESS');
       assert.equal(during.headers.get('retry-after'), '1');
+      assert.equal((await send(a, 'POST', '/release/inflight')).status, 204);
       assert.equal((await slow).status, 201);
     });
 
@@ -179,12 +205,18 @@ for (const backend of BACKENDS) {
 
     it('a request aborted on A stores nothing: the retry on B runs again', async () => {
       const controller = new AbortController();
-      const aborted = send(a, 'POST', '/orders?ms=400', { key: key('aborted'), body: { item: 4 }, signal: controller.signal }).catch((error: Error) => error);
-      await sleep(150);
+      const aborted = send(a, 'POST', '/orders?hold=aborted', { key: key('aborted'), body: { item: 4 }, signal: controller.signal }).catch((error: Error) => error);
+      await started(key('aborted'));
       controller.abort();
       assert.ok((await aborted) instanceof Error);
-      await sleep(500);
-      const retry = await send(b, 'POST', '/orders', { key: key('aborted'), body: { item: 4 } });
+      assert.equal((await send(a, 'POST', '/release/aborted')).status, 204);
+      // A drops its in-flight record once the aborted action ends; until then B is told 409
+      let retry = await send(b, 'POST', '/orders', { key: key('aborted'), body: { item: 4 } });
+      await until('A has dropped the aborted request\'s record', async () => {
+        if (retry.status !== 409) return true;
+        retry = await send(b, 'POST', '/orders', { key: key('aborted'), body: { item: 4 } });
+        return retry.status !== 409;
+      });
       assert.equal(retry.status, 201);
       assert.equal(retry.headers.get('idempotency-replayed'), null);
       assert.equal(await runsOf(key('aborted')), 2);
@@ -216,7 +248,15 @@ for (const backend of BACKENDS) {
     });
 
     it('the store going away: A (closed) answers 503 APP_STORE_SHARED_UNAVAILABLE + Retry-After, B (open) serves uncounted, idempotent requests refused on both, one log line each; then both recover', async () => {
-      const logged = [a.process.output().length, b.process.output().length];
+      // Processes of its own: their failure log's throttle has seen nothing before this test.
+      const [a, b] = await Promise.all([startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'closed' }), startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'open' })]);
+      cleanups.push(async () => {
+        for (const web of [a, b]) {
+          web.process.child.kill('SIGTERM');
+          await web.process.exited;
+        }
+      });
+      await until('both processes reach the store', async () => (await send(a, 'GET', '/readyz')).status === 200 && (await send(b, 'GET', '/readyz')).status === 200);
       await store.goAway();
       try {
         const ready = await send(a, 'GET', '/readyz');
@@ -243,25 +283,25 @@ for (const backend of BACKENDS) {
           }
         }
         assert.equal(await runsOf(key('down-0')), 0, 'refused idempotent requests never ran');
-        for (const [index, web] of [a, b].entries()) {
-          const lines = web.process.output().slice(logged[index]).split('\n').filter((line) => line.includes('shared store failed'));
+        for (const web of [a, b]) {
+          const lines = web.process.output().split('\n').filter((line) => line.includes('shared store failed'));
           assert.equal(lines.length, 1, `one failure line per ten seconds:\n${lines.join('\n')}`);
         }
       } finally {
         await store.comeBack();
       }
       let back = await send(a, 'GET', '/orders');
-      for (let i = 0; i < 60 && back.status !== 200; i += 1) {
-        await sleep(100);
+      await until('A counts again', async () => {
         back = await send(a, 'GET', '/orders');
-      }
-      assert.equal(back.status, 200);
+        return back.status === 200;
+      });
       assert.ok(back.headers.get('ratelimit'), 'counted again');
       let idempotent = await send(b, 'POST', '/orders', { key: key('back'), body: {} });
-      for (let i = 0; i < 60 && idempotent.status !== 201; i += 1) {
-        await sleep(100);
+      await until('B stores idempotent answers again', async () => {
+        if (idempotent.status === 201) return true;
         idempotent = await send(b, 'POST', '/orders', { key: key('back'), body: {} });
-      }
+        return idempotent.status === 201;
+      });
       assert.equal(idempotent.status, 201);
     });
   });
