@@ -26,7 +26,8 @@ describe('graceful shutdown of the web process', () => {
 
   it('SIGTERM: readiness 503 during shutdown.delay, the slow request completes, the idle keep-alive socket is closed, exit 0', async () => {
     const web = spawnNode('test/fixtures/web-with-slow-route.ts', {
-      DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info', APP_SHUTDOWN__DELAY: '600ms',
+      // a delay long enough that the readiness check below lands inside it on a loaded machine
+      DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info', APP_SHUTDOWN__DELAY: '2s',
     });
     const port = Number((await web.waitFor(/LISTENING (\d+)/))[1]);
     await web.waitFor(/web process ready/);
@@ -36,8 +37,8 @@ describe('graceful shutdown of the web process', () => {
     assert.equal(idle.status, 200);
     const idleClosed = new Promise<void>((resolve) => idle.socket.once('close', () => resolve()));
 
-    const slow = get(port, '/slow?ms=1500');
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the slow request is in flight
+    const slow = get(port, '/slow?ms=2500');
+    await web.waitFor(/SLOW STARTED/); // the slow request is in flight
     web.child.kill('SIGTERM');
     await web.waitFor(/shutting down/);
 
@@ -61,7 +62,7 @@ describe('graceful shutdown of the web process', () => {
     const port = Number((await web.waitFor(/LISTENING (\d+)/))[1]);
     await web.waitFor(/web process ready/);
     const slow = get(port, '/slow?ms=10000').then(() => 'answered', () => 'destroyed');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await web.waitFor(/SLOW STARTED/);
     web.child.kill('SIGTERM');
     assert.equal(await slow, 'destroyed');
     const exit = await web.exited;
