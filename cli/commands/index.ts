@@ -98,6 +98,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./webhooks-rotate.ts')).webhooksRotateCommand,
   },
   {
+    command: 'webhooks:recover <id>',
+    describe: 'Send again every dead delivery of an endpoint created in a time range (--since, --until)',
+    examples: [['$0 webhooks:recover ep_01H… --since 2026-11-24T08:00:00Z', 'replay what died during this morning\'s outage']],
+    load: async () => (await import('./webhooks-recover.ts')).webhooksRecoverCommand,
+  },
+  {
     command: 'webhooks:send <id> <event>',
     describe: 'Queue one event for one endpoint, whether or not it subscribed to it',
     examples: [['$0 webhooks:send ep_01H… ping --data \'{"hello":"world"}\'', 'a test event for one receiver']],
@@ -110,6 +116,18 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./events-emit.ts')).eventsEmitCommand,
   },
   {
+    command: 'events:list',
+    describe: 'List emitted events, newest first, with their deliveries by state',
+    examples: [['$0 events:list --owner acme --type order.created --since 2026-11-01', 'tenant acme\'s order.created events this month']],
+    load: async () => (await import('./events-read.ts')).eventsListCommand,
+  },
+  {
+    command: 'events:show <id>',
+    describe: 'Show an event: its payload and its deliveries by state',
+    examples: [['$0 events:show evt_01H…', 'what was emitted, and where it stands']],
+    load: async () => (await import('./events-read.ts')).eventsShowCommand,
+  },
+  {
     command: 'jobs',
     describe: 'Run a worker that performs deliveries (Ctrl-C drains); --once performs what is due and returns',
     examples: [['$0 jobs --once', 'perform the deliveries that are due, then return'], ['$0 jobs show msg_01H…', 'a delivery with every attempt']],
@@ -117,8 +135,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'jobs:list',
-    describe: 'List deliveries: pending and running by default; --status done, dead or all',
-    examples: [['$0 jobs:list --status dead --limit 20', 'the 20 newest dead deliveries']],
+    describe: 'List deliveries: pending and running by default; --status done, dead or all; filter by endpoint, type, owner, time',
+    examples: [['$0 jobs:list --status dead --endpoint ep_01H… --since 2026-11-24', 'one endpoint\'s dead deliveries since today']],
     load: async () => (await import('./jobs.ts')).jobsListCommand,
   },
   {

@@ -5,15 +5,18 @@
  */
 import type { Argv } from 'yargs';
 import { createLogger } from '../../shared/log/logger.ts';
+import { listDeliveryPage } from '../../shared/webhooks/deliveries.ts';
 import {
-  countDeliveries, DELIVERY_STATUSES, listDeliveries, retryDelivery, showDelivery,
+  countDeliveries, DELIVERY_STATUSES, retryDelivery, showDelivery,
   type DeliveryDetails, type DeliverySummary,
 } from '../../shared/webhooks/delivery-queue.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
 import { runWorkerOnce } from '../../worker/runner.ts';
 import { serveWorker } from '../../worker/run.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import { defineCommand, type GlobalArgs } from '../command.ts';
+import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
 import type { CliContext } from '../context.ts';
 
 const iso = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
@@ -96,37 +99,64 @@ export const jobsCommand = defineCommand({
   },
 });
 
-const queueOption = { type: 'string', describe: 'Only deliveries of this queue (webhooks.queue when emitted)' } as const;
-const limitOption = { type: 'number', default: 100, describe: 'Most deliveries listed, newest first (at most 1000)' } as const;
+const filterOptions = {
+  queue: { type: 'string', describe: 'Only deliveries of this queue (webhooks.queue when emitted)' },
+  endpoint: { type: 'string', describe: 'Only deliveries to this endpoint (ep_…)' },
+  type: { type: 'string', describe: 'Only deliveries of events of this exact type' },
+  ...ownerOptions,
+  ...timeOptions,
+  limit: limitOption,
+} as const;
 
-/** `jobs:list [--queue] [--status] [--limit]`. */
+interface FilterArgs {
+  queue?: string;
+  endpoint?: string;
+  type?: string;
+  owner?: string;
+  'without-owner'?: boolean;
+  since?: string;
+  until?: string;
+  limit: number;
+}
+
+/** The newest deliveries in `statuses` matching the filters, through the one delivery listing of REST and GraphQL. */
+async function listed(context: CliContext, args: FilterArgs, statuses: readonly DeliveryStatus[]) {
+  const deps = { sql: context.sql(), config: context.config };
+  const [page, counts] = await Promise.all([
+    listDeliveryPage(deps, ALL_TENANTS, {
+      statuses,
+      ...rangeOf(args),
+      ...(args.queue === undefined ? {} : { queue: args.queue }),
+      ...(args.endpoint === undefined ? {} : { endpoint: args.endpoint }),
+      ...(args.type === undefined ? {} : { type: args.type }),
+      ...(ownerOf(args) === undefined ? {} : { owner: ownerOf(args) }),
+      page: 1,
+      perPage: limitOf(args.limit),
+    }),
+    countDeliveries({ sql: deps.sql }, args.queue === undefined ? {} : { queue: args.queue }),
+  ]);
+  return { deliveries: page.records, counts };
+}
+
+/** `jobs:list [--status] [--queue] [--endpoint] [--type] [--owner | --without-owner] [--since] [--until] [--limit]`. */
 export const jobsListCommand = defineCommand({
   builder: (yargs) => yargs.options({
-    queue: queueOption,
     status: { type: 'string', array: true, choices: [...DELIVERY_STATUSES, 'all'], describe: 'States to list (repeatable; default pending and running)' },
-    limit: limitOption,
-  }),
+    ...filterOptions,
+  }).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const given = (args.status ?? []) as string[];
-    const statuses = given.length === 0 ? undefined : given.includes('all') ? DELIVERY_STATUSES : (given as DeliveryStatus[]);
-    const sql = context.sql();
-    const [deliveries, counts] = await Promise.all([
-      listDeliveries({ sql }, { queue: args.queue, statuses, limit: args.limit }),
-      countDeliveries({ sql }, { queue: args.queue }),
-    ]);
+    const statuses = given.length === 0 ? (['pending', 'running'] as const) : given.includes('all') ? DELIVERY_STATUSES : (given as DeliveryStatus[]);
+    const { deliveries, counts } = await listed(context, args, statuses);
     context.print(deliveries, () => listText(deliveries, counts, 'deliveries in these states'));
   },
 });
 
-/** `jobs:dead [--queue] [--limit]`: the dead letter queue. */
+/** `jobs:dead [filters]`: the dead letter queue. */
 export const jobsDeadCommand = defineCommand({
-  builder: (yargs) => yargs.options({ queue: queueOption, limit: limitOption }),
+  builder: (yargs) => yargs.options(filterOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
-    const sql = context.sql();
-    const [deliveries, counts] = await Promise.all([
-      listDeliveries({ sql }, { queue: args.queue, statuses: ['dead'], limit: args.limit }),
-      countDeliveries({ sql }, { queue: args.queue }),
-    ]);
+    const { deliveries, counts } = await listed(context, args, ['dead']);
     context.print(deliveries, () => listText(deliveries, counts, 'dead deliveries'));
   },
 });

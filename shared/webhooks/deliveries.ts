@@ -34,6 +34,8 @@ export interface DeliveryPageQuery extends TimeRange {
   type?: string;
   /** Only this owner's deliveries (null: those without owner); a member's scope fixes it. */
   owner?: string | null;
+  /** Only deliveries of this logical queue (`webhooks.queue` when emitted). */
+  queue?: string;
   page: number;
   perPage: number;
 }
@@ -61,7 +63,8 @@ function checkStatuses(statuses: readonly string[] | undefined): DeliveryStatus[
 
 /**
  * One page of deliveries, newest first, with the total, filtered by state, endpoint, event,
- * event type, owner and creation time (`since` inclusive, `until` exclusive). Throws 422
+ * event type, owner, queue and creation time (`since` inclusive, `until` exclusive): the one
+ * delivery listing of REST, GraphQL and the CLI (`jobs:list`, `jobs:dead`). Throws 422
  * `APP_WEBHOOK_LIST_INVALID` for an unknown state or event type.
  */
 export async function listDeliveryPage(
@@ -84,6 +87,7 @@ export async function listDeliveryPage(
     and ${query.endpoint === undefined ? sql`true` : sql`d.endpoint_id = ${query.endpoint}`}
     and ${query.event === undefined ? sql`true` : sql`d.event_id = ${query.event}`}
     and ${query.type === undefined ? sql`true` : sql`d.event_type = ${query.type}`}
+    and ${query.queue === undefined ? sql`true` : sql`d.queue = ${query.queue}`}
     and ${query.since === undefined ? sql`true` : sql`d.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`d.created_at < ${query.until}`}`;
   const [rows, [{ total }]] = await Promise.all([

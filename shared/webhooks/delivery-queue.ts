@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
-import { conflict, notFound, unprocessable } from '../errors/app-error.ts';
+import { conflict, notFound } from '../errors/app-error.ts';
 import type { Logger } from '../log/logger.ts';
 import { endpointTable } from './endpoint-store.ts';
 import { DELIVERY_TASK, type DeliveryStatus } from './enqueue.ts';
@@ -101,43 +101,6 @@ export const deliveryNotFound = (id: unknown) =>
     code: 'APP_WEBHOOK_DELIVERY_NOT_FOUND',
     data: { id },
   });
-
-export interface ListDeliveriesOptions {
-  /** Only this logical queue (`webhooks.queue` at emit time). */
-  queue?: string;
-  /** States to list (default: pending and running, the live queue). */
-  statuses?: readonly DeliveryStatus[];
-  /** Most deliveries answered, newest first (default 100, at most 1000). */
-  limit?: number;
-}
-
-/**
- * `jobs:list` / `jobs:dead`: deliveries in the given states, newest first. Throws 422
- * `APP_WEBHOOK_LIST_INVALID` for an unknown state or a bad limit.
- */
-export async function listDeliveries(deps: { sql: Sql }, options: ListDeliveriesOptions = {}): Promise<DeliverySummary[]> {
-  const statuses = [...(options.statuses ?? ['pending', 'running'])];
-  const unknown = statuses.filter((status) => !DELIVERY_STATUSES.includes(status));
-  if (unknown.length > 0 || statuses.length === 0) {
-    throw unprocessable(`unknown delivery state ${unknown.join(', ') || '(none)'}: use ${DELIVERY_STATUSES.join(', ')}`, {
-      code: 'APP_WEBHOOK_LIST_INVALID',
-      data: { field: 'status', value: unknown },
-    });
-  }
-  const limit = options.limit ?? 100;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw unprocessable(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`, { code: 'APP_WEBHOOK_LIST_INVALID', data: { field: 'limit', value: limit } });
-  }
-  const { sql } = deps;
-  const rows = options.queue === undefined
-    ? await sql<DeliveryRow[]>`
-        select ${sql.unsafe(COLUMNS)} from app_webhook_deliveries
-         where status = any(${statuses}::text[]) order by created_at desc, id desc limit ${limit}`
-    : await sql<DeliveryRow[]>`
-        select ${sql.unsafe(COLUMNS)} from app_webhook_deliveries
-         where status = any(${statuses}::text[]) and queue = ${options.queue} order by created_at desc, id desc limit ${limit}`;
-  return rows.map(summary);
-}
 
 /** Deliveries per state (all four keys present), optionally of one queue. */
 export async function countDeliveries(deps: { sql: Sql }, options: { queue?: string } = {}): Promise<Record<DeliveryStatus, number>> {

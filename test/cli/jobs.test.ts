@@ -120,3 +120,49 @@ describe('jobs commands', () => {
     assert.match(notDead.stderr, /is done, not dead: only dead deliveries are retried/);
   });
 });
+
+describe('listing and replay commands share the API\'s filters (jobs:list, events:list, events:show, webhooks:recover)', () => {
+  it('jobs:list and jobs:dead filter by endpoint, event type, owner and time, as REST does', async () => {
+    const a = await endpoint(h, 'http://127.0.0.1:9/a');
+    const b = await endpoint(h, 'http://127.0.0.1:9/b');
+    const [first] = await send(h, a, 'order.created');
+    await send(h, b, 'invoice.paid');
+    const ids = (result: CliResult) => json<{ id: string }[]>(result).map((d) => d.id);
+
+    assert.deepEqual(ids(await app(['jobs:list', '--endpoint', a.id, '--json'])), [first]);
+    assert.ok(ids(await app(['jobs:list', '--type', 'invoice.paid', '--json'])).every((id) => id !== first));
+    assert.deepEqual(ids(await app(['jobs:list', '--owner', String(a.owner), '--json'])), [first]);
+    assert.deepEqual(ids(await app(['jobs:list', '--endpoint', a.id, '--since', new Date(Date.now() + 60_000).toISOString(), '--json'])), []);
+    assert.deepEqual(ids(await app(['jobs:dead', '--endpoint', a.id, '--json'])), []);
+
+    const badRange = await app(['jobs:list', '--since', 'yesterday']);
+    assert.equal(badRange.code, 1);
+    assert.match(badRange.stderr, /^app: invalid time since/m);
+  });
+
+  it('events:list and events:show answer the events with their delivery counts; an unknown event is exit 3', async () => {
+    const ep = await endpoint(h, 'http://127.0.0.1:9/events');
+    await send(h, ep, 'shipment.sent', { parcel: 7 });
+    const [event] = json<Array<{ id: string; type: string; owner: string; deliveries: Record<string, number> }>>(
+      await app(['events:list', '--owner', String(ep.owner), '--json']));
+    assert.equal(event.type, 'shipment.sent');
+    assert.equal(event.deliveries.pending, 1);
+    const shown = json<{ id: string; data: unknown }>(await app(['events:show', event.id, '--json']));
+    assert.deepEqual(shown.data, { parcel: 7 });
+    assert.equal((await app(['events:show', 'evt_unknown'])).code, 3);
+  });
+
+  it('webhooks:recover sends again the dead deliveries of an endpoint created in the range', async () => {
+    const ep = await endpoint(h, 'http://127.0.0.1:9/recover');
+    const ids = await send(h, ep, 'order.created');
+    await h.sql`update app_webhook_deliveries set status = 'dead', last_error = 'test: made dead' where id = any(${ids})`;
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const result = json<{ recovered: number; deliveryIds: string[] }>(await app(['webhooks:recover', ep.id, '--since', since, '--json']));
+    assert.equal(result.recovered, 1);
+    assert.deepEqual(result.deliveryIds, ids);
+    const [{ status }] = await h.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = ${ids[0]}`;
+    assert.equal(status, 'pending');
+    const missingSince = await app(['webhooks:recover', ep.id]);
+    assert.equal(missingSince.code, 2, 'a required option missing is a usage error');
+  });
+});

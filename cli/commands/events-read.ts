@@ -1,0 +1,50 @@
+import { listEventPage, showEvent, type EventRecord } from '../../shared/webhooks/events.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { defineCommand } from '../command.ts';
+import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
+import { isoOrDash, table } from './webhook-cli.ts';
+
+const counts = (event: EventRecord) => {
+  const d = event.deliveries;
+  return `${d.pending}/${d.running}/${d.done}/${d.dead}`;
+};
+
+/** `events:list [--type] [--owner | --without-owner] [--since] [--until] [--limit]`: emitted events, newest first. */
+export const eventsListCommand = defineCommand({
+  builder: (yargs) => yargs.options({
+    type: { type: 'string', describe: 'Only events of this exact type' },
+    ...ownerOptions,
+    ...timeOptions,
+    limit: limitOption,
+  }).conflicts('owner', 'without-owner'),
+  run: async (context, args) => {
+    const owner = ownerOf(args);
+    const { records } = await listEventPage({ sql: context.sql() }, ALL_TENANTS, {
+      ...rangeOf(args),
+      ...(args.type === undefined ? {} : { type: args.type }),
+      ...(owner === undefined ? {} : { owner }),
+      page: 1,
+      perPage: limitOf(args.limit),
+    });
+    context.print(records, () => records.length === 0 ? 'no events' : table([
+      ['ID', 'TYPE', 'OWNER', 'CREATED', 'PENDING/RUNNING/DONE/DEAD'],
+      ...records.map((event) => [event.id, event.type, event.owner ?? '-', isoOrDash(event.createdAt), counts(event)]),
+    ]));
+  },
+});
+
+/** `events:show <id>`: one event with its payload and its deliveries by state. */
+export const eventsShowCommand = defineCommand({
+  builder: (yargs) => yargs.positional('id', { type: 'string', demandOption: true, describe: 'Event id (evt_…)' }),
+  run: async (context, args) => {
+    const event = await showEvent({ sql: context.sql() }, ALL_TENANTS, String(args.id));
+    context.print(event, () => [
+      `id:         ${event.id}`,
+      `type:       ${event.type}`,
+      `owner:      ${event.owner ?? '-'}`,
+      `created:    ${isoOrDash(event.createdAt)}`,
+      `deliveries: pending ${event.deliveries.pending}, running ${event.deliveries.running}, done ${event.deliveries.done}, dead ${event.deliveries.dead}`,
+      `data:       ${JSON.stringify(event.data)}`,
+    ].join('\n'));
+  },
+});
