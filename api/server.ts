@@ -18,8 +18,12 @@ import { cors } from './middleware/cors.ts';
 import { errorHelpers } from './middleware/error-helpers.ts';
 import { errors } from './middleware/errors.ts';
 import { forwardedNotice } from './middleware/forwarded-notice.ts';
+import { httpMetrics } from './middleware/http-metrics.ts';
+import { metricsEndpoint } from './middleware/metrics-endpoint.ts';
+import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
+import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { halGuard } from './middleware/hal-guard.ts';
-import { health } from './middleware/health.ts';
+import { health, READINESS_PATHS } from './middleware/health.ts';
 import { jsonAnswers } from './middleware/json-answers.ts';
 import { notFound } from './middleware/not-found.ts';
 import { pagination } from './middleware/pagination.ts';
@@ -47,6 +51,8 @@ export interface WebDeps {
   sharedStore?: SharedStore;
   /** The application's models, routes and controllers; discovered in `api/` at start when omitted. */
   api?: ApiDefinition;
+  /** The process's metrics (default: a registry of its own, with the queue gauges read through `sql`). */
+  metrics?: Metrics;
 }
 
 export interface WebServer {
@@ -68,6 +74,8 @@ export interface WebServer {
   readonly api: Api | undefined;
   /** The GraphQL service (`graphql.run`…); built with the API; undefined when `config.graphql` is false. */
   readonly graphql: GraphqlService | undefined;
+  /** The process's Prometheus metrics (served at `/metrics` when `metrics.token` is set). */
+  readonly metrics: Metrics;
 }
 
 /**
@@ -87,8 +95,13 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const sharedStore = deps.sharedStore ?? openSharedStore({ config, log });
   const sharedProbe = deps.shared ?? (config.shared.backend === 'none' ? undefined : sharedStore);
 
+  const metrics = deps.metrics ?? createMetrics({ process: 'web' });
+  if (!deps.metrics) registerQueueGauges(metrics.registry, { sql, log });
+  const fixedPaths = ['/livez', ...READINESS_PATHS, '/metrics', ...(config.graphql ? [config.graphql.path] : [])];
+
   pipeline.use('requestId', requestId());
   pipeline.use('requestId', forwardedNotice({ config, log }));
+  pipeline.use('requestId', httpMetrics({ metrics, fixedPaths })); // outside the error handler: sees the final status
   pipeline.use('errors', errors({ log, exposeInternals: config.env === 'development' }));
   pipeline.use('timeout', timeout({ ms: config.requestTimeout }));
   pipeline.use('secureHeaders', secureHeaders({ env: config.env, helmet: config.helmet }));
@@ -100,6 +113,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.use('apiVersion', apiVersion());
   pipeline.use('pagination', pagination(config.api));
   pipeline.use('health', health({ phase: () => lifecycle.phase, stores, shared: sharedProbe, startedAt }));
+  pipeline.use('health', metricsEndpoint({ registry: metrics.registry, token: config.metrics.token })); // before the limiters: never limited
   pipeline.use('notFound', notFound());
   pipeline.use('router', function router(ctx, next) {
     return api ? api.router(ctx, next) : next();
@@ -151,6 +165,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     get graphql() {
       return graphql?.service;
     },
+    metrics,
     addMiddleware: (middleware) => pipeline.use('custom', middleware),
     plug: (slot, middleware) => pipeline.use(slot, middleware),
     plugRoute: (slot, factory) => pipeline.useRoute(slot, factory),

@@ -5,6 +5,7 @@ import { connect } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import { ensureWebhookTables } from '../shared/webhooks/install.ts';
+import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { startWorker, type WorkerDeps, type WorkerHandle, type WorkerOptions } from './runner.ts';
 import { tasks } from './tasks/index.ts';
 
@@ -13,6 +14,8 @@ export interface ServedWorker {
   handle: WorkerHandle;
   /** Settles with the exit code once the worker has stopped: 0 drained, 1 forced or failed. */
   stopped: Promise<number>;
+  /** The port of the metrics listener (`worker.metricsPort`), when there is one. */
+  metricsPort?: number;
 }
 
 /**
@@ -23,7 +26,23 @@ export interface ServedWorker {
  */
 export async function serveWorker(deps: WorkerDeps, options: WorkerOptions & { extraTasks?: TaskList } = {}): Promise<ServedWorker> {
   const { config, log } = deps;
-  const handle = await startWorker(deps, (resources) => ({ ...tasks(resources), ...options.extraTasks }), options);
+  const started = await startWorker(deps, (resources) => ({ ...tasks(resources), ...options.extraTasks }), options);
+  let metricsServer: MetricsServer | undefined;
+  if (config.worker.metricsPort !== null) {
+    metricsServer = await startMetricsServer({ registry: started.metrics.registry, token: config.metrics.token, port: config.worker.metricsPort, host: config.host });
+    log.info({ port: metricsServer.port, token: config.metrics.token !== null }, 'worker metrics listening (GET /metrics)');
+  }
+  // the metrics listener closes with the worker, however it is stopped
+  const handle: WorkerHandle = {
+    ...started,
+    stop: async (stopOptions) => {
+      try {
+        await started.stop(stopOptions);
+      } finally {
+        await metricsServer?.close();
+      }
+    },
+  };
   log.info({ concurrency: config.webhooks.concurrency, queue: config.webhooks.queue }, 'worker started');
   let signals = 0;
   let settle: (code: number) => void = () => {};
@@ -60,7 +79,7 @@ export async function serveWorker(deps: WorkerDeps, options: WorkerOptions & { e
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   });
-  return { handle, stopped };
+  return { handle, stopped, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) };
 }
 
 /** `webhooks.install`: the worker makes sure the tables exist before it claims a job. */

@@ -5,6 +5,8 @@ import type { Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import type { HostLookup } from '../shared/webhooks/address-rules.ts';
+import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
+import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
 import { workerGraphileLogger } from './graphile-log.ts';
 import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
@@ -14,10 +16,11 @@ export interface WorkerDeps {
   log: Logger;
 }
 
-/** What tasks get: the process's config and logger, its database pool and its HTTP dispatcher. */
+/** What tasks get: the process's config and logger, its database pool, its HTTP dispatcher and its metrics. */
 export interface WorkerResources extends WorkerDeps {
   sql: Sql;
   dispatcher: Dispatcher;
+  metrics: Metrics;
 }
 
 /** The task list, or a function making it from the process's resources. */
@@ -39,6 +42,8 @@ export interface WorkerHandle {
   stop(options?: { force?: boolean }): Promise<void>;
   /** The heartbeat of this process (tests run a beat and sweep with `tick`). */
   heartbeat: Heartbeat;
+  /** The process's metrics: deliveries by outcome, durations, lag, the queue gauges. */
+  metrics: Metrics;
 }
 
 /**
@@ -83,6 +88,8 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
   const { config, log } = deps;
   if (!config.databaseUrl) throw new Error('no database configured: set DATABASE_URL');
   const sql = connect(config, log, { name: 'app-worker' });
+  const metrics = createMetrics({ process: 'worker' });
+  registerQueueGauges(metrics.registry, { sql, log });
   const dispatcher = createPinnedDispatcher({
     allowPrivate: config.webhooks.allowPrivate,
     connectTimeoutMs: config.webhooks.timeout,
@@ -90,7 +97,7 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
     ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
-  return { ...deps, sql, dispatcher };
+  return { ...deps, sql, dispatcher, metrics };
 }
 
 async function closeResources(resources: WorkerResources, force: boolean): Promise<void> {
@@ -155,6 +162,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
   return {
     runner,
     heartbeat,
+    metrics: resources.metrics,
     stop({ force = false } = {}) {
       if (force) {
         return runner.kill('forced by a second signal').finally(async () => {

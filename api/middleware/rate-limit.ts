@@ -40,6 +40,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
       throw sharedUnavailable(`rate limiter ${options.name}`, error);
     }
     if (!decision.allowed) {
+      (ctx.state as { rateLimitedBy?: string }).rateLimitedBy = options.name.split(' ')[0]; // global, auth or route (metrics)
       const [message, errorOptions] = rateLimited(decision);
       if (ctx.boom) ctx.boom.tooManyRequests(message, errorOptions);
       throw tooManyRequests(message, errorOptions);

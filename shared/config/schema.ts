@@ -126,6 +126,9 @@ export const SCHEMA = group({
     maxTokens: leaf('integer', 2000, 'Most lexical tokens in one document.', { min: 1 }),
     maxBytes: leaf('size', '100kb', 'Largest query document.'),
   }, { disableable: true, enabled: true, shorthand: 'path', doc: '`false` turns GraphQL off; a string sets the path.' }),
+  metrics: group({
+    token: leaf('string', null, 'Bearer token of `GET /metrics` (web) and of the worker\'s metrics listener; unset: no metrics path at all (404).', { nullable: true, secret: true }),
+  }),
   webhooks: group({
     table: leaf('string', 'app_webhooks', 'Table of webhook endpoints.'),
     queue: leaf('string', 'webhooks', 'graphile-worker queue of delivery jobs.'),
@@ -147,5 +150,6 @@ export const SCHEMA = group({
     pollInterval: leaf('duration', '2s', 'Fallback poll of the queue (jobs are also announced by LISTEN/NOTIFY).'),
     heartbeat: leaf('duration', '10s', 'How often a worker records that it is alive.'),
     staleAfter: leaf('duration', '45s', 'A worker silent this long is presumed dead and its jobs are unlocked.'),
+    metricsPort: leaf('integer', null, 'Port of the worker\'s metrics listener (`GET /metrics`, behind `metrics.token`); unset: none.', { nullable: true, min: 0 }),
   }),
 });

@@ -70,3 +70,16 @@ export const ID_PATTERNS = {
   event: /^evt_[0-9A-HJKMNP-TV-Z]{26}$/,
   delivery: /^msg_[0-9A-HJKMNP-TV-Z]{26}$/,
 } as const;
+
+/**
+ * The creation time (ms since the epoch) a time-sortable id (`evt_…`, `msg_…`) carries in its
+ * first ten ULID characters; undefined for an id without one. The worker measures the delay
+ * from emit to first attempt with it, without reading the row's `created_at`.
+ */
+export function idTime(id: string): number | undefined {
+  const match = /^(?:evt|msg)_([0-9A-HJKMNP-TV-Z]{10})[0-9A-HJKMNP-TV-Z]{16}$/.exec(id);
+  if (!match) return undefined;
+  let time = 0;
+  for (const char of match[1]) time = time * 32 + CROCKFORD.indexOf(char);
+  return time;
+}

@@ -16,6 +16,8 @@ import type { SecretBox } from '../../shared/webhooks/secret-box.ts';
 import { signedHeaders } from '../../shared/webhooks/signing.ts';
 import { retryDelayMs } from './backoff.ts';
 import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
+import { idTime } from '../../shared/webhooks/ids.ts';
+import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registry.ts';
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
@@ -35,6 +37,8 @@ export interface DeliveryDeps {
   random?: () => number;
   /** The process's shared queries (`deliveryQueries`); made per call when absent. */
   queries?: DeliveryQueries;
+  /** The process's metrics (shared/metrics/registry.ts); nothing is recorded when absent. */
+  metrics?: Metrics;
 }
 
 /**
@@ -153,8 +157,17 @@ async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<Deli
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
   // Rare, so not batched.
   if (!(await markUnsent(deps.sql, claimed.id, error))) return skip(deps, claimed.id, true);
+  deps.metrics?.deliveries.inc({ outcome: 'dead' });
   deps.log.warn({ delivery: claimed.id, endpoint: claimed.endpointId, error }, 'delivery dead without being sent');
   return { result: 'unsent', error };
+}
+
+/** Records one attempt in the process's metrics: its outcome, the POST's duration, and for a first attempt the delay since the emit. */
+function observeAttempt(metrics: Metrics | undefined, attempt: { outcome: DeliveryOutcomeLabel; durationMs: number | undefined; lagMs: number | undefined }): void {
+  if (!metrics) return;
+  metrics.deliveries.inc({ outcome: attempt.outcome });
+  if (attempt.durationMs !== undefined) metrics.deliveryDuration.observe(attempt.durationMs / 1000);
+  if (attempt.lagMs !== undefined) metrics.deliveryLag.observe(Math.max(0, attempt.lagMs) / 1000);
 }
 
 /** Performs one run of delivery `payload.deliveryId` (see the file comment). */
@@ -192,6 +205,11 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     allowPrivate: config.webhooks.allowPrivate,
   });
   const outcome = decide(result, attempt, payload, config);
+  observeAttempt(deps.metrics, {
+    outcome: outcome.disableEndpoint ? 'gone' : result.kind === 'address-refused' ? 'refused' : outcome.result,
+    durationMs: 'durationMs' in result ? result.durationMs : undefined,
+    lagMs: claimed.attempts === 0 && !payload.priorAttempts ? startedAt.getTime() - (idTime(id) ?? startedAt.getTime()) : undefined,
+  });
   const delayMs = outcome.result === 'retry' ? retryDelayMs(attemptInSeries(attempt, payload), config.webhooks.backoff, deps.random) : undefined;
   const httpStatus = result.kind === 'response' ? result.status : null;
   const record: AttemptRecord = {

@@ -1,0 +1,57 @@
+/**
+ * The queue as the database sees it: `app_queue_depth` (deliveries pending or running),
+ * `app_queue_oldest_age_seconds` (age of the oldest pending one; 0 when none) and
+ * `app_dead_deliveries`. One query serves all three, cached for `cacheMs` so that a scrape every
+ * few seconds by several scrapers costs one query; a database that does not answer leaves the
+ * last values (and logs at debug), so a scrape never fails because of it.
+ */
+import { Gauge, type Registry } from 'prom-client';
+import type { Sql } from '../db/connect.ts';
+import type { Logger } from '../log/logger.ts';
+
+interface QueueFigures {
+  depth: number;
+  oldestAgeSeconds: number;
+  dead: number;
+}
+
+/** One read of the three figures (uses the (status, created_at) index). */
+export async function readQueueFigures(sql: Sql): Promise<QueueFigures> {
+  const [row] = await sql<{ depth: number; oldest: number | null; dead: number }[]>`
+    select count(*) filter (where status in ('pending', 'running'))::int as depth,
+           extract(epoch from now() - min(created_at) filter (where status = 'pending'))::float8 as oldest,
+           count(*) filter (where status = 'dead')::int as dead
+      from app_webhook_deliveries
+     where status in ('pending', 'running', 'dead')`;
+  return { depth: row.depth, oldestAgeSeconds: Math.max(0, row.oldest ?? 0), dead: row.dead };
+}
+
+/** Registers the three gauges on `registry`, read through `sql` at most every `cacheMs` (default 5 s). */
+export function registerQueueGauges(registry: Registry, deps: { sql: Sql; log: Logger; cacheMs?: number; now?: () => number }): void {
+  const cacheMs = deps.cacheMs ?? 5_000;
+  const now = deps.now ?? Date.now;
+  let figures: QueueFigures = { depth: 0, oldestAgeSeconds: 0, dead: 0 };
+  let readAt = -Infinity;
+  let reading: Promise<QueueFigures> | undefined;
+  const current = async (): Promise<QueueFigures> => {
+    if (now() - readAt < cacheMs) return figures;
+    reading ??= readQueueFigures(deps.sql)
+      .then((read) => {
+        figures = read;
+        readAt = now();
+        return read;
+      })
+      .catch((error: unknown) => {
+        deps.log.debug({ err: error }, 'queue metrics: the database did not answer; keeping the last figures');
+        return figures;
+      })
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
+  const registers = [registry];
+  new Gauge({ name: 'app_queue_depth', help: 'Deliveries pending or running', registers, async collect() { this.set((await current()).depth); } });
+  new Gauge({ name: 'app_queue_oldest_age_seconds', help: 'Age of the oldest pending delivery (0 when none)', registers, async collect() { this.set((await current()).oldestAgeSeconds); } });
+  new Gauge({ name: 'app_dead_deliveries', help: 'Deliveries in the dead letter queue', registers, async collect() { this.set((await current()).dead); } });
+}

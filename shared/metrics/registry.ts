@@ -1,0 +1,77 @@
+/**
+ * Prometheus metrics (issue 15, item 1): every metric the service exports is declared here, in
+ * one table a test and the README follow. Each process makes its own registry (no module-level
+ * default registry), with the default process metrics (`process_*`, `nodejs_*`). No label takes
+ * an unbounded value: routes are route templates, outcomes and limiters are fixed sets, and no
+ * metric is labelled by endpoint, url or tenant.
+ */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Outcomes of one delivery attempt, as `app_deliveries_total{outcome}` counts them. */
+export const DELIVERY_OUTCOMES = ['done', 'retry', 'dead', 'gone', 'refused'] as const;
+export type DeliveryOutcomeLabel = (typeof DELIVERY_OUTCOMES)[number];
+
+/** The service's own metrics, with the labels each takes. */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'route' | 'method' | 'status'>;
+  httpDuration: Histogram<'route' | 'method'>;
+  rateLimited: Counter<'limiter'>;
+  idempotentReplays: Counter;
+  deliveries: Counter<'outcome'>;
+  deliveryDuration: Histogram;
+  deliveryLag: Histogram;
+}
+
+/** Makes a registry with the default process metrics and every metric of the service. */
+export function createMetrics(options: { process: 'web' | 'worker' }): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ process: options.process });
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'app_http_requests_total',
+      help: 'HTTP requests answered, by route template, method and status',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'app_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by route template and method',
+      labelNames: ['route', 'method'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: 'app_rate_limited_total',
+      help: 'Requests refused with 429 by a rate limiter (global, auth or route)',
+      labelNames: ['limiter'] as const,
+      registers,
+    }),
+    idempotentReplays: new Counter({
+      name: 'app_idempotent_replays_total',
+      help: 'Requests answered with a stored answer (Idempotency-Replayed: true)',
+      registers,
+    }),
+    deliveries: new Counter({
+      name: 'app_deliveries_total',
+      help: 'Delivery attempts by outcome: done, retry (failed, scheduled again), dead, gone (410: endpoint disabled), refused (address refused)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    deliveryDuration: new Histogram({
+      name: 'app_delivery_duration_seconds',
+      help: 'Duration of the POST of one delivery attempt (connect to the end of the answer read)',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    deliveryLag: new Histogram({
+      name: 'app_delivery_lag_seconds',
+      help: 'Time from the emit to the first attempt of a delivery',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    }),
+  };
+}
