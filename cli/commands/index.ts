@@ -38,6 +38,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./audit.ts')).auditCommand,
   },
   {
+    command: 'secrets:seal',
+    describe: 'Encrypt signing secrets stored before APP_SECRET was set; re-seal them under a new APP_SECRET (--from-secret-env)',
+    examples: [['OLD_APP_SECRET=… $0 secrets:seal --from-secret-env OLD_APP_SECRET', 'after changing APP_SECRET: re-seal every signing secret under the new one']],
+    load: async () => (await import('./secrets-seal.ts')).secretsSealCommand,
+  },
+  {
     command: 'webhooks:install',
     describe: 'Create the webhook tables and their indexes, and the job queue schema (idempotent)',
     examples: [['$0 webhooks:install', 'make the tables before the first start']],

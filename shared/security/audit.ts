@@ -85,7 +85,7 @@ const RULES: readonly Rule[] = [
       (facts.unencryptedSecrets ?? 0) > 0
         ? `${facts.unencryptedSecrets} signing secret(s) are stored unencrypted in the database${config.secret ? ' (stored before APP_SECRET was set)' : ''}`
         : undefined,
-    remedy: 'set APP_SECRET, then rotate the secrets of the endpoints concerned (app webhooks:rotate <id>)',
+    remedy: 'set APP_SECRET, then run app secrets:seal (it encrypts them; the signing secrets stay the same)',
   },
   {
     id: 'graphql.introspection-enabled',

@@ -21,6 +21,8 @@ const TAG_BYTES = 16;
 export interface SecretBox {
   /** True when secrets are sealed with AES-256-GCM, false when stored as `plain:`. */
   readonly encrypted: boolean;
+  /** Whether `stored` is sealed under this box's key (nothing to re-seal); false for `plain:`. */
+  sealedHere(stored: string): boolean;
   /** The text to store for a signing secret. */
   seal(plain: string): string;
   /**
@@ -105,5 +107,7 @@ export function createSecretBox(appSecret: string | undefined): SecretBox {
     }
   }
 
-  return { encrypted: key !== undefined, seal, open };
+  const sealedHere = (stored: string) => keyId !== undefined && stored.startsWith(`${ENC_PREFIX}${VERSION}:${keyId}:`);
+
+  return { encrypted: key !== undefined, sealedHere, seal, open };
 }

@@ -1,0 +1,27 @@
+import { resealSecrets } from '../../shared/webhooks/reseal.ts';
+import { defineCommand } from '../command.ts';
+import { UsageError } from '../failure.ts';
+
+/**
+ * `secrets:seal [--from-secret-env VAR] [--dry-run]`: encrypts the signing secrets stored before
+ * APP_SECRET was set, and re-seals those sealed under a previous application secret (read from
+ * the environment variable VAR, never from the command line).
+ */
+export const secretsSealCommand = defineCommand({
+  builder: (yargs) => yargs
+    .option('from-secret-env', { type: 'string', describe: 'Environment variable holding the previous APP_SECRET' })
+    .option('dry-run', { type: 'boolean', default: false, describe: 'Count what would change, change nothing' }),
+  run: async (context, args) => {
+    const variable = args['from-secret-env'];
+    const fromSecret = variable === undefined ? undefined : process.env[variable];
+    if (variable !== undefined && !fromSecret) throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);
+    const result = await resealSecrets({ sql: context.sql(), config: context.config }, { ...(fromSecret ? { fromSecret } : {}), dryRun: args['dry-run'] });
+    context.print(result, () => [
+      `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) under the current APP_SECRET; ${result.current} already were`,
+      ...(result.unreadable.length === 0
+        ? []
+        : [`${result.unreadable.length} could not be opened with either secret; rotate their endpoints: ${[...new Set(result.unreadable.map((row) => row.endpointId))].join(', ')}`]),
+    ].join('\n'));
+    if (result.unreadable.length > 0) process.exitCode = 1;
+  },
+});

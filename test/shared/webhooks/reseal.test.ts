@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { countUnencryptedSecrets } from '../../../shared/security/audit-facts.ts';
+import { register } from '../../../shared/webhooks/register.ts';
+import { resealSecrets } from '../../../shared/webhooks/reseal.ts';
+import { signingSecrets } from '../../../shared/webhooks/secrets.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { ROOT } from '../../helpers/processes.ts';
+
+const OLD = 'the application secret the service had before, 40 chars';
+const NEW = 'the application secret the service has now, long enough';
+
+async function setup() {
+  const db = await createTestDatabase();
+  const depsWith = (secret: string | null) => ({ config: db.configWith({ secret }), sql: db.sql, log: db.log });
+  return { db, depsWith };
+}
+
+const sealedRows = (db: TestDatabase) => db.sql<{ sealed: string }[]>`select sealed from app_webhook_secrets order by id`;
+
+describe('secrets:seal', () => {
+  it('encrypts secrets stored before APP_SECRET was set; the signing secrets stay the same', async () => {
+    const { db, depsWith } = await setup();
+    const plain = await register(depsWith(null), { url: 'https://127.0.0.1/a', events: ['*'] });
+    assert.equal(await countUnencryptedSecrets(db.sql), 1);
+    const result = await resealSecrets(depsWith(NEW));
+    assert.deepEqual(result, { resealed: 1, current: 0, unreadable: [], dryRun: false });
+    assert.equal(await countUnencryptedSecrets(db.sql), 0);
+    assert.ok((await sealedRows(db)).every((row) => row.sealed.startsWith('enc:v1:')));
+    assert.deepEqual(await signingSecrets(depsWith(NEW), plain.id), [plain.secret]);
+    assert.deepEqual(await resealSecrets(depsWith(NEW)), { resealed: 0, current: 1, unreadable: [], dryRun: false }, 'a second run changes nothing');
+  });
+
+  it('re-seals secrets sealed under the previous application secret, given it; without it they are reported, not touched', async () => {
+    const { db, depsWith } = await setup();
+    const endpoint = await register(depsWith(OLD), { url: 'https://127.0.0.1/b', events: ['*'] });
+    const before = await sealedRows(db);
+    const blind = await resealSecrets(depsWith(NEW));
+    assert.deepEqual(blind.unreadable.map((row) => row.endpointId), [endpoint.id]);
+    assert.deepEqual(await sealedRows(db), before, 'nothing changed');
+
+    const dry = await resealSecrets(depsWith(NEW), { fromSecret: OLD, dryRun: true });
+    assert.equal(dry.resealed, 1);
+    assert.deepEqual(await sealedRows(db), before, 'a dry run changes nothing');
+
+    assert.equal((await resealSecrets(depsWith(NEW), { fromSecret: OLD })).resealed, 1);
+    assert.deepEqual(await signingSecrets(depsWith(NEW), endpoint.id), [endpoint.secret], 'opens under the new secret, same signing secret');
+    await assert.rejects(signingSecrets(depsWith(OLD), endpoint.id), { code: 'APP_WEBHOOK_SECRET_UNREADABLE' });
+  });
+
+  it('refuses without an application secret to seal with', async () => {
+    const { depsWith } = await setup();
+    await assert.rejects(resealSecrets(depsWith(null)), { code: 'APP_SECRET_REQUIRED' });
+  });
+
+  it('the command reads the previous secret from the environment variable it names, never from its arguments', async () => {
+    const { db, depsWith } = await setup();
+    const endpoint = await register(depsWith(OLD), { url: 'https://127.0.0.1/c', events: ['*'] });
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['cli/main.ts', 'secrets:seal', '--from-secret-env', 'PREVIOUS_APP_SECRET', '--json'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url, APP_SECRET: NEW, PREVIOUS_APP_SECRET: OLD },
+      }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).resealed, 1);
+    assert.deepEqual(await signingSecrets(depsWith(NEW), endpoint.id), [endpoint.secret]);
+  });
+});
