@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { run, runOnce, type RunnerOptions, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { parseCronItems, run, runOnce, type RunnerOptions, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { PRUNE_SCHEDULE, PRUNE_TASK } from '../shared/webhooks/retention.ts';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
@@ -71,7 +72,7 @@ export function runnerOptions(config: Config, logger: Logger, events: WorkerEven
     logger: workerGraphileLogger(logger),
     events,
     taskList,
-    parsedCronItems: [],
+    parsedCronItems: cronItems(config),
     gracefulShutdownAbortTimeout: config.webhooks.timeout + 5_000,
     preset: {
       worker: {
@@ -81,6 +82,17 @@ export function runnerOptions(config: Config, logger: Logger, events: WorkerEven
       },
     },
   };
+}
+
+/**
+ * The worker's schedule (graphile-worker cron: each item runs once per match across all workers,
+ * no backfill after downtime): `app/prune` every hour while any retention is set.
+ */
+export function cronItems(config: Config) {
+  const retains = config.webhooks.retention !== null || config.webhooks.deadRetention !== null;
+  return parseCronItems(retains
+    ? [{ task: PRUNE_TASK, identifier: PRUNE_TASK, match: PRUNE_SCHEDULE, options: { backfillPeriod: 0, maxAttempts: 1, jobKey: PRUNE_TASK } }]
+    : []);
 }
 
 /** The database pool and the HTTP dispatcher of a worker process. */

@@ -26,6 +26,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./migrate.ts')).migrateCommand,
   },
   {
+    command: 'prune',
+    describe: 'Remove done and dead deliveries and events past their retention (the worker does it hourly)',
+    examples: [['$0 prune --dry-run', 'how much the retention settings would remove now']],
+    load: async () => (await import('./prune.ts')).pruneCommand,
+  },
+  {
     command: 'config',
     describe: 'Print the effective configuration, secrets masked',
     examples: [['$0 config --json', 'the configuration as one JSON document']],

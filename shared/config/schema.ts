@@ -136,6 +136,8 @@ export const SCHEMA = group({
     allowHttp: leaf('boolean', false, 'Allow plain `http` receiver URLs.'),
     allowPrivate: leaf('boolean', false, 'Allow receivers on private, loopback and other refused addresses.'),
     maxAttempts: leaf('integer', 8, 'Delivery attempts before a delivery is dead.', { min: 1 }),
+    retention: leaf('duration', '30d', 'How long done deliveries (with their attempts) and events are kept, from their creation; null keeps them forever. Pruned hourly by the worker and by `app prune`.', { nullable: true }),
+    deadRetention: leaf('duration', '90d', 'How long dead deliveries are kept, from their creation; null keeps them forever.', { nullable: true }),
     timeout: leaf('duration', '10s', 'Whole exchange of one attempt (connect, headers, body).'),
     maxFanout: leaf('integer', 1000, 'Most endpoints one emit may reach.', { min: 1 }),
     concurrency: leaf('integer', 32, 'Deliveries one worker process performs at once (they wait on receivers, not on CPU).', { min: 1 }),

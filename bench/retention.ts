@@ -1,0 +1,77 @@
+/**
+ * `npm run bench:retention [-- --deliveries 5000000 --runs 30]` (issue 15, item 2): loads a
+ * delivery history of `deliveries` rows over 120 days (bench/load-history.ts), then reports
+ *
+ * - the time of `app prune` with the default retention (done 30 days, dead 90 days), dry run
+ *   and real, and the rows it removed per second;
+ * - the latency of an emit to one endpoint, of the first page of `GET /api/v1/deliveries` (the
+ *   core's listing, 25 a page) and of a filtered page (one endpoint's dead deliveries), on the
+ *   empty database, at full size, and after the prune.
+ *
+ * Medians of `runs` runs after 3 warm-ups each.
+ */
+import { emit } from '../shared/webhooks/emit.ts';
+import { listDeliveryPage } from '../shared/webhooks/deliveries.ts';
+import { register } from '../shared/webhooks/register.ts';
+import { prune } from '../shared/webhooks/retention.ts';
+import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
+import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
+import { loadHistory } from './load-history.ts';
+
+const args = numberArgs({ deliveries: 5_000_000, runs: 30 });
+
+const db = await benchDatabase();
+const deps = { config: db.config, sql: db.sql, log: db.log };
+const timed = async (what: string, action: () => Promise<unknown>): Promise<number> => {
+  const times: number[] = [];
+  for (let run = -3; run < args.runs; run++) {
+    const started = wallClock();
+    await action();
+    if (run >= 0) times.push(wallClock() - started);
+  }
+  return median(times);
+};
+
+async function latencies(label: string, filterEndpoint: string) {
+  const list = (query: Record<string, unknown>) => listDeliveryPage(deps, ALL_TENANTS, { page: 1, perPage: 25, ...query });
+  const figures = {
+    emit: await timed('emit', () => emit(deps, 'bench.retention', { n: 1 }, { owner: 'bench-emit' })),
+    firstPage: await timed('first page', () => list({})),
+    filteredPage: await timed('filtered page', () => list({ endpoint: filterEndpoint, statuses: ['dead'] })),
+  };
+  note(`${label}: emit ${figures.emit.toFixed(2)} ms, first page ${figures.firstPage.toFixed(2)} ms, filtered page ${figures.filteredPage.toFixed(2)} ms`);
+  return figures;
+}
+
+try {
+  await register(deps, { url: 'http://127.0.0.1:9/emit', events: ['*'], owner: 'bench-emit' });
+  const emptyEndpoint = (await register(deps, { url: 'http://127.0.0.1:9/empty', events: ['*'], owner: 'bench-empty' })).id;
+  const empty = await latencies('empty database', emptyEndpoint);
+
+  let started = wallClock();
+  const endpoints = await loadHistory(db, { deliveries: args.deliveries });
+  note(`loaded ${args.deliveries} deliveries in ${((wallClock() - started) / 1000).toFixed(1)} s`);
+  const full = await latencies(`${args.deliveries} deliveries`, endpoints[3]);
+
+  started = wallClock();
+  const dry = await prune(deps, { dryRun: true });
+  const dryMs = wallClock() - started;
+  started = wallClock();
+  const pruned = await prune(deps);
+  const pruneMs = wallClock() - started;
+  const removed = pruned.done + pruned.dead + pruned.events + pruned.attempts;
+  note(`prune: dry run ${(dryMs / 1000).toFixed(1)} s; removed ${pruned.done} done, ${pruned.dead} dead, ${pruned.events} events, ${pruned.attempts} attempts in ${(pruneMs / 1000).toFixed(1)} s (${Math.round(removed / (pruneMs / 1000))} rows/s)`);
+  if (dry.done !== pruned.done || dry.dead !== pruned.dead) throw new Error('the dry run and the prune disagree');
+  const after = await latencies('after the prune', endpoints[3]);
+
+  const row = (name: string, f: typeof empty) => `${name}: emit ${f.emit.toFixed(2)} ms, first page ${f.firstPage.toFixed(2)} ms, filtered page ${f.filteredPage.toFixed(2)} ms`;
+  process.stdout.write([
+    `bench:retention (${args.deliveries} deliveries over 120 days; medians of ${args.runs}; ${db.server})`,
+    row('empty database', empty),
+    row(`at ${args.deliveries}`, full),
+    row('after the prune', after),
+    `prune: dry run ${(dryMs / 1000).toFixed(1)} s; real ${(pruneMs / 1000).toFixed(1)} s for ${pruned.done} done + ${pruned.dead} dead deliveries, ${pruned.attempts} attempts, ${pruned.events} events (${Math.round(removed / (pruneMs / 1000))} rows/s)`,
+  ].join('\n') + '\n');
+} finally {
+  await db.close();
+}

@@ -1,0 +1,16 @@
+import type { Task } from 'graphile-worker';
+import type { Config } from '../../shared/config/index.ts';
+import type { Sql } from '../../shared/db/connect.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import { prune } from '../../shared/webhooks/retention.ts';
+
+/**
+ * `app/prune` (issue 15, item 2): removes done and dead deliveries and events past their
+ * retention (shared/webhooks/retention.ts). Scheduled every hour by graphile-worker's cron,
+ * which runs it once across all workers.
+ */
+export function pruneTask(deps: { config: Config; sql: Sql; log: Logger }): Task {
+  return async function pruneRetention() {
+    await prune(deps);
+  };
+}
