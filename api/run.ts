@@ -1,5 +1,6 @@
 import type { ConfigSources } from '../shared/config/index.ts';
 import { configForProcess } from '../shared/config/for-process.ts';
+import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
 import { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import type { Module } from './lifecycle.ts';
 import { createWebServer, type WebServer } from './server.ts';
@@ -12,6 +13,7 @@ import { createWebServer, type WebServer } from './server.ts';
  */
 export async function runWeb(options: { sources?: ConfigSources; setup?: (web: WebServer) => void | Promise<void> } = {}): Promise<WebServer> {
   const { config, log } = configForProcess('web', options.sources);
+  installDriverCrashGuard(log);
 
   warnIfSecretsUnencrypted({ config, log });
   const web = createWebServer({ config, log }, [webhookInstall()]);

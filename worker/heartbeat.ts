@@ -112,10 +112,27 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
   return result;
 }
 
-/** The heartbeat of one worker process: `add` pools as they start, `stop` at the end. */
+/**
+ * Releases the jobs of pools this process knows are dead (their runner stopped): unlocks them,
+ * deletes the pools' heartbeat rows and sweeps, so the deliveries they held are armed again at
+ * once instead of after `staleAfter`.
+ */
+export async function releasePools(deps: HeartbeatDeps, poolIds: readonly string[]): Promise<void> {
+  if (poolIds.length > 0) {
+    await deps.sql`select graphile_worker.force_unlock_workers(${poolIds as string[]}::text[])`;
+    await forget(deps.sql, poolIds);
+  }
+  await sweep(deps);
+}
+
+/** The heartbeat of one worker process: `add` pools as they start, `remove` them when their runner ends, `stop` at the end. */
 export interface Heartbeat {
   /** Starts beating for pool `poolId` (a graphile-worker pool id, its jobs' `locked_by`). */
   add(poolId: string): void;
+  /** Stops beating for pools whose runner ended: nothing vouches for them any more. */
+  remove(poolIds: readonly string[]): void;
+  /** When a beat last succeeded (ms since the epoch), or undefined before the first one. */
+  lastSuccessAt(): number | undefined;
   /**
    * Stops beating. `forget` deletes the rows of this process's pools (a clean stop);
    * `release` (a forced stop) also unlocks whatever jobs they still hold and sweeps, so the
@@ -135,10 +152,12 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
   const pools = new Set<string>();
   let running: Promise<void> | undefined;
   let stopped = false;
+  let lastSuccess: number | undefined;
   const tick = () => {
     running ??= (async () => {
       try {
         await beat(deps.sql, [...pools]);
+        if (pools.size > 0) lastSuccess = Date.now(); // a beat for no pool vouches for nothing
         await sweep(deps);
       } catch (error) {
         if (!stopped) deps.log.warn({ err: error }, 'worker heartbeat or recovery sweep failed; trying again at the next beat');
@@ -154,17 +173,22 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
   return {
     add(poolId) {
       pools.add(poolId);
-      void beat(deps.sql, [poolId]).catch((error: unknown) => deps.log.warn({ err: error, pool: poolId }, 'first heartbeat failed'));
+      void beat(deps.sql, [poolId]).then(
+        () => void (lastSuccess = Date.now()),
+        (error: unknown) => deps.log.warn({ err: error, pool: poolId }, 'first heartbeat failed'),
+      );
     },
+    remove(poolIds) {
+      for (const poolId of poolIds) pools.delete(poolId);
+    },
+    lastSuccessAt: () => lastSuccess,
     async stop({ forget: clean = false, release = false } = {}) {
       stopped = true;
       clearInterval(timer);
       await running;
       if (release && pools.size > 0) {
         try {
-          await deps.sql`select graphile_worker.force_unlock_workers(${[...pools]}::text[])`;
-          await forget(deps.sql, [...pools]);
-          await sweep(deps);
+          await releasePools(deps, [...pools]);
         } catch (error) {
           deps.log.warn({ err: error }, 'could not release the jobs of this worker; the recovery sweep of another worker will');
         }

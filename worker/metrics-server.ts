@@ -1,12 +1,21 @@
 /**
- * The worker's metrics listener (`worker.metricsPort`; off when unset): `GET /metrics` in the
- * Prometheus text format behind `metrics.token`, like the web process's. The worker listens on
- * no other port; this one serves nothing else (404).
+ * The worker's small HTTP listener (`worker.metricsPort`; off when unset), the only port a worker
+ * opens:
+ *
+ * - `GET /metrics`: the Prometheus text format behind `metrics.token`, like the web process's
+ *   (404 without a token);
+ * - `GET /livez`: 200 while the process supervises its job runner (also while it waits for the
+ *   database to come back; past `worker.outageLimit` the process exits);
+ * - `GET /readyz`: 200 only while a job runner runs and its heartbeat is fresh (no older than three
+ *   `worker.heartbeat`), else 503 with the reason: whether the worker is really working.
+ *
+ * Health paths need no token. Everything else is 404.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { scrapeAllowed } from '../shared/metrics/scrape-token.ts';
+import type { WorkerHealth } from './runner.ts';
 
 export interface MetricsServer {
   port: number;
@@ -14,9 +23,17 @@ export interface MetricsServer {
 }
 
 /** Listens on `port` (0: any free port) of `host`; answers 404 to everything when `token` is null. */
-export async function startMetricsServer(options: { registry: Registry; token: string | null; port: number; host: string }): Promise<MetricsServer> {
+export async function startMetricsServer(options: { registry: Registry; token: string | null; port: number; host: string; health?: () => WorkerHealth }): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if ((path === '/livez' || path === '/readyz') && options.health) {
+      const health = options.health();
+      const ok = path === '/livez' || health.ready;
+      const reason = health.running ? (health.ready ? undefined : 'heartbeat is stale') : 'job runner not running: waiting for the database';
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', ...(ok || !reason ? {} : { reason }), ...health }));
+      return;
+    }
     if (path !== '/metrics' || options.token === null) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;

@@ -2,6 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import { configForProcess } from '../shared/config/for-process.ts';
 import type { Config, ConfigSources } from '../shared/config/index.ts';
 import { connect } from '../shared/db/connect.ts';
+import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import { ensureWebhookTables } from '../shared/webhooks/install.ts';
@@ -29,7 +30,9 @@ export async function serveWorker(deps: WorkerDeps, options: WorkerOptions & { e
   const started = await startWorker(deps, (resources) => ({ ...tasks(resources), ...options.extraTasks }), options);
   let metricsServer: MetricsServer | undefined;
   if (config.worker.metricsPort !== null) {
-    metricsServer = await startMetricsServer({ registry: started.metrics.registry, token: config.metrics.token, port: config.worker.metricsPort, host: config.host });
+    metricsServer = await startMetricsServer({
+      registry: started.metrics.registry, token: config.metrics.token, port: config.worker.metricsPort, host: config.host, health: started.health,
+    });
     log.info({ port: metricsServer.port, token: config.metrics.token !== null }, 'worker metrics listening (GET /metrics)');
   }
   // the metrics listener closes with the worker, however it is stopped
@@ -70,9 +73,10 @@ export async function serveWorker(deps: WorkerDeps, options: WorkerOptions & { e
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  handle.runner.promise.catch((error: unknown) => {
+  // The supervisor restarts the runner after a shorter outage; past worker.outageLimit it gives up.
+  handle.ended.catch((error: unknown) => {
     if (signals > 0) return;
-    log.fatal({ err: error }, 'worker failed');
+    log.fatal({ err: error }, 'worker stopping: the database stayed away too long');
     void handle.stop({ force: true }).finally(() => settle(1));
   });
   void stopped.then(() => {
@@ -98,6 +102,7 @@ async function installTables(config: Config, log: Logger): Promise<void> {
  */
 export async function runWorker(options: { sources?: ConfigSources; extraTasks?: TaskList } = {}): Promise<WorkerHandle> {
   const { config, log } = configForProcess('worker', options.sources);
+  installDriverCrashGuard(log);
 
   warnIfSecretsUnencrypted({ config, log });
   let served: ServedWorker;

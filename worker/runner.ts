@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { parseCronItems, run, runOnce, type RunnerOptions, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { parseCronItems, run, runOnce, type RunnerOptions, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { PRUNE_SCHEDULE, PRUNE_TASK } from '../shared/webhooks/retention.ts';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../shared/config/index.ts';
@@ -10,7 +10,8 @@ import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
 import { workerGraphileLogger } from './graphile-log.ts';
-import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
+import { releasePools, startHeartbeat, type Heartbeat } from './heartbeat.ts';
+import { supervise, type Generation, type Supervisor } from './supervisor.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -35,7 +36,6 @@ export interface WorkerOptions {
 }
 
 export interface WorkerHandle {
-  runner: Runner;
   /**
    * Graceful drain: stop claiming, let the jobs held finish and record their outcomes.
    * `force` (a second signal) abandons them; graphile-worker unlocks them for another worker.
@@ -45,6 +45,24 @@ export interface WorkerHandle {
   heartbeat: Heartbeat;
   /** The process's metrics: deliveries by outcome, durations, lag, the queue gauges. */
   metrics: Metrics;
+  /**
+   * Settles when the worker ends by itself: rejects with WorkerOutageError when the database
+   * stayed away longer than `worker.outageLimit` (the supervisor restarts the runner after any
+   * shorter outage); resolves after `stop()`.
+   */
+  ended: Promise<void>;
+  /** Whether a runner is running now and its heartbeat is fresh (the worker's readiness). */
+  health(): WorkerHealth;
+}
+
+export interface WorkerHealth {
+  running: boolean;
+  /** Since when the database has been away (a runner is being restarted), or null. */
+  outageSince: Date | null;
+  /** When the heartbeat last succeeded, or null. */
+  lastHeartbeat: Date | null;
+  /** Running, with a heartbeat no older than three intervals. */
+  ready: boolean;
 }
 
 /**
@@ -61,7 +79,7 @@ export interface WorkerHandle {
  *   flight for each), so a few connections carry any concurrency;
  * - the drain waits for attempts in flight up to `webhooks.timeout` before aborting.
  */
-export function runnerOptions(config: Config, logger: Logger, events: WorkerEvents, taskList: TaskList): RunnerOptions {
+export function runnerOptions(config: Config, logger: Logger, events: WorkerEvents, taskList: TaskList, stopping?: () => boolean): RunnerOptions {
   const concurrency = config.webhooks.concurrency;
   return {
     connectionString: config.databaseUrl ?? undefined,
@@ -69,7 +87,7 @@ export function runnerOptions(config: Config, logger: Logger, events: WorkerEven
     pollInterval: config.worker.pollInterval,
     maxPoolSize: concurrency + 2,
     noHandleSignals: true,
-    logger: workerGraphileLogger(logger),
+    logger: workerGraphileLogger(logger, { stopping }),
     events,
     taskList,
     parsedCronItems: cronItems(config),
@@ -124,28 +142,33 @@ interface GraphilePgPool {
 }
 
 /**
- * Events of the runner that feed the heartbeat with the ids of this process's pools, and keep
- * hold of graphile-worker's own pg pool: graphile-worker ends it without waiting and removes its
- * error listener first, so an idle connection that errors meanwhile (the database restarting,
- * a test dropping its database) would be an uncaught exception. We listen for those errors and
- * wait for the pool to empty (`drained`).
+ * Events of a runner generation: its pools are fed to the heartbeat (and listed, so that the
+ * supervisor knows which pools died with it), and graphile-worker's own pg pool is kept hold of:
+ * graphile-worker ends it without waiting and removes its error listener first, so an idle
+ * connection that errors meanwhile (the database restarting, a test dropping its database) would
+ * be an uncaught exception. We listen for those errors and wait for the pools to empty
+ * (`drained`).
  */
-function poolEvents(heartbeat: Heartbeat, log: Logger): { events: WorkerEvents; drained(): Promise<void> } {
-  const events = new EventEmitter() as WorkerEvents;
-  const pools = new Set<GraphilePgPool>();
-  events.on('pool:create', ({ ctx, workerPool }) => {
-    heartbeat.add(workerPool.id);
-    const pgPool = (ctx as unknown as { pgPool?: GraphilePgPool }).pgPool;
-    if (pgPool !== undefined && !pools.has(pgPool)) {
-      pools.add(pgPool);
-      pgPool.on('error', (error) => log.debug({ err: error }, 'graphile-worker connection closed with an error'));
-    }
-  });
+function poolEvents(heartbeat: Heartbeat, log: Logger) {
+  const pgPools = new Set<GraphilePgPool>();
   return {
-    events,
+    /** Events for one generation; its worker pool ids are pushed into `pools`. */
+    generation(pools: string[]): WorkerEvents {
+      const events = new EventEmitter() as WorkerEvents;
+      events.on('pool:create', ({ ctx, workerPool }) => {
+        pools.push(workerPool.id);
+        heartbeat.add(workerPool.id);
+        const pgPool = (ctx as unknown as { pgPool?: GraphilePgPool }).pgPool;
+        if (pgPool !== undefined && !pgPools.has(pgPool)) {
+          pgPools.add(pgPool);
+          pgPool.on('error', (error) => log.debug({ err: error }, 'graphile-worker connection closed with an error'));
+        }
+      });
+      return events;
+    },
     async drained() {
       const deadline = Date.now() + 2_000;
-      while ([...pools].some((pool) => pool.totalCount > 0) && Date.now() < deadline) {
+      while ([...pgPools].some((pool) => pool.totalCount > 0) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
@@ -153,36 +176,82 @@ function poolEvents(heartbeat: Heartbeat, log: Logger): { events: WorkerEvents; 
 }
 
 /**
- * Starts the graphile-worker runner with the given tasks, a heartbeat and the recovery sweep
- * (worker/heartbeat.ts). Signals are ours, not graphile-worker's (noHandleSignals), so the
- * process decides how to drain.
+ * Starts the worker: the graphile-worker runner with the given tasks under a supervisor that
+ * starts it again after a database outage (worker/supervisor.ts), a heartbeat and the recovery
+ * sweep (worker/heartbeat.ts). Signals are ours, not graphile-worker's (noHandleSignals), so
+ * the process decides how to drain. Resolves once the first runner runs, or rejects when the
+ * database does not answer within `worker.outageLimit`.
  */
 export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<WorkerHandle> {
   const resources = openResources(deps, options);
+  const { config, log } = deps;
   const heartbeat = startHeartbeat(resources);
-  const pools = poolEvents(heartbeat, deps.log);
-  let runner: Runner;
+  const pools = poolEvents(heartbeat, log);
+  const list = typeof taskList === 'function' ? taskList(resources) : taskList;
+  let stopRequested = false;
+  const allPools: string[] = [];
+  let firstStart: ((value: void) => void) | undefined;
+  const started = new Promise<void>((resolve) => {
+    firstStart = resolve;
+  });
+  const supervisor: Supervisor = supervise({
+    sql: resources.sql,
+    log,
+    outageLimitMs: config.worker.outageLimit,
+    async start(): Promise<Generation> {
+      const generationPools: string[] = [];
+      const runner = await run(runnerOptions(config, log, pools.generation(generationPools), list, () => stopRequested));
+      allPools.push(...generationPools);
+      firstStart?.();
+      return { runner, pools: generationPools };
+    },
+    onDown: (dead) => heartbeat.remove(dead),
+    onUp: (dead) => releasePools(resources, dead),
+    lastContact: () => heartbeat.lastSuccessAt(),
+    watchEveryMs: Math.min(1_000, config.worker.heartbeat),
+  });
+  const ended = supervisor.done;
   try {
-    const list = typeof taskList === 'function' ? taskList(resources) : taskList;
-    runner = await run(runnerOptions(deps.config, deps.log, pools.events, list));
+    await Promise.race([started, ended]);
   } catch (error) {
     await heartbeat.stop();
     await closeResources(resources, true);
     throw error;
   }
+
   let stopping: Promise<void> | undefined;
+  const health = (): WorkerHealth => {
+    const running = supervisor.current() !== undefined;
+    const last = heartbeat.lastSuccessAt();
+    const since = supervisor.outageSince();
+    return {
+      running,
+      outageSince: since === undefined ? null : new Date(since),
+      lastHeartbeat: last === undefined ? null : new Date(last),
+      ready: running && last !== undefined && Date.now() - last <= 3 * config.worker.heartbeat,
+    };
+  };
   return {
-    runner,
     heartbeat,
     metrics: resources.metrics,
+    ended,
+    health,
     stop({ force = false } = {}) {
+      stopRequested = true;
+      supervisor.stop();
+      const runner = supervisor.current()?.runner;
       if (force) {
-        return runner.kill('forced by a second signal').finally(async () => {
+        return (runner ? runner.kill('forced by a second signal') : Promise.resolve()).finally(async () => {
           await heartbeat.stop({ release: true });
           await closeResources(resources, true);
         });
       }
-      stopping ??= runner.stop('graceful shutdown').finally(async () => {
+      stopping ??= (runner ? runner.stop('graceful shutdown') : Promise.resolve()).finally(async () => {
+        await ended.catch(() => undefined);
+        // Jobs prefetched but not started go back to the queue now, whatever graphile-worker
+        // managed (see worker/graphile-log.ts): nothing of ours runs any more.
+        await releasePools(resources, allPools).catch((error: unknown) =>
+          log.warn({ err: error }, 'could not hand back the prefetched jobs; the recovery sweep of another worker will'));
         await heartbeat.stop({ forget: true });
         await closeResources(resources, false);
         await pools.drained();
@@ -203,7 +272,7 @@ export async function runWorkerOnce(deps: WorkerDeps, taskList: TaskListSource, 
   try {
     await heartbeat.tick();
     const list = typeof taskList === 'function' ? taskList(resources) : taskList;
-    await runOnce(runnerOptions(deps.config, deps.log, pools.events, list));
+    await runOnce(runnerOptions(deps.config, deps.log, pools.generation([]), list));
   } finally {
     await heartbeat.stop({ forget: true });
     await closeResources(resources, false);

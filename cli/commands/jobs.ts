@@ -4,6 +4,7 @@
  * (also `jobs:show <id>`) and `jobs:retry <id>`. Ids are delivery ids (`msg_…`).
  */
 import type { Argv } from 'yargs';
+import { installDriverCrashGuard } from '../../shared/db/driver-crash-guard.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { listDeliveryPage } from '../../shared/webhooks/deliveries.ts';
 import {
@@ -86,6 +87,7 @@ export const jobsCommand = defineCommand({
   run: async (context, args) => {
     // The worker's log goes to stderr: stdout holds only what the command prints (--json).
     const log = createLogger(context.config, { name: 'worker', destination: process.stderr });
+    installDriverCrashGuard(log);
     if (args.once) {
       await runWorkerOnce({ config: context.config, log }, tasks);
       const counts = await countDeliveries({ sql: context.sql() });

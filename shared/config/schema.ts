@@ -152,6 +152,7 @@ export const SCHEMA = group({
     pollInterval: leaf('duration', '2s', 'Fallback poll of the queue (jobs are also announced by LISTEN/NOTIFY).'),
     heartbeat: leaf('duration', '10s', 'How often a worker records that it is alive.'),
     staleAfter: leaf('duration', '45s', 'A worker silent this long is presumed dead and its jobs are unlocked.'),
+    outageLimit: leaf('duration', '5m', 'How long a worker waits for the database to come back (restarting its job runner by itself) before it exits non-zero.'),
     metricsPort: leaf('integer', null, 'Port of the worker\'s metrics listener (`GET /metrics`, behind `metrics.token`); unset: none.', { nullable: true, min: 0 }),
   }),
 });

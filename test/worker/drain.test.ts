@@ -36,6 +36,8 @@ describe('worker process drain', () => {
     worker.child.kill('SIGTERM');
     const exit = await worker.exited;
     assert.equal(exit.code, 0, worker.output());
+    const errors = worker.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
+    assert.deepEqual(errors, [], 'a clean stop logs no error (issue 11, item 10)');
     assert.ok(answeredAt > 0 && exit.at >= answeredAt, 'the process waited for the receiver\'s answer');
     assert.equal(receiver.requests.length, 1, 'nothing new was claimed after the signal');
     const inFlight = receiver.requests[0].headers['webhook-id'] as string;

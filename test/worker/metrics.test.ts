@@ -5,7 +5,7 @@ import { serveWorker } from '../../worker/run.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { histogramCount, parseMetrics, sampleValue } from '../helpers/prometheus.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, harness, send, settled, worker } from './helpers.ts';
+import { endpoint, eventually, harness, send, settled, worker } from './helpers.ts';
 
 const db = await createTestDatabase();
 const receivers: Receiver[] = [];
@@ -63,6 +63,14 @@ describe('worker metrics', () => {
     const base = `http://127.0.0.1:${served.metricsPort}`;
     try {
       assert.equal((await fetch(`${base}/metrics`)).status, 401);
+      const live = await fetch(`${base}/livez`);
+      assert.equal(live.status, 200, 'health paths need no token');
+      // ready once the new runner's first heartbeat is in
+      const ready = await eventually(async () => {
+        const answer = await fetch(`${base}/readyz`);
+        return answer.status === 200 ? (await answer.json() as { status: string; running: boolean; ready: boolean }) : undefined;
+      }, 10_000, 'the worker ready');
+      assert.deepEqual([ready.status, ready.running, ready.ready], ['ok', true, true]);
       assert.equal((await fetch(`${base}/other`, { headers: { authorization: 'Bearer worker-scrape' } })).status, 404);
       const scrape = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer worker-scrape' } });
       assert.equal(scrape.status, 200);

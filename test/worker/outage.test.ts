@@ -1,0 +1,118 @@
+/**
+ * Issue 11, item 1: the worker survives database outages in the same process. Deliveries are
+ * held in flight at a receiver when the database goes away (a TCP cut, then the database refusing
+ * connections); once it is back, every delivery arrives and none is left `running`, without
+ * restarting anything. Past `worker.outageLimit` the worker gives up (the process exits non-zero)
+ * and its heartbeat has already stopped.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import postgres from 'postgres';
+import { WorkerOutageError } from '../../worker/supervisor.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { startReceiver, type Receiver } from './delivery/receiver.ts';
+import { endpoint, eventually, flags, FAST, send, type Harness } from './helpers.ts';
+import { startWorker } from '../../worker/runner.ts';
+import { tasks } from '../../worker/tasks/index.ts';
+import { createLogger } from '../../shared/log/logger.ts';
+import { installDriverCrashGuard } from '../../shared/db/driver-crash-guard.ts';
+
+const db = await createTestDatabase();
+// as the worker process does (worker/run.ts): a TCP cut can trip the postgres driver's known crash
+installDriverCrashGuard(db.log);
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/**
+ * A receiver that, while `hold()` is on, keeps every request waiting until `release()`
+ * (deliveries in flight), and otherwise answers 200 at once.
+ */
+async function holdingReceiver() {
+  const held: (() => void)[] = [];
+  let holding = false;
+  const receiver: Receiver = await startReceiver((_req, res) => {
+    if (holding) held.push(() => res.end('ok'));
+    else res.end('ok');
+  });
+  cleanups.push(() => receiver.close());
+  return {
+    receiver,
+    hold: () => void (holding = true),
+    held: () => held.length,
+    release: () => {
+      holding = false;
+      held.splice(0).forEach((answer) => answer());
+    },
+  };
+}
+
+const statuses = async (ids: string[]) =>
+  (await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = any(${ids})`).map((row) => row.status);
+
+async function workerThrough(url: string, extra: Record<string, unknown> = {}) {
+  const config = db.configWith(flags(FAST, { databaseUrl: url, worker: { outageLimit: '60s' } }, extra));
+  const log = createLogger(config, { name: 'test' });
+  const h: Harness = { db, config, sql: db.sql, log };
+  const handle = await startWorker({ config, log }, tasks);
+  cleanups.push(() => handle.stop({ force: true }));
+  return { h, handle };
+}
+
+describe('the worker and database outages', () => {
+  it('comes back by itself after a TCP cut and after the database refused connections, delivering everything, leaving nothing running', async () => {
+    const proxy = await startTcpProxy(db.url);
+    cleanups.push(() => proxy.close());
+    const { h, handle } = await workerThrough(proxy.url);
+    const { receiver, hold, held, release } = await holdingReceiver();
+    const ep = await endpoint(h, `${receiver.origin}/held`);
+
+    // 1. a TCP cut while ten deliveries are in flight
+    hold();
+    const first = (await Promise.all(Array.from({ length: 10 }, () => send(h, ep)))).flat();
+    await eventually(() => held() === 10, 15_000, 'ten deliveries in flight');
+    await proxy.cut();
+    release();
+    await eventually(() => !handle.health().running, 15_000, 'the runner noticed the outage');
+    assert.equal(handle.health().ready, false, 'not ready while the database is away');
+    await proxy.restore();
+    await eventually(async () => (await statuses(first)).every((status) => status === 'done'), 30_000, 'every delivery of the first batch done');
+    assert.ok(handle.health().running, 'a new runner runs, in the same process');
+
+    // 2. the database refusing connections (its backends terminated) while ten more are in flight
+    hold();
+    const second = (await Promise.all(Array.from({ length: 10 }, () => send(h, ep)))).flat();
+    await eventually(() => held() === 10, 15_000, 'ten more in flight');
+    const admin = postgres(new URL('/postgres', db.url).toString(), { max: 1, onnotice: () => {} });
+    cleanups.push(() => admin.end());
+    await admin.unsafe(`alter database ${db.name} allow_connections false`);
+    try {
+      await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${db.name} and pid <> pg_backend_pid()`;
+      release();
+      await eventually(() => !handle.health().running, 15_000, 'the runner noticed the second outage');
+    } finally {
+      await admin.unsafe(`alter database ${db.name} allow_connections true`);
+    }
+    await eventually(async () => (await statuses(second).catch(() => [])).every((status) => status === 'done') && (await statuses(second)).length === 10, 30_000, 'every delivery of the second batch done');
+
+    const all = [...first, ...second];
+    assert.deepEqual((await statuses(all)).filter((status) => status !== 'done'), [], 'nothing left running or pending');
+    const arrived = new Set(receiver.requests.map((request) => request.headers['webhook-id']));
+    assert.deepEqual(all.filter((id) => !arrived.has(id)), [], 'every delivery reached the receiver (at least once)');
+    await eventually(() => handle.health().ready, 10_000, 'ready again');
+  });
+
+  it('gives up past worker.outageLimit with WorkerOutageError, its heartbeat already stopped', async () => {
+    const proxy = await startTcpProxy(db.url);
+    cleanups.push(() => proxy.close());
+    const { handle } = await workerThrough(proxy.url, { worker: { outageLimit: '1s' } });
+    await eventually(() => handle.health().ready, 10_000, 'ready');
+    const beatBefore = handle.health().lastHeartbeat;
+    await proxy.cut();
+    await assert.rejects(handle.ended, WorkerOutageError);
+    assert.equal(handle.health().running, false);
+    assert.deepEqual(handle.health().lastHeartbeat, beatBefore, 'no heartbeat since the runner stopped');
+  });
+});
