@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
+import { answerClientError } from './http/client-error.ts';
 import type { Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
@@ -27,6 +28,7 @@ import { health, READINESS_PATHS } from './middleware/health.ts';
 import { jsonAnswers } from './middleware/json-answers.ts';
 import { notFound } from './middleware/not-found.ts';
 import { pagination } from './middleware/pagination.ts';
+import { queryLimit } from './middleware/query-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { roleGuard } from './middleware/role-guard.ts';
 import { secureHeaders } from './middleware/secure-headers.ts';
@@ -108,6 +110,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.use('compression', compression({ production: config.env === 'production' }));
   pipeline.use('jsonAnswers', jsonAnswers());
   pipeline.use('cors', cors(config.cors));
+  pipeline.use('bodyParsers', queryLimit({ maxBytes: config.api.maxQueryLength }));
   pipeline.use('bodyParsers', bodyParsers({ limit: config.bodyLimit }));
   pipeline.use('errorHelpers', errorHelpers());
   pipeline.use('apiVersion', apiVersion());
@@ -142,6 +145,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   for (const middleware of pipeline.slots()) app.use(middleware);
   const server = createServer(app.callback());
   server.keepAliveTimeout = 5000;
+  server.on('clientError', answerClientError); // what the HTTP parser refuses is problem+json too
   lifecycle.watch(server);
 
   const ownModules: Module[] = [

@@ -53,11 +53,12 @@ try {
   note(`loaded ${args.deliveries} deliveries in ${((wallClock() - started) / 1000).toFixed(1)} s`);
   const full = await latencies(`${args.deliveries} deliveries`, endpoints[3]);
 
+  const now = Date.now(); // one set of cut-offs for the dry run and the prune
   started = wallClock();
-  const dry = await prune(deps, { dryRun: true });
+  const dry = await prune(deps, { dryRun: true, now });
   const dryMs = wallClock() - started;
   started = wallClock();
-  const pruned = await prune(deps);
+  const pruned = await prune(deps, { now });
   const pruneMs = wallClock() - started;
   const removed = pruned.done + pruned.dead + pruned.events + pruned.attempts;
   note(`prune: dry run ${(dryMs / 1000).toFixed(1)} s; removed ${pruned.done} done, ${pruned.dead} dead, ${pruned.events} events, ${pruned.attempts} attempts in ${(pruneMs / 1000).toFixed(1)} s (${Math.round(removed / (pruneMs / 1000))} rows/s)`);

@@ -5,7 +5,8 @@ import type { AuthRequest, Strategy } from './strategy.ts';
 /**
  * The `user` slot's authentication (api/pipeline.ts): the first strategy that recognises the
  * request's credentials sets `ctx.state.principal`; a request with none stays anonymous (the
- * role guard answers 401 where a route needs a caller). Every 401 from below, the role guard's
+ * role guard answers 401 where a route needs a caller). Refused credentials are answered 401
+ * after the limiters have counted the request (see below). Every 401 from below, the role guard's
  * included, carries the strategies' `WWW-Authenticate` challenges (RFC 9110 section 11.6.1).
  */
 export function authenticate(options: { strategies: readonly Strategy[] }): Middleware {
@@ -17,12 +18,20 @@ export function authenticate(options: { strategies: readonly Strategy[] }): Midd
       cookie: (name) => ctx.cookies.get(name) ?? undefined,
     };
     try {
-      for (const strategy of strategies) {
-        const principal = await strategy.authenticate(request);
-        if (principal !== undefined) {
-          ctx.state.principal = principal;
-          break;
+      try {
+        for (const strategy of strategies) {
+          const principal = await strategy.authenticate(request);
+          if (principal !== undefined) {
+            ctx.state.principal = principal;
+            break;
+          }
         }
+      } catch (error) {
+        // Credentials given but refused (unknown, revoked, malformed token): the request goes on
+        // anonymous through the limiters, which count it against the ip, and is refused right
+        // after them (rejectRefusedCredentials), so made-up tokens cannot dodge the limits.
+        if (!isAppError(error) || error.status !== 401) throw error;
+        ctx.state.refusedCredentials = error;
       }
       await next();
     } catch (error) {

@@ -52,10 +52,14 @@ export default defineController({
     await ctx.resource(publishEndpoint(principal, await showEndpoint(webhooksOf(ctx), scopeOf(principal), ctx.params.externalId)));
   },
 
-  /** PATCH /webhooks/:id {url?, events?, description?, headers?, enabled?, disabledReason?, owner?}. */
+  /**
+   * PATCH /webhooks/:id {url?, events?, description?, headers?, enabled?, disabledReason?, owner?}.
+   * The body goes to the core whole (not through `permit`): an unknown field or an empty patch is
+   * a 422 `APP_WEBHOOK_PATCH_INVALID`, as documented, not silently nothing.
+   */
   async update(ctx) {
     const principal = ctx.state.principal;
-    const patch = ctx.permit('url', 'events', 'description', 'headers', 'enabled', 'disabledReason', 'owner') as EndpointPatch;
+    const patch = (ctx.request.body ?? {}) as EndpointPatch;
     await ctx.resource(publishEndpoint(principal, await updateEndpoint(webhooksOf(ctx), scopeOf(principal), ctx.params.externalId, patch)));
   },
 

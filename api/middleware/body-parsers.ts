@@ -1,6 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
-import { badRequest, isAppError, payloadTooLarge } from '../../shared/errors/app-error.ts';
+import { AppError, badRequest, isAppError, payloadTooLarge } from '../../shared/errors/app-error.ts';
 
 /** JSON media types parsed as JSON: plain, HAL, the versioned type, and any other `+json`. */
 const JSON_TYPES = ['application/json', 'application/hal+json', 'application/vnd.app.v1+json', 'application/*+json', 'application/csp-report', 'application/reports+json'];
@@ -8,7 +8,9 @@ const JSON_TYPES = ['application/json', 'application/hal+json', 'application/vnd
 /**
  * JSON and form bodies of POST, PUT and PATCH, each limited to `config.bodyLimit` bytes (413
  * `APP_BODY_TOO_LARGE` above it); malformed JSON is 400 `APP_BODY_INVALID`. JSON bodies must be
- * an object or an array.
+ * an object or an array. A compressed body (`Content-Encoding` gzip, deflate, br) that does not
+ * decompress is 400 `APP_BODY_INVALID`; any other encoding is 415
+ * `APP_BODY_ENCODING_UNSUPPORTED` naming it.
  */
 export function bodyParsers(options: { limit: number }): Middleware {
   const parse = bodyParser({
@@ -34,7 +36,17 @@ export function bodyParsers(options: { limit: number }): Middleware {
           cause: error,
         });
       }
-      if (failure.status === 400 || error instanceof SyntaxError) {
+      if (failure.status === 415 || failure.type === 'encoding.unsupported') {
+        const encoding = ctx.get('Content-Encoding');
+        throw new AppError(415, `the request body's Content-Encoding ${JSON.stringify(encoding)} is not supported: use gzip, deflate or br, or none`, {
+          code: 'APP_BODY_ENCODING_UNSUPPORTED',
+          data: { encoding },
+          cause: error,
+        });
+      }
+      // A body that does not decompress (zlib and brotli errors carry Z_* / ERR_* codes but no status)
+      const zlibCode = (error as { code?: unknown }).code;
+      if (failure.status === 400 || error instanceof SyntaxError || (typeof zlibCode === 'string' && /^(Z_|ERR_(__)?ZLIB|ERR_BROTLI|ERR__ERROR_)/.test(zlibCode))) {
         throw badRequest(`the request body is not valid: ${failure.message ?? 'malformed'}`, { code: 'APP_BODY_INVALID', cause: error });
       }
       throw error;

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../shared/log/logger.ts';
+import { isAppError } from '../../shared/errors/app-error.ts';
 import { problemFrom } from '../problem.ts';
 import { weakEtag } from './json-answers.ts';
 
@@ -16,8 +17,11 @@ export function errors(options: { log: Logger; exposeInternals: boolean }): Midd
       await next();
     } catch (error) {
       const problem = problemFrom(error, { exposeInternals: options.exposeInternals });
-      if (problem.status >= 500) options.log.error({ err: error, status: problem.status }, 'request failed');
-      else options.log.debug({ err: error, status: problem.status }, 'request refused');
+      // a failure is logged with its stack; a deliberate refusal (any AppError meant for the
+      // client, a 501 for an unknown method included) is not: a client cannot flood the log
+      const deliberate = problem.status < 500 || (isAppError(error) && error.expose);
+      if (deliberate) options.log.debug({ err: error, status: problem.status }, 'request refused');
+      else options.log.error({ err: error, status: problem.status }, 'request failed');
       if (ctx.headerSent || !ctx.writable) return;
       ctx.status = problem.status;
       for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);

@@ -58,14 +58,18 @@ export function createLink(principal: Principal | undefined, href: string): Link
   return may(principal, WRITE) ? { create: { href, method: 'POST' } } : {};
 }
 
+/** The filters of the webhook API's listings (docs/webhooks-api.md): the only parameters paging links repeat. */
+export const LIST_FILTERS: ReadonlySet<string> = new Set(['status', 'endpoint', 'event', 'type', 'owner', 'without_owner', 'since', 'until', 'enabled']);
+
 /**
  * Paging links (`self`, `first`, `prev`, `next`, `last`) that keep the request's filters: the
- * query parameters other than `page` and `per_page` are repeated on every link.
+ * known filter parameters (LIST_FILTERS) are repeated on every link; anything else in the query
+ * is left out, so a query padded with junk cannot grow the `Link` header five-fold.
  */
 export function pagingLinks(path: string, query: Record<string, string | string[] | undefined>, counters: { page: number; perPage: number; total: number }): Links {
   const filters = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
-    if (name === 'page' || name === 'per_page' || value === undefined) continue;
+    if (!LIST_FILTERS.has(name) || value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) filters.append(name, one);
   }
   const href = (page: number) => {

@@ -79,6 +79,7 @@ export const SCHEMA = group({
     perPage: leaf('integer', 25, 'Default page size.', { min: 1 }),
     maxPerPage: leaf('integer', 100, 'Cap on `per_page`.', { min: 1 }),
     strict: leaf('boolean', false, 'Refuse (500) a resource/crud answer without `_links` or contrary to its action.'),
+    maxQueryLength: leaf('size', '4kb', 'Longest query string accepted (longer: 414 `APP_QUERY_TOO_LONG`).'),
     idempotency: group({
       ttl: leaf('duration', '24h', 'How long a stored answer is replayed.'),
       store: leaf('string', null, 'Module path of a custom idempotency store (`get`, `set`, `delete`, or a factory).', { nullable: true }),

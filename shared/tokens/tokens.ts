@@ -3,6 +3,7 @@
  * `revokeToken` and `verifyToken` (what bearer authentication calls on every request). The same
  * functions serve the `tokens:*` commands and the web process.
  */
+import { isIdText } from '../webhooks/ids.ts';
 import { notFound, unprocessable } from '../errors/app-error.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
@@ -113,7 +114,7 @@ export async function listTokens(deps: Pick<TokenDeps, 'sql'>, options: { includ
  * token is cached). Revoking a revoked token answers it unchanged. Throws 404 `APP_TOKEN_NOT_FOUND`.
  */
 export async function revokeToken(deps: TokenDeps, id: string): Promise<ApiToken> {
-  if (typeof id !== 'string' || id.length === 0 || id.length > 100) throw tokenNotFound(id);
+  if (!isIdText(id)) throw tokenNotFound(id);
   const row = await revokeRow(deps.sql, id);
   if (row === undefined) throw tokenNotFound(id);
   deps.log.info({ tokenId: id }, 'API token revoked');

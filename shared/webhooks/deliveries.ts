@@ -6,6 +6,7 @@
  * its endpoint still belongs to that owner; anything else is a 404 like a delivery that does
  * not exist.
  */
+import { isIdText } from './ids.ts';
 import { conflict } from '../errors/app-error.ts';
 import {
   DELIVERY_STATUSES, deliveryNotFound, retryDelivery, showDelivery, summary,
@@ -75,6 +76,9 @@ export async function listDeliveryPage(
   const { sql, config } = deps;
   const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
   const statuses = checkStatuses(query.statuses);
+  for (const field of ['endpoint', 'event'] as const) {
+    if (query[field] !== undefined && !isIdText(query[field])) throw listInvalid(field, 'is not an id (1 to 100 printable ASCII characters)', query[field]);
+  }
   if (query.type !== undefined) {
     const reason = validateEventName(query.type);
     if (reason !== null) throw listInvalid('type', `event name ${reason}`, query.type);
@@ -107,7 +111,7 @@ export async function listDeliveryPage(
 /** The owner of delivery `id` and of its endpoint; 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND` when there is none. */
 async function deliveryOwners(deps: Pick<WebhookDeps, 'sql' | 'config'>, id: unknown): Promise<{ owner: string | null; endpointOwner: string | null }> {
   const { sql, config } = deps;
-  if (typeof id !== 'string' || id.length === 0 || id.length > 100) throw deliveryNotFound(id);
+  if (!isIdText(id)) throw deliveryNotFound(id);
   const rows = await sql<{ owner: string | null; endpoint_owner: string | null }[]>`
     select d.owner, w.owner as endpoint_owner
       from app_webhook_deliveries d join ${endpointTable(sql, config)} w on w.id = d.endpoint_id

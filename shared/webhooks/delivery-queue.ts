@@ -5,6 +5,7 @@
  * retry at `nextAttemptAt`), running, done, dead. Ids are delivery ids (`msg_…`, the
  * `webhook-id`).
  */
+import { isIdText } from './ids.ts';
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
 import { conflict, notFound } from '../errors/app-error.ts';
@@ -117,7 +118,7 @@ export async function countDeliveries(deps: { sql: Sql }, options: { queue?: str
 /** `jobs show <id>`: the delivery with its endpoint and every attempt. Throws 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`. */
 export async function showDelivery(deps: { sql: Sql; config: Pick<Config, 'webhooks'> }, id: string): Promise<DeliveryDetails> {
   const { sql, config } = deps;
-  if (typeof id !== 'string' || id.length === 0 || id.length > 100) throw deliveryNotFound(id);
+  if (!isIdText(id)) throw deliveryNotFound(id);
   const rows = await sql<DeliveryRow[]>`select ${sql.unsafe(COLUMNS)} from app_webhook_deliveries where id = ${id}`;
   if (rows.length === 0) throw deliveryNotFound(id);
   const [endpoints, attempts] = await Promise.all([

@@ -32,13 +32,17 @@ export function assertOwner(owner: unknown): string | null {
   return owner;
 }
 
-/** The description: undefined/null gives null; else a string of at most 1000 characters. */
+/** Control characters free text may not hold (tab, LF and CR may); NUL cannot even be stored. */
+export const UNSTORABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+
+/** The description: undefined/null gives null; else a string of at most 1000 characters without control characters. */
 export function assertDescription(description: unknown): string | null {
   if (description === undefined || description === null) return null;
   const refuse = (reason: string) =>
     unprocessable(`invalid webhook description: ${reason}`, { code: 'APP_WEBHOOK_DESCRIPTION_INVALID', data: { field: 'description', reason } });
   if (typeof description !== 'string') throw refuse('must be a string');
   if (description.length > MAX_DESCRIPTION_LENGTH) throw refuse(`must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (UNSTORABLE.test(description)) throw refuse('must not contain NUL or other control characters (tab and line breaks are fine)');
   return description;
 }
 

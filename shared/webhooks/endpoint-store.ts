@@ -3,6 +3,7 @@
  * migrations/001_webhooks.sql): the record shape, the row mapping, reads by id, and the change
  * notification every process listens to (endpoint-cache.ts).
  */
+import { isIdText } from './ids.ts';
 import type postgres from 'postgres';
 import { notFound } from '../errors/app-error.ts';
 import type { Sql } from '../db/connect.ts';
@@ -83,7 +84,7 @@ export const endpointNotFound = (id: unknown) =>
 export type EndpointGuard = (row: EndpointRow) => void;
 
 export async function endpointRow(sql: Queryable, config: Pick<Config, 'webhooks'>, id: unknown, options: { forUpdate?: boolean } = {}): Promise<EndpointRow> {
-  if (typeof id !== 'string' || id.length === 0 || id.length > 100) throw endpointNotFound(id);
+  if (!isIdText(id)) throw endpointNotFound(id);
   const rows = options.forUpdate
     ? await sql<EndpointRow[]>`select * from ${endpointTable(sql, config)} where id = ${id} for update`
     : await sql<EndpointRow[]>`select * from ${endpointTable(sql, config)} where id = ${id}`;

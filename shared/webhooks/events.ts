@@ -2,6 +2,7 @@
  * Events seen through a tenant scope (issue 6): emit for the scope's owner, and the retained
  * events (`app_events`: type, owner, payload) listed and shown with their delivery counts.
  */
+import { isIdText } from './ids.ts';
 import { notFound } from '../errors/app-error.ts';
 import { assertOwner } from './endpoint-fields.ts';
 import { emit } from './emit.ts';
@@ -123,7 +124,7 @@ export async function listEventPage(deps: Pick<WebhookDeps, 'sql'>, scope: Tenan
 /** Event `id` with its payload and delivery counts. Throws 404 `APP_WEBHOOK_EVENT_NOT_FOUND` (also for another tenant's event). */
 export async function showEvent(deps: Pick<WebhookDeps, 'sql'>, scope: TenantScope, id: string): Promise<EventRecord> {
   const { sql } = deps;
-  if (typeof id !== 'string' || id.length === 0 || id.length > 100) throw eventNotFound(id);
+  if (!isIdText(id)) throw eventNotFound(id);
   const rows = await sql<EventRow[]>`
     ${sql.unsafe(EVENTS_WITH_COUNTS)} where e.id = ${id}`;
   if (rows.length === 0) throw eventNotFound(id);

@@ -83,3 +83,10 @@ export function idTime(id: string): number | undefined {
   for (const char of match[1]) time = time * 32 + CROCKFORD.indexOf(char);
   return time;
 }
+
+/**
+ * Whether `id` can be an id of the service at all: 1 to 100 printable ASCII characters. Anything
+ * else (NUL, control characters, other scripts) is answered as the record kind's "does not
+ * exist" without asking the database, which could not store such text anyway (PostgreSQL 22021).
+ */
+export const isIdText = (id: unknown): id is string => typeof id === 'string' && /^[\x21-\x7e]{1,100}$/.test(id);

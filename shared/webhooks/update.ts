@@ -6,7 +6,7 @@
 import { unprocessable } from '../errors/app-error.ts';
 import { assertEventPatterns } from './patterns.ts';
 import { assertEndpointHeaders } from './endpoint-headers.ts';
-import { assertDescription, assertOwner, checkEndpointUrl } from './endpoint-fields.ts';
+import { assertDescription, assertOwner, checkEndpointUrl, UNSTORABLE } from './endpoint-fields.ts';
 import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointGuard, type EndpointRow } from './endpoint-store.ts';
 import type { WebhookDeps } from './deps.ts';
 
@@ -30,17 +30,26 @@ const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 
 
 /**
  * Applies `patch` to endpoint `id` with the same checks as `register` (a new url is checked and
- * its host resolved again) and answers the updated endpoint. Unknown keys are refused
- * (422 `APP_WEBHOOK_PATCH_INVALID`), an unknown id is a 404 `APP_WEBHOOK_NOT_FOUND`. Secrets are
+ * its host resolved again) and answers the updated endpoint. Unknown keys and an empty patch are
+ * refused (422 `APP_WEBHOOK_PATCH_INVALID`), an unknown id is a 404 `APP_WEBHOOK_NOT_FOUND`. Secrets are
  * not changed here (see `rotate`).
  */
 export async function update(deps: WebhookDeps, id: string, patch: EndpointPatch, options: { guard?: EndpointGuard } = {}): Promise<Endpoint> {
   const given = Object.fromEntries(Object.entries(patch ?? {}).filter(([, value]) => value !== undefined)) as EndpointPatch;
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
+    throw unprocessable('cannot update webhook endpoint: the patch must be an object', { code: 'APP_WEBHOOK_PATCH_INVALID', data: { field: null } });
+  }
   const unknown = Object.keys(given).filter((key) => !PATCH_KEYS.has(key));
   if (unknown.length > 0) {
     throw unprocessable(`cannot update webhook endpoint: unknown field ${unknown.join(', ')}`, {
       code: 'APP_WEBHOOK_PATCH_INVALID',
       data: { fields: unknown },
+    });
+  }
+  if (Object.keys(given).length === 0) {
+    throw unprocessable(`cannot update webhook endpoint: nothing to update (give one of ${[...PATCH_KEYS].join(', ')})`, {
+      code: 'APP_WEBHOOK_PATCH_INVALID',
+      data: { fields: [] },
     });
   }
   if (given.enabled !== undefined && typeof given.enabled !== 'boolean') {
@@ -49,8 +58,8 @@ export async function update(deps: WebhookDeps, id: string, patch: EndpointPatch
       data: { field: 'enabled' },
     });
   }
-  if (given.disabledReason !== undefined && (typeof given.disabledReason !== 'string' || given.disabledReason.length > 1000)) {
-    throw unprocessable('cannot update webhook endpoint: disabledReason must be a string of at most 1000 characters', {
+  if (given.disabledReason !== undefined && (typeof given.disabledReason !== 'string' || given.disabledReason.length > 1000 || UNSTORABLE.test(given.disabledReason))) {
+    throw unprocessable('cannot update webhook endpoint: disabledReason must be a string of at most 1000 characters without control characters', {
       code: 'APP_WEBHOOK_PATCH_INVALID',
       data: { field: 'disabledReason' },
     });

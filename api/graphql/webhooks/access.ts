@@ -4,6 +4,7 @@
  * role guard's own `decide`, then the caller's tenant scope (`scopeOf`), which every core
  * function applies. Also the page arguments, read by the REST pagination rules.
  */
+import { listInvalid } from '../../../shared/webhooks/endpoints.ts';
 import { forbidden, unauthorized } from '../../../shared/errors/app-error.ts';
 import { scopeOf } from '../../../shared/tokens/principal.ts';
 import { READ_ROLES, WRITE_ROLES } from '../../../shared/tokens/roles.ts';
@@ -48,6 +49,10 @@ export const pageAnswer = <T>(records: T[], total: number, page: { page: number;
 
 /** `owner` / `withoutOwner` of a filter as the core's owner filter (null: records without owner). */
 export function ownerOf(filter: { owner?: string | null; withoutOwner?: boolean | null } | null | undefined): string | null | undefined {
-  if (filter?.withoutOwner === true) return null;
+  if (filter?.withoutOwner === true) {
+    // the REST rule (api/webhooks-api/query.ts): the two contradict each other
+    if (filter.owner !== undefined && filter.owner !== null) throw listInvalid('withoutOwner', 'cannot be combined with owner', true);
+    return null;
+  }
   return filter?.owner ?? undefined;
 }
