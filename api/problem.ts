@@ -1,5 +1,6 @@
 import { isAppError } from '../shared/errors/app-error.ts';
 import { pgErrorToAppError } from '../shared/errors/pg-errors.ts';
+import { isConnectionError } from '../shared/db/connection-errors.ts';
 
 export interface Problem {
   status: number;
@@ -9,8 +10,22 @@ export interface Problem {
   headers: Record<string, string>;
 }
 
-/** Turns anything thrown into what the client may see. Unknown errors are 500s without detail. */
+/** Seconds a client is told to wait when the database is away (the pools reconnect within a second of its return). */
+export const DATABASE_RETRY_AFTER = '2';
+
+/**
+ * Turns anything thrown into what the client may see. A database that cannot be reached is a
+ * 503 `APP_DATABASE_UNAVAILABLE` with `Retry-After`; unknown errors are 500s without detail.
+ */
 export function problemFrom(error: unknown, options: { exposeInternals: boolean }): Problem {
+  if (!isAppError(error) && isConnectionError(error)) {
+    return {
+      status: 503,
+      detail: 'the database cannot be reached right now; try again shortly',
+      code: 'APP_DATABASE_UNAVAILABLE',
+      headers: { 'Retry-After': DATABASE_RETRY_AFTER },
+    };
+  }
   const known = isAppError(error) ? error : pgErrorToAppError(error);
   if (known) {
     return {

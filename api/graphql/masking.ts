@@ -8,6 +8,7 @@
  * |----------------------------------------------------------|----------------------|------------------------------------|
  * | GraphQL's own (syntax, validation, variable coercion)    | kept                 | kept                               |
  * | AppError or mapped PostgreSQL error, status < 500        | kept                 | `code`, `status`, `data`           |
+ * | the database unreachable (503)                           | kept                 | `code: APP_DATABASE_UNAVAILABLE`, `status` |
  * | anything else (a thrown Error, a 5xx, a null for `T!`)   | "Unexpected error."  | `code: APP_GRAPHQL_INTERNAL`, `requestId` |
  *
  * In development the third row keeps its message (like `exposeInternals` for REST).
@@ -34,7 +35,7 @@ export function maskError(error: GraphQLError, options: MaskOptions): GraphQLErr
   const problem = problemFrom(original, { exposeInternals: options.exposeInternals });
   const rebuild = (message: string, extensions: Record<string, unknown>) =>
     new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: original, extensions });
-  if (problem.status < 500) {
+  if (problem.status < 500 || problem.code === 'APP_DATABASE_UNAVAILABLE') {
     options.log.debug({ err: original, path: error.path }, 'graphql field refused');
     return rebuild(problem.detail, {
       ...(problem.code ? { code: problem.code } : {}),

@@ -21,6 +21,7 @@ export function errors(options: { log: Logger; exposeInternals: boolean }): Midd
       // client, a 501 for an unknown method included) is not: a client cannot flood the log
       const deliberate = problem.status < 500 || (isAppError(error) && error.expose);
       if (deliberate) options.log.debug({ err: error, status: problem.status }, 'request refused');
+      else if (problem.code === 'APP_DATABASE_UNAVAILABLE') options.log.warn({ status: problem.status, reason: (error as Error).message }, 'request refused: the database cannot be reached');
       else options.log.error({ err: error, status: problem.status }, 'request failed');
       if (ctx.headerSent || !ctx.writable) return;
       ctx.status = problem.status;

@@ -5,9 +5,18 @@ import type { Logger } from '../log/logger.ts';
 export type Sql = postgres.Sql<Record<string, never>>;
 
 /**
+ * Seconds the driver waits before reconnecting after `retries` failed connections: 50 ms
+ * doubling to at most 1 s. The driver's own default grows to 20 s, so after an outage a process
+ * went on failing requests (and readiness stayed 503) for up to that long while the database was
+ * already back.
+ */
+export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 ** retries, 1);
+
+/**
  * The `postgres` client for the service's own queries. Connects lazily (a database that is
- * down at boot does not stop the process), keeps `db.poolMax` connections, and does not
- * print notices to stdout.
+ * down at boot does not stop the process), keeps `db.poolMax` connections, gives up a
+ * connection attempt after 5 s, reconnects within a second of the database's return, and does
+ * not print notices to stdout.
  */
 export function connect(config: Pick<Config, 'databaseUrl' | 'db'>, log?: Logger, options: { max?: number; name?: string } = {}): Sql {
   if (!config.databaseUrl) {
@@ -16,7 +25,8 @@ export function connect(config: Pick<Config, 'databaseUrl' | 'db'>, log?: Logger
   return postgres(config.databaseUrl, {
     max: options.max ?? config.db.poolMax,
     idle_timeout: 60,
-    connect_timeout: 10,
+    connect_timeout: 5,
+    backoff: reconnectBackoff,
     onnotice: (notice) => log?.debug({ notice: notice.message }, 'postgres notice'),
     connection: { application_name: options.name ?? 'app' },
     transform: { undefined: null },

@@ -68,3 +68,27 @@ describe('masked errors: internal failures never reach a client outside developm
     assert.deepEqual(answer.body.errors?.[0]?.extensions, { code: 'APP_GRAPHQL_INTERNAL', requestId: 'req-dev-1' });
   });
 });
+
+describe('masked errors: a database that cannot be reached', () => {
+  it('a field whose query cannot reach the database carries APP_DATABASE_UNAVAILABLE, not APP_GRAPHQL_INTERNAL', async () => {
+    const UNREACHABLE: ModelDeclaration = {
+      ...Author,
+      graphql: {
+        types: 'type Query { down: String }',
+        resolvers: {
+          Query: {
+            down: () => {
+              throw Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5432'), { code: 'ECONNREFUSED' });
+            },
+          },
+        },
+      },
+    };
+    const app = await startGraphqlApp({ env: 'production', models: [UNREACHABLE], routes: {} });
+    const answer = await post(app, '{ down }');
+    const [error] = (answer.body as { errors: { message: string; extensions: { code: string; status: number } }[] }).errors;
+    assert.equal(error.extensions.code, 'APP_DATABASE_UNAVAILABLE');
+    assert.equal(error.extensions.status, 503);
+    assert.doesNotMatch(error.message, /10\.0\.0\.7/, 'nothing of the connection leaks');
+  });
+});
