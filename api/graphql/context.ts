@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../../shared/log/logger.ts';
 import type { ModelRecord, Models } from '../data/model.ts';
+import type { CommitDeadline } from '../../shared/db/commit-deadline.ts';
 import type { Principal } from '../routing/roles.ts';
 import { createLoaders, type Loaders } from './batch.ts';
 
@@ -14,6 +15,8 @@ export type RequestInfo = {
   requestId?: string;
   /** Aborted when the request timed out (`requestTimeout`). */
   signal?: AbortSignal;
+  /** The request's deadline: writes that would commit after a timeout roll back (shared/db/commit-deadline.ts). */
+  deadline?: CommitDeadline;
 };
 
 /** A type (not an interface): graphql-http wants a context that is a plain record. */

@@ -60,7 +60,7 @@ async function answer(ctx: Context, service: GraphqlService): Promise<void> {
     // the body parsers have read JSON bodies already; a GET has none
     body: () => ((ctx.request as { body?: unknown }).body ?? null) as Record<string, unknown> | null,
     raw: ctx,
-    context: { principal: ctx.state.principal, requestId: ctx.state.requestId, signal: ctx.state.signal },
+    context: { principal: ctx.state.principal, requestId: ctx.state.requestId, signal: ctx.state.signal, deadline: ctx.state.deadline },
   });
   if (body === null) throw bodiless(ctx, init);
   ctx.body = body;

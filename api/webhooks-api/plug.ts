@@ -20,10 +20,11 @@ declare module 'koa' {
   }
 }
 
-/** Sets `ctx.state.webhooks`. */
+/** Sets `ctx.state.webhooks`: the process's dependencies with the request's deadline. */
 export function provideWebhooks(deps: WebhookDeps): Middleware {
   return async function provideWebhooks(ctx, next) {
-    ctx.state.webhooks = deps;
+    // the request's deadline goes with them: a write that would commit after a timeout rolls back
+    ctx.state.webhooks = ctx.state.deadline ? { ...deps, deadline: ctx.state.deadline } : deps;
     await next();
   };
 }

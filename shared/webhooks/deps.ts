@@ -7,6 +7,7 @@ import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import type { HostLookup } from './address-rules.ts';
 import type { EndpointCache } from './endpoint-cache.ts';
+import type { CommitDeadline } from '../db/commit-deadline.ts';
 
 export interface WebhookDeps {
   config: Config;
@@ -20,4 +21,9 @@ export interface WebhookDeps {
    * through NOTIFY.
    */
   cache?: EndpointCache;
+  /**
+   * The deadline of the request the call serves (web process only): a write that reaches its
+   * commit after the request timed out rolls back instead (shared/db/commit-deadline.ts).
+   */
+  deadline?: CommitDeadline;
 }

@@ -2,7 +2,7 @@
  * `webhooks.emit(event, payload, {owner})` and `sendToEndpoint` (spec: "Events", "Tenant
  * isolation", `webhooks:send`).
  */
-import { conflict, unprocessable } from '../errors/app-error.ts';
+import { conflict, payloadTooLarge, unprocessable } from '../errors/app-error.ts';
 import { assertEventName, matchesEvent } from './patterns.ts';
 import { assertOwner } from './endpoint-fields.ts';
 import { endpointRow, type EndpointGuard } from './endpoint-store.ts';
@@ -20,6 +20,22 @@ export interface EmitOptions {
 }
 
 /**
+ * Every delivery keeps its own copy of the signed body, so an emit writes about its payload
+ * size times its fan-out (a 1 MB payload to 1,000 endpoints would be 1 GB in one transaction).
+ * Over `webhooks.maxFanoutBytes` it is refused with 413 `APP_WEBHOOK_FANOUT_TOO_LARGE` and
+ * nothing is written.
+ */
+export function assertFanoutBytes(limit: number, payloadBytes: number, fanout: number, type: string): void {
+  const bytes = payloadBytes * fanout;
+  if (bytes > limit) {
+    throw payloadTooLarge(
+      `event ${type}: a ${payloadBytes}-byte payload to ${fanout} endpoints would write ${bytes} bytes, more than webhooks.maxFanoutBytes (${limit}); nothing was sent`,
+      { code: 'APP_WEBHOOK_FANOUT_TOO_LARGE', data: { field: 'data', limit, bytes, payloadBytes, matched: fanout } },
+    );
+  }
+}
+
+/**
  * Emits `event` with `payload` (any JSON value) to every enabled endpoint of `options.owner`
  * whose patterns match it (`*`, the exact name, or a family `<prefix>.*` matching every deeper
  * name), matching in process over the owner's endpoints (read through `deps.cache` when given).
@@ -28,7 +44,7 @@ export interface EmitOptions {
  * delivery and one `app/webhook` job per endpoint; answers the deliveries (none when nothing
  * matched, and then nothing is written). Also throws 422 `APP_WEBHOOK_EVENT_INVALID`,
  * `APP_WEBHOOK_OWNER_INVALID`, `APP_WEBHOOK_PAYLOAD_INVALID`, 413
- * `APP_WEBHOOK_PAYLOAD_TOO_LARGE`, 503 `APP_WEBHOOK_QUEUE_MISSING`.
+ * `APP_WEBHOOK_PAYLOAD_TOO_LARGE` or `APP_WEBHOOK_FANOUT_TOO_LARGE`, 503 `APP_WEBHOOK_QUEUE_MISSING`.
  */
 export async function emit(deps: WebhookDeps, event: string, payload: unknown, options: EmitOptions = {}): Promise<Delivery[]> {
   const type = assertEventName(event);
@@ -43,6 +59,7 @@ export async function emit(deps: WebhookDeps, event: string, payload: unknown, o
       { code: 'APP_WEBHOOK_FANOUT_EXCEEDED', data: { field: 'type', limit, matched: matched.length, event: type, owner } },
     );
   }
+  assertFanoutBytes(deps.config.webhooks.maxFanoutBytes, data.bytes, matched.length, type);
   const deliveries = await enqueueDeliveries(deps, { type, data, owner, endpointIds: matched.map((e) => e.id) });
   if (deliveries.length > 0) deps.log.debug({ event: type, owner, deliveries: deliveries.length, eventId: deliveries[0].eventId }, 'webhook event emitted');
   return deliveries;

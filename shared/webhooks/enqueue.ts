@@ -80,6 +80,9 @@ async function missingQueueObjects(sql: Sql): Promise<string[]> {
   return missing;
 }
 
+/** The request an emit served timed out before its commit: rolled back (the client already has its 503). */
+const requestTimedOut = () => unavailable('the request timed out before the emit could commit; nothing was written', { code: 'APP_REQUEST_TIMEOUT' });
+
 /** AppError 503 `APP_WEBHOOK_QUEUE_MISSING` naming what is missing and how to install it. */
 function queueMissing(missing: string[], cause: unknown): AppError {
   return unavailable(
@@ -97,7 +100,7 @@ function queueMissing(missing: string[], cause: unknown): AppError {
  * schema, 422 `APP_WEBHOOK_PAYLOAD_INVALID` when PostgreSQL refuses the payload.
  */
 export async function enqueueDeliveries(
-  deps: Pick<WebhookDeps, 'config' | 'sql'>,
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'deadline'>,
   input: { type: string; data: PayloadText; owner: string | null; endpointIds: readonly string[]; at?: Date },
 ): Promise<Delivery[]> {
   if (input.endpointIds.length === 0) return [];
@@ -115,6 +118,7 @@ export async function enqueueDeliveries(
       // The driver prepares statements; after five runs PostgreSQL may switch to a generic plan
       // that guesses 10 rows for unnest(<parameter>) and joins 1,000 endpoints in a nested loop
       // (200 ms instead of 20). Custom plans see the real array lengths.
+      if (deps.deadline?.expired) throw requestTimedOut();
       await tx`set local plan_cache_mode = force_custom_plan`;
       await tx`
         insert into app_events (id, type, owner, payload, created_at)
@@ -139,6 +143,9 @@ export async function enqueueDeliveries(
         )
         select inserted.id, inserted.endpoint_id from inserted, jobs where jobs.added > 0`;
       if (rows.length === 0) throw nothing;
+      // The request this emit serves may have timed out meanwhile: then roll back, never commit
+      // what the client was told had failed.
+      if (deps.deadline && !deps.deadline.claimCommit()) throw requestTimedOut();
       return rows.map((row): Delivery => ({
         id: row.id,
         eventId,

@@ -44,6 +44,9 @@ const newDelivery = (delivery: Delivery) => ({
   completedAt: null,
 });
 
+/** The process's webhook dependencies with the request's deadline (writes roll back after a timeout). */
+const withDeadline = (deps: WebhookDeps, context: GraphqlContext): WebhookDeps => (context.deadline ? { ...deps, deadline: context.deadline } : deps);
+
 /** The resolver map over `deps` (the web process's webhook dependencies, its endpoint cache included). */
 export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>): ResolverMap {
   const query: Record<string, Resolve> = {
@@ -109,11 +112,11 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
     },
     async sendTestWebhookEvent(_root, args, context) {
       const input = { ...(args.type == null ? {} : { type: args.type }), ...(args.data === undefined ? {} : { data: args.data }) };
-      return newDelivery(await sendTestEvent(deps, writeScope(context.principal, 'sendTestWebhookEvent'), args.id, input));
+      return newDelivery(await sendTestEvent(withDeadline(deps, context), writeScope(context.principal, 'sendTestWebhookEvent'), args.id, input));
     },
     async emitWebhookEvent(_root, args, context) {
       const scope = writeScope(context.principal, 'emitWebhookEvent');
-      const result = await emitEvent(deps, scope, args.input);
+      const result = await emitEvent(withDeadline(deps, context), scope, args.input);
       return {
         event: result.event === null ? null : await showEvent(deps, scope, result.event.id),
         type: result.type,
