@@ -6,6 +6,7 @@ import type { Module } from '../lifecycle.ts';
 import { idempotency } from '../middleware/idempotency.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { loadIdempotencyStore } from './custom-store.ts';
+import { answerSeal } from './sealed-answer.ts';
 
 /** An in-flight claim outlives the request timeout by this much before a dead process's key frees up. */
 export const CLAIM_MARGIN_MS = 60_000;
@@ -26,6 +27,7 @@ export function plugIdempotency(pipeline: Pick<Pipeline, 'useRoute'>, deps: { co
     ttlMs: settings.ttl,
     claimMs: config.requestTimeout + CLAIM_MARGIN_MS,
     logFailure: shared.logFailure,
+    seal: answerSeal(config.secret), // answers may carry signing secrets: never in clear in any store
   });
   pipeline.useRoute('idempotency', (route) => (route.idempotent ? middleware : undefined));
   return custom ? { name: 'idempotency-store', start: async () => void (await custom()) } : undefined;

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Json, KeyValueStore } from '../../shared/stores/types.ts';
 import type { StoredAnswer } from './answer.ts';
+import type { AnswerSeal } from './sealed-answer.ts';
 import { recordKey } from './request.ts';
 
 /** One key's entry. */
@@ -34,6 +35,8 @@ export function decide(record: IdempotencyRecord | undefined, fingerprint: strin
 
 export interface RecordsDeps {
   entries: KeyValueStore;
+  /** Seals answers at rest and opens them (api/idempotency/sealed-answer.ts); as they are when absent. */
+  seal?: AnswerSeal;
   /** How long an answer is replayed (`api.idempotency.ttl`, 24 h). */
   ttlMs: number;
   /**
@@ -70,7 +73,10 @@ export async function begin(deps: RecordsDeps, request: { scope: string; key: st
     }
     const record = (await deps.entries.get(id)) as IdempotencyRecord | undefined;
     const outcome = decide(record, request.fingerprint);
-    if (outcome === 'replay') return { outcome, answer: (record as Extract<IdempotencyRecord, { state: 'stored' }>).answer };
+    if (outcome === 'replay') {
+      const stored = (record as Extract<IdempotencyRecord, { state: 'stored' }>).answer;
+      return { outcome, answer: deps.seal ? deps.seal.open(stored as unknown as Json) : stored };
+    }
     if (outcome !== 'execute') return { outcome };
   }
   return { outcome: 'in-progress' };
@@ -78,7 +84,7 @@ export async function begin(deps: RecordsDeps, request: { scope: string; key: st
 
 /** Stores the answer of a claimed request for `ttlMs`. */
 export async function complete(deps: RecordsDeps, claim: Claim, answer: StoredAnswer): Promise<void> {
-  const stored: IdempotencyRecord = { state: 'stored', fingerprint: claim.fingerprint, answer };
+  const stored: IdempotencyRecord = { state: 'stored', fingerprint: claim.fingerprint, answer: (deps.seal ? deps.seal.seal(answer) : answer) as unknown as StoredAnswer };
   await deps.entries.set(claim.id, stored as unknown as Json, deps.ttlMs);
 }
 

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Context, Middleware } from 'koa';
+import { isAppError } from '../../shared/errors/app-error.ts';
 import { sharedUnavailable } from '../../shared/stores/errors.ts';
 import type { FailureLog, KeyValueStore } from '../../shared/stores/types.ts';
 import { answerHeaders, isStream, replayBody, storeBody, type StoredAnswer } from '../idempotency/answer.ts';
@@ -8,6 +9,7 @@ import { inProgress, invalidKey, keyReused } from '../idempotency/errors.ts';
 import { parseIdempotencyKey } from '../idempotency/key.ts';
 import { begin, complete, release, type Begun, type Claim, type RecordsDeps } from '../idempotency/records.ts';
 import { fingerprint, scopeOf } from '../idempotency/request.ts';
+import type { AnswerSeal } from '../idempotency/sealed-answer.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -17,6 +19,8 @@ export interface IdempotencyOptions {
   ttlMs: number;
   claimMs: number;
   logFailure: FailureLog;
+  /** Seals stored answers at rest (api/idempotency/sealed-answer.ts). */
+  seal?: AnswerSeal;
 }
 
 /** The request body as received, for the fingerprint. */
@@ -55,10 +59,11 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     let deps: RecordsDeps;
     let begun: Begun;
     try {
-      deps = { entries: await options.entries(), ttlMs: options.ttlMs, claimMs: options.claimMs };
+      deps = { entries: await options.entries(), ttlMs: options.ttlMs, claimMs: options.claimMs, ...(options.seal ? { seal: options.seal } : {}) };
       const scope = scopeOf({ principalId: ctx.state.principal?.id, sessionId: (ctx.state as { sessionId?: string }).sessionId, ip: ctx.ip });
       begun = await begin(deps, { scope, key: checked.key, fingerprint: fingerprint({ method: ctx.method, url: ctx.url, body: bodyText(ctx) }) });
     } catch (error) {
+      if (isAppError(error)) throw error; // a record that cannot be opened: the client's to know
       logFailure(error, 'idempotency record');
       throw sharedUnavailable('idempotency record', error);
     }

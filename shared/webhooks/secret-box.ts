@@ -51,13 +51,16 @@ function unreadable(endpointId: string | undefined, why: string, cause?: unknown
  * The box for `appSecret` (the application's `config.secret`). An undefined or empty secret gives
  * a box that stores secrets unencrypted (`encrypted: false`; the boot warns once, not this
  * module). Values stored as `plain:` open either way, so enabling encryption later keeps old rows
- * readable.
+ * readable. `purpose` names what the box seals (default: webhook signing secrets); other uses
+ * (stored idempotent answers, endpoint header values) get keys of their own.
  */
-export function createSecretBox(appSecret: string | undefined): SecretBox {
+export function createSecretBox(appSecret: string | undefined, options: { purpose?: string } = {}): SecretBox {
+  // each purpose gets a key of its own from the same application secret (HKDF `info`)
+  const info = options.purpose ?? HKDF_INFO;
   const key =
     appSecret === undefined || appSecret === ''
       ? undefined
-      : Buffer.from(hkdfSync('sha256', Buffer.from(appSecret, 'utf8'), HKDF_SALT, HKDF_INFO, 32));
+      : Buffer.from(hkdfSync('sha256', Buffer.from(appSecret, 'utf8'), HKDF_SALT, info, 32));
   const keyId = key === undefined ? undefined : createHash('sha256').update(key).digest('hex').slice(0, 8);
 
   function seal(plain: string): string {
