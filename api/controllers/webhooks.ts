@@ -13,7 +13,7 @@ import type { EndpointPatch } from '../../shared/webhooks/update.ts';
 import { defineController } from '../routing/controller.ts';
 import { createLink, pagingLinks } from '../webhooks-api/links.ts';
 import { webhooksOf } from '../webhooks-api/plug.ts';
-import { publishDelivery, publishEndpoint, publishNewDelivery } from '../webhooks-api/present.ts';
+import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../webhooks-api/present.ts';
 import { flag, list, one, ownerParameter, timeParameters, type Query } from '../webhooks-api/query.ts';
 import { PATHS } from '../webhooks-api/routes.ts';
 
@@ -49,7 +49,8 @@ export default defineController({
   /** GET /webhooks/:id: the endpoint and the dates of its signing secrets, never a secret. */
   async show(ctx) {
     const principal = ctx.state.principal;
-    await ctx.resource(publishEndpoint(principal, await showEndpoint(webhooksOf(ctx), scopeOf(principal), ctx.params.externalId)));
+    const revealHeaders = revealHeadersFor(principal, one(ctx.query, 'reveal') === 'headers');
+    await ctx.resource(publishEndpoint(principal, await showEndpoint(webhooksOf(ctx), scopeOf(principal), ctx.params.externalId), { revealHeaders }));
   },
 
   /**

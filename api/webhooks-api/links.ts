@@ -10,7 +10,7 @@ import { decide, type Principal, type RoleRule } from '../routing/roles.ts';
 import { PATHS, READ, WEBHOOK_ROLES, WRITE } from './routes.ts';
 
 /** Whether `principal` may use a route with `rule` (for crud, the action's rule). */
-const may = (principal: Principal | undefined, rule: RoleRule, action = 'any') => decide(rule, action, principal) === 'allow';
+export const may = (principal: Principal | undefined, rule: RoleRule, action = 'any') => decide(rule, action, principal) === 'allow';
 
 function add(links: Links, rel: string, allowed: boolean, link: Link): void {
   if (allowed) links[rel] = link;

@@ -10,12 +10,28 @@ import type { EventRecord } from '../../shared/webhooks/events.ts';
 import type { DeliveryDetails, ListedDelivery } from '../../shared/webhooks/deliveries.ts';
 import type { Delivery } from '../../shared/webhooks/enqueue.ts';
 import type { Principal } from '../routing/roles.ts';
-import { deliveryLinks, endpointLinks, eventLinks } from './links.ts';
+import { forbidden } from '../../shared/errors/app-error.ts';
+import { maskHeaders } from '../../shared/webhooks/header-box.ts';
+import { deliveryLinks, endpointLinks, eventLinks, may } from './links.ts';
+import { WRITE } from './routes.ts';
 
 type Published = Record<string, unknown> & { externalId: string | null };
 
-/** An endpoint with its links; `secrets` (dates only) when shown alone. */
-export function publishEndpoint(principal: Principal | undefined, endpoint: Endpoint & { secrets?: SecretInfo[] }): Published {
+/**
+ * Whether `principal` may see endpoint header values (receiver credentials): members and admins,
+ * when they ask (`?reveal=headers`, GraphQL `headers(reveal: true)`); 403 `APP_FORBIDDEN` for a
+ * viewer who asks. Nobody sees them without asking.
+ */
+export function revealHeadersFor(principal: Principal | undefined, asked: boolean): boolean {
+  if (!asked) return false;
+  if (!may(principal, WRITE)) {
+    throw forbidden('header values are shown to members and admins only (a viewer sees their names)', { code: 'APP_FORBIDDEN', data: { field: 'reveal' } });
+  }
+  return true;
+}
+
+/** An endpoint with its links; `secrets` (dates only) when shown alone; header values only when revealed. */
+export function publishEndpoint(principal: Principal | undefined, endpoint: Endpoint & { secrets?: SecretInfo[] }, options: { revealHeaders?: boolean } = {}): Published {
   return {
     _links: endpointLinks(principal, endpoint.id),
     externalId: endpoint.id,
@@ -23,7 +39,7 @@ export function publishEndpoint(principal: Principal | undefined, endpoint: Endp
     events: endpoint.events,
     owner: endpoint.owner,
     description: endpoint.description,
-    headers: endpoint.headers,
+    headers: options.revealHeaders ? endpoint.headers : maskHeaders(endpoint.headers),
     enabled: endpoint.enabled,
     disabledAt: endpoint.disabledAt,
     disabledReason: endpoint.disabledReason,

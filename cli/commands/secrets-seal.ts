@@ -17,7 +17,7 @@ export const secretsSealCommand = defineCommand({
     if (variable !== undefined && !fromSecret) throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);
     const result = await resealSecrets({ sql: context.sql(), config: context.config }, { ...(fromSecret ? { fromSecret } : {}), dryRun: args['dry-run'] });
     context.print(result, () => [
-      `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) under the current APP_SECRET; ${result.current} already were`,
+      `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,
       ...(result.unreadable.length === 0
         ? []
         : [`${result.unreadable.length} could not be opened with either secret; rotate their endpoints: ${[...new Set(result.unreadable.map((row) => row.endpointId))].join(', ')}`]),

@@ -7,6 +7,7 @@
 import { AppError, unprocessable } from '../../shared/errors/app-error.ts';
 import { parseDuration } from '../../shared/config/index.ts';
 import { parseHeaderArgument } from '../../shared/webhooks/endpoint-headers.ts';
+import { maskHeaders } from '../../shared/webhooks/header-box.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { Endpoint } from '../../shared/webhooks/endpoint-store.ts';
 import type { Delivery } from '../../shared/webhooks/enqueue.ts';
@@ -67,9 +68,17 @@ export function parseGrace(text: string | undefined): number | undefined {
 /** ISO text of a date, `-` for none. */
 export const isoOrDash = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
 
-/** Several lines describing one endpoint. */
-export function endpointText(endpoint: Endpoint): string {
-  const headers = Object.entries(endpoint.headers).map(([name, value]) => `${name}: ${value}`);
+/**
+ * An endpoint as the CLI prints it: header values (receiver credentials) hidden (null) unless
+ * `reveal` (`webhooks:show --reveal`), in the text and in `--json` alike.
+ */
+export function shown<T extends { headers: Record<string, string | null> }>(endpoint: T, reveal = false): T {
+  return reveal ? endpoint : { ...endpoint, headers: maskHeaders(endpoint.headers as Record<string, string>) };
+}
+
+/** Several lines describing one endpoint (pass it through `shown` first). */
+export function endpointText(endpoint: Omit<Endpoint, 'headers'> & { headers: Record<string, string | null> }): string {
+  const headers = Object.entries(endpoint.headers).map(([name, value]) => `${name}: ${value ?? '(hidden; webhooks:show --reveal)'}`);
   return [
     `id:          ${endpoint.id}`,
     `url:         ${endpoint.url}`,

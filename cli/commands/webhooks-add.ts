@@ -1,7 +1,7 @@
 import { register } from '../../shared/webhooks/register.ts';
 import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, parseEventList, parseHeaderList, webhookDeps } from './webhook-cli.ts';
+import { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } from './webhook-cli.ts';
 
 /** `webhooks:add <url>`: registers an endpoint and prints its id and secret (shown this once). */
 export const webhooksAddCommand = defineCommand({
@@ -21,8 +21,9 @@ export const webhooksAddCommand = defineCommand({
       headers: parseHeaderList(args.header),
     });
     warnIfSecretsUnencrypted(deps);
-    context.print(endpoint, () =>
-      `${endpointText(endpoint)}\nsecret:      ${endpoint.secret}\n\n` +
+    const printed = shown(endpoint);
+    context.print(printed, () =>
+      `${endpointText(printed)}\nsecret:      ${endpoint.secret}\n\n` +
       `Give the secret to the receiver now: it is shown again only by \`app webhooks:show ${endpoint.id} --reveal\`.`);
   },
 });

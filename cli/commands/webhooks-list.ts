@@ -1,6 +1,6 @@
 import { list, status, type ListOptions } from '../../shared/webhooks/read.ts';
 import { defineCommand } from '../command.ts';
-import { endpointTable, isoOrDash, table, webhookDeps } from './webhook-cli.ts';
+import { endpointTable, isoOrDash, shown, table, webhookDeps } from './webhook-cli.ts';
 
 const ownerOptions = {
   owner: { type: 'string', describe: "Only this owner's endpoints" },
@@ -15,7 +15,8 @@ export const webhooksListCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const endpoints = await list(webhookDeps(context), filterOf(args));
-    context.print(endpoints, () => (endpoints.length === 0 ? 'no webhook endpoints' : endpointTable(endpoints)));
+    const printed = endpoints.map((endpoint) => shown(endpoint));
+    context.print(printed, () => (endpoints.length === 0 ? 'no webhook endpoints' : endpointTable(endpoints)));
   },
 });
 
@@ -24,7 +25,8 @@ export const webhooksStatusCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const rows = await status(webhookDeps(context), filterOf(args));
-    context.print(rows, () => rows.length === 0 ? 'no webhook endpoints' : table([
+    const printedRows = rows.map((row) => shown(row));
+    context.print(printedRows, () => rows.length === 0 ? 'no webhook endpoints' : table([
       ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],
       ...rows.map((row) => [
         row.id, row.enabled ? 'enabled' : 'disabled',

@@ -1,22 +1,23 @@
 import { show } from '../../shared/webhooks/read.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, isoOrDash, webhookDeps } from './webhook-cli.ts';
+import { endpointText, isoOrDash, shown, webhookDeps } from './webhook-cli.ts';
 
 /** `webhooks:show <id> [--reveal]`: one endpoint; with --reveal the secrets that still sign. */
 export const webhooksShowCommand = defineCommand({
   builder: (yargs) => yargs
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets that are still active' }),
+    .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets that are still active and the header values' }),
   run: async (context, args) => {
     const details = await show(webhookDeps(context), args.id as string, { reveal: args.reveal });
-    context.print(details, () => {
+    const printed = shown(details, args.reveal);
+    context.print(printed, () => {
       const lines = details.secrets.map((entry) => {
         const until = entry.expiresAt === null ? 'no end' : `until ${isoOrDash(entry.expiresAt)}`;
         const value = 'secret' in entry ? `${entry.secret}  ` : '';
         return `  ${value}created ${isoOrDash(entry.createdAt)}, signs ${until}`;
       });
       const hint = args.reveal ? '' : '\n(add --reveal to print them)';
-      return `${endpointText(details)}\nsecrets that sign (${details.secrets.length}):\n${lines.join('\n')}${hint}`;
+      return `${endpointText(printed)}\nsecrets that sign (${details.secrets.length}):\n${lines.join('\n')}${hint}`;
     });
   },
 });

@@ -1,6 +1,6 @@
 import { disable, enable } from '../../shared/webhooks/update.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, webhookDeps } from './webhook-cli.ts';
+import { endpointText, shown, webhookDeps } from './webhook-cli.ts';
 
 /** `webhooks:disable <id>`: no new deliveries are written for the endpoint. */
 export const webhooksDisableCommand = defineCommand({
@@ -9,7 +9,8 @@ export const webhooksDisableCommand = defineCommand({
     .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
   run: async (context, args) => {
     const endpoint = await disable(webhookDeps(context), args.id as string, { reason: args.reason });
-    context.print(endpoint, () => endpointText(endpoint));
+    const printed = shown(endpoint);
+    context.print(printed, () => endpointText(printed));
   },
 });
 
@@ -18,6 +19,7 @@ export const webhooksEnableCommand = defineCommand({
   builder: (yargs) => yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }),
   run: async (context, args) => {
     const endpoint = await enable(webhookDeps(context), args.id as string);
-    context.print(endpoint, () => endpointText(endpoint));
+    const printed = shown(endpoint);
+    context.print(printed, () => endpointText(printed));
   },
 });

@@ -1,7 +1,7 @@
 import { unprocessable } from '../../shared/errors/app-error.ts';
 import { update, type EndpointPatch } from '../../shared/webhooks/update.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, parseEventList, parseHeaderList, webhookDeps } from './webhook-cli.ts';
+import { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } from './webhook-cli.ts';
 
 /** `webhooks:update <id>`: changes the url, events, owner, description or headers of an endpoint. */
 export const webhooksUpdateCommand = defineCommand({
@@ -34,6 +34,7 @@ export const webhooksUpdateCommand = defineCommand({
       });
     }
     const endpoint = await update(webhookDeps(context), args.id as string, patch);
-    context.print(endpoint, () => endpointText(endpoint));
+    const printed = shown(endpoint);
+    context.print(printed, () => endpointText(printed));
   },
 });

@@ -14,5 +14,5 @@ export async function endpointsInScope(deps: Pick<WebhookDeps, 'config' | 'sql'>
   if (wanted.length === 0) return new Map();
   const { sql, config } = deps;
   const rows = await sql<EndpointRow[]>`select * from ${endpointTable(sql, config)} where id = any(${wanted}::text[])`;
-  return new Map(rows.filter((row) => inScope(scope, row.owner)).map((row) => [row.id, toEndpoint(row)]));
+  return new Map(rows.filter((row) => inScope(scope, row.owner)).map((row) => [row.id, toEndpoint(row, config)]));
 }

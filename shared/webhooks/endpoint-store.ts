@@ -3,6 +3,7 @@
  * migrations/001_webhooks.sql): the record shape, the row mapping, reads by id, and the change
  * notification every process listens to (endpoint-cache.ts).
  */
+import { openHeaders } from './header-box.ts';
 import { isIdText } from './ids.ts';
 import type postgres from 'postgres';
 import { notFound } from '../errors/app-error.ts';
@@ -45,15 +46,15 @@ export interface EndpointRow {
 /** Anything that runs tagged-template queries: the pool or a transaction. */
 export type Queryable = Sql | postgres.TransactionSql<Record<string, never>>;
 
-/** The record of a row. */
-export function toEndpoint(row: EndpointRow): Endpoint {
+/** The record of a row, its header values opened (shared/webhooks/header-box.ts). */
+export function toEndpoint(row: EndpointRow, config: Pick<Config, 'secret'>): Endpoint {
   return {
     id: row.id,
     url: row.url,
     events: row.events,
     owner: row.owner,
     description: row.description,
-    headers: row.headers ?? {},
+    headers: openHeaders(config, row.headers, row.id),
     enabled: row.disabled_at === null,
     disabledAt: row.disabled_at,
     disabledReason: row.disabled_reason,

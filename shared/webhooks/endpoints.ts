@@ -81,7 +81,7 @@ export async function listEndpointPage(
        order by w.created_at, w.id limit ${query.perPage} offset ${(query.page - 1) * query.perPage}`,
     sql<{ total: number }[]>`select count(*)::int as total from ${endpointTable(sql, config)} w where ${where}`,
   ]);
-  return { records: rows.map(toEndpoint), total };
+  return { records: rows.map((row) => toEndpoint(row, deps.config)), total };
 }
 
 /** Endpoint `id` with the dates of the secrets that sign (never a secret). */

@@ -47,7 +47,7 @@ export async function list(deps: Pick<WebhookDeps, 'config' | 'sql'>, options: L
     select w.* from ${endpointTable(sql, config)} w
     where ${filters(sql, options)}
     order by w.created_at, w.id`;
-  return rows.map(toEndpoint);
+  return rows.map((row) => toEndpoint(row, deps.config));
 }
 
 /**
@@ -57,12 +57,12 @@ export async function list(deps: Pick<WebhookDeps, 'config' | 'sql'>, options: L
  */
 export async function show(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string, options: { reveal?: boolean } = {}): Promise<EndpointDetails> {
   const row = await endpointRow(deps.sql, deps.config, id);
-  if (options.reveal) return { ...toEndpoint(row), secrets: await revealSecrets(deps, id) };
+  if (options.reveal) return { ...toEndpoint(row, deps.config), secrets: await revealSecrets(deps, id) };
   const secrets = await deps.sql<{ created_at: Date; expires_at: Date | null }[]>`
     select created_at, expires_at from app_webhook_secrets
     where endpoint_id = ${id} and (expires_at is null or expires_at > now())
     order by id desc`;
-  return { ...toEndpoint(row), secrets: secrets.map((s) => ({ createdAt: s.created_at, expiresAt: s.expires_at })) };
+  return { ...toEndpoint(row, deps.config), secrets: secrets.map((s) => ({ createdAt: s.created_at, expiresAt: s.expires_at })) };
 }
 
 /** Endpoints (filtered as `list`) with their delivery counts by state and latest delivery time. */
@@ -85,7 +85,7 @@ export async function status(deps: Pick<WebhookDeps, 'config' | 'sql'>, options:
     where ${filters(sql, options)}
     order by w.created_at, w.id`;
   return rows.map((row) => ({
-    ...toEndpoint(row),
+    ...toEndpoint(row, deps.config),
     deliveries: { pending: row.pending, running: row.running, done: row.done, dead: row.dead, total: row.pending + row.running + row.done + row.dead },
     lastDeliveryAt: row.last_delivery_at,
   }));

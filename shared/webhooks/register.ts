@@ -2,6 +2,7 @@
  * `webhooks.register(options)` (spec: "Webhook programmatic interface", "Webhook endpoint"):
  * the only way to create an endpoint.
  */
+import { sealHeaders } from './header-box.ts';
 import { assertEventPatterns } from './patterns.ts';
 import { assertEndpointHeaders } from './endpoint-headers.ts';
 import { assertDescription, assertOwner, checkEndpointUrl } from './endpoint-fields.ts';
@@ -43,7 +44,7 @@ export async function register(deps: WebhookDeps, options: RegisterOptions): Pro
   const { row, secret } = await deps.sql.begin(async (tx) => {
     const [inserted] = await tx<EndpointRow[]>`
       insert into ${endpointTable(tx, deps.config)} (id, url, events, owner, description, headers)
-      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(headers)})
+      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(sealHeaders(deps.config, headers))})
       returning *`;
     const plain = await addSecret(tx, box, id);
     await notifyEndpointsChanged(tx, [owner]);
@@ -51,5 +52,5 @@ export async function register(deps: WebhookDeps, options: RegisterOptions): Pro
   });
   deps.cache?.invalidate(owner);
   deps.log.info({ endpoint: id, owner, events, host: new URL(url).host }, 'webhook endpoint registered');
-  return { ...toEndpoint(row), secret };
+  return { ...toEndpoint(row, deps.config), secret };
 }

@@ -11,10 +11,13 @@ import { unprocessable } from '../errors/app-error.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Config } from '../config/index.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
+import { headerBox } from './header-box.ts';
 
 export interface ResealResult {
   /** Rows sealed under the current key by this run (or that would be, with `dryRun`). */
   resealed: number;
+  /** Endpoints whose header values were sealed again (shared/webhooks/header-box.ts). */
+  headers: number;
   /** Rows already sealed under the current key. */
   current: number;
   /** Rows that neither key opens: their endpoints need `webhooks:rotate`. */
@@ -66,7 +69,7 @@ export async function resealSecrets(
   }
   const current = createSecretBox(deps.config.secret);
   const previous = options.fromSecret ? createSecretBox(options.fromSecret) : undefined;
-  const result: ResealResult = { resealed: 0, current: 0, unreadable: [], dryRun: options.dryRun === true };
+  const result: ResealResult = { resealed: 0, headers: 0, current: 0, unreadable: [], dryRun: options.dryRun === true };
   let afterId = '0';
   for (;;) {
     const done = await deps.sql.begin(async (tx) => {
@@ -84,6 +87,31 @@ export async function resealSecrets(
       if (changes.length > 0 && !options.dryRun) await updateSealed(tx as unknown as Sql, changes);
       return rows.length < BATCH;
     });
-    if (done) return result;
+    if (done) break;
+  }
+  await resealHeaders(deps, result, previous ? createSecretBox(options.fromSecret, { purpose: 'endpoint-headers' }) : undefined);
+  return result;
+}
+
+/** The same for endpoint header values (a box of their own); endpoints whose values neither key opens are reported. */
+async function resealHeaders(deps: { sql: Sql; config: Pick<Config, 'secret'> }, result: ResealResult, previous: SecretBox | undefined): Promise<void> {
+  const current = headerBox(deps.config);
+  const rows = await deps.sql<{ id: string; headers: Record<string, string> }[]>`
+    select id, headers from app_webhooks where headers <> '{}'::jsonb`;
+  for (const row of rows) {
+    const next: Record<string, string> = {};
+    let changed = false;
+    let unreadable = false;
+    for (const [name, value] of Object.entries(row.headers)) {
+      const legacy = !value.startsWith('enc:') && !value.startsWith('plain:');
+      const sealed = legacy ? current.seal(value) : resealed({ id: row.id, endpoint_id: row.id, sealed: value }, current, previous);
+      if (sealed === 'unreadable') unreadable = true;
+      else if (sealed !== null) changed = true;
+      next[name] = sealed === null || sealed === 'unreadable' ? value : sealed;
+    }
+    if (unreadable) result.unreadable.push({ id: `headers of ${row.id}`, endpointId: row.id });
+    if (!changed) continue;
+    result.headers += 1;
+    if (!result.dryRun) await deps.sql`update app_webhooks set headers = ${deps.sql.json(next)} where id = ${row.id}`;
   }
 }

@@ -3,6 +3,7 @@
  * shorthands `disable` and `enable`. Every change is announced to the endpoint caches of every
  * process, for the old owner and the new one.
  */
+import { sealHeaders } from './header-box.ts';
 import { unprocessable } from '../errors/app-error.ts';
 import { assertEventPatterns } from './patterns.ts';
 import { assertEndpointHeaders } from './endpoint-headers.ts';
@@ -81,7 +82,7 @@ export async function update(deps: WebhookDeps, id: string, patch: EndpointPatch
         events = ${events ?? current.events},
         owner = ${owner === undefined ? current.owner : owner},
         description = ${description === undefined ? current.description : description},
-        headers = ${tx.json(headers ?? current.headers ?? {})},
+        headers = ${tx.json(headers === undefined ? (current.headers ?? {}) : sealHeaders(deps.config, headers ?? {}))},
         disabled_at = case when ${enabling} then null when ${disabling} then coalesce(disabled_at, now()) else disabled_at end,
         disabled_reason = case
           when ${enabling} then null
@@ -96,7 +97,7 @@ export async function update(deps: WebhookDeps, id: string, patch: EndpointPatch
   deps.cache?.invalidate(before.owner);
   deps.cache?.invalidate(after.owner);
   deps.log.info({ endpoint: id, fields: Object.keys(given) }, 'webhook endpoint updated');
-  return toEndpoint(after);
+  return toEndpoint(after, deps.config);
 }
 
 /** Disables endpoint `id` (no new deliveries are written for it); `reason` is kept with it. */

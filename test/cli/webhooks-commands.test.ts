@@ -77,7 +77,9 @@ describe('webhooks:add', () => {
     assert.deepEqual(endpoint.events, ['order.*', 'invoice.paid']);
     assert.equal(endpoint.owner, 'acme');
     assert.equal(endpoint.description, 'orders');
-    assert.deepEqual(endpoint.headers, { 'X-Api-Key': 'k1', 'X-Tenant': 'acme' });
+    assert.deepEqual(endpoint.headers, { 'X-Api-Key': null, 'X-Tenant': null }, 'header values hidden unless --reveal');
+    const revealed = await json<{ headers: Record<string, string> }>(['webhooks:show', endpoint.id, '--reveal']);
+    assert.deepEqual(revealed.headers, { 'X-Api-Key': 'k1', 'X-Tenant': 'acme' });
   });
 
   it('refuses bad input with exit 1 and a one-line reason', async () => {

@@ -17,6 +17,7 @@ import { signedHeaders } from '../../shared/webhooks/signing.ts';
 import { retryDelayMs } from './backoff.ts';
 import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
 import { idTime } from '../../shared/webhooks/ids.ts';
+import { openHeaders } from '../../shared/webhooks/header-box.ts';
 import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registry.ts';
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
@@ -183,8 +184,10 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} is disabled (${claimed.disabledReason ?? 'no reason given'})`);
   }
   let secrets: string[];
+  let endpointHeaders: Record<string, string>;
   try {
     secrets = claimed.sealed.map((sealed) => queries.box.open(sealed, claimed.endpointId));
+    endpointHeaders = openHeaders(config, claimed.headers, claimed.endpointId);
   } catch (error) {
     if (isAppError(error) && error.code === SECRET_UNREADABLE) return unsent(deps, claimed, `${SECRET_UNREADABLE}: ${error.message}`);
     throw error;
@@ -198,7 +201,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const startedAt = new Date();
   const result = await postDelivery(deps.dispatcher, {
     url: claimed.url,
-    headers: deliveryHeaders({ id, body, secrets, endpointHeaders: claimed.headers, now: startedAt.getTime() }),
+    headers: deliveryHeaders({ id, body, secrets, endpointHeaders, now: startedAt.getTime() }),
     body,
     timeoutMs: config.webhooks.timeout,
     allowHttp: config.webhooks.allowHttp,

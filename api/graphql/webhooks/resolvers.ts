@@ -4,6 +4,8 @@
  * deliveries.ts) and the CLI, so the SQL and the tenant rules live in one place. The endpoint
  * of every delivery in a page is read with one statement per request level (batch loading).
  */
+import { maskHeaders } from '../../../shared/webhooks/header-box.ts';
+import { revealHeadersFor } from '../../webhooks-api/present.ts';
 import type { GraphQLFieldResolver } from 'graphql';
 import type { Config } from '../../../shared/config/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
@@ -145,6 +147,11 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
     Mutation: mutation,
     WebhookDelivery: delivery,
     WebhookEvent: { deliveryCounts: ((record) => record.deliveries) as Resolve },
+    // header values are receiver credentials: names for everyone, values on request for writers
+    WebhookEndpoint: {
+      headers: ((endpoint: Endpoint, args: { reveal?: boolean | null }, context: GraphqlContext) =>
+        revealHeadersFor(context.principal, args.reveal === true) ? endpoint.headers : maskHeaders(endpoint.headers)) as Resolve,
+    },
     WebhookDeliveryStatus: { PENDING: 'pending', RUNNING: 'running', DONE: 'done', DEAD: 'dead' },
   };
 }

@@ -15,8 +15,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     "The tenant; null: reached only by emits without owner."
     owner: String
     description: String
-    "Receiver-specific headers sent with each delivery (name -> value)."
-    headers: JSON!
+    "Receiver-specific headers sent with each delivery: their names, values null unless reveal (members and admins)."
+    headers(reveal: Boolean = false): JSON!
     enabled: Boolean!
     disabledAt: DateTime
     disabledReason: String

@@ -22,14 +22,17 @@ const sealedRows = (db: TestDatabase) => db.sql<{ sealed: string }[]>`select sea
 describe('secrets:seal', () => {
   it('encrypts secrets stored before APP_SECRET was set; the signing secrets stay the same', async () => {
     const { db, depsWith } = await setup();
-    const plain = await register(depsWith(null), { url: 'https://127.0.0.1/a', events: ['*'] });
+    const plain = await register(depsWith(null), { url: 'https://127.0.0.1/a', events: ['*'], headers: { Authorization: 'Bearer k1' } });
     assert.equal(await countUnencryptedSecrets(db.sql), 1);
     const result = await resealSecrets(depsWith(NEW));
-    assert.deepEqual(result, { resealed: 1, current: 0, unreadable: [], dryRun: false });
+    assert.deepEqual(result, { resealed: 1, headers: 1, current: 0, unreadable: [], dryRun: false });
+    const [row] = await db.sql<{ headers: string }[]>`select headers::text from app_webhooks where id = ${plain.id}`;
+    assert.match(row.headers, /"Authorization": "enc:v1:/, 'header values sealed too');
+    assert.doesNotMatch(row.headers, /Bearer k1/);
     assert.equal(await countUnencryptedSecrets(db.sql), 0);
     assert.ok((await sealedRows(db)).every((row) => row.sealed.startsWith('enc:v1:')));
     assert.deepEqual(await signingSecrets(depsWith(NEW), plain.id), [plain.secret]);
-    assert.deepEqual(await resealSecrets(depsWith(NEW)), { resealed: 0, current: 1, unreadable: [], dryRun: false }, 'a second run changes nothing');
+    assert.deepEqual(await resealSecrets(depsWith(NEW)), { resealed: 0, headers: 0, current: 1, unreadable: [], dryRun: false }, 'a second run changes nothing');
   });
 
   it('re-seals secrets sealed under the previous application secret, given it; without it they are reported, not touched', async () => {
