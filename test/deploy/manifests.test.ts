@@ -7,14 +7,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import { createWebServer, type WebServer } from '../../api/server.ts';
 import { readProcfile } from '../../deploy/local/procfile.ts';
 import { resolveConfig, type Config } from '../../shared/config/index.ts';
-import { createTestDatabase } from '../helpers/database.ts';
 import { ROOT } from '../helpers/processes.ts';
+import { serveWeb } from '../helpers/web.ts';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const procfile = new Map(readProcfile(join(ROOT, 'Procfile')).map((type) => [type.name, type.command.split(/\s+/)]));
@@ -231,17 +230,8 @@ describe('deploy/kubernetes', () => {
 });
 
 describe('probe paths named by the deploy files', () => {
-  let web: WebServer;
-  let base: string;
-
-  before(async () => {
-    const db = await createTestDatabase();
-    web = createWebServer({ config: db.config, log: db.log });
-    base = `http://127.0.0.1:${(await web.start(0)).port}`;
-  });
-  after(() => web.shutdown('test'));
-
   it('each answers 200 on a running web process', async () => {
+    const { base } = await serveWeb();
     assert.ok(probePaths.size >= 2, `collected ${[...probePaths].join(', ')}`);
     for (const path of probePaths) {
       const response = await fetch(`${base}${path}`);

@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { createWebServer, type WebServer } from '../../../api/server.ts';
+import { describe, it } from 'node:test';
 import { createLogger } from '../../../shared/log/logger.ts';
-import { createTestDatabase } from '../../helpers/database.ts';
+import { testConfig } from '../../helpers/database.ts';
 import { linesInto } from '../../helpers/logs.ts';
+import { serveWeb } from '../../helpers/web.ts';
 
 describe('audit finding trust-proxy.forwarded-ignored', () => {
-  const servers: WebServer[] = [];
-  after(() => Promise.all(servers.map((web) => web.shutdown('test'))));
-
   async function serve(trustProxy: boolean) {
-    const db = await createTestDatabase();
     const lines: Record<string, unknown>[] = [];
-    const config = db.configWith({ trustProxy, logLevel: 'info' });
-    const web = createWebServer({ config, log: createLogger(config, { name: 'test', destination: linesInto(lines) }) });
-    servers.push(web);
-    const base = `http://127.0.0.1:${(await web.start(0)).port}`;
+    const log = createLogger(testConfig(null, { logLevel: 'info' }), { name: 'test', destination: linesInto(lines) });
+    const { base } = await serveWeb({ trustProxy, logLevel: 'info' }, { log });
     const notices = () => lines.filter((line) => line.finding === 'trust-proxy.forwarded-ignored');
     return { base, notices };
   }
