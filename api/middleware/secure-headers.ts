@@ -6,8 +6,9 @@ import { permissionsPolicy } from '../security/permissions-policy.ts';
 
 /**
  * Secure headers (spec: "Secure headers and logs"): koa-helmet with the service's options and
- * `config.helmet.options` merged over them, plus `Permissions-Policy`. `config.helmet: false`
- * sends none of them; `sendPermissionsPolicy: false` drops only `Permissions-Policy`. Requests
+ * `config.helmet`'s helmet options (given under `helmet` or `helmet.options`) merged over them,
+ * plus `Permissions-Policy`. `config.helmet: false` sends none of them;
+ * `helmet.permissionsPolicy: false` (or `sendPermissionsPolicy: false`) drops only `Permissions-Policy`. Requests
  * that arrived over https get the policy with `upgrade-insecure-requests`, others without.
  */
 export function secureHeaders(options: { env: Config['env']; helmet: Config['helmet'] }): Middleware | undefined {
@@ -15,7 +16,7 @@ export function secureHeaders(options: { env: Config['env']; helmet: Config['hel
   if (settings === false) return undefined;
   const overHttp = koaHelmet(helmetOptions({ env: options.env, configured: settings.options, secure: false }));
   const overHttps = koaHelmet(helmetOptions({ env: options.env, configured: settings.options, secure: true }));
-  const policy = settings.sendPermissionsPolicy ? permissionsPolicy(settings.permissionsPolicy) : undefined;
+  const policy = settings.sendPermissionsPolicy && settings.permissionsPolicy !== false ? permissionsPolicy(settings.permissionsPolicy) : undefined;
   return async function secureHeaders(ctx, next) {
     if (policy) ctx.set('Permissions-Policy', policy);
     await (ctx.secure ? overHttps : overHttp)(ctx, next);

@@ -40,6 +40,7 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
   if (raw === null || (fromText && raw === '')) {
     return leaf.nullable ? { value: null } : { problem: 'may not be empty' };
   }
+  if (leaf.allowFalse && (raw === false || (fromText && typeof raw === 'string' && raw.trim().toLowerCase() === 'false'))) return { value: false };
   let value: unknown = raw;
   switch (leaf.type) {
     case 'string':
@@ -124,6 +125,14 @@ function apply(node: Group, target: Tree, raw: Tree, path: string, layer: string
     const child = node.children[key];
     const keyPath = path ? `${path}.${key}` : key;
     if (child === undefined) {
+      const rest = node.rest === undefined ? undefined : node.children[node.rest];
+      if (rest?.kind === 'leaf' && rest.type === 'object' && !fromText) {
+        // an undeclared key of an open group (helmet's own options): collected into its `rest` child
+        const collected = isPlainObject(target[node.rest as string]) ? { ...(target[node.rest as string] as Tree) } : {};
+        collected[key] = value;
+        target[node.rest as string] = collected;
+        continue;
+      }
       problems.push(`${keyPath} (${layer}): unknown key`);
       continue;
     }

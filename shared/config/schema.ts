@@ -27,6 +27,8 @@ export interface Leaf {
   envAliases?: readonly string[];
   /** Lower bound for numbers. */
   min?: number;
+  /** An `object` leaf that also accepts `false` (a feature turned off). */
+  allowFalse?: boolean;
 }
 
 export interface Group {
@@ -39,6 +41,11 @@ export interface Group {
   enabled?: boolean | ((env: Environment) => boolean);
   /** A string given where the group is expected sets this child (e.g. `"graphql": "/gql"`). */
   shorthand?: string;
+  /**
+   * Keys the group does not declare are collected into this `object` child instead of being
+   * refused (e.g. helmet's own options given straight under `helmet`).
+   */
+  rest?: string;
 }
 
 export type Node = Leaf | Group;
@@ -103,17 +110,17 @@ export const SCHEMA = group({
     url: leaf('string', null, 'Redis URL when `backend` is `redis`; with `postgres`, another (migrated) database than `databaseUrl`.', { nullable: true, secret: true }),
     onError: leaf('enum', 'closed', '`closed`: refuse with 503 when the shared store fails; `open`: serve uncounted.', { values: ['closed', 'open'] }),
     timeout: leaf('duration', '2s', 'Longest wait for the shared store; a slower answer counts as a failure (see `onError`).'),
-  }),
+  }, { shorthand: 'backend', doc: 'A backend name alone (`"shared": "postgres"`, `APP_SHARED=redis`) sets `backend`.' }),
   shutdown: group({
     signals: leaf('boolean', true, 'Listen to SIGINT/SIGTERM; false: the application calls `server.shutdown()`.'),
     delay: leaf('duration', 0, 'Time the port keeps serving after readiness turns 503.'),
     drain: leaf('duration', '10s', 'Time in-flight requests get to finish before they are destroyed.'),
   }),
   helmet: group({
-    options: leaf('object', {}, 'koa-helmet options merged over the service\'s own.'),
-    permissionsPolicy: leaf('object', {}, 'Browser features to allow, e.g. `{"geolocation": ["self"]}`; everything powerful is denied otherwise.'),
-    sendPermissionsPolicy: leaf('boolean', true, 'Send the `Permissions-Policy` header.'),
-  }, { disableable: true, enabled: true, doc: '`false` sends no secure headers.' }),
+    options: leaf('object', {}, 'koa-helmet options merged over the service\'s own; helmet\'s option names given straight under `helmet` (e.g. `{"helmet": {"contentSecurityPolicy": …}}`) land here too.'),
+    permissionsPolicy: leaf('object', {}, 'Browser features to allow, e.g. `{"geolocation": ["self"]}`; everything powerful is denied otherwise; `false` sends no `Permissions-Policy` header.', { allowFalse: true }),
+    sendPermissionsPolicy: leaf('boolean', true, 'Send the `Permissions-Policy` header (`permissionsPolicy: false` does the same).'),
+  }, { disableable: true, enabled: true, rest: 'options', doc: '`false` sends no secure headers; any other key is a helmet option.' }),
   cors: group({
     origins: leaf('string[]', [], 'Origins allowed to call the API from a browser (`*` for any).'),
     credentials: leaf('boolean', false, 'Allow credentials on cross-origin requests.'),

@@ -30,7 +30,9 @@ type NodeConfig<N> = N extends { kind: 'group'; children: infer C }
     : GroupConfig<C>
   : N extends { nullable: true }
     ? LeafConfig<N> | null
-    : LeafConfig<N>;
+    : N extends { allowFalse: true }
+      ? LeafConfig<N> | false
+      : LeafConfig<N>;
 
 type GroupConfig<C> = { readonly [K in keyof C]: NodeConfig<C[K]> };
 

@@ -1,10 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { createRedactor } from './redact.ts';
 
-export type { Logger };
+/**
+ * The service's logger: pino, plus `redact(value)` (the spec's `pen.redact(object)`), which masks
+ * a value exactly as the log lines are masked: with the configured `filterParameters`.
+ */
+export type Logger = PinoLogger & { redact(value: unknown): unknown };
 
 /** What a log line written inside a request (or job) carries: its request id. */
 export interface LogContext {
@@ -65,8 +69,10 @@ export function createLogger(config: Pick<Config, 'env' | 'logLevel' | 'filterPa
   );
   // pino does not pass child bindings through formatters.bindings; children inherit this
   const child = logger.child;
-  logger.child = function maskedChild(this: Logger, bindings, options) {
-    return child.call(this, redact(bindings) as typeof bindings, options);
-  } as typeof logger.child;
-  return logger;
+  // children keep the masking of their bindings and the `redact` method
+  logger.child = function maskedChild(this: PinoLogger, bindings: Record<string, unknown>, options?: object) {
+    const made = (child as unknown as (this: PinoLogger, bindings: Record<string, unknown>, options?: object) => PinoLogger).call(this, redact(bindings) as Record<string, unknown>, options);
+    return Object.assign(made, { redact });
+  } as unknown as typeof logger.child;
+  return Object.assign(logger, { redact });
 }

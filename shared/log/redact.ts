@@ -52,5 +52,8 @@ function errorFields(error: Error): Record<string, unknown> {
 
 const defaultRedactor = createRedactor(['password', 'token', 'secret', 'authorization']);
 
-/** `redact(object)` with the default names; processes use `createRedactor(config.filterParameters)`. */
+/**
+ * `redact(object)` with the default names, for code that has no logger. A process masks with its
+ * logger's `redact` (the spec's `pen.redact`), which uses the configured `filterParameters`.
+ */
 export const redact: Redactor = defaultRedactor;
