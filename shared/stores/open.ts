@@ -3,7 +3,7 @@ import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { memoryStore } from './memory.ts';
 import { postgresStore } from './postgres.ts';
-import { redisStore } from './redis.ts';
+import { lazyRedisStore } from './lazy-redis.ts';
 import { throttledFailureLog } from './throttle.ts';
 import type { SharedStore } from './types.ts';
 
@@ -29,7 +29,7 @@ export function openSharedStore(options: OpenOptions): SharedStore {
       return postgresStore({ config, log, now, sql: options.sql, logFailure });
     case 'redis':
       if (!config.shared.url) throw new Error('shared.backend is "redis" but shared.url is not set (APP_SHARED__URL=redis://…)');
-      return redisStore({ url: config.shared.url, timeoutMs: config.shared.timeout, log, now, logFailure });
+      return lazyRedisStore({ url: config.shared.url, timeoutMs: config.shared.timeout, log, now, logFailure });
     default:
       return memoryStore({ now, logFailure });
   }

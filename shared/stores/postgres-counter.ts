@@ -1,60 +1,40 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Sql } from '../db/connect.ts';
+import type { ConsumingLimiter } from './counter.ts';
 
 interface CounterRow {
   points: number;
-  /** Milliseconds left in the window; -1: never expires. */
+  /** Milliseconds left in the window. */
   ms_left: number;
 }
 
 /**
- * rate-limiter-flexible's Postgres limiter with its four storage methods written for the
- * `postgres` driver (tagged templates) on the migrated table `app_rate_limits`
- * (migrations/004_shared_store.sql), instead of the `pg` client and a table it creates itself.
- * Windows follow the database clock (`now()`), so processes on several machines agree on them.
- * Everything else (consume, refusals, blocking options) is the library's.
+ * A fixed-window counter on the migrated table `app_rate_limits` (migrations/004_shared_store.sql)
+ * with the `postgres` driver: one statement per hit adds the point and starts a new window when
+ * the old one has ended, and answers the count and the time left. Windows follow the database
+ * clock (`now()`), so processes on several machines agree on them. It answers as a
+ * rate-limiter-flexible limiter does (`consume` resolving, or rejecting over the limit, with the
+ * library's public `RateLimiterRes`), so `counterFrom` serves it like the Redis and in-process
+ * limiters; it does not subclass the library (its storage hooks are internal and change between
+ * versions).
  */
-export class PostgresCounterLimiter extends RateLimiterPostgres {
-  private readonly sql: Sql;
-
-  constructor(sql: Sql, options: { keyPrefix: string; points: number; duration: number }) {
-    // storeType 'pool' + tableCreated: the base class neither inspects the client nor creates a table
-    super({ ...options, storeClient: sql, storeType: 'pool', tableName: 'app_rate_limits', tableCreated: true, clearExpiredByTimeout: false });
-    this.sql = sql;
-  }
-
-  /** Adds `points` to the key's window, starting a new window when the old one has ended (or when `forceExpire`). */
-  async _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<CounterRow> {
-    const ms = msDuration > 0 ? msDuration : null;
-    const [row] = await this.sql<CounterRow[]>`
-      insert into app_rate_limits as r (key, points, expires_at)
-      values (${key}, ${points}, coalesce(now() + ${ms}::float8 * interval '1 millisecond', 'infinity'))
-      on conflict (key) do update set
-        points = case when r.expires_at <= now() or ${forceExpire}::boolean then excluded.points else r.points + excluded.points end,
-        expires_at = case when r.expires_at <= now() or ${forceExpire}::boolean then excluded.expires_at else r.expires_at end
-      returning points,
-        case when expires_at = 'infinity' then -1
-             else greatest(0, extract(epoch from (expires_at - now())) * 1000) end::float8 as ms_left`;
-    return row;
-  }
-
-  async _get(key: string): Promise<CounterRow | null> {
-    const [row] = await this.sql<CounterRow[]>`
-      select points,
-        case when expires_at = 'infinity' then -1
-             else greatest(0, extract(epoch from (expires_at - now())) * 1000) end::float8 as ms_left
-      from app_rate_limits where key = ${key} and expires_at > now()`;
-    return row ?? null;
-  }
-
-  async _delete(key: string): Promise<boolean> {
-    const result = await this.sql`delete from app_rate_limits where key = ${key}`;
-    return result.count > 0;
-  }
-
-  _getRateLimiterRes(_key: string, changedPoints: number, row: CounterRow): RateLimiterRes {
-    return new RateLimiterRes(Math.max(this.points - row.points, 0), Math.ceil(row.ms_left), row.points, row.points === changedPoints);
-  }
+export function postgresLimiter(sql: Sql, options: { keyPrefix: string; points: number; duration: number }): ConsumingLimiter {
+  const windowMs = options.duration * 1000;
+  return {
+    async consume(key: string | number, points = 1) {
+      const stored = options.keyPrefix ? `${options.keyPrefix}:${key}` : String(key);
+      const [row] = await sql<CounterRow[]>`
+        insert into app_rate_limits as r (key, points, expires_at)
+        values (${stored}, ${points}, now() + ${windowMs}::float8 * interval '1 millisecond')
+        on conflict (key) do update set
+          points = case when r.expires_at <= now() then excluded.points else r.points + excluded.points end,
+          expires_at = case when r.expires_at <= now() then excluded.expires_at else r.expires_at end
+        returning points, greatest(0, extract(epoch from (expires_at - now())) * 1000)::float8 as ms_left`;
+      const res = new RateLimiterRes(Math.max(options.points - row.points, 0), Math.ceil(row.ms_left), row.points, row.points === points);
+      if (row.points > options.points) throw res;
+      return res;
+    },
+  } as ConsumingLimiter;
 }
 
 /** Removes ended windows; returns how many. */

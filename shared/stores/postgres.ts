@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.ts';
 import { connect, type Sql } from '../db/connect.ts';
 import { counterFrom, windowSeconds } from './counter.ts';
-import { PostgresCounterLimiter, purgeCounters } from './postgres-counter.ts';
+import { postgresLimiter, purgeCounters } from './postgres-counter.ts';
 import { withTimeout } from './timeout.ts';
 import type { FailureLog, Json, KeyValueStore, SharedStore, StoreDeps } from './types.ts';
 
@@ -75,7 +75,7 @@ export function postgresStore(options: PostgresStoreOptions): SharedStore & { pu
     entries,
     logFailure,
     counter: (counter) =>
-      counterFrom(new PostgresCounterLimiter(sql, { keyPrefix: counter.name, points: counter.points, duration: windowSeconds(counter.windowMs) }), {
+      counterFrom(postgresLimiter(sql, { keyPrefix: counter.name, points: counter.points, duration: windowSeconds(counter.windowMs) }), {
         ...counter,
         timeoutMs,
       }),
