@@ -24,7 +24,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../shared/config/index.ts';
 import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
-import { DELIVERY_TASK } from '../shared/webhooks/enqueue.ts';
+import { DELIVERY_TASK } from '../shared/webhooks/delivery-job.ts';
 
 /** Transaction advisory lock held by a sweep ('app' + 1). */
 const SWEEP_LOCK = 0x61707001;
@@ -100,6 +100,9 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
           run_at => now() + ${retryMs}::int * interval '1 millisecond', attempts => 0)`;
     }
     if (remnants.length > 0) await tx`select from graphile_worker.complete_jobs(${remnants}::bigint[])`;
+    // Wakes idle workers at once instead of at their next poll. This is graphile-worker's own
+    // internal channel and message (what its add_job trigger sends), checked against
+    // graphile-worker 0.18.0: an upgrade that changes it only costs up to worker.pollInterval.
     if (now.length + later.length > 0) await tx`select pg_notify('jobs:insert', '{"r":0,"count":1}')`;
     return { stalePools, rearmed: now.length + later.length, removed: remnants.length, swept: true };
   });

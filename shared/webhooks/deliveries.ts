@@ -12,7 +12,8 @@ import {
   DELIVERY_STATUSES, deliveryNotFound, retryDelivery, showDelivery, summary,
   type DeliveryDetails, type DeliveryRow, type DeliverySummary,
 } from './delivery-queue.ts';
-import { deliveryJobSpec, type DeliveryStatus } from './enqueue.ts';
+import { deliveryJobSpec } from './delivery-job.ts';
+import type { DeliveryStatus } from './enqueue.ts';
 import { endpointTable } from './endpoint-store.ts';
 import { assertOwner } from './endpoint-fields.ts';
 import { endpointInScope, listInvalid } from './endpoints.ts';

@@ -11,7 +11,8 @@ import type { Sql } from '../db/connect.ts';
 import { conflict, notFound } from '../errors/app-error.ts';
 import type { Logger } from '../log/logger.ts';
 import { endpointTable } from './endpoint-store.ts';
-import { DELIVERY_TASK, type DeliveryStatus } from './enqueue.ts';
+import { deliveryJobSpec } from './delivery-job.ts';
+import type { DeliveryStatus } from './enqueue.ts';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'running', 'done', 'dead'];
 
@@ -176,10 +177,13 @@ export async function retryDelivery(deps: { sql: Sql; config: Pick<Config, 'webh
        where id = ${id} and status = 'dead'
       returning *
     ), j as (
-      select graphile_worker.add_job(${DELIVERY_TASK}::text,
-               json_build_object('deliveryId', d.id, 'endpointId', d.endpoint_id, 'event', d.event_type, 'priorAttempts', d.attempts),
-               max_attempts => 1, job_key => d.id)
+      select count(*) as added from graphile_worker.add_jobs(array(
+        select ${deliveryJobSpec(sql, {
+          id: sql`d.id`,
+          payload: sql`json_build_object('deliveryId', d.id, 'endpointId', d.endpoint_id, 'event', d.event_type, 'priorAttempts', d.attempts)`,
+        })}
         from d
+      ))
     )
     select ${sql.unsafe(COLUMNS.split(', ').map((column) => `d.${column}`).join(', '))} from d, j`;
   if (rows.length === 0) {

@@ -11,25 +11,12 @@
  * logical queue `webhooks.queue` is recorded in `app_webhook_deliveries.queue`.
  */
 import { AppError, unavailable, unprocessable } from '../errors/app-error.ts';
-import type postgres from 'postgres';
 import type { Sql } from '../db/connect.ts';
 import { envelopeBody, type PayloadText } from './envelope.ts';
-import { endpointTable, type Queryable } from './endpoint-store.ts';
+import { endpointTable } from './endpoint-store.ts';
 import { newDeliveryIds, newEventId } from './ids.ts';
 import type { WebhookDeps } from './deps.ts';
-
-/** graphile-worker task identifier of a delivery. */
-export const DELIVERY_TASK = 'app/webhook';
-
-/**
- * One `app/webhook` job as a `graphile_worker.job_spec` (identifier, payload, queue_name,
- * run_at, max_attempts, job_key, priority, flags), for `graphile_worker.add_jobs(array(...))`:
- * no graphile queue (a named queue runs one job at a time), one attempt (the task schedules the
- * next itself), keyed by the delivery id so one delivery never has two live jobs. `id`,
- * `payload` and `runAt` are SQL fragments of the same `sql`/transaction.
- */
-export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]> }) =>
-  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, null, null)::graphile_worker.job_spec`;
+import { deliveryJobSpec } from './delivery-job.ts';
 
 /** One delivery written by emit or send (what they answer). */
 export interface Delivery {
@@ -47,16 +34,6 @@ export interface Delivery {
   createdAt: Date;
 }
 
-/** The job payload of one delivery (what the `app/webhook` task receives). */
-export interface DeliveryJobPayload {
-  deliveryId: string;
-  endpointId: string;
-  event: string;
-  /** The exact signed envelope text; absent in jobs the worker writes (retries): read from the delivery row. */
-  body?: string;
-  /** Attempts made before this series began (default 0; `jobs:retry` starts a new series). */
-  priorAttempts?: number;
-}
 
 /** Delivery states as operators see them (spec: "Queue states visible to operators"). */
 export type DeliveryStatus = 'pending' | 'running' | 'done' | 'dead';

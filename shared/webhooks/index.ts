@@ -25,10 +25,10 @@ export { register, update, disable, enable, remove, list, show, status, rotate, 
 export { ensureWebhookTables } from './install.ts';
 export { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted, UNENCRYPTED_SECRETS_WARNING } from './boot.ts';
 export { signingSecrets, revealSecrets } from './secrets.ts';
-export { DELIVERY_TASK } from './enqueue.ts';
+export { DELIVERY_TASK } from './delivery-job.ts';
 export { ENDPOINTS_CHANGED_CHANNEL } from './endpoint-store.ts';
 export type { RegisterOptions, RegisteredEndpoint, EndpointPatch, EndpointDetails, EndpointStatus, ListOptions, EmitOptions, Delivery, Endpoint, EndpointCache, WebhookDeps };
-export type { DeliveryJobPayload } from './enqueue.ts';
+export type { DeliveryJobPayload } from './delivery-job.ts';
 
 /** The bound interface of one process. */
 export interface Webhooks {

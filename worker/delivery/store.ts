@@ -17,7 +17,8 @@ import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import { endpointTable, notifyEndpointsChanged, type Queryable } from '../../shared/webhooks/endpoint-store.ts';
 
-import { deliveryJobSpec, type DeliveryJobPayload, type DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
+import { deliveryJobSpec, type DeliveryJobPayload } from '../../shared/webhooks/delivery-job.ts';
+import type { DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
 
 export type { DeliveryJobPayload, DeliveryStatus };
 
