@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createTestDatabase } from '../helpers/database.ts';
 import { ROOT } from '../helpers/processes.ts';
+import { freePort } from '../helpers/ports.ts';
 import { endpoint, eventually, harness, runOnce, send } from '../worker/helpers.ts';
 
 const guide = readFileSync(`${ROOT}docs/receiving.md`, 'utf8');
@@ -24,13 +24,6 @@ function snippet(name: string): string {
   return match[1];
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const children: ChildProcess[] = [];
 after(() => {

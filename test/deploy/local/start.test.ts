@@ -5,21 +5,14 @@
  * so no embedded server is started and `.data/` is left alone).
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { spawnNode } from '../../helpers/processes.ts';
+import { freePort } from '../../helpers/ports.ts';
 import { startReceiver } from '../../worker/delivery/receiver.ts';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('npm start', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
