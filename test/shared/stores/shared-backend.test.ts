@@ -86,6 +86,10 @@ async function send(web: Web, method: string, path: string, options: { key?: str
     signal: options.signal,
     headers: { 'Content-Type': 'application/json', ...(options.key === undefined ? {} : { 'Idempotency-Key': options.key }) },
     body: method === 'GET' ? undefined : JSON.stringify(options.body ?? {}),
+  }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+    if (options.signal?.aborted) throw error;
+    // say what failed: a fetch error alone ("fetch failed") hides the socket's reason
+    throw new Error(`${method} ${path} on ${web.base}: ${error.message} (${error.cause?.code ?? ''} ${error.cause?.message ?? ''})`, { cause: error });
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
@@ -156,12 +160,17 @@ for (const backend of BACKENDS) {
     it('50 parallel identical requests over both processes: one execution, the rest 409 or the replay', async () => {
       // The one execution holds (?hold=) until the 49 others are answered: none can come after it.
       let settled = 0;
+      let failure: unknown;
       const answers = Array.from({ length: 50 }, (_, i) => {
         const answer = send(i % 2 ? a : b, 'POST', '/orders?hold=parallel', { key: key('parallel'), body: { item: 'p' } });
-        void answer.finally(() => { settled += 1; });
+        void answer.then(() => { settled += 1; }, (error: unknown) => { failure ??= error; }); // a failure is not an answer: it fails the test
         return answer;
       });
-      await until('49 of the 50 are answered', async () => settled >= 49);
+      // 49 answered (409: the claim exists) and the one holder's run recorded (it may come later)
+      await until('49 of the 50 are answered and the 50th is running', async () => {
+        if (failure !== undefined) throw failure;
+        return settled >= 49 && (await runsOf(key('parallel'))) > 0;
+      });
       const [{ pid }] = await db.sql<{ pid: number }[]>`select pid from guarded_runs where key = ${key('parallel')}`;
       const holder = a.process.child.pid === pid ? a : b;
       assert.equal((await send(holder, 'POST', '/release/parallel')).status, 204);
@@ -205,19 +214,21 @@ for (const backend of BACKENDS) {
 
     it('a request aborted on A stores nothing: the retry on B runs again', async () => {
       const controller = new AbortController();
-      const aborted = send(a, 'POST', '/orders?hold=aborted', { key: key('aborted'), body: { item: 4 }, signal: controller.signal }).catch((error: Error) => error);
+      const path = '/orders?hold=aborted';
+      const aborted = send(a, 'POST', path, { key: key('aborted'), body: { item: 4 }, signal: controller.signal }).catch((error: Error) => error);
       await started(key('aborted'));
       controller.abort();
       assert.ok((await aborted) instanceof Error);
-      assert.equal((await send(a, 'POST', '/release/aborted')).status, 204);
-      // A drops its in-flight record once the aborted action ends; until then B is told 409
-      let retry = await send(b, 'POST', '/orders', { key: key('aborted'), body: { item: 4 } });
-      await until('A has dropped the aborted request\'s record', async () => {
+      // the aborted action ends on A; the same request retried on B runs through
+      for (const web of [a, b]) assert.equal((await send(web, 'POST', '/release/aborted')).status, 204);
+      // A drops its claim once the aborted action has ended; until then B is told 409 (same request, in flight)
+      let retry = await send(b, 'POST', path, { key: key('aborted'), body: { item: 4 } });
+      await until('A has dropped the aborted request\'s claim', async () => {
         if (retry.status !== 409) return true;
-        retry = await send(b, 'POST', '/orders', { key: key('aborted'), body: { item: 4 } });
+        retry = await send(b, 'POST', path, { key: key('aborted'), body: { item: 4 } });
         return retry.status !== 409;
       });
-      assert.equal(retry.status, 201);
+      assert.equal(retry.status, 201, retry.text);
       assert.equal(retry.headers.get('idempotency-replayed'), null);
       assert.equal(await runsOf(key('aborted')), 2);
     });
