@@ -21,6 +21,18 @@ const KNOWN_STOP_NOISE = [
   /^Error occurred whilst attempting to release runner options: Errors occurred whilst deactivating queue/,
 ];
 
+/** An error without the `client` that `pg` hangs on it (its message, code, stack and socket facts kept). */
+function withoutClient(error: unknown): unknown {
+  if (!(error instanceof Error) || !('client' in error)) return error;
+  const copy = new Error(error.message);
+  copy.name = error.name;
+  copy.stack = error.stack;
+  for (const key of ['code', 'errno', 'syscall', 'address', 'port', 'severity', 'routine'] as const) {
+    if (key in error) (copy as unknown as Record<string, unknown>)[key] = (error as unknown as Record<string, unknown>)[key];
+  }
+  return copy;
+}
+
 export function workerGraphileLogger(log: Logger, options: { stopping?: () => boolean } = {}): GraphileLogger {
   const child = log.child({ component: 'graphile-worker' });
   return new GraphileLogger(() => (level, message, meta) => {
@@ -29,9 +41,10 @@ export function workerGraphileLogger(log: Logger, options: { stopping?: () => bo
       return;
     }
     const fields: Record<string, unknown> = { ...meta };
-    // graphile-worker passes the pg client of a connection error: a whole socket state, dozens
-    // of lines per log line, and nothing an operator needs (the error says what happened)
+    // graphile-worker passes the pg client of a connection error (beside the error, or on it): a
+    // whole socket state, dozens of lines per log line, nothing an operator needs
     delete fields.client;
+    for (const name of ['error', 'fatalError']) fields[name] = withoutClient(fields[name]);
     const job = fields.job as { id?: unknown; task_identifier?: unknown; attempts?: unknown; payload?: { deliveryId?: unknown } } | undefined;
     if (job !== undefined && job !== null) {
       fields.job = { id: job.id, task: job.task_identifier, attempts: job.attempts, delivery: job.payload?.deliveryId };

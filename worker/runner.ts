@@ -152,9 +152,13 @@ interface GraphilePgPool {
 function poolEvents(heartbeat: Heartbeat, log: Logger) {
   const pgPools = new Set<GraphilePgPool>();
   return {
-    /** Events for one generation; its worker pool ids are pushed into `pools`. */
-    generation(pools: string[]): WorkerEvents {
+    /**
+     * Events for one generation; its worker pool ids are pushed into `pools`, and `onFatal` runs
+     * when graphile-worker declares the pool's state lost (it could not complete or fail jobs).
+     */
+    generation(pools: string[], onFatal: () => void = () => {}): WorkerEvents {
       const events = new EventEmitter() as WorkerEvents;
+      events.on('pool:fatalError', onFatal);
       events.on('pool:create', ({ ctx, workerPool }) => {
         pools.push(workerPool.id);
         heartbeat.add(workerPool.id);
@@ -200,10 +204,22 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
     outageLimitMs: config.worker.outageLimit,
     async start(): Promise<Generation> {
       const generationPools: string[] = [];
-      const runner = await run(runnerOptions(config, log, pools.generation(generationPools), list, () => stopRequested));
+      // After a fatal error (the database gone mid-job) graphile-worker's graceful shutdown keeps
+      // trying to hand its jobs back until its abort timeout; without a database that cannot
+      // succeed, so the runner is stopped at once (its jobs are recovered when the database is back).
+      let runner: Awaited<ReturnType<typeof run>> | undefined;
+      let declareFatal: () => void = () => {};
+      const fatal = new Promise<void>((resolve) => {
+        declareFatal = resolve;
+      });
+      const onFatal = () => {
+        declareFatal();
+        void runner?.kill('the database went away').catch(() => undefined);
+      };
+      runner = await run(runnerOptions(config, log, pools.generation(generationPools, onFatal), list, () => stopRequested));
       allPools.push(...generationPools);
       firstStart?.();
-      return { runner, pools: generationPools };
+      return { runner, pools: generationPools, fatal };
     },
     onDown: (dead) => heartbeat.remove(dead),
     onUp: (dead) => releasePools(resources, dead),

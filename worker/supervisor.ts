@@ -31,7 +31,16 @@ import type { Logger } from '../shared/log/logger.ts';
 export interface Generation {
   runner: Runner;
   pools: readonly string[];
+  /**
+   * Settles when graphile-worker declared the pool's state lost (the database went away with jobs
+   * in hand; the runner is being killed). Its teardown can hang on connections that cannot
+   * complete without the database, so FATAL_GRACE_MS later the runner counts as ended.
+   */
+  fatal?: Promise<void>;
 }
+
+/** How long a runner killed after a fatal error gets to end before it counts as ended anyway. */
+export const FATAL_GRACE_MS = 5_000;
 
 /** The database stayed unreachable longer than `worker.outageLimit`. */
 export class WorkerOutageError extends Error {
@@ -117,9 +126,11 @@ export function supervise(options: SupervisorOptions): Supervisor {
           void running.runner.kill('the database stayed away too long').catch(() => undefined);
         }, options.watchEveryMs ?? 1_000);
         watchdog.unref();
-        await current.runner.promise.catch((error: unknown) => {
+        const ended = current.runner.promise.catch((error: unknown) => {
           failure = error;
         });
+        const givenUp = current.fatal ? current.fatal.then(() => sleep(FATAL_GRACE_MS, stopping.signal)) : new Promise<void>(() => {});
+        await Promise.race([ended, givenUp]);
         clearInterval(watchdog);
         dead = current.pools;
         if (Date.now() - startedAt > 60_000) restartDelay = 0; // it ran a while: not a crash loop

@@ -53,7 +53,8 @@ const statuses = async (ids: string[]) =>
   (await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = any(${ids})`).map((row) => row.status);
 
 async function workerThrough(url: string, extra: Record<string, unknown> = {}) {
-  const config = db.configWith(flags(FAST, { databaseUrl: url, worker: { outageLimit: '60s' } }, extra));
+  // held deliveries must stay in flight until released: a long attempt timeout, room for all of them
+  const config = db.configWith(flags(FAST, { databaseUrl: url, worker: { outageLimit: '60s' }, webhooks: { timeout: '20s', concurrency: 16, maxAttempts: 10 } }, extra));
   const log = createLogger(config, { name: 'test' });
   const h: Harness = { db, config, sql: db.sql, log };
   const handle = await startWorker({ config, log }, tasks);
