@@ -22,8 +22,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { emit } from '../shared/webhooks/emit.ts';
-import { register } from '../shared/webhooks/register.ts';
+import { emit } from '../shared/webhooks/events/emit.ts';
+import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
 import {
   BENCH_SECRET, benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
 } from './common.ts';
@@ -153,8 +154,8 @@ async function main() {
   });
   const deps = { config: db.config, sql: db.sql, log: db.log };
   try {
-    for (let i = 0; i < args.endpoints; i++) await register(deps, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
-    await register(deps, { url: `${receiver.origin}/latency`, events: ['latency.*'] });
+    for (let i = 0; i < args.endpoints; i++) await registerEndpoint(deps, ALL_TENANTS, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
+    await registerEndpoint(deps, ALL_TENANTS, { url: `${receiver.origin}/latency`, events: ['latency.*'] });
     const events = Math.ceil(args.deliveries / args.endpoints);
     const rates: number[] = [];
     const p50s: number[] = [];

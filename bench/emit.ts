@@ -6,10 +6,11 @@
  *
  * Options: --endpoints 1000 --runs 30 (after 3 warm-up emits).
  */
-import { createEndpointCache } from '../shared/webhooks/endpoint-cache.ts';
-import { emit } from '../shared/webhooks/emit.ts';
-import { register } from '../shared/webhooks/register.ts';
+import { createEndpointCache } from '../shared/webhooks/endpoints/cache.ts';
+import { emit } from '../shared/webhooks/events/emit.ts';
 import { benchDatabase, median, note, numberArgs, quantile, wallClock } from './common.ts';
+import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
 
 const args = numberArgs({ endpoints: 1000, runs: 30 });
 
@@ -20,7 +21,7 @@ async function main() {
   try {
     note(`registering ${args.endpoints} endpoints`);
     for (let i = 0; i < args.endpoints; i++) {
-      await register(deps, { url: `http://127.0.0.1:9/in/${i}`, events: i % 2 === 0 ? ['bench.*'] : ['bench.fanout'] });
+      await registerEndpoint(deps, ALL_TENANTS, { url: `http://127.0.0.1:9/in/${i}`, events: i % 2 === 0 ? ['bench.*'] : ['bench.fanout'] });
     }
     const measure = async (label: string, withCache: boolean) => {
       const times: number[] = [];

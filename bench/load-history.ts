@@ -6,8 +6,9 @@
  * matter here). Bodies are small, like a typical event. Answers the endpoint ids.
  */
 import type { Sql } from '../shared/db/connect.ts';
-import { register } from '../shared/webhooks/register.ts';
 import type { BenchDatabase } from './common.ts';
+import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
 
 export async function loadHistory(db: BenchDatabase, options: { deliveries: number; endpoints?: number; days?: number; chunk?: number }): Promise<string[]> {
   const endpoints = options.endpoints ?? 10;
@@ -15,7 +16,7 @@ export async function loadHistory(db: BenchDatabase, options: { deliveries: numb
   const chunk = options.chunk ?? 500_000;
   const deps = { config: db.config, sql: db.sql, log: db.log };
   const ids: string[] = [];
-  for (let i = 0; i < endpoints; i++) ids.push((await register(deps, { url: `http://127.0.0.1:9/history/${i}`, events: ['*'], owner: `tenant-${i % 5}` })).id);
+  for (let i = 0; i < endpoints; i++) ids.push((await registerEndpoint(deps, ALL_TENANTS, { url: `http://127.0.0.1:9/history/${i}`, events: ['*'], owner: `tenant-${i % 5}` })).id);
   const sql: Sql = db.sql;
   for (let from = 0; from < options.deliveries; from += chunk) {
     const to = Math.min(options.deliveries, from + chunk) - 1;

@@ -10,13 +10,13 @@
  *
  * Medians of `runs` runs after 3 warm-ups each.
  */
-import { emit } from '../shared/webhooks/emit.ts';
-import { listDeliveryPage } from '../shared/webhooks/deliveries.ts';
-import { register } from '../shared/webhooks/register.ts';
+import { emit } from '../shared/webhooks/events/emit.ts';
+import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
 import { prune } from '../shared/webhooks/retention.ts';
 import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
 import { loadHistory } from './load-history.ts';
+import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 
 const args = numberArgs({ deliveries: 5_000_000, runs: 30 });
 
@@ -33,7 +33,7 @@ const timed = async (what: string, action: () => Promise<unknown>): Promise<numb
 };
 
 async function latencies(label: string, filterEndpoint: string) {
-  const list = (query: Record<string, unknown>) => listDeliveryPage(deps, ALL_TENANTS, { page: 1, perPage: 25, ...query });
+  const list = (query: Record<string, unknown>) => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, ...query });
   const figures = {
     emit: await timed('emit', () => emit(deps, 'bench.retention', { n: 1 }, { owner: 'bench-emit' })),
     firstPage: await timed('first page', () => list({})),
@@ -44,8 +44,8 @@ async function latencies(label: string, filterEndpoint: string) {
 }
 
 try {
-  await register(deps, { url: 'http://127.0.0.1:9/emit', events: ['*'], owner: 'bench-emit' });
-  const emptyEndpoint = (await register(deps, { url: 'http://127.0.0.1:9/empty', events: ['*'], owner: 'bench-empty' })).id;
+  await registerEndpoint(deps, ALL_TENANTS, { url: 'http://127.0.0.1:9/emit', events: ['*'], owner: 'bench-emit' });
+  const emptyEndpoint = (await registerEndpoint(deps, ALL_TENANTS, { url: 'http://127.0.0.1:9/empty', events: ['*'], owner: 'bench-empty' })).id;
   const empty = await latencies('empty database', emptyEndpoint);
 
   let started = wallClock();

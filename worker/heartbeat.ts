@@ -24,7 +24,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../shared/config/index.ts';
 import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
-import { DELIVERY_TASK } from '../shared/webhooks/delivery-job.ts';
+import { DELIVERY_TASK } from '../shared/webhooks/deliveries/job.ts';
 
 /** Transaction advisory lock held by a sweep ('app' + 1). */
 const SWEEP_LOCK = 0x61707001;

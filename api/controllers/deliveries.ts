@@ -1,10 +1,10 @@
 /**
  * `/deliveries` (issue 6): the operator's view of the queue over REST (list with filters, show
  * with every attempt, retry of a dead delivery), over the tenant-scoped core of
- * shared/webhooks/deliveries.ts.
+ * shared/webhooks/deliveries/.
  */
 import { scopeOf } from '../../shared/tokens/principal.ts';
-import { listDeliveryPage, retryDeliveryInScope, showDeliveryInScope } from '../../shared/webhooks/deliveries.ts';
+import { listDeliveries, retryDelivery, showDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import { defineController } from '../routing/controller.ts';
 import { pagingLinks } from '../webhooks-api/links.ts';
 import { webhooksOf } from '../webhooks-api/plug.ts';
@@ -18,7 +18,7 @@ export default defineController({
     const principal = ctx.state.principal;
     const query = ctx.query as Query;
     const { page, perPage } = ctx.pagination();
-    const { records, total } = await listDeliveryPage(webhooksOf(ctx), scopeOf(principal), {
+    const { records, total } = await listDeliveries(webhooksOf(ctx), scopeOf(principal), {
       statuses: list(query, 'status'),
       endpoint: one(query, 'endpoint'),
       event: one(query, 'event'),
@@ -40,13 +40,13 @@ export default defineController({
   /** GET /deliveries/:id: the delivery, its endpoint and every attempt (time, duration, status or error, answer excerpt). */
   async show(ctx) {
     const principal = ctx.state.principal;
-    await ctx.resource(publishDelivery(principal, await showDeliveryInScope(webhooksOf(ctx), scopeOf(principal), ctx.params.externalId)));
+    await ctx.resource(publishDelivery(principal, await showDelivery(webhooksOf(ctx), scopeOf(principal), ctx.params.externalId)));
   },
 
   /** POST /deliveries/:id/retry: 202; a dead delivery is sent again with the same webhook-id. */
   async retry(ctx) {
     const principal = ctx.state.principal;
-    const summary = await retryDeliveryInScope(webhooksOf(ctx), scopeOf(principal), ctx.params.externalId);
+    const summary = await retryDelivery(webhooksOf(ctx), scopeOf(principal), ctx.params.externalId);
     await ctx.resource(publishDelivery(principal, { ...summary, endpointEnabled: true }), { status: 202 });
   },
 });

@@ -1,9 +1,9 @@
 /**
  * `/events` (issue 6): emit over REST (`POST`, 202) and the retained events (list, show), over
- * the tenant-scoped core of shared/webhooks/events.ts.
+ * the tenant-scoped core of shared/webhooks/events/.
  */
 import { scopeOf } from '../../shared/tokens/principal.ts';
-import { emitEvent, listEventPage, showEvent } from '../../shared/webhooks/events.ts';
+import { emitEvent, listEvents, showEvent } from '../../shared/webhooks/events/index.ts';
 import type { Links } from '../hal/links.ts';
 import { defineController } from '../routing/controller.ts';
 import { createLink, eventLinks, pagingLinks } from '../webhooks-api/links.ts';
@@ -18,7 +18,7 @@ export default defineController({
     const principal = ctx.state.principal;
     const query = ctx.query as Query;
     const { page, perPage } = ctx.pagination();
-    const { records, total } = await listEventPage(webhooksOf(ctx), scopeOf(principal), {
+    const { records, total } = await listEvents(webhooksOf(ctx), scopeOf(principal), {
       owner: ownerParameter(query),
       type: one(query, 'type'),
       ...timeParameters(query),

@@ -1,15 +1,15 @@
 /**
  * `crud webhooks` and its member actions (issue 6; routes in api/webhooks-api/routes.ts): thin
- * translation between HTTP and the tenant-scoped core of shared/webhooks/endpoints.ts. The
+ * translation between HTTP and the tenant-scoped core of shared/webhooks/endpoints/. The
  * secret appears in the create and rotate answers only.
  */
 import { scopeOf } from '../../shared/tokens/principal.ts';
-import { listDeliveryPage, recoverDeliveries } from '../../shared/webhooks/deliveries.ts';
+import { listDeliveries, recoverDeliveries } from '../../shared/webhooks/deliveries/index.ts';
 import {
-  endpointInScope, listEndpointPage, registerEndpoint, removeEndpoint, rotateEndpointSecret, sendTestEvent, showEndpoint, updateEndpoint,
-} from '../../shared/webhooks/endpoints.ts';
-import type { RegisterOptions } from '../../shared/webhooks/register.ts';
-import type { EndpointPatch } from '../../shared/webhooks/update.ts';
+  endpointInScope, listEndpoints, registerEndpoint, removeEndpoint, rotateSecret, sendTestEvent, showEndpoint, updateEndpoint,
+} from '../../shared/webhooks/endpoints/index.ts';
+import type { RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
+import type { EndpointPatch } from '../../shared/webhooks/endpoints/update.ts';
 import { defineController } from '../routing/controller.ts';
 import { createLink, pagingLinks } from '../webhooks-api/links.ts';
 import { webhooksOf } from '../webhooks-api/plug.ts';
@@ -23,7 +23,7 @@ export default defineController({
     const principal = ctx.state.principal;
     const query = ctx.query as Query;
     const { page, perPage } = ctx.pagination();
-    const { records, total } = await listEndpointPage(webhooksOf(ctx), scopeOf(principal), {
+    const { records, total } = await listEndpoints(webhooksOf(ctx), scopeOf(principal), {
       owner: ownerParameter(query),
       enabled: flag(query, 'enabled'),
       events: list(query, 'events'),
@@ -76,7 +76,7 @@ export default defineController({
     const deps = webhooksOf(ctx);
     const scope = scopeOf(principal);
     const { grace } = ctx.permit('grace') as { grace?: number };
-    const rotated = await rotateEndpointSecret(deps, scope, ctx.params.externalId, { grace });
+    const rotated = await rotateSecret(deps, scope, ctx.params.externalId, { grace });
     const endpoint = await showEndpoint(deps, scope, ctx.params.externalId);
     await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt });
   },
@@ -120,7 +120,7 @@ export default defineController({
     await endpointInScope(deps, scope, endpointId);
     const query = ctx.query as Query;
     const { page, perPage } = ctx.pagination();
-    const { records, total } = await listDeliveryPage(deps, scope, {
+    const { records, total } = await listDeliveries(deps, scope, {
       endpoint: endpointId,
       statuses: list(query, 'status'),
       type: one(query, 'type'),

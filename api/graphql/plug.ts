@@ -7,7 +7,7 @@ import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import { createEndpointCache } from '../../shared/webhooks/endpoint-cache.ts';
+import { createEndpointCache } from '../../shared/webhooks/endpoints/cache.ts';
 import type { Models } from '../data/model.ts';
 import type { Module } from '../lifecycle.ts';
 import type { Pipeline } from '../pipeline.ts';

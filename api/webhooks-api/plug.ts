@@ -9,7 +9,7 @@ import type { Sql } from '../../shared/db/connect.ts';
 import { internal } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import { createEndpointCache } from '../../shared/webhooks/endpoint-cache.ts';
+import { createEndpointCache } from '../../shared/webhooks/endpoints/cache.ts';
 import type { Module } from '../lifecycle.ts';
 import type { Pipeline } from '../pipeline.ts';
 

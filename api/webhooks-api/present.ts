@@ -4,14 +4,14 @@
  * `msg_…`, what the CLI uses), there is no other key, and an endpoint never carries a secret
  * unless the answer is the one that made it (create, rotate).
  */
-import type { Endpoint } from '../../shared/webhooks/endpoint-store.ts';
-import type { SecretInfo } from '../../shared/webhooks/read.ts';
-import type { EventRecord } from '../../shared/webhooks/events.ts';
-import type { DeliveryDetails, ListedDelivery } from '../../shared/webhooks/deliveries.ts';
-import type { Delivery } from '../../shared/webhooks/enqueue.ts';
+import type { Endpoint } from '../../shared/webhooks/endpoints/store.ts';
+import type { SecretInfo } from '../../shared/webhooks/endpoints/index.ts';
+import type { EventRecord } from '../../shared/webhooks/events/index.ts';
+import type { DeliveryDetails, ListedDelivery } from '../../shared/webhooks/deliveries/index.ts';
+import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
 import type { Principal } from '../routing/roles.ts';
 import { forbidden } from '../../shared/errors/app-error.ts';
-import { maskHeaders } from '../../shared/webhooks/header-box.ts';
+import { maskHeaders } from '../../shared/webhooks/endpoints/header-box.ts';
 import { deliveryLinks, endpointLinks, eventLinks, may } from './links.ts';
 import { WRITE } from './routes.ts';
 

@@ -2,7 +2,7 @@
  * Reading the webhook API's query parameters into the core's filters. Only translation: the
  * core checks the values (owner, event names, states, times) and names the field it refuses.
  */
-import { listInvalid } from '../../shared/webhooks/endpoints.ts';
+import { listInvalid } from '../../shared/webhooks/list-filters.ts';
 import { parseTimeRange, type TimeRange } from '../../shared/webhooks/time-range.ts';
 
 export type Query = Record<string, string | string[] | undefined>;

@@ -1,4 +1,4 @@
-import { emit } from '../../shared/webhooks/emit.ts';
+import { emit } from '../../shared/webhooks/events/emit.ts';
 import { defineCommand } from '../command.ts';
 import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
 

@@ -1,4 +1,4 @@
-import { listEventPage, showEvent, type EventRecord } from '../../shared/webhooks/events.ts';
+import { listEvents, showEvent, type EventRecord } from '../../shared/webhooks/events/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
@@ -19,7 +19,7 @@ export const eventsListCommand = defineCommand({
   }).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const owner = ownerOf(args);
-    const { records } = await listEventPage({ sql: context.sql() }, ALL_TENANTS, {
+    const { records } = await listEvents({ sql: context.sql() }, ALL_TENANTS, {
       ...rangeOf(args),
       ...(args.type === undefined ? {} : { type: args.type }),
       ...(owner === undefined ? {} : { owner }),

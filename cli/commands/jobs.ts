@@ -6,13 +6,13 @@
 import type { Argv } from 'yargs';
 import { installDriverCrashGuard } from '../../shared/db/driver-crash-guard.ts';
 import { createLogger } from '../../shared/log/logger.ts';
-import { listDeliveryPage } from '../../shared/webhooks/deliveries.ts';
+import { listDeliveries } from '../../shared/webhooks/deliveries/index.ts';
 import {
   countDeliveries, DELIVERY_STATUSES, retryDelivery, showDelivery,
   type DeliveryDetails, type DeliverySummary,
-} from '../../shared/webhooks/delivery-queue.ts';
+} from '../../shared/webhooks/deliveries/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
-import type { DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
+import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 import { runWorkerOnce } from '../../worker/runner.ts';
 import { serveWorker } from '../../worker/run.ts';
 import { tasks } from '../../worker/tasks/index.ts';
@@ -67,7 +67,7 @@ const idPositional = <T>(yargs: Argv<T>) =>
   yargs.positional('id', { type: 'string', demandOption: true, describe: 'Delivery id (msg_…, the webhook-id)' });
 
 async function showCommandRun(context: CliContext, args: { id?: string }) {
-  const details = await showDelivery({ sql: context.sql(), config: context.config }, String(args.id));
+  const details = await showDelivery({ sql: context.sql(), config: context.config }, ALL_TENANTS, String(args.id));
   context.print(details, () => deliveryText(details));
 }
 
@@ -125,7 +125,7 @@ interface FilterArgs {
 async function listed(context: CliContext, args: FilterArgs, statuses: readonly DeliveryStatus[]) {
   const deps = { sql: context.sql(), config: context.config };
   const [page, counts] = await Promise.all([
-    listDeliveryPage(deps, ALL_TENANTS, {
+    listDeliveries(deps, ALL_TENANTS, {
       statuses,
       ...rangeOf(args),
       ...(args.queue === undefined ? {} : { queue: args.queue }),
@@ -173,7 +173,7 @@ export const jobsShowCommand = defineCommand({
 export const jobsRetryCommand = defineCommand({
   builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
   run: async (context, args) => {
-    const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, String(args.id));
+    const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, ALL_TENANTS, String(args.id));
     context.print(delivery, () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`);
   },
 });

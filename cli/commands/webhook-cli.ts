@@ -6,11 +6,11 @@
  */
 import { AppError, unprocessable } from '../../shared/errors/app-error.ts';
 import { parseDuration } from '../../shared/config/index.ts';
-import { parseHeaderArgument } from '../../shared/webhooks/endpoint-headers.ts';
-import { maskHeaders } from '../../shared/webhooks/header-box.ts';
+import { parseHeaderArgument } from '../../shared/webhooks/endpoints/headers.ts';
+import { maskHeaders } from '../../shared/webhooks/endpoints/header-box.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import type { Endpoint } from '../../shared/webhooks/endpoint-store.ts';
-import type { Delivery } from '../../shared/webhooks/enqueue.ts';
+import type { Endpoint } from '../../shared/webhooks/endpoints/store.ts';
+import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
 import type { CliContext } from '../context.ts';
 
 /** The core's dependencies for one command (no endpoint cache: a command runs once). */

@@ -1,4 +1,5 @@
-import { register } from '../../shared/webhooks/register.ts';
+import { registerEndpoint } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
 import { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } from './webhook-cli.ts';
@@ -13,7 +14,7 @@ export const webhooksAddCommand = defineCommand({
     .option('header', { type: 'string', array: true, describe: "Header sent with every delivery, as 'Name: value' (repeatable)" }),
   run: async (context, args) => {
     const deps = webhookDeps(context);
-    const endpoint = await register(deps, {
+    const endpoint = await registerEndpoint(deps, ALL_TENANTS, {
       url: args.url as string,
       events: parseEventList(args.events) ?? [],
       owner: args.owner,

@@ -1,4 +1,5 @@
-import { list, status, type ListOptions } from '../../shared/webhooks/read.ts';
+import { endpointStatuses, listEndpoints, type EndpointQuery } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { endpointTable, isoOrDash, shown, table, webhookDeps } from './webhook-cli.ts';
 
@@ -7,14 +8,14 @@ const ownerOptions = {
   'without-owner': { type: 'boolean', describe: 'Only endpoints without owner' },
 } as const;
 
-const filterOf = (args: { owner?: string; 'without-owner'?: boolean }): ListOptions =>
+const filterOf = (args: { owner?: string; 'without-owner'?: boolean }): EndpointQuery =>
   args['without-owner'] ? { owner: null } : args.owner !== undefined ? { owner: args.owner } : {};
 
 /** `webhooks:list`: endpoints, all or one owner's. */
 export const webhooksListCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
-    const endpoints = await list(webhookDeps(context), filterOf(args));
+    const { records: endpoints } = await listEndpoints(webhookDeps(context), ALL_TENANTS, filterOf(args));
     const printed = endpoints.map((endpoint) => shown(endpoint));
     context.print(printed, () => (endpoints.length === 0 ? 'no webhook endpoints' : endpointTable(endpoints)));
   },
@@ -24,7 +25,7 @@ export const webhooksListCommand = defineCommand({
 export const webhooksStatusCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
-    const rows = await status(webhookDeps(context), filterOf(args));
+    const rows = await endpointStatuses(webhookDeps(context), ALL_TENANTS, filterOf(args));
     const printedRows = rows.map((row) => shown(row));
     context.print(printedRows, () => rows.length === 0 ? 'no webhook endpoints' : table([
       ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],

@@ -1,4 +1,4 @@
-import { recoverDeliveries } from '../../shared/webhooks/deliveries.ts';
+import { recoverDeliveries } from '../../shared/webhooks/deliveries/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { webhookDeps } from './webhook-cli.ts';

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
-import { remove } from '../../shared/webhooks/remove.ts';
+import { removeEndpoint } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
 import { webhookDeps } from './webhook-cli.ts';
@@ -31,7 +32,7 @@ export const webhooksRemoveCommand = defineCommand({
         return;
       }
     }
-    const result = await remove(webhookDeps(context), id);
+    const result = await removeEndpoint(webhookDeps(context), ALL_TENANTS, id);
     context.print(result, () => `removed ${result.id}`);
   },
 });

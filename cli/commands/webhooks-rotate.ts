@@ -1,4 +1,5 @@
-import { rotate } from '../../shared/webhooks/secrets.ts';
+import { rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
 import { parseGrace, webhookDeps } from './webhook-cli.ts';
@@ -10,7 +11,7 @@ export const webhooksRotateCommand = defineCommand({
     .option('grace', { type: 'string', describe: 'How long the old secret keeps signing too, e.g. 24h (default: none)' }),
   run: async (context, args) => {
     const deps = webhookDeps(context);
-    const result = await rotate(deps, args.id as string, { grace: parseGrace(args.grace) });
+    const result = await rotateSecret(deps, ALL_TENANTS, args.id as string, { grace: parseGrace(args.grace) });
     warnIfSecretsUnencrypted(deps);
     context.print({ id: args.id, ...result }, () =>
       `secret: ${result.secret}\n` +

@@ -1,4 +1,5 @@
-import { sendToEndpoint } from '../../shared/webhooks/emit.ts';
+import { sendToEndpoint } from '../../shared/webhooks/events/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
 
@@ -10,7 +11,7 @@ export const webhooksSendCommand = defineCommand({
     .option('data', { type: 'string', describe: 'Payload as JSON (default {})' }),
   run: async (context, args) => {
     const data = parseJsonData(args.data);
-    const delivery = await sendToEndpoint(webhookDeps(context), args.id as string, args.event as string, data);
+    const delivery = await sendToEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, args.event as string, data);
     context.print(delivery, () => `queued ${deliveryLines([delivery])}`);
   },
 });

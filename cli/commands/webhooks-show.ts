@@ -1,4 +1,5 @@
-import { show } from '../../shared/webhooks/read.ts';
+import { showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { endpointText, isoOrDash, shown, webhookDeps } from './webhook-cli.ts';
 
@@ -8,7 +9,7 @@ export const webhooksShowCommand = defineCommand({
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
     .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets that are still active and the header values' }),
   run: async (context, args) => {
-    const details = await show(webhookDeps(context), args.id as string, { reveal: args.reveal });
+    const details = await showEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, { reveal: args.reveal });
     const printed = shown(details, args.reveal);
     context.print(printed, () => {
       const lines = details.secrets.map((entry) => {

@@ -1,5 +1,6 @@
 import { unprocessable } from '../../shared/errors/app-error.ts';
-import { update, type EndpointPatch } from '../../shared/webhooks/update.ts';
+import { updateEndpoint, type EndpointPatch } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } from './webhook-cli.ts';
 
@@ -33,7 +34,7 @@ export const webhooksUpdateCommand = defineCommand({
         code: 'APP_WEBHOOK_PATCH_INVALID',
       });
     }
-    const endpoint = await update(webhookDeps(context), args.id as string, patch);
+    const endpoint = await updateEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, patch);
     const printed = shown(endpoint);
     context.print(printed, () => endpointText(printed));
   },

@@ -7,7 +7,7 @@ import { isIdText } from '../webhooks/ids.ts';
 import { notFound, unprocessable } from '../errors/app-error.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
-import { assertOwner } from '../webhooks/endpoint-fields.ts';
+import { assertOwner } from '../webhooks/endpoints/fields.ts';
 import { ulid } from '../webhooks/ids.ts';
 import { generateToken, looksLikeToken, shownPrefix, tokenDigest } from './format.ts';
 import { ALL_TENANT_ROLES, isRole, ROLES, type Role } from './roles.ts';

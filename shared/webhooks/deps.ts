@@ -6,7 +6,7 @@ import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import type { HostLookup } from './address-rules.ts';
-import type { EndpointCache } from './endpoint-cache.ts';
+import type { EndpointCache } from './endpoints/cache.ts';
 import type { CommitDeadline } from '../db/commit-deadline.ts';
 
 export interface WebhookDeps {

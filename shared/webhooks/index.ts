@@ -1,34 +1,36 @@
 /**
  * The webhook programmatic interface (spec: "Webhook programmatic interface"): `createWebhooks`
- * binds the core functions to one process's dependencies and its endpoint cache, giving
- * `webhooks.register(options)`, `webhooks.emit(event, payload, {owner})`,
- * `webhooks.rotate(id, {grace})` and the inspecting and changing operations. Every function is
- * also exported alone, taking the dependencies as its first argument.
+ * binds the services of endpoints/, events/ and deliveries/ to one process's dependencies, its
+ * endpoint cache and every tenant (`ALL_TENANTS`), giving `webhooks.register(options)`,
+ * `webhooks.emit(event, payload, {owner})`, `webhooks.rotate(id, {grace})` and the inspecting
+ * and changing operations. The services themselves take `(deps, scope, input)`.
  */
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import type { HostLookup } from './address-rules.ts';
-import { createEndpointCache, type EndpointCache, type EndpointCacheOptions } from './endpoint-cache.ts';
+import { createEndpointCache, type EndpointCache, type EndpointCacheOptions } from './endpoints/cache.ts';
 import type { WebhookDeps } from './deps.ts';
-import { register, type RegisterOptions, type RegisteredEndpoint } from './register.ts';
-import { update, disable, enable, type EndpointPatch } from './update.ts';
-import { remove } from './remove.ts';
-import { list, show, status, type EndpointDetails, type EndpointStatus, type ListOptions } from './read.ts';
-import { rotate } from './secrets.ts';
-import { emit, sendToEndpoint, type EmitOptions } from './emit.ts';
-import type { Delivery } from './enqueue.ts';
-import type { Endpoint } from './endpoint-store.ts';
+import {
+  registerEndpoint, updateEndpoint, disableEndpoint, enableEndpoint, removeEndpoint, listEndpoints, endpointStatuses, showEndpoint, rotateSecret,
+  type RegisterOptions, type RegisteredEndpoint, type EndpointPatch, type EndpointDetails, type EndpointQuery, type EndpointStatus, type Endpoint,
+} from './endpoints/index.ts';
+import { emit, sendToEndpoint, type EmitOptions, type Delivery } from './events/index.ts';
+import { ALL_TENANTS } from './tenant-scope.ts';
 import { verify } from './signing.ts';
 
-export { register, update, disable, enable, remove, list, show, status, rotate, emit, sendToEndpoint, verify, createEndpointCache };
+export { emit, verify, createEndpointCache };
 export { ensureWebhookTables } from './install.ts';
 export { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted, UNENCRYPTED_SECRETS_WARNING } from './boot.ts';
-export { signingSecrets, revealSecrets } from './secrets.ts';
-export { DELIVERY_TASK } from './delivery-job.ts';
-export { ENDPOINTS_CHANGED_CHANNEL } from './endpoint-store.ts';
-export type { RegisterOptions, RegisteredEndpoint, EndpointPatch, EndpointDetails, EndpointStatus, ListOptions, EmitOptions, Delivery, Endpoint, EndpointCache, WebhookDeps };
-export type { DeliveryJobPayload } from './delivery-job.ts';
+export { signingSecrets, revealSecrets } from './endpoints/secrets.ts';
+export { DELIVERY_TASK } from './deliveries/job.ts';
+export { ENDPOINTS_CHANGED_CHANNEL } from './endpoints/store.ts';
+export { ALL_TENANTS, tenantScope, type TenantScope } from './tenant-scope.ts';
+export type { RegisterOptions, RegisteredEndpoint, EndpointPatch, EndpointDetails, EndpointStatus, EmitOptions, Delivery, Endpoint, EndpointCache, WebhookDeps };
+export type { DeliveryJobPayload } from './deliveries/job.ts';
+
+/** Filters of `list` and `status`: owner (null: owner-less endpoints only) and state. */
+export type ListOptions = Pick<EndpointQuery, 'owner' | 'enabled'>;
 
 /** The bound interface of one process. */
 export interface Webhooks {
@@ -60,17 +62,17 @@ export function createWebhooks(
   const cache = deps.cache ?? createEndpointCache(deps, options.cache);
   const bound: WebhookDeps = { ...deps, cache };
   return {
-    register: (input) => register(bound, input),
+    register: (input) => registerEndpoint(bound, ALL_TENANTS, input),
     emit: (event, payload, emitOptions) => emit(bound, event, payload, emitOptions),
-    rotate: (id, rotateOptions) => rotate(bound, id, rotateOptions),
-    send: (id, event, payload) => sendToEndpoint(bound, id, event, payload),
-    update: (id, patch) => update(bound, id, patch),
-    disable: (id, disableOptions) => disable(bound, id, disableOptions),
-    enable: (id) => enable(bound, id),
-    remove: (id) => remove(bound, id),
-    list: (listOptions) => list(bound, listOptions),
-    show: (id, showOptions) => show(bound, id, showOptions),
-    status: (listOptions) => status(bound, listOptions),
+    rotate: (id, rotateOptions) => rotateSecret(bound, ALL_TENANTS, id, rotateOptions),
+    send: (id, event, payload) => sendToEndpoint(bound, ALL_TENANTS, id, event, payload),
+    update: (id, patch) => updateEndpoint(bound, ALL_TENANTS, id, patch),
+    disable: (id, disableOptions) => disableEndpoint(bound, ALL_TENANTS, id, disableOptions),
+    enable: (id) => enableEndpoint(bound, ALL_TENANTS, id),
+    remove: (id) => removeEndpoint(bound, ALL_TENANTS, id),
+    list: async (listOptions) => (await listEndpoints(bound, ALL_TENANTS, listOptions)).records,
+    show: (id, showOptions) => showEndpoint(bound, ALL_TENANTS, id, showOptions),
+    status: (listOptions) => endpointStatuses(bound, ALL_TENANTS, listOptions),
     cache,
     close: async () => {
       if (deps.cache === undefined) await cache.close();

@@ -11,12 +11,12 @@ import { unprocessable } from '../errors/app-error.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Config } from '../config/index.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
-import { headerBox } from './header-box.ts';
+import { headerBox } from './endpoints/header-box.ts';
 
 export interface ResealResult {
   /** Rows sealed under the current key by this run (or that would be, with `dryRun`). */
   resealed: number;
-  /** Endpoints whose header values were sealed again (shared/webhooks/header-box.ts). */
+  /** Endpoints whose header values were sealed again (shared/webhooks/endpoints/header-box.ts). */
   headers: number;
   /** Rows already sealed under the current key. */
   current: number;

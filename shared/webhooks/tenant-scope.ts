@@ -2,7 +2,7 @@
  * Tenant scope (spec: "Tenant isolation"; issue 6): whose endpoints, events and deliveries a
  * caller reaches. The CLI and admin tokens reach every tenant; member and viewer tokens exactly
  * one owner. Every REST and GraphQL read or change of webhook records goes through these
- * functions (shared/webhooks/endpoints.ts, events.ts, deliveries.ts), so the rule lives in one
+ * functions (shared/webhooks/endpoints/, events/, deliveries/), so the rule lives in one
  * place: a record of another tenant is answered exactly like a record that does not exist
  * (404), never 403, so ids do not leak across tenants.
  */

@@ -1,14 +1,16 @@
 /**
  * The worker's batched queries (issue 4, item 8): claims and outcomes of many deliveries in one
- * statement each, and the claim's secrets equal to what shared/webhooks/secrets.ts answers.
+ * statement each, and the claim's secrets equal to what shared/webhooks/endpoints/secrets.ts answers.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { rotate, secretBoxFor, signingSecrets } from '../../shared/webhooks/secrets.ts';
+import { secretBoxFor, signingSecrets } from '../../shared/webhooks/endpoints/secrets.ts';
 import { createBatcher } from '../../worker/delivery/batch.ts';
 import { claimDeliveries, claimDelivery, recordAttempts, type AttemptRecord } from '../../worker/delivery/store.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { attemptRows, deliveryRow, endpoint, harness, jobRows, send, type Harness } from './helpers.ts';
+import { rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 
 const db = await createTestDatabase();
 const h: Harness = harness(db, { secret: 'an-application-secret' });
@@ -25,13 +27,13 @@ describe('claimDeliveries', () => {
     };
     assert.deepEqual(await opened(), await signingSecrets(deps, ep.id));
     assert.deepEqual(await opened(), [ep.secret]);
-    const { secret: second } = await rotate(deps, ep.id, { grace: 60_000 });
+    const { secret: second } = await rotateSecret(deps, ALL_TENANTS, ep.id, { grace: 60_000 });
     assert.deepEqual(await opened(), await signingSecrets(deps, ep.id));
     assert.deepEqual(await opened(), [second, ep.secret], 'newest first, both sign during the grace period');
     await h.sql`update app_webhook_secrets set expires_at = now() - interval '1 second' where endpoint_id = ${ep.id} and expires_at is not null`;
     assert.deepEqual(await opened(), await signingSecrets(deps, ep.id));
     assert.deepEqual(await opened(), [second]);
-    const { secret: third } = await rotate(deps, ep.id);
+    const { secret: third } = await rotateSecret(deps, ALL_TENANTS, ep.id);
     assert.deepEqual(await opened(), [third]);
   });
 

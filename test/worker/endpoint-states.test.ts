@@ -5,13 +5,12 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { remove } from '../../shared/webhooks/remove.ts';
-import { rotate } from '../../shared/webhooks/secrets.ts';
-import { disable } from '../../shared/webhooks/update.ts';
-import { retryDelivery, showDelivery } from '../../shared/webhooks/delivery-queue.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { deliveryRow, endpoint, harness, jobRows, runOnce, send, type Harness } from './helpers.ts';
+import { retryDelivery, showDelivery } from '../../shared/webhooks/deliveries/index.ts';
+import { disableEndpoint, removeEndpoint, rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 
 const db = await createTestDatabase();
 const h: Harness = harness(db);
@@ -31,7 +30,7 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     const server = await receiver();
     const ep = await endpoint(h, `${server.origin}/`);
     const ids = [...(await send(h, ep)), ...(await send(h, ep))];
-    await disable({ config: h.config, sql: h.sql, log: h.log }, ep.id, { reason: 'customer offboarded' });
+    await disableEndpoint({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, ep.id, { reason: 'customer offboarded' });
     await runOnce(h);
     assert.equal(server.requests.length, 0);
     for (const id of ids) {
@@ -47,7 +46,7 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     const server = await receiver();
     const ep = await endpoint(h, `${server.origin}/`);
     const [id] = await send(h, ep);
-    await remove({ config: h.config, sql: h.sql, log: h.log }, ep.id);
+    await removeEndpoint({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, ep.id);
     assert.equal(await deliveryRow(h, id), undefined, 'removing an endpoint removes its deliveries');
     const other = await receiver();
     const kept = await endpoint(h, `${other.origin}/`);
@@ -66,15 +65,15 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     const [id] = await send(before, ep);
     await runOnce(afterChange);
     assert.equal(server.requests.length, 0);
-    const details = await showDelivery({ sql: h.sql, config: h.config }, id);
+    const details = await showDelivery({ sql: h.sql, config: h.config }, ALL_TENANTS, id);
     assert.equal(details.status, 'dead');
     assert.match(details.lastError!, /^APP_WEBHOOK_SECRET_UNREADABLE: the signing secret of webhook endpoint ep_\w+ cannot be read/);
     assert.match(details.lastError!, /webhooks:rotate/, 'the error names the remedy');
     assert.equal(details.attemptsMade.length, 0);
     assert.equal((await jobRows(h, id)).length, 0, 'no failed job left behind to loop on');
 
-    await rotate({ config: afterChange.config, sql: h.sql, log: h.log }, ep.id);
-    await retryDelivery({ sql: h.sql, config: h.config, log: h.log }, id);
+    await rotateSecret({ config: afterChange.config, sql: h.sql, log: h.log }, ALL_TENANTS, ep.id);
+    await retryDelivery({ sql: h.sql, config: h.config, log: h.log }, ALL_TENANTS, id);
     await runOnce(afterChange);
     assert.equal((await deliveryRow(h, id))!.status, 'done');
     assert.equal(server.requests.length, 1);

@@ -7,11 +7,13 @@ import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import { createLogger, type Logger } from '../../shared/log/logger.ts';
 import type { HostLookup } from '../../shared/webhooks/address-rules.ts';
-import { emit } from '../../shared/webhooks/emit.ts';
-import { register, type RegisteredEndpoint, type RegisterOptions } from '../../shared/webhooks/register.ts';
+import { emit } from '../../shared/webhooks/events/emit.ts';
+import { type RegisteredEndpoint, type RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
 import { runWorkerOnce, startWorker, type WorkerHandle, type WorkerOptions } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import type { TestDatabase } from '../helpers/database.ts';
+import { registerEndpoint } from '../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 
 /** Flags of a fast test configuration: short timeout, quick polling, fast backoff. */
 export const FAST = {
@@ -56,8 +58,8 @@ let owners = 0;
 export function endpoint(h: Harness, url: string, options: Partial<RegisterOptions> & { lookup?: HostLookup } = {}): Promise<RegisteredEndpoint> {
   const { lookup, ...rest } = options;
   owners += 1;
-  return register(
-    { config: h.config, sql: h.sql, log: h.log, ...(lookup ? { lookup } : {}) },
+  return registerEndpoint(
+    { config: h.config, sql: h.sql, log: h.log, ...(lookup ? { lookup } : {}) }, ALL_TENANTS,
     { url, events: ['*'], owner: `tenant-${process.pid}-${owners}`, ...rest },
   );
 }

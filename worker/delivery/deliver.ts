@@ -10,14 +10,14 @@ import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import { headerNameProblem } from '../../shared/webhooks/endpoint-headers.ts';
-import { secretBoxFor } from '../../shared/webhooks/secrets.ts';
+import { headerNameProblem } from '../../shared/webhooks/endpoints/headers.ts';
+import { secretBoxFor } from '../../shared/webhooks/endpoints/secrets.ts';
 import type { SecretBox } from '../../shared/webhooks/secret-box.ts';
 import { signedHeaders } from '../../shared/webhooks/signing.ts';
 import { retryDelayMs } from './backoff.ts';
 import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
 import { idTime } from '../../shared/webhooks/ids.ts';
-import { openHeaders } from '../../shared/webhooks/header-box.ts';
+import { openHeaders } from '../../shared/webhooks/endpoints/header-box.ts';
 import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registry.ts';
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
@@ -50,7 +50,7 @@ export interface DeliveryDeps {
 export interface DeliveryQueries {
   claim(request: ClaimRequest): Promise<ClaimedDelivery | null>;
   record(record: AttemptRecord): Promise<boolean>;
-  /** Opens stored secrets: shared/webhooks/secrets.ts's box for `config.secret`. */
+  /** Opens stored secrets: shared/webhooks/endpoints/secrets.ts's box for `config.secret`. */
   box: SecretBox;
 }
 

@@ -15,10 +15,10 @@
  */
 import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
-import { endpointTable, notifyEndpointsChanged, type Queryable } from '../../shared/webhooks/endpoint-store.ts';
+import { endpointTable, notifyEndpointsChanged, type Queryable } from '../../shared/webhooks/endpoints/store.ts';
 
-import { deliveryJobSpec, type DeliveryJobPayload } from '../../shared/webhooks/delivery-job.ts';
-import type { DeliveryStatus } from '../../shared/webhooks/enqueue.ts';
+import { deliveryJobSpec, type DeliveryJobPayload } from '../../shared/webhooks/deliveries/job.ts';
+import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 
 export type { DeliveryJobPayload, DeliveryStatus };
 
@@ -43,7 +43,7 @@ export const storableText = (text: string | null | undefined): string | null =>
 
 /**
  * The sealed secrets that sign for endpoint `e` now, newest first: the selection of
- * shared/webhooks/secrets.ts `revealSecrets` (not expired), read inside the claim so a delivery
+ * shared/webhooks/endpoints/secrets.ts `revealSecrets` (not expired), read inside the claim so a delivery
  * needs one round trip for its delivery, endpoint and secrets. They are opened with that
  * module's secret box (`secretBoxFor(config).open`), which throws
  * `APP_WEBHOOK_SECRET_UNREADABLE`; test/worker/claim.test.ts keeps the two selections equal.

@@ -1,6 +1,6 @@
 import type { TaskList } from 'graphile-worker';
 import { deliveryQueries, type DeliveryDeps } from '../delivery/deliver.ts';
-import { DELIVERY_TASK } from '../../shared/webhooks/delivery-job.ts';
+import { DELIVERY_TASK } from '../../shared/webhooks/deliveries/job.ts';
 import { PRUNE_TASK } from '../../shared/webhooks/retention.ts';
 import { pruneTask } from './prune.ts';
 import { webhookTask } from './webhook.ts';

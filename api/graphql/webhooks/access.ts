@@ -4,7 +4,7 @@
  * role guard's own `decide`, then the caller's tenant scope (`scopeOf`), which every core
  * function applies. Also the page arguments, read by the REST pagination rules.
  */
-import { listInvalid } from '../../../shared/webhooks/endpoints.ts';
+import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
 import { forbidden, unauthorized } from '../../../shared/errors/app-error.ts';
 import { scopeOf } from '../../../shared/tokens/principal.ts';
 import { READ_ROLES, WRITE_ROLES } from '../../../shared/tokens/roles.ts';

@@ -4,22 +4,22 @@
  * deliveries.ts) and the CLI, so the SQL and the tenant rules live in one place. The endpoint
  * of every delivery in a page is read with one statement per request level (batch loading).
  */
-import { maskHeaders } from '../../../shared/webhooks/header-box.ts';
+import { maskHeaders } from '../../../shared/webhooks/endpoints/header-box.ts';
 import { revealHeadersFor } from '../../webhooks-api/present.ts';
 import type { GraphQLFieldResolver } from 'graphql';
 import type { Config } from '../../../shared/config/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { listDeliveryPage, recoverDeliveries, retryDeliveryInScope, showDeliveryInScope } from '../../../shared/webhooks/deliveries.ts';
-import type { Delivery } from '../../../shared/webhooks/enqueue.ts';
-import { endpointsInScope } from '../../../shared/webhooks/endpoint-lookup.ts';
-import type { Endpoint } from '../../../shared/webhooks/endpoint-store.ts';
+import { listDeliveries, recoverDeliveries, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
+import type { Delivery } from '../../../shared/webhooks/events/enqueue.ts';
+import { endpointsInScope } from '../../../shared/webhooks/endpoints/batch.ts';
+import type { Endpoint } from '../../../shared/webhooks/endpoints/store.ts';
 import {
-  listEndpointPage, registerEndpoint, removeEndpoint, rotateEndpointSecret, sendTestEvent, showEndpoint, updateEndpoint,
-} from '../../../shared/webhooks/endpoints.ts';
-import { emitEvent, listEventPage, showEvent } from '../../../shared/webhooks/events.ts';
-import type { RegisterOptions } from '../../../shared/webhooks/register.ts';
+  listEndpoints, registerEndpoint, removeEndpoint, rotateSecret, sendTestEvent, showEndpoint, updateEndpoint,
+} from '../../../shared/webhooks/endpoints/index.ts';
+import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/events/index.ts';
+import type { RegisterOptions } from '../../../shared/webhooks/endpoints/register.ts';
 import { parseTimeRange } from '../../../shared/webhooks/time-range.ts';
-import type { EndpointPatch } from '../../../shared/webhooks/update.ts';
+import type { EndpointPatch } from '../../../shared/webhooks/endpoints/update.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { ResolverMap } from '../contribution.ts';
 import { ownerOf, pageAnswer, pageOf, readScope, writeScope } from './access.ts';
@@ -56,7 +56,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       const scope = readScope(context.principal, 'webhookEndpoints');
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total } = await listEndpointPage(deps, scope, {
+      const { records, total } = await listEndpoints(deps, scope, {
         owner: ownerOf(filter),
         enabled: filter.enabled ?? undefined,
         events: filter.events ?? undefined,
@@ -69,7 +69,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       const scope = readScope(context.principal, 'webhookEvents');
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total } = await listEventPage(deps, scope, {
+      const { records, total } = await listEvents(deps, scope, {
         owner: ownerOf(filter),
         type: filter.type ?? undefined,
         ...parseTimeRange({ since: filter.since, until: filter.until }),
@@ -82,7 +82,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       const scope = readScope(context.principal, 'webhookDeliveries');
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total } = await listDeliveryPage(deps, scope, {
+      const { records, total } = await listDeliveries(deps, scope, {
         statuses: filter.status ?? undefined,
         endpoint: filter.endpoint ?? undefined,
         event: filter.event ?? undefined,
@@ -93,7 +93,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       });
       return pageAnswer(records, total, page);
     },
-    webhookDelivery: (_root, args, context) => showDeliveryInScope(deps, readScope(context.principal, 'webhookDelivery'), args.id),
+    webhookDelivery: (_root, args, context) => showDelivery(deps, readScope(context.principal, 'webhookDelivery'), args.id),
   };
 
   const mutation: Record<string, Resolve> = {
@@ -109,7 +109,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
     },
     async rotateWebhookSecret(_root, args, context) {
       const scope = writeScope(context.principal, 'rotateWebhookSecret');
-      const rotated = await rotateEndpointSecret(deps, scope, args.id, args.grace === null || args.grace === undefined ? {} : { grace: args.grace });
+      const rotated = await rotateSecret(deps, scope, args.id, args.grace === null || args.grace === undefined ? {} : { grace: args.grace });
       return { endpoint: await showEndpoint(deps, scope, args.id), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt };
     },
     async sendTestWebhookEvent(_root, args, context) {
@@ -126,7 +126,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
         deliveries: result.deliveries.map(newDelivery),
       };
     },
-    retryWebhookDelivery: (_root, args, context) => retryDeliveryInScope(deps, writeScope(context.principal, 'retryWebhookDelivery'), args.id),
+    retryWebhookDelivery: (_root, args, context) => retryDelivery(deps, writeScope(context.principal, 'retryWebhookDelivery'), args.id),
     recoverWebhookDeliveries: (_root, args, context) =>
       recoverDeliveries(deps, writeScope(context.principal, 'recoverWebhookDeliveries'), args.id, { since: args.since, until: args.until ?? undefined }),
   };

@@ -7,10 +7,10 @@ import { testConfig } from '../../helpers/database.ts';
 import { connect } from '../../../shared/db/connect.ts';
 import { ensureWebhookTables } from '../../../shared/webhooks/install.ts';
 import { ensureWebhookTablesAtBoot } from '../../../shared/webhooks/boot.ts';
-import { register } from '../../../shared/webhooks/register.ts';
-import { emit } from '../../../shared/webhooks/emit.ts';
-import { list } from '../../../shared/webhooks/read.ts';
+import { emit } from '../../../shared/webhooks/events/emit.ts';
 import { appError, captureLogger } from './fixtures.ts';
+import { listEndpoints, registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
 
 // These tests need databases without the migrations, so they make their own.
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
@@ -119,8 +119,8 @@ describe('ensureWebhookTables (webhooks:install)', () => {
       }));
       await sql`alter table app_webhooks rename to tenant_hooks`;
       await ensureWebhookTables({ config, sql, log });
-      const endpoint = await register({ config, sql, log }, { url: 'https://127.0.0.1/t', events: ['*'] });
-      assert.deepEqual((await list({ config, sql })).map((e) => e.id), [endpoint.id]);
+      const endpoint = await registerEndpoint({ config, sql, log }, ALL_TENANTS, { url: 'https://127.0.0.1/t', events: ['*'] });
+      assert.deepEqual(((await listEndpoints({ config, sql }, ALL_TENANTS)).records).map((e) => e.id), [endpoint.id]);
       assert.equal((await emit({ config, sql, log }, 'a.b', {})).length, 1);
     } finally {
       await sql.end({ timeout: 5 });

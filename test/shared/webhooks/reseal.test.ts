@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { countUnencryptedSecrets } from '../../../shared/security/audit-facts.ts';
-import { register } from '../../../shared/webhooks/register.ts';
 import { resealSecrets } from '../../../shared/webhooks/reseal.ts';
-import { signingSecrets } from '../../../shared/webhooks/secrets.ts';
+import { signingSecrets } from '../../../shared/webhooks/endpoints/secrets.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { ROOT } from '../../helpers/processes.ts';
+import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
 
 const OLD = 'the application secret the service had before, 40 chars';
 const NEW = 'the application secret the service has now, long enough';
@@ -22,7 +23,7 @@ const sealedRows = (db: TestDatabase) => db.sql<{ sealed: string }[]>`select sea
 describe('secrets:seal', () => {
   it('encrypts secrets stored before APP_SECRET was set; the signing secrets stay the same', async () => {
     const { db, depsWith } = await setup();
-    const plain = await register(depsWith(null), { url: 'https://127.0.0.1/a', events: ['*'], headers: { Authorization: 'Bearer k1' } });
+    const plain = await registerEndpoint(depsWith(null), ALL_TENANTS, { url: 'https://127.0.0.1/a', events: ['*'], headers: { Authorization: 'Bearer k1' } });
     assert.equal(await countUnencryptedSecrets(db.sql), 1);
     const result = await resealSecrets(depsWith(NEW));
     assert.deepEqual(result, { resealed: 1, headers: 1, current: 0, unreadable: [], dryRun: false });
@@ -37,7 +38,7 @@ describe('secrets:seal', () => {
 
   it('re-seals secrets sealed under the previous application secret, given it; without it they are reported, not touched', async () => {
     const { db, depsWith } = await setup();
-    const endpoint = await register(depsWith(OLD), { url: 'https://127.0.0.1/b', events: ['*'] });
+    const endpoint = await registerEndpoint(depsWith(OLD), ALL_TENANTS, { url: 'https://127.0.0.1/b', events: ['*'] });
     const before = await sealedRows(db);
     const blind = await resealSecrets(depsWith(NEW));
     assert.deepEqual(blind.unreadable.map((row) => row.endpointId), [endpoint.id]);
@@ -59,7 +60,7 @@ describe('secrets:seal', () => {
 
   it('the command reads the previous secret from the environment variable it names, never from its arguments', async () => {
     const { db, depsWith } = await setup();
-    const endpoint = await register(depsWith(OLD), { url: 'https://127.0.0.1/c', events: ['*'] });
+    const endpoint = await registerEndpoint(depsWith(OLD), ALL_TENANTS, { url: 'https://127.0.0.1/c', events: ['*'] });
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(process.execPath, ['cli/main.ts', 'secrets:seal', '--from-secret-env', 'PREVIOUS_APP_SECRET', '--json'], {
         cwd: ROOT,

@@ -1,0 +1,13 @@
+/**
+ * Webhook deliveries, one service for every face: list, show, retry and bulk replay through a
+ * tenant scope (the CLI passes `ALL_TENANTS`), and the per-state counts operators see.
+ */
+export { listDeliveries, MAX_LIST_LIMIT, type DeliveryQuery, type ListedDelivery } from './list.ts';
+export { showDelivery } from './show.ts';
+export { retryDelivery } from './retry.ts';
+export { recoverDeliveries, MAX_RECOVER, type RecoverResult } from './recover.ts';
+export { countDeliveries } from './counts.ts';
+export {
+  DELIVERY_STATUSES, deliveryNotFound,
+  type AttemptDetails, type DeliveryCounts, type DeliveryDetails, type DeliveryStatus, type DeliverySummary,
+} from './record.ts';

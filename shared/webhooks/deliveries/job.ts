@@ -1,0 +1,39 @@
+/**
+ * The `app/webhook` job (spec: "Webhook delivery"), in one place: its task name, its payload and
+ * the one SQL builder of its `graphile_worker.job_spec`, used by emit (events/enqueue.ts),
+ * retry (retry.ts), recover (recover.ts) and the worker's own retry scheduling
+ * (worker/delivery/store.ts).
+ */
+import type postgres from 'postgres';
+import type { Queryable } from '../endpoints/store.ts';
+
+/** graphile-worker task identifier of a delivery. */
+export const DELIVERY_TASK = 'app/webhook';
+
+/**
+ * One `app/webhook` job as a `graphile_worker.job_spec` (identifier, payload, queue_name,
+ * run_at, max_attempts, job_key, priority, flags), for `graphile_worker.add_jobs(array(...))`:
+ * no graphile queue (a named queue runs one job at a time), one attempt (the task schedules the
+ * next itself), keyed by the delivery id so one delivery never has two live jobs. `id`,
+ * `payload` and `runAt` are SQL fragments of the same `sql`/transaction.
+ */
+export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]> }) =>
+  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, null, null)::graphile_worker.job_spec`;
+
+/** The job payload of one delivery (what the `app/webhook` task receives). */
+export interface DeliveryJobPayload {
+  deliveryId: string;
+  endpointId: string;
+  event: string;
+  /** The exact signed envelope text; absent in jobs the worker writes (retries): read from the delivery row. */
+  body?: string;
+  /** Attempts made before this series began (default 0; `jobs:retry` starts a new series). */
+  priorAttempts?: number;
+}
+
+/**
+ * The payload of a delivery queued again (retry, recover): a new series of attempts after the
+ * ones made, the body read from the delivery row. `alias` names the updated delivery rows.
+ */
+export const requeuePayload = (sql: Queryable, alias: string) =>
+  sql`json_build_object('deliveryId', ${sql(alias)}.id, 'endpointId', ${sql(alias)}.endpoint_id, 'event', ${sql(alias)}.event_type, 'priorAttempts', ${sql(alias)}.attempts)`;

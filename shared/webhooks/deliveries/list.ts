@@ -1,0 +1,87 @@
+/** Listing deliveries: the one filtered, paged listing of REST, GraphQL and the CLI (`jobs:list`, `jobs:dead`). */
+import { isIdText } from '../ids.ts';
+import { endpointTable } from '../endpoints/store.ts';
+import { assertOwner } from '../endpoints/fields.ts';
+import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
+import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
+import type { TimeRange } from '../time-range.ts';
+import type { WebhookDeps } from '../deps.ts';
+import { DELIVERY_STATUSES, SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliveryStatus, type DeliverySummary } from './record.ts';
+
+/** Most deliveries one page holds. */
+export const MAX_LIST_LIMIT = 1000;
+
+export interface DeliveryQuery extends TimeRange {
+  /** States to list (default: all four). */
+  statuses?: readonly string[];
+  /** Only deliveries to this endpoint (`ep_…`). */
+  endpoint?: string;
+  /** Only deliveries of this event (`evt_…`). */
+  event?: string;
+  /** Only deliveries of events of this exact type. */
+  type?: string;
+  /** Only this owner's deliveries (null: those without owner); a member's scope fixes it. */
+  owner?: string | null;
+  /** Only deliveries of this logical queue (`webhooks.queue` when emitted). */
+  queue?: string;
+  page: number;
+  perPage: number;
+}
+
+/** A listed delivery, and whether its endpoint is enabled (a retry needs it). */
+export type ListedDelivery = DeliverySummary & { endpointEnabled: boolean };
+
+type ListedRow = DeliveryRow & { endpoint_enabled: boolean };
+
+const toListed = (row: ListedRow): ListedDelivery => ({ ...summary(row), endpointEnabled: row.endpoint_enabled });
+
+function checkStatuses(statuses: readonly string[] | undefined): DeliveryStatus[] | undefined {
+  if (statuses === undefined) return undefined;
+  const unknown = statuses.filter((status) => !(DELIVERY_STATUSES as readonly string[]).includes(status));
+  if (unknown.length > 0 || statuses.length === 0) {
+    throw listInvalid('status', `unknown delivery state ${unknown.join(', ') || '(none)'}: use ${DELIVERY_STATUSES.join(', ')}`, unknown);
+  }
+  return statuses as DeliveryStatus[];
+}
+
+/**
+ * One page of deliveries, newest first, with the total, filtered by state, endpoint, event,
+ * event type, owner, queue and creation time (`since` inclusive, `until` exclusive). A member
+ * sees the deliveries of its own events to endpoints that are still its own. Throws 422
+ * `APP_WEBHOOK_LIST_INVALID` for an unknown state, a malformed id or event type.
+ */
+export async function listDeliveries(
+  deps: Pick<WebhookDeps, 'sql' | 'config'>,
+  scope: TenantScope,
+  query: DeliveryQuery,
+): Promise<{ records: ListedDelivery[]; total: number }> {
+  const { sql, config } = deps;
+  const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
+  const statuses = checkStatuses(query.statuses);
+  for (const field of ['endpoint', 'event'] as const) {
+    if (query[field] !== undefined && !isIdText(query[field])) throw listInvalid(field, 'is not an id (1 to 100 printable ASCII characters)', query[field]);
+  }
+  if (query.type !== undefined) assertEventNameFilter('type', query.type);
+  const where = sql`
+    ${owner === undefined ? sql`true` : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`}
+    and ${scope.kind === 'all' ? sql`true` : sql`w.owner = ${scope.owner}`}
+    and ${statuses === undefined ? sql`true` : sql`d.status = any(${statuses}::text[])`}
+    and ${query.endpoint === undefined ? sql`true` : sql`d.endpoint_id = ${query.endpoint}`}
+    and ${query.event === undefined ? sql`true` : sql`d.event_id = ${query.event}`}
+    and ${query.type === undefined ? sql`true` : sql`d.event_type = ${query.type}`}
+    and ${query.queue === undefined ? sql`true` : sql`d.queue = ${query.queue}`}
+    and ${query.since === undefined ? sql`true` : sql`d.created_at >= ${query.since}`}
+    and ${query.until === undefined ? sql`true` : sql`d.created_at < ${query.until}`}`;
+  const [rows, [{ total }]] = await Promise.all([
+    sql<ListedRow[]>`
+      select ${sql.unsafe(SUMMARY_COLUMNS)}, w.disabled_at is null as endpoint_enabled
+        from app_webhook_deliveries d join ${endpointTable(sql, config)} w on w.id = d.endpoint_id
+       where ${where}
+       order by d.created_at desc, d.id desc limit ${query.perPage} offset ${(query.page - 1) * query.perPage}`,
+    sql<{ total: number }[]>`
+      select count(*)::int as total
+        from app_webhook_deliveries d join ${endpointTable(sql, config)} w on w.id = d.endpoint_id
+       where ${where}`,
+  ]);
+  return { records: rows.map(toListed), total };
+}

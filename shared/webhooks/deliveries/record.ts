@@ -1,0 +1,106 @@
+/**
+ * A delivery as operators and the API see it (spec: "Queue states visible to operators"). Its
+ * state is `app_webhook_deliveries.status`: pending (queued, or waiting for a retry at
+ * `nextAttemptAt`), running, done, dead. Ids are delivery ids (`msg_…`, the `webhook-id`).
+ */
+import { notFound } from '../../errors/app-error.ts';
+import type { DeliveryStatus } from '../events/enqueue.ts';
+
+export type { DeliveryStatus };
+
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'running', 'done', 'dead'];
+
+/** Delivery counts by state. */
+export interface DeliveryCounts {
+  pending: number;
+  running: number;
+  done: number;
+  dead: number;
+  total: number;
+}
+
+/** A delivery as listings present it. */
+export interface DeliverySummary {
+  id: string;
+  status: DeliveryStatus;
+  queue: string;
+  endpointId: string;
+  eventId: string;
+  event: string;
+  owner: string | null;
+  attempts: number;
+  /** When the next attempt is due (pending), else null. */
+  nextAttemptAt: Date | null;
+  /** The receiver's status at the last attempt, when it answered. */
+  lastStatus: number | null;
+  /** Why the last attempt failed, or why the delivery is dead. */
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}
+
+/** One recorded attempt (spec: "Every attempt is recorded ... for the operator"). */
+export interface AttemptDetails {
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  /** The receiver's status, or null when it did not answer. */
+  status: number | null;
+  outcome: 'done' | 'retry' | 'dead';
+  error: string | null;
+  /** The first 64 kB of the answer. */
+  excerpt: string | null;
+}
+
+/** One delivery in full: its endpoint and every attempt (`jobs show <id>`). */
+export interface DeliveryDetails extends DeliverySummary {
+  endpoint: { id: string; url: string; enabled: boolean; disabledAt: Date | null; disabledReason: string | null } | null;
+  attemptsMade: AttemptDetails[];
+}
+
+/** A row of app_webhook_deliveries with the columns a summary shows. */
+export interface DeliveryRow {
+  id: string;
+  status: DeliveryStatus;
+  queue: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  owner: string | null;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+/** The columns of a summary, for alias `d`. */
+export const SUMMARY_COLUMNS = 'd.id, d.status, d.queue, d.endpoint_id, d.event_id, d.event_type, d.owner, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at, d.completed_at';
+
+/** The summary of a delivery row. */
+export const summary = (row: DeliveryRow): DeliverySummary => ({
+  id: row.id,
+  status: row.status,
+  queue: row.queue,
+  endpointId: row.endpoint_id,
+  eventId: row.event_id,
+  event: row.event_type,
+  owner: row.owner,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+  lastStatus: row.last_status,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  completedAt: row.completed_at,
+});
+
+/** AppError 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`. */
+export const deliveryNotFound = (id: unknown) =>
+  notFound(`webhook delivery ${typeof id === 'string' ? id : JSON.stringify(id)} does not exist`, {
+    code: 'APP_WEBHOOK_DELIVERY_NOT_FOUND',
+    data: { id },
+  });

@@ -1,0 +1,155 @@
+/**
+ * The per-owner endpoint lookup of emit (spec: "Events" rule 3, "Limits": endpoint lookup cache
+ * 10 seconds per owner). An entry holds the enabled endpoints of exactly one owner (the null
+ * owner being its own key) with only what matching needs: id and event patterns; never a secret,
+ * url or header. Entries live `ttlMs` and are dropped whenever an endpoint of that owner changes:
+ * at once in this process (the change functions call `invalidate`), and in every other process
+ * through LISTEN on `app_webhooks_changed`. While this process is not listening (the database
+ * was unreachable, or the listening connection is being re-established) nothing is kept, so a
+ * missed notification can never leave a stale entry; every re-established LISTEN empties the
+ * cache for the same reason.
+ */
+import type { Config } from '../../config/index.ts';
+import type { Sql } from '../../db/connect.ts';
+import type { Logger } from '../../log/logger.ts';
+import { ENDPOINTS_CHANGED_CHANNEL, endpointTable, type Queryable } from './store.ts';
+
+/** What the cache keeps of an endpoint. */
+export interface CachedEndpoint {
+  readonly id: string;
+  readonly events: readonly string[];
+}
+
+export interface EndpointCache {
+  /** The enabled endpoints of exactly `owner` (null: the endpoints without owner). */
+  get(owner: string | null): Promise<readonly CachedEndpoint[]>;
+  /** Drops `owner`'s entry, or every entry when called without an argument. */
+  invalidate(owner?: string | null): void;
+  /** Stops listening and empties the cache. */
+  close(): Promise<void>;
+}
+
+export interface EndpointCacheOptions {
+  /** How long an entry is used (default 10 s, the spec's limit). */
+  ttlMs?: number;
+  /** Most owners kept at once (default 10,000); the oldest entries go first. */
+  maxOwners?: number;
+  /** Milliseconds clock (tests). */
+  now?: () => number;
+}
+
+/** Default life of an entry (spec, Limits: "endpoint lookup cache 10 seconds"). */
+export const ENDPOINT_CACHE_TTL_MS = 10_000;
+const LISTEN_RETRY_MS = 5_000;
+
+/** The enabled endpoints of exactly `owner`, straight from the table (uses the (owner, disabled_at) index). */
+export async function loadEnabledEndpoints(sql: Queryable, config: Pick<Config, 'webhooks'>, owner: string | null): Promise<CachedEndpoint[]> {
+  const table = endpointTable(sql, config);
+  const rows = owner === null
+    ? await sql<{ id: string; events: string[] }[]>`select id, events from ${table} where owner is null and disabled_at is null order by id`
+    : await sql<{ id: string; events: string[] }[]>`select id, events from ${table} where owner = ${owner} and disabled_at is null order by id`;
+  return rows.map((row) => Object.freeze({ id: row.id, events: Object.freeze([...row.events]) }));
+}
+
+/**
+ * Creates the cache of one process (web or worker); `close()` it at shutdown. Listening starts
+ * with the first `get`, so creating it needs no database.
+ */
+export function createEndpointCache(deps: { config: Config; sql: Sql; log: Logger }, options: EndpointCacheOptions = {}): EndpointCache {
+  const ttl = options.ttlMs ?? ENDPOINT_CACHE_TTL_MS;
+  const maxOwners = options.maxOwners ?? 10_000;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string | null, { endpoints: readonly CachedEndpoint[]; expiresAt: number }>();
+  const loading = new Map<string | null, Promise<readonly CachedEndpoint[]>>();
+  const versions = new Map<string | null, number>();
+  let epoch = 0;
+  let listening = false;
+  let listenStarted = false;
+  let lastListenFailure = -Infinity;
+  let unlisten: (() => Promise<void>) | undefined;
+  let closed = false;
+
+  const version = (owner: string | null) => `${epoch}:${versions.get(owner) ?? 0}`;
+
+  function invalidate(owner?: string | null): void {
+    if (owner === undefined) {
+      epoch += 1;
+      entries.clear();
+      loading.clear();
+      return;
+    }
+    versions.set(owner, (versions.get(owner) ?? 0) + 1);
+    entries.delete(owner);
+    loading.delete(owner);
+  }
+
+  function onNotify(payload: string): void {
+    try {
+      const parsed = JSON.parse(payload) as { owner?: unknown };
+      if (parsed !== null && typeof parsed === 'object' && (typeof parsed.owner === 'string' || parsed.owner === null)) {
+        invalidate(parsed.owner);
+        return;
+      }
+    } catch { /* not ours: drop everything below */ }
+    invalidate();
+  }
+
+  function ensureListening(): void {
+    if (listenStarted || closed || now() - lastListenFailure < LISTEN_RETRY_MS) return;
+    listenStarted = true;
+    deps.sql
+      .listen(ENDPOINTS_CHANGED_CHANNEL, onNotify, () => {
+        // Called on every (re)connection: whatever was announced meanwhile is lost, so start empty.
+        invalidate();
+        listening = !closed;
+      })
+      .then((meta) => {
+        unlisten = meta.unlisten;
+        if (closed) void meta.unlisten().catch(() => undefined);
+      })
+      .catch((error: unknown) => {
+        listenStarted = false;
+        listening = false;
+        lastListenFailure = now();
+        deps.log.warn({ err: error }, 'webhook endpoint cache cannot listen for changes; reading endpoints uncached');
+      });
+  }
+
+  function remember(owner: string | null, endpoints: readonly CachedEndpoint[]): void {
+    entries.delete(owner);
+    entries.set(owner, { endpoints, expiresAt: now() + ttl });
+    if (entries.size > maxOwners) {
+      const time = now();
+      for (const [key, entry] of entries) if (entry.expiresAt <= time) entries.delete(key);
+      while (entries.size > maxOwners) entries.delete(entries.keys().next().value as string | null);
+    }
+  }
+
+  async function get(owner: string | null): Promise<readonly CachedEndpoint[]> {
+    if (closed) return loadEnabledEndpoints(deps.sql, deps.config, owner);
+    ensureListening();
+    const entry = entries.get(owner);
+    if (entry !== undefined && entry.expiresAt > now()) return entry.endpoints;
+    const pending = loading.get(owner);
+    if (pending !== undefined) return pending;
+    const seen = version(owner);
+    const promise = loadEnabledEndpoints(deps.sql, deps.config, owner).then((endpoints) => {
+      const frozen = Object.freeze(endpoints);
+      if (listening && !closed && version(owner) === seen) remember(owner, frozen);
+      return frozen;
+    });
+    loading.set(owner, promise);
+    const clear = () => { if (loading.get(owner) === promise) loading.delete(owner); };
+    promise.then(clear, clear);
+    return promise;
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    listening = false;
+    invalidate();
+    await unlisten?.().catch(() => undefined);
+  }
+
+  return { get, invalidate, close };
+}

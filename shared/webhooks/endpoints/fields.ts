@@ -1,0 +1,80 @@
+/**
+ * Checks of the endpoint fields other than events (patterns.ts) and headers
+ * (headers.ts): the url, with the address rules applied to what its host resolves to,
+ * the owner and the description. Every refusal is an AppError 422 whose code names the field.
+ */
+import { isAppError, unprocessable } from '../../errors/app-error.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { Config } from '../../config/index.ts';
+import { checkWebhookUrl, resolveAndCheck, type HostLookup } from '../address-rules.ts';
+
+/** Longest owner (tenant) value. */
+export const MAX_OWNER_LENGTH = 255;
+/** Longest description. */
+export const MAX_DESCRIPTION_LENGTH = 1000;
+/** Longest url. */
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * The owner of an endpoint or of an emit: undefined and null mean "no owner"; otherwise a
+ * non-empty string of at most 255 characters without control characters. Throws AppError 422
+ * `APP_WEBHOOK_OWNER_INVALID`. The empty string is refused rather than read as "no owner", so a
+ * tenant id that is accidentally empty never reaches the owner-less endpoints.
+ */
+export function assertOwner(owner: unknown): string | null {
+  if (owner === undefined || owner === null) return null;
+  const refuse = (reason: string) =>
+    unprocessable(`invalid webhook owner: ${reason}`, { code: 'APP_WEBHOOK_OWNER_INVALID', data: { field: 'owner', reason } });
+  if (typeof owner !== 'string') throw refuse('must be a string');
+  if (owner.length === 0) throw refuse('must not be empty (leave it out for no owner)');
+  if (owner.length > MAX_OWNER_LENGTH) throw refuse(`must be at most ${MAX_OWNER_LENGTH} characters`);
+  if (/[\x00-\x1f\x7f]/.test(owner)) throw refuse('must not contain control characters');
+  return owner;
+}
+
+/** Control characters free text may not hold (tab, LF and CR may); NUL cannot even be stored. */
+export const UNSTORABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+
+/** The description: undefined/null gives null; else a string of at most 1000 characters without control characters. */
+export function assertDescription(description: unknown): string | null {
+  if (description === undefined || description === null) return null;
+  const refuse = (reason: string) =>
+    unprocessable(`invalid webhook description: ${reason}`, { code: 'APP_WEBHOOK_DESCRIPTION_INVALID', data: { field: 'description', reason } });
+  if (typeof description !== 'string') throw refuse('must be a string');
+  if (description.length > MAX_DESCRIPTION_LENGTH) throw refuse(`must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (UNSTORABLE.test(description)) throw refuse('must not contain NUL or other control characters (tab and line breaks are fine)');
+  return description;
+}
+
+/**
+ * The url of an endpoint, checked at registration or update (spec: "Webhook endpoint",
+ * "Outbound request safety"): the shape rules of `checkWebhookUrl` (WHATWG parsing; https, or
+ * http with `webhooks.allowHttp`; a host; no credentials; literal and `localhost` hosts against
+ * the address rules), then, unless `webhooks.allowPrivate`, every address the host name
+ * resolves to. A name that resolves to one refused address is refused
+ * (`APP_WEBHOOK_ADDRESS_REFUSED`). A name that does not resolve now is accepted with a warning
+ * in the log: the worker resolves and checks again before every request, and DNS may simply not
+ * be set up yet. Returns the normalised url text (WHATWG serialisation, which is what is checked).
+ */
+export async function checkEndpointUrl(
+  deps: { config: Pick<Config, 'webhooks'>; log: Logger; lookup?: HostLookup },
+  raw: unknown,
+): Promise<string> {
+  const { allowHttp, allowPrivate } = deps.config.webhooks;
+  if (typeof raw === 'string' && raw.length > MAX_URL_LENGTH) {
+    throw unprocessable(`webhook url is not acceptable: longer than ${MAX_URL_LENGTH} characters`, {
+      code: 'APP_WEBHOOK_URL_INVALID',
+      data: { field: 'url', reason: `longer than ${MAX_URL_LENGTH} characters` },
+    });
+  }
+  const url = checkWebhookUrl(raw as string, { allowHttp, allowPrivate });
+  if (!allowPrivate) {
+    try {
+      await resolveAndCheck(url.hostname, { allowPrivate, lookup: deps.lookup });
+    } catch (error) {
+      if (!isAppError(error) || error.code !== 'APP_WEBHOOK_HOST_UNRESOLVABLE') throw error;
+      deps.log.warn({ host: url.hostname, reason: error.data?.reason }, `webhook host ${url.hostname} does not resolve now; accepted, every delivery resolves and checks it again`);
+    }
+  }
+  return url.href;
+}

@@ -1,0 +1,39 @@
+/**
+ * Endpoint header values at rest (issue 11, item 12): receivers put credentials there
+ * (`Authorization`, `X-Api-Key` …), so each value is sealed like a signing secret, AES-256-GCM
+ * under a key derived from the application secret for this purpose alone (`plain:` without one).
+ * A value stored before this change (no `enc:` or `plain:` prefix) reads as it is. Header names
+ * stay readable: they are shown to every role, the values only to members and admins who ask
+ * (`maskHeaders`).
+ */
+import type { Config } from '../../config/index.ts';
+import { createSecretBox, type SecretBox } from '../secret-box.ts';
+
+const PURPOSE = 'endpoint-headers';
+
+/** The box of header values for `config.secret`. */
+export const headerBox = (config: Pick<Config, 'secret'>): SecretBox => createSecretBox(config.secret ?? undefined, { purpose: PURPOSE });
+
+/** The headers as stored: every value sealed. */
+export function sealHeaders(config: Pick<Config, 'secret'>, headers: Record<string, string>): Record<string, string> {
+  const box = headerBox(config);
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, box.seal(value)]));
+}
+
+/**
+ * The headers with their values opened. Throws 500 `APP_WEBHOOK_SECRET_UNREADABLE` when a value
+ * was sealed under another application secret (re-seal with `app secrets:seal`).
+ */
+export function openHeaders(config: Pick<Config, 'secret'>, stored: Record<string, string> | null | undefined, endpointId?: string): Record<string, string> {
+  if (!stored || Object.keys(stored).length === 0) return {}; // most endpoints: no key derivation at all
+  const box = headerBox(config);
+  return Object.fromEntries(Object.entries(stored ?? {}).map(([name, value]) => [
+    name,
+    value.startsWith('enc:') || value.startsWith('plain:') ? box.open(value, endpointId) : value,
+  ]));
+}
+
+/** The names with values hidden (null): what is shown unless a member or admin reveals them. */
+export function maskHeaders(headers: Record<string, string>): Record<string, null> {
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, null]));
+}

@@ -1,0 +1,59 @@
+/**
+ * Registering an endpoint (spec: "Webhook programmatic interface" `webhooks.register(options)`,
+ * "Webhook endpoint"): the only way to create one, for REST, GraphQL, the CLI and the
+ * programmatic interface alike.
+ */
+import { sealHeaders } from './header-box.ts';
+import { assertEventPatterns } from '../patterns.ts';
+import { assertEndpointHeaders } from './headers.ts';
+import { assertDescription, assertOwner, checkEndpointUrl } from './fields.ts';
+import { endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
+import { addSecret, secretBoxFor } from './secrets.ts';
+import { newEndpointId } from '../ids.ts';
+import type { WebhookDeps } from '../deps.ts';
+import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
+
+export interface RegisterOptions {
+  url: string;
+  /** Exact event names, families `<prefix>.*`, or `*`. */
+  events: string[];
+  /** The tenant; absent: an owner-less endpoint, reached only by emits without owner. */
+  owner?: string | null;
+  description?: string | null;
+  /** Receiver-specific headers sent with every delivery (reserved and hop-by-hop names refused). */
+  headers?: Record<string, string> | null;
+}
+
+/** The endpoint as registered, with its one signing secret (shown again only by `webhooks:show --reveal`). */
+export type RegisteredEndpoint = Endpoint & { secret: string };
+
+/**
+ * Checks every field (url shape and resolved addresses, event patterns, headers, owner,
+ * description; each refusal a 422 whose `APP_WEBHOOK_*` code names the field), then writes the
+ * endpoint and its first secret (`whsec_` + base64 of 32 random bytes, sealed at rest) in one
+ * transaction, and announces the change to every process's endpoint cache. A caller bound to
+ * one tenant registers for that tenant only (naming another owner: 404 `APP_TENANT_NOT_FOUND`).
+ */
+export async function registerEndpoint(deps: WebhookDeps, scope: TenantScope, options: RegisterOptions): Promise<RegisteredEndpoint> {
+  const input = (options ?? {}) as Partial<RegisterOptions>;
+  const owner = assertOwner(ownerForWrite(scope, input.owner));
+  const events = assertEventPatterns(input.events);
+  const headers = assertEndpointHeaders(input.headers);
+  const description = assertDescription(input.description);
+  const url = await checkEndpointUrl(deps, input.url);
+  const box = secretBoxFor(deps.config);
+  const id = newEndpointId();
+
+  const { row, secret } = await deps.sql.begin(async (tx) => {
+    const [inserted] = await tx<EndpointRow[]>`
+      insert into ${endpointTable(tx, deps.config)} (id, url, events, owner, description, headers)
+      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(sealHeaders(deps.config, headers))})
+      returning *`;
+    const plain = await addSecret(tx, box, id);
+    await notifyEndpointsChanged(tx, [owner]);
+    return { row: inserted, secret: plain };
+  });
+  deps.cache?.invalidate(owner);
+  deps.log.info({ endpoint: id, owner, events, host: new URL(url).host }, 'webhook endpoint registered');
+  return { ...toEndpoint(row, deps.config), secret };
+}

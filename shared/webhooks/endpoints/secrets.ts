@@ -1,0 +1,103 @@
+/**
+ * Signing secrets of endpoints (spec: "Endpoint and secrets", "Secrets at rest"). Each endpoint
+ * has one row in `app_webhook_secrets` per secret that still signs: `expires_at` null (no end)
+ * or in the future. Rotation adds a secret; without grace the old ones are deleted at once, with
+ * grace they get an `expires_at` and sign alongside the new one until then. Rows hold the
+ * secret sealed by secret-box.ts. Secrets are never logged and never cached.
+ */
+import { unprocessable } from '../../errors/app-error.ts';
+import type { Config } from '../../config/index.ts';
+import { createSecretBox, type SecretBox } from '../secret-box.ts';
+import { generateSecret } from '../signing.ts';
+import { endpointRow, type Queryable } from './store.ts';
+import type { WebhookDeps } from '../deps.ts';
+import type { TenantScope } from '../tenant-scope.ts';
+
+/** Longest grace period accepted by `rotate` (one year). */
+export const MAX_GRACE_MS = 365 * 86_400_000;
+
+/** The secret box of this configuration (encrypting when `config.secret` is set). */
+export const secretBoxFor = (config: Pick<Config, 'secret'>): SecretBox => createSecretBox(config.secret ?? undefined);
+
+/** A secret that still signs, as `webhooks:show --reveal` prints it. */
+export interface RevealedSecret {
+  secret: string;
+  createdAt: Date;
+  /** When it stops signing (end of a rotation grace period); null: no end. */
+  expiresAt: Date | null;
+}
+
+/** Generates a secret for `endpointId`, stores it sealed and returns it in `whsec_` form. */
+export async function addSecret(sql: Queryable, box: SecretBox, endpointId: string): Promise<string> {
+  const secret = generateSecret();
+  await sql`insert into app_webhook_secrets (endpoint_id, sealed) values (${endpointId}, ${box.seal(secret)})`;
+  return secret;
+}
+
+/** Grace in milliseconds: undefined/null/0 = none. Throws 422 `APP_WEBHOOK_GRACE_INVALID`. */
+export function assertGrace(grace: unknown): number {
+  if (grace === undefined || grace === null) return 0;
+  if (typeof grace !== 'number' || !Number.isFinite(grace) || grace < 0 || grace > MAX_GRACE_MS) {
+    throw unprocessable(`invalid grace period: must be a number of milliseconds from 0 to ${MAX_GRACE_MS} (one year)`, {
+      code: 'APP_WEBHOOK_GRACE_INVALID',
+      data: { field: 'grace', value: grace },
+    });
+  }
+  return Math.round(grace);
+}
+
+/**
+ * `webhooks.rotate(id, {grace})`: a new secret for endpoint `id` (in `scope`), which signs from now on.
+ * Without grace (or 0) every older secret stops signing at once (its row is deleted); with
+ * `grace` milliseconds the older secrets that still sign keep signing until then (an earlier end
+ * already set is kept), so the header carries two `v1,` entries meanwhile. Works on a disabled
+ * endpoint, and on one whose stored secrets can no longer be read (the remedy for
+ * `APP_WEBHOOK_SECRET_UNREADABLE`). Answers `{secret, graceEndsAt}`; throws 404
+ * `APP_WEBHOOK_NOT_FOUND`, 422 `APP_WEBHOOK_GRACE_INVALID`.
+ */
+export async function rotateSecret(
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log'>,
+  scope: TenantScope,
+  id: string,
+  options: { grace?: number } = {},
+): Promise<{ secret: string; graceEndsAt: Date | null }> {
+  const grace = assertGrace(options.grace);
+  const box = secretBoxFor(deps.config);
+  const result = await deps.sql.begin(async (tx) => {
+    await endpointRow(tx, deps.config, id, { forUpdate: true, scope });
+    let graceEndsAt: Date | null = null;
+    if (grace === 0) {
+      await tx`delete from app_webhook_secrets where endpoint_id = ${id}`;
+    } else {
+      await tx`delete from app_webhook_secrets where endpoint_id = ${id} and expires_at <= now()`;
+      const [row] = await tx<{ ends: Date }[]>`select now() + ${grace} * interval '1 millisecond' as ends`;
+      graceEndsAt = row.ends;
+      await tx`
+        update app_webhook_secrets set expires_at = least(coalesce(expires_at, 'infinity'), ${graceEndsAt})
+        where endpoint_id = ${id}`;
+    }
+    const secret = await addSecret(tx, box, id);
+    return { secret, graceEndsAt };
+  });
+  deps.log.info({ endpoint: id, graceMs: grace }, grace === 0 ? 'webhook secret rotated; the old secret no longer signs' : 'webhook secret rotated with grace');
+  return result;
+}
+
+/**
+ * The secrets that sign deliveries of endpoint `id` now, newest first, opened. Throws 500
+ * `APP_WEBHOOK_SECRET_UNREADABLE` (naming the endpoint and the remedy) when one was sealed under
+ * another application secret.
+ */
+export async function revealSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string): Promise<RevealedSecret[]> {
+  const box = secretBoxFor(deps.config);
+  const rows = await deps.sql<{ sealed: string; created_at: Date; expires_at: Date | null }[]>`
+    select sealed, created_at, expires_at from app_webhook_secrets
+    where endpoint_id = ${id} and (expires_at is null or expires_at > now())
+    order by id desc`;
+  return rows.map((row) => ({ secret: box.open(row.sealed, id), createdAt: row.created_at, expiresAt: row.expires_at }));
+}
+
+/** The `whsec_` secrets that sign deliveries of endpoint `id` now, newest first (for the worker). */
+export async function signingSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string): Promise<string[]> {
+  return (await revealSecrets(deps, id)).map((entry) => entry.secret);
+}

@@ -1,0 +1,35 @@
+/** One endpoint with the secrets that still sign: their dates, or the secrets themselves when revealed. */
+import { endpointRow, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
+import { revealSecrets, type RevealedSecret } from './secrets.ts';
+import type { TenantScope } from '../tenant-scope.ts';
+import type { WebhookDeps } from '../deps.ts';
+
+/** A secret that still signs, without its value (what `show` tells without `reveal`). */
+export interface SecretInfo {
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+export type EndpointDetails = Endpoint & { secrets: SecretInfo[] | RevealedSecret[] };
+
+/** The row of endpoint `id` when it is in `scope`; else 404 `APP_WEBHOOK_NOT_FOUND`, exactly like an unknown id. */
+export const endpointInScope = (deps: Pick<WebhookDeps, 'config' | 'sql'>, scope: TenantScope, id: unknown): Promise<EndpointRow> =>
+  endpointRow(deps.sql, deps.config, id, { scope });
+
+/**
+ * Endpoint `id` in `scope` with the secrets that still sign: their dates only, or with `reveal`
+ * the secrets themselves (then a secret sealed under another application secret throws 500
+ * `APP_WEBHOOK_SECRET_UNREADABLE`). Throws 404 `APP_WEBHOOK_NOT_FOUND`.
+ */
+export async function showEndpoint(deps: Pick<WebhookDeps, 'config' | 'sql'>, scope: TenantScope, id: string, options: { reveal: true }): Promise<Endpoint & { secrets: RevealedSecret[] }>;
+export async function showEndpoint(deps: Pick<WebhookDeps, 'config' | 'sql'>, scope: TenantScope, id: string, options?: { reveal?: false }): Promise<Endpoint & { secrets: SecretInfo[] }>;
+export async function showEndpoint(deps: Pick<WebhookDeps, 'config' | 'sql'>, scope: TenantScope, id: string, options?: { reveal?: boolean }): Promise<EndpointDetails>;
+export async function showEndpoint(deps: Pick<WebhookDeps, 'config' | 'sql'>, scope: TenantScope, id: string, options: { reveal?: boolean } = {}): Promise<EndpointDetails> {
+  const row = await endpointInScope(deps, scope, id);
+  if (options.reveal) return { ...toEndpoint(row, deps.config), secrets: await revealSecrets(deps, row.id) };
+  const secrets = await deps.sql<{ created_at: Date; expires_at: Date | null }[]>`
+    select created_at, expires_at from app_webhook_secrets
+    where endpoint_id = ${row.id} and (expires_at is null or expires_at > now())
+    order by id desc`;
+  return { ...toEndpoint(row, deps.config), secrets: secrets.map((s) => ({ createdAt: s.created_at, expiresAt: s.expires_at })) };
+}

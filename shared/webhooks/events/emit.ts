@@ -1,0 +1,117 @@
+/**
+ * Emitting: `emit(event, payload, {owner})` (spec: "Events", "Tenant isolation"), the same for a
+ * caller's tenant scope (`emitEvent`), and `sendToEndpoint` (`webhooks:send`).
+ */
+import { conflict, payloadTooLarge, unprocessable } from '../../errors/app-error.ts';
+import { assertEventName, matchesEvent } from '../patterns.ts';
+import { assertOwner } from '../endpoints/fields.ts';
+import { endpointRow } from '../endpoints/store.ts';
+import { loadEnabledEndpoints } from '../endpoints/cache.ts';
+import { payloadText } from './envelope.ts';
+import { enqueueDeliveries, type Delivery } from './enqueue.ts';
+import type { WebhookDeps } from '../deps.ts';
+import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
+
+export interface EmitOptions {
+  /**
+   * The tenant: the event reaches only enabled endpoints of exactly this owner. Absent or null:
+   * only endpoints without owner. An emit never reaches every tenant.
+   */
+  owner?: string | null;
+}
+
+/**
+ * Every delivery keeps its own copy of the signed body, so an emit writes about its payload
+ * size times its fan-out (a 1 MB payload to 1,000 endpoints would be 1 GB in one transaction).
+ * Over `webhooks.maxFanoutBytes` it is refused with 413 `APP_WEBHOOK_FANOUT_TOO_LARGE` and
+ * nothing is written.
+ */
+export function assertFanoutBytes(limit: number, payloadBytes: number, fanout: number, type: string): void {
+  const bytes = payloadBytes * fanout;
+  if (bytes > limit) {
+    throw payloadTooLarge(
+      `event ${type}: a ${payloadBytes}-byte payload to ${fanout} endpoints would write ${bytes} bytes, more than webhooks.maxFanoutBytes (${limit}); nothing was sent`,
+      { code: 'APP_WEBHOOK_FANOUT_TOO_LARGE', data: { field: 'data', limit, bytes, payloadBytes, matched: fanout } },
+    );
+  }
+}
+
+/**
+ * Emits `event` with `payload` (any JSON value) to every enabled endpoint of `options.owner`
+ * whose patterns match it (`*`, the exact name, or a family `<prefix>.*` matching every deeper
+ * name), matching in process over the owner's endpoints (read through `deps.cache` when given).
+ * More matches than `webhooks.maxFanout` refuses with 422 `APP_WEBHOOK_FANOUT_EXCEEDED`
+ * (data `{field: 'type', limit, matched}`) and writes nothing. Otherwise one transaction writes the event, one
+ * delivery and one `app/webhook` job per endpoint; answers the deliveries (none when nothing
+ * matched, and then nothing is written). Also throws 422 `APP_WEBHOOK_EVENT_INVALID`,
+ * `APP_WEBHOOK_OWNER_INVALID`, `APP_WEBHOOK_PAYLOAD_INVALID`, 413
+ * `APP_WEBHOOK_PAYLOAD_TOO_LARGE` or `APP_WEBHOOK_FANOUT_TOO_LARGE`, 503 `APP_WEBHOOK_QUEUE_MISSING`.
+ */
+export async function emit(deps: WebhookDeps, event: string, payload: unknown, options: EmitOptions = {}): Promise<Delivery[]> {
+  const type = assertEventName(event);
+  const owner = assertOwner(options?.owner);
+  const data = payloadText(payload, deps.config.bodyLimit);
+  const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps.sql, deps.config, owner);
+  const matched = endpoints.filter((endpoint) => matchesEvent(endpoint.events, type));
+  const limit = deps.config.webhooks.maxFanout;
+  if (matched.length > limit) {
+    throw unprocessable(
+      `event ${type} matches ${matched.length} endpoints, more than webhooks.maxFanout (${limit}); nothing was sent`,
+      { code: 'APP_WEBHOOK_FANOUT_EXCEEDED', data: { field: 'type', limit, matched: matched.length, event: type, owner } },
+    );
+  }
+  assertFanoutBytes(deps.config.webhooks.maxFanoutBytes, data.bytes, matched.length, type);
+  const deliveries = await enqueueDeliveries(deps, { type, data, owner, endpointIds: matched.map((e) => e.id) });
+  if (deliveries.length > 0) deps.log.debug({ event: type, owner, deliveries: deliveries.length, eventId: deliveries[0].eventId }, 'webhook event emitted');
+  return deliveries;
+}
+
+/**
+ * Sends `event` with `payload` to endpoint `id` alone, whether or not it subscribed to the event
+ * (`webhooks:send`), through the queue like any emit; the event carries the endpoint's owner.
+ * A disabled endpoint is refused with 409 `APP_WEBHOOK_ENDPOINT_DISABLED` (enable it first):
+ * the worker would not deliver to it anyway. Throws 404 `APP_WEBHOOK_NOT_FOUND` (also for an
+ * endpoint outside `scope`) and the input errors of `emit`.
+ */
+export async function sendToEndpoint(deps: WebhookDeps, scope: TenantScope, id: string, event: string, payload: unknown): Promise<Delivery> {
+  const type = assertEventName(event);
+  const data = payloadText(payload, deps.config.bodyLimit);
+  // the write below joins the endpoint again on this owner, so the scope checked on this read holds
+  const row = await endpointRow(deps.sql, deps.config, id, { scope });
+  const disabled = () =>
+    conflict(`webhook endpoint ${id} is disabled; enable it first (app webhooks:enable ${id})`, {
+      code: 'APP_WEBHOOK_ENDPOINT_DISABLED',
+      data: { id, disabledAt: row.disabled_at, disabledReason: row.disabled_reason },
+    });
+  if (row.disabled_at !== null) throw disabled();
+  const [delivery] = await enqueueDeliveries(deps, { type, data, owner: row.owner, endpointIds: [id] });
+  // Disabled, removed or given to another owner between the read and the write.
+  if (delivery === undefined) throw conflict(`webhook endpoint ${id} changed while sending; try again`, { code: 'APP_WEBHOOK_ENDPOINT_CHANGED', data: { id } });
+  deps.log.debug({ event: type, endpoint: id, delivery: delivery.id }, 'webhook event sent to one endpoint');
+  return delivery;
+}
+
+/** What an emit wrote: the event (null when no endpoint matched: nothing is written then) and its deliveries. */
+export interface EmitResult {
+  event: { id: string; type: string; owner: string | null; createdAt: Date } | null;
+  /** The event type and the owner it was emitted as (also when nothing matched). */
+  type: string;
+  owner: string | null;
+  deliveries: Delivery[];
+}
+
+/**
+ * `emit(type, data, {owner})` for a caller's scope: a member emits only as its owner (naming
+ * another is 404 `APP_TENANT_NOT_FOUND`); an admin or the CLI names any owner, or none.
+ */
+export async function emitEvent(deps: WebhookDeps, scope: TenantScope, input: { type?: unknown; data?: unknown; owner?: unknown }): Promise<EmitResult> {
+  const owner = ownerForWrite(scope, input.owner) as string | null | undefined;
+  const deliveries = await emit(deps, input.type as string, input.data === undefined ? {} : input.data, { owner });
+  const first = deliveries[0];
+  return {
+    event: first === undefined ? null : { id: first.eventId, type: first.event, owner: first.owner, createdAt: first.createdAt },
+    type: input.type as string,
+    owner: owner ?? null,
+    deliveries,
+  };
+}

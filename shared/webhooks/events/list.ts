@@ -1,0 +1,35 @@
+/** Listing retained events: one page, newest first, for REST, GraphQL and the CLI (`events:list`). */
+import { assertOwner } from '../endpoints/fields.ts';
+import { assertEventNameFilter } from '../list-filters.ts';
+import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
+import type { TimeRange } from '../time-range.ts';
+import type { WebhookDeps } from '../deps.ts';
+import { EVENTS_WITH_COUNTS, toEvent, type EventRecord, type EventRow } from './record.ts';
+
+export interface EventQuery extends TimeRange {
+  /** Only this owner's events (null: those without owner); a member's scope fixes it. */
+  owner?: string | null;
+  /** Only events of this exact type. */
+  type?: string;
+  page: number;
+  perPage: number;
+}
+
+/** One page of events, newest first, with the total; filtered by owner, exact type and time (`since` inclusive, `until` exclusive). */
+export async function listEvents(deps: Pick<WebhookDeps, 'sql'>, scope: TenantScope, query: EventQuery): Promise<{ records: EventRecord[]; total: number }> {
+  const { sql } = deps;
+  const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
+  if (query.type !== undefined) assertEventNameFilter('type', query.type);
+  const where = sql`
+    ${owner === undefined ? sql`true` : owner === null ? sql`e.owner is null` : sql`e.owner = ${owner}`}
+    and ${query.type === undefined ? sql`true` : sql`e.type = ${query.type}`}
+    and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
+    and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
+  const [rows, [{ total }]] = await Promise.all([
+    sql<EventRow[]>`
+      ${sql.unsafe(EVENTS_WITH_COUNTS)} where ${where}
+       order by e.created_at desc, e.id desc limit ${query.perPage} offset ${(query.page - 1) * query.perPage}`,
+    sql<{ total: number }[]>`select count(*)::int as total from app_events e where ${where}`,
+  ]);
+  return { records: rows.map(toEvent), total };
+}

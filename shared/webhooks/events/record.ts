@@ -1,0 +1,54 @@
+/** A retained event (`app_events`: type, owner, payload) as the API presents it, with its delivery counts. */
+import { notFound } from '../../errors/app-error.ts';
+import type { DeliveryCounts } from '../deliveries/record.ts';
+
+/** An emitted event as the API presents it. */
+export interface EventRecord {
+  /** `evt_…` */
+  id: string;
+  type: string;
+  owner: string | null;
+  /** The payload given to emit (the envelope's `data`). */
+  data: unknown;
+  createdAt: Date;
+  /** Its deliveries by state. */
+  deliveries: DeliveryCounts;
+}
+
+/** AppError 404 `APP_WEBHOOK_EVENT_NOT_FOUND`. */
+export const eventNotFound = (id: unknown) =>
+  notFound(`webhook event ${typeof id === 'string' ? id : JSON.stringify(id)} does not exist`, { code: 'APP_WEBHOOK_EVENT_NOT_FOUND', data: { id } });
+
+export interface EventRow {
+  id: string;
+  type: string;
+  owner: string | null;
+  payload: unknown;
+  created_at: Date;
+  pending: number;
+  running: number;
+  done: number;
+  dead: number;
+}
+
+export const toEvent = (row: EventRow): EventRecord => ({
+  id: row.id,
+  type: row.type,
+  owner: row.owner,
+  data: row.payload,
+  createdAt: row.created_at,
+  deliveries: { pending: row.pending, running: row.running, done: row.done, dead: row.dead, total: row.pending + row.running + row.done + row.dead },
+});
+
+/** Events with their delivery counts by state (one aggregate per event, through the event_id index); alias `e`. */
+export const EVENTS_WITH_COUNTS = `
+  select e.id, e.type, e.owner, e.payload, e.created_at,
+         c.pending::int, c.running::int, c.done::int, c.dead::int
+    from app_events e
+    cross join lateral (
+      select count(*) filter (where d.status = 'pending') as pending,
+             count(*) filter (where d.status = 'running') as running,
+             count(*) filter (where d.status = 'done') as done,
+             count(*) filter (where d.status = 'dead') as dead
+        from app_webhook_deliveries d where d.event_id = e.id
+    ) c`;
