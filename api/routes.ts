@@ -7,11 +7,9 @@
  *   'GET /status': { controller: 'status.show' },
  */
 import type { RouteTable } from './routing/table.ts';
-import { WEBHOOKS_API_ROUTES } from './webhooks-api/routes.ts';
 
-const routes: RouteTable = {
-  // webhooks, events, deliveries over HAL with bearer tokens (issue 6; docs/webhooks-api.md)
-  ...WEBHOOKS_API_ROUTES,
-};
+// The webhook API (webhooks, events, deliveries; docs/webhooks-api.md) is the product's own: the
+// server mounts it (api/webhooks-api/mount.ts), so this table holds only the application's routes.
+const routes: RouteTable = {};
 
 export default routes;

@@ -39,6 +39,7 @@ import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSl
 import { buildApi, type Api, type ApiDefinition } from './routing/api.ts';
 import { plugAuthentication } from './auth/plug.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
+import { withWebhooksApi } from './webhooks-api/mount.ts';
 import { discoverApi } from './routing/discover.ts';
 
 export interface WebDeps {
@@ -127,14 +128,15 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.useRoute('halGuard', (route) => halGuard({ route, strict: config.api.strict, log, warned }));
   // limiters (authLimiter, globalLimiter, routeLimiter) and idempotency (route slot), issue 7
   const guards = [plugRateLimits(pipeline, { config, log, shared: sharedStore }), plugIdempotency(pipeline, { config, log, shared: sharedStore })];
-  // bearer-token authentication (user slot) and the webhook API's dependencies, issue 6
+  // bearer-token authentication (user slot), issue 6; the webhook API's dependencies (endpoint cache)
   plugAuthentication(pipeline, { sql, log });
-  const webhooksApi = plugWebhooksApi(pipeline, { config, sql, log });
+  const webhooksApi = plugWebhooksApi({ config, sql, log });
 
   // GraphQL in its slot, the schema built from the models with the API (issue 8)
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
   const build = (definition: ApiDefinition) => {
-    const built = buildApi({ sql }, definition, pipeline.routeStage);
+    // the product's own API is mounted here, beside what the application declares
+    const built = buildApi({ sql }, withWebhooksApi(definition, webhooksApi.webhooks), pipeline.routeStage);
     graphql?.build(built.models);
     return built;
   };

@@ -1,6 +1,7 @@
 /**
  * The API built the way the web process builds it (discovery of `api/models/`,
- * `api/controllers/`, `api/routes.ts`; `buildApi`), without a database or a server: the
+ * `api/controllers/`, `api/routes.ts`, the webhook API mounted beside them; `buildApi`), without
+ * a database or a server: the
  * models get a client that refuses every query, and each route an empty middleware stage.
  * Enough to describe the routes; never to serve them.
  */
@@ -8,6 +9,8 @@ import type { Middleware } from 'koa';
 import type { Sql } from '../../shared/db/connect.ts';
 import { buildApi, type Api, type ApiDefinition } from '../routing/api.ts';
 import { discoverApi, type ApiLocations } from '../routing/discover.ts';
+import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
+import { withWebhooksApi } from '../webhooks-api/mount.ts';
 
 /** A database client that refuses to be used (describing the API runs no query). */
 const noDatabase = new Proxy(() => undefined, {
@@ -24,9 +27,12 @@ const noDatabase = new Proxy(() => undefined, {
 
 const passThrough: Middleware = (_ctx, next) => next();
 
-/** `buildApi` of a definition without a database; the route stages do nothing. */
+/** Dependencies for controllers that are described, never run. */
+const noWebhooks = { sql: noDatabase } as unknown as WebhookDeps;
+
+/** `buildApi` of a definition (with the webhook API mounted) without a database; the route stages do nothing. */
 export function buildApiOffline(definition: ApiDefinition): Api {
-  return buildApi({ sql: noDatabase }, definition, () => passThrough);
+  return buildApi({ sql: noDatabase }, withWebhooksApi(definition, noWebhooks), () => passThrough);
 }
 
 /** Discovers the application (as the web process does at start) and builds it without a database. */

@@ -1,8 +1,8 @@
 /**
  * The resolvers of webhook endpoints, events and deliveries: each calls the same tenant-scoped
- * core function as the REST controller (api/controllers/webhooks.ts, events.ts,
- * deliveries.ts) and the CLI, so the SQL and the tenant rules live in one place. The endpoint
- * of every delivery in a page is read with one statement per request level (batch loading).
+ * core function as the REST controller (api/webhooks-api/controllers/) and the CLI, so the
+ * SQL and the tenant rules live in one place. The endpoint of every delivery in a page is read
+ * with one statement per request level (batch loading).
  */
 import { maskHeaders } from '../../../shared/webhooks/endpoints/header-box.ts';
 import { revealHeadersFor } from '../../webhooks-api/present.ts';

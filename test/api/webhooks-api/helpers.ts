@@ -10,10 +10,6 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { after } from 'node:test';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
-import webhooksController from '../../../api/controllers/webhooks.ts';
-import eventsController from '../../../api/controllers/events.ts';
-import deliveriesController from '../../../api/controllers/deliveries.ts';
-import { WEBHOOKS_API_ROUTES } from '../../../api/webhooks-api/routes.ts';
 import { connect } from '../../../shared/db/connect.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
@@ -69,7 +65,7 @@ export async function startApi(flags: Record<string, unknown> = {}): Promise<Api
     log,
     sql: connect(h.config, log, { max: 4 }),
     stores: [],
-    api: { routes: WEBHOOKS_API_ROUTES, controllers: { webhooks: webhooksController, events: eventsController, deliveries: deliveriesController } },
+    api: {}, // the webhook API is mounted by the server itself
   });
   servers.push({ close: () => web.shutdown('test') });
   const { port } = await web.start(0);

@@ -1,0 +1,57 @@
+/**
+ * `/events`: emit over REST (`POST`, 202) and the retained events (list, show), over
+ * shared/webhooks/events/.
+ */
+import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
+import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/events/index.ts';
+import type { Links } from '../../hal/links.ts';
+import { defineController } from '../../routing/controller.ts';
+import { answerPage, webhookAction } from '../action.ts';
+import { createLink, eventLinks } from '../links.ts';
+import { publishEvent } from '../present.ts';
+import { one, ownerParameter, timeParameters } from '../query.ts';
+import { PATHS } from '../routes.ts';
+
+export const eventsController = (deps: WebhookDeps) => defineController({
+  /** GET /events?owner=&without_owner=&type=&since=&until=: a page of events, newest first. */
+  index: webhookAction(deps, (request) => answerPage(request, {
+    path: PATHS.events,
+    type: 'events',
+    fetch: (window) => listEvents(request.deps, request.scope, {
+      owner: ownerParameter(request.query),
+      type: one(request.query, 'type'),
+      ...timeParameters(request.query),
+      ...window,
+    }),
+    present: (event) => publishEvent(request.principal, event),
+    links: createLink(request.principal, PATHS.events),
+  })),
+
+  /**
+   * POST /events {type, data?, owner?}: emits to every subscribed endpoint of the owner; 202
+   * with the event (null `externalId` when no endpoint matched: nothing is written then), the
+   * number of deliveries and a `delivery` link to each.
+   */
+  create: webhookAction(deps, async ({ ctx, principal, scope, deps }) => {
+    const result = await emitEvent(deps, scope, ctx.permit('type', 'data', 'owner'));
+    const links: Links = result.event === null ? { collection: { href: PATHS.events } } : eventLinks(principal, result.event.id);
+    links.delivery = result.deliveries.map((delivery) => ({ href: PATHS.delivery(delivery.id) }));
+    await ctx.resource(
+      {
+        _links: links,
+        externalId: result.event?.id ?? null,
+        type: result.type,
+        owner: result.owner,
+        createdAt: result.event?.createdAt ?? null,
+        deliveryCount: result.deliveries.length,
+        deliveryIds: result.deliveries.map((delivery) => delivery.id),
+      },
+      { status: 202 },
+    );
+  }),
+
+  /** GET /events/:id: the event with its payload and delivery counts. */
+  show: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
+    await ctx.resource(publishEvent(principal, await showEvent(deps, scope, id)));
+  }),
+});
