@@ -1,9 +1,10 @@
 /**
- * The webhook API's documented bodies, filters and answers (docs/webhooks-api.md;
- * api/webhooks-api/present.ts), keyed by `<controller>.<action>` of its routes
- * (api/webhooks-api/routes.ts). The endpoint row is not a model, so these play the part the
+ * The webhook API's documented bodies, filters and answers (docs/webhooks-api.md), keyed by
+ * `<controller>.<action>` of its routes (api/webhooks-api/routes.ts); the records' schemas are
+ * generated from their public shapes (shared/webhooks/public-shapes.ts). The endpoint row is not a model, so these play the part the
  * model schemas play for the generic controller.
  */
+import { PUBLIC_SHAPES, DELIVERY_STATUS_VALUES, type ShapeName } from '../../shared/webhooks/public-shapes.ts';
 import { ref, type Json } from './components.ts';
 
 const string = { type: 'string' };
@@ -12,31 +13,34 @@ const time = { type: 'string', format: 'date-time' };
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 const eventName = { type: 'string', description: 'An event name such as `invoice.paid`.' };
 const headersMap = { type: 'object', additionalProperties: { type: 'string' }, description: 'Receiver-specific headers sent with each delivery; reserved names refused.' };
-const deliveryStatus = { type: 'string', enum: ['pending', 'running', 'done', 'dead'] };
+
+/** The JSON Schema of a public shape (shared/webhooks/public-shapes.ts): every field present, so every field required. */
+export function shapeSchema(shape: ShapeName, description?: string): Json {
+  const properties = Object.fromEntries(Object.entries(PUBLIC_SHAPES[shape]).map(([name, field]) => {
+    const described = field.description === undefined ? {} : { description: field.description };
+    return [name, { ...(field.shape ? ref('schemas', field.shape) : field.schema), ...described }];
+  }));
+  return { type: 'object', ...(description ? { description } : {}), required: Object.keys(properties), properties };
+}
+
+/** A HAL resource of `base` (a component) with more required fields. */
+const halWith = (base: string, extra: Record<string, Json>, description: string): Json => ({
+  allOf: [ref('schemas', base), { type: 'object', required: Object.keys(extra), properties: extra }],
+  description,
+});
+
+const hal = (shape: ShapeName, description: string): Json => ({ allOf: [ref('schemas', 'HalResource'), shapeSchema(shape)], description });
 
 /** The schemas of the webhook API's records and answers, by component name. */
 export const WEBHOOK_SCHEMAS: Json = {
-  Webhook: {
-    allOf: [ref('schemas', 'HalResource')],
-    type: 'object',
-    description: 'A webhook endpoint (`externalId` `ep_…`). `secret` only in the answer that made it (create, rotate); `secrets` (dates only) when shown alone.',
-    properties: {
-      externalId: string,
-      url: { type: 'string', format: 'uri' },
-      events: { type: 'array', items: { type: 'string', description: 'An exact event name, a family `<prefix>.*`, or `*`.' } },
-      owner: nullableString,
-      description: nullableString,
-      headers: headersMap,
-      enabled: { type: 'boolean' },
-      disabledAt: nullableTime,
-      disabledReason: nullableString,
-      createdAt: time,
-      updatedAt: time,
-      secrets: { type: 'array', items: { type: 'object', properties: { createdAt: time, expiresAt: nullableTime } } },
-      secret: { type: 'string', pattern: '^whsec_', description: 'The signing secret; shown once.' },
-      graceEndsAt: nullableTime,
-    },
-  },
+  Webhook: hal('Webhook', 'A webhook endpoint (`externalId` `ep_…`), as listed and changed. Never a secret.'),
+  WebhookDetails: halWith('Webhook', { secrets: { type: 'array', items: ref('schemas', 'WebhookSecret') } }, 'A webhook endpoint shown alone: with the dates of the secrets that still sign.'),
+  WebhookCreated: halWith('Webhook', { secret: { type: 'string', pattern: '^whsec_', description: 'The signing secret, shown this once.' } }, 'The answer that made the endpoint: with its signing secret.'),
+  WebhookRotated: halWith('Webhook', {
+    secret: { type: 'string', pattern: '^whsec_', description: 'The new signing secret, shown this once.' },
+    graceEndsAt: { type: ['string', 'null'], format: 'date-time', description: 'Until when the previous secret still signs (null: it stopped at once).' },
+  }, 'The answer of a rotation: the endpoint with its new secret.'),
+  WebhookSecret: shapeSchema('WebhookSecret', 'A secret that still signs (its dates, never its value).'),
   WebhookCreate: {
     type: 'object',
     required: ['url', 'events'],
@@ -44,9 +48,11 @@ export const WEBHOOK_SCHEMAS: Json = {
   },
   WebhookUpdate: {
     type: 'object',
+    minProperties: 1,
+    additionalProperties: false,
     properties: {
-      url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: string }, description: nullableString, headers: headersMap,
-      enabled: { type: 'boolean' }, disabledReason: nullableString, owner: nullableString,
+      url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: string }, description: nullableString, headers: { ...headersMap, type: ['object', 'null'] },
+      enabled: { type: 'boolean' }, disabledReason: string, owner: nullableString,
     },
   },
   WebhookRotate: { type: 'object', properties: { grace: { type: 'integer', minimum: 0, description: 'Milliseconds the old secret keeps signing.' } } },
@@ -55,39 +61,28 @@ export const WEBHOOK_SCHEMAS: Json = {
   WebhookRecovered: {
     allOf: [ref('schemas', 'HalResource')],
     type: 'object',
+    required: ['endpointId', 'recovered', 'more', 'deliveryIds'],
     properties: { endpointId: string, recovered: { type: 'integer', minimum: 0 }, more: { type: 'boolean' }, deliveryIds: { type: 'array', items: string } },
   },
-  Event: {
-    allOf: [ref('schemas', 'HalResource')],
-    type: 'object',
-    description: 'An emitted event (`externalId` `evt_…`) with its retained payload and delivery counts by state.',
-    properties: { externalId: string, type: eventName, owner: nullableString, data: {}, createdAt: time, deliveries: { type: 'object', additionalProperties: { type: 'integer' } } },
-  },
+  DeliveryCounts: shapeSchema('DeliveryCounts', 'Deliveries by state.'),
+  Event: hal('Event', 'An emitted event (`externalId` `evt_…`) with its retained payload and delivery counts by state.'),
   EventCreate: { type: 'object', required: ['type'], properties: { type: eventName, data: {}, owner: string } },
   EventEmitted: {
     allOf: [ref('schemas', 'HalResource')],
     type: 'object',
     description: 'The emit answer: `externalId` null when no endpoint matched (nothing written); a `delivery` link to each delivery.',
-    properties: { type: eventName, owner: nullableString, createdAt: nullableTime, deliveryCount: { type: 'integer', minimum: 0 }, deliveryIds: { type: 'array', items: string } },
-  },
-  Delivery: {
-    allOf: [ref('schemas', 'HalResource')],
-    type: 'object',
-    description: 'A delivery (`externalId` `msg_…`); shown alone it carries its `endpoint` and every attempt.',
+    required: ['externalId', 'type', 'owner', 'createdAt', 'deliveryCount', 'deliveryIds'],
     properties: {
-      externalId: string, status: deliveryStatus, endpointId: string, eventId: nullableString, type: eventName, owner: nullableString, queue: string,
-      attemptCount: { type: 'integer' }, nextAttemptAt: nullableTime, lastStatus: { type: ['integer', 'null'] }, lastError: nullableString,
-      createdAt: time, updatedAt: nullableTime, completedAt: nullableTime,
-      endpoint: { type: ['object', 'null'], properties: { url: string, enabled: { type: 'boolean' }, disabledReason: nullableString } },
-      attempts: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: { attempt: { type: 'integer' }, startedAt: time, durationMs: { type: ['number', 'null'] }, status: { type: ['integer', 'null'] }, outcome: nullableString, error: nullableString, excerpt: nullableString },
-        },
-      },
+      externalId: nullableString, type: eventName, owner: nullableString, createdAt: nullableTime,
+      deliveryCount: { type: 'integer', minimum: 0 }, deliveryIds: { type: 'array', items: string },
     },
   },
+  Delivery: hal('Delivery', 'A delivery (`externalId` `msg_…`) as listed, and as a test event or a retry answers it.'),
+  DeliveryDetails: halWith('Delivery', {
+    endpoint: { type: ['object', 'null'], required: ['url', 'enabled', 'disabledReason'], properties: { url: string, enabled: { type: 'boolean' }, disabledReason: nullableString } },
+    attempts: { type: 'array', items: ref('schemas', 'Attempt') },
+  }, 'A delivery shown alone: its endpoint and every attempt.'),
+  Attempt: shapeSchema('Attempt', 'One recorded attempt of a delivery.'),
 };
 
 /** A HAL collection of `item` under `_embedded.<type>`. */
@@ -104,7 +99,11 @@ const OWNER = [
   query('without_owner', 'Only records without an owner (admins).', { type: 'string', enum: ['true'] }),
 ];
 const TIME = [query('since', 'Created at or after (ISO 8601).', time), query('until', 'Created before (ISO 8601).', time)];
-const STATUS = query('status', 'Comma-separated delivery states.', { type: 'string', examples: ['dead', 'pending,running'] });
+const STATUS: Json = {
+  name: 'status', in: 'query', required: false, style: 'form', explode: false,
+  description: 'Delivery states, comma-separated (`dead`, `pending,running`).',
+  schema: { type: 'array', items: { type: 'string', enum: [...DELIVERY_STATUS_VALUES] } },
+};
 const TYPE = query('type', 'Event name.');
 
 /** What a webhook API action takes and answers. */
@@ -119,11 +118,11 @@ export interface WebhookOperation {
 
 export const WEBHOOK_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
   'webhooks.index': { summary: 'List webhook endpoints', status: 200, answer: collectionOf('webhooks', 'Webhook'), query: [...OWNER, query('enabled', 'Enabled or disabled endpoints.', { type: 'string', enum: ['true', 'false'] }), query('events', 'Endpoints receiving one of these comma-separated event names.')] },
-  'webhooks.create': { summary: 'Register a webhook endpoint (the answer carries its secret, this once)', status: 201, answer: ref('schemas', 'Webhook'), body: 'WebhookCreate' },
-  'webhooks.show': { summary: 'Show a webhook endpoint', status: 200, answer: ref('schemas', 'Webhook') },
+  'webhooks.create': { summary: 'Register a webhook endpoint (the answer carries its secret, this once)', status: 201, answer: ref('schemas', 'WebhookCreated'), body: 'WebhookCreate' },
+  'webhooks.show': { summary: 'Show a webhook endpoint with the dates of its signing secrets', status: 200, answer: ref('schemas', 'WebhookDetails') },
   'webhooks.update': { summary: 'Change a webhook endpoint', status: 200, answer: ref('schemas', 'Webhook'), body: 'WebhookUpdate' },
   'webhooks.destroy': { summary: 'Remove a webhook endpoint with its secrets and deliveries', status: 204 },
-  'webhooks.rotate': { summary: 'Rotate the signing secret (the answer carries the new secret, this once)', status: 200, answer: ref('schemas', 'Webhook'), body: 'WebhookRotate' },
+  'webhooks.rotate': { summary: 'Rotate the signing secret (the answer carries the new secret, this once)', status: 200, answer: ref('schemas', 'WebhookRotated'), body: 'WebhookRotate' },
   'webhooks.test': { summary: 'Send a test event to this endpoint alone', status: 202, answer: ref('schemas', 'Delivery'), body: 'WebhookTest' },
   'webhooks.recover': { summary: 'Send the endpoint\'s dead deliveries of a time range again', status: 202, answer: ref('schemas', 'WebhookRecovered'), body: 'WebhookRecover' },
   'webhooks.deliveries': { summary: 'List the endpoint\'s deliveries', status: 200, answer: collectionOf('deliveries', 'Delivery'), query: [STATUS, TYPE, ...TIME] },
@@ -131,6 +130,6 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
   'events.create': { summary: 'Emit an event to every subscribed endpoint', status: 202, answer: ref('schemas', 'EventEmitted'), body: 'EventCreate' },
   'events.show': { summary: 'Show an event', status: 200, answer: ref('schemas', 'Event') },
   'deliveries.index': { summary: 'List deliveries, newest first', status: 200, answer: collectionOf('deliveries', 'Delivery'), query: [STATUS, query('endpoint', 'Endpoint id.'), query('event', 'Event id.'), TYPE, ...OWNER, ...TIME] },
-  'deliveries.show': { summary: 'Show a delivery with every attempt', status: 200, answer: ref('schemas', 'Delivery') },
+  'deliveries.show': { summary: 'Show a delivery with every attempt', status: 200, answer: ref('schemas', 'DeliveryDetails') },
   'deliveries.retry': { summary: 'Send a dead delivery again', status: 202, answer: ref('schemas', 'Delivery') },
 };

@@ -1,4 +1,6 @@
-import { emit } from '../../shared/webhooks/events/emit.ts';
+import { emitEvent } from '../../shared/webhooks/events/index.ts';
+import { publicNewDelivery } from '../../shared/webhooks/public-shapes.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
 
@@ -10,8 +12,8 @@ export const eventsEmitCommand = defineCommand({
     .option('owner', { type: 'string', describe: 'Tenant; without it only endpoints without owner are reached' }),
   run: async (context, args) => {
     const data = parseJsonData(args.data);
-    const deliveries = await emit(webhookDeps(context), args.event as string, data, { owner: args.owner });
-    context.print(deliveries, () =>
+    const { deliveries } = await emitEvent(webhookDeps(context), ALL_TENANTS, { type: args.event, data, owner: args.owner });
+    context.print(deliveries.map(publicNewDelivery), () =>
       deliveries.length === 0
         ? `no enabled endpoint ${args.owner === undefined ? 'without owner' : `of owner ${args.owner}`} subscribes to ${args.event}; nothing queued`
         : `queued ${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'}:\n${deliveryLines(deliveries)}`);

@@ -1,5 +1,6 @@
 import { listEvents, showEvent, type EventRecord } from '../../shared/webhooks/events/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { publicEvent } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
 import { isoOrDash, table } from './webhook-cli.ts';
@@ -26,7 +27,7 @@ export const eventsListCommand = defineCommand({
       page: 1,
       perPage: limitOf(args.limit),
     });
-    context.print(records, () => records.length === 0 ? 'no events' : table([
+    context.print(records.map(publicEvent), () => records.length === 0 ? 'no events' : table([
       ['ID', 'TYPE', 'OWNER', 'CREATED', 'PENDING/RUNNING/DONE/DEAD'],
       ...records.map((event) => [event.id, event.type, event.owner ?? '-', isoOrDash(event.createdAt), counts(event)]),
     ]));
@@ -38,7 +39,7 @@ export const eventsShowCommand = defineCommand({
   builder: (yargs) => yargs.positional('id', { type: 'string', demandOption: true, describe: 'Event id (evt_…)' }),
   run: async (context, args) => {
     const event = await showEvent({ sql: context.sql() }, ALL_TENANTS, String(args.id));
-    context.print(event, () => [
+    context.print(publicEvent(event), () => [
       `id:         ${event.id}`,
       `type:       ${event.type}`,
       `owner:      ${event.owner ?? '-'}`,

@@ -12,6 +12,7 @@ import {
   type DeliveryDetails, type DeliverySummary,
 } from '../../shared/webhooks/deliveries/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { publicDelivery, publicDeliveryDetails } from '../../shared/webhooks/public-shapes.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 import { runWorkerOnce } from '../../worker/runner.ts';
 import { serveWorker } from '../../worker/run.ts';
@@ -68,7 +69,7 @@ const idPositional = <T>(yargs: Argv<T>) =>
 
 async function showCommandRun(context: CliContext, args: { id?: string }) {
   const details = await showDelivery({ sql: context.sql(), config: context.config }, ALL_TENANTS, String(args.id));
-  context.print(details, () => deliveryText(details));
+  context.print(publicDeliveryDetails(details), () => deliveryText(details));
 }
 
 /** `jobs show <id>` as the spec writes it: a subcommand of `jobs`. */
@@ -150,7 +151,7 @@ export const jobsListCommand = defineCommand({
     const given = (args.status ?? []) as string[];
     const statuses = given.length === 0 ? (['pending', 'running'] as const) : given.includes('all') ? DELIVERY_STATUSES : (given as DeliveryStatus[]);
     const { deliveries, counts } = await listed(context, args, statuses);
-    context.print(deliveries, () => listText(deliveries, counts, 'deliveries in these states'));
+    context.print(deliveries.map(publicDelivery), () => listText(deliveries, counts, 'deliveries in these states'));
   },
 });
 
@@ -159,7 +160,7 @@ export const jobsDeadCommand = defineCommand({
   builder: (yargs) => yargs.options(filterOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const { deliveries, counts } = await listed(context, args, ['dead']);
-    context.print(deliveries, () => listText(deliveries, counts, 'dead deliveries'));
+    context.print(deliveries.map(publicDelivery), () => listText(deliveries, counts, 'dead deliveries'));
   },
 });
 
@@ -174,7 +175,7 @@ export const jobsRetryCommand = defineCommand({
   builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
   run: async (context, args) => {
     const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, ALL_TENANTS, String(args.id));
-    context.print(delivery, () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`);
+    context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`);
   },
 });
 

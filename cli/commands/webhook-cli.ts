@@ -7,7 +7,7 @@
 import { AppError, unprocessable } from '../../shared/errors/app-error.ts';
 import { parseDuration } from '../../shared/config/index.ts';
 import { parseHeaderArgument } from '../../shared/webhooks/endpoints/headers.ts';
-import { maskHeaders } from '../../shared/webhooks/endpoints/header-box.ts';
+import { publicEndpoint } from '../../shared/webhooks/public-shapes.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { Endpoint } from '../../shared/webhooks/endpoints/store.ts';
 import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
@@ -69,18 +69,19 @@ export function parseGrace(text: string | undefined): number | undefined {
 export const isoOrDash = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
 
 /**
- * An endpoint as the CLI prints it: header values (receiver credentials) hidden (null) unless
+ * An endpoint as the CLI prints it: its public fields (shared/webhooks/public-shapes.ts, the
+ * names REST and GraphQL use), header values (receiver credentials) hidden (null) unless
  * `reveal` (`webhooks:show --reveal`), in the text and in `--json` alike.
  */
-export function shown<T extends { headers: Record<string, string | null> }>(endpoint: T, reveal = false): T {
-  return reveal ? endpoint : { ...endpoint, headers: maskHeaders(endpoint.headers as Record<string, string>) };
-}
+export const shown = (endpoint: Endpoint, reveal = false): ShownEndpoint => publicEndpoint(endpoint, { revealHeaders: reveal });
+
+export type ShownEndpoint = ReturnType<typeof publicEndpoint>;
 
 /** Several lines describing one endpoint (pass it through `shown` first). */
-export function endpointText(endpoint: Omit<Endpoint, 'headers'> & { headers: Record<string, string | null> }): string {
+export function endpointText(endpoint: ShownEndpoint): string {
   const headers = Object.entries(endpoint.headers).map(([name, value]) => `${name}: ${value ?? '(hidden; webhooks:show --reveal)'}`);
   return [
-    `id:          ${endpoint.id}`,
+    `id:          ${endpoint.externalId}`,
     `url:         ${endpoint.url}`,
     `events:      ${endpoint.events.join(', ')}`,
     `owner:       ${endpoint.owner ?? '(none)'}`,

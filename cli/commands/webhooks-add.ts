@@ -23,7 +23,7 @@ export const webhooksAddCommand = defineCommand({
     });
     warnIfSecretsUnencrypted(deps);
     const printed = shown(endpoint);
-    context.print(printed, () =>
+    context.print({ ...printed, secret: endpoint.secret }, () =>
       `${endpointText(printed)}\nsecret:      ${endpoint.secret}\n\n` +
       `Give the secret to the receiver now: it is shown again only by \`app webhooks:show ${endpoint.id} --reveal\`.`);
   },

@@ -1,5 +1,6 @@
 import { endpointStatuses, listEndpoints, type EndpointQuery } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { publicCounts } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
 import { endpointTable, isoOrDash, shown, table, webhookDeps } from './webhook-cli.ts';
 
@@ -26,7 +27,7 @@ export const webhooksStatusCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const rows = await endpointStatuses(webhookDeps(context), ALL_TENANTS, filterOf(args));
-    const printedRows = rows.map((row) => shown(row));
+    const printedRows = rows.map((row) => ({ ...shown(row), deliveryCounts: publicCounts(row.deliveries), lastDeliveryAt: row.lastDeliveryAt }));
     context.print(printedRows, () => rows.length === 0 ? 'no webhook endpoints' : table([
       ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],
       ...rows.map((row) => [

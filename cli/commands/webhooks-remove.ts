@@ -28,11 +28,11 @@ export const webhooksRemoveCommand = defineCommand({
     if (!args.yes) {
       if (!process.stdin.isTTY) throw new UsageError(`webhooks:remove ${id} deletes the endpoint and its delivery records: pass --yes to confirm (no terminal to ask on)`);
       if (!(await confirmed(`remove webhook endpoint ${id} with its secrets and every delivery record? [y/N] `))) {
-        context.print({ id, removed: false }, () => 'nothing removed');
+        context.print({ externalId: id, removed: false }, () => 'nothing removed');
         return;
       }
     }
     const result = await removeEndpoint(webhookDeps(context), ALL_TENANTS, id);
-    context.print(result, () => `removed ${result.id}`);
+    context.print({ externalId: result.id, removed: result.removed }, () => `removed ${result.id}`);
   },
 });

@@ -13,7 +13,7 @@ export const webhooksRotateCommand = defineCommand({
     const deps = webhookDeps(context);
     const result = await rotateSecret(deps, ALL_TENANTS, args.id as string, { grace: parseGrace(args.grace) });
     warnIfSecretsUnencrypted(deps);
-    context.print({ id: args.id, ...result }, () =>
+    context.print({ externalId: args.id, ...result }, () =>
       `secret: ${result.secret}\n` +
       (result.graceEndsAt === null
         ? 'the previous secret no longer signs'

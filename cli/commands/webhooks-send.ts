@@ -1,5 +1,6 @@
 import { sendToEndpoint } from '../../shared/webhooks/events/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { publicNewDelivery } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
 import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
 
@@ -12,6 +13,6 @@ export const webhooksSendCommand = defineCommand({
   run: async (context, args) => {
     const data = parseJsonData(args.data);
     const delivery = await sendToEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, args.event as string, data);
-    context.print(delivery, () => `queued ${deliveryLines([delivery])}`);
+    context.print(publicNewDelivery(delivery), () => `queued ${deliveryLines([delivery])}`);
   },
 });

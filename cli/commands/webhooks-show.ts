@@ -1,5 +1,6 @@
 import { showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { publicSecret } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
 import { endpointText, isoOrDash, shown, webhookDeps } from './webhook-cli.ts';
 
@@ -11,7 +12,8 @@ export const webhooksShowCommand = defineCommand({
   run: async (context, args) => {
     const details = await showEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, { reveal: args.reveal });
     const printed = shown(details, args.reveal);
-    context.print(printed, () => {
+    const secrets = details.secrets.map((entry) => ('secret' in entry ? { secret: entry.secret, ...publicSecret(entry) } : publicSecret(entry)));
+    context.print({ ...printed, secrets }, () => {
       const lines = details.secrets.map((entry) => {
         const until = entry.expiresAt === null ? 'no end' : `until ${isoOrDash(entry.expiresAt)}`;
         const value = 'secret' in entry ? `${entry.secret}  ` : '';

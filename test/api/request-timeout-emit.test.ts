@@ -4,9 +4,9 @@
  * exceeds webhooks.maxFanoutBytes is refused whole.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import postgres from 'postgres';
-import { call, startApi } from './webhooks-api/helpers.ts';
+import { call, closeAll, startApi } from './webhooks-api/helpers.ts';
 import { eventually } from '../worker/helpers.ts';
 
 const counts = async (sql: postgres.Sql) => {
@@ -18,6 +18,7 @@ const counts = async (sql: postgres.Sql) => {
 };
 
 describe('timed-out emits', () => {
+  after(closeAll); // the worker and servers stop before the database is dropped
   it('a 503 from the request timeout means nothing was written, and the retry with the same key writes once', async () => {
     const app = await startApi({ requestTimeout: 300 });
     const token = await app.token('admin');

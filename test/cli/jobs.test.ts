@@ -59,33 +59,33 @@ describe('jobs commands', () => {
     const ep = await endpoint(h, `${receiver.origin}/in`);
     const [id] = await send(h, ep, 'invoice.paid', { total: 10 });
 
-    const listed = json<Array<{ id: string; status: string; queue: string; event: string }>>(await app(['jobs:list', '--json']));
-    assert.deepEqual(listed.map((d) => [d.id, d.status, d.queue, d.event]), [[id, 'pending', 'webhooks', 'invoice.paid']]);
+    const listed = json<Array<{ externalId: string; status: string; queue: string; type: string }>>(await app(['jobs:list', '--json']));
+    assert.deepEqual(listed.map((d) => [d.externalId, d.status, d.queue, d.type]), [[id, 'pending', 'webhooks', 'invoice.paid']]);
     assert.deepEqual(json<unknown[]>(await app(['jobs:list', '--queue', 'elsewhere', '--json'])), [], '--queue filters');
 
     const once = json<{ once: boolean; counts: Record<string, number> }>(await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }));
     assert.deepEqual(once.counts, { pending: 0, running: 0, done: 0, dead: 1 });
     assert.equal(receiver.requests.length, 1);
 
-    const dead = json<Array<{ id: string; status: string; lastError: string; lastStatus: number }>>(await app(['jobs:dead', '--json']));
+    const dead = json<Array<{ externalId: string; status: string; lastError: string; lastStatus: number }>>(await app(['jobs:dead', '--json']));
     assert.equal(dead.length, 1);
-    assert.equal(dead[0].id, id);
+    assert.equal(dead[0].externalId, id);
     assert.match(dead[0].lastError, /^attempts exhausted \(1 of 1\); last: receiver answered 500/);
     assert.equal(dead[0].lastStatus, 500);
 
     const shown = json<{
-      id: string; status: string; event: string; lastError: string;
-      endpoint: { id: string; url: string; enabled: boolean };
-      attemptsMade: Array<{ attempt: number; status: number; outcome: string; excerpt: string; durationMs: number; startedAt: string }>;
+      externalId: string; status: string; type: string; lastError: string;
+      endpoint: { url: string; enabled: boolean; disabledReason: string | null };
+      attempts: Array<{ attempt: number; status: number; outcome: string; excerpt: string; durationMs: number; startedAt: string }>;
     }>(await app(['jobs', 'show', id, '--json']));
-    assert.equal(shown.id, id);
+    assert.equal(shown.externalId, id);
     assert.equal(shown.status, 'dead');
-    assert.equal(shown.event, 'invoice.paid');
-    assert.deepEqual(shown.endpoint, { id: ep.id, url: `${receiver.origin}/in`, enabled: true, disabledAt: null, disabledReason: null });
-    assert.equal(shown.attemptsMade.length, 1);
-    assert.equal(shown.attemptsMade[0].status, 500);
-    assert.equal(shown.attemptsMade[0].outcome, 'dead');
-    assert.equal(shown.attemptsMade[0].excerpt, 'answer 500');
+    assert.equal(shown.type, 'invoice.paid');
+    assert.deepEqual(shown.endpoint, { url: `${receiver.origin}/in`, enabled: true, disabledReason: null });
+    assert.equal(shown.attempts.length, 1);
+    assert.equal(shown.attempts[0].status, 500);
+    assert.equal(shown.attempts[0].outcome, 'dead');
+    assert.equal(shown.attempts[0].excerpt, 'answer 500');
 
     const text = await app(['jobs:show', id]);
     assert.equal(text.code, 0, text.stderr);
@@ -96,15 +96,15 @@ describe('jobs commands', () => {
     assert.match(text.stdout, /#1 .* status 500 +-> dead/);
 
     answer = 200;
-    const retried = json<{ id: string; status: string }>(await app(['jobs:retry', id, '--json']));
-    assert.deepEqual([retried.id, retried.status], [id, 'pending']);
+    const retried = json<{ externalId: string; status: string }>(await app(['jobs:retry', id, '--json']));
+    assert.deepEqual([retried.externalId, retried.status], [id, 'pending']);
     const again = json<{ counts: Record<string, number> }>(await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }));
     assert.equal(again.counts.done, 1, 'a retried delivery gets a new series of attempts');
     assert.equal(receiver.requests.length, 2);
     assert.equal(receiver.requests[1].headers['webhook-id'], id, 'sent again with the same webhook-id');
-    const after = json<{ status: string; attemptsMade: Array<{ outcome: string }> }>(await app(['jobs:show', id, '--json']));
+    const after = json<{ status: string; attempts: Array<{ outcome: string }> }>(await app(['jobs:show', id, '--json']));
     assert.equal(after.status, 'done');
-    assert.deepEqual(after.attemptsMade.map((a) => a.outcome), ['dead', 'done'], 'the earlier attempt stays on record');
+    assert.deepEqual(after.attempts.map((a) => a.outcome), ['dead', 'done'], 'the earlier attempt stays on record');
   });
 
   it('refuses with one line: an unknown delivery (exit 3, not found), and retrying one that is not dead (exit 1)', async () => {
@@ -127,7 +127,7 @@ describe('listing and replay commands share the API\'s filters (jobs:list, event
     const b = await endpoint(h, 'http://127.0.0.1:9/b');
     const [first] = await send(h, a, 'order.created');
     await send(h, b, 'invoice.paid');
-    const ids = (result: CliResult) => json<{ id: string }[]>(result).map((d) => d.id);
+    const ids = (result: CliResult) => json<{ externalId: string }[]>(result).map((d) => d.externalId);
 
     assert.deepEqual(ids(await app(['jobs:list', '--endpoint', a.id, '--json'])), [first]);
     assert.ok(ids(await app(['jobs:list', '--type', 'invoice.paid', '--json'])).every((id) => id !== first));
@@ -143,11 +143,11 @@ describe('listing and replay commands share the API\'s filters (jobs:list, event
   it('events:list and events:show answer the events with their delivery counts; an unknown event is exit 3', async () => {
     const ep = await endpoint(h, 'http://127.0.0.1:9/events');
     await send(h, ep, 'shipment.sent', { parcel: 7 });
-    const [event] = json<Array<{ id: string; type: string; owner: string; deliveries: Record<string, number> }>>(
+    const [event] = json<Array<{ externalId: string; type: string; owner: string; deliveryCounts: Record<string, number> }>>(
       await app(['events:list', '--owner', String(ep.owner), '--json']));
     assert.equal(event.type, 'shipment.sent');
-    assert.equal(event.deliveries.pending, 1);
-    const shown = json<{ id: string; data: unknown }>(await app(['events:show', event.id, '--json']));
+    assert.equal(event.deliveryCounts.pending, 1);
+    const shown = json<{ externalId: string; data: unknown }>(await app(['events:show', event.externalId, '--json']));
     assert.deepEqual(shown.data, { parcel: 7 });
     assert.equal((await app(['events:show', 'evt_unknown'])).code, 3);
   });

@@ -68,17 +68,17 @@ describe('webhooks:add', () => {
   });
 
   it('with --json prints the endpoint with its secret, owner, description and headers', async () => {
-    const endpoint = await json<{ id: string; secret: string; owner: string; description: string; headers: Record<string, string>; events: string[] }>([
+    const endpoint = await json<{ externalId: string; secret: string; owner: string; description: string; headers: Record<string, string>; events: string[] }>([
       'webhooks:add', 'http://127.0.0.1:9/in', '--events', 'order.*, invoice.paid', '--owner', 'acme', '--description', 'orders',
       '--header', 'X-Api-Key: k1', '--header', 'X-Tenant:acme',
     ], { loopback: true });
-    assert.match(endpoint.id, /^ep_/);
+    assert.match(endpoint.externalId, /^ep_/);
     assert.match(endpoint.secret, /^whsec_/);
     assert.deepEqual(endpoint.events, ['order.*', 'invoice.paid']);
     assert.equal(endpoint.owner, 'acme');
     assert.equal(endpoint.description, 'orders');
     assert.deepEqual(endpoint.headers, { 'X-Api-Key': null, 'X-Tenant': null }, 'header values hidden unless --reveal');
-    const revealed = await json<{ headers: Record<string, string> }>(['webhooks:show', endpoint.id, '--reveal']);
+    const revealed = await json<{ headers: Record<string, string> }>(['webhooks:show', endpoint.externalId, '--reveal']);
     assert.deepEqual(revealed.headers, { 'X-Api-Key': 'k1', 'X-Tenant': 'acme' });
   });
 
@@ -103,82 +103,82 @@ describe('webhooks:add', () => {
 describe('the other webhooks:* commands and events:emit', () => {
   it('show, rotate, reveal, send, emit, status, update, disable, enable, list and remove work together', async () => {
     const loop = { loopback: true };
-    const endpoint = await json<{ id: string; secret: string }>(['webhooks:add', 'http://127.0.0.1:9/flow', '--events', 'order.*', '--owner', 'flow'], loop);
+    const endpoint = await json<{ externalId: string; secret: string }>(['webhooks:add', 'http://127.0.0.1:9/flow', '--events', 'order.*', '--owner', 'flow'], loop);
 
-    const shown = await json<{ id: string; secrets: { createdAt: string; expiresAt: string | null }[] }>(['webhooks:show', endpoint.id]);
-    assert.equal(shown.id, endpoint.id);
+    const shown = await json<{ externalId: string; secrets: { createdAt: string; expiresAt: string | null }[] }>(['webhooks:show', endpoint.externalId]);
+    assert.equal(shown.externalId, endpoint.externalId);
     assert.ok(!JSON.stringify(shown).includes(endpoint.secret), 'show without --reveal hides the secret');
-    const text = await app(['webhooks:show', endpoint.id]);
+    const text = await app(['webhooks:show', endpoint.externalId]);
     assert.ok(!text.stdout.includes(endpoint.secret));
     assert.match(text.stdout, /--reveal/);
 
-    const rotated = await json<{ secret: string; graceEndsAt: string }>(['webhooks:rotate', endpoint.id, '--grace', '24h']);
+    const rotated = await json<{ secret: string; graceEndsAt: string }>(['webhooks:rotate', endpoint.externalId, '--grace', '24h']);
     assert.match(rotated.secret, /^whsec_/);
     assert.ok(Math.abs(Date.parse(rotated.graceEndsAt) - Date.now() - 24 * 3600_000) < 120_000);
-    const revealed = await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.id, '--reveal']);
+    const revealed = await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.externalId, '--reveal']);
     assert.deepEqual(revealed.secrets.map((s) => s.secret), [rotated.secret, endpoint.secret], 'both sign during the grace');
-    const revealedText = await app(['webhooks:show', endpoint.id, '--reveal']);
+    const revealedText = await app(['webhooks:show', endpoint.externalId, '--reveal']);
     assert.ok(revealedText.stdout.includes(rotated.secret) && revealedText.stdout.includes(endpoint.secret));
-    const again = await json<{ secret: string; graceEndsAt: null }>(['webhooks:rotate', endpoint.id]);
+    const again = await json<{ secret: string; graceEndsAt: null }>(['webhooks:rotate', endpoint.externalId]);
     assert.equal(again.graceEndsAt, null);
-    assert.deepEqual((await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.id, '--reveal'])).secrets.map((s) => s.secret), [again.secret]);
-    await refused(['webhooks:rotate', endpoint.id, '--grace', 'soon'], /--grace "soon" is not a duration/);
+    assert.deepEqual((await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.externalId, '--reveal'])).secrets.map((s) => s.secret), [again.secret]);
+    await refused(['webhooks:rotate', endpoint.externalId, '--grace', 'soon'], /--grace "soon" is not a duration/);
 
-    const sent = await json<{ id: string; endpointId: string; event: string }>(['webhooks:send', endpoint.id, 'test.ping', '--data', '{"hello":"world"}']);
-    assert.equal(sent.endpointId, endpoint.id);
-    assert.equal(sent.event, 'test.ping', 'sent although the endpoint subscribes only to order.*');
-    const [job] = await db.sql<{ payload: { body: string } }[]>`select payload from graphile_worker._private_jobs where key = ${sent.id}`;
+    const sent = await json<{ externalId: string; endpointId: string; type: string }>(['webhooks:send', endpoint.externalId, 'test.ping', '--data', '{"hello":"world"}']);
+    assert.equal(sent.endpointId, endpoint.externalId);
+    assert.equal(sent.type, 'test.ping', 'sent although the endpoint subscribes only to order.*');
+    const [job] = await db.sql<{ payload: { body: string } }[]>`select payload from graphile_worker._private_jobs where key = ${sent.externalId}`;
     assert.deepEqual(JSON.parse(job.payload.body).data, { hello: 'world' });
-    await refused(['webhooks:send', endpoint.id, 'test.ping', '--data', '{"hello":'], /--data is not valid JSON/);
+    await refused(['webhooks:send', endpoint.externalId, 'test.ping', '--data', '{"hello":'], /--data is not valid JSON/);
     await refused(['webhooks:send', 'ep_UNKNOWN', 'test.ping'], /ep_UNKNOWN does not exist/, undefined, 3);
 
     const emitted = await json<{ endpointId: string }[]>(['events:emit', 'order.created', '--owner', 'flow', '--data', '{"n":1}']);
-    assert.deepEqual(emitted.map((d) => d.endpointId), [endpoint.id]);
+    assert.deepEqual(emitted.map((d) => d.endpointId), [endpoint.externalId]);
     assert.deepEqual(await json(['events:emit', 'order.created', '--owner', 'someone-else']), []);
     const emittedText = await app(['events:emit', 'order.created', '--owner', 'flow']);
     assert.match(emittedText.stdout, /queued 1 delivery/);
     await refused(['events:emit', 'order.*'], /invalid webhook event name/);
     await refused(['events:emit', 'order.created', '--data', 'nope'], /--data is not valid JSON/);
 
-    const status = await json<{ id: string; deliveries: { pending: number; total: number } }[]>(['webhooks:status', '--owner', 'flow']);
-    assert.deepEqual(status.map((s) => s.id), [endpoint.id]);
-    assert.equal(status[0].deliveries.pending, 3);
+    const status = await json<{ externalId: string; deliveryCounts: { pending: number; total: number } }[]>(['webhooks:status', '--owner', 'flow']);
+    assert.deepEqual(status.map((s) => s.externalId), [endpoint.externalId]);
+    assert.equal(status[0].deliveryCounts.pending, 3);
     assert.match((await app(['webhooks:status'])).stdout, /^ID +STATE +PENDING +RUNNING +DONE +DEAD/);
 
     const updated = await json<{ url: string; description: string; events: string[] }>(
-      ['webhooks:update', endpoint.id, '--url', 'http://127.0.0.1:10/new', '--events', 'order.*,refund.*', '--description', 'moved'], loop);
+      ['webhooks:update', endpoint.externalId, '--url', 'http://127.0.0.1:10/new', '--events', 'order.*,refund.*', '--description', 'moved'], loop);
     assert.equal(updated.url, 'http://127.0.0.1:10/new');
     assert.deepEqual(updated.events, ['order.*', 'refund.*']);
     assert.equal(updated.description, 'moved');
-    await refused(['webhooks:update', endpoint.id, '--url', 'https://10.0.0.1/x'], /refused/);
-    await refused(['webhooks:update', endpoint.id], /nothing to update/);
+    await refused(['webhooks:update', endpoint.externalId, '--url', 'https://10.0.0.1/x'], /refused/);
+    await refused(['webhooks:update', endpoint.externalId], /nothing to update/);
     await refused(['webhooks:update', 'ep_UNKNOWN', '--description', 'x'], /does not exist/, undefined, 3);
 
-    const disabled = await json<{ enabled: boolean; disabledReason: string }>(['webhooks:disable', endpoint.id, '--reason', 'maintenance']);
+    const disabled = await json<{ enabled: boolean; disabledReason: string }>(['webhooks:disable', endpoint.externalId, '--reason', 'maintenance']);
     assert.equal(disabled.enabled, false);
     assert.equal(disabled.disabledReason, 'maintenance');
-    await refused(['webhooks:send', endpoint.id, 'test.ping'], /is disabled; enable it first/);
-    assert.equal((await json<{ enabled: boolean }>(['webhooks:enable', endpoint.id])).enabled, true);
+    await refused(['webhooks:send', endpoint.externalId, 'test.ping'], /is disabled; enable it first/);
+    assert.equal((await json<{ enabled: boolean }>(['webhooks:enable', endpoint.externalId])).enabled, true);
 
-    const listed = await json<{ id: string }[]>(['webhooks:list', '--owner', 'flow']);
-    assert.deepEqual(listed.map((e) => e.id), [endpoint.id]);
+    const listed = await json<{ externalId: string }[]>(['webhooks:list', '--owner', 'flow']);
+    assert.deepEqual(listed.map((e) => e.externalId), [endpoint.externalId]);
     const ownerless = await json<{ owner: string | null }[]>(['webhooks:list', '--without-owner']);
     assert.ok(ownerless.every((e) => e.owner === null));
     assert.ok(!(await app(['webhooks:list'])).stdout.includes('whsec_'));
 
-    await refused(['webhooks:remove', endpoint.id], /pass --yes to confirm/, undefined, 2);
-    assert.equal((await json<{ id: string }>(['webhooks:show', endpoint.id])).id, endpoint.id, 'not removed without --yes');
-    assert.deepEqual(await json(['webhooks:remove', endpoint.id, '--yes']), { id: endpoint.id, removed: true });
-    await refused(['webhooks:show', endpoint.id], /does not exist/, undefined, 3);
+    await refused(['webhooks:remove', endpoint.externalId], /pass --yes to confirm/, undefined, 2);
+    assert.equal((await json<{ externalId: string }>(['webhooks:show', endpoint.externalId])).externalId, endpoint.externalId, 'not removed without --yes');
+    assert.deepEqual(await json(['webhooks:remove', endpoint.externalId, '--yes']), { externalId: endpoint.externalId, removed: true });
+    await refused(['webhooks:show', endpoint.externalId], /does not exist/, undefined, 3);
   });
 
   it('a changed APP_SECRET makes --reveal fail with the endpoint and the remedy; rotating recovers', async () => {
-    const endpoint = await json<{ id: string }>(['webhooks:add', 'http://127.0.0.1:9/changed', '--events', '*'], { loopback: true });
+    const endpoint = await json<{ externalId: string }>(['webhooks:add', 'http://127.0.0.1:9/changed', '--events', '*'], { loopback: true });
     const other = { env: { APP_SECRET: 'a different application secret' } };
-    await refused(['webhooks:show', endpoint.id, '--reveal'], new RegExp(`${endpoint.id}.*app webhooks:rotate ${endpoint.id}`), other);
-    assert.equal((await json<{ id: string }>(['webhooks:show', endpoint.id], other)).id, endpoint.id);
-    const { secret } = await json<{ secret: string }>(['webhooks:rotate', endpoint.id], other);
-    assert.equal((await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.id, '--reveal'], other)).secrets[0].secret, secret);
+    await refused(['webhooks:show', endpoint.externalId, '--reveal'], new RegExp(`${endpoint.externalId}.*app webhooks:rotate ${endpoint.externalId}`), other);
+    assert.equal((await json<{ externalId: string }>(['webhooks:show', endpoint.externalId], other)).externalId, endpoint.externalId);
+    const { secret } = await json<{ secret: string }>(['webhooks:rotate', endpoint.externalId], other);
+    assert.equal((await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.externalId, '--reveal'], other)).secrets[0].secret, secret);
   });
 
   it('warns on stderr that secrets are stored unencrypted when APP_SECRET is not set', async () => {

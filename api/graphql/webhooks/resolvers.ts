@@ -5,12 +5,14 @@
  * with one statement per request level (batch loading).
  */
 import { maskHeaders } from '../../../shared/webhooks/endpoints/header-box.ts';
+import {
+  publicDelivery, publicDeliveryDetails, publicEndpoint, publicEvent, publicNewDelivery,
+} from '../../../shared/webhooks/public-shapes.ts';
 import { revealHeadersFor } from '../../webhooks-api/present.ts';
 import type { GraphQLFieldResolver } from 'graphql';
 import type { Config } from '../../../shared/config/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { listDeliveries, recoverDeliveries, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
-import type { Delivery } from '../../../shared/webhooks/events/enqueue.ts';
 import { endpointsInScope } from '../../../shared/webhooks/endpoints/batch.ts';
 import type { Endpoint } from '../../../shared/webhooks/endpoints/store.ts';
 import {
@@ -28,23 +30,11 @@ import { ownerOf, pageAnswer, pageOf, readScope, writeScope } from './access.ts'
 type Args = Record<string, any>;
 type Resolve = GraphQLFieldResolver<any, GraphqlContext, Args>;
 
-/** A delivery just written by emit or test, in the shape of a listed one. */
-const newDelivery = (delivery: Delivery) => ({
-  id: delivery.id,
-  status: delivery.status,
-  queue: delivery.queue,
-  endpointId: delivery.endpointId,
-  eventId: delivery.eventId,
-  event: delivery.event,
-  owner: delivery.owner,
-  attempts: 0,
-  nextAttemptAt: null,
-  lastStatus: null,
-  lastError: null,
-  createdAt: delivery.createdAt,
-  updatedAt: delivery.createdAt,
-  completedAt: null,
-});
+/**
+ * An endpoint node: its public fields with the header values in (the `headers` field resolver
+ * below hides them unless the caller may and asks to see them).
+ */
+const endpointNode = (endpoint: Endpoint) => publicEndpoint(endpoint, { revealHeaders: true });
 
 /** The process's webhook dependencies with the request's deadline (writes roll back after a timeout). */
 const withDeadline = (deps: WebhookDeps, context: GraphqlContext): WebhookDeps => (context.deadline ? { ...deps, deadline: context.deadline } : deps);
@@ -62,9 +52,9 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
         events: filter.events ?? undefined,
         ...page,
       });
-      return pageAnswer(records, total, page);
+      return pageAnswer(records.map(endpointNode), total, page);
     },
-    webhookEndpoint: (_root, args, context) => showEndpoint(deps, readScope(context.principal, 'webhookEndpoint'), args.id),
+    webhookEndpoint: async (_root, args, context) => endpointNode(await showEndpoint(deps, readScope(context.principal, 'webhookEndpoint'), args.id)),
     async webhookEvents(_root, args, context) {
       const scope = readScope(context.principal, 'webhookEvents');
       const page = pageOf(args, limits);
@@ -75,9 +65,9 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
         ...parseTimeRange({ since: filter.since, until: filter.until }),
         ...page,
       });
-      return pageAnswer(records, total, page);
+      return pageAnswer(records.map(publicEvent), total, page);
     },
-    webhookEvent: (_root, args, context) => showEvent(deps, readScope(context.principal, 'webhookEvent'), args.id),
+    webhookEvent: async (_root, args, context) => publicEvent(await showEvent(deps, readScope(context.principal, 'webhookEvent'), args.id)),
     async webhookDeliveries(_root, args, context) {
       const scope = readScope(context.principal, 'webhookDeliveries');
       const page = pageOf(args, limits);
@@ -91,54 +81,56 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
         ...parseTimeRange({ since: filter.since, until: filter.until }),
         ...page,
       });
-      return pageAnswer(records, total, page);
+      return pageAnswer(records.map(publicDelivery), total, page);
     },
-    webhookDelivery: (_root, args, context) => showDelivery(deps, readScope(context.principal, 'webhookDelivery'), args.id),
+    webhookDelivery: async (_root, args, context) => publicDeliveryDetails(await showDelivery(deps, readScope(context.principal, 'webhookDelivery'), args.id)),
   };
 
   const mutation: Record<string, Resolve> = {
     async registerWebhookEndpoint(_root, args, context) {
       const endpoint = await registerEndpoint(deps, writeScope(context.principal, 'registerWebhookEndpoint'), args.input as RegisterOptions);
       const { secret, ...rest } = endpoint;
-      return { endpoint: rest, secret };
+      return { endpoint: endpointNode(rest), secret };
     },
-    updateWebhookEndpoint: (_root, args, context) =>
-      updateEndpoint(deps, writeScope(context.principal, 'updateWebhookEndpoint'), args.id, args.input as EndpointPatch),
+    updateWebhookEndpoint: async (_root, args, context) =>
+      endpointNode(await updateEndpoint(deps, writeScope(context.principal, 'updateWebhookEndpoint'), args.id, args.input as EndpointPatch)),
     async removeWebhookEndpoint(_root, args, context) {
       return (await removeEndpoint(deps, writeScope(context.principal, 'removeWebhookEndpoint'), args.id)).id;
     },
     async rotateWebhookSecret(_root, args, context) {
       const scope = writeScope(context.principal, 'rotateWebhookSecret');
       const rotated = await rotateSecret(deps, scope, args.id, args.grace === null || args.grace === undefined ? {} : { grace: args.grace });
-      return { endpoint: await showEndpoint(deps, scope, args.id), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt };
+      return { endpoint: endpointNode(await showEndpoint(deps, scope, args.id)), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt };
     },
     async sendTestWebhookEvent(_root, args, context) {
       const input = { ...(args.type == null ? {} : { type: args.type }), ...(args.data === undefined ? {} : { data: args.data }) };
-      return newDelivery(await sendTestEvent(withDeadline(deps, context), writeScope(context.principal, 'sendTestWebhookEvent'), args.id, input));
+      return publicNewDelivery(await sendTestEvent(withDeadline(deps, context), writeScope(context.principal, 'sendTestWebhookEvent'), args.id, input));
     },
     async emitWebhookEvent(_root, args, context) {
       const scope = writeScope(context.principal, 'emitWebhookEvent');
       const result = await emitEvent(withDeadline(deps, context), scope, args.input);
       return {
-        event: result.event === null ? null : await showEvent(deps, scope, result.event.id),
+        event: result.event === null ? null : publicEvent(await showEvent(deps, scope, result.event.id)),
         type: result.type,
         owner: result.owner,
-        deliveries: result.deliveries.map(newDelivery),
+        deliveries: result.deliveries.map(publicNewDelivery),
       };
     },
-    retryWebhookDelivery: (_root, args, context) => retryDelivery(deps, writeScope(context.principal, 'retryWebhookDelivery'), args.id),
+    retryWebhookDelivery: async (_root, args, context) => publicDelivery(await retryDelivery(deps, writeScope(context.principal, 'retryWebhookDelivery'), args.id)),
     recoverWebhookDeliveries: (_root, args, context) =>
       recoverDeliveries(deps, writeScope(context.principal, 'recoverWebhookDeliveries'), args.id, { since: args.since, until: args.until ?? undefined }),
   };
 
+  /** The deprecated `id` alias of `externalId`. */
+  const idAlias: Resolve = (record) => record.externalId;
+
   const delivery: Record<string, Resolve> = {
-    type: (record) => record.event,
-    attemptCount: (record) => record.attempts,
-    attempts: (record) => record.attemptsMade ?? null,
+    id: idAlias,
+    attempts: (record) => record.attempts ?? null,
     endpoint(record, _args, context) {
       const scope = readScope(context.principal, 'webhookDeliveries');
       const loader = context.loaders.get<string, Endpoint>('webhook-endpoints', (ids) => endpointsInScope(deps, scope, ids));
-      return loader.load(record.endpointId).then((endpoint) => endpoint ?? null);
+      return loader.load(record.endpointId).then((endpoint) => (endpoint === undefined ? null : endpointNode(endpoint)));
     },
   };
 
@@ -146,10 +138,11 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
     Query: query,
     Mutation: mutation,
     WebhookDelivery: delivery,
-    WebhookEvent: { deliveryCounts: ((record) => record.deliveries) as Resolve },
+    WebhookEvent: { id: idAlias },
     // header values are receiver credentials: names for everyone, values on request for writers
     WebhookEndpoint: {
-      headers: ((endpoint: Endpoint, args: { reveal?: boolean | null }, context: GraphqlContext) =>
+      id: idAlias,
+      headers: ((endpoint: ReturnType<typeof endpointNode> & { headers: Record<string, string> }, args: { reveal?: boolean | null }, context: GraphqlContext) =>
         revealHeadersFor(context.principal, args.reveal === true) ? endpoint.headers : maskHeaders(endpoint.headers)) as Resolve,
     },
     WebhookDeliveryStatus: { PENDING: 'pending', RUNNING: 'running', DONE: 'done', DEAD: 'dead' },

@@ -1,28 +1,14 @@
 /**
  * The GraphQL types of webhook endpoints, events and deliveries: the same records, filters and
  * operations as the REST API (docs/webhooks-api.md) and the CLI, the same names where GraphQL
- * allows (`id` is the record's own id, `ep_…`, `evt_…`, `msg_…`). Lists are pages
- * (`page`, `perPage`: the REST defaults and cap, `api.perPage` and `api.maxPerPage`).
+ * allows (`externalId` is the record's own id, `ep_…`, `evt_…`, `msg_…`). Lists are pages
+ * (`page`, `perPage`: the REST defaults and cap, `api.perPage` and `api.maxPerPage`). The record
+ * types are generated from their public shapes (shape-types.ts).
  */
+import { objectTypeSdl } from './shape-types.ts';
+
 export const WEBHOOK_TYPES = /* GraphQL */ `
-  "A receiver URL subscribed to events (a row of the endpoint table). Never carries a secret."
-  type WebhookEndpoint {
-    "ep_…"
-    id: ID!
-    url: String!
-    "Exact event names, families <prefix>.*, or *."
-    events: [String!]!
-    "The tenant; null: reached only by emits without owner."
-    owner: String
-    description: String
-    "Receiver-specific headers sent with each delivery: their names, values null unless reveal (members and admins)."
-    headers(reveal: Boolean = false): JSON!
-    enabled: Boolean!
-    disabledAt: DateTime
-    disabledReason: String
-    createdAt: DateTime!
-    updatedAt: DateTime!
-  }
+  ${objectTypeSdl('Webhook', 'A receiver URL subscribed to events (a row of the endpoint table). Never carries a secret.')}
 
   type WebhookEndpointPage {
     nodes: [WebhookEndpoint!]!
@@ -32,26 +18,9 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     pages: Int!
   }
 
-  "Deliveries by state."
-  type WebhookDeliveryCounts {
-    pending: Int!
-    running: Int!
-    done: Int!
-    dead: Int!
-    total: Int!
-  }
+  ${objectTypeSdl('DeliveryCounts', 'Deliveries by state.')}
 
-  "An emitted event as retained: type, owner, payload and its deliveries by state."
-  type WebhookEvent {
-    "evt_…"
-    id: ID!
-    type: String!
-    owner: String
-    "The payload given to emit (the envelope's data)."
-    data: JSON
-    createdAt: DateTime!
-    deliveryCounts: WebhookDeliveryCounts!
-  }
+  ${objectTypeSdl('Event', 'An emitted event as retained: type, owner, payload and its deliveries by state.')}
 
   type WebhookEventPage {
     nodes: [WebhookEvent!]!
@@ -71,43 +40,9 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     DEAD
   }
 
-  "One recorded attempt of a delivery."
-  type WebhookAttempt {
-    attempt: Int!
-    startedAt: DateTime!
-    durationMs: Int!
-    "The receiver's status, or null when it did not answer."
-    status: Int
-    "done, retry or dead."
-    outcome: String!
-    error: String
-    "The first 64 kB of the receiver's answer."
-    excerpt: String
-  }
+  ${objectTypeSdl('Attempt', 'One recorded attempt of a delivery.')}
 
-  "One event to one endpoint: a job in the delivery queue."
-  type WebhookDelivery {
-    "msg_…, the webhook-id header."
-    id: ID!
-    status: WebhookDeliveryStatus!
-    endpointId: ID!
-    "The endpoint (loaded for a whole page at once)."
-    endpoint: WebhookEndpoint
-    eventId: ID!
-    "The event type."
-    type: String!
-    owner: String
-    queue: String!
-    attemptCount: Int!
-    nextAttemptAt: DateTime
-    lastStatus: Int
-    lastError: String
-    createdAt: DateTime!
-    updatedAt: DateTime
-    completedAt: DateTime
-    "Every attempt, when the delivery is read alone (webhookDelivery); null in lists."
-    attempts: [WebhookAttempt!]
-  }
+  ${objectTypeSdl('Delivery', 'One event to one endpoint: a job in the delivery queue.')}
 
   type WebhookDeliveryPage {
     nodes: [WebhookDelivery!]!

@@ -5,9 +5,9 @@
  * every refusal is problem+json with an `APP_*` code.
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { call, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
+import { call, closeAll, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
 
 // A fixed seed keeps the suite repeatable; FUZZ_SEED and FUZZ_RUNS explore further by hand.
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -30,6 +30,7 @@ const queryString = fc.dictionary(fc.constantFrom('page', 'per_page', 'status', 
   .map((entries) => new URLSearchParams(entries).toString());
 
 describe('fuzzed requests over the REST routes', () => {
+  after(closeAll); // the worker and servers stop before the database is dropped
   let app: ApiHarness;
   let token: string;
   let endpointId: string;

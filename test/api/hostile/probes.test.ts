@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { deflateSync } from 'node:zlib';
-import { before, describe, it } from 'node:test';
-import { call, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
+import { after, before, describe, it } from 'node:test';
+import { call, closeAll, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
 
 const NUL = '\u0000';
 
@@ -40,6 +40,7 @@ function raw(base: string, method: string, path: string, headers: Record<string,
 }
 
 describe('hostile input', () => {
+  after(closeAll); // the worker and servers stop before the database is dropped
   let app: ApiHarness;
   let admin: string;
   let viewer: string;

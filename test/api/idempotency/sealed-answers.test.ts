@@ -3,9 +3,9 @@
  * in any shared store, while a replay still gives the client its secret.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { call, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
+import { call, closeAll, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
 import { REDIS_SKIP, startRedis } from '../../shared/stores/redis-server.ts';
 
 const SECRET = 'an application secret for sealed idempotent answers';
@@ -35,6 +35,7 @@ const leaks = (texts: string[], secrets: string[]) =>
   texts.filter((text) => text.includes('whsec_') || secrets.some((secret) => text.includes(secret.slice(6))));
 
 describe('stored idempotent answers are sealed', () => {
+  after(closeAll); // the worker and servers stop before the database is dropped
   it('PostgreSQL shared store: no signing secret in app_shared_entries', async () => {
     const app = await startApi({ secret: SECRET, shared: { backend: 'postgres' } });
     const secrets = await exercise(app);

@@ -75,7 +75,7 @@ describe('a tenant backend over HTTP only', () => {
     assert.equal('retry' in done.body._links, false, 'a delivered delivery offers no retry');
     const event = await call('GET', `${app.api}/events/${emitted.body.externalId}`, { token });
     assert.deepEqual(event.body.data, { order: 42 });
-    assert.equal(event.body.deliveries.done, 1);
+    assert.equal(event.body.deliveryCounts.done, 1);
   });
 
   it('a receiver answering 500 until told otherwise: dead after the attempts run out; retry sends it again with the same webhook-id; done', async () => {

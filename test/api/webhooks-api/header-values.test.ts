@@ -4,13 +4,14 @@
  * asks is refused, and the receiver still gets the real value.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { call, receiver, startApi, startDeliveryWorker } from './helpers.ts';
+import { after, describe, it } from 'node:test';
+import { call, closeAll, receiver, startApi, startDeliveryWorker } from './helpers.ts';
 import { eventually } from '../../worker/helpers.ts';
 
 const CREDENTIAL = 'Bearer receiver-credential-7f3a';
 
 describe('endpoint header values', () => {
+  after(closeAll); // the worker and servers stop before the database is dropped
   it('are sealed at rest, hidden from every answer unless a member or admin reveals them, and still sent to the receiver', async () => {
     const app = await startApi({ secret: 'an application secret sealing header values too' });
     const member = await app.token('member', 'acme');
