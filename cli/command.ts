@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import type { CliContext } from './context.ts';
+import { currentIo, type CliIo } from './io.ts';
 
 export interface GlobalArgs {
   json: boolean;
@@ -8,7 +9,8 @@ export interface GlobalArgs {
 /** What a command module defines: its options and its action. Its name and description live in commands/index.ts. */
 export interface CommandAction {
   builder(yargs: Argv<GlobalArgs>): Argv<GlobalArgs>;
-  handler(args: GlobalArgs): Promise<void>;
+  /** `io` is the run's (cli/io.ts); a nested subcommand, called by yargs without it, finds it itself. */
+  handler(args: GlobalArgs, io?: CliIo): Promise<void>;
 }
 
 /**
@@ -29,9 +31,9 @@ export function defineCommand<A extends object>(spec: {
     command: spec.command ?? '',
     describe: spec.describe ?? '',
     builder: (spec.builder ?? ((yargs: Argv<GlobalArgs>) => yargs)) as unknown as CommandAction['builder'],
-    handler: async (args) => {
+    handler: async (args, io = currentIo()) => {
       const { createCliContext } = await import('./context.ts');
-      const { context, close } = createCliContext({ json: Boolean(args.json), productionGuard: spec.productionGuard ?? true });
+      const { context, close } = createCliContext({ json: Boolean(args.json), io, productionGuard: spec.productionGuard ?? true });
       try {
         await spec.run(context, args as unknown as A & GlobalArgs);
       } finally {

@@ -5,12 +5,17 @@ import { LOCAL_DATABASE_FILE } from '../shared/db/local-database.ts';
 import { AppError } from '../shared/errors/app-error.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
+import { ownStderr, type CliIo } from './io.ts';
 
 
-/** What every command gets: the config, a lazily opened database client and a logger. */
+/** What every command gets: the config, a lazily opened database client, a logger and where it runs. */
 export interface CliContext {
   config: Config;
   log: Logger;
+  /** The run's streams and environment (cli/io.ts). */
+  io: CliIo;
+  /** Sets the exit code of a command that printed its answer but did not succeed. */
+  exit(code: number): void;
   /** Opens the pool on first use. */
   sql(): Sql;
   /** Prints records: one JSON document with --json, else the text form. */
@@ -42,8 +47,9 @@ function localDatabase(): { url: string; allowLocal: boolean } | undefined {
  * store secrets unencrypted; commands without the database (`config`, `openapi`) are unaffected,
  * and `productionGuard: false` lets `audit` read the database to say what is wrong.
  */
-export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessEnv; productionGuard?: boolean }): { context: CliContext; close(): Promise<void> } {
-  const env = { ...(options.env ?? process.env) };
+export function createCliContext(options: { json: boolean; io: CliIo; productionGuard?: boolean }): { context: CliContext; close(): Promise<void> } {
+  const { io } = options;
+  const env = { ...io.env };
   if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
     const local = localDatabase();
     if (local) {
@@ -59,12 +65,17 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
   const log = createLogger({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, {
     name: 'cli',
     stderr: true,
+    ...(ownStderr(io) ? {} : { destination: io.stderr }),
   });
   for (const warning of warnings) log.warn(warning);
   let pool: Sql | undefined;
   const context: CliContext = {
     config,
     log,
+    io,
+    exit(code) {
+      io.exitCode = code;
+    },
     sql() {
       if (refusal !== undefined) throw new Error(refusal);
       if (!config.databaseUrl) {
@@ -76,7 +87,7 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       return pool;
     },
     print(records, text) {
-      process.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
+      io.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
     },
   };
   return { context, close: async () => void (await pool?.end({ timeout: 5 })) };

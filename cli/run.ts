@@ -8,14 +8,19 @@ import yargs, { type Argv } from 'yargs';
 import type { CommandAction, GlobalArgs } from './command.ts';
 import { COMMANDS, commandName } from './commands/index.ts';
 import { UsageError } from './failure.ts';
+import { withIo, type CliIo } from './io.ts';
 
 const version = (): string => (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The first word of the command line that is not an option: the command's name, if any. */
 const firstWord = (argv: readonly string[]) => argv.find((word) => !word.startsWith('-'));
 
-/** Parses `argv` (without the node and script paths) and runs the command it names. */
-export async function runCli(argv: string[]): Promise<void> {
+/**
+ * Parses `argv` (without the node and script paths) and runs the command it names with `io`.
+ * yargs never exits the process and never prints itself: its help, version and completion text
+ * goes to `io.stdout`.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const name = firstWord(argv);
   const selected = COMMANDS.find((entry) => commandName(entry) === name);
   const action: CommandAction | undefined = selected ? await selected.load() : undefined;
@@ -32,7 +37,8 @@ export async function runCli(argv: string[]): Promise<void> {
     .alias('h', 'help')
     .version(version())
     .alias('v', 'version')
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false)
+    .wrap(Math.min(110, io.stdout.columns || 100))
     .epilogue('Exit codes: 0 done, 1 failed, 2 wrong usage, 3 not found, 4 database unavailable.')
     .fail((message, error, instance) => {
       if (error) throw error;
@@ -52,8 +58,10 @@ export async function runCli(argv: string[]): Promise<void> {
         for (const [line, what] of entry.examples) command.example(line, what);
         return action.builder(command);
       },
-      handler: chosen ? (args: GlobalArgs) => action.handler(args) : () => {},
+      handler: chosen ? (args: GlobalArgs) => action.handler(args, io) : () => {},
     });
   }
-  await cli.parseAsync();
+  await withIo(io, () => cli.parseAsync(argv, (_error: unknown, _argv: unknown, output: string) => {
+    if (output) io.stdout.write(`${output}\n`);
+  }));
 }

@@ -6,6 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { resolveConfig } from '../shared/config/index.ts';
 import { connect } from '../shared/db/connect.ts';
@@ -32,7 +34,12 @@ try {
   const files = process.argv.slice(2);
   const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=120000', ...(files.length ? files : ['test/**/*.test.ts'])], {
     stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'test', TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template },
+    // every test file (and every process a test spawns) compiles the same modules: Node's compile
+    // cache keeps their compiled (type-stripped) code on disk, a third of a process's start-up
+    env: {
+      ...process.env, NODE_ENV: 'test', TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template,
+      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'app-test-compile-cache'),
+    },
   });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);

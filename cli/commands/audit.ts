@@ -33,6 +33,6 @@ export const auditCommand = defineCommand({
     const counts = summarize(findings);
     context.print({ env: context.config.env, database, findings, summary: counts }, () =>
       `security audit (${context.config.env}; database ${database})\n${table(findings)}`);
-    if (counts.high > 0) process.exitCode = 1;
+    if (counts.high > 0) context.exit(1);
   },
 });

@@ -87,7 +87,7 @@ export const jobsCommand = defineCommand({
     .command(jobsShowSubcommand as never),
   run: async (context, args) => {
     // The worker's log goes to stderr: stdout holds only what the command prints (--json).
-    const log = createLogger(context.config, { name: 'worker', destination: process.stderr });
+    const log = createLogger(context.config, { name: 'worker', destination: context.io.stderr });
     installDriverCrashGuard(log);
     if (args.once) {
       await runWorkerOnce({ config: context.config, log }, tasks);
@@ -98,7 +98,7 @@ export const jobsCommand = defineCommand({
     }
     const served = await serveWorker({ config: context.config, log });
     const code = await served.stopped;
-    if (code !== 0) process.exitCode = code;
+    if (code !== 0) context.exit(code);
   },
 });
 

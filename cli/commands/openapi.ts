@@ -20,7 +20,7 @@ export const openapiCommand = defineCommand({
       await writeFile(path, text);
       context.print({ path }, () => path);
     } else {
-      process.stdout.write(text);
+      context.io.stdout.write(text);
     }
   },
 });

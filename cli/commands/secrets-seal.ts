@@ -13,7 +13,7 @@ export const secretsSealCommand = defineCommand({
     .option('dry-run', { type: 'boolean', default: false, describe: 'Count what would change, change nothing' }),
   run: async (context, args) => {
     const variable = args['from-secret-env'];
-    const fromSecret = variable === undefined ? undefined : process.env[variable];
+    const fromSecret = variable === undefined ? undefined : context.io.env[variable];
     if (variable !== undefined && !fromSecret) throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);
     const result = await resealSecrets({ sql: context.sql(), config: context.config }, { ...(fromSecret ? { fromSecret } : {}), dryRun: args['dry-run'] });
     context.print(result, () => [
@@ -22,6 +22,6 @@ export const secretsSealCommand = defineCommand({
         ? []
         : [`${result.unreadable.length} could not be opened with either secret; rotate their endpoints: ${[...new Set(result.unreadable.map((row) => row.endpointId))].join(', ')}`]),
     ].join('\n'));
-    if (result.unreadable.length > 0) process.exitCode = 1;
+    if (result.unreadable.length > 0) context.exit(1);
   },
 });

@@ -3,11 +3,12 @@ import { removeEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
+import type { CliIo } from '../io.ts';
 import { webhookDeps } from './webhook-cli.ts';
 
 /** Asks on the terminal; answers true for y or yes. */
-async function confirmed(question: string): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+async function confirmed(io: CliIo, question: string): Promise<boolean> {
+  const prompt = createInterface({ input: io.stdin, output: io.stderr });
   try {
     return /^y(es)?$/i.test((await prompt.question(question)).trim());
   } finally {
@@ -26,8 +27,8 @@ export const webhooksRemoveCommand = defineCommand({
   run: async (context, args) => {
     const id = args.id as string;
     if (!args.yes) {
-      if (!process.stdin.isTTY) throw new UsageError(`webhooks:remove ${id} deletes the endpoint and its delivery records: pass --yes to confirm (no terminal to ask on)`);
-      if (!(await confirmed(`remove webhook endpoint ${id} with its secrets and every delivery record? [y/N] `))) {
+      if (!context.io.stdin.isTTY) throw new UsageError(`webhooks:remove ${id} deletes the endpoint and its delivery records: pass --yes to confirm (no terminal to ask on)`);
+      if (!(await confirmed(context.io, `remove webhook endpoint ${id} with its secrets and every delivery record? [y/N] `))) {
         context.print({ externalId: id, removed: false }, () => 'nothing removed');
         return;
       }

@@ -4,39 +4,24 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runAppInProcess, type CliRun as CliResult } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver } from '../worker/delivery/receiver.ts';
 import { endpoint, harness, send, type Harness } from '../worker/helpers.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const db = await createTestDatabase();
 const h: Harness = harness(db);
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `app <args>` (cli/main.ts) on the test database. */
+/** Runs `app <args>` (in this process) on the test database. */
 function app(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        DATABASE_URL: db.url,
-        APP_WEBHOOKS__ALLOW_HTTP: 'true',
-        APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
-        APP_WEBHOOKS__TIMEOUT: '2s',
-        ...env,
-      },
-    }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+  return runAppInProcess(args, {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    APP_WEBHOOKS__ALLOW_HTTP: 'true',
+    APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
+    APP_WEBHOOKS__TIMEOUT: '2s',
+    ...env,
   });
 }
 

@@ -5,9 +5,10 @@ import { COMMANDS, commandName } from '../../cli/commands/index.ts';
 import { EXIT, failureOf, UsageError } from '../../cli/failure.ts';
 import { ConfigError } from '../../shared/config/index.ts';
 import { notFound, unavailable, unprocessable } from '../../shared/errors/app-error.ts';
+import { runAppInProcess } from '../helpers/cli.ts';
 import { ROOT, spawnNode } from '../helpers/processes.ts';
 
-/** Runs the real CLI; no database, no inherited configuration. */
+/** Runs the real CLI process (exit codes, streams); no database, no inherited configuration. */
 async function app(args: string[], env: Record<string, string | undefined> = {}) {
   const run = spawnNode('cli/main.ts', { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test', ...env }, args);
   const { code } = await run.exited;
@@ -26,7 +27,11 @@ describe('the command table', () => {
   });
 
   it('every command has an example, and its --help shows it', async () => {
-    const runs = await Promise.all(COMMANDS.map((entry) => app([commandName(entry), '--help'])));
+    const runs: Array<{ code: number; output: string }> = [];
+    for (const entry of COMMANDS) {
+      const run = await runAppInProcess([commandName(entry), '--help'], { NODE_ENV: 'test' });
+      runs.push({ code: run.code, output: `${run.stdout}${run.stderr}` });
+    }
     COMMANDS.forEach((entry, index) => {
       assert.ok(entry.examples.length > 0, entry.command);
       assert.equal(runs[index].code, 0, runs[index].output);

@@ -1,17 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runAppInProcess, type CliRun as Run } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 
 const db = await createTestDatabase();
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const NODE = `${ROOT}node_modules/.bin/node`;
 const APP_SECRET = 'cli test application secret, long enough to matter';
 
-interface Run { code: number; stdout: string; stderr: string }
-
-/** Runs the real CLI against this file's database. `loopback` allows http and private receivers. */
+/** Runs the CLI (in this process) against this file's database. `loopback` allows http and private receivers. */
 function app(args: string[], options: { loopback?: boolean; env?: Record<string, string> } = {}): Promise<Run> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -22,12 +17,7 @@ function app(args: string[], options: { loopback?: boolean; env?: Record<string,
     ...(options.loopback ? { APP_WEBHOOKS__ALLOW_HTTP: 'true', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' } : {}),
     ...options.env,
   };
-  return new Promise((resolve) => {
-    execFile(NODE, ['cli/main.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runAppInProcess(args, env);
 }
 
 /** Runs with --json, expects success, and parses the one JSON document on stdout. */

@@ -3,15 +3,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { spawnNode } from '../../helpers/processes.ts';
+import { runAppInProcess } from '../../helpers/cli.ts';
 
-/** Runs `app openapi …` with no database configured; stdout apart from stderr. */
+/** Runs `app openapi …` (in this process) with no database configured; stdout apart from stderr. */
 async function runOpenapi(args: string[]) {
-  const run = spawnNode('cli/main.ts', { DATABASE_URL: '', APP_DATABASE_URL: '', NODE_ENV: 'production' }, ['openapi', ...args]);
-  let stdout = '';
-  run.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const exit = await run.exited;
-  return { code: exit.code, stdout, output: run.output() };
+  const run = await runAppInProcess(['openapi', ...args], { ...process.env, DATABASE_URL: '', APP_DATABASE_URL: '', NODE_ENV: 'production' });
+  return { code: run.code, stdout: run.stdout, output: `${run.stdout}${run.stderr}` };
 }
 
 describe('app openapi', () => {

@@ -5,27 +5,22 @@
  * bulk replay of an endpoint's dead deliveries over a time range.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { eventually } from '../../worker/helpers.ts';
 import { call, closeAll, receiver, startApi, startDeliveryWorker, type Answer } from './helpers.ts';
+import { runAppInProcess } from '../../helpers/cli.ts';
 
 const app = await startApi();
 await startDeliveryWorker(app);
 const hook = await receiver();
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** `app tokens:create ... --json` against this file's database: the operator's step. */
-function cliToken(args: string[]): Promise<string> {
+async function cliToken(args: string[]): Promise<string> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: app.db.url };
-  return new Promise((resolve, reject) => {
-    execFile(`${ROOT}node_modules/.bin/node`, ['cli/main.ts', 'tokens:create', ...args, '--json'], { cwd: ROOT, env }, (error, stdout, stderr) => {
-      if (error) reject(new Error(stderr));
-      else resolve(JSON.parse(stdout).token);
-    });
-  });
+  const run = await runAppInProcess(['tokens:create', ...args, '--json'], env);
+  if (run.code !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout).token;
 }
 
 /** Polls a delivery until its status is one of `statuses`. */

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { resolveConfig } from '../../../shared/config/index.ts';
 import { auditConfig, summaryLine } from '../../../shared/security/audit.ts';
 import { countUnencryptedSecrets } from '../../../shared/security/audit-facts.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
-import { ROOT } from '../../helpers/processes.ts';
+import { runAppInProcess } from '../../helpers/cli.ts';
 
 const SECRET = 'a production application secret of more than 32 characters';
 const production = (env: Record<string, string> = {}) =>
@@ -55,13 +54,7 @@ describe('security audit rules', () => {
 
 describe('app audit', () => {
   const run = (env: Record<string, string>) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(`${ROOT}node_modules/.bin/node`, ['cli/main.ts', 'audit', '--json'], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', ...env },
-        timeout: 60_000,
-      }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
-    });
+    runAppInProcess(['audit', '--json'], { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', ...env });
 
   it('counts the signing secrets stored unencrypted that can still sign', async () => {
     const db = await createTestDatabase();

@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { verifyToken } from '../../../shared/tokens/tokens.ts';
+import { runAppInProcess, type CliRun as Run } from '../../helpers/cli.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 
 const db = await createTestDatabase();
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-interface Run { code: number; stdout: string; stderr: string }
-
-/** Runs the real CLI against this file's database. */
+/** Runs the CLI (in this process) against this file's database. */
 function app(args: string[]): Promise<Run> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url };
-  return new Promise((resolve) => {
-    execFile(`${ROOT}node_modules/.bin/node`, ['cli/main.ts', ...args], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+  return runAppInProcess(args, env);
 }
 
 describe('tokens:create, tokens:list, tokens:revoke', () => {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { countUnencryptedSecrets } from '../../../shared/security/audit-facts.ts';
 import { resealSecrets } from '../../../shared/webhooks/reseal.ts';
 import { signingSecrets } from '../../../shared/webhooks/endpoints/secrets.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { ROOT } from '../../helpers/processes.ts';
+import { runAppInProcess } from '../../helpers/cli.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
 
@@ -61,11 +60,8 @@ describe('secrets:seal', () => {
   it('the command reads the previous secret from the environment variable it names, never from its arguments', async () => {
     const { db, depsWith } = await setup();
     const endpoint = await registerEndpoint(depsWith(OLD), ALL_TENANTS, { url: 'https://127.0.0.1/c', events: ['*'] });
-    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['cli/main.ts', 'secrets:seal', '--from-secret-env', 'PREVIOUS_APP_SECRET', '--json'], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url, APP_SECRET: NEW, PREVIOUS_APP_SECRET: OLD },
-      }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    const run = await runAppInProcess(['secrets:seal', '--from-secret-env', 'PREVIOUS_APP_SECRET', '--json'], {
+      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url, APP_SECRET: NEW, PREVIOUS_APP_SECRET: OLD,
     });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(JSON.parse(run.stdout).resealed, 1);

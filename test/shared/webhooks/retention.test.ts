@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { prune, PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
 import { cronItems } from '../../../worker/runner.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
-import { ROOT } from '../../helpers/processes.ts';
+import { runAppInProcess } from '../../helpers/cli.ts';
 import { endpoint, harness, runOnce, send, type Harness } from '../../worker/helpers.ts';
 
 const DAY = 86_400_000;
@@ -76,11 +75,8 @@ describe('retention', () => {
     const db = await createTestDatabase();
     const h = harness(db);
     const [old] = await seed(h, [{ status: 'done', ageDays: 45 }]);
-    const cli = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['cli/main.ts', 'prune', '--dry-run', '--json'], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url },
-      }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+    const cli = await runAppInProcess(['prune', '--dry-run', '--json'], {
+      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url,
     });
     assert.equal(cli.code, 0, cli.stderr);
     assert.equal(JSON.parse(cli.stdout).done, 1);

@@ -1,0 +1,33 @@
+/**
+ * The `app` CLI run inside the test process: cli/app.ts over buffers for stdout and stderr, an
+ * empty stdin that is not a terminal, and exactly the environment given. It does what a spawned
+ * `node cli/main.ts` does without starting Node for every command; test/cli/run.test.ts keeps
+ * spawning the real process for exit codes and the separation of stdout and stderr.
+ */
+import { Readable, Writable } from 'node:stream';
+import { runApp } from '../../cli/app.ts';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function buffer(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+/** Runs `app <args>` with `env` as its whole environment. */
+export async function runAppInProcess(args: string[], env: Record<string, string | undefined>): Promise<CliRun> {
+  const stdout = buffer();
+  const stderr = buffer();
+  const code = await runApp(args, { stdout: stdout.stream, stderr: stderr.stream, stdin: Readable.from([]), env: { ...env } });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
