@@ -55,7 +55,8 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
   const name = `app_test_${randomBytes(6).toString('hex')}`;
   const admin = postgres(urlFor('postgres'), { max: 1, onnotice: () => {} });
   const template = options.empty ? undefined : process.env.TEST_TEMPLATE_DATABASE;
-  await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
+  // file_copy: a small template copies faster than the default WAL_LOG strategy writes it to the WAL
+  await admin.unsafe(template ? `create database ${name} template ${template} strategy file_copy` : `create database ${name}`);
   const url = urlFor(name);
   const config = testConfig(url);
   const log = createLogger(config, { name: 'test' });
