@@ -1,6 +1,8 @@
 import { isAppError } from '../shared/errors/app-error.ts';
 import { pgErrorToAppError } from '../shared/errors/pg-errors.ts';
 import { isConnectionError } from '../shared/db/connection-errors.ts';
+import { clip } from '../shared/errors/describe-value.ts';
+import { boundedData, MAX_DETAIL } from './http/bounded-data.ts';
 
 export interface Problem {
   status: number;
@@ -16,6 +18,7 @@ export const DATABASE_RETRY_AFTER = '2';
 /**
  * Turns anything thrown into what the client may see. A database that cannot be reached is a
  * 503 `APP_DATABASE_UNAVAILABLE` with `Retry-After`; unknown errors are 500s without detail.
+ * What echoes the client's input is bounded (http/bounded-data.ts).
  */
 export function problemFrom(error: unknown, options: { exposeInternals: boolean }): Problem {
   if (!isAppError(error) && isConnectionError(error)) {
@@ -30,9 +33,9 @@ export function problemFrom(error: unknown, options: { exposeInternals: boolean 
   if (known) {
     return {
       status: known.status,
-      detail: known.expose || options.exposeInternals ? known.message : 'Internal Server Error',
+      detail: known.expose || options.exposeInternals ? clip(known.message, MAX_DETAIL) : 'Internal Server Error',
       code: known.code,
-      data: known.expose ? known.data : undefined,
+      data: known.expose && known.data !== undefined ? (boundedData(known.data) as Record<string, unknown>) : undefined,
       headers: known.headers ?? {},
     };
   }

@@ -5,13 +5,14 @@
  */
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
 import type { Contribution } from './contribution.ts';
+import { describeValue } from '../../shared/errors/describe-value.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
 
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' && ISO.test(value.trim()) ? new Date(value.trim()) : undefined;
   if (!date || Number.isNaN(date.getTime())) {
-    throw new GraphQLError(`DateTime must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${JSON.stringify(value)}`);
+    throw new GraphQLError(`DateTime must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${describeValue(value)}`);
   }
   return date;
 }
@@ -21,7 +22,7 @@ export const DateTime = new GraphQLScalarType({
   description: 'A point in time, as ISO 8601 text (UTC on the way out).',
   serialize(value) {
     const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined;
-    if (!date || Number.isNaN(date.getTime())) throw new TypeError(`DateTime cannot represent ${JSON.stringify(value)}`);
+    if (!date || Number.isNaN(date.getTime())) throw new TypeError(`DateTime cannot represent ${describeValue(value)}`);
     return date.toISOString();
   },
   parseValue: parseDate,

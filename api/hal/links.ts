@@ -81,11 +81,33 @@ export function mergeLinks(links: Links, extra: Readonly<Record<string, LinkInpu
   return merged;
 }
 
+/** The paging relations in the order a `Link` header lists them. */
 const PAGING_RELS = ['self', 'first', 'prev', 'next', 'last'];
+/** The same, most useful first: what a `Link` header keeps when it must be cut. */
+const KEPT_FIRST = ['next', 'prev', 'first', 'last', 'self'];
 
-/** RFC 8288 `Link` header of a collection's paging links. */
+/**
+ * Longest `Link` header sent. Long filters repeat on every link, and proxies refuse large header
+ * blocks (nginx buffers 4 kB by default, Node's fetch 16 kB in all): `_links` in the body always
+ * has every link.
+ */
+export const MAX_LINK_HEADER = 2048;
+
+/**
+ * RFC 8288 `Link` header of a collection's paging links, at most MAX_LINK_HEADER characters:
+ * links are kept in the order next, prev, first, last, self while they fit (and listed in the
+ * order self, first, prev, next, last); empty (no header) when not even the first of them fits.
+ */
 export function linkHeader(links: Links): string {
-  return PAGING_RELS.filter((rel) => links[rel] && !Array.isArray(links[rel]))
-    .map((rel) => `<${(links[rel] as Link).href}>; rel="${rel}"`)
-    .join(', ');
+  const entry = (rel: string) => `<${(links[rel] as Link).href}>; rel="${rel}"`;
+  const present = (rel: string) => links[rel] !== undefined && !Array.isArray(links[rel]);
+  const kept = new Set<string>();
+  let length = 0;
+  for (const rel of KEPT_FIRST.filter(present)) {
+    const longer = length + (kept.size > 0 ? 2 : 0) + entry(rel).length;
+    if (longer > MAX_LINK_HEADER) break;
+    kept.add(rel);
+    length = longer;
+  }
+  return PAGING_RELS.filter((rel) => kept.has(rel)).map(entry).join(', ');
 }

@@ -130,6 +130,9 @@ export async function presentCollection(
   return {
     status: options.status ?? 200,
     body: { _links: links, _embedded: { [type]: items }, count: items.length, page, perPage, total },
-    headers: { Link: linkHeader(links), 'X-Total-Count': String(total) },
+    headers: { ...headerIf('Link', linkHeader(links)), 'X-Total-Count': String(total) },
   };
 }
+
+/** `{name: value}`, or nothing for an empty value (an empty header is no header). */
+const headerIf = (name: string, value: string): Record<string, string> => (value === '' ? {} : { [name]: value });

@@ -10,7 +10,8 @@ const JSON_TYPES = ['application/json', 'application/hal+json', 'application/vnd
  * `APP_BODY_TOO_LARGE` above it); malformed JSON is 400 `APP_BODY_INVALID`. JSON bodies must be
  * an object or an array. A compressed body (`Content-Encoding` gzip, deflate, br) that does not
  * decompress is 400 `APP_BODY_INVALID`; any other encoding is 415
- * `APP_BODY_ENCODING_UNSUPPORTED` naming it.
+ * `APP_BODY_ENCODING_UNSUPPORTED` naming it. Coding names are case-insensitive (RFC 9110), `x-gzip`
+ * is gzip and `identity` is none; two codings stacked on one body are refused (415).
  */
 export function bodyParsers(options: { limit: number }): Middleware {
   const parse = bodyParser({
@@ -21,6 +22,7 @@ export function bodyParsers(options: { limit: number }): Middleware {
     jsonStrict: true,
   });
   return async function bodyParsers(ctx, next) {
+    normaliseContentEncoding(ctx.req.headers);
     let parsed = false;
     try {
       await parse(ctx, async () => {
@@ -53,4 +55,25 @@ export function bodyParsers(options: { limit: number }): Middleware {
     }
     if (parsed) await next();
   };
+}
+
+const CODING_ALIASES: Readonly<Record<string, string>> = { 'x-gzip': 'gzip' };
+
+/**
+ * `Content-Encoding` as the body parser understands it: the codings lowercased, aliases resolved,
+ * `identity` dropped (no header when nothing remains). Two codings stacked are refused here.
+ */
+function normaliseContentEncoding(headers: Record<string, string | string[] | undefined>): void {
+  const given = headers['content-encoding'];
+  if (given === undefined) return;
+  const codings = [given].flat().join(',').split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '' && coding !== 'identity')
+    .map((coding) => CODING_ALIASES[coding] ?? coding);
+  if (codings.length > 1) {
+    throw new AppError(415, `the request body's Content-Encoding stacks ${codings.length} codings (${codings.join(', ')}): use one of gzip, deflate or br, or none`, {
+      code: 'APP_BODY_ENCODING_UNSUPPORTED',
+      data: { encoding: codings.join(', ') },
+    });
+  }
+  if (codings.length === 0) delete headers['content-encoding'];
+  else headers['content-encoding'] = codings[0];
 }

@@ -163,7 +163,7 @@ const HEADERS: Json = {
   XRequestId: header('The request id: taken from the client or generated; echoed on every answer.'),
   ETag: header('Weak entity tag of the JSON answer; send it back in `If-None-Match` for a 304.'),
   Location: header('Path of the created resource (its `self` link).'),
-  Link: header('The paging links (`first`, `prev`, `next`, `last`) as an RFC 8288 `Link` header.'),
+  Link: header('The paging links (`next`, `prev`, `first`, `last`, `self`) as an RFC 8288 `Link` header, at most 2,048 characters: links that do not fit are left out in the reverse of that order, and the header is absent when not even the first fits (`_links` in the body always has them all).'),
   XTotalCount: header('Total number of items across all pages.', { type: 'integer', minimum: 0 }),
   RateLimit: header('Draft-7 `RateLimit`: `limit=<n>, remaining=<n>, reset=<seconds>`.'),
   RateLimitPolicy: header('Draft-7 `RateLimit-Policy`: `<limit>;w=<window seconds>`.'),

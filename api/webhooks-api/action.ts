@@ -48,6 +48,8 @@ export async function answerPage<T>(
   request: WebhookRequest,
   options: {
     path: string;
+    /** The listing's filters, repeated by its paging links (links.ts LISTING_FILTERS). */
+    filters: readonly string[];
     type?: string;
     fetch: (window: { page: number; perPage: number }) => Promise<{ records: T[]; total: number }>;
     present: (record: T) => object;
@@ -62,6 +64,6 @@ export async function answerPage<T>(
     page,
     perPage,
     total,
-    links: { ...pagingLinks(options.path, query, { page, perPage, total }), ...options.links },
+    links: { ...pagingLinks(options.path, query, { page, perPage, total }, options.filters), ...options.links },
   });
 }

@@ -58,22 +58,33 @@ export function createLink(principal: Principal | undefined, href: string): Link
   return may(principal, WRITE) ? { create: { href, method: 'POST' } } : {};
 }
 
-/** The filters of the webhook API's listings (docs/webhooks-api.md): the only parameters paging links repeat. */
-export const LIST_FILTERS: ReadonlySet<string> = new Set(['status', 'endpoint', 'event', 'type', 'owner', 'without_owner', 'since', 'until', 'enabled']);
+/** The filters of each listing of the webhook API (docs/webhooks-api.md): the only parameters its paging links repeat. */
+export const LISTING_FILTERS = {
+  webhooks: ['owner', 'without_owner', 'enabled', 'events'],
+  endpointDeliveries: ['status', 'type', 'since', 'until'],
+  events: ['owner', 'without_owner', 'type', 'since', 'until'],
+  deliveries: ['status', 'endpoint', 'event', 'type', 'owner', 'without_owner', 'since', 'until'],
+} as const satisfies Record<string, readonly string[]>;
 
 /**
  * Paging links (`self`, `first`, `prev`, `next`, `last`) that keep the request's filters: the
- * known filter parameters (LIST_FILTERS) are repeated on every link; anything else in the query
- * is left out, so a query padded with junk cannot grow the `Link` header five-fold.
+ * listing's own `filters` are repeated on every link, in that order; anything else in the query
+ * is left out, so a query padded with junk cannot grow the links five-fold.
  */
-export function pagingLinks(path: string, query: Record<string, string | string[] | undefined>, counters: { page: number; perPage: number; total: number }): Links {
-  const filters = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (!LIST_FILTERS.has(name) || value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) filters.append(name, one);
+export function pagingLinks(
+  path: string,
+  query: Record<string, string | string[] | undefined>,
+  counters: { page: number; perPage: number; total: number },
+  filters: readonly string[],
+): Links {
+  const kept = new URLSearchParams();
+  for (const name of filters) {
+    const value = query[name];
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) kept.append(name, one);
   }
   const href = (page: number) => {
-    const params = new URLSearchParams(filters);
+    const params = new URLSearchParams(kept);
     params.set('page', String(page));
     params.set('per_page', String(counters.perPage));
     return `${path}?${params}`;

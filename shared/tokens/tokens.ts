@@ -12,6 +12,8 @@ import { ulid } from '../webhooks/ids.ts';
 import { generateToken, looksLikeToken, shownPrefix, tokenDigest } from './format.ts';
 import { ALL_TENANT_ROLES, isRole, ROLES, type Role } from './roles.ts';
 import { insertToken, revokeRow, selectTokens, selectUsableByDigest, touchRow, type TokenRow } from './store.ts';
+import { clip, describeValue } from '../errors/describe-value.ts';
+import { storableText } from '../db/storable-text.ts';
 
 export interface TokenDeps {
   sql: Sql;
@@ -71,7 +73,7 @@ const invalid = (field: string, reason: string, value?: unknown) =>
 
 /** AppError 404 `APP_TOKEN_NOT_FOUND`. */
 export const tokenNotFound = (id: unknown) =>
-  notFound(`API token ${typeof id === 'string' ? id : JSON.stringify(id)} does not exist`, { code: 'APP_TOKEN_NOT_FOUND', data: { id } });
+  notFound(`API token ${typeof id === 'string' ? clip(id) : describeValue(id)} does not exist`, { code: 'APP_TOKEN_NOT_FOUND', data: { id } });
 
 function checkInput(input: CreateTokenInput): { name: string; role: Role; owner: string | null; expiresInMs: number | null } {
   const given = (input ?? {}) as Partial<CreateTokenInput>;
@@ -79,6 +81,7 @@ function checkInput(input: CreateTokenInput): { name: string; role: Role; owner:
   if (typeof name !== 'string' || name.length === 0) throw invalid('name', 'must be a non-empty string');
   if (name.length > MAX_TOKEN_NAME_LENGTH) throw invalid('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);
   if (/[\x00-\x1f\x7f]/.test(name)) throw invalid('name', 'must not contain control characters');
+  if (!storableText(name)) throw invalid('name', 'must not contain a lone UTF-16 surrogate');
   if (!isRole(given.role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`, given.role);
   const owner = assertOwner(given.owner);
   const allTenants = ALL_TENANT_ROLES.includes(given.role);

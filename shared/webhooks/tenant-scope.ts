@@ -7,6 +7,7 @@
  * (404), never 403, so ids do not leak across tenants.
  */
 import { notFound } from '../errors/app-error.ts';
+import { describeValue } from '../errors/describe-value.ts';
 
 /** Every tenant (admins, the CLI), or exactly one owner. */
 export type TenantScope = { readonly kind: 'all' } | { readonly kind: 'tenant'; readonly owner: string };
@@ -29,7 +30,7 @@ export function assertInScope(scope: TenantScope, owner: string | null, missing:
 
 /** AppError 404 `APP_TENANT_NOT_FOUND`: a caller bound to one owner named another one. */
 export const tenantNotFound = (owner: unknown) =>
-  notFound(`no owner ${JSON.stringify(owner)} is reachable with these credentials`, {
+  notFound(`no owner ${describeValue(owner)} is reachable with these credentials`, {
     code: 'APP_TENANT_NOT_FOUND',
     data: { field: 'owner', value: owner },
   });

@@ -26,6 +26,8 @@ export function parseTime(field: string, value: unknown): Date | undefined {
   if (typeof value !== 'string' || !ISO.test(value.trim())) throw timeRangeInvalid(field, 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z', value);
   const date = new Date(value.trim());
   if (Number.isNaN(date.getTime())) throw timeRangeInvalid(field, 'is not a valid date', value);
+  // PostgreSQL's timestamptz reaches further, but year 0 and before would be refused (22008)
+  if (date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) throw timeRangeInvalid(field, 'must be within the years 0001 to 9999', value);
   return date;
 }
 

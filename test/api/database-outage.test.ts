@@ -10,6 +10,7 @@ import { createWebServer } from '../../api/server.ts';
 import { createToken } from '../../shared/tokens/tokens.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { surviveDriverCrashAsProcessesDo } from '../helpers/driver-crash.ts';
 import { eventually } from '../worker/helpers.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -20,6 +21,7 @@ after(async () => {
 describe('the web process and a database outage', () => {
   it('answers 503 APP_DATABASE_UNAVAILABLE with Retry-After while the database is away, and recovers within seconds of its return', async () => {
     const db = await createTestDatabase();
+    surviveDriverCrashAsProcessesDo(db.log); // as api/run.ts does: a TCP cut can trip the driver's known crash
     const proxy = await startTcpProxy(db.url);
     cleanups.push(() => proxy.close());
     const web = createWebServer({ config: db.configWith({ databaseUrl: proxy.url }), log: db.log });

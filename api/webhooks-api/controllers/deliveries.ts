@@ -6,6 +6,7 @@ import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { listDeliveries, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
 import { defineController } from '../../routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
+import { LISTING_FILTERS } from '../links.ts';
 import { publishDelivery } from '../present.ts';
 import { list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
@@ -14,6 +15,7 @@ export const deliveriesController = (deps: WebhookDeps) => defineController({
   /** GET /deliveries?status=&endpoint=&event=&type=&owner=&without_owner=&since=&until=: newest first. */
   index: webhookAction(deps, (request) => answerPage(request, {
     path: PATHS.deliveries,
+    filters: LISTING_FILTERS.deliveries,
     type: 'deliveries',
     fetch: (window) => listDeliveries(request.deps, request.scope, {
       statuses: list(request.query, 'status'),

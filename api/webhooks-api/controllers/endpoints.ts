@@ -10,7 +10,7 @@ import {
 } from '../../../shared/webhooks/endpoints/index.ts';
 import { defineController } from '../../routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
-import { createLink } from '../links.ts';
+import { createLink, LISTING_FILTERS } from '../links.ts';
 import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../present.ts';
 import { flag, list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
@@ -19,6 +19,7 @@ export const endpointsController = (deps: WebhookDeps) => defineController({
   /** GET /webhooks?owner=&without_owner=&enabled=&events=: a page of endpoints. */
   index: webhookAction(deps, (request) => answerPage(request, {
     path: PATHS.webhooks,
+    filters: LISTING_FILTERS.webhooks,
     fetch: (window) => listEndpoints(request.deps, request.scope, {
       owner: ownerParameter(request.query),
       enabled: flag(request.query, 'enabled'),
@@ -99,6 +100,7 @@ export const endpointsController = (deps: WebhookDeps) => defineController({
     await endpointInScope(deps, scope, id);
     await answerPage(request, {
       path: PATHS.endpointDeliveries(id),
+      filters: LISTING_FILTERS.endpointDeliveries,
       type: 'deliveries',
       fetch: (window) => listDeliveries(deps, scope, { endpoint: id, statuses: list(query, 'status'), type: one(query, 'type'), ...timeParameters(query), ...window }),
       present: (delivery) => publishDelivery(request.principal, delivery),

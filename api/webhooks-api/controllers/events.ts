@@ -7,7 +7,7 @@ import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/event
 import type { Links } from '../../hal/links.ts';
 import { defineController } from '../../routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
-import { createLink, eventLinks } from '../links.ts';
+import { createLink, eventLinks, LISTING_FILTERS } from '../links.ts';
 import { publishEvent } from '../present.ts';
 import { one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
@@ -16,6 +16,7 @@ export const eventsController = (deps: WebhookDeps) => defineController({
   /** GET /events?owner=&without_owner=&type=&since=&until=: a page of events, newest first. */
   index: webhookAction(deps, (request) => answerPage(request, {
     path: PATHS.events,
+    filters: LISTING_FILTERS.events,
     type: 'events',
     fetch: (window) => listEvents(request.deps, request.scope, {
       owner: ownerParameter(request.query),

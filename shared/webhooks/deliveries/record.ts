@@ -5,6 +5,7 @@
  */
 import { notFound } from '../../errors/app-error.ts';
 import type { DeliveryStatus } from '../events/enqueue.ts';
+import { clip, describeValue } from '../../errors/describe-value.ts';
 
 export type { DeliveryStatus };
 
@@ -100,7 +101,7 @@ export const summary = (row: DeliveryRow): DeliverySummary => ({
 
 /** AppError 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`. */
 export const deliveryNotFound = (id: unknown) =>
-  notFound(`webhook delivery ${typeof id === 'string' ? id : JSON.stringify(id)} does not exist`, {
+  notFound(`webhook delivery ${typeof id === 'string' ? clip(id) : describeValue(id)} does not exist`, {
     code: 'APP_WEBHOOK_DELIVERY_NOT_FOUND',
     data: { id },
   });

@@ -7,6 +7,7 @@
  * (RFC 9110 §5.5), which closes header injection.
  */
 import { unprocessable } from '../../errors/app-error.ts';
+import { describeValue } from '../../errors/describe-value.ts';
 
 /** Names the service sets itself on every delivery. */
 export const RESERVED_HEADERS: readonly string[] = [
@@ -49,7 +50,7 @@ export function headerNameProblem(name: string): { rule: 'name' | 'reserved' | '
  */
 export function assertEndpointHeaders(headers: unknown): Record<string, string> {
   const refuse = (name: string | null, rule: string, reason: string) =>
-    unprocessable(`invalid webhook headers: ${name === null ? reason : `header ${JSON.stringify(name)} ${reason}`}`, {
+    unprocessable(`invalid webhook headers: ${name === null ? reason : `header ${describeValue(name)} ${reason}`}`, {
       code: 'APP_WEBHOOK_HEADERS_INVALID',
       data: { field: 'headers', name, rule, reason },
     });
@@ -84,7 +85,7 @@ export function assertEndpointHeaders(headers: unknown): Record<string, string> 
 export function parseHeaderArgument(text: string): [string, string] {
   const colon = text.indexOf(':');
   if (colon <= 0) {
-    throw unprocessable(`invalid webhook header ${JSON.stringify(text)}: write it as 'Name: value'`, {
+    throw unprocessable(`invalid webhook header ${describeValue(text)}: write it as 'Name: value'`, {
       code: 'APP_WEBHOOK_HEADERS_INVALID',
       data: { field: 'headers', name: null, rule: 'shape', reason: "must be written as 'Name: value'" },
     });

@@ -10,6 +10,7 @@ import { notFound } from '../../errors/app-error.ts';
 import type { Sql } from '../../db/connect.ts';
 import type { Config } from '../../config/index.ts';
 import { assertInScope, type TenantScope } from '../tenant-scope.ts';
+import { clip, describeValue } from '../../errors/describe-value.ts';
 
 /** NOTIFY channel announcing a change to an endpoint; the payload is `{"owner": <owner|null>}`. */
 export const ENDPOINTS_CHANGED_CHANNEL = 'app_webhooks_changed';
@@ -69,7 +70,7 @@ export const endpointTable = (sql: Queryable, config: Pick<Config, 'webhooks'>) 
 
 /** AppError 404 `APP_WEBHOOK_NOT_FOUND` for an unknown endpoint id. */
 export const endpointNotFound = (id: unknown) =>
-  notFound(`webhook endpoint ${typeof id === 'string' ? id : JSON.stringify(id)} does not exist`, {
+  notFound(`webhook endpoint ${typeof id === 'string' ? clip(id) : describeValue(id)} does not exist`, {
     code: 'APP_WEBHOOK_NOT_FOUND',
     data: { id },
   });

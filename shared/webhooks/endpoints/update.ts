@@ -11,6 +11,7 @@ import { assertDescription, assertOwner, checkEndpointUrl, UNSTORABLE } from './
 import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
+import { storableText } from '../../db/storable-text.ts';
 
 /** The fields `update` changes; a key left out (or undefined) is kept as it is. */
 export interface EndpointPatch {
@@ -62,8 +63,8 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
       data: { field: 'enabled' },
     });
   }
-  if (given.disabledReason !== undefined && (typeof given.disabledReason !== 'string' || given.disabledReason.length > 1000 || UNSTORABLE.test(given.disabledReason))) {
-    throw unprocessable('cannot update webhook endpoint: disabledReason must be a string of at most 1000 characters without control characters', {
+  if (given.disabledReason !== undefined && (typeof given.disabledReason !== 'string' || given.disabledReason.length > 1000 || UNSTORABLE.test(given.disabledReason) || !storableText(given.disabledReason))) {
+    throw unprocessable('cannot update webhook endpoint: disabledReason must be a string of at most 1000 characters without control characters or lone surrogates', {
       code: 'APP_WEBHOOK_PATCH_INVALID',
       data: { field: 'disabledReason' },
     });

@@ -16,6 +16,9 @@ export interface PayloadText {
 
 // \u0000 in a JSON string: PostgreSQL's jsonb refuses it, so an event holding one cannot be stored.
 const ESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+// JSON.stringify writes a lone surrogate as an escape (\ud800) and a valid pair as itself: any
+// surrogate escape is a lone one, which jsonb refuses and UTF-8 cannot hold.
+const ESCAPED_SURROGATE = /(?:^|[^\\])(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
 
 /**
  * The payload given to emit as JSON text. Throws 422 `APP_WEBHOOK_PAYLOAD_INVALID` when it cannot
@@ -33,6 +36,7 @@ export function payloadText(payload: unknown, maxBytes: number): PayloadText {
   }
   if (text === undefined) throw invalid('cannot be serialised as JSON');
   if (ESCAPED_NUL.test(text)) throw invalid('contains the character U+0000, which cannot be stored');
+  if (ESCAPED_SURROGATE.test(text)) throw invalid('contains a lone UTF-16 surrogate, which cannot be stored');
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxBytes) {
     throw new AppError(413, `webhook payload is ${bytes} bytes, more than the ${maxBytes} allowed (config bodyLimit)`, {

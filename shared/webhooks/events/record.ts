@@ -1,6 +1,7 @@
 /** A retained event (`app_events`: type, owner, payload) as the API presents it, with its delivery counts. */
 import { notFound } from '../../errors/app-error.ts';
 import type { DeliveryCounts } from '../deliveries/record.ts';
+import { clip, describeValue } from '../../errors/describe-value.ts';
 
 /** An emitted event as the API presents it. */
 export interface EventRecord {
@@ -17,7 +18,7 @@ export interface EventRecord {
 
 /** AppError 404 `APP_WEBHOOK_EVENT_NOT_FOUND`. */
 export const eventNotFound = (id: unknown) =>
-  notFound(`webhook event ${typeof id === 'string' ? id : JSON.stringify(id)} does not exist`, { code: 'APP_WEBHOOK_EVENT_NOT_FOUND', data: { id } });
+  notFound(`webhook event ${typeof id === 'string' ? clip(id) : describeValue(id)} does not exist`, { code: 'APP_WEBHOOK_EVENT_NOT_FOUND', data: { id } });
 
 export interface EventRow {
   id: string;

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { call, closeAll, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
 
@@ -178,6 +178,92 @@ describe('hostile input', () => {
       body: { query: '{ webhookEndpoints(filter: { owner: "acme", withoutOwner: true }) { total } }' },
     });
     assert.equal(gql.body.errors?.[0]?.extensions?.code, rest.body.code, JSON.stringify(gql.body));
+  });
+
+  it('values nested thousands deep in any body field: 422 problem+json with its data bounded, never 500', async () => {
+    // written as text: JSON.stringify itself overflows the stack on such a value
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const bodies: Array<[string, string, string]> = [
+      ['POST', '/api/v1/webhooks', `{"url":"https://127.0.0.1/x","events":${deep}}`],
+      ['POST', '/api/v1/webhooks', `{"url":${deep},"events":["*"]}`],
+      ['POST', '/api/v1/webhooks', `{"url":"https://127.0.0.1/x","events":["*"],"owner":${deep}}`],
+      ['POST', `/api/v1/webhooks/${endpointId}/rotate`, `{"grace":${deep}}`],
+      ['POST', `/api/v1/webhooks/${endpointId}/recover`, `{"since":${deep}}`],
+      ['POST', '/api/v1/events', `{"type":${deep},"data":{}}`],
+      ['POST', '/api/v1/events', `{"type":"order.created","data":${deep}}`],
+    ];
+    const headers = (token: string) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' });
+    for (const [method, path, body] of bodies) {
+      const answer = await raw(app.base, method, path, headers(admin), body);
+      const what = `${method} ${path} ${body.slice(0, 40)}`;
+      assert.ok(answer.status >= 400 && answer.status < 500, `${what}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      assert.match(String(answer.headers['content-type']), /problem\+json/, what);
+      assert.match(JSON.parse(answer.text).code, /^APP_[A-Z_]+$/, what);
+      assert.ok(answer.text.length < 20_000, `${what}: the answer echoes a bounded value (${answer.text.length} characters)`);
+    }
+    // a member naming a deeply nested owner: the 404 names its kind, not the value
+    const member = await app.token('member', 'acme');
+    const refused = await raw(app.base, 'POST', '/api/v1/webhooks', headers(member), `{"url":"https://127.0.0.1/x","events":["*"],"owner":${deep}}`);
+    assert.equal(refused.status, 404, refused.text.slice(0, 200));
+    assert.equal(JSON.parse(refused.text).code, 'APP_TENANT_NOT_FOUND');
+    assert.match(JSON.parse(refused.text).detail, /no owner an array of 1 /);
+  });
+
+  it('a lone UTF-16 surrogate is refused where it would be stored as something else; years outside 0001-9999 are a time-range error', async () => {
+    const lone = '\ud800';
+    const probes: Array<[string, string, unknown, string]> = [
+      ['POST', '/api/v1/webhooks', { url: 'https://127.0.0.1/x', events: ['*'], owner: `acme${lone}` }, 'APP_WEBHOOK_OWNER_INVALID'],
+      ['POST', '/api/v1/webhooks', { url: 'https://127.0.0.1/x', events: ['*'], description: `a${lone}` }, 'APP_WEBHOOK_DESCRIPTION_INVALID'],
+      ['PATCH', `/api/v1/webhooks/${endpointId}`, { enabled: false, disabledReason: `a${lone}` }, 'APP_WEBHOOK_PATCH_INVALID'],
+      ['POST', '/api/v1/events', { type: 'order.created', data: { note: `a${lone}` } }, 'APP_WEBHOOK_PAYLOAD_INVALID'],
+      ['POST', `/api/v1/webhooks/${endpointId}/recover`, { since: '0000-01-01T00:00:00Z' }, 'APP_WEBHOOK_TIME_RANGE_INVALID'],
+    ];
+    for (const [method, path, body, code] of probes) {
+      // JSON.stringify writes the lone surrogate as the escape \ud800, as a client would send it
+      const text = JSON.stringify(body);
+      const answer = await raw(app.base, method, path, { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', Accept: 'application/json' }, text);
+      assert.equal(answer.status, 422, `${path}: ${answer.text}`);
+      assert.equal(JSON.parse(answer.text).code, code, path);
+    }
+    const since = await call('GET', `${app.api}/deliveries?since=${encodeURIComponent('0000-12-31T00:00:00Z')}`, { token: admin });
+    assert.equal(since.body.code, 'APP_WEBHOOK_TIME_RANGE_INVALID', since.text);
+    const pair = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'order.created', data: { note: 'a pair: \ud83d\ude00' } } });
+    assert.equal(pair.status, 202, `a valid surrogate pair is accepted: ${pair.text}`);
+  });
+
+  it('content codings are case-insensitive, x-gzip is gzip, identity is none; two stacked codings are 415', async () => {
+    const json = Buffer.from(JSON.stringify({ type: 'order.created', data: {} }));
+    const headers = (encoding: string) => ({ Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', 'Content-Encoding': encoding, Accept: 'application/json' });
+    for (const [encoding, body] of [['GZIP', gzipSync(json)], ['x-gzip', gzipSync(json)], ['Deflate', deflateSync(json)], ['identity', json]] as const) {
+      const answer = await raw(app.base, 'POST', '/api/v1/events', headers(encoding), body);
+      assert.equal(answer.status, 202, `${encoding}: ${answer.text}`);
+    }
+    const stacked = await raw(app.base, 'POST', '/api/v1/events', headers('gzip, deflate'), deflateSync(gzipSync(json)));
+    assert.equal(stacked.status, 415, stacked.text);
+    assert.equal(JSON.parse(stacked.text).code, 'APP_BODY_ENCODING_UNSUPPORTED');
+    assert.match(JSON.parse(stacked.text).detail, /stacks 2 codings/);
+  });
+
+  it('paging links keep each listing\'s own filters, events included; the Link header stays under 2 kB, next first', async () => {
+    for (let i = 0; i < 3; i += 1) {
+      await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: `https://127.0.0.1/paged-${i}`, events: ['paged.thing'], owner: 'paged' } });
+    }
+    await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: 'https://127.0.0.1/paged-other', events: ['other.thing'], owner: 'paged' } });
+    const page = await call('GET', `${app.api}/webhooks?events=paged.thing&owner=paged&per_page=1&junk=1`, { token: admin });
+    assert.equal(page.body.total, 3);
+    const next = page.body._links.next.href as string;
+    assert.match(next, /owner=paged/);
+    assert.match(next, /events=paged\.thing/);
+    assert.doesNotMatch(next, /junk/);
+    const followed = await call('GET', `${app.base}${next}`, { token: admin });
+    assert.equal(followed.body.total, 3, 'the next page lists the same filtered set');
+    const long = await call('GET', `${app.api}/webhooks?per_page=1&events=${'a'.repeat(250)},${Array.from({ length: 12 }, (_, i) => `e${i}.${'x'.repeat(200)}`).join(',')}`, { token: admin });
+    const link = long.headers instanceof Headers ? long.headers.get('link') : undefined;
+    if (link !== null && link !== undefined) {
+      assert.ok(link.length <= 2048, `Link header ${link.length} characters`);
+      if (long.body._links.next) assert.match(link, /rel="next"/);
+    }
+    assert.ok(long.body._links.self, 'the body keeps every link');
   });
 
   it('logs no stack trace for any of it', () => {

@@ -33,8 +33,25 @@ export const ROUTES: RouteTable = {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Counts runs per path; `?ms=` makes the action take that long. */
-export function countingControllers(runs: Map<string, number>): Record<string, Controller> {
+/** Latches an action waits on (`?hold=<name>`) until the test releases them. */
+export class Holds {
+  private readonly waiting = new Map<string, { promise: Promise<void>; release: () => void }>();
+  private entry(name: string) {
+    let entry = this.waiting.get(name);
+    if (!entry) {
+      let release: () => void = () => {};
+      const promise = new Promise<void>((resolve) => (release = resolve));
+      entry = { promise, release };
+      this.waiting.set(name, entry);
+    }
+    return entry;
+  }
+  wait = (name: string) => this.entry(name).promise;
+  release = (name: string) => this.entry(name).release();
+}
+
+/** Counts runs per path; `?ms=` makes the action take that long, `?hold=<name>` waits for `holds.release(name)`. */
+export function countingControllers(runs: Map<string, number>, holds = new Holds()): Record<string, Controller> {
   const count = (path: string) => {
     const n = (runs.get(path) ?? 0) + 1;
     runs.set(path, n);
@@ -43,6 +60,7 @@ export function countingControllers(runs: Map<string, number>): Record<string, C
   const create = async (ctx: Parameters<Controller[string]>[0]) => {
     const run = count(ctx.path);
     if (ctx.query.ms) await sleep(Number(ctx.query.ms));
+    if (typeof ctx.query.hold === 'string') await holds.wait(ctx.query.hold);
     ctx.status = 201;
     ctx.set('Location', `/orders/${run}`);
     ctx.set('X-Run', String(run));
@@ -104,6 +122,8 @@ export interface GuardedApp {
   web: WebServer;
   db: TestDatabase;
   runs: Map<string, number>;
+  /** Releases actions held with `?hold=<name>`. */
+  holds: Holds;
   logs: Array<Record<string, unknown>>;
 }
 
@@ -127,18 +147,19 @@ export async function startGuardedApp(options: { flags?: Record<string, unknown>
     destination: linesInto(logs),
   });
   const runs = new Map<string, number>();
+  const holds = new Holds();
   const web = createWebServer({
     config,
     log,
     sql: db.sql,
     stores: [],
     sharedStore: options.sharedStore,
-    api: { routes: options.routes ?? ROUTES, controllers: countingControllers(runs) },
+    api: { routes: options.routes ?? ROUTES, controllers: countingControllers(runs, holds) },
   });
   web.plug('user', stubCaller());
   started.push(web);
   const { port } = await web.start(0);
-  return { base: `http://127.0.0.1:${port}`, web, db, runs, logs };
+  return { base: `http://127.0.0.1:${port}`, web, db, runs, holds, logs };
 }
 
 export interface Answer {

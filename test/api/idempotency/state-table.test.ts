@@ -16,6 +16,19 @@ const freshKey = () => `key-${process.pid}-${(keys += 1)}`;
 const answerHeaders = (headers: Headers) =>
   Object.fromEntries([...headers].filter(([name]) => !['date', 'x-request-id', 'idempotency-replayed', 'ratelimit', 'ratelimit-policy', 'keep-alive', 'connection'].includes(name)));
 
+/** Resolves with the first `count` answers of `answers` to settle (the others keep going). */
+function waitForAnswers<T>(answers: Promise<T>[], count: number): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    const done: T[] = [];
+    for (const answer of answers) {
+      answer.then((value) => {
+        done.push(value);
+        if (done.length === count) resolve([...done]);
+      }, reject);
+    }
+  });
+}
+
 describe('idempotent request state table', () => {
   let app: GuardedApp;
   before(async () => {
@@ -156,16 +169,23 @@ describe('idempotent request state table', () => {
     assert.equal(again.headers.get('idempotency-replayed'), 'true');
   });
 
-  it('50 parallel identical requests: one execution, the others 409 or the replay', async () => {
+  it('50 parallel identical requests: one execution, the others 409 while it runs, then the replay', async () => {
     const key = freshKey();
-    const path = '/orders?ms=150&parallel=1';
-    const answers = await Promise.all(Array.from({ length: 50 }, () => request('POST', `${app.base}${path}`, { body: { item: 'p' }, headers: { 'Idempotency-Key': key } })));
-    const created = answers.filter((a) => a.status === 201 && !a.headers.get('idempotency-replayed'));
-    const others = answers.filter((a) => a !== created[0]);
+    const hold = `parallel-${key}`;
+    const path = `/orders?hold=${hold}`;
+    const before = app.runs.get('/orders') ?? 0;
+    const send = () => request('POST', `${app.base}${path}`, { body: { item: 'p' }, headers: { 'Idempotency-Key': key } });
+    const sent = Array.from({ length: 50 }, send);
+    // the one that runs is held until released: every other one is answered meanwhile
+    const answered = await waitForAnswers(sent, 49);
+    assert.deepEqual([...new Set(answered.map((a) => a.status))], [409], 'while the first runs, every other request is told 409');
+    app.holds.release(hold);
+    const all = await Promise.all(sent);
+    const created = all.filter((a) => a.status === 201 && !a.headers.get('idempotency-replayed'));
     assert.equal(created.length, 1, 'exactly one request ran the action');
-    for (const other of others) assert.ok(other.status === 409 || other.headers.get('idempotency-replayed') === 'true', `${other.status} ${other.text}`);
-    assert.ok(others.some((a) => a.status === 409), 'requests arriving while the first ran were told 409');
-    assert.equal(app.runs.get('/orders') !== undefined, true);
+    assert.equal(app.runs.get('/orders'), before + 1);
+    const replay = await send();
+    assert.equal(replay.headers.get('idempotency-replayed'), 'true', 'once it ran, the same request gets the replay');
   });
 
   it('requests without a key are not affected (each runs)', async () => {

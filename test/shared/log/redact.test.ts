@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { resolveConfig } from '../../../shared/config/index.ts';
 import { createLogger, logContext } from '../../../shared/log/logger.ts';
-import { FILTERED, createRedactor, redact } from '../../../shared/log/redact.ts';
+import { FILTERED, MAX_LOG_DEPTH, createRedactor, redact } from '../../../shared/log/redact.ts';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -40,6 +40,18 @@ describe('redact', () => {
     assert.equal(out.error.message, 'boom');
     assert.equal(out.error.token, FILTERED);
     assert.equal(out.self, '[Circular]');
+  });
+});
+
+describe('redact, deep values', () => {
+  it(`stops at MAX_LOG_DEPTH (${MAX_LOG_DEPTH}) levels: a value nested 100,000 deep is logged, not a stack overflow`, () => {
+    let value: unknown = { token: 'secret-deep' };
+    for (let i = 0; i < 100_000; i += 1) value = [value];
+    const masked = redact({ body: value });
+    const text = JSON.stringify(masked);
+    assert.match(text, /\[Nested\]/);
+    assert.ok(text.length < 500, text);
+    assert.deepEqual(redact({ a: { b: { token: 'x' } } }), { a: { b: { token: FILTERED } } }, 'shallow values are masked as before');
   });
 });
 
