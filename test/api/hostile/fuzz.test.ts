@@ -1,8 +1,9 @@
 /**
  * Issue 11: property-based requests over the REST routes of the webhook API (fast-check, fixed
  * seed printed on failure): arbitrary JSON bodies, ids and query strings, with NUL, lone
- * surrogates, huge numbers, deep nesting and long strings among them. No answer is a 5xx, and
- * every refusal is problem+json with an `APP_*` code.
+ * surrogates, huge numbers, deep nesting and long strings among them, as an admin and as a member
+ * bound to one tenant (whose refusals take other paths). No answer is a 5xx, and every refusal
+ * is problem+json with an `APP_*` code.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -34,15 +35,20 @@ describe('fuzzed requests over the REST routes', () => {
   let app: ApiHarness;
   let token: string;
   let endpointId: string;
+  /** Per role: its token and an endpoint in its reach. */
+  const callers: Record<'admin' | 'member', { token: string; endpointId: string }> = {} as never;
 
   before(async () => {
     app = await startApi({ rateLimit: { max: 1_000_000 } });
     token = await app.token('admin');
     endpointId = (await call('POST', `${app.api}/webhooks`, { token, body: { url: 'https://127.0.0.1/fuzz', events: ['*'] } })).body.externalId;
+    callers.admin = { token, endpointId };
+    const member = await app.token('member', 'acme');
+    callers.member = { token: member, endpointId: (await call('POST', `${app.api}/webhooks`, { token: member, body: { url: 'https://127.0.0.1/fuzz-acme', events: ['*'] } })).body.externalId };
   });
 
-  const check = async (method: string, path: string, body?: unknown) => {
-    const answer = await call(method, `${app.base}${path}`, { token, ...(body === undefined ? {} : { body }) });
+  const check = async (method: string, path: string, body?: unknown, as = token) => {
+    const answer = await call(method, `${app.base}${path}`, { token: as, ...(body === undefined ? {} : { body }) });
     assert.ok(answer.status < 500, `${method} ${path.slice(0, 200)} ${JSON.stringify(body)?.slice(0, 300)}: ${answer.status} ${answer.text.slice(0, 300)}`);
     if (answer.status >= 400) {
       assert.match(answer.headers.get('content-type') ?? '', /problem\+json/, `${method} ${path.slice(0, 200)}`);
@@ -52,20 +58,24 @@ describe('fuzzed requests over the REST routes', () => {
   const property = (arbitrary: fc.Arbitrary<unknown>, run: (input: never) => Promise<void>) =>
     fc.assert(fc.asyncProperty(arbitrary, run as (input: unknown) => Promise<void>), { seed: SEED, numRuns: RUNS, verbose: true });
 
-  it('POST /webhooks and PATCH /webhooks/:id with hostile bodies', async () => {
-    await property(endpointBody, async (body) => {
-      await check('POST', '/api/v1/webhooks', body);
-      await check('PATCH', `/api/v1/webhooks/${endpointId}`, body);
+  for (const role of ['admin', 'member'] as const) {
+    it(`POST /webhooks and PATCH /webhooks/:id with hostile bodies, as ${role}`, async () => {
+      const { token: as, endpointId: id } = callers[role];
+      await property(endpointBody, async (body) => {
+        await check('POST', '/api/v1/webhooks', body, as);
+        await check('PATCH', `/api/v1/webhooks/${id}`, body, as);
+      });
     });
-  });
 
-  it('POST /events, /webhooks/:id/test and /webhooks/:id/recover with hostile bodies', async () => {
-    await property(fc.tuple(eventBody, value), async ([event, range]: [unknown, unknown]) => {
-      await check('POST', '/api/v1/events', event);
-      await check('POST', `/api/v1/webhooks/${endpointId}/test`, event);
-      await check('POST', `/api/v1/webhooks/${endpointId}/recover`, { since: range, until: range });
+    it(`POST /events, /webhooks/:id/test and /webhooks/:id/recover with hostile bodies, as ${role}`, async () => {
+      const { token: as, endpointId: id } = callers[role];
+      await property(fc.tuple(eventBody, value), async ([event, range]: [unknown, unknown]) => {
+        await check('POST', '/api/v1/events', event, as);
+        await check('POST', `/api/v1/webhooks/${id}/test`, event, as);
+        await check('POST', `/api/v1/webhooks/${id}/recover`, { since: range, until: range }, as);
+      });
     });
-  });
+  }
 
   it('malformed percent-escapes in paths and queries (not UTF-8, truncated)', async () => {
     for (const bad of ['%FF', '%ED%A0%80', '%E0%A4', '%', '%zz', '%00']) {
