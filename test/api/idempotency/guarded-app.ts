@@ -33,20 +33,35 @@ export const ROUTES: RouteTable = {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Latches an action waits on (`?hold=<name>`) until the test releases them. */
+/** Latches an action waits on (`?hold=<name>`) until the test releases them; `reached` says an action is waiting. */
 export class Holds {
-  private readonly waiting = new Map<string, { promise: Promise<void>; release: () => void }>();
+  private readonly waiting = new Map<string, {
+    promise: Promise<void>; release: () => void; reached: Promise<void>; arrive: () => void; closed: Promise<void>; close: () => void;
+  }>();
   private entry(name: string) {
     let entry = this.waiting.get(name);
     if (!entry) {
       let release: () => void = () => {};
+      let arrive: () => void = () => {};
+      let close: () => void = () => {};
       const promise = new Promise<void>((resolve) => (release = resolve));
-      entry = { promise, release };
+      const reached = new Promise<void>((resolve) => (arrive = resolve));
+      const closed = new Promise<void>((resolve) => (close = resolve));
+      entry = { promise, release, reached, arrive, closed, close };
       this.waiting.set(name, entry);
     }
     return entry;
   }
-  wait = (name: string) => this.entry(name).promise;
+  wait = (name: string, request?: { once(event: 'close', listener: () => void): unknown }) => {
+    const entry = this.entry(name);
+    request?.once('close', entry.close);
+    entry.arrive();
+    return entry.promise;
+  };
+  /** Resolves once an action waits on `name`. */
+  reached = (name: string) => this.entry(name).reached;
+  /** Resolves once the answer of the request waiting on `name` closed before it was sent (the client went). */
+  closed = (name: string) => this.entry(name).closed;
   release = (name: string) => this.entry(name).release();
 }
 
@@ -60,7 +75,7 @@ export function countingControllers(runs: Map<string, number>, holds = new Holds
   const create = async (ctx: Parameters<Controller[string]>[0]) => {
     const run = count(ctx.path);
     if (ctx.query.ms) await sleep(Number(ctx.query.ms));
-    if (typeof ctx.query.hold === 'string') await holds.wait(ctx.query.hold);
+    if (typeof ctx.query.hold === 'string') await holds.wait(ctx.query.hold, ctx.res);
     ctx.status = 201;
     ctx.set('Location', `/orders/${run}`);
     ctx.set('X-Run', String(run));

@@ -60,12 +60,14 @@ describe('idempotent request state table', () => {
 
   it('executing + same key, same request: 409 APP_API_IDEMPOTENCY_IN_PROGRESS with Retry-After: 1', async () => {
     const key = freshKey();
-    const slow = request('POST', `${app.base}/orders?ms=400`, { body: { item: 'c' }, headers: { 'Idempotency-Key': key } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const during = await request('POST', `${app.base}/orders?ms=400`, { body: { item: 'c' }, headers: { 'Idempotency-Key': key } });
+    const hold = `in-progress-${key}`;
+    const slow = request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'c' }, headers: { 'Idempotency-Key': key } });
+    await app.holds.reached(hold); // the first request's action is running
+    const during = await request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'c' }, headers: { 'Idempotency-Key': key } });
     assert.equal(during.status, 409);
     assert.equal(during.body.code, 'APP_API_IDEMPOTENCY_IN_PROGRESS');
     assert.equal(during.headers.get('retry-after'), '1');
+    app.holds.release(hold);
     assert.equal((await slow).status, 201);
   });
 
@@ -91,10 +93,12 @@ describe('idempotent request state table', () => {
 
   it('executing + same key with a different body while in flight: 422 as well', async () => {
     const key = freshKey();
-    const slow = request('POST', `${app.base}/orders?ms=300`, { body: { item: 'e' }, headers: { 'Idempotency-Key': key } });
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    const other = await request('POST', `${app.base}/orders?ms=300`, { body: { item: 'f' }, headers: { 'Idempotency-Key': key } });
+    const hold = `in-flight-${key}`;
+    const slow = request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'e' }, headers: { 'Idempotency-Key': key } });
+    await app.holds.reached(hold);
+    const other = await request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'f' }, headers: { 'Idempotency-Key': key } });
     assert.equal(other.status, 422);
+    app.holds.release(hold);
     await slow;
   });
 
@@ -128,19 +132,28 @@ describe('idempotent request state table', () => {
   it('executing + request aborted by the client: nothing stored, the retry runs the action', async () => {
     const key = freshKey();
     const controller = new AbortController();
-    const aborted = fetch(`${app.base}/orders?ms=300`, {
+    const hold = `aborted-${key}`;
+    const aborted = fetch(`${app.base}/orders?hold=${hold}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
       body: JSON.stringify({ item: 'g' }),
       signal: controller.signal,
     }).catch((error: Error) => error);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await app.holds.reached(hold); // the action runs
     const runsBefore = app.runs.get('/orders') ?? 0;
     controller.abort();
     assert.ok((await aborted) instanceof Error);
-    await new Promise((resolve) => setTimeout(resolve, 350)); // the action finishes; its answer is not stored
-    const retry = await request('POST', `${app.base}/orders`, { body: { item: 'g' }, headers: { 'Idempotency-Key': key } });
-    assert.equal(retry.status, 201);
+    await app.holds.closed(hold); // the server saw the client go
+    app.holds.release(hold); // the action finishes; its answer is not stored
+    // until the finished action's record is let go, the same key is still in progress (409)
+    // (the same request: its hold is released, so the action runs through)
+    const again = () => request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'g' }, headers: { 'Idempotency-Key': key } });
+    let retry = await again();
+    for (const deadline = Date.now() + 10_000; retry.status === 409 && Date.now() < deadline;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      retry = await again();
+    }
+    assert.equal(retry.status, 201, retry.text);
     assert.equal(retry.headers.get('idempotency-replayed'), null);
     assert.equal(app.runs.get('/orders'), runsBefore + 1, 'the retry ran the action');
   });
