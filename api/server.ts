@@ -38,6 +38,7 @@ import { plugRateLimits } from './rate-limit/plug.ts';
 import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSlot } from './pipeline.ts';
 import { buildApi, type Api, type ApiDefinition } from './routing/api.ts';
 import { plugAuthentication } from './auth/plug.ts';
+import { plugAccounts } from './accounts/plug.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
 import { withWebhooksApi } from './webhooks-api/mount.ts';
 import { discoverApi } from './routing/discover.ts';
@@ -56,6 +57,8 @@ export interface WebDeps {
   api?: ApiDefinition;
   /** The process's metrics (default: a registry of its own, with the queue gauges read through `sql`). */
   metrics?: Metrics;
+  /** The clock of sessions, password links and the sign-in lockout (default `Date.now`; tests move it). */
+  now?: () => number;
 }
 
 export interface WebServer {
@@ -95,7 +98,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const startedAt = Date.now();
   const pipeline = createPipeline();
   let api: Api | undefined;
-  const sharedStore = deps.sharedStore ?? openSharedStore({ config, log });
+  const sharedStore = deps.sharedStore ?? openSharedStore({ config, log, now: deps.now });
   const sharedProbe = deps.shared ?? (config.shared.backend === 'none' ? undefined : sharedStore);
 
   const metrics = deps.metrics ?? createMetrics({ process: 'web' });
@@ -119,6 +122,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.use('health', health({ phase: () => lifecycle.phase, stores, shared: sharedProbe, startedAt }));
   pipeline.use('health', metricsEndpoint({ registry: metrics.registry, token: config.metrics.token })); // before the limiters: never limited
   pipeline.use('notFound', notFound());
+  // the account paths (issue 13), ahead of the application's routes
+  const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now });
   pipeline.use('router', function router(ctx, next) {
     return api ? api.router(ctx, next) : next();
   });
@@ -128,8 +133,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.useRoute('halGuard', (route) => halGuard({ route, strict: config.api.strict, log, warned }));
   // limiters (authLimiter, globalLimiter, routeLimiter) and idempotency (route slot), issue 7
   const guards = [plugRateLimits(pipeline, { config, log, shared: sharedStore }), plugIdempotency(pipeline, { config, log, shared: sharedStore })];
-  // bearer-token authentication (user slot), issue 6; the webhook API's dependencies (endpoint cache)
-  plugAuthentication(pipeline, { sql, log });
+  // bearer tokens and sign-in sessions, then CSRF (user slot), issues 6 and 13; the webhook API's dependencies (endpoint cache)
+  plugAuthentication(pipeline, { config, accounts: accountsWeb.accounts });
   const webhooksApi = plugWebhooksApi({ config, sql, log });
 
   // GraphQL in its slot, the schema built from the models with the API (issue 8)
@@ -156,6 +161,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     ...(graphql ? [graphql.module] : []),
     { name: 'database', stop: () => sql.end({ timeout: 5 }) },
     webhooksApi.module, // stopped before the pool: its endpoint cache stops listening
+    accountsWeb.module,
     ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
     ...modules,
   ];

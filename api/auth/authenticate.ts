@@ -11,7 +11,7 @@ import type { AuthRequest, Strategy } from './strategy.ts';
  */
 export function authenticate(options: { strategies: readonly Strategy[] }): Middleware {
   const { strategies } = options;
-  const challenge = strategies.map((strategy) => strategy.challenge).join(', ');
+  const challenge = strategies.flatMap((strategy) => (strategy.challenge ? [strategy.challenge] : [])).join(', ');
   return async function authenticate(ctx, next) {
     const request: AuthRequest = {
       header: (name) => ctx.get(name) || undefined,

@@ -1,17 +1,21 @@
-import type { Logger } from '../../shared/log/logger.ts';
-import type { Sql } from '../../shared/db/connect.ts';
+import type { AccountDeps } from '../../shared/accounts/deps.ts';
+import type { Config } from '../../shared/config/index.ts';
 import type { Pipeline } from '../pipeline.ts';
+import { csrf } from '../middleware/csrf.ts';
 import { rejectRefusedCredentials } from '../middleware/refused-credentials.ts';
 import { authenticate } from './authenticate.ts';
+import { sessionCookies } from './session-strategy.ts';
 import { bearerTokens } from './token-strategy.ts';
 
 /**
- * Mounts authentication in the `user` slot (bearer API tokens today; the user-account issue adds
- * its session strategy to the list here), and the answer to refused credentials at the end of
- * the `globalLimiter` slot. Plug it after the rate limits (api/server.ts does).
+ * Mounts authentication in the `user` slot (bearer API tokens first, then the sign-in session
+ * cookie, then the CSRF check of cookie-authenticated requests), and the answer to refused
+ * credentials at the end of the `globalLimiter` slot. Plug it after the rate limits (api/server.ts does).
  */
-export function plugAuthentication(pipeline: Pick<Pipeline, 'use'>, deps: { sql: Sql; log: Logger }): void {
-  pipeline.use('user', authenticate({ strategies: [bearerTokens(deps)] }));
+export function plugAuthentication(pipeline: Pick<Pipeline, 'use'>, deps: { config: Config; accounts: AccountDeps }): void {
+  const { accounts } = deps;
+  pipeline.use('user', authenticate({ strategies: [bearerTokens(accounts), sessionCookies(accounts)] }));
+  pipeline.use('user', csrf({ config: deps.config }));
   // after the limiters (plugged into the same slot before this call): refused tokens are counted first
   pipeline.use('globalLimiter', rejectRefusedCredentials());
 }

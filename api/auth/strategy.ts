@@ -1,8 +1,8 @@
 /**
  * An authentication strategy: how one kind of credentials becomes a principal. The `user` slot
  * runs the strategies in order (api/auth/authenticate.ts); the first that recognises the
- * request's credentials decides. Bearer API tokens are one strategy (token-strategy.ts); the
- * user-account issue adds a session strategy next to it without changing the others.
+ * request's credentials decides: bearer API tokens (token-strategy.ts), then the sign-in session
+ * cookie (session-strategy.ts).
  */
 import type { Principal } from '../../shared/tokens/principal.ts';
 
@@ -21,6 +21,6 @@ export interface Strategy {
    * this strategy's credentials. Credentials of its kind that are not valid throw (401).
    */
   authenticate(request: AuthRequest): Promise<Principal | undefined>;
-  /** Its `WWW-Authenticate` challenge, sent with every 401. */
-  challenge: string;
+  /** Its `WWW-Authenticate` challenge, sent with every 401 (none for cookies: no scheme names them). */
+  challenge?: string;
 }

@@ -79,6 +79,27 @@ export const SCHEMA = group({
   requestTimeout: leaf('duration', '30s', 'A request still running after this answers 503.'),
   filterParameters: leaf('string[]', ['password', 'token', 'secret', 'authorization'],
     'Key names (case-insensitive substrings) whose values are masked in logs; setting it replaces the defaults, `encryption` stays masked.'),
+  publicUrl: leaf('string', null, 'Public base URL of the web process (`https://hooks.example.com`), used in links sent by mail and printed by the CLI; unset: the request\'s own origin (the CLI: `http://localhost:<port>`). Set it in production: a link built from a request trusts its `Host` header.', { nullable: true }),
+  auth: group({
+    signup: leaf('boolean', false, 'Self-service sign-up at `POST /register` and `POST /signup`; each new user is a `member` of a tenant of its own (owner = its user id).'),
+    passwordMinLength: leaf('integer', 10, 'Shortest password accepted (the 30,000 most common passwords are refused whatever their length).', { min: 8 }),
+    session: group({
+      cookie: leaf('string', (env: Environment) => (inProduction(env) ? '__Host-app_session' : 'app_session'), 'Name of the session cookie (`HttpOnly`, `SameSite=Lax`, `Path=/`; `Secure` in production, where the `__Host-` prefix binds it to the exact host).'),
+      idle: leaf('duration', '2h', 'A session unused this long has ended.'),
+      absolute: leaf('duration', '7d', 'A session ends this long after sign-in, however much it is used.'),
+    }),
+    lockout: group({
+      attempts: leaf('integer', 5, 'Wrong passwords for one account within `window` that lock its sign-in.', { min: 1 }),
+      window: leaf('duration', '15m', 'Window the wrong passwords are counted in.'),
+      duration: leaf('duration', '15m', 'How long a locked account\'s sign-in answers 429 `APP_AUTH_LOCKED`, even with the right password.'),
+    }, { disableable: true, enabled: true, doc: '`false` turns the sign-in lockout off (the authentication limiter still counts per ip).' }),
+    resetTtl: leaf('duration', '1h', 'How long a password-reset link (`POST /forgot-password`) works; each works once.'),
+    inviteTtl: leaf('duration', '72h', 'How long a set-password link printed by `app users:create` or `users:reset-link` works.'),
+  }),
+  mail: group({
+    url: leaf('string', null, 'SMTP URL the reset links are sent through (`smtp://user:pass@host:587`, `smtps://…`); unset: outside production the mail is logged instead of sent.', { nullable: true, secret: true }),
+    from: leaf('string', 'app <no-reply@localhost>', 'Sender of the mails the service sends.'),
+  }),
   db: group({
     poolMax: leaf('integer', 10, 'Connections in each process\'s pool for the service\'s own queries.', { min: 1 }),
   }),

@@ -3,6 +3,8 @@ import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 
 export type Sql = postgres.Sql<Record<string, never>>;
+/** A pool or an open transaction: what small query functions take. */
+export type Queryable = Sql | postgres.TransactionSql<Record<string, never>>;
 
 /**
  * Seconds the driver waits before reconnecting after `retries` failed connections: 50 ms

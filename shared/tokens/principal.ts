@@ -3,10 +3,10 @@
  * `user` slot as `ctx.state.principal`, GraphQL passes it to resolvers). Same shape as
  * api/routing/roles.ts `Principal`, kept here so the core never imports the web layer.
  *
- * Today a principal comes from an API token (`kind: 'token'`, id = the token id). The
- * user-account issue adds `kind: 'user'` principals (session logins, and tokens that belong to
- * a user: id = the user id, roles and owner from the user) by adding a case to `principalOf…`
- * functions; what reads a principal (role guard, links, `scopeOf`) does not change.
+ * A principal comes from an API token (`kind: 'token'`, id = the token id; a token a user minted
+ * keeps its own role and owner, at most the user's) or from a sign-in session (`kind: 'user'`,
+ * id = the user id). What reads a principal (role guard, links, `scopeOf`, the limiters'
+ * and idempotency keys) reads only `id`, `roles` and `owner`, whichever it is.
  */
 import { forbidden, unauthorized } from '../errors/app-error.ts';
 import { ALL_TENANTS, tenantScope, type TenantScope } from '../webhooks/tenant-scope.ts';
@@ -28,6 +28,21 @@ export interface TokenPrincipal extends Principal {
   tokenId: string;
   /** The token's label, for logs. */
   name: string;
+}
+
+/** A principal signed in with a password (a session of user `id`). */
+export interface UserPrincipal extends Principal {
+  kind: 'user';
+  owner: string | null;
+  userId: string;
+  email: string;
+  /** The session the request came with. */
+  sessionId: string;
+}
+
+/** The principal of a signed-in user's requests. */
+export function principalOfUser(user: { id: string; role: string; owner: string | null; email: string }, sessionId: string): UserPrincipal {
+  return Object.freeze({ kind: 'user', id: user.id, userId: user.id, email: user.email, roles: Object.freeze([user.role]), owner: user.owner, sessionId });
 }
 
 /** The principal of requests carrying `token`. */

@@ -26,3 +26,15 @@ export const isRole = (value: unknown): value is Role => typeof value === 'strin
 
 /** Whether a holder of `roles` may change webhook records. */
 export const mayWrite = (roles: readonly string[]): boolean => roles.some((role) => (WRITE_ROLES as readonly string[]).includes(role));
+
+/**
+ * Why a holder cannot have `role` with `owner` (a token or a user): an unknown role, an admin
+ * with an owner (admins reach every tenant), a member or viewer without one. Undefined: they go together.
+ */
+export function roleOwnerProblem(role: unknown, owner: string | null, holder: string): { field: 'role' | 'owner'; reason: string } | undefined {
+  if (!isRole(role)) return { field: 'role', reason: `must be one of ${ROLES.join(', ')}` };
+  const allTenants = ALL_TENANT_ROLES.includes(role);
+  if (allTenants && owner !== null) return { field: 'owner', reason: `an ${role} ${holder} reaches every tenant; leave the owner out` };
+  if (!allTenants && owner === null) return { field: 'owner', reason: `a ${role} ${holder} is bound to one tenant: give its owner` };
+  return undefined;
+}

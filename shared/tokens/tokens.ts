@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.ts';
 import { assertOwner } from '../webhooks/endpoints/fields.ts';
 import { ulid } from '../webhooks/ids.ts';
 import { generateToken, looksLikeToken, shownPrefix, tokenDigest } from './format.ts';
-import { ALL_TENANT_ROLES, isRole, ROLES, type Role } from './roles.ts';
+import { roleOwnerProblem, type Role } from './roles.ts';
 import { insertToken, revokeRow, selectTokens, selectUsableByDigest, touchRow, type TokenRow } from './store.ts';
 import { clip, describeValue } from '../errors/describe-value.ts';
 import { storableText } from '../db/storable-text.ts';
@@ -82,16 +82,15 @@ function checkInput(input: CreateTokenInput): { name: string; role: Role; owner:
   if (name.length > MAX_TOKEN_NAME_LENGTH) throw invalid('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);
   if (/[\x00-\x1f\x7f]/.test(name)) throw invalid('name', 'must not contain control characters');
   if (!storableText(name)) throw invalid('name', 'must not contain a lone UTF-16 surrogate');
-  if (!isRole(given.role)) throw invalid('role', `must be one of ${ROLES.join(', ')}`, given.role);
   const owner = assertOwner(given.owner);
-  const allTenants = ALL_TENANT_ROLES.includes(given.role);
-  if (allTenants && owner !== null) throw invalid('owner', `an ${given.role} token reaches every tenant; leave the owner out`, owner);
-  if (!allTenants && owner === null) throw invalid('owner', `a ${given.role} token is bound to one tenant: give its owner`);
+  const problem = roleOwnerProblem(given.role, owner, 'token');
+  if (problem) throw invalid(problem.field, problem.reason, problem.field === 'role' ? given.role : (owner ?? undefined));
+  const role = given.role as Role;
   const expires = given.expiresInMs ?? null;
   if (expires !== null && !(typeof expires === 'number' && Number.isInteger(expires) && expires > 0 && expires <= MAX_TOKEN_LIFETIME_MS)) {
     throw invalid('expiresInMs', `must be a whole number of milliseconds from 1 to ${MAX_TOKEN_LIFETIME_MS} (ten years)`, expires);
   }
-  return { name, role: given.role, owner, expiresInMs: expires };
+  return { name, role, owner, expiresInMs: expires };
 }
 
 /**

@@ -5,9 +5,7 @@
  */
 import { openHeaders } from './header-box.ts';
 import { isIdText } from '../ids.ts';
-import type postgres from 'postgres';
 import { notFound } from '../../errors/app-error.ts';
-import type { Sql } from '../../db/connect.ts';
 import type { Config } from '../../config/index.ts';
 import { assertInScope, type TenantScope } from '../tenant-scope.ts';
 import { clip, describeValue } from '../../errors/describe-value.ts';
@@ -46,7 +44,8 @@ export interface EndpointRow {
 }
 
 /** Anything that runs tagged-template queries: the pool or a transaction. */
-export type Queryable = Sql | postgres.TransactionSql<Record<string, never>>;
+export type { Queryable } from '../../db/connect.ts';
+import type { Queryable } from '../../db/connect.ts';
 
 /** The record of a row, its header values opened (header-box.ts). */
 export function toEndpoint(row: EndpointRow, config: Pick<Config, 'secret'>): Endpoint {

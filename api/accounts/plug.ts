@@ -1,0 +1,32 @@
+/**
+ * Mounts the user module (issue 13; spec: Middleware order, "user module (permit, session,
+ * passport, CSRF)"): the account dependencies (sessions, lockout counted in the shared backend,
+ * mail), the account paths in the `router` slot ahead of the application's routes, and gives
+ * the session strategy and the CSRF check to the `user` slot through plugAuthentication.
+ */
+import type { AccountDeps } from '../../shared/accounts/deps.ts';
+import { createMailer } from '../../shared/accounts/mailer.ts';
+import type { Config } from '../../shared/config/index.ts';
+import type { Sql } from '../../shared/db/connect.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import type { SharedStore } from '../../shared/stores/types.ts';
+import type { Module } from '../lifecycle.ts';
+import type { Pipeline } from '../pipeline.ts';
+import { cookieSettings } from './cookies.ts';
+import { createViews, type PageContext } from './page.ts';
+import { accountRoutes } from './routes.ts';
+
+export interface AccountsWeb {
+  accounts: AccountDeps;
+  pages: PageContext;
+  module: Module;
+}
+
+export function plugAccounts(pipeline: Pick<Pipeline, 'use'>, deps: { config: Config; log: Logger; sql: Sql; shared: SharedStore; now?: () => number }): AccountsWeb {
+  const { config, log, sql, shared } = deps;
+  const mailer = createMailer(config, log);
+  const accounts: AccountDeps = { config, sql, log, now: deps.now ?? Date.now, lockouts: shared.entries, mailer };
+  const pages: PageContext = { config, cookies: cookieSettings(config), views: createViews(config) };
+  pipeline.use('router', accountRoutes({ accounts, pages }));
+  return { accounts, pages, module: { name: 'mail', stop: async () => mailer.close() } };
+}

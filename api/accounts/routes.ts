@@ -1,0 +1,143 @@
+/**
+ * The account paths (issue 13; spec: Users and roles): sign-in and sign-out, sign-up, password
+ * change, forgotten and reset passwords. JSON clients send JSON and get JSON; browsers post
+ * forms and are redirected (303) or shown the form again with the reason.
+ *
+ * | Path | GET | POST |
+ * |---|---|---|
+ * | `/login` | form / page object with `csrfToken` | `{email, password}` → `200 {user, csrfToken}` + cookie; browsers 303 to `next` |
+ * | `/logout` | — | ends the session; 204 / 303 to `/login` |
+ * | `/register`, `/signup` | form | `{email, password, name?}` with `auth.signup` → `201 {user, csrfToken}` + cookie |
+ * | `/password` | form (signed in) | `{currentPassword, newPassword}` → `200 {user}`; other sessions end |
+ * | `/forgot-password` | form | `{email}` → `202`, the same whether or not the email exists |
+ * | `/reset-password` | form (`?token=`) | `{token, password}` → `200 {user}`; every session of the user ends |
+ */
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { changePassword, signUp } from '../../shared/accounts/account-flows.ts';
+import type { AccountDeps } from '../../shared/accounts/deps.ts';
+import { completePasswordLink, requestPasswordReset } from '../../shared/accounts/password-links.ts';
+import { endSession, startSession } from '../../shared/accounts/sessions.ts';
+import { checkCredentials } from '../../shared/accounts/sign-in.ts';
+import { createCsrfToken } from '../../shared/accounts/csrf.ts';
+import { publicUser, type User } from '../../shared/accounts/users.ts';
+import { unauthorized } from '../../shared/errors/app-error.ts';
+import { sessionOf } from '../auth/session-strategy.ts';
+import { clearSessionCookie, setSessionCookie } from './cookies.ts';
+import { orShowForm } from './form-errors.ts';
+import { answerPage, signedInUser, wantsJson, type PageContext } from './page.ts';
+import { ACCOUNT_PATHS, safeNext } from './paths.ts';
+
+/** Where a browser lands after signing in when it was going nowhere in particular. */
+export const HOME_PATH = '/account';
+
+type Body = Record<string, unknown>;
+const bodyOf = (ctx: Context): Body => {
+  const body = ctx.request.body;
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Body) : {};
+};
+
+export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext }): Middleware {
+  const { accounts, pages } = deps;
+  const router = new Router();
+  const minLength = accounts.config.auth.passwordMinLength;
+
+  /** Starts a new session for `user` (ending the one the request came with: no fixation) and answers. */
+  async function signIn(ctx: Context, user: User, status: number): Promise<void> {
+    const previous = sessionOf(ctx.state.principal);
+    if (previous) await endSession(accounts, previous.id);
+    const session = await startSession(accounts, user.id);
+    setSessionCookie(ctx, pages.cookies, session.cookie, session.expiresAt);
+    ctx.set('Cache-Control', 'no-store');
+    if (wantsJson(ctx)) {
+      ctx.status = status;
+      ctx.body = { user: publicUser(user), csrfToken: createCsrfToken(session.csrfSecret), _links: { self: { href: ctx.path }, logout: { href: ACCOUNT_PATHS.logout, method: 'POST' } } };
+    } else {
+      ctx.status = 303;
+      ctx.redirect(safeNext(bodyOf(ctx).next, HOME_PATH));
+    }
+  }
+
+  router.get(ACCOUNT_PATHS.login, (ctx) =>
+    answerPage(ctx, pages, { page: 'login', data: { next: safeNext(ctx.query.next, HOME_PATH), signup: accounts.config.auth.signup, email: null } }));
+
+  router.post(ACCOUNT_PATHS.login, async (ctx) => {
+    const body = bodyOf(ctx);
+    const form = { page: 'login' as const, data: { next: safeNext(body.next, HOME_PATH), signup: accounts.config.auth.signup, email: typeof body.email === 'string' ? body.email : null } };
+    await orShowForm(ctx, pages, form, async () => signIn(ctx, await checkCredentials(accounts, { email: body.email, password: body.password }), 200));
+  });
+
+  router.post(ACCOUNT_PATHS.logout, async (ctx) => {
+    const session = sessionOf(ctx.state.principal);
+    if (session) await endSession(accounts, session.id);
+    clearSessionCookie(ctx, pages.cookies);
+    if (wantsJson(ctx)) ctx.status = 204;
+    else {
+      ctx.status = 303;
+      ctx.redirect(ACCOUNT_PATHS.login);
+    }
+  });
+
+  for (const path of [ACCOUNT_PATHS.register, ACCOUNT_PATHS.signup]) {
+    router.get(path, (ctx) => answerPage(ctx, pages, { page: 'register', data: { signup: accounts.config.auth.signup, minLength, email: null, name: null } }));
+    router.post(path, async (ctx) => {
+      const body = bodyOf(ctx);
+      const form = { page: 'register' as const, data: { signup: accounts.config.auth.signup, minLength, email: body.email ?? null, name: body.name ?? null } };
+      await orShowForm(ctx, pages, form, async () => signIn(ctx, await signUp(accounts, { email: body.email, password: body.password, name: body.name }), 201));
+    });
+  }
+
+  const needsSession = (ctx: Context) => {
+    const session = sessionOf(ctx.state.principal);
+    if (!session) throw unauthorized('sign in first: changing the password needs a sign-in session', { code: 'APP_UNAUTHENTICATED' });
+    return session;
+  };
+
+  router.get(ACCOUNT_PATHS.password, (ctx) => {
+    if (!signedInUser(ctx) && !wantsJson(ctx)) return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PATHS.password)}`);
+    needsSession(ctx);
+    answerPage(ctx, pages, { page: 'password', data: { minLength } });
+  });
+
+  router.post(ACCOUNT_PATHS.password, async (ctx) => {
+    const session = needsSession(ctx);
+    const body = bodyOf(ctx);
+    await orShowForm(ctx, pages, { page: 'password', data: { minLength } }, async () => {
+      const user = await changePassword(accounts, session.userId, { currentPassword: body.currentPassword, newPassword: body.newPassword }, session.id);
+      if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
+      else answerPage(ctx, pages, { page: 'home', data: {}, notice: 'Your password is changed; your other sessions have ended.' });
+    });
+  });
+
+  const validFor = () => {
+    const minutes = Math.round(accounts.config.auth.resetTtl / 60_000);
+    return minutes % 60 === 0 ? `${minutes / 60} hour${minutes === 60 ? '' : 's'}` : `${minutes} minutes`;
+  };
+
+  router.get(ACCOUNT_PATHS.forgotPassword, (ctx) => answerPage(ctx, pages, { page: 'forgot-password', data: { sent: false } }));
+
+  router.post(ACCOUNT_PATHS.forgotPassword, async (ctx) => {
+    await requestPasswordReset(accounts, bodyOf(ctx).email, ctx.origin);
+    answerPage(ctx, pages, { page: 'forgot-password', status: 202, data: { sent: true, validFor: validFor() } });
+  });
+
+  router.get(ACCOUNT_PATHS.resetPassword, (ctx) =>
+    answerPage(ctx, pages, { page: 'reset-password', data: { token: typeof ctx.query.token === 'string' ? ctx.query.token : '', minLength } }));
+
+  router.post(ACCOUNT_PATHS.resetPassword, async (ctx) => {
+    const body = bodyOf(ctx);
+    const form = { page: 'reset-password' as const, data: { token: typeof body.token === 'string' ? body.token : '', minLength } };
+    await orShowForm(ctx, pages, form, async () => {
+      const user = await completePasswordLink(accounts, body.token, body.password);
+      if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
+      else answerPage(ctx, pages, { page: 'login', data: { next: HOME_PATH, signup: accounts.config.auth.signup, email: user.email }, notice: 'Your password is set: sign in with it.' });
+    });
+  });
+
+  router.get(HOME_PATH, (ctx) => {
+    if (!signedInUser(ctx)) return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(HOME_PATH)}`);
+    answerPage(ctx, pages, { page: 'home', data: {} });
+  });
+
+  return router.routes() as Middleware;
+}

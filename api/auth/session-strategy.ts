@@ -1,0 +1,30 @@
+/**
+ * Sign-in sessions (issue 13): the session cookie (`auth.session.cookie`) gives the principal of
+ * its user. A cookie that names no live session (ended, expired, its user disabled) leaves the
+ * request anonymous rather than refusing it, so a stale cookie never locks a browser out of the
+ * sign-in page. The session itself (for the CSRF check and sign-out) is kept beside the
+ * principal, never inside it: the principal travels to GraphQL resolvers and logs.
+ */
+import type { AccountDeps } from '../../shared/accounts/deps.ts';
+import { resolveSession, type Session } from '../../shared/accounts/sessions.ts';
+import { principalOfUser, type Principal } from '../../shared/tokens/principal.ts';
+import type { Strategy } from './strategy.ts';
+
+const sessions = new WeakMap<Principal, Session>();
+
+/** The session a principal came with; undefined for token principals and anonymous requests. */
+export const sessionOf = (principal: Principal | undefined): Session | undefined => (principal ? sessions.get(principal) : undefined);
+
+export function sessionCookies(deps: AccountDeps): Strategy {
+  const name = deps.config.auth.session.cookie;
+  return {
+    name: 'session-cookie',
+    async authenticate(request) {
+      const found = await resolveSession(deps, request.cookie(name));
+      if (!found) return undefined;
+      const principal = principalOfUser(found.user, found.session.id);
+      sessions.set(principal, found.session);
+      return principal;
+    },
+  };
+}

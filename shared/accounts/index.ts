@@ -1,0 +1,17 @@
+/**
+ * Accounts (issue 13): users (users.ts), their passwords (passwords.ts), sign-in with the lockout
+ * (sign-in.ts, lockout.ts), sessions (sessions.ts), CSRF tokens (csrf.ts), single-use password
+ * links (password-links.ts), sign-up and password change (account-flows.ts), mail (mailer.ts).
+ */
+export type { AccountDeps } from './deps.ts';
+export { createUser, findUser, listUsers, setUserDisabled, userNotFound, toUser, publicUser } from './users.ts';
+export type { User, CreateUserInput } from './users.ts';
+export { checkCredentials } from './sign-in.ts';
+export { startSession, resolveSession, endSession, endUserSessions, pruneSessions } from './sessions.ts';
+export type { Session, StartedSession } from './sessions.ts';
+export { createCsrfToken, verifyCsrfToken } from './csrf.ts';
+export { createPasswordLink, completePasswordLink, requestPasswordReset, linkBase, passwordLinkUrl, LINK_PREFIX } from './password-links.ts';
+export { signUp, changePassword } from './account-flows.ts';
+export { createMailer } from './mailer.ts';
+export type { Mailer, Mail } from './mailer.ts';
+export { ARGON2_PARAMETERS, checkNewPassword } from './passwords.ts';

@@ -1,0 +1,24 @@
+/** Queries of the single-use password links (`app_password_links`). */
+import type { Queryable as Sql } from '../db/connect.ts';
+
+export type LinkPurpose = 'reset' | 'invite';
+
+export async function insertLink(sql: Sql, input: { digest: string; userId: string; purpose: LinkPurpose; at: Date; expiresAt: Date }): Promise<void> {
+  await sql`
+    insert into app_password_links (digest, user_id, purpose, created_at, expires_at)
+    values (${input.digest}, ${input.userId}, ${input.purpose}, ${input.at}, ${input.expiresAt})`;
+}
+
+/** Marks the link used and answers its user id, when it exists, is unused and has not expired at `at`. */
+export async function useLink(sql: Sql, digest: string, at: Date): Promise<string | undefined> {
+  const rows = await sql<{ user_id: string }[]>`
+    update app_password_links set used_at = ${at}
+     where digest = ${digest} and used_at is null and expires_at > ${at}
+    returning user_id`;
+  return rows[0]?.user_id;
+}
+
+/** Ends the unused links of a user (a newer link, or the password set another way, makes them moot). */
+export async function expireLinksOfUser(sql: Sql, userId: string, at: Date): Promise<void> {
+  await sql`update app_password_links set used_at = ${at} where user_id = ${userId} and used_at is null`;
+}

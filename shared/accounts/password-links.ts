@@ -1,0 +1,83 @@
+/**
+ * Single-use links that set a password: `reset` links mailed by `POST /forgot-password`
+ * (`auth.resetTtl`, one hour) and `invite` links printed by `app users:create` and
+ * `app users:reset-link` (`auth.inviteTtl`). Only the digest of a link's token is stored; using
+ * one sets the password, ends every session of the user, clears its sign-in lockout and
+ * spends every other link it had.
+ */
+import { unprocessable } from '../errors/app-error.ts';
+import { clockOf, type AccountDeps } from './deps.ts';
+import { clearFailures } from './lockout.ts';
+import { expireLinksOfUser, insertLink, useLink, type LinkPurpose } from './link-store.ts';
+import { checkNewPassword } from './passwords.ts';
+import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
+import { findUserRow, storePassword, type User } from './users.ts';
+import { selectUserById } from './user-store.ts';
+
+export const LINK_PREFIX = 'app_pwl_';
+
+/** The base of the links the service hands out: `publicUrl`, else the given origin. */
+export const linkBase = (deps: Pick<AccountDeps, 'config'>, origin: string): string => (deps.config.publicUrl ?? origin).replace(/\/+$/, '');
+
+/** The page a link opens (a form posting to `POST /reset-password`). */
+export const passwordLinkUrl = (base: string, token: string): string => `${base}/reset-password?token=${encodeURIComponent(token)}`;
+
+/** Makes a link for user `userId`; answers its token, this once. */
+export async function createPasswordLink(deps: AccountDeps, userId: string, purpose: LinkPurpose): Promise<{ token: string; expiresAt: Date }> {
+  const token = newSecret(LINK_PREFIX);
+  const at = clockOf(deps);
+  const expiresAt = new Date(at.getTime() + (purpose === 'reset' ? deps.config.auth.resetTtl : deps.config.auth.inviteTtl));
+  await insertLink(deps.sql, { digest: secretDigest(token), userId, purpose, at, expiresAt });
+  deps.log.info({ userId, purpose }, 'password link made');
+  return { token, expiresAt };
+}
+
+/** AppError 422 `APP_PASSWORD_LINK_INVALID`: unknown, used or expired (which one is not said). */
+const linkInvalid = () =>
+  unprocessable('this password link is not valid: it may have expired or been used already; ask for a new one', { code: 'APP_PASSWORD_LINK_INVALID' });
+
+/**
+ * Sets the password through a link: checks the new password, spends the link (once, even when
+ * two requests race), stores the password and ends every session of the user, clears its
+ * lockout. Throws 422 `APP_PASSWORD_LINK_INVALID` or `APP_PASSWORD_WEAK`.
+ */
+export async function completePasswordLink(deps: AccountDeps, token: unknown, password: unknown): Promise<User> {
+  if (!looksLikeSecret(token, LINK_PREFIX)) throw linkInvalid();
+  const at = clockOf(deps);
+  const user = await deps.sql.begin(async (tx) => {
+    const userId = await useLink(tx, secretDigest(token), at);
+    if (!userId) throw linkInvalid();
+    const row = await selectUserById(tx, userId);
+    if (!row || row.disabled_at !== null) throw linkInvalid();
+    const checked = checkNewPassword(password, { minLength: deps.config.auth.passwordMinLength, email: row.email });
+    const updated = await storePassword({ ...deps, sql: tx }, userId, checked);
+    await expireLinksOfUser(tx, userId, at);
+    return updated;
+  });
+  const lockout = deps.config.auth.lockout;
+  if (lockout && deps.lockouts) await clearFailures(deps.lockouts, user.email, lockout);
+  deps.log.info({ userId: user.id }, 'password set through a link');
+  return user;
+}
+
+/**
+ * `POST /forgot-password`: when an enabled user has this email, makes a reset link and mails
+ * it; otherwise nothing. Resolves the same way in both cases, before the mail is sent (the
+ * send runs on its own and logs a failure), so neither the answer nor its time tells whether
+ * the email exists.
+ */
+export async function requestPasswordReset(deps: AccountDeps, email: unknown, origin: string): Promise<void> {
+  if (typeof email !== 'string' || email.length === 0 || email.length > 320) return;
+  const row = await findUserRow(deps, email.trim()).catch(() => undefined);
+  if (!row || row.disabled_at !== null || !row.email.includes('@')) return;
+  const { token } = await createPasswordLink(deps, row.id, 'reset');
+  const url = passwordLinkUrl(linkBase(deps, origin), token);
+  const hours = Math.round(deps.config.auth.resetTtl / 360_000) / 10;
+  deps.mailer
+    ?.send({
+      to: row.email,
+      subject: 'Reset your password',
+      text: `Someone asked to reset the password of ${row.email}.\n\nTo choose a new password, open this link within ${hours} hour${hours === 1 ? '' : 's'}; it works once:\n\n${url}\n\nIf it was not you, ignore this mail: your password stays as it is.\n`,
+    })
+    .catch((error: unknown) => deps.log.error({ err: error, userId: row.id }, 'the password reset mail could not be sent'));
+}

@@ -1,0 +1,74 @@
+/**
+ * Queries of the session table (`app_sessions`). A session row is found by the digest of the
+ * cookie's secret; its public id (`ses_…`) names it in logs and listings.
+ */
+import type { Queryable as Sql } from '../db/connect.ts';
+import type { UserRow } from './user-store.ts';
+
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  csrf_secret: string;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+}
+
+export async function insertSession(
+  sql: Sql,
+  input: { id: string; digest: string; userId: string; csrfSecret: string; at: Date; expiresAt: Date },
+): Promise<SessionRow> {
+  const [row] = await sql<SessionRow[]>`
+    insert into app_sessions (id, digest, user_id, csrf_secret, created_at, last_seen_at, expires_at)
+    values (${input.id}, ${input.digest}, ${input.userId}, ${input.csrfSecret}, ${input.at}, ${input.at}, ${input.expiresAt})
+    returning id, user_id, csrf_secret, created_at, last_seen_at, expires_at`;
+  return row;
+}
+
+/** The session with this digest and its user (prefixed `user_` columns), whatever their state. */
+export async function selectSessionByDigest(sql: Sql, digest: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+  const rows = await sql<(SessionRow & { [K in keyof UserRow as `user_${K}`]: UserRow[K] })[]>`
+    select s.id, s.user_id, s.csrf_secret, s.created_at, s.last_seen_at, s.expires_at,
+           u.id as user_id, u.email as user_email, u.name as user_name, u.role as user_role, u.owner as user_owner,
+           u.password_hash as user_password_hash, u.disabled_at as user_disabled_at,
+           u.created_at as user_created_at, u.updated_at as user_updated_at
+      from app_sessions s join app_users u on u.id = s.user_id
+     where s.digest = ${digest}`;
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    session: { id: row.id, user_id: row.user_id, csrf_secret: row.csrf_secret, created_at: row.created_at, last_seen_at: row.last_seen_at, expires_at: row.expires_at },
+    user: {
+      id: row.user_id,
+      email: row.user_email,
+      name: row.user_name,
+      role: row.user_role,
+      owner: row.user_owner,
+      password_hash: row.user_password_hash,
+      disabled_at: row.user_disabled_at,
+      created_at: row.user_created_at,
+      updated_at: row.user_updated_at,
+    },
+  };
+}
+
+/** Records a use of session `id` at `at`. */
+export async function touchSession(sql: Sql, id: string, at: Date): Promise<void> {
+  await sql`update app_sessions set last_seen_at = ${at} where id = ${id} and last_seen_at < ${at}`;
+}
+
+export async function deleteSession(sql: Sql, id: string): Promise<void> {
+  await sql`delete from app_sessions where id = ${id}`;
+}
+
+/** Ends every session of user `userId` (but `keep`, when given); how many ended. */
+export async function deleteUserSessions(sql: Sql, userId: string, keep?: string): Promise<number> {
+  const rows = await sql`delete from app_sessions where user_id = ${userId} and id <> ${keep ?? ''} returning id`;
+  return rows.length;
+}
+
+/** Deletes sessions past their absolute expiry or idle since before `idleBefore`. */
+export async function deleteEndedSessions(sql: Sql, at: Date, idleBefore: Date): Promise<number> {
+  const rows = await sql`delete from app_sessions where expires_at <= ${at} or last_seen_at <= ${idleBefore} returning id`;
+  return rows.length;
+}

@@ -1,0 +1,85 @@
+/**
+ * Sign-in sessions kept in PostgreSQL (issue 13), so every web process shares them and a restart
+ * signs nobody out. The cookie holds a random secret; the table holds its digest. A session ends
+ * when it has not been used for `auth.session.idle`, `auth.session.absolute` after sign-in, at
+ * sign-out, and with every other session of its user when the password changes or the user is
+ * disabled. Each sign-in makes a new session (a cookie planted before sign-in is never promoted).
+ */
+import { ulid } from '../webhooks/ids.ts';
+import { clockOf, type AccountDeps } from './deps.ts';
+import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
+import { deleteEndedSessions, deleteSession, deleteUserSessions, insertSession, selectSessionByDigest, touchSession } from './session-store.ts';
+import { toUser, type User } from './users.ts';
+
+export interface Session {
+  /** `ses_…` */
+  id: string;
+  userId: string;
+  /** What the session's CSRF tokens are made from (never sent to the client as is). */
+  csrfSecret: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+}
+
+/** A session just started: the cookie value to send, this once. */
+export type StartedSession = Session & { cookie: string };
+
+/** A use is recorded at most this often per session (idle expiry is judged to this resolution). */
+export const LAST_SEEN_RESOLUTION_MS = 60_000;
+
+export async function startSession(deps: AccountDeps, userId: string): Promise<StartedSession> {
+  const cookie = newSecret();
+  const at = clockOf(deps);
+  const row = await insertSession(deps.sql, {
+    id: `ses_${ulid()}`,
+    digest: secretDigest(cookie),
+    userId,
+    csrfSecret: newSecret(),
+    at,
+    expiresAt: new Date(at.getTime() + deps.config.auth.session.absolute),
+  });
+  deps.log.info({ userId, sessionId: row.id }, 'session started');
+  return { id: row.id, userId, csrfSecret: row.csrf_secret, createdAt: row.created_at, lastSeenAt: row.last_seen_at, expiresAt: row.expires_at, cookie };
+}
+
+/**
+ * The session a cookie value stands for and its user, when the session has not ended (idle,
+ * absolute expiry) and the user is enabled; undefined otherwise. Records the use, at most once
+ * a minute.
+ */
+export async function resolveSession(deps: AccountDeps, cookie: unknown): Promise<{ session: Session; user: User } | undefined> {
+  if (!looksLikeSecret(cookie)) return undefined;
+  const found = await selectSessionByDigest(deps.sql, secretDigest(cookie));
+  if (!found) return undefined;
+  const { session, user } = found;
+  const now = deps.now();
+  const idleSince = now - session.last_seen_at.getTime();
+  if (session.expires_at.getTime() <= now || idleSince >= deps.config.auth.session.idle || user.disabled_at !== null) return undefined;
+  if (idleSince >= LAST_SEEN_RESOLUTION_MS) {
+    touchSession(deps.sql, session.id, new Date(now)).catch((error: unknown) => deps.log.warn({ err: error, sessionId: session.id }, 'could not record the use of a session'));
+  }
+  return {
+    session: { id: session.id, userId: session.user_id, csrfSecret: session.csrf_secret, createdAt: session.created_at, lastSeenAt: session.last_seen_at, expiresAt: session.expires_at },
+    user: toUser(user),
+  };
+}
+
+/** Ends one session (sign-out). */
+export async function endSession(deps: Pick<AccountDeps, 'sql' | 'log'>, sessionId: string): Promise<void> {
+  await deleteSession(deps.sql, sessionId);
+  deps.log.info({ sessionId }, 'session ended');
+}
+
+/** Ends every session of a user; how many ended. */
+export async function endUserSessions(deps: Pick<AccountDeps, 'sql' | 'log'>, userId: string): Promise<number> {
+  const ended = await deleteUserSessions(deps.sql, userId);
+  deps.log.info({ userId, ended }, 'sessions of a user ended');
+  return ended;
+}
+
+/** Deletes the rows of ended sessions (they are refused anyway; this keeps the table small). */
+export function pruneSessions(deps: AccountDeps): Promise<number> {
+  const now = deps.now();
+  return deleteEndedSessions(deps.sql, new Date(now), new Date(now - deps.config.auth.session.idle));
+}

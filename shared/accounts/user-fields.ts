@@ -1,0 +1,46 @@
+/**
+ * The fields of a user as given by a caller (CLI, sign-up, a later admin API), checked once here.
+ * Refusals are 422 `APP_USER_FIELD_INVALID` naming the field.
+ */
+import { unprocessable } from '../errors/app-error.ts';
+import { storableText } from '../db/storable-text.ts';
+import { roleOwnerProblem, type Role } from '../tokens/roles.ts';
+import { assertOwner } from '../webhooks/endpoints/fields.ts';
+
+export const MAX_EMAIL_LENGTH = 254;
+export const MAX_USER_NAME_LENGTH = 100;
+
+/** AppError 422 `APP_USER_FIELD_INVALID` naming the field. */
+export const invalidUserField = (field: string, reason: string) =>
+  unprocessable(`invalid user ${field}: ${reason}`, { code: 'APP_USER_FIELD_INVALID', data: { field, reason } });
+
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/** An email address: trimmed, at most 254 characters, one `@` with text on both sides, no spaces. */
+export function checkEmail(value: unknown): string {
+  if (typeof value !== 'string') throw invalidUserField('email', 'must be a string');
+  const email = value.trim();
+  if (email.length === 0) throw invalidUserField('email', 'must not be empty');
+  if (email.length > MAX_EMAIL_LENGTH) throw invalidUserField('email', `must be at most ${MAX_EMAIL_LENGTH} characters`);
+  if (CONTROL.test(email) || !storableText(email) || !/^[^\s@]+@[^\s@]+$/.test(email)) throw invalidUserField('email', 'must look like name@example.com');
+  return email;
+}
+
+/** An optional display name: absent, null or empty gives null. */
+export function checkName(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw invalidUserField('name', 'must be a string');
+  const name = value.trim();
+  if (name.length === 0) return null;
+  if (name.length > MAX_USER_NAME_LENGTH) throw invalidUserField('name', `must be at most ${MAX_USER_NAME_LENGTH} characters`);
+  if (CONTROL.test(name) || !storableText(name)) throw invalidUserField('name', 'must not contain control characters or lone surrogates');
+  return name;
+}
+
+/** Role and owner together: members and viewers belong to one owner, admins to none. */
+export function checkRoleAndOwner(role: unknown, owner: unknown): { role: Role; owner: string | null } {
+  const checkedOwner = assertOwner(owner);
+  const problem = roleOwnerProblem(role, checkedOwner, 'user');
+  if (problem) throw invalidUserField(problem.field, problem.reason);
+  return { role: role as Role, owner: checkedOwner };
+}

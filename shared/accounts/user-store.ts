@@ -1,0 +1,73 @@
+/**
+ * Queries of the user table (`app_users`, migrations/007_accounts.sql). Small named functions
+ * with parameters; the rules are in users.ts.
+ */
+import type { Queryable as Sql } from '../db/connect.ts';
+import type { Role } from '../tokens/roles.ts';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  owner: string | null;
+  password_hash: string | null;
+  disabled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, email, name, role, owner, password_hash, disabled_at, created_at, updated_at';
+
+export async function insertUser(
+  sql: Sql,
+  input: { id: string; email: string; name: string | null; role: Role; owner: string | null; passwordHash: string | null; at: Date },
+): Promise<UserRow | undefined> {
+  const rows = await sql<UserRow[]>`
+    insert into app_users (id, email, name, role, owner, password_hash, created_at, updated_at)
+    values (${input.id}, ${input.email}, ${input.name}, ${input.role}, ${input.owner}, ${input.passwordHash}, ${input.at}, ${input.at})
+    on conflict (lower(email)) do nothing
+    returning ${sql.unsafe(COLUMNS)}`;
+  return rows[0];
+}
+
+export async function selectUserById(sql: Sql, id: string): Promise<UserRow | undefined> {
+  const rows = await sql<UserRow[]>`select ${sql.unsafe(COLUMNS)} from app_users where id = ${id}`;
+  return rows[0];
+}
+
+export async function selectUserByEmail(sql: Sql, email: string): Promise<UserRow | undefined> {
+  const rows = await sql<UserRow[]>`select ${sql.unsafe(COLUMNS)} from app_users where lower(email) = lower(${email})`;
+  return rows[0];
+}
+
+/** Users in creation order; disabled ones only when asked. */
+export function selectUsers(sql: Sql, options: { includeDisabled: boolean }): Promise<UserRow[]> {
+  return sql<UserRow[]>`
+    select ${sql.unsafe(COLUMNS)} from app_users
+     where ${options.includeDisabled ? sql`true` : sql`disabled_at is null`}
+     order by created_at, id`;
+}
+
+export async function updatePasswordHash(sql: Sql, id: string, passwordHash: string, at: Date): Promise<UserRow | undefined> {
+  const rows = await sql<UserRow[]>`
+    update app_users set password_hash = ${passwordHash}, updated_at = ${at} where id = ${id}
+    returning ${sql.unsafe(COLUMNS)}`;
+  return rows[0];
+}
+
+/** Disables (keeping the first time) or enables user `id`. */
+export async function updateDisabled(sql: Sql, id: string, disabled: boolean, at: Date): Promise<UserRow | undefined> {
+  const rows = await sql<UserRow[]>`
+    update app_users
+       set disabled_at = ${disabled ? sql`coalesce(disabled_at, ${at})` : sql`null`}, updated_at = ${at}
+     where id = ${id}
+    returning ${sql.unsafe(COLUMNS)}`;
+  return rows[0];
+}
+
+/** Revokes every token user `id` minted. */
+export async function revokeTokensOfUser(sql: Sql, id: string, at: Date): Promise<number> {
+  const rows = await sql`update app_api_tokens set revoked_at = ${at} where user_id = ${id} and revoked_at is null returning id`;
+  return rows.length;
+}

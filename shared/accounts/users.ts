@@ -1,0 +1,144 @@
+/**
+ * Users (issue 13): people who sign in with an email and a password. The same functions serve
+ * the `users:*` commands, sign-up and the account paths of the web process.
+ */
+import { conflict, notFound } from '../errors/app-error.ts';
+import type { Queryable } from '../db/connect.ts';
+import { clip, describeValue } from '../errors/describe-value.ts';
+import { isIdText, ulid } from '../webhooks/ids.ts';
+import type { Role } from '../tokens/roles.ts';
+import { clockOf, type AccountDeps } from './deps.ts';
+import { checkNewPassword, hashPassword } from './passwords.ts';
+import { deleteUserSessions } from './session-store.ts';
+import { checkEmail, checkName, checkRoleAndOwner } from './user-fields.ts';
+import { insertUser, revokeTokensOfUser, selectUserByEmail, selectUserById, selectUsers, updateDisabled, updatePasswordHash, type UserRow } from './user-store.ts';
+
+/** A user as every face shows it (never its password hash). */
+export interface User {
+  /** `usr_…` */
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  owner: string | null;
+  /** Whether a password is set (a user made without one signs in after following its link). */
+  hasPassword: boolean;
+  disabledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const toUser = (row: UserRow): User => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  owner: row.owner,
+  hasPassword: row.password_hash !== null,
+  disabledAt: row.disabled_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** AppError 404 `APP_USER_NOT_FOUND`. */
+export const userNotFound = (idOrEmail: unknown) =>
+  notFound(`user ${typeof idOrEmail === 'string' ? clip(idOrEmail) : describeValue(idOrEmail)} does not exist`, { code: 'APP_USER_NOT_FOUND', data: { user: idOrEmail } });
+
+export interface CreateUserInput {
+  email: unknown;
+  name?: unknown;
+  role: unknown;
+  owner?: unknown;
+  /** Absent: the user has no password until it follows a set-password link. */
+  password?: unknown;
+}
+
+/**
+ * Makes a user. Throws 422 `APP_USER_FIELD_INVALID` or `APP_PASSWORD_WEAK`, 409
+ * `APP_USER_EMAIL_TAKEN` when another user has that email (in any case).
+ */
+export async function createUser(deps: AccountDeps, input: CreateUserInput, options: { id?: string } = {}): Promise<User> {
+  const email = checkEmail(input.email);
+  const name = checkName(input.name);
+  const { role, owner } = checkRoleAndOwner(input.role, input.owner);
+  const password = input.password === undefined || input.password === null ? null : checkNewPassword(input.password, { minLength: deps.config.auth.passwordMinLength, email });
+  const row = await insertUser(deps.sql, {
+    id: options.id ?? `usr_${ulid()}`,
+    email,
+    name,
+    role,
+    owner,
+    passwordHash: password === null ? null : await hashPassword(password),
+    at: clockOf(deps),
+  });
+  if (!row) throw conflict(`a user with the email ${clip(email)} already exists`, { code: 'APP_USER_EMAIL_TAKEN', data: { field: 'email' } });
+  deps.log.info({ userId: row.id, role, owner }, 'user created');
+  return toUser(row);
+}
+
+/** The user with this id (`usr_…`) or email (any case). Throws 404 `APP_USER_NOT_FOUND`. */
+export async function findUser(deps: Pick<AccountDeps, 'sql'>, idOrEmail: unknown): Promise<User> {
+  return toUser(await findUserRow(deps, idOrEmail));
+}
+
+export async function findUserRow(deps: Pick<AccountDeps, 'sql'>, idOrEmail: unknown): Promise<UserRow> {
+  if (typeof idOrEmail !== 'string' || idOrEmail.length === 0 || idOrEmail.length > 320) throw userNotFound(idOrEmail);
+  const row = idOrEmail.includes('@')
+    ? await selectUserByEmail(deps.sql, idOrEmail.trim())
+    : isIdText(idOrEmail) ? await selectUserById(deps.sql, idOrEmail) : undefined;
+  if (!row) throw userNotFound(idOrEmail);
+  return row;
+}
+
+/** Users in creation order: enabled ones, or with `includeDisabled` every one. */
+export async function listUsers(deps: Pick<AccountDeps, 'sql'>, options: { includeDisabled?: boolean } = {}): Promise<User[]> {
+  return (await selectUsers(deps.sql, { includeDisabled: options.includeDisabled === true })).map(toUser);
+}
+
+/**
+ * Disables a user: it can no longer sign in, every session of it ends and every token it minted
+ * is revoked, at once in every process. Enabling gives sign-in back (not the tokens).
+ */
+export async function setUserDisabled(deps: AccountDeps, idOrEmail: unknown, disabled: boolean): Promise<User> {
+  const found = await findUserRow(deps, idOrEmail);
+  const at = clockOf(deps);
+  const row = await deps.sql.begin(async (tx) => {
+    const updated = await updateDisabled(tx, found.id, disabled, at);
+    if (disabled) {
+      await deleteUserSessions(tx, found.id);
+      await revokeTokensOfUser(tx, found.id, at);
+    }
+    return updated;
+  });
+  if (!row) throw userNotFound(idOrEmail);
+  deps.log.info({ userId: row.id }, disabled ? 'user disabled' : 'user enabled');
+  return toUser(row);
+}
+
+/**
+ * Sets a user's password (already checked against the rules) and ends its sessions, all of
+ * them or all but `keepSession` (the one that changed it). Runs in the caller's transaction.
+ */
+export async function storePassword(
+  deps: Pick<AccountDeps, 'now'> & { sql: Queryable },
+  userId: string,
+  password: string,
+  options: { keepSession?: string } = {},
+): Promise<User> {
+  const row = await updatePasswordHash(deps.sql, userId, await hashPassword(password), clockOf(deps));
+  if (!row) throw userNotFound(userId);
+  await deleteUserSessions(deps.sql, userId, options.keepSession);
+  return toUser(row);
+}
+
+/** What the API answers of a user (sign-in answers, page objects, `users:* --json`). */
+export const publicUser = (user: User) => ({
+  id: user.id,
+  email: user.email,
+  name: user.name,
+  role: user.role,
+  owner: user.owner,
+  hasPassword: user.hasPassword,
+  disabledAt: user.disabledAt,
+  createdAt: user.createdAt,
+});
