@@ -23,6 +23,7 @@ import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
 import { unauthorized } from '../../shared/errors/app-error.ts';
 import { sessionOf } from '../auth/session-strategy.ts';
+import { ownOrigin } from '../http/own-origin.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
 import { orShowForm } from './form-errors.ts';
 import { answerPage, signedInUser, wantsJson, type PageContext } from './page.ts';
@@ -117,7 +118,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   router.get(ACCOUNT_PATHS.forgotPassword, (ctx) => answerPage(ctx, pages, { page: 'forgot-password', data: { sent: false } }));
 
   router.post(ACCOUNT_PATHS.forgotPassword, async (ctx) => {
-    await requestPasswordReset(accounts, bodyOf(ctx).email, ctx.origin);
+    await requestPasswordReset(accounts, bodyOf(ctx).email, ownOrigin(ctx));
     answerPage(ctx, pages, { page: 'forgot-password', status: 202, data: { sent: true, validFor: validFor() } });
   });
 

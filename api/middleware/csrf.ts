@@ -1,5 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { forbidden } from '../../shared/errors/app-error.ts';
+import { ownOrigin } from '../http/own-origin.ts';
 import type { Config } from '../../shared/config/index.ts';
 import { verifyCsrfToken } from '../../shared/accounts/csrf.ts';
 import { sessionOf } from '../auth/session-strategy.ts';
@@ -19,7 +20,7 @@ const csrfInvalid = (reason: string) =>
  */
 export function fromOwnSite(ctx: Context, cors: Config['cors']): boolean {
   const origin = ctx.get('origin');
-  const trusted = (value: string) => value === ctx.origin || (cors.credentials && cors.origins.includes(value));
+  const trusted = (value: string) => value === ownOrigin(ctx) || (cors.credentials && cors.origins.includes(value));
   if (origin && origin !== 'null' && trusted(origin)) return true;
   if (origin) return false; // another origin, or `null` (sandboxed frames, some redirects)
   const site = ctx.get('sec-fetch-site');

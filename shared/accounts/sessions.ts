@@ -57,7 +57,8 @@ export async function resolveSession(deps: AccountDeps, cookie: unknown): Promis
   const idleSince = now - session.last_seen_at.getTime();
   if (session.expires_at.getTime() <= now || idleSince >= deps.config.auth.session.idle || user.disabled_at !== null) return undefined;
   if (idleSince >= LAST_SEEN_RESOLUTION_MS) {
-    touchSession(deps.sql, session.id, new Date(now)).catch((error: unknown) => deps.log.warn({ err: error, sessionId: session.id }, 'could not record the use of a session'));
+    // awaited (once a minute at most): the next request must see this use, or it could judge the session idle
+    await touchSession(deps.sql, session.id, new Date(now)).catch((error: unknown) => deps.log.warn({ err: error, sessionId: session.id }, 'could not record the use of a session'));
   }
   return {
     session: { id: session.id, userId: session.user_id, csrfSecret: session.csrf_secret, createdAt: session.created_at, lastSeenAt: session.last_seen_at, expiresAt: session.expires_at },
