@@ -39,6 +39,7 @@ import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSl
 import { buildApi, type Api, type ApiDefinition } from './routing/api.ts';
 import { plugAuthentication } from './auth/plug.ts';
 import { plugAccounts } from './accounts/plug.ts';
+import type { AccountDeps } from '../shared/accounts/deps.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
 import { withWebhooksApi } from './webhooks-api/mount.ts';
 import { discoverApi } from './routing/discover.ts';
@@ -82,6 +83,8 @@ export interface WebServer {
   readonly graphql: GraphqlService | undefined;
   /** The process's Prometheus metrics (served at `/metrics` when `metrics.token` is set). */
   readonly metrics: Metrics;
+  /** The account functions' dependencies of this process (its sessions' clock, its lockout store). */
+  readonly accounts: AccountDeps;
 }
 
 /**
@@ -178,6 +181,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
       return graphql?.service;
     },
     metrics,
+    accounts: accountsWeb.accounts,
     addMiddleware: (middleware) => pipeline.use('custom', middleware),
     plug: (slot, middleware) => pipeline.use(slot, middleware),
     plugRoute: (slot, factory) => pipeline.useRoute(slot, factory),

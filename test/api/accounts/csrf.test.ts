@@ -55,7 +55,7 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     const user = await app.user();
     const browser = new Browser(app.base);
     const csrfToken = await browser.signIn(user.email);
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: '', 'sec-fetch-site': 'cross-site' }, { origin: '', 'sec-fetch-site': 'same-site' }]) {
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: '', 'sec-fetch-site': 'cross-site' }, { origin: '', 'sec-fetch-site': 'same-site' }] as Record<string, string>[]) {
       const answer = await browser.request('POST', '/api/v1/webhooks', { json: endpoint, headers: { ...headers, 'x-csrf-token': csrfToken } });
       assert.equal(answer.status, 403, JSON.stringify(headers));
       assert.equal(answer.body.code, 'APP_CSRF_INVALID');
