@@ -41,7 +41,7 @@ import { plugAuthentication } from './auth/plug.ts';
 import { plugAccounts } from './accounts/plug.ts';
 import type { AccountDeps } from '../shared/accounts/deps.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
-import { withWebhooksApi } from './webhooks-api/mount.ts';
+import { withProductApis } from './product-apis.ts';
 import { discoverApi } from './routing/discover.ts';
 
 export interface WebDeps {
@@ -143,8 +143,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   // GraphQL in its slot, the schema built from the models with the API (issue 8)
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
   const build = (definition: ApiDefinition) => {
-    // the product's own API is mounted here, beside what the application declares
-    const built = buildApi({ sql }, withWebhooksApi(definition, webhooksApi.webhooks), pipeline.routeStage);
+    // the product's own APIs (webhooks, tokens) are mounted here, beside what the application declares
+    const built = buildApi({ sql }, withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens: { sql, log } }), pipeline.routeStage);
     graphql?.build(built.models);
     return built;
   };

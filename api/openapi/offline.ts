@@ -1,6 +1,6 @@
 /**
  * The API built the way the web process builds it (discovery of `api/models/`,
- * `api/controllers/`, `api/routes.ts`, the webhook API mounted beside them; `buildApi`), without
+ * `api/controllers/`, `api/routes.ts`, the product's APIs mounted beside them; `buildApi`), without
  * a database or a server: the
  * models get a client that refuses every query, and each route an empty middleware stage.
  * Enough to describe the routes; never to serve them.
@@ -10,7 +10,8 @@ import type { Sql } from '../../shared/db/connect.ts';
 import { buildApi, type Api, type ApiDefinition } from '../routing/api.ts';
 import { discoverApi, type ApiLocations } from '../routing/discover.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import { withWebhooksApi } from '../webhooks-api/mount.ts';
+import { withProductApis } from '../product-apis.ts';
+import type { TokenDeps } from '../../shared/tokens/tokens.ts';
 
 /** A database client that refuses to be used (describing the API runs no query). */
 const noDatabase = new Proxy(() => undefined, {
@@ -29,10 +30,11 @@ const passThrough: Middleware = (_ctx, next) => next();
 
 /** Dependencies for controllers that are described, never run. */
 const noWebhooks = { sql: noDatabase } as unknown as WebhookDeps;
+const noTokens = { sql: noDatabase } as unknown as TokenDeps;
 
-/** `buildApi` of a definition (with the webhook API mounted) without a database; the route stages do nothing. */
+/** `buildApi` of a definition (with the product's APIs mounted) without a database; the route stages do nothing. */
 export function buildApiOffline(definition: ApiDefinition): Api {
-  return buildApi({ sql: noDatabase }, withWebhooksApi(definition, noWebhooks), () => passThrough);
+  return buildApi({ sql: noDatabase }, withProductApis(definition, { webhooks: noWebhooks, tokens: noTokens }), () => passThrough);
 }
 
 /** Discovers the application (as the web process does at start) and builds it without a database. */

@@ -11,6 +11,7 @@
  * `/<name>/new`, item `/<name>/<externalId>` (GET show, PATCH update, DELETE destroy),
  * `/<name>/<externalId>/edit`.
  */
+import { ACCOUNT_PATHS } from '../accounts/paths.ts';
 import { roleRuleProblems, type RoleRule } from './roles.ts';
 
 export const RESOURCE_ACTIONS = ['index', 'new', 'create', 'show', 'edit', 'update', 'destroy'] as const;
@@ -98,8 +99,8 @@ const ACTION_ROUTES: Record<ResourceAction, { method: Method; suffix: string }> 
 
 const OPTION_NAMES = new Set(['controller', 'model', 'scope', 'version', 'idempotent', 'rateLimit', 'roles']);
 const MUTATING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Core paths never covered by idempotency (spec: "Application routes"). */
-const NEVER_IDEMPOTENT = new Set(['/login', '/logout']);
+/** Core paths never covered by idempotency (spec: "Application routes"): the account paths. */
+const NEVER_IDEMPOTENT: ReadonlySet<string> = new Set(Object.values(ACCOUNT_PATHS));
 
 const scopePath = (scope: string | undefined): string => {
   const trimmed = (scope ?? '').replace(/^\/+|\/+$/g, '');

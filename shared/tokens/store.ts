@@ -16,28 +16,47 @@ export interface TokenRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  user_id: string | null;
 }
 
-const COLUMNS = 'id, name, role, owner, prefix, created_at, expires_at, last_used_at, revoked_at';
+const COLUMNS = 'id, name, role, owner, prefix, created_at, expires_at, last_used_at, revoked_at, user_id';
 
 export async function insertToken(
   sql: Sql,
-  input: { id: string; name: string; role: Role; owner: string | null; prefix: string; digest: string; expiresInMs: number | null },
+  input: { id: string; name: string; role: Role; owner: string | null; prefix: string; digest: string; expiresInMs: number | null; userId: string | null },
 ): Promise<TokenRow> {
   const [row] = await sql<TokenRow[]>`
-    insert into app_api_tokens (id, name, role, owner, prefix, digest, expires_at)
+    insert into app_api_tokens (id, name, role, owner, prefix, digest, expires_at, user_id)
     values (${input.id}, ${input.name}, ${input.role}, ${input.owner}, ${input.prefix}, ${input.digest},
-            case when ${input.expiresInMs}::bigint is null then null else now() + ${input.expiresInMs}::bigint * interval '1 millisecond' end)
+            case when ${input.expiresInMs}::bigint is null then null else now() + ${input.expiresInMs}::bigint * interval '1 millisecond' end,
+            ${input.userId})
     returning ${sql.unsafe(COLUMNS)}`;
   return row;
 }
 
-/** Tokens in creation order; revoked ones only when asked. */
-export function selectTokens(sql: Sql, options: { includeRevoked: boolean }): Promise<TokenRow[]> {
+/** Tokens in creation order; revoked ones only when asked; only those user `userId` minted when given; one page when given. */
+export function selectTokens(sql: Sql, options: { includeRevoked: boolean; userId?: string; limit?: number; offset?: number }): Promise<TokenRow[]> {
   return sql<TokenRow[]>`
     select ${sql.unsafe(COLUMNS)} from app_api_tokens
      where ${options.includeRevoked ? sql`true` : sql`revoked_at is null`}
-     order by created_at, id`;
+       and ${options.userId === undefined ? sql`true` : sql`user_id = ${options.userId}`}
+     order by created_at, id
+     ${options.limit === undefined ? sql`` : sql`limit ${options.limit} offset ${options.offset ?? 0}`}`;
+}
+
+/** How many tokens {@link selectTokens} would answer without a page. */
+export async function countTokens(sql: Sql, options: { includeRevoked: boolean; userId?: string }): Promise<number> {
+  const [row] = await sql<{ count: number }[]>`
+    select count(*)::int as count from app_api_tokens
+     where ${options.includeRevoked ? sql`true` : sql`revoked_at is null`}
+       and ${options.userId === undefined ? sql`true` : sql`user_id = ${options.userId}`}`;
+  return row.count;
+}
+
+/** The token `id`, whatever its state. */
+export async function selectTokenById(sql: Sql, id: string): Promise<TokenRow | undefined> {
+  const rows = await sql<TokenRow[]>`select ${sql.unsafe(COLUMNS)} from app_api_tokens where id = ${id}`;
+  return rows[0];
 }
 
 /** The token whose digest this is, if it is neither revoked nor expired. */

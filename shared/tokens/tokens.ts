@@ -34,6 +34,8 @@ export interface ApiToken {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** The user who minted it over the API (revoked with the user's disabling); null for tokens made by the CLI. */
+  userId: string | null;
 }
 
 /** A token just made: the record and, this once, the token text. */
@@ -55,7 +57,7 @@ export const MAX_TOKEN_NAME_LENGTH = 100;
 /** A use is recorded at most this often per token. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-const toToken = (row: TokenRow): ApiToken => ({
+export const toToken = (row: TokenRow): ApiToken => ({
   id: row.id,
   name: row.name,
   role: row.role,
@@ -65,6 +67,7 @@ const toToken = (row: TokenRow): ApiToken => ({
   expiresAt: row.expires_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
+  userId: row.user_id,
 });
 
 /** AppError 422 `APP_TOKEN_FIELD_INVALID` naming the field. */
@@ -98,10 +101,10 @@ function checkInput(input: CreateTokenInput): { name: string; role: Role; owner:
  * SHA-256 digest is kept). Throws 422 `APP_TOKEN_FIELD_INVALID` (`data.field`: name, role, owner,
  * expiresInMs) or `APP_WEBHOOK_OWNER_INVALID` for an unusable owner value.
  */
-export async function createToken(deps: TokenDeps, input: CreateTokenInput): Promise<CreatedToken> {
+export async function createToken(deps: TokenDeps, input: CreateTokenInput, options: { userId?: string | null } = {}): Promise<CreatedToken> {
   const checked = checkInput(input);
   const token = generateToken();
-  const row = await insertToken(deps.sql, { id: `tok_${ulid()}`, ...checked, prefix: shownPrefix(token), digest: tokenDigest(token) });
+  const row = await insertToken(deps.sql, { id: `tok_${ulid()}`, ...checked, prefix: shownPrefix(token), digest: tokenDigest(token), userId: options.userId ?? null });
   deps.log.info({ tokenId: row.id, role: row.role, owner: row.owner }, 'API token created');
   return { ...toToken(row), token };
 }

@@ -1,0 +1,53 @@
+/** `/api/v1/tokens` over shared/tokens/api-tokens.ts; the principal is the route's (role guard: any authenticated caller). */
+import type { Context } from 'koa';
+import { listTokensFor, mintToken, revokeTokenFor } from '../../shared/tokens/api-tokens.ts';
+import type { Principal } from '../../shared/tokens/principal.ts';
+import type { ApiToken, TokenDeps } from '../../shared/tokens/tokens.ts';
+import type { Links } from '../hal/links.ts';
+import { defineController } from '../routing/controller.ts';
+import { pagingLinks } from '../webhooks-api/links.ts';
+import type { Query } from '../webhooks-api/query.ts';
+import { TOKEN_PATHS } from './routes.ts';
+
+/** A token as the API shows it (never its digest; its text only in the create answer). */
+export function publishToken(token: ApiToken & { token?: string }): object {
+  const links: Links = { collection: { href: TOKEN_PATHS.tokens } };
+  if (token.revokedAt === null) links.destroy = { href: TOKEN_PATHS.token(token.id), method: 'DELETE' };
+  return {
+    _links: links,
+    externalId: token.id,
+    name: token.name,
+    role: token.role,
+    owner: token.owner,
+    prefix: token.prefix,
+    createdAt: token.createdAt,
+    expiresAt: token.expiresAt,
+    lastUsedAt: token.lastUsedAt,
+    revokedAt: token.revokedAt,
+    ...(token.token === undefined ? {} : { token: token.token }),
+  };
+}
+
+const principalOf = (ctx: Context) => ctx.state.principal as Principal;
+
+export const tokensController = (deps: TokenDeps) => defineController({
+  index: async (ctx) => {
+    const { page, perPage } = ctx.pagination();
+    const { records, total } = await listTokensFor(deps, principalOf(ctx), { page, perPage });
+    await ctx.collection(records.map(publishToken), {
+      type: 'tokens',
+      page,
+      perPage,
+      total,
+      links: { ...pagingLinks(TOKEN_PATHS.tokens, ctx.query as Query, { page, perPage, total }, []), create: { href: TOKEN_PATHS.tokens, method: 'POST' } },
+    });
+  },
+  /** POST {name, role?, owner?, expiresInMs?}: 201 with the token text, shown this once. */
+  create: async (ctx) => {
+    const created = await mintToken(deps, principalOf(ctx), ctx.permit('name', 'role', 'owner', 'expiresInMs'));
+    await ctx.resource(publishToken(created), { status: 201 });
+  },
+  destroy: async (ctx) => {
+    await ctx.resource(publishToken(await revokeTokenFor(deps, principalOf(ctx), (ctx as Context & { params: Record<string, string> }).params.externalId)));
+  },
+});

@@ -1,0 +1,9 @@
+/** The token API (issue 13), mounted by the server beside the webhook API (api/routing/product-api.ts). */
+import type { TokenDeps } from '../../shared/tokens/tokens.ts';
+import type { ApiDefinition } from '../routing/api.ts';
+import { withProductApi } from '../routing/product-api.ts';
+import { tokensController } from './controller.ts';
+import { TOKENS_API_ROUTES } from './routes.ts';
+
+export const withTokensApi = (definition: ApiDefinition, deps: TokenDeps): ApiDefinition =>
+  withProductApi(definition, 'token API', TOKENS_API_ROUTES, { tokens: tokensController(deps) });

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setUserDisabled } from '../../../shared/accounts/users.ts';
+import { createToken } from '../../../shared/tokens/tokens.ts';
+import { Browser, startAccounts } from '../accounts/helpers.ts';
+
+const app = await startAccounts();
+
+/** A signed-in browser of a new user; `call` sends its CSRF token with every write. */
+async function signedIn(input: { role?: string; owner?: string | null } = {}) {
+  const user = await app.user(input);
+  const browser = new Browser(app.base);
+  const csrf = await browser.signIn(user.email);
+  const call = (method: string, path: string, json?: unknown) => browser.request(method, path, { json, headers: { 'x-csrf-token': csrf } });
+  return { user, browser, call };
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('tokens over the API', () => {
+  it('a signed-in member mints a token for itself: 201 with the text once; the token works, bound to its owner and role', async () => {
+    const { call } = await signedIn({ role: 'member', owner: 'acme' });
+    const created = await call('POST', '/api/v1/tokens', { name: 'deploy script' });
+    assert.equal(created.status, 201, created.text);
+    assert.match(created.body.token, /^app_tok_/);
+    assert.equal(created.body.role, 'member');
+    assert.equal(created.body.owner, 'acme');
+    assert.equal(created.body._links.destroy.method, 'DELETE');
+    const listed = await call('GET', '/api/v1/tokens');
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.body._embedded.tokens.map((token: { externalId: string }) => token.externalId), [created.body.externalId]);
+    assert.equal(listed.body._embedded.tokens[0].token, undefined, 'the text is never shown again');
+    const used = await fetch(`${app.base}/api/v1/webhooks`, { method: 'POST', headers: { ...bearer(created.body.token), 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://r.example/h', events: ['*'] }) });
+    assert.equal(used.status, 201);
+    assert.equal((await used.json()).owner, 'acme');
+  });
+
+  it('a member cannot exceed its role or owner; a viewer cannot mint a member token', async () => {
+    const member = await signedIn({ role: 'member', owner: 'acme' });
+    for (const [input, field] of [[{ name: 'x', role: 'admin' }, 'role'], [{ name: 'x', owner: 'globex' }, 'owner'], [{ name: 'x', role: 'viewer', owner: 'globex' }, 'owner']] as const) {
+      const answer = await member.call('POST', '/api/v1/tokens', input);
+      assert.equal(answer.status, 403, JSON.stringify(input));
+      assert.equal(answer.body.code, 'APP_FORBIDDEN');
+      assert.equal(answer.body.data.field, field);
+    }
+    assert.equal((await member.call('POST', '/api/v1/tokens', { name: 'read only', role: 'viewer' })).status, 201, 'a lesser role of its own owner is fine');
+    const viewer = await signedIn({ role: 'viewer', owner: 'acme' });
+    assert.equal((await viewer.call('POST', '/api/v1/tokens', { name: 'x', role: 'member' })).status, 403);
+    assert.equal((await viewer.call('POST', '/api/v1/tokens', { name: 'mine' })).body.role, 'viewer');
+  });
+
+  it('an admin mints for any owner and lists every token; bad fields are 422 APP_TOKEN_FIELD_INVALID', async () => {
+    const admin = await signedIn({ role: 'admin' });
+    const forGlobex = await admin.call('POST', '/api/v1/tokens', { name: 'globex ci', role: 'member', owner: 'globex' });
+    assert.equal(forGlobex.status, 201, forGlobex.text);
+    assert.equal(forGlobex.body.owner, 'globex');
+    const bad = await admin.call('POST', '/api/v1/tokens', { name: '', role: 'member', owner: 'globex' });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.code, 'APP_TOKEN_FIELD_INVALID');
+    const all = await admin.call('GET', '/api/v1/tokens?per_page=100');
+    assert.ok(all.body.total >= 1);
+    assert.ok(all.body._embedded.tokens.some((token: { externalId: string }) => token.externalId === forGlobex.body.externalId));
+  });
+
+  it("revoking: one's own token is revoked at once; another user's is 404 like an unknown one", async () => {
+    const mine = await signedIn({ role: 'member', owner: 'acme' });
+    const theirs = await signedIn({ role: 'member', owner: 'acme' });
+    const token = (await mine.call('POST', '/api/v1/tokens', { name: 'soon gone' })).body;
+    const refused = await theirs.call('DELETE', `/api/v1/tokens/${token.externalId}`);
+    assert.equal(refused.status, 404);
+    assert.equal(refused.body.code, 'APP_TOKEN_NOT_FOUND');
+    assert.equal((await theirs.call('GET', '/api/v1/tokens')).body.total, 0, 'nor does it see it');
+    const revoked = await mine.call('DELETE', `/api/v1/tokens/${token.externalId}`);
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.ok(revoked.body.revokedAt);
+    assert.equal((await fetch(`${app.base}/api/v1/webhooks`, { headers: bearer(token.token) })).status, 401);
+  });
+
+  it('disabling a user revokes the tokens it minted', async () => {
+    const { user, call } = await signedIn({ role: 'member', owner: 'acme' });
+    const token = (await call('POST', '/api/v1/tokens', { name: 'ci' })).body.token as string;
+    assert.equal((await fetch(`${app.base}/api/v1/webhooks`, { headers: bearer(token) })).status, 200);
+    await setUserDisabled(app.accounts, user.id, true);
+    assert.equal((await fetch(`${app.base}/api/v1/webhooks`, { headers: bearer(token) })).status, 401);
+  });
+
+  it('a member API token (no user) cannot mint; an admin API token can', async () => {
+    const deps = { sql: app.db.sql, log: app.db.log };
+    const member = await createToken(deps, { name: 'm', role: 'member', owner: 'acme' });
+    const refused = await fetch(`${app.base}/api/v1/tokens`, { method: 'POST', headers: { ...bearer(member.token), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'child' }) });
+    assert.equal(refused.status, 403);
+    const admin = await createToken(deps, { name: 'a', role: 'admin' });
+    const minted = await fetch(`${app.base}/api/v1/tokens`, { method: 'POST', headers: { ...bearer(admin.token), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'child', role: 'viewer', owner: 'acme' }) });
+    assert.equal(minted.status, 201, await minted.text());
+  });
+
+  it('without credentials: 401', async () => {
+    assert.equal((await fetch(`${app.base}/api/v1/tokens`)).status, 401);
+  });
+});
