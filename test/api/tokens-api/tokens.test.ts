@@ -32,7 +32,7 @@ describe('tokens over the API', () => {
     assert.equal(listed.body._embedded.tokens[0].token, undefined, 'the text is never shown again');
     const used = await fetch(`${app.base}/api/v1/webhooks`, { method: 'POST', headers: { ...bearer(created.body.token), 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://r.example/h', events: ['*'] }) });
     assert.equal(used.status, 201);
-    assert.equal((await used.json()).owner, 'acme');
+    assert.equal(((await used.json()) as { owner: string }).owner, 'acme');
   });
 
   it('a member cannot exceed its role or owner; a viewer cannot mint a member token', async () => {
