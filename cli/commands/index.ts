@@ -188,6 +188,42 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./tokens-revoke.ts')).tokensRevokeCommand,
   },
   {
+    command: 'users:create',
+    describe: 'Make a user who signs in with a password; prints a one-time set-password link unless --password-stdin',
+    examples: [['$0 users:create --email ops@example.com --role admin', 'the first admin; open the printed link to choose its password'], ["printf '%s' \"$PW\" | $0 users:create --email ann@acme.test --role member --owner acme --password-stdin", 'a member of tenant acme with a password']],
+    load: async () => (await import('./users-create.ts')).usersCreateCommand,
+  },
+  {
+    command: 'users:list',
+    describe: 'List users (never their passwords)',
+    examples: [['$0 users:list --all', 'disabled users too']],
+    load: async () => (await import('./users-list.ts')).usersListCommand,
+  },
+  {
+    command: 'users:disable <user>',
+    describe: 'Disable a user: its sessions end and the tokens it minted are revoked, at once',
+    examples: [['$0 users:disable ann@acme.test', 'someone left the team']],
+    load: async () => (await import('./users-toggle.ts')).usersDisableCommand,
+  },
+  {
+    command: 'users:enable <user>',
+    describe: 'Let a disabled user sign in again',
+    examples: [['$0 users:enable ann@acme.test', 'back from leave']],
+    load: async () => (await import('./users-toggle.ts')).usersEnableCommand,
+  },
+  {
+    command: 'users:reset-link <user>',
+    describe: 'Print a one-time link that sets the user\'s password',
+    examples: [['$0 users:reset-link ann@acme.test', 'a user who cannot receive the reset mail']],
+    load: async () => (await import('./users-toggle.ts')).usersResetLinkCommand,
+  },
+  {
+    command: 'sessions:revoke <user>',
+    describe: 'End every sign-in session of a user',
+    examples: [['$0 sessions:revoke ann@acme.test', 'sign a lost laptop out']],
+    load: async () => (await import('./sessions-revoke.ts')).sessionsRevokeCommand,
+  },
+  {
     command: 'openapi',
     describe: 'Print (or write with --out) the OpenAPI 3.1 description of the HTTP API',
     examples: [['$0 openapi --out openapi.json', 'write the description for client generators']],

@@ -24,10 +24,11 @@ function buffer(): { stream: Writable; text: () => string } {
   return { stream, text: () => chunks.join('') };
 }
 
-/** Runs `app <args>` with `env` as its whole environment. */
-export async function runAppInProcess(args: string[], env: Record<string, string | undefined>): Promise<CliRun> {
+/** Runs `app <args>` with `env` as its whole environment (and `stdin` as its standard input). */
+export async function runAppInProcess(args: string[], env: Record<string, string | undefined>, options: { stdin?: string } = {}): Promise<CliRun> {
   const stdout = buffer();
   const stderr = buffer();
-  const code = await runApp(args, { stdout: stdout.stream, stderr: stderr.stream, stdin: Readable.from([]), env: { ...env } });
+  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
+  const code = await runApp(args, { stdout: stdout.stream, stderr: stderr.stream, stdin, env: { ...env } });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

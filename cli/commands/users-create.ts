@@ -1,0 +1,26 @@
+import { text } from 'node:stream/consumers';
+import { createUser } from '../../shared/accounts/users.ts';
+import { ROLES } from '../../shared/tokens/roles.ts';
+import { defineCommand } from '../command.ts';
+import { accountDeps, publicUser, setPasswordLink, userText } from './users-cli.ts';
+
+/**
+ * `users:create --email <e> --role <r> [--owner <o>] [--name <n>] [--password-stdin]`: with
+ * `--password-stdin` the password is read from standard input (one line; never from an argument,
+ * which other users of the machine can read); without it, a one-time set-password link is printed.
+ */
+export const usersCreateCommand = defineCommand({
+  builder: (yargs) => yargs
+    .option('email', { type: 'string', demandOption: true, describe: 'Sign-in email (unique, any case)' })
+    .option('role', { type: 'string', demandOption: true, choices: ROLES, describe: 'admin: every tenant; member: its owner, read and write; viewer: its owner, read only' })
+    .option('owner', { type: 'string', describe: 'The tenant a member or viewer belongs to (required for them, refused for admin)' })
+    .option('name', { type: 'string', describe: 'Display name' })
+    .option('password-stdin', { type: 'boolean', default: false, describe: 'Read the password from standard input' }),
+  run: async (context, args) => {
+    const password = args['password-stdin'] ? (await text(context.io.stdin)).replace(/\r?\n$/, '') : undefined;
+    const user = await createUser(accountDeps(context), { email: args.email, role: args.role, owner: args.owner, name: args.name, password });
+    const link = password === undefined ? await setPasswordLink(context, user) : undefined;
+    context.print({ ...publicUser(user), ...link }, () =>
+      `${userText(user)}${link ? `\n\nSet-password link (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}` : ''}`);
+  },
+});
