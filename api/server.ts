@@ -125,11 +125,11 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.use('health', health({ phase: () => lifecycle.phase, stores, shared: sharedProbe, startedAt }));
   pipeline.use('health', metricsEndpoint({ registry: metrics.registry, token: config.metrics.token })); // before the limiters: never limited
   pipeline.use('notFound', notFound());
-  // the account paths (issue 13), ahead of the application's routes
-  const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now });
   pipeline.use('router', function router(ctx, next) {
     return api ? api.router(ctx, next) : next();
   });
+  // the account paths (issue 13), after the application's routes: an application may declare its own sign-in page
+  const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now });
   pipeline.useRoute('versionGuard', versionGuard);
   pipeline.useRoute('roleGuard', roleGuard);
   const warned = new Set<string>();

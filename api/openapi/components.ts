@@ -23,7 +23,7 @@ export const versionedType = (version: string): string => `application/vnd.app.$
 export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
   400: 'The request is not valid: malformed body (`APP_BODY_INVALID`), bad paging (`APP_PAGINATION_INVALID`) or `Idempotency-Key` (`APP_API_IDEMPOTENCY_KEY_INVALID`).',
   401: 'No credentials (`APP_UNAUTHENTICATED`) or an unknown, revoked, expired or malformed bearer token (`APP_TOKEN_INVALID`).',
-  403: 'The caller\'s role may not use this action (`APP_FORBIDDEN`).',
+  403: 'The caller\'s role may not use this action (`APP_FORBIDDEN`), or a cookie-authenticated write lacks its CSRF token or comes from another site (`APP_CSRF_INVALID`).',
   404: 'No record with this id in the caller\'s reach.',
   405: 'Method not allowed on this path (`APP_METHOD_NOT_ALLOWED`).',
   406: 'The client asked for another API version (or a media type the path does not answer).',
@@ -207,7 +207,8 @@ export function sharedComponents(): { schemas: Json; parameters: Json; headers: 
     headers: HEADERS,
     responses: problemResponses(),
     securitySchemes: {
-      bearer: { type: 'http', scheme: 'bearer', description: 'An API token (`app_tok_…`) made with `tokens:create`: `Authorization: Bearer <token>`.' },
+      bearer: { type: 'http', scheme: 'bearer', description: 'An API token (`app_tok_…`) made with `tokens:create` or `POST /api/v1/tokens`: `Authorization: Bearer <token>`.' },
+      session: { type: 'apiKey', in: 'cookie', name: 'app_session', description: 'The sign-in session cookie set by `POST /login` (`__Host-app_session` in production); unsafe requests also need `X-CSRF-Token`.' },
     },
   };
 }

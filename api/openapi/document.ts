@@ -13,6 +13,8 @@ import { graphqlPath, healthPaths } from './fixed.ts';
 import { allModelSchemas } from './models.ts';
 import { routePaths } from './paths.ts';
 import { WEBHOOK_SCHEMAS } from './webhooks.ts';
+import { TOKEN_SCHEMAS } from './tokens.ts';
+import { ACCOUNT_SCHEMAS, accountPaths } from './accounts.ts';
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string; description?: string };
 
@@ -39,6 +41,7 @@ function routeTags(paths: Json): Json[] {
   }
   names.delete('health');
   names.delete('graphql');
+  names.delete('accounts');
   return [...names].map((name) => ({ name }));
 }
 
@@ -47,9 +50,10 @@ export function openapiDocument(input: DocumentInput): Json {
   const { config, api } = input;
   const options = { idempotency: config.api.idempotency !== false, rateLimited: config.rateLimit !== false };
   const components = sharedComponents();
-  components.schemas = { ...components.schemas, ...WEBHOOK_SCHEMAS, ...allModelSchemas(api.models.all().map((model) => model.shape)) };
+  components.schemas = { ...components.schemas, ...WEBHOOK_SCHEMAS, ...TOKEN_SCHEMAS, ...ACCOUNT_SCHEMAS, ...allModelSchemas(api.models.all().map((model) => model.shape)) };
   const paths: Json = {
     ...healthPaths(),
+    ...accountPaths(),
     ...(config.graphql ? graphqlPath(config.graphql.path, options) : {}),
     ...routePaths(routesWithModels(api), options),
   };
@@ -63,6 +67,7 @@ export function openapiDocument(input: DocumentInput): Json {
     servers: [{ url: '/' }],
     tags: [
       { name: 'health', description: 'Liveness and readiness; no credentials.' },
+      { name: 'accounts', description: 'Sign-in, sign-out, sign-up and passwords: forms for browsers, JSON for JSON clients; the session cookie.' },
       ...(config.graphql ? [{ name: 'graphql', description: 'GraphQL over HTTP.' }] : []),
       ...routeTags(paths),
     ],

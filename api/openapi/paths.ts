@@ -8,6 +8,7 @@ import { rolesFor } from '../routing/roles.ts';
 import type { CompiledRoute } from '../routing/table.ts';
 import { HAL_TYPE, JSON_TYPE, ref, versionedType, type Json } from './components.ts';
 import { modelSchemaNames } from './models.ts';
+import { TOKEN_OPERATIONS } from './tokens.ts';
 import { WEBHOOK_OPERATIONS, type WebhookOperation } from './webhooks.ts';
 
 /** What the paths depend on besides the routes. */
@@ -34,9 +35,10 @@ const SUMMARIES: Record<string, (model: string, name: string) => string> = {
   destroy: (model) => `Delete a ${model}`,
 };
 
-/** What an operation takes and answers, from the model (generic controller) or the webhook API's documentation. */
+/** What an operation takes and answers, from the model (generic controller) or the product APIs' documentation (webhooks, tokens). */
 function contract(route: CompiledRoute, model: Model | undefined): WebhookOperation | undefined {
-  const documented = WEBHOOK_OPERATIONS[`${route.controller}.${route.action}`];
+  const key = `${route.controller}.${route.action}`;
+  const documented = WEBHOOK_OPERATIONS[key] ?? TOKEN_OPERATIONS[key];
   if (documented) return documented;
   if (!model || route.kind === 'single') return undefined;
   const names = modelSchemaNames(model.name);
@@ -137,7 +139,7 @@ export function routeOperation(route: CompiledRoute, model: Model | undefined, o
   operation.responses = responses;
   const roles = rolesFor(route.roles, route.action);
   if (roles !== undefined) {
-    operation.security = [{ bearer: [] }];
+    operation.security = [{ bearer: [] }, { session: [] }];
     operation['x-roles'] = [...roles];
   }
   return operation;

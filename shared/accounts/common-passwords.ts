@@ -1,5 +1,5 @@
 /**
- * The most common passwords (about 30,000, from the `@zxcvbn-ts/language-common` dictionary,
+ * The most common passwords (about 50,000, from the `@zxcvbn-ts/language-common` dictionary,
  * itself drawn from leaked password lists), read once on first use. Compared without regard to
  * case: `Password123` is as guessable as `password123`.
  */

@@ -82,7 +82,7 @@ export const SCHEMA = group({
   publicUrl: leaf('string', null, 'Public base URL of the web process (`https://hooks.example.com`), used in links sent by mail and printed by the CLI; unset: the request\'s own origin (the CLI: `http://localhost:<port>`). Set it in production: a link built from a request trusts its `Host` header.', { nullable: true }),
   auth: group({
     signup: leaf('boolean', false, 'Self-service sign-up at `POST /register` and `POST /signup`; each new user is a `member` of a tenant of its own (owner = its user id).'),
-    passwordMinLength: leaf('integer', 10, 'Shortest password accepted (the 30,000 most common passwords are refused whatever their length).', { min: 8 }),
+    passwordMinLength: leaf('integer', 10, 'Shortest password accepted (the 50,000 most common passwords are refused whatever their length).', { min: 8 }),
     session: group({
       cookie: leaf('string', (env: Environment) => (inProduction(env) ? '__Host-app_session' : 'app_session'), 'Name of the session cookie (`HttpOnly`, `SameSite=Lax`, `Path=/`; `Secure` in production, where the `__Host-` prefix binds it to the exact host).'),
       idle: leaf('duration', '2h', 'A session unused this long has ended.'),
@@ -125,7 +125,7 @@ export const SCHEMA = group({
     }, { disableable: true, enabled: true, doc: '`false` turns off only the authentication limiter.' }),
   }, { disableable: true, enabled: true, doc: '`false` turns every limiter off.' }),
   shared: group({
-    backend: leaf('enum', 'none', 'Backend shared by all web processes for idempotency records and rate-limit counters.', {
+    backend: leaf('enum', 'none', 'Backend shared by all web processes for idempotency records, rate-limit counters and the sign-in lockout.', {
       values: ['none', 'postgres', 'redis'],
     }),
     url: leaf('string', null, 'Redis URL when `backend` is `redis`; with `postgres`, another (migrated) database than `databaseUrl`.', { nullable: true, secret: true }),

@@ -168,7 +168,7 @@ describe('openapi document', () => {
     assert.ok(operation(doc, '/api/v1/deliveries', 'get').parameters?.some((p) => p.name === 'status' && p.in === 'query'));
   });
 
-  it('lists 401/403 and bearer security only where the route has roles', () => {
+  it('lists 401/403 and bearer or session security only where the route has roles', () => {
     const doc = documentOf();
     const open = operation(doc, '/api/v1/authors', 'post');
     assert.ok(!open.responses['401'] && !open.responses['403'] && !open.security);
@@ -176,9 +176,18 @@ describe('openapi document', () => {
     assert.ok(!postShow.responses['401'], 'posts.show has no roles');
     const postDestroy = operation(doc, '/api/v1/posts/{externalId}', 'delete');
     assert.ok(postDestroy.responses['401'] && postDestroy.responses['403']);
-    assert.deepEqual(postDestroy.security, [{ bearer: [] }]);
+    assert.deepEqual(postDestroy.security, [{ bearer: [] }, { session: [] }]);
     assert.ok(operation(doc, '/api/v1/webhooks', 'get').security);
     assert.equal((doc.components.securitySchemes.bearer as { scheme: string }).scheme, 'bearer');
+    assert.equal((doc.components.securitySchemes.session as { in: string }).in, 'cookie');
+  });
+
+  it('describes the token API and the account paths', () => {
+    const doc = documentOf();
+    assert.equal(operation(doc, '/api/v1/tokens', 'post').responses['201'].content?.['application/json'].schema.$ref, '#/components/schemas/TokenCreated');
+    assert.ok(operation(doc, '/api/v1/tokens/{externalId}', 'delete'));
+    assert.ok(operation(doc, '/login', 'post').responses['200']);
+    for (const path of ['/logout', '/register', '/signup', '/password', '/forgot-password', '/reset-password']) assert.ok(operation(doc, path, 'post'), path);
   });
 
   it('lists 406 and the versioned media type only where the route has a version', () => {

@@ -116,14 +116,22 @@ describe('authentication limiter', () => {
     }
     assertRefused(await post(`${app.base}/login`, { 'X-Test-Principal': 'someone-else' }), 3, 60_000);
     assert.equal((await post(`${app.base}/orders`)).status, 201);
-    assert.equal((await get(`${app.base}/login`)).status, 405, 'GET /login is not counted (and has no route)');
+    assert.equal((await get(`${app.base}/login`)).status, 200, 'GET /login (the sign-in page) is not counted');
   });
+
+  /** What a browser's anonymous form carries: the app_csrf cookie and a token made from it (the CSRF check runs before the limiters). */
+  async function formCredentials(base: string): Promise<Record<string, string>> {
+    const page = await fetch(`${base}/forgot-password`, { headers: { accept: 'application/json' } });
+    const cookie = page.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+    return { cookie, 'x-csrf-token': ((await page.json()) as { csrfToken: string }).csrfToken };
+  }
 
   for (const path of ['/register', '/signup', '/password', '/forgot-password', '/reset-password']) {
     it(`covers POST ${path} by default`, async () => {
       const app = await startGuardedApp({ flags: { rateLimit: { auth: { max: 1 } } } });
-      await post(`${app.base}${path}`);
-      assertRefused(await post(`${app.base}${path}`), 1, 60_000);
+      const headers = await formCredentials(app.base);
+      await post(`${app.base}${path}`, headers);
+      assertRefused(await post(`${app.base}${path}`, headers), 1, 60_000);
     });
   }
 
