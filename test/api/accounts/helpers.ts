@@ -12,7 +12,7 @@ export const PASSWORD = 'correct horse battery staple';
 export async function startAccounts(flags: Record<string, unknown> = {}, deps: Partial<WebDeps> = {}) {
   // the lockout and the authentication limiter have tests of their own; here they would count every test's sign-ins
   const served = await serveWeb({ auth: { lockout: false }, rateLimit: { auth: { max: 100_000 } }, ...flags }, deps);
-  const accounts: AccountDeps = { config: served.db.configWith(flags), sql: served.db.sql, log: served.db.log, now: deps.now ?? Date.now };
+  const accounts: AccountDeps = served.web.accounts;
   let made = 0;
   return {
     ...served,

@@ -99,3 +99,21 @@ describe('sessions live in PostgreSQL', () => {
     assert.equal(answer.body.code, 'APP_UNAUTHENTICATED');
   });
 });
+
+describe('ended sessions are pruned', () => {
+  it('pruneSessions removes the rows of sessions past their idle or absolute expiry, and only those', async () => {
+    const { pruneSessions } = await import('../../../shared/accounts/sessions.ts');
+    const idle = await app.user();
+    const live = await app.user();
+    const idleBrowser = new Browser(app.base);
+    await idleBrowser.signIn(idle.email);
+    clock += 31 * 60_000;
+    const liveBrowser = new Browser(app.base);
+    await liveBrowser.signIn(live.email);
+    const removed = await pruneSessions({ ...app.accounts, now });
+    assert.ok(removed >= 1);
+    const rows = await app.db.sql<{ user_id: string }[]>`select user_id from app_sessions where user_id in (${idle.id}, ${live.id})`;
+    assert.deepEqual(rows.map((row) => row.user_id), [live.id]);
+    assert.equal(await status(liveBrowser), 200);
+  });
+});

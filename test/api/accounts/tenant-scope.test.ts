@@ -39,3 +39,24 @@ describe('a signed-in member sees only its owner', () => {
     assert.equal(write.body.code, 'APP_FORBIDDEN');
   });
 });
+
+describe('keys of a signed-in user', () => {
+  it("idempotency keys belong to the user: two sessions of one user share them, another user's same key is its own", async () => {
+    const user = await app.user({ role: 'member', owner: 'keys' });
+    const other = await app.user({ role: 'member', owner: 'keys' });
+    const laptop = new Browser(app.base);
+    const phone = new Browser(app.base);
+    const stranger = new Browser(app.base);
+    const tokens = [await laptop.signIn(user.email), await phone.signIn(user.email), await stranger.signIn(other.email)];
+    const create = (browser: Browser, csrf: string) =>
+      browser.request('POST', '/api/v1/webhooks', { json: { url: 'https://keys.example/hook', events: ['*'] }, headers: { 'x-csrf-token': csrf, 'idempotency-key': 'same-key-1' } });
+    const first = await create(laptop, tokens[0]);
+    const replay = await create(phone, tokens[1]);
+    const theirs = await create(stranger, tokens[2]);
+    assert.equal(first.status, 201, first.text);
+    assert.equal(replay.headers.get('idempotency-replayed'), 'true');
+    assert.equal(replay.body.externalId, first.body.externalId);
+    assert.equal(theirs.status, 201);
+    assert.notEqual(theirs.body.externalId, first.body.externalId);
+  });
+});
