@@ -48,7 +48,7 @@ describe('production guard', () => {
       await child.waitFor(/web process ready/, 30_000);
       const summary = child.output().split('\n').filter((line) => line.includes('security audit:'));
       assert.equal(summary.length, 1, child.output());
-      assert.match(JSON.parse(summary[0]).msg, /^security audit: 1 high \(secret\.missing\)/);
+      assert.match(JSON.parse(summary[0]).msg, /^security audit: 1 high, 2 low \(secret\.missing, public-url\.missing, mail\.missing\)/);
     } finally {
       child.child.kill('SIGTERM');
       await child.exited;
