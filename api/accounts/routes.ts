@@ -136,7 +136,10 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   });
 
   router.get(HOME_PATH, (ctx) => {
-    if (!signedInUser(ctx)) return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(HOME_PATH)}`);
+    if (!signedInUser(ctx)) {
+      if (wantsJson(ctx)) throw unauthorized('sign in first', { code: 'APP_UNAUTHENTICATED' });
+      return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(HOME_PATH)}`);
+    }
     answerPage(ctx, pages, { page: 'home', data: {} });
   });
 

@@ -69,7 +69,7 @@ export async function completePasswordLink(deps: AccountDeps, token: unknown, pa
 export async function requestPasswordReset(deps: AccountDeps, email: unknown, origin: string): Promise<void> {
   if (typeof email !== 'string' || email.length === 0 || email.length > 320) return;
   const row = await findUserRow(deps, email.trim()).catch(() => undefined);
-  if (!row || row.disabled_at !== null || !row.email.includes('@')) return;
+  if (!row || row.disabled_at !== null) return;
   const { token } = await createPasswordLink(deps, row.id, 'reset');
   const url = passwordLinkUrl(linkBase(deps, origin), token);
   const hours = Math.round(deps.config.auth.resetTtl / 360_000) / 10;

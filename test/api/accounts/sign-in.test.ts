@@ -113,3 +113,20 @@ describe('sign-in over JSON and over a form', () => {
     assert.equal(answer.body._links.self.href, '/login');
   });
 });
+
+describe('the account page', () => {
+  it('GET /account: the signed-in user; a browser without a session goes to the sign-in page, a JSON client gets 401', async () => {
+    const anonymousPage = await new Browser(app.base).request('GET', '/account', { html: true });
+    assert.equal(anonymousPage.status, 302);
+    assert.equal(anonymousPage.headers.get('location'), '/login?next=%2Faccount');
+    const anonymousJson = await new Browser(app.base).request('GET', '/account');
+    assert.equal(anonymousJson.status, 401);
+    assert.equal(anonymousJson.body.code, 'APP_UNAUTHENTICATED');
+    const user = await app.user({ role: 'viewer', owner: 'acme' });
+    const browser = new Browser(app.base);
+    await browser.signIn(user.email);
+    const page = await browser.request('GET', '/account');
+    assert.equal(page.body.page, 'home');
+    assert.deepEqual(page.body.user, { id: user.id, email: user.email, role: 'viewer', owner: 'acme' });
+  });
+});
