@@ -32,7 +32,7 @@ try {
   await sql.end();
 
   const files = process.argv.slice(2);
-  const child = spawn(process.execPath, ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, '--test-timeout=120000', ...(files.length ? files : ['test/**/*.test.ts'])], {
+  const child = spawn(process.execPath, ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, '--test-timeout=120000', ...(files.length ? files : ['test/**/*.test.ts'])], {
     stdio: 'inherit',
     // every test file (and every process a test spawns) compiles the same modules: Node's compile
     // cache keeps their compiled (type-stripped) code on disk, a third of a process's start-up
