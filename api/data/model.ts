@@ -34,8 +34,11 @@ export interface Model {
   readonly table: string;
   readonly shape: ModelShape;
   readonly declaration: ModelDeclaration;
-  /** One page in creation order with the counters: `{records, page, perPage, total, pages}`. */
-  paginate(pagination: { page: number; perPage: number }): Promise<Page>;
+  /**
+   * One page in creation order with the counters: `{records, page, perPage, total, pages}`;
+   * with `where` (field -> value, scalar fields), only the records whose fields equal those values.
+   */
+  paginate(pagination: { page: number; perPage: number }, where?: Readonly<Record<string, string | number | boolean | null>>): Promise<Page>;
   /** The record with this external id, if any. */
   find(externalId: string): Promise<ModelRecord | undefined>;
   /**
@@ -186,9 +189,14 @@ export function createModels(deps: { sql: Sql }, shapes: readonly ModelShape[]):
       table: shape.table,
       shape,
       declaration: shape.declaration,
-      async paginate({ page, perPage }) {
-        const total = await countRows(sql, shape.table);
-        const rows = await selectPage(sql, shape.table, shape.columns, { limit: perPage, offset: (page - 1) * perPage });
+      async paginate({ page, perPage }, where = {}) {
+        const columns = Object.fromEntries(Object.entries(where).map(([name, value]) => {
+          const field = shape.fields.find((candidate) => candidate.name === name && candidate.type !== Types.ObjectId);
+          if (!field) throw new Error(`${shape.name}.paginate: "${name}" is not a scalar field of the model`);
+          return [field.column, value];
+        }));
+        const total = await countRows(sql, shape.table, columns);
+        const rows = await selectPage(sql, shape.table, shape.columns, { limit: perPage, offset: (page - 1) * perPage }, columns);
         return { records: rows.map((row) => recordFromRow(model, row)), page, perPage, total, pages: Math.ceil(total / perPage) };
       },
       async find(externalId) {

@@ -6,16 +6,26 @@ import type { Sql } from '../../shared/db/connect.ts';
 
 export type Row = Record<string, unknown>;
 
-/** Rows in the table. */
-export async function countRows(sql: Sql, table: string): Promise<number> {
-  const [row] = await sql<{ total: string }[]>`select count(*) as total from ${sql(table)}`;
+/** Column -> value equalities every listed row must meet (a policy scope); empty: none. */
+export type Equalities = Readonly<Record<string, string | number | boolean | null>>;
+
+/** `where` of a listing: each column equal to its value (`is null` for null), joined with `and`. */
+function whereClause(sql: Sql, where: Equalities) {
+  const terms = Object.entries(where).map(([column, value]) => (value === null ? sql`${sql(column)} is null` : sql`${sql(column)} = ${value}`));
+  return terms.length === 0 ? sql`` : terms.reduce((clause, term, index) => (index === 0 ? sql`where ${term}` : sql`${clause} and ${term}`), sql``);
+}
+
+/** Rows in the table (those meeting `where`). */
+export async function countRows(sql: Sql, table: string, where: Equalities = {}): Promise<number> {
+  const [row] = await sql<{ total: string }[]>`select count(*) as total from ${sql(table)} ${whereClause(sql, where)}`;
   return Number(row.total);
 }
 
-/** One page of rows in creation order (`id`). */
-export async function selectPage(sql: Sql, table: string, columns: readonly string[], page: { limit: number; offset: number }): Promise<Row[]> {
+/** One page of rows (meeting `where`) in creation order (`id`). */
+export async function selectPage(sql: Sql, table: string, columns: readonly string[], page: { limit: number; offset: number }, where: Equalities = {}): Promise<Row[]> {
   return sql<Row[]>`
     select ${sql(columns as string[])} from ${sql(table)}
+    ${whereClause(sql, where)}
     order by id
     limit ${page.limit} offset ${page.offset}`;
 }

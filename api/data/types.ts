@@ -56,12 +56,38 @@ export interface ModelDeclaration {
     /** The table has `created_at` and `updated_at`; payloads carry `createdAt` and `updatedAt` (default false). */
     timestamps?: boolean;
   };
+  /**
+   * Per-record rules (spec: HAL resource, model policies; docs/models.md): whether `principal` may
+   * do `action` (`index`, `show`, `create`, `update`, `destroy`, `new`, `edit`) with `record` (the
+   * record as the model returns it, or a controller's `subject`; for `create` the permitted input;
+   * absent for `index` and `new`). Applied after the route's role rule: a record the policy does
+   * not let the principal `show` is answered 404, as if it did not exist; another refused action
+   * on a record it may see is 403 `APP_FORBIDDEN`. Links are filtered per record the same way.
+   */
+  policy?: ModelPolicy;
+  /**
+   * The field values a principal's listings are limited to (`{owner: principal.owner}`), added to
+   * the listing's query so pages and totals stay exact; undefined: no limit. Scalar fields only.
+   * Without it, a listing leaves out the records of its page the policy does not let `show`.
+   */
+  policyScope?: (principal: PolicyPrincipal | undefined) => Record<string, string | number | boolean | null> | undefined;
   /** GraphQL type definitions and resolvers; the GraphQL layer merges those of all models. */
   graphql?: {
     types: string;
     resolvers: Record<string, Record<string, Resolver>>;
   };
 }
+
+/** Who a policy decides for: the request's principal (shared/tokens/principal.ts). */
+export interface PolicyPrincipal {
+  id: string;
+  roles: readonly string[];
+  owner?: string | null;
+}
+
+export type PolicyAction = 'index' | 'show' | 'create' | 'update' | 'destroy' | 'new' | 'edit' | (string & {});
+
+export type ModelPolicy = (principal: PolicyPrincipal | undefined, action: PolicyAction, record?: Record<string, unknown>) => boolean | Promise<boolean>;
 
 /** Identity helper that keeps a declaration's literal types (`export default defineModel({...})`). */
 export function defineModel<const T extends ModelDeclaration>(declaration: T): T {

@@ -8,6 +8,8 @@ import type { ModelRecord, Models } from '../data/model.ts';
 import type { CommitDeadline } from '../../shared/db/commit-deadline.ts';
 import type { Principal } from '../routing/roles.ts';
 import { createLoaders, type Loaders } from './batch.ts';
+import { authorizeCollection, authorizeRecord, visibleRecords } from '../data/policy.ts';
+import type { PolicyAction } from '../data/types.ts';
 
 /** What the transport knows of the request (HTTP or in process). */
 export type RequestInfo = {
@@ -30,13 +32,32 @@ export type GraphqlContext = RequestInfo & {
    * answered by one statement (`where id = any(…) or external_id = any(…)`).
    */
   load(model: string, key: string | number | bigint | null | undefined): Promise<ModelRecord | null>;
+  /**
+   * The model's policy for the request's principal, as REST applies it (api/data/policy.ts):
+   * throws 404 `APP_RECORD_NOT_FOUND` for a record it may not see, 403 `APP_FORBIDDEN` for another
+   * refused action (with a record), or for a refused collection action (`create` with its input).
+   */
+  authorize(model: string, action: PolicyAction, record?: object): Promise<void>;
+  /** The records the principal may see (the policy's `show`), in their order. */
+  visible<T extends object>(model: string, records: readonly T[]): Promise<T[]>;
 };
 
 /** The context of one request. */
 export function createContext(deps: { models: Models; log: Logger }, request: RequestInfo = {}): GraphqlContext {
   const loaders = createLoaders();
+  const modelNamed = (name: string) => {
+    const model = deps.models.get(name);
+    if (!model) throw new Error(`no model named ${name}`);
+    return model;
+  };
   return {
     ...request,
+    async authorize(name, action, record) {
+      const model = modelNamed(name);
+      if (record && action !== 'create') await authorizeRecord(model, request.principal, action, record);
+      else await authorizeCollection(model, request.principal, action, record);
+    },
+    visible: (name, records) => visibleRecords(modelNamed(name), request.principal, records),
     models: deps.models,
     log: deps.log,
     loaders,

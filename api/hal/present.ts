@@ -6,6 +6,7 @@
 import { isPublished, modelOf, type Model, type Models, type PublicRecord } from '../data/model.ts';
 import { decide, type Principal } from '../routing/roles.ts';
 import type { ResourceRoutes } from '../routing/table.ts';
+import { recordDecisions } from '../data/policy.ts';
 import { collectionLinks, itemLinks, linkHeader, mergeLinks, type LinkInput, type Links, type May } from './links.ts';
 
 export interface PresentDeps {
@@ -21,6 +22,12 @@ export interface PresentOptions {
   links?: Readonly<Record<string, LinkInput>>;
   /** Answer status; 201 also sets `Location` to the self link. */
   status?: number;
+  /**
+   * What the model's policy reads for this record's links (spec: `subject`), when the record
+   * given is a presented or plain object rather than the model's record. For a collection: one
+   * subject per record, in order.
+   */
+  subject?: object | readonly object[];
 }
 
 export interface CollectionOptions extends PresentOptions {
@@ -75,11 +82,24 @@ async function publishAll(records: readonly object[], fallback: Model | undefine
   return output;
 }
 
-function item(record: PublicRecord, on: Target): Record<string, unknown> {
+/**
+ * A record with its `_links`: those the role rules allow and, when the model has a policy, those
+ * its policy allows for this record (`subject`, default the record itself).
+ */
+async function item(record: PublicRecord, on: Target, principal: Principal | undefined, subject: object): Promise<Record<string, unknown>> {
   const externalId = typeof record.externalId === 'string' ? record.externalId : undefined;
-  const links = on.resource ? itemLinks(on.resource, externalId, on.may) : {};
-  return { _links: links, ...record };
+  if (!on.resource) return { _links: {}, ...record };
+  const decisions = await recordDecisions(on.model, principal, subject);
+  const may: May = decisions ? (action) => on.may(action) && decisions.get(action) !== false : on.may;
+  return { _links: itemLinks(on.resource, externalId, may), ...record };
 }
+
+/** The subject of the record at `index`: the given subject(s), else the record as given. */
+const subjectAt = (options: PresentOptions, records: readonly object[], index: number): object => {
+  const subject = options.subject;
+  if (subject === undefined) return records[index];
+  return Array.isArray(subject) ? (subject[index] ?? records[index]) : (subject as object);
+};
 
 function selfHref(links: Links): string | undefined {
   const self = links.self;
@@ -93,7 +113,7 @@ export async function presentResource(
 ): Promise<Answer> {
   const on = target(deps, input.options.type ?? input.type, input.principal);
   const [published] = await publishAll([input.record], on.model);
-  const body = item(published, on);
+  const body = await item(published, on, input.principal, subjectAt(input.options, [input.record], 0));
   body._links = mergeLinks(body._links as Links, input.options.links);
   const status = input.options.status ?? 200;
   const headers: Record<string, string> = {};
@@ -124,7 +144,7 @@ export async function presentCollection(
   const perPage = options.perPage ?? (requested as { perPage: number }).perPage;
   const total = options.total ?? input.records.length;
   const published = await publishAll(input.records, on.model);
-  const items = published.map((record) => item(record, on));
+  const items = await Promise.all(published.map((record, index) => item(record, on, input.principal, subjectAt(options, input.records, index))));
   const path = on.resource?.collection ?? input.path;
   const links = mergeLinks(collectionLinks(path, { page, perPage, total }, on.resource, on.may), options.links);
   return {
