@@ -21,11 +21,14 @@ describe('worker process drain', () => {
 
   it('SIGTERM mid-delivery: stops claiming, finishes the delivery in hand, records it and exits 0', async () => {
     let answeredAt = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // the receiver holds its answer until the worker has begun draining: the delivery is in hand when the signal lands
     const receiver = await startReceiver((_req, res) => {
-      setTimeout(() => {
+      void held.then(() => {
         answeredAt = Date.now();
         res.end('ok');
-      }, 1500);
+      });
     });
     receivers.push(receiver);
     const ep = await endpoint(h, `${receiver.origin}/`);
@@ -34,6 +37,8 @@ describe('worker process drain', () => {
     await worker.waitFor(/worker started/);
     await eventually(() => receiver.requests.length >= 1, 10_000, 'a delivery in flight');
     worker.child.kill('SIGTERM');
+    await worker.waitFor(/draining/);
+    release();
     const exit = await worker.exited;
     assert.equal(exit.code, 0, worker.output());
     const errors = worker.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
@@ -57,8 +62,11 @@ describe('worker process drain', () => {
   });
 
   it('a second signal forces the stop (exit 1); the abandoned delivery is armed again and made later', async () => {
+    // the first delivery is never answered while its worker lives; the redelivery is answered at once
+    let calls = 0;
     const receiver = await startReceiver((_req, res) => {
-      setTimeout(() => res.end('ok'), 2000);
+      calls += 1;
+      if (calls > 1) res.end('ok');
     });
     receivers.push(receiver);
     const ep = await endpoint(h, `${receiver.origin}/`);
