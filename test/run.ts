@@ -8,11 +8,31 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { resolveConfig } from '../shared/config/index.ts';
 import { connect } from '../shared/db/connect.ts';
 import { migrate } from '../shared/db/migrate.ts';
 import { createLogger } from '../shared/log/logger.ts';
+
+/**
+ * The whole suite (`npm test`, no file named) type-checks the project too: tsc runs beside the
+ * database's start and the tests (it is CPU while most tests wait on sockets and timers) and its
+ * verdict is awaited at the end; a type error fails the run like a failing test.
+ */
+const typecheck = process.argv.length <= 2 && process.env.TEST_TYPECHECK !== '0' ? runTypecheck() : undefined;
+
+function runTypecheck(): Promise<{ ok: boolean; output: string }> {
+  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+  const child = spawn(process.execPath, [tsc, '--noEmit', '-p', '.'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve) => {
+    child.on('error', (error) => resolve({ ok: false, output: String(error) }));
+    child.on('exit', (exit) => resolve({ ok: exit === 0, output: Buffer.concat(chunks).toString() }));
+  });
+}
 
 const given = process.env.TEST_DATABASE_URL;
 const cluster = given ? undefined : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({ fast: true });
@@ -45,6 +65,11 @@ try {
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   code = await new Promise<number>((resolve) => child.on('exit', (exit, signal) => resolve(exit ?? (signal ? 1 : 0))));
+  if (typecheck) {
+    const types = await typecheck;
+    process.stdout.write(types.ok ? 'tsc --noEmit: no type errors\n' : `tsc --noEmit found type errors:\n${types.output}`);
+    if (!types.ok && code === 0) code = 2;
+  }
 } finally {
   await admin.unsafe(`drop database if exists ${template} with (force)`).catch(() => undefined);
   await admin.end();
