@@ -35,16 +35,19 @@ const hal = (shape: ShapeName, description: string): Json => ({ allOf: [ref('sch
 export const WEBHOOK_SCHEMAS: Json = {
   Webhook: hal('Webhook', 'A webhook endpoint (`externalId` `ep_…`), as listed and changed. Never a secret.'),
   WebhookDetails: halWith('Webhook', { secrets: { type: 'array', items: ref('schemas', 'WebhookSecret') } }, 'A webhook endpoint shown alone: with the dates of the secrets that still sign.'),
-  WebhookCreated: halWith('Webhook', { secret: { type: 'string', pattern: '^whsec_', description: 'The signing secret, shown this once.' } }, 'The answer that made the endpoint: with its signing secret.'),
+  WebhookCreated: halWith('Webhook', { secret: { type: 'string', pattern: '^(whsec_|whpk_)', description: 'The signing secret (`whsec_…`), shown this once; for an `ed25519` endpoint the public key (`whpk_…`) receivers verify with.' } }, 'The answer that made the endpoint: with its signing secret.'),
   WebhookRotated: halWith('Webhook', {
-    secret: { type: 'string', pattern: '^whsec_', description: 'The new signing secret, shown this once.' },
+    secret: { type: 'string', pattern: '^(whsec_|whpk_)', description: 'The new signing secret (`whsec_…`), shown this once; for an `ed25519` endpoint the new public key (`whpk_…`).' },
     graceEndsAt: { type: ['string', 'null'], format: 'date-time', description: 'Until when the previous secret still signs (null: it stopped at once).' },
   }, 'The answer of a rotation: the endpoint with its new secret.'),
   WebhookSecret: shapeSchema('WebhookSecret', 'A secret that still signs (its dates, never its value).'),
   WebhookCreate: {
     type: 'object',
     required: ['url', 'events'],
-    properties: { url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: string }, owner: string, description: string, headers: headersMap },
+    properties: {
+      url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: string }, owner: string, description: string, headers: headersMap,
+      signing: { type: 'string', enum: ['hmac-sha256', 'ed25519'], default: 'hmac-sha256', description: '`ed25519`: deliveries carry `v1a,` Ed25519 signatures and the answer gives the public key `whpk_…` instead of a secret.' },
+    },
   },
   WebhookUpdate: {
     type: 'object',

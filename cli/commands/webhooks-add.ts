@@ -11,7 +11,8 @@ export const webhooksAddCommand = defineCommand({
     .option('events', { type: 'string', demandOption: true, describe: "Comma-separated event names, families like 'order.*', or '*'" })
     .option('owner', { type: 'string', describe: 'Tenant the endpoint belongs to (absent: reached only by emits without owner)' })
     .option('description', { type: 'string', describe: 'Free text' })
-    .option('header', { type: 'string', array: true, describe: "Header sent with every delivery, as 'Name: value' (repeatable)" }),
+    .option('header', { type: 'string', array: true, describe: "Header sent with every delivery, as 'Name: value' (repeatable)" })
+    .option('signing', { type: 'string', choices: ['hmac-sha256', 'ed25519'], describe: 'hmac-sha256 (default, whsec_ secret) or ed25519 (v1a, signatures; prints the public key whpk_…)' }),
   run: async (context, args) => {
     const deps = webhookDeps(context);
     const endpoint = await registerEndpoint(deps, ALL_TENANTS, {
@@ -20,11 +21,15 @@ export const webhooksAddCommand = defineCommand({
       owner: args.owner,
       description: args.description,
       headers: parseHeaderList(args.header),
+      signing: args.signing as 'hmac-sha256' | 'ed25519' | undefined,
     });
     warnIfSecretsUnencrypted(deps);
     const printed = shown(endpoint);
     context.print({ ...printed, secret: endpoint.secret }, () =>
-      `${endpointText(printed)}\nsecret:      ${endpoint.secret}\n\n` +
-      `Give the secret to the receiver now: it is shown again only by \`app webhooks:show ${endpoint.id} --reveal\`.`);
+      endpoint.signing === 'ed25519'
+        ? `${endpointText(printed)}\npublic key:  ${endpoint.secret}\n\n` +
+          'Give the public key to the receiver: it verifies the v1a, signatures with it (the private key never leaves the service).'
+        : `${endpointText(printed)}\nsecret:      ${endpoint.secret}\n\n` +
+          `Give the secret to the receiver now: it is shown again only by \`app webhooks:show ${endpoint.id} --reveal\`.`);
   },
 });

@@ -60,6 +60,7 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     enabled: yesNo('False once disabled (by an operator, or by a 410 from the receiver).'),
     disabledAt: orNull(time()),
     disabledReason: orNull(text()),
+    signing: text('How deliveries are signed: `hmac-sha256` (`v1,` entries; the secret is `whsec_…`) or `ed25519` (`v1a,` entries; receivers verify with the public key `whpk_…`).', { enum: ['hmac-sha256', 'ed25519'] }),
     createdAt: time(),
     updatedAt: time(),
   },
@@ -121,6 +122,7 @@ export function publicEndpoint(endpoint: Endpoint, options: { revealHeaders?: bo
     enabled: endpoint.enabled,
     disabledAt: endpoint.disabledAt,
     disabledReason: endpoint.disabledReason,
+    signing: endpoint.signing,
     createdAt: endpoint.createdAt,
     updatedAt: endpoint.updatedAt,
   };

@@ -1,16 +1,28 @@
 /**
  * Standard Webhooks signing and verification (spec: "Webhook signing").
  *
- * Signed content is `<webhook-id>.<webhook-timestamp>.<raw body>` as UTF-8 bytes; the signature
- * is HMAC-SHA256 over it, base64, prefixed `v1,`. The key is the base64-decoded part of the
- * secret after `whsec_`. This file imports nothing from the project but the error type, so a
- * receiver can take it alone.
+ * Signed content is `<webhook-id>.<webhook-timestamp>.<raw body>` as UTF-8 bytes. Two schemes:
+ * - symmetric (the default): HMAC-SHA256 over it, base64, prefixed `v1,`; the key is the
+ *   base64-decoded part of the secret after `whsec_`;
+ * - asymmetric (`signing: "ed25519"`): an Ed25519 signature over it, base64, prefixed `v1a,`;
+ *   the service signs with a private key `whsk_<base64 PKCS#8>` (kept sealed, never shown) and
+ *   shows the receiver its public key `whpk_<base64 of the 32 raw bytes>`.
+ * This file imports nothing from the project but the error type, so a receiver can take it alone.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign as signBytes, timingSafeEqual, verify as verifyBytes, type KeyObject } from 'node:crypto';
 import { badRequest, internal } from '../errors/app-error.ts';
 
 const SECRET_PREFIX = 'whsec_';
 const SCHEME = 'v1';
+const PRIVATE_KEY_PREFIX = 'whsk_';
+const PUBLIC_KEY_PREFIX = 'whpk_';
+const ASYMMETRIC_SCHEME = 'v1a';
+/** DER prefix of an Ed25519 public key in SPKI form; the 32 raw key bytes follow it. */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** How an endpoint's deliveries are signed. */
+export const SIGNING_SCHEMES = ['hmac-sha256', 'ed25519'] as const;
+export type SigningScheme = (typeof SIGNING_SCHEMES)[number];
 /** Spec, Limits: "timestamp tolerance 300 seconds". */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
@@ -59,6 +71,44 @@ export function generateSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
+/** A new Ed25519 signing key: `whsk_` + base64 of its PKCS#8 DER form (kept sealed by the service). */
+export function generateSigningKey(): string {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  return PRIVATE_KEY_PREFIX + privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+}
+
+/** A new secret of `scheme`: a `whsec_` secret, or a `whsk_` Ed25519 private key. */
+export const generateSecretFor = (scheme: SigningScheme): string => (scheme === 'ed25519' ? generateSigningKey() : generateSecret());
+
+const isPrivateKey = (secret: string) => secret.startsWith(PRIVATE_KEY_PREFIX);
+
+function privateKeyOf(secret: string): KeyObject {
+  try {
+    return createPrivateKey({ key: Buffer.from(secret.slice(PRIVATE_KEY_PREFIX.length), 'base64'), format: 'der', type: 'pkcs8' });
+  } catch {
+    throw badRequest('webhook signing key is not `whsk_` followed by a base64 Ed25519 key', { code: 'APP_WEBHOOK_SECRET_INVALID' });
+  }
+}
+
+/** The public key of a `whsk_` signing key, as receivers are given it: `whpk_` + base64 of its 32 bytes. */
+export function publicKeyOf(secret: string): string {
+  const spki = createPublicKey(privateKeyOf(secret)).export({ format: 'der', type: 'spki' });
+  return PUBLIC_KEY_PREFIX + spki.subarray(ED25519_SPKI_PREFIX.length).toString('base64');
+}
+
+/** What a receiver is shown of a secret: a `whsec_` secret as it is, a signing key as its public key. */
+export const shownSecret = (secret: string): string => (isPrivateKey(secret) ? publicKeyOf(secret) : secret);
+
+/** The Ed25519 public key of a `whpk_` text. Throws 400 `APP_WEBHOOK_SECRET_INVALID`. */
+function publicKeyFrom(text: string): KeyObject {
+  const raw = Buffer.from(text.slice(PUBLIC_KEY_PREFIX.length), 'base64');
+  if (raw.length !== 32) throw badRequest('webhook public key is not `whpk_` followed by base64 of 32 bytes', { code: 'APP_WEBHOOK_SECRET_INVALID' });
+  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+}
+
+const signedContent = (id: string, timestamp: number | string, body: RawBody): Buffer =>
+  Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body)]);
+
 /**
  * The HMAC key of a secret: the base64-decoded text after `whsec_`. The prefix is only a label,
  * so a secret without it is accepted too (as the `standardwebhooks` library does). Throws
@@ -98,18 +148,23 @@ function digest(key: Buffer, id: string, timestamp: number | string, body: RawBo
 }
 
 /**
- * One signature entry, `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, for one secret.
+ * One signature entry, `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` for a `whsec_`
+ * secret, `v1a,<base64 Ed25519 signature of the same>` for a `whsk_` signing key.
  * Throws AppError 400 `APP_WEBHOOK_SECRET_INVALID` for a bad secret, 500 for a timestamp that is
  * not integer seconds.
  */
 export function signatureFor(input: SignInput & { secret: string }): string {
   assertTimestamp(input.timestamp);
+  if (isPrivateKey(input.secret)) {
+    const signature = signBytes(null, signedContent(input.id, input.timestamp, input.body), privateKeyOf(input.secret));
+    return `${ASYMMETRIC_SCHEME},${signature.toString('base64')}`;
+  }
   const key = secretKey(input.secret);
   return `${SCHEME},${digest(key, input.id, input.timestamp, input.body).toString('base64')}`;
 }
 
 /**
- * The `webhook-signature` header value: one `v1,` entry per active secret, space separated, in
+ * The `webhook-signature` header value: one `v1,` (or `v1a,`) entry per active secret, space separated, in
  * the order given (several secrets sign during a rotation grace period). At least one secret is
  * required.
  */
@@ -148,7 +203,8 @@ function readHeader(headers: IncomingHeaders, name: string): string | undefined 
  * Checks a received delivery by the receiver rules of the spec: all three headers present,
  * `webhook-timestamp` integer seconds within `toleranceSeconds` (default 300) of `now` in either
  * direction, and at least one `v1,` entry of `webhook-signature` equal to the expected signature
- * under a constant-time comparison (entries of other schemes are ignored). `body` must be the raw
+ * under a constant-time comparison (entries of other schemes are ignored); with a `whpk_` public
+ * key as `secret`, at least one `v1a,` entry that is a valid Ed25519 signature. `body` must be the raw
  * body, not a re-serialised object. `now` is a Date or epoch milliseconds (default: the clock).
  * Answers `{ok: true}` or `{ok: false, reason}`; throws only for a bad `secret` (AppError 400
  * `APP_WEBHOOK_SECRET_INVALID`). Replay of an already answered `webhook-id` is the caller's check.
@@ -160,7 +216,9 @@ export function verify(input: {
   now?: Date | number;
   toleranceSeconds?: number;
 }): VerifyResult {
-  const key = secretKey(input.secret);
+  const asymmetric = typeof input.secret === 'string' && input.secret.startsWith(PUBLIC_KEY_PREFIX);
+  const key = asymmetric ? undefined : secretKey(input.secret);
+  const publicKey = asymmetric ? publicKeyFrom(input.secret) : undefined;
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (!(tolerance >= 0) || !Number.isFinite(tolerance)) {
     throw internal(`toleranceSeconds must be a non-negative number, got ${String(tolerance)}`);
@@ -179,8 +237,18 @@ export function verify(input: {
   if (now - timestamp > tolerance) return { ok: false, reason: 'timestamp-too-old' };
   if (timestamp - now > tolerance) return { ok: false, reason: 'timestamp-too-new' };
 
+  if (publicKey) {
+    const content = signedContent(id, timestampText, input.body);
+    const matches = signatureHeader.split(' ').some((entry) => {
+      const comma = entry.indexOf(',');
+      if (comma === -1 || entry.slice(0, comma) !== ASYMMETRIC_SCHEME) return false;
+      const signature = Buffer.from(entry.slice(comma + 1), 'base64');
+      return signature.length === 64 && verifyBytes(null, content, publicKey, signature);
+    });
+    return matches ? { ok: true } : { ok: false, reason: 'no-matching-signature' };
+  }
   // Compare the base64 text itself: decoding first would let lenient decoding accept junk.
-  const expected = Buffer.from(digest(key, id, timestampText, input.body).toString('base64'), 'utf8');
+  const expected = Buffer.from(digest(key as Buffer, id, timestampText, input.body).toString('base64'), 'utf8');
   let matched = false;
   for (const entry of signatureHeader.split(' ')) {
     const comma = entry.indexOf(',');

@@ -84,3 +84,31 @@ for (const runner of RUNNERS) {
     });
   });
 }
+
+describe('docs/receiving.md: the Node ed25519 snippet', () => {
+  it("verifies a real v1a, delivery with the endpoint's public key, and refuses a tampered body", async () => {
+    const { startReceiver } = await import('../worker/delivery/receiver.ts');
+    const db = await createTestDatabase();
+    const h = harness(db);
+    const receiver = await startReceiver((_req, res) => res.end('ok'));
+    try {
+      const ep = await endpoint(h, `${receiver.origin}/hook`, { signing: 'ed25519' });
+      await send(h, ep);
+      await runOnce(h);
+      const request = await eventually(() => receiver.requests[0]);
+      const check = (body: Buffer) => {
+        const code = `${snippet('node-ed25519')}\nprocess.stdout.write(String(verified(JSON.parse(process.env.HEADERS), Buffer.from(process.env.BODY, 'base64'))));`;
+        const run = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+          cwd: ROOT, encoding: 'utf8',
+          env: { ...process.env, WEBHOOK_PUBLIC_KEY: ep.secret, HEADERS: JSON.stringify(request.headers), BODY: body.toString('base64') },
+        });
+        assert.equal(run.status, 0, run.stderr);
+        return run.stdout;
+      };
+      assert.equal(check(request.body), 'true');
+      assert.equal(check(Buffer.concat([request.body, Buffer.from(' ')])), 'false');
+    } finally {
+      await receiver.close();
+    }
+  });
+});

@@ -104,6 +104,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     owner: String
     description: String
     headers: JSON
+    "hmac-sha256 (default; the answer's secret is whsec_…) or ed25519 (v1a, signatures; the answer's secret is the public key whpk_…)."
+    signing: String
   }
 
   input UpdateWebhookEndpointInput {

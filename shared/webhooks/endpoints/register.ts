@@ -9,6 +9,8 @@ import { assertEndpointHeaders } from './headers.ts';
 import { assertDescription, assertOwner, checkEndpointUrl } from './fields.ts';
 import { endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import { addSecret, secretBoxFor } from './secrets.ts';
+import { SIGNING_SCHEMES, shownSecret, type SigningScheme } from '../signing.ts';
+import { unprocessable } from '../../errors/app-error.ts';
 import { newEndpointId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
@@ -22,15 +24,24 @@ export interface RegisterOptions {
   description?: string | null;
   /** Receiver-specific headers sent with every delivery (reserved and hop-by-hop names refused). */
   headers?: Record<string, string> | null;
+  /** `hmac-sha256` (default; `v1,` with a `whsec_` secret) or `ed25519` (`v1a,`; the receiver gets a `whpk_` public key). */
+  signing?: SigningScheme | null;
 }
 
-/** The endpoint as registered, with its one signing secret (shown again only by `webhooks:show --reveal`). */
+/** The endpoint as registered, with its one signing secret or public key (shown again only by `webhooks:show --reveal`). */
 export type RegisteredEndpoint = Endpoint & { secret: string };
+
+/** `signing`: absent or null is `hmac-sha256`. Throws 422 `APP_WEBHOOK_SIGNING_INVALID`. */
+export function assertSigning(signing: unknown): SigningScheme {
+  if (signing === undefined || signing === null) return 'hmac-sha256';
+  if (typeof signing === 'string' && (SIGNING_SCHEMES as readonly string[]).includes(signing)) return signing as SigningScheme;
+  throw unprocessable(`invalid signing: must be one of ${SIGNING_SCHEMES.join(', ')}`, { code: 'APP_WEBHOOK_SIGNING_INVALID', data: { field: 'signing' } });
+}
 
 /**
  * Checks every field (url shape and resolved addresses, event patterns, headers, owner,
  * description; each refusal a 422 whose `APP_WEBHOOK_*` code names the field), then writes the
- * endpoint and its first secret (`whsec_` + base64 of 32 random bytes, sealed at rest) in one
+ * endpoint and its first secret (`whsec_` + base64 of 32 random bytes, or an Ed25519 key, sealed at rest) in one
  * transaction, and announces the change to every process's endpoint cache. A caller bound to
  * one tenant registers for that tenant only (naming another owner: 404 `APP_TENANT_NOT_FOUND`).
  */
@@ -40,16 +51,17 @@ export async function registerEndpoint(deps: WebhookDeps, scope: TenantScope, op
   const events = assertEventPatterns(input.events);
   const headers = assertEndpointHeaders(input.headers);
   const description = assertDescription(input.description);
+  const signing = assertSigning(input.signing);
   const url = await checkEndpointUrl(deps, input.url);
   const box = secretBoxFor(deps.config);
   const id = newEndpointId();
 
   const { row, secret } = await deps.sql.begin(async (tx) => {
     const [inserted] = await tx<EndpointRow[]>`
-      insert into ${endpointTable(tx, deps.config)} (id, url, events, owner, description, headers)
-      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(sealHeaders(deps.config, headers))})
+      insert into ${endpointTable(tx, deps.config)} (id, url, events, owner, description, headers, signing)
+      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(sealHeaders(deps.config, headers))}, ${signing})
       returning *`;
-    const plain = await addSecret(tx, box, id);
+    const plain = shownSecret(await addSecret(tx, box, id, signing));
     await notifyEndpointsChanged(tx, [owner]);
     return { row: inserted, secret: plain };
   });

@@ -8,7 +8,7 @@
 import { unprocessable } from '../../errors/app-error.ts';
 import type { Config } from '../../config/index.ts';
 import { createSecretBox, type SecretBox } from '../secret-box.ts';
-import { generateSecret } from '../signing.ts';
+import { generateSecretFor, shownSecret, type SigningScheme } from '../signing.ts';
 import { endpointRow, type Queryable } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { TenantScope } from '../tenant-scope.ts';
@@ -27,9 +27,12 @@ export interface RevealedSecret {
   expiresAt: Date | null;
 }
 
-/** Generates a secret for `endpointId`, stores it sealed and returns it in `whsec_` form. */
-export async function addSecret(sql: Queryable, box: SecretBox, endpointId: string): Promise<string> {
-  const secret = generateSecret();
+/**
+ * Generates a secret of `scheme` for `endpointId` and stores it sealed; answers it (a `whsec_`
+ * secret, or a `whsk_` signing key: show receivers `shownSecret` of it, the public key).
+ */
+export async function addSecret(sql: Queryable, box: SecretBox, endpointId: string, scheme: SigningScheme = 'hmac-sha256'): Promise<string> {
+  const secret = generateSecretFor(scheme);
   await sql`insert into app_webhook_secrets (endpoint_id, sealed) values (${endpointId}, ${box.seal(secret)})`;
   return secret;
 }
@@ -64,7 +67,7 @@ export async function rotateSecret(
   const grace = assertGrace(options.grace);
   const box = secretBoxFor(deps.config);
   const result = await deps.sql.begin(async (tx) => {
-    await endpointRow(tx, deps.config, id, { forUpdate: true, scope });
+    const row = await endpointRow(tx, deps.config, id, { forUpdate: true, scope });
     let graceEndsAt: Date | null = null;
     if (grace === 0) {
       await tx`delete from app_webhook_secrets where endpoint_id = ${id}`;
@@ -76,7 +79,7 @@ export async function rotateSecret(
         update app_webhook_secrets set expires_at = least(coalesce(expires_at, 'infinity'), ${graceEndsAt})
         where endpoint_id = ${id}`;
     }
-    const secret = await addSecret(tx, box, id);
+    const secret = shownSecret(await addSecret(tx, box, id, row.signing ?? 'hmac-sha256'));
     return { secret, graceEndsAt };
   });
   deps.log.info({ endpoint: id, graceMs: grace }, grace === 0 ? 'webhook secret rotated; the old secret no longer signs' : 'webhook secret rotated with grace');
@@ -84,11 +87,17 @@ export async function rotateSecret(
 }
 
 /**
- * The secrets that sign deliveries of endpoint `id` now, newest first, opened. Throws 500
+ * The secrets that sign deliveries of endpoint `id` now, newest first, as the receiver is shown
+ * them (`whsec_` secrets; for an ed25519 endpoint the `whpk_` public keys). Throws 500
  * `APP_WEBHOOK_SECRET_UNREADABLE` (naming the endpoint and the remedy) when one was sealed under
  * another application secret.
  */
 export async function revealSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string): Promise<RevealedSecret[]> {
+  return (await openSecrets(deps, id)).map((entry) => ({ ...entry, secret: shownSecret(entry.secret) }));
+}
+
+/** The secrets that sign deliveries of endpoint `id` now, newest first, opened (private keys included). */
+async function openSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string): Promise<RevealedSecret[]> {
   const box = secretBoxFor(deps.config);
   const rows = await deps.sql<{ sealed: string; created_at: Date; expires_at: Date | null }[]>`
     select sealed, created_at, expires_at from app_webhook_secrets
@@ -97,7 +106,7 @@ export async function revealSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, i
   return rows.map((row) => ({ secret: box.open(row.sealed, id), createdAt: row.created_at, expiresAt: row.expires_at }));
 }
 
-/** The `whsec_` secrets that sign deliveries of endpoint `id` now, newest first (for the worker). */
+/** The secrets (`whsec_`) or signing keys (`whsk_`) that sign deliveries of endpoint `id` now, newest first (for the worker). */
 export async function signingSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string): Promise<string[]> {
-  return (await revealSecrets(deps, id)).map((entry) => entry.secret);
+  return (await openSecrets(deps, id)).map((entry) => entry.secret);
 }

@@ -4,6 +4,7 @@
  * notification every process listens to (cache.ts).
  */
 import { openHeaders } from './header-box.ts';
+import type { SigningScheme } from '../signing.ts';
 import { isIdText } from '../ids.ts';
 import { notFound } from '../../errors/app-error.ts';
 import type { Config } from '../../config/index.ts';
@@ -25,6 +26,8 @@ export interface Endpoint {
   enabled: boolean;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** How its deliveries are signed: `hmac-sha256` (`v1,`) or `ed25519` (`v1a,`). */
+  signing: SigningScheme;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -39,6 +42,8 @@ export interface EndpointRow {
   headers: Record<string, string> | null;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  /** Absent on a table from before migration 008 (read as `hmac-sha256`). */
+  signing?: SigningScheme;
   created_at: Date;
   updated_at: Date;
 }
@@ -59,6 +64,7 @@ export function toEndpoint(row: EndpointRow, config: Pick<Config, 'secret'>): En
     enabled: row.disabled_at === null,
     disabledAt: row.disabled_at,
     disabledReason: row.disabled_reason,
+    signing: row.signing ?? 'hmac-sha256',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
