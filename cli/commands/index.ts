@@ -188,6 +188,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./tokens-revoke.ts')).tokensRevokeCommand,
   },
   {
+    command: 'listen',
+    describe: 'Receive deliveries on this machine: a temporary endpoint, each delivery printed with its verification (needs loopback allowed)',
+    examples: [['$0 listen --events \'order.*\' --forward-to http://localhost:8080/webhooks', 'watch order events arrive and pass them to your local app']],
+    load: async () => (await import('./listen.ts')).listenCommand,
+  },
+  {
     command: 'users:create',
     describe: 'Make a user who signs in with a password; prints a one-time set-password link unless --password-stdin',
     examples: [['$0 users:create --email ops@example.com --role admin', 'the first admin; open the printed link to choose its password'], ["printf '%s' \"$PW\" | $0 users:create --email ann@acme.test --role member --owner acme --password-stdin", 'a member of tenant acme with a password']],

@@ -1,0 +1,143 @@
+/**
+ * `app listen [--events <patterns>] [--owner <o>] [--forward-to <url>] [--port <n>] [--json]`:
+ * watch deliveries arrive on this machine, as `stripe listen` does. It starts a receiver on a
+ * free loopback port, registers a temporary endpoint pointing at it, prints every delivery with
+ * its verification result (one JSON document a line with --json), optionally forwards it to a
+ * local url and answers with that url's answer, and removes the endpoint on Ctrl-C or SIGTERM.
+ *
+ * Temporary endpoints are marked in their description (`app listen: pid <pid> on <host>`); at
+ * start, those of this host whose process is gone (a `listen` that was killed) are removed.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { listEndpoints, registerEndpoint, removeEndpoint } from '../../shared/webhooks/endpoints/index.ts';
+import { verify } from '../../shared/webhooks/signing.ts';
+import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { defineCommand } from '../command.ts';
+import type { CliContext } from '../context.ts';
+import { UsageError } from '../failure.ts';
+import { parseEventList, webhookDeps } from './webhook-cli.ts';
+
+const MARKER = /^app listen: pid (\d+) on ([^\s,]+)/;
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Removes the temporary endpoints of `listen` processes of this host that are gone; how many. */
+export async function removeStaleListeners(context: CliContext): Promise<string[]> {
+  const deps = webhookDeps(context);
+  const { records } = await listEndpoints(deps, ALL_TENANTS);
+  const stale = records.filter((endpoint) => {
+    const match = MARKER.exec(endpoint.description ?? '');
+    return match !== null && match[2] === hostname() && !alive(Number(match[1]));
+  });
+  for (const endpoint of stale) await removeEndpoint(deps, ALL_TENANTS, endpoint.id);
+  return stale.map((endpoint) => endpoint.id);
+}
+
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+/** Headers worth passing on to the forwarded url (not the hop-by-hop ones). */
+const FORWARDED = /^(content-type|user-agent|webhook-.*)$/i;
+
+export const listenCommand = defineCommand({
+  builder: (yargs) => yargs
+    .option('events', { type: 'string', default: '*', describe: 'Event patterns to receive, comma-separated (default: every event)' })
+    .option('owner', { type: 'string', describe: 'Receive the events of this tenant (default: events without owner)' })
+    .option('forward-to', { type: 'string', describe: 'Forward each delivery to this url and answer with its answer' })
+    .option('port', { type: 'number', default: 0, describe: 'Port of the local receiver (default: a free one)' }),
+  run: async (context, args) => {
+    const { config, io } = context;
+    if (!config.webhooks.allowHttp || !config.webhooks.allowPrivate) {
+      throw new UsageError('app listen receives on http://127.0.0.1, which this configuration refuses: start the service with `npm start -- --allow-local` (the CLI then allows it too), or set APP_WEBHOOKS__ALLOW_HTTP=true and APP_WEBHOOKS__ALLOW_PRIVATE=true for the CLI and the worker; never in production');
+    }
+    const forwardTo = args['forward-to'];
+    if (forwardTo !== undefined && !/^https?:\/\//.test(forwardTo)) throw new UsageError(`--forward-to ${JSON.stringify(forwardTo)} is not an http(s) url`);
+    const json = args.json === true;
+    const line = (document: Record<string, unknown>, text: string) => io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${text}\n`);
+    const deps = webhookDeps(context);
+
+    const removed = await removeStaleListeners(context);
+    let secret = '';
+    const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      void (async () => {
+        const body = await readBody(req);
+        const check = verify({ body, headers: req.headers, secret });
+        let type: unknown = null;
+        let data: unknown = null;
+        try {
+          ({ type, data } = JSON.parse(body.toString('utf8')) as { type: unknown; data: unknown });
+        } catch {
+          // not JSON: printed as it is below
+        }
+        let status = 204;
+        let answer: Buffer | undefined;
+        let forwardError: string | undefined;
+        if (forwardTo) {
+          try {
+            const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => FORWARDED.test(name)).map(([name, value]) => [name, String(value)]));
+            const forwarded = await fetch(forwardTo, { method: 'POST', headers, body, redirect: 'manual' });
+            status = forwarded.status;
+            answer = Buffer.from(await forwarded.arrayBuffer());
+            const contentType = forwarded.headers.get('content-type');
+            if (contentType) res.setHeader('content-type', contentType);
+          } catch (error) {
+            status = 502;
+            forwardError = (error as Error).message;
+          }
+        }
+        res.statusCode = status;
+        res.end(answer);
+        const id = req.headers['webhook-id'];
+        line(
+          { kind: 'delivery', receivedAt: new Date().toISOString(), id, type, verified: check.ok, ...(check.ok ? {} : { reason: check.reason }), data: data ?? body.toString('utf8'), status, ...(forwardError ? { forwardError } : {}) },
+          `${new Date().toISOString()}  ${String(id)}  ${String(type)}  ${check.ok ? 'signature ok' : `SIGNATURE REFUSED (${check.reason})`}  -> ${status}${forwardError ? ` (forward failed: ${forwardError})` : ''}`,
+        );
+      })().catch((error: unknown) => {
+        res.statusCode = 500;
+        res.end();
+        context.log.error({ err: error }, 'app listen: a delivery could not be handled');
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(args.port, '127.0.0.1', () => resolve());
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const endpoint = await registerEndpoint(deps, ALL_TENANTS, {
+      url,
+      events: parseEventList(args.events) ?? ['*'],
+      owner: args.owner,
+      description: `app listen: pid ${process.pid} on ${hostname()}, started ${new Date().toISOString()}`,
+    });
+    secret = endpoint.secret;
+    line(
+      { kind: 'listening', url, endpointId: endpoint.id, events: endpoint.events, owner: endpoint.owner, forwardTo: forwardTo ?? null, removedStale: removed },
+      `listening on ${url} as endpoint ${endpoint.id} (events ${endpoint.events.join(', ')}${endpoint.owner ? `, owner ${endpoint.owner}` : ', no owner'})` +
+        `${forwardTo ? `, forwarding to ${forwardTo}` : ''}${removed.length ? `; removed ${removed.length} left by a killed listen` : ''}\nCtrl-C stops and removes the endpoint`,
+    );
+
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await removeEndpoint(deps, ALL_TENANTS, endpoint.id);
+    line({ kind: 'stopped', endpointId: endpoint.id }, `stopped; endpoint ${endpoint.id} removed`);
+  },
+});

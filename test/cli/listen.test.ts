@@ -1,0 +1,92 @@
+/**
+ * `app listen` (issue 17, item 2), run as the real process: it receives and verifies a delivery
+ * emitted by another command and performed by the real worker, forwards it and relays the answer,
+ * removes its endpoint on SIGINT, and at its next start removes the one a killed `listen` left.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { runAppInProcess } from '../helpers/cli.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+import { spawnNode, type Spawned } from '../helpers/processes.ts';
+import { harness, runOnce } from '../worker/helpers.ts';
+
+const db = await createTestDatabase();
+const h = harness(db, { webhooks: { allowHttp: true, allowPrivate: true } });
+const ENV = { NODE_ENV: 'test', DATABASE_URL: db.url, APP_WEBHOOKS__ALLOW_HTTP: 'true', APP_WEBHOOKS__ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' };
+const spawned: Spawned[] = [];
+after(() => {
+  for (const process of spawned) process.child.kill('SIGKILL');
+});
+
+function listen(args: string[] = []): Spawned {
+  const run = spawnNode('cli/main.ts', ENV, ['listen', '--json', ...args]);
+  spawned.push(run);
+  return run;
+}
+
+const lines = (run: Spawned) => run.output().split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>);
+const endpointIds = async () => (await db.sql<{ id: string }[]>`select id from app_webhooks where description like 'app listen:%'`).map((row) => row.id);
+
+describe('app listen', () => {
+  it('prints a verified delivery emitted by another command, forwards it and relays the answer, and removes its endpoint on SIGINT', async () => {
+    const forwarded: string[] = [];
+    const app = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        forwarded.push(`${req.headers['webhook-id']} ${body}`);
+        res.statusCode = 202;
+        res.end('taken');
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    after(() => new Promise<void>((resolve) => app.close(() => resolve())));
+    const run = listen(['--events', 'order.*', '--owner', 'acme', '--forward-to', `http://127.0.0.1:${(app.address() as AddressInfo).port}/hook`]);
+    await run.waitFor(/"kind":"listening"/);
+    const listening = lines(run)[0];
+    assert.match(String(listening.url), /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const emitted = await runAppInProcess(['events:emit', 'order.paid', '--owner', 'acme', '--data', '{"n":7}', '--json'], { PATH: process.env.PATH ?? '', HOME: '/tmp', ...ENV });
+    assert.equal(emitted.code, 0, emitted.stderr);
+    await runOnce(h);
+    await run.waitFor(/"kind":"delivery"/);
+    const delivery = lines(run).find((document) => document.kind === 'delivery') as Record<string, unknown>;
+    assert.equal(delivery.verified, true);
+    assert.equal(delivery.type, 'order.paid');
+    assert.deepEqual(delivery.data, { n: 7 });
+    assert.equal(delivery.status, 202, "the forwarded url's answer is the receiver's");
+    assert.equal(forwarded.length, 1);
+    assert.match(forwarded[0], /^msg_\S+ \{.*"n":7/);
+    const [{ status, last_status }] = await db.sql<{ status: string; last_status: number }[]>`select status, last_status from app_webhook_deliveries where id = ${delivery.id as string}`;
+    assert.equal(status, 'done');
+    assert.equal(last_status, 202);
+    assert.deepEqual(await endpointIds(), [listening.endpointId]);
+    run.child.kill('SIGINT');
+    assert.equal((await run.exited).code, 0, run.output());
+    assert.deepEqual(await endpointIds(), [], 'no endpoint left behind');
+  });
+
+  it('a killed listen leaves its endpoint; the next start removes it', async () => {
+    const killed = listen();
+    await killed.waitFor(/"kind":"listening"/);
+    const left = lines(killed)[0].endpointId as string;
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    assert.deepEqual(await endpointIds(), [left]);
+    const next = listen();
+    await next.waitFor(/"kind":"listening"/);
+    const started = lines(next)[0];
+    assert.deepEqual(started.removedStale, [left], next.output());
+    assert.deepEqual(await endpointIds(), [started.endpointId]);
+    next.child.kill('SIGTERM');
+    assert.equal((await next.exited).code, 0);
+    assert.deepEqual(await endpointIds(), []);
+  });
+
+  it('refuses to start, with a clear reason and exit 2, when loopback delivery is not allowed', async () => {
+    const run = await runAppInProcess(['listen'], { PATH: process.env.PATH ?? '', HOME: '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /npm start -- --allow-local/);
+  });
+});
