@@ -14,6 +14,8 @@ import { allModelSchemas } from './models.ts';
 import { routePaths } from './paths.ts';
 import { WEBHOOK_SCHEMAS } from './webhooks.ts';
 import { TOKEN_SCHEMAS } from './tokens.ts';
+import { eventWebhooks } from './event-webhooks.ts';
+import type { EventType } from '../../shared/webhooks/event-types/index.ts';
 import { ACCOUNT_SCHEMAS, accountPaths } from './accounts.ts';
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string; description?: string };
@@ -22,6 +24,8 @@ const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.met
 export interface DocumentInput {
   config: Pick<Config, 'api' | 'rateLimit' | 'graphql'>;
   api: Pick<Api, 'models' | 'routeMap' | 'mounted'>;
+  /** The event-type catalog, described as the `webhooks` object (absent: no `webhooks`). */
+  eventTypes?: readonly EventType[];
 }
 
 /** Each route of the table with the model it serves (the one `buildApi` picked, else the one named by its collection). */
@@ -72,6 +76,7 @@ export function openapiDocument(input: DocumentInput): Json {
       ...routeTags(paths),
     ],
     paths,
+    ...(input.eventTypes && input.eventTypes.length > 0 ? { webhooks: eventWebhooks(input.eventTypes) } : {}),
     components,
   };
 }

@@ -88,6 +88,22 @@ export const WEBHOOK_SCHEMAS: Json = {
   Attempt: shapeSchema('Attempt', 'One recorded attempt of a delivery.'),
 };
 
+const eventTypeFields = {
+  description: nullableString,
+  schema: { type: ['object', 'boolean', 'null'], description: 'JSON Schema (draft 2020-12) of the events\' `data`; null: any data.' },
+  examples: { type: 'array', items: {}, maxItems: 20 },
+  deprecated: { type: 'boolean' },
+};
+WEBHOOK_SCHEMAS.EventType = {
+  allOf: [ref('schemas', 'HalResource')],
+  type: 'object',
+  description: 'A type of the event catalog.',
+  required: ['name', 'description', 'schema', 'examples', 'deprecated', 'createdAt', 'updatedAt'],
+  properties: { name: eventName, ...eventTypeFields, createdAt: time, updatedAt: time },
+};
+WEBHOOK_SCHEMAS.EventTypeCreate = { type: 'object', required: ['name'], additionalProperties: false, properties: { name: eventName, ...eventTypeFields } };
+WEBHOOK_SCHEMAS.EventTypeUpdate = { type: 'object', minProperties: 1, additionalProperties: false, properties: eventTypeFields };
+
 /** A HAL collection of `item` under `_embedded.<type>`. */
 export const collectionOf = (type: string, item: string): Json => ({
   allOf: [
@@ -135,4 +151,8 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
   'deliveries.index': { summary: 'List deliveries, newest first', status: 200, answer: collectionOf('deliveries', 'Delivery'), query: [STATUS, query('endpoint', 'Endpoint id.'), query('event', 'Event id.'), TYPE, ...OWNER, ...TIME] },
   'deliveries.show': { summary: 'Show a delivery with every attempt', status: 200, answer: ref('schemas', 'DeliveryDetails') },
   'deliveries.retry': { summary: 'Send a dead delivery again', status: 202, answer: ref('schemas', 'Delivery') },
+  'eventTypes.index': { summary: 'List the event-type catalog in name order', status: 200, answer: collectionOf('eventTypes', 'EventType'), query: [query('deprecated', '`false` leaves deprecated types out.', { type: 'string', enum: ['true', 'false'] })] },
+  'eventTypes.create': { summary: 'Add an event type to the catalog (admins)', status: 201, answer: ref('schemas', 'EventType'), body: 'EventTypeCreate' },
+  'eventTypes.show': { summary: 'Show an event type', status: 200, answer: ref('schemas', 'EventType') },
+  'eventTypes.update': { summary: 'Change an event type (admins; `schema: null` removes the schema)', status: 200, answer: ref('schemas', 'EventType'), body: 'EventTypeUpdate' },
 };

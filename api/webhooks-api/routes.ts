@@ -9,10 +9,11 @@
  * | `GET /webhooks/:externalId/deliveries` | the endpoint's deliveries | read |
  * | `GET /events`, `GET /events/:id` / `POST /events` | list, show / emit | read / write |
  * | `GET /deliveries`, `GET /deliveries/:id` / `POST /deliveries/:id/retry` | list, show / retry | read / write |
+ * | `GET /event-types`, `GET /event-types/:name` / `POST /event-types`, `PATCH /event-types/:name` | the catalog | read / admin |
  *
  * read = admin, member, viewer; write = admin, member (shared/tokens/roles.ts).
  */
-import { READ_ROLES, WRITE_ROLES } from '../../shared/tokens/roles.ts';
+import { ALL_TENANT_ROLES, READ_ROLES, WRITE_ROLES } from '../../shared/tokens/roles.ts';
 import type { RoleRule } from '../routing/roles.ts';
 import type { RouteOptions, RouteTable } from '../routing/table.ts';
 
@@ -22,6 +23,8 @@ const BASE = `/${SCOPE}`;
 
 export const READ: RoleRule = READ_ROLES;
 export const WRITE: RoleRule = WRITE_ROLES;
+/** The service-wide event-type catalog is changed by admins only. */
+export const ADMIN: RoleRule = ALL_TENANT_ROLES;
 /** The crud webhooks rule: reading for every role, the rest for writers. */
 export const WEBHOOK_ROLES: RoleRule = { default: WRITE_ROLES, index: READ_ROLES, show: READ_ROLES };
 
@@ -39,6 +42,10 @@ export const WEBHOOKS_API_ROUTES: RouteTable = {
   'GET /deliveries': single('deliveries.index', READ),
   'GET /deliveries/:externalId': single('deliveries.show', READ),
   'POST /deliveries/:externalId/retry': single('deliveries.retry', WRITE),
+  'GET /event-types': single('eventTypes.index', READ),
+  'POST /event-types': single('eventTypes.create', ADMIN),
+  'GET /event-types/:externalId': single('eventTypes.show', READ),
+  'PATCH /event-types/:externalId': single('eventTypes.update', ADMIN),
 };
 
 const id = (value: string) => encodeURIComponent(value);
@@ -56,4 +63,6 @@ export const PATHS = {
   deliveries: `${BASE}/deliveries`,
   delivery: (deliveryId: string) => `${BASE}/deliveries/${id(deliveryId)}`,
   retry: (deliveryId: string) => `${BASE}/deliveries/${id(deliveryId)}/retry`,
+  eventTypes: `${BASE}/event-types`,
+  eventType: (name: string) => `${BASE}/event-types/${id(name)}`,
 };

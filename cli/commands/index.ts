@@ -188,6 +188,30 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./tokens-revoke.ts')).tokensRevokeCommand,
   },
   {
+    command: 'event-types:add <name>',
+    describe: 'Add an event type to the catalog: description, JSON Schema of its data, examples',
+    examples: [['$0 event-types:add order.paid --description \'An order was paid\' --schema @schemas/order-paid.json', 'emits of order.paid must then carry data matching the schema']],
+    load: async () => (await import('./event-types.ts')).eventTypesAddCommand,
+  },
+  {
+    command: 'event-types:list',
+    describe: 'List the event-type catalog',
+    examples: [['$0 event-types:list --no-deprecated', 'the types in use']],
+    load: async () => (await import('./event-types.ts')).eventTypesListCommand,
+  },
+  {
+    command: 'event-types:show <name>',
+    describe: 'Show an event type with its schema and examples',
+    examples: [['$0 event-types:show order.paid --json', 'the type as one JSON document']],
+    load: async () => (await import('./event-types.ts')).eventTypesShowCommand,
+  },
+  {
+    command: 'event-types:update <name>',
+    describe: 'Change an event type (description, schema, examples, deprecated)',
+    examples: [['$0 event-types:update order.paid --deprecated', 'mark it deprecated']],
+    load: async () => (await import('./event-types.ts')).eventTypesUpdateCommand,
+  },
+  {
     command: 'listen',
     describe: 'Receive deliveries on this machine: a temporary endpoint, each delivery printed with its verification (needs loopback allowed)',
     examples: [['$0 listen --events \'order.*\' --forward-to http://localhost:8080/webhooks', 'watch order events arrive and pass them to your local app']],

@@ -3,17 +3,22 @@ import { resolve } from 'node:path';
 import { openapiDocument } from '../../api/openapi/document.ts';
 import { discoverApiOffline } from '../../api/openapi/offline.ts';
 import { defineCommand } from '../command.ts';
+import { listEventTypes } from '../../shared/webhooks/event-types/index.ts';
 
 /**
  * `openapi [--out FILE]`: the OpenAPI 3.1 description of the application (spec: CLI
  * "openapi"), built from the discovered models, controllers and routes as the web process
- * builds them, without listening or touching the database. Prints the JSON document on
- * stdout, or writes it to `--out` and prints the file's path.
+ * builds them, without listening; with a database configured it reads the event-type catalog
+ * into the `webhooks` object (`--no-event-types` does not). Prints the JSON document on stdout,
+ * or writes it to `--out` and prints the file's path.
  */
 export const openapiCommand = defineCommand({
-  builder: (yargs) => yargs.option('out', { type: 'string', describe: 'write the document to this file and print its path' }),
+  builder: (yargs) => yargs
+    .option('out', { type: 'string', describe: 'write the document to this file and print its path' })
+    .option('event-types', { type: 'boolean', default: true, describe: 'describe the event-type catalog as the `webhooks` object (read from the database when one is configured; --no-event-types leaves it out)' }),
   run: async (context, args) => {
-    const document = openapiDocument({ config: context.config, api: await discoverApiOffline() });
+    const eventTypes = args['event-types'] && context.config.databaseUrl ? (await listEventTypes({ sql: context.sql() })).records : undefined;
+    const document = openapiDocument({ config: context.config, api: await discoverApiOffline(), eventTypes });
     const text = `${JSON.stringify(document, null, 2)}\n`;
     if (args.out) {
       const path = resolve(args.out);

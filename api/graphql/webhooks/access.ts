@@ -7,7 +7,7 @@
 import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
 import { forbidden, unauthorized } from '../../../shared/errors/app-error.ts';
 import { scopeOf } from '../../../shared/tokens/principal.ts';
-import { READ_ROLES, WRITE_ROLES } from '../../../shared/tokens/roles.ts';
+import { ALL_TENANT_ROLES, READ_ROLES, WRITE_ROLES } from '../../../shared/tokens/roles.ts';
 import type { TenantScope } from '../../../shared/webhooks/tenant-scope.ts';
 import { parsePagination, type PaginationLimits } from '../../hal/pagination.ts';
 import { decide, type Principal } from '../../routing/roles.ts';
@@ -29,6 +29,16 @@ export function readScope(principal: Principal | undefined, action: string): Ten
 export function writeScope(principal: Principal | undefined, action: string): TenantScope {
   allow(principal, WRITE_ROLES, action);
   return scopeOf(principal);
+}
+
+/** A caller allowed to change the service-wide event-type catalog (admins). */
+export function adminOnly(principal: Principal | undefined, action: string): void {
+  allow(principal, ALL_TENANT_ROLES, action);
+}
+
+/** A caller allowed to read (the event-type catalog: every role). */
+export function reader(principal: Principal | undefined, action: string): void {
+  allow(principal, READ_ROLES, action);
 }
 
 /** `page` and `perPage` by the REST rules (400 `APP_PAGINATION_INVALID`; perPage capped at `api.maxPerPage`). */

@@ -5,6 +5,7 @@
  */
 import { sealHeaders } from './header-box.ts';
 import { assertEventPatterns } from '../patterns.ts';
+import { checkSubscriptions } from '../event-types/validation.ts';
 import { assertEndpointHeaders } from './headers.ts';
 import { assertDescription, assertOwner, checkEndpointUrl } from './fields.ts';
 import { endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
@@ -49,6 +50,7 @@ export async function registerEndpoint(deps: WebhookDeps, scope: TenantScope, op
   const input = (options ?? {}) as Partial<RegisterOptions>;
   const owner = assertOwner(ownerForWrite(scope, input.owner));
   const events = assertEventPatterns(input.events);
+  await checkSubscriptions(deps, events);
   const headers = assertEndpointHeaders(input.headers);
   const description = assertDescription(input.description);
   const signing = assertSigning(input.signing);

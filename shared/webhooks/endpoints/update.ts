@@ -6,6 +6,7 @@
 import { sealHeaders } from './header-box.ts';
 import { unprocessable } from '../../errors/app-error.ts';
 import { assertEventPatterns } from '../patterns.ts';
+import { checkSubscriptions } from '../event-types/validation.ts';
 import { assertEndpointHeaders } from './headers.ts';
 import { assertDescription, assertOwner, checkEndpointUrl, UNSTORABLE } from './fields.ts';
 import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
@@ -70,6 +71,7 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
     });
   }
   const events = given.events === undefined ? undefined : assertEventPatterns(given.events);
+  if (events) await checkSubscriptions(deps, events);
   const headers = given.headers === undefined ? undefined : assertEndpointHeaders(given.headers);
   const owner = 'owner' in given ? assertOwner(ownerForWrite(scope, given.owner)) : undefined;
   const description = 'description' in given ? assertDescription(given.description) : undefined;

@@ -8,6 +8,7 @@ import { assertOwner } from '../endpoints/fields.ts';
 import { endpointRow } from '../endpoints/store.ts';
 import { loadEnabledEndpoints } from '../endpoints/cache.ts';
 import { payloadText } from './envelope.ts';
+import { checkEventData } from '../event-types/validation.ts';
 import { enqueueDeliveries, type Delivery } from './enqueue.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
@@ -44,13 +45,15 @@ export function assertFanoutBytes(limit: number, payloadBytes: number, fanout: n
  * (data `{field: 'type', limit, matched}`) and writes nothing. Otherwise one transaction writes the event, one
  * delivery and one `app/webhook` job per endpoint; answers the deliveries (none when nothing
  * matched, and then nothing is written). Also throws 422 `APP_WEBHOOK_EVENT_INVALID`,
- * `APP_WEBHOOK_OWNER_INVALID`, `APP_WEBHOOK_PAYLOAD_INVALID`, 413
+ * `APP_WEBHOOK_OWNER_INVALID`, `APP_WEBHOOK_PAYLOAD_INVALID`, `APP_WEBHOOK_EVENT_DATA_INVALID` (the
+ * catalog's schema for the type), `APP_WEBHOOK_EVENT_TYPE_UNKNOWN` (strict catalog), 413
  * `APP_WEBHOOK_PAYLOAD_TOO_LARGE` or `APP_WEBHOOK_FANOUT_TOO_LARGE`, 503 `APP_WEBHOOK_QUEUE_MISSING`.
  */
 export async function emit(deps: WebhookDeps, event: string, payload: unknown, options: EmitOptions = {}): Promise<Delivery[]> {
   const type = assertEventName(event);
   const owner = assertOwner(options?.owner);
   const data = payloadText(payload, deps.config.bodyLimit);
+  await checkEventData(deps, type, payload);
   const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps.sql, deps.config, owner);
   const matched = endpoints.filter((endpoint) => matchesEvent(endpoint.events, type));
   const limit = deps.config.webhooks.maxFanout;
@@ -76,6 +79,7 @@ export async function emit(deps: WebhookDeps, event: string, payload: unknown, o
 export async function sendToEndpoint(deps: WebhookDeps, scope: TenantScope, id: string, event: string, payload: unknown): Promise<Delivery> {
   const type = assertEventName(event);
   const data = payloadText(payload, deps.config.bodyLimit);
+  await checkEventData(deps, type, payload, { strict: false });
   // the write below joins the endpoint again on this owner, so the scope checked on this read holds
   const row = await endpointRow(deps.sql, deps.config, id, { scope });
   const disabled = () =>

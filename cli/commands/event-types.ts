@@ -1,0 +1,81 @@
+/**
+ * `event-types:add|list|show|update`: the event-type catalog from the command line (the CLI acts
+ * as an admin). JSON options (`--schema`, `--example`) take JSON text or `@path` of a JSON file.
+ */
+import { readFile } from 'node:fs/promises';
+import { badRequest } from '../../shared/errors/app-error.ts';
+import { createEventType, listEventTypes, showEventType, updateEventType, type EventType, type EventTypeInput } from '../../shared/webhooks/event-types/index.ts';
+import type { Argv } from 'yargs';
+import { defineCommand } from '../command.ts';
+import type { CliContext } from '../context.ts';
+
+const deps = (context: CliContext) => ({ sql: context.sql(), log: context.log });
+
+/** JSON text, or `@file` holding it. Throws 400 `APP_CLI_JSON_INVALID` naming the option. */
+async function json(option: string, text: string): Promise<unknown> {
+  let source = text;
+  if (text.startsWith('@')) source = await readFile(text.slice(1), 'utf8').catch((error: Error) => { throw badRequest(`--${option}: cannot read ${text.slice(1)}: ${error.message}`, { code: 'APP_CLI_JSON_INVALID' }); });
+  try {
+    return JSON.parse(source);
+  } catch (error) {
+    throw badRequest(`--${option} is not valid JSON: ${(error as Error).message}`, { code: 'APP_CLI_JSON_INVALID', data: { field: option } });
+  }
+}
+
+async function fields(args: { description?: string; schema?: string; example?: string[]; deprecated?: boolean; 'no-schema'?: boolean }): Promise<EventTypeInput> {
+  return {
+    ...(args.description !== undefined ? { description: args.description } : {}),
+    ...(args.schema !== undefined ? { schema: await json('schema', args.schema) } : {}),
+    ...(args['no-schema'] ? { schema: null } : {}),
+    ...(args.example !== undefined ? { examples: await Promise.all(args.example.map((example) => json('example', example))) } : {}),
+    ...(args.deprecated !== undefined ? { deprecated: args.deprecated } : {}),
+  };
+}
+
+function typeText(type: EventType): string {
+  return [
+    `name:        ${type.name}${type.deprecated ? '  (deprecated)' : ''}`,
+    `description: ${type.description ?? ''}`,
+    `schema:      ${type.schema === null ? '(none: any data)' : JSON.stringify(type.schema)}`,
+    `examples:    ${type.examples.length === 0 ? '(none)' : type.examples.map((example) => JSON.stringify(example)).join('\n             ')}`,
+  ].join('\n');
+}
+
+const common = <T>(yargs: Argv<T>) => yargs
+  .option('description', { type: 'string', describe: 'What the event means' })
+  .option('schema', { type: 'string', describe: "JSON Schema (draft 2020-12) of the events' data: JSON text or @file.json" })
+  .option('example', { type: 'string', array: true, describe: 'An example of data (JSON or @file; repeatable)' })
+  .option('deprecated', { type: 'boolean', describe: 'Mark the type deprecated (still accepted)' });
+
+export const eventTypesAddCommand = defineCommand({
+  builder: (yargs) => common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.paid' })),
+  run: async (context, args) => {
+    const type = await createEventType(deps(context), { name: args.name, ...(await fields(args as never)) });
+    context.print(type, () => typeText(type));
+  },
+});
+
+export const eventTypesUpdateCommand = defineCommand({
+  builder: (yargs) => common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' }))
+    .option('no-schema', { type: 'boolean', describe: 'Remove the schema (any data is accepted again)' }),
+  run: async (context, args) => {
+    const type = await updateEventType(deps(context), args.name, await fields(args as never));
+    context.print(type, () => typeText(type));
+  },
+});
+
+export const eventTypesListCommand = defineCommand({
+  builder: (yargs) => yargs.option('deprecated', { type: 'boolean', default: true, describe: 'Include deprecated types (--no-deprecated leaves them out)' }),
+  run: async (context, args) => {
+    const { records } = await listEventTypes(deps(context), { includeDeprecated: args.deprecated !== false });
+    context.print(records, () => (records.length === 0 ? 'the catalog is empty' : records.map((type) => `${type.name.padEnd(32)} ${type.deprecated ? '[deprecated] ' : ''}${type.schema === null ? '' : '[schema] '}${type.description ?? ''}`).join('\n')));
+  },
+});
+
+export const eventTypesShowCommand = defineCommand({
+  builder: (yargs) => yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' }),
+  run: async (context, args) => {
+    const type = await showEventType(deps(context), args.name);
+    context.print(type, () => typeText(type));
+  },
+});
