@@ -42,6 +42,7 @@ import { plugAccounts } from './accounts/plug.ts';
 import type { AccountDeps } from '../shared/accounts/deps.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
 import { withProductApis } from './product-apis.ts';
+import { modelEventSink } from './data/model-events.ts';
 import { discoverApi } from './routing/discover.ts';
 
 export interface WebDeps {
@@ -144,7 +145,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
   const build = (definition: ApiDefinition) => {
     // the product's own APIs (webhooks, tokens) are mounted here, beside what the application declares
-    const built = buildApi({ sql }, withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens: { sql, log } }), pipeline.routeStage);
+    const events = modelEventSink(webhooksApi.webhooks); // models that declare webhooks.events emit their changes
+    const built = buildApi({ sql, events }, withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens: { sql, log } }), pipeline.routeStage);
     graphql?.build(built.models);
     return built;
   };

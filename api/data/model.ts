@@ -1,9 +1,9 @@
-import type { Sql } from '../../shared/db/connect.ts';
+import type { Queryable, Sql } from '../../shared/db/connect.ts';
 import { unprocessable } from '../../shared/errors/app-error.ts';
 import { newExternalId } from './external-id.ts';
 import { countRows, deleteRow, insertRow, selectByExternalId, selectExternalIds, selectInternalIds, selectMany, selectPage, updateRow, type Row } from './queries.ts';
 import type { Field, ModelShape } from './shape.ts';
-import { Types, type ModelDeclaration } from './types.ts';
+import { Types, type ModelChange, type ModelDeclaration } from './types.ts';
 import { checkInput } from './values.ts';
 
 /** A record as a model returns it: internal `id`, `externalId`, fields, timestamps; foreign keys as internal ids. */
@@ -116,7 +116,12 @@ function columnsFor(sql: Sql, shape: ModelShape, values: Record<string, unknown>
  * Builds the models of an application over one connection pool. `shapes` come from
  * `compileShape` and have been checked against each other (registry.ts).
  */
-export function createModels(deps: { sql: Sql }, shapes: readonly ModelShape[]): Models {
+/** Where the changes of models that emit them go (api/data/model-events.ts); called inside the write's transaction. */
+export interface ModelEvents {
+  emit(tx: Queryable, model: Model, change: ModelChange, record: ModelRecord): Promise<void>;
+}
+
+export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: readonly ModelShape[]): Models {
   const { sql } = deps;
   const byName = new Map<string, Model>();
   const byCollection = new Map<string, Model>();
@@ -183,6 +188,19 @@ export function createModels(deps: { sql: Sql }, shapes: readonly ModelShape[]):
   }
 
   function build(shape: ModelShape): Model {
+    const emits = (change: ModelChange) => deps.events !== undefined && (shape.declaration.webhooks?.events ?? []).includes(change);
+    /**
+     * Runs a write; when the model emits this change, in one transaction with the event's
+     * deliveries and jobs (a write that rolls back emits nothing, an emit that fails undoes the write).
+     */
+    const writing = <T extends ModelRecord | undefined>(change: ModelChange, write: (db: Queryable) => Promise<T>): Promise<T> =>
+      emits(change)
+        ? (sql.begin(async (tx) => {
+            const record = await write(tx);
+            if (record) await (deps.events as ModelEvents).emit(tx, model, change, record);
+            return record;
+          }) as Promise<T>)
+        : write(sql);
     const model: Model = {
       name: shape.name,
       collection: shape.collection,
@@ -216,17 +234,26 @@ export function createModels(deps: { sql: Sql }, shapes: readonly ModelShape[]):
         const ids = await resolveReferences(shape, values);
         const row = columnsFor(sql, shape, values, ids);
         row.external_id = newExternalId();
-        return recordFromRow(model, await insertRow(sql, shape.table, shape.columns, row));
+        return writing('created', async (db) => recordFromRow(model, await insertRow(db, shape.table, shape.columns, row)));
       },
       async update(externalId, input) {
         const values = checkInput(shape, input, 'update');
         const ids = await resolveReferences(shape, values);
         const row = columnsFor(sql, shape, values, ids);
         if (shape.timestamps && Object.keys(row).length > 0) row.updated_at = new Date();
-        const updated = await updateRow(sql, shape.table, shape.columns, externalId, row);
-        return updated ? recordFromRow(model, updated) : undefined;
+        return writing('updated', async (db) => {
+          const updated = await updateRow(db, shape.table, shape.columns, externalId, row);
+          return updated ? recordFromRow(model, updated) : undefined;
+        });
       },
-      destroy: (externalId) => deleteRow(sql, shape.table, externalId),
+      async destroy(externalId) {
+        if (!emits('deleted')) return deleteRow(sql, shape.table, externalId);
+        const gone = await writing('deleted', async (db) => {
+          const existing = await selectByExternalId(db, shape.table, shape.columns, externalId);
+          return existing && (await deleteRow(db, shape.table, externalId)) ? recordFromRow(model, existing) : undefined;
+        });
+        return gone !== undefined;
+      },
       publish: (async (input: object | readonly object[]) =>
         Array.isArray(input) ? publishMany(model, input) : (await publishMany(model, [input]))[0]) as Model['publish'],
       template() {

@@ -2,7 +2,7 @@
  * The SQL of the model layer: small named functions, identifiers through `sql(name)`, values
  * always as parameters. Table and column names come from checked declarations (shape.ts).
  */
-import type { Sql } from '../../shared/db/connect.ts';
+import type { Queryable as Sql } from '../../shared/db/connect.ts';
 
 export type Row = Record<string, unknown>;
 

@@ -84,5 +84,15 @@ export function compileShape(declaration: ModelDeclaration): { shape: ModelShape
     columns: ['id', 'external_id', ...fields.map((field) => field.column), ...(timestamps ? ['created_at', 'updated_at'] : [])],
     declaration,
   };
+  const webhooks = declaration.webhooks;
+  if (webhooks !== undefined) {
+    const changes = ['created', 'updated', 'deleted'];
+    if (!Array.isArray(webhooks.events) || webhooks.events.length === 0 || webhooks.events.some((change) => !changes.includes(change))) {
+      problems.push(`${label}: webhooks.events must list some of ${changes.join(', ')}`);
+    }
+    if (webhooks.owner !== undefined && !fields.some((field) => field.name === webhooks.owner && field.type === Types.STRING)) {
+      problems.push(`${label}: webhooks.owner "${webhooks.owner}" is not a STRING field of the model`);
+    }
+  }
   return { shape, problems };
 }

@@ -71,12 +71,23 @@ export interface ModelDeclaration {
    * Without it, a listing leaves out the records of its page the policy does not let `show`.
    */
   policyScope?: (principal: PolicyPrincipal | undefined) => Record<string, string | number | boolean | null> | undefined;
+  /**
+   * Changes emitted as webhook events (issue 17, item 5): each listed change of a record is
+   * emitted as `<model>.created`, `.updated` or `.deleted` (`<model>` the name in snake_case,
+   * `BlogPost` -> `blog_post`) in the same transaction as the write, with the record's HAL
+   * representation as `data`; the event's owner is the record's `owner` field (another field with
+   * `owner: '<field>'`; none: no owner).
+   */
+  webhooks?: { events: readonly ModelChange[]; owner?: string };
   /** GraphQL type definitions and resolvers; the GraphQL layer merges those of all models. */
   graphql?: {
     types: string;
     resolvers: Record<string, Record<string, Resolver>>;
   };
 }
+
+/** A change of a record a model may emit as an event. */
+export type ModelChange = 'created' | 'updated' | 'deleted';
 
 /** Who a policy decides for: the request's principal (shared/tokens/principal.ts). */
 export interface PolicyPrincipal {

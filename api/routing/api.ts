@@ -2,6 +2,8 @@ import type { Middleware } from 'koa';
 import type { Sql } from '../../shared/db/connect.ts';
 import type { Models } from '../data/model.ts';
 import { modelsFrom } from '../data/registry.ts';
+import type { ModelEvents } from '../data/model.ts';
+import type { PresentDeps } from '../hal/present.ts';
 import type { ModelDeclaration } from '../data/types.ts';
 import type { Action, Controller } from './controller.ts';
 import { genericController } from './generic-controller.ts';
@@ -29,7 +31,11 @@ export interface Api {
  * controller's, else the generic controller's of the route's model. Every problem (unknown
  * model, missing controller or action) is listed at once and stops the boot.
  */
-export function buildApi(deps: { sql: Sql }, definition: ApiDefinition, routeStage: (route: CompiledRoute) => Middleware): Api {
+export function buildApi(
+  deps: { sql: Sql; events?: ModelEvents & { bind(present: PresentDeps): void } },
+  definition: ApiDefinition,
+  routeStage: (route: CompiledRoute) => Middleware,
+): Api {
   const models = modelsFrom(deps, definition.models ?? []);
   const routeMap = compileRoutes(definition.routes ?? {});
   const controllers = definition.controllers ?? {};
@@ -54,5 +60,6 @@ export function buildApi(deps: { sql: Sql }, definition: ApiDefinition, routeSta
   }
   if (problems.length > 0) throw new RouteTableError([...new Set(problems)]);
   const present = { models, resources: routeMap.resources };
+  deps.events?.bind(present);
   return { models, routeMap, mounted, router: buildRouter({ mounted, present, routeStage }) };
 }

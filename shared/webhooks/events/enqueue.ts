@@ -91,7 +91,12 @@ export async function enqueueDeliveries(
   const nothing = Symbol('nothing to write');
 
   try {
-    return await sql.begin(async (tx) => {
+    // on a pool: a transaction of its own; inside a caller's transaction (model events): a savepoint of it
+    const inTransaction = (work: (tx: Sql) => Promise<Delivery[]>): Promise<Delivery[]> =>
+      'savepoint' in sql && !('begin' in sql)
+        ? ((sql as unknown as { savepoint: (work: (tx: Sql) => Promise<Delivery[]>) => Promise<Delivery[]> }).savepoint(work))
+        : (sql.begin(work as never) as unknown as Promise<Delivery[]>);
+    return await inTransaction(async (tx) => {
       // The driver prepares statements; after five runs PostgreSQL may switch to a generic plan
       // that guesses 10 rows for unnest(<parameter>) and joins 1,000 endpoints in a nested loop
       // (200 ms instead of 20). Custom plans see the real array lengths.
