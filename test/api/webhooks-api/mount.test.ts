@@ -14,13 +14,13 @@ import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 const deps = {} as WebhookDeps; // the factories only keep it; no action runs here
 
 describe('mounting the webhook API', () => {
-  it('adds every webhook route and its three controllers beside the application\'s own', () => {
+  it('adds every webhook route and its four controllers beside the application\'s own', () => {
     const mine = { ping: async () => undefined };
     const definition = withWebhooksApi({ routes: { 'GET /ping': { controller: 'status.ping' } }, controllers: { status: mine } }, deps);
     assert.deepEqual(Object.keys(definition.routes ?? {}).sort(), [...Object.keys(WEBHOOKS_API_ROUTES), 'GET /ping'].sort());
-    assert.deepEqual(Object.keys(definition.controllers ?? {}).sort(), ['deliveries', 'events', 'status', 'webhooks']);
+    assert.deepEqual(Object.keys(definition.controllers ?? {}).sort(), ['deliveries', 'eventTypes', 'events', 'status', 'webhooks']);
     assert.equal(definition.controllers?.status, mine);
-    for (const name of ['webhooks', 'events', 'deliveries']) {
+    for (const name of ['webhooks', 'events', 'deliveries', 'eventTypes']) {
       for (const [action, handler] of Object.entries(definition.controllers?.[name] ?? {})) assert.equal(typeof handler, 'function', `${name}.${action}`);
     }
   });
