@@ -69,15 +69,16 @@ export const WEBHOOK_SCHEMAS: Json = {
   },
   DeliveryCounts: shapeSchema('DeliveryCounts', 'Deliveries by state.'),
   Event: hal('Event', 'An emitted event (`externalId` `evt_…`) with its retained payload and delivery counts by state.'),
-  EventCreate: { type: 'object', required: ['type'], properties: { type: eventName, data: {}, owner: string } },
+  EventCreate: { type: 'object', required: ['type'], properties: { type: eventName, data: {}, owner: string, eventId: { type: 'string', minLength: 1, maxLength: 64, description: 'Your own id of the event, unique per owner: repeated within `webhooks.dedupeWindow`, the original event is answered (200, `duplicate: true`) and nothing is queued.' } } },
   EventEmitted: {
     allOf: [ref('schemas', 'HalResource')],
     type: 'object',
     description: 'The emit answer: `externalId` null when no endpoint matched (nothing written); a `delivery` link to each delivery.',
-    required: ['externalId', 'type', 'owner', 'createdAt', 'deliveryCount', 'deliveryIds'],
+    required: ['externalId', 'type', 'owner', 'createdAt', 'deliveryCount', 'deliveryIds', 'duplicate'],
     properties: {
       externalId: nullableString, type: eventName, owner: nullableString, createdAt: nullableTime,
       deliveryCount: { type: 'integer', minimum: 0 }, deliveryIds: { type: 'array', items: string },
+      duplicate: { type: 'boolean', description: 'The `eventId` repeated an earlier event: this is the original, nothing was queued (status 200).' },
     },
   },
   Delivery: hal('Delivery', 'A delivery (`externalId` `msg_…`) as listed, and as a test event or a retry answers it.'),

@@ -9,12 +9,15 @@ export const eventsEmitCommand = defineCommand({
   builder: (yargs) => yargs
     .positional('event', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.created' })
     .option('data', { type: 'string', describe: 'Payload as JSON (default {})' })
-    .option('owner', { type: 'string', describe: 'Tenant; without it only endpoints without owner are reached' }),
+    .option('owner', { type: 'string', describe: 'Tenant; without it only endpoints without owner are reached' })
+    .option('event-id', { type: 'string', describe: 'Your own id of the event: repeated within webhooks.dedupeWindow, the original is answered and nothing queued' }),
   run: async (context, args) => {
     const data = parseJsonData(args.data);
-    const { deliveries } = await emitEvent(webhookDeps(context), ALL_TENANTS, { type: args.event, data, owner: args.owner });
+    const { deliveries, duplicate } = await emitEvent(webhookDeps(context), ALL_TENANTS, { type: args.event, data, owner: args.owner, eventId: args['event-id'] });
     context.print(deliveries.map(publicNewDelivery), () =>
-      deliveries.length === 0
+      duplicate
+        ? `event id ${args['event-id']} was emitted already; nothing queued. Its deliveries:\n${deliveryLines(deliveries)}`
+        : deliveries.length === 0
         ? `no enabled endpoint ${args.owner === undefined ? 'without owner' : `of owner ${args.owner}`} subscribes to ${args.event}; nothing queued`
         : `queued ${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'}:\n${deliveryLines(deliveries)}`);
   },

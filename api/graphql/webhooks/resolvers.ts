@@ -114,6 +114,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
         type: result.type,
         owner: result.owner,
         deliveries: result.deliveries.map(publicNewDelivery),
+        duplicate: result.duplicate,
       };
     },
     retryWebhookDelivery: async (_root, args, context) => publicDelivery(await retryDelivery(deps, writeScope(context.principal, 'retryWebhookDelivery'), args.id)),

@@ -127,6 +127,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     data: JSON
     "An admin names any owner, or none; a member emits as its own owner."
     owner: String
+    "Your own id of the event (1 to 64 characters, unique per owner): repeated within webhooks.dedupeWindow, the original event is answered and nothing is queued."
+    eventId: String
   }
 
   type RegisteredWebhookEndpoint {
@@ -149,6 +151,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     type: String!
     owner: String
     deliveries: [WebhookDelivery!]!
+    "The eventId repeated an earlier event: event and deliveries are the original's, nothing was queued."
+    duplicate: Boolean!
   }
 
   type RecoveredWebhookDeliveries {

@@ -29,12 +29,13 @@ export const eventsController = (deps: WebhookDeps) => defineController({
   })),
 
   /**
-   * POST /events {type, data?, owner?}: emits to every subscribed endpoint of the owner; 202
-   * with the event (null `externalId` when no endpoint matched: nothing is written then), the
-   * number of deliveries and a `delivery` link to each.
+   * POST /events {type, data?, owner?, eventId?}: emits to every subscribed endpoint of the owner;
+   * 202 with the event (null `externalId` when no endpoint matched: nothing is written then), the
+   * number of deliveries and a `delivery` link to each. An `eventId` seen within
+   * `webhooks.dedupeWindow` answers 200 with the original event (`duplicate: true`), queuing nothing.
    */
   create: webhookAction(deps, async ({ ctx, principal, scope, deps }) => {
-    const result = await emitEvent(deps, scope, ctx.permit('type', 'data', 'owner'));
+    const result = await emitEvent(deps, scope, ctx.permit('type', 'data', 'owner', 'eventId'));
     const links: Links = result.event === null ? { collection: { href: PATHS.events } } : eventLinks(principal, result.event.id);
     links.delivery = result.deliveries.map((delivery) => ({ href: PATHS.delivery(delivery.id) }));
     await ctx.resource(
@@ -46,8 +47,9 @@ export const eventsController = (deps: WebhookDeps) => defineController({
         createdAt: result.event?.createdAt ?? null,
         deliveryCount: result.deliveries.length,
         deliveryIds: result.deliveries.map((delivery) => delivery.id),
+        duplicate: result.duplicate,
       },
-      { status: 202 },
+      { status: result.duplicate ? 200 : 202 },
     );
   }),
 

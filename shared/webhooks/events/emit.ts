@@ -9,7 +9,7 @@ import { endpointRow } from '../endpoints/store.ts';
 import { loadEnabledEndpoints } from '../endpoints/cache.ts';
 import { payloadText } from './envelope.ts';
 import { checkEventData } from '../event-types/validation.ts';
-import { enqueueDeliveries, type Delivery } from './enqueue.ts';
+import { deliveriesOfEvent, DuplicateEvent, enqueueDeliveries, type Delivery } from './enqueue.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
 
@@ -19,6 +19,21 @@ export interface EmitOptions {
    * only endpoints without owner. An emit never reaches every tenant.
    */
   owner?: string | null;
+  /**
+   * The sender's own id of the event (1 to 64 characters, unique per owner): an emit repeating an
+   * `eventId` seen within `webhooks.dedupeWindow` answers the original event's deliveries and
+   * queues nothing.
+   */
+  eventId?: string | null;
+}
+
+/** The sender's `eventId`: absent or null, or 1 to 64 visible ASCII characters. Throws 422 `APP_WEBHOOK_EVENT_ID_INVALID`. */
+export function assertSourceId(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(value)) {
+    throw unprocessable('invalid eventId: must be 1 to 64 visible ASCII characters (your own id of the event)', { code: 'APP_WEBHOOK_EVENT_ID_INVALID', data: { field: 'eventId' } });
+  }
+  return value;
 }
 
 /**
@@ -50,8 +65,14 @@ export function assertFanoutBytes(limit: number, payloadBytes: number, fanout: n
  * `APP_WEBHOOK_PAYLOAD_TOO_LARGE` or `APP_WEBHOOK_FANOUT_TOO_LARGE`, 503 `APP_WEBHOOK_QUEUE_MISSING`.
  */
 export async function emit(deps: WebhookDeps, event: string, payload: unknown, options: EmitOptions = {}): Promise<Delivery[]> {
+  return (await emitOnce(deps, event, payload, options)).deliveries;
+}
+
+/** `emit`, also saying whether the `eventId` repeated an earlier event (then nothing was queued). */
+export async function emitOnce(deps: WebhookDeps, event: string, payload: unknown, options: EmitOptions = {}): Promise<{ deliveries: Delivery[]; duplicate: boolean }> {
   const type = assertEventName(event);
   const owner = assertOwner(options?.owner);
+  const sourceId = assertSourceId(options?.eventId);
   const data = payloadText(payload, deps.config.bodyLimit);
   await checkEventData(deps, type, payload);
   const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps.sql, deps.config, owner);
@@ -64,9 +85,15 @@ export async function emit(deps: WebhookDeps, event: string, payload: unknown, o
     );
   }
   assertFanoutBytes(deps.config.webhooks.maxFanoutBytes, data.bytes, matched.length, type);
-  const deliveries = await enqueueDeliveries(deps, { type, data, owner, endpointIds: matched.map((e) => e.id) });
-  if (deliveries.length > 0) deps.log.debug({ event: type, owner, deliveries: deliveries.length, eventId: deliveries[0].eventId }, 'webhook event emitted');
-  return deliveries;
+  try {
+    const deliveries = await enqueueDeliveries(deps, { type, data, owner, endpointIds: matched.map((e) => e.id), sourceId });
+    if (deliveries.length > 0) deps.log.debug({ event: type, owner, deliveries: deliveries.length, eventId: deliveries[0].eventId }, 'webhook event emitted');
+    return { deliveries, duplicate: false };
+  } catch (error) {
+    if (!(error instanceof DuplicateEvent)) throw error;
+    deps.log.info({ event: type, owner, eventId: error.eventId }, 'emit repeats an eventId: the original event is answered, nothing queued');
+    return { deliveries: await deliveriesOfEvent(deps.sql, error.eventId), duplicate: true };
+  }
 }
 
 /**
@@ -102,20 +129,23 @@ export interface EmitResult {
   type: string;
   owner: string | null;
   deliveries: Delivery[];
+  /** The `eventId` repeated an earlier event: `event` and `deliveries` are the original's, nothing was queued. */
+  duplicate: boolean;
 }
 
 /**
  * `emit(type, data, {owner})` for a caller's scope: a member emits only as its owner (naming
  * another is 404 `APP_TENANT_NOT_FOUND`); an admin or the CLI names any owner, or none.
  */
-export async function emitEvent(deps: WebhookDeps, scope: TenantScope, input: { type?: unknown; data?: unknown; owner?: unknown }): Promise<EmitResult> {
+export async function emitEvent(deps: WebhookDeps, scope: TenantScope, input: { type?: unknown; data?: unknown; owner?: unknown; eventId?: unknown }): Promise<EmitResult> {
   const owner = ownerForWrite(scope, input.owner) as string | null | undefined;
-  const deliveries = await emit(deps, input.type as string, input.data === undefined ? {} : input.data, { owner });
+  const { deliveries, duplicate } = await emitOnce(deps, input.type as string, input.data === undefined ? {} : input.data, { owner, eventId: input.eventId as string | undefined });
   const first = deliveries[0];
   return {
     event: first === undefined ? null : { id: first.eventId, type: first.event, owner: first.owner, createdAt: first.createdAt },
     type: input.type as string,
     owner: owner ?? null,
     deliveries,
+    duplicate,
   };
 }

@@ -29,7 +29,8 @@ export interface Delivery {
   event: string;
   /** The logical queue (`webhooks.queue`). */
   queue: string;
-  status: 'pending';
+  /** `pending` when just written; a repeated `eventId` answers the original deliveries as they stand. */
+  status: DeliveryStatus;
   /** Time of the event (the envelope's `timestamp`). */
   createdAt: Date;
 }
@@ -37,6 +38,13 @@ export interface Delivery {
 
 /** Delivery states as operators see them (spec: "Queue states visible to operators"). */
 export type DeliveryStatus = 'pending' | 'running' | 'done' | 'dead';
+
+/** The deliveries of event `eventId`, as an emit answers them (a repeated `eventId`). */
+export async function deliveriesOfEvent(sql: Sql, eventId: string): Promise<Delivery[]> {
+  const rows = await sql<{ id: string; event_id: string; endpoint_id: string; owner: string | null; event_type: string; queue: string; status: DeliveryStatus; created_at: Date }[]>`
+    select id, event_id, endpoint_id, owner, event_type, queue, status, created_at from app_webhook_deliveries where event_id = ${eventId} order by id`;
+  return rows.map((row) => ({ id: row.id, eventId: row.event_id, endpointId: row.endpoint_id, owner: row.owner, event: row.event_type, queue: row.queue, status: row.status, createdAt: row.created_at }));
+}
 
 /** PostgreSQL errors meaning a schema, function, type or table does not exist. */
 const MISSING_OBJECT = new Set(['3F000', '42883', '42704', '42P01']);
@@ -55,6 +63,42 @@ async function missingQueueObjects(sql: Sql): Promise<string[]> {
   if (!row.spec) missing.push('type graphile_worker.job_spec');
   if (!row.add_jobs) missing.push('function graphile_worker.add_jobs');
   return missing;
+}
+
+/** Thrown inside the emit's transaction (rolling it back) when the sender's `eventId` names an event already written. */
+export class DuplicateEvent extends Error {
+  readonly eventId: string;
+  constructor(eventId: string) {
+    super(`event ${eventId} has this eventId already`);
+    this.eventId = eventId;
+  }
+}
+
+/**
+ * Writes an event carrying the sender's id, unless an event of the same owner has it within
+ * `windowMs`: answers the id of the event that holds it (this one when written). Concurrent
+ * emits with one id wait on the unique index and all but one find the winner's event. An id
+ * older than the window is released (its event keeps its rows, loses the id) and taken anew.
+ */
+async function insertSourcedEvent(
+  tx: Sql,
+  event: { id: string; type: string; owner: string | null; text: string; at: Date; sourceId: string },
+  windowMs: number,
+): Promise<string> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const [inserted] = await tx<{ id: string }[]>`
+      insert into app_events (id, type, owner, payload, created_at, source_id)
+      values (${event.id}, ${event.type}, ${event.owner}, ${event.text}::text::jsonb, ${event.at}, ${event.sourceId})
+      on conflict ((coalesce(owner, '')), source_id) where source_id is not null do nothing
+      returning id`;
+    if (inserted) return inserted.id;
+    const [holder] = await tx<{ id: string; created_at: Date }[]>`
+      select id, created_at from app_events where coalesce(owner, '') = ${event.owner ?? ''} and source_id = ${event.sourceId}`;
+    if (!holder) continue; // pruned meanwhile: try again
+    if (event.at.getTime() - holder.created_at.getTime() < windowMs) return holder.id;
+    await tx`update app_events set source_id = null where id = ${holder.id}`;
+  }
+  throw new Error(`could not write event ${event.id} with eventId ${event.sourceId}`);
 }
 
 /** The request an emit served timed out before its commit: rolled back (the client already has its 503). */
@@ -78,7 +122,7 @@ function queueMissing(missing: string[], cause: unknown): AppError {
  */
 export async function enqueueDeliveries(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'deadline'>,
-  input: { type: string; data: PayloadText; owner: string | null; endpointIds: readonly string[]; at?: Date },
+  input: { type: string; data: PayloadText; owner: string | null; endpointIds: readonly string[]; at?: Date; sourceId?: string | null },
 ): Promise<Delivery[]> {
   if (input.endpointIds.length === 0) return [];
   const { config, sql } = deps;
@@ -102,9 +146,14 @@ export async function enqueueDeliveries(
       // (200 ms instead of 20). Custom plans see the real array lengths.
       if (deps.deadline?.expired) throw requestTimedOut();
       await tx`set local plan_cache_mode = force_custom_plan`;
-      await tx`
-        insert into app_events (id, type, owner, payload, created_at)
-        values (${eventId}, ${input.type}, ${input.owner}, ${input.data.text}::text::jsonb, ${at})`;
+      if (input.sourceId) {
+        const written = await insertSourcedEvent(tx, { id: eventId, type: input.type, owner: input.owner, text: input.data.text, at, sourceId: input.sourceId }, config.webhooks.dedupeWindow);
+        if (written !== eventId) throw new DuplicateEvent(written);
+      } else {
+        await tx`
+          insert into app_events (id, type, owner, payload, created_at)
+          values (${eventId}, ${input.type}, ${input.owner}, ${input.data.text}::text::jsonb, ${at})`;
+      }
       // One statement: the delivery rows, and their jobs built from what the insert returned.
       const rows = await tx<{ id: string; endpoint_id: string }[]>`
         with inserted as (
