@@ -152,6 +152,7 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
   'deliveries.index': { summary: 'List deliveries, newest first', status: 200, answer: collectionOf('deliveries', 'Delivery'), query: [STATUS, query('endpoint', 'Endpoint id.'), query('event', 'Event id.'), TYPE, ...OWNER, ...TIME] },
   'deliveries.show': { summary: 'Show a delivery with every attempt', status: 200, answer: ref('schemas', 'DeliveryDetails') },
   'deliveries.retry': { summary: 'Send a dead delivery again', status: 202, answer: ref('schemas', 'Delivery') },
+  'deliveries.resend': { summary: 'Send a done or dead delivery again with the same webhook-id (409 while it is in flight)', status: 202, answer: ref('schemas', 'Delivery') },
   'eventTypes.index': { summary: 'List the event-type catalog in name order', status: 200, answer: collectionOf('eventTypes', 'EventType'), query: [query('deprecated', '`false` leaves deprecated types out.', { type: 'string', enum: ['true', 'false'] })] },
   'eventTypes.create': { summary: 'Add an event type to the catalog (admins)', status: 201, answer: ref('schemas', 'EventType'), body: 'EventTypeCreate' },
   'eventTypes.show': { summary: 'Show an event type', status: 200, answer: ref('schemas', 'EventType') },

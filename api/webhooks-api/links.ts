@@ -50,6 +50,7 @@ export function deliveryLinks(principal: Principal | undefined, delivery: { id: 
   add(links, 'endpoint', may(principal, WEBHOOK_ROLES, 'show'), { href: PATHS.webhook(delivery.endpointId) });
   add(links, 'event', may(principal, READ), { href: PATHS.event(delivery.eventId) });
   add(links, 'retry', may(principal, WRITE) && delivery.status === 'dead' && delivery.endpointEnabled, { href: PATHS.retry(delivery.id), method: 'POST' });
+  add(links, 'resend', may(principal, WRITE) && (delivery.status === 'done' || delivery.status === 'dead') && delivery.endpointEnabled, { href: PATHS.resend(delivery.id), method: 'POST' });
   return links;
 }
 

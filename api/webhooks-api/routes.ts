@@ -42,6 +42,7 @@ export const WEBHOOKS_API_ROUTES: RouteTable = {
   'GET /deliveries': single('deliveries.index', READ),
   'GET /deliveries/:externalId': single('deliveries.show', READ),
   'POST /deliveries/:externalId/retry': single('deliveries.retry', WRITE),
+  'POST /deliveries/:externalId/resend': single('deliveries.resend', WRITE),
   'GET /event-types': single('eventTypes.index', READ),
   'POST /event-types': single('eventTypes.create', ADMIN),
   'GET /event-types/:externalId': single('eventTypes.show', READ),
@@ -63,6 +64,7 @@ export const PATHS = {
   deliveries: `${BASE}/deliveries`,
   delivery: (deliveryId: string) => `${BASE}/deliveries/${id(deliveryId)}`,
   retry: (deliveryId: string) => `${BASE}/deliveries/${id(deliveryId)}/retry`,
+  resend: (deliveryId: string) => `${BASE}/deliveries/${id(deliveryId)}/resend`,
   eventTypes: `${BASE}/event-types`,
   eventType: (name: string) => `${BASE}/event-types/${id(name)}`,
 };

@@ -170,6 +170,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./jobs.ts')).jobsRetryCommand,
   },
   {
+    command: 'jobs:resend <id>',
+    describe: 'Send a done or dead delivery again with the same webhook-id (refused while it is pending or running)',
+    examples: [['$0 jobs:resend msg_01H…', 'a receiver lost a delivery it had acknowledged']],
+    load: async () => (await import('./jobs.ts')).jobsResendCommand,
+  },
+  {
     command: 'tokens:create',
     describe: 'Make an API token for REST and GraphQL clients; prints it once (only a hash is stored)',
     examples: [['$0 tokens:create --name ci --role member --owner acme --expires 90d', 'a member token of tenant acme for 90 days']],

@@ -8,7 +8,7 @@ import { installDriverCrashGuard } from '../../shared/db/driver-crash-guard.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { listDeliveries } from '../../shared/webhooks/deliveries/index.ts';
 import {
-  countDeliveries, DELIVERY_STATUSES, retryDelivery, showDelivery,
+  countDeliveries, DELIVERY_STATUSES, resendDelivery, retryDelivery, showDelivery,
   type DeliveryDetails, type DeliverySummary,
 } from '../../shared/webhooks/deliveries/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
@@ -176,6 +176,15 @@ export const jobsRetryCommand = defineCommand({
   run: async (context, args) => {
     const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, ALL_TENANTS, String(args.id));
     context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`);
+  },
+});
+
+/** `jobs:resend <id>`: a done or dead delivery is sent again (a new job, the same webhook-id). */
+export const jobsResendCommand = defineCommand({
+  builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
+  run: async (context, args) => {
+    const delivery = await resendDelivery({ sql: context.sql(), config: context.config, log: context.log }, ALL_TENANTS, String(args.id));
+    context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it with the same webhook-id`);
   },
 });
 

@@ -12,7 +12,7 @@ import { revealHeadersFor } from '../../webhooks-api/present.ts';
 import type { GraphQLFieldResolver } from 'graphql';
 import type { Config } from '../../../shared/config/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { listDeliveries, recoverDeliveries, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
+import { listDeliveries, recoverDeliveries, resendDelivery, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
 import { endpointsInScope } from '../../../shared/webhooks/endpoints/batch.ts';
 import type { Endpoint } from '../../../shared/webhooks/endpoints/store.ts';
 import {
@@ -118,6 +118,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       };
     },
     retryWebhookDelivery: async (_root, args, context) => publicDelivery(await retryDelivery(deps, writeScope(context.principal, 'retryWebhookDelivery'), args.id)),
+    resendWebhookDelivery: async (_root, args, context) => publicDelivery(await resendDelivery(deps, writeScope(context.principal, 'resendWebhookDelivery'), args.id)),
     recoverWebhookDeliveries: (_root, args, context) =>
       recoverDeliveries(deps, writeScope(context.principal, 'recoverWebhookDeliveries'), args.id, { since: args.since, until: args.until ?? undefined }),
   };

@@ -175,6 +175,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     emitWebhookEvent(input: EmitWebhookEventInput!): EmittedWebhookEvent!
     "Sends a dead delivery again with the same webhook-id."
     retryWebhookDelivery(id: ID!): WebhookDelivery!
+    "A done or dead delivery sent again with the same webhook-id (APP_WEBHOOK_DELIVERY_IN_FLIGHT while it is pending or running)."
+    resendWebhookDelivery(id: ID!): WebhookDelivery!
     "Sends again every dead delivery of the endpoint created in [since, until)."
     recoverWebhookDeliveries(id: ID!, since: DateTime!, until: DateTime): RecoveredWebhookDeliveries!
   }

@@ -3,7 +3,7 @@
  * dead delivery), over shared/webhooks/deliveries/.
  */
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { listDeliveries, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
+import { listDeliveries, resendDelivery, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
 import { defineController } from '../../routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { LISTING_FILTERS } from '../links.ts';
@@ -37,6 +37,12 @@ export const deliveriesController = (deps: WebhookDeps) => defineController({
   /** POST /deliveries/:id/retry: 202; a dead delivery is sent again with the same webhook-id. */
   retry: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
     const summary = await retryDelivery(deps, scope, id);
+    await ctx.resource(publishDelivery(principal, { ...summary, endpointEnabled: true }), { status: 202 });
+  }),
+
+  /** POST /deliveries/:id/resend: 202; a done or dead delivery is sent again with the same webhook-id (409 while in flight). */
+  resend: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
+    const summary = await resendDelivery(deps, scope, id);
     await ctx.resource(publishDelivery(principal, { ...summary, endpointEnabled: true }), { status: 202 });
   }),
 });

@@ -4,7 +4,7 @@
  */
 export { listDeliveries, MAX_LIST_LIMIT, type DeliveryQuery, type ListedDelivery } from './list.ts';
 export { showDelivery } from './show.ts';
-export { retryDelivery } from './retry.ts';
+export { retryDelivery, resendDelivery } from './retry.ts';
 export { recoverDeliveries, MAX_RECOVER, type RecoverResult } from './recover.ts';
 export { countDeliveries } from './counts.ts';
 export {

@@ -1,4 +1,4 @@
-/** Retrying one dead delivery (spec: "dead letter queue -> jobs:retry -> sent again"). */
+/** Sending one delivery again: retry (dead ones, spec: "dead letter queue -> jobs:retry -> sent again") and resend (done or dead). */
 import { conflict } from '../../errors/app-error.ts';
 import type { TenantScope } from '../tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
@@ -6,22 +6,20 @@ import { deliveryJobSpec, requeuePayload } from './job.ts';
 import { SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliverySummary } from './record.ts';
 import { showDelivery } from './show.ts';
 
+type RequeueDeps = Pick<WebhookDeps, 'sql' | 'config' | 'log'>;
+
 /**
- * `jobs:retry <id>` (spec: "dead letter queue -> jobs:retry -> sent again"): a dead delivery
- * becomes pending with a new job (same delivery id, so the same `webhook-id` and body) and a new
- * series of `webhooks.maxAttempts` attempts under the same backoff; its earlier attempts stay
- * on record. Throws 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND` (also outside `scope`), 409 `APP_WEBHOOK_DELIVERY_NOT_DEAD`
- * (only dead deliveries are retried; the others are still on their way or delivered), 409
- * `APP_WEBHOOK_ENDPOINT_DISABLED` (the worker would not send it: enable the endpoint first).
+ * Queues delivery `id` again when its status is one of `from`: it becomes pending with a new job
+ * (same delivery id, so the same `webhook-id` and body) and a new series of
+ * `webhooks.maxAttempts` attempts under the same backoff; its earlier attempts stay on record.
+ * Refuses with 409 `refusal` in another status, 409 `APP_WEBHOOK_ENDPOINT_DISABLED` when the
+ * endpoint is disabled (the worker would not send it), 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`.
  */
-export async function retryDelivery(deps: Pick<WebhookDeps, 'sql' | 'config' | 'log'>, scope: TenantScope, id: string): Promise<DeliverySummary> {
+async function requeue(deps: RequeueDeps, scope: TenantScope, id: string, rule: { from: readonly ('done' | 'dead')[]; refusal: string; what: string }): Promise<DeliverySummary> {
   const { sql } = deps;
   const current = await showDelivery(deps, scope, id);
-  if (current.status !== 'dead') {
-    throw conflict(`webhook delivery ${id} is ${current.status}, not dead: only dead deliveries are retried`, {
-      code: 'APP_WEBHOOK_DELIVERY_NOT_DEAD',
-      data: { id, status: current.status },
-    });
+  if (!(rule.from as readonly string[]).includes(current.status)) {
+    throw conflict(`webhook delivery ${id} is ${current.status}, ${rule.what}`, { code: rule.refusal, data: { id, status: current.status } });
   }
   if (current.endpoint !== null && !current.endpoint.enabled) {
     throw conflict(`webhook endpoint ${current.endpointId} of delivery ${id} is disabled (${current.endpoint.disabledReason ?? 'no reason given'}); enable it first (app webhooks:enable ${current.endpointId})`, {
@@ -33,7 +31,7 @@ export async function retryDelivery(deps: Pick<WebhookDeps, 'sql' | 'config' | '
     with d as (
       update app_webhook_deliveries
          set status = 'pending', next_attempt_at = now(), completed_at = null, updated_at = now()
-       where id = ${id} and status = 'dead'
+       where id = ${id} and status = any(${rule.from as string[]}::text[])
       returning *
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
@@ -46,12 +44,25 @@ export async function retryDelivery(deps: Pick<WebhookDeps, 'sql' | 'config' | '
     )
     select ${sql.unsafe(SUMMARY_COLUMNS)} from d, j`;
   if (rows.length === 0) {
-    // Retried (or removed) by someone else between the read and the write.
-    throw conflict(`webhook delivery ${id} changed meanwhile; look at it again (app jobs show ${id})`, {
-      code: 'APP_WEBHOOK_DELIVERY_NOT_DEAD',
-      data: { id },
-    });
+    // Queued again (or removed) by someone else between the read and the write.
+    throw conflict(`webhook delivery ${id} changed meanwhile; look at it again (app jobs show ${id})`, { code: rule.refusal, data: { id } });
   }
-  deps.log.info({ delivery: id, priorAttempts: current.attempts }, 'dead delivery queued again');
+  deps.log.info({ delivery: id, priorAttempts: current.attempts, was: current.status }, 'delivery queued again');
   return summary(rows[0]);
 }
+
+/**
+ * `jobs:retry <id>` (spec: "dead letter queue -> jobs:retry -> sent again"): a dead delivery is
+ * queued again (see `requeue`). Only dead deliveries are retried (409
+ * `APP_WEBHOOK_DELIVERY_NOT_DEAD`): the others are still on their way or delivered.
+ */
+export const retryDelivery = (deps: RequeueDeps, scope: TenantScope, id: string): Promise<DeliverySummary> =>
+  requeue(deps, scope, id, { from: ['dead'], refusal: 'APP_WEBHOOK_DELIVERY_NOT_DEAD', what: 'not dead: only dead deliveries are retried' });
+
+/**
+ * `jobs:resend <id>`, `POST /deliveries/:id/resend` (issue 16, item 6): a done or dead delivery
+ * is sent again with the same `webhook-id` (a receiver that lost it, or wants it once more); 409
+ * `APP_WEBHOOK_DELIVERY_IN_FLIGHT` while it is pending or running.
+ */
+export const resendDelivery = (deps: RequeueDeps, scope: TenantScope, id: string): Promise<DeliverySummary> =>
+  requeue(deps, scope, id, { from: ['done', 'dead'], refusal: 'APP_WEBHOOK_DELIVERY_IN_FLIGHT', what: 'still on its way: resend it once it is done or dead' });
