@@ -40,8 +40,8 @@ export function eventLinks(principal: Principal | undefined, eventId: string): L
 }
 
 /**
- * A delivery: self, collection, its endpoint and event, and `retry` (POST) while it is dead
- * and its endpoint enabled (the only state a retry is accepted in).
+ * A delivery: self, collection, its endpoint and event, `retry` (POST) while it is dead and
+ * `resend` (POST) once it is done, its endpoint enabled (the states these are accepted in).
  */
 export function deliveryLinks(principal: Principal | undefined, delivery: { id: string; endpointId: string; eventId: string; status: string; endpointEnabled: boolean }): Links {
   const links: Links = {};
@@ -50,7 +50,8 @@ export function deliveryLinks(principal: Principal | undefined, delivery: { id: 
   add(links, 'endpoint', may(principal, WEBHOOK_ROLES, 'show'), { href: PATHS.webhook(delivery.endpointId) });
   add(links, 'event', may(principal, READ), { href: PATHS.event(delivery.eventId) });
   add(links, 'retry', may(principal, WRITE) && delivery.status === 'dead' && delivery.endpointEnabled, { href: PATHS.retry(delivery.id), method: 'POST' });
-  add(links, 'resend', may(principal, WRITE) && (delivery.status === 'done' || delivery.status === 'dead') && delivery.endpointEnabled, { href: PATHS.resend(delivery.id), method: 'POST' });
+  // a dead delivery offers `retry` (which does what resend would); `resend` is the done ones' own
+  add(links, 'resend', may(principal, WRITE) && delivery.status === 'done' && delivery.endpointEnabled, { href: PATHS.resend(delivery.id), method: 'POST' });
   return links;
 }
 

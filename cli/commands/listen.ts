@@ -70,6 +70,12 @@ export const listenCommand = defineCommand({
     const line = (document: Record<string, unknown>, text: string) => io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${text}\n`);
     const deps = webhookDeps(context);
 
+    // listening for the signals before anything else: one that comes while the endpoint is being
+    // registered still stops this run, after which the endpoint is removed as usual
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
     const removed = await removeStaleListeners(context);
     let secret = '';
     const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -130,11 +136,7 @@ export const listenCommand = defineCommand({
         `${forwardTo ? `, forwarding to ${forwardTo}` : ''}${removed.length ? `; removed ${removed.length} left by a killed listen` : ''}\nCtrl-C stops and removes the endpoint`,
     );
 
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await stopped;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await removeEndpoint(deps, ALL_TENANTS, endpoint.id);
