@@ -169,6 +169,8 @@ export const SCHEMA = group({
     deadRetention: leaf('duration', '90d', 'How long dead deliveries are kept, from their creation; null keeps them forever.', { nullable: true }),
     timeout: leaf('duration', '10s', 'Whole exchange of one attempt (connect, headers, body).'),
     maxFanout: leaf('integer', 1000, 'Most endpoints one emit may reach.', { min: 1 }),
+    disableAfter: leaf('duration', '5d', 'An endpoint whose every delivery attempt has failed for this long (and at least `disableAfterFailures` times) is disabled, the reason kept; checked hourly by the worker. null: never.', { nullable: true }),
+    disableAfterFailures: leaf('integer', 20, 'Failed attempts (since the last success) an endpoint needs besides `disableAfter` to be disabled.', { min: 1 }),
     dedupeWindow: leaf('duration', '24h', 'How long an emit\'s `eventId` (the sender\'s own id, unique per owner) makes a repeat of it answer the original event and queue nothing.'),
     strictEventTypes: leaf('boolean', false, 'Refuse emits of an event type the catalog does not have, and subscriptions to patterns that match none of its types (422 `APP_WEBHOOK_EVENT_TYPE_UNKNOWN`); off: the catalog only validates the types it has.'),
     maxFanoutBytes: leaf('size', '64mb', 'Most bytes one emit may write: payload size times the endpoints it reaches (every delivery keeps its own body); over it: 413 `APP_WEBHOOK_FANOUT_TOO_LARGE`, nothing written.'),

@@ -89,6 +89,7 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
         description = ${description === undefined ? current.description : description},
         headers = ${tx.json(headers === undefined ? (current.headers ?? {}) : sealHeaders(deps.config, headers ?? {}))},
         disabled_at = case when ${enabling} then null when ${disabling} then coalesce(disabled_at, now()) else disabled_at end,
+        enabled_at = case when ${enabling} and disabled_at is not null then now() else enabled_at end,
         disabled_reason = case
           when ${enabling} then null
           when ${disabling} then coalesce(${given.disabledReason ?? null}::text, disabled_reason, 'disabled by an operator')
