@@ -31,8 +31,24 @@ const halWith = (base: string, extra: Record<string, Json>, description: string)
 
 const hal = (shape: ShapeName, description: string): Json => ({ allOf: [ref('schemas', 'HalResource'), shapeSchema(shape)], description });
 
+const eventTypeFields = {
+  description: nullableString,
+  schema: { type: ['object', 'boolean', 'null'], description: 'JSON Schema (draft 2020-12) of the events\' `data`; null: any data.' },
+  examples: { type: 'array', items: {}, maxItems: 20 },
+  deprecated: { type: 'boolean' },
+};
+
 /** The schemas of the webhook API's records and answers, by component name. */
 export const WEBHOOK_SCHEMAS: Json = {
+  EventType: {
+    allOf: [ref('schemas', 'HalResource')],
+    type: 'object',
+    description: 'A type of the event catalog.',
+    required: ['name', 'description', 'schema', 'examples', 'deprecated', 'createdAt', 'updatedAt'],
+    properties: { name: eventName, ...eventTypeFields, createdAt: time, updatedAt: time },
+  },
+  EventTypeCreate: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: eventName, ...eventTypeFields } },
+  EventTypeUpdate: { type: 'object', minProperties: 1, additionalProperties: false, properties: eventTypeFields },
   Webhook: hal('Webhook', 'A webhook endpoint (`externalId` `ep_…`), as listed and changed. Never a secret.'),
   WebhookDetails: halWith('Webhook', { secrets: { type: 'array', items: ref('schemas', 'WebhookSecret') } }, 'A webhook endpoint shown alone: with the dates of the secrets that still sign.'),
   WebhookCreated: halWith('Webhook', { secret: { type: 'string', pattern: '^(whsec_|whpk_)', description: 'The signing secret (`whsec_…`), shown this once; for an `ed25519` endpoint the public key (`whpk_…`) receivers verify with.' } }, 'The answer that made the endpoint: with its signing secret.'),
@@ -88,22 +104,6 @@ export const WEBHOOK_SCHEMAS: Json = {
   }, 'A delivery shown alone: its endpoint and every attempt.'),
   Attempt: shapeSchema('Attempt', 'One recorded attempt of a delivery.'),
 };
-
-const eventTypeFields = {
-  description: nullableString,
-  schema: { type: ['object', 'boolean', 'null'], description: 'JSON Schema (draft 2020-12) of the events\' `data`; null: any data.' },
-  examples: { type: 'array', items: {}, maxItems: 20 },
-  deprecated: { type: 'boolean' },
-};
-WEBHOOK_SCHEMAS.EventType = {
-  allOf: [ref('schemas', 'HalResource')],
-  type: 'object',
-  description: 'A type of the event catalog.',
-  required: ['name', 'description', 'schema', 'examples', 'deprecated', 'createdAt', 'updatedAt'],
-  properties: { name: eventName, ...eventTypeFields, createdAt: time, updatedAt: time },
-};
-WEBHOOK_SCHEMAS.EventTypeCreate = { type: 'object', required: ['name'], additionalProperties: false, properties: { name: eventName, ...eventTypeFields } };
-WEBHOOK_SCHEMAS.EventTypeUpdate = { type: 'object', minProperties: 1, additionalProperties: false, properties: eventTypeFields };
 
 /** A HAL collection of `item` under `_embedded.<type>`. */
 export const collectionOf = (type: string, item: string): Json => ({
