@@ -13,6 +13,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import { headerNameProblem } from '../../shared/webhooks/endpoints/headers.ts';
 import { secretBoxFor } from '../../shared/webhooks/endpoints/secrets.ts';
 import type { SecretBox } from '../../shared/webhooks/secret-box.ts';
+import { emitOperational, isOperational } from '../../shared/webhooks/operational.ts';
 import { signedHeaders } from '../../shared/webhooks/signing.ts';
 import { retryDelayMs } from './backoff.ts';
 import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
@@ -22,7 +23,7 @@ import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registr
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
-  claimDeliveries, deliveryStatus, markUnsent, recordAttempts, recordGone,
+  claimDeliveries, deliveryStatus, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone,
   type AttemptRecord, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
 } from './store.ts';
 import { USER_AGENT } from './user-agent.ts';
@@ -171,6 +172,26 @@ function observeAttempt(metrics: Metrics | undefined, attempt: { outcome: Delive
   if (attempt.lagMs !== undefined) metrics.deliveryLag.observe(Math.max(0, attempt.lagMs) / 1000);
 }
 
+/**
+ * Operational events of a failed attempt (not of an operational event's delivery): the first
+ * failure after a success (`app.endpoint.failing`, at most hourly) and a delivery that died
+ * (`app.delivery.dead`).
+ */
+async function announceFailure(
+  deps: DeliveryDeps,
+  claimed: ClaimedDelivery,
+  failed: { id: string; event: string; startedAt: Date; dead: boolean; error: string | null },
+): Promise<void> {
+  const failing = await firstFailureAfterSuccess(deps.sql, deps.config, claimed.endpointId, failed.startedAt).catch((error: unknown) => {
+    deps.log.warn({ err: error, endpoint: claimed.endpointId }, 'could not tell whether the endpoint just started failing');
+    return undefined;
+  });
+  if (failing) await emitOperational(deps, 'app.endpoint.failing', { endpointId: claimed.endpointId, url: failing.url, deliveryId: failed.id, error: failed.error }, failing.owner);
+  if (failed.dead) {
+    await emitOperational(deps, 'app.delivery.dead', { deliveryId: failed.id, endpointId: claimed.endpointId, eventType: failed.event, lastError: failed.error, attempts: claimed.attempts + 1 }, claimed.owner);
+  }
+}
+
 /** Performs one run of delivery `payload.deliveryId` (see the file comment). */
 export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPayload): Promise<DeliveryRun> {
   const { config, sql, log } = deps;
@@ -239,13 +260,16 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
         }),
   };
 
+  const operational = isOperational(payload.event); // its deliveries never raise operational events
   if (outcome.disableEndpoint) {
-    const stopped = await recordGone(sql, config, { ...record, endpointId: claimed.endpointId });
-    if (stopped === null) return skip(deps, id, true);
-    log.warn({ delivery: id, endpoint: claimed.endpointId, stopped }, 'receiver answered 410: endpoint disabled, its pending deliveries stopped');
+    const gone = await recordGone(sql, config, { ...record, endpointId: claimed.endpointId });
+    if (gone === null) return skip(deps, id, true);
+    log.warn({ delivery: id, endpoint: claimed.endpointId, stopped: gone.stopped }, 'receiver answered 410: endpoint disabled, its pending deliveries stopped');
+    if (!operational) await emitOperational(deps, 'app.endpoint.disabled', { endpointId: claimed.endpointId, url: claimed.url, reason: gone.reason }, gone.owner);
     return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
   }
   if (!(await queries.record(record))) return skip(deps, id, true);
+  if (!operational && outcome.result !== 'done') await announceFailure(deps, claimed, { id, event: payload.event, startedAt, dead: outcome.result === 'dead', error: outcome.error ?? null });
   const line = { delivery: id, endpoint: claimed.endpointId, attempt, status: httpStatus, error: outcome.error, delayMs };
   if (outcome.result === 'done') log.debug(line, 'delivered');
   else if (outcome.result === 'retry') log.info(line, 'delivery attempt failed; retry scheduled');

@@ -26,6 +26,8 @@ export type { DeliveryJobPayload, DeliveryStatus };
 export interface ClaimedDelivery {
   id: string;
   endpointId: string;
+  /** The tenant of the delivery (its event's owner). */
+  owner: string | null;
   /** Attempts recorded before this one. */
   attempts: number;
   body: string;
@@ -62,6 +64,7 @@ export interface ClaimRequest {
 interface ClaimRow {
   id: string;
   endpoint_id: string;
+  owner: string | null;
   attempts: number;
   body: string | null;
   url: string;
@@ -94,7 +97,7 @@ export async function claimDeliveries(
       from ${endpointTable(sql, config)} as e
      where d.id = any(${ids}::text[]) and e.id = d.endpoint_id and d.status in ('pending', 'running')
        and (select off from async) = 'off'
-    returning d.id, d.endpoint_id, d.attempts, case when d.id = any(${withBody}::text[]) then d.body end as body,
+    returning d.id, d.endpoint_id, d.owner, d.attempts, case when d.id = any(${withBody}::text[]) then d.body end as body,
               e.url, e.headers, e.disabled_at, e.disabled_reason,
               ${activeSealedSecrets(sql)} as sealed`;
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -104,6 +107,7 @@ export async function claimDeliveries(
     return {
       id,
       endpointId: row.endpoint_id,
+      owner: row.owner,
       attempts: row.attempts,
       body: row.body ?? '',
       url: row.url,
@@ -202,6 +206,23 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
   return records.map((record) => recorded.has(record.deliveryId));
 }
 
+/**
+ * Whether a failed attempt of endpoint `endpointId` at `startedAt` is its first failure after a
+ * success, and no `app.endpoint.failing` went out for it within the hour: then marks it notified
+ * and answers the endpoint's owner and url (else undefined).
+ */
+export async function firstFailureAfterSuccess(sql: Queryable, config: Pick<Config, 'webhooks'>, endpointId: string, startedAt: Date): Promise<{ owner: string | null; url: string } | undefined> {
+  const rows = await sql<{ owner: string | null; url: string }[]>`
+    update ${endpointTable(sql, config)} w set failing_notified_at = now()
+     where w.id = ${endpointId}
+       and (w.failing_notified_at is null or w.failing_notified_at < now() - interval '1 hour')
+       and (select a.outcome from app_webhook_attempts a join app_webhook_deliveries d on d.id = a.delivery_id
+             where d.endpoint_id = ${endpointId} and a.started_at < ${startedAt}
+             order by a.started_at desc limit 1) = 'done'
+    returning w.owner, w.url`;
+  return rows[0];
+}
+
 /** `recordAttempts` for one attempt. */
 export async function recordAttempt(sql: Queryable, record: AttemptRecord): Promise<boolean> {
   return (await recordAttempts(sql, [record]))[0];
@@ -227,13 +248,14 @@ export async function markUnsent(sql: Queryable, id: string, error: string): Pro
  * delivery of the endpoint dead with a reason and removes its job, and announces the endpoint
  * change to every process's endpoint cache. Deliveries running at that moment finish their
  * attempt; their next one finds the endpoint disabled and is not sent. Answers how many pending
- * deliveries were stopped, or null when the attempt was not recorded (see `recordAttempt`).
+ * deliveries were stopped (with the endpoint's owner and the reason kept), or null when the
+ * attempt was not recorded (see `recordAttempt`).
  */
 export async function recordGone(
   sql: Sql,
   config: Pick<Config, 'webhooks'>,
   record: AttemptRecord & { endpointId: string },
-): Promise<number | null> {
+): Promise<{ stopped: number; owner: string | null; reason: string } | null> {
   return sql.begin(async (tx) => {
     if (!(await recordAttempt(tx, record))) return null;
     const reason = `the receiver answered 410 Gone to delivery ${record.deliveryId}`;
@@ -254,6 +276,6 @@ export async function recordGone(
         returning id
       )
       select d.id, graphile_worker.remove_job(d.id) from d`;
-    return stopped.length;
+    return { stopped: stopped.length, owner: endpoints[0]?.owner ?? null, reason };
   });
 }

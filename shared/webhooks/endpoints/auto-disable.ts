@@ -8,6 +8,7 @@
  */
 import type { WebhookDeps } from '../deps.ts';
 import { endpointTable, notifyEndpointsChanged } from './store.ts';
+import { emitOperational } from '../operational.ts';
 
 export interface AutoDisabled {
   id: string;
@@ -53,6 +54,7 @@ export async function disableFailingEndpoints(deps: Pick<WebhookDeps, 'config' |
   });
   for (const row of disabled) {
     deps.cache?.invalidate(row.owner);
+    await emitOperational(deps, 'app.endpoint.disabled', { endpointId: row.id, reason: row.disabled_reason }, row.owner);
     deps.log.warn({ endpoint: row.id, owner: row.owner, failingSince: row.since, failures: row.failures }, 'webhook endpoint disabled automatically: every attempt failed for webhooks.disableAfter');
   }
   return disabled.map((row) => ({ id: row.id, owner: row.owner, failingSince: row.since, failures: row.failures, reason: row.disabled_reason }));

@@ -7,6 +7,7 @@ import { sealHeaders } from './header-box.ts';
 import { unprocessable } from '../../errors/app-error.ts';
 import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
+import { emitOperational } from '../operational.ts';
 import { assertEndpointHeaders } from './headers.ts';
 import { assertDescription, assertOwner, checkEndpointUrl, UNSTORABLE } from './fields.ts';
 import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
@@ -103,6 +104,11 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
   deps.cache?.invalidate(before.owner);
   deps.cache?.invalidate(after.owner);
   deps.log.info({ endpoint: id, fields: Object.keys(given) }, 'webhook endpoint updated');
+  if (before.disabled_at !== null && after.disabled_at === null) {
+    await emitOperational(deps, 'app.endpoint.enabled', { endpointId: id, url: after.url }, after.owner);
+  } else if (before.disabled_at === null && after.disabled_at !== null) {
+    await emitOperational(deps, 'app.endpoint.disabled', { endpointId: id, url: after.url, reason: after.disabled_reason }, after.owner);
+  }
   return toEndpoint(after, deps.config);
 }
 

@@ -59,7 +59,8 @@ async function known(sql: Queryable, name: string): Promise<Known> {
 export async function checkEventData(deps: Pick<WebhookDeps, 'sql' | 'config'>, type: string, data: unknown, options: { strict?: boolean } = {}): Promise<void> {
   const entry = await known(deps.sql, type);
   if (entry.validate === undefined) {
-    if (deps.config.webhooks.strictEventTypes && options.strict !== false) {
+    // the service's own operational events (`app.…`) are never held to the catalog
+    if (deps.config.webhooks.strictEventTypes && options.strict !== false && !type.startsWith('app.')) {
       throw unprocessable(`event type ${type} is not in the catalog (webhooks.strictEventTypes is on); add it first: app event-types:add ${type}`, {
         code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN', data: { field: 'type', type },
       });
@@ -77,7 +78,7 @@ export async function checkEventData(deps: Pick<WebhookDeps, 'sql' | 'config'>, 
 export async function checkSubscriptions(deps: Pick<WebhookDeps, 'sql' | 'config'>, patterns: readonly string[]): Promise<void> {
   if (!deps.config.webhooks.strictEventTypes) return;
   const names = await selectEventTypeNames(deps.sql);
-  const unmatched = patterns.find((pattern) => !names.some((name) => matchesEvent([pattern], name)));
+  const unmatched = patterns.find((pattern) => !pattern.startsWith('app.') && !names.some((name) => matchesEvent([pattern], name)));
   if (unmatched !== undefined) {
     throw unprocessable(`the pattern ${unmatched} matches no event type of the catalog (webhooks.strictEventTypes is on)`, {
       code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN', data: { field: 'events', pattern: unmatched },

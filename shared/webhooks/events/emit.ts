@@ -25,6 +25,8 @@ export interface EmitOptions {
    * queues nothing.
    */
   eventId?: string | null;
+  /** Only endpoints with a pattern that both matches and passes this (operational events' operator copies). */
+  only?: (pattern: string) => boolean;
 }
 
 /** The sender's `eventId`: absent or null, or 1 to 64 visible ASCII characters. Throws 422 `APP_WEBHOOK_EVENT_ID_INVALID`. */
@@ -76,7 +78,8 @@ export async function emitOnce(deps: WebhookDeps, event: string, payload: unknow
   const data = payloadText(payload, deps.config.bodyLimit);
   await checkEventData(deps, type, payload);
   const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps.sql, deps.config, owner);
-  const matched = endpoints.filter((endpoint) => matchesEvent(endpoint.events, type));
+  const only = options?.only;
+  const matched = endpoints.filter((endpoint) => (only ? matchesEvent(endpoint.events.filter(only), type) : matchesEvent(endpoint.events, type)));
   const limit = deps.config.webhooks.maxFanout;
   if (matched.length > limit) {
     throw unprocessable(

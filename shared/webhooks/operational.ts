@@ -1,0 +1,33 @@
+/**
+ * Operational events (issue 16, item 5): the service tells about itself through the ordinary
+ * pipeline. `app.endpoint.disabled` (with the reason), `app.endpoint.enabled`, `app.delivery.dead`
+ * and `app.endpoint.failing` (the first failure after a success, at most once an hour per
+ * endpoint) go to the endpoints of the same owner that subscribe to them, and to owner-less
+ * endpoints (the operator's) subscribed to an `app.` pattern (`app.*`, `app.endpoint.*`, or the
+ * name itself). A delivery of an operational event never causes another one. Emitting one never
+ * fails what caused it: a failure is logged.
+ */
+import type { WebhookDeps } from './deps.ts';
+import { emit } from './events/emit.ts';
+
+export const OPERATIONAL_EVENTS = ['app.endpoint.disabled', 'app.endpoint.enabled', 'app.delivery.dead', 'app.endpoint.failing'] as const;
+export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
+
+/** Whether `type` is one of the service's own events (whose deliveries raise none). */
+export const isOperational = (type: string): boolean => type.startsWith('app.');
+
+/** An operator's subscription to operational events: an explicit `app.` pattern. */
+const operatorPattern = (pattern: string): boolean => pattern.startsWith('app.');
+
+/**
+ * Emits `type` with `data` about something of `owner`: to its subscribed endpoints, and (for a
+ * tenant's event) to owner-less endpoints subscribed to an `app.` pattern.
+ */
+export async function emitOperational(deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache'>, type: OperationalEvent, data: Record<string, unknown>, owner: string | null): Promise<void> {
+  try {
+    await emit(deps, type, data, { owner });
+    if (owner !== null) await emit(deps, type, { ...data, owner }, { owner: null, only: operatorPattern });
+  } catch (error) {
+    deps.log.error({ err: error, event: type, owner }, 'an operational event could not be emitted');
+  }
+}
