@@ -2,9 +2,10 @@
  * Operational events (issue 16, item 5): the service tells about itself through the ordinary
  * pipeline. `app.endpoint.disabled` (with the reason), `app.endpoint.enabled`, `app.delivery.dead`
  * and `app.endpoint.failing` (the first failure after a success, at most once an hour per
- * endpoint) go to the endpoints of the same owner that subscribe to them, and to owner-less
- * endpoints (the operator's) subscribed to an `app.` pattern (`app.*`, `app.endpoint.*`, or the
- * name itself). A delivery of an operational event never causes another one. Emitting one never
+ * endpoint) go to the endpoints of the same owner that subscribe to them with an `app.` pattern
+ * (`app.*`, `app.endpoint.*`, or the name itself: `*` does not include them, so an endpoint that
+ * takes every application event is not sent the service's own), and to owner-less endpoints (the
+ * operator's) subscribed the same way. A delivery of an operational event never causes another one. Emitting one never
  * fails what caused it: a failure is logged.
  */
 import type { WebhookDeps } from './deps.ts';
@@ -16,7 +17,7 @@ export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
 /** Whether `type` is one of the service's own events (whose deliveries raise none). */
 export const isOperational = (type: string): boolean => type.startsWith('app.');
 
-/** An operator's subscription to operational events: an explicit `app.` pattern. */
+/** A subscription to operational events: an explicit `app.` pattern. */
 const operatorPattern = (pattern: string): boolean => pattern.startsWith('app.');
 
 /**
@@ -25,7 +26,7 @@ const operatorPattern = (pattern: string): boolean => pattern.startsWith('app.')
  */
 export async function emitOperational(deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache'>, type: OperationalEvent, data: Record<string, unknown>, owner: string | null): Promise<void> {
   try {
-    await emit(deps, type, data, { owner });
+    await emit(deps, type, data, { owner, only: operatorPattern });
     if (owner !== null) await emit(deps, type, { ...data, owner }, { owner: null, only: operatorPattern });
   } catch (error) {
     deps.log.error({ err: error, event: type, owner }, 'an operational event could not be emitted');
