@@ -12,6 +12,7 @@ export const webhooksAddCommand = defineCommand({
     .option('owner', { type: 'string', describe: 'Tenant the endpoint belongs to (absent: reached only by emits without owner)' })
     .option('description', { type: 'string', describe: 'Free text' })
     .option('header', { type: 'string', array: true, describe: "Header sent with every delivery, as 'Name: value' (repeatable)" })
+    .option('rate-limit', { type: 'number', describe: 'Most deliveries per second to it, across every worker (default: none)' })
     .option('signing', { type: 'string', choices: ['hmac-sha256', 'ed25519'], describe: 'hmac-sha256 (default, whsec_ secret) or ed25519 (v1a, signatures; prints the public key whpk_…)' }),
   run: async (context, args) => {
     const deps = webhookDeps(context);
@@ -22,6 +23,7 @@ export const webhooksAddCommand = defineCommand({
       description: args.description,
       headers: parseHeaderList(args.header),
       signing: args.signing as 'hmac-sha256' | 'ed25519' | undefined,
+      rateLimit: args['rate-limit'],
     });
     warnIfSecretsUnencrypted(deps);
     const printed = shown(endpoint);

@@ -16,6 +16,8 @@ export const webhooksUpdateCommand = defineCommand({
     .option('clear-description', { type: 'boolean', describe: 'Remove the description' })
     .option('header', { type: 'string', array: true, describe: "Header as 'Name: value' (repeatable); replaces all the endpoint's headers" })
     .option('clear-headers', { type: 'boolean', describe: 'Remove every header' })
+    .option('rate-limit', { type: 'number', describe: 'Most deliveries per second to it, across every worker' })
+    .option('clear-rate-limit', { type: 'boolean', describe: 'Remove the rate limit' })
     .conflicts('owner', 'clear-owner')
     .conflicts('description', 'clear-description')
     .conflicts('header', 'clear-headers'),
@@ -29,6 +31,8 @@ export const webhooksUpdateCommand = defineCommand({
     if (args['clear-description']) patch.description = null;
     if (args.header !== undefined) patch.headers = parseHeaderList(args.header) ?? {};
     if (args['clear-headers']) patch.headers = null;
+    if (args['rate-limit'] !== undefined) patch.rateLimit = args['rate-limit'];
+    if (args['clear-rate-limit']) patch.rateLimit = null;
     if (Object.keys(patch).length === 0) {
       throw unprocessable('nothing to update: give --url, --events, --owner, --description, --header or a --clear-… option', {
         code: 'APP_WEBHOOK_PATCH_INVALID',

@@ -23,7 +23,7 @@ import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registr
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
-  claimDeliveries, deliveryStatus, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone,
+  claimDeliveries, deferDelivery, deliveryStatus, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone, takeRateSlot,
   type AttemptRecord, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
 } from './store.ts';
 import { USER_AGENT } from './user-agent.ts';
@@ -67,6 +67,7 @@ export function deliveryQueries(deps: Pick<DeliveryDeps, 'config' | 'sql'>, opti
 export type DeliveryRun =
   | { result: 'skipped'; reason: 'missing' | 'finished' | 'raced' }
   | { result: 'unsent'; error: string }
+  | { result: 'deferred'; waitMs: number }
   | { result: 'done' | 'retry' | 'dead'; attempt: number; status: number | null; error?: string; delayMs?: number; endpointDisabled?: boolean };
 
 /** Code of the failure kept when the endpoint's secrets cannot be opened (spec: "Secrets at rest"). */
@@ -78,7 +79,7 @@ const SECRET_UNREADABLE = 'APP_WEBHOOK_SECRET_UNREADABLE';
  */
 export function parseDeliveryPayload(payload: unknown): DeliveryJobPayload | null {
   if (typeof payload !== 'object' || payload === null) return null;
-  const { deliveryId, endpointId, event, body, priorAttempts } = payload as Record<string, unknown>;
+  const { deliveryId, endpointId, event, body, priorAttempts, paced } = payload as Record<string, unknown>;
   if (typeof deliveryId !== 'string' || deliveryId === '') return null;
   if (typeof endpointId !== 'string' || typeof event !== 'string') return null;
   if (body !== undefined && body !== null && typeof body !== 'string') return null;
@@ -89,6 +90,7 @@ export function parseDeliveryPayload(payload: unknown): DeliveryJobPayload | nul
     event,
     ...(typeof body === 'string' ? { body } : {}),
     ...(priorAttempts === undefined ? {} : { priorAttempts: priorAttempts as number }),
+    ...(paced === true ? { paced: true } : {}),
   };
 }
 
@@ -215,6 +217,15 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   }
   if (secrets.length === 0) {
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`);
+  }
+
+  if (claimed.rateLimit !== null && !payload.paced) {
+    // under the endpoint's rateLimit: wait for the start reserved for it (not an attempt)
+    const waitMs = await takeRateSlot(sql, claimed.endpointId, claimed.rateLimit);
+    if (waitMs > 0) {
+      if (!(await deferDelivery(sql, payload, waitMs))) return skip(deps, id, true);
+      return { result: 'deferred', waitMs };
+    }
   }
 
   const body = payload.body ?? claimed.body;

@@ -28,6 +28,8 @@ export interface ClaimedDelivery {
   endpointId: string;
   /** The tenant of the delivery (its event's owner). */
   owner: string | null;
+  /** The endpoint's `rateLimit` (deliveries per second), or null for none. */
+  rateLimit: number | null;
   /** Attempts recorded before this one. */
   attempts: number;
   body: string;
@@ -65,6 +67,7 @@ interface ClaimRow {
   id: string;
   endpoint_id: string;
   owner: string | null;
+  rate_limit: number | null;
   attempts: number;
   body: string | null;
   url: string;
@@ -98,7 +101,7 @@ export async function claimDeliveries(
      where d.id = any(${ids}::text[]) and e.id = d.endpoint_id and d.status in ('pending', 'running')
        and (select off from async) = 'off'
     returning d.id, d.endpoint_id, d.owner, d.attempts, case when d.id = any(${withBody}::text[]) then d.body end as body,
-              e.url, e.headers, e.disabled_at, e.disabled_reason,
+              e.url, e.headers, e.disabled_at, e.disabled_reason, e.rate_limit,
               ${activeSealedSecrets(sql)} as sealed`;
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => {
@@ -108,6 +111,7 @@ export async function claimDeliveries(
       id,
       endpointId: row.endpoint_id,
       owner: row.owner,
+      rateLimit: row.rate_limit ?? null,
       attempts: row.attempts,
       body: row.body ?? '',
       url: row.url,
@@ -221,6 +225,43 @@ export async function firstFailureAfterSuccess(sql: Queryable, config: Pick<Conf
              order by a.started_at desc limit 1) = 'done'
     returning w.owner, w.url`;
   return rows[0];
+}
+
+/**
+ * Reserves the next start of endpoint `endpointId` under `limit` deliveries per second (the
+ * database's clock, shared by every worker): starts are paced 1/limit seconds apart, so no
+ * one-second window holds more than `limit` of them. Answers the milliseconds until the reserved
+ * start (0: now). The reservation is this delivery's: it runs at that time without asking again.
+ */
+export async function takeRateSlot(sql: Queryable, endpointId: string, limit: number): Promise<number> {
+  const spacing = 1000 / limit;
+  const [row] = await sql<{ wait_ms: number }[]>`
+    insert into app_endpoint_pace as p (endpoint_id, next_at)
+    values (${endpointId}, clock_timestamp() + ${spacing} * interval '1 millisecond')
+    on conflict (endpoint_id) do update set next_at = greatest(p.next_at, clock_timestamp()) + ${spacing} * interval '1 millisecond'
+    returning greatest(0, ceil(extract(epoch from (p.next_at - ${spacing} * interval '1 millisecond' - clock_timestamp())) * 1000))::int as wait_ms`;
+  return row.wait_ms;
+}
+
+/**
+ * Puts a claimed delivery back to wait (not an attempt) for its reserved start: pending again, its
+ * job re-added under the same key to run after `waitMs`, marked `paced` (it does not reserve again).
+ * Answers false when it was no longer running.
+ */
+export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload, waitMs: number): Promise<boolean> {
+  const rows = await sql<{ id: string }[]>`
+    with d as (
+      update app_webhook_deliveries
+         set status = 'pending', next_attempt_at = now() + ${waitMs} * interval '1 millisecond', updated_at = now()
+       where id = ${payload.deliveryId} and status = 'running'
+      returning id, next_attempt_at
+    ), j as (
+      select count(*) as added from graphile_worker.add_jobs(array(
+        select ${deliveryJobSpec(sql, { id: sql`d.id`, payload: sql`${JSON.stringify({ ...payload, paced: true })}::text::json`, runAt: sql`d.next_attempt_at` })} from d
+      ))
+    )
+    select d.id from d, j`;
+  return rows.length === 1;
 }
 
 /** `recordAttempts` for one attempt. */

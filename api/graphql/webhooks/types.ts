@@ -106,6 +106,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     headers: JSON
     "hmac-sha256 (default; the answer's secret is whsec_…) or ed25519 (v1a, signatures; the answer's secret is the public key whpk_…)."
     signing: String
+    "Most deliveries per second to it, across every worker (above it they wait); none by default."
+    rateLimit: Int
   }
 
   input UpdateWebhookEndpointInput {
@@ -120,6 +122,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     "false disables, true enables again."
     enabled: Boolean
     disabledReason: String
+    "Deliveries per second at most; null removes the limit."
+    rateLimit: Int
   }
 
   input EmitWebhookEventInput {

@@ -29,6 +29,8 @@ export interface DeliveryJobPayload {
   body?: string;
   /** Attempts made before this series began (default 0; `jobs:retry` starts a new series). */
   priorAttempts?: number;
+  /** The run waited for its start under the endpoint's `rateLimit`: it has its slot and goes. */
+  paced?: boolean;
 }
 
 /**

@@ -81,3 +81,15 @@ export async function checkEndpointUrl(
   }
   return url.href;
 }
+
+/** Most deliveries per second an endpoint's `rateLimit` may name. */
+export const MAX_RATE_LIMIT = 10_000;
+
+/** `rateLimit`: absent or null (no limit), else a whole number of deliveries per second from 1. Throws 422 `APP_WEBHOOK_RATE_LIMIT_INVALID`. */
+export function assertRateLimit(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RATE_LIMIT) {
+    throw unprocessable(`invalid rateLimit: a whole number of deliveries per second from 1 to ${MAX_RATE_LIMIT}, or null for none`, { code: 'APP_WEBHOOK_RATE_LIMIT_INVALID', data: { field: 'rateLimit' } });
+  }
+  return value;
+}

@@ -28,6 +28,8 @@ export interface Endpoint {
   disabledReason: string | null;
   /** How its deliveries are signed: `hmac-sha256` (`v1,`) or `ed25519` (`v1a,`). */
   signing: SigningScheme;
+  /** Most deliveries per second across every worker; null: no limit. */
+  rateLimit: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -44,6 +46,7 @@ export interface EndpointRow {
   disabled_reason: string | null;
   /** Absent on a table from before migration 008 (read as `hmac-sha256`). */
   signing?: SigningScheme;
+  rate_limit?: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -65,6 +68,7 @@ export function toEndpoint(row: EndpointRow, config: Pick<Config, 'secret'>): En
     disabledAt: row.disabled_at,
     disabledReason: row.disabled_reason,
     signing: row.signing ?? 'hmac-sha256',
+    rateLimit: row.rate_limit ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -9,7 +9,7 @@ import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
 import { emitOperational } from '../operational.ts';
 import { assertEndpointHeaders } from './headers.ts';
-import { assertDescription, assertOwner, checkEndpointUrl, UNSTORABLE } from './fields.ts';
+import { assertDescription, assertOwner, assertRateLimit, checkEndpointUrl, UNSTORABLE } from './fields.ts';
 import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
@@ -29,9 +29,11 @@ export interface EndpointPatch {
   enabled?: boolean;
   /** Why the endpoint is disabled, kept with it (only with `enabled: false`). */
   disabledReason?: string;
+  /** Deliveries per second at most; null removes the limit. */
+  rateLimit?: number | null;
 }
 
-const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 'enabled', 'disabledReason']);
+const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 'enabled', 'disabledReason', 'rateLimit']);
 
 /**
  * Applies `patch` to endpoint `id` with the same checks as `register` (a new url is checked and
@@ -73,6 +75,7 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
   }
   const events = given.events === undefined ? undefined : assertEventPatterns(given.events);
   if (events) await checkSubscriptions(deps, events);
+  const rateLimit = given.rateLimit === undefined ? undefined : assertRateLimit(given.rateLimit);
   const headers = given.headers === undefined ? undefined : assertEndpointHeaders(given.headers);
   const owner = 'owner' in given ? assertOwner(ownerForWrite(scope, given.owner)) : undefined;
   const description = 'description' in given ? assertDescription(given.description) : undefined;
@@ -91,6 +94,7 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
         headers = ${tx.json(headers === undefined ? (current.headers ?? {}) : sealHeaders(deps.config, headers ?? {}))},
         disabled_at = case when ${enabling} then null when ${disabling} then coalesce(disabled_at, now()) else disabled_at end,
         enabled_at = case when ${enabling} and disabled_at is not null then now() else enabled_at end,
+        rate_limit = ${rateLimit === undefined ? tx`rate_limit` : tx`${rateLimit}::int`},
         disabled_reason = case
           when ${enabling} then null
           when ${disabling} then coalesce(${given.disabledReason ?? null}::text, disabled_reason, 'disabled by an operator')
