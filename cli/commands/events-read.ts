@@ -3,7 +3,7 @@ import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { publicEvent } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
-import { isoOrDash, table } from './webhook-cli.ts';
+import { isoOrDash, table } from './text-forms.ts';
 
 const counts = (event: EventRecord) => {
   const d = event.deliveries;

@@ -20,8 +20,8 @@ import { tasks } from '../../worker/tasks/index.ts';
 import { defineCommand, type GlobalArgs } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
 import type { CliContext } from '../context.ts';
+import { isoOrDash } from './text-forms.ts';
 
-const iso = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
 const oneLine = (text: string | null, max = 160) => {
   if (text === null) return '';
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -30,7 +30,7 @@ const oneLine = (text: string | null, max = 160) => {
 
 /** One line per delivery. */
 function deliveryLine(d: DeliverySummary): string {
-  const next = d.status === 'pending' && d.nextAttemptAt !== null ? `  next ${iso(d.nextAttemptAt)}` : '';
+  const next = d.status === 'pending' && d.nextAttemptAt !== null ? `  next ${isoOrDash(d.nextAttemptAt)}` : '';
   const error = d.lastError === null ? '' : `  ${oneLine(d.lastError, 120)}`;
   return `${d.id}  ${d.status.padEnd(7)}  ${d.event} -> ${d.endpointId}  attempts ${d.attempts}${next}${error}`;
 }
@@ -47,18 +47,18 @@ export function deliveryText(d: DeliveryDetails): string {
     : `${d.endpoint.id}  ${d.endpoint.url}${d.endpoint.enabled ? '' : `  (disabled: ${d.endpoint.disabledReason ?? 'no reason given'})`}`;
   const lines = [
     `id:        ${d.id}`,
-    `status:    ${d.status}${d.status === 'pending' && d.nextAttemptAt !== null ? ` (next attempt ${iso(d.nextAttemptAt)})` : ''}`,
+    `status:    ${d.status}${d.status === 'pending' && d.nextAttemptAt !== null ? ` (next attempt ${isoOrDash(d.nextAttemptAt)})` : ''}`,
     `queue:     ${d.queue}`,
     `endpoint:  ${endpoint}`,
     `event:     ${d.event} (${d.eventId})${d.owner === null ? '' : `, owner ${d.owner}`}`,
-    `created:   ${iso(d.createdAt)}`,
-    `completed: ${iso(d.completedAt)}`,
+    `created:   ${isoOrDash(d.createdAt)}`,
+    `completed: ${isoOrDash(d.completedAt)}`,
     `error:     ${d.lastError ?? '-'}`,
     `attempts:  ${d.attempts}`,
   ];
   for (const a of d.attemptsMade) {
     const answer = a.status === null ? 'no answer' : `status ${a.status}`;
-    lines.push(`  #${a.attempt}  ${iso(a.startedAt)}  ${a.durationMs} ms  ${answer}  -> ${a.outcome}${a.error === null ? '' : `  ${oneLine(a.error)}`}`);
+    lines.push(`  #${a.attempt}  ${isoOrDash(a.startedAt)}  ${a.durationMs} ms  ${answer}  -> ${a.outcome}${a.error === null ? '' : `  ${oneLine(a.error)}`}`);
     if (a.excerpt) lines.push(`      answer: ${oneLine(a.excerpt)}`);
   }
   return lines.join('\n');

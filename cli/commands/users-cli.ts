@@ -3,10 +3,10 @@ import type { AccountDeps } from '../../shared/accounts/deps.ts';
 import { createPasswordLink, linkBase, passwordLinkUrl } from '../../shared/accounts/password-links.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
 import type { CliContext } from '../context.ts';
+import { isoOrDash, table } from './text-forms.ts';
 
 export const accountDeps = (context: CliContext): AccountDeps => ({ config: context.config, sql: context.sql(), log: context.log, now: Date.now });
 
-const iso = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
 
 /** A set-password link for `user` (valid `auth.inviteTtl`), on `publicUrl` or the local web process. */
 export async function setPasswordLink(context: CliContext, user: User): Promise<{ setPasswordUrl: string; expiresAt: Date }> {
@@ -23,18 +23,17 @@ export function userText(user: User): string {
     `role:      ${user.role}`,
     `owner:     ${user.owner ?? '(every tenant)'}`,
     `password:  ${user.hasPassword ? 'set' : 'not set (follow a set-password link)'}`,
-    `created:   ${iso(user.createdAt)}`,
-    ...(user.disabledAt === null ? [] : [`disabled:  ${iso(user.disabledAt)}`]),
+    `created:   ${isoOrDash(user.createdAt)}`,
+    ...(user.disabledAt === null ? [] : [`disabled:  ${isoOrDash(user.disabledAt)}`]),
   ].join('\n');
 }
 
 export function userTable(users: readonly User[]): string {
   const rows = [
     ['ID', 'EMAIL', 'ROLE', 'OWNER', 'PASSWORD', 'CREATED', 'DISABLED'],
-    ...users.map((u) => [u.id, u.email, u.role, u.owner ?? '-', u.hasPassword ? 'set' : 'not set', iso(u.createdAt), iso(u.disabledAt)]),
+    ...users.map((u) => [u.id, u.email, u.role, u.owner ?? '-', u.hasPassword ? 'set' : 'not set', isoOrDash(u.createdAt), isoOrDash(u.disabledAt)]),
   ];
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n');
+  return table(rows);
 }
 
 export { publicUser };

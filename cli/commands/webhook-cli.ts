@@ -4,6 +4,7 @@
  * `--grace 24h`) and the text forms of endpoints and deliveries. `--json` prints the records
  * themselves.
  */
+import { isoOrDash, table } from './text-forms.ts';
 import { AppError, unprocessable } from '../../shared/errors/app-error.ts';
 import { parseDuration } from '../../shared/config/index.ts';
 import { parseHeaderArgument } from '../../shared/webhooks/endpoints/headers.ts';
@@ -66,7 +67,6 @@ export function parseGrace(text: string | undefined): number | undefined {
 }
 
 /** ISO text of a date, `-` for none. */
-export const isoOrDash = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
 
 /**
  * An endpoint as the CLI prints it: its public fields (shared/webhooks/public-shapes.ts, the
@@ -109,8 +109,3 @@ export function deliveryLines(deliveries: readonly Delivery[]): string {
 }
 
 
-/** Rows of cells as aligned columns (the last column is not padded). */
-export function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n');
-}

@@ -2,7 +2,8 @@ import { endpointStatuses, listEndpoints, type EndpointQuery } from '../../share
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { publicCounts } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
-import { endpointTable, isoOrDash, shown, table, webhookDeps } from './webhook-cli.ts';
+import { endpointTable, shown, webhookDeps } from './webhook-cli.ts';
+import { isoOrDash, table } from './text-forms.ts';
 
 const ownerOptions = {
   owner: { type: 'string', describe: "Only this owner's endpoints" },

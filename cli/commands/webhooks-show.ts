@@ -2,7 +2,8 @@ import { showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { publicSecret } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, isoOrDash, shown, webhookDeps } from './webhook-cli.ts';
+import { endpointText, shown, webhookDeps } from './webhook-cli.ts';
+import { isoOrDash } from './text-forms.ts';
 
 /** `webhooks:show <id> [--reveal]`: one endpoint; with --reveal the secrets that still sign. */
 export const webhooksShowCommand = defineCommand({
