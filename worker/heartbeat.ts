@@ -16,6 +16,8 @@
  *    superseded by its scheduled retry, or one whose delivery is finished or gone) and is
  *    deleted (`complete_jobs`).
  *
+ * 3. Endpoint gates with parked deliveries and a slot free (see `wakeStranded`).
+ *
  * Delivery is at least once: a delivery in flight at the crash is sent again (same
  * `webhook-id`, which the receiver dedupes on); nothing is lost. One sweep runs at a time
  * (a transaction-level advisory lock), so concurrent workers do not trip over each other.
@@ -25,6 +27,7 @@ import type { Config } from '../shared/config/index.ts';
 import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { DELIVERY_TASK } from '../shared/webhooks/deliveries/job.ts';
+import { admit, gatesToWake } from '../shared/webhooks/deliveries/flow.ts';
 
 /** Transaction advisory lock held by a sweep ('app' + 1). */
 const SWEEP_LOCK = 0x61707001;
@@ -45,6 +48,22 @@ export interface SweepResult {
   removed: number;
   /** False when another worker was sweeping at the time. */
   swept: boolean;
+  /** Parked deliveries woken because their endpoint had a slot free (a wake lost to a crash). */
+  woken: number;
+}
+
+/**
+ * 3. Endpoint gates (shared/webhooks/deliveries/flow.ts) left with a slot free and someone
+ *    parked, or with counts that disagree with the deliveries (a process that died between a
+ *    statement and the wake it owed): recounted, and their parked deliveries woken.
+ */
+async function wakeStranded(deps: HeartbeatDeps): Promise<number> {
+  let woken = 0;
+  for (const endpointId of await gatesToWake(deps.sql, deps.config)) {
+    woken += await deps.sql.begin((tx) => admit(tx, deps.config, [endpointId], new Map(), { recount: true })) as number;
+  }
+  if (woken > 0) deps.log.warn({ woken }, 'woke deliveries parked for endpoints with a slot free');
+  return woken;
 }
 
 /** Records that pool `poolId` of this process is alive (inserting its row the first time). */
@@ -69,7 +88,7 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
   const retryMs = config.webhooks.backoff.base;
   const result = await deps.sql.begin(async (tx) => {
     const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${SWEEP_LOCK}) as locked`;
-    if (!locked) return { stalePools: [], rearmed: 0, removed: 0, swept: false };
+    if (!locked) return { stalePools: [], rearmed: 0, removed: 0, swept: false, woken: 0 };
     const stale = await tx<{ pool: string }[]>`
       select distinct j.locked_by as pool
         from graphile_worker.jobs as j
@@ -104,8 +123,9 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
     // internal channel and message (what its add_job trigger sends), checked against
     // graphile-worker 0.18.0: an upgrade that changes it only costs up to worker.pollInterval.
     if (now.length + later.length > 0) await tx`select pg_notify('jobs:insert', '{"r":0,"count":1}')`;
-    return { stalePools, rearmed: now.length + later.length, removed: remnants.length, swept: true };
+    return { stalePools, rearmed: now.length + later.length, removed: remnants.length, swept: true, woken: 0 };
   });
+  if (result.swept) result.woken = await wakeStranded(deps);
   if (result.stalePools.length > 0 || result.rearmed > 0) {
     log.warn(
       { stalePools: result.stalePools, rearmed: result.rearmed, removed: result.removed },

@@ -63,6 +63,7 @@ export const WEBHOOK_SCHEMAS: Json = {
     properties: {
       url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: string }, owner: string, description: string, headers: headersMap,
       rateLimit: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'Most deliveries per second to it, across every worker; above it they wait.' },
+      ordering: { type: ['string', 'null'], enum: ['none', 'fifo', null], default: 'none', description: '`fifo`: one delivery at a time, in emit order (the next waits until the previous is done or dead).' },
       signing: { type: 'string', enum: ['hmac-sha256', 'ed25519'], default: 'hmac-sha256', description: '`ed25519`: deliveries carry `v1a,` Ed25519 signatures and the answer gives the public key `whpk_…` instead of a secret.' },
     },
   },
@@ -74,6 +75,7 @@ export const WEBHOOK_SCHEMAS: Json = {
       url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: string }, description: nullableString, headers: { ...headersMap, type: ['object', 'null'] },
       enabled: { type: 'boolean' }, disabledReason: string, owner: nullableString,
       rateLimit: { type: ['integer', 'null'], minimum: 1, maximum: 10000 },
+      ordering: { type: ['string', 'null'], enum: ['none', 'fifo', null] },
     },
   },
   WebhookRotate: { type: 'object', properties: { grace: { type: 'integer', minimum: 0, description: 'Milliseconds the old secret keeps signing.' } } },

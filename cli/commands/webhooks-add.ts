@@ -13,6 +13,7 @@ export const webhooksAddCommand = defineCommand({
     .option('description', { type: 'string', describe: 'Free text' })
     .option('header', { type: 'string', array: true, describe: "Header sent with every delivery, as 'Name: value' (repeatable)" })
     .option('rate-limit', { type: 'number', describe: 'Most deliveries per second to it, across every worker (default: none)' })
+    .option('fifo', { type: 'boolean', describe: 'Deliver one at a time, in emit order (the next waits until the previous is done or dead)' })
     .option('signing', { type: 'string', choices: ['hmac-sha256', 'ed25519'], describe: 'hmac-sha256 (default, whsec_ secret) or ed25519 (v1a, signatures; prints the public key whpk_…)' }),
   run: async (context, args) => {
     const deps = webhookDeps(context);
@@ -24,6 +25,7 @@ export const webhooksAddCommand = defineCommand({
       headers: parseHeaderList(args.header),
       signing: args.signing as 'hmac-sha256' | 'ed25519' | undefined,
       rateLimit: args['rate-limit'],
+      ...(args.fifo === undefined ? {} : { ordering: args.fifo ? 'fifo' : 'none' }),
     });
     warnIfSecretsUnencrypted(deps);
     const printed = shown(endpoint);

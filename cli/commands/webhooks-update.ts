@@ -18,6 +18,7 @@ export const webhooksUpdateCommand = defineCommand({
     .option('clear-headers', { type: 'boolean', describe: 'Remove every header' })
     .option('rate-limit', { type: 'number', describe: 'Most deliveries per second to it, across every worker' })
     .option('clear-rate-limit', { type: 'boolean', describe: 'Remove the rate limit' })
+    .option('fifo', { type: 'boolean', describe: 'Deliver one at a time, in emit order; --no-fifo: in parallel again' })
     .conflicts('owner', 'clear-owner')
     .conflicts('description', 'clear-description')
     .conflicts('header', 'clear-headers'),
@@ -33,8 +34,9 @@ export const webhooksUpdateCommand = defineCommand({
     if (args['clear-headers']) patch.headers = null;
     if (args['rate-limit'] !== undefined) patch.rateLimit = args['rate-limit'];
     if (args['clear-rate-limit']) patch.rateLimit = null;
+    if (args.fifo !== undefined) patch.ordering = args.fifo ? 'fifo' : 'none';
     if (Object.keys(patch).length === 0) {
-      throw unprocessable('nothing to update: give --url, --events, --owner, --description, --header or a --clear-… option', {
+      throw unprocessable('nothing to update: give --url, --events, --owner, --description, --header, --rate-limit, --fifo/--no-fifo or a --clear-… option', {
         code: 'APP_WEBHOOK_PATCH_INVALID',
       });
     }

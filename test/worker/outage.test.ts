@@ -56,7 +56,7 @@ const statuses = async (ids: string[]) =>
 
 async function workerThrough(url: string, extra: Record<string, unknown> = {}) {
   // held deliveries must stay in flight until released: a long attempt timeout, room for all of them
-  const config = db.configWith(flags(FAST, { databaseUrl: url, worker: { outageLimit: '60s' }, webhooks: { timeout: '20s', concurrency: 16, maxAttempts: 10 } }, extra));
+  const config = db.configWith(flags(FAST, { databaseUrl: url, worker: { outageLimit: '60s' }, webhooks: { timeout: '20s', concurrency: 16, endpointConcurrency: 16, maxAttempts: 10 } }, extra));
   const log = createLogger(config, { name: 'test' });
   const h: Harness = { db, config, sql: db.sql, log };
   const handle = await startWorker({ config, log }, tasks);

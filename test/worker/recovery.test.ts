@@ -5,7 +5,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimDelivery, recordAttempt } from '../../worker/delivery/store.ts';
+import { claimDelivery, recordAttempt, type ClaimedDelivery } from '../../worker/delivery/store.ts';
 import { beat, sweep } from '../../worker/heartbeat.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
@@ -40,9 +40,9 @@ describe('recovery sweep', () => {
     await lockAs(id, 'pool-crashed-after-scheduling', 60_000);
     // What the task did before the crash: took the delivery up, failed, recorded the attempt
     // and scheduled the retry (due at once).
-    const claimed = (await claimDelivery(h.sql, h.config, id, false))!;
+    const claimed = (await claimDelivery(h.sql, h.config, id, false)) as ClaimedDelivery;
     const recorded = await recordAttempt(h.sql, {
-      deliveryId: id, priorAttempts: claimed.attempts, startedAt: new Date(), durationMs: 5, httpStatus: 503,
+      deliveryId: id, endpointId: ep.id, release: claimed.slot, priorAttempts: claimed.attempts, startedAt: new Date(), durationMs: 5, httpStatus: 503,
       outcome: 'retry', error: 'receiver answered 503', excerpt: '',
       retry: { delayMs: 0, payload: { deliveryId: id, endpointId: ep.id, event: 'order.created' } },
     });

@@ -24,8 +24,9 @@ import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
   claimDeliveries, deferDelivery, deliveryStatus, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone, takeRateSlot,
-  type AttemptRecord, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
+  type AttemptRecord, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload, type ParkedDelivery, type Recorded,
 } from './store.ts';
+import { needsWake, wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { USER_AGENT } from './user-agent.ts';
 
 /** What a delivery run needs: one object per worker process. */
@@ -49,8 +50,8 @@ export interface DeliveryDeps {
  * recorded together.
  */
 export interface DeliveryQueries {
-  claim(request: ClaimRequest): Promise<ClaimedDelivery | null>;
-  record(record: AttemptRecord): Promise<boolean>;
+  claim(request: ClaimRequest): Promise<ClaimedDelivery | ParkedDelivery | null>;
+  record(record: AttemptRecord): Promise<Recorded>;
   /** Opens stored secrets: shared/webhooks/endpoints/secrets.ts's box for `config.secret`. */
   box: SecretBox;
 }
@@ -68,6 +69,7 @@ export type DeliveryRun =
   | { result: 'skipped'; reason: 'missing' | 'finished' | 'raced' }
   | { result: 'unsent'; error: string }
   | { result: 'deferred'; waitMs: number }
+  | { result: 'parked' }
   | { result: 'done' | 'retry' | 'dead'; attempt: number; status: number | null; error?: string; delayMs?: number; endpointDisabled?: boolean };
 
 /** Code of the failure kept when the endpoint's secrets cannot be opened (spec: "Secrets at rest"). */
@@ -157,10 +159,25 @@ async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<Deli
   return { result: 'skipped', reason: 'finished' };
 }
 
+/**
+ * Wakes the deliveries parked for endpoint `endpointId` when a statement left its gate with a
+ * free slot and someone waiting. A failure is only logged: the recovery sweep wakes them too.
+ */
+async function wakeIfOwed(deps: DeliveryDeps, endpointId: string, owed: boolean): Promise<void> {
+  if (!owed) return;
+  await wakeEndpoints(deps.sql, deps.config, [endpointId]).catch((error: unknown) => {
+    deps.log.warn({ err: error, endpoint: endpointId }, 'could not wake the deliveries parked for this endpoint; the recovery sweep will');
+  });
+}
+
+/** The gate a statement left, as `wakeIfOwed` needs to know it. */
+const owesWake = (deps: DeliveryDeps, claimed: Pick<ClaimedDelivery, 'fifo'>, done: Recorded): boolean =>
+  done.gate !== null && needsWake(deps.config, { ...done.gate, fifo: claimed.fifo });
+
 /** Rare, so not batched. */
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
-  // Rare, so not batched.
   if (!(await markUnsent(deps.sql, claimed.id, error))) return skip(deps, claimed.id, true);
+  await wakeIfOwed(deps, claimed.endpointId, claimed.slot); // recounts its gate: the slot it held is free
   deps.metrics?.deliveries.inc({ outcome: 'dead' });
   deps.log.warn({ delivery: claimed.id, endpoint: claimed.endpointId, error }, 'delivery dead without being sent');
   return { result: 'unsent', error };
@@ -201,8 +218,14 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const id = payload.deliveryId;
   // One read: the delivery, its endpoint and the endpoint's secrets as they are now (secrets
   // are never cached: a rotation without grace stops the old secret at once).
-  const claimed = await queries.claim({ id, withBody: payload.body === undefined });
+  const claimed = await queries.claim({ id, withBody: payload.body === undefined, job: payload });
   if (claimed === null) return skip(deps, id);
+  if ('parked' in claimed) {
+    // its endpoint has its cap of deliveries in flight: this job ends, a finishing one wakes it
+    log.debug({ delivery: id, endpoint: claimed.endpointId }, 'delivery parked: its endpoint is at its concurrency cap');
+    await wakeIfOwed(deps, claimed.endpointId, claimed.wake);
+    return { result: 'parked' };
+  }
   if (claimed.disabledAt !== null) {
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} is disabled (${claimed.disabledReason ?? 'no reason given'})`);
   }
@@ -223,7 +246,9 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     // under the endpoint's rateLimit: wait for the start reserved for it (not an attempt)
     const waitMs = await takeRateSlot(sql, claimed.endpointId, claimed.rateLimit);
     if (waitMs > 0) {
-      if (!(await deferDelivery(sql, payload, waitMs))) return skip(deps, id, true);
+      const deferred = await deferDelivery(sql, payload, waitMs, claimed.slot && !claimed.fifo);
+      if (!deferred.recorded) return skip(deps, id, true);
+      await wakeIfOwed(deps, claimed.endpointId, owesWake(deps, claimed, deferred));
       return { result: 'deferred', waitMs };
     }
   }
@@ -256,6 +281,9 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     outcome: outcome.result,
     error: outcome.error ?? null,
     excerpt: result.kind === 'response' ? result.excerpt : null,
+    endpointId: claimed.endpointId,
+    // a FIFO endpoint's delivery keeps its slot while it waits for a retry: the line waits with it
+    release: claimed.slot && (outcome.result !== 'retry' || !claimed.fifo),
     ...(delayMs === undefined
       ? {}
       : {
@@ -273,13 +301,15 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
 
   const operational = isOperational(payload.event); // its deliveries never raise operational events
   if (outcome.disableEndpoint) {
-    const gone = await recordGone(sql, config, { ...record, endpointId: claimed.endpointId });
+    const gone = await recordGone(sql, config, record);
     if (gone === null) return skip(deps, id, true);
     log.warn({ delivery: id, endpoint: claimed.endpointId, stopped: gone.stopped }, 'receiver answered 410: endpoint disabled, its pending deliveries stopped');
     if (!operational) await emitOperational(deps, 'app.endpoint.disabled', { endpointId: claimed.endpointId, url: claimed.url, reason: gone.reason }, gone.owner);
     return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
   }
-  if (!(await queries.record(record))) return skip(deps, id, true);
+  const recorded = await queries.record(record);
+  if (!recorded.recorded) return skip(deps, id, true);
+  await wakeIfOwed(deps, claimed.endpointId, owesWake(deps, claimed, recorded));
   if (!operational && outcome.result !== 'done') await announceFailure(deps, claimed, { id, event: payload.event, startedAt, dead: outcome.result === 'dead', error: outcome.error ?? null });
   const line = { delivery: id, endpoint: claimed.endpointId, attempt, status: httpStatus, error: outcome.error, delayMs };
   if (outcome.result === 'done') log.debug(line, 'delivered');

@@ -18,6 +18,7 @@ import type { Sql } from '../../shared/db/connect.ts';
 import { endpointTable, notifyEndpointsChanged, type Queryable } from '../../shared/webhooks/endpoints/store.ts';
 
 import { deliveryJobSpec, type DeliveryJobPayload } from '../../shared/webhooks/deliveries/job.ts';
+import { admit, needsWake } from '../../shared/webhooks/deliveries/flow.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 
 export type { DeliveryJobPayload, DeliveryStatus };
@@ -39,6 +40,10 @@ export interface ClaimedDelivery {
   disabledReason: string | null;
   /** The endpoint's signing secrets as stored (sealed), newest first; open them with the secret box. */
   sealed: string[];
+  /** It holds one of its endpoint's slots (give it back when recording: `AttemptRecord.release`). */
+  slot: boolean;
+  /** Its endpoint delivers in emit order, one at a time (`ordering: "fifo"`). */
+  fifo: boolean;
 }
 
 /** PostgreSQL text cannot hold U+0000; a receiver's answer may. */
@@ -57,10 +62,21 @@ const activeSealedSecrets = (sql: Queryable) => sql`
          where s.endpoint_id = e.id and (s.expires_at is null or s.expires_at > now())
          order by s.id desc)`;
 
-/** What `claimDeliveries` is asked: a delivery id, and whether its body must be read. */
+/** What `claimDeliveries` is asked: a delivery id, whether its body must be read, and its job's payload (kept if it is parked). */
 export interface ClaimRequest {
   id: string;
   withBody: boolean;
+  /** The job's payload; absent: a parked delivery is queued again with its id, endpoint, event and no prior attempts. */
+  job?: DeliveryJobPayload;
+}
+
+/** A delivery that found its endpoint at its cap: parked until a slot frees (no attempt, no job). */
+export interface ParkedDelivery {
+  parked: true;
+  id: string;
+  endpointId: string;
+  /** The gate was left with a free slot and someone waiting (a race with a finishing delivery): wake it. */
+  wake: boolean;
 }
 
 interface ClaimRow {
@@ -75,38 +91,103 @@ interface ClaimRow {
   disabled_at: Date | null;
   disabled_reason: string | null;
   sealed: string[];
+  slot: boolean;
+  parked: boolean;
+  fifo: boolean;
+  gate_running: number | null;
+  gate_waiting: number | null;
 }
 
 /**
- * Marks the deliveries running, in one statement, and answers each with its endpoint (in the
- * order asked), or null when there is nothing to do: the delivery is done or dead already (a
- * duplicate job after a crash), or it no longer exists (its endpoint was removed, which deletes
- * its deliveries). The body is read only for requests `withBody` (jobs whose payload lacks it).
+ * Takes up deliveries in one statement and answers each (in the order asked): claimed (marked
+ * running, with its endpoint and secrets), parked, or null when there is nothing to do: the
+ * delivery is done or dead already (a duplicate job after a crash), it is parked already (its
+ * job ran again after a crash: the wake will queue it), or it no longer exists (its endpoint was
+ * removed). The body is read only for requests `withBody` (jobs whose payload lacks it).
+ *
+ * Fairness (migrations/014, shared/webhooks/deliveries/flow.ts): a delivery that holds no slot
+ * of its enabled endpoint takes one if the endpoint has fewer than its cap in flight, oldest
+ * first; the others are parked. Gate rows are locked in endpoint order and updated in this
+ * statement, so every worker agrees on the counts.
  */
 export async function claimDeliveries(
   sql: Queryable,
   config: Pick<Config, 'webhooks'>,
   requests: readonly ClaimRequest[],
-): Promise<Array<ClaimedDelivery | null>> {
+): Promise<Array<ClaimedDelivery | ParkedDelivery | null>> {
   const ids = requests.map((request) => request.id);
   const withBody = requests.filter((request) => request.withBody).map((request) => request.id);
+  const jobs = requests.map((request) => {
+    if (request.job === undefined) return null;
+    const { body: _body, paced: _paced, ...job } = request.job;
+    return JSON.stringify(job);
+  });
   // The commit does not wait for the WAL flush (synchronous_commit off for this statement
   // alone): losing a `running` mark to a server crash leaves the delivery pending, which the
-  // worker treats the same. Outcomes (recordAttempts) are committed durably.
+  // worker treats the same (and the job's completion, committed durably later, flushes it).
+  // Outcomes (recordAttempts) are committed durably.
   const rows = await sql<ClaimRow[]>`
-    with async as (select set_config('synchronous_commit', 'off', true) as off)
-    update app_webhook_deliveries as d
-       set status = 'running', next_attempt_at = null, updated_at = now()
-      from ${endpointTable(sql, config)} as e
-     where d.id = any(${ids}::text[]) and e.id = d.endpoint_id and d.status in ('pending', 'running')
-       and (select off from async) = 'off'
-    returning d.id, d.endpoint_id, d.owner, d.attempts, case when d.id = any(${withBody}::text[]) then d.body end as body,
-              e.url, e.headers, e.disabled_at, e.disabled_reason, e.rate_limit,
-              ${activeSealedSecrets(sql)} as sealed`;
+    with async as (select set_config('synchronous_commit', 'off', true) as off),
+    asked as (select * from unnest(${ids}::text[], ${jobs}::text[]) as a (id, job)),
+    cand as (
+      select d.id, d.endpoint_id, d.created_at, (e.ordering = 'fifo') as fifo,
+             (not d.slot and e.disabled_at is null) as needs
+        from app_webhook_deliveries d
+        join ${endpointTable(sql, config)} e on e.id = d.endpoint_id
+       where d.id = any(${ids}::text[]) and d.status in ('pending', 'running') and d.parked_at is null
+    ), want as (
+      select endpoint_id, count(*)::int as n, bool_or(fifo) as fifo from cand where needs group by endpoint_id
+    ), locked as materialized (
+      select g.endpoint_id from app_endpoint_gate g
+       where g.endpoint_id in (select endpoint_id from want)
+       order by g.endpoint_id
+       for update
+    ), gate as (
+      -- a FIFO endpoint has one slot, and none for a newcomer while others wait in its line
+      update app_endpoint_gate g
+         set granted = least(w.n, greatest(case when not w.fifo then ${config.webhooks.endpointConcurrency}::int when g.waiting > 0 then 0 else 1 end - g.running, 0)),
+             running = g.running + least(w.n, greatest(case when not w.fifo then ${config.webhooks.endpointConcurrency}::int when g.waiting > 0 then 0 else 1 end - g.running, 0)),
+             waiting = g.waiting + w.n - least(w.n, greatest(case when not w.fifo then ${config.webhooks.endpointConcurrency}::int when g.waiting > 0 then 0 else 1 end - g.running, 0))
+        from want w
+       where g.endpoint_id = w.endpoint_id and g.endpoint_id in (select endpoint_id from locked)
+      returning g.endpoint_id, g.granted, g.running, g.waiting
+    ), ranked as (
+      select c.id, c.endpoint_id, c.needs,
+             row_number() over (partition by c.endpoint_id, c.needs order by c.created_at, c.id) as rank
+        from cand c
+    ), decided as (
+      select r.id, r.endpoint_id, r.needs, g.running as gate_running, g.waiting as gate_waiting,
+             (not r.needs or g.granted is null or r.rank <= g.granted) as go
+        from ranked r left join gate g on g.endpoint_id = r.endpoint_id
+    ), claimed as (
+      update app_webhook_deliveries as d
+         set status = case when x.go then 'running' else 'pending' end,
+             slot = d.slot or (x.go and x.needs and x.gate_running is not null),
+             parked_at = case when x.go then null else now() end,
+             parked_job = case when x.go then null else a.job::jsonb end,
+             seq = case when x.go then d.seq else nextval('app_delivery_seq') end, -- parked now: the back of the line
+             next_attempt_at = null, updated_at = now()
+        from decided x join asked a on a.id = x.id
+       where d.id = x.id and (select off from async) = 'off'
+      returning d.id, d.endpoint_id, d.owner, d.attempts, d.slot, not x.go as parked, x.gate_running, x.gate_waiting,
+                case when d.id = any(${withBody}::text[]) and x.go then d.body end as body
+    )
+    select c.id, c.endpoint_id, c.owner, c.attempts, c.body, c.slot, c.parked, c.gate_running, c.gate_waiting,
+           e.url, e.headers, e.disabled_at, e.disabled_reason, e.rate_limit, (e.ordering = 'fifo') as fifo,
+           case when c.parked then '{}'::text[] else ${activeSealedSecrets(sql)} end as sealed
+      from claimed c join ${endpointTable(sql, config)} e on e.id = c.endpoint_id`;
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => {
     const row = byId.get(id);
     if (row === undefined) return null;
+    if (row.parked) {
+      return {
+        parked: true,
+        id,
+        endpointId: row.endpoint_id,
+        wake: needsWake(config, { running: row.gate_running ?? 0, waiting: row.gate_waiting ?? 0, fifo: row.fifo }),
+      };
+    }
     return {
       id,
       endpointId: row.endpoint_id,
@@ -119,6 +200,8 @@ export async function claimDeliveries(
       disabledAt: row.disabled_at,
       disabledReason: row.disabled_reason,
       sealed: row.sealed,
+      slot: row.slot,
+      fifo: row.fifo,
     };
   });
 }
@@ -129,7 +212,7 @@ export async function claimDelivery(
   config: Pick<Config, 'webhooks'>,
   id: string,
   withBody: boolean,
-): Promise<ClaimedDelivery | null> {
+): Promise<ClaimedDelivery | ParkedDelivery | null> {
   return (await claimDeliveries(sql, config, [{ id, withBody }]))[0];
 }
 
@@ -153,19 +236,48 @@ export interface AttemptRecord {
   excerpt: string | null;
   /** With outcome `retry`: the delay and the payload of the next job. */
   retry?: { delayMs: number; payload: DeliveryJobPayload };
+  /** The delivery's endpoint. */
+  endpointId: string;
+  /** Give the delivery's slot back (it held one, and is finished, or waits for a retry of a non-FIFO endpoint). */
+  release: boolean;
 }
+
+/** What recording did: whether it was written, and the endpoint's gate after a slot was given back (else null). */
+export interface Recorded {
+  recorded: boolean;
+  gate: { running: number; waiting: number } | null;
+}
+
+/**
+ * Gives slots back, inside a statement whose CTE `released` has a row (endpoint_id, n) per
+ * endpoint: locks the gate rows in endpoint order (as every statement that changes them does)
+ * and answers each as `gate (endpoint_id, running, waiting)`.
+ */
+const releaseSlots = (sql: Queryable) => sql`
+  release_locked as materialized (
+    select g.endpoint_id from app_endpoint_gate g
+     where g.endpoint_id in (select endpoint_id from released)
+     order by g.endpoint_id
+     for update
+  ), gate as (
+    update app_endpoint_gate g set running = greatest(g.running - r.n, 0)
+      from released r
+     where g.endpoint_id = r.endpoint_id and g.endpoint_id in (select endpoint_id from release_locked)
+    returning g.endpoint_id, g.running, g.waiting
+  )`;
 
 /**
  * Records attempts and their outcomes, any number in one statement: each attempt row, each
  * delivery's new state (pending with `next_attempt_at`, done or dead) and, for retries, the
- * next jobs under the same `job_key` (one `add_jobs` call). Answers, per record, false when
- * nothing was written for it: the delivery was meanwhile finished, or another attempt was
- * recorded (two workers performing one delivery after a presumed crash).
+ * next jobs under the same `job_key` (one `add_jobs` call), and gives back the slots of records
+ * that `release` them. Answers, per record, whether it was written (not when the delivery was
+ * meanwhile finished, or another attempt was recorded: two workers performing one delivery
+ * after a presumed crash) and the endpoint's gate when a slot went back.
  */
-export async function recordAttempts(sql: Queryable, records: readonly AttemptRecord[]): Promise<boolean[]> {
+export async function recordAttempts(sql: Queryable, records: readonly AttemptRecord[]): Promise<Recorded[]> {
   const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
   const retrying = (record: AttemptRecord) => record.outcome === 'retry' && record.retry !== undefined;
-  const rows = await sql<{ id: string }[]>`
+  const rows = await sql<{ id: string; running: number | null; waiting: number | null }[]>`
     with input as (
       select * from unnest(
         ${column((r) => r.deliveryId)}::text[],
@@ -178,8 +290,9 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
         ${column((r) => Math.round(r.durationMs))}::int[],
         ${column((r) => r.outcome)}::text[],
         ${column((r) => storableText(r.excerpt))}::text[],
-        ${column((r) => (retrying(r) ? JSON.stringify(r.retry!.payload) : null))}::text[]
-      ) as i (id, prior, status, error, http, delay, started, duration, outcome, excerpt, payload)
+        ${column((r) => (retrying(r) ? JSON.stringify(r.retry!.payload) : null))}::text[],
+        ${column((r) => String(r.release))}::text[]::boolean[]
+      ) as i (id, prior, status, error, http, delay, started, duration, outcome, excerpt, payload, release)
     ), d as (
       update app_webhook_deliveries as d set
         status = i.status,
@@ -188,10 +301,11 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
         last_status = i.http,
         next_attempt_at = case when i.delay is not null then now() + i.delay * interval '1 millisecond' end,
         completed_at = case when i.status in ('done', 'dead') then now() end,
+        slot = d.slot and not i.release and i.status not in ('done', 'dead'),
         updated_at = now()
       from input as i
       where d.id = i.id and d.attempts = i.prior and d.status in ('pending', 'running')
-      returning d.id, d.attempts, d.next_attempt_at
+      returning d.id, d.endpoint_id, d.attempts, d.next_attempt_at
     ), a as (
       insert into app_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, outcome, error, excerpt)
       select d.id, d.attempts, i.started, i.duration, i.http, i.outcome, i.error, i.excerpt
@@ -204,10 +318,19 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
          where d.next_attempt_at is not null
       ))
       where exists (select 1 from d where d.next_attempt_at is not null)
-    )
-    select d.id from d where (select count(*) from j) >= 0`;
-  const recorded = new Set(rows.map((row) => row.id));
-  return records.map((record) => recorded.has(record.deliveryId));
+    ), released as (
+      select d.endpoint_id, count(*)::int as n from d join input as i on i.id = d.id where i.release group by d.endpoint_id
+    ), ${releaseSlots(sql)}
+    select d.id, g.running, g.waiting
+      from d join input as i on i.id = d.id
+      left join gate g on i.release and g.endpoint_id = d.endpoint_id
+     where (select count(*) from j) >= 0`;
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return records.map((record) => {
+    const row = byId.get(record.deliveryId);
+    if (row === undefined) return { recorded: false, gate: null };
+    return { recorded: true, gate: row.running === null || row.waiting === null ? null : { running: row.running, waiting: row.waiting } };
+  });
 }
 
 /**
@@ -246,37 +369,45 @@ export async function takeRateSlot(sql: Queryable, endpointId: string, limit: nu
 /**
  * Puts a claimed delivery back to wait (not an attempt) for its reserved start: pending again, its
  * job re-added under the same key to run after `waitMs`, marked `paced` (it does not reserve again).
- * Answers false when it was no longer running.
+ * With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it: the line waits
+ * with it). Answers null when it was no longer running, else the endpoint's gate when a slot went back.
  */
-export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload, waitMs: number): Promise<boolean> {
-  const rows = await sql<{ id: string }[]>`
+export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload, waitMs: number, release: boolean): Promise<Recorded> {
+  const rows = await sql<{ id: string; running: number | null; waiting: number | null }[]>`
     with d as (
       update app_webhook_deliveries
-         set status = 'pending', next_attempt_at = now() + ${waitMs} * interval '1 millisecond', updated_at = now()
+         set status = 'pending', next_attempt_at = now() + ${waitMs} * interval '1 millisecond', updated_at = now(),
+             slot = slot and not ${release}::boolean
        where id = ${payload.deliveryId} and status = 'running'
-      returning id, next_attempt_at
+      returning id, endpoint_id, next_attempt_at
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
         select ${deliveryJobSpec(sql, { id: sql`d.id`, payload: sql`${JSON.stringify({ ...payload, paced: true })}::text::json`, runAt: sql`d.next_attempt_at` })} from d
       ))
-    )
-    select d.id from d, j`;
-  return rows.length === 1;
+    ), released as (
+      select d.endpoint_id, 1 as n from d where ${release}::boolean
+    ), ${releaseSlots(sql)}
+    select d.id, g.running, g.waiting from d cross join j left join gate g on g.endpoint_id = d.endpoint_id`;
+  if (rows.length === 0) return { recorded: false, gate: null };
+  const row = rows[0];
+  return { recorded: true, gate: row.running === null || row.waiting === null ? null : { running: row.running, waiting: row.waiting } };
 }
 
 /** `recordAttempts` for one attempt. */
 export async function recordAttempt(sql: Queryable, record: AttemptRecord): Promise<boolean> {
-  return (await recordAttempts(sql, [record]))[0];
+  return (await recordAttempts(sql, [record]))[0].recorded;
 }
 
 /**
  * Makes delivery `id` dead without sending it (endpoint disabled, secret unreadable, no secret):
- * no attempt is recorded, `error` says why. Answers false when it was no longer pending/running.
+ * no attempt is recorded, `error` says why; a slot it held is its endpoint's again once the gate is
+ * recounted (`wakeEndpoints`). Answers false when it was no longer pending/running.
  */
 export async function markUnsent(sql: Queryable, id: string, error: string): Promise<boolean> {
   const rows = await sql`
     update app_webhook_deliveries
-       set status = 'dead', last_error = ${storableText(error)}::text, next_attempt_at = null, completed_at = now(), updated_at = now()
+       set status = 'dead', last_error = ${storableText(error)}::text, next_attempt_at = null, completed_at = now(), updated_at = now(),
+           slot = false, parked_at = null, parked_job = null
      where id = ${id} and status in ('pending', 'running')
     returning id`;
   return rows.length === 1;
@@ -287,7 +418,7 @@ export async function markUnsent(sql: Queryable, id: string, error: string): Pro
  * transaction with the attempt that got it: records the attempt (dead), disables the endpoint
  * (`disabled_at`, `disabled_reason`; an earlier disable is kept), makes every other PENDING
  * delivery of the endpoint dead with a reason and removes its job, and announces the endpoint
- * change to every process's endpoint cache. Deliveries running at that moment finish their
+ * change to every process's endpoint cache, and recounts its gate. Deliveries running at that moment finish their
  * attempt; their next one finds the endpoint disabled and is not sent. Answers how many pending
  * deliveries were stopped (with the endpoint's owner and the reason kept), or null when the
  * attempt was not recorded (see `recordAttempt`).
@@ -312,11 +443,13 @@ export async function recordGone(
       with d as (
         update app_webhook_deliveries
            set status = 'dead', next_attempt_at = null, completed_at = now(), updated_at = now(),
+               slot = false, parked_at = null, parked_job = null,
                last_error = ${`not sent: endpoint ${record.endpointId} was disabled after ${reason}`}::text
          where endpoint_id = ${record.endpointId} and status = 'pending' and id <> ${record.deliveryId}
         returning id
       )
       select d.id, graphile_worker.remove_job(d.id) from d`;
+    await admit(tx, config, [record.endpointId], new Map(), { recount: true }); // nothing waits any more: the counts say so
     return { stopped: stopped.length, owner: endpoints[0]?.owner ?? null, reason };
   });
 }

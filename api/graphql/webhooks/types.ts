@@ -108,6 +108,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     signing: String
     "Most deliveries per second to it, across every worker (above it they wait); none by default."
     rateLimit: Int
+    "fifo: one delivery at a time, in emit order; none (default): in parallel."
+    ordering: String
   }
 
   input UpdateWebhookEndpointInput {
@@ -124,6 +126,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     disabledReason: String
     "Deliveries per second at most; null removes the limit."
     rateLimit: Int
+    "fifo or none."
+    ordering: String
   }
 
   input EmitWebhookEventInput {

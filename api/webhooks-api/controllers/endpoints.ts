@@ -32,7 +32,7 @@ export const endpointsController = (deps: WebhookDeps) => defineController({
 
   /** POST /webhooks {url, events, owner?, description?, headers?}: 201 with the secret, shown this once. */
   create: webhookAction(deps, async ({ ctx, principal, scope, deps }) => {
-    const input = ctx.permit('url', 'events', 'owner', 'description', 'headers', 'signing', 'rateLimit') as unknown as RegisterOptions;
+    const input = ctx.permit('url', 'events', 'owner', 'description', 'headers', 'signing', 'rateLimit', 'ordering') as unknown as RegisterOptions;
     const endpoint = await registerEndpoint(deps, scope, input);
     await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: endpoint.secret }, { status: 201 });
   }),

@@ -82,6 +82,17 @@ export async function checkEndpointUrl(
   return url.href;
 }
 
+/** How an endpoint's deliveries are ordered: `none` (in parallel, up to `webhooks.endpointConcurrency`) or `fifo` (one at a time, in emit order). */
+export const ORDERINGS = ['none', 'fifo'] as const;
+export type Ordering = (typeof ORDERINGS)[number];
+
+/** `ordering`: absent or null is `none`. Throws 422 `APP_WEBHOOK_ORDERING_INVALID`. */
+export function assertOrdering(value: unknown): Ordering {
+  if (value === undefined || value === null) return 'none';
+  if (typeof value === 'string' && (ORDERINGS as readonly string[]).includes(value)) return value as Ordering;
+  throw unprocessable(`invalid ordering: must be one of ${ORDERINGS.join(', ')}`, { code: 'APP_WEBHOOK_ORDERING_INVALID', data: { field: 'ordering' } });
+}
+
 /** Most deliveries per second an endpoint's `rateLimit` may name. */
 export const MAX_RATE_LIMIT = 10_000;
 

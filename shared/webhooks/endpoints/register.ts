@@ -7,7 +7,7 @@ import { sealHeaders } from './header-box.ts';
 import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
 import { assertEndpointHeaders } from './headers.ts';
-import { assertDescription, assertOwner, assertRateLimit, checkEndpointUrl } from './fields.ts';
+import { assertDescription, assertOrdering, assertOwner, assertRateLimit, checkEndpointUrl, type Ordering } from './fields.ts';
 import { endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import { addSecret, secretBoxFor } from './secrets.ts';
 import { SIGNING_SCHEMES, shownSecret, type SigningScheme } from '../signing.ts';
@@ -29,6 +29,8 @@ export interface RegisterOptions {
   signing?: SigningScheme | null;
   /** Most deliveries per second to it, across every worker (above it they wait, not fail); absent or null: none. */
   rateLimit?: number | null;
+  /** `fifo`: one delivery at a time, in emit order; absent, null or `none`: in parallel. */
+  ordering?: Ordering | null;
 }
 
 /** The endpoint as registered, with its one signing secret or public key (shown again only by `webhooks:show --reveal`). */
@@ -57,14 +59,15 @@ export async function registerEndpoint(deps: WebhookDeps, scope: TenantScope, op
   const description = assertDescription(input.description);
   const signing = assertSigning(input.signing);
   const rateLimit = assertRateLimit(input.rateLimit);
+  const ordering = assertOrdering(input.ordering);
   const url = await checkEndpointUrl(deps, input.url);
   const box = secretBoxFor(deps.config);
   const id = newEndpointId();
 
   const { row, secret } = await deps.sql.begin(async (tx) => {
     const [inserted] = await tx<EndpointRow[]>`
-      insert into ${endpointTable(tx, deps.config)} (id, url, events, owner, description, headers, signing, rate_limit)
-      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(sealHeaders(deps.config, headers))}, ${signing}, ${rateLimit})
+      insert into ${endpointTable(tx, deps.config)} (id, url, events, owner, description, headers, signing, rate_limit, ordering)
+      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(sealHeaders(deps.config, headers))}, ${signing}, ${rateLimit}, ${ordering})
       returning *`;
     const plain = shownSecret(await addSecret(tx, box, id, signing));
     await notifyEndpointsChanged(tx, [owner]);

@@ -5,6 +5,7 @@
  */
 import { openHeaders } from './header-box.ts';
 import type { SigningScheme } from '../signing.ts';
+import type { Ordering } from './fields.ts';
 import { isIdText } from '../ids.ts';
 import { notFound } from '../../errors/app-error.ts';
 import type { Config } from '../../config/index.ts';
@@ -30,6 +31,8 @@ export interface Endpoint {
   signing: SigningScheme;
   /** Most deliveries per second across every worker; null: no limit. */
   rateLimit: number | null;
+  /** `fifo`: one delivery at a time, in emit order; `none`: in parallel. */
+  ordering: Ordering;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -47,6 +50,8 @@ export interface EndpointRow {
   /** Absent on a table from before migration 008 (read as `hmac-sha256`). */
   signing?: SigningScheme;
   rate_limit?: number | null;
+  /** Absent on a table from before migration 014 (read as `none`). */
+  ordering?: Ordering;
   created_at: Date;
   updated_at: Date;
 }
@@ -69,6 +74,7 @@ export function toEndpoint(row: EndpointRow, config: Pick<Config, 'secret'>): En
     disabledReason: row.disabled_reason,
     signing: row.signing ?? 'hmac-sha256',
     rateLimit: row.rate_limit ?? null,
+    ordering: row.ordering ?? 'none',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

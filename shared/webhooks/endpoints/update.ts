@@ -9,7 +9,8 @@ import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
 import { emitOperational } from '../operational.ts';
 import { assertEndpointHeaders } from './headers.ts';
-import { assertDescription, assertOwner, assertRateLimit, checkEndpointUrl, UNSTORABLE } from './fields.ts';
+import { assertDescription, assertOrdering, assertOwner, assertRateLimit, checkEndpointUrl, UNSTORABLE, type Ordering } from './fields.ts';
+import { admit } from '../deliveries/flow.ts';
 import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
@@ -31,9 +32,11 @@ export interface EndpointPatch {
   disabledReason?: string;
   /** Deliveries per second at most; null removes the limit. */
   rateLimit?: number | null;
+  /** `fifo` or `none` (null: `none`). */
+  ordering?: Ordering | null;
 }
 
-const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 'enabled', 'disabledReason', 'rateLimit']);
+const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 'enabled', 'disabledReason', 'rateLimit', 'ordering']);
 
 /**
  * Applies `patch` to endpoint `id` with the same checks as `register` (a new url is checked and
@@ -76,6 +79,7 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
   const events = given.events === undefined ? undefined : assertEventPatterns(given.events);
   if (events) await checkSubscriptions(deps, events);
   const rateLimit = given.rateLimit === undefined ? undefined : assertRateLimit(given.rateLimit);
+  const ordering = 'ordering' in given ? assertOrdering(given.ordering) : undefined;
   const headers = given.headers === undefined ? undefined : assertEndpointHeaders(given.headers);
   const owner = 'owner' in given ? assertOwner(ownerForWrite(scope, given.owner)) : undefined;
   const description = 'description' in given ? assertDescription(given.description) : undefined;
@@ -95,6 +99,7 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
         disabled_at = case when ${enabling} then null when ${disabling} then coalesce(disabled_at, now()) else disabled_at end,
         enabled_at = case when ${enabling} and disabled_at is not null then now() else enabled_at end,
         rate_limit = ${rateLimit === undefined ? tx`rate_limit` : tx`${rateLimit}::int`},
+        ordering = ${ordering ?? current.ordering ?? 'none'},
         disabled_reason = case
           when ${enabling} then null
           when ${disabling} then coalesce(${given.disabledReason ?? null}::text, disabled_reason, 'disabled by an operator')
@@ -103,6 +108,8 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
       where id = ${id}
       returning *`;
     await notifyEndpointsChanged(tx, [current.owner, row.owner]);
+    // a line dissolved (fifo to none) has slots free for the deliveries that waited in it
+    if (ordering !== undefined && ordering !== (current.ordering ?? 'none')) await admit(tx, deps.config, [id]);
     return { before: current, after: row };
   });
   deps.cache?.invalidate(before.owner);

@@ -17,6 +17,7 @@ import { endpointTable } from '../endpoints/store.ts';
 import { newDeliveryIds, newEventId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { deliveryJobSpec } from '../deliveries/job.ts';
+import { admit } from '../deliveries/flow.ts';
 
 /** One delivery written by emit or send (what they answer). */
 export interface Delivery {
@@ -154,25 +155,32 @@ export async function enqueueDeliveries(
           insert into app_events (id, type, owner, payload, created_at)
           values (${eventId}, ${input.type}, ${input.owner}, ${input.data.text}::text::jsonb, ${at})`;
       }
-      // One statement: the delivery rows, and their jobs built from what the insert returned.
-      const rows = await tx<{ id: string; endpoint_id: string }[]>`
+      // One statement: the delivery rows, and their jobs built from what the insert returned. A
+      // FIFO endpoint's delivery is parked in emit order instead (no job): `admit` below queues
+      // it when it heads its endpoint's line (shared/webhooks/deliveries/flow.ts).
+      const rows = await tx<{ id: string; endpoint_id: string; fifo: boolean }[]>`
         with inserted as (
-          insert into app_webhook_deliveries (id, event_id, endpoint_id, owner, event_type, queue, body, next_attempt_at, created_at, updated_at)
-          select d.id, ${eventId}, d.endpoint_id, ${input.owner}, ${input.type}, ${queue}, d.body, ${at}, ${at}, ${at}
+          insert into app_webhook_deliveries (id, event_id, endpoint_id, owner, event_type, queue, body, next_attempt_at, created_at, updated_at, parked_at, seq)
+          select d.id, ${eventId}, d.endpoint_id, ${input.owner}, ${input.type}, ${queue}, d.body,
+                 case when w.ordering = 'fifo' then null else ${at}::timestamptz end, ${at}, ${at},
+                 case when w.ordering = 'fifo' then ${at}::timestamptz end,
+                 case when w.ordering = 'fifo' then nextval('app_delivery_seq') end
           from unnest(${ids}::text[], ${endpointIds}::text[], ${bodies}::text[]) as d (id, endpoint_id, body)
           join ${endpointTable(tx, config)} w on w.id = d.endpoint_id
           where w.owner is not distinct from ${input.owner} and w.disabled_at is null
-          returning id, endpoint_id, event_type, body
+          returning id, endpoint_id, event_type, body, parked_at is not null as fifo
         ), jobs as (
           select count(*) as added from graphile_worker.add_jobs(array(
             select ${deliveryJobSpec(tx, {
               id: tx`i.id`,
               payload: tx`json_build_object('deliveryId', i.id, 'endpointId', i.endpoint_id, 'event', i.event_type, 'body', i.body)`,
             })}
-            from inserted i
+            from inserted i where not i.fifo
           ))
         )
-        select inserted.id, inserted.endpoint_id from inserted, jobs where jobs.added > 0`;
+        select inserted.id, inserted.endpoint_id, inserted.fifo from inserted, jobs where jobs.added >= 0`;
+      const lines = rows.filter((row) => row.fifo).map((row) => row.endpoint_id);
+      if (lines.length > 0) await admit(tx, config, lines, new Map(lines.map((endpointId) => [endpointId, 1])));
       if (rows.length === 0) throw nothing;
       // The request this emit serves may have timed out meanwhile: then roll back, never commit
       // what the client was told had failed.

@@ -115,7 +115,7 @@ describe('public shapes: one source for REST, GraphQL, OpenAPI and the CLI', () 
     const at = new Date('2026-01-01T00:00:00Z');
     const endpoint = {
       id: 'ep_1', url: 'https://example.com/h', events: ['*'], owner: null, description: null, headers: { 'X-Key': 'secret' },
-      enabled: true, disabledAt: null, disabledReason: null, signing: 'hmac-sha256' as const, rateLimit: null, createdAt: at, updatedAt: at,
+      enabled: true, disabledAt: null, disabledReason: null, signing: 'hmac-sha256' as const, rateLimit: null, ordering: 'none' as const, createdAt: at, updatedAt: at,
     };
     const counts = { pending: 1, running: 0, done: 2, dead: 0, total: 3 };
     const summary = {

@@ -1,0 +1,102 @@
+/**
+ * Fairness between endpoints (issue 16, item 1): `webhooks.endpointConcurrency` caps the
+ * deliveries one endpoint has in flight across every worker, and the deliveries over the cap
+ * are parked without holding a worker slot, so a receiver that never answers cannot hold up a
+ * healthy one, first attempts or retries.
+ */
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { after, describe, it } from 'node:test';
+import { createTestDatabase } from '../helpers/database.ts';
+import { startReceiver, type Receiver } from './delivery/receiver.ts';
+import { endpoint, eventually, harness, send, worker } from './helpers.ts';
+
+const db = await createTestDatabase();
+const receivers: Receiver[] = [];
+after(async () => {
+  for (const receiver of receivers) await receiver.close();
+});
+
+/** A receiver that never answers: it counts the requests it holds open at once. */
+async function silentReceiver() {
+  const open = new Set<ServerResponse>();
+  const seen = { most: 0 };
+  const receiver = await startReceiver((_req, res) => {
+    open.add(res);
+    seen.most = Math.max(seen.most, open.size);
+    res.on('close', () => open.delete(res));
+  });
+  receivers.push(receiver);
+  return { receiver, seen };
+}
+
+const doneCount = async (ids: readonly string[]) => {
+  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_deliveries where id = any(${ids as string[]}) and status = 'done'`;
+  return row.n;
+};
+
+describe('fairness between endpoints', () => {
+  it('500 deliveries to a receiver that never answers, queued ahead, hold up none of 50 to a healthy one: all 50 are done within 3 s, with one worker at the default concurrency', async (t) => {
+    // the default concurrency (32) and endpoint cap (4); attempts cut at webhooks.timeout (1 s),
+    // so the silent endpoint's retries come back during the test and compete too
+    const h = harness(db, { webhooks: { concurrency: 32, maxAttempts: 8 } });
+    assert.equal(h.config.webhooks.endpointConcurrency, 4, 'the default cap');
+    const silent = await silentReceiver();
+    const healthy = await startReceiver((_req, res) => res.end('ok'));
+    receivers.push(healthy);
+    const slow = await endpoint(h, `${silent.receiver.origin}/never`);
+    const fine = await endpoint(h, `${healthy.origin}/fine`);
+    for (let i = 0; i < 500; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, k) => send(h, slow, 'order.created', { i: i + k })));
+    }
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) ids.push(...(await send(h, fine, 'order.created', { i })));
+
+    const started = Date.now();
+    await worker(h);
+    await eventually(async () => (await doneCount(ids)) === 50 || undefined, 3_000, 'every healthy delivery done within 3 s');
+    const took = Date.now() - started;
+    assert.equal(healthy.requests.length, 50);
+    assert.ok(silent.seen.most <= 4, `the silent endpoint never had more than its cap in flight (saw ${silent.seen.most})`);
+    const [gate] = await db.sql<{ running: number; waiting: number }[]>`select running, waiting from app_endpoint_gate where endpoint_id = ${slow.id}`;
+    assert.ok(gate.running <= 4 && gate.waiting > 400, `the rest of the silent endpoint's deliveries wait parked (${JSON.stringify(gate)})`);
+    const [parked] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_deliveries where endpoint_id = ${slow.id} and parked_at is not null`;
+    assert.equal(parked.n, gate.waiting, 'the gate counts exactly the parked deliveries');
+    const [jobs] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from graphile_worker.jobs where task_identifier = 'app/webhook' and key in (
+        select id from app_webhook_deliveries where endpoint_id = ${slow.id} and parked_at is not null)`;
+    assert.equal(jobs.n, 0, 'a parked delivery has no job: it takes no worker slot');
+    t.diagnostic(`the healthy endpoint's 50 were done ${took} ms after the worker started`);
+  });
+
+  it('two workers together never exceed the cap for one endpoint, and every delivery over it arrives once a slot frees', async () => {
+    const h = harness(db, { webhooks: { concurrency: 8, endpointConcurrency: 2 } });
+    let inFlight = 0;
+    let most = 0;
+    const held: ServerResponse[] = [];
+    const receiver = await startReceiver((_req, res) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      held.push(res);
+      // answered by the test once two are in flight: each answer lets exactly one more in
+      res.on('close', () => {
+        inFlight -= 1;
+      });
+    });
+    receivers.push(receiver);
+    const made = await endpoint(h, `${receiver.origin}/capped`);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(...(await send(h, made, 'order.created', { i })));
+    await worker(h);
+    await worker(h);
+    for (let answered = 0; answered < 20; answered++) {
+      await eventually(() => held.length > answered || undefined, 10_000, `request ${answered + 1} to arrive`);
+      held[answered].end('ok');
+    }
+    await eventually(async () => (await doneCount(ids)) === 20 || undefined, 10_000, 'every delivery done');
+    assert.ok(most <= 2, `at most 2 in flight at once across both workers (saw ${most})`);
+    assert.equal(receiver.requests.length, 20, 'each delivery arrived once');
+    const [gate] = await db.sql<{ running: number; waiting: number }[]>`select running, waiting from app_endpoint_gate where endpoint_id = ${made.id}`;
+    assert.deepEqual(gate, { running: 0, waiting: 0 }, 'every slot given back');
+  });
+});
