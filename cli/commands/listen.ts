@@ -7,6 +7,11 @@
  *
  * Temporary endpoints are marked in their description (`app listen: pid <pid> on <host>`); at
  * start, those of this host whose process is gone (a `listen` that was killed) are removed.
+ *
+ * However the run ends (stopped, or failing once its receiver listens: the endpoint refused, the
+ * database gone), it closes the receiver and takes its signal listeners off before the failure
+ * reaches cli/app.ts, so the process exits with the reason and the code of its kind instead of
+ * being held open by the receiver.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,6 +58,84 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
 /** Headers worth passing on to the forwarded url (not the hop-by-hop ones). */
 const FORWARDED = /^(content-type|user-agent|webhook-.*)$/i;
 
+/**
+ * `stopped` resolves at the first SIGINT or SIGTERM. The listeners go at that signal (a second
+ * Ctrl-C has its default effect, should removing the endpoint hang; the next start removes it) or
+ * at `remove()`, which every way the command ends calls, so none outlives the run.
+ */
+function stopSignal(): { stopped: Promise<void>; remove(): void } {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const remove = () => {
+    for (const signal of signals) process.off(signal, listener);
+  };
+  const listener = () => {
+    remove();
+    stop();
+  };
+  for (const signal of signals) process.on(signal, listener);
+  return { stopped, remove };
+}
+
+/** Closes the receiver with its open connections, when it listens; never throws. */
+async function closeReceiver(server: Server): Promise<void> {
+  if (!server.listening) return;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** What the receiver prints of each delivery: the JSON document and the text line. */
+type PrintDelivery = (document: Record<string, unknown>, text: string) => void;
+
+/**
+ * The local receiver: verifies each delivery with the endpoint's current `secret()`, forwards it
+ * to `forwardTo` (its answer becomes the receiver's; 502 when it cannot be reached) and prints it.
+ */
+function createReceiver(context: CliContext, options: { secret: () => string; forwardTo: string | undefined; print: PrintDelivery }): Server {
+  const { forwardTo, print } = options;
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const body = await readBody(req);
+      const check = verify({ body, headers: req.headers, secret: options.secret() });
+      let type: unknown = null;
+      let data: unknown = null;
+      try {
+        ({ type, data } = JSON.parse(body.toString('utf8')) as { type: unknown; data: unknown });
+      } catch {
+        // not JSON: printed as it is below
+      }
+      let status = 204;
+      let answer: Buffer | undefined;
+      let forwardError: string | undefined;
+      if (forwardTo) {
+        try {
+          const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => FORWARDED.test(name)).map(([name, value]) => [name, String(value)]));
+          const forwarded = await fetch(forwardTo, { method: 'POST', headers, body, redirect: 'manual' });
+          status = forwarded.status;
+          answer = Buffer.from(await forwarded.arrayBuffer());
+          const contentType = forwarded.headers.get('content-type');
+          if (contentType) res.setHeader('content-type', contentType);
+        } catch (error) {
+          status = 502;
+          forwardError = (error as Error).message;
+        }
+      }
+      res.statusCode = status;
+      res.end(answer);
+      const id = req.headers['webhook-id'];
+      print(
+        { kind: 'delivery', receivedAt: new Date().toISOString(), id, type, verified: check.ok, ...(check.ok ? {} : { reason: check.reason }), data: data ?? body.toString('utf8'), status, ...(forwardError ? { forwardError } : {}) },
+        `${new Date().toISOString()}  ${String(id)}  ${String(type)}  ${check.ok ? 'signature ok' : `SIGNATURE REFUSED (${check.reason})`}  -> ${status}${forwardError ? ` (forward failed: ${forwardError})` : ''}`,
+      );
+    })().catch((error: unknown) => {
+      res.statusCode = 500;
+      res.end();
+      context.log.error({ err: error }, 'app listen: a delivery could not be handled');
+    });
+  });
+}
+
 export const listenCommand = defineCommand({
   builder: (yargs) => yargs
     .option('events', { type: 'string', default: '*', describe: 'Event patterns to receive, comma-separated (default: every event)' })
@@ -72,74 +155,37 @@ export const listenCommand = defineCommand({
 
     // listening for the signals before anything else: one that comes while the endpoint is being
     // registered still stops this run, after which the endpoint is removed as usual
-    const stopped = new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
-    const removed = await removeStaleListeners(context);
+    const signal = stopSignal();
     let secret = '';
-    const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      void (async () => {
-        const body = await readBody(req);
-        const check = verify({ body, headers: req.headers, secret });
-        let type: unknown = null;
-        let data: unknown = null;
-        try {
-          ({ type, data } = JSON.parse(body.toString('utf8')) as { type: unknown; data: unknown });
-        } catch {
-          // not JSON: printed as it is below
-        }
-        let status = 204;
-        let answer: Buffer | undefined;
-        let forwardError: string | undefined;
-        if (forwardTo) {
-          try {
-            const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => FORWARDED.test(name)).map(([name, value]) => [name, String(value)]));
-            const forwarded = await fetch(forwardTo, { method: 'POST', headers, body, redirect: 'manual' });
-            status = forwarded.status;
-            answer = Buffer.from(await forwarded.arrayBuffer());
-            const contentType = forwarded.headers.get('content-type');
-            if (contentType) res.setHeader('content-type', contentType);
-          } catch (error) {
-            status = 502;
-            forwardError = (error as Error).message;
-          }
-        }
-        res.statusCode = status;
-        res.end(answer);
-        const id = req.headers['webhook-id'];
-        line(
-          { kind: 'delivery', receivedAt: new Date().toISOString(), id, type, verified: check.ok, ...(check.ok ? {} : { reason: check.reason }), data: data ?? body.toString('utf8'), status, ...(forwardError ? { forwardError } : {}) },
-          `${new Date().toISOString()}  ${String(id)}  ${String(type)}  ${check.ok ? 'signature ok' : `SIGNATURE REFUSED (${check.reason})`}  -> ${status}${forwardError ? ` (forward failed: ${forwardError})` : ''}`,
-        );
-      })().catch((error: unknown) => {
-        res.statusCode = 500;
-        res.end();
-        context.log.error({ err: error }, 'app listen: a delivery could not be handled');
+    const server = createReceiver(context, { secret: () => secret, forwardTo, print: line });
+    try {
+      const removed = await removeStaleListeners(context);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(args.port, '127.0.0.1', () => resolve());
       });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(args.port, '127.0.0.1', () => resolve());
-    });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, {
-      url,
-      events: parseEventList(args.events) ?? ['*'],
-      owner: args.owner,
-      description: `app listen: pid ${process.pid} on ${hostname()}, started ${new Date().toISOString()}`,
-    });
-    secret = endpoint.secret;
-    line(
-      { kind: 'listening', url, endpointId: endpoint.id, events: endpoint.events, owner: endpoint.owner, forwardTo: forwardTo ?? null, removedStale: removed },
-      `listening on ${url} as endpoint ${endpoint.id} (events ${endpoint.events.join(', ')}${endpoint.owner ? `, owner ${endpoint.owner}` : ', no owner'})` +
-        `${forwardTo ? `, forwarding to ${forwardTo}` : ''}${removed.length ? `; removed ${removed.length} left by a killed listen` : ''}\nCtrl-C stops and removes the endpoint`,
-    );
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const endpoint = await registerEndpoint(deps, ALL_TENANTS, {
+        url,
+        events: parseEventList(args.events) ?? ['*'],
+        owner: args.owner,
+        description: `app listen: pid ${process.pid} on ${hostname()}, started ${new Date().toISOString()}`,
+      });
+      secret = endpoint.secret;
+      line(
+        { kind: 'listening', url, endpointId: endpoint.id, events: endpoint.events, owner: endpoint.owner, forwardTo: forwardTo ?? null, removedStale: removed },
+        `listening on ${url} as endpoint ${endpoint.id} (events ${endpoint.events.join(', ')}${endpoint.owner ? `, owner ${endpoint.owner}` : ', no owner'})` +
+          `${forwardTo ? `, forwarding to ${forwardTo}` : ''}${removed.length ? `; removed ${removed.length} left by a killed listen` : ''}\nCtrl-C stops and removes the endpoint`,
+      );
 
-    await stopped;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await removeEndpoint(deps, ALL_TENANTS, endpoint.id);
-    line({ kind: 'stopped', endpointId: endpoint.id }, `stopped; endpoint ${endpoint.id} removed`);
+      await signal.stopped;
+      await closeReceiver(server);
+      await removeEndpoint(deps, ALL_TENANTS, endpoint.id);
+      line({ kind: 'stopped', endpointId: endpoint.id }, `stopped; endpoint ${endpoint.id} removed`);
+    } finally {
+      // every way out, a failure included: nothing left to hold the process open or catch its signals
+      signal.remove();
+      await closeReceiver(server);
+    }
   },
 });

@@ -2,13 +2,16 @@
  * `app listen` (issue 17, item 2), run as the real process: it receives and verifies a delivery
  * emitted by another command and performed by the real worker, forwards it and relays the answer,
  * removes its endpoint on SIGINT, and at its next start removes the one a killed `listen` left.
+ * A failure once its receiver listens (the endpoint refused) ends the process with the reason and
+ * the exit code of its kind, and no run leaves a signal listener or a receiver behind.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { runAppInProcess } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { freePort } from '../helpers/ports.ts';
 import { spawnNode, type Spawned } from '../helpers/processes.ts';
 import { harness, runOnce } from '../worker/helpers.ts';
 
@@ -25,6 +28,16 @@ function listen(args: string[] = []): Spawned {
   spawned.push(run);
   return run;
 }
+
+/** Listening on `port` succeeds: nothing (such as a receiver left open) holds it. */
+const portIsFree = (port: number) => new Promise<boolean>((resolve) => {
+  const probe = createTcpServer();
+  probe.once('error', () => resolve(false));
+  probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+});
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+const signalListeners = () => SIGNALS.map((signal) => process.listenerCount(signal));
 
 const lines = (run: Spawned) => run.output().split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>);
 const endpointIds = async () => (await db.sql<{ id: string }[]>`select id from app_webhooks where description like 'app listen:%'`).map((row) => row.id);
@@ -82,6 +95,77 @@ describe('app listen', () => {
     next.child.kill('SIGTERM');
     assert.equal((await next.exited).code, 0);
     assert.deepEqual(await endpointIds(), []);
+  });
+
+  it('exits 1 with the reason on stderr, without hanging, when its endpoint is refused after the receiver started', async () => {
+    // the catalog (config webhooks.strictEventTypes and the database) refuses the subscription:
+    // known only when the endpoint is registered, once the receiver already listens
+    const run = spawnNode('cli/main.ts', { ...ENV, APP_WEBHOOKS__STRICT_EVENT_TYPES: 'true' }, ['listen', '--events', 'nosuch.*']);
+    spawned.push(run);
+    let stderr = '';
+    run.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exit = await run.exitedWithin(20_000);
+    assert.equal(exit.code, 1, run.output());
+    assert.deepEqual(stderr.split('\n').filter((text) => text.startsWith('app: ')), ['app: the pattern nosuch.* matches no event type of the catalog (webhooks.strictEventTypes is on)']);
+    assert.doesNotMatch(run.output(), /listening on/);
+    assert.deepEqual(await endpointIds(), []);
+  });
+
+  describe('leaves no signal listener and no receiver behind, whichever way it ends', () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: '/tmp', ...ENV };
+
+    it('the database cannot be reached (before the receiver starts): exit 4', async () => {
+      const before = signalListeners();
+      const run = await runAppInProcess(['listen'], { ...env, DATABASE_URL: 'postgres://127.0.0.1:1/app' });
+      assert.equal(run.code, 4, run.stderr);
+      assert.match(run.stderr, /^app: cannot reach the database at 127\.0\.0\.1:1/m);
+      assert.deepEqual(signalListeners(), before);
+    });
+
+    it('the receiver cannot listen (its port is taken): exit 1', async () => {
+      const taken = createTcpServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const port = (taken.address() as AddressInfo).port;
+      const before = signalListeners();
+      try {
+        const run = await runAppInProcess(['listen', '--port', String(port)], env);
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, /^app: listen EADDRINUSE/m);
+      } finally {
+        await new Promise<void>((resolve) => taken.close(() => resolve()));
+      }
+      assert.deepEqual(signalListeners(), before);
+    });
+
+    it('its endpoint is refused once the receiver listens: exit 1, the error document with --json, the receiver closed', async () => {
+      const port = await freePort();
+      const before = signalListeners();
+      const run = await runAppInProcess(['listen', '--json', '--port', String(port), '--events', 'nosuch.*'], { ...env, APP_WEBHOOKS__STRICT_EVENT_TYPES: 'true' });
+      assert.equal(run.code, 1, run.stderr);
+      assert.deepEqual(JSON.parse(run.stdout), { error: { code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN', message: 'the pattern nosuch.* matches no event type of the catalog (webhooks.strictEventTypes is on)' } });
+      assert.deepEqual(signalListeners(), before);
+      assert.equal(await portIsFree(port), true, 'the receiver was closed');
+      assert.deepEqual(await endpointIds(), []);
+    });
+
+    it('stopped by a signal: exit 0, the endpoint removed', async () => {
+      const port = await freePort();
+      const before = signalListeners();
+      let listening!: () => void;
+      const started = new Promise<void>((resolve) => (listening = resolve));
+      const running = runAppInProcess(['listen', '--json', '--port', String(port)], env, {
+        onStdout: (text) => text.includes('"kind":"listening"') && listening(),
+      });
+      await started;
+      // the listeners the command added run as for a real SIGINT (the test runner's own, if any, do not)
+      for (const listener of process.listeners('SIGINT').slice(before[0])) listener('SIGINT');
+      const run = await running;
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /"kind":"stopped"/);
+      assert.deepEqual(signalListeners(), before);
+      assert.equal(await portIsFree(port), true, 'the receiver was closed');
+      assert.deepEqual(await endpointIds(), []);
+    });
   });
 
   it('refuses to start, with a clear reason and exit 2, when loopback delivery is not allowed', async () => {

@@ -13,20 +13,29 @@ export interface CliRun {
   stderr: string;
 }
 
-function buffer(): { stream: Writable; text: () => string } {
+function buffer(onWrite?: (text: string) => void): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
       chunks.push(String(chunk));
+      onWrite?.(chunks.join(''));
       done();
     },
   });
   return { stream, text: () => chunks.join('') };
 }
 
-/** Runs `app <args>` with `env` as its whole environment (and `stdin` as its standard input). */
-export async function runAppInProcess(args: string[], env: Record<string, string | undefined>, options: { stdin?: string } = {}): Promise<CliRun> {
-  const stdout = buffer();
+/**
+ * Runs `app <args>` with `env` as its whole environment (and `stdin` as its standard input);
+ * `onStdout` is called with everything printed so far after each write (to act while a
+ * long-running command such as `listen` runs).
+ */
+export async function runAppInProcess(
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: { stdin?: string; onStdout?: (text: string) => void } = {},
+): Promise<CliRun> {
+  const stdout = buffer(options.onStdout);
   const stderr = buffer();
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
   const code = await runApp(args, { stdout: stdout.stream, stderr: stderr.stream, stdin, env: { ...env } });

@@ -3,13 +3,22 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** When the exit was seen (ms since the epoch). */
+  at: number;
+}
+
 export interface Spawned {
   child: ChildProcess;
   output: () => string;
   /** Resolves with the first match of `pattern` in stdout+stderr. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** The exit, with the time it was seen (ms since the epoch). */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  exited: Promise<Exit>;
+  /** The exit, or a rejection (with the output so far) when the process is still running after `timeoutMs`. */
+  exitedWithin(timeoutMs: number): Promise<Exit>;
 }
 
 /** Runs a TypeScript entry point of this project with Node 24, capturing its output. */
@@ -23,12 +32,18 @@ export function spawnNode(script: string, env: Record<string, string | undefined
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
   return {
     child,
     output: () => text,
     exited,
+    exitedWithin(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`still running ${timeoutMs} ms later; output:\n${text}`)), timeoutMs);
+      });
+      return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    },
     waitFor(pattern, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${text}`)), timeoutMs);
