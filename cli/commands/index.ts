@@ -69,7 +69,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'webhooks:show <id>',
-    describe: 'Show an endpoint; --reveal prints the secrets that still sign',
+    describe: 'Show an endpoint; --reveal prints the secrets that still sign (ed25519: their public keys)',
     examples: [['$0 webhooks:show ep_01H… --reveal', 'the endpoint with its signing secrets']],
     load: async () => (await import('./webhooks-show.ts')).webhooksShowCommand,
   },
@@ -105,7 +105,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'webhooks:rotate <id>',
-    describe: 'Give an endpoint a new signing secret; the old one stops signing at once, or after --grace',
+    describe: 'Give an endpoint a new signing secret (ed25519: a new key, printed as its public key); the old one stops signing at once, or after --grace',
     examples: [['$0 webhooks:rotate ep_01H… --grace 24h', 'new secret; the old one signs too for a day']],
     load: async () => (await import('./webhooks-rotate.ts')).webhooksRotateCommand,
   },

@@ -10,6 +10,7 @@ import { parseDuration } from '../../shared/config/index.ts';
 import { parseHeaderArgument } from '../../shared/webhooks/endpoints/headers.ts';
 import { publicEndpoint } from '../../shared/webhooks/public-shapes.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
+import type { SigningScheme } from '../../shared/webhooks/signing.ts';
 import type { Endpoint } from '../../shared/webhooks/endpoints/store.ts';
 import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
 import type { CliContext } from '../context.ts';
@@ -95,6 +96,15 @@ export function endpointText(endpoint: ShownEndpoint): string {
     `updated:     ${isoOrDash(endpoint.updatedAt)}`,
   ].join('\n');
 }
+
+/**
+ * What the text forms call the value a receiver is given: an hmac-sha256 endpoint's secret
+ * (`whsec_`), an ed25519 endpoint's public key (`whpk_`; its private key is never printed).
+ * `--json` keeps the field name `secret` of REST and GraphQL, beside `signing`.
+ */
+export const receiverKeyWords = (signing: SigningScheme) => signing === 'ed25519'
+  ? { key: 'public key', previous: 'the previous key', inUse: 'public keys that verify its signatures' }
+  : { key: 'secret', previous: 'the previous secret', inUse: 'secrets that sign' };
 
 /** Endpoints as a table, one line each. */
 export function endpointTable(endpoints: readonly Endpoint[]): string {

@@ -1,22 +1,29 @@
-import { rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
+import { rotateSecret, showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
-import { parseGrace, webhookDeps } from './webhook-cli.ts';
+import { parseGrace, receiverKeyWords, webhookDeps } from './webhook-cli.ts';
 
-/** `webhooks:rotate <id> [--grace 24h]`: a new signing secret; the old one stops at once or after the grace. */
+/**
+ * `webhooks:rotate <id> [--grace 24h]`: a new signing secret (an ed25519 endpoint: a new key
+ * pair, printed as its public key); the old one stops at once or after the grace.
+ */
 export const webhooksRotateCommand = defineCommand({
   builder: (yargs) => yargs
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('grace', { type: 'string', describe: 'How long the old secret keeps signing too, e.g. 24h (default: none)' }),
+    .option('grace', { type: 'string', describe: 'How long the old secret (or key) keeps signing too, e.g. 24h (default: none)' }),
   run: async (context, args) => {
     const deps = webhookDeps(context);
-    const result = await rotateSecret(deps, ALL_TENANTS, args.id as string, { grace: parseGrace(args.grace) });
+    const grace = parseGrace(args.grace);
+    // its scheme, which never changes, names what is printed; an unknown id fails here, before any change
+    const { signing } = await showEndpoint(deps, ALL_TENANTS, args.id as string);
+    const result = await rotateSecret(deps, ALL_TENANTS, args.id as string, { grace });
     warnIfSecretsUnencrypted(deps);
-    context.print({ externalId: args.id, ...result }, () =>
-      `secret: ${result.secret}\n` +
+    const words = receiverKeyWords(signing);
+    context.print({ externalId: args.id, signing, ...result }, () =>
+      `${words.key}: ${result.secret}\n` +
       (result.graceEndsAt === null
-        ? 'the previous secret no longer signs'
-        : `the previous secret also signs until ${result.graceEndsAt.toISOString()}`));
+        ? `${words.previous} no longer signs`
+        : `${words.previous} also signs until ${result.graceEndsAt.toISOString()}`));
   },
 });

@@ -2,14 +2,17 @@ import { showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { publicSecret } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, shown, webhookDeps } from './webhook-cli.ts';
+import { endpointText, receiverKeyWords, shown, webhookDeps } from './webhook-cli.ts';
 import { isoOrDash } from './text-forms.ts';
 
-/** `webhooks:show <id> [--reveal]`: one endpoint; with --reveal the secrets that still sign. */
+/**
+ * `webhooks:show <id> [--reveal]`: one endpoint; with --reveal the secrets that still sign (an
+ * ed25519 endpoint: the public keys of its signing keys, never the private keys).
+ */
 export const webhooksShowCommand = defineCommand({
   builder: (yargs) => yargs
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets that are still active and the header values' }),
+    .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets still in use (ed25519: their public keys) and the header values' }),
   run: async (context, args) => {
     const details = await showEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, { reveal: args.reveal });
     const printed = shown(details, args.reveal);
@@ -21,7 +24,7 @@ export const webhooksShowCommand = defineCommand({
         return `  ${value}created ${isoOrDash(entry.createdAt)}, signs ${until}`;
       });
       const hint = args.reveal ? '' : '\n(add --reveal to print them)';
-      return `${endpointText(printed)}\nsecrets that sign (${details.secrets.length}):\n${lines.join('\n')}${hint}`;
+      return `${endpointText(printed)}\n${receiverKeyWords(details.signing).inUse} (${details.secrets.length}):\n${lines.join('\n')}${hint}`;
     });
   },
 });

@@ -162,6 +162,42 @@ describe('the other webhooks:* commands and events:emit', () => {
     await refused(['webhooks:show', endpoint.externalId], /does not exist/, undefined, 3);
   });
 
+  // what rotate and show call the value a receiver is given, by signing scheme: an hmac endpoint's
+  // secret, an ed25519 endpoint's public key (its private key is never printed)
+  const LABELS = [
+    { signing: 'hmac-sha256', value: /^whsec_/, rotated: /^secret: whsec_\S+$/m, heading: /^secrets that sign \(\d\):$/m, other: /public key/i },
+    { signing: 'ed25519', value: /^whpk_/, rotated: /^public key: whpk_\S+$/m, heading: /^public keys that verify its signatures \(\d\):$/m, other: /secret|whsk_/i },
+  ] as const;
+  for (const label of LABELS) {
+    it(`rotate and show label what they print for an ${label.signing} endpoint as its ${label.signing === 'ed25519' ? 'public key (whpk_)' : 'secret (whsec_)'}`, async () => {
+      const endpoint = await json<{ externalId: string; secret: string }>(
+        ['webhooks:add', `http://127.0.0.1:9/${label.signing}`, '--events', '*', '--signing', label.signing], { loopback: true });
+      const id = endpoint.externalId;
+
+      const rotatedText = await app(['webhooks:rotate', id, '--grace', '1h']);
+      assert.equal(rotatedText.code, 0, rotatedText.stderr);
+      assert.match(rotatedText.stdout, label.rotated);
+      assert.doesNotMatch(rotatedText.stdout, label.other);
+      const rotated = await json<{ externalId: string; signing: string; secret: string; graceEndsAt: string | null }>(['webhooks:rotate', id, '--grace', '1h']);
+      assert.equal(rotated.signing, label.signing, '--json says which it is');
+      assert.match(rotated.secret, label.value);
+
+      const shownText = await app(['webhooks:show', id]);
+      assert.match(shownText.stdout, label.heading);
+      assert.doesNotMatch(shownText.stdout, label.other);
+      const revealedText = await app(['webhooks:show', id, '--reveal']);
+      assert.match(revealedText.stdout, label.heading);
+      assert.doesNotMatch(revealedText.stdout, label.other);
+      const revealed = await json<{ signing: string; secrets: { secret: string }[] }>(['webhooks:show', id, '--reveal']);
+      assert.equal(revealed.signing, label.signing);
+      assert.equal(revealed.secrets.length, 3, 'the first, and both rotations during their grace');
+      for (const entry of revealed.secrets) {
+        assert.match(entry.secret, label.value);
+        assert.ok(revealedText.stdout.includes(entry.secret));
+      }
+    });
+  }
+
   it('a changed APP_SECRET makes --reveal fail with the endpoint and the remedy; rotating recovers', async () => {
     const endpoint = await json<{ externalId: string }>(['webhooks:add', 'http://127.0.0.1:9/changed', '--events', '*'], { loopback: true });
     const other = { env: { APP_SECRET: 'a different application secret' } };
