@@ -162,6 +162,8 @@ async function main() {
     const p99s: number[] = [];
     const noopRates: number[] = [];
     const cpuPerDelivery: CpuShare[] = [];
+    const parkedShares: number[] = [];
+    let parkedBefore = 0;
 
     for (let run = 1; run <= args.runs; run++) {
       // 1. Throughput: a backlog, then the worker.
@@ -176,6 +178,10 @@ async function main() {
       while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
       const cpu = cpuSince(cpuBefore, cpuNow(db, worker.child.pid), queued);
       rates.push(rate);
+      // deliveries that waited for their endpoint's cap (webhooks.endpointConcurrency) at least once
+      const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where seq is not null`;
+      parkedShares.push((parked - parkedBefore) / queued);
+      parkedBefore = parked;
       if (cpu) cpuPerDelivery.push(cpu);
 
       // 2. Latency at a steady offered rate, the worker idle.
@@ -216,7 +222,7 @@ async function main() {
       noopRates.push(noopRate);
       await noopWorker.stop();
       note(`run ${run}: ${rate.toFixed(0)} deliveries/s; emit->receiver p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms; ` +
-        `no-op ${noopRate.toFixed(0)} jobs/s${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+        `no-op ${noopRate.toFixed(0)} jobs/s${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}; parked for the endpoint cap ${(100 * parkedShares.at(-1)!).toFixed(1)}%; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     }
 
     const rate = median(rates);

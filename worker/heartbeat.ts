@@ -16,7 +16,7 @@
  *    superseded by its scheduled retry, or one whose delivery is finished or gone) and is
  *    deleted (`complete_jobs`).
  *
- * 3. Endpoint gates with parked deliveries and a slot free (see `wakeStranded`).
+ * 3. Endpoints with deliveries parked while a slot is free (see `wakeStranded`).
  *
  * Delivery is at least once: a delivery in flight at the crash is sent again (same
  * `webhook-id`, which the receiver dedupes on); nothing is lost. One sweep runs at a time
@@ -27,7 +27,7 @@ import type { Config } from '../shared/config/index.ts';
 import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { DELIVERY_TASK } from '../shared/webhooks/deliveries/job.ts';
-import { admit, gatesToWake } from '../shared/webhooks/deliveries/flow.ts';
+import { gatesToWake, wakeEndpoints } from '../shared/webhooks/deliveries/flow.ts';
 
 /** Transaction advisory lock held by a sweep ('app' + 1). */
 const SWEEP_LOCK = 0x61707001;
@@ -53,14 +53,14 @@ export interface SweepResult {
 }
 
 /**
- * 3. Endpoint gates (shared/webhooks/deliveries/flow.ts) left with a slot free and someone
- *    parked, or with counts that disagree with the deliveries (a process that died between a
- *    statement and the wake it owed): recounted, and their parked deliveries woken.
+ * Endpoints with deliveries parked while a slot is free (shared/webhooks/deliveries/flow.ts: a
+ * process that died between a release and the wake it owed, or a claim that parked while the
+ * last slot was being given back): their parked deliveries are woken.
  */
 async function wakeStranded(deps: HeartbeatDeps): Promise<number> {
   let woken = 0;
   for (const endpointId of await gatesToWake(deps.sql, deps.config)) {
-    woken += await deps.sql.begin((tx) => admit(tx, deps.config, [endpointId], new Map(), { recount: true })) as number;
+    woken += await wakeEndpoints(deps.sql, deps.config, [endpointId]);
   }
   if (woken > 0) deps.log.warn({ woken }, 'woke deliveries parked for endpoints with a slot free');
   return woken;

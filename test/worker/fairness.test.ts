@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, eventually, harness, send, worker } from './helpers.ts';
+import { endpoint, eventually, harness, send, slotsOf, worker } from './helpers.ts';
 
 const db = await createTestDatabase();
 const receivers: Receiver[] = [];
@@ -40,6 +40,7 @@ describe('fairness between endpoints', () => {
     // the default concurrency (32) and endpoint cap (4); attempts cut at webhooks.timeout (1 s),
     // so the silent endpoint's retries come back during the test and compete too
     const h = harness(db, { webhooks: { concurrency: 32, maxAttempts: 8 } });
+    assert.equal(h.config.webhooks.timeout, 1_000, 'attempts are cut at 1 s');
     assert.equal(h.config.webhooks.endpointConcurrency, 4, 'the default cap');
     const silent = await silentReceiver();
     const healthy = await startReceiver((_req, res) => res.end('ok'));
@@ -58,15 +59,26 @@ describe('fairness between endpoints', () => {
     const took = Date.now() - started;
     assert.equal(healthy.requests.length, 50);
     assert.ok(silent.seen.most <= 4, `the silent endpoint never had more than its cap in flight (saw ${silent.seen.most})`);
-    const [gate] = await db.sql<{ running: number; waiting: number }[]>`select running, waiting from app_endpoint_gate where endpoint_id = ${slow.id}`;
+    const gate = await slotsOf(db, slow.id);
     assert.ok(gate.running <= 4 && gate.waiting > 400, `the rest of the silent endpoint's deliveries wait parked (${JSON.stringify(gate)})`);
-    const [parked] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_deliveries where endpoint_id = ${slow.id} and parked_at is not null`;
-    assert.equal(parked.n, gate.waiting, 'the gate counts exactly the parked deliveries');
     const [jobs] = await db.sql<{ n: number }[]>`
       select count(*)::int as n from graphile_worker.jobs where task_identifier = 'app/webhook' and key in (
         select id from app_webhook_deliveries where endpoint_id = ${slow.id} and parked_at is not null)`;
     assert.equal(jobs.n, 0, 'a parked delivery has no job: it takes no worker slot');
     t.diagnostic(`the healthy endpoint's 50 were done ${took} ms after the worker started`);
+
+    // retries: once the silent endpoint's first attempts are cut (1 s) their retries come due;
+    // they go through the same gate and hold up no first attempt to the healthy endpoint
+    await eventually(async () => {
+      const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_attempts a join app_webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ${slow.id}`;
+      return row.n >= 8 || undefined;
+    }, 10_000, 'the silent endpoint\'s attempts to be cut and retried');
+    const later: string[] = [];
+    for (let i = 0; i < 50; i++) later.push(...(await send(h, fine, 'order.created', { i: 50 + i })));
+    const again = Date.now();
+    await eventually(async () => (await doneCount(later)) === 50 || undefined, 3_000, 'every later healthy delivery done within 3 s while retries are due');
+    t.diagnostic(`50 more were done ${Date.now() - again} ms after they were emitted, with the silent endpoint's retries due`);
+    assert.ok(silent.seen.most <= 4, `still never more than the cap in flight (saw ${silent.seen.most})`);
   });
 
   it('two workers together never exceed the cap for one endpoint, and every delivery over it arrives once a slot frees', async () => {
@@ -96,7 +108,7 @@ describe('fairness between endpoints', () => {
     await eventually(async () => (await doneCount(ids)) === 20 || undefined, 10_000, 'every delivery done');
     assert.ok(most <= 2, `at most 2 in flight at once across both workers (saw ${most})`);
     assert.equal(receiver.requests.length, 20, 'each delivery arrived once');
-    const [gate] = await db.sql<{ running: number; waiting: number }[]>`select running, waiting from app_endpoint_gate where endpoint_id = ${made.id}`;
+    const gate = await slotsOf(db, made.id);
     assert.deepEqual(gate, { running: 0, waiting: 0 }, 'every slot given back');
   });
 });

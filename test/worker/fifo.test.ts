@@ -10,7 +10,7 @@ import { updateEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, eventually, harness, send, settled, worker } from './helpers.ts';
+import { endpoint, eventually, harness, send, settled, slotsOf, worker } from './helpers.ts';
 
 const db = await createTestDatabase();
 const receivers: Receiver[] = [];
@@ -58,7 +58,7 @@ describe('FIFO endpoints', () => {
     for (const id of ids) await settled(h, id, ['done', 'dead'], 20_000);
     assert.deepEqual(arrivals, [1, 2, 3, 3, 3, 4, 5, 6, 7, 8, 9, 10]);
     assert.equal(most(), 1, 'one request at a time');
-    const [gate] = await db.sql<{ running: number; waiting: number }[]>`select running, waiting from app_endpoint_gate where endpoint_id = ${made.id}`;
+    const gate = await slotsOf(db, made.id);
     assert.deepEqual(gate, { running: 0, waiting: 0 });
   });
 

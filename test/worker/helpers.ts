@@ -151,3 +151,12 @@ export function settled(h: Harness, id: string, statuses: string[] = ['done', 'd
     return row !== undefined && statuses.includes(row.status) ? row : undefined;
   }, timeoutMs, `delivery ${id} to be ${statuses.join(' or ')}`);
 }
+
+/** An endpoint's slots as the deliveries hold them: `running` hold a slot, `waiting` are parked (migrations/014). */
+export async function slotsOf(h: Pick<Harness, 'sql'>, endpointId: string): Promise<{ running: number; waiting: number }> {
+  const [row] = await h.sql<{ running: number; waiting: number }[]>`
+    select count(*) filter (where slot and status in ('pending', 'running'))::int as running,
+           count(*) filter (where parked_at is not null and status = 'pending')::int as waiting
+      from app_webhook_deliveries where endpoint_id = ${endpointId}`;
+  return row;
+}

@@ -23,10 +23,11 @@ import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registr
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
-  claimDeliveries, deferDelivery, deliveryStatus, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone, takeRateSlot,
-  type AttemptRecord, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload, type ParkedDelivery, type Recorded,
+  claimDeliveries, deferDelivery, deliveryStatus, withSlotFree, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone, takeRateSlot,
+  type AttemptRecord, type Claim, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload, type Recorded,
 } from './store.ts';
-import { needsWake, wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
+import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
+import { createSlotWaits, type SlotWaits } from './slot-waits.ts';
 import { USER_AGENT } from './user-agent.ts';
 
 /** What a delivery run needs: one object per worker process. */
@@ -50,10 +51,14 @@ export interface DeliveryDeps {
  * recorded together.
  */
 export interface DeliveryQueries {
-  claim(request: ClaimRequest): Promise<ClaimedDelivery | ParkedDelivery | null>;
+  claim(request: ClaimRequest): Promise<Claim>;
   record(record: AttemptRecord): Promise<Recorded>;
   /** Opens stored secrets: shared/webhooks/endpoints/secrets.ts's box for `config.secret`. */
   box: SecretBox;
+  /** The process's patience for endpoints at their cap (slot-waits.ts). */
+  slots: SlotWaits;
+  /** Whether the endpoint has a slot free now (asked by a claim that parked, after its commit). */
+  slotFree(endpointId: string): Promise<boolean>;
 }
 
 /** The batched queries of one worker process (`maxSize`: most deliveries per statement). */
@@ -61,7 +66,17 @@ export function deliveryQueries(deps: Pick<DeliveryDeps, 'config' | 'sql'>, opti
   const maxSize = options.maxSize ?? Math.max(1, deps.config.webhooks.concurrency * 2);
   const claims = createBatcher((requests: ClaimRequest[]) => claimDeliveries(deps.sql, deps.config, requests), { maxSize });
   const records = createBatcher((items: AttemptRecord[]) => recordAttempts(deps.sql, items), { maxSize });
-  return { claim: (request) => claims.add(request), record: (record) => records.add(record), box: secretBoxFor(deps.config) };
+  const frees = createBatcher(async (endpointIds: string[]) => {
+    const free = await withSlotFree(deps.sql, deps.config, endpointIds);
+    return endpointIds.map((endpointId) => free.has(endpointId));
+  }, { maxSize });
+  return {
+    claim: (request) => claims.add(request),
+    record: (record) => records.add(record),
+    box: secretBoxFor(deps.config),
+    slots: createSlotWaits(),
+    slotFree: (endpointId) => frees.add(endpointId),
+  };
 }
 
 /** What one run came to, for logs and tests. */
@@ -170,14 +185,11 @@ async function wakeIfOwed(deps: DeliveryDeps, endpointId: string, owed: boolean)
   });
 }
 
-/** The gate a statement left, as `wakeIfOwed` needs to know it. */
-const owesWake = (deps: DeliveryDeps, claimed: Pick<ClaimedDelivery, 'fifo'>, done: Recorded): boolean =>
-  done.gate !== null && needsWake(deps.config, { ...done.gate, fifo: claimed.fifo });
 
 /** Rare, so not batched. */
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
   if (!(await markUnsent(deps.sql, claimed.id, error))) return skip(deps, claimed.id, true);
-  await wakeIfOwed(deps, claimed.endpointId, claimed.slot); // recounts its gate: the slot it held is free
+  await wakeIfOwed(deps, claimed.endpointId, claimed.slot); // the slot it held is free: whoever waits for it goes
   deps.metrics?.deliveries.inc({ outcome: 'dead' });
   deps.log.warn({ delivery: claimed.id, endpoint: claimed.endpointId, error }, 'delivery dead without being sent');
   return { result: 'unsent', error };
@@ -211,6 +223,22 @@ async function announceFailure(
   }
 }
 
+/**
+ * Claims a delivery; when its endpoint is at its cap, waits in this process for one of the
+ * endpoint's slots as long as the endpoint's patience allows (slot-waits.ts), then parks it.
+ */
+async function claimPatiently(queries: DeliveryQueries, request: ClaimRequest): Promise<Exclude<Claim, { full: true }>> {
+  const started = Date.now();
+  // no patience for this endpoint (slow, or not seen yet): park at once if it is full
+  let claimed = await queries.claim({ ...request, park: queries.slots.patience(request.job?.endpointId ?? '') === 0 });
+  while (claimed !== null && 'full' in claimed) {
+    const left = queries.slots.patience(claimed.endpointId) - (Date.now() - started);
+    const released = left > 0 && (await queries.slots.wait(claimed.endpointId, left));
+    claimed = await queries.claim({ ...request, park: !released });
+  }
+  return claimed;
+}
+
 /** Performs one run of delivery `payload.deliveryId` (see the file comment). */
 export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPayload): Promise<DeliveryRun> {
   const { config, sql, log } = deps;
@@ -218,12 +246,14 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const id = payload.deliveryId;
   // One read: the delivery, its endpoint and the endpoint's secrets as they are now (secrets
   // are never cached: a rotation without grace stops the old secret at once).
-  const claimed = await queries.claim({ id, withBody: payload.body === undefined, job: payload });
+  const claimed = await claimPatiently(queries, { id, withBody: payload.body === undefined, job: payload });
   if (claimed === null) return skip(deps, id);
   if ('parked' in claimed) {
     // its endpoint has its cap of deliveries in flight: this job ends, a finishing one wakes it
     log.debug({ delivery: id, endpoint: claimed.endpointId }, 'delivery parked: its endpoint is at its concurrency cap');
-    await wakeIfOwed(deps, claimed.endpointId, claimed.wake);
+    // a slot given back while this claim counted (seen now that the park committed): wake
+    const free = await queries.slotFree(claimed.endpointId).catch(() => false);
+    await wakeIfOwed(deps, claimed.endpointId, free);
     return { result: 'parked' };
   }
   if (claimed.disabledAt !== null) {
@@ -248,7 +278,8 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     if (waitMs > 0) {
       const deferred = await deferDelivery(sql, payload, waitMs, claimed.slot && !claimed.fifo);
       if (!deferred.recorded) return skip(deps, id, true);
-      await wakeIfOwed(deps, claimed.endpointId, owesWake(deps, claimed, deferred));
+      if (claimed.slot && !claimed.fifo) queries.slots.released(claimed.endpointId);
+      await wakeIfOwed(deps, claimed.endpointId, deferred.parkedBehind);
       return { result: 'deferred', waitMs };
     }
   }
@@ -307,9 +338,12 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     if (!operational) await emitOperational(deps, 'app.endpoint.disabled', { endpointId: claimed.endpointId, url: claimed.url, reason: gone.reason }, gone.owner);
     return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
   }
+  if ('durationMs' in result) queries.slots.observe(claimed.endpointId, result.durationMs);
   const recorded = await queries.record(record);
   if (!recorded.recorded) return skip(deps, id, true);
-  await wakeIfOwed(deps, claimed.endpointId, owesWake(deps, claimed, recorded));
+  if (record.release) queries.slots.released(claimed.endpointId);
+  // a FIFO line always asks under its lock: an emit that parked meanwhile may not be seen here
+  await wakeIfOwed(deps, claimed.endpointId, recorded.parkedBehind || (claimed.fifo && record.release));
   if (!operational && outcome.result !== 'done') await announceFailure(deps, claimed, { id, event: payload.event, startedAt, dead: outcome.result === 'dead', error: outcome.error ?? null });
   const line = { delivery: id, endpoint: claimed.endpointId, attempt, status: httpStatus, error: outcome.error, delayMs };
   if (outcome.result === 'done') log.debug(line, 'delivered');

@@ -18,7 +18,6 @@ import type { Sql } from '../../shared/db/connect.ts';
 import { endpointTable, notifyEndpointsChanged, type Queryable } from '../../shared/webhooks/endpoints/store.ts';
 
 import { deliveryJobSpec, type DeliveryJobPayload } from '../../shared/webhooks/deliveries/job.ts';
-import { admit, needsWake } from '../../shared/webhooks/deliveries/flow.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 
 export type { DeliveryJobPayload, DeliveryStatus };
@@ -68,6 +67,8 @@ export interface ClaimRequest {
   withBody: boolean;
   /** The job's payload; absent: a parked delivery is queued again with its id, endpoint, event and no prior attempts. */
   job?: DeliveryJobPayload;
+  /** Park the delivery when its endpoint has no slot free (default); false: answer `full` and change nothing. */
+  park?: boolean;
 }
 
 /** A delivery that found its endpoint at its cap: parked until a slot frees (no attempt, no job). */
@@ -75,13 +76,24 @@ export interface ParkedDelivery {
   parked: true;
   id: string;
   endpointId: string;
-  /** The gate was left with a free slot and someone waiting (a race with a finishing delivery): wake it. */
-  wake: boolean;
 }
+
+/** A delivery asked without `park` whose endpoint had no slot free: nothing was changed. */
+export interface FullEndpoint {
+  full: true;
+  id: string;
+  endpointId: string;
+}
+
+/** What a claim answers for one delivery (null: nothing to do). */
+export type Claim = ClaimedDelivery | ParkedDelivery | FullEndpoint | null;
 
 interface ClaimRow {
   id: string;
   endpoint_id: string;
+  state: 'claimed' | 'parked' | 'full';
+  slot: boolean;
+  fifo: boolean;
   owner: string | null;
   rate_limit: number | null;
   attempts: number;
@@ -91,30 +103,26 @@ interface ClaimRow {
   disabled_at: Date | null;
   disabled_reason: string | null;
   sealed: string[];
-  slot: boolean;
-  parked: boolean;
-  fifo: boolean;
-  gate_running: number | null;
-  gate_waiting: number | null;
 }
 
 /**
  * Takes up deliveries in one statement and answers each (in the order asked): claimed (marked
- * running, with its endpoint and secrets), parked, or null when there is nothing to do: the
+ * running, with its endpoint and secrets), parked, full, or null when there is nothing to do: the
  * delivery is done or dead already (a duplicate job after a crash), it is parked already (its
  * job ran again after a crash: the wake will queue it), or it no longer exists (its endpoint was
  * removed). The body is read only for requests `withBody` (jobs whose payload lacks it).
  *
- * Fairness (migrations/014, shared/webhooks/deliveries/flow.ts): a delivery that holds no slot
- * of its enabled endpoint takes one if the endpoint has fewer than its cap in flight, oldest
- * first; the others are parked. Gate rows are locked in endpoint order and updated in this
- * statement, so every worker agrees on the counts.
+ * Fairness (migrations/014 `app_claim_deliveries`, shared/webhooks/deliveries/flow.ts): a
+ * delivery that holds no slot of its enabled endpoint takes one if the endpoint has fewer than its
+ * cap held (those that would park first, then the oldest); the others are parked, or answered
+ * `full` when asked without `park`. The slots are counted under the endpoints' gate locks, so
+ * every worker agrees.
  */
 export async function claimDeliveries(
   sql: Queryable,
   config: Pick<Config, 'webhooks'>,
   requests: readonly ClaimRequest[],
-): Promise<Array<ClaimedDelivery | ParkedDelivery | null>> {
+): Promise<Claim[]> {
   const ids = requests.map((request) => request.id);
   const withBody = requests.filter((request) => request.withBody).map((request) => request.id);
   const jobs = requests.map((request) => {
@@ -122,72 +130,30 @@ export async function claimDeliveries(
     const { body: _body, paced: _paced, ...job } = request.job;
     return JSON.stringify(job);
   });
+  const parks = requests.map((request) => String(request.park !== false));
   // The commit does not wait for the WAL flush (synchronous_commit off for this statement
   // alone): losing a `running` mark to a server crash leaves the delivery pending, which the
   // worker treats the same (and the job's completion, committed durably later, flushes it).
-  // Outcomes (recordAttempts) are committed durably.
   const rows = await sql<ClaimRow[]>`
     with async as (select set_config('synchronous_commit', 'off', true) as off),
-    asked as (select * from unnest(${ids}::text[], ${jobs}::text[]) as a (id, job)),
-    cand as (
-      select d.id, d.endpoint_id, d.created_at, (e.ordering = 'fifo') as fifo,
-             (not d.slot and e.disabled_at is null) as needs
-        from app_webhook_deliveries d
-        join ${endpointTable(sql, config)} e on e.id = d.endpoint_id
-       where d.id = any(${ids}::text[]) and d.status in ('pending', 'running') and d.parked_at is null
-    ), want as (
-      select endpoint_id, count(*)::int as n, bool_or(fifo) as fifo from cand where needs group by endpoint_id
-    ), locked as materialized (
-      select g.endpoint_id from app_endpoint_gate g
-       where g.endpoint_id in (select endpoint_id from want)
-       order by g.endpoint_id
-       for update
-    ), gate as (
-      -- a FIFO endpoint has one slot, and none for a newcomer while others wait in its line
-      update app_endpoint_gate g
-         set granted = least(w.n, greatest(case when not w.fifo then ${config.webhooks.endpointConcurrency}::int when g.waiting > 0 then 0 else 1 end - g.running, 0)),
-             running = g.running + least(w.n, greatest(case when not w.fifo then ${config.webhooks.endpointConcurrency}::int when g.waiting > 0 then 0 else 1 end - g.running, 0)),
-             waiting = g.waiting + w.n - least(w.n, greatest(case when not w.fifo then ${config.webhooks.endpointConcurrency}::int when g.waiting > 0 then 0 else 1 end - g.running, 0))
-        from want w
-       where g.endpoint_id = w.endpoint_id and g.endpoint_id in (select endpoint_id from locked)
-      returning g.endpoint_id, g.granted, g.running, g.waiting
-    ), ranked as (
-      select c.id, c.endpoint_id, c.needs,
-             row_number() over (partition by c.endpoint_id, c.needs order by c.created_at, c.id) as rank
-        from cand c
-    ), decided as (
-      select r.id, r.endpoint_id, r.needs, g.running as gate_running, g.waiting as gate_waiting,
-             (not r.needs or g.granted is null or r.rank <= g.granted) as go
-        from ranked r left join gate g on g.endpoint_id = r.endpoint_id
-    ), claimed as (
-      update app_webhook_deliveries as d
-         set status = case when x.go then 'running' else 'pending' end,
-             slot = d.slot or (x.go and x.needs and x.gate_running is not null),
-             parked_at = case when x.go then null else now() end,
-             parked_job = case when x.go then null else a.job::jsonb end,
-             seq = case when x.go then d.seq else nextval('app_delivery_seq') end, -- parked now: the back of the line
-             next_attempt_at = null, updated_at = now()
-        from decided x join asked a on a.id = x.id
-       where d.id = x.id and (select off from async) = 'off'
-      returning d.id, d.endpoint_id, d.owner, d.attempts, d.slot, not x.go as parked, x.gate_running, x.gate_waiting,
-                case when d.id = any(${withBody}::text[]) and x.go then d.body end as body
+    c as (
+      select * from app_claim_deliveries(${ids}::text[], ${jobs}::text[], ${parks}::text[]::boolean[], ${config.webhooks.endpointConcurrency}::int)
+       where (select off from async) = 'off'
     )
-    select c.id, c.endpoint_id, c.owner, c.attempts, c.body, c.slot, c.parked, c.gate_running, c.gate_waiting,
-           e.url, e.headers, e.disabled_at, e.disabled_reason, e.rate_limit, (e.ordering = 'fifo') as fifo,
-           case when c.parked then '{}'::text[] else ${activeSealedSecrets(sql)} end as sealed
-      from claimed c join ${endpointTable(sql, config)} e on e.id = c.endpoint_id`;
+    select c.id, c.endpoint_id, c.state, c.slot, c.fifo, d.owner, d.attempts,
+           case when c.state = 'claimed' and d.id = any(${withBody}::text[]) then d.body end as body,
+           e.url, e.headers, e.disabled_at, e.disabled_reason, e.rate_limit,
+           case when c.state = 'claimed' then ${activeSealedSecrets(sql)} else '{}'::text[] end as sealed
+      from c
+      join app_webhook_deliveries d on d.id = c.id
+      join ${endpointTable(sql, config)} e on e.id = c.endpoint_id
+     where d.id = any(${ids}::text[]) -- primary key lookups, whatever the function's row estimate`;
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.map((id) => {
+  return ids.map((id): Claim => {
     const row = byId.get(id);
     if (row === undefined) return null;
-    if (row.parked) {
-      return {
-        parked: true,
-        id,
-        endpointId: row.endpoint_id,
-        wake: needsWake(config, { running: row.gate_running ?? 0, waiting: row.gate_waiting ?? 0, fifo: row.fifo }),
-      };
-    }
+    if (row.state === 'full') return { full: true, id, endpointId: row.endpoint_id };
+    if (row.state === 'parked') return { parked: true, id, endpointId: row.endpoint_id };
     return {
       id,
       endpointId: row.endpoint_id,
@@ -212,7 +178,7 @@ export async function claimDelivery(
   config: Pick<Config, 'webhooks'>,
   id: string,
   withBody: boolean,
-): Promise<ClaimedDelivery | ParkedDelivery | null> {
+): Promise<Claim> {
   return (await claimDeliveries(sql, config, [{ id, withBody }]))[0];
 }
 
@@ -242,43 +208,62 @@ export interface AttemptRecord {
   release: boolean;
 }
 
-/** What recording did: whether it was written, and the endpoint's gate after a slot was given back (else null). */
+/**
+ * What recording did: whether it was written, and, when it gave a slot back, whether deliveries
+ * wait parked for the endpoint, read after the release committed. A claim parks under the gate
+ * lock after counting the slots held, then looks again once its park committed (`slotFree`): of
+ * the two that look after their own write, one sees the other's, so no parked delivery is left
+ * behind a free slot.
+ */
 export interface Recorded {
   recorded: boolean;
-  gate: { running: number; waiting: number } | null;
+  parkedBehind: boolean;
+}
+
+/** Of `endpointIds`, those with deliveries parked for a slot (a new statement: it sees what committed before it). */
+async function withParked(sql: Queryable, endpointIds: readonly string[]): Promise<Set<string>> {
+  if (endpointIds.length === 0) return new Set();
+  const rows = await sql<{ endpoint_id: string }[]>`
+    select e.endpoint_id from unnest(${[...new Set(endpointIds)]}::text[]) as e (endpoint_id)
+     where exists (select 1 from app_webhook_deliveries p where p.endpoint_id = e.endpoint_id and p.parked_at is not null)`;
+  return new Set(rows.map((row) => row.endpoint_id));
 }
 
 /**
- * Gives slots back, inside a statement whose CTE `released` has a row (endpoint_id, n) per
- * endpoint: locks the gate rows in endpoint order (as every statement that changes them does)
- * and answers each as `gate (endpoint_id, running, waiting)`.
+ * Of `endpointIds`, those with a slot free now (their cap, one for a FIFO endpoint, more than the
+ * slots held): what a claim that parked asks once its park committed.
  */
-const releaseSlots = (sql: Queryable) => sql`
-  release_locked as materialized (
-    select g.endpoint_id from app_endpoint_gate g
-     where g.endpoint_id in (select endpoint_id from released)
-     order by g.endpoint_id
-     for update
-  ), gate as (
-    update app_endpoint_gate g set running = greatest(g.running - r.n, 0)
-      from released r
-     where g.endpoint_id = r.endpoint_id and g.endpoint_id in (select endpoint_id from release_locked)
-    returning g.endpoint_id, g.running, g.waiting
-  )`;
+export async function withSlotFree(sql: Queryable, config: Pick<Config, 'webhooks'>, endpointIds: readonly string[]): Promise<Set<string>> {
+  if (endpointIds.length === 0) return new Set();
+  const rows = await sql<{ id: string }[]>`
+    select w.id from app_webhooks w
+     where w.id = any(${[...new Set(endpointIds)]}::text[])
+       and (select count(*) from app_webhook_deliveries d where d.endpoint_id = w.id and d.slot)
+           < case when w.ordering = 'fifo' then 1 else ${config.webhooks.endpointConcurrency}::int end`;
+  return new Set(rows.map((row) => row.id));
+}
 
 /**
  * Records attempts and their outcomes, any number in one statement: each attempt row, each
  * delivery's new state (pending with `next_attempt_at`, done or dead) and, for retries, the
  * next jobs under the same `job_key` (one `add_jobs` call), and gives back the slots of records
- * that `release` them. Answers, per record, whether it was written (not when the delivery was
- * meanwhile finished, or another attempt was recorded: two workers performing one delivery
- * after a presumed crash) and the endpoint's gate when a slot went back.
+ * that `release` them (no lock: claims count the slots held). Answers, per record, whether it was
+ * written (not when the delivery was meanwhile finished, or another attempt was recorded: two
+ * workers performing one delivery after a presumed crash) and whether deliveries are parked
+ * behind a slot it gave back.
+ *
+ * The commit does not wait for the WAL flush (synchronous_commit off for this statement alone).
+ * Nothing is lost: the
+ * job's completion, committed durably by graphile-worker after the task returns, flushes the WAL
+ * up to it; a server crash before that leaves the job, which runs again (at least once, same
+ * `webhook-id`).
  */
 export async function recordAttempts(sql: Queryable, records: readonly AttemptRecord[]): Promise<Recorded[]> {
   const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
   const retrying = (record: AttemptRecord) => record.outcome === 'retry' && record.retry !== undefined;
-  const rows = await sql<{ id: string; running: number | null; waiting: number | null }[]>`
-    with input as (
+  const rows = await sql<{ id: string; endpoint_id: string }[]>`
+    with async as (select set_config('synchronous_commit', 'off', true) as off),
+    input as (
       select * from unnest(
         ${column((r) => r.deliveryId)}::text[],
         ${column((r) => r.priorAttempts)}::int[],
@@ -304,7 +289,7 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
         slot = d.slot and not i.release and i.status not in ('done', 'dead'),
         updated_at = now()
       from input as i
-      where d.id = i.id and d.attempts = i.prior and d.status in ('pending', 'running')
+      where d.id = i.id and d.attempts = i.prior and d.status in ('pending', 'running') and (select off from async) = 'off'
       returning d.id, d.endpoint_id, d.attempts, d.next_attempt_at
     ), a as (
       insert into app_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, outcome, error, excerpt)
@@ -318,19 +303,15 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
          where d.next_attempt_at is not null
       ))
       where exists (select 1 from d where d.next_attempt_at is not null)
-    ), released as (
-      select d.endpoint_id, count(*)::int as n from d join input as i on i.id = d.id where i.release group by d.endpoint_id
-    ), ${releaseSlots(sql)}
-    select d.id, g.running, g.waiting
-      from d join input as i on i.id = d.id
-      left join gate g on i.release and g.endpoint_id = d.endpoint_id
-     where (select count(*) from j) >= 0`;
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return records.map((record) => {
-    const row = byId.get(record.deliveryId);
-    if (row === undefined) return { recorded: false, gate: null };
-    return { recorded: true, gate: row.running === null || row.waiting === null ? null : { running: row.running, waiting: row.waiting } };
-  });
+    )
+    select d.id, d.endpoint_id from d where (select count(*) from j) >= 0`;
+  const written = new Set(rows.map((row) => row.id));
+  const released = records.filter((record) => record.release && written.has(record.deliveryId)).map((record) => record.endpointId);
+  const parked = await withParked(sql, released);
+  return records.map((record) => ({
+    recorded: written.has(record.deliveryId),
+    parkedBehind: record.release && written.has(record.deliveryId) && parked.has(record.endpointId),
+  }));
 }
 
 /**
@@ -370,10 +351,10 @@ export async function takeRateSlot(sql: Queryable, endpointId: string, limit: nu
  * Puts a claimed delivery back to wait (not an attempt) for its reserved start: pending again, its
  * job re-added under the same key to run after `waitMs`, marked `paced` (it does not reserve again).
  * With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it: the line waits
- * with it). Answers null when it was no longer running, else the endpoint's gate when a slot went back.
+ * with it). Answers whether it was still running, and whether deliveries are parked behind the slot.
  */
 export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload, waitMs: number, release: boolean): Promise<Recorded> {
-  const rows = await sql<{ id: string; running: number | null; waiting: number | null }[]>`
+  const rows = await sql<{ id: string; endpoint_id: string }[]>`
     with d as (
       update app_webhook_deliveries
          set status = 'pending', next_attempt_at = now() + ${waitMs} * interval '1 millisecond', updated_at = now(),
@@ -384,13 +365,10 @@ export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload,
       select count(*) as added from graphile_worker.add_jobs(array(
         select ${deliveryJobSpec(sql, { id: sql`d.id`, payload: sql`${JSON.stringify({ ...payload, paced: true })}::text::json`, runAt: sql`d.next_attempt_at` })} from d
       ))
-    ), released as (
-      select d.endpoint_id, 1 as n from d where ${release}::boolean
-    ), ${releaseSlots(sql)}
-    select d.id, g.running, g.waiting from d cross join j left join gate g on g.endpoint_id = d.endpoint_id`;
-  if (rows.length === 0) return { recorded: false, gate: null };
-  const row = rows[0];
-  return { recorded: true, gate: row.running === null || row.waiting === null ? null : { running: row.running, waiting: row.waiting } };
+    )
+    select d.id, d.endpoint_id from d cross join j`;
+  if (rows.length === 0) return { recorded: false, parkedBehind: false };
+  return { recorded: true, parkedBehind: release && (await withParked(sql, [rows[0].endpoint_id])).size > 0 };
 }
 
 /** `recordAttempts` for one attempt. */
@@ -400,8 +378,7 @@ export async function recordAttempt(sql: Queryable, record: AttemptRecord): Prom
 
 /**
  * Makes delivery `id` dead without sending it (endpoint disabled, secret unreadable, no secret):
- * no attempt is recorded, `error` says why; a slot it held is its endpoint's again once the gate is
- * recounted (`wakeEndpoints`). Answers false when it was no longer pending/running.
+ * no attempt is recorded, `error` says why; a slot it held is free again. Answers false when it was no longer pending/running.
  */
 export async function markUnsent(sql: Queryable, id: string, error: string): Promise<boolean> {
   const rows = await sql`
@@ -418,7 +395,7 @@ export async function markUnsent(sql: Queryable, id: string, error: string): Pro
  * transaction with the attempt that got it: records the attempt (dead), disables the endpoint
  * (`disabled_at`, `disabled_reason`; an earlier disable is kept), makes every other PENDING
  * delivery of the endpoint dead with a reason and removes its job, and announces the endpoint
- * change to every process's endpoint cache, and recounts its gate. Deliveries running at that moment finish their
+ * change to every process's endpoint cache. Deliveries running at that moment finish their
  * attempt; their next one finds the endpoint disabled and is not sent. Answers how many pending
  * deliveries were stopped (with the endpoint's owner and the reason kept), or null when the
  * attempt was not recorded (see `recordAttempt`).
@@ -449,7 +426,6 @@ export async function recordGone(
         returning id
       )
       select d.id, graphile_worker.remove_job(d.id) from d`;
-    await admit(tx, config, [record.endpointId], new Map(), { recount: true }); // nothing waits any more: the counts say so
     return { stopped: stopped.length, owner: endpoints[0]?.owner ?? null, reason };
   });
 }

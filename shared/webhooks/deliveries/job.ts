@@ -12,13 +12,22 @@ export const DELIVERY_TASK = 'app/webhook';
 
 /**
  * One `app/webhook` job as a `graphile_worker.job_spec` (identifier, payload, queue_name,
- * run_at, max_attempts, job_key, priority, flags), for `graphile_worker.add_jobs(array(...))`:
+ * run_at, max_attempts, job_key, priority, flags), for `graphile_worker.add_jobs(array(...))`
+ * (`woken`: a delivery given its endpoint's slot, run first):
  * no graphile queue (a named queue runs one job at a time), one attempt (the task schedules the
  * next itself), keyed by the delivery id so one delivery never has two live jobs. `id`,
  * `payload` and `runAt` are SQL fragments of the same `sql`/transaction.
  */
-export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]> }) =>
-  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, null, null)::graphile_worker.job_spec`;
+export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]>; woken?: boolean }) =>
+  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, ${spec.woken ? sql`${WOKEN_PRIORITY}::int` : sql`null`}, null)::graphile_worker.job_spec`;
+
+/**
+ * graphile-worker priority of the job of a delivery woken into a free slot of its endpoint
+ * (shared/webhooks/deliveries/flow.ts): it runs before the queue's backlog, which is taken in
+ * priority order first (lower first; the others have 0), since the slot it holds is idle until it
+ * runs.
+ */
+export const WOKEN_PRIORITY = -1;
 
 /** The job payload of one delivery (what the `app/webhook` task receives). */
 export interface DeliveryJobPayload {

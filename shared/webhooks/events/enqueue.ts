@@ -180,7 +180,7 @@ export async function enqueueDeliveries(
         )
         select inserted.id, inserted.endpoint_id, inserted.fifo from inserted, jobs where jobs.added >= 0`;
       const lines = rows.filter((row) => row.fifo).map((row) => row.endpoint_id);
-      if (lines.length > 0) await admit(tx, config, lines, new Map(lines.map((endpointId) => [endpointId, 1])));
+      if (lines.length > 0) await admit(tx, config, lines);
       if (rows.length === 0) throw nothing;
       // The request this emit serves may have timed out meanwhile: then roll back, never commit
       // what the client was told had failed.

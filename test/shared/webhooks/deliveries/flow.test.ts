@@ -1,7 +1,7 @@
 /**
  * Endpoint gates (shared/webhooks/deliveries/flow.ts, migrations/014): claims over the cap park
  * deliveries without a job; a FIFO endpoint's emits are parked in emit order with only the head
- * queued; the recovery sweep repairs a gate a dead process left wrong and wakes what waits.
+ * queued; the recovery sweep wakes what a dead process left parked behind free slots.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,13 +9,12 @@ import { gatesToWake } from '../../../../shared/webhooks/deliveries/flow.ts';
 import { sweep } from '../../../../worker/heartbeat.ts';
 import { claimDeliveries } from '../../../../worker/delivery/store.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
-import { endpoint, harness, jobRows, send } from '../../../worker/helpers.ts';
+import { endpoint, harness, jobRows, send, slotsOf } from '../../../worker/helpers.ts';
 
 const db = await createTestDatabase();
 const h = harness(db, { webhooks: { endpointConcurrency: 2 } });
 
-const gateOf = async (endpointId: string) =>
-  (await db.sql<{ running: number; waiting: number }[]>`select running, waiting from app_endpoint_gate where endpoint_id = ${endpointId}`)[0];
+const gateOf = (endpointId: string) => slotsOf(db, endpointId);
 
 describe('endpoint gates', () => {
   it('a claim over the cap parks the delivery: pending, no attempt, counted as waiting, oldest ones granted first', async () => {
@@ -46,13 +45,13 @@ describe('endpoint gates', () => {
     assert.equal(seqs.length, 4);
   });
 
-  it('the recovery sweep repairs a gate left wrong by a process that died before its wake, and wakes the oldest parked', async () => {
+  it('the recovery sweep wakes deliveries parked behind slots given back by a process that died before its wake', async () => {
     const ep = await endpoint(h, 'http://127.0.0.1:9/');
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push(...(await send(h, ep)));
     await claimDeliveries(h.sql, h.config, ids.map((id) => ({ id, withBody: false })));
     assert.deepEqual(await gateOf(ep.id), { running: 2, waiting: 2 });
-    // the two in flight finish, but their process dies before giving the slots back
+    // the two in flight finish, but their process dies before the wake it owed
     await db.sql`update app_webhook_deliveries set status = 'done', slot = false where id = any(${ids.slice(0, 2)})`;
     assert.ok((await gatesToWake(h.sql, h.config)).includes(ep.id));
     const result = await sweep(h);
