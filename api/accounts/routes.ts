@@ -21,7 +21,7 @@ import { endSession, startSession } from '../../shared/accounts/sessions.ts';
 import { checkCredentials } from '../../shared/accounts/sign-in.ts';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
-import { unauthorized } from '../../shared/errors/app-error.ts';
+import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
 import { sessionOf } from '../auth/session-strategy.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
@@ -91,7 +91,8 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   const needsSession = (ctx: Context) => {
     const session = sessionOf(ctx.state.principal);
     if (!session) throw unauthorized('sign in first: changing the password needs a sign-in session', { code: 'APP_UNAUTHENTICATED' });
-    return session;
+    if (session.userId === null) throw forbidden('a portal session has no password to change', { code: 'APP_FORBIDDEN', data: { reason: 'portal session' } });
+    return session as typeof session & { userId: string };
   };
 
   router.get(ACCOUNT_PATHS.password, (ctx) => {
