@@ -72,10 +72,14 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     return { email: user.email, url: passwordLinkUrl(linkBase(deps.accounts, ownOrigin(ctx)), token), expiresAt };
   };
 
-  router.get(CONSOLE_PATHS.users, signedIn, async (ctx) => {
-    adminsOnly(ctx, 'the users page');
-    await showUsers(ctx);
-  });
+  /** A page for admins only (403 `APP_FORBIDDEN` for the others). */
+  const adminPage = (path: string, what: string, show: (ctx: Context) => Promise<void>) =>
+    router.get(path, signedIn, async (ctx) => {
+      adminsOnly(ctx, what);
+      await show(ctx);
+    });
+
+  adminPage(CONSOLE_PATHS.users, 'the users page', (ctx) => showUsers(ctx));
 
   router.post(CONSOLE_PATHS.users, signedIn, async (ctx) => {
     adminsOnly(ctx, 'inviting users');
@@ -105,10 +109,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
       errors: extra.errors, status: extra.status, links: { portalLink: post(CONSOLE_PATHS.portalLink) },
     });
 
-  router.get(CONSOLE_PATHS.tenants, signedIn, async (ctx) => {
-    adminsOnly(ctx, 'the tenants page');
-    await showTenants(ctx);
-  });
+  adminPage(CONSOLE_PATHS.tenants, 'the tenants page', (ctx) => showTenants(ctx));
 
   router.post(CONSOLE_PATHS.portalLink, signedIn, async (ctx) => {
     adminsOnly(ctx, 'portal links');

@@ -56,7 +56,7 @@ describe('content negotiation and versioning through Accept', () => {
   }
 
   it('ctx.render: the page object to JSON clients and X-App-Page visits (the query run, its text and variables), the template to browsers', async () => {
-    const json = await (await get('application/json', '/posts')).json();
+    const json = (await (await get('application/json', '/posts')).json()) as Record<string, any>;
     assert.equal(json.page, 'home');
     assert.deepEqual(json.data, { __typename: 'Query', n: 'Query' });
     assert.deepEqual(json.props, { greeting: 'hello' });
@@ -64,7 +64,7 @@ describe('content negotiation and versioning through Accept', () => {
     assert.equal(json._links.self.href, '/api/v1/posts');
     assert.equal(json.errors, undefined);
     const visit = await fetch(`${app.api}/posts`, { headers: { Accept: 'text/html', 'X-App-Page': 'true' } });
-    assert.equal((await visit.json()).page, 'home');
+    assert.equal(((await visit.json()) as { page: string }).page, 'home');
     const html = await get('text/html', '/posts');
     assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(await html.text(), /<title>Signed in · app<\/title>/);
@@ -73,7 +73,7 @@ describe('content negotiation and versioning through Accept', () => {
   it('ctx.negotiate runs json for a client-side visit (X-App-Page: true) even when it accepts HTML', async () => {
     const response = await fetch(`${app.api}/posts/${post}`, { headers: { Accept: 'text/html', 'X-App-Page': 'true' } });
     assert.equal(response.status, 200);
-    assert.equal((await response.json())._links.self.href, `/api/v1/posts/${post}`);
+    assert.equal(((await response.json()) as { _links: { self: { href: string } } })._links.self.href, `/api/v1/posts/${post}`);
     assert.match(response.headers.get('vary') ?? '', /X-App-Page/);
   });
 
