@@ -34,6 +34,8 @@ declare module 'koa' {
     principal?: Principal;
     route?: CompiledRoute;
     hal?: { kind: HalKind };
+    /** The page `ctx.render` answered (its page object is not HAL: the HAL guard leaves it alone). */
+    page?: string;
     signal?: AbortSignal;
   }
 

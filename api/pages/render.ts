@@ -92,6 +92,7 @@ export async function renderPage(ctx: Context, deps: RenderDeps, page: string, p
       : {}),
     _links: { self: { href: ctx.originalUrl }, ...(typeof options.links === 'function' ? options.links(queried ? queried.data : props) : options.links) },
   };
+  ctx.state.page = page;
   ctx.status = options.status ?? pageStatus(queried?.errors, queried !== undefined && queried.data === null);
   ctx.set('Cache-Control', 'no-store');
   ctx.vary('Accept');
