@@ -122,7 +122,7 @@ export const SCHEMA = group({
     auth: group({
       max: leaf('integer', 10, 'POST requests per window per ip on the authentication paths.', { min: 1 }),
       windowMs: leaf('duration', '1m', 'Window of the authentication limiter.'),
-      paths: leaf('string[]', ['/login', '/register', '/signup', '/password', '/forgot-password', '/reset-password'], 'Paths the authentication limiter covers.'),
+      paths: leaf('string[]', ['/login', '/register', '/signup', '/password', '/forgot-password', '/reset-password', '/portal'], 'Paths the authentication limiter covers.'),
     }, { disableable: true, enabled: true, doc: '`false` turns off only the authentication limiter.' }),
   }, { disableable: true, enabled: true, doc: '`false` turns every limiter off.' }),
   shared: group({
