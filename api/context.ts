@@ -5,13 +5,14 @@
  * - `ctx.state.apiVersion`: `'v1'` style version asked for in `Accept`, or null (spec `req.apiVersion`).
  * - `ctx.state.principal`: the authenticated caller, set by the `user` slot (a later issue).
  * - `ctx.state.route`: the matched route's declaration.
- * - `ctx.pagination()`, `ctx.boom`: on every request; `ctx.resource()`, `ctx.collection()`,
- *   `ctx.negotiate()`, `ctx.permit()`, `ctx.model`, `ctx.models`: on routed requests.
+ * - `ctx.pagination()`, `ctx.boom`, `ctx.render()`, `ctx.negotiate()`: on every request; `ctx.resource()`, `ctx.collection()`,
+ *   `ctx.permit()`, `ctx.model`, `ctx.models`: on routed requests.
  */
 import type { Model, Models } from './data/model.ts';
 import type { Pagination } from './hal/pagination.ts';
 import type { CollectionOptions, PresentOptions } from './hal/present.ts';
 import type { ErrorHelpers } from './middleware/error-helpers.ts';
+import type { RenderOptions } from './pages/render.ts';
 import type { Principal } from './routing/roles.ts';
 import type { CompiledRoute } from './routing/table.ts';
 
@@ -33,6 +34,8 @@ declare module 'koa' {
     principal?: Principal;
     route?: CompiledRoute;
     hal?: { kind: HalKind };
+    /** The page `ctx.render` answered (its page object is not HAL: the HAL guard leaves it alone). */
+    page?: string;
     signal?: AbortSignal;
   }
 
@@ -47,6 +50,12 @@ declare module 'koa' {
     collection(records: readonly object[], options?: CollectionOptions): Promise<void>;
     /** Runs the handler for the representation the client prefers; 406 when it accepts neither. */
     negotiate<T>(handlers: NegotiateHandlers<T>): Promise<T>;
+    /**
+     * Answers page `page` (spec `res.render`): the page object to JSON clients and client-side
+     * visits, the page's template to browsers; `options.graphql` is run as the request's
+     * principal and its result becomes `data` (api/pages/render.ts).
+     */
+    render(page: string, props?: Record<string, unknown>, options?: RenderOptions): Promise<void>;
     /** Only the named fields of the request body (spec `req.permit`). */
     permit(...names: string[]): Record<string, unknown>;
     /** The route's model (resources/crud routes served by a model). */

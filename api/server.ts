@@ -39,6 +39,8 @@ import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSl
 import { buildApi, type Api, type ApiDefinition } from './routing/api.ts';
 import { plugAuthentication } from './auth/plug.ts';
 import { plugAccounts } from './accounts/plug.ts';
+import { plugConsole } from './console/plug.ts';
+import { pageHelpers } from './middleware/page-helpers.ts';
 import type { AccountDeps } from '../shared/accounts/deps.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
 import { withProductApis } from './product-apis.ts';
@@ -130,7 +132,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     return api ? api.router(ctx, next) : next();
   });
   // the account paths (issue 13), after the application's routes: an application may declare its own sign-in page
-  const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now });
+  const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now, graphql: () => graphql?.service });
+  pipeline.use('errorHelpers', pageHelpers(accountsWeb.pages)); // ctx.render, ctx.negotiate (issue 14)
   pipeline.useRoute('versionGuard', versionGuard);
   pipeline.useRoute('roleGuard', roleGuard);
   const warned = new Set<string>();
@@ -143,6 +146,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
 
   // GraphQL in its slot, the schema built from the models with the API (issue 8)
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
+  // the console (issue 14): pages after the account paths, on the same core functions
+  plugConsole(pipeline, { config, log, webhooks: webhooksApi.webhooks, accounts: accountsWeb.accounts, tokens: { sql, log }, pages: accountsWeb.pages });
   const build = (definition: ApiDefinition) => {
     // the product's own APIs (webhooks, tokens) are mounted here, beside what the application declares
     const events = modelEventSink(webhooksApi.webhooks); // models that declare webhooks.events emit their changes

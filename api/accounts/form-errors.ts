@@ -1,18 +1,12 @@
 /**
  * A refused account request: JSON clients get the problem+json answer (rethrown to the error
  * handler); browsers get the form again with the reason and the same status, so nothing they
- * typed but the password is lost.
+ * typed but the password is lost (the console's forms do the same: api/console/context.ts).
  */
 import type { Context } from 'koa';
-import { isAppError } from '../../shared/errors/app-error.ts';
-import { answerPage, wantsJson, type PageAnswer, type PageContext } from './page.ts';
+import { orShowAgain } from '../pages/negotiate.ts';
+import { answerPage, type PageAnswer, type PageContext } from './page.ts';
 
-export async function orShowForm(ctx: Context, pages: PageContext, form: Omit<PageAnswer, 'status' | 'errors'>, action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (error) {
-    if (wantsJson(ctx) || !isAppError(error) || error.status >= 500) throw error;
-    if (error.headers) ctx.set(error.headers);
-    answerPage(ctx, pages, { ...form, status: error.status, errors: [{ code: error.code, message: error.message }] });
-  }
+export function orShowForm(ctx: Context, pages: PageContext, form: Omit<PageAnswer, 'status' | 'errors'>, action: () => Promise<void>): Promise<void> {
+  return orShowAgain(ctx, action, (errors, status) => answerPage(ctx, pages, { ...form, status, errors }));
 }

@@ -1,5 +1,5 @@
 /**
- * The account pages, answered in the representation the client prefers (spec: "Controller
+ * The account pages, answered through the page renderer (api/pages/render.ts: spec "Controller
  * helpers", `negotiate` and `render`): HTML from the Eta templates in api/views/ (escaped by
  * default) for browsers, or to JSON clients the page object `{page, data, user, paths,
  * csrfToken, errors?}` with `_links`. The CSRF token is the session's when signed in, else one
@@ -8,18 +8,17 @@
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
 import { Eta } from 'eta';
-import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
 import type { Config } from '../../shared/config/index.ts';
 import type { UserPrincipal } from '../../shared/tokens/principal.ts';
-import { sessionOf } from '../auth/session-strategy.ts';
-import { jsonContentType, representation } from '../routing/negotiate.ts';
-import { anonymousCsrfSecret, type CookieSettings } from './cookies.ts';
-import { ACCOUNT_PATHS } from './paths.ts';
+import { renderPage, type RenderDeps } from '../pages/render.ts';
+import type { CookieSettings } from './cookies.ts';
+
+export { csrfTokenFor } from '../pages/render.ts';
 
 export const VIEWS_DIR = fileURLToPath(new URL('../views/', import.meta.url));
 
-export interface PageContext {
+export interface PageContext extends RenderDeps {
   config: Pick<Config, 'graphql' | 'auth' | 'env'>;
   cookies: CookieSettings;
   views: Eta;
@@ -27,14 +26,7 @@ export interface PageContext {
 
 export const createViews = (config: Pick<Config, 'env'>) => new Eta({ views: VIEWS_DIR, cache: config.env === 'production' });
 
-/** Whether the client wants JSON: it sent JSON, or it prefers a JSON media type. */
-export const wantsJson = (ctx: Context): boolean => !!ctx.is('json') || representation(ctx.accepts.bind(ctx)) === 'json';
-
-/** The CSRF token for the request's next unsafe request. */
-export function csrfTokenFor(ctx: Context, pages: PageContext): string {
-  const session = sessionOf(ctx.state.principal);
-  return createCsrfToken(session ? session.csrfSecret : (anonymousCsrfSecret(ctx, pages.cookies, true) as string));
-}
+export { wantsJson } from '../pages/negotiate.ts';
 
 /** The signed-in user of a session request (token principals are not users of these pages). */
 export function signedInUser(ctx: Context): Pick<User, 'id' | 'email' | 'role' | 'owner'> | null {
@@ -43,34 +35,20 @@ export function signedInUser(ctx: Context): Pick<User, 'id' | 'email' | 'role' |
 }
 
 export interface PageAnswer {
-  page: 'login' | 'register' | 'forgot-password' | 'reset-password' | 'password' | 'home';
+  page: 'login' | 'register' | 'forgot-password' | 'reset-password' | 'password' | 'home' | 'portal';
   data: Record<string, unknown>;
   status?: number;
   errors?: { code?: string; message: string }[];
   notice?: string;
-  /** The user to show (default: the request's signed-in user). */
+  /** The user to show (default: the request's signed-in user or portal session). */
   user?: User | null;
 }
 
-export function answerPage(ctx: Context, pages: PageContext, answer: PageAnswer): void {
-  const csrfToken = csrfTokenFor(ctx, pages);
-  const user = answer.user === undefined ? signedInUser(ctx) : answer.user && publicUser(answer.user);
-  const paths = { ...ACCOUNT_PATHS, graphql: pages.config.graphql ? pages.config.graphql.path : null };
-  ctx.status = answer.status ?? 200;
-  ctx.set('Cache-Control', 'no-store');
-  if (wantsJson(ctx)) {
-    ctx.type = jsonContentType(ctx.accepts.bind(ctx));
-    ctx.body = {
-      page: answer.page,
-      data: answer.data,
-      user,
-      paths,
-      csrfToken,
-      ...(answer.errors ? { errors: answer.errors } : {}),
-      _links: { self: { href: ctx.path } },
-    };
-    return;
-  }
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = pages.views.render(`./${answer.page}`, { data: answer.data, user, paths, csrfToken, errors: answer.errors, notice: answer.notice });
+export function answerPage(ctx: Context, pages: PageContext, answer: PageAnswer): Promise<void> {
+  return renderPage(ctx, pages, answer.page, answer.data, {
+    status: answer.status ?? 200,
+    errors: answer.errors,
+    notice: answer.notice,
+    user: answer.user === undefined ? undefined : answer.user && publicUser(answer.user),
+  });
 }

@@ -13,12 +13,15 @@ export const ACCOUNT_PATHS = Object.freeze({
   resetPassword: '/reset-password',
 });
 
+/** Where a tenant portal link signs in (issue 14; api/console/routes/portal.ts). */
+export const PORTAL_PATH = '/portal';
+
 /**
  * Unsafe account paths a browser reaches before signing in: their forms carry a CSRF token made
  * from the anonymous `app_csrf` secret. `POST /login` is not among them (it checks `Origin`
  * instead), nor `/password` (it needs a session, whose token it checks).
  */
-export const ANONYMOUS_FORM_PATHS: ReadonlySet<string> = new Set([ACCOUNT_PATHS.register, ACCOUNT_PATHS.signup, ACCOUNT_PATHS.forgotPassword, ACCOUNT_PATHS.resetPassword]);
+export const ANONYMOUS_FORM_PATHS: ReadonlySet<string> = new Set([ACCOUNT_PATHS.register, ACCOUNT_PATHS.signup, ACCOUNT_PATHS.forgotPassword, ACCOUNT_PATHS.resetPassword, PORTAL_PATH]);
 
 /** Where a browser goes after signing in: a path of this site (`/…`, never `//host` or a url), else `/`. */
 export function safeNext(value: unknown, fallback = '/'): string {

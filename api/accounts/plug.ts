@@ -11,7 +11,9 @@ import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { SharedStore } from '../../shared/stores/types.ts';
+import type { GraphqlService } from '../graphql/service.ts';
 import type { Module } from '../lifecycle.ts';
+import { pagePaths } from '../pages/paths.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { cookieSettings } from './cookies.ts';
 import { createViews, type PageContext } from './page.ts';
@@ -23,11 +25,14 @@ export interface AccountsWeb {
   module: Module;
 }
 
-export function plugAccounts(pipeline: Pick<Pipeline, 'use'>, deps: { config: Config; log: Logger; sql: Sql; shared: SharedStore; now?: () => number }): AccountsWeb {
+export function plugAccounts(
+  pipeline: Pick<Pipeline, 'use'>,
+  deps: { config: Config; log: Logger; sql: Sql; shared: SharedStore; now?: () => number; graphql?: () => GraphqlService | undefined },
+): AccountsWeb {
   const { config, log, sql, shared } = deps;
   const mailer = createMailer(config, log);
   const accounts: AccountDeps = { config, sql, log, now: deps.now ?? Date.now, lockouts: shared.entries, mailer };
-  const pages: PageContext = { config, cookies: cookieSettings(config), views: createViews(config) };
+  const pages: PageContext = { config, cookies: cookieSettings(config), views: createViews(config), paths: pagePaths(config), graphql: deps.graphql };
   pipeline.use('router', accountRoutes({ accounts, pages }));
   return { accounts, pages, module: { name: 'mail', stop: async () => mailer.close() } };
 }

@@ -21,7 +21,7 @@ import { endSession, startSession } from '../../shared/accounts/sessions.ts';
 import { checkCredentials } from '../../shared/accounts/sign-in.ts';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
-import { unauthorized } from '../../shared/errors/app-error.ts';
+import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
 import { sessionOf } from '../auth/session-strategy.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
@@ -30,7 +30,10 @@ import { answerPage, signedInUser, wantsJson, type PageContext } from './page.ts
 import { ACCOUNT_PATHS, safeNext } from './paths.ts';
 
 /** Where a browser lands after signing in when it was going nowhere in particular. */
-export const HOME_PATH = '/account';
+export const HOME_PATH = '/';
+
+/** The signed-in user's own page (password, sign-out). */
+export const ACCOUNT_PAGE = '/account';
 
 type Body = Record<string, unknown>;
 const bodyOf = (ctx: Context): Body => {
@@ -91,13 +94,14 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   const needsSession = (ctx: Context) => {
     const session = sessionOf(ctx.state.principal);
     if (!session) throw unauthorized('sign in first: changing the password needs a sign-in session', { code: 'APP_UNAUTHENTICATED' });
-    return session;
+    if (session.userId === null) throw forbidden('a portal session has no password to change', { code: 'APP_FORBIDDEN', data: { reason: 'portal session' } });
+    return session as typeof session & { userId: string };
   };
 
   router.get(ACCOUNT_PATHS.password, (ctx) => {
     if (!signedInUser(ctx) && !wantsJson(ctx)) return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PATHS.password)}`);
     needsSession(ctx);
-    answerPage(ctx, pages, { page: 'password', data: { minLength } });
+    return answerPage(ctx, pages, { page: 'password', data: { minLength } });
   });
 
   router.post(ACCOUNT_PATHS.password, async (ctx) => {
@@ -106,7 +110,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     await orShowForm(ctx, pages, { page: 'password', data: { minLength } }, async () => {
       const user = await changePassword(accounts, session.userId, { currentPassword: body.currentPassword, newPassword: body.newPassword }, session.id);
       if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
-      else answerPage(ctx, pages, { page: 'home', data: {}, notice: 'Your password is changed; your other sessions have ended.' });
+      else await answerPage(ctx, pages, { page: 'home', data: {}, notice: 'Your password is changed; your other sessions have ended.' });
     });
   });
 
@@ -119,7 +123,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
 
   router.post(ACCOUNT_PATHS.forgotPassword, async (ctx) => {
     await requestPasswordReset(accounts, bodyOf(ctx).email, ownOrigin(ctx));
-    answerPage(ctx, pages, { page: 'forgot-password', status: 202, data: { sent: true, validFor: validFor() } });
+    await answerPage(ctx, pages, { page: 'forgot-password', status: 202, data: { sent: true, validFor: validFor() } });
   });
 
   router.get(ACCOUNT_PATHS.resetPassword, (ctx) =>
@@ -131,16 +135,16 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     await orShowForm(ctx, pages, form, async () => {
       const user = await completePasswordLink(accounts, body.token, body.password);
       if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
-      else answerPage(ctx, pages, { page: 'login', data: { next: HOME_PATH, signup: accounts.config.auth.signup, email: user.email }, notice: 'Your password is set: sign in with it.' });
+      else await answerPage(ctx, pages, { page: 'login', data: { next: HOME_PATH, signup: accounts.config.auth.signup, email: user.email }, notice: 'Your password is set: sign in with it.' });
     });
   });
 
-  router.get(HOME_PATH, (ctx) => {
+  router.get(ACCOUNT_PAGE, (ctx) => {
     if (!signedInUser(ctx)) {
       if (wantsJson(ctx)) throw unauthorized('sign in first', { code: 'APP_UNAUTHENTICATED' });
-      return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(HOME_PATH)}`);
+      return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PAGE)}`);
     }
-    answerPage(ctx, pages, { page: 'home', data: {} });
+    return answerPage(ctx, pages, { page: 'home', data: {} });
   });
 
   return router.routes() as Middleware;

@@ -2,12 +2,12 @@
  * Sign-in sessions (issue 13): the session cookie (`auth.session.cookie`) gives the principal of
  * its user. A cookie that names no live session (ended, expired, its user disabled) leaves the
  * request anonymous rather than refusing it, so a stale cookie never locks a browser out of the
- * sign-in page. The session itself (for the CSRF check and sign-out) is kept beside the
+ * sign-in page. A portal session gives a member or viewer of its owner. The session itself (for the CSRF check and sign-out) is kept beside the
  * principal, never inside it: the principal travels to GraphQL resolvers and logs.
  */
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
 import { resolveSession, type Session } from '../../shared/accounts/sessions.ts';
-import { principalOfUser, type Principal } from '../../shared/tokens/principal.ts';
+import { principalOfPortal, principalOfUser, type Principal } from '../../shared/tokens/principal.ts';
 import type { Strategy } from './strategy.ts';
 
 const sessions = new WeakMap<Principal, Session>();
@@ -22,7 +22,9 @@ export function sessionCookies(deps: AccountDeps): Strategy {
     async authenticate(request) {
       const found = await resolveSession(deps, request.cookie(name));
       if (!found) return undefined;
-      const principal = principalOfUser(found.user, found.session.id);
+      const { session, user } = found;
+      // a tenant portal session (issue 14) has no user: it acts as its link's role of its owner
+      const principal = user ? principalOfUser(user, session.id) : principalOfPortal(session.portal as { owner: string; role: string }, session.id);
       sessions.set(principal, found.session);
       return principal;
     },

@@ -1,9 +1,9 @@
 import type { Context, Middleware } from 'koa';
-import { notAcceptable } from '../../shared/errors/app-error.ts';
 import type { HalKind } from '../context.ts';
 import type { Model } from '../data/model.ts';
 import { presentCollection, presentResource, type Answer, type PresentDeps } from '../hal/present.ts';
-import { jsonContentType, representation } from '../routing/negotiate.ts';
+import { negotiate } from '../pages/negotiate.ts';
+import { jsonContentType } from '../routing/negotiate.ts';
 import { permit } from '../routing/permit.ts';
 import type { CompiledRoute } from '../routing/table.ts';
 
@@ -44,12 +44,7 @@ export function controllerHelpers(options: { route: CompiledRoute; model: Model 
       apply(ctx, answer, 'collection');
     };
     ctx.permit = (...names) => permit(ctx.request.body, names);
-    ctx.negotiate = async (handlers) => {
-      const wanted = representation((...types) => ctx.accepts(...types));
-      if (wanted === 'html' && handlers.html) return handlers.html();
-      if ((wanted === 'json' || wanted === 'html') && handlers.json) return handlers.json();
-      throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
-    };
+    ctx.negotiate = (handlers) => negotiate(ctx, handlers);
     await next();
   };
 }

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../shared/log/logger.ts';
 import { internal } from '../../shared/errors/app-error.ts';
 import type { HalKind } from '../context.ts';
+import { PAGE_VISIT_HEADER } from '../routing/negotiate.ts';
 import type { CompiledRoute } from '../routing/table.ts';
 
 /** What each action must answer; destroy may also answer nothing (204). */
@@ -30,7 +31,8 @@ export function halProblem(action: string, body: Record<string, unknown> | unkno
  * HAL guard (spec: "Common response behaviour"): resources/crud routes must answer HAL. A
  * successful JSON answer without `_links` is logged once per route; with `config.api.strict`
  * it is refused with 500, as is an answer contrary to the action (a collection from `show`).
- * A client-side page visit (`X-Inertia`) is never checked.
+ * A page object (`ctx.render`, answered to JSON clients and to client-side visits, `X-App-Page`;
+ * `X-Inertia` too) is never checked.
  */
 export function halGuard(options: { route: CompiledRoute; strict: boolean; log: Logger; warned: Set<string> }): Middleware | undefined {
   const { route, strict, log, warned } = options;
@@ -38,7 +40,7 @@ export function halGuard(options: { route: CompiledRoute; strict: boolean; log: 
   const id = `${route.method} ${route.path}`;
   return async function halGuard(ctx, next) {
     await next();
-    if (ctx.get('X-Inertia') || ctx.status < 200 || ctx.status >= 300) return;
+    if (ctx.state.page || ctx.get(PAGE_VISIT_HEADER) || ctx.get('X-Inertia') || ctx.status < 200 || ctx.status >= 300) return;
     const body = ctx.body;
     if (!isJsonObject(body) || (ctx.response.type && !ctx.response.is('json', '+json'))) return;
     const problem = halProblem(route.action, body, ctx.state.hal?.kind);

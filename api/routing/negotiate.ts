@@ -22,3 +22,16 @@ export function representation(accepts: Accepts): 'html' | 'json' | false {
 export function jsonContentType(accepts: Accepts): 'application/hal+json' | 'application/json' {
   return accepts('application/json', 'application/hal+json') === 'application/hal+json' ? 'application/hal+json' : 'application/json';
 }
+
+/**
+ * The header of a client-side page visit (issue 14): a script of the page asking for the page
+ * object of a route that answers HTML to browsers sends `X-App-Page: true`, and gets the JSON
+ * page object whatever its `Accept` says (answers vary on it).
+ */
+export const PAGE_VISIT_HEADER = 'X-App-Page';
+
+/** What the request wants of a page: its page object (JSON clients, client-side visits), HTML, or neither (406). */
+export function pageRepresentation(request: { get(name: string): string; accepts: Accepts }): 'html' | 'json' | false {
+  if (/^(true|1)$/i.test(request.get(PAGE_VISIT_HEADER))) return 'json';
+  return representation(request.accepts);
+}

@@ -2,6 +2,7 @@
  * The koa-helmet options of the service (spec: "Secure headers and logs"): a Content Security
  * Policy that allows hot-reload tooling in development only and drops the `https:` wildcard from
  * `style-src` and `font-src`; HSTS in production only; `Cross-Origin-Opener-Policy: same-origin`;
+ * `Referrer-Policy: same-origin` (a form's own post carries its `Origin`, issue 14);
  * `upgrade-insecure-requests` only for requests that arrived over https unless configured on.
  * `config.helmet.options` is merged over these (objects merged, anything else replaced).
  */
@@ -63,6 +64,9 @@ export function helmetOptions(input: { env: Environment; configured: Readonly<Tr
       directives: { ...baseDirectives(input.env), ...(input.secure ? { 'upgrade-insecure-requests': [] } : {}) },
     },
     crossOriginOpenerPolicy: { policy: 'same-origin' },
+    // helmet's no-referrer makes browsers send `Origin: null` with the console's own form posts,
+    // which the CSRF check must refuse; same-origin still sends no referrer to other sites
+    referrerPolicy: { policy: 'same-origin' },
     strictTransportSecurity: production ? { maxAge: 31_536_000, includeSubDomains: true } : false,
   };
   return mergeOptions(base, dashDirectives(input.configured as Tree));

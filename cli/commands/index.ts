@@ -254,6 +254,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./users-toggle.ts')).usersResetLinkCommand,
   },
   {
+    command: 'portal:link',
+    describe: 'Print a single-use link that signs a tenant\'s member into the console, scoped to that tenant',
+    examples: [['$0 portal:link --owner acme', 'a link to hand to tenant acme (works once, for auth.portalLinkTtl)']],
+    load: async () => (await import('./portal-link.ts')).portalLinkCommand,
+  },
+  {
     command: 'sessions:revoke <user>',
     describe: 'End every sign-in session of a user',
     examples: [['$0 sessions:revoke ann@acme.test', 'sign a lost laptop out']],

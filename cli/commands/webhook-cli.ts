@@ -5,9 +5,6 @@
  * themselves.
  */
 import { isoOrDash, table } from './text-forms.ts';
-import { AppError, unprocessable } from '../../shared/errors/app-error.ts';
-import { parseDuration } from '../../shared/config/index.ts';
-import { parseHeaderArgument } from '../../shared/webhooks/endpoints/headers.ts';
 import { publicEndpoint } from '../../shared/webhooks/public-shapes.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { SigningScheme } from '../../shared/webhooks/signing.ts';
@@ -18,54 +15,7 @@ import type { CliContext } from '../context.ts';
 /** The core's dependencies for one command (no endpoint cache: a command runs once). */
 export const webhookDeps = (context: CliContext): WebhookDeps => ({ config: context.config, sql: context.sql(), log: context.log });
 
-/** `--events a.b,c.*` as a list; entries are trimmed but empty ones kept, so `a,,b` is refused, not guessed at. */
-export function parseEventList(text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined;
-  return String(text).split(',').map((entry) => entry.trim());
-}
-
-/** Repeated `--header 'Name: value'` as a map (the core checks names and values). */
-export function parseHeaderList(list: readonly string[] | undefined): Record<string, string> | undefined {
-  if (list === undefined || list.length === 0) return undefined;
-  const headers: Record<string, string> = {};
-  for (const text of list) {
-    const [name, value] = parseHeaderArgument(String(text));
-    if (Object.keys(headers).some((known) => known.toLowerCase() === name.toLowerCase())) {
-      throw unprocessable(`invalid webhook headers: header ${JSON.stringify(name)} is given twice`, {
-        code: 'APP_WEBHOOK_HEADERS_INVALID',
-        data: { field: 'headers', name, rule: 'duplicate', reason: 'is given twice' },
-      });
-    }
-    headers[name] = value;
-  }
-  return headers;
-}
-
-/** `--data '<JSON>'` (default `{}`); invalid JSON is a 400 `APP_WEBHOOK_PAYLOAD_INVALID` naming the problem. */
-export function parseJsonData(text: string | undefined): unknown {
-  if (text === undefined) return {};
-  try {
-    return JSON.parse(String(text));
-  } catch (error) {
-    throw new AppError(400, `--data is not valid JSON: ${(error as Error).message}`, {
-      code: 'APP_WEBHOOK_PAYLOAD_INVALID',
-      data: { field: 'data', reason: 'not valid JSON' },
-    });
-  }
-}
-
-/** `--grace 24h` (any duration of shared/config/units.ts, or milliseconds) in milliseconds. */
-export function parseGrace(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const ms = parseDuration(String(text));
-  if (ms === null) {
-    throw unprocessable(`--grace ${JSON.stringify(text)} is not a duration such as 30m, 24h or 7d`, {
-      code: 'APP_WEBHOOK_GRACE_INVALID',
-      data: { field: 'grace', value: text },
-    });
-  }
-  return ms;
-}
+export { parseEventList, parseGrace, parseHeaderList, parseJsonData } from '../../shared/webhooks/text-input.ts';
 
 /** ISO text of a date, `-` for none. */
 

@@ -8,10 +8,11 @@ export { createUser, findUser, listUsers, setUserDisabled, userNotFound, toUser,
 export type { User, CreateUserInput } from './users.ts';
 export { checkCredentials } from './sign-in.ts';
 export { startSession, resolveSession, endSession, endUserSessions, pruneSessions } from './sessions.ts';
-export type { Session, StartedSession } from './sessions.ts';
+export type { PortalGrant, Session, StartedSession } from './sessions.ts';
 export { createCsrfToken, verifyCsrfToken } from './csrf.ts';
 export { createPasswordLink, completePasswordLink, requestPasswordReset, linkBase, passwordLinkUrl, LINK_PREFIX } from './password-links.ts';
 export { signUp, changePassword } from './account-flows.ts';
 export { createMailer } from './mailer.ts';
 export type { Mailer, Mail } from './mailer.ts';
 export { ARGON2_PARAMETERS, checkNewPassword } from './passwords.ts';
+export { createPortalLink, usePortalLink, portalLinkUrl, PORTAL_LINK_PREFIX, PORTAL_ROLES } from './portal-links.ts';

@@ -7,7 +7,10 @@ import type { UserRow } from './user-store.ts';
 
 export interface SessionRow {
   id: string;
-  user_id: string;
+  /** null for a tenant portal session (issue 14), which carries `portal_owner` and `portal_role` instead. */
+  user_id: string | null;
+  portal_owner: string | null;
+  portal_role: 'member' | 'viewer' | null;
   csrf_secret: string;
   created_at: Date;
   last_seen_at: Date;
@@ -16,28 +19,43 @@ export interface SessionRow {
 
 export async function insertSession(
   sql: Sql,
-  input: { id: string; digest: string; userId: string; csrfSecret: string; at: Date; expiresAt: Date },
+  input: { id: string; digest: string; userId: string | null; portal?: { owner: string; role: 'member' | 'viewer' }; csrfSecret: string; at: Date; expiresAt: Date },
 ): Promise<SessionRow> {
   const [row] = await sql<SessionRow[]>`
-    insert into app_sessions (id, digest, user_id, csrf_secret, created_at, last_seen_at, expires_at)
-    values (${input.id}, ${input.digest}, ${input.userId}, ${input.csrfSecret}, ${input.at}, ${input.at}, ${input.expiresAt})
-    returning id, user_id, csrf_secret, created_at, last_seen_at, expires_at`;
+    insert into app_sessions (id, digest, user_id, portal_owner, portal_role, csrf_secret, created_at, last_seen_at, expires_at)
+    values (${input.id}, ${input.digest}, ${input.userId}, ${input.portal?.owner ?? null}, ${input.portal?.role ?? null},
+            ${input.csrfSecret}, ${input.at}, ${input.at}, ${input.expiresAt})
+    returning id, user_id, portal_owner, portal_role, csrf_secret, created_at, last_seen_at, expires_at`;
   return row;
 }
 
-/** The session with this digest and its user (prefixed `user_` columns), whatever their state. */
-export async function selectSessionByDigest(sql: Sql, digest: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+/**
+ * The session with this digest and its user (prefixed `user_` columns), whatever their state;
+ * `user` is null for a portal session.
+ */
+export async function selectSessionByDigest(sql: Sql, digest: string): Promise<{ session: SessionRow; user: UserRow | null } | undefined> {
   const rows = await sql<(SessionRow & { [K in keyof UserRow as `user_${K}`]: UserRow[K] })[]>`
-    select s.id, s.user_id, s.csrf_secret, s.created_at, s.last_seen_at, s.expires_at,
-           u.id as user_id, u.email as user_email, u.name as user_name, u.role as user_role, u.owner as user_owner,
+    select s.id, s.portal_owner, s.portal_role, s.csrf_secret, s.created_at, s.last_seen_at, s.expires_at,
+           s.user_id, u.email as user_email, u.name as user_name, u.role as user_role, u.owner as user_owner,
            u.password_hash as user_password_hash, u.disabled_at as user_disabled_at,
            u.created_at as user_created_at, u.updated_at as user_updated_at
-      from app_sessions s join app_users u on u.id = s.user_id
+      from app_sessions s left join app_users u on u.id = s.user_id
      where s.digest = ${digest}`;
   const row = rows[0];
   if (!row) return undefined;
+  const session: SessionRow = {
+    id: row.id,
+    user_id: row.user_id,
+    portal_owner: row.portal_owner,
+    portal_role: row.portal_role,
+    csrf_secret: row.csrf_secret,
+    created_at: row.created_at,
+    last_seen_at: row.last_seen_at,
+    expires_at: row.expires_at,
+  };
+  if (row.user_id === null) return { session, user: null };
   return {
-    session: { id: row.id, user_id: row.user_id, csrf_secret: row.csrf_secret, created_at: row.created_at, last_seen_at: row.last_seen_at, expires_at: row.expires_at },
+    session,
     user: {
       id: row.user_id,
       email: row.user_email,

@@ -8,13 +8,23 @@
 import { ulid } from '../webhooks/ids.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
-import { deleteEndedSessions, deleteSession, deleteUserSessions, insertSession, selectSessionByDigest, touchSession } from './session-store.ts';
+import type { Queryable } from '../db/connect.ts';
+import { deleteEndedSessions, deleteSession, deleteUserSessions, insertSession, selectSessionByDigest, touchSession, type SessionRow } from './session-store.ts';
 import { toUser, type User } from './users.ts';
+
+/** What a tenant portal session (issue 14) acts as: a member or viewer of one owner, without a user account. */
+export interface PortalGrant {
+  owner: string;
+  role: 'member' | 'viewer';
+}
 
 export interface Session {
   /** `ses_…` */
   id: string;
-  userId: string;
+  /** The signed-in user; null for a portal session. */
+  userId: string | null;
+  /** The tenant and role of a portal session; null for a user's. */
+  portal: PortalGrant | null;
   /** What the session's CSRF tokens are made from (never sent to the client as is). */
   csrfSecret: string;
   createdAt: Date;
@@ -28,42 +38,51 @@ export type StartedSession = Session & { cookie: string };
 /** A use is recorded at most this often per session (idle expiry is judged to this resolution). */
 export const LAST_SEEN_RESOLUTION_MS = 60_000;
 
-export async function startSession(deps: AccountDeps, userId: string): Promise<StartedSession> {
+/** Starts a session of user `userId`, or (`portal`) a tenant portal session; `sql` may be the caller's transaction. */
+export async function startSession(deps: AccountDeps, userId: string | null, options: { portal?: PortalGrant; sql?: Queryable } = {}): Promise<StartedSession> {
   const cookie = newSecret();
   const at = clockOf(deps);
-  const row = await insertSession(deps.sql, {
+  const row = await insertSession(options.sql ?? deps.sql, {
     id: `ses_${ulid()}`,
     digest: secretDigest(cookie),
     userId,
+    portal: options.portal,
     csrfSecret: newSecret(),
     at,
     expiresAt: new Date(at.getTime() + deps.config.auth.session.absolute),
   });
-  deps.log.info({ userId, sessionId: row.id }, 'session started');
-  return { id: row.id, userId, csrfSecret: row.csrf_secret, createdAt: row.created_at, lastSeenAt: row.last_seen_at, expiresAt: row.expires_at, cookie };
+  deps.log.info({ userId, portalOwner: options.portal?.owner, sessionId: row.id }, 'session started');
+  return { ...toSession(row), cookie };
 }
 
+const toSession = (row: SessionRow): Session => ({
+  id: row.id,
+  userId: row.user_id,
+  portal: row.portal_owner !== null && row.portal_role !== null ? { owner: row.portal_owner, role: row.portal_role } : null,
+  csrfSecret: row.csrf_secret,
+  createdAt: row.created_at,
+  lastSeenAt: row.last_seen_at,
+  expiresAt: row.expires_at,
+});
+
 /**
- * The session a cookie value stands for and its user, when the session has not ended (idle,
- * absolute expiry) and the user is enabled; undefined otherwise. Records the use, at most once
- * a minute.
+ * The session a cookie value stands for and its user (null for a portal session), when the
+ * session has not ended (idle, absolute expiry) and the user is enabled; undefined otherwise.
+ * Records the use, at most once a minute.
  */
-export async function resolveSession(deps: AccountDeps, cookie: unknown): Promise<{ session: Session; user: User } | undefined> {
+export async function resolveSession(deps: AccountDeps, cookie: unknown): Promise<{ session: Session; user: User | null } | undefined> {
   if (!looksLikeSecret(cookie)) return undefined;
   const found = await selectSessionByDigest(deps.sql, secretDigest(cookie));
   if (!found) return undefined;
   const { session, user } = found;
   const now = deps.now();
   const idleSince = now - session.last_seen_at.getTime();
-  if (session.expires_at.getTime() <= now || idleSince >= deps.config.auth.session.idle || user.disabled_at !== null) return undefined;
+  if (session.expires_at.getTime() <= now || idleSince >= deps.config.auth.session.idle || (user !== null && user.disabled_at !== null)) return undefined;
   if (idleSince >= LAST_SEEN_RESOLUTION_MS) {
     // awaited (once a minute at most): the next request must see this use, or it could judge the session idle
     await touchSession(deps.sql, session.id, new Date(now)).catch((error: unknown) => deps.log.warn({ err: error, sessionId: session.id }, 'could not record the use of a session'));
   }
-  return {
-    session: { id: session.id, userId: session.user_id, csrfSecret: session.csrf_secret, createdAt: session.created_at, lastSeenAt: session.last_seen_at, expiresAt: session.expires_at },
-    user: toUser(user),
-  };
+  return { session: toSession(session), user: user === null ? null : toUser(user) };
 }
 
 /** Ends one session (sign-out). */

@@ -95,6 +95,7 @@ export const SCHEMA = group({
     }, { disableable: true, enabled: true, doc: '`false` turns the sign-in lockout off (the authentication limiter still counts per ip).' }),
     resetTtl: leaf('duration', '1h', 'How long a password-reset link (`POST /forgot-password`) works; each works once.'),
     inviteTtl: leaf('duration', '72h', 'How long a set-password link printed by `app users:create` or `users:reset-link` works.'),
+    portalLinkTtl: leaf('duration', '15m', 'How long a tenant portal link (`app portal:link`, the console\'s Tenants page) works; each signs in once, starting a session of the ordinary lifetime.'),
   }),
   mail: group({
     url: leaf('string', null, 'SMTP URL the reset links are sent through (`smtp://user:pass@host:587`, `smtps://…`); unset: outside production the mail is logged instead of sent.', { nullable: true, secret: true }),
@@ -121,7 +122,7 @@ export const SCHEMA = group({
     auth: group({
       max: leaf('integer', 10, 'POST requests per window per ip on the authentication paths.', { min: 1 }),
       windowMs: leaf('duration', '1m', 'Window of the authentication limiter.'),
-      paths: leaf('string[]', ['/login', '/register', '/signup', '/password', '/forgot-password', '/reset-password'], 'Paths the authentication limiter covers.'),
+      paths: leaf('string[]', ['/login', '/register', '/signup', '/password', '/forgot-password', '/reset-password', '/portal'], 'Paths the authentication limiter covers.'),
     }, { disableable: true, enabled: true, doc: '`false` turns off only the authentication limiter.' }),
   }, { disableable: true, enabled: true, doc: '`false` turns every limiter off.' }),
   shared: group({

@@ -8,6 +8,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
+import { queueFigures } from '../webhooks/deliveries/health.ts';
+import { ALL_TENANTS } from '../webhooks/tenant-scope.ts';
 
 interface QueueFigures {
   depth: number;
@@ -15,15 +17,10 @@ interface QueueFigures {
   dead: number;
 }
 
-/** One read of the three figures (uses the (status, created_at) index). */
+/** One read of the three figures, every tenant's (the console's queue figures, shared/webhooks/deliveries/health.ts). */
 export async function readQueueFigures(sql: Sql): Promise<QueueFigures> {
-  const [row] = await sql<{ depth: number; oldest: number | null; dead: number }[]>`
-    select count(*) filter (where status in ('pending', 'running'))::int as depth,
-           extract(epoch from now() - min(created_at) filter (where status = 'pending'))::float8 as oldest,
-           count(*) filter (where status = 'dead')::int as dead
-      from app_webhook_deliveries
-     where status in ('pending', 'running', 'dead')`;
-  return { depth: row.depth, oldestAgeSeconds: Math.max(0, row.oldest ?? 0), dead: row.dead };
+  const figures = await queueFigures({ sql }, ALL_TENANTS);
+  return { depth: figures.depth, oldestAgeSeconds: figures.oldestPendingAgeSeconds, dead: figures.dead };
 }
 
 /** Registers the three gauges on `registry`, read through `sql` at most every `cacheMs` (default 5 s). */

@@ -40,6 +40,23 @@ export interface UserPrincipal extends Principal {
   sessionId: string;
 }
 
+/**
+ * A principal of a tenant portal session (issue 14): a member or viewer of one owner, signed in
+ * by a single-use portal link rather than a password. Its id is the same for every portal session
+ * of the owner (`portal:<owner>`), which keys its rate-limit counters and idempotency records.
+ */
+export interface PortalPrincipal extends Principal {
+  kind: 'portal';
+  owner: string;
+  /** The session the request came with. */
+  sessionId: string;
+}
+
+/** The principal of a portal session of `owner` with `role`. */
+export function principalOfPortal(grant: { owner: string; role: string }, sessionId: string): PortalPrincipal {
+  return Object.freeze({ kind: 'portal', id: `portal:${grant.owner}`, roles: Object.freeze([grant.role]), owner: grant.owner, sessionId });
+}
+
 /** The principal of a signed-in user's requests. */
 export function principalOfUser(user: { id: string; role: string; owner: string | null; email: string }, sessionId: string): UserPrincipal {
   return Object.freeze({ kind: 'user', id: user.id, userId: user.id, email: user.email, roles: Object.freeze([user.role]), owner: user.owner, sessionId });

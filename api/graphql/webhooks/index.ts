@@ -9,7 +9,9 @@ import { scalarsContribution } from '../scalars.ts';
 import { webhookResolvers } from './resolvers.ts';
 import { WEBHOOK_TYPES } from './types.ts';
 import { eventTypesContribution } from './event-types.ts';
+import { healthContribution } from './health.ts';
+import { relationsContribution } from './relations.ts';
 
 export function serviceContributions(deps: WebhookDeps & { config: Config }): Contribution[] {
-  return [scalarsContribution(), { source: 'webhooks', types: WEBHOOK_TYPES, resolvers: webhookResolvers(deps, deps.config.api) }, eventTypesContribution(deps, deps.config.api)];
+  return [scalarsContribution(), { source: 'webhooks', types: WEBHOOK_TYPES, resolvers: webhookResolvers(deps, deps.config.api) }, eventTypesContribution(deps, deps.config.api), healthContribution(deps), relationsContribution(deps)];
 }

@@ -60,6 +60,7 @@ describe('HAL guard', () => {
 
   it('a client-side page visit (X-Inertia) is never checked', async () => {
     assert.equal((await fetch(`${strict.api}/posts`, { headers: { 'X-Inertia': 'true' } })).status, 200);
+    assert.equal((await fetch(`${strict.api}/posts`, { headers: { 'X-App-Page': 'true' } })).status, 200);
   });
 
   it('halProblem names what is wrong', () => {

@@ -6,6 +6,10 @@ import { seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 /** posts.show answers HTML to browsers and `*\/*`, HAL to JSON clients; `X-Api-Version` echoes ctx.state.apiVersion. */
 const posts = defineController({
+  /** An application controller's page (spec: `res.render` with a query): the page object or the template. */
+  async index(ctx) {
+    await ctx.render('home', { greeting: 'hello' }, { graphql: { query: 'query Probe { __typename n: __typename }', variables: { n: 1 } } });
+  },
   async show(ctx) {
     ctx.set('X-Api-Version', String(ctx.state.apiVersion));
     await ctx.negotiate({
@@ -50,6 +54,28 @@ describe('content negotiation and versioning through Accept', () => {
       else assert.equal(JSON.parse(text)._links.self.href, `/api/v1/posts/${post}`);
     });
   }
+
+  it('ctx.render: the page object to JSON clients and X-App-Page visits (the query run, its text and variables), the template to browsers', async () => {
+    const json = (await (await get('application/json', '/posts')).json()) as Record<string, any>;
+    assert.equal(json.page, 'home');
+    assert.deepEqual(json.data, { __typename: 'Query', n: 'Query' });
+    assert.deepEqual(json.props, { greeting: 'hello' });
+    assert.deepEqual(json.graphql, { endpoint: '/_app/gql', query: 'query Probe { __typename n: __typename }', variables: { n: 1 } });
+    assert.equal(json._links.self.href, '/api/v1/posts');
+    assert.equal(json.errors, undefined);
+    const visit = await fetch(`${app.api}/posts`, { headers: { Accept: 'text/html', 'X-App-Page': 'true' } });
+    assert.equal(((await visit.json()) as { page: string }).page, 'home');
+    const html = await get('text/html', '/posts');
+    assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await html.text(), /<title>Signed in · app<\/title>/);
+  });
+
+  it('ctx.negotiate runs json for a client-side visit (X-App-Page: true) even when it accepts HTML', async () => {
+    const response = await fetch(`${app.api}/posts/${post}`, { headers: { Accept: 'text/html', 'X-App-Page': 'true' } });
+    assert.equal(response.status, 200);
+    assert.equal(((await response.json()) as { _links: { self: { href: string } } })._links.self.href, `/api/v1/posts/${post}`);
+    assert.match(response.headers.get('vary') ?? '', /X-App-Page/);
+  });
 
   it('a client accepting neither HTML nor JSON gets 406', async () => {
     const response = await get('image/png');

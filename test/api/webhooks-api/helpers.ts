@@ -129,17 +129,22 @@ export interface Receiver {
   requests: Received[];
   /** The status the next requests get (default 200). */
   answer(status: number): void;
+  /** Resolves at the next request received. */
+  next(): Promise<Received>;
 }
 
 /** A receiver on 127.0.0.1 port 0 recording every request (closed when the file's tests end). */
 export async function receiver(path = '/hook'): Promise<Receiver> {
   const requests: Received[] = [];
+  const waiting: ((request: Received) => void)[] = [];
   let status = 200;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      requests.push(received);
+      for (const resolve of waiting.splice(0)) resolve(received);
       response.writeHead(status, { 'content-type': 'text/plain' });
       response.end(status < 300 ? 'ok' : `failing with ${status}`);
     });
@@ -147,7 +152,12 @@ export async function receiver(path = '/hook'): Promise<Receiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push({ close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }) });
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}${path}`, requests, answer: (next) => void (status = next) };
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    requests,
+    answer: (next) => void (status = next),
+    next: () => new Promise((resolve) => waiting.push(resolve)),
+  };
 }
 
 /** Registers an endpoint over HTTP and answers the created resource (with its secret). */

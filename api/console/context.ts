@@ -1,0 +1,104 @@
+/**
+ * What every console page shares (issue 14): its dependencies (the same core functions as REST,
+ * GraphQL and the CLI), the sign-in guard, the caller's tenant scope, form fields, and the
+ * answer to a form: 303 to the page that shows the result (`?done=<what>`, a fixed sentence), or
+ * the form's page again with the reason and the error's status.
+ */
+import type { Context, Middleware } from 'koa';
+import type { AccountDeps } from '../../shared/accounts/deps.ts';
+import type { Config } from '../../shared/config/index.ts';
+import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
+import type { Logger } from '../../shared/log/logger.ts';
+import { scopeOf } from '../../shared/tokens/principal.ts';
+import { ALL_TENANT_ROLES, WRITE_ROLES } from '../../shared/tokens/roles.ts';
+import type { TokenDeps } from '../../shared/tokens/tokens.ts';
+import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
+import type { TenantScope } from '../../shared/webhooks/tenant-scope.ts';
+import type { PageContext } from '../accounts/page.ts';
+import { ACCOUNT_PATHS } from '../accounts/paths.ts';
+import { orShowAgain, wantsJson } from '../pages/negotiate.ts';
+import { decide, type Principal } from '../routing/roles.ts';
+
+export interface ConsoleDeps {
+  config: Config;
+  log: Logger;
+  webhooks: WebhookDeps;
+  accounts: AccountDeps;
+  tokens: TokenDeps;
+  pages: PageContext;
+}
+
+/** Pages need a caller: browsers go to the sign-in page (and come back), JSON clients get 401. */
+export const signedIn: Middleware = async function signedIn(ctx, next) {
+  if (ctx.state.principal) return next();
+  if (wantsJson(ctx)) throw unauthorized('sign in first', { code: 'APP_UNAUTHENTICATED' });
+  ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ctx.originalUrl)}`);
+};
+
+export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
+export const scopeFor = (ctx: Context): TenantScope => scopeOf(ctx.state.principal);
+export const isAdmin = (ctx: Context): boolean => decide(ALL_TENANT_ROLES, 'any', ctx.state.principal) === 'allow';
+export const mayWrite = (ctx: Context): boolean => decide(WRITE_ROLES, 'any', ctx.state.principal) === 'allow';
+
+/** 403 `APP_FORBIDDEN` unless the caller is an admin (users, tenants, portal links). */
+export function adminsOnly(ctx: Context, what: string): void {
+  if (!isAdmin(ctx)) throw forbidden(`${what} is for admins`, { code: 'APP_FORBIDDEN', data: { reason: 'admins only' } });
+}
+
+/** A form's fields (JSON bodies too). */
+export function formOf(ctx: Context): Record<string, unknown> {
+  const body = ctx.request.body;
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+/** One text field (a repeated field: its last value); '' and absent give undefined. */
+export function field(source: Record<string, unknown>, name: string): string | undefined {
+  const value = source[name];
+  const one = Array.isArray(value) ? value[value.length - 1] : value;
+  if (one === undefined || one === null) return undefined;
+  const text = String(one).trim();
+  return text === '' ? undefined : text;
+}
+
+/** A query parameter as {@link field} reads it. */
+export const param = (ctx: Context, name: string): string | undefined => field(ctx.query as Record<string, unknown>, name);
+
+/** A page number from `?page=` (1 when absent or not a whole number). */
+export function pageParam(ctx: Context): number {
+  const page = Number(param(ctx, 'page') ?? 1);
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+}
+
+/** The owner an admin picked (`?owner=`; `?owner=-`: endpoints without owner); members and viewers have theirs. */
+export function pickedOwner(ctx: Context): { owner?: string; withoutOwner?: boolean } {
+  if (!isAdmin(ctx)) return {};
+  const owner = param(ctx, 'owner');
+  if (owner === undefined) return {};
+  return owner === '-' ? { withoutOwner: true } : { owner };
+}
+
+/** The fixed sentences a page shows after a form redirected to it (`?done=<key>`). */
+export const DONE: Readonly<Record<string, string>> = Object.freeze({
+  updated: 'The endpoint is updated.',
+  enabled: 'The endpoint is enabled: deliveries resume.',
+  disabled: 'The endpoint is disabled: emits no longer reach it.',
+  removed: 'The endpoint is removed with its secrets and deliveries.',
+  tested: 'The test event is queued.',
+  retried: 'The delivery is queued again.',
+  resent: 'The delivery is queued to be sent again.',
+  replayed: 'The dead deliveries are queued again.',
+  revoked: 'The token is revoked.',
+  'user-disabled': 'The user is disabled: its sessions ended and its tokens are revoked.',
+  'user-enabled': 'The user may sign in again.',
+});
+
+export const doneNotice = (ctx: Context): string | undefined => DONE[param(ctx, 'done') ?? ''];
+
+/** After a form: 303 to `path` saying what was done. */
+export function redirectDone(ctx: Context, path: string, done: keyof typeof DONE, extra: Record<string, string> = {}): void {
+  const search = new URLSearchParams({ done: String(done), ...extra });
+  ctx.status = 303;
+  ctx.redirect(`${path}${path.includes('?') ? '&' : '?'}${search}`);
+}
+
+export { orShowAgain, wantsJson };

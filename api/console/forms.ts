@@ -1,0 +1,64 @@
+/**
+ * The console's form fields as the core's inputs (issue 14): the texts people type read by
+ * shared/webhooks/text-input.ts, as the CLI reads its options, so a form and a command line
+ * accept the same things.
+ */
+import { AppError } from '../../shared/errors/app-error.ts';
+import type { RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
+import type { EndpointPatch } from '../../shared/webhooks/endpoints/update.ts';
+import { parseEventList, parseHeaderList } from '../../shared/webhooks/text-input.ts';
+import { field } from './context.ts';
+
+type Form = Record<string, unknown>;
+
+/** `Name: value` lines of a textarea (blank lines skipped). */
+export const headerLines = (text: string | undefined): string[] => (text ?? '').split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+
+/** A whole number field, or `undefined` when empty; refused (422 `code`) when not a number. */
+function wholeNumber(form: Form, name: string, code: string): number | undefined {
+  const text = field(form, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new AppError(422, `${name} must be a whole number`, { code, data: { field: name, value: text } });
+  return value;
+}
+
+/** The register form: url, events, description, owner (admins), headers, signing, rate limit. */
+export function registerInput(form: Form, options: { admin: boolean }): RegisterOptions {
+  const headers = parseHeaderList(headerLines(field(form, 'headers')));
+  const rateLimit = wholeNumber(form, 'rateLimit', 'APP_WEBHOOK_RATE_LIMIT_INVALID');
+  return {
+    url: field(form, 'url') ?? '',
+    events: parseEventList(field(form, 'events') ?? '') ?? [],
+    ...(field(form, 'description') ? { description: field(form, 'description') } : {}),
+    ...(options.admin && field(form, 'owner') ? { owner: field(form, 'owner') } : {}),
+    ...(headers ? { headers } : {}),
+    ...(field(form, 'signing') ? { signing: field(form, 'signing') } : {}),
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+  } as RegisterOptions;
+}
+
+/** The settings form: every field it shows is sent; an empty description, header list or rate limit removes it. */
+export function settingsPatch(form: Form): EndpointPatch {
+  const headers = parseHeaderList(headerLines(field(form, 'headers')));
+  return {
+    url: field(form, 'url') ?? '',
+    events: parseEventList(field(form, 'events') ?? '') ?? [],
+    description: field(form, 'description') ?? null,
+    headers: headers ?? null,
+    rateLimit: wholeNumber(form, 'rateLimit', 'APP_WEBHOOK_RATE_LIMIT_INVALID') ?? null,
+  };
+}
+
+/**
+ * A time of a filter: ISO 8601, or what a `datetime-local` field sends (`2026-05-01T12:00`),
+ * which is read as UTC (the forms say so). The core checks the result.
+ */
+export function timeField(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(text) ? `${text.length === 16 ? `${text}:00` : text}Z` : text;
+}
+
+/** The values a form showed, to show them again after a refusal. */
+export const echo = (form: Form, names: readonly string[]): Record<string, string> =>
+  Object.fromEntries(names.map((name) => [name, field(form, name) ?? '']));

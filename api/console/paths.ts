@@ -1,0 +1,53 @@
+/**
+ * The console's paths (issue 14). Pages answer HTML to browsers and their page object to JSON
+ * clients; every POST is a form of a page (CSRF token in `_csrf`) that redirects (303) to the page
+ * that shows its result, or shows its page again with the reason.
+ *
+ * | Path | GET | POST |
+ * |---|---|---|
+ * | `/` | overview: endpoints' health, the queue | |
+ * | `/endpoints/new`, `/endpoints` | register form | register |
+ * | `/endpoints/:id` | settings, secrets, deliveries (filters, paging) | update |
+ * | `/endpoints/:id/{enable,disable,rotate,test,remove}` | | the action |
+ * | `/endpoints/:id/secret` | confirmation | reveal the signing secrets |
+ * | `/deliveries/:id` | payload, attempts | |
+ * | `/deliveries/:id/{retry,resend}` | | the action |
+ * | `/dead-letters` | dead deliveries (endpoint, time range) | |
+ * | `/dead-letters/replay` | confirmation saying how many | replay them |
+ * | `/events/new`, `/events` | emit form | emit |
+ * | `/find` | by event id, delivery id, event type | |
+ * | `/tokens`, `/tokens/:id/revoke` | the caller's tokens | mint / revoke |
+ * | `/users`, `/users/:id/{disable,enable,reset-link}` | users (admins) | invite / the action |
+ * | `/tenants`, `/tenants/portal-link` | tenants (admins) | a portal link |
+ * | `/portal` | a portal link's page (`?token=`) | sign in with it |
+ */
+import { PORTAL_PATH } from '../accounts/paths.ts';
+
+const id = (value: string) => encodeURIComponent(value);
+
+export const CONSOLE_PATHS = Object.freeze({
+  overview: '/',
+  endpoints: '/endpoints',
+  newEndpoint: '/endpoints/new',
+  deadLetters: '/dead-letters',
+  replay: '/dead-letters/replay',
+  events: '/events',
+  emit: '/events/new',
+  find: '/find',
+  tokens: '/tokens',
+  users: '/users',
+  tenants: '/tenants',
+  portalLink: '/tenants/portal-link',
+  portal: PORTAL_PATH,
+  account: '/account',
+  assets: '/assets',
+});
+
+export const consolePath = {
+  endpoint: (endpointId: string) => `/endpoints/${id(endpointId)}`,
+  endpointAction: (endpointId: string, action: 'enable' | 'disable' | 'rotate' | 'test' | 'remove' | 'secret') => `/endpoints/${id(endpointId)}/${action}`,
+  delivery: (deliveryId: string) => `/deliveries/${id(deliveryId)}`,
+  deliveryAction: (deliveryId: string, action: 'retry' | 'resend') => `/deliveries/${id(deliveryId)}/${action}`,
+  revokeToken: (tokenId: string) => `/tokens/${id(tokenId)}/revoke`,
+  userAction: (userId: string, action: 'disable' | 'enable' | 'reset-link') => `/users/${id(userId)}/${action}`,
+};

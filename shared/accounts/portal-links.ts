@@ -1,0 +1,71 @@
+/**
+ * Tenant portal links (issue 14; what Svix calls the app portal): a deployer's product hands one
+ * of its tenants a link that opens the console scoped to that tenant, without the tenant having
+ * an account here. A link is made by an admin (the console's Tenants page) or `app portal:link
+ * --owner <o>`; it works once, for `auth.portalLinkTtl`, and starts a portal session: a member
+ * (or viewer) of that owner, with the ordinary session expiries. Only the digest of the link's
+ * token is stored, and spending it is one conditional update (single use even under races).
+ */
+import { unprocessable } from '../errors/app-error.ts';
+import { assertOwner } from '../webhooks/endpoints/fields.ts';
+import { clockOf, type AccountDeps } from './deps.ts';
+import { deleteExpiredPortalLinks, insertPortalLink, usePortalLinkRow } from './portal-store.ts';
+import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
+import { startSession, type PortalGrant, type StartedSession } from './sessions.ts';
+
+export const PORTAL_LINK_PREFIX = 'app_prt_';
+
+/** The roles a portal link may give (an admin reaches every tenant: that is no portal). */
+export const PORTAL_ROLES = ['member', 'viewer'] as const;
+
+/** The page a portal link opens (a form posting to `POST /portal`). */
+export const portalLinkUrl = (base: string, token: string): string => `${base}/portal?token=${encodeURIComponent(token)}`;
+
+/** AppError 422 `APP_PORTAL_LINK_FIELD_INVALID` naming the field. */
+const fieldInvalid = (field: 'owner' | 'role', reason: string) =>
+  unprocessable(`invalid portal link ${field}: ${reason}`, { code: 'APP_PORTAL_LINK_FIELD_INVALID', data: { field, reason } });
+
+/** AppError 422 `APP_PORTAL_LINK_INVALID`: unknown, used or expired (which one is not said). */
+export const portalLinkInvalid = () =>
+  unprocessable('this portal link is not valid: it may have expired or been used already; ask for a new one', { code: 'APP_PORTAL_LINK_INVALID' });
+
+export interface PortalLinkInput {
+  owner: unknown;
+  /** member (default) or viewer. */
+  role?: unknown;
+  /** The user who makes it (null: the CLI). */
+  createdBy?: string | null;
+}
+
+/**
+ * Makes a portal link for `owner`; answers its token, this once, and when it stops working.
+ * Throws 422 `APP_PORTAL_LINK_FIELD_INVALID` (no owner, a role other than member or viewer) or
+ * `APP_WEBHOOK_OWNER_INVALID` (an owner no endpoint could have).
+ */
+export async function createPortalLink(deps: AccountDeps, input: PortalLinkInput): Promise<{ token: string; owner: string; role: PortalGrant['role']; expiresAt: Date }> {
+  const owner = assertOwner(input.owner);
+  if (owner === null) throw fieldInvalid('owner', 'a portal link opens the console of one owner: give it');
+  const role = input.role ?? 'member';
+  if (!(PORTAL_ROLES as readonly unknown[]).includes(role)) throw fieldInvalid('role', `must be one of ${PORTAL_ROLES.join(', ')}`);
+  const token = newSecret(PORTAL_LINK_PREFIX);
+  const at = clockOf(deps);
+  const expiresAt = new Date(at.getTime() + deps.config.auth.portalLinkTtl);
+  await insertPortalLink(deps.sql, { digest: secretDigest(token), owner, role: role as PortalGrant['role'], createdBy: input.createdBy ?? null, at, expiresAt });
+  await deleteExpiredPortalLinks(deps.sql, new Date(at.getTime() - 86_400_000)); // keeps the table small
+  deps.log.info({ owner, role, by: input.createdBy ?? 'cli' }, 'portal link made');
+  return { token, owner, role: role as PortalGrant['role'], expiresAt };
+}
+
+/**
+ * Spends a portal link and starts its portal session, in one transaction: a link signs in once.
+ * Throws 422 `APP_PORTAL_LINK_INVALID` for a link that is unknown, used or expired.
+ */
+export async function usePortalLink(deps: AccountDeps, token: unknown): Promise<StartedSession> {
+  if (!looksLikeSecret(token, PORTAL_LINK_PREFIX)) throw portalLinkInvalid();
+  const at = clockOf(deps);
+  return deps.sql.begin(async (tx) => {
+    const grant = await usePortalLinkRow(tx, secretDigest(token), at);
+    if (!grant) throw portalLinkInvalid();
+    return startSession(deps, null, { portal: grant, sql: tx });
+  });
+}

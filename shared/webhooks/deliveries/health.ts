@@ -1,0 +1,115 @@
+/**
+ * How deliveries are going, for the console's overview (issue 14) and the GraphQL fields behind
+ * it: per endpoint, the success rate of the last 24 hours' attempts, the last failure with its
+ * reason, and the pending and dead counts; for the queue, its depth and the age of its oldest
+ * pending delivery. Scoped like every read: a member sees its own owner's figures only.
+ */
+import type { Config } from '../../config/index.ts';
+import type { Sql } from '../../db/connect.ts';
+import { endpointTable } from '../endpoints/store.ts';
+import type { TenantScope } from '../tenant-scope.ts';
+import type { WebhookDeps } from '../deps.ts';
+
+/** The window of the success rate. */
+export const HEALTH_WINDOW_MS = 86_400_000;
+
+export interface EndpointHealth {
+  endpointId: string;
+  /** Attempts started in the last 24 hours, and how many of them the receiver accepted (2xx). */
+  attempts24h: number;
+  succeeded24h: number;
+  /** succeeded24h / attempts24h, from 0 to 1; null when nothing was attempted. */
+  successRate24h: number | null;
+  /** The latest failed attempt, ever: when, why, and the delivery it belonged to. */
+  lastFailureAt: Date | null;
+  lastFailure: string | null;
+  lastFailureDeliveryId: string | null;
+  pending: number;
+  running: number;
+  dead: number;
+}
+
+/** The health of each endpoint of `endpointIds` in `scope` (others are left out of the map). */
+export async function endpointHealth(deps: Pick<WebhookDeps, 'sql' | 'config'>, scope: TenantScope, endpointIds: readonly string[]): Promise<Map<string, EndpointHealth>> {
+  const { sql, config } = deps;
+  if (endpointIds.length === 0) return new Map();
+  const rows = await sql<{
+    id: string; pending: number; running: number; dead: number; attempts: number; succeeded: number;
+    failed_at: Date | null; error: string | null; status: number | null; delivery_id: string | null;
+  }[]>`
+    select w.id, c.pending, c.running, c.dead, s.attempts, s.succeeded,
+           f.started_at as failed_at, f.error, f.status, f.delivery_id
+      from ${endpointTable(sql, config)} w
+      cross join lateral (
+        select count(*) filter (where d.status = 'pending')::int as pending,
+               count(*) filter (where d.status = 'running')::int as running,
+               count(*) filter (where d.status = 'dead')::int as dead
+          from app_webhook_deliveries d where d.endpoint_id = w.id and d.status in ('pending', 'running', 'dead')
+      ) c
+      cross join lateral (
+        select count(*)::int as attempts, count(*) filter (where a.outcome = 'done')::int as succeeded
+          from app_webhook_deliveries d join app_webhook_attempts a on a.delivery_id = d.id
+         where d.endpoint_id = w.id and a.started_at >= now() - ${HEALTH_WINDOW_MS} * interval '1 millisecond'
+      ) s
+      left join lateral (
+        select a.started_at, a.error, a.status, a.delivery_id
+          from app_webhook_deliveries d join app_webhook_attempts a on a.delivery_id = d.id
+         where d.endpoint_id = w.id and a.outcome <> 'done'
+         order by a.started_at desc limit 1
+      ) f on true
+     where w.id = any(${endpointIds as string[]}::text[])
+       and ${scope.kind === 'all' ? sql`true` : sql`w.owner = ${scope.owner}`}`;
+  return new Map(rows.map((row) => [row.id, {
+    endpointId: row.id,
+    attempts24h: row.attempts,
+    succeeded24h: row.succeeded,
+    successRate24h: row.attempts === 0 ? null : row.succeeded / row.attempts,
+    lastFailureAt: row.failed_at,
+    lastFailure: row.failed_at === null ? null : row.error ?? (row.status === null ? 'failed' : `receiver answered ${row.status}`),
+    lastFailureDeliveryId: row.delivery_id,
+    pending: row.pending,
+    running: row.running,
+    dead: row.dead,
+  }]));
+}
+
+export interface QueueFigures {
+  /** Deliveries pending or running. */
+  depth: number;
+  pending: number;
+  running: number;
+  dead: number;
+  /** Age of the oldest pending delivery in seconds (0 when none). */
+  oldestPendingAgeSeconds: number;
+  /** When the oldest pending delivery was made; null when none. */
+  oldestPendingAt: Date | null;
+}
+
+/**
+ * The queue's figures: every delivery (`ALL_TENANTS`, the metrics' view), one owner's (`owner`;
+ * null: those without owner), or a member's scope (deliveries of its owner to its endpoints, as
+ * listings show them). One statement over the (status, created_at) index.
+ */
+export async function queueFigures(deps: { sql: Sql; config?: Pick<Config, 'webhooks'> }, scope: TenantScope, options: { owner?: string | null } = {}): Promise<QueueFigures> {
+  const { sql } = deps;
+  const endpoints = deps.config ? endpointTable(sql, deps.config) : sql('app_webhooks'); // the metrics read every tenant: no table named
+  const owner = scope.kind === 'tenant' ? scope.owner : options.owner;
+  const [row] = await sql<{ pending: number; running: number; dead: number; oldest_at: Date | null; oldest: number | null }[]>`
+    select count(*) filter (where d.status = 'pending')::int as pending,
+           count(*) filter (where d.status = 'running')::int as running,
+           count(*) filter (where d.status = 'dead')::int as dead,
+           min(d.created_at) filter (where d.status = 'pending') as oldest_at,
+           extract(epoch from now() - min(d.created_at) filter (where d.status = 'pending'))::float8 as oldest
+      from app_webhook_deliveries d
+     where d.status in ('pending', 'running', 'dead')
+       and ${owner === undefined ? sql`true` : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`}
+       and ${scope.kind === 'all' ? sql`true` : sql`exists (select 1 from ${endpoints} w where w.id = d.endpoint_id and w.owner = ${scope.owner})`}`;
+  return {
+    depth: row.pending + row.running,
+    pending: row.pending,
+    running: row.running,
+    dead: row.dead,
+    oldestPendingAgeSeconds: Math.max(0, row.oldest ?? 0),
+    oldestPendingAt: row.oldest_at,
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Real Chromium for the console's tests (issue 14): playwright-core drives Debian's `chromium`
+ * package (never a downloaded browser; `.ci/run` installs it), one browser per test file. Every
+ * page a test opens is watched: console errors, uncaught exceptions, failed requests and Content
+ * Security Policy violations are collected, and `checkPage` fails on any of them and on any
+ * serious or critical axe-core finding (axe's source is evaluated from node_modules, never
+ * injected as a script tag: the page's own CSP stays in force).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The Chromium binary: `CHROMIUM_PATH`, else Debian's. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export const chromiumMissing = (): string | false => (existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: apt-get install chromium (as .ci/run does)`);
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+}
+
+/** Problems seen on a context's pages. */
+export interface Watch {
+  problems: string[];
+}
+
+/** A new context (its own cookies) whose pages report their problems into the returned watch. */
+export async function watchedContext(browser: Browser): Promise<{ context: BrowserContext; watch: Watch }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const watch: Watch = { problems: [] };
+  // runs before the page's own scripts, through the DevTools protocol (not subject to the CSP)
+  await context.addInitScript({
+    content: "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline')));",
+  });
+  context.on('page', (page) => observe(page, watch));
+  return { context, watch };
+}
+
+function observe(page: Page, watch: Watch): void {
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    // the browser's own note about a page answered 4xx (a test that opens a 404 page asserts the status itself)
+    if (message.location().url === page.url() && /^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
+    watch.problems.push(`console error on ${page.url()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => watch.problems.push(`uncaught on ${page.url()}: ${error.message}`));
+  page.on('requestfailed', (request) => {
+    // a navigation that replaces a page in flight aborts its pending fetch: not a fault
+    if (request.failure()?.errorText !== 'net::ERR_ABORTED') watch.problems.push(`request failed on ${page.url()}: ${request.url()} ${request.failure()?.errorText}`);
+  });
+}
+
+/**
+ * The checks every console page must pass: a title, no console error or CSP violation so far,
+ * no serious or critical axe-core violation (WCAG 2.x A and AA rules, contrast included).
+ */
+export async function checkPage(page: Page, watch: Watch): Promise<void> {
+  assert.match(await page.title(), /\S · app$/, `${page.url()} has a title`);
+  await page.evaluate(AXE_SOURCE);
+  const found = (await page.evaluate(`(async () => {
+    const result = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((node) => JSON.stringify(node.target)) }));
+  })()`)) as { id: string; impact: string; help: string; targets: string[] }[];
+  const serious = found.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  assert.deepEqual(serious, [], `axe on ${page.url()}`);
+  assert.deepEqual(watch.problems, [], `browser problems up to ${page.url()}`);
+}

@@ -1,0 +1,185 @@
+/**
+ * The console's routes as JSON (issue 14; spec: Controller helpers `render`, `negotiate`,
+ * Endpoints → GraphQL "Page rendering"): the page object `{page, data, user, paths, csrfToken,
+ * errors?, graphql, _links}` to JSON clients and to client-side visits (`X-App-Page: true`), with
+ * `_links` filtered by role like the HAL API's; query errors reach the page, never a 500; the
+ * tenant scope of every page; forms need the CSRF token; the portal link signs in once.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
+import { runAppInProcess } from '../../helpers/cli.ts';
+import { Browser, startConsole } from './harness.ts';
+
+describe('console page objects', () => {
+  let app: Awaited<ReturnType<typeof startConsole>>;
+  let acme: string;
+  let globex: string;
+  const signedIn = async (role: string, owner?: string) => {
+    const user = await app.user({ role, owner: owner ?? (role === 'admin' ? null : 'acme') });
+    const browser = new Browser(app.base);
+    const csrf = await browser.signIn(user.email);
+    return { browser, csrf, user };
+  };
+
+  before(async () => {
+    app = await startConsole();
+    const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
+    acme = (await registerEndpoint(deps, ALL_TENANTS, { url: 'http://127.0.0.1:9/acme', events: ['*'], owner: 'acme' })).id;
+    globex = (await registerEndpoint(deps, ALL_TENANTS, { url: 'http://127.0.0.1:9/globex', events: ['*'], owner: 'globex' })).id;
+  });
+  after(() => app.close());
+
+  it('GET / to a JSON client: the page object with the query, its data, the user, paths, csrfToken and _links', async () => {
+    const { browser, user } = await signedIn('admin');
+    const answer = await browser.request('GET', '/');
+    assert.equal(answer.status, 200, answer.text);
+    assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+    const page = answer.body;
+    assert.equal(page.page, 'console/overview');
+    assert.deepEqual(Object.keys(page).sort(), ['_links', 'csrfToken', 'data', 'graphql', 'page', 'paths', 'props', 'user']);
+    assert.equal(page.user.email, user.email);
+    assert.equal(page.graphql.endpoint, '/_app/gql');
+    assert.match(page.graphql.query, /webhookQueue/);
+    assert.equal(page.paths.deadLetters, '/dead-letters');
+    assert.match(page.csrfToken, /\./);
+    assert.deepEqual(page.data.webhookEndpoints.nodes.map((node: { externalId: string }) => node.externalId).sort(), [acme, globex].sort());
+    assert.equal(page.data.webhookEndpoints.nodes[0].health.successRate24h, null);
+    assert.equal(typeof page.data.webhookQueue.depth, 'number');
+    assert.equal(page._links.self.href, '/');
+    assert.deepEqual(page._links.register, { href: '/endpoints', method: 'POST' });
+  });
+
+  it('a client-side visit (X-App-Page: true) gets the page object even when it accepts HTML; a browser gets HTML', async () => {
+    const { browser } = await signedIn('admin');
+    const visit = await browser.request('GET', '/dead-letters', { html: true, headers: { 'x-app-page': 'true' } });
+    assert.equal(visit.status, 200);
+    assert.equal(visit.body.page, 'console/dead-letters');
+    assert.match(visit.headers.get('vary') ?? '', /X-App-Page/i);
+    const html = await browser.request('GET', '/dead-letters', { html: true });
+    assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(html.text, /<title>Dead letters · app<\/title>/);
+    const csp = html.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.doesNotMatch(csp, /unsafe-inline/);
+  });
+
+  it('the query runs as the principal: a member sees its own owner only, and another tenant\'s endpoint is a 404 page, not a 500', async () => {
+    const { browser } = await signedIn('member', 'globex');
+    const overview = await browser.request('GET', '/');
+    assert.deepEqual(overview.body.data.webhookEndpoints.nodes.map((node: { owner: string }) => node.owner), ['globex']);
+    const other = await browser.request('GET', `/endpoints/${acme}`);
+    assert.equal(other.status, 404);
+    assert.equal(other.body.data.webhookEndpoint, null);
+    assert.equal(other.body.errors[0].code, 'APP_WEBHOOK_NOT_FOUND');
+    const otherHtml = await browser.request('GET', `/endpoints/${acme}`, { html: true });
+    assert.equal(otherHtml.status, 404);
+    assert.match(otherHtml.text, /does not exist/);
+    assert.doesNotMatch(otherHtml.text, /127\.0\.0\.1:9\/acme/);
+    const own = await browser.request('GET', `/endpoints/${globex}`);
+    assert.equal(own.status, 200);
+    assert.equal(own.body.data.webhookEndpoint.url, 'http://127.0.0.1:9/globex');
+  });
+
+  it('_links follow the HAL API\'s role rules: a viewer gets no action, a member the writer\'s actions', async () => {
+    const viewer = await signedIn('viewer', 'acme');
+    const member = await signedIn('member', 'acme');
+    const seen = await viewer.browser.request('GET', `/endpoints/${acme}`);
+    assert.equal(seen.status, 200);
+    assert.deepEqual(Object.keys(seen.body._links).sort(), ['api', 'self']);
+    const overview = await viewer.browser.request('GET', '/');
+    assert.equal(overview.body._links.register, undefined);
+    const changed = await member.browser.request('GET', `/endpoints/${acme}`);
+    assert.deepEqual(Object.keys(changed.body._links).sort(), ['api', 'disable', 'remove', 'replay', 'rotate', 'secret', 'self', 'test', 'update']);
+    assert.equal(changed.body._links.rotate.method, 'POST');
+    const refused = await viewer.browser.request('GET', `/endpoints/${acme}/secret`);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'APP_FORBIDDEN');
+  });
+
+  it('a query refused as a whole (a malformed time) is a 400 page with the reason', async () => {
+    const { browser } = await signedIn('admin');
+    const answer = await browser.request('GET', '/dead-letters?since=yesterday');
+    assert.equal(answer.status, 400);
+    assert.ok(answer.body.errors.length > 0);
+    const html = await browser.request('GET', '/dead-letters?since=yesterday', { html: true });
+    assert.equal(html.status, 400);
+    assert.match(html.text, /role="alert"/);
+  });
+
+  it('forms need the session\'s CSRF token; with it they act through the core and redirect', async () => {
+    const { browser, csrf } = await signedIn('member', 'acme');
+    const without = await browser.request('POST', `/endpoints/${acme}/disable`, { form: { reason: 'x' } });
+    assert.equal(without.status, 403);
+    const done = await browser.request('POST', `/endpoints/${acme}/disable`, { form: { _csrf: csrf, reason: 'maintenance' } });
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get('location'), `/endpoints/${acme}?done=disabled`);
+    const page = await browser.request('GET', `/endpoints/${acme}`);
+    assert.equal(page.body.data.webhookEndpoint.disabledReason, 'maintenance');
+    assert.ok(page.body._links.enable);
+    await browser.request('POST', `/endpoints/${acme}/enable`, { form: { _csrf: csrf } });
+  });
+
+  it('anonymous: browsers go to the sign-in page and come back, JSON clients get 401', async () => {
+    const anonymous = new Browser(app.base);
+    const html = await anonymous.request('GET', '/dead-letters?endpoint=x', { html: true });
+    assert.equal(html.status, 302);
+    assert.equal(html.headers.get('location'), `/login?next=${encodeURIComponent('/dead-letters?endpoint=x')}`);
+    const json = await anonymous.request('GET', '/');
+    assert.equal(json.status, 401);
+  });
+
+  it('app portal:link --owner makes a link that signs in once, as a member of that owner only', async () => {
+    const env = { DATABASE_URL: app.db.url, NODE_ENV: 'test', APP_PUBLIC_URL: app.base };
+    const made = await runAppInProcess(['portal:link', '--owner', 'globex', '--json'], env);
+    assert.equal(made.code, 0, made.stderr);
+    const link = JSON.parse(made.stdout);
+    assert.equal(link.owner, 'globex');
+    assert.equal(link.role, 'member');
+    const url = new URL(link.url);
+    assert.equal(url.pathname, '/portal');
+    const token = url.searchParams.get('token') as string;
+    const rows = await app.db.sql`select digest from app_portal_links`;
+    assert.ok(rows.every((row) => row.digest !== token && /^[0-9a-f]{64}$/.test(row.digest)), 'only a digest is stored');
+
+    const tenant = new Browser(app.base);
+    const landing = await tenant.request('GET', `/portal?token=${encodeURIComponent(token)}`);
+    const first = await tenant.request('POST', '/portal', { form: { _csrf: landing.body.csrfToken, token } });
+    assert.equal(first.status, 303, first.text);
+    assert.equal(first.headers.get('location'), '/');
+    const overview = await tenant.request('GET', '/');
+    assert.deepEqual(overview.body.user, { id: 'portal:globex', email: null, role: 'member', owner: 'globex', portal: true });
+    assert.deepEqual(overview.body.data.webhookEndpoints.nodes.map((node: { owner: string }) => node.owner), ['globex']);
+    assert.equal((await tenant.request('GET', `/endpoints/${acme}`)).status, 404);
+
+    const again = new Browser(app.base);
+    const second = await again.request('GET', `/portal?token=${encodeURIComponent(token)}`);
+    const refused = await again.request('POST', '/portal', { form: { _csrf: second.body.csrfToken, token } });
+    assert.equal(refused.status, 422);
+    assert.equal((await again.request('GET', '/')).status, 401);
+  });
+
+  it('two racing uses of one portal link: exactly one signs in', async () => {
+    const admin = await signedIn('admin');
+    const made = await admin.browser.request('POST', '/tenants/portal-link', { form: { _csrf: admin.csrf, owner: 'acme', role: 'viewer' }, headers: { accept: 'text/html' } });
+    assert.equal(made.status, 201, made.text);
+    const url = /<pre id="portal-link">([^<]+)<\/pre>/.exec(made.text)?.[1] as string;
+    const token = new URL(url.replace(/&amp;/g, '&')).searchParams.get('token') as string;
+    const browsers = [new Browser(app.base), new Browser(app.base), new Browser(app.base)];
+    const tokens = await Promise.all(browsers.map(async (browser) => (await browser.request('GET', '/portal')).body.csrfToken as string));
+    const answers = await Promise.all(browsers.map((browser, index) => browser.request('POST', '/portal', { json: { _csrf: tokens[index], token } })));
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 422, 422]);
+    const winner = answers.find((answer) => answer.status === 200);
+    assert.deepEqual(winner?.body.portal, { owner: 'acme', role: 'viewer' });
+  });
+
+  it('users page and tenants are for admins', async () => {
+    const { browser } = await signedIn('member', 'acme');
+    assert.equal((await browser.request('GET', '/users')).status, 403);
+    assert.equal((await browser.request('GET', '/tenants')).status, 403);
+    const admin = await signedIn('admin');
+    const tenants = await admin.browser.request('GET', '/tenants');
+    assert.ok(tenants.body.data.tenants.some((tenant: { owner: string; endpoints: number }) => tenant.owner === 'acme' && tenant.endpoints === 1));
+  });
+});
