@@ -200,21 +200,15 @@ describe('emit: limits and payloads', () => {
     assert.equal((await emit(depsOf(db, { webhooks: { maxFanout: 4 } }), 'a.b', {}, { owner: 'big' })).length, 4, 'exactly the limit is allowed');
   });
 
-  it('writes 1,000 deliveries and jobs in bulk, quickly', async () => {
+  it('writes 1,000 deliveries and jobs in bulk, one job per delivery (its speed is bench:emit\'s, not a test\'s)', async () => {
     const rows = Array.from({ length: 1000 }, (_, i) => ({ id: `ep_BULK${String(i).padStart(4, '0')}`, url, events: ['*'], owner: 'bulk' }));
     await db.sql`insert into app_webhooks ${db.sql(rows, 'id', 'url', 'events', 'owner')}`;
-    const times: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const start = performance.now();
       const deliveries = await emit(deps(), 'bulk.event', { i, text: 'x'.repeat(200) }, { owner: 'bulk' });
-      times.push(performance.now() - start);
       assert.equal(deliveries.length, 1000);
     }
     const [{ jobs }] = await db.sql<{ jobs: number }[]>`select count(*)::int as jobs from graphile_worker._private_jobs`;
     assert.equal(jobs, 7000);
-    const median = times.sort((x, y) => x - y)[3];
-    // Typically 40-70 ms on a developer machine; the bound leaves room for a loaded CI host.
-    assert.ok(median < 400, `median emit to 1,000 endpoints took ${median.toFixed(0)} ms`);
   });
 
   it('refuses payloads that are not JSON with APP_WEBHOOK_PAYLOAD_INVALID', async () => {
