@@ -23,7 +23,7 @@ function wholeNumber(form: Form, name: string, code: string): number | undefined
   return value;
 }
 
-/** The register form: url, events, description, owner (admins), headers, signing, rate limit. */
+/** The register form: url, events, description, owner (admins), headers, signing, rate limit, ordering. */
 export function registerInput(form: Form, options: { admin: boolean }): RegisterOptions {
   const headers = parseHeaderList(headerLines(field(form, 'headers')));
   const rateLimit = wholeNumber(form, 'rateLimit', 'APP_WEBHOOK_RATE_LIMIT_INVALID');
@@ -35,6 +35,7 @@ export function registerInput(form: Form, options: { admin: boolean }): Register
     ...(headers ? { headers } : {}),
     ...(field(form, 'signing') ? { signing: field(form, 'signing') } : {}),
     ...(rateLimit === undefined ? {} : { rateLimit }),
+    ...(field(form, 'ordering') ? { ordering: field(form, 'ordering') } : {}),
   } as RegisterOptions;
 }
 
@@ -47,6 +48,7 @@ export function settingsPatch(form: Form): EndpointPatch {
     description: field(form, 'description') ?? null,
     headers: headers ?? null,
     rateLimit: wholeNumber(form, 'rateLimit', 'APP_WEBHOOK_RATE_LIMIT_INVALID') ?? null,
+    ...(field(form, 'ordering') ? { ordering: field(form, 'ordering') as EndpointPatch['ordering'] } : {}),
   };
 }
 

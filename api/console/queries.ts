@@ -20,7 +20,7 @@ export const OVERVIEW = gql`
 export const ENDPOINT = gql`
   query Endpoint($id: ID!, $reveal: Boolean!, $status: [WebhookDeliveryStatus!], $type: String, $since: DateTime, $until: DateTime, $page: Int) {
     webhookEndpoint(id: $id) {
-      externalId url events owner description headers(reveal: $reveal) enabled disabledAt disabledReason rateLimit signing createdAt updatedAt
+      externalId url events owner description headers(reveal: $reveal) enabled disabledAt disabledReason rateLimit ordering signing createdAt updatedAt
       ${HEALTH}
     }
     webhookDeliveries(filter: { endpoint: $id, status: $status, type: $type, since: $since, until: $until }, page: $page, perPage: 20) {

@@ -11,7 +11,7 @@ import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
 import { tenantChoices } from './overview.ts';
 
-const REGISTER_FIELDS = ['url', 'events', 'description', 'owner', 'headers', 'signing', 'rateLimit'] as const;
+const REGISTER_FIELDS = ['url', 'events', 'description', 'owner', 'headers', 'signing', 'rateLimit', 'ordering'] as const;
 const STATUSES = ['pending', 'running', 'done', 'dead'];
 
 /** The endpoint page (settings, health, deliveries with filters and paging), optionally with a refused form's errors. */
@@ -63,7 +63,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
     await orShowAgain(ctx, async () => {
       await updateEndpoint(deps.webhooks, scopeFor(ctx), ctx.params.id, settingsPatch(form));
       redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'updated');
-    }, (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, form: echo(form, ['url', 'events', 'description', 'headers', 'rateLimit']) }));
+    }, (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, form: echo(form, ['url', 'events', 'description', 'headers', 'rateLimit', 'ordering']) }));
   });
 
   for (const action of ['enable', 'disable'] as const) {

@@ -121,6 +121,22 @@ describe('console page objects', () => {
     await browser.request('POST', `/endpoints/${acme}/enable`, { form: { _csrf: csrf } });
   });
 
+  it('the settings form sets the delivery settings the CLI sets: rate limit and FIFO ordering, and takes them off again', async () => {
+    const { browser, csrf } = await signedIn('member', 'acme');
+    const settings = { _csrf: csrf, url: 'http://127.0.0.1:9/acme', events: '*', description: '', headers: '' };
+    const set = await browser.request('POST', `/endpoints/${acme}`, { form: { ...settings, rateLimit: '5', ordering: 'fifo' } });
+    assert.equal(set.status, 303);
+    const page = await browser.request('GET', `/endpoints/${acme}`);
+    assert.equal(page.body.data.webhookEndpoint.rateLimit, 5);
+    assert.equal(page.body.data.webhookEndpoint.ordering, 'fifo');
+    const refused = await browser.request('POST', `/endpoints/${acme}`, { form: { ...settings, ordering: 'sideways' } });
+    assert.equal(refused.status, 422);
+    assert.match(JSON.stringify(refused.body), /APP_WEBHOOK_ORDERING_INVALID/, JSON.stringify(refused.body).slice(0, 500));
+    await browser.request('POST', `/endpoints/${acme}`, { form: { ...settings, rateLimit: '', ordering: 'none' } });
+    const back = await browser.request('GET', `/endpoints/${acme}`);
+    assert.deepEqual([back.body.data.webhookEndpoint.rateLimit, back.body.data.webhookEndpoint.ordering], [null, 'none']);
+  });
+
   it('anonymous: browsers go to the sign-in page and come back, JSON clients get 401', async () => {
     const anonymous = new Browser(app.base);
     const html = await anonymous.request('GET', '/dead-letters?endpoint=x', { html: true });
