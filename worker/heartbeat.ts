@@ -62,7 +62,8 @@ async function wakeStranded(deps: HeartbeatDeps): Promise<number> {
   for (const endpointId of await gatesToWake(deps.sql, deps.config)) {
     woken += await wakeEndpoints(deps.sql, deps.config, [endpointId]);
   }
-  if (woken > 0) deps.log.warn({ woken }, 'woke deliveries parked for endpoints with a slot free');
+  // most often a release whose own wake was still on its way (the sweep got there first): info, not a warning
+  if (woken > 0) deps.log.info({ woken }, 'woke deliveries parked for endpoints with a slot free');
   return woken;
 }
 

@@ -23,8 +23,8 @@ import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registr
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
-  claimDeliveries, deferDelivery, deliveryStatus, withSlotFree, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone, takeRateSlot,
-  type AttemptRecord, type Claim, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload, type Recorded,
+  claimDeliveries, deferDelivery, deliveryStatus, withParked, withSlotFree, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone, takeRateSlot,
+  type AttemptRecord, type Claim, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
 } from './store.ts';
 import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { createSlotWaits, type SlotWaits } from './slot-waits.ts';
@@ -52,13 +52,15 @@ export interface DeliveryDeps {
  */
 export interface DeliveryQueries {
   claim(request: ClaimRequest): Promise<Claim>;
-  record(record: AttemptRecord): Promise<Recorded>;
+  record(record: AttemptRecord): Promise<boolean>;
   /** Opens stored secrets: shared/webhooks/endpoints/secrets.ts's box for `config.secret`. */
   box: SecretBox;
   /** The process's patience for endpoints at their cap (slot-waits.ts). */
   slots: SlotWaits;
   /** Whether the endpoint has a slot free now (asked by a claim that parked, after its commit). */
   slotFree(endpointId: string): Promise<boolean>;
+  /** Whether deliveries are parked for the endpoint (asked after giving a slot back, after its commit). */
+  parkedFor(endpointId: string): Promise<boolean>;
 }
 
 /** The batched queries of one worker process (`maxSize`: most deliveries per statement). */
@@ -70,7 +72,12 @@ export function deliveryQueries(deps: Pick<DeliveryDeps, 'config' | 'sql'>, opti
     const free = await withSlotFree(deps.sql, deps.config, endpointIds);
     return endpointIds.map((endpointId) => free.has(endpointId));
   }, { maxSize });
+  const parked = createBatcher(async (endpointIds: string[]) => {
+    const waiting = await withParked(deps.sql, endpointIds);
+    return endpointIds.map((endpointId) => waiting.has(endpointId));
+  }, { maxSize });
   return {
+    parkedFor: (endpointId) => parked.add(endpointId),
     claim: (request) => claims.add(request),
     record: (record) => records.add(record),
     box: secretBoxFor(deps.config),
@@ -186,6 +193,17 @@ async function wakeIfOwed(deps: DeliveryDeps, endpointId: string, owed: boolean)
 }
 
 
+/**
+ * After a slot of `claimed`'s endpoint was given back (committed): a run of this process waiting
+ * for it asks again, and deliveries parked for it are woken. A FIFO line always asks under its
+ * lock: an emit that parked meanwhile is seen there.
+ */
+async function releasedSlot(deps: DeliveryDeps, queries: DeliveryQueries, claimed: ClaimedDelivery): Promise<void> {
+  queries.slots.released(claimed.endpointId);
+  const parked = claimed.fifo || (await queries.parkedFor(claimed.endpointId).catch(() => true));
+  await wakeIfOwed(deps, claimed.endpointId, parked);
+}
+
 /** Rare, so not batched. */
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
   if (!(await markUnsent(deps.sql, claimed.id, error))) return skip(deps, claimed.id, true);
@@ -276,10 +294,9 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     // under the endpoint's rateLimit: wait for the start reserved for it (not an attempt)
     const waitMs = await takeRateSlot(sql, claimed.endpointId, claimed.rateLimit);
     if (waitMs > 0) {
-      const deferred = await deferDelivery(sql, payload, waitMs, claimed.slot && !claimed.fifo);
-      if (!deferred.recorded) return skip(deps, id, true);
-      if (claimed.slot && !claimed.fifo) queries.slots.released(claimed.endpointId);
-      await wakeIfOwed(deps, claimed.endpointId, deferred.parkedBehind);
+      const release = claimed.slot && !claimed.fifo;
+      if (!(await deferDelivery(sql, payload, waitMs, release))) return skip(deps, id, true);
+      if (release) await releasedSlot(deps, queries, claimed);
       return { result: 'deferred', waitMs };
     }
   }
@@ -339,11 +356,8 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
   }
   if ('durationMs' in result) queries.slots.observe(claimed.endpointId, result.durationMs);
-  const recorded = await queries.record(record);
-  if (!recorded.recorded) return skip(deps, id, true);
-  if (record.release) queries.slots.released(claimed.endpointId);
-  // a FIFO line always asks under its lock: an emit that parked meanwhile may not be seen here
-  await wakeIfOwed(deps, claimed.endpointId, recorded.parkedBehind || (claimed.fifo && record.release));
+  if (!(await queries.record(record))) return skip(deps, id, true);
+  if (record.release) await releasedSlot(deps, queries, claimed);
   if (!operational && outcome.result !== 'done') await announceFailure(deps, claimed, { id, event: payload.event, startedAt, dead: outcome.result === 'dead', error: outcome.error ?? null });
   const line = { delivery: id, endpoint: claimed.endpointId, attempt, status: httpStatus, error: outcome.error, delayMs };
   if (outcome.result === 'done') log.debug(line, 'delivered');

@@ -209,19 +209,13 @@ export interface AttemptRecord {
 }
 
 /**
- * What recording did: whether it was written, and, when it gave a slot back, whether deliveries
- * wait parked for the endpoint, read after the release committed. A claim parks under the gate
- * lock after counting the slots held, then looks again once its park committed (`slotFree`): of
- * the two that look after their own write, one sees the other's, so no parked delivery is left
- * behind a free slot.
+ * Of `endpointIds`, those with deliveries parked for a slot: what a run asks once the release of
+ * its slot committed (a new statement sees what committed before it). A claim parks under the
+ * gate lock after counting the slots held, then looks again once its park committed
+ * (`withSlotFree`): of the two that look after their own write, one sees the other's, so no
+ * parked delivery is left behind a free slot.
  */
-export interface Recorded {
-  recorded: boolean;
-  parkedBehind: boolean;
-}
-
-/** Of `endpointIds`, those with deliveries parked for a slot (a new statement: it sees what committed before it). */
-async function withParked(sql: Queryable, endpointIds: readonly string[]): Promise<Set<string>> {
+export async function withParked(sql: Queryable, endpointIds: readonly string[]): Promise<Set<string>> {
   if (endpointIds.length === 0) return new Set();
   const rows = await sql<{ endpoint_id: string }[]>`
     select e.endpoint_id from unnest(${[...new Set(endpointIds)]}::text[]) as e (endpoint_id)
@@ -258,7 +252,7 @@ export async function withSlotFree(sql: Queryable, config: Pick<Config, 'webhook
  * up to it; a server crash before that leaves the job, which runs again (at least once, same
  * `webhook-id`).
  */
-export async function recordAttempts(sql: Queryable, records: readonly AttemptRecord[]): Promise<Recorded[]> {
+export async function recordAttempts(sql: Queryable, records: readonly AttemptRecord[]): Promise<boolean[]> {
   const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
   const retrying = (record: AttemptRecord) => record.outcome === 'retry' && record.retry !== undefined;
   const rows = await sql<{ id: string; endpoint_id: string }[]>`
@@ -306,12 +300,7 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
     )
     select d.id, d.endpoint_id from d where (select count(*) from j) >= 0`;
   const written = new Set(rows.map((row) => row.id));
-  const released = records.filter((record) => record.release && written.has(record.deliveryId)).map((record) => record.endpointId);
-  const parked = await withParked(sql, released);
-  return records.map((record) => ({
-    recorded: written.has(record.deliveryId),
-    parkedBehind: record.release && written.has(record.deliveryId) && parked.has(record.endpointId),
-  }));
+  return records.map((record) => written.has(record.deliveryId));
 }
 
 /**
@@ -353,7 +342,7 @@ export async function takeRateSlot(sql: Queryable, endpointId: string, limit: nu
  * With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it: the line waits
  * with it). Answers whether it was still running, and whether deliveries are parked behind the slot.
  */
-export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload, waitMs: number, release: boolean): Promise<Recorded> {
+export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload, waitMs: number, release: boolean): Promise<boolean> {
   const rows = await sql<{ id: string; endpoint_id: string }[]>`
     with d as (
       update app_webhook_deliveries
@@ -367,13 +356,12 @@ export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload,
       ))
     )
     select d.id, d.endpoint_id from d cross join j`;
-  if (rows.length === 0) return { recorded: false, parkedBehind: false };
-  return { recorded: true, parkedBehind: release && (await withParked(sql, [rows[0].endpoint_id])).size > 0 };
+  return rows.length === 1;
 }
 
 /** `recordAttempts` for one attempt. */
 export async function recordAttempt(sql: Queryable, record: AttemptRecord): Promise<boolean> {
-  return (await recordAttempts(sql, [record]))[0].recorded;
+  return (await recordAttempts(sql, [record]))[0];
 }
 
 /**
