@@ -24,7 +24,7 @@ export const ENDPOINT = gql`
       ${HEALTH}
     }
     webhookDeliveries(filter: { endpoint: $id, status: $status, type: $type, since: $since, until: $until }, page: $page, perPage: 20) {
-      total page pages perPage
+      total totalEstimated page pages perPage
       nodes { ${DELIVERY_ROW} }
     }
   }`;
@@ -48,7 +48,7 @@ export const DELIVERY = gql`
 export const DEAD_LETTERS = gql`
   query DeadLetters($endpoint: ID, $owner: String, $withoutOwner: Boolean, $since: DateTime, $until: DateTime, $page: Int) {
     webhookDeliveries(filter: { status: [DEAD], endpoint: $endpoint, owner: $owner, withoutOwner: $withoutOwner, since: $since, until: $until }, page: $page, perPage: 25) {
-      total page pages perPage
+      total totalEstimated page pages perPage
       nodes { ${DELIVERY_ROW} endpoint { url enabled } }
     }
     webhookEndpoints(filter: { owner: $owner, withoutOwner: $withoutOwner }, perPage: 100) { nodes { externalId url owner } }
@@ -57,13 +57,13 @@ export const DEAD_LETTERS = gql`
 export const FIND_EVENT = gql`
   query FindEvent($id: ID!) {
     webhookEvent(id: $id) { externalId type owner data createdAt deliveryCounts { pending running done dead total } }
-    webhookDeliveries(filter: { event: $id }, perPage: 100) { total nodes { ${DELIVERY_ROW} endpoint { url } } }
+    webhookDeliveries(filter: { event: $id }, perPage: 100) { total totalEstimated nodes { ${DELIVERY_ROW} endpoint { url } } }
   }`;
 
 export const FIND_TYPE = gql`
   query FindType($type: String!, $page: Int) {
     webhookEvents(filter: { type: $type }, page: $page, perPage: 25) {
-      total page pages perPage
+      total totalEstimated page pages perPage
       nodes { externalId type owner createdAt deliveryCounts { pending running done dead total } }
     }
   }`;

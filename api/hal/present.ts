@@ -34,6 +34,8 @@ export interface CollectionOptions extends PresentOptions {
   page?: number;
   perPage?: number;
   total?: number;
+  /** `total` is an estimate (a listing past `api.exactTotal`): the page says `totalEstimated`. */
+  totalEstimated?: boolean;
 }
 
 export interface Answer {
@@ -149,7 +151,10 @@ export async function presentCollection(
   const links = mergeLinks(collectionLinks(path, { page, perPage, total }, on.resource, on.may), options.links);
   return {
     status: options.status ?? 200,
-    body: { _links: links, _embedded: { [type]: items }, count: items.length, page, perPage, total },
+    body: {
+      _links: links, _embedded: { [type]: items }, count: items.length, page, perPage, total,
+      ...(options.totalEstimated === undefined ? {} : { totalEstimated: options.totalEstimated }),
+    },
     headers: { ...headerIf('Link', linkHeader(links)), 'X-Total-Count': String(total) },
   };
 }

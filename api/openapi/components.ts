@@ -87,7 +87,8 @@ const HalCollection: Json = {
     count: { ...integer, description: 'Items in this page.' },
     page: { type: 'integer', minimum: 1 },
     perPage: { type: 'integer', minimum: 1 },
-    total: integer,
+    total: { ...integer, description: 'Records matching the filters. The event and delivery listings count exactly up to `api.exactTotal` (10,000 by default) and answer PostgreSQL\'s estimate past it.' },
+    totalEstimated: { type: 'boolean', description: 'Event and delivery listings: `total` is an estimate (more than `api.exactTotal` matched). Absent from other listings, whose total is always exact.' },
   },
 };
 
@@ -164,7 +165,7 @@ const HEADERS: Json = {
   ETag: header('Weak entity tag of the JSON answer; send it back in `If-None-Match` for a 304.'),
   Location: header('Path of the created resource (its `self` link).'),
   Link: header('The paging links (`next`, `prev`, `first`, `last`, `self`) as an RFC 8288 `Link` header, at most 2,048 characters: links that do not fit are left out in the reverse of that order, and the header is absent when not even the first fits (`_links` in the body always has them all).'),
-  XTotalCount: header('Total number of items across all pages.', { type: 'integer', minimum: 0 }),
+  XTotalCount: header('Total number of items across all pages (the body\'s `total`: for event and delivery listings past `api.exactTotal`, PostgreSQL\'s estimate, and the body says `totalEstimated`).', { type: 'integer', minimum: 0 }),
   RateLimit: header('Draft-7 `RateLimit`: `limit=<n>, remaining=<n>, reset=<seconds>`.'),
   RateLimitPolicy: header('Draft-7 `RateLimit-Policy`: `<limit>;w=<window seconds>`.'),
   RetryAfter: header('Seconds to wait before trying again.', { type: 'integer', minimum: 0 }),

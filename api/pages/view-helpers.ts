@@ -28,6 +28,10 @@ export function age(seconds: unknown): string {
 /** A rate from 0 to 1 as `99.5 %`; '-' for null. */
 export const percent = (rate: unknown): string => (rate === null || rate === undefined ? '-' : `${(Math.floor(Number(rate) * 1000) / 10).toString()} %`);
 
+/** A page's total as people read it: `12`, or `about 48,000` when it is an estimate (past `api.exactTotal`). */
+export const total = (page: { total: number; totalEstimated?: boolean }): string =>
+  page.totalEstimated ? `about ${page.total.toLocaleString('en')}` : String(page.total);
+
 /** A value as indented JSON. */
 export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?? 'null';
 
@@ -56,4 +60,4 @@ export function fingerprint(value: unknown): string {
   return hash.toString(16).padStart(8, '0');
 }
 
-export const VIEW_HELPERS = Object.freeze({ time, iso, age, percent, json, query, fingerprint });
+export const VIEW_HELPERS = Object.freeze({ time, iso, age, percent, total, json, query, fingerprint });

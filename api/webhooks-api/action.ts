@@ -51,19 +51,20 @@ export async function answerPage<T>(
     /** The listing's filters, repeated by its paging links (links.ts LISTING_FILTERS). */
     filters: readonly string[];
     type?: string;
-    fetch: (window: { page: number; perPage: number }) => Promise<{ records: T[]; total: number }>;
+    fetch: (window: { page: number; perPage: number }) => Promise<{ records: T[]; total: number; totalEstimated?: boolean }>;
     present: (record: T) => object;
     links?: Links;
   },
 ): Promise<void> {
   const { ctx, query } = request;
   const { page, perPage } = ctx.pagination();
-  const { records, total } = await options.fetch({ page, perPage });
+  const { records, total, totalEstimated } = await options.fetch({ page, perPage });
   await ctx.collection(records.map(options.present), {
     ...(options.type === undefined ? {} : { type: options.type }),
     page,
     perPage,
     total,
+    ...(totalEstimated === undefined ? {} : { totalEstimated }),
     links: { ...pagingLinks(options.path, query, { page, perPage, total }, options.filters), ...options.links },
   });
 }

@@ -20,7 +20,7 @@ export const eventsListCommand = defineCommand({
   }).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const owner = ownerOf(args);
-    const { records } = await listEvents({ sql: context.sql() }, ALL_TENANTS, {
+    const { records } = await listEvents({ sql: context.sql(), config: context.config }, ALL_TENANTS, {
       ...rangeOf(args),
       ...(args.type === undefined ? {} : { type: args.type }),
       ...(owner === undefined ? {} : { owner }),

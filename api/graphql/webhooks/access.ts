@@ -49,12 +49,13 @@ export function pageOf(args: { page?: unknown; perPage?: unknown }, limits: Pagi
 }
 
 /** A page as the `…Page` types present it. */
-export const pageAnswer = <T>(records: T[], total: number, page: { page: number; perPage: number }) => ({
+export const pageAnswer = <T>(records: T[], total: number, page: { page: number; perPage: number }, totalEstimated = false) => ({
   nodes: records,
   page: page.page,
   perPage: page.perPage,
   total,
   pages: Math.ceil(total / page.perPage),
+  totalEstimated,
 });
 
 /** `owner` / `withoutOwner` of a filter as the core's owner filter (null: records without owner). */

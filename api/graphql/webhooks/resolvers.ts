@@ -59,20 +59,20 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       const scope = readScope(context.principal, 'webhookEvents');
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total } = await listEvents(deps, scope, {
+      const { records, total, totalEstimated } = await listEvents(deps, scope, {
         owner: ownerOf(filter),
         type: filter.type ?? undefined,
         ...parseTimeRange({ since: filter.since, until: filter.until }),
         ...page,
       });
-      return pageAnswer(records.map(publicEvent), total, page);
+      return pageAnswer(records.map(publicEvent), total, page, totalEstimated);
     },
     webhookEvent: async (_root, args, context) => publicEvent(await showEvent(deps, readScope(context.principal, 'webhookEvent'), args.id)),
     async webhookDeliveries(_root, args, context) {
       const scope = readScope(context.principal, 'webhookDeliveries');
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total } = await listDeliveries(deps, scope, {
+      const { records, total, totalEstimated } = await listDeliveries(deps, scope, {
         statuses: filter.status ?? undefined,
         endpoint: filter.endpoint ?? undefined,
         event: filter.event ?? undefined,
@@ -81,7 +81,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
         ...parseTimeRange({ since: filter.since, until: filter.until }),
         ...page,
       });
-      return pageAnswer(records.map(publicDelivery), total, page);
+      return pageAnswer(records.map(publicDelivery), total, page, totalEstimated);
     },
     webhookDelivery: async (_root, args, context) => publicDeliveryDetails(await showDelivery(deps, readScope(context.principal, 'webhookDelivery'), args.id)),
   };

@@ -28,6 +28,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     perPage: Int!
     total: Int!
     pages: Int!
+    "total is PostgreSQL's estimate: more records matched than api.exactTotal."
+    totalEstimated: Boolean!
   }
 
   enum WebhookDeliveryStatus {
@@ -50,6 +52,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     perPage: Int!
     total: Int!
     pages: Int!
+    "total is PostgreSQL's estimate: more records matched than api.exactTotal."
+    totalEstimated: Boolean!
   }
 
   input WebhookEndpointFilter {

@@ -4,6 +4,8 @@ import { assertEventNameFilter } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
+import type { Config } from '../../config/index.ts';
+import { boundedTotal } from '../../db/bounded-total.ts';
 import { EVENTS_WITH_COUNTS, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
@@ -15,8 +17,16 @@ export interface EventQuery extends TimeRange {
   perPage: number;
 }
 
-/** One page of events, newest first, with the total; filtered by owner, exact type and time (`since` inclusive, `until` exclusive). */
-export async function listEvents(deps: Pick<WebhookDeps, 'sql'>, scope: TenantScope, query: EventQuery): Promise<{ records: EventRecord[]; total: number }> {
+/**
+ * One page of events, newest first, with the total (exact up to `api.exactTotal`, PostgreSQL's
+ * estimate past it: `totalEstimated`); filtered by owner, exact type and time (`since`
+ * inclusive, `until` exclusive).
+ */
+export async function listEvents(
+  deps: Pick<WebhookDeps, 'sql'> & { config: Pick<Config, 'api'> },
+  scope: TenantScope,
+  query: EventQuery,
+): Promise<{ records: EventRecord[]; total: number; totalEstimated: boolean }> {
   const { sql } = deps;
   const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
   if (query.type !== undefined) assertEventNameFilter('type', query.type);
@@ -25,11 +35,11 @@ export async function listEvents(deps: Pick<WebhookDeps, 'sql'>, scope: TenantSc
     and ${query.type === undefined ? sql`true` : sql`e.type = ${query.type}`}
     and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     sql<EventRow[]>`
       ${sql.unsafe(EVENTS_WITH_COUNTS)} where ${where}
        order by e.created_at desc, e.id desc limit ${query.perPage} offset ${(query.page - 1) * query.perPage}`,
-    sql<{ total: number }[]>`select count(*)::int as total from app_events e where ${where}`,
+    boundedTotal(sql, sql`from app_events e where ${where}`, deps.config.api.exactTotal),
   ]);
-  return { records: rows.map(toEvent), total };
+  return { records: rows.map(toEvent), total: total.total, totalEstimated: total.estimated };
 }

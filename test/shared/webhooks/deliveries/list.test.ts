@@ -1,0 +1,85 @@
+/**
+ * The delivery listing (shared/webhooks/deliveries/list.ts) at scale: the page is merged from the
+ * newest of each state (same order and paging as one sorted listing), and the total is exact up to
+ * `api.exactTotal`, PostgreSQL's estimate past it, never below the bound.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { listDeliveries } from '../../../../shared/webhooks/deliveries/index.ts';
+import { listEvents } from '../../../../shared/webhooks/events/index.ts';
+import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { createTestDatabase } from '../../../helpers/database.ts';
+import { endpoint, harness, send } from '../../../worker/helpers.ts';
+
+const db = await createTestDatabase();
+const h = harness(db);
+const bounded = harness(db, { api: { exactTotal: 5 } });
+const always = harness(db, { api: { exactTotal: 0 } });
+
+/** An owner with 12 deliveries in all four states, created a second apart (some within one millisecond). */
+async function history(): Promise<{ owner: string; ids: string[] }> {
+  const ep = await endpoint(h, 'http://127.0.0.1:9/');
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) ids.push(...(await send(h, ep)));
+  const states = ['pending', 'running', 'done', 'dead'];
+  await db.sql`
+    update app_webhook_deliveries d
+       set status = (${states}::text[])[1 + (n.i % 4)],
+           -- two pairs share a creation time: the id breaks the tie
+           created_at = '2026-01-01T00:00:00Z'::timestamptz + (case when n.i in (3, 7) then n.i - 1 else n.i end) * interval '1 second'
+      from unnest(${ids}::text[]) with ordinality as n (id, i)
+     where d.id = n.id`;
+  return { owner: ep.owner as string, ids };
+}
+
+/** The deliveries of `owner` in the one order a listing promises: newest first, then the larger id. */
+async function sortedIds(owner: string, statuses?: string[]): Promise<string[]> {
+  const rows = await db.sql<{ id: string }[]>`
+    select id from app_webhook_deliveries
+     where owner = ${owner} and (${statuses ?? null}::text[] is null or status = any(${statuses ?? null}::text[]))
+     order by created_at desc, id desc`;
+  return rows.map((row) => row.id);
+}
+
+describe('delivery listing', () => {
+  it('merges the newest of each state into one order: every page is the slice of the sorted listing, ties broken by id', async () => {
+    const { owner } = await history();
+    const expected = await sortedIds(owner);
+    const pages: string[][] = [];
+    for (let page = 1; page <= 3; page++) {
+      const { records, total, totalEstimated } = await listDeliveries(h, ALL_TENANTS, { owner, page, perPage: 5 });
+      assert.equal(total, 12);
+      assert.equal(totalEstimated, false);
+      pages.push(records.map((record) => record.id));
+    }
+    assert.deepEqual(pages, [expected.slice(0, 5), expected.slice(5, 10), expected.slice(10)]);
+  });
+
+  it('a state filter lists only those states, in the same order, and a state named twice lists its deliveries once', async () => {
+    const { owner } = await history();
+    const { records, total } = await listDeliveries(h, ALL_TENANTS, { owner, statuses: ['dead', 'done', 'dead'], page: 1, perPage: 25 });
+    assert.deepEqual(records.map((record) => record.id), await sortedIds(owner, ['done', 'dead']));
+    assert.equal(total, 6);
+  });
+
+  it('past api.exactTotal the total is PostgreSQL\'s estimate, never below the bound, and says so; at or under it, exact', async () => {
+    const { owner } = await history();
+    const past = await listDeliveries(bounded, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    assert.equal(past.totalEstimated, true);
+    assert.ok(past.total >= 6, `an estimate is at least the bound + 1, got ${past.total}`);
+    assert.deepEqual(past.records.map((record) => record.id), (await sortedIds(owner)).slice(0, 5), 'the page itself is exact');
+    const under = await listDeliveries(bounded, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 5 });
+    assert.deepEqual([under.total, under.totalEstimated], [3, false]);
+    const exact = await listDeliveries(always, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    assert.deepEqual([exact.total, exact.totalEstimated], [12, false], 'api.exactTotal 0 always counts');
+  });
+
+  it('the event listing bounds its total the same way', async () => {
+    const { owner } = await history();
+    const past = await listEvents(bounded, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    assert.equal(past.totalEstimated, true);
+    assert.ok(past.total >= 6);
+    const exact = await listEvents(h, ALL_TENANTS, { owner, page: 3, perPage: 5 });
+    assert.deepEqual([exact.total, exact.totalEstimated, exact.records.length], [12, false, 2]);
+  });
+});
