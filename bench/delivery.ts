@@ -17,7 +17,8 @@
  * Each is repeated `--runs` times; the medians are printed on one line (per-run figures on stderr).
  *
  * Options: --deliveries 20000 --endpoints 10 --rate 100 --seconds 10 --runs 3 --concurrency 0
- * (0: the configured default, webhooks.concurrency).
+ * (0: the configured default, webhooks.concurrency) --history 0 (deliveries of other tenants
+ * written straight into the tables first, bench/load-history.ts: the same figures on big tables).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -28,9 +29,10 @@ import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
 import {
   BENCH_SECRET, benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
 } from './common.ts';
+import { loadHistory } from './load-history.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0 });
+const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0, history: 0 });
 
 interface Worker {
   child: ChildProcess;
@@ -156,6 +158,11 @@ async function main() {
   try {
     for (let i = 0; i < args.endpoints; i++) await registerEndpoint(deps, ALL_TENANTS, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
     await registerEndpoint(deps, ALL_TENANTS, { url: `${receiver.origin}/latency`, events: ['latency.*'] });
+    if (args.history > 0) {
+      const started = wallClock();
+      await loadHistory(db, { deliveries: args.history });
+      note(`loaded a history of ${args.history} deliveries in ${((wallClock() - started) / 1000).toFixed(1)} s`);
+    }
     const events = Math.ceil(args.deliveries / args.endpoints);
     const rates: number[] = [];
     const p50s: number[] = [];
@@ -228,7 +235,8 @@ async function main() {
     const rate = median(rates);
     const noop = median(noopRates);
     process.stdout.write(
-      `bench:delivery: ${rate.toFixed(0)} deliveries/s sustained (${args.deliveries} deliveries to ${args.endpoints} endpoints); ` +
+      `bench:delivery: ${rate.toFixed(0)} deliveries/s sustained (${args.deliveries} deliveries to ${args.endpoints} endpoints` +
+        `${args.history > 0 ? `, ${args.history} older deliveries in the tables` : ''}); ` +
         `emit->receiver p50 ${median(p50s).toFixed(1)} ms, p99 ${median(p99s).toFixed(1)} ms at ${args.rate} events/s for ${args.seconds} s; ` +
         `graphile-worker no-op ${noop.toFixed(0)} jobs/s; ratio ${(rate / noop).toFixed(2)}; ` +
         (cpuPerDelivery.length > 0 ? `CPU per delivery ${cpuText(medianShare(cpuPerDelivery))} ` : '') +
