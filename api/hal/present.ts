@@ -34,7 +34,7 @@ export interface CollectionOptions extends PresentOptions {
   page?: number;
   perPage?: number;
   total?: number;
-  /** `total` is an estimate (a listing past `api.exactTotal`): the page says `totalEstimated`. */
+  /** `total` is PostgreSQL's estimate (a listing past `api.exactTotal`): the page says `totalEstimated`. */
   totalEstimated?: boolean;
 }
 

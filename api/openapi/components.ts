@@ -87,8 +87,8 @@ const HalCollection: Json = {
     count: { ...integer, description: 'Items in this page.' },
     page: { type: 'integer', minimum: 1 },
     perPage: { type: 'integer', minimum: 1 },
-    total: { ...integer, description: 'Records matching the filters. The event and delivery listings count exactly up to `api.exactTotal` (10,000 by default) and answer PostgreSQL\'s estimate past it.' },
-    totalEstimated: { type: 'boolean', description: 'Event and delivery listings: `total` is an estimate (more than `api.exactTotal` matched). Absent from other listings, whose total is always exact.' },
+    total: { ...integer, description: 'Records matching the filters. The event and delivery listings count when PostgreSQL expects at most `api.exactTotal` (10,000 by default) matches and answer its estimate past it.' },
+    totalEstimated: { type: 'boolean', description: 'Event and delivery listings: `total` is PostgreSQL\'s estimate (it expects more than `api.exactTotal` matches). Absent from other listings, whose total is always exact.' },
   },
 };
 

@@ -28,7 +28,7 @@ export function age(seconds: unknown): string {
 /** A rate from 0 to 1 as `99.5 %`; '-' for null. */
 export const percent = (rate: unknown): string => (rate === null || rate === undefined ? '-' : `${(Math.floor(Number(rate) * 1000) / 10).toString()} %`);
 
-/** A page's total as people read it: `12`, or `about 48,000` when it is an estimate (past `api.exactTotal`). */
+/** A page's total as people read it: `12`, or `about 48,000` when it is PostgreSQL's estimate (past `api.exactTotal`). */
 export const total = (page: { total: number; totalEstimated?: boolean }): string =>
   page.totalEstimated ? `about ${page.total.toLocaleString('en')}` : String(page.total);
 

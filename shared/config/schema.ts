@@ -107,7 +107,7 @@ export const SCHEMA = group({
   api: group({
     perPage: leaf('integer', 25, 'Default page size.', { min: 1 }),
     maxPerPage: leaf('integer', 100, 'Cap on `per_page`.', { min: 1 }),
-    exactTotal: leaf('integer', 10000, 'The event and delivery listings count their `total` exactly up to this many records; past it, `total` is PostgreSQL\'s estimate and the page says `totalEstimated: true` (0: always exact, slow on large tables).', { min: 0 }),
+    exactTotal: leaf('integer', 10000, 'The event and delivery listings count their `total` when PostgreSQL expects at most this many matches (and read it off a last page); past it, `total` is PostgreSQL\'s estimate and the page says `totalEstimated: true` (0: always count, slow on large tables).', { min: 0 }),
     strict: leaf('boolean', false, 'Refuse (500) a resource/crud answer without `_links` or contrary to its action.'),
     maxQueryLength: leaf('size', '4kb', 'Longest query string accepted (longer: 414 `APP_QUERY_TOO_LONG`).'),
     idempotency: group({

@@ -28,7 +28,7 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     perPage: Int!
     total: Int!
     pages: Int!
-    "total is PostgreSQL's estimate: more records matched than api.exactTotal."
+    "total is PostgreSQL's estimate: it expects more matches than api.exactTotal."
     totalEstimated: Boolean!
   }
 
@@ -52,7 +52,7 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     perPage: Int!
     total: Int!
     pages: Int!
-    "total is PostgreSQL's estimate: more records matched than api.exactTotal."
+    "total is PostgreSQL's estimate: it expects more matches than api.exactTotal."
     totalEstimated: Boolean!
   }
 

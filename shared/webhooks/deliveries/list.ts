@@ -6,7 +6,7 @@ import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { boundedTotal } from '../../db/bounded-total.ts';
+import { pageTotal } from '../../db/bounded-total.ts';
 import { DELIVERY_STATUSES, SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliveryStatus, type DeliverySummary } from './record.ts';
 
 /** Most deliveries one page holds. */
@@ -53,7 +53,8 @@ function checkStatuses(statuses: readonly string[] | undefined): readonly Delive
  *
  * Built to stay fast at millions of rows: the page is the newest of each state asked, each read
  * in order through the (status, created_at) index, merged (no sort of the whole table); the
- * total is exact up to `api.exactTotal` and PostgreSQL's estimate past it (`totalEstimated`).
+ * total is counted only when PostgreSQL expects at most `api.exactTotal` matches (or read off a
+ * last page), else it is PostgreSQL's estimate (`totalEstimated`).
  */
 export async function listDeliveries(
   deps: Pick<WebhookDeps, 'sql' | 'config'>,
@@ -88,11 +89,10 @@ export async function listDeliveries(
      where d.status = ${status} and ${where}
      order by d.created_at desc, d.id desc limit ${upTo})`;
   const merged = statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
-  const [rows, total] = await Promise.all([
-    sql<ListedRow[]>`
-      select * from (${merged}) as d
-       order by d.created_at desc, d.id desc limit ${query.perPage} offset ${(query.page - 1) * query.perPage}`,
-    boundedTotal(sql, counted, config.api.exactTotal),
-  ]);
+  const offset = (query.page - 1) * query.perPage;
+  const rows = await sql<ListedRow[]>`
+    select * from (${merged}) as d
+     order by d.created_at desc, d.id desc limit ${query.perPage} offset ${offset}`;
+  const total = await pageTotal(sql, counted, config.api.exactTotal, { offset, perPage: query.perPage, got: rows.length });
   return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };
 }

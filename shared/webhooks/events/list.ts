@@ -5,7 +5,7 @@ import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
-import { boundedTotal } from '../../db/bounded-total.ts';
+import { pageTotal } from '../../db/bounded-total.ts';
 import { EVENTS_WITH_COUNTS, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
@@ -18,9 +18,9 @@ export interface EventQuery extends TimeRange {
 }
 
 /**
- * One page of events, newest first, with the total (exact up to `api.exactTotal`, PostgreSQL's
- * estimate past it: `totalEstimated`); filtered by owner, exact type and time (`since`
- * inclusive, `until` exclusive).
+ * One page of events, newest first, with the total (counted when PostgreSQL expects at most
+ * `api.exactTotal` matches or the page is the last, its estimate otherwise: `totalEstimated`);
+ * filtered by owner, exact type and time (`since` inclusive, `until` exclusive).
  */
 export async function listEvents(
   deps: Pick<WebhookDeps, 'sql'> & { config: Pick<Config, 'api'> },
@@ -35,11 +35,10 @@ export async function listEvents(
     and ${query.type === undefined ? sql`true` : sql`e.type = ${query.type}`}
     and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
-  const [rows, total] = await Promise.all([
-    sql<EventRow[]>`
-      ${sql.unsafe(EVENTS_WITH_COUNTS)} where ${where}
-       order by e.created_at desc, e.id desc limit ${query.perPage} offset ${(query.page - 1) * query.perPage}`,
-    boundedTotal(sql, sql`from app_events e where ${where}`, deps.config.api.exactTotal),
-  ]);
+  const offset = (query.page - 1) * query.perPage;
+  const rows = await sql<EventRow[]>`
+    ${sql.unsafe(EVENTS_WITH_COUNTS)} where ${where}
+     order by e.created_at desc, e.id desc limit ${query.perPage} offset ${offset}`;
+  const total = await pageTotal(sql, sql`from app_events e where ${where}`, deps.config.api.exactTotal, { offset, perPage: query.perPage, got: rows.length });
   return { records: rows.map(toEvent), total: total.total, totalEstimated: total.estimated };
 }

@@ -28,7 +28,7 @@ describe('estimated totals', () => {
     assert.equal(deliveries.headers.get('x-total-count'), String(deliveries.body.total));
     assert.equal(deliveries.body._embedded.deliveries.length, 2);
 
-    const events = await call('GET', `${app.api}/events?owner=estimates&type=order.created`, { token: admin });
+    const events = await call('GET', `${app.api}/events?owner=estimates&type=order.created&per_page=2`, { token: admin });
     assert.equal(events.body.totalEstimated, true);
 
     const one = await call('GET', `${app.api}/deliveries?owner=estimates&event=${deliveries.body._embedded.deliveries[0].eventId}`, { token: admin });
@@ -37,7 +37,7 @@ describe('estimated totals', () => {
     const gql = await call('POST', `${app.base}/_app/gql`, {
       token: admin,
       headers: { Accept: 'application/json' },
-      body: { query: '{ webhookDeliveries(filter: { owner: "estimates" }, perPage: 2) { total totalEstimated pages } webhookEvents(filter: { owner: "estimates" }) { total totalEstimated } }' },
+      body: { query: '{ webhookDeliveries(filter: { owner: "estimates" }, perPage: 2) { total totalEstimated pages } webhookEvents(filter: { owner: "estimates" }, perPage: 2) { total totalEstimated } }' },
     });
     assert.equal(gql.status, 200, gql.text);
     assert.equal(gql.body.errors, undefined, gql.text);
