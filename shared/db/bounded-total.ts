@@ -22,16 +22,16 @@ function plannedRows(rows: readonly Record<string, unknown>[]): number {
   return typeof plan === 'number' && Number.isFinite(plan) ? Math.round(plan) : 0;
 }
 
-/** Where a page stands: rows skipped before it, its size, and the records it got. */
+/** Where a page stands: rows skipped before it and its size. */
 export interface PageWindow {
   offset: number;
   perPage: number;
-  got: number;
 }
 
 /**
- * The total of the listing whose matching rows are `select 1 <from>` (`from`: a fragment
- * `from … where …`, with parameters), once its page (`window`) is read:
+ * Reads a listing's page (`readPage`) and its total, the listing's matching rows being
+ * `select 1 <from>` (`from`: a fragment `from … where …`, with parameters). PostgreSQL's
+ * estimate of those rows is asked beside the page, then:
  *
  * - a page that is not full is the last one: the total is exact without counting;
  * - else, when PostgreSQL expects at most `exactUpTo` rows, they are counted (at most
@@ -40,18 +40,27 @@ export interface PageWindow {
  *
  * `exactUpTo` 0 always counts every row.
  */
-export async function pageTotal(sql: Queryable, from: Fragment, exactUpTo: number, window: PageWindow): Promise<PageTotal> {
-  if (window.got > 0 && window.got < window.perPage) return { total: window.offset + window.got, estimated: false };
-  if (window.got === 0 && window.offset === 0) return { total: 0, estimated: false };
-  if (exactUpTo <= 0) {
+export async function pageWithTotal<T>(
+  sql: Queryable,
+  from: Fragment,
+  exactUpTo: number,
+  window: PageWindow,
+  readPage: () => Promise<T[]>,
+): Promise<{ rows: T[]; total: PageTotal }> {
+  const [rows, expected] = await Promise.all([
+    readPage(),
+    exactUpTo > 0 ? sql<Record<string, unknown>[]>`explain (format json) select 1 ${from}`.then(plannedRows) : undefined,
+  ]);
+  const seen = window.offset + rows.length;
+  if (rows.length > 0 && rows.length < window.perPage) return { rows, total: { total: seen, estimated: false } };
+  if (rows.length === 0 && window.offset === 0) return { rows, total: { total: 0, estimated: false } };
+  if (expected === undefined) {
     const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total ${from}`;
-    return { total, estimated: false };
+    return { rows, total: { total, estimated: false } };
   }
-  const seen = window.offset + window.got;
-  const expected = plannedRows(await sql<Record<string, unknown>[]>`explain (format json) select 1 ${from}`);
-  if (expected > exactUpTo) return { total: Math.max(expected, seen), estimated: true };
+  if (expected > exactUpTo) return { rows, total: { total: Math.max(expected, seen), estimated: true } };
   const [{ total }] = await sql<{ total: number }[]>`
     select count(*)::int as total from (select 1 ${from} limit ${exactUpTo + 1}) as bounded`;
-  if (total <= exactUpTo) return { total, estimated: false };
-  return { total: Math.max(exactUpTo + 1, expected, seen), estimated: true };
+  if (total <= exactUpTo) return { rows, total: { total, estimated: false } };
+  return { rows, total: { total: Math.max(exactUpTo + 1, expected, seen), estimated: true } };
 }

@@ -6,7 +6,7 @@ import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { pageTotal } from '../../db/bounded-total.ts';
+import { pageWithTotal } from '../../db/bounded-total.ts';
 import { DELIVERY_STATUSES, SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliveryStatus, type DeliverySummary } from './record.ts';
 
 /** Most deliveries one page holds. */
@@ -90,9 +90,8 @@ export async function listDeliveries(
      order by d.created_at desc, d.id desc limit ${upTo})`;
   const merged = statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
   const offset = (query.page - 1) * query.perPage;
-  const rows = await sql<ListedRow[]>`
+  const { rows, total } = await pageWithTotal(sql, counted, config.api.exactTotal, { offset, perPage: query.perPage }, () => sql<ListedRow[]>`
     select * from (${merged}) as d
-     order by d.created_at desc, d.id desc limit ${query.perPage} offset ${offset}`;
-  const total = await pageTotal(sql, counted, config.api.exactTotal, { offset, perPage: query.perPage, got: rows.length });
+     order by d.created_at desc, d.id desc limit ${query.perPage} offset ${offset}`);
   return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };
 }

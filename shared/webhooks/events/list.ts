@@ -5,7 +5,7 @@ import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
-import { pageTotal } from '../../db/bounded-total.ts';
+import { pageWithTotal } from '../../db/bounded-total.ts';
 import { EVENTS_WITH_COUNTS, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
@@ -36,9 +36,8 @@ export async function listEvents(
     and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
   const offset = (query.page - 1) * query.perPage;
-  const rows = await sql<EventRow[]>`
+  const { rows, total } = await pageWithTotal(sql, sql`from app_events e where ${where}`, deps.config.api.exactTotal, { offset, perPage: query.perPage }, () => sql<EventRow[]>`
     ${sql.unsafe(EVENTS_WITH_COUNTS)} where ${where}
-     order by e.created_at desc, e.id desc limit ${query.perPage} offset ${offset}`;
-  const total = await pageTotal(sql, sql`from app_events e where ${where}`, deps.config.api.exactTotal, { offset, perPage: query.perPage, got: rows.length });
+     order by e.created_at desc, e.id desc limit ${query.perPage} offset ${offset}`);
   return { records: rows.map(toEvent), total: total.total, totalEstimated: total.estimated };
 }
