@@ -12,6 +12,7 @@
  */
 import { AppError, unavailable, unprocessable } from '../../errors/app-error.ts';
 import type { Sql } from '../../db/connect.ts';
+import { unprepared } from '../../db/unprepared.ts';
 import { envelopeBody, type PayloadText } from './envelope.ts';
 import { endpointTable } from '../endpoints/store.ts';
 import { newDeliveryIds, newEventId } from '../ids.ts';
@@ -142,11 +143,7 @@ export async function enqueueDeliveries(
         ? ((sql as unknown as { savepoint: (work: (tx: Sql) => Promise<Delivery[]>) => Promise<Delivery[]> }).savepoint(work))
         : (sql.begin(work as never) as unknown as Promise<Delivery[]>);
     return await inTransaction(async (tx) => {
-      // The driver prepares statements; after five runs PostgreSQL may switch to a generic plan
-      // that guesses 10 rows for unnest(<parameter>) and joins 1,000 endpoints in a nested loop
-      // (200 ms instead of 20). Custom plans see the real array lengths.
       if (deps.deadline?.expired) throw requestTimedOut();
-      await tx`set local plan_cache_mode = force_custom_plan`;
       if (input.sourceId) {
         const written = await insertSourcedEvent(tx, { id: eventId, type: input.type, owner: input.owner, text: input.data.text, at, sourceId: input.sourceId }, config.webhooks.dedupeWindow);
         if (written !== eventId) throw new DuplicateEvent(written);
@@ -158,7 +155,7 @@ export async function enqueueDeliveries(
       // One statement: the delivery rows, and their jobs built from what the insert returned. A
       // FIFO endpoint's delivery is parked in emit order instead (no job): `admit` below queues
       // it when it heads its endpoint's line (shared/webhooks/deliveries/flow.ts).
-      const rows = await tx<{ id: string; endpoint_id: string; fifo: boolean }[]>`
+      const rows = await unprepared(tx<{ id: string; endpoint_id: string; fifo: boolean }[]>`
         with inserted as (
           insert into app_webhook_deliveries (id, event_id, endpoint_id, owner, event_type, queue, body, next_attempt_at, created_at, updated_at, parked_at, seq)
           select d.id, ${eventId}, d.endpoint_id, ${input.owner}, ${input.type}, ${queue}, d.body,
@@ -178,7 +175,7 @@ export async function enqueueDeliveries(
             from inserted i where not i.fifo
           ))
         )
-        select inserted.id, inserted.endpoint_id, inserted.fifo from inserted, jobs where jobs.added >= 0`;
+        select inserted.id, inserted.endpoint_id, inserted.fifo from inserted, jobs where jobs.added >= 0`);
       const lines = rows.filter((row) => row.fifo).map((row) => row.endpoint_id);
       if (lines.length > 0) await admit(tx, config, lines);
       if (rows.length === 0) throw nothing;
