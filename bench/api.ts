@@ -21,8 +21,9 @@
  * first). The global rate limit is raised above what the run can reach, so it counts every
  * request but refuses none; a run with any error or non-2xx answer fails.
  *
- * stdout: one line, medians of the runs: requests per second, latency p50/p99, the milliseconds
- * the servers' thread was busy per request and the PostgreSQL CPU per request (embedded server);
+ * stdout: one line, medians of the runs: requests per second, latency p50/p99, the CPU time of
+ * the servers' thread per request (autocannon runs on its own thread) and the PostgreSQL CPU per
+ * request (embedded server);
  * stderr: the same per run, with the load average.
  */
 import assert from 'node:assert/strict';
@@ -64,15 +65,15 @@ interface Figures {
   rps: number;
   p50: number;
   p99: number;
-  /** Milliseconds the servers' thread (the event loop of both servers) was busy per request. */
-  loopMs: number;
+  /** CPU milliseconds (user + system) of the servers' thread (both servers run on it) per request. */
+  serverMs: number;
   /** CPU milliseconds of the PostgreSQL server per request, when embedded. */
   postgresMs: number | undefined;
 }
 
 /** One autocannon run of `seconds` against `target`; refuses a run with errors or non-2xx answers. */
 async function load(target: Target, seconds: number, postgresPid?: number): Promise<Figures> {
-  const loopBefore = performance.eventLoopUtilization();
+  const serverBefore = process.threadCpuUsage();
   const postgresBefore = postgresPid === undefined ? null : processTreeCpuSeconds(postgresPid);
   const result = await autocannon({
     url: target.url,
@@ -86,20 +87,20 @@ async function load(target: Target, seconds: number, postgresPid?: number): Prom
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`${target.name}: ${result.errors} errors, ${result.non2xx} answers other than 2xx (${JSON.stringify(result.statusCodeStats)})`);
   }
-  const loop = performance.eventLoopUtilization(loopBefore);
+  const server = process.threadCpuUsage(serverBefore);
   const postgresAfter = postgresPid === undefined ? null : processTreeCpuSeconds(postgresPid);
   const requests = result.requests.total;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    loopMs: loop.active / requests,
+    serverMs: (server.user + server.system) / 1000 / requests,
     postgresMs: postgresBefore === null || postgresAfter === null ? undefined : (1000 * (postgresAfter - postgresBefore)) / requests,
   };
 }
 
 /** What one request cost: the servers' thread, and PostgreSQL when embedded. */
-const cost = (f: Figures) => `${f.loopMs.toFixed(2)} ms on the server thread${f.postgresMs === undefined ? '' : `, ${f.postgresMs.toFixed(2)} ms PostgreSQL CPU`} a request`;
+const cost = (f: Figures) => `${f.serverMs.toFixed(2)} ms server thread CPU${f.postgresMs === undefined ? '' : `, ${f.postgresMs.toFixed(2)} ms PostgreSQL CPU`} a request`;
 
 const listen = async (server: Server): Promise<number> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -204,9 +205,9 @@ try {
 
   const summary = (name: keyof typeof targets): Figures => {
     const runs = figures[name];
-    const of = (key: 'rps' | 'p50' | 'p99' | 'loopMs') => median(runs.map((f) => f[key]));
+    const of = (key: 'rps' | 'p50' | 'p99' | 'serverMs') => median(runs.map((f) => f[key]));
     const postgres = runs.map((f) => f.postgresMs).filter((ms) => ms !== undefined);
-    return { rps: of('rps'), p50: of('p50'), p99: of('p99'), loopMs: of('loopMs'), postgresMs: postgres.length > 0 ? median(postgres) : undefined };
+    return { rps: of('rps'), p50: of('p50'), p99: of('p99'), serverMs: of('serverMs'), postgresMs: postgres.length > 0 ? median(postgres) : undefined };
   };
   const side = (label: string, f: Figures) => `${label} ${f.rps.toFixed(0)} req/s (p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms; ${cost(f)})`;
   const pair = (title: string, full: keyof typeof targets, bare: keyof typeof targets, bareLabel: string) => {
