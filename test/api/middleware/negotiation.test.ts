@@ -55,6 +55,21 @@ describe('content negotiation and versioning through Accept', () => {
     });
   }
 
+  it('one route asked in turn with different Accept values answers each its own type (the choice is remembered per value)', async () => {
+    for (const [accept, type] of [
+      ['application/hal+json', 'application/hal+json'],
+      ['application/json', 'application/json; charset=utf-8'],
+      ['application/hal+json', 'application/hal+json'],
+      ['application/hal+json;q=0.5, application/json', 'application/json; charset=utf-8'],
+      ['application/json', 'application/json; charset=utf-8'],
+    ] as const) {
+      const response = await get(accept);
+      assert.equal(response.headers.get('content-type'), type, accept);
+      assert.match(response.headers.get('vary') ?? '', /Accept/);
+      await response.text();
+    }
+  });
+
   it('ctx.render: the page object to JSON clients and X-App-Page visits (the query run, its text and variables), the template to browsers', async () => {
     const json = (await (await get('application/json', '/posts')).json()) as Record<string, any>;
     assert.equal(json.page, 'home');
