@@ -103,6 +103,20 @@ describe('content negotiation and versioning through Accept', () => {
     assert.equal((await get('application/json')).headers.get('x-api-version'), 'null');
   });
 
+  it('the version is read per Accept value: asked in turn, each value gets its own (it is remembered per value)', async () => {
+    for (const [accept, version] of [
+      ['application/vnd.app.v1+json', 'v1'],
+      ['application/json', 'null'],
+      ['application/vnd.app.v1+json', 'v1'],
+      ['application/vnd.app.v2+json;q=0, application/vnd.app.v1+json', 'v1'],
+      ['application/json', 'null'],
+    ] as const) {
+      const response = await get(accept);
+      assert.equal(response.headers.get('x-api-version'), version, accept);
+      await response.text();
+    }
+  });
+
   it('a route declared version v1 answers 406 to a client asking for v2', async () => {
     const response = await get('application/vnd.app.v2+json');
     assert.equal(response.status, 406);
