@@ -46,8 +46,9 @@ export type RouteSlot = (typeof ROUTE_SLOTS)[number];
 /** Makes a route's middleware for a slot from the route's declaration (`rateLimit`, `idempotent`, `roles`…); undefined: nothing for this route. */
 export type RouteMiddlewareFactory = (route: CompiledRoute) => Middleware | undefined;
 
-/** Runs `list` as one middleware, then `next`. */
+/** Runs `list` as one middleware, then `next` (a slot of one middleware, the usual case, calls it with `next` itself). */
 export function run(list: readonly Middleware[], ctx: Parameters<Middleware>[0], next: () => Promise<unknown>): Promise<unknown> {
+  if (list.length === 1) return Promise.resolve(list[0](ctx, next));
   const dispatch = (index: number): Promise<unknown> =>
     index < list.length ? Promise.resolve(list[index](ctx, () => dispatch(index + 1))) : next();
   return dispatch(0);

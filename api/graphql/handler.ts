@@ -10,13 +10,14 @@
  *   (for `application/json` the GraphQL-over-HTTP spec recommends 200 for validation errors;
  *   these are not the client's document being wrong but the server refusing to run it).
  * - Field errors masked (masking.ts) with the request id.
+ * - Documents that passed every rule are kept per query text (operation.ts `createPreparer`).
  */
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createHandler, type Handler, type Request, type Response } from 'graphql-http';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { GraphqlContext, RequestInfo } from './context.ts';
 import { maskResult } from './masking.ts';
-import { prepare, type OperationRules } from './operation.ts';
+import { createPreparer, type OperationRules } from './operation.ts';
 
 export const BATCHING_UNSUPPORTED = 'APP_GRAPHQL_BATCHING_UNSUPPORTED';
 
@@ -57,6 +58,7 @@ export interface HandlerSetup {
 /** The handler; `req.context` carries what the transport knows of the caller. */
 export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, RequestInfo> {
   const { schema, rules } = setup;
+  const prepare = createPreparer(schema, rules); // documents kept per query text
   return createHandler<unknown, RequestInfo, GraphqlContext>({
     schema,
     async parseRequestParams(req) {
@@ -68,7 +70,7 @@ export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, Requ
       ]);
     },
     onSubscribe(req, params) {
-      const prepared = prepare(schema, rules, params);
+      const prepared = prepare(params);
       if (!prepared.ok) return prepared.refused ? refusal(req, prepared.errors) : prepared.errors;
       return {
         schema,

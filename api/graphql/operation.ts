@@ -3,9 +3,14 @@
  * process: size and tokens (before parsing), parse, then graphql-js's validation rules plus
  * the service's own (introspection, depth, aliases, cost). The core knows no web server.
  */
-import { getOperationAST, parse, specifiedRules, validate, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationTypeNode } from 'graphql';
+import {
+  getOperationAST, Kind, parse, specifiedRules, validate,
+  type DocumentNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode,
+} from 'graphql';
+import { costOf } from './cost.ts';
+import { createDocumentCache, type DocumentCacheBounds } from './document-cache.ts';
 import { hideTypes, INTROSPECTION_DISABLED, noSchemaIntrospection } from './introspection.ts';
-import { checkDocument, isLimitError, limitRules, type GraphqlLimits } from './limits.ts';
+import { checkDocument, isLimitError, limitError, limitRules, type GraphqlLimits } from './limits.ts';
 
 export interface OperationRequest {
   query: string;
@@ -49,6 +54,48 @@ export function prepare(schema: GraphQLSchema, rules: OperationRules, request: O
   const errors = validate(schema, document, [...specifiedRules, ...own]);
   if (errors.length > 0) return { ok: false, errors, refused: errors.some(isServiceRefusal) };
   return { ok: true, document: rules.introspection ? document : hideTypes(document) };
+}
+
+/** A document that passed every rule, as kept per query text. */
+interface Kept {
+  document: DocumentNode;
+  operations: readonly OperationDefinitionNode[];
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+  /** Whether an operation declares variables: only then can the cost (sizes given as variables) differ between requests. */
+  variables: boolean;
+}
+
+/**
+ * `prepare` for one schema and one set of rules, with the documents that passed every rule kept
+ * per query text (document-cache.ts): a text seen before is neither checked for size and tokens,
+ * nor parsed, nor validated again, as these depend on the text alone. Only the cost limit reads
+ * the request's variables (list sizes given as variables), so for a kept document that declares
+ * variables the cost is measured again, refused as validation refuses it. Documents refused by a
+ * rule are not kept (they are prepared again each time; a client sending junk fills nothing).
+ */
+export function createPreparer(schema: GraphQLSchema, rules: OperationRules, bounds?: DocumentCacheBounds): (request: OperationRequest) => Prepared {
+  const kept = createDocumentCache<Kept>(bounds);
+  const cost = rules.limits?.maxCost;
+  return (request) => {
+    const known = kept.get(request.query);
+    if (known) {
+      if (cost === undefined || !known.variables) return { ok: true, document: known.document };
+      const context = { getSchema: () => schema, getFragment: (name: string) => known.fragments.get(name) };
+      const errors: GraphQLError[] = [];
+      for (const operation of known.operations) {
+        const actual = costOf(context, operation, { variables: request.variables, defaultListSize: rules.defaultListSize });
+        if (actual > cost) errors.push(limitError('maxCost', cost, actual, operation));
+      }
+      return errors.length > 0 ? { ok: false, errors, refused: true } : { ok: true, document: known.document };
+    }
+    const prepared = prepare(schema, rules, request);
+    if (prepared.ok) {
+      const operations = prepared.document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+      const fragments = new Map(prepared.document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]));
+      kept.set(request.query, { document: prepared.document, operations, fragments, variables: operations.some((operation) => (operation.variableDefinitions?.length ?? 0) > 0) });
+    }
+    return prepared;
+  };
 }
 
 /**

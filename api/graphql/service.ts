@@ -19,7 +19,7 @@ import { createContext, type GraphqlContext, type RequestInfo } from './context.
 import { createGraphqlHandler } from './handler.ts';
 import type { GraphqlLimits } from './limits.ts';
 import { maskResult } from './masking.ts';
-import { operationType, prepare, type OperationRules } from './operation.ts';
+import { createPreparer, operationType, type OperationRules } from './operation.ts';
 import { GraphqlSchemaError, assembleSchema } from './schema.ts';
 
 export const GRAPHQL_UNAVAILABLE = 'APP_GRAPHQL_UNAVAILABLE';
@@ -85,6 +85,7 @@ export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
 
   const httpRules: OperationRules = { limits, introspection: settings.introspection, defaultListSize };
   const handler = schema ? createGraphqlHandler({ schema, rules: httpRules, context, exposeInternals, log }) : undefined;
+  const prepareInProcess = schema ? createPreparer(schema, { introspection: true, defaultListSize }) : undefined;
 
   return {
     on: schema !== undefined,
@@ -94,8 +95,8 @@ export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
     path: settings.path,
     handler,
     async run(query, variables, extra = {}) {
-      if (!schema) return { errors: [new GraphQLError(`the GraphQL service is off: ${reason}`, { extensions: { code: GRAPHQL_UNAVAILABLE } })] };
-      const prepared = prepare(schema, { introspection: true, defaultListSize }, { query, variables });
+      if (!schema || !prepareInProcess) return { errors: [new GraphQLError(`the GraphQL service is off: ${reason}`, { extensions: { code: GRAPHQL_UNAVAILABLE } })] };
+      const prepared = prepareInProcess({ query, variables });
       if (!prepared.ok) return { errors: [...prepared.errors] };
       const result = await execute({
         schema,

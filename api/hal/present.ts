@@ -84,13 +84,16 @@ async function publishAll(records: readonly object[], fallback: Model | undefine
   return output;
 }
 
+/** A record of a type without routes: no links to decide (the record may bring its own `_links`). */
+const unlinked = (record: PublicRecord): Record<string, unknown> => ({ _links: {}, ...record });
+
 /**
  * A record with its `_links`: those the role rules allow and, when the model has a policy, those
  * its policy allows for this record (`subject`, default the record itself).
  */
 async function item(record: PublicRecord, on: Target, principal: Principal | undefined, subject: object): Promise<Record<string, unknown>> {
   const externalId = typeof record.externalId === 'string' ? record.externalId : undefined;
-  if (!on.resource) return { _links: {}, ...record };
+  if (!on.resource) return unlinked(record);
   const decisions = await recordDecisions(on.model, principal, subject);
   const may: May = decisions ? (action) => on.may(action) && decisions.get(action) !== false : on.may;
   return { _links: itemLinks(on.resource, externalId, may), ...record };
@@ -146,7 +149,10 @@ export async function presentCollection(
   const perPage = options.perPage ?? (requested as { perPage: number }).perPage;
   const total = options.total ?? input.records.length;
   const published = await publishAll(input.records, on.model);
-  const items = await Promise.all(published.map((record, index) => item(record, on, input.principal, subjectAt(options, input.records, index))));
+  // without routes there is nothing to wait for per record (a page of a webhook listing)
+  const items = on.resource
+    ? await Promise.all(published.map((record, index) => item(record, on, input.principal, subjectAt(options, input.records, index))))
+    : published.map(unlinked);
   const path = on.resource?.collection ?? input.path;
   const links = mergeLinks(collectionLinks(path, { page, perPage, total }, on.resource, on.may), options.links);
   return {

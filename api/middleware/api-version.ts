@@ -16,10 +16,20 @@ export function requestedVersion(accept: string): string | null {
   return best?.version ?? null;
 }
 
+/** Most `Accept` values whose version is remembered (clients send a handful; others are read each time). */
+const MAX_KNOWN_ACCEPTS = 64;
+
 /** Sets `ctx.state.apiVersion` from `Accept`; routes declared with a `version` check it (version guard). */
 export function apiVersion(): Middleware {
+  const known = new Map<string, string | null>();
   return async function apiVersion(ctx, next) {
-    ctx.state.apiVersion = requestedVersion(ctx.get('Accept'));
+    const accept = ctx.get('Accept');
+    let version = known.get(accept);
+    if (version === undefined) {
+      version = requestedVersion(accept);
+      if (known.size < MAX_KNOWN_ACCEPTS) known.set(accept, version);
+    }
+    ctx.state.apiVersion = version;
     await next();
   };
 }

@@ -7,10 +7,27 @@ import { jsonContentType } from '../routing/negotiate.ts';
 import { permit } from '../routing/permit.ts';
 import type { CompiledRoute } from '../routing/table.ts';
 
-function apply(ctx: Context, answer: Answer, kind: HalKind): void {
+/** Most `Accept` values whose JSON content type a route remembers (clients send a handful). */
+const MAX_KNOWN_ACCEPTS = 32;
+
+/** `jsonContentType` of the request's `Accept`, remembered per value (it depends on nothing else). */
+function contentTypes(): (ctx: Context) => ReturnType<typeof jsonContentType> {
+  const known = new Map<string, ReturnType<typeof jsonContentType>>();
+  return (ctx) => {
+    const accept = ctx.get('Accept');
+    let type = known.get(accept);
+    if (type === undefined) {
+      type = jsonContentType((...types) => ctx.accepts(...types));
+      if (known.size < MAX_KNOWN_ACCEPTS) known.set(accept, type);
+    }
+    return type;
+  };
+}
+
+function apply(ctx: Context, answer: Answer, kind: HalKind, contentType: (ctx: Context) => string): void {
   ctx.status = answer.status;
   for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
-  ctx.type = jsonContentType((...types) => ctx.accepts(...types));
+  ctx.type = contentType(ctx);
   ctx.vary('Accept');
   ctx.state.hal = { kind };
   ctx.body = answer.body;
@@ -25,12 +42,13 @@ function apply(ctx: Context, answer: Answer, kind: HalKind): void {
 export function controllerHelpers(options: { route: CompiledRoute; model: Model | undefined; present: PresentDeps }): Middleware {
   const { route, model, present } = options;
   const type = route.kind === 'single' ? undefined : route.name;
+  const contentType = contentTypes();
   return async function controllerHelpers(ctx, next) {
     ctx.state.route = route;
     ctx.model = model;
     ctx.models = present.models;
     ctx.resource = async (record, presentOptions = {}) => {
-      apply(ctx, await presentResource(present, { record, type, principal: ctx.state.principal, options: presentOptions }), 'resource');
+      apply(ctx, await presentResource(present, { record, type, principal: ctx.state.principal, options: presentOptions }), 'resource', contentType);
     };
     ctx.collection = async (records, presentOptions = {}) => {
       const answer = await presentCollection(present, {
@@ -41,7 +59,7 @@ export function controllerHelpers(options: { route: CompiledRoute; model: Model 
         pagination: () => ctx.pagination(),
         options: presentOptions,
       });
-      apply(ctx, answer, 'collection');
+      apply(ctx, answer, 'collection', contentType);
     };
     ctx.permit = (...names) => permit(ctx.request.body, names);
     ctx.negotiate = (handlers) => negotiate(ctx, handlers);

@@ -18,6 +18,10 @@ const dashboard = defineController({
       links: { author: { href: '/api/v1/authors/x', title: 'the author' }, related: [{ href: '/a' }, { href: '/b' }] },
     });
   },
+  async things(ctx) {
+    // a type without routes or model (like the webhook API's listings): records as given, each with _links
+    await ctx.collection([{ name: 'a' }, { _links: { self: { href: '/things/b' } }, name: 'b' }], { type: 'things', page: 1, perPage: 10, total: 2 });
+  },
   async plain(ctx) {
     await ctx.resource({ greeting: 'hello' }, { links: { self: '/dashboard/plain' }, status: 201 });
   },
@@ -32,6 +36,7 @@ describe('resource() and collection() options', () => {
         'GET /dashboard/authors': { controller: 'dashboard.authors' },
         'GET /dashboard/summary': { controller: 'dashboard.summary' },
         'POST /dashboard/plain': { controller: 'dashboard.plain' },
+        'GET /dashboard/things': { controller: 'dashboard.things' },
       },
       controllers: { dashboard },
     });
@@ -54,6 +59,13 @@ describe('resource() and collection() options', () => {
     assert.equal(body._links.self.href, `/api/v1/posts/${body.externalId}`);
     assert.deepEqual(body._links.author, { href: '/api/v1/authors/x', title: 'the author' });
     assert.deepEqual(body._links.related, [{ href: '/a' }, { href: '/b' }]);
+  });
+
+  it('a collection of a type without routes: each record as given, _links first (empty unless it brings its own)', async () => {
+    const { body } = await getJson(`${app.base}/dashboard/things`);
+    assert.deepEqual(body._embedded.things, [{ _links: {}, name: 'a' }, { _links: { self: { href: '/things/b' } }, name: 'b' }]);
+    assert.deepEqual(body._embedded.things.map((thing: object) => Object.keys(thing)[0]), ['_links', '_links']);
+    assert.equal(body.total, 2);
   });
 
   it('without a model or type the object is answered as given, with the given links; 201 sets Location from self', async () => {

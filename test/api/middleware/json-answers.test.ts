@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { weakEtag } from '../../../api/middleware/json-answers.ts';
 import { seed, send, startApp, type TestApp } from '../fixtures/app.ts';
 
 describe('weak ETag on JSON answers and 304 for a matching If-None-Match', () => {
@@ -43,6 +44,31 @@ describe('weak ETag on JSON answers and 304 for a matching If-None-Match', () =>
     assert.deepEqual(await hal.json(), await json.json());
     assert.notEqual(hal.headers.get('etag'), json.headers.get('etag'));
     assert.match(hal.headers.get('vary') ?? '', /Accept/);
+  });
+
+  it('the tag is of the exact bytes sent (UTF-8 included), and Content-Length is their number', async () => {
+    const created = await send('POST', `${app.api}/authors`, { name: 'Zoë ✓ 名前' });
+    assert.equal(created.status, 201);
+    const url = `${app.api}/authors/${created.body.externalId}`;
+    for (const accept of ['application/hal+json', 'application/json']) {
+      const answer = await fetch(url, { headers: { Accept: accept } });
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      assert.equal(Number(answer.headers.get('content-length')), bytes.length, accept);
+      assert.equal(answer.headers.get('etag'), weakEtag(accept, bytes.toString('utf8')), accept);
+      assert.equal(JSON.parse(bytes.toString('utf8')).name, 'Zoë ✓ 名前');
+    }
+  });
+
+  it('a JSON answer already written as text (GraphQL) gets the tag of its bytes; a POST is never answered 304', async () => {
+    const url = `${app.base}/_app/gql`;
+    const ask = (headers: Record<string, string> = {}) =>
+      fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const answer = await ask();
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    assert.equal(answer.status, 200);
+    assert.equal(Number(answer.headers.get('content-length')), bytes.length);
+    assert.equal(answer.headers.get('etag'), weakEtag('application/json', bytes));
+    assert.equal((await ask({ 'If-None-Match': answer.headers.get('etag') as string })).status, 200, 'a POST is never answered 304');
   });
 
   it('answers to a write carry an ETag too, but a write is never answered 304', async () => {

@@ -55,6 +55,21 @@ describe('content negotiation and versioning through Accept', () => {
     });
   }
 
+  it('one route asked in turn with different Accept values answers each its own type (the choice is remembered per value)', async () => {
+    for (const [accept, type] of [
+      ['application/hal+json', 'application/hal+json'],
+      ['application/json', 'application/json; charset=utf-8'],
+      ['application/hal+json', 'application/hal+json'],
+      ['application/hal+json;q=0.5, application/json', 'application/json; charset=utf-8'],
+      ['application/json', 'application/json; charset=utf-8'],
+    ] as const) {
+      const response = await get(accept);
+      assert.equal(response.headers.get('content-type'), type, accept);
+      assert.match(response.headers.get('vary') ?? '', /Accept/);
+      await response.text();
+    }
+  });
+
   it('ctx.render: the page object to JSON clients and X-App-Page visits (the query run, its text and variables), the template to browsers', async () => {
     const json = (await (await get('application/json', '/posts')).json()) as Record<string, any>;
     assert.equal(json.page, 'home');
@@ -86,6 +101,20 @@ describe('content negotiation and versioning through Accept', () => {
   it("Accept: application/vnd.app.v1+json sets ctx.state.apiVersion to 'v1'; otherwise it is null", async () => {
     assert.equal((await get('application/vnd.app.v1+json')).headers.get('x-api-version'), 'v1');
     assert.equal((await get('application/json')).headers.get('x-api-version'), 'null');
+  });
+
+  it('the version is read per Accept value: asked in turn, each value gets its own (it is remembered per value)', async () => {
+    for (const [accept, version] of [
+      ['application/vnd.app.v1+json', 'v1'],
+      ['application/json', 'null'],
+      ['application/vnd.app.v1+json', 'v1'],
+      ['application/vnd.app.v2+json;q=0, application/vnd.app.v1+json', 'v1'],
+      ['application/json', 'null'],
+    ] as const) {
+      const response = await get(accept);
+      assert.equal(response.headers.get('x-api-version'), version, accept);
+      await response.text();
+    }
   });
 
   it('a route declared version v1 answers 406 to a client asking for v2', async () => {
