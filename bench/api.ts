@@ -13,7 +13,7 @@
  *   validate, execute) on the same executable schema with the same principal.
  *
  * The database holds `--deliveries` deliveries to `--endpoints` endpoints (bench/load-history.ts,
- * over 30 days); the listing counts them all on every page, so the more there are, the more the
+ * over 30 days); the listing counts them (up to `api.exactTotal`) on every full page, so the more there are, the more the
  * SQL weighs against the middleware. Both answers are compared before measuring (same data).
  * autocannon drives each server in turn from `--workers` worker threads (0: on the servers' own
  * thread): a warm-up of `--warmup` seconds each, then `--runs` rounds, each measuring the four
@@ -129,7 +129,7 @@ try {
   bareRest.use(async (ctx) => {
     const perPage = Number(ctx.query.per_page ?? 25);
     const page = 1;
-    const { records, total } = await listDeliveries(deps, ALL_TENANTS, { page, perPage });
+    const { records, total, totalEstimated } = await listDeliveries(deps, ALL_TENANTS, { page, perPage });
     ctx.type = 'application/hal+json';
     ctx.body = JSON.stringify({
       _links: pagingLinks(PATHS.deliveries, {}, { page, perPage, total }, []),
@@ -138,6 +138,7 @@ try {
       page,
       perPage,
       total,
+      totalEstimated,
     });
   });
   const bareRestServer = createServer(bareRest.callback());
