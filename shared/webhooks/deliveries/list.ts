@@ -6,7 +6,7 @@ import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { pageWithTotal } from '../../db/bounded-total.ts';
+import { estimatedTableRows, pageWithTotal } from '../../db/bounded-total.ts';
 import { DELIVERY_STATUSES, SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliveryStatus, type DeliverySummary } from './record.ts';
 
 /** Most deliveries one page holds. */
@@ -51,8 +51,9 @@ function checkStatuses(statuses: readonly string[] | undefined): readonly Delive
  * sees the deliveries of its own events to endpoints that are still its own. Throws 422
  * `APP_WEBHOOK_LIST_INVALID` for an unknown state, a malformed id or event type.
  *
- * Built to stay fast at millions of rows: the page is the newest of each state asked, each read
- * in order through the (status, created_at) index, merged (no sort of the whole table); the
+ * Built to stay fast at millions of rows: past `api.exactTotal` rows in the table, the page is
+ * the newest of each state asked, each read in order through the (status, created_at) index,
+ * merged (no sort of the whole table); the
  * total is counted only when PostgreSQL expects at most `api.exactTotal` matches (or read off a
  * last page), else it is PostgreSQL's estimate (`totalEstimated`).
  */
@@ -82,6 +83,20 @@ export async function listDeliveries(
   const counted = scope.kind === 'all'
     ? sql`from app_webhook_deliveries d where ${where} and d.status = any(${statuses}::text[])`
     : sql`from app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id where ${where} and d.status = any(${statuses}::text[])`;
+  const offset = (query.page - 1) * query.perPage;
+  const exactUpTo = config.api.exactTotal;
+  if (exactUpTo > 0 && (await estimatedTableRows(sql, 'app_webhook_deliveries')) <= exactUpTo) {
+    // a small table: sorting it and counting it exactly, side by side, is cheapest
+    const [rows, [{ total }]] = await Promise.all([
+      sql<ListedRow[]>`
+        select ${sql.unsafe(SUMMARY_COLUMNS)}, w.disabled_at is null as endpoint_enabled
+          from app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id
+         where ${where} and d.status = any(${statuses}::text[])
+         order by d.created_at desc, d.id desc limit ${query.perPage} offset ${offset}`,
+      sql<{ total: number }[]>`select count(*)::int as total ${counted}`,
+    ]);
+    return { records: rows.map(toListed), total, totalEstimated: false };
+  }
   const upTo = query.page * query.perPage;
   const newestOf = (status: DeliveryStatus) => sql`(
     select ${sql.unsafe(SUMMARY_COLUMNS)}, w.disabled_at is null as endpoint_enabled
@@ -89,8 +104,7 @@ export async function listDeliveries(
      where d.status = ${status} and ${where}
      order by d.created_at desc, d.id desc limit ${upTo})`;
   const merged = statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
-  const offset = (query.page - 1) * query.perPage;
-  const { rows, total } = await pageWithTotal(sql, counted, config.api.exactTotal, { offset, perPage: query.perPage }, () => sql<ListedRow[]>`
+  const { rows, total } = await pageWithTotal(sql, counted, exactUpTo, { offset, perPage: query.perPage }, () => sql<ListedRow[]>`
     select * from (${merged}) as d
      order by d.created_at desc, d.id desc limit ${query.perPage} offset ${offset}`);
   return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };

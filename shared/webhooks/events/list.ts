@@ -5,7 +5,7 @@ import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
-import { pageWithTotal } from '../../db/bounded-total.ts';
+import { estimatedTableRows, pageWithTotal } from '../../db/bounded-total.ts';
 import { EVENTS_WITH_COUNTS, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
@@ -36,8 +36,16 @@ export async function listEvents(
     and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
   const offset = (query.page - 1) * query.perPage;
-  const { rows, total } = await pageWithTotal(sql, sql`from app_events e where ${where}`, deps.config.api.exactTotal, { offset, perPage: query.perPage }, () => sql<EventRow[]>`
+  const page = () => sql<EventRow[]>`
     ${sql.unsafe(EVENTS_WITH_COUNTS)} where ${where}
-     order by e.created_at desc, e.id desc limit ${query.perPage} offset ${offset}`);
+     order by e.created_at desc, e.id desc limit ${query.perPage} offset ${offset}`;
+  const from = sql`from app_events e where ${where}`;
+  const exactUpTo = deps.config.api.exactTotal;
+  if (exactUpTo > 0 && (await estimatedTableRows(sql, 'app_events')) <= exactUpTo) {
+    // a small table: counting it exactly beside the page is cheapest
+    const [rows, [{ total }]] = await Promise.all([page(), sql<{ total: number }[]>`select count(*)::int as total ${from}`]);
+    return { records: rows.map(toEvent), total, totalEstimated: false };
+  }
+  const { rows, total } = await pageWithTotal(sql, from, exactUpTo, { offset, perPage: query.perPage }, page);
   return { records: rows.map(toEvent), total: total.total, totalEstimated: total.estimated };
 }
