@@ -30,15 +30,15 @@ export interface PageWindow {
 
 /**
  * Reads a listing's page (`readPage`) and its total, the listing's matching rows being
- * `select 1 <from>` (`from`: a fragment `from … where …`, with parameters). PostgreSQL's
- * estimate of those rows is asked beside the page, then:
+ * `select 1 <from>` (`from`: a fragment `from … where …`, with parameters).
+ *
+ * `exactUpTo` 0 counts every row, beside the page (a small table, or `api.exactTotal: 0`).
+ * Otherwise PostgreSQL's estimate of those rows is asked beside the page, then:
  *
  * - a page that is not full is the last one: the total is exact without counting;
  * - else, when PostgreSQL expects at most `exactUpTo` rows, they are counted (at most
  *   `exactUpTo + 1` of them: more is an estimate, never below the bound);
  * - else its estimate of the matching rows, never below the rows the pages so far hold.
- *
- * `exactUpTo` 0 always counts every row.
  */
 export async function pageWithTotal<T>(
   sql: Queryable,
@@ -47,22 +47,32 @@ export async function pageWithTotal<T>(
   window: PageWindow,
   readPage: () => Promise<T[]>,
 ): Promise<{ rows: T[]; total: PageTotal }> {
+  if (exactUpTo <= 0) {
+    const [rows, [{ total }]] = await Promise.all([readPage(), sql<{ total: number }[]>`select count(*)::int as total ${from}`]);
+    return { rows, total: { total, estimated: false } };
+  }
   const [rows, expected] = await Promise.all([
     readPage(),
-    exactUpTo > 0 ? sql<Record<string, unknown>[]>`explain (format json) select 1 ${from}`.then(plannedRows) : undefined,
+    sql<Record<string, unknown>[]>`explain (format json) select 1 ${from}`.then(plannedRows),
   ]);
   const seen = window.offset + rows.length;
   if (rows.length > 0 && rows.length < window.perPage) return { rows, total: { total: seen, estimated: false } };
   if (rows.length === 0 && window.offset === 0) return { rows, total: { total: 0, estimated: false } };
-  if (expected === undefined) {
-    const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total ${from}`;
-    return { rows, total: { total, estimated: false } };
-  }
   if (expected > exactUpTo) return { rows, total: { total: Math.max(expected, seen), estimated: true } };
   const [{ total }] = await sql<{ total: number }[]>`
     select count(*)::int as total from (select 1 ${from} limit ${exactUpTo + 1}) as bounded`;
   if (total <= exactUpTo) return { rows, total: { total, estimated: false } };
   return { rows, total: { total: Math.max(exactUpTo + 1, expected, seen), estimated: true } };
+}
+
+/**
+ * The bound a listing of `table` counts its total to (`pageWithTotal`): 0 (count every row) while
+ * PostgreSQL estimates the whole table at no more than `exactTotal` rows, or when `exactTotal`
+ * is 0; else `exactTotal`.
+ */
+export async function countBound(sql: Queryable, table: 'app_webhook_deliveries' | 'app_events', exactTotal: number): Promise<number> {
+  if (exactTotal <= 0) return 0;
+  return (await estimatedTableRows(sql, table)) <= exactTotal ? 0 : exactTotal;
 }
 
 /** How long a process trusts PostgreSQL's estimate of a table's size. */

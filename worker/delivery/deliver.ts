@@ -114,7 +114,7 @@ export function parseDeliveryPayload(payload: unknown): DeliveryJobPayload | nul
     event,
     ...(typeof body === 'string' ? { body } : {}),
     ...(priorAttempts === undefined ? {} : { priorAttempts: priorAttempts as number }),
-    ...(paced === true ? { paced: true } : {}),
+    ...(paced === true || (typeof paced === 'number' && Number.isFinite(paced)) ? { paced: paced as boolean | number } : {}),
   };
 }
 
@@ -204,6 +204,10 @@ async function releasedSlot(deps: DeliveryDeps, queries: DeliveryQueries, claime
   await wakeIfOwed(deps, claimed.endpointId, parked);
 }
 
+/** A paced run that starts more than half a spacing (of `limit` a second) after the start reserved for it. */
+const startedLate = (paced: boolean | number, limit: number, now = Date.now()): boolean =>
+  typeof paced === 'number' && now - paced > 500 / limit;
+
 /** Rare, so not batched. */
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
   if (!(await markUnsent(deps.sql, claimed.id, error))) return skip(deps, claimed.id, true);
@@ -290,7 +294,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`);
   }
 
-  if (claimed.rateLimit !== null && !payload.paced) {
+  if (claimed.rateLimit !== null && (!payload.paced || startedLate(payload.paced, claimed.rateLimit))) {
     // under the endpoint's rateLimit: wait for the start reserved for it (not an attempt)
     const waitMs = await takeRateSlot(sql, claimed.endpointId, claimed.rateLimit);
     if (waitMs > 0) {

@@ -338,7 +338,8 @@ export async function takeRateSlot(sql: Queryable, endpointId: string, limit: nu
 
 /**
  * Puts a claimed delivery back to wait (not an attempt) for its reserved start: pending again, its
- * job re-added under the same key to run after `waitMs`, marked `paced` (it does not reserve again).
+ * job re-added under the same key to run after `waitMs`, marked `paced` with the time reserved (it
+ * does not reserve again unless it runs late).
  * With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it: the line waits
  * with it). Answers whether it was still running, and whether deliveries are parked behind the slot.
  */
@@ -352,7 +353,7 @@ export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload,
       returning id, endpoint_id, next_attempt_at
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
-        select ${deliveryJobSpec(sql, { id: sql`d.id`, payload: sql`${JSON.stringify({ ...payload, paced: true })}::text::json`, runAt: sql`d.next_attempt_at` })} from d
+        select ${deliveryJobSpec(sql, { id: sql`d.id`, payload: sql`${JSON.stringify({ ...payload, paced: Date.now() + waitMs })}::text::json`, runAt: sql`d.next_attempt_at` })} from d
       ))
     )
     select d.id, d.endpoint_id from d cross join j`;

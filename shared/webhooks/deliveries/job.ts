@@ -38,8 +38,13 @@ export interface DeliveryJobPayload {
   body?: string;
   /** Attempts made before this series began (default 0; `jobs:retry` starts a new series). */
   priorAttempts?: number;
-  /** The run waited for its start under the endpoint's `rateLimit`: it has its slot and goes. */
-  paced?: boolean;
+  /**
+   * The run waited for its start under the endpoint's `rateLimit`: the time (ms since the epoch)
+   * reserved for it. It goes without reserving again unless it runs later than half a spacing
+   * after that time (then it reserves anew: a late start next to on-time ones would break the
+   * limit). `true` (jobs written before the time was kept): it goes.
+   */
+  paced?: boolean | number;
 }
 
 /**

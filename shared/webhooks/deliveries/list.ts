@@ -6,7 +6,7 @@ import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { estimatedTableRows, pageWithTotal } from '../../db/bounded-total.ts';
+import { countBound, pageWithTotal } from '../../db/bounded-total.ts';
 import { DELIVERY_STATUSES, SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliveryStatus, type DeliverySummary } from './record.ts';
 
 /** Most deliveries one page holds. */
@@ -84,28 +84,17 @@ export async function listDeliveries(
     ? sql`from app_webhook_deliveries d where ${where} and d.status = any(${statuses}::text[])`
     : sql`from app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id where ${where} and d.status = any(${statuses}::text[])`;
   const offset = (query.page - 1) * query.perPage;
-  const exactUpTo = config.api.exactTotal;
-  if (exactUpTo > 0 && (await estimatedTableRows(sql, 'app_webhook_deliveries')) <= exactUpTo) {
-    // a small table: sorting it and counting it exactly, side by side, is cheapest
-    const [rows, [{ total }]] = await Promise.all([
-      sql<ListedRow[]>`
-        select ${sql.unsafe(SUMMARY_COLUMNS)}, w.disabled_at is null as endpoint_enabled
-          from app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id
-         where ${where} and d.status = any(${statuses}::text[])
-         order by d.created_at desc, d.id desc limit ${query.perPage} offset ${offset}`,
-      sql<{ total: number }[]>`select count(*)::int as total ${counted}`,
-    ]);
-    return { records: rows.map(toListed), total, totalEstimated: false };
-  }
+  const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
+  const listed = sql`${sql.unsafe(SUMMARY_COLUMNS)}, w.disabled_at is null as endpoint_enabled from app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id`;
+  // a small table (or api.exactTotal 0) is sorted as it is; a big one gives the newest of each state asked, merged
   const upTo = query.page * query.perPage;
   const newestOf = (status: DeliveryStatus) => sql`(
-    select ${sql.unsafe(SUMMARY_COLUMNS)}, w.disabled_at is null as endpoint_enabled
-      from app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id
-     where d.status = ${status} and ${where}
-     order by d.created_at desc, d.id desc limit ${upTo})`;
-  const merged = statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
-  const { rows, total } = await pageWithTotal(sql, counted, exactUpTo, { offset, perPage: query.perPage }, () => sql<ListedRow[]>`
-    select * from (${merged}) as d
+    select ${listed} where d.status = ${status} and ${where} order by d.created_at desc, d.id desc limit ${upTo})`;
+  const source = bound === 0
+    ? sql`select ${listed} where ${where} and d.status = any(${statuses}::text[])`
+    : statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
+  const { rows, total } = await pageWithTotal(sql, counted, bound, { offset, perPage: query.perPage }, () => sql<ListedRow[]>`
+    select * from (${source}) as d
      order by d.created_at desc, d.id desc limit ${query.perPage} offset ${offset}`);
   return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };
 }

@@ -5,7 +5,7 @@ import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
-import { estimatedTableRows, pageWithTotal } from '../../db/bounded-total.ts';
+import { countBound, pageWithTotal } from '../../db/bounded-total.ts';
 import { EVENTS_WITH_COUNTS, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
@@ -40,12 +40,7 @@ export async function listEvents(
     ${sql.unsafe(EVENTS_WITH_COUNTS)} where ${where}
      order by e.created_at desc, e.id desc limit ${query.perPage} offset ${offset}`;
   const from = sql`from app_events e where ${where}`;
-  const exactUpTo = deps.config.api.exactTotal;
-  if (exactUpTo > 0 && (await estimatedTableRows(sql, 'app_events')) <= exactUpTo) {
-    // a small table: counting it exactly beside the page is cheapest
-    const [rows, [{ total }]] = await Promise.all([page(), sql<{ total: number }[]>`select count(*)::int as total ${from}`]);
-    return { records: rows.map(toEvent), total, totalEstimated: false };
-  }
-  const { rows, total } = await pageWithTotal(sql, from, exactUpTo, { offset, perPage: query.perPage }, page);
+  const bound = await countBound(sql, 'app_events', deps.config.api.exactTotal);
+  const { rows, total } = await pageWithTotal(sql, from, bound, { offset, perPage: query.perPage }, page);
   return { records: rows.map(toEvent), total: total.total, totalEstimated: total.estimated };
 }
