@@ -16,8 +16,9 @@ export interface PageTotal {
 
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
-/** The estimate of the planner's top plan node of `explain (format json)` (its "Plan Rows"). */
-function plannedRows(rows: readonly Record<string, unknown>[]): number {
+/** PostgreSQL's estimate of the rows `select 1 <from>` answers (the "Plan Rows" of its plan's top node). */
+async function expectedRows(sql: Queryable, from: Fragment): Promise<number> {
+  const rows = await sql<Record<string, unknown>[]>`explain (format json) select 1 ${from}`;
   const plan = (rows[0]?.['QUERY PLAN'] as { Plan?: { 'Plan Rows'?: number } }[] | undefined)?.[0]?.Plan?.['Plan Rows'];
   return typeof plan === 'number' && Number.isFinite(plan) ? Math.round(plan) : 0;
 }
@@ -53,7 +54,7 @@ export async function pageWithTotal<T>(
   }
   const [rows, expected] = await Promise.all([
     readPage(),
-    sql<Record<string, unknown>[]>`explain (format json) select 1 ${from}`.then(plannedRows),
+    expectedRows(sql, from),
   ]);
   const seen = window.offset + rows.length;
   if (rows.length > 0 && rows.length < window.perPage) return { rows, total: { total: seen, estimated: false } };
@@ -84,10 +85,11 @@ const tableSizes = new Map<string, { rows: number; until: number }>();
  * asked at most every ten seconds per process: a listing of a table under `api.exactTotal` rows
  * counts exactly beside its page and sorts it as it is, the cheapest way while it is small.
  */
-export async function estimatedTableRows(sql: Queryable, table: 'app_webhook_deliveries' | 'app_events', now = Date.now()): Promise<number> {
+async function estimatedTableRows(sql: Queryable, table: 'app_webhook_deliveries' | 'app_events'): Promise<number> {
+  const now = Date.now();
   const known = tableSizes.get(table);
   if (known && known.until > now) return known.rows;
-  const rows = plannedRows(await sql<Record<string, unknown>[]>`explain (format json) select 1 from ${sql(table)}`);
+  const rows = await expectedRows(sql, sql`from ${sql(table)}`);
   tableSizes.set(table, { rows, until: now + TABLE_SIZE_TTL_MS });
   return rows;
 }
