@@ -12,6 +12,7 @@ import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
 import { workerGraphileLogger } from './graphile-log.ts';
 import { releasePools, startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { supervise, type Generation, type Supervisor } from './supervisor.ts';
+import { watchQueueStatistics, type QueueStatisticsWatch } from './queue-statistics.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -79,6 +80,9 @@ export interface WorkerHealth {
  *   flight for each), so a few connections carry any concurrency;
  * - the drain waits for attempts in flight up to `webhooks.timeout` before aborting.
  */
+/** Jobs a local queue fetches at once (see `runnerOptions`). */
+export const localQueueSize = (config: Config): number => Math.max(2, config.webhooks.concurrency * 2);
+
 export function runnerOptions(config: Config, logger: Logger, events: WorkerEvents, taskList: TaskList, stopping?: () => boolean): RunnerOptions {
   const concurrency = config.webhooks.concurrency;
   return {
@@ -94,7 +98,7 @@ export function runnerOptions(config: Config, logger: Logger, events: WorkerEven
     gracefulShutdownAbortTimeout: config.webhooks.timeout + 5_000,
     preset: {
       worker: {
-        localQueue: { size: Math.max(2, concurrency * 2) },
+        localQueue: { size: localQueueSize(config) },
         completeJobBatchDelay: 2,
         failJobBatchDelay: 2,
       },
@@ -147,9 +151,10 @@ interface GraphilePgPool {
  * graphile-worker ends it without waiting and removes its error listener first, so an idle
  * connection that errors meanwhile (the database restarting, a test dropping its database) would
  * be an uncaught exception. We listen for those errors and wait for the pools to empty
- * (`drained`).
+ * (`drained`). Each fetch of a local queue (at most `fetchSize` jobs) is reported to the job
+ * table's statistics watch.
  */
-function poolEvents(heartbeat: Heartbeat, log: Logger) {
+function poolEvents(heartbeat: Heartbeat, log: Logger, statistics: QueueStatisticsWatch, fetchSize: number) {
   const pgPools = new Set<GraphilePgPool>();
   return {
     /**
@@ -159,6 +164,8 @@ function poolEvents(heartbeat: Heartbeat, log: Logger) {
     generation(pools: string[], onFatal: () => void = () => {}): WorkerEvents {
       const events = new EventEmitter() as WorkerEvents;
       events.on('pool:fatalError', onFatal);
+      // a full fetch means a backlog: the job table's statistics are checked (queue-statistics.ts)
+      events.on('localQueue:getJobs:complete', ({ jobs }) => statistics.fetched(jobs.length, fetchSize));
       events.on('pool:create', ({ ctx, workerPool }) => {
         pools.push(workerPool.id);
         heartbeat.add(workerPool.id);
@@ -190,7 +197,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
   const resources = openResources(deps, options);
   const { config, log } = deps;
   const heartbeat = startHeartbeat(resources);
-  const pools = poolEvents(heartbeat, log);
+  const pools = poolEvents(heartbeat, log, watchQueueStatistics(resources), localQueueSize(config));
   const list = typeof taskList === 'function' ? taskList(resources) : taskList;
   let stopRequested = false;
   const allPools: string[] = [];
@@ -284,7 +291,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
 export async function runWorkerOnce(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<void> {
   const resources = openResources(deps, options);
   const heartbeat = startHeartbeat(resources);
-  const pools = poolEvents(heartbeat, deps.log);
+  const pools = poolEvents(heartbeat, deps.log, watchQueueStatistics(resources), localQueueSize(deps.config));
   try {
     await heartbeat.tick();
     const list = typeof taskList === 'function' ? taskList(resources) : taskList;
