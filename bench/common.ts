@@ -23,19 +23,24 @@ export interface BenchDatabase {
   log: Logger;
   /** Where the server came from, for the report. */
   server: string;
-  /** The embedded server's postmaster pid (its CPU can be measured), when embedded. */
+  /** URL of the server's `postgres` database. */
+  adminUrl: string;
+  /**
+   * The server's postmaster pid (its CPU can be measured): the embedded server's, or
+   * BENCH_PG_PID's when DATABASE_URL names a server on this machine.
+   */
   serverPid?: number;
   close(): Promise<void>;
 }
 
 /**
  * A fresh, migrated database named `bench_<random>` on DATABASE_URL's server, or on an embedded
- * PostgreSQL started for the run (default settings: fsync and synchronous_commit on). Dropped
- * (and the embedded server stopped) by `close`.
+ * PostgreSQL started for the run (default settings: fsync and synchronous_commit on; `settings`
+ * added). Dropped (and the embedded server stopped) by `close`.
  */
-export async function benchDatabase(flags: Record<string, unknown> = {}): Promise<BenchDatabase> {
+export async function benchDatabase(flags: Record<string, unknown> = {}, options: { settings?: readonly string[] } = {}): Promise<BenchDatabase> {
   const given = process.env.DATABASE_URL;
-  const cluster = given ? undefined : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({});
+  const cluster = given ? undefined : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({ settings: options.settings ?? [] });
   const adminUrl = given ?? cluster!.adminUrl;
   const name = `bench_${randomBytes(4).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -54,8 +59,9 @@ export async function benchDatabase(flags: Record<string, unknown> = {}): Promis
     config,
     sql,
     log,
+    adminUrl,
     server: given ? 'DATABASE_URL' : 'embedded PostgreSQL (durable defaults)',
-    ...(cluster ? { serverPid: cluster.pid } : {}),
+    ...(cluster ? { serverPid: cluster.pid } : process.env.BENCH_PG_PID ? { serverPid: Number(process.env.BENCH_PG_PID) } : {}),
     async close() {
       await sql.end({ timeout: 5 });
       await admin.unsafe(`drop database if exists ${name} with (force)`);

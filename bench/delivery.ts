@@ -18,7 +18,9 @@
  *
  * Options: --deliveries 20000 --endpoints 10 --rate 100 --seconds 10 --runs 3 --concurrency 0
  * (0: the configured default, webhooks.concurrency) --history 0 (deliveries of other tenants
- * written straight into the tables first, bench/load-history.ts: the same figures on big tables).
+ * written straight into the tables first, bench/load-history.ts: the same figures on big tables)
+ * --profile 0 (1: PostgreSQL's statements of each throughput phase, per delivery, on stderr;
+ * bench/statement-profile.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -30,9 +32,10 @@ import {
   BENCH_SECRET, benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
 } from './common.ts';
 import { loadHistory } from './load-history.ts';
+import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0, history: 0 });
+const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0, history: 0, profile: 0 });
 
 interface Worker {
   child: ChildProcess;
@@ -139,7 +142,8 @@ async function doneCount(db: BenchDatabase): Promise<number> {
 }
 
 async function main() {
-  const db = await benchDatabase();
+  const db = await benchDatabase({}, { settings: args.profile ? PROFILE_SETTINGS : [] });
+  const profile: StatementProfile | undefined = args.profile ? await openStatementProfile(db.adminUrl) : undefined;
   let received = 0;
   let first = 0;
   let last = 0;
@@ -181,6 +185,7 @@ async function main() {
       const doneBefore = await doneCount(db);
       received = 0;
       first = 0;
+      await profile?.reset();
       const cpuBefore = cpuNow(db);
       const worker = await startWorker(db);
       while (received < queued) await sleep(20);
@@ -188,6 +193,7 @@ async function main() {
       while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
       const cpu = cpuSince(cpuBefore, cpuNow(db, worker.child.pid), queued);
       rates.push(rate);
+      if (profile) note([`run ${run}: PostgreSQL statements of the throughput phase (pg_stat_statements):`, ...profileLines(await profile.top(queued), 'delivery')].join('\n'));
       // deliveries that waited for their endpoint's cap (webhooks.endpointConcurrency) at least once
       const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where seq is not null`;
       parkedShares.push((parked - parkedBefore) / queued);
@@ -246,6 +252,7 @@ async function main() {
         `(medians of ${args.runs} runs; ${db.server})\n`,
     );
   } finally {
+    await profile?.close();
     await receiver.close();
     await db.close();
   }

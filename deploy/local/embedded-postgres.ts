@@ -35,6 +35,8 @@ export interface ClusterOptions {
   logFile?: string;
   /** Trade durability for speed (tests). */
   fast?: boolean;
+  /** More server settings (`name=value`), e.g. a benchmark's profiling modules. */
+  settings?: readonly string[];
   /**
    * When we run as root and the unprivileged user cannot reach `dataDir` (a clone under /root,
    * say), keep the data in `/var/tmp/<fallbackDataDir>-<hash of dataDir>` instead.
@@ -166,6 +168,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const logFile = options.logFile ?? `${dataDir}.log`;
   const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'max_connections=300'];
   if (options.fast) settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off');
+  settings.push(...(options.settings ?? []));
   const child = spawn(bins.postgres, ['-D', dataDir, '-p', String(port), ...settings.flatMap((s) => ['-c', s])], {
     ...ids,
     detached: true, // own process group: a terminal's Ctrl-C reaches the supervisor only
