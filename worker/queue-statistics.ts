@@ -15,7 +15,8 @@
  * times the table's pages now, as the planner computes it). When there are at least
  * `MIN_BACKLOG` available and more than twice what the planner expects (or the table was never
  * analyzed), it analyzes the table, under a transaction advisory lock so that one worker does it
- * at a time. A check runs at most every `CHECK_EVERY_MS` per process.
+ * at a time. A check runs at most every `CHECK_EVERY_MS` per process. A database role that does
+ * not own the table cannot analyze it: the worker says so once (a warning) and goes on.
  */
 import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
@@ -37,6 +38,8 @@ export interface QueueStatistics {
   planned: number | null;
   /** Whether the table was analyzed (false also when another worker was analyzing it). */
   analyzed: boolean;
+  /** Whether the statistics were stale and this database role may not analyze the table (it does not own it). */
+  forbidden?: boolean;
 }
 
 /** Whether statistics that let the planner expect `planned` rows mislead it about `available` jobs. */
@@ -45,14 +48,17 @@ export const statisticsStale = (available: number, planned: number | null): bool
 
 /** Compares the available jobs with the planner's expectation, and analyzes the table when they differ (see the file comment). */
 export async function checkQueueStatistics(sql: Sql): Promise<QueueStatistics> {
-  const [row] = await sql<{ available: number; planned: number | null }[]>`
+  const [{ owner, ...row }] = await sql<{ available: number; planned: number | null; owner: boolean }[]>`
     select (select count(*)::int from (
               select 1 from graphile_worker._private_jobs as j
                where j.is_available and j.run_at <= now() limit ${COUNT_CAP}) as a) as available,
-           (select case when c.reltuples < 0 or c.relpages = 0 then null
-                        else c.reltuples / c.relpages * (pg_relation_size(c.oid) / current_setting('block_size')::int) end
-              from pg_class c where c.oid = 'graphile_worker._private_jobs'::regclass)::float8 as planned`;
+           case when c.reltuples < 0 or c.relpages = 0 then null
+                else c.reltuples / c.relpages * (pg_relation_size(c.oid) / current_setting('block_size')::int) end::float8 as planned,
+           pg_has_role(c.relowner, 'USAGE') as owner
+      from pg_class c where c.oid = 'graphile_worker._private_jobs'::regclass`;
   if (!statisticsStale(row.available, row.planned)) return { ...row, analyzed: false };
+  // PostgreSQL would only warn that it skipped the table
+  if (!owner) return { ...row, analyzed: false, forbidden: true };
   const analyzed = await sql.begin(async (tx) => {
     const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${ANALYZE_LOCK}) as locked`;
     if (locked) await tx`analyze graphile_worker._private_jobs`;
@@ -81,6 +87,7 @@ export function watchQueueStatistics(
   const check = options.check ?? checkQueueStatistics;
   let lastCheck = -Infinity;
   let running: Promise<void> | undefined;
+  let toldForbidden = false;
   return {
     fetched(count, size) {
       if (count < size || running !== undefined || now() - lastCheck < CHECK_EVERY_MS) return;
@@ -89,6 +96,10 @@ export function watchQueueStatistics(
         .then((result) => {
           if (result.analyzed) {
             deps.log.info({ available: result.available, planned: result.planned }, 'analyzed the job table: its statistics expected far fewer jobs than are waiting');
+          } else if (result.forbidden && !toldForbidden) {
+            toldForbidden = true;
+            deps.log.warn({ available: result.available, planned: result.planned },
+              'the job table\'s statistics expect far fewer jobs than are waiting, and this database role cannot analyze it (it does not own graphile_worker._private_jobs): fetches stay slow until its owner or autovacuum analyzes it');
           }
         })
         .catch((error: unknown) => deps.log.warn({ err: error }, 'could not check the job table\'s statistics; trying again at a later full fetch'))

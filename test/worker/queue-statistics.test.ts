@@ -8,6 +8,8 @@ import { startWorker } from '../../worker/runner.ts';
 import { checkQueueStatistics, MIN_BACKLOG, statisticsStale, watchQueueStatistics, type QueueStatistics } from '../../worker/queue-statistics.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { harness, type Harness } from './helpers.ts';
+import postgres from 'postgres';
+import type { Sql } from '../../shared/db/connect.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { linesInto } from '../helpers/logs.ts';
 
@@ -104,6 +106,33 @@ describe('checking the job table', () => {
   });
 });
 
+describe('a database role that does not own the job table', () => {
+  it('is told the statistics are stale and does not try to analyze', async () => {
+    await emptyAndAnalyzed();
+    await queue(3_000);
+    const role = `app_stats_reader_${process.pid}`;
+    // bypassrls: graphile-worker's table has row security on, so only such a role (or its owner) can work it
+    await h.sql.unsafe(`create role ${role} login bypassrls`);
+    try {
+      await h.sql.unsafe(`grant usage on schema graphile_worker to ${role}`);
+      await h.sql.unsafe(`grant select on graphile_worker._private_jobs to ${role}`);
+      const url = new URL(db.url);
+      url.username = role;
+      const reader = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      try {
+        const result = await checkQueueStatistics(reader as unknown as Sql);
+        assert.deepEqual({ available: result.available, analyzed: result.analyzed, forbidden: result.forbidden }, { available: 3_000, analyzed: false, forbidden: true });
+      } finally {
+        await reader.end();
+      }
+      assert.equal((await checkQueueStatistics(h.sql)).analyzed, true, 'the owner still analyzes it');
+    } finally {
+      await h.sql.unsafe(`drop owned by ${role}`);
+      await h.sql.unsafe(`drop role ${role}`);
+    }
+  });
+});
+
 describe('the watch', () => {
   const fake = (calls: number[], clock: { t: number }) => async (): Promise<QueueStatistics> => {
     calls.push(clock.t);
@@ -147,6 +176,23 @@ describe('the watch', () => {
     await watch.idle();
     assert.equal(calls, 2);
     assert.deepEqual(lines.map((line) => [line.level, (line.err as { message: string }).message]), [[40, 'database away'], [40, 'database away']]);
+  });
+
+  it('a role that may not analyze is warned once, not at every check', async () => {
+    const clock = { t: 0 };
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger(h.config, { name: 'test', destination: linesInto(lines) });
+    const watch = watchQueueStatistics({ sql: h.sql, log }, {
+      now: () => clock.t,
+      check: async () => ({ available: 3_000, planned: 0, analyzed: false, forbidden: true }),
+    });
+    for (let i = 0; i < 3; i++) {
+      watch.fetched(4, 4);
+      await watch.idle();
+      clock.t += 5_000;
+    }
+    assert.deepEqual(lines.map((line) => [line.level, line.available]), [[40, 3_000]]);
+    assert.match(String(lines[0].msg), /cannot analyze it/);
   });
 
   it('an analyze is logged once, with what was waiting and what the planner expected', async () => {
