@@ -6,7 +6,8 @@
  *   and real, and the rows it removed per second;
  * - the latency of an emit to one endpoint, of the first page of `GET /api/v1/deliveries` (the
  *   core's listing, 25 a page), of a filtered page (one endpoint's dead deliveries) and of an
- *   endpoint's page (one endpoint's deliveries in every state), on the
+ *   endpoint's page (one endpoint's deliveries in every state) and of a tenant's page (what a
+ *   member of a tenant with 200 deliveries lists), on the
  *   empty database, with 1,000 deliveries (a small service: a full page, counted exactly), at full
  *   size, and after the prune.
  *
@@ -15,7 +16,7 @@
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
 import { prune } from '../shared/webhooks/retention.ts';
-import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS, tenantScope } from '../shared/webhooks/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
@@ -23,6 +24,8 @@ import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 const args = numberArgs({ deliveries: 5_000_000, runs: 30 });
 /** The small database's deliveries: more than a page, fewer than `api.exactTotal`. */
 const SMALL = 1_000;
+/** A tenant of the small history: 200 deliveries, among millions of others' at full size. */
+const SMALL_TENANT = 'smal-1';
 
 const db = await benchDatabase();
 const deps = { config: db.config, sql: db.sql, log: db.log };
@@ -36,8 +39,9 @@ const timed = async (what: string, action: () => Promise<unknown>): Promise<numb
   return median(times);
 };
 
-const text = (f: { emit: number; firstPage: number; filteredPage: number; endpointPage: number }) =>
-  `emit ${f.emit.toFixed(2)} ms, first page ${f.firstPage.toFixed(2)} ms, filtered page ${f.filteredPage.toFixed(2)} ms, endpoint page ${f.endpointPage.toFixed(2)} ms`;
+const text = (f: { emit: number; firstPage: number; filteredPage: number; endpointPage: number; tenantPage: number }) =>
+  `emit ${f.emit.toFixed(2)} ms, first page ${f.firstPage.toFixed(2)} ms, filtered page ${f.filteredPage.toFixed(2)} ms, ` +
+  `endpoint page ${f.endpointPage.toFixed(2)} ms, tenant page ${f.tenantPage.toFixed(2)} ms`;
 
 async function latencies(label: string, filterEndpoint: string) {
   const list = (query: Record<string, unknown>) => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, ...query });
@@ -46,6 +50,8 @@ async function latencies(label: string, filterEndpoint: string) {
     firstPage: await timed('first page', () => list({})),
     filteredPage: await timed('filtered page', () => list({ endpoint: filterEndpoint, statuses: ['dead'] })),
     endpointPage: await timed('endpoint page', () => list({ endpoint: filterEndpoint })),
+    // a member of a small tenant (a fifth of the 1,000-delivery history) lists its own deliveries
+    tenantPage: await timed('tenant page', () => listDeliveries(deps, tenantScope(SMALL_TENANT), { page: 1, perPage: 25 })),
   };
   note(`${label}: ${text(figures)}`);
   return figures;
