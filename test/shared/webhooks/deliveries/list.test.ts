@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { listDeliveries } from '../../../../shared/webhooks/deliveries/index.ts';
 import { listEvents } from '../../../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS, tenantScope } from '../../../../shared/webhooks/tenant-scope.ts';
 import { forgetTableSizes } from '../../../../shared/db/bounded-total.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { endpoint, harness, send } from '../../../worker/helpers.ts';
@@ -86,6 +86,26 @@ describe('delivery listing', () => {
     assert.deepEqual([last.total, last.totalEstimated, last.records.length], [12, false, 2], 'a last page tells the total without counting');
     const beyond = await listDeliveries(bounded, ALL_TENANTS, { owner, statuses: ['dead'], page: 2, perPage: 5 });
     assert.deepEqual([beyond.total, beyond.totalEstimated, beyond.records.length], [3, false, 0], 'a page past the end still counts');
+  });
+
+  it('each listed delivery says whether its endpoint is enabled, for an admin and a member, in a small table and a big one', async () => {
+    const on = await endpoint(h, 'http://127.0.0.1:9/on');
+    const owner = on.owner as string;
+    const off = await endpoint(h, 'http://127.0.0.1:9/off', { owner });
+    for (let i = 0; i < 4; i++) await send(h, on);
+    await db.sql`update app_webhooks set disabled_at = now() where id = ${off.id}`;
+    const expected = await sortedIds(owner);
+    const enabledOf = new Map((await db.sql<{ id: string; endpoint_id: string }[]>`
+      select id, endpoint_id from app_webhook_deliveries where owner = ${owner}`).map((row) => [row.id, row.endpoint_id === on.id]));
+    assert.deepEqual(new Set(enabledOf.values()), new Set([true, false]), 'deliveries to both endpoints');
+    forgetTableSizes();
+    for (const [shape, deps] of [['small table', h], ['big table', bounded]] as const) {
+      for (const [who, scope] of [['admin', ALL_TENANTS], ['member', tenantScope(owner)]] as const) {
+        const { records } = await listDeliveries(deps, scope, { owner, page: 1, perPage: 25 });
+        assert.deepEqual(records.map((record) => record.id), expected, `${shape}, ${who}: every delivery, in order`);
+        assert.deepEqual(records.map((record) => record.endpointEnabled), expected.map((id) => enabledOf.get(id)), `${shape}, ${who}: endpointEnabled`);
+      }
+    }
   });
 
   it('the event listing bounds its total the same way', async () => {
