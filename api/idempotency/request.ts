@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** What identifies the caller a key belongs to (spec: the user, else the session, else the ip). */
+/** What identifies the caller a key belongs to: the user, else the session, else the ip. */
 export interface Caller {
   principalId?: string | null;
   sessionId?: string | null;
@@ -12,6 +12,16 @@ export function scopeOf(caller: Caller): string {
   if (caller.principalId) return `user:${caller.principalId}`;
   if (caller.sessionId) return `session:${caller.sessionId}`;
   return `ip:${caller.ip}`;
+}
+
+/**
+ * The caller of a request with `principal`: a signed-in user or a token holder is itself; a
+ * tenant portal session has no user (its principal's id is shared by every portal session of
+ * the owner), so it is its session; an anonymous request its ip.
+ */
+export function callerOf(principal: { id: string; kind?: string; sessionId?: string } | undefined, ip: string): Caller {
+  if (principal?.kind === 'portal') return { sessionId: principal.sessionId ?? null, ip };
+  return { principalId: principal?.id ?? null, ip };
 }
 
 /** The entry key of (scope, key): hashed, so any key fits every backend. */

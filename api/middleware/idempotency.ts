@@ -8,7 +8,7 @@ import { answerHeaders, isStream, replayBody, storeBody, type StoredAnswer } fro
 import { inProgress, invalidKey, keyReused } from '../idempotency/errors.ts';
 import { parseIdempotencyKey } from '../idempotency/key.ts';
 import { begin, complete, release, type Begun, type Claim, type RecordsDeps } from '../idempotency/records.ts';
-import { fingerprint, scopeOf } from '../idempotency/request.ts';
+import { callerOf, fingerprint, scopeOf } from '../idempotency/request.ts';
 import type { AnswerSeal } from '../idempotency/sealed-answer.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -60,7 +60,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     let begun: Begun;
     try {
       deps = { entries: await options.entries(), ttlMs: options.ttlMs, claimMs: options.claimMs, ...(options.seal ? { seal: options.seal } : {}) };
-      const scope = scopeOf({ principalId: ctx.state.principal?.id, sessionId: (ctx.state as { sessionId?: string }).sessionId, ip: ctx.ip });
+      const scope = scopeOf(callerOf(ctx.state.principal, ctx.ip));
       begun = await begin(deps, { scope, key: checked.key, fingerprint: fingerprint({ method: ctx.method, url: ctx.url, body: bodyText(ctx) }) });
     } catch (error) {
       if (isAppError(error)) throw error; // a record that cannot be opened: the client's to know

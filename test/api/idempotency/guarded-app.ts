@@ -1,8 +1,9 @@
 /**
  * A web process (createWebServer, real HTTP on port 0) with routes that count how often their
  * action ran, for the idempotency and rate-limit tests. A stub authentication step in the
- * `user` slot sets `ctx.state.principal` from `X-Test-Principal: <id>` and `ctx.state.sessionId`
- * from `X-Test-Session: <id>` (what the later authentication issue will do).
+ * `user` slot sets `ctx.state.principal` from `X-Test-Principal: <id>` (a signed-in user, with
+ * `X-Test-Session: <id>` as its session), or, with `X-Test-Session` alone, the principal of a
+ * tenant portal session of `acme` (every portal session of an owner shares the principal's id).
  */
 import { after } from 'node:test';
 import { Readable } from 'node:stream';
@@ -10,6 +11,7 @@ import type { Middleware } from 'koa';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
 import type { Controller } from '../../../api/routing/controller.ts';
 import type { RouteTable } from '../../../api/routing/table.ts';
+import type { Principal } from '../../../api/routing/roles.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import type { SharedStore } from '../../../shared/stores/types.ts';
@@ -121,13 +123,13 @@ export function countingControllers(runs: Map<string, number>, holds = new Holds
   };
 }
 
-/** Sets the principal and session from test headers. */
+/** Sets the principal (with its session) from test headers. */
 export function stubCaller(): Middleware {
   return async function stubCaller(ctx, next) {
     const principal = ctx.get('X-Test-Principal');
-    if (principal) ctx.state.principal = { id: principal, roles: [] };
-    const session = ctx.get('X-Test-Session');
-    if (session) (ctx.state as { sessionId?: string }).sessionId = session;
+    const session = ctx.get('X-Test-Session') || undefined;
+    if (principal) ctx.state.principal = { kind: 'user', id: principal, userId: principal, roles: [], sessionId: session } as Principal;
+    else if (session) ctx.state.principal = { kind: 'portal', id: 'portal:acme', roles: ['member'], owner: 'acme', sessionId: session } as Principal;
     await next();
   };
 }

@@ -218,15 +218,16 @@ describe('idempotent request state table', () => {
     }
   });
 
-  it('keys are scoped: per user, else per session, else per ip', async () => {
+  it('keys are scoped: per user, else per session (a portal session has no user), else per ip', async () => {
     const key = freshKey();
     const send = (headers: Record<string, string>) => request('POST', `${app.base}/orders`, { body: { item: 's' }, headers: { 'Idempotency-Key': key, ...headers } });
     const alice = await send({ 'X-Test-Principal': 'alice' });
     const bob = await send({ 'X-Test-Principal': 'bob' });
     const session = await send({ 'X-Test-Session': 'sess-1' });
+    const otherSession = await send({ 'X-Test-Session': 'sess-2' });
     const anonymous = await send({});
-    const runs = [alice, bob, session, anonymous].map((a) => a.body.run);
-    assert.equal(new Set(runs).size, 4, 'four scopes, four executions');
+    const runs = [alice, bob, session, otherSession, anonymous].map((a) => a.body.run);
+    assert.equal(new Set(runs).size, 5, 'five scopes, five executions: two portal sessions of one owner share none');
     assert.equal((await send({ 'X-Test-Principal': 'alice', 'X-Test-Session': 'other' })).body.run, alice.body.run, 'the user wins over the session');
     assert.equal((await send({ 'X-Test-Session': 'sess-1' })).body.run, session.body.run);
     assert.equal((await send({})).body.run, anonymous.body.run);
