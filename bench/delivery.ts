@@ -27,12 +27,12 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
 import {
   BENCH_SECRET, benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
 } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';
+import { OPERATOR } from '../shared/access/actor.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0, history: 0, profile: 0 });
@@ -160,8 +160,8 @@ async function main() {
   });
   const deps = { config: db.config, sql: db.sql, log: db.log };
   try {
-    for (let i = 0; i < args.endpoints; i++) await registerEndpoint(deps, ALL_TENANTS, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
-    await registerEndpoint(deps, ALL_TENANTS, { url: `${receiver.origin}/latency`, events: ['latency.*'] });
+    for (let i = 0; i < args.endpoints; i++) await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
+    await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/latency`, events: ['latency.*'] });
     if (args.history > 0) {
       const started = wallClock();
       await loadHistory(db, { deliveries: args.history });

@@ -10,7 +10,7 @@ import { createEndpointCache } from '../shared/webhooks/endpoints/cache.ts';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { benchDatabase, median, note, numberArgs, quantile, wallClock } from './common.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../shared/access/actor.ts';
 
 const args = numberArgs({ endpoints: 1000, runs: 30 });
 
@@ -21,7 +21,7 @@ async function main() {
   try {
     note(`registering ${args.endpoints} endpoints`);
     for (let i = 0; i < args.endpoints; i++) {
-      await registerEndpoint(deps, ALL_TENANTS, { url: `http://127.0.0.1:9/in/${i}`, events: i % 2 === 0 ? ['bench.*'] : ['bench.fanout'] });
+      await registerEndpoint(deps, OPERATOR, { url: `http://127.0.0.1:9/in/${i}`, events: i % 2 === 0 ? ['bench.*'] : ['bench.fanout'] });
     }
     const measure = async (label: string, withCache: boolean) => {
       const times: number[] = [];

@@ -12,7 +12,7 @@
 import type { Sql } from '../shared/db/connect.ts';
 import type { BenchDatabase } from './common.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../shared/access/actor.ts';
 
 /** Tenants of a history: owners `<prefix>-0` to `<prefix>-4`, each with `endpoints / 5` endpoints. */
 export const TENANTS = 5;
@@ -29,7 +29,7 @@ export async function loadHistory(db: BenchDatabase, options: { deliveries: numb
   const ids: string[] = [];
   if (endpoints < TENANTS || endpoints % TENANTS !== 0) throw new Error(`loadHistory: endpoints must be a multiple of ${TENANTS}`);
   const perTenant = endpoints / TENANTS;
-  for (let i = 0; i < endpoints; i++) ids.push((await registerEndpoint(deps, ALL_TENANTS, { url: `http://127.0.0.1:9/${prefix}/${i}`, events: ['*'], owner: `${prefix}-${i % TENANTS}` })).id);
+  for (let i = 0; i < endpoints; i++) ids.push((await registerEndpoint(deps, OPERATOR, { url: `http://127.0.0.1:9/${prefix}/${i}`, events: ['*'], owner: `${prefix}-${i % TENANTS}` })).id);
   const sql: Sql = db.sql;
   for (let from = 0; from < options.deliveries; from += chunk) {
     const to = Math.min(options.deliveries, from + chunk) - 1;

@@ -20,6 +20,7 @@ import { ALL_TENANTS, tenantScope } from '../shared/webhooks/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
+import { OPERATOR } from '../shared/access/actor.ts';
 
 const args = numberArgs({ deliveries: 5_000_000, runs: 30 });
 /** The small database's deliveries: more than a page, fewer than `api.exactTotal`. */
@@ -58,8 +59,8 @@ async function latencies(label: string, filterEndpoint: string) {
 }
 
 try {
-  await registerEndpoint(deps, ALL_TENANTS, { url: 'http://127.0.0.1:9/emit', events: ['*'], owner: 'bench-emit' });
-  const emptyEndpoint = (await registerEndpoint(deps, ALL_TENANTS, { url: 'http://127.0.0.1:9/empty', events: ['*'], owner: 'bench-empty' })).id;
+  await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/emit', events: ['*'], owner: 'bench-emit' });
+  const emptyEndpoint = (await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/empty', events: ['*'], owner: 'bench-empty' })).id;
   const empty = await latencies('empty database', emptyEndpoint);
   // a page's worth and more, under api.exactTotal: the listing as a small service has it
   const small = await latencies(`${SMALL} deliveries`, (await loadHistory(db, { deliveries: SMALL, prefix: 'smal' }))[3]);

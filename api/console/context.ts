@@ -1,23 +1,24 @@
 /**
- * What every console page shares (issue 14): its dependencies (the same core functions as REST,
- * GraphQL and the CLI), the sign-in guard, the caller's tenant scope, form fields, and the
+ * What every console page shares: its dependencies (the same core functions as REST, GraphQL and
+ * the CLI), the sign-in guard, the caller as the core's actor (the core decides what its role
+ * may do; pages only ask the same table which buttons to show), form fields, and the
  * answer to a form: 303 to the page that shows the result (`?done=<what>`, a fixed sentence), or
  * the form's page again with the reason and the error's status.
  */
 import type { Context, Middleware } from 'koa';
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
 import type { Config } from '../../shared/config/index.ts';
-import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
+import { unauthorized } from '../../shared/errors/app-error.ts';
+import { actorOf, authorize, principalMay, type Actor } from '../../shared/access/actor.ts';
+import type { Operation } from '../../shared/access/permissions.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import { scopeOf } from '../../shared/tokens/principal.ts';
-import { ALL_TENANT_ROLES, WRITE_ROLES } from '../../shared/tokens/roles.ts';
 import type { TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { TenantScope } from '../../shared/webhooks/tenant-scope.ts';
 import type { PageContext } from '../accounts/page.ts';
 import { ACCOUNT_PATHS } from '../accounts/paths.ts';
 import { orShowAgain, wantsJson } from '../pages/negotiate.ts';
-import { decide, type Principal } from '../routing/roles.ts';
+import type { Principal } from '../routing/roles.ts';
 
 export interface ConsoleDeps {
   config: Config;
@@ -36,14 +37,16 @@ export const signedIn: Middleware = async function signedIn(ctx, next) {
 };
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
-export const scopeFor = (ctx: Context): TenantScope => scopeOf(ctx.state.principal);
-export const isAdmin = (ctx: Context): boolean => decide(ALL_TENANT_ROLES, 'any', ctx.state.principal) === 'allow';
-export const mayWrite = (ctx: Context): boolean => decide(WRITE_ROLES, 'any', ctx.state.principal) === 'allow';
+/** The caller as the core takes it: every form hands it to its core function, which decides. */
+export const actorFor = (ctx: Context): Actor => actorOf(ctx.state.principal);
+export const scopeFor = (ctx: Context): TenantScope => actorFor(ctx).scope;
+/** Whether the caller reaches every tenant (and so picks one, or sees the owner fields). */
+export const allTenants = (ctx: Context): boolean => actorFor(ctx).scope.kind === 'all';
+/** Whether the caller may run `operation` (the permission table): which buttons and fields a page offers. */
+export const may = (ctx: Context, operation: Operation): boolean => principalMay(ctx.state.principal, operation);
 
-/** 403 `APP_FORBIDDEN` unless the caller is an admin (users, tenants, portal links). */
-export function adminsOnly(ctx: Context, what: string): void {
-  if (!isAdmin(ctx)) throw forbidden(`${what} is for admins`, { code: 'APP_FORBIDDEN', data: { reason: 'admins only' } });
-}
+/** 403 `APP_FORBIDDEN` unless the caller may run `operation`: a page that leads only to it, or shows what it reads. */
+export const pageFor = (ctx: Context, operation: Operation): void => authorize(actorFor(ctx), operation);
 
 /** A form's fields (JSON bodies too). */
 export function formOf(ctx: Context): Record<string, unknown> {
@@ -71,7 +74,7 @@ export function pageParam(ctx: Context): number {
 
 /** The owner an admin picked (`?owner=`; `?owner=-`: endpoints without owner); members and viewers have theirs. */
 export function pickedOwner(ctx: Context): { owner?: string; withoutOwner?: boolean } {
-  if (!isAdmin(ctx)) return {};
+  if (!allTenants(ctx)) return {};
   const owner = param(ctx, 'owner');
   if (owner === undefined) return {};
   return owner === '-' ? { withoutOwner: true } : { owner };

@@ -1,13 +1,14 @@
 /**
- * The `_links` of the console's page objects (issue 14): the actions a page offers, each one
+ * The `_links` of the console's page objects: the actions a page offers, each one
  * only when the HAL API would offer the same action to this principal (its link functions,
  * api/webhooks-api/links.ts, decide), so a viewer's page object has no `rotate` and its page no
  * rotate button. `api` points at the record in the HAL API.
  */
 import type { Link, Links } from '../hal/links.ts';
 import type { Principal } from '../routing/roles.ts';
-import { createLink, deliveryLinks, endpointLinks, may } from '../webhooks-api/links.ts';
-import { PATHS, WRITE } from '../webhooks-api/routes.ts';
+import type { Operation } from '../../shared/access/permissions.ts';
+import { createLink, deliveryLinks, endpointLinks } from '../webhooks-api/links.ts';
+import { PATHS } from '../webhooks-api/routes.ts';
 import { CONSOLE_PATHS, consolePath } from './paths.ts';
 
 const post = (href: string): Link => ({ href, method: 'POST' });
@@ -50,9 +51,6 @@ export function deliveryPageLinks(
   return links;
 }
 
-/** `create` on a console collection (register, emit, replay) for writers. */
-export const consoleCreateLink = (principal: Principal | undefined, rel: string, href: string): Links =>
-  (createLink(principal, href).create ? { [rel]: post(href) } : {});
-
-/** Whether the principal may change webhook records (the HAL API's write rule). */
-export const mayChange = (principal: Principal | undefined): boolean => may(principal, WRITE);
+/** A console collection's form (register, emit, replay), for those who may run its `operation`. */
+export const consoleCreateLink = (principal: Principal | undefined, rel: string, href: string, operation: Operation): Links =>
+  (createLink(principal, href, operation).create ? { [rel]: post(href) } : {});

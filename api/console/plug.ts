@@ -1,5 +1,5 @@
 /**
- * Mounts the console (issue 14): its pages in the `router` slot after the application's routes
+ * Mounts the console: its pages in the `router` slot after the application's routes
  * and the account paths (an application route on one of its paths is the application's), and
  * its stylesheet and script in the `static` slot. Every page reads through `ctx.render` and the
  * service's GraphQL schema, and every form calls the core functions REST, GraphQL and the CLI
@@ -23,9 +23,14 @@ import { portalRoutes } from './routes/portal.ts';
 
 export const ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
 
-export function plugConsole(pipeline: Pick<Pipeline, 'use'>, deps: ConsoleDeps): void {
+/** The console's pages and forms over `deps` (nothing runs until a request comes). */
+export function consoleRouter(deps: ConsoleDeps): Router {
   const router = new Router();
   for (const routes of [overviewRoutes, endpointRoutes, endpointActionRoutes, deliveryRoutes, deadLetterRoutes, findRoutes, accountRoutes, portalRoutes]) routes(router, deps);
+  return router;
+}
+
+export function plugConsole(pipeline: Pick<Pipeline, 'use'>, deps: ConsoleDeps): void {
   pipeline.use('static', staticAssets({ prefix: CONSOLE_PATHS.assets, dir: ASSETS_DIR }));
-  pipeline.use('router', router.routes() as Middleware);
+  pipeline.use('router', consoleRouter(deps).routes() as Middleware);
 }

@@ -9,6 +9,7 @@ import { notAcceptable } from '../../shared/errors/app-error.ts';
 import type { NegotiateHandlers } from '../context.ts';
 import { PAGE_VISIT_HEADER, pageRepresentation, representation } from '../routing/negotiate.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
+import { isRoleRefusal } from '../../shared/access/actor.ts';
 import type { PageError } from './page-object.ts';
 
 export async function negotiate<T>(ctx: Context, handlers: NegotiateHandlers<T>): Promise<T> {
@@ -26,12 +27,14 @@ export const wantsJson = (ctx: Context): boolean => !!ctx.is('json') || represen
 /**
  * Runs a form's action; a refusal (an AppError below 500) shows the form's page again to a
  * browser, with the reason and the error's status (JSON clients get the problem+json answer).
+ * A caller whose role may not run the action at all gets the refusal itself: the form's page may
+ * show what it may not see.
  */
 export async function orShowAgain(ctx: Context, action: () => Promise<void>, again: (errors: PageError[], status: number) => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (error) {
-    if (wantsJson(ctx) || !isAppError(error) || error.status >= 500) throw error;
+    if (wantsJson(ctx) || !isAppError(error) || error.status >= 500 || isRoleRefusal(error)) throw error;
     if (error.headers) ctx.set(error.headers);
     await again([{ message: error.message, ...(error.code ? { code: error.code } : {}), status: error.status, ...(error.data ? { data: error.data } : {}) }], error.status);
   }

@@ -1,7 +1,7 @@
-/** `/api/v1/tokens` over shared/tokens/api-tokens.ts; the principal is the route's (role guard: any authenticated caller). */
+/** `/api/v1/tokens` over shared/tokens/api-tokens.ts, which decides what the request's actor may do. */
 import type { Context } from 'koa';
 import { listTokensFor, mintToken, revokeTokenFor } from '../../shared/tokens/api-tokens.ts';
-import type { Principal } from '../../shared/tokens/principal.ts';
+import { actorOf } from '../../shared/access/actor.ts';
 import type { ApiToken, TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { Links } from '../hal/links.ts';
 import { defineController } from '../routing/controller.ts';
@@ -28,12 +28,12 @@ export function publishToken(token: ApiToken & { token?: string }): object {
   };
 }
 
-const principalOf = (ctx: Context) => ctx.state.principal as Principal;
+const actorFor = (ctx: Context) => actorOf(ctx.state.principal);
 
 export const tokensController = (deps: TokenDeps) => defineController({
   index: async (ctx) => {
     const { page, perPage } = ctx.pagination();
-    const { records, total } = await listTokensFor(deps, principalOf(ctx), { page, perPage });
+    const { records, total } = await listTokensFor(deps, actorFor(ctx), { page, perPage });
     await ctx.collection(records.map(publishToken), {
       type: 'tokens',
       page,
@@ -44,10 +44,10 @@ export const tokensController = (deps: TokenDeps) => defineController({
   },
   /** POST {name, role?, owner?, expiresInMs?}: 201 with the token text, shown this once. */
   create: async (ctx) => {
-    const created = await mintToken(deps, principalOf(ctx), ctx.permit('name', 'role', 'owner', 'expiresInMs'));
+    const created = await mintToken(deps, actorFor(ctx), ctx.permit('name', 'role', 'owner', 'expiresInMs'));
     await ctx.resource(publishToken(created), { status: 201 });
   },
   destroy: async (ctx) => {
-    await ctx.resource(publishToken(await revokeTokenFor(deps, principalOf(ctx), (ctx as Context & { params: Record<string, string> }).params.externalId)));
+    await ctx.resource(publishToken(await revokeTokenFor(deps, actorFor(ctx), (ctx as Context & { params: Record<string, string> }).params.externalId)));
   },
 });

@@ -1,6 +1,7 @@
 /**
- * The token API's routes (issue 13): any authenticated principal may reach them; what it may mint,
- * see and revoke is decided by the core (shared/tokens/api-tokens.ts).
+ * The token API's routes: the role guard admits the roles the permission table
+ * (shared/access/permissions.ts) gives each operation; what a caller may mint, see and revoke
+ * beyond its role is decided by the core (shared/tokens/api-tokens.ts).
  *
  * | Route | Action |
  * |---|---|
@@ -8,16 +9,16 @@
  * | `POST /api/v1/tokens` | mint one; its text is answered this once |
  * | `DELETE /api/v1/tokens/:externalId` | revoke one |
  */
-import { READ_ROLES } from '../../shared/tokens/roles.ts';
+import { rolesFor, type Operation } from '../../shared/access/permissions.ts';
 import type { RouteTable } from '../routing/table.ts';
 import { SCOPE, VERSION } from '../webhooks-api/routes.ts';
 
-const route = (controller: string) => ({ controller, scope: SCOPE, version: VERSION, roles: READ_ROLES });
+const route = (controller: string, operation: Operation) => ({ controller, scope: SCOPE, version: VERSION, roles: rolesFor(operation) });
 
 export const TOKENS_API_ROUTES: RouteTable = {
-  'GET /tokens': route('tokens.index'),
-  'POST /tokens': route('tokens.create'),
-  'DELETE /tokens/:externalId': route('tokens.destroy'),
+  'GET /tokens': route('tokens.index', 'tokens.read'),
+  'POST /tokens': route('tokens.create', 'tokens.mint'),
+  'DELETE /tokens/:externalId': route('tokens.destroy', 'tokens.revoke'),
 };
 
 export const TOKEN_PATHS = {

@@ -1,11 +1,12 @@
 /**
- * The opening every webhook API action shares, written once: the caller's principal and tenant
- * scope, the core's dependencies with the request's deadline (a write that would commit after
+ * The opening every webhook API action shares, written once: the caller's principal, its actor
+ * and tenant scope, the core's dependencies with the request's deadline (a write that would commit after
  * the request timed out rolls back), the query, the record id of the path, and the paged
  * listing answer (page window, collection, paging links).
  */
 import type { Context } from 'koa';
-import { scopeOf, type Principal } from '../../shared/tokens/principal.ts';
+import { actorOf, type Actor } from '../../shared/access/actor.ts';
+import type { Principal } from '../../shared/tokens/principal.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { TenantScope } from '../../shared/webhooks/tenant-scope.ts';
 import type { Links } from '../hal/links.ts';
@@ -17,6 +18,9 @@ import type { Query } from './query.ts';
 export interface WebhookRequest {
   ctx: Context & { params: Record<string, string> };
   principal: Principal | undefined;
+  /** The caller as the core sees it: writes take it and decide by its role. */
+  actor: Actor;
+  /** The actor's tenant scope, for reads. */
   scope: TenantScope;
   /** The core's dependencies for this request. */
   deps: WebhookDeps;
@@ -29,10 +33,12 @@ export interface WebhookRequest {
 export function webhookAction(deps: WebhookDeps, handler: (request: WebhookRequest) => Promise<void>): Action {
   return (ctx) => {
     const principal = ctx.state.principal;
+    const actor = actorOf(principal);
     return handler({
       ctx,
       principal,
-      scope: scopeOf(principal),
+      actor,
+      scope: actor.scope,
       deps: ctx.state.deadline ? { ...deps, deadline: ctx.state.deadline } : deps,
       query: ctx.query as Query,
       id: ctx.params.externalId,

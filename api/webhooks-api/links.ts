@@ -1,16 +1,17 @@
 /**
- * Links of the webhook API's answers, each offered only when the principal's roles admit the
- * route it points at (the rules of routes.ts, decided like the role guard does), so every link
- * a client is given works for it. Records of other tenants never reach these functions: the
+ * Links of the webhook API's answers, each offered only when the permission table
+ * (shared/access/permissions.ts) lets the principal run the operation it points at, the table
+ * the core decides by, so every link a client is given works for it. Records of other tenants never reach these functions: the
  * core scoped them out before.
  */
 import { pageNumbers } from '../hal/pagination.ts';
 import type { Link, Links } from '../hal/links.ts';
-import { decide, type Principal, type RoleRule } from '../routing/roles.ts';
-import { PATHS, READ, WEBHOOK_ROLES, WRITE } from './routes.ts';
+import { principalMay as may } from '../../shared/access/actor.ts';
+import type { Operation } from '../../shared/access/permissions.ts';
+import type { Principal } from '../routing/roles.ts';
+import { PATHS } from './routes.ts';
 
-/** Whether `principal` may use a route with `rule` (for crud, the action's rule). */
-export const may = (principal: Principal | undefined, rule: RoleRule, action = 'any') => decide(rule, action, principal) === 'allow';
+export { may };
 
 function add(links: Links, rel: string, allowed: boolean, link: Link): void {
   if (allowed) links[rel] = link;
@@ -19,23 +20,23 @@ function add(links: Links, rel: string, allowed: boolean, link: Link): void {
 /** An endpoint: self, collection, update, destroy, and the member actions rotate, test, recover, deliveries. */
 export function endpointLinks(principal: Principal | undefined, endpointId: string): Links {
   const links: Links = {};
-  add(links, 'self', may(principal, WEBHOOK_ROLES, 'show'), { href: PATHS.webhook(endpointId) });
-  add(links, 'collection', may(principal, WEBHOOK_ROLES, 'index'), { href: PATHS.webhooks });
-  add(links, 'update', may(principal, WEBHOOK_ROLES, 'update'), { href: PATHS.webhook(endpointId), method: 'PATCH' });
-  add(links, 'destroy', may(principal, WEBHOOK_ROLES, 'destroy'), { href: PATHS.webhook(endpointId), method: 'DELETE' });
-  add(links, 'rotate', may(principal, WRITE), { href: PATHS.rotate(endpointId), method: 'POST' });
-  add(links, 'test', may(principal, WRITE), { href: PATHS.test(endpointId), method: 'POST' });
-  add(links, 'recover', may(principal, WRITE), { href: PATHS.recover(endpointId), method: 'POST' });
-  add(links, 'deliveries', may(principal, READ), { href: PATHS.endpointDeliveries(endpointId) });
+  add(links, 'self', may(principal, 'webhooks.read'), { href: PATHS.webhook(endpointId) });
+  add(links, 'collection', may(principal, 'webhooks.read'), { href: PATHS.webhooks });
+  add(links, 'update', may(principal, 'endpoints.update'), { href: PATHS.webhook(endpointId), method: 'PATCH' });
+  add(links, 'destroy', may(principal, 'endpoints.remove'), { href: PATHS.webhook(endpointId), method: 'DELETE' });
+  add(links, 'rotate', may(principal, 'endpoints.rotate'), { href: PATHS.rotate(endpointId), method: 'POST' });
+  add(links, 'test', may(principal, 'endpoints.send'), { href: PATHS.test(endpointId), method: 'POST' });
+  add(links, 'recover', may(principal, 'endpoints.recover'), { href: PATHS.recover(endpointId), method: 'POST' });
+  add(links, 'deliveries', may(principal, 'webhooks.read'), { href: PATHS.endpointDeliveries(endpointId) });
   return links;
 }
 
 /** An event: self, collection and its deliveries. */
 export function eventLinks(principal: Principal | undefined, eventId: string): Links {
   const links: Links = {};
-  add(links, 'self', may(principal, READ), { href: PATHS.event(eventId) });
-  add(links, 'collection', may(principal, READ), { href: PATHS.events });
-  add(links, 'deliveries', may(principal, READ), { href: `${PATHS.deliveries}?event=${encodeURIComponent(eventId)}` });
+  add(links, 'self', may(principal, 'webhooks.read'), { href: PATHS.event(eventId) });
+  add(links, 'collection', may(principal, 'webhooks.read'), { href: PATHS.events });
+  add(links, 'deliveries', may(principal, 'webhooks.read'), { href: `${PATHS.deliveries}?event=${encodeURIComponent(eventId)}` });
   return links;
 }
 
@@ -45,19 +46,19 @@ export function eventLinks(principal: Principal | undefined, eventId: string): L
  */
 export function deliveryLinks(principal: Principal | undefined, delivery: { id: string; endpointId: string; eventId: string; status: string; endpointEnabled: boolean }): Links {
   const links: Links = {};
-  add(links, 'self', may(principal, READ), { href: PATHS.delivery(delivery.id) });
-  add(links, 'collection', may(principal, READ), { href: PATHS.deliveries });
-  add(links, 'endpoint', may(principal, WEBHOOK_ROLES, 'show'), { href: PATHS.webhook(delivery.endpointId) });
-  add(links, 'event', may(principal, READ), { href: PATHS.event(delivery.eventId) });
-  add(links, 'retry', may(principal, WRITE) && delivery.status === 'dead' && delivery.endpointEnabled, { href: PATHS.retry(delivery.id), method: 'POST' });
+  add(links, 'self', may(principal, 'webhooks.read'), { href: PATHS.delivery(delivery.id) });
+  add(links, 'collection', may(principal, 'webhooks.read'), { href: PATHS.deliveries });
+  add(links, 'endpoint', may(principal, 'webhooks.read'), { href: PATHS.webhook(delivery.endpointId) });
+  add(links, 'event', may(principal, 'webhooks.read'), { href: PATHS.event(delivery.eventId) });
+  add(links, 'retry', may(principal, 'deliveries.retry') && delivery.status === 'dead' && delivery.endpointEnabled, { href: PATHS.retry(delivery.id), method: 'POST' });
   // a dead delivery offers `retry` (which does what resend would); `resend` is the done ones' own
-  add(links, 'resend', may(principal, WRITE) && delivery.status === 'done' && delivery.endpointEnabled, { href: PATHS.resend(delivery.id), method: 'POST' });
+  add(links, 'resend', may(principal, 'deliveries.resend') && delivery.status === 'done' && delivery.endpointEnabled, { href: PATHS.resend(delivery.id), method: 'POST' });
   return links;
 }
 
-/** `create` (POST) on a collection, for writers. */
-export function createLink(principal: Principal | undefined, href: string): Links {
-  return may(principal, WRITE) ? { create: { href, method: 'POST' } } : {};
+/** `create` (POST) on a collection, for those who may run `operation` (register, emit). */
+export function createLink(principal: Principal | undefined, href: string, operation: Operation): Links {
+  return may(principal, operation) ? { create: { href, method: 'POST' } } : {};
 }
 
 /** The filters of each listing of the webhook API (docs/webhooks-api.md): the only parameters its paging links repeat. */

@@ -16,18 +16,17 @@ import {
   publicDelivery, publicDeliveryDetails, publicEndpoint, publicEvent, publicNewDelivery, publicSecret,
 } from '../../shared/webhooks/public-shapes.ts';
 import { deliveryLinks, endpointLinks, eventLinks, may } from './links.ts';
-import { WRITE } from './routes.ts';
 
 type Published = Record<string, unknown> & { externalId: string | null };
 
 /**
- * Whether `principal` may see endpoint header values (receiver credentials): members and admins,
- * when they ask (`?reveal=headers`, GraphQL `headers(reveal: true)`); 403 `APP_FORBIDDEN` for a
+ * Whether `principal` may see endpoint header values (receiver credentials): those the permission
+ * table lets reveal an endpoint's credentials, when they ask (`?reveal=headers`, GraphQL `headers(reveal: true)`); 403 `APP_FORBIDDEN` for a
  * viewer who asks. Nobody sees them without asking.
  */
 export function revealHeadersFor(principal: Principal | undefined, asked: boolean): boolean {
   if (!asked) return false;
-  if (!may(principal, WRITE)) {
+  if (!may(principal, 'endpoints.reveal')) {
     throw forbidden('header values are shown to members and admins only (a viewer sees their names)', { code: 'APP_FORBIDDEN', data: { field: 'reveal' } });
   }
   return true;

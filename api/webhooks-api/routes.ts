@@ -1,19 +1,19 @@
 /**
- * The webhook API's routes (issue 6), spread into api/routes.ts, and the paths and role rules
- * its links are built from, so a link is offered exactly when its route would admit the caller.
+ * The webhook API's routes, spread into api/routes.ts, and the paths its links point at. Each
+ * route names the operation of the permission table (shared/access/permissions.ts) it runs; its
+ * role guard admits the roles that table gives the operation, so a caller is refused before the
+ * body is read, and the core, which decides, refuses it again whatever face it came through.
  *
- * | Route | Action | Roles |
+ * | Route | Action | Operation |
  * |---|---|---|
- * | `crud webhooks` | index, show / create, update, destroy | read / write |
- * | `POST /webhooks/:externalId/rotate`, `/test`, `/recover` | member actions | write |
- * | `GET /webhooks/:externalId/deliveries` | the endpoint's deliveries | read |
- * | `GET /events`, `GET /events/:id` / `POST /events` | list, show / emit | read / write |
- * | `GET /deliveries`, `GET /deliveries/:id` / `POST /deliveries/:id/retry` | list, show / retry | read / write |
- * | `GET /event-types`, `GET /event-types/:name` / `POST /event-types`, `PATCH /event-types/:name` | the catalog | read / admin |
- *
- * read = admin, member, viewer; write = admin, member (shared/tokens/roles.ts).
+ * | `crud webhooks` | index, show / create, update, destroy | webhooks.read / endpoints.register, update, remove |
+ * | `POST /webhooks/:externalId/rotate`, `/test`, `/recover` | member actions | endpoints.rotate, send, recover |
+ * | `GET /webhooks/:externalId/deliveries` | the endpoint's deliveries | webhooks.read |
+ * | `GET /events`, `GET /events/:id` / `POST /events` | list, show / emit | webhooks.read / events.emit |
+ * | `GET /deliveries`, `GET /deliveries/:id` / `POST /deliveries/:id/retry`, `/resend` | list, show / retry, resend | webhooks.read / deliveries.retry, resend |
+ * | `GET /event-types`, `GET /event-types/:name` / `POST /event-types`, `PATCH /event-types/:name` | the catalog | webhooks.read / eventTypes.create, update |
  */
-import { ALL_TENANT_ROLES, READ_ROLES, WRITE_ROLES } from '../../shared/tokens/roles.ts';
+import { rolesFor, type Operation } from '../../shared/access/permissions.ts';
 import type { RoleRule } from '../routing/roles.ts';
 import type { RouteOptions, RouteTable } from '../routing/table.ts';
 
@@ -21,32 +21,29 @@ export const SCOPE = 'api/v1';
 export const VERSION = 'v1';
 const BASE = `/${SCOPE}`;
 
-export const READ: RoleRule = READ_ROLES;
-export const WRITE: RoleRule = WRITE_ROLES;
-/** The service-wide event-type catalog is changed by admins only. */
-export const ADMIN: RoleRule = ALL_TENANT_ROLES;
-/** The crud webhooks rule: reading for every role, the rest for writers. */
-export const WEBHOOK_ROLES: RoleRule = { default: WRITE_ROLES, index: READ_ROLES, show: READ_ROLES };
+const READ = rolesFor('webhooks.read');
+/** The crud webhooks rule: each action's operation. */
+const WEBHOOK_ROLES: RoleRule = { index: READ, show: READ, create: rolesFor('endpoints.register'), update: rolesFor('endpoints.update'), destroy: rolesFor('endpoints.remove') };
 
-const single = (controller: string, roles: RoleRule): RouteOptions => ({ controller, scope: SCOPE, version: VERSION, roles });
+const single = (controller: string, operation: Operation): RouteOptions => ({ controller, scope: SCOPE, version: VERSION, roles: rolesFor(operation) });
 
 export const WEBHOOKS_API_ROUTES: RouteTable = {
   'crud webhooks': { scope: SCOPE, version: VERSION, roles: WEBHOOK_ROLES },
-  'POST /webhooks/:externalId/rotate': single('webhooks.rotate', WRITE),
-  'POST /webhooks/:externalId/test': single('webhooks.test', WRITE),
-  'POST /webhooks/:externalId/recover': single('webhooks.recover', WRITE),
-  'GET /webhooks/:externalId/deliveries': single('webhooks.deliveries', READ),
-  'GET /events': single('events.index', READ),
-  'POST /events': single('events.create', WRITE),
-  'GET /events/:externalId': single('events.show', READ),
-  'GET /deliveries': single('deliveries.index', READ),
-  'GET /deliveries/:externalId': single('deliveries.show', READ),
-  'POST /deliveries/:externalId/retry': single('deliveries.retry', WRITE),
-  'POST /deliveries/:externalId/resend': single('deliveries.resend', WRITE),
-  'GET /event-types': single('eventTypes.index', READ),
-  'POST /event-types': single('eventTypes.create', ADMIN),
-  'GET /event-types/:externalId': single('eventTypes.show', READ),
-  'PATCH /event-types/:externalId': single('eventTypes.update', ADMIN),
+  'POST /webhooks/:externalId/rotate': single('webhooks.rotate', 'endpoints.rotate'),
+  'POST /webhooks/:externalId/test': single('webhooks.test', 'endpoints.send'),
+  'POST /webhooks/:externalId/recover': single('webhooks.recover', 'endpoints.recover'),
+  'GET /webhooks/:externalId/deliveries': single('webhooks.deliveries', 'webhooks.read'),
+  'GET /events': single('events.index', 'webhooks.read'),
+  'POST /events': single('events.create', 'events.emit'),
+  'GET /events/:externalId': single('events.show', 'webhooks.read'),
+  'GET /deliveries': single('deliveries.index', 'webhooks.read'),
+  'GET /deliveries/:externalId': single('deliveries.show', 'webhooks.read'),
+  'POST /deliveries/:externalId/retry': single('deliveries.retry', 'deliveries.retry'),
+  'POST /deliveries/:externalId/resend': single('deliveries.resend', 'deliveries.resend'),
+  'GET /event-types': single('eventTypes.index', 'webhooks.read'),
+  'POST /event-types': single('eventTypes.create', 'eventTypes.create'),
+  'GET /event-types/:externalId': single('eventTypes.show', 'webhooks.read'),
+  'PATCH /event-types/:externalId': single('eventTypes.update', 'eventTypes.update'),
 };
 
 const id = (value: string) => encodeURIComponent(value);

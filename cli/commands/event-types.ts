@@ -8,6 +8,7 @@ import { createEventType, listEventTypes, showEventType, updateEventType, type E
 import type { Argv } from 'yargs';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 const deps = (context: CliContext) => ({ sql: context.sql(), log: context.log });
 
@@ -50,7 +51,7 @@ const common = <T>(yargs: Argv<T>) => yargs
 export const eventTypesAddCommand = defineCommand({
   builder: (yargs) => common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.paid' })),
   run: async (context, args) => {
-    const type = await createEventType(deps(context), { name: args.name, ...(await fields(args as never)) });
+    const type = await createEventType(deps(context), OPERATOR, { name: args.name, ...(await fields(args as never)) });
     context.print(type, () => typeText(type));
   },
 });
@@ -59,7 +60,7 @@ export const eventTypesUpdateCommand = defineCommand({
   builder: (yargs) => common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' }))
     .option('no-schema', { type: 'boolean', describe: 'Remove the schema (any data is accepted again)' }),
   run: async (context, args) => {
-    const type = await updateEventType(deps(context), args.name, await fields(args as never));
+    const type = await updateEventType(deps(context), OPERATOR, args.name, await fields(args as never));
     context.print(type, () => typeText(type));
   },
 });

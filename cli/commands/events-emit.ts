@@ -1,6 +1,6 @@
 import { emitEvent } from '../../shared/webhooks/events/index.ts';
 import { publicNewDelivery } from '../../shared/webhooks/public-shapes.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
 
@@ -13,7 +13,7 @@ export const eventsEmitCommand = defineCommand({
     .option('event-id', { type: 'string', describe: 'Your own id of the event: repeated within webhooks.dedupeWindow, the original is answered and nothing queued' }),
   run: async (context, args) => {
     const data = parseJsonData(args.data);
-    const { deliveries, duplicate } = await emitEvent(webhookDeps(context), ALL_TENANTS, { type: args.event, data, owner: args.owner, eventId: args['event-id'] });
+    const { deliveries, duplicate } = await emitEvent(webhookDeps(context), OPERATOR, { type: args.event, data, owner: args.owner, eventId: args['event-id'] });
     context.print(deliveries.map(publicNewDelivery), () =>
       duplicate
         ? `event id ${args['event-id']} was emitted already; nothing queued. Its deliveries:\n${deliveryLines(deliveries)}`

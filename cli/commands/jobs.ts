@@ -12,6 +12,7 @@ import {
   type DeliveryDetails, type DeliverySummary,
 } from '../../shared/webhooks/deliveries/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { publicDelivery, publicDeliveryDetails } from '../../shared/webhooks/public-shapes.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 import { runWorkerOnce } from '../../worker/runner.ts';
@@ -174,7 +175,7 @@ export const jobsShowCommand = defineCommand({
 export const jobsRetryCommand = defineCommand({
   builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
   run: async (context, args) => {
-    const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, ALL_TENANTS, String(args.id));
+    const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, OPERATOR, String(args.id));
     context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`);
   },
 });
@@ -183,7 +184,7 @@ export const jobsRetryCommand = defineCommand({
 export const jobsResendCommand = defineCommand({
   builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
   run: async (context, args) => {
-    const delivery = await resendDelivery({ sql: context.sql(), config: context.config, log: context.log }, ALL_TENANTS, String(args.id));
+    const delivery = await resendDelivery({ sql: context.sql(), config: context.config, log: context.log }, OPERATOR, String(args.id));
     context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it with the same webhook-id`);
   },
 });

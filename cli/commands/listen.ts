@@ -19,6 +19,7 @@ import { hostname } from 'node:os';
 import { listEndpoints, registerEndpoint, removeEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { verify } from '../../shared/webhooks/signing.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
@@ -43,7 +44,7 @@ export async function removeStaleListeners(context: CliContext): Promise<string[
     const match = MARKER.exec(endpoint.description ?? '');
     return match !== null && match[2] === hostname() && !alive(Number(match[1]));
   });
-  for (const endpoint of stale) await removeEndpoint(deps, ALL_TENANTS, endpoint.id);
+  for (const endpoint of stale) await removeEndpoint(deps, OPERATOR, endpoint.id);
   return stale.map((endpoint) => endpoint.id);
 }
 
@@ -165,7 +166,7 @@ export const listenCommand = defineCommand({
         server.listen(args.port, '127.0.0.1', () => resolve());
       });
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-      const endpoint = await registerEndpoint(deps, ALL_TENANTS, {
+      const endpoint = await registerEndpoint(deps, OPERATOR, {
         url,
         events: parseEventList(args.events) ?? ['*'],
         owner: args.owner,
@@ -180,7 +181,7 @@ export const listenCommand = defineCommand({
 
       await signal.stopped;
       await closeReceiver(server);
-      await removeEndpoint(deps, ALL_TENANTS, endpoint.id);
+      await removeEndpoint(deps, OPERATOR, endpoint.id);
       line({ kind: 'stopped', endpointId: endpoint.id }, `stopped; endpoint ${endpoint.id} removed`);
     } finally {
       // every way out, a failure included: nothing left to hold the process open or catch its signals

@@ -1,5 +1,6 @@
 import { createPortalLink, PORTAL_ROLES, portalLinkUrl } from '../../shared/accounts/portal-links.ts';
 import { linkBase } from '../../shared/accounts/password-links.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import { accountDeps } from './users-cli.ts';
 
@@ -15,7 +16,7 @@ export const portalLinkCommand = defineCommand({
     .option('role', { type: 'string', choices: PORTAL_ROLES, default: 'member', describe: 'member: read and change its endpoints; viewer: read only' }),
   run: async (context, args) => {
     const deps = accountDeps(context);
-    const link = await createPortalLink(deps, { owner: args.owner, role: args.role });
+    const link = await createPortalLink(deps, OPERATOR, { owner: args.owner, role: args.role });
     const url = portalLinkUrl(linkBase(deps, `http://localhost:${context.config.port}`), link.token);
     context.print({ owner: link.owner, role: link.role, url, expiresAt: link.expiresAt }, () =>
       `Portal link for ${link.owner} (${link.role}; works once, until ${link.expiresAt.toISOString()}):\n${url}`);

@@ -1,7 +1,8 @@
 import { parseDuration } from '../../shared/config/index.ts';
 import { unprocessable } from '../../shared/errors/app-error.ts';
 import { ROLES, type Role } from '../../shared/tokens/roles.ts';
-import { createToken } from '../../shared/tokens/tokens.ts';
+import { mintToken } from '../../shared/tokens/api-tokens.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import { tokenDeps, tokenText } from './tokens-cli.ts';
 
@@ -26,7 +27,7 @@ export const tokensCreateCommand = defineCommand({
     .option('owner', { type: 'string', describe: 'The tenant a member or viewer token is bound to (required for them, refused for admin)' })
     .option('expires', { type: 'string', describe: 'Lifetime, e.g. 90d (default: until revoked)' }),
   run: async (context, args) => {
-    const created = await createToken(tokenDeps(context), {
+    const created = await mintToken(tokenDeps(context), OPERATOR, {
       name: args.name as string,
       role: args.role as Role,
       owner: args.owner,

@@ -1,6 +1,7 @@
 /** What the `users:*` and `sessions:*` commands share: the account core's dependencies, the link base, text forms. */
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
-import { createPasswordLink, linkBase, passwordLinkUrl } from '../../shared/accounts/password-links.ts';
+import { linkBase, passwordLinkUrl, setPasswordLinkFor } from '../../shared/accounts/password-links.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
 import type { CliContext } from '../context.ts';
 import { isoOrDash, table } from './text-forms.ts';
@@ -11,7 +12,7 @@ export const accountDeps = (context: CliContext): AccountDeps => ({ config: cont
 /** A set-password link for `user` (valid `auth.inviteTtl`), on `publicUrl` or the local web process. */
 export async function setPasswordLink(context: CliContext, user: User): Promise<{ setPasswordUrl: string; expiresAt: Date }> {
   const deps = accountDeps(context);
-  const { token, expiresAt } = await createPasswordLink(deps, user.id, 'invite');
+  const { token, expiresAt } = await setPasswordLinkFor(deps, OPERATOR, user.id);
   return { setPasswordUrl: passwordLinkUrl(linkBase(deps, `http://localhost:${context.config.port}`), token), expiresAt };
 }
 

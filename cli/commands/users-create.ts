@@ -1,5 +1,6 @@
 import { text } from 'node:stream/consumers';
 import { createUser } from '../../shared/accounts/users.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { ROLES } from '../../shared/tokens/roles.ts';
 import { defineCommand } from '../command.ts';
 import { accountDeps, publicUser, setPasswordLink, userText } from './users-cli.ts';
@@ -18,7 +19,7 @@ export const usersCreateCommand = defineCommand({
     .option('password-stdin', { type: 'boolean', default: false, describe: 'Read the password from standard input' }),
   run: async (context, args) => {
     const password = args['password-stdin'] ? (await text(context.io.stdin)).replace(/\r?\n$/, '') : undefined;
-    const user = await createUser(accountDeps(context), { email: args.email, role: args.role, owner: args.owner, name: args.name, password });
+    const user = await createUser(accountDeps(context), OPERATOR, { email: args.email, role: args.role, owner: args.owner, name: args.name, password });
     const link = password === undefined ? await setPasswordLink(context, user) : undefined;
     context.print({ ...publicUser(user), ...link }, () =>
       `${userText(user)}${link ? `\n\nSet-password link (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}` : ''}`);

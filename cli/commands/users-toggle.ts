@@ -1,4 +1,5 @@
 import { findUser, setUserDisabled } from '../../shared/accounts/users.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import { accountDeps, publicUser, setPasswordLink, userText } from './users-cli.ts';
 
@@ -8,7 +9,7 @@ const userArgument = { type: 'string', demandOption: true, describe: 'User id (u
 export const usersDisableCommand = defineCommand({
   builder: (yargs) => yargs.positional('user', userArgument),
   run: async (context, args) => {
-    const user = await setUserDisabled(accountDeps(context), args.user, true);
+    const user = await setUserDisabled(accountDeps(context), OPERATOR, args.user, true);
     context.print(publicUser(user), () => userText(user));
   },
 });
@@ -17,7 +18,7 @@ export const usersDisableCommand = defineCommand({
 export const usersEnableCommand = defineCommand({
   builder: (yargs) => yargs.positional('user', userArgument),
   run: async (context, args) => {
-    const user = await setUserDisabled(accountDeps(context), args.user, false);
+    const user = await setUserDisabled(accountDeps(context), OPERATOR, args.user, false);
     context.print(publicUser(user), () => userText(user));
   },
 });

@@ -1,5 +1,5 @@
 import { registerEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
 import { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } from './webhook-cli.ts';
@@ -17,7 +17,7 @@ export const webhooksAddCommand = defineCommand({
     .option('signing', { type: 'string', choices: ['hmac-sha256', 'ed25519'], describe: 'hmac-sha256 (default, whsec_ secret) or ed25519 (v1a, signatures; prints the public key whpk_…)' }),
   run: async (context, args) => {
     const deps = webhookDeps(context);
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, {
+    const endpoint = await registerEndpoint(deps, OPERATOR, {
       url: args.url as string,
       events: parseEventList(args.events) ?? [],
       owner: args.owner,

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { removeEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
 import type { CliIo } from '../io.ts';
@@ -33,7 +33,7 @@ export const webhooksRemoveCommand = defineCommand({
         return;
       }
     }
-    const result = await removeEndpoint(webhookDeps(context), ALL_TENANTS, id);
+    const result = await removeEndpoint(webhookDeps(context), OPERATOR, id);
     context.print({ externalId: result.id, removed: result.removed }, () => `removed ${result.id}`);
   },
 });

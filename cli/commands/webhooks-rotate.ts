@@ -1,5 +1,6 @@
 import { rotateSecret, showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
 import { parseGrace, receiverKeyWords, webhookDeps } from './webhook-cli.ts';
@@ -17,7 +18,7 @@ export const webhooksRotateCommand = defineCommand({
     const grace = parseGrace(args.grace);
     // its scheme, which never changes, names what is printed; an unknown id fails here, before any change
     const { signing } = await showEndpoint(deps, ALL_TENANTS, args.id as string);
-    const result = await rotateSecret(deps, ALL_TENANTS, args.id as string, { grace });
+    const result = await rotateSecret(deps, OPERATOR, args.id as string, { grace });
     warnIfSecretsUnencrypted(deps);
     const words = receiverKeyWords(signing);
     context.print({ externalId: args.id, signing, ...result }, () =>

@@ -1,5 +1,5 @@
 import { sendToEndpoint } from '../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { publicNewDelivery } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
 import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
@@ -12,7 +12,7 @@ export const webhooksSendCommand = defineCommand({
     .option('data', { type: 'string', describe: 'Payload as JSON (default {})' }),
   run: async (context, args) => {
     const data = parseJsonData(args.data);
-    const delivery = await sendToEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, args.event as string, data);
+    const delivery = await sendToEndpoint(webhookDeps(context), OPERATOR, args.id as string, args.event as string, data);
     context.print(publicNewDelivery(delivery), () => `queued ${deliveryLines([delivery])}`);
   },
 });

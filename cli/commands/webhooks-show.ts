@@ -1,5 +1,5 @@
-import { showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { revealEndpoint, showEndpoint, type EndpointDetails } from '../../shared/webhooks/endpoints/index.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { publicSecret } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
 import { endpointText, receiverKeyWords, shown, webhookDeps } from './webhook-cli.ts';
@@ -14,7 +14,9 @@ export const webhooksShowCommand = defineCommand({
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
     .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets still in use (ed25519: their public keys) and the header values' }),
   run: async (context, args) => {
-    const details = await showEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, { reveal: args.reveal });
+    const deps = webhookDeps(context);
+    const id = args.id as string;
+    const details: EndpointDetails = args.reveal ? await revealEndpoint(deps, OPERATOR, id) : await showEndpoint(deps, OPERATOR.scope, id);
     const printed = shown(details, args.reveal);
     const secrets = details.secrets.map((entry) => ('secret' in entry ? { secret: entry.secret, ...publicSecret(entry) } : publicSecret(entry)));
     context.print({ ...printed, secrets }, () => {

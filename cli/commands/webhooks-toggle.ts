@@ -1,5 +1,5 @@
 import { disableEndpoint, enableEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import { endpointText, shown, webhookDeps } from './webhook-cli.ts';
 
@@ -9,7 +9,7 @@ export const webhooksDisableCommand = defineCommand({
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
     .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
   run: async (context, args) => {
-    const endpoint = await disableEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, { reason: args.reason });
+    const endpoint = await disableEndpoint(webhookDeps(context), OPERATOR, args.id as string, { reason: args.reason });
     const printed = shown(endpoint);
     context.print(printed, () => endpointText(printed));
   },
@@ -19,7 +19,7 @@ export const webhooksDisableCommand = defineCommand({
 export const webhooksEnableCommand = defineCommand({
   builder: (yargs) => yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }),
   run: async (context, args) => {
-    const endpoint = await enableEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string);
+    const endpoint = await enableEndpoint(webhookDeps(context), OPERATOR, args.id as string);
     const printed = shown(endpoint);
     context.print(printed, () => endpointText(printed));
   },

@@ -1,6 +1,6 @@
 import { unprocessable } from '../../shared/errors/app-error.ts';
 import { updateEndpoint, type EndpointPatch } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } from './webhook-cli.ts';
 
@@ -40,7 +40,7 @@ export const webhooksUpdateCommand = defineCommand({
         code: 'APP_WEBHOOK_PATCH_INVALID',
       });
     }
-    const endpoint = await updateEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, patch);
+    const endpoint = await updateEndpoint(webhookDeps(context), OPERATOR, args.id as string, patch);
     const printed = shown(endpoint);
     context.print(printed, () => endpointText(printed));
   },

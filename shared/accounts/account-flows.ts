@@ -7,17 +7,17 @@ import { ulid } from '../webhooks/ids.ts';
 import type { AccountDeps } from './deps.ts';
 import { checkNewPassword, verifyPassword } from './passwords.ts';
 import { selectUserById } from './user-store.ts';
-import { createUser, storePassword, userNotFound, type User } from './users.ts';
+import { insertNewUser, storePassword, userNotFound, type User } from './users.ts';
 
 /**
  * `POST /register`, `POST /signup` (with `auth.signup` on): a new `member` whose tenant is its own
  * (owner = its user id). Throws 403 `APP_SIGNUP_CLOSED` when sign-up is off, and what
- * {@link createUser} throws.
+ * {@link insertNewUser} throws.
  */
 export async function signUp(deps: AccountDeps, input: { email: unknown; password: unknown; name?: unknown }): Promise<User> {
   if (!deps.config.auth.signup) throw forbidden('self-service sign-up is off on this service; ask an operator for an account', { code: 'APP_SIGNUP_CLOSED' });
   const id = `usr_${ulid()}`;
-  return createUser(deps, { email: input.email, name: input.name, password: input.password ?? '', role: 'member', owner: id }, { id });
+  return insertNewUser(deps, { email: input.email, name: input.name, password: input.password ?? '', role: 'member', owner: id }, { id });
 }
 
 /**

@@ -6,12 +6,13 @@
  * spends every other link it had.
  */
 import { unprocessable } from '../errors/app-error.ts';
+import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { clearFailures } from './lockout.ts';
 import { expireLinksOfUser, insertLink, useLink, type LinkPurpose } from './link-store.ts';
 import { checkNewPassword } from './passwords.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
-import { findUserRow, storePassword, type User } from './users.ts';
+import { findUserRow, storePassword, toUser, type User } from './users.ts';
 import { selectUserById } from './user-store.ts';
 
 export const LINK_PREFIX = 'app_pwl_';
@@ -30,6 +31,17 @@ export async function createPasswordLink(deps: AccountDeps, userId: string, purp
   await insertLink(deps.sql, { digest: secretDigest(token), userId, purpose, at, expiresAt });
   deps.log.info({ userId, purpose }, 'password link made');
   return { token, expiresAt };
+}
+
+/**
+ * A set-password link (valid `auth.inviteTtl`) for the user with this id or email, made for
+ * `actor`: how an admin or the operator invites a user or lets one back in. Throws 403
+ * `APP_FORBIDDEN` first to a role that may not, 404 `APP_USER_NOT_FOUND`.
+ */
+export async function setPasswordLinkFor(deps: AccountDeps, actor: Actor, idOrEmail: unknown): Promise<{ user: User; token: string; expiresAt: Date }> {
+  authorize(actor, 'users.passwordLink');
+  const user = toUser(await findUserRow(deps, idOrEmail));
+  return { user, ...(await createPasswordLink(deps, user.id, 'invite')) };
 }
 
 /** AppError 422 `APP_PASSWORD_LINK_INVALID`: unknown, used or expired (which one is not said). */

@@ -7,6 +7,7 @@
  * token is stored, and spending it is one conditional update (single use even under races).
  */
 import { unprocessable } from '../errors/app-error.ts';
+import { authorize, type Actor } from '../access/actor.ts';
 import { assertOwner } from '../webhooks/endpoints/fields.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { deleteExpiredPortalLinks, insertPortalLink, usePortalLinkRow } from './portal-store.ts';
@@ -33,16 +34,16 @@ export interface PortalLinkInput {
   owner: unknown;
   /** member (default) or viewer. */
   role?: unknown;
-  /** The user who makes it (null: the CLI). */
-  createdBy?: string | null;
 }
 
 /**
  * Makes a portal link for `owner`; answers its token, this once, and when it stops working.
  * Throws 422 `APP_PORTAL_LINK_FIELD_INVALID` (no owner, a role other than member or viewer) or
- * `APP_WEBHOOK_OWNER_INVALID` (an owner no endpoint could have).
+ * `APP_WEBHOOK_OWNER_INVALID` (an owner no endpoint could have); first 403 `APP_FORBIDDEN` to a
+ * role that may not make portal links. The link records the user who made it (none: the CLI).
  */
-export async function createPortalLink(deps: AccountDeps, input: PortalLinkInput): Promise<{ token: string; owner: string; role: PortalGrant['role']; expiresAt: Date }> {
+export async function createPortalLink(deps: AccountDeps, actor: Actor, input: PortalLinkInput): Promise<{ token: string; owner: string; role: PortalGrant['role']; expiresAt: Date }> {
+  authorize(actor, 'portalLinks.create');
   const owner = assertOwner(input.owner);
   if (owner === null) throw fieldInvalid('owner', 'a portal link opens the console of one owner: give it');
   const role = input.role ?? 'member';
@@ -50,9 +51,9 @@ export async function createPortalLink(deps: AccountDeps, input: PortalLinkInput
   const token = newSecret(PORTAL_LINK_PREFIX);
   const at = clockOf(deps);
   const expiresAt = new Date(at.getTime() + deps.config.auth.portalLinkTtl);
-  await insertPortalLink(deps.sql, { digest: secretDigest(token), owner, role: role as PortalGrant['role'], createdBy: input.createdBy ?? null, at, expiresAt });
+  await insertPortalLink(deps.sql, { digest: secretDigest(token), owner, role: role as PortalGrant['role'], createdBy: actor.userId, at, expiresAt });
   await deleteExpiredPortalLinks(deps.sql, new Date(at.getTime() - 86_400_000)); // keeps the table small
-  deps.log.info({ owner, role, by: input.createdBy ?? 'cli' }, 'portal link made');
+  deps.log.info({ owner, role, by: actor.id }, 'portal link made');
   return { token, owner, role: role as PortalGrant['role'], expiresAt };
 }
 

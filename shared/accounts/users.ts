@@ -7,6 +7,7 @@ import type { Queryable } from '../db/connect.ts';
 import { clip, describeValue } from '../errors/describe-value.ts';
 import { isIdText, ulid } from '../webhooks/ids.ts';
 import type { Role } from '../tokens/roles.ts';
+import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { checkNewPassword, hashPassword } from './passwords.ts';
 import { deleteUserSessions } from './session-store.ts';
@@ -54,10 +55,20 @@ export interface CreateUserInput {
 }
 
 /**
- * Makes a user. Throws 422 `APP_USER_FIELD_INVALID` or `APP_PASSWORD_WEAK`, 409
- * `APP_USER_EMAIL_TAKEN` when another user has that email (in any case).
+ * Makes a user for `actor` (an admin, or the operator). Throws 403 `APP_FORBIDDEN` first to a
+ * role that may not invite users, then what {@link insertNewUser} throws.
  */
-export async function createUser(deps: AccountDeps, input: CreateUserInput, options: { id?: string } = {}): Promise<User> {
+export function createUser(deps: AccountDeps, actor: Actor, input: CreateUserInput): Promise<User> {
+  authorize(actor, 'users.invite');
+  return insertNewUser(deps, input);
+}
+
+/**
+ * Makes a user, whoever asks (sign-up decides for itself who may). Throws 422
+ * `APP_USER_FIELD_INVALID` or `APP_PASSWORD_WEAK`, 409 `APP_USER_EMAIL_TAKEN` when another user
+ * has that email (in any case).
+ */
+export async function insertNewUser(deps: AccountDeps, input: CreateUserInput, options: { id?: string } = {}): Promise<User> {
   const email = checkEmail(input.email);
   const name = checkName(input.name);
   const { role, owner } = checkRoleAndOwner(input.role, input.owner);
@@ -97,9 +108,11 @@ export async function listUsers(deps: Pick<AccountDeps, 'sql'>, options: { inclu
 
 /**
  * Disables a user: it can no longer sign in, every session of it ends and every token it minted
- * is revoked, at once in every process. Enabling gives sign-in back (not the tokens).
+ * is revoked, at once in every process. Enabling gives sign-in back (not the tokens). Throws 403
+ * `APP_FORBIDDEN` first to a role that may not, 404 `APP_USER_NOT_FOUND`.
  */
-export async function setUserDisabled(deps: AccountDeps, idOrEmail: unknown, disabled: boolean): Promise<User> {
+export async function setUserDisabled(deps: AccountDeps, actor: Actor, idOrEmail: unknown, disabled: boolean): Promise<User> {
+  authorize(actor, disabled ? 'users.disable' : 'users.enable');
   const found = await findUserRow(deps, idOrEmail);
   const at = clockOf(deps);
   const row = await deps.sql.begin(async (tx) => {

@@ -4,8 +4,8 @@
  */
 export { createToken, listTokens, revokeToken, verifyToken, tokenNotFound, MAX_TOKEN_LIFETIME_MS, MAX_TOKEN_NAME_LENGTH } from './tokens.ts';
 export type { ApiToken, CreatedToken, CreateTokenInput, TokenDeps } from './tokens.ts';
-export { ROLES, READ_ROLES, WRITE_ROLES, ALL_TENANT_ROLES, isRole, mayWrite } from './roles.ts';
+export { ROLES, ALL_TENANT_ROLES, isRole } from './roles.ts';
 export type { Role } from './roles.ts';
-export { principalOfPortal, principalOfToken, principalOfUser, scopeOf } from './principal.ts';
+export { principalOfPortal, principalOfToken, principalOfUser } from './principal.ts';
 export type { PortalPrincipal, Principal, TokenPrincipal, UserPrincipal } from './principal.ts';
 export { TOKEN_PREFIX, looksLikeToken } from './format.ts';

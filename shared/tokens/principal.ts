@@ -5,12 +5,9 @@
  *
  * A principal comes from an API token (`kind: 'token'`, id = the token id; a token a user minted
  * keeps its own role and owner, at most the user's) or from a sign-in session (`kind: 'user'`,
- * id = the user id). What reads a principal (role guard, links, `scopeOf`, the limiters'
+ * id = the user id). What reads a principal (role guard, links, the actor of shared/access/, the limiters'
  * and idempotency keys) reads only `id`, `roles` and `owner`, whichever it is.
  */
-import { forbidden, unauthorized } from '../errors/app-error.ts';
-import { ALL_TENANTS, tenantScope, type TenantScope } from '../webhooks/tenant-scope.ts';
-import { ALL_TENANT_ROLES } from './roles.ts';
 import type { ApiToken } from './tokens.ts';
 
 export interface Principal {
@@ -65,16 +62,4 @@ export function principalOfUser(user: { id: string; role: string; owner: string 
 /** The principal of requests carrying `token`. */
 export function principalOfToken(token: ApiToken): TokenPrincipal {
   return Object.freeze({ kind: 'token', id: token.id, tokenId: token.id, name: token.name, roles: Object.freeze([token.role]), owner: token.owner });
-}
-
-/**
- * The tenant scope of a principal: every tenant for an admin, else exactly its owner. A
- * principal of another role without an owner reaches nothing (403 `APP_FORBIDDEN`); no
- * principal at all is a 401 `APP_UNAUTHENTICATED`.
- */
-export function scopeOf(principal: Principal | undefined): TenantScope {
-  if (!principal) throw unauthorized('this needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
-  if (principal.roles.some((role) => (ALL_TENANT_ROLES as readonly string[]).includes(role))) return ALL_TENANTS;
-  if (typeof principal.owner === 'string' && principal.owner.length > 0) return tenantScope(principal.owner);
-  throw forbidden('these credentials are bound to no tenant', { code: 'APP_FORBIDDEN', data: { reason: 'no tenant' } });
 }

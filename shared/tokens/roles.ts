@@ -1,31 +1,23 @@
 /**
- * The roles an API token (and, later, a user) holds, and what each may do. One role per token:
+ * The roles a token or a user holds, one each:
  *
- * | Role     | Tenant                    | May                                                        |
- * |----------|---------------------------|------------------------------------------------------------|
- * | `admin`  | every tenant; names one   | everything: any owner's endpoints, events and deliveries   |
- * | `member` | exactly its owner         | read and change its owner's endpoints, emit, retry, replay |
- * | `viewer` | exactly its owner         | read its owner's endpoints, events and deliveries          |
+ * | Role     | Tenant                    |
+ * |----------|---------------------------|
+ * | `admin`  | every tenant; names none  |
+ * | `member` | exactly its owner         |
+ * | `viewer` | exactly its owner         |
  *
- * Route tables and GraphQL resolvers read the lists below rather than naming roles themselves.
+ * What each role may do is the permission table's (shared/access/permissions.ts), read by every
+ * core operation and face; nothing else names roles to decide.
  */
 
 export const ROLES = ['admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Roles that may read webhook records (endpoints, events, deliveries). */
-export const READ_ROLES: readonly Role[] = ['admin', 'member', 'viewer'];
-
-/** Roles that may change webhook records, emit, test, rotate, retry and replay. */
-export const WRITE_ROLES: readonly Role[] = ['admin', 'member'];
-
 /** Roles that act for every tenant (the others are bound to one owner). */
 export const ALL_TENANT_ROLES: readonly Role[] = ['admin'];
 
 export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-
-/** Whether a holder of `roles` may change webhook records. */
-export const mayWrite = (roles: readonly string[]): boolean => roles.some((role) => (WRITE_ROLES as readonly string[]).includes(role));
 
 /**
  * Why a holder cannot have `role` with `owner` (a token or a user): an unknown role, an admin

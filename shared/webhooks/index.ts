@@ -1,9 +1,11 @@
 /**
  * The webhook programmatic interface (spec: "Webhook programmatic interface"): `createWebhooks`
  * binds the services of endpoints/, events/ and deliveries/ to one process's dependencies, its
- * endpoint cache and every tenant (`ALL_TENANTS`), giving `webhooks.register(options)`,
+ * endpoint cache and the operator (shared/access/actor.ts `OPERATOR`: an admin of every
+ * tenant), giving `webhooks.register(options)`,
  * `webhooks.emit(event, payload, {owner})`, `webhooks.rotate(id, {grace})` and the inspecting
- * and changing operations. The services themselves take `(deps, scope, input)`.
+ * and changing operations. The services themselves take `(deps, actor, input)` (reads: `(deps,
+ * scope, input)`).
  */
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
@@ -12,11 +14,12 @@ import type { HostLookup } from './address-rules.ts';
 import { createEndpointCache, type EndpointCache, type EndpointCacheOptions } from './endpoints/cache.ts';
 import type { WebhookDeps } from './deps.ts';
 import {
-  registerEndpoint, updateEndpoint, disableEndpoint, enableEndpoint, removeEndpoint, listEndpoints, endpointStatuses, showEndpoint, rotateSecret,
+  registerEndpoint, updateEndpoint, disableEndpoint, enableEndpoint, removeEndpoint, listEndpoints, endpointStatuses, showEndpoint, revealEndpoint, rotateSecret,
   type RegisterOptions, type RegisteredEndpoint, type EndpointPatch, type EndpointDetails, type EndpointQuery, type EndpointStatus, type Endpoint,
 } from './endpoints/index.ts';
 import { emit, sendToEndpoint, type EmitOptions, type Delivery } from './events/index.ts';
 import { ALL_TENANTS } from './tenant-scope.ts';
+import { OPERATOR } from '../access/actor.ts';
 import { verify } from './signing.ts';
 
 export { emit, verify, createEndpointCache };
@@ -62,16 +65,16 @@ export function createWebhooks(
   const cache = deps.cache ?? createEndpointCache(deps, options.cache);
   const bound: WebhookDeps = { ...deps, cache };
   return {
-    register: (input) => registerEndpoint(bound, ALL_TENANTS, input),
+    register: (input) => registerEndpoint(bound, OPERATOR, input),
     emit: (event, payload, emitOptions) => emit(bound, event, payload, emitOptions),
-    rotate: (id, rotateOptions) => rotateSecret(bound, ALL_TENANTS, id, rotateOptions),
-    send: (id, event, payload) => sendToEndpoint(bound, ALL_TENANTS, id, event, payload),
-    update: (id, patch) => updateEndpoint(bound, ALL_TENANTS, id, patch),
-    disable: (id, disableOptions) => disableEndpoint(bound, ALL_TENANTS, id, disableOptions),
-    enable: (id) => enableEndpoint(bound, ALL_TENANTS, id),
-    remove: (id) => removeEndpoint(bound, ALL_TENANTS, id),
+    rotate: (id, rotateOptions) => rotateSecret(bound, OPERATOR, id, rotateOptions),
+    send: (id, event, payload) => sendToEndpoint(bound, OPERATOR, id, event, payload),
+    update: (id, patch) => updateEndpoint(bound, OPERATOR, id, patch),
+    disable: (id, disableOptions) => disableEndpoint(bound, OPERATOR, id, disableOptions),
+    enable: (id) => enableEndpoint(bound, OPERATOR, id),
+    remove: (id) => removeEndpoint(bound, OPERATOR, id),
     list: async (listOptions) => (await listEndpoints(bound, ALL_TENANTS, listOptions)).records,
-    show: (id, showOptions) => showEndpoint(bound, ALL_TENANTS, id, showOptions),
+    show: (id, showOptions) => (showOptions?.reveal ? revealEndpoint(bound, OPERATOR, id) : showEndpoint(bound, ALL_TENANTS, id)),
     status: (listOptions) => endpointStatuses(bound, ALL_TENANTS, listOptions),
     cache,
     close: async () => {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { withReference } from '../../shared/config/reference.ts';
 import { leaves } from '../../shared/config/index.ts';
+import { GRANTS, OPERATION_TEXT, OPERATIONS, PERMISSIONS, type Operation } from '../../shared/access/permissions.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -40,5 +41,17 @@ describe('README error codes', () => {
     assert.ok(codes.size > 40);
     const missing = [...codes].filter((code) => !INTERNAL.has(code) && !readme.includes(`\`${code}\``));
     assert.deepEqual(missing, []);
+  });
+});
+
+describe('README permission table', () => {
+  it('shows the permission table every face and the core decide by (shared/access/permissions.ts)', () => {
+    const mark = (operation: Operation, grant: string) => ((PERMISSIONS[operation] as readonly string[]).includes(grant) ? 'yes' : '-');
+    const table = [
+      `| Operation | What it is | ${GRANTS.join(' | ')} |`,
+      `|---|---|${GRANTS.map(() => '---').join('|')}|`,
+      ...OPERATIONS.map((operation) => `| \`${operation}\` | ${OPERATION_TEXT[operation]} | ${GRANTS.map((grant) => mark(operation, grant)).join(' | ')} |`),
+    ].join('\n');
+    assert.ok(readme.includes(table), `the README's Accounts section should hold this table:\n${table}`);
   });
 });

@@ -10,7 +10,7 @@ import { claimDeliveries, claimDelivery, recordAttempts, type AttemptRecord, typ
 import { createTestDatabase } from '../helpers/database.ts';
 import { attemptRows, deliveryRow, endpoint, harness, jobRows, send, type Harness } from './helpers.ts';
 import { rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 // claims here are never recorded, so no endpoint cap gets in the way
@@ -28,13 +28,13 @@ describe('claimDeliveries', () => {
     };
     assert.deepEqual(await opened(), await signingSecrets(deps, ep.id));
     assert.deepEqual(await opened(), [ep.secret]);
-    const { secret: second } = await rotateSecret(deps, ALL_TENANTS, ep.id, { grace: 60_000 });
+    const { secret: second } = await rotateSecret(deps, OPERATOR, ep.id, { grace: 60_000 });
     assert.deepEqual(await opened(), await signingSecrets(deps, ep.id));
     assert.deepEqual(await opened(), [second, ep.secret], 'newest first, both sign during the grace period');
     await h.sql`update app_webhook_secrets set expires_at = now() - interval '1 second' where endpoint_id = ${ep.id} and expires_at is not null`;
     assert.deepEqual(await opened(), await signingSecrets(deps, ep.id));
     assert.deepEqual(await opened(), [second]);
-    const { secret: third } = await rotateSecret(deps, ALL_TENANTS, ep.id);
+    const { secret: third } = await rotateSecret(deps, OPERATOR, ep.id);
     assert.deepEqual(await opened(), [third]);
   });
 

@@ -10,7 +10,7 @@ import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { attemptRows, endpoint, harness, runOnce, send, settled, worker, type Harness } from './helpers.ts';
 import { rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 const plain = (headers: Receiver['requests'][number]['headers']): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
@@ -93,7 +93,7 @@ describe('the delivery request', () => {
   it('during a rotation grace period the header carries two v1 signatures, old and new secret each verifying', async () => {
     const server = await receiver((_req, res) => res.end());
     const ep = await endpoint(h, `${server.origin}/`);
-    const { secret: fresh } = await rotateSecret({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, ep.id, { grace: 60_000 });
+    const { secret: fresh } = await rotateSecret({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id, { grace: 60_000 });
     const [id] = await send(h, ep);
     await runOnce(h);
     await settled(h, id);
@@ -107,7 +107,7 @@ describe('the delivery request', () => {
   it('a rotation without grace stops the old secret at once: the next delivery verifies only with the new one', async () => {
     const server = await receiver((_req, res) => res.end());
     const ep = await endpoint(h, `${server.origin}/`);
-    const { secret: fresh } = await rotateSecret({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, ep.id);
+    const { secret: fresh } = await rotateSecret({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id);
     const [id] = await send(h, ep);
     await runOnce(h);
     await settled(h, id);

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { rotateSecret, showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
+import { revealEndpoint, rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
 import { verify as verifyDelivery } from '../../shared/webhooks/signing.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { deliveryRow, endpoint, harness, runOnce, send } from './helpers.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const h = harness(db);
@@ -46,7 +46,7 @@ describe('ed25519 signing', () => {
     assert.deepEqual(verifyDelivery({ body: request.body, headers: request.headers as Record<string, string>, secret: made.secret }), { ok: true });
     const tampered = Buffer.from(request.body.toString().replace('1', '2'));
     assert.equal(checks(made.secret, entries[0], { ...request, body: tampered }), false, 'another body does not verify');
-    const shown = await showEndpoint({ config: h.config, sql: h.sql }, ALL_TENANTS, made.id, { reveal: true });
+    const shown = await revealEndpoint({ config: h.config, sql: h.sql }, OPERATOR, made.id);
     assert.deepEqual(shown.secrets.map((entry) => entry.secret), [made.secret], 'reveal shows the public key, never the private one');
   });
 
@@ -54,7 +54,7 @@ describe('ed25519 signing', () => {
     const receiver = await startReceiver((_req, res) => res.end('ok'));
     receivers.push(receiver);
     const made = await endpoint(h, `${receiver.origin}/hook`, { signing: 'ed25519' });
-    const rotated = await rotateSecret({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, made.id, { grace: 3_600_000 });
+    const rotated = await rotateSecret({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, made.id, { grace: 3_600_000 });
     assert.match(rotated.secret, /^whpk_/);
     assert.notEqual(rotated.secret, made.secret);
     await send(h, made);

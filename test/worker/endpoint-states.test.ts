@@ -11,6 +11,7 @@ import { deliveryRow, endpoint, harness, jobRows, runOnce, send, type Harness } 
 import { retryDelivery, showDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import { disableEndpoint, removeEndpoint, rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const h: Harness = harness(db);
@@ -30,7 +31,7 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     const server = await receiver();
     const ep = await endpoint(h, `${server.origin}/`);
     const ids = [...(await send(h, ep)), ...(await send(h, ep))];
-    await disableEndpoint({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, ep.id, { reason: 'customer offboarded' });
+    await disableEndpoint({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id, { reason: 'customer offboarded' });
     await runOnce(h);
     assert.equal(server.requests.length, 0);
     for (const id of ids) {
@@ -46,7 +47,7 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     const server = await receiver();
     const ep = await endpoint(h, `${server.origin}/`);
     const [id] = await send(h, ep);
-    await removeEndpoint({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, ep.id);
+    await removeEndpoint({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id);
     assert.equal(await deliveryRow(h, id), undefined, 'removing an endpoint removes its deliveries');
     const other = await receiver();
     const kept = await endpoint(h, `${other.origin}/`);
@@ -72,8 +73,8 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     assert.equal(details.attemptsMade.length, 0);
     assert.equal((await jobRows(h, id)).length, 0, 'no failed job left behind to loop on');
 
-    await rotateSecret({ config: afterChange.config, sql: h.sql, log: h.log }, ALL_TENANTS, ep.id);
-    await retryDelivery({ sql: h.sql, config: h.config, log: h.log }, ALL_TENANTS, id);
+    await rotateSecret({ config: afterChange.config, sql: h.sql, log: h.log }, OPERATOR, ep.id);
+    await retryDelivery({ sql: h.sql, config: h.config, log: h.log }, OPERATOR, id);
     await runOnce(afterChange);
     assert.equal((await deliveryRow(h, id))!.status, 'done');
     assert.equal(server.requests.length, 1);

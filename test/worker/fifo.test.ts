@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { retryDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import { updateEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { endpoint, eventually, harness, send, settled, slotsOf, worker } from './helpers.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const receivers: Receiver[] = [];
@@ -91,7 +91,7 @@ describe('FIFO endpoints', () => {
     await eventually(() => gate.length === 1 || undefined, 10_000, 'the first request');
     assert.deepEqual(arrivals, [1], 'one at a time: the rest wait for the first');
     const deps = { config: h.config, sql: h.sql, log: h.log };
-    const updated = await updateEndpoint(deps, ALL_TENANTS, made.id, { ordering: 'none' });
+    const updated = await updateEndpoint(deps, OPERATOR, made.id, { ordering: 'none' });
     assert.equal(updated.ordering, 'none');
     await eventually(() => gate.length >= 4 || undefined, 10_000, 'the line to go in parallel (up to the cap of 4)');
     for (let answered = 0; answered < 6; answered++) {
@@ -124,7 +124,7 @@ describe('FIFO endpoints', () => {
     const [second] = await send(h, made, 'order.created', { n: 2 });
     const [third] = await send(h, made, 'order.created', { n: 3 });
     await eventually(() => held.length === 1 || undefined, 10_000, 'the second event at the receiver');
-    await retryDelivery({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, first);
+    await retryDelivery({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, first);
     held[0]();
     for (const id of [second, third, first]) assert.equal((await settled(h, id)).status, 'done');
     assert.deepEqual(arrivals, [1, 2, 3, 1], 'the replay arrives after what was emitted before it was replayed');
@@ -136,7 +136,7 @@ describe('FIFO endpoints', () => {
     const made = await endpoint(h, 'http://127.0.0.1:9/x');
     assert.equal(made.ordering, 'none');
     const deps = { config: h.config, sql: h.sql, log: h.log };
-    assert.equal((await updateEndpoint(deps, ALL_TENANTS, made.id, { ordering: 'fifo' })).ordering, 'fifo');
-    assert.equal((await updateEndpoint(deps, ALL_TENANTS, made.id, { ordering: null })).ordering, 'none');
+    assert.equal((await updateEndpoint(deps, OPERATOR, made.id, { ordering: 'fifo' })).ordering, 'fifo');
+    assert.equal((await updateEndpoint(deps, OPERATOR, made.id, { ordering: null })).ordering, 'none');
   });
 });

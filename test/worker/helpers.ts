@@ -13,7 +13,7 @@ import { runWorkerOnce, startWorker, type WorkerHandle, type WorkerOptions } fro
 import { tasks } from '../../worker/tasks/index.ts';
 import type { TestDatabase } from '../helpers/database.ts';
 import { registerEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** Flags of a fast test configuration: short timeout, quick polling, fast backoff. */
 export const FAST = {
@@ -59,7 +59,7 @@ export function endpoint(h: Harness, url: string, options: Partial<RegisterOptio
   const { lookup, ...rest } = options;
   owners += 1;
   return registerEndpoint(
-    { config: h.config, sql: h.sql, log: h.log, ...(lookup ? { lookup } : {}) }, ALL_TENANTS,
+    { config: h.config, sql: h.sql, log: h.log, ...(lookup ? { lookup } : {}) }, OPERATOR,
     { url, events: ['*'], owner: `tenant-${process.pid}-${owners}`, ...rest },
   );
 }

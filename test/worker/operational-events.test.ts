@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { enableEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { endpoint, harness, runOnce, send } from './helpers.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const h = harness(db, { webhooks: { maxAttempts: 1 } });
@@ -89,7 +89,7 @@ describe('operational events', () => {
     await runOnce(h);
     assert.ok(brokenOperator.requests.length >= 1);
     assert.equal(await events('app.delivery.dead'), deadBefore, 'no app.delivery.dead about an operational delivery');
-    await enableEndpoint({ config: h.config, sql: h.sql, log: h.log }, ALL_TENANTS, gone.id);
+    await enableEndpoint({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, gone.id);
     assert.ok((await events('app.endpoint.enabled')) >= 1);
   });
 });

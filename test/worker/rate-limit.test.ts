@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { updateEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { endpoint, eventually, harness, send, worker } from './helpers.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const h = harness(db);
@@ -49,8 +49,8 @@ describe('per-endpoint rate limit', () => {
     await assert.rejects(endpoint(h, 'http://127.0.0.1:9/x', { rateLimit: 0 }), (error: { code: string }) => error.code === 'APP_WEBHOOK_RATE_LIMIT_INVALID');
     const made = await endpoint(h, 'http://127.0.0.1:9/x', { rateLimit: 3 });
     const deps = { config: h.config, sql: h.sql, log: h.log };
-    assert.equal((await updateEndpoint(deps, ALL_TENANTS, made.id, { rateLimit: 10 })).rateLimit, 10);
-    assert.equal((await updateEndpoint(deps, ALL_TENANTS, made.id, { rateLimit: null })).rateLimit, null);
-    await assert.rejects(updateEndpoint(deps, ALL_TENANTS, made.id, { rateLimit: 2.5 }), (error: { code: string }) => error.code === 'APP_WEBHOOK_RATE_LIMIT_INVALID');
+    assert.equal((await updateEndpoint(deps, OPERATOR, made.id, { rateLimit: 10 })).rateLimit, 10);
+    assert.equal((await updateEndpoint(deps, OPERATOR, made.id, { rateLimit: null })).rateLimit, null);
+    await assert.rejects(updateEndpoint(deps, OPERATOR, made.id, { rateLimit: 2.5 }), (error: { code: string }) => error.code === 'APP_WEBHOOK_RATE_LIMIT_INVALID');
   });
 });

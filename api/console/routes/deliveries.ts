@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { resendDelivery, retryDelivery } from '../../../shared/webhooks/deliveries/index.ts';
-import { doneNotice, orShowAgain, principalOf, redirectDone, scopeFor, signedIn, type ConsoleDeps } from '../context.ts';
+import { doneNotice, orShowAgain, principalOf, redirectDone, actorFor, signedIn, type ConsoleDeps } from '../context.ts';
 import { deliveryPageLinks } from '../links.ts';
 import { consolePath } from '../paths.ts';
 import { DELIVERY } from '../queries.ts';
@@ -21,7 +21,7 @@ export function deliveryRoutes(router: Router, deps: ConsoleDeps): void {
   for (const [action, run] of [['retry', retryDelivery], ['resend', resendDelivery]] as const) {
     router.post(`/deliveries/:id/${action}`, signedIn, async (ctx) => {
       await orShowAgain(ctx, async () => {
-        await run(deps.webhooks, scopeFor(ctx), ctx.params.id);
+        await run(deps.webhooks, actorFor(ctx), ctx.params.id);
         redirectDone(ctx, consolePath.delivery(ctx.params.id), action === 'retry' ? 'retried' : 'resent');
       }, (errors, status) => show(ctx, { errors, status }));
     });

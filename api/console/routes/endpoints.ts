@@ -1,10 +1,10 @@
 /** An endpoint's pages: register, its settings and deliveries, and the changes of its settings. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { registerEndpoint, updateEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
+import { disableEndpoint, enableEndpoint, registerEndpoint, updateEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { publicEndpoint } from '../../../shared/webhooks/public-shapes.ts';
 import type { PageError } from '../../pages/page-object.ts';
-import { doneNotice, field, formOf, isAdmin, mayWrite, orShowAgain, pageParam, param, principalOf, redirectDone, scopeFor, signedIn, type ConsoleDeps } from '../context.ts';
+import { actorFor, allTenants, doneNotice, field, formOf, may, orShowAgain, pageParam, param, principalOf, redirectDone, signedIn, type ConsoleDeps } from '../context.ts';
 import { echo, registerInput, settingsPatch, timeField } from '../forms.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
@@ -23,7 +23,7 @@ export async function showEndpointPage(ctx: Context, id: string, options: { erro
       query: ENDPOINT,
       variables: {
         id,
-        reveal: mayWrite(ctx),
+        reveal: may(ctx, 'endpoints.reveal'),
         status: filters.status ? [filters.status.toUpperCase()] : null,
         type: filters.type || null,
         since: timeField(filters.since || undefined) ?? null,
@@ -40,14 +40,14 @@ export async function showEndpointPage(ctx: Context, id: string, options: { erro
 
 export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
   const showNew = async (ctx: Context, form: Record<string, string>, errors?: PageError[], status?: number) =>
-    ctx.render('console/endpoint-new', { form, admin: isAdmin(ctx), tenants: await tenantChoices(ctx, deps) }, { errors, status });
+    ctx.render('console/endpoint-new', { form, admin: allTenants(ctx), tenants: await tenantChoices(ctx, deps) }, { errors, status });
 
   router.get(CONSOLE_PATHS.newEndpoint, signedIn, (ctx) => showNew(ctx, { ...echo({}, REGISTER_FIELDS), events: '*', owner: param(ctx, 'owner') ?? '' }));
 
   router.post(CONSOLE_PATHS.endpoints, signedIn, async (ctx) => {
     const form = formOf(ctx);
     await orShowAgain(ctx, async () => {
-      const endpoint = await registerEndpoint(deps.webhooks, scopeFor(ctx), registerInput(form, { admin: isAdmin(ctx) }));
+      const endpoint = await registerEndpoint(deps.webhooks, actorFor(ctx), registerInput(form, { admin: allTenants(ctx) }));
       const { secret, ...rest } = endpoint;
       await ctx.render('console/endpoint-created', { endpoint: publicEndpoint(rest), secret }, {
         status: 201,
@@ -61,7 +61,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
   router.post('/endpoints/:id', signedIn, async (ctx) => {
     const form = formOf(ctx);
     await orShowAgain(ctx, async () => {
-      await updateEndpoint(deps.webhooks, scopeFor(ctx), ctx.params.id, settingsPatch(form));
+      await updateEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id, settingsPatch(form));
       redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'updated');
     }, (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, form: echo(form, ['url', 'events', 'description', 'headers', 'rateLimit', 'ordering']) }));
   });
@@ -70,7 +70,8 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
     router.post(`/endpoints/:id/${action}`, signedIn, async (ctx) => {
       const reason = field(formOf(ctx), 'reason');
       await orShowAgain(ctx, async () => {
-        await updateEndpoint(deps.webhooks, scopeFor(ctx), ctx.params.id, action === 'enable' ? { enabled: true } : { enabled: false, ...(reason ? { disabledReason: reason } : {}) });
+        if (action === 'enable') await enableEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id);
+        else await disableEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id, reason ? { reason } : {});
         redirectDone(ctx, consolePath.endpoint(ctx.params.id), action === 'enable' ? 'enabled' : 'disabled');
       }, (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }));
     });

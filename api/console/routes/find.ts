@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { emitEvent } from '../../../shared/webhooks/events/index.ts';
 import { parseJsonData } from '../../../shared/webhooks/text-input.ts';
 import type { PageError } from '../../pages/page-object.ts';
-import { field, formOf, isAdmin, orShowAgain, pageParam, param, principalOf, scopeFor, signedIn, type ConsoleDeps } from '../context.ts';
+import { field, formOf, allTenants, orShowAgain, pageParam, param, principalOf, actorFor, signedIn, type ConsoleDeps } from '../context.ts';
 import { echo } from '../forms.ts';
 import { consoleCreateLink } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
@@ -31,16 +31,16 @@ export function findRoutes(router: Router, deps: ConsoleDeps): void {
   });
 
   const showEmit = async (ctx: Context, form: Record<string, string>, errors?: PageError[], status?: number) =>
-    ctx.render('console/emit', { form, admin: isAdmin(ctx), tenants: await tenantChoices(ctx, deps) }, { errors, status, links: consoleCreateLink(principalOf(ctx), 'emit', CONSOLE_PATHS.events) });
+    ctx.render('console/emit', { form, admin: allTenants(ctx), tenants: await tenantChoices(ctx, deps) }, { errors, status, links: consoleCreateLink(principalOf(ctx), 'emit', CONSOLE_PATHS.events, 'events.emit') });
 
   router.get(CONSOLE_PATHS.emit, signedIn, (ctx) => showEmit(ctx, { ...echo({}, EMIT_FIELDS), data: '{}' }));
 
   router.post(CONSOLE_PATHS.events, signedIn, async (ctx) => {
     const form = formOf(ctx);
     await orShowAgain(ctx, async () => {
-      const owner = isAdmin(ctx) ? field(form, 'owner') : undefined;
+      const owner = allTenants(ctx) ? field(form, 'owner') : undefined;
       const eventId = field(form, 'eventId');
-      const result = await emitEvent(deps.webhooks, scopeFor(ctx), {
+      const result = await emitEvent(deps.webhooks, actorFor(ctx), {
         type: field(form, 'type') ?? '',
         data: parseJsonData(field(form, 'data'), 'the data'),
         ...(owner ? { owner } : {}),

@@ -1,45 +1,24 @@
 /**
- * Who may do what through GraphQL, by the same rules as the REST routes: the roles of
- * shared/tokens/roles.ts (read: admin, member, viewer; write: admin, member) decided by the
- * role guard's own `decide`, then the caller's tenant scope (`scopeOf`), which every core
- * function applies. Also the page arguments, read by the REST pagination rules.
+ * Who GraphQL's callers are to the core: the actor of the request's principal (401
+ * `APP_UNAUTHENTICATED` without one), which every mutation hands to its core function, where the
+ * permission table (shared/access/permissions.ts) decides; reads need `webhooks.read` and are
+ * narrowed to the actor's tenant scope. Also the page arguments, read by the REST pagination rules.
  */
 import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
-import { forbidden, unauthorized } from '../../../shared/errors/app-error.ts';
-import { scopeOf } from '../../../shared/tokens/principal.ts';
-import { ALL_TENANT_ROLES, READ_ROLES, WRITE_ROLES } from '../../../shared/tokens/roles.ts';
+import { actorOf, authorize, type Actor } from '../../../shared/access/actor.ts';
 import type { TenantScope } from '../../../shared/webhooks/tenant-scope.ts';
 import { parsePagination, type PaginationLimits } from '../../hal/pagination.ts';
-import { decide, type Principal } from '../../routing/roles.ts';
+import type { Principal } from '../../routing/roles.ts';
 
-/** The caller may use `roles`, else 401 `APP_UNAUTHENTICATED` / 403 `APP_FORBIDDEN` (as the role guard). */
-function allow(principal: Principal | undefined, roles: readonly string[], action: string): void {
-  const decision = decide(roles, action, principal);
-  if (decision === 'unauthenticated') throw unauthorized('this needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
-  if (decision === 'forbidden') throw forbidden(`the caller's roles do not allow ${action}`, { code: 'APP_FORBIDDEN', data: { action } });
+/** The tenant scope of a caller allowed to read webhook records and the catalog. */
+export function readScope(principal: Principal | undefined): TenantScope {
+  const actor = actorOf(principal);
+  authorize(actor, 'webhooks.read');
+  return actor.scope;
 }
 
-/** The tenant scope of a caller allowed to read webhook records. */
-export function readScope(principal: Principal | undefined, action: string): TenantScope {
-  allow(principal, READ_ROLES, action);
-  return scopeOf(principal);
-}
-
-/** The tenant scope of a caller allowed to change webhook records, emit, retry. */
-export function writeScope(principal: Principal | undefined, action: string): TenantScope {
-  allow(principal, WRITE_ROLES, action);
-  return scopeOf(principal);
-}
-
-/** A caller allowed to change the service-wide event-type catalog (admins). */
-export function adminOnly(principal: Principal | undefined, action: string): void {
-  allow(principal, ALL_TENANT_ROLES, action);
-}
-
-/** A caller allowed to read (the event-type catalog: every role). */
-export function reader(principal: Principal | undefined, action: string): void {
-  allow(principal, READ_ROLES, action);
-}
+/** The caller as the core's writes take it (they decide what its role may do). */
+export const actorIn = (principal: Principal | undefined): Actor => actorOf(principal);
 
 /** `page` and `perPage` by the REST rules (400 `APP_PAGINATION_INVALID`; perPage capped at `api.maxPerPage`). */
 export function pageOf(args: { page?: unknown; perPage?: unknown }, limits: PaginationLimits): { page: number; perPage: number } {

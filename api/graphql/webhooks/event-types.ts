@@ -1,13 +1,13 @@
 /**
- * The event-type catalog in GraphQL (issue 17, item 4), over shared/webhooks/event-types/ like the
- * REST controller: every role reads it, admins change it.
+ * The event-type catalog in GraphQL, over shared/webhooks/event-types/ like the REST controller:
+ * every role reads it; who changes it the core decides (admins).
  */
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { createEventType, listEventTypes, showEventType, updateEventType, type EventTypeInput } from '../../../shared/webhooks/event-types/index.ts';
 import type { Config } from '../../../shared/config/index.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
-import { adminOnly, pageAnswer, pageOf, reader } from './access.ts';
+import { actorIn, pageAnswer, pageOf, readScope } from './access.ts';
 
 const TYPES = /* GraphQL */ `
   "A type of the event catalog: what its events mean and, when it has one, the JSON Schema (draft 2020-12) their data must match."
@@ -67,25 +67,19 @@ export function eventTypesContribution(deps: WebhookDeps, limits: Pick<Config['a
     resolvers: {
       Query: {
         eventTypes: async (_root: unknown, args: Args, context: GraphqlContext) => {
-          reader(context.principal, 'eventTypes');
+          readScope(context.principal);
           const page = pageOf(args, limits);
           const { records, total } = await listEventTypes(deps, { includeDeprecated: args.includeDeprecated !== false, ...page });
           return pageAnswer(records, total, page);
         },
         eventType: async (_root: unknown, args: Args, context: GraphqlContext) => {
-          reader(context.principal, 'eventType');
+          readScope(context.principal);
           return showEventType(deps, args.name);
         },
       },
       Mutation: {
-        createEventType: (_root: unknown, args: Args, context: GraphqlContext) => {
-          adminOnly(context.principal, 'createEventType');
-          return createEventType(deps, args.input as EventTypeInput);
-        },
-        updateEventType: (_root: unknown, args: Args, context: GraphqlContext) => {
-          adminOnly(context.principal, 'updateEventType');
-          return updateEventType(deps, args.name, args.input as EventTypeInput);
-        },
+        createEventType: (_root: unknown, args: Args, context: GraphqlContext) => createEventType(deps, actorIn(context.principal), args.input as EventTypeInput),
+        updateEventType: (_root: unknown, args: Args, context: GraphqlContext) => updateEventType(deps, actorIn(context.principal), args.name, args.input as EventTypeInput),
       },
     },
   };

@@ -64,12 +64,12 @@ type Resolve = GraphQLFieldResolver<any, GraphqlContext, Record<string, any>>;
 
 export function healthContribution(deps: WebhookDeps): Contribution {
   const health: Resolve = async (endpoint: { externalId: string }, _args, context) => {
-    const scope = readScope(context.principal, 'webhookEndpoints');
+    const scope = readScope(context.principal);
     const loader = context.loaders.get<string, EndpointHealth>('webhook-health', (ids) => endpointHealth(deps, scope, ids));
     return (await loader.load(endpoint.externalId)) ?? { endpointId: endpoint.externalId, ...EMPTY };
   };
   const webhookQueue: Resolve = async (_root, args, context) => {
-    const scope = readScope(context.principal, 'webhookQueue');
+    const scope = readScope(context.principal);
     return queueFigures(deps, scope, { owner: ownerFilter(scope, ownerOf(args)) });
   };
   return { source: 'webhook health', types: TYPES, resolvers: { WebhookEndpoint: { health }, Query: { webhookQueue } } };

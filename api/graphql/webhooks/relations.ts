@@ -22,7 +22,7 @@ const TYPES = /* GraphQL */ `
 export function relationsContribution(deps: WebhookDeps): Contribution {
   const event: GraphQLFieldResolver<{ eventId: string }, GraphqlContext> = async (delivery, _args, context) => {
     try {
-      return publicEvent(await showEvent(deps, readScope(context.principal, 'webhookEvent'), delivery.eventId));
+      return publicEvent(await showEvent(deps, readScope(context.principal), delivery.eventId));
     } catch (error) {
       if (isAppError(error) && error.status === 404) return null;
       throw error;

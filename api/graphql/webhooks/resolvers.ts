@@ -24,7 +24,7 @@ import { parseTimeRange } from '../../../shared/webhooks/time-range.ts';
 import type { EndpointPatch } from '../../../shared/webhooks/endpoints/update.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { ResolverMap } from '../contribution.ts';
-import { ownerOf, pageAnswer, pageOf, readScope, writeScope } from './access.ts';
+import { actorIn, ownerOf, pageAnswer, pageOf, readScope } from './access.ts';
 
 // Arguments and parents are what the SDL (types.ts) and the core functions say: GraphQL has checked them.
 type Args = Record<string, any>;
@@ -43,7 +43,7 @@ const withDeadline = (deps: WebhookDeps, context: GraphqlContext): WebhookDeps =
 export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>): ResolverMap {
   const query: Record<string, Resolve> = {
     async webhookEndpoints(_root, args, context) {
-      const scope = readScope(context.principal, 'webhookEndpoints');
+      const scope = readScope(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
       const { records, total } = await listEndpoints(deps, scope, {
@@ -54,9 +54,9 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       });
       return pageAnswer(records.map(endpointNode), total, page);
     },
-    webhookEndpoint: async (_root, args, context) => endpointNode(await showEndpoint(deps, readScope(context.principal, 'webhookEndpoint'), args.id)),
+    webhookEndpoint: async (_root, args, context) => endpointNode(await showEndpoint(deps, readScope(context.principal), args.id)),
     async webhookEvents(_root, args, context) {
-      const scope = readScope(context.principal, 'webhookEvents');
+      const scope = readScope(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
       const { records, total, totalEstimated } = await listEvents(deps, scope, {
@@ -67,9 +67,9 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       });
       return pageAnswer(records.map(publicEvent), total, page, totalEstimated);
     },
-    webhookEvent: async (_root, args, context) => publicEvent(await showEvent(deps, readScope(context.principal, 'webhookEvent'), args.id)),
+    webhookEvent: async (_root, args, context) => publicEvent(await showEvent(deps, readScope(context.principal), args.id)),
     async webhookDeliveries(_root, args, context) {
-      const scope = readScope(context.principal, 'webhookDeliveries');
+      const scope = readScope(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
       const { records, total, totalEstimated } = await listDeliveries(deps, scope, {
@@ -83,44 +83,44 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       });
       return pageAnswer(records.map(publicDelivery), total, page, totalEstimated);
     },
-    webhookDelivery: async (_root, args, context) => publicDeliveryDetails(await showDelivery(deps, readScope(context.principal, 'webhookDelivery'), args.id)),
+    webhookDelivery: async (_root, args, context) => publicDeliveryDetails(await showDelivery(deps, readScope(context.principal), args.id)),
   };
 
   const mutation: Record<string, Resolve> = {
     async registerWebhookEndpoint(_root, args, context) {
-      const endpoint = await registerEndpoint(deps, writeScope(context.principal, 'registerWebhookEndpoint'), args.input as RegisterOptions);
+      const endpoint = await registerEndpoint(deps, actorIn(context.principal), args.input as RegisterOptions);
       const { secret, ...rest } = endpoint;
       return { endpoint: endpointNode(rest), secret };
     },
     updateWebhookEndpoint: async (_root, args, context) =>
-      endpointNode(await updateEndpoint(deps, writeScope(context.principal, 'updateWebhookEndpoint'), args.id, args.input as EndpointPatch)),
+      endpointNode(await updateEndpoint(deps, actorIn(context.principal), args.id, args.input as EndpointPatch)),
     async removeWebhookEndpoint(_root, args, context) {
-      return (await removeEndpoint(deps, writeScope(context.principal, 'removeWebhookEndpoint'), args.id)).id;
+      return (await removeEndpoint(deps, actorIn(context.principal), args.id)).id;
     },
     async rotateWebhookSecret(_root, args, context) {
-      const scope = writeScope(context.principal, 'rotateWebhookSecret');
-      const rotated = await rotateSecret(deps, scope, args.id, args.grace === null || args.grace === undefined ? {} : { grace: args.grace });
-      return { endpoint: endpointNode(await showEndpoint(deps, scope, args.id)), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt };
+      const actor = actorIn(context.principal);
+      const rotated = await rotateSecret(deps, actor, args.id, args.grace === null || args.grace === undefined ? {} : { grace: args.grace });
+      return { endpoint: endpointNode(await showEndpoint(deps, actor.scope, args.id)), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt };
     },
     async sendTestWebhookEvent(_root, args, context) {
       const input = { ...(args.type == null ? {} : { type: args.type }), ...(args.data === undefined ? {} : { data: args.data }) };
-      return publicNewDelivery(await sendTestEvent(withDeadline(deps, context), writeScope(context.principal, 'sendTestWebhookEvent'), args.id, input));
+      return publicNewDelivery(await sendTestEvent(withDeadline(deps, context), actorIn(context.principal), args.id, input));
     },
     async emitWebhookEvent(_root, args, context) {
-      const scope = writeScope(context.principal, 'emitWebhookEvent');
-      const result = await emitEvent(withDeadline(deps, context), scope, args.input);
+      const actor = actorIn(context.principal);
+      const result = await emitEvent(withDeadline(deps, context), actor, args.input);
       return {
-        event: result.event === null ? null : publicEvent(await showEvent(deps, scope, result.event.id)),
+        event: result.event === null ? null : publicEvent(await showEvent(deps, actor.scope, result.event.id)),
         type: result.type,
         owner: result.owner,
         deliveries: result.deliveries.map(publicNewDelivery),
         duplicate: result.duplicate,
       };
     },
-    retryWebhookDelivery: async (_root, args, context) => publicDelivery(await retryDelivery(deps, writeScope(context.principal, 'retryWebhookDelivery'), args.id)),
-    resendWebhookDelivery: async (_root, args, context) => publicDelivery(await resendDelivery(deps, writeScope(context.principal, 'resendWebhookDelivery'), args.id)),
+    retryWebhookDelivery: async (_root, args, context) => publicDelivery(await retryDelivery(deps, actorIn(context.principal), args.id)),
+    resendWebhookDelivery: async (_root, args, context) => publicDelivery(await resendDelivery(deps, actorIn(context.principal), args.id)),
     recoverWebhookDeliveries: (_root, args, context) =>
-      recoverDeliveries(deps, writeScope(context.principal, 'recoverWebhookDeliveries'), args.id, { since: args.since, until: args.until ?? undefined }),
+      recoverDeliveries(deps, actorIn(context.principal), args.id, { since: args.since, until: args.until ?? undefined }),
   };
 
   /** The deprecated `id` alias of `externalId`. */
@@ -130,7 +130,7 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
     id: idAlias,
     attempts: (record) => record.attempts ?? null,
     endpoint(record, _args, context) {
-      const scope = readScope(context.principal, 'webhookDeliveries');
+      const scope = readScope(context.principal);
       const loader = context.loaders.get<string, Endpoint>('webhook-endpoints', (ids) => endpointsInScope(deps, scope, ids));
       return loader.load(record.endpointId).then((endpoint) => (endpoint === undefined ? null : endpointNode(endpoint)));
     },

@@ -35,14 +35,14 @@ export const deliveriesController = (deps: WebhookDeps) => defineController({
   }),
 
   /** POST /deliveries/:id/retry: 202; a dead delivery is sent again with the same webhook-id. */
-  retry: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
-    const summary = await retryDelivery(deps, scope, id);
+  retry: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
+    const summary = await retryDelivery(deps, actor, id);
     await ctx.resource(publishDelivery(principal, { ...summary, endpointEnabled: true }), { status: 202 });
   }),
 
   /** POST /deliveries/:id/resend: 202; a done or dead delivery is sent again with the same webhook-id (409 while in flight). */
-  resend: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
-    const summary = await resendDelivery(deps, scope, id);
+  resend: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
+    const summary = await resendDelivery(deps, actor, id);
     await ctx.resource(publishDelivery(principal, { ...summary, endpointEnabled: true }), { status: 202 });
   }),
 });

@@ -27,13 +27,13 @@ export const endpointsController = (deps: WebhookDeps) => defineController({
       ...window,
     }),
     present: (endpoint) => publishEndpoint(request.principal, endpoint),
-    links: createLink(request.principal, PATHS.webhooks),
+    links: createLink(request.principal, PATHS.webhooks, 'endpoints.register'),
   })),
 
   /** POST /webhooks {url, events, owner?, description?, headers?}: 201 with the secret, shown this once. */
-  create: webhookAction(deps, async ({ ctx, principal, scope, deps }) => {
+  create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
     const input = ctx.permit('url', 'events', 'owner', 'description', 'headers', 'signing', 'rateLimit', 'ordering') as unknown as RegisterOptions;
-    const endpoint = await registerEndpoint(deps, scope, input);
+    const endpoint = await registerEndpoint(deps, actor, input);
     await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: endpoint.secret }, { status: 201 });
   }),
 
@@ -48,35 +48,35 @@ export const endpointsController = (deps: WebhookDeps) => defineController({
    * The body goes to the core whole (not through `permit`): an unknown field or an empty patch is
    * a 422 `APP_WEBHOOK_PATCH_INVALID`, as documented, not silently nothing.
    */
-  update: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
+  update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
     const patch = (ctx.request.body ?? {}) as EndpointPatch;
-    await ctx.resource(publishEndpoint(principal, await updateEndpoint(deps, scope, id, patch)));
+    await ctx.resource(publishEndpoint(principal, await updateEndpoint(deps, actor, id, patch)));
   }),
 
   /** DELETE /webhooks/:id: 204; its secrets, deliveries and attempts go with it. */
-  destroy: webhookAction(deps, async ({ ctx, scope, deps, id }) => {
-    await removeEndpoint(deps, scope, id);
+  destroy: webhookAction(deps, async ({ ctx, actor, deps, id }) => {
+    await removeEndpoint(deps, actor, id);
     ctx.status = 204;
   }),
 
   /** POST /webhooks/:id/rotate {grace?}: the endpoint with its new secret (shown this once) and `graceEndsAt`. */
-  rotate: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
+  rotate: webhookAction(deps, async ({ ctx, actor, principal, scope, deps, id }) => {
     const { grace } = ctx.permit('grace') as { grace?: number };
-    const rotated = await rotateSecret(deps, scope, id, { grace });
+    const rotated = await rotateSecret(deps, actor, id, { grace });
     const endpoint = await showEndpoint(deps, scope, id);
     await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt });
   }),
 
   /** POST /webhooks/:id/test {type?, data?}: 202 with the delivery of a `webhook.test` event to this endpoint alone. */
-  test: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
+  test: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
     const input = ctx.permit('type', 'data') as { type?: string; data?: unknown };
-    const delivery = await sendTestEvent(deps, scope, id, input);
+    const delivery = await sendTestEvent(deps, actor, id, input);
     await ctx.resource(publishNewDelivery(principal, delivery), { status: 202 });
   }),
 
   /** POST /webhooks/:id/recover {since, until?}: 202; the endpoint's dead deliveries in the range are sent again. */
-  recover: webhookAction(deps, async ({ ctx, scope, deps, id }) => {
-    const result = await recoverDeliveries(deps, scope, id, ctx.permit('since', 'until'));
+  recover: webhookAction(deps, async ({ ctx, actor, deps, id }) => {
+    const result = await recoverDeliveries(deps, actor, id, ctx.permit('since', 'until'));
     await ctx.resource(
       {
         _links: {

@@ -7,12 +7,12 @@ import type { Principal } from '../../routing/roles.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { may } from '../links.ts';
 import { one } from '../query.ts';
-import { ADMIN, PATHS } from '../routes.ts';
+import { PATHS } from '../routes.ts';
 
 /** A catalog type with its links (`update` for admins). */
 export function publishEventType(principal: Principal | undefined, type: EventType): object {
   const links: Links = { self: { href: PATHS.eventType(type.name) }, collection: { href: PATHS.eventTypes } };
-  if (may(principal, ADMIN)) links.update = { href: PATHS.eventType(type.name), method: 'PATCH' };
+  if (may(principal, 'eventTypes.update')) links.update = { href: PATHS.eventType(type.name), method: 'PATCH' };
   return { _links: links, ...type };
 }
 
@@ -24,19 +24,19 @@ export const eventTypesController = (deps: WebhookDeps) => defineController({
     type: 'eventTypes',
     fetch: (window) => listEventTypes(request.deps, { includeDeprecated: one(request.query, 'deprecated') !== 'false', ...window }),
     present: (type) => publishEventType(request.principal, type),
-    links: may(request.principal, ADMIN) ? { create: { href: PATHS.eventTypes, method: 'POST' } } : {},
+    links: may(request.principal, 'eventTypes.create') ? { create: { href: PATHS.eventTypes, method: 'POST' } } : {},
   })),
   /** POST /event-types {name, description?, schema?, examples?, deprecated?} (admins). */
-  create: webhookAction(deps, async ({ ctx, principal, deps }) => {
-    const type = await createEventType(deps, ctx.permit('name', 'description', 'schema', 'examples', 'deprecated'));
+  create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
+    const type = await createEventType(deps, actor, ctx.permit('name', 'description', 'schema', 'examples', 'deprecated'));
     await ctx.resource(publishEventType(principal, type), { status: 201 });
   }),
   show: webhookAction(deps, async ({ ctx, principal, deps, id }) => {
     await ctx.resource(publishEventType(principal, await showEventType(deps, id)));
   }),
   /** PATCH /event-types/:name {description?, schema?, examples?, deprecated?} (admins; `schema: null` removes it). */
-  update: webhookAction(deps, async ({ ctx, principal, deps, id }) => {
+  update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
     const body = ctx.request.body && typeof ctx.request.body === 'object' ? (ctx.request.body as Record<string, unknown>) : {};
-    await ctx.resource(publishEventType(principal, await updateEventType(deps, id, body)));
+    await ctx.resource(publishEventType(principal, await updateEventType(deps, actor, id, body)));
   }),
 });

@@ -25,7 +25,7 @@ export const eventsController = (deps: WebhookDeps) => defineController({
       ...window,
     }),
     present: (event) => publishEvent(request.principal, event),
-    links: createLink(request.principal, PATHS.events),
+    links: createLink(request.principal, PATHS.events, 'events.emit'),
   })),
 
   /**
@@ -34,8 +34,8 @@ export const eventsController = (deps: WebhookDeps) => defineController({
    * number of deliveries and a `delivery` link to each. An `eventId` seen within
    * `webhooks.dedupeWindow` answers 200 with the original event (`duplicate: true`), queuing nothing.
    */
-  create: webhookAction(deps, async ({ ctx, principal, scope, deps }) => {
-    const result = await emitEvent(deps, scope, ctx.permit('type', 'data', 'owner', 'eventId'));
+  create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
+    const result = await emitEvent(deps, actor, ctx.permit('type', 'data', 'owner', 'eventId'));
     const links: Links = result.event === null ? { collection: { href: PATHS.events } } : eventLinks(principal, result.event.id);
     links.delivery = result.deliveries.map((delivery) => ({ href: PATHS.delivery(delivery.id) }));
     await ctx.resource(

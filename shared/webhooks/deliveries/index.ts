@@ -1,11 +1,13 @@
 /**
- * Webhook deliveries, one service for every face: list, show, retry and bulk replay through a
- * tenant scope (the CLI passes `ALL_TENANTS`), and the per-state counts operators see.
+ * Webhook deliveries, one service for every face: list and show through a tenant scope, retry,
+ * resend and bulk replay for an actor (the CLI passes `OPERATOR`), and the per-state counts
+ * operators see.
  */
 export { listDeliveries, MAX_LIST_LIMIT, type DeliveryQuery, type ListedDelivery } from './list.ts';
 export { showDelivery } from './show.ts';
 export { retryDelivery, resendDelivery } from './retry.ts';
 export { recoverDeliveries, MAX_RECOVER, type RecoverResult } from './recover.ts';
+export { replayDeadDeliveries, type ReplaySelection } from './replay.ts';
 export { countDeliveries } from './counts.ts';
 export { endpointHealth, queueFigures, HEALTH_WINDOW_MS, type EndpointHealth, type QueueFigures } from './health.ts';
 export {

@@ -1,7 +1,7 @@
 /** Bulk replay of an endpoint's dead deliveries over a time range (Svix calls it "recover"). */
 import { conflict } from '../../errors/app-error.ts';
 import { endpointInScope } from '../endpoints/show.ts';
-import type { TenantScope } from '../tenant-scope.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 import { parseTime, timeRangeInvalid } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { deliveryJobSpec, requeuePayload } from './job.ts';
@@ -26,16 +26,18 @@ export interface RecoverResult {
  * MAX_RECOVER per call. Only deliveries of the endpoint's current owner are replayed, so an
  * endpoint given to another tenant never receives the previous tenant's events. Throws 404
  * `APP_WEBHOOK_NOT_FOUND` (endpoint not in scope), 409 `APP_WEBHOOK_ENDPOINT_DISABLED`, 422
- * `APP_WEBHOOK_TIME_RANGE_INVALID` (`since` is required).
+ * `APP_WEBHOOK_TIME_RANGE_INVALID` (`since` is required), and first 403 `APP_FORBIDDEN` to a role
+ * that may not replay.
  */
 export async function recoverDeliveries(
   deps: Pick<WebhookDeps, 'sql' | 'config' | 'log'>,
-  scope: TenantScope,
+  actor: Actor,
   endpointId: string,
   range: { since?: unknown; until?: unknown },
 ): Promise<RecoverResult> {
+  authorize(actor, 'endpoints.recover');
   const { sql } = deps;
-  const endpoint = await endpointInScope(deps, scope, endpointId);
+  const endpoint = await endpointInScope(deps, actor.scope, endpointId);
   const since = parseTime('since', range.since);
   const until = parseTime('until', range.until);
   if (since === undefined) throw timeRangeInvalid('since', 'is required: replay dead deliveries created since when?');

@@ -1,6 +1,7 @@
 /** Sending one delivery again: retry (dead ones, spec: "dead letter queue -> jobs:retry -> sent again") and resend (done or dead). */
 import { conflict } from '../../errors/app-error.ts';
 import type { TenantScope } from '../tenant-scope.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { deliveryJobSpec, requeuePayload } from './job.ts';
 import { SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliverySummary } from './record.ts';
@@ -54,15 +55,20 @@ async function requeue(deps: RequeueDeps, scope: TenantScope, id: string, rule: 
 /**
  * `jobs:retry <id>` (spec: "dead letter queue -> jobs:retry -> sent again"): a dead delivery is
  * queued again (see `requeue`). Only dead deliveries are retried (409
- * `APP_WEBHOOK_DELIVERY_NOT_DEAD`): the others are still on their way or delivered.
+ * `APP_WEBHOOK_DELIVERY_NOT_DEAD`): the others are still on their way or delivered. A role that
+ * may not retry is refused first (403 `APP_FORBIDDEN`).
  */
-export const retryDelivery = (deps: RequeueDeps, scope: TenantScope, id: string): Promise<DeliverySummary> =>
-  requeue(deps, scope, id, { from: ['dead'], refusal: 'APP_WEBHOOK_DELIVERY_NOT_DEAD', what: 'not dead: only dead deliveries are retried' });
+export function retryDelivery(deps: RequeueDeps, actor: Actor, id: string): Promise<DeliverySummary> {
+  authorize(actor, 'deliveries.retry');
+  return requeue(deps, actor.scope, id, { from: ['dead'], refusal: 'APP_WEBHOOK_DELIVERY_NOT_DEAD', what: 'not dead: only dead deliveries are retried' });
+}
 
 /**
  * `jobs:resend <id>`, `POST /deliveries/:id/resend` (issue 16, item 6): a done or dead delivery
  * is sent again with the same `webhook-id` (a receiver that lost it, or wants it once more); 409
  * `APP_WEBHOOK_DELIVERY_IN_FLIGHT` while it is pending or running.
  */
-export const resendDelivery = (deps: RequeueDeps, scope: TenantScope, id: string): Promise<DeliverySummary> =>
-  requeue(deps, scope, id, { from: ['done', 'dead'], refusal: 'APP_WEBHOOK_DELIVERY_IN_FLIGHT', what: 'still on its way: resend it once it is done or dead' });
+export function resendDelivery(deps: RequeueDeps, actor: Actor, id: string): Promise<DeliverySummary> {
+  authorize(actor, 'deliveries.resend');
+  return requeue(deps, actor.scope, id, { from: ['done', 'dead'], refusal: 'APP_WEBHOOK_DELIVERY_IN_FLIGHT', what: 'still on its way: resend it once it is done or dead' });
+}

@@ -14,7 +14,8 @@ import { SIGNING_SCHEMES, shownSecret, type SigningScheme } from '../signing.ts'
 import { unprocessable } from '../../errors/app-error.ts';
 import { newEndpointId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
+import { ownerForWrite } from '../tenant-scope.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface RegisterOptions {
   url: string;
@@ -48,11 +49,13 @@ export function assertSigning(signing: unknown): SigningScheme {
  * description; each refusal a 422 whose `APP_WEBHOOK_*` code names the field), then writes the
  * endpoint and its first secret (`whsec_` + base64 of 32 random bytes, or an Ed25519 key, sealed at rest) in one
  * transaction, and announces the change to every process's endpoint cache. A caller bound to
- * one tenant registers for that tenant only (naming another owner: 404 `APP_TENANT_NOT_FOUND`).
+ * one tenant registers for that tenant only (naming another owner: 404 `APP_TENANT_NOT_FOUND`);
+ * a role that may not register is refused first (403 `APP_FORBIDDEN`).
  */
-export async function registerEndpoint(deps: WebhookDeps, scope: TenantScope, options: RegisterOptions): Promise<RegisteredEndpoint> {
+export async function registerEndpoint(deps: WebhookDeps, actor: Actor, options: RegisterOptions): Promise<RegisteredEndpoint> {
+  authorize(actor, 'endpoints.register');
   const input = (options ?? {}) as Partial<RegisterOptions>;
-  const owner = assertOwner(ownerForWrite(scope, input.owner));
+  const owner = assertOwner(ownerForWrite(actor.scope, input.owner));
   const events = assertEventPatterns(input.events);
   await checkSubscriptions(deps, events);
   const headers = assertEndpointHeaders(input.headers);

@@ -11,7 +11,7 @@ import { createSecretBox, type SecretBox } from '../secret-box.ts';
 import { generateSecretFor, shownSecret, type SigningScheme } from '../signing.ts';
 import { endpointRow, type Queryable } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
-import type { TenantScope } from '../tenant-scope.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 
 /** Longest grace period accepted by `rotate` (one year). */
 export const MAX_GRACE_MS = 365 * 86_400_000;
@@ -56,14 +56,17 @@ export function assertGrace(grace: unknown): number {
  * already set is kept), so the header carries two `v1,` entries meanwhile. Works on a disabled
  * endpoint, and on one whose stored secrets can no longer be read (the remedy for
  * `APP_WEBHOOK_SECRET_UNREADABLE`). Answers `{secret, graceEndsAt}`; throws 404
- * `APP_WEBHOOK_NOT_FOUND`, 422 `APP_WEBHOOK_GRACE_INVALID`.
+ * `APP_WEBHOOK_NOT_FOUND`, 422 `APP_WEBHOOK_GRACE_INVALID`, and 403 `APP_FORBIDDEN` first to a
+ * role that may not rotate.
  */
 export async function rotateSecret(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'log'>,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
   options: { grace?: number } = {},
 ): Promise<{ secret: string; graceEndsAt: Date | null }> {
+  authorize(actor, 'endpoints.rotate');
+  const { scope } = actor;
   const grace = assertGrace(options.grace);
   const box = secretBoxFor(deps.config);
   const result = await deps.sql.begin(async (tx) => {

@@ -13,7 +13,8 @@ import { assertDescription, assertOrdering, assertOwner, assertRateLimit, checkE
 import { admit } from '../deliveries/flow.ts';
 import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
+import { ownerForWrite } from '../tenant-scope.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 import { storableText } from '../../db/storable-text.ts';
 
 /** The fields `update` changes; a key left out (or undefined) is kept as it is. */
@@ -44,9 +45,18 @@ const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 
  * refused (422 `APP_WEBHOOK_PATCH_INVALID`); an unknown id, or an endpoint outside `scope`, is a
  * 404 `APP_WEBHOOK_NOT_FOUND` (checked on the locked row), and a caller bound to one tenant cannot
  * give the endpoint to another (404 `APP_TENANT_NOT_FOUND`). Secrets are not changed here (see
- * `rotateSecret`).
+ * `rotateSecret`). A caller whose role may not change endpoints is refused first (403
+ * `APP_FORBIDDEN`), and one that may not disable or enable them when the patch does.
  */
-export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: string, patch: EndpointPatch): Promise<Endpoint> {
+export async function updateEndpoint(deps: WebhookDeps, actor: Actor, id: string, patch: EndpointPatch): Promise<Endpoint> {
+  authorize(actor, 'endpoints.update');
+  const enabled = (patch as EndpointPatch | null)?.enabled;
+  if (enabled !== undefined) authorize(actor, enabled === false ? 'endpoints.disable' : 'endpoints.enable');
+  return applyPatch(deps, actor, id, patch);
+}
+
+async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: EndpointPatch): Promise<Endpoint> {
+  const { scope } = actor;
   const given = Object.fromEntries(Object.entries(patch ?? {}).filter(([, value]) => value !== undefined)) as EndpointPatch;
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
     throw unprocessable('cannot update webhook endpoint: the patch must be an object', { code: 'APP_WEBHOOK_PATCH_INVALID', data: { field: null } });
@@ -124,11 +134,13 @@ export async function updateEndpoint(deps: WebhookDeps, scope: TenantScope, id: 
 }
 
 /** Disables endpoint `id` (no new deliveries are written for it); `reason` is kept with it. */
-export function disableEndpoint(deps: WebhookDeps, scope: TenantScope, id: string, options: { reason?: string } = {}): Promise<Endpoint> {
-  return updateEndpoint(deps, scope, id, { enabled: false, disabledReason: options.reason });
+export function disableEndpoint(deps: WebhookDeps, actor: Actor, id: string, options: { reason?: string } = {}): Promise<Endpoint> {
+  authorize(actor, 'endpoints.disable');
+  return applyPatch(deps, actor, id, { enabled: false, disabledReason: options.reason });
 }
 
 /** Enables endpoint `id` again; emits reach it from now on. */
-export function enableEndpoint(deps: WebhookDeps, scope: TenantScope, id: string): Promise<Endpoint> {
-  return updateEndpoint(deps, scope, id, { enabled: true });
+export function enableEndpoint(deps: WebhookDeps, actor: Actor, id: string): Promise<Endpoint> {
+  authorize(actor, 'endpoints.enable');
+  return applyPatch(deps, actor, id, { enabled: true });
 }

@@ -11,6 +11,7 @@ import { assertEventName } from '../patterns.ts';
 import { createSchemaCompiler } from './schema-check.ts';
 import { countEventTypes, insertEventType, selectEventType, selectEventTypes, updateEventTypeRow, type EventTypeRow } from './store.ts';
 import { forgetEventType } from './validation.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface EventType {
   name: string;
@@ -77,8 +78,13 @@ export interface EventTypeInput {
   deprecated?: unknown;
 }
 
-/** Adds a type. Throws 422 `APP_WEBHOOK_EVENT_INVALID` (name), `APP_WEBHOOK_EVENT_TYPE_INVALID`, `APP_WEBHOOK_EVENT_SCHEMA_INVALID`; 409 `APP_WEBHOOK_EVENT_TYPE_EXISTS`. */
-export async function createEventType(deps: Pick<WebhookDeps, 'sql' | 'log'>, input: EventTypeInput): Promise<EventType> {
+/**
+ * Adds a type. Throws 422 `APP_WEBHOOK_EVENT_INVALID` (name), `APP_WEBHOOK_EVENT_TYPE_INVALID`,
+ * `APP_WEBHOOK_EVENT_SCHEMA_INVALID`; 409 `APP_WEBHOOK_EVENT_TYPE_EXISTS`; first 403
+ * `APP_FORBIDDEN` to a role that may not change the catalog (it is the whole service's).
+ */
+export async function createEventType(deps: Pick<WebhookDeps, 'sql' | 'log'>, actor: Actor, input: EventTypeInput): Promise<EventType> {
+  authorize(actor, 'eventTypes.create');
   const name = assertEventName(input?.name);
   const { schema, validate } = checkSchema(input.schema);
   if (input.deprecated !== undefined && typeof input.deprecated !== 'boolean') throw invalid('deprecated', 'must be true or false');
@@ -113,7 +119,8 @@ export async function listEventTypes(
 }
 
 /** Changes the given fields of a type (`schema: null` removes the schema). Throws as create does, and 404. */
-export async function updateEventType(deps: Pick<WebhookDeps, 'sql' | 'log'>, name: unknown, input: EventTypeInput): Promise<EventType> {
+export async function updateEventType(deps: Pick<WebhookDeps, 'sql' | 'log'>, actor: Actor, name: unknown, input: EventTypeInput): Promise<EventType> {
+  authorize(actor, 'eventTypes.update');
   const current = await showEventType(deps, name);
   const given = (input ?? {}) as EventTypeInput;
   const unknown = Object.keys(given).filter((key) => !['description', 'schema', 'examples', 'deprecated'].includes(key));

@@ -11,7 +11,8 @@ import { payloadText } from './envelope.ts';
 import { checkEventData } from '../event-types/validation.ts';
 import { deliveriesOfEvent, DuplicateEvent, enqueueDeliveries, type Delivery } from './enqueue.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite, type TenantScope } from '../tenant-scope.ts';
+import { ownerForWrite } from '../tenant-scope.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface EmitOptions {
   /**
@@ -104,9 +105,12 @@ export async function emitOnce(deps: WebhookDeps, event: string, payload: unknow
  * (`webhooks:send`), through the queue like any emit; the event carries the endpoint's owner.
  * A disabled endpoint is refused with 409 `APP_WEBHOOK_ENDPOINT_DISABLED` (enable it first):
  * the worker would not deliver to it anyway. Throws 404 `APP_WEBHOOK_NOT_FOUND` (also for an
- * endpoint outside `scope`) and the input errors of `emit`.
+ * endpoint outside the actor's scope) and the input errors of `emit`; a role that may not send
+ * is refused first (403 `APP_FORBIDDEN`).
  */
-export async function sendToEndpoint(deps: WebhookDeps, scope: TenantScope, id: string, event: string, payload: unknown): Promise<Delivery> {
+export async function sendToEndpoint(deps: WebhookDeps, actor: Actor, id: string, event: string, payload: unknown): Promise<Delivery> {
+  authorize(actor, 'endpoints.send');
+  const { scope } = actor;
   const type = assertEventName(event);
   const data = payloadText(payload, deps.config.bodyLimit);
   await checkEventData(deps, type, payload, { strict: false });
@@ -138,10 +142,12 @@ export interface EmitResult {
 
 /**
  * `emit(type, data, {owner})` for a caller's scope: a member emits only as its owner (naming
- * another is 404 `APP_TENANT_NOT_FOUND`); an admin or the CLI names any owner, or none.
+ * another is 404 `APP_TENANT_NOT_FOUND`); an admin or the CLI names any owner, or none. A role
+ * that may not emit is refused first (403 `APP_FORBIDDEN`).
  */
-export async function emitEvent(deps: WebhookDeps, scope: TenantScope, input: { type?: unknown; data?: unknown; owner?: unknown; eventId?: unknown }): Promise<EmitResult> {
-  const owner = ownerForWrite(scope, input.owner) as string | null | undefined;
+export async function emitEvent(deps: WebhookDeps, actor: Actor, input: { type?: unknown; data?: unknown; owner?: unknown; eventId?: unknown }): Promise<EmitResult> {
+  authorize(actor, 'events.emit');
+  const owner = ownerForWrite(actor.scope, input.owner) as string | null | undefined;
   const { deliveries, duplicate } = await emitOnce(deps, input.type as string, input.data === undefined ? {} : input.data, { owner, eventId: input.eventId as string | undefined });
   const first = deliveries[0];
   return {

@@ -6,6 +6,7 @@ import type { WebDeps } from '../../../api/server.ts';
 import type { AccountDeps } from '../../../shared/accounts/deps.ts';
 import { createUser } from '../../../shared/accounts/users.ts';
 import { serveWeb } from '../../helpers/web.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -21,7 +22,7 @@ export async function startAccounts(flags: Record<string, unknown> = {}, deps: P
     user: (input: { role?: string; owner?: string | null; email?: string } = {}) => {
       made += 1;
       const role = input.role ?? 'admin';
-      return createUser(accounts, {
+      return createUser(accounts, OPERATOR, {
         email: input.email ?? `user${made}-${Math.random().toString(36).slice(2, 8)}@example.com`,
         role,
         owner: input.owner ?? (role === 'admin' ? null : 'acme'),

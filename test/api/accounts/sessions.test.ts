@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
 import { setUserDisabled } from '../../../shared/accounts/users.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 let clock = Date.parse('2026-11-25T10:00:00Z');
 const now = () => clock;
@@ -86,7 +87,7 @@ describe('sessions live in PostgreSQL', () => {
     const user = await app.user();
     const browser = new Browser(app.base);
     await browser.signIn(user.email);
-    await setUserDisabled(app.accounts, user.id, true);
+    await setUserDisabled(app.accounts, OPERATOR, user.id, true);
     assert.equal(await status(browser), 401);
     const again = await new Browser(app.base).request('POST', '/login', { json: { email: user.email, password: PASSWORD } });
     assert.equal(again.status, 401);

@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser as Chromium, Page } from 'playwright-core';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
 import { checkPage, chromiumMissing, launch, watchedContext, type Watch } from './chromium.ts';
 import { PASSWORD, startConsole } from './harness.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 const skip = chromiumMissing();
 const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
@@ -95,7 +95,7 @@ describe('the console in Chromium', { skip }, () => {
     const failing = await app.receiver();
     failing.answer(503);
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, { url: failing.url, events: ['*'], owner: 'acme', description: 'Billing of acme' });
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: failing.url, events: ['*'], owner: 'acme', description: 'Billing of acme' });
     await page.goto(`${app.base}/endpoints/${endpoint.id}`);
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.waitForURL(/\/deliveries\/msg_/);

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
 import { Browser, startConsole } from './harness.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 describe('console page objects', () => {
   let app: Awaited<ReturnType<typeof startConsole>>;
@@ -26,8 +26,8 @@ describe('console page objects', () => {
   before(async () => {
     app = await startConsole();
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
-    acme = (await registerEndpoint(deps, ALL_TENANTS, { url: 'http://127.0.0.1:9/acme', events: ['*'], owner: 'acme' })).id;
-    globex = (await registerEndpoint(deps, ALL_TENANTS, { url: 'http://127.0.0.1:9/globex', events: ['*'], owner: 'globex' })).id;
+    acme = (await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/acme', events: ['*'], owner: 'acme' })).id;
+    globex = (await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/globex', events: ['*'], owner: 'globex' })).id;
   });
   after(() => app.close());
 

@@ -14,6 +14,7 @@ import { startApp, testDatabase, type TestApp } from '../fixtures/app.ts';
 import { MODELS } from '../fixtures/models.ts';
 import { startReceiver } from '../../worker/delivery/receiver.ts';
 import { endpoint, harness, runOnce } from '../../worker/helpers.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 const SupportTicket: ModelDeclaration = defineModel({
   name: 'SupportTicket',
@@ -66,7 +67,7 @@ describe('model changes as events', () => {
     const duplicate = await call('POST', '/support-tickets', { subject: 'duplicate', tenant: 'acme' });
     assert.equal(duplicate.status, 409);
     assert.equal((await events()).length, before + 1, 'only the first write emitted');
-    await createEventType({ sql: app.db.sql, log: app.db.log }, { name: 'support_ticket.created', schema: { type: 'object', required: ['priority'] } });
+    await createEventType({ sql: app.db.sql, log: app.db.log }, OPERATOR, { name: 'support_ticket.created', schema: { type: 'object', required: ['priority'] } });
     const refused = await call('POST', '/support-tickets', { subject: 'no priority', tenant: 'acme' });
     assert.equal(refused.status, 422);
     assert.equal(refused.body.code, 'APP_WEBHOOK_EVENT_DATA_INVALID');

@@ -11,6 +11,7 @@ import { resolveSession } from '../../../shared/accounts/sessions.ts';
 import { secretDigest } from '../../../shared/accounts/secrets.ts';
 import { isAppError } from '../../../shared/errors/app-error.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 const refusedWith = (code: string) => (error: unknown) => isAppError(error) && error.code === code;
 
@@ -23,7 +24,7 @@ describe('portal links', () => {
   });
 
   it('a link becomes a portal session of its owner and role, once; only its digest is stored', async () => {
-    const link = await createPortalLink(deps, { owner: 'acme', role: 'viewer' });
+    const link = await createPortalLink(deps, OPERATOR, { owner: 'acme', role: 'viewer' });
     assert.equal(link.expiresAt.getTime(), clock + deps.config.auth.portalLinkTtl);
     const [row] = await deps.sql`select digest, owner, role from app_portal_links`;
     assert.deepEqual({ ...row }, { digest: secretDigest(link.token), owner: 'acme', role: 'viewer' });
@@ -37,7 +38,7 @@ describe('portal links', () => {
   });
 
   it('an expired link is refused; so are unknown and malformed ones', async () => {
-    const link = await createPortalLink(deps, { owner: 'acme' });
+    const link = await createPortalLink(deps, OPERATOR, { owner: 'acme' });
     clock += deps.config.auth.portalLinkTtl;
     await assert.rejects(usePortalLink(deps, link.token), refusedWith('APP_PORTAL_LINK_INVALID'));
     await assert.rejects(usePortalLink(deps, `app_prt_${'x'.repeat(43)}`), refusedWith('APP_PORTAL_LINK_INVALID'));
@@ -45,8 +46,8 @@ describe('portal links', () => {
   });
 
   it('needs an owner and a member or viewer role', async () => {
-    await assert.rejects(createPortalLink(deps, { owner: undefined }), refusedWith('APP_PORTAL_LINK_FIELD_INVALID'));
-    await assert.rejects(createPortalLink(deps, { owner: 'acme', role: 'admin' }), refusedWith('APP_PORTAL_LINK_FIELD_INVALID'));
-    await assert.rejects(createPortalLink(deps, { owner: 'a\u0000b' }), refusedWith('APP_WEBHOOK_OWNER_INVALID'));
+    await assert.rejects(createPortalLink(deps, OPERATOR, { owner: undefined }), refusedWith('APP_PORTAL_LINK_FIELD_INVALID'));
+    await assert.rejects(createPortalLink(deps, OPERATOR, { owner: 'acme', role: 'admin' }), refusedWith('APP_PORTAL_LINK_FIELD_INVALID'));
+    await assert.rejects(createPortalLink(deps, OPERATOR, { owner: 'a\u0000b' }), refusedWith('APP_WEBHOOK_OWNER_INVALID'));
   });
 });

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { enableEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { disableFailingEndpoints } from '../../../shared/webhooks/endpoints/auto-disable.ts';
-import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { endpoint, harness, send } from '../../worker/helpers.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const h = harness(db);
@@ -51,7 +51,7 @@ describe('auto-disable', () => {
   it('enabled again by an operator, the old failures no longer count', async () => {
     const failing = await withAttempts(Array(25).fill('retry'), 6 * DAY);
     assert.equal((await disableFailingEndpoints(deps, NOW)).length, 1);
-    await enableEndpoint(deps, ALL_TENANTS, failing);
+    await enableEndpoint(deps, OPERATOR, failing);
     assert.equal((await enabled(failing)).disabled_at, null);
     const later = await disableFailingEndpoints(deps, NOW + DAY);
     assert.ok(!later.some((row) => row.id === failing), 'the failures before the enable are forgiven');

@@ -11,6 +11,7 @@ import { emit } from '../../../shared/webhooks/events/emit.ts';
 import { appError, captureLogger } from './fixtures.ts';
 import { listEndpoints, registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 // These tests need databases without the migrations, so they make their own.
 const ADMIN_URL = process.env.TEST_DATABASE_URL;
@@ -119,7 +120,7 @@ describe('ensureWebhookTables (webhooks:install)', () => {
       }));
       await sql`alter table app_webhooks rename to tenant_hooks`;
       await ensureWebhookTables({ config, sql, log });
-      const endpoint = await registerEndpoint({ config, sql, log }, ALL_TENANTS, { url: 'https://127.0.0.1/t', events: ['*'] });
+      const endpoint = await registerEndpoint({ config, sql, log }, OPERATOR, { url: 'https://127.0.0.1/t', events: ['*'] });
       assert.deepEqual(((await listEndpoints({ config, sql }, ALL_TENANTS)).records).map((e) => e.id), [endpoint.id]);
       assert.equal((await emit({ config, sql, log }, 'a.b', {})).length, 1);
     } finally {

@@ -6,7 +6,7 @@ import { signingSecrets } from '../../../shared/webhooks/endpoints/secrets.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
 
 const OLD = 'the application secret the service had before, 40 chars';
 const NEW = 'the application secret the service has now, long enough';
@@ -22,7 +22,7 @@ const sealedRows = (db: TestDatabase) => db.sql<{ sealed: string }[]>`select sea
 describe('secrets:seal', () => {
   it('encrypts secrets stored before APP_SECRET was set; the signing secrets stay the same', async () => {
     const { db, depsWith } = await setup();
-    const plain = await registerEndpoint(depsWith(null), ALL_TENANTS, { url: 'https://127.0.0.1/a', events: ['*'], headers: { Authorization: 'Bearer k1' } });
+    const plain = await registerEndpoint(depsWith(null), OPERATOR, { url: 'https://127.0.0.1/a', events: ['*'], headers: { Authorization: 'Bearer k1' } });
     assert.equal(await countUnencryptedSecrets(db.sql), 1);
     const result = await resealSecrets(depsWith(NEW));
     assert.deepEqual(result, { resealed: 1, headers: 1, current: 0, unreadable: [], dryRun: false });
@@ -37,7 +37,7 @@ describe('secrets:seal', () => {
 
   it('re-seals secrets sealed under the previous application secret, given it; without it they are reported, not touched', async () => {
     const { db, depsWith } = await setup();
-    const endpoint = await registerEndpoint(depsWith(OLD), ALL_TENANTS, { url: 'https://127.0.0.1/b', events: ['*'] });
+    const endpoint = await registerEndpoint(depsWith(OLD), OPERATOR, { url: 'https://127.0.0.1/b', events: ['*'] });
     const before = await sealedRows(db);
     const blind = await resealSecrets(depsWith(NEW));
     assert.deepEqual(blind.unreadable.map((row) => row.endpointId), [endpoint.id]);
@@ -59,7 +59,7 @@ describe('secrets:seal', () => {
 
   it('the command reads the previous secret from the environment variable it names, never from its arguments', async () => {
     const { db, depsWith } = await setup();
-    const endpoint = await registerEndpoint(depsWith(OLD), ALL_TENANTS, { url: 'https://127.0.0.1/c', events: ['*'] });
+    const endpoint = await registerEndpoint(depsWith(OLD), OPERATOR, { url: 'https://127.0.0.1/c', events: ['*'] });
     const run = await runAppInProcess(['secrets:seal', '--from-secret-env', 'PREVIOUS_APP_SECRET', '--json'], {
       PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url, APP_SECRET: NEW, PREVIOUS_APP_SECRET: OLD,
     });

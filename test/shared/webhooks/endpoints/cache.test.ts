@@ -6,7 +6,7 @@ import { createEndpointCache } from '../../../../shared/webhooks/endpoints/cache
 import { createWebhooks } from '../../../../shared/webhooks/index.ts';
 import { depsOf } from '../fixtures.ts';
 import { disableEndpoint, registerEndpoint, removeEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const url = 'https://127.0.0.1/cache';
@@ -40,8 +40,8 @@ function countingPool(options: { listenFails?: boolean } = {}) {
 
 describe('endpoint cache', () => {
   it('keeps the enabled endpoints of exactly one owner, id and patterns only, the null owner being its own key', async () => {
-    const a = await registerEndpoint(depsOf(db), ALL_TENANTS, { url, events: ['a.*'], owner: 'cache-A', headers: { 'X-Key': 'not cached' } });
-    const none = await registerEndpoint(depsOf(db), ALL_TENANTS, { url, events: ['*'] });
+    const a = await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['a.*'], owner: 'cache-A', headers: { 'X-Key': 'not cached' } });
+    const none = await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'] });
     const cache = createEndpointCache({ config: db.config, sql: db.sql, log: db.log });
     try {
       assert.deepEqual(await cache.get('cache-A'), [{ id: a.id, events: ['a.*'] }]);
@@ -58,7 +58,7 @@ describe('endpoint cache', () => {
     let now = 1_000_000;
     const cache = createEndpointCache({ config: db.config, sql: pool.sql, log: db.log }, { now: () => now });
     try {
-      await registerEndpoint(depsOf(db), ALL_TENANTS, { url, events: ['*'], owner: 'cache-ttl' });
+      await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'], owner: 'cache-ttl' });
       await cache.get('cache-ttl'); // starts listening; not kept until LISTEN is active
       await eventually(async () => {
         const before = pool.queries();
@@ -90,16 +90,16 @@ describe('endpoint cache', () => {
         return true;
       }, 'listening');
       // This process changes endpoints through the main pool; the other process's cache must follow.
-      const e1 = await registerEndpoint(depsOf(db), ALL_TENANTS, { url, events: ['*'], owner: 'cache-n' });
+      const e1 = await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'], owner: 'cache-n' });
       await eventually(async () => (await ids('cache-n')).includes(e1.id), 'register to be seen');
-      await updateEndpoint(depsOf(db), ALL_TENANTS, e1.id, { events: ['x.*'] });
+      await updateEndpoint(depsOf(db), OPERATOR, e1.id, { events: ['x.*'] });
       await eventually(async () => (await cache.get('cache-n'))[0]?.events[0] === 'x.*', 'update to be seen');
-      await disableEndpoint(depsOf(db), ALL_TENANTS, e1.id);
+      await disableEndpoint(depsOf(db), OPERATOR, e1.id);
       await eventually(async () => (await ids('cache-n')).length === 0, 'disable to be seen');
-      await updateEndpoint(depsOf(db), ALL_TENANTS, e1.id, { enabled: true, owner: 'cache-m' });
+      await updateEndpoint(depsOf(db), OPERATOR, e1.id, { enabled: true, owner: 'cache-m' });
       await eventually(async () => (await ids('cache-m')).includes(e1.id), 'the new owner to see it');
       assert.deepEqual(await ids('cache-n'), []);
-      await removeEndpoint(depsOf(db), ALL_TENANTS, e1.id);
+      await removeEndpoint(depsOf(db), OPERATOR, e1.id);
       await eventually(async () => (await ids('cache-m')).length === 0, 'remove to be seen');
     } finally {
       await cache.close();
@@ -125,7 +125,7 @@ describe('endpoint cache', () => {
     const quiet = { ...db.log, warn: () => undefined } as unknown as typeof db.log;
     const cache = createEndpointCache({ config: db.config, sql: pool.sql, log: quiet });
     try {
-      await registerEndpoint(depsOf(db), ALL_TENANTS, { url, events: ['*'], owner: 'cache-nolisten' });
+      await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'], owner: 'cache-nolisten' });
       for (let i = 0; i < 3; i++) assert.equal((await cache.get('cache-nolisten')).length, 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
       const before = pool.queries();

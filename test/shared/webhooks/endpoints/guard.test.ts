@@ -5,18 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { tenantScope } from '../../../../shared/webhooks/tenant-scope.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { clearQueue, depsOf } from '../fixtures.ts';
 import { registerEndpoint, removeEndpoint, rotateSecret, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { sendToEndpoint } from '../../../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { actorOf, OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const deps = () => depsOf(db);
 
-/** Tenant A's scope. */
-const tenantA = tenantScope('a');
+/** A member of tenant A. */
+const tenantA = actorOf({ id: 'member-a', roles: ['member'], owner: 'a' });
 
 beforeEach(async () => {
   await db.sql`delete from app_webhooks`;
@@ -24,7 +23,7 @@ beforeEach(async () => {
 });
 
 async function endpointOfB() {
-  return registerEndpoint(deps(), ALL_TENANTS, { url: 'https://127.0.0.1/hook', events: ['*'], owner: 'b' });
+  return registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/hook', events: ['*'], owner: 'b' });
 }
 
 const isNotFound = (error: unknown) => (error as { code?: string }).code === 'APP_WEBHOOK_NOT_FOUND';
@@ -60,7 +59,7 @@ describe('tenant scope of endpoint writes (checked on the locked row)', () => {
   });
 
   it('lets the tenant itself through', async () => {
-    const endpoint = await registerEndpoint(deps(), ALL_TENANTS, { url: 'https://127.0.0.1/hook', events: ['*'], owner: 'a' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/hook', events: ['*'], owner: 'a' });
     const updated = await updateEndpoint(deps(), tenantA, endpoint.id, { description: 'mine' });
     assert.equal(updated.description, 'mine');
   });

@@ -5,16 +5,17 @@ import { emit } from '../../../../shared/webhooks/events/emit.ts';
 import { appError, depsOf } from '../fixtures.ts';
 import { disableEndpoint, endpointStatuses, listEndpoints, registerEndpoint, showEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const deps = () => depsOf(db);
 const url = 'https://127.0.0.1/read';
 
-const a1 = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'], owner: 'read-A' });
-const a2 = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['x.*'], owner: 'read-A' });
-const b1 = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'], owner: 'read-B' });
-const n1 = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
-await disableEndpoint(deps(), ALL_TENANTS, a2.id);
+const a1 = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'read-A' });
+const a2 = await registerEndpoint(deps(), OPERATOR, { url, events: ['x.*'], owner: 'read-A' });
+const b1 = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'read-B' });
+const n1 = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
+await disableEndpoint(deps(), OPERATOR, a2.id);
 
 describe('list', () => {
   it('lists every endpoint in creation order without an owner filter', async () => {

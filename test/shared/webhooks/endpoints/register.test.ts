@@ -2,8 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../../../helpers/database.ts';
 import { appError, captureLogger, depsOf, scriptedLookup } from '../fixtures.ts';
-import { listEndpoints, registerEndpoint, showEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
+import { listEndpoints, registerEndpoint, revealEndpoint, showEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db: TestDatabase = await createTestDatabase();
 
@@ -22,7 +23,7 @@ const endpointCount = async () => (await db.sql<{ n: number }[]>`select count(*)
 
 describe('register: the endpoint and its secret', () => {
   it('answers the endpoint with an ep_ id and a whsec_ secret of 32 random bytes', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), ALL_TENANTS, {
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
       url: 'https://hooks.example.com/in', events: ['order.*', 'invoice.paid'], owner: 'acme', description: 'orders',
       headers: { 'X-Api-Key': 'k1' },
     });
@@ -38,30 +39,30 @@ describe('register: the endpoint and its secret', () => {
   });
 
   it('gives every endpoint its own secret', async () => {
-    const a = await registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/a', events: ['*'] });
-    const b = await registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/b', events: ['*'] });
+    const a = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/a', events: ['*'] });
+    const b = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/b', events: ['*'] });
     assert.notEqual(a.secret, b.secret);
     assert.notEqual(a.id, b.id);
   });
 
   it('never shows the secret again, except through show with reveal', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/once', events: ['a.b'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/once', events: ['a.b'] });
     const listed = ((await listEndpoints(strictDeps(), ALL_TENANTS)).records).find((e) => e.id === endpoint.id);
     assert.ok(listed);
     assert.ok(!JSON.stringify(listed).includes(endpoint.secret));
     const shown = await showEndpoint(strictDeps(), ALL_TENANTS, endpoint.id);
     assert.ok(!JSON.stringify(shown).includes(endpoint.secret));
-    const revealed = await showEndpoint(strictDeps(), ALL_TENANTS, endpoint.id, { reveal: true });
+    const revealed = await revealEndpoint(strictDeps(), OPERATOR, endpoint.id);
     assert.deepEqual(revealed.secrets.map((s) => ('secret' in s ? s.secret : null)), [endpoint.secret]);
   });
 
   it('stores the url in its WHATWG serialisation', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'HTTPS://Hooks.Example.COM:443/a/../in', events: ['*'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'HTTPS://Hooks.Example.COM:443/a/../in', events: ['*'] });
     assert.equal(endpoint.url, 'https://hooks.example.com/in');
   });
 
   it('drops duplicate event patterns, keeping their order', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/d', events: ['b.*', 'a', 'b.*'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/d', events: ['b.*', 'a', 'b.*'] });
     assert.deepEqual(endpoint.events, ['b.*', 'a']);
   });
 });
@@ -82,7 +83,7 @@ describe('register: url rules (refused at registration, nothing written)', () =>
   for (const [name, url] of shapeCases) {
     it(`refuses ${name} with APP_WEBHOOK_URL_INVALID`, async () => {
       const before = await endpointCount();
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: url as string, events: ['*'] }), appError('APP_WEBHOOK_URL_INVALID', 422, (e) => {
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: url as string, events: ['*'] }), appError('APP_WEBHOOK_URL_INVALID', 422, (e) => {
         assert.equal(e.data?.field, 'url');
       }));
       assert.equal(await endpointCount(), before);
@@ -90,7 +91,7 @@ describe('register: url rules (refused at registration, nothing written)', () =>
   }
 
   it('does not echo the password of a refused url', async () => {
-    await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://user:hunter2@hooks.example.com/', events: ['*'] }), (error: Error & { data?: unknown }) => {
+    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://user:hunter2@hooks.example.com/', events: ['*'] }), (error: Error & { data?: unknown }) => {
       assert.ok(!error.message.includes('hunter2'));
       assert.ok(!JSON.stringify(error.data).includes('hunter2'));
       return true;
@@ -101,7 +102,7 @@ describe('register: url rules (refused at registration, nothing written)', () =>
   for (const host of literalHosts) {
     it(`refuses the host ${host} with APP_WEBHOOK_ADDRESS_REFUSED`, async () => {
       const before = await endpointCount();
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: `https://${host}/hook`, events: ['*'] }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: `https://${host}/hook`, events: ['*'] }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
       assert.equal(await endpointCount(), before);
     });
   }
@@ -116,7 +117,7 @@ describe('register: url rules (refused at registration, nothing written)', () =>
   ];
   for (const [host, address] of resolvedCases) {
     it(`refuses ${host}, which resolves to ${address} (one refused answer refuses the name)`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: `https://${host}/hook`, events: ['*'] }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422, (e) => {
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: `https://${host}/hook`, events: ['*'] }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422, (e) => {
         assert.equal(e.data?.address, address);
       }));
     });
@@ -124,7 +125,7 @@ describe('register: url rules (refused at registration, nothing written)', () =>
 
   it('accepts a name that does not resolve now, with a warning in the log (the worker checks at every request)', async () => {
     const capture = captureLogger(db.config);
-    const endpoint = await registerEndpoint({ ...strictDeps(), log: capture.log }, ALL_TENANTS, { url: 'https://not-yet.example.com/hook', events: ['*'] });
+    const endpoint = await registerEndpoint({ ...strictDeps(), log: capture.log }, OPERATOR, { url: 'https://not-yet.example.com/hook', events: ['*'] });
     assert.equal(endpoint.url, 'https://not-yet.example.com/hook');
     const warning = capture.lines().find((line) => line.level === 40);
     assert.ok(warning, capture.text());
@@ -134,7 +135,7 @@ describe('register: url rules (refused at registration, nothing written)', () =>
   it('accepts private and loopback receivers with webhooks.allowPrivate and http with webhooks.allowHttp', async () => {
     const deps = depsOf(db, { webhooks: { allowHttp: true, allowPrivate: true } }, { lookup });
     for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'https://[::1]/hook', 'https://internal.example.com/hook']) {
-      const endpoint = await registerEndpoint(deps, ALL_TENANTS, { url, events: ['*'] });
+      const endpoint = await registerEndpoint(deps, OPERATOR, { url, events: ['*'] });
       assert.equal(endpoint.enabled, true);
     }
   });
@@ -148,13 +149,13 @@ describe('register: event patterns', () => {
   ];
   for (const [name, events] of refused) {
     it(`refuses ${name} with APP_WEBHOOK_EVENTS_INVALID`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/e', events: events as string[] }), appError('APP_WEBHOOK_EVENTS_INVALID', 422, (e) => {
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/e', events: events as string[] }), appError('APP_WEBHOOK_EVENTS_INVALID', 422, (e) => {
         assert.equal(e.data?.field, 'events');
       }));
     });
   }
   it('accepts exact names, families and *', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/e', events: ['order.created', 'order.*', 'a.b.*', '*', 'x_y-z'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/e', events: ['order.created', 'order.*', 'a.b.*', '*', 'x_y-z'] });
     assert.deepEqual(endpoint.events, ['order.created', 'order.*', 'a.b.*', '*', 'x_y-z']);
   });
 });
@@ -164,7 +165,7 @@ describe('register: headers', () => {
   const hopByHop = ['Connection', 'keep-alive', 'Proxy-Authorization', 'proxy-connection', 'PROXY-anything', 'TE', 'Trailer', 'Transfer-Encoding', 'upgrade', 'Host', 'content-length', 'Keep-Alive'];
   for (const name of reserved) {
     it(`refuses the reserved name ${name} (any letter case)`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
         appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => {
           assert.equal(e.data?.field, 'headers');
           assert.equal(e.data?.rule, 'reserved');
@@ -174,32 +175,32 @@ describe('register: headers', () => {
   }
   for (const name of hopByHop) {
     it(`refuses the hop-by-hop name ${name}`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
         appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'hop-by-hop')));
     });
   }
   for (const [name, value] of [['CR', 'a\rb'], ['LF', 'a\nb'], ['CRLF injection', 'x\r\nX-Evil: 1'], ['NUL', 'a\0b']]) {
     it(`refuses a header value with ${name}`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-Ok': value } }),
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-Ok': value } }),
         appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'value')));
     });
   }
   for (const name of ['X Bad', 'X-Bad:', 'X-Bäd', '', 'X-Bad\r\n']) {
     it(`refuses the header name ${JSON.stringify(name)}, which is not an HTTP token`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
         appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'name')));
     });
   }
   it('refuses the same name twice in another letter case', async () => {
-    await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-A': '1', 'x-a': '2' } }),
+    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-A': '1', 'x-a': '2' } }),
       appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'duplicate')));
   });
   it('refuses a non-string value and a non-object map', async () => {
-    await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-A': 1 as unknown as string } }), appError('APP_WEBHOOK_HEADERS_INVALID'));
-    await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/h', events: ['*'], headers: ['X-A: 1'] as unknown as Record<string, string> }), appError('APP_WEBHOOK_HEADERS_INVALID'));
+    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-A': 1 as unknown as string } }), appError('APP_WEBHOOK_HEADERS_INVALID'));
+    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: ['X-A: 1'] as unknown as Record<string, string> }), appError('APP_WEBHOOK_HEADERS_INVALID'));
   });
   it('keeps receiver headers with tabs and visible characters', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/h', events: ['*'], headers: { Authorization: 'Bearer abc.def', 'X-Tab': 'a\tb' } });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { Authorization: 'Bearer abc.def', 'X-Tab': 'a\tb' } });
     assert.deepEqual(endpoint.headers, { Authorization: 'Bearer abc.def', 'X-Tab': 'a\tb' });
   });
 });
@@ -207,14 +208,14 @@ describe('register: headers', () => {
 describe('register: owner and description', () => {
   for (const [name, owner] of [['an empty owner', ''], ['a non-string owner', 7], ['an owner with a newline', 'a\nb'], ['an owner of 256 characters', 'o'.repeat(256)]] as const) {
     it(`refuses ${name} with APP_WEBHOOK_OWNER_INVALID`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/o', events: ['*'], owner: owner as string }), appError('APP_WEBHOOK_OWNER_INVALID', 422));
+      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/o', events: ['*'], owner: owner as string }), appError('APP_WEBHOOK_OWNER_INVALID', 422));
     });
   }
   it('refuses a description longer than 1000 characters with APP_WEBHOOK_DESCRIPTION_INVALID', async () => {
-    await assert.rejects(registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/o', events: ['*'], description: 'd'.repeat(1001) }), appError('APP_WEBHOOK_DESCRIPTION_INVALID', 422));
+    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/o', events: ['*'], description: 'd'.repeat(1001) }), appError('APP_WEBHOOK_DESCRIPTION_INVALID', 422));
   });
   it('stores no owner as null', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), ALL_TENANTS, { url: 'https://hooks.example.com/o', events: ['*'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/o', events: ['*'] });
     assert.equal(endpoint.owner, null);
     assert.equal(endpoint.description, null);
     assert.deepEqual(endpoint.headers, {});

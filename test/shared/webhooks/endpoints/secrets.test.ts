@@ -7,8 +7,9 @@ import { sign, verify } from '../../../../shared/webhooks/signing.ts';
 import { createWebhooks } from '../../../../shared/webhooks/index.ts';
 import { UNENCRYPTED_SECRETS_WARNING, warnIfSecretsUnencrypted } from '../../../../shared/webhooks/boot.ts';
 import { appError, captureLogger, depsOf } from '../fixtures.ts';
-import { endpointStatuses, listEndpoints, registerEndpoint, rotateSecret, showEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
+import { endpointStatuses, listEndpoints, registerEndpoint, rotateSecret, revealEndpoint, showEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const APP_SECRET = 'the application secret of these tests, long enough';
@@ -32,8 +33,8 @@ async function dumpAppTables(): Promise<string> {
 
 describe('secrets at rest', () => {
   it('stores no plaintext secret anywhere in the app_* tables when config.secret is set', async () => {
-    const endpoint = await registerEndpoint(withSecret(), ALL_TENANTS, { url: 'https://127.0.0.1/dump', events: ['*'] });
-    const rotated = await rotateSecret(withSecret(), ALL_TENANTS, endpoint.id, { grace: 60_000 });
+    const endpoint = await registerEndpoint(withSecret(), OPERATOR, { url: 'https://127.0.0.1/dump', events: ['*'] });
+    const rotated = await rotateSecret(withSecret(), OPERATOR, endpoint.id, { grace: 60_000 });
     const dump = await dumpAppTables();
     for (const secret of [endpoint.secret, rotated.secret]) {
       assert.ok(!dump.includes(secret), 'whsec_ secret found in the database');
@@ -45,7 +46,7 @@ describe('secrets at rest', () => {
   });
 
   it('stores secrets unencrypted (plain:) without config.secret, and the boot warning says so once', async () => {
-    const endpoint = await registerEndpoint(withSecret(null), ALL_TENANTS, { url: 'https://127.0.0.1/plain', events: ['*'] });
+    const endpoint = await registerEndpoint(withSecret(null), OPERATOR, { url: 'https://127.0.0.1/plain', events: ['*'] });
     const [row] = await db.sql<{ sealed: string }[]>`select sealed from app_webhook_secrets where endpoint_id = ${endpoint.id}`;
     assert.equal(row.sealed, `plain:${endpoint.secret}`);
     const capture = captureLogger(db.config);
@@ -58,7 +59,7 @@ describe('secrets at rest', () => {
   });
 
   it('opens secrets stored unencrypted after an application secret is set', async () => {
-    const endpoint = await registerEndpoint(withSecret(null), ALL_TENANTS, { url: 'https://127.0.0.1/later', events: ['*'] });
+    const endpoint = await registerEndpoint(withSecret(null), OPERATOR, { url: 'https://127.0.0.1/later', events: ['*'] });
     assert.deepEqual(await signingSecrets(withSecret(), endpoint.id), [endpoint.secret]);
   });
 });
@@ -66,8 +67,8 @@ describe('secrets at rest', () => {
 describe('rotate', () => {
   it('without grace: the new secret signs and the old one stops at once', async () => {
     const deps = withSecret();
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, { url: 'https://127.0.0.1/r1', events: ['*'] });
-    const { secret, graceEndsAt } = await rotateSecret(deps, ALL_TENANTS, endpoint.id);
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/r1', events: ['*'] });
+    const { secret, graceEndsAt } = await rotateSecret(deps, OPERATOR, endpoint.id);
     assert.match(secret, /^whsec_/);
     assert.notEqual(secret, endpoint.secret);
     assert.equal(graceEndsAt, null);
@@ -78,9 +79,9 @@ describe('rotate', () => {
 
   it('with grace: old and new secrets both sign until the grace ends, and the header carries two v1 entries', async () => {
     const deps = withSecret();
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, { url: 'https://127.0.0.1/r2', events: ['*'] });
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/r2', events: ['*'] });
     const before = Date.now();
-    const { secret, graceEndsAt } = await rotateSecret(deps, ALL_TENANTS, endpoint.id, { grace: 24 * 3600_000 });
+    const { secret, graceEndsAt } = await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 24 * 3600_000 });
     assert.ok(graceEndsAt instanceof Date);
     assert.ok(Math.abs(graceEndsAt.getTime() - (before + 24 * 3600_000)) < 60_000);
     const secrets = await signingSecrets(deps, endpoint.id);
@@ -99,26 +100,26 @@ describe('rotate', () => {
 
   it('with grace: once the grace has passed only the new secret signs', async () => {
     const deps = withSecret();
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, { url: 'https://127.0.0.1/r3', events: ['*'] });
-    const { secret } = await rotateSecret(deps, ALL_TENANTS, endpoint.id, { grace: 50 });
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/r3', events: ['*'] });
+    const { secret } = await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 50 });
     await new Promise((resolve) => setTimeout(resolve, 120));
     assert.deepEqual(await signingSecrets(deps, endpoint.id), [secret]);
   });
 
   it('a later rotation without grace ends a grace period at once', async () => {
     const deps = withSecret();
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, { url: 'https://127.0.0.1/r4', events: ['*'] });
-    await rotateSecret(deps, ALL_TENANTS, endpoint.id, { grace: 3600_000 });
-    const { secret } = await rotateSecret(deps, ALL_TENANTS, endpoint.id);
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/r4', events: ['*'] });
+    await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 3600_000 });
+    const { secret } = await rotateSecret(deps, OPERATOR, endpoint.id);
     assert.deepEqual(await signingSecrets(deps, endpoint.id), [secret]);
   });
 
   it('a second rotation with grace never extends the end of an earlier grace', async () => {
     const deps = withSecret();
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, { url: 'https://127.0.0.1/r5', events: ['*'] });
-    const first = await rotateSecret(deps, ALL_TENANTS, endpoint.id, { grace: 60_000 });
-    const second = await rotateSecret(deps, ALL_TENANTS, endpoint.id, { grace: 3600_000 });
-    const shown = await showEndpoint(deps, ALL_TENANTS, endpoint.id, { reveal: true });
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/r5', events: ['*'] });
+    const first = await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 60_000 });
+    const second = await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 3600_000 });
+    const shown = await revealEndpoint(deps, OPERATOR, endpoint.id);
     const byValue = new Map(shown.secrets.map((s) => ['secret' in s ? s.secret : '', s.expiresAt]));
     assert.deepEqual(byValue.get(endpoint.secret), first.graceEndsAt);
     assert.deepEqual(byValue.get(first.secret), second.graceEndsAt);
@@ -127,33 +128,33 @@ describe('rotate', () => {
 
   for (const grace of [-1, Number.NaN, Infinity, '24h', 366 * 86_400_000]) {
     it(`refuses a grace of ${String(grace)} with APP_WEBHOOK_GRACE_INVALID`, async () => {
-      const endpoint = await registerEndpoint(withSecret(), ALL_TENANTS, { url: 'https://127.0.0.1/g', events: ['*'] });
-      await assert.rejects(rotateSecret(withSecret(), ALL_TENANTS, endpoint.id, { grace: grace as number }), appError('APP_WEBHOOK_GRACE_INVALID', 422));
+      const endpoint = await registerEndpoint(withSecret(), OPERATOR, { url: 'https://127.0.0.1/g', events: ['*'] });
+      await assert.rejects(rotateSecret(withSecret(), OPERATOR, endpoint.id, { grace: grace as number }), appError('APP_WEBHOOK_GRACE_INVALID', 422));
     });
   }
 
   it('refuses an unknown endpoint with APP_WEBHOOK_NOT_FOUND', async () => {
-    await assert.rejects(rotateSecret(withSecret(), ALL_TENANTS, 'ep_UNKNOWN'), appError('APP_WEBHOOK_NOT_FOUND', 404));
+    await assert.rejects(rotateSecret(withSecret(), OPERATOR, 'ep_UNKNOWN'), appError('APP_WEBHOOK_NOT_FOUND', 404));
   });
 });
 
 describe('a changed application secret', () => {
   it('makes reading the secret fail with APP_WEBHOOK_SECRET_UNREADABLE naming the endpoint and the remedy; nothing else breaks; rotating recovers', async () => {
-    const endpoint = await registerEndpoint(withSecret(), ALL_TENANTS, { url: 'https://127.0.0.1/changed', events: ['changed.*'], owner: 'tenant-changed' });
+    const endpoint = await registerEndpoint(withSecret(), OPERATOR, { url: 'https://127.0.0.1/changed', events: ['changed.*'], owner: 'tenant-changed' });
     const changed = withSecret('another application secret entirely');
     await assert.rejects(signingSecrets(changed, endpoint.id), appError('APP_WEBHOOK_SECRET_UNREADABLE', 500, (e) => {
       assert.match(e.message, new RegExp(endpoint.id));
       assert.match(e.message, new RegExp(`app webhooks:rotate ${endpoint.id}`));
     }));
-    await assert.rejects(showEndpoint(changed, ALL_TENANTS, endpoint.id, { reveal: true }), appError('APP_WEBHOOK_SECRET_UNREADABLE'));
+    await assert.rejects(revealEndpoint(changed, OPERATOR, endpoint.id), appError('APP_WEBHOOK_SECRET_UNREADABLE'));
     // Everything that does not open the secret keeps working.
     assert.equal((await showEndpoint(changed, ALL_TENANTS, endpoint.id)).id, endpoint.id);
     assert.ok((await listEndpoints(changed, ALL_TENANTS, { owner: 'tenant-changed' })).records.some((e) => e.id === endpoint.id));
     assert.equal((await endpointStatuses(changed, ALL_TENANTS, { owner: 'tenant-changed' })).length, 1);
-    assert.equal((await updateEndpoint(changed, ALL_TENANTS, endpoint.id, { description: 'still editable' })).description, 'still editable');
+    assert.equal((await updateEndpoint(changed, OPERATOR, endpoint.id, { description: 'still editable' })).description, 'still editable');
     assert.equal((await emit(changed, 'changed.thing', { a: 1 }, { owner: 'tenant-changed' })).length, 1);
     // Rotating gives a readable secret again (without grace the unreadable one is gone).
-    const { secret } = await rotateSecret(changed, ALL_TENANTS, endpoint.id);
+    const { secret } = await rotateSecret(changed, OPERATOR, endpoint.id);
     assert.deepEqual(await signingSecrets(changed, endpoint.id), [secret]);
   });
 });

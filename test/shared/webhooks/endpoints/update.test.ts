@@ -5,7 +5,7 @@ import { emit } from '../../../../shared/webhooks/events/emit.ts';
 import { signingSecrets } from '../../../../shared/webhooks/endpoints/secrets.ts';
 import { appError, depsOf, scriptedLookup } from '../fixtures.ts';
 import { disableEndpoint, enableEndpoint, registerEndpoint, removeEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const deps = () => depsOf(db);
@@ -14,65 +14,65 @@ const strict = () => depsOf(db, { webhooks: { allowHttp: false, allowPrivate: fa
 
 describe('update', () => {
   it('changes url, events, owner, description and headers, keeping what is not given', async () => {
-    const endpoint = await registerEndpoint(strict(), ALL_TENANTS, { url: 'https://public.example.com/a', events: ['a.*'], owner: 'o1', description: 'd1', headers: { 'X-A': '1' } });
-    const changed = await updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { url: 'https://public.example.com/b', events: ['b.*', 'c'] });
+    const endpoint = await registerEndpoint(strict(), OPERATOR, { url: 'https://public.example.com/a', events: ['a.*'], owner: 'o1', description: 'd1', headers: { 'X-A': '1' } });
+    const changed = await updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'https://public.example.com/b', events: ['b.*', 'c'] });
     assert.equal(changed.url, 'https://public.example.com/b');
     assert.deepEqual(changed.events, ['b.*', 'c']);
     assert.equal(changed.owner, 'o1');
     assert.equal(changed.description, 'd1');
     assert.deepEqual(changed.headers, { 'X-A': '1' });
     assert.ok(changed.updatedAt.getTime() >= endpoint.updatedAt.getTime());
-    const cleared = await updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { owner: null, description: null, headers: null });
+    const cleared = await updateEndpoint(strict(), OPERATOR, endpoint.id, { owner: null, description: null, headers: null });
     assert.equal(cleared.owner, null);
     assert.equal(cleared.description, null);
     assert.deepEqual(cleared.headers, {});
-    const replaced = await updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { headers: { 'X-B': '2' }, owner: 'o2' });
+    const replaced = await updateEndpoint(strict(), OPERATOR, endpoint.id, { headers: { 'X-B': '2' }, owner: 'o2' });
     assert.deepEqual(replaced.headers, { 'X-B': '2' }, 'headers are replaced as a whole');
     assert.equal(replaced.owner, 'o2');
   });
 
   it('checks a new url like registration does, resolving its host again', async () => {
-    const endpoint = await registerEndpoint(strict(), ALL_TENANTS, { url: 'https://public.example.com/a', events: ['*'] });
-    await assert.rejects(updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { url: 'https://private.example.com/x' }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
-    await assert.rejects(updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { url: 'http://public.example.com/x' }), appError('APP_WEBHOOK_URL_INVALID', 422));
-    await assert.rejects(updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { url: 'https://[::1]/x' }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
-    await assert.rejects(updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { events: ['a*'] }), appError('APP_WEBHOOK_EVENTS_INVALID', 422));
-    await assert.rejects(updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { headers: { 'Webhook-Signature': 'x' } }), appError('APP_WEBHOOK_HEADERS_INVALID', 422));
-    await assert.rejects(updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { owner: '' }), appError('APP_WEBHOOK_OWNER_INVALID', 422));
-    await assert.rejects(updateEndpoint(strict(), ALL_TENANTS, endpoint.id, { secret: 'whsec_x' } as never), appError('APP_WEBHOOK_PATCH_INVALID', 422));
+    const endpoint = await registerEndpoint(strict(), OPERATOR, { url: 'https://public.example.com/a', events: ['*'] });
+    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'https://private.example.com/x' }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
+    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'http://public.example.com/x' }), appError('APP_WEBHOOK_URL_INVALID', 422));
+    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'https://[::1]/x' }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
+    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { events: ['a*'] }), appError('APP_WEBHOOK_EVENTS_INVALID', 422));
+    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { headers: { 'Webhook-Signature': 'x' } }), appError('APP_WEBHOOK_HEADERS_INVALID', 422));
+    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { owner: '' }), appError('APP_WEBHOOK_OWNER_INVALID', 422));
+    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { secret: 'whsec_x' } as never), appError('APP_WEBHOOK_PATCH_INVALID', 422));
     const [row] = await db.sql<{ url: string }[]>`select url from app_webhooks where id = ${endpoint.id}`;
     assert.equal(row.url, 'https://public.example.com/a', 'nothing changed');
   });
 
   it('moving an endpoint to another owner moves its deliveries with it (tenant isolation)', async () => {
-    const endpoint = await registerEndpoint(deps(), ALL_TENANTS, { url: 'https://127.0.0.1/m', events: ['*'], owner: 'move-from' });
-    await updateEndpoint(deps(), ALL_TENANTS, endpoint.id, { owner: 'move-to' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/m', events: ['*'], owner: 'move-from' });
+    await updateEndpoint(deps(), OPERATOR, endpoint.id, { owner: 'move-to' });
     assert.deepEqual(await emit(deps(), 'a.b', {}, { owner: 'move-from' }), []);
     assert.equal((await emit(deps(), 'a.b', {}, { owner: 'move-to' })).length, 1);
   });
 
   it('refuses an unknown id with APP_WEBHOOK_NOT_FOUND', async () => {
-    await assert.rejects(updateEndpoint(deps(), ALL_TENANTS, 'ep_NOPE', { description: 'x' }), appError('APP_WEBHOOK_NOT_FOUND', 404));
+    await assert.rejects(updateEndpoint(deps(), OPERATOR, 'ep_NOPE', { description: 'x' }), appError('APP_WEBHOOK_NOT_FOUND', 404));
   });
 
   it('does not change the secrets', async () => {
-    const endpoint = await registerEndpoint(deps(), ALL_TENANTS, { url: 'https://127.0.0.1/s', events: ['*'] });
-    await updateEndpoint(deps(), ALL_TENANTS, endpoint.id, { url: 'https://127.0.0.1/s2' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/s', events: ['*'] });
+    await updateEndpoint(deps(), OPERATOR, endpoint.id, { url: 'https://127.0.0.1/s2' });
     assert.deepEqual(await signingSecrets(deps(), endpoint.id), [endpoint.secret]);
   });
 });
 
 describe('disable and enable', () => {
   it('disable records when and why; enable clears both', async () => {
-    const endpoint = await registerEndpoint(deps(), ALL_TENANTS, { url: 'https://127.0.0.1/d', events: ['*'], owner: 'dis' });
-    const disabled = await disableEndpoint(deps(), ALL_TENANTS, endpoint.id, { reason: 'receiver moving' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/d', events: ['*'], owner: 'dis' });
+    const disabled = await disableEndpoint(deps(), OPERATOR, endpoint.id, { reason: 'receiver moving' });
     assert.equal(disabled.enabled, false);
     assert.ok(disabled.disabledAt instanceof Date);
     assert.equal(disabled.disabledReason, 'receiver moving');
     assert.deepEqual(await emit(deps(), 'a.b', {}, { owner: 'dis' }), []);
-    const again = await disableEndpoint(deps(), ALL_TENANTS, endpoint.id);
+    const again = await disableEndpoint(deps(), OPERATOR, endpoint.id);
     assert.deepEqual(again.disabledAt, disabled.disabledAt, 'disabling twice keeps the first time');
-    const enabled = await enableEndpoint(deps(), ALL_TENANTS, endpoint.id);
+    const enabled = await enableEndpoint(deps(), OPERATOR, endpoint.id);
     assert.equal(enabled.enabled, true);
     assert.equal(enabled.disabledAt, null);
     assert.equal(enabled.disabledReason, null);
@@ -80,21 +80,21 @@ describe('disable and enable', () => {
   });
 
   it('disable without a reason says an operator did it', async () => {
-    const endpoint = await registerEndpoint(deps(), ALL_TENANTS, { url: 'https://127.0.0.1/d2', events: ['*'] });
-    assert.equal((await disableEndpoint(deps(), ALL_TENANTS, endpoint.id)).disabledReason, 'disabled by an operator');
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/d2', events: ['*'] });
+    assert.equal((await disableEndpoint(deps(), OPERATOR, endpoint.id)).disabledReason, 'disabled by an operator');
   });
 });
 
 describe('remove', () => {
   it('deletes the endpoint with its secrets and deliveries', async () => {
-    const endpoint = await registerEndpoint(deps(), ALL_TENANTS, { url: 'https://127.0.0.1/r', events: ['*'], owner: 'rm' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/r', events: ['*'], owner: 'rm' });
     await emit(deps(), 'a.b', {}, { owner: 'rm' });
-    assert.deepEqual(await removeEndpoint(deps(), ALL_TENANTS, endpoint.id), { id: endpoint.id, removed: true });
+    assert.deepEqual(await removeEndpoint(deps(), OPERATOR, endpoint.id), { id: endpoint.id, removed: true });
     const [row] = await db.sql<{ endpoints: number; secrets: number; deliveries: number }[]>`
       select (select count(*) from app_webhooks where id = ${endpoint.id})::int as endpoints,
              (select count(*) from app_webhook_secrets where endpoint_id = ${endpoint.id})::int as secrets,
              (select count(*) from app_webhook_deliveries where endpoint_id = ${endpoint.id})::int as deliveries`;
     assert.deepEqual({ ...row }, { endpoints: 0, secrets: 0, deliveries: 0 });
-    await assert.rejects(removeEndpoint(deps(), ALL_TENANTS, endpoint.id), appError('APP_WEBHOOK_NOT_FOUND', 404));
+    await assert.rejects(removeEndpoint(deps(), OPERATOR, endpoint.id), appError('APP_WEBHOOK_NOT_FOUND', 404));
   });
 });

@@ -6,7 +6,7 @@ import { ensureWebhookTables } from '../../../../shared/webhooks/install.ts';
 import { appError, depsOf } from '../fixtures.ts';
 import { registerEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { sendToEndpoint } from '../../../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 // This file's database loses graphile-worker's schema, so it has a file of its own.
 const db = await createTestDatabase();
@@ -14,9 +14,9 @@ const db = await createTestDatabase();
 describe('emit without the queue schema', () => {
   it('refuses with 503 APP_WEBHOOK_QUEUE_MISSING naming what is missing and `app migrate`, and writes nothing', async () => {
     const deps = depsOf(db);
-    const endpoint = await registerEndpoint(deps, ALL_TENANTS, { url: 'https://127.0.0.1/q', events: ['*'] });
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/q', events: ['*'] });
     await db.sql`drop schema graphile_worker cascade`;
-    for (const attempt of [() => emit(deps, 'a.b', { a: 1 }), () => sendToEndpoint(deps, ALL_TENANTS, endpoint.id, 'a.b', {})]) {
+    for (const attempt of [() => emit(deps, 'a.b', { a: 1 }), () => sendToEndpoint(deps, OPERATOR, endpoint.id, 'a.b', {})]) {
       await assert.rejects(attempt(), appError('APP_WEBHOOK_QUEUE_MISSING', 503, (e) => {
         assert.match(e.message, /schema graphile_worker/);
         assert.match(e.message, /function graphile_worker\.add_jobs/);

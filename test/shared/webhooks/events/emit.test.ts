@@ -6,7 +6,7 @@ import { createWebhooks } from '../../../../shared/webhooks/index.ts';
 import { appError, clearQueue, counts, depsOf, queuedJobs } from '../fixtures.ts';
 import { disableEndpoint, enableEndpoint, registerEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { sendToEndpoint } from '../../../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const deps = () => depsOf(db);
@@ -24,7 +24,7 @@ describe('emit: subscription matching', () => {
       prefixOnly: ['order'], lookalike: ['orders.*'], exactOther: ['order.updated'],
     };
     const ids: Record<string, string> = {};
-    for (const [name, events] of Object.entries(names)) ids[name] = (await registerEndpoint(deps(), ALL_TENANTS, { url, events })).id;
+    for (const [name, events] of Object.entries(names)) ids[name] = (await registerEndpoint(deps(), OPERATOR, { url, events })).id;
     const reached = async (event: string) => {
       const deliveries = await emit(deps(), event, {});
       const byId = new Map(Object.entries(ids).map(([name, id]) => [id, name]));
@@ -38,15 +38,15 @@ describe('emit: subscription matching', () => {
   });
 
   it('skips disabled endpoints, and reaches them again once enabled', async () => {
-    const endpoint = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
-    await disableEndpoint(deps(), ALL_TENANTS, endpoint.id);
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
+    await disableEndpoint(deps(), OPERATOR, endpoint.id);
     assert.deepEqual(await emit(deps(), 'a.b', {}), []);
-    await enableEndpoint(deps(), ALL_TENANTS, endpoint.id);
+    await enableEndpoint(deps(), OPERATOR, endpoint.id);
     assert.equal((await emit(deps(), 'a.b', {})).length, 1);
   });
 
   it('writes nothing at all when no endpoint matches', async () => {
-    await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['x.y'] });
+    await registerEndpoint(deps(), OPERATOR, { url, events: ['x.y'] });
     assert.deepEqual(await emit(deps(), 'a.b', { a: 1 }), []);
     assert.deepEqual(await counts(db.sql), { events: 0, deliveries: 0, jobs: 0 });
   });
@@ -60,9 +60,9 @@ describe('emit: subscription matching', () => {
 
 describe('emit: tenant isolation', () => {
   it('an emit for owner A reaches only A\'s endpoints; one for B only B\'s; one without owner only owner-less ones', async () => {
-    const a = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'], owner: 'A' });
-    const b = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'], owner: 'B' });
-    const none = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
+    const a = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'A' });
+    const b = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'B' });
+    const none = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
     const forA = await emit(deps(), 'order.created', { n: 1 }, { owner: 'A' });
     assert.deepEqual(forA.map((d) => d.endpointId), [a.id]);
     const forB = await emit(deps(), 'order.created', { n: 2 }, { owner: 'B' });
@@ -110,8 +110,8 @@ describe('emit: tenant isolation', () => {
 
 describe('emit: what is written', () => {
   it('one event row, one delivery row and one app/webhook job per endpoint, with the signed body as job argument', async () => {
-    const e1 = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['order.*'], owner: 'acme' });
-    const e2 = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'], owner: 'acme' });
+    const e1 = await registerEndpoint(deps(), OPERATOR, { url, events: ['order.*'], owner: 'acme' });
+    const e2 = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'acme' });
     const before = Date.now();
     const deliveries = await emit(deps(), 'order.created', { id: 42, items: ['a'], 'ünïcödé': '✓' }, { owner: 'acme' });
     assert.equal(deliveries.length, 2);
@@ -156,7 +156,7 @@ describe('emit: what is written', () => {
   });
 
   it('uses the logical queue of webhooks.queue for the delivery rows', async () => {
-    await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
+    await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
     const [delivery] = await emit(depsOf(db, { webhooks: { queue: 'priority-hooks' } }), 'a.b', {});
     assert.equal(delivery.queue, 'priority-hooks');
     const [row] = await db.sql<{ queue: string }[]>`select queue from app_webhook_deliveries where id = ${delivery.id}`;
@@ -165,7 +165,7 @@ describe('emit: what is written', () => {
   });
 
   it('delivery ids sort by creation time', async () => {
-    await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
+    await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
     const [first] = await emit(deps(), 'a.b', {});
     await new Promise((resolve) => setTimeout(resolve, 5));
     const [second] = await emit(deps(), 'a.b', {});
@@ -173,7 +173,7 @@ describe('emit: what is written', () => {
   });
 
   it('a failure mid-way leaves neither the event, nor deliveries, nor jobs', async () => {
-    for (let i = 0; i < 3; i++) await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
+    for (let i = 0; i < 3; i++) await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
     await db.sql`create or replace function graphile_worker.test_fail_insert() returns trigger language plpgsql as $$
       begin raise exception 'simulated queue failure'; end $$`;
     await db.sql`create trigger test_fail before insert on graphile_worker._private_jobs for each row execute function graphile_worker.test_fail_insert()`;
@@ -190,7 +190,7 @@ describe('emit: what is written', () => {
 
 describe('emit: limits and payloads', () => {
   it('refuses more matches than webhooks.maxFanout with APP_WEBHOOK_FANOUT_EXCEEDED {limit, matched} and writes nothing', async () => {
-    for (let i = 0; i < 4; i++) await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'], owner: 'big' });
+    for (let i = 0; i < 4; i++) await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'big' });
     const limited = depsOf(db, { webhooks: { maxFanout: 3 } });
     await assert.rejects(emit(limited, 'a.b', {}, { owner: 'big' }), appError('APP_WEBHOOK_FANOUT_EXCEEDED', 422, (e) => {
       assert.equal(e.data?.limit, 3);
@@ -212,7 +212,7 @@ describe('emit: limits and payloads', () => {
   });
 
   it('refuses payloads that are not JSON with APP_WEBHOOK_PAYLOAD_INVALID', async () => {
-    await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
+    await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     for (const payload of [cyclic, { n: 10n }, () => 1, Symbol('x'), { s: 'nul \u0000 char' }]) {
@@ -222,7 +222,7 @@ describe('emit: limits and payloads', () => {
   });
 
   it('sends an undefined payload as data null, and keeps a literal backslash-u0000 text', async () => {
-    await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
+    await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
     const [a] = await emit(deps(), 'a.b', undefined);
     const [b] = await emit(deps(), 'a.b', { s: '\\u0000' });
     const bodies = new Map((await db.sql<{ id: string; body: string }[]>`select id, body from app_webhook_deliveries`).map((r) => [r.id, JSON.parse(r.body)]));
@@ -231,16 +231,16 @@ describe('emit: limits and payloads', () => {
   });
 
   it('refuses a payload larger than config.bodyLimit with 413 APP_WEBHOOK_PAYLOAD_TOO_LARGE', async () => {
-    await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
+    await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
     await assert.rejects(emit(depsOf(db, { bodyLimit: 1000 }), 'a.b', { text: 'x'.repeat(1000) }), appError('APP_WEBHOOK_PAYLOAD_TOO_LARGE', 413));
   });
 });
 
 describe('sendToEndpoint (webhooks:send)', () => {
   it('queues one delivery for that endpoint whether or not it subscribed, with the endpoint\'s owner', async () => {
-    const target = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['invoice.paid'], owner: 'acme' });
-    await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'], owner: 'acme' });
-    const delivery = await sendToEndpoint(deps(), ALL_TENANTS, target.id, 'test.ping', { hello: 'world' });
+    const target = await registerEndpoint(deps(), OPERATOR, { url, events: ['invoice.paid'], owner: 'acme' });
+    await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'acme' });
+    const delivery = await sendToEndpoint(deps(), OPERATOR, target.id, 'test.ping', { hello: 'world' });
     assert.equal(delivery.endpointId, target.id);
     assert.equal(delivery.owner, 'acme');
     const jobs = await queuedJobs(db.sql);
@@ -250,19 +250,19 @@ describe('sendToEndpoint (webhooks:send)', () => {
   });
 
   it('refuses a disabled endpoint with 409 APP_WEBHOOK_ENDPOINT_DISABLED and writes nothing', async () => {
-    const endpoint = await registerEndpoint(deps(), ALL_TENANTS, { url, events: ['*'] });
-    await disableEndpoint(deps(), ALL_TENANTS, endpoint.id, { reason: 'maintenance' });
-    await assert.rejects(sendToEndpoint(deps(), ALL_TENANTS, endpoint.id, 'a.b', {}), appError('APP_WEBHOOK_ENDPOINT_DISABLED', 409, (e) => {
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
+    await disableEndpoint(deps(), OPERATOR, endpoint.id, { reason: 'maintenance' });
+    await assert.rejects(sendToEndpoint(deps(), OPERATOR, endpoint.id, 'a.b', {}), appError('APP_WEBHOOK_ENDPOINT_DISABLED', 409, (e) => {
       assert.match(e.message, /webhooks:enable/);
     }));
     assert.deepEqual(await counts(db.sql), { events: 0, deliveries: 0, jobs: 0 });
   });
 
   it('refuses an unknown endpoint with 404 APP_WEBHOOK_NOT_FOUND', async () => {
-    await assert.rejects(sendToEndpoint(deps(), ALL_TENANTS, 'ep_NOPE', 'a.b', {}), appError('APP_WEBHOOK_NOT_FOUND', 404));
+    await assert.rejects(sendToEndpoint(deps(), OPERATOR, 'ep_NOPE', 'a.b', {}), appError('APP_WEBHOOK_NOT_FOUND', 404));
   });
 
   it('refuses a bad event name before looking anything up', async () => {
-    await assert.rejects(sendToEndpoint(deps(), ALL_TENANTS, 'ep_NOPE', 'a.*', {}), appError('APP_WEBHOOK_EVENT_INVALID', 422));
+    await assert.rejects(sendToEndpoint(deps(), OPERATOR, 'ep_NOPE', 'a.*', {}), appError('APP_WEBHOOK_EVENT_INVALID', 422));
   });
 });

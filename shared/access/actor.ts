@@ -1,0 +1,79 @@
+/**
+ * The actor: the caller of a core operation, as every face hands it to the core. It carries the
+ * caller's role (and how it signed in, which makes a portal session's grant), its tenant scope
+ * and, for a signed-in user, the user it acts as. Core operations that change something take an
+ * actor and call {@link authorize} first; reads take its `scope`.
+ */
+import { forbidden, isAppError, unauthorized } from '../errors/app-error.ts';
+import type { Principal } from '../tokens/principal.ts';
+import { ALL_TENANT_ROLES } from '../tokens/roles.ts';
+import { ALL_TENANTS, tenantScope, type TenantScope } from '../webhooks/tenant-scope.ts';
+import { grants, OPERATION_TEXT, type Operation } from './permissions.ts';
+
+/** How the caller came: the operator (CLI, in-process interface), an API token, a password session, a tenant portal session. */
+export type ActorKind = 'operator' | 'token' | 'user' | 'portal';
+
+export interface Actor {
+  /** The caller's stable id (user, token, `portal:<owner>` or `operator`), for logs. */
+  readonly id: string;
+  readonly kind: ActorKind;
+  readonly role: string;
+  /** The signed-in user it acts as; null for tokens, portal sessions and the operator. */
+  readonly userId: string | null;
+  /** Whose records it reaches. */
+  readonly scope: TenantScope;
+}
+
+/** The operator: the CLI and the in-process `webhooks` interface act as an admin of every tenant. */
+export const OPERATOR: Actor = Object.freeze({ id: 'operator', kind: 'operator', role: 'admin', userId: null, scope: ALL_TENANTS });
+
+/** The grant of the permission table an actor holds: its role, or `portal <role>` for a portal session. */
+export const grantOf = (actor: Actor): string => (actor.kind === 'portal' ? `portal ${actor.role}` : actor.role);
+
+const KINDS: readonly string[] = ['token', 'user', 'portal'];
+
+/**
+ * The actor of a request's principal. No principal is a 401 `APP_UNAUTHENTICATED`; a role other
+ * than admin without an owner reaches nothing (403 `APP_FORBIDDEN`).
+ */
+export function actorOf(principal: Principal | undefined): Actor {
+  if (!principal) throw unauthorized('this needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
+  const given = principal as Principal & { kind?: string; userId?: string };
+  const kind = (given.kind !== undefined && KINDS.includes(given.kind) ? given.kind : 'token') as ActorKind;
+  const role = principal.roles[0] ?? '';
+  return Object.freeze({ id: principal.id, kind, role, userId: kind === 'user' ? given.userId ?? principal.id : null, scope: scopeOfRole(role, principal.owner) });
+}
+
+function scopeOfRole(role: string, owner: string | null | undefined): TenantScope {
+  if ((ALL_TENANT_ROLES as readonly string[]).includes(role)) return ALL_TENANTS;
+  if (typeof owner === 'string' && owner.length > 0) return tenantScope(owner);
+  throw forbidden('these credentials are bound to no tenant', { code: 'APP_FORBIDDEN', data: { reason: 'no tenant' } });
+}
+
+/** Whether `actor` may run `operation` (the permission table; no principal: no). */
+export const allows = (actor: Actor | undefined, operation: Operation): boolean => actor !== undefined && grants(operation, grantOf(actor));
+
+/** Throws 403 `APP_FORBIDDEN` (data: operation, role) unless `actor` may run `operation`. */
+export function authorize(actor: Actor, operation: Operation): void {
+  if (allows(actor, operation)) return;
+  const grant = grantOf(actor);
+  throw forbidden(`a ${grant} may not ${OPERATION_TEXT[operation]}`, { code: 'APP_FORBIDDEN', data: { operation, role: grant } });
+}
+
+/** Whether `error` is {@link authorize}'s refusal: the caller's role may not do this at all (not a form's mistake). */
+export const isRoleRefusal = (error: unknown): boolean =>
+  isAppError(error) && error.status === 403 && typeof error.data?.operation === 'string';
+
+/** The actor of `principal` when there is one and it reaches a tenant, else undefined (for links and buttons). */
+export function actorIfAny(principal: Principal | undefined): Actor | undefined {
+  if (!principal) return undefined;
+  try {
+    return actorOf(principal);
+  } catch (error) {
+    if (isAppError(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Whether `principal` may run `operation`: what decides the links and buttons a caller is offered. */
+export const principalMay = (principal: Principal | undefined, operation: Operation): boolean => allows(actorIfAny(principal), operation);
