@@ -41,8 +41,9 @@ function* causes(error: unknown): Generator<ErrorLike> {
  * True when the server refused to start a session. The `postgres` driver reports the server's
  * unlocalised severity (`severity`; `severity_local` is translated): a refused start-up is FATAL,
  * the backend ending (PostgreSQL 18 names routine CheckMyDatabase for 55000, InitPostgres for
- * 3D000, InitializeSessionUserId for 28000), while a statement's error is ERROR. The severity is
- * the test rather than the routine: routines are internal names that change between versions.
+ * 3D000, InitializeSessionUserId or ClientAuthentication for 28000, auth_failed for 28P01), while
+ * a statement's error is ERROR. The severity is the test rather than the routine: routines are
+ * internal names that change between versions.
  */
 function isStartupRefusal(e: ErrorLike): boolean {
   return typeof e.code === 'string' && Object.hasOwn(STARTUP_REFUSALS, e.code) && e.severity === 'FATAL';
