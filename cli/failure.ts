@@ -4,7 +4,7 @@
  * so scripts can tell "not there" from "try again later".
  */
 import { ConfigError } from '../shared/config/index.ts';
-import { isConnectionError } from '../shared/db/connection-errors.ts';
+import { configurationProblem, isConnectionError } from '../shared/db/connection-errors.ts';
 import { isAppError } from '../shared/errors/app-error.ts';
 
 /** Exit codes of the `app` CLI (README, Command-line tool). */
@@ -53,7 +53,8 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
   if (error instanceof UsageError) return { exit: EXIT.usage, code: 'APP_CLI_USAGE', message };
   if (error instanceof ConfigError) return { exit: EXIT.failure, code: 'APP_CONFIG_INVALID', message: message.replace(/\n\s*/g, ' ') };
   if (isConnectionError(error)) {
-    const reason = message.split('\n')[0];
+    const refused = configurationProblem(error);
+    const reason = refused ? `${refused.problem} (${refused.reason})` : message.split('\n')[0];
     return {
       exit: EXIT.unavailable,
       code: 'APP_DATABASE_UNAVAILABLE',

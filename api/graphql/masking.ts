@@ -16,6 +16,7 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Logger } from '../../shared/log/logger.ts';
 import { problemFrom } from '../problem.ts';
+import { logConfigurationProblem } from '../../shared/db/configuration-problem-log.ts';
 
 export const UNEXPECTED = 'Unexpected error.';
 export const INTERNAL_CODE = 'APP_GRAPHQL_INTERNAL';
@@ -36,7 +37,7 @@ export function maskError(error: GraphQLError, options: MaskOptions): GraphQLErr
   const rebuild = (message: string, extensions: Record<string, unknown>) =>
     new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: original, extensions });
   if (problem.status < 500 || problem.code === 'APP_DATABASE_UNAVAILABLE') {
-    options.log.debug({ err: original, path: error.path }, 'graphql field refused');
+    if (!logConfigurationProblem(options.log, original)) options.log.debug({ err: original, path: error.path }, 'graphql field refused');
     return rebuild(problem.detail, {
       ...(problem.code ? { code: problem.code } : {}),
       status: problem.status,

@@ -7,6 +7,7 @@ import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import type { WebhookDeps } from './deps.ts';
 import { isConnectionError } from '../db/connection-errors.ts';
+import { logConfigurationProblem } from '../db/configuration-problem-log.ts';
 import { ensureWebhookTables } from './install.ts';
 
 /** The boot warning when webhook secrets are stored unencrypted. */
@@ -51,15 +52,25 @@ export async function ensureWebhookTablesAtBoot(deps: Pick<WebhookDeps, 'config'
       return true;
     } catch (error) {
       if (options.signal?.aborted) return false;
-      if (isConnectionError(error)) {
-        deps.log.warn({ attempt, retryInMs: delay, reason: (error as Error).message }, 'database not reachable; webhook tables will be installed once it answers');
-      } else {
-        deps.log.error({ err: error, attempt, retryInMs: delay }, 'installing the webhook tables failed; retrying');
-      }
+      logInstallFailure(deps.log, error, { attempt, retryInMs: delay });
     }
     const stop = await sleep(delay, options.signal);
     if (stop) return false;
     delay = Math.min(delay * 2, maxDelay);
+  }
+}
+
+/**
+ * One line per failed attempt: an unreachable database is a warning without a stack, a
+ * configuration the server refuses is named once (logConfigurationProblem; retried all the same,
+ * as it may be fixed meanwhile), anything else is an error with its stack.
+ */
+function logInstallFailure(log: Logger, error: unknown, retry: { attempt: number; retryInMs: number }): void {
+  if (logConfigurationProblem(log, error)) return;
+  if (isConnectionError(error)) {
+    log.warn({ ...retry, reason: (error as Error).message }, 'database not reachable; webhook tables will be installed once it answers');
+  } else {
+    log.error({ err: error, ...retry }, 'installing the webhook tables failed; retrying');
   }
 }
 

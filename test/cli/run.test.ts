@@ -71,6 +71,14 @@ describe('app', () => {
     assert.doesNotMatch(output, /hunter2/);
   });
 
+  it('a DATABASE_URL naming a database the server does not have exits 4 and says it is the configuration', async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL as string);
+    url.pathname = '/app_test_no_such_database';
+    const { code, output } = await app(['webhooks:list'], { DATABASE_URL: url.toString() });
+    assert.equal(code, EXIT.unavailable, output);
+    assert.match(output, /^app: cannot reach the database at [^ ]+ \(DATABASE_URL\): DATABASE_URL names a database that does not exist \(database "app_test_no_such_database" does not exist\)$/m);
+  });
+
   it('with --json a failure is one JSON document {error: {code, message}} on stdout', async () => {
     const run = spawnNode('cli/main.ts', { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' }, ['webhooks:list', '--json']);
     let stdout = '';
