@@ -22,62 +22,20 @@
  * --profile 0 (1: PostgreSQL's statements of each throughput phase, per delivery, on stderr;
  * bench/statement-profile.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 import {
-  BENCH_SECRET, benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
+  benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
 } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';
 import { OPERATOR } from '../shared/access/actor.ts';
+import { startWorkerProcess } from './worker-process.ts';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0, history: 0, profile: 0 });
 
-interface Worker {
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function startWorker(db: BenchDatabase): Promise<Worker> {
-  const child = spawn(process.execPath, ['bench/worker.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: db.url,
-      APP_SECRET: BENCH_SECRET,
-      APP_WEBHOOKS__ALLOW_HTTP: 'true',
-      APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
-      ...(args.concurrency > 0 ? { APP_WEBHOOKS__CONCURRENCY: String(args.concurrency) } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker started')) resolve();
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then(() => reject(new Error(`the worker exited before starting:\n${output}`)));
-  });
-  return {
-    child,
-    async stop() {
-      child.kill('SIGTERM');
-      const code = await exited;
-      if (code !== 0) throw new Error(`the worker exited with ${code}:\n${output.slice(-2000)}`);
-      if (/"level":(50|60)/.test(output)) note(`worker logged errors:\n${output.split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(0, 5).join('\n')}`);
-    },
-  };
-}
+const startWorker = (db: BenchDatabase) => startWorkerProcess(db, args.concurrency > 0 ? { APP_WEBHOOKS__CONCURRENCY: String(args.concurrency) } : {});
 
 /** Emits `count` events of `type` to the owner-less endpoints subscribed, `parallel` at a time. */
 async function emitMany(db: BenchDatabase, type: string, count: number, parallel = 4): Promise<number> {

@@ -1,0 +1,213 @@
+/**
+ * `npm run bench:sustained`: the service run the way production runs it, emitting while it
+ * delivers, on one endpoint and on many.
+ *
+ * 1. Drain: `--backlog` deliveries queued with the worker stopped, to one endpoint and then
+ *    spread over 100; the worker starts and the rate is taken from the first delivery received
+ *    to the last. A busy single endpoint (a large tenant's one integration) should drain at
+ *    least half as fast as the same work spread out.
+ * 2. Sustained: for 1, 3 and 100 endpoints in turn, a fixed offered load of `--rate` deliveries
+ *    per second (emits of `--bytes` of data, each fanned out to every endpoint of the phase, so
+ *    1 endpoint gets `--rate` emits/s and 100 endpoints `--rate`/100) for `--seconds`, with the
+ *    worker running all along. Every `--sample` seconds: deliveries received in the window and
+ *    the backlog (pending and running deliveries). At the end: the delivered rate of the first
+ *    and the last minute, emit p50/p99 (the emit call's own time), emit-to-receiver p50/p99, and
+ *    how long after the last emit the last delivery arrived.
+ *
+ * The worker runs as the Procfile runs it (bench/worker-process.ts); the emitter calls the core
+ * `emit` in this process, as a model write or the in-process interface does; the receiver lives
+ * here too and answers 204 at once.
+ *
+ * Options: --rate 300 --seconds 180 --sample 10 --bytes 500 --backlog 6000 --drain-timeout 120
+ * --only 0 (1, 3 or 100: that sustained phase alone; the drain runs unless --backlog 0).
+ * stdout: one summary line per phase; stderr: the samples.
+ */
+import { loadavg } from 'node:os';
+import { OPERATOR } from '../shared/access/actor.ts';
+import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
+import { emit } from '../shared/webhooks/events/emit.ts';
+import { benchDatabase, benchReceiver, note, numberArgs, quantile, sleep, wallClock, type BenchDatabase } from './common.ts';
+import { startWorkerProcess } from './worker-process.ts';
+
+const args = numberArgs({ rate: 300, seconds: 180, sample: 10, bytes: 500, backlog: 6000, 'drain-timeout': 120, only: 0 });
+
+/** Most emits in flight at once (an emit that takes long does not hold the next ones back). */
+const IN_FLIGHT = 32;
+
+interface Arrivals {
+  /** Deliveries received per event family. */
+  count: Map<string, number>;
+  first: Map<string, number>;
+  last: Map<string, number>;
+  /** Emit-to-receiver milliseconds per event family. */
+  latency: Map<string, number[]>;
+}
+
+const arrivals: Arrivals = { count: new Map(), first: new Map(), last: new Map(), latency: new Map() };
+
+function arrived(body: string): void {
+  const now = wallClock();
+  const event = JSON.parse(body) as { type: string; data: { t: number } };
+  const family = event.type.slice(0, event.type.lastIndexOf('.'));
+  arrivals.count.set(family, (arrivals.count.get(family) ?? 0) + 1);
+  if (!arrivals.first.has(family)) arrivals.first.set(family, now);
+  arrivals.last.set(family, now);
+  const latencies = arrivals.latency.get(family) ?? [];
+  latencies.push(now - event.data.t);
+  arrivals.latency.set(family, latencies);
+}
+
+const received = (family: string) => arrivals.count.get(family) ?? 0;
+
+async function endpoints(db: BenchDatabase, origin: string, family: string, count: number): Promise<void> {
+  const deps = { config: db.config, sql: db.sql, log: db.log };
+  for (let i = 0; i < count; i++) await registerEndpoint(deps, OPERATOR, { url: `${origin}/${family}/${i}`, events: [`${family}.*`] });
+}
+
+async function backlog(db: BenchDatabase): Promise<number> {
+  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_deliveries where status in ('pending', 'running')`;
+  return row.n;
+}
+
+/** Waits until `family` has received `expected` deliveries, or `timeoutMs` passed; answers whether it did. */
+async function until(family: string, expected: number, timeoutMs: number): Promise<boolean> {
+  const deadline = wallClock() + timeoutMs;
+  while (received(family) < expected) {
+    if (wallClock() > deadline) return false;
+    await sleep(20);
+  }
+  return true;
+}
+
+const pad = 'x'.repeat(Math.max(0, args.bytes - 40));
+
+/** Drain: `--backlog` deliveries to `count` endpoints, queued first; answers deliveries per second. */
+async function drain(db: BenchDatabase, origin: string, count: number): Promise<number> {
+  const family = `drain${count}`;
+  await endpoints(db, origin, family, count);
+  const deps = { config: db.config, sql: db.sql, log: db.log };
+  const events = Math.ceil(args.backlog / count);
+  for (let i = 0; i < events; i++) await emit(deps, `${family}.queued`, { i, t: wallClock(), pad });
+  const worker = await startWorkerProcess(db);
+  try {
+    const expected = events * count;
+    if (!(await until(family, expected, args['drain-timeout'] * 1000))) note(`drain to ${count} endpoints: ${received(family)} of ${expected} within ${args['drain-timeout']} s`);
+    const rate = ((received(family) - 1) * 1000) / ((arrivals.last.get(family) ?? 0) - (arrivals.first.get(family) ?? 0));
+    note(`drain: ${expected} deliveries to ${count} endpoint${count === 1 ? '' : 's'}: ${rate.toFixed(0)}/s; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    return rate;
+  } finally {
+    await worker.stop();
+  }
+}
+
+interface PhaseResult {
+  endpoints: number;
+  windows: number[];
+  backlogs: number[];
+  emitP50: number;
+  emitP99: number;
+  e2rP50: number;
+  e2rP99: number;
+  /** Seconds from the last emit to the last delivery (Infinity: not all arrived in time). */
+  tail: number;
+  emitted: number;
+}
+
+/** Sustained: the offered load to `count` endpoints for `--seconds`, the worker running. */
+async function sustained(db: BenchDatabase, origin: string, count: number): Promise<PhaseResult> {
+  const family = `load${count}`;
+  await endpoints(db, origin, family, count);
+  const deps = { config: db.config, sql: db.sql, log: db.log };
+  const emitsPerSecond = args.rate / count;
+  const total = Math.round(emitsPerSecond * args.seconds);
+  const emitTimes: number[] = [];
+  const windows: number[] = [];
+  const backlogs: number[] = [];
+  const worker = await startWorkerProcess(db);
+  try {
+    const started = wallClock();
+    let inFlight = 0;
+    let lastEmit = started;
+    const sampler = (async () => {
+      let seen = 0;
+      for (let at = started + args.sample * 1000; at <= started + args.seconds * 1000 + 1; at += args.sample * 1000) {
+        await sleep(Math.max(0, at - wallClock()));
+        const now = received(family);
+        windows.push((now - seen) / args.sample);
+        seen = now;
+        backlogs.push(await backlog(db));
+        note(`  ${count} endpoint${count === 1 ? '' : 's'}, ${((at - started) / 1000).toFixed(0)} s: ${windows.at(-1)!.toFixed(0)} delivered/s, backlog ${backlogs.at(-1)}`);
+      }
+    })();
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / emitsPerSecond;
+      const wait = due - wallClock();
+      if (wait > 0) await sleep(wait);
+      while (inFlight >= IN_FLIGHT) await sleep(1);
+      inFlight += 1;
+      const called = wallClock();
+      lastEmit = called;
+      void emit(deps, `${family}.tick`, { i, t: called, pad }).then(
+        () => emitTimes.push(wallClock() - called),
+        (error: unknown) => note(`emit failed: ${(error as Error).message}`),
+      ).finally(() => {
+        inFlight -= 1;
+      });
+    }
+    await sampler;
+    const delivered = await until(family, total * count, args['drain-timeout'] * 1000);
+    const latencies = arrivals.latency.get(family) ?? [];
+    return {
+      endpoints: count,
+      windows,
+      backlogs,
+      emitP50: quantile(emitTimes, 0.5),
+      emitP99: quantile(emitTimes, 0.99),
+      e2rP50: quantile(latencies, 0.5),
+      e2rP99: quantile(latencies, 0.99),
+      tail: delivered ? ((arrivals.last.get(family) ?? lastEmit) - lastEmit) / 1000 : Infinity,
+      emitted: total,
+    };
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** The mean of the windows of the first and of the last minute (or of the whole run when shorter). */
+function firstAndLastMinute(windows: readonly number[]): { first: number; last: number } {
+  const perMinute = Math.max(1, Math.round(60 / args.sample));
+  const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+  return { first: mean(windows.slice(0, perMinute)), last: mean(windows.slice(-perMinute)) };
+}
+
+async function main() {
+  const db = await benchDatabase();
+  const receiver = await benchReceiver((_req, body) => arrived(body));
+  try {
+    if (args.backlog > 0) {
+      const one = await drain(db, receiver.origin, 1);
+      const hundred = await drain(db, receiver.origin, 100);
+      process.stdout.write(
+        `bench:sustained drain: ${args.backlog} deliveries, 1 endpoint ${one.toFixed(0)}/s, 100 endpoints ${hundred.toFixed(0)}/s, ` +
+          `ratio ${(one / hundred).toFixed(2)} (target at least 0.5; ${db.server})\n`,
+      );
+    }
+    for (const count of [1, 3, 100]) {
+      if (args.only !== 0 && args.only !== count) continue;
+      const result = await sustained(db, receiver.origin, count);
+      const { first, last } = firstAndLastMinute(result.windows);
+      process.stdout.write(
+        `bench:sustained ${count} endpoint${count === 1 ? '' : 's'}: offered ${args.rate} deliveries/s (${(args.rate / count).toFixed(count === 1 ? 0 : 1)} emits/s of ${args.bytes} B) for ${args.seconds} s; ` +
+          `delivered ${first.toFixed(0)}/s in the first minute, ${last.toFixed(0)}/s in the last (${((100 * last) / Math.max(first, 1)).toFixed(0)} %); ` +
+          `backlog ${result.backlogs[0] ?? 0} -> ${result.backlogs.at(-1) ?? 0} (max ${Math.max(0, ...result.backlogs)}); ` +
+          `emit p50 ${result.emitP50.toFixed(1)} ms, p99 ${result.emitP99.toFixed(1)} ms; emit->receiver p50 ${result.e2rP50.toFixed(0)} ms, p99 ${result.e2rP99.toFixed(0)} ms; ` +
+          `last delivery ${Number.isFinite(result.tail) ? `${result.tail.toFixed(1)} s` : `not within ${args['drain-timeout']} s`} after the last emit\n`,
+      );
+    }
+  } finally {
+    await receiver.close();
+    await db.close();
+  }
+}
+
+await main();
