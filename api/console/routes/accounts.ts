@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { linkBase, passwordLinkUrl, setPasswordLinkFor } from '../../../shared/accounts/password-links.ts';
 import { createPortalLink, PORTAL_ROLES, portalLinkUrl } from '../../../shared/accounts/portal-links.ts';
 import { listTenants } from '../../../shared/accounts/tenants.ts';
-import { createUser, listUsers, publicUser, setUserDisabled, type User } from '../../../shared/accounts/users.ts';
+import { createUser, listUsers, publicUser, setUserDisabled } from '../../../shared/accounts/users.ts';
 import { parseDuration } from '../../../shared/config/units.ts';
 import { ROLES } from '../../../shared/tokens/roles.ts';
 import { listTokensFor, mintToken, revokeTokenFor } from '../../../shared/tokens/api-tokens.ts';
@@ -81,7 +81,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
   router.post(CONSOLE_PATHS.users, signedIn, async (ctx) => {
     const form = formOf(ctx);
     await orShowAgain(ctx, async () => {
-      const user: User = await createUser(deps.accounts, actorFor(ctx), { email: field(form, 'email'), name: field(form, 'name'), role: field(form, 'role'), owner: field(form, 'owner') ?? null });
+      const user = await createUser(deps.accounts, actorFor(ctx), { email: field(form, 'email'), name: field(form, 'name'), role: field(form, 'role'), owner: field(form, 'owner') ?? null });
       await showUsers(ctx, { link: await setPasswordLink(ctx, user.id), status: 201 });
     }, (errors, status) => showUsers(ctx, { form: echo(form, USER_FIELDS), errors, status }));
   });
