@@ -1,8 +1,5 @@
-import { showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
-import { publicSecret } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, receiverKeyWords, shown, webhookDeps } from './webhook-cli.ts';
 import { isoOrDash } from './text-forms.ts';
 
 /**
@@ -14,6 +11,9 @@ export const webhooksShowCommand = defineCommand({
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
     .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets still in use (ed25519: their public keys) and the header values' }),
   run: async (context, args) => {
+    const { showEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
+    const { publicSecret } = await import('../../shared/webhooks/public-shapes.ts');
+    const { endpointText, receiverKeyWords, shown, webhookDeps } = await import('./webhook-cli.ts');
     const details = await showEndpoint(webhookDeps(context), ALL_TENANTS, args.id as string, { reveal: args.reveal });
     const printed = shown(details, args.reveal);
     const secrets = details.secrets.map((entry) => ('secret' in entry ? { secret: entry.secret, ...publicSecret(entry) } : publicSecret(entry)));

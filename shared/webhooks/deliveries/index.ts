@@ -2,7 +2,8 @@
  * Webhook deliveries, one service for every face: list, show, retry and bulk replay through a
  * tenant scope (the CLI passes `ALL_TENANTS`), and the per-state counts operators see.
  */
-export { listDeliveries, MAX_LIST_LIMIT, type DeliveryQuery, type ListedDelivery } from './list.ts';
+export { listDeliveries, type DeliveryQuery, type ListedDelivery } from './list.ts';
+export { MAX_LIST_LIMIT } from './page-size.ts';
 export { showDelivery } from './show.ts';
 export { retryDelivery, resendDelivery } from './retry.ts';
 export { recoverDeliveries, MAX_RECOVER, type RecoverResult } from './recover.ts';
