@@ -6,7 +6,12 @@ export interface GlobalArgs {
   json: boolean;
 }
 
-/** What a command module defines: its options and its action. Its name and description live in commands/index.ts. */
+/**
+ * What a command module defines: its options and its action. Its name and description live in
+ * commands/index.ts. The module imports at its top only what its options need; its action imports
+ * the rest when it runs (`await import(…)`), so the command's `--help` loads none of the core,
+ * the database driver or the logger (test/cli/start-up.test.ts).
+ */
 export interface CommandAction {
   builder(yargs: Argv<GlobalArgs>): Argv<GlobalArgs>;
   /** `io` is the run's (cli/io.ts); a nested subcommand, called by yargs without it, finds it itself. */

@@ -3,7 +3,7 @@
  * `{error: {code, message}}` on stdout) and an exit code that says what kind of failure it was,
  * so scripts can tell "not there" from "try again later".
  */
-import { ConfigError } from '../shared/config/index.ts';
+import { ConfigError } from '../shared/config/config-error.ts';
 import { configurationProblem, isConnectionError } from '../shared/db/connection-errors.ts';
 import { isAppError } from '../shared/errors/app-error.ts';
 

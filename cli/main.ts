@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `app` command-line tool (package.json `bin`): operators manage the database, endpoints
- * and deliveries. The run itself is app.ts, over this process's streams and environment.
- *
- * Node's compile cache is turned on before anything else loads, so a command's modules are
- * parsed (and type-stripped) once per version rather than at every run.
+ * The `app` command-line tool: operators manage the database, endpoints and deliveries. The run
+ * itself is app.ts, over this process's streams and environment. The `app` command starts at
+ * bin.js, which turns on Node's compile cache before this file is read; `node cli/main.ts`
+ * (the release step) starts here and turns it on itself, for every module after this one.
  */
 import { enableCompileCache } from 'node:module';
 

@@ -1,5 +1,4 @@
-import { auditConfig, summarize, type AuditFacts, type Finding } from '../../shared/security/audit.ts';
-import { databaseFacts } from '../../shared/security/audit-facts.ts';
+import type { AuditFacts, Finding } from '../../shared/security/audit.ts';
 import { defineCommand } from '../command.ts';
 
 function table(findings: readonly Finding[]): string {
@@ -17,6 +16,8 @@ function table(findings: readonly Finding[]): string {
 export const auditCommand = defineCommand({
   productionGuard: false,
   run: async (context) => {
+    const { auditConfig, summarize } = await import('../../shared/security/audit.ts');
+    const { databaseFacts } = await import('../../shared/security/audit-facts.ts');
     let facts: AuditFacts = {};
     let database: string;
     if (context.config.databaseUrl) {

@@ -4,13 +4,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { badRequest } from '../../shared/errors/app-error.ts';
-import { createEventType, listEventTypes, showEventType, updateEventType, type EventType, type EventTypeInput } from '../../shared/webhooks/event-types/index.ts';
+import type { EventType, EventTypeInput } from '../../shared/webhooks/event-types/index.ts';
 import type { Argv } from 'yargs';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 const deps = (context: CliContext) => ({ sql: context.sql(), log: context.log });
+
+/** The catalog's functions, loaded when an action runs (`--help` reads the options alone). */
+const catalog = () => import('../../shared/webhooks/event-types/index.ts');
 
 /** JSON text, or `@file` holding it. Throws 400 `APP_CLI_JSON_INVALID` naming the option. */
 async function json(option: string, text: string): Promise<unknown> {
@@ -51,6 +54,7 @@ const common = <T>(yargs: Argv<T>) => yargs
 export const eventTypesAddCommand = defineCommand({
   builder: (yargs) => common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.paid' })),
   run: async (context, args) => {
+    const { createEventType } = await catalog();
     const type = await createEventType(deps(context), OPERATOR, { name: args.name, ...(await fields(args as never)) });
     context.print(type, () => typeText(type));
   },
@@ -60,6 +64,7 @@ export const eventTypesUpdateCommand = defineCommand({
   builder: (yargs) => common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' }))
     .option('no-schema', { type: 'boolean', describe: 'Remove the schema (any data is accepted again)' }),
   run: async (context, args) => {
+    const { updateEventType } = await catalog();
     const type = await updateEventType(deps(context), OPERATOR, args.name, await fields(args as never));
     context.print(type, () => typeText(type));
   },
@@ -68,6 +73,7 @@ export const eventTypesUpdateCommand = defineCommand({
 export const eventTypesListCommand = defineCommand({
   builder: (yargs) => yargs.option('deprecated', { type: 'boolean', default: true, describe: 'Include deprecated types (--no-deprecated leaves them out)' }),
   run: async (context, args) => {
+    const { listEventTypes } = await catalog();
     const { records } = await listEventTypes(deps(context), { includeDeprecated: args.deprecated !== false });
     context.print(records, () => (records.length === 0 ? 'the catalog is empty' : records.map((type) => `${type.name.padEnd(32)} ${type.deprecated ? '[deprecated] ' : ''}${type.schema === null ? '' : '[schema] '}${type.description ?? ''}`).join('\n')));
   },
@@ -76,6 +82,7 @@ export const eventTypesListCommand = defineCommand({
 export const eventTypesShowCommand = defineCommand({
   builder: (yargs) => yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' }),
   run: async (context, args) => {
+    const { showEventType } = await catalog();
     const type = await showEventType(deps(context), args.name);
     context.print(type, () => typeText(type));
   },

@@ -1,8 +1,5 @@
-import { emitEvent } from '../../shared/webhooks/events/index.ts';
-import { publicNewDelivery } from '../../shared/webhooks/public-shapes.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
-import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `events:emit <event> --data <JSON> [--owner <owner>]`: the programmatic emit from the command line. */
 export const eventsEmitCommand = defineCommand({
@@ -12,6 +9,9 @@ export const eventsEmitCommand = defineCommand({
     .option('owner', { type: 'string', describe: 'Tenant; without it only endpoints without owner are reached' })
     .option('event-id', { type: 'string', describe: 'Your own id of the event: repeated within webhooks.dedupeWindow, the original is answered and nothing queued' }),
   run: async (context, args) => {
+    const { emitEvent } = await import('../../shared/webhooks/events/index.ts');
+    const { publicNewDelivery } = await import('../../shared/webhooks/public-shapes.ts');
+    const { deliveryLines, parseJsonData, webhookDeps } = await import('./webhook-cli.ts');
     const data = parseJsonData(args.data);
     const { deliveries, duplicate } = await emitEvent(webhookDeps(context), OPERATOR, { type: args.event, data, owner: args.owner, eventId: args['event-id'] });
     context.print(deliveries.map(publicNewDelivery), () =>

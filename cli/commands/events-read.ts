@@ -1,9 +1,12 @@
-import { listEvents, showEvent, type EventRecord } from '../../shared/webhooks/events/index.ts';
+import type { EventRecord } from '../../shared/webhooks/events/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
-import { publicEvent } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
 import { isoOrDash, table } from './text-forms.ts';
+
+/** What the actions need, loaded when one runs (`--help` reads the options alone). */
+const events = () => import('../../shared/webhooks/events/index.ts');
+const shapes = () => import('../../shared/webhooks/public-shapes.ts');
 
 const counts = (event: EventRecord) => {
   const d = event.deliveries;
@@ -19,6 +22,8 @@ export const eventsListCommand = defineCommand({
     limit: limitOption,
   }).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
+    const { listEvents } = await events();
+    const { publicEvent } = await shapes();
     const owner = ownerOf(args);
     const { records } = await listEvents({ sql: context.sql(), config: context.config }, ALL_TENANTS, {
       ...rangeOf(args),
@@ -38,6 +43,8 @@ export const eventsListCommand = defineCommand({
 export const eventsShowCommand = defineCommand({
   builder: (yargs) => yargs.positional('id', { type: 'string', demandOption: true, describe: 'Event id (evt_…)' }),
   run: async (context, args) => {
+    const { showEvent } = await events();
+    const { publicEvent } = await shapes();
     const event = await showEvent({ sql: context.sql() }, ALL_TENANTS, String(args.id));
     context.print(publicEvent(event), () => [
       `id:         ${event.id}`,

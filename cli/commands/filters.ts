@@ -4,7 +4,7 @@
  * for each entity, so the CLI filters exactly as REST and GraphQL do.
  */
 import { unprocessable } from '../../shared/errors/app-error.ts';
-import { MAX_LIST_LIMIT } from '../../shared/webhooks/deliveries/index.ts';
+import { MAX_LIST_LIMIT } from '../../shared/webhooks/deliveries/page-size.ts';
 import { parseTimeRange, type TimeRange } from '../../shared/webhooks/time-range.ts';
 
 export const ownerOptions = {

@@ -4,24 +4,19 @@
  * (also `jobs:show <id>`) and `jobs:retry <id>`. Ids are delivery ids (`msg_…`).
  */
 import type { Argv } from 'yargs';
-import { installDriverCrashGuard } from '../../shared/db/driver-crash-guard.ts';
-import { createLogger } from '../../shared/log/logger.ts';
-import { listDeliveries } from '../../shared/webhooks/deliveries/index.ts';
-import {
-  countDeliveries, DELIVERY_STATUSES, resendDelivery, retryDelivery, showDelivery,
-  type DeliveryDetails, type DeliverySummary,
-} from '../../shared/webhooks/deliveries/index.ts';
+import type { DeliveryDetails, DeliverySummary } from '../../shared/webhooks/deliveries/index.ts';
+import { DELIVERY_STATUSES } from '../../shared/webhooks/deliveries/record.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
-import { publicDelivery, publicDeliveryDetails } from '../../shared/webhooks/public-shapes.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
-import { runWorkerOnce } from '../../worker/runner.ts';
-import { serveWorker } from '../../worker/run.ts';
-import { tasks } from '../../worker/tasks/index.ts';
 import { defineCommand, type GlobalArgs } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
 import type { CliContext } from '../context.ts';
 import { isoOrDash } from './text-forms.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
+
+/** What the actions need, loaded when one runs (`--help` reads the options alone). */
+const core = () => import('../../shared/webhooks/deliveries/index.ts');
+const shapes = () => import('../../shared/webhooks/public-shapes.ts');
 
 const oneLine = (text: string | null, max = 160) => {
   if (text === null) return '';
@@ -69,6 +64,8 @@ const idPositional = <T>(yargs: Argv<T>) =>
   yargs.positional('id', { type: 'string', demandOption: true, describe: 'Delivery id (msg_…, the webhook-id)' });
 
 async function showCommandRun(context: CliContext, args: { id?: string }) {
+  const { showDelivery } = await core();
+  const { publicDeliveryDetails } = await shapes();
   const details = await showDelivery({ sql: context.sql(), config: context.config }, ALL_TENANTS, String(args.id));
   context.print(publicDeliveryDetails(details), () => deliveryText(details));
 }
@@ -87,16 +84,22 @@ export const jobsCommand = defineCommand({
     .option('once', { type: 'boolean', default: false, describe: 'Perform the jobs that are due, then return' })
     .command(jobsShowSubcommand as never),
   run: async (context, args) => {
+    const { createLogger } = await import('../../shared/log/logger.ts');
+    const { installDriverCrashGuard } = await import('../../shared/db/driver-crash-guard.ts');
+    const { countDeliveries } = await core();
     // The worker's log goes to stderr: stdout holds only what the command prints (--json).
     const log = createLogger(context.config, { name: 'worker', destination: context.io.stderr });
     installDriverCrashGuard(log);
     if (args.once) {
+      const { runWorkerOnce } = await import('../../worker/runner.ts');
+      const { tasks } = await import('../../worker/tasks/index.ts');
       await runWorkerOnce({ config: context.config, log }, tasks);
       const counts = await countDeliveries({ sql: context.sql() });
       context.print({ once: true, counts }, () =>
         `performed the jobs that were due; deliveries now: pending ${counts.pending}, running ${counts.running}, done ${counts.done}, dead ${counts.dead}`);
       return;
     }
+    const { serveWorker } = await import('../../worker/run.ts');
     const served = await serveWorker({ config: context.config, log });
     const code = await served.stopped;
     if (code !== 0) context.exit(code);
@@ -125,6 +128,7 @@ interface FilterArgs {
 
 /** The newest deliveries in `statuses` matching the filters, through the one delivery listing of REST and GraphQL. */
 async function listed(context: CliContext, args: FilterArgs, statuses: readonly DeliveryStatus[]) {
+  const { countDeliveries, listDeliveries } = await core();
   const deps = { sql: context.sql(), config: context.config };
   const [page, counts] = await Promise.all([
     listDeliveries(deps, ALL_TENANTS, {
@@ -151,6 +155,7 @@ export const jobsListCommand = defineCommand({
   run: async (context, args) => {
     const given = (args.status ?? []) as string[];
     const statuses = given.length === 0 ? (['pending', 'running'] as const) : given.includes('all') ? DELIVERY_STATUSES : (given as DeliveryStatus[]);
+    const { publicDelivery } = await shapes();
     const { deliveries, counts } = await listed(context, args, statuses);
     context.print(deliveries.map(publicDelivery), () => listText(deliveries, counts, 'deliveries in these states'));
   },
@@ -160,6 +165,7 @@ export const jobsListCommand = defineCommand({
 export const jobsDeadCommand = defineCommand({
   builder: (yargs) => yargs.options(filterOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
+    const { publicDelivery } = await shapes();
     const { deliveries, counts } = await listed(context, args, ['dead']);
     context.print(deliveries.map(publicDelivery), () => listText(deliveries, counts, 'dead deliveries'));
   },
@@ -175,6 +181,8 @@ export const jobsShowCommand = defineCommand({
 export const jobsRetryCommand = defineCommand({
   builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
   run: async (context, args) => {
+    const { retryDelivery } = await core();
+    const { publicDelivery } = await shapes();
     const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, OPERATOR, String(args.id));
     context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`);
   },
@@ -184,6 +192,8 @@ export const jobsRetryCommand = defineCommand({
 export const jobsResendCommand = defineCommand({
   builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
   run: async (context, args) => {
+    const { resendDelivery } = await core();
+    const { publicDelivery } = await shapes();
     const delivery = await resendDelivery({ sql: context.sql(), config: context.config, log: context.log }, OPERATOR, String(args.id));
     context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it with the same webhook-id`);
   },

@@ -16,14 +16,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { listEndpoints, registerEndpoint, removeEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { verify } from '../../shared/webhooks/signing.ts';
+import type { verify } from '../../shared/webhooks/signing.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
-import { parseEventList, webhookDeps } from './webhook-cli.ts';
+
+/** What the action needs, loaded when it runs (`--help` reads the options alone). */
+const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
+const helpers = () => import('./webhook-cli.ts');
 
 const MARKER = /^app listen: pid (\d+) on ([^\s,]+)/;
 
@@ -38,6 +40,8 @@ const alive = (pid: number): boolean => {
 
 /** Removes the temporary endpoints of `listen` processes of this host that are gone; how many. */
 export async function removeStaleListeners(context: CliContext): Promise<string[]> {
+  const { listEndpoints, removeEndpoint } = await endpoints();
+  const { webhookDeps } = await helpers();
   const deps = webhookDeps(context);
   const { records } = await listEndpoints(deps, ALL_TENANTS);
   const stale = records.filter((endpoint) => {
@@ -90,15 +94,15 @@ async function closeReceiver(server: Server): Promise<void> {
 type PrintDelivery = (document: Record<string, unknown>, text: string) => void;
 
 /**
- * The local receiver: verifies each delivery with the endpoint's current `secret()`, forwards it
+ * The local receiver: verifies each delivery (`verify`) with the endpoint's current `secret()`, forwards it
  * to `forwardTo` (its answer becomes the receiver's; 502 when it cannot be reached) and prints it.
  */
-function createReceiver(context: CliContext, options: { secret: () => string; forwardTo: string | undefined; print: PrintDelivery }): Server {
+function createReceiver(context: CliContext, options: { verify: typeof verify; secret: () => string; forwardTo: string | undefined; print: PrintDelivery }): Server {
   const { forwardTo, print } = options;
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const body = await readBody(req);
-      const check = verify({ body, headers: req.headers, secret: options.secret() });
+      const check = options.verify({ body, headers: req.headers, secret: options.secret() });
       let type: unknown = null;
       let data: unknown = null;
       try {
@@ -152,13 +156,16 @@ export const listenCommand = defineCommand({
     if (forwardTo !== undefined && !/^https?:\/\//.test(forwardTo)) throw new UsageError(`--forward-to ${JSON.stringify(forwardTo)} is not an http(s) url`);
     const json = args.json === true;
     const line = (document: Record<string, unknown>, text: string) => io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${text}\n`);
+    const { registerEndpoint, removeEndpoint } = await endpoints();
+    const { parseEventList, webhookDeps } = await helpers();
+    const { verify } = await import('../../shared/webhooks/signing.ts');
     const deps = webhookDeps(context);
 
     // listening for the signals before anything else: one that comes while the endpoint is being
     // registered still stops this run, after which the endpoint is removed as usual
     const signal = stopSignal();
     let secret = '';
-    const server = createReceiver(context, { secret: () => secret, forwardTo, print: line });
+    const server = createReceiver(context, { verify, secret: () => secret, forwardTo, print: line });
     try {
       const removed = await removeStaleListeners(context);
       await new Promise<void>((resolve, reject) => {

@@ -1,9 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { openapiDocument } from '../../api/openapi/document.ts';
-import { discoverApiOffline } from '../../api/openapi/offline.ts';
 import { defineCommand } from '../command.ts';
-import { listEventTypes } from '../../shared/webhooks/event-types/index.ts';
 
 /**
  * `openapi [--out FILE]`: the OpenAPI 3.1 description of the application (spec: CLI
@@ -17,6 +14,9 @@ export const openapiCommand = defineCommand({
     .option('out', { type: 'string', describe: 'write the document to this file and print its path' })
     .option('event-types', { type: 'boolean', default: true, describe: 'describe the event-type catalog as the `webhooks` object (read from the database when one is configured; --no-event-types leaves it out)' }),
   run: async (context, args) => {
+    const { openapiDocument } = await import('../../api/openapi/document.ts');
+    const { discoverApiOffline } = await import('../../api/openapi/offline.ts');
+    const { listEventTypes } = await import('../../shared/webhooks/event-types/index.ts');
     const eventTypes = args['event-types'] && context.config.databaseUrl ? (await listEventTypes({ sql: context.sql() })).records : undefined;
     const document = openapiDocument({ config: context.config, api: await discoverApiOffline(), eventTypes });
     const text = `${JSON.stringify(document, null, 2)}\n`;

@@ -1,8 +1,6 @@
-import { createPortalLink, PORTAL_ROLES, portalLinkUrl } from '../../shared/accounts/portal-links.ts';
-import { linkBase } from '../../shared/accounts/password-links.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
+import { PORTAL_ROLES } from '../../shared/tokens/roles.ts';
 import { defineCommand } from '../command.ts';
-import { accountDeps } from './users-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
  * `portal:link --owner <o> [--role member|viewer]` (issue 14): prints a single-use link, valid
@@ -15,6 +13,9 @@ export const portalLinkCommand = defineCommand({
     .option('owner', { type: 'string', demandOption: true, describe: 'The tenant whose console the link opens' })
     .option('role', { type: 'string', choices: PORTAL_ROLES, default: 'member', describe: 'member: read and change its endpoints; viewer: read only' }),
   run: async (context, args) => {
+    const { createPortalLink, portalLinkUrl } = await import('../../shared/accounts/portal-links.ts');
+    const { linkBase } = await import('../../shared/accounts/password-links.ts');
+    const { accountDeps } = await import('./users-cli.ts');
     const deps = accountDeps(context);
     const link = await createPortalLink(deps, OPERATOR, { owner: args.owner, role: args.role });
     const url = portalLinkUrl(linkBase(deps, `http://localhost:${context.config.port}`), link.token);

@@ -1,4 +1,3 @@
-import { prune } from '../../shared/webhooks/retention.ts';
 import { defineCommand } from '../command.ts';
 
 const day = (date: Date | null) => (date === null ? 'kept forever' : `created before ${date.toISOString()}`);
@@ -7,6 +6,7 @@ const day = (date: Date | null) => (date === null ? 'kept forever' : `created be
 export const pruneCommand = defineCommand({
   builder: (yargs) => yargs.option('dry-run', { type: 'boolean', default: false, describe: 'Count what would be removed, remove nothing' }),
   run: async (context, args) => {
+    const { prune } = await import('../../shared/webhooks/retention.ts');
     const result = await prune({ config: context.config, sql: context.sql(), log: context.log }, { dryRun: args['dry-run'] });
     context.print(result, () => [
       `${result.dryRun ? 'would remove' : 'removed'}: ${result.done} done and ${result.dead} dead deliveries (${result.attempts} attempts), ${result.events} events`,

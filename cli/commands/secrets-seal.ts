@@ -1,4 +1,3 @@
-import { resealSecrets } from '../../shared/webhooks/reseal.ts';
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
 
@@ -15,6 +14,7 @@ export const secretsSealCommand = defineCommand({
     const variable = args['from-secret-env'];
     const fromSecret = variable === undefined ? undefined : context.io.env[variable];
     if (variable !== undefined && !fromSecret) throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);
+    const { resealSecrets } = await import('../../shared/webhooks/reseal.ts');
     const result = await resealSecrets({ sql: context.sql(), config: context.config }, { ...(fromSecret ? { fromSecret } : {}), dryRun: args['dry-run'] });
     context.print(result, () => [
       `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,

@@ -1,10 +1,8 @@
-import { parseDuration } from '../../shared/config/index.ts';
+import { parseDuration } from '../../shared/config/units.ts';
 import { unprocessable } from '../../shared/errors/app-error.ts';
 import { ROLES, type Role } from '../../shared/tokens/roles.ts';
-import { mintToken } from '../../shared/tokens/api-tokens.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
-import { tokenDeps, tokenText } from './tokens-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `--expires 90d` in milliseconds (any duration of shared/config/units.ts). */
 function parseExpires(text: string | undefined): number | undefined {
@@ -27,6 +25,8 @@ export const tokensCreateCommand = defineCommand({
     .option('owner', { type: 'string', describe: 'The tenant a member or viewer token is bound to (required for them, refused for admin)' })
     .option('expires', { type: 'string', describe: 'Lifetime, e.g. 90d (default: until revoked)' }),
   run: async (context, args) => {
+    const { mintToken } = await import('../../shared/tokens/api-tokens.ts');
+    const { tokenDeps, tokenText } = await import('./tokens-cli.ts');
     const created = await mintToken(tokenDeps(context), OPERATOR, {
       name: args.name as string,
       role: args.role as Role,

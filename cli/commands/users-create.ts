@@ -1,9 +1,7 @@
 import { text } from 'node:stream/consumers';
-import { createUser } from '../../shared/accounts/users.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
 import { ROLES } from '../../shared/tokens/roles.ts';
 import { defineCommand } from '../command.ts';
-import { accountDeps, publicUser, setPasswordLink, userText } from './users-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
  * `users:create --email <e> --role <r> [--owner <o>] [--name <n>] [--password-stdin]`: with
@@ -18,6 +16,8 @@ export const usersCreateCommand = defineCommand({
     .option('name', { type: 'string', describe: 'Display name' })
     .option('password-stdin', { type: 'boolean', default: false, describe: 'Read the password from standard input' }),
   run: async (context, args) => {
+    const { createUser } = await import('../../shared/accounts/users.ts');
+    const { accountDeps, publicUser, setPasswordLink, userText } = await import('./users-cli.ts');
     const password = args['password-stdin'] ? (await text(context.io.stdin)).replace(/\r?\n$/, '') : undefined;
     const user = await createUser(accountDeps(context), OPERATOR, { email: args.email, role: args.role, owner: args.owner, name: args.name, password });
     const link = password === undefined ? await setPasswordLink(context, user) : undefined;

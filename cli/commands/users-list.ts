@@ -1,11 +1,11 @@
-import { listUsers } from '../../shared/accounts/users.ts';
 import { defineCommand } from '../command.ts';
-import { accountDeps, publicUser, userTable } from './users-cli.ts';
 
 /** `users:list [--all]`: enabled users (with --all the disabled ones too), oldest first. */
 export const usersListCommand = defineCommand({
   builder: (yargs) => yargs.option('all', { type: 'boolean', default: false, describe: 'Include disabled users' }),
   run: async (context, args) => {
+    const { listUsers } = await import('../../shared/accounts/users.ts');
+    const { accountDeps, publicUser, userTable } = await import('./users-cli.ts');
     const users = await listUsers(accountDeps(context), { includeDisabled: Boolean(args.all) });
     context.print(users.map(publicUser), () => (users.length === 0 ? 'no users' : userTable(users)));
   },

@@ -1,7 +1,9 @@
-import { findUser, setUserDisabled } from '../../shared/accounts/users.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
-import { accountDeps, publicUser, setPasswordLink, userText } from './users-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
+
+/** What the actions need, loaded when one runs (`--help` reads the options alone). */
+const users = () => import('../../shared/accounts/users.ts');
+const helpers = () => import('./users-cli.ts');
 
 const userArgument = { type: 'string', demandOption: true, describe: 'User id (usr_…) or email' } as const;
 
@@ -9,6 +11,8 @@ const userArgument = { type: 'string', demandOption: true, describe: 'User id (u
 export const usersDisableCommand = defineCommand({
   builder: (yargs) => yargs.positional('user', userArgument),
   run: async (context, args) => {
+    const { setUserDisabled } = await users();
+    const { accountDeps, publicUser, userText } = await helpers();
     const user = await setUserDisabled(accountDeps(context), OPERATOR, args.user, true);
     context.print(publicUser(user), () => userText(user));
   },
@@ -18,6 +22,8 @@ export const usersDisableCommand = defineCommand({
 export const usersEnableCommand = defineCommand({
   builder: (yargs) => yargs.positional('user', userArgument),
   run: async (context, args) => {
+    const { setUserDisabled } = await users();
+    const { accountDeps, publicUser, userText } = await helpers();
     const user = await setUserDisabled(accountDeps(context), OPERATOR, args.user, false);
     context.print(publicUser(user), () => userText(user));
   },
@@ -27,6 +33,8 @@ export const usersEnableCommand = defineCommand({
 export const usersResetLinkCommand = defineCommand({
   builder: (yargs) => yargs.positional('user', userArgument),
   run: async (context, args) => {
+    const { findUser } = await users();
+    const { accountDeps, publicUser, setPasswordLink } = await helpers();
     const user = await findUser(accountDeps(context), args.user);
     const link = await setPasswordLink(context, user);
     context.print({ user: publicUser(user), ...link }, () => `Set-password link for ${user.email} (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}`);

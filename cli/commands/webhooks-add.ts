@@ -1,8 +1,5 @@
-import { registerEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
-import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } from './webhook-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `webhooks:add <url>`: registers an endpoint and prints its id and secret (shown this once). */
 export const webhooksAddCommand = defineCommand({
@@ -16,6 +13,9 @@ export const webhooksAddCommand = defineCommand({
     .option('fifo', { type: 'boolean', describe: 'Deliver one at a time, in emit order (the next waits until the previous is done or dead)' })
     .option('signing', { type: 'string', choices: ['hmac-sha256', 'ed25519'], describe: 'hmac-sha256 (default, whsec_ secret) or ed25519 (v1a, signatures; prints the public key whpk_…)' }),
   run: async (context, args) => {
+    const { registerEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
+    const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
+    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import('./webhook-cli.ts');
     const deps = webhookDeps(context);
     const endpoint = await registerEndpoint(deps, OPERATOR, {
       url: args.url as string,

@@ -1,11 +1,11 @@
-import { ensureWebhookTables } from '../../shared/webhooks/install.ts';
-import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
-import { webhookDeps } from './webhook-cli.ts';
 
 /** `webhooks:install`: creates the webhook tables, their indexes and the queue schema; idempotent. */
 export const webhooksInstallCommand = defineCommand({
   run: async (context) => {
+    const { ensureWebhookTables } = await import('../../shared/webhooks/install.ts');
+    const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
+    const { webhookDeps } = await import('./webhook-cli.ts');
     const deps = webhookDeps(context);
     warnIfSecretsUnencrypted(deps);
     const result = await ensureWebhookTables(deps);

@@ -1,9 +1,15 @@
-import { endpointStatuses, listEndpoints, type EndpointQuery } from '../../shared/webhooks/endpoints/index.ts';
+import type { EndpointQuery } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
-import { publicCounts } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
-import { endpointTable, shown, webhookDeps } from './webhook-cli.ts';
 import { isoOrDash, table } from './text-forms.ts';
+
+/**
+ * What the actions need, loaded when one runs (`--help` reads the options alone). The listing's
+ * own module rather than the endpoints' index, which brings registration and with it ajv: about
+ * 100 modules fewer for a listing.
+ */
+const endpoints = () => import('../../shared/webhooks/endpoints/list.ts');
+const helpers = () => import('./webhook-cli.ts');
 
 const ownerOptions = {
   owner: { type: 'string', describe: "Only this owner's endpoints" },
@@ -17,9 +23,11 @@ const filterOf = (args: { owner?: string; 'without-owner'?: boolean }): Endpoint
 export const webhooksListCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
-    const { records: endpoints } = await listEndpoints(webhookDeps(context), ALL_TENANTS, filterOf(args));
-    const printed = endpoints.map((endpoint) => shown(endpoint));
-    context.print(printed, () => (endpoints.length === 0 ? 'no webhook endpoints' : endpointTable(endpoints)));
+    const { listEndpoints } = await endpoints();
+    const { endpointTable, shown, webhookDeps } = await helpers();
+    const { records } = await listEndpoints(webhookDeps(context), ALL_TENANTS, filterOf(args));
+    const printed = records.map((endpoint) => shown(endpoint));
+    context.print(printed, () => (records.length === 0 ? 'no webhook endpoints' : endpointTable(records)));
   },
 });
 
@@ -27,6 +35,9 @@ export const webhooksListCommand = defineCommand({
 export const webhooksStatusCommand = defineCommand({
   builder: (yargs) => yargs.options(ownerOptions).conflicts('owner', 'without-owner'),
   run: async (context, args) => {
+    const { endpointStatuses } = await endpoints();
+    const { shown, webhookDeps } = await helpers();
+    const { publicCounts } = await import('../../shared/webhooks/public-shapes.ts');
     const rows = await endpointStatuses(webhookDeps(context), ALL_TENANTS, filterOf(args));
     const printedRows = rows.map((row) => ({ ...shown(row), deliveryCounts: publicCounts(row.deliveries), lastDeliveryAt: row.lastDeliveryAt }));
     context.print(printedRows, () => rows.length === 0 ? 'no webhook endpoints' : table([

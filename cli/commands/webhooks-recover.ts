@@ -1,7 +1,5 @@
-import { recoverDeliveries } from '../../shared/webhooks/deliveries/index.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
-import { webhookDeps } from './webhook-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
  * `webhooks:recover <id> --since <time> [--until <time>]`: every dead delivery of the endpoint
@@ -14,6 +12,8 @@ export const webhooksRecoverCommand = defineCommand({
     .option('since', { type: 'string', demandOption: true, describe: 'Replay dead deliveries created at or after this ISO 8601 time' })
     .option('until', { type: 'string', describe: 'and before this one (default: now)' }),
   run: async (context, args) => {
+    const { recoverDeliveries } = await import('../../shared/webhooks/deliveries/index.ts');
+    const { webhookDeps } = await import('./webhook-cli.ts');
     const result = await recoverDeliveries(webhookDeps(context), OPERATOR, String(args.id), { since: args.since, until: args.until });
     context.print(result, () =>
       `queued ${result.recovered} dead ${result.recovered === 1 ? 'delivery' : 'deliveries'} of ${result.endpointId} again` +

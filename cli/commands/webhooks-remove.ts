@@ -1,10 +1,8 @@
 import { createInterface } from 'node:readline/promises';
-import { removeEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
 import type { CliIo } from '../io.ts';
-import { webhookDeps } from './webhook-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** Asks on the terminal; answers true for y or yes. */
 async function confirmed(io: CliIo, question: string): Promise<boolean> {
@@ -33,6 +31,8 @@ export const webhooksRemoveCommand = defineCommand({
         return;
       }
     }
+    const { removeEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
+    const { webhookDeps } = await import('./webhook-cli.ts');
     const result = await removeEndpoint(webhookDeps(context), OPERATOR, id);
     context.print({ externalId: result.id, removed: result.removed }, () => `removed ${result.id}`);
   },

@@ -1,9 +1,6 @@
-import { rotateSecret, showEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
-import { warnIfSecretsUnencrypted } from '../../shared/webhooks/boot.ts';
 import { defineCommand } from '../command.ts';
-import { parseGrace, receiverKeyWords, webhookDeps } from './webhook-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
  * `webhooks:rotate <id> [--grace 24h]`: a new signing secret (an ed25519 endpoint: a new key
@@ -14,6 +11,9 @@ export const webhooksRotateCommand = defineCommand({
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
     .option('grace', { type: 'string', describe: 'How long the old secret (or key) keeps signing too, e.g. 24h (default: none)' }),
   run: async (context, args) => {
+    const { rotateSecret, showEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
+    const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
+    const { parseGrace, receiverKeyWords, webhookDeps } = await import('./webhook-cli.ts');
     const deps = webhookDeps(context);
     const grace = parseGrace(args.grace);
     // its scheme, which never changes, names what is printed; an unknown id fails here, before any change

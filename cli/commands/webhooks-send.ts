@@ -1,8 +1,5 @@
-import { sendToEndpoint } from '../../shared/webhooks/events/index.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
-import { publicNewDelivery } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
-import { deliveryLines, parseJsonData, webhookDeps } from './webhook-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `webhooks:send <id> <event> --data <JSON>`: one event to one endpoint, subscribed or not, through the queue. */
 export const webhooksSendCommand = defineCommand({
@@ -11,6 +8,9 @@ export const webhooksSendCommand = defineCommand({
     .positional('event', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.created' })
     .option('data', { type: 'string', describe: 'Payload as JSON (default {})' }),
   run: async (context, args) => {
+    const { sendToEndpoint } = await import('../../shared/webhooks/events/index.ts');
+    const { publicNewDelivery } = await import('../../shared/webhooks/public-shapes.ts');
+    const { deliveryLines, parseJsonData, webhookDeps } = await import('./webhook-cli.ts');
     const data = parseJsonData(args.data);
     const delivery = await sendToEndpoint(webhookDeps(context), OPERATOR, args.id as string, args.event as string, data);
     context.print(publicNewDelivery(delivery), () => `queued ${deliveryLines([delivery])}`);

@@ -1,8 +1,6 @@
-import { revealEndpoint, showEndpoint, type EndpointDetails } from '../../shared/webhooks/endpoints/index.ts';
+import type { EndpointDetails } from '../../shared/webhooks/endpoints/show.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
-import { publicSecret } from '../../shared/webhooks/public-shapes.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, receiverKeyWords, shown, webhookDeps } from './webhook-cli.ts';
 import { isoOrDash } from './text-forms.ts';
 
 /**
@@ -14,6 +12,9 @@ export const webhooksShowCommand = defineCommand({
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
     .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets still in use (ed25519: their public keys) and the header values' }),
   run: async (context, args) => {
+    const { revealEndpoint, showEndpoint } = await import('../../shared/webhooks/endpoints/show.ts');
+    const { publicSecret } = await import('../../shared/webhooks/public-shapes.ts');
+    const { endpointText, receiverKeyWords, shown, webhookDeps } = await import('./webhook-cli.ts');
     const deps = webhookDeps(context);
     const id = args.id as string;
     const details: EndpointDetails = args.reveal ? await revealEndpoint(deps, OPERATOR, id) : await showEndpoint(deps, OPERATOR.scope, id);

@@ -1,7 +1,9 @@
-import { disableEndpoint, enableEndpoint } from '../../shared/webhooks/endpoints/index.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, shown, webhookDeps } from './webhook-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
+
+/** What the actions need, loaded when one runs (`--help` reads the options alone). */
+const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
+const helpers = () => import('./webhook-cli.ts');
 
 /** `webhooks:disable <id>`: no new deliveries are written for the endpoint. */
 export const webhooksDisableCommand = defineCommand({
@@ -9,6 +11,8 @@ export const webhooksDisableCommand = defineCommand({
     .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
     .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
   run: async (context, args) => {
+    const { disableEndpoint } = await endpoints();
+    const { endpointText, shown, webhookDeps } = await helpers();
     const endpoint = await disableEndpoint(webhookDeps(context), OPERATOR, args.id as string, { reason: args.reason });
     const printed = shown(endpoint);
     context.print(printed, () => endpointText(printed));
@@ -19,6 +23,8 @@ export const webhooksDisableCommand = defineCommand({
 export const webhooksEnableCommand = defineCommand({
   builder: (yargs) => yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }),
   run: async (context, args) => {
+    const { enableEndpoint } = await endpoints();
+    const { endpointText, shown, webhookDeps } = await helpers();
     const endpoint = await enableEndpoint(webhookDeps(context), OPERATOR, args.id as string);
     const printed = shown(endpoint);
     context.print(printed, () => endpointText(printed));

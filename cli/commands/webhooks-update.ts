@@ -1,8 +1,7 @@
 import { unprocessable } from '../../shared/errors/app-error.ts';
-import { updateEndpoint, type EndpointPatch } from '../../shared/webhooks/endpoints/index.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
+import type { EndpointPatch } from '../../shared/webhooks/endpoints/index.ts';
 import { defineCommand } from '../command.ts';
-import { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } from './webhook-cli.ts';
+import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `webhooks:update <id>`: changes the url, events, owner, description or headers of an endpoint. */
 export const webhooksUpdateCommand = defineCommand({
@@ -23,6 +22,8 @@ export const webhooksUpdateCommand = defineCommand({
     .conflicts('description', 'clear-description')
     .conflicts('header', 'clear-headers'),
   run: async (context, args) => {
+    const { updateEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
+    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import('./webhook-cli.ts');
     const patch: EndpointPatch = {};
     if (args.url !== undefined) patch.url = args.url;
     if (args.events !== undefined) patch.events = parseEventList(args.events);

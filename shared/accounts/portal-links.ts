@@ -8,6 +8,7 @@
  */
 import { unprocessable } from '../errors/app-error.ts';
 import { authorize, type Actor } from '../access/actor.ts';
+import { PORTAL_ROLES } from '../tokens/roles.ts';
 import { assertOwner } from '../webhooks/endpoints/fields.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { deleteExpiredPortalLinks, insertPortalLink, usePortalLinkRow } from './portal-store.ts';
@@ -16,8 +17,7 @@ import { startSession, type PortalGrant, type StartedSession } from './sessions.
 
 export const PORTAL_LINK_PREFIX = 'app_prt_';
 
-/** The roles a portal link may give (an admin reaches every tenant: that is no portal). */
-export const PORTAL_ROLES = ['member', 'viewer'] as const;
+export { PORTAL_ROLES };
 
 /** The page a portal link opens (a form posting to `POST /portal`). */
 export const portalLinkUrl = (base: string, token: string): string => `${base}/portal?token=${encodeURIComponent(token)}`;

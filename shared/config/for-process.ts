@@ -1,7 +1,8 @@
 import { createLogger, type Logger } from '../log/logger.ts';
 import { auditConfig, summaryLine } from '../security/audit.ts';
 import { productionRefusal } from '../security/production-guard.ts';
-import { ConfigError, resolveConfig, type ConfigSources } from './resolve.ts';
+import { ConfigError } from './config-error.ts';
+import { resolveConfig, type ConfigSources } from './resolve.ts';
 import type { Config } from './types.ts';
 
 /**

@@ -1,4 +1,5 @@
-export { resolveConfig, ConfigError, leaves, type ConfigSources, type Resolved } from './resolve.ts';
+export { resolveConfig, leaves, type ConfigSources, type Resolved } from './resolve.ts';
+export { ConfigError } from './config-error.ts';
 export { maskConfig } from './mask.ts';
 export { envName } from './env-names.ts';
 export { parseDuration, parseSize, formatDuration } from './units.ts';

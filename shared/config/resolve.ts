@@ -3,16 +3,7 @@ import { SCHEMA, type Environment, type Group, type Leaf, type Node } from './sc
 import type { Config } from './types.ts';
 import { parseDuration, parseSize } from './units.ts';
 import { envName } from './env-names.ts';
-
-/** Thrown when the configuration cannot be used; `problems` lists every one, not the first. */
-export class ConfigError extends Error {
-  readonly problems: readonly string[];
-  constructor(problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
+import { ConfigError } from './config-error.ts';
 
 export interface ConfigSources {
   /** Environment variables (default `process.env`). */

@@ -17,6 +17,9 @@ export type Role = (typeof ROLES)[number];
 /** Roles that act for every tenant (the others are bound to one owner). */
 export const ALL_TENANT_ROLES: readonly Role[] = ['admin'];
 
+/** The roles a portal link may give (an admin reaches every tenant: that is no portal). */
+export const PORTAL_ROLES = ['member', 'viewer'] as const;
+
 export const isRole = (value: unknown): value is Role => typeof value === 'string' && (ROLES as readonly string[]).includes(value);
 
 /**

@@ -8,9 +8,9 @@ import { notFound, unavailable, unprocessable } from '../../shared/errors/app-er
 import { runAppInProcess } from '../helpers/cli.ts';
 import { ROOT, spawnNode } from '../helpers/processes.ts';
 
-/** Runs the real CLI process (exit codes, streams); no database, no inherited configuration. */
+/** Runs the real `app` process (cli/bin.js: exit codes, streams); no database, no inherited configuration. */
 async function app(args: string[], env: Record<string, string | undefined> = {}) {
-  const run = spawnNode('cli/main.ts', { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test', ...env }, args);
+  const run = spawnNode('cli/bin.js', { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test', ...env }, args);
   const { code } = await run.exited;
   return { code, output: run.output() };
 }
@@ -80,7 +80,7 @@ describe('app', () => {
   });
 
   it('with --json a failure is one JSON document {error: {code, message}} on stdout', async () => {
-    const run = spawnNode('cli/main.ts', { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' }, ['webhooks:list', '--json']);
+    const run = spawnNode('cli/bin.js', { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' }, ['webhooks:list', '--json']);
     let stdout = '';
     run.child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
     const { code } = await run.exited;

@@ -21,7 +21,7 @@ export interface Spawned {
   exitedWithin(timeoutMs: number): Promise<Exit>;
 }
 
-/** Runs a TypeScript entry point of this project with Node 24, capturing its output. */
+/** Runs an entry point of this project (a .ts file, or cli/bin.js) with Node 24, capturing its output. */
 export function spawnNode(script: string, env: Record<string, string | undefined>, args: string[] = []): Spawned {
   const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';

@@ -3,7 +3,8 @@
  * resend and bulk replay for an actor (the CLI passes `OPERATOR`), and the per-state counts
  * operators see.
  */
-export { listDeliveries, MAX_LIST_LIMIT, type DeliveryQuery, type ListedDelivery } from './list.ts';
+export { listDeliveries, type DeliveryQuery, type ListedDelivery } from './list.ts';
+export { MAX_LIST_LIMIT } from './page-size.ts';
 export { showDelivery } from './show.ts';
 export { retryDelivery, resendDelivery } from './retry.ts';
 export { recoverDeliveries, MAX_RECOVER, type RecoverResult } from './recover.ts';

@@ -9,9 +9,6 @@ import type { WebhookDeps } from '../deps.ts';
 import { countBound, pageWithTotal } from '../../db/bounded-total.ts';
 import { DELIVERY_STATUSES, SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliveryStatus, type DeliverySummary } from './record.ts';
 
-/** Most deliveries one page holds. */
-export const MAX_LIST_LIMIT = 1000;
-
 export interface DeliveryQuery extends TimeRange {
   /** States to list (default: all four). */
   statuses?: readonly string[];
