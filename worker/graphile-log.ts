@@ -1,4 +1,5 @@
 import { Logger as GraphileLogger } from 'graphile-worker';
+import { isConnectionError } from '../shared/db/connection-errors.ts';
 import type { Logger } from '../shared/log/logger.ts';
 
 /**
@@ -48,6 +49,14 @@ export function workerGraphileLogger(log: Logger, options: { stopping?: () => bo
     const job = fields.job as { id?: unknown; task_identifier?: unknown; attempts?: unknown; payload?: { deliveryId?: unknown } } | undefined;
     if (job !== undefined && job !== null) {
       fields.job = { id: job.id, task: job.task_identifier, attempts: job.attempts, delivery: job.payload?.deliveryId };
+    }
+    // a batch of jobs (as graphile-worker hands them to a failed batch): their ids, never their payloads
+    if (Array.isArray(fields.specs)) fields.specs = (fields.specs as { job?: { id?: unknown } }[]).map((spec) => spec?.job?.id);
+    // an outage fails every job alike: one line each, without the stacks graphile-worker puts in it
+    const cause = meta?.error ?? meta?.fatalError;
+    if (level === 'error' && isConnectionError(cause)) {
+      child.warn({ ...fields, error: undefined, fatalError: undefined, reason: (cause as Error).message }, message.split('\n')[0]);
+      return;
     }
     const routine = level === 'info' && message.startsWith('Completed task');
     const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'info' && !routine ? 'info' : 'debug';

@@ -28,6 +28,10 @@ import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { DELIVERY_TASK } from '../shared/webhooks/deliveries/job.ts';
 import { gatesToWake, wakeEndpoints } from '../shared/webhooks/deliveries/flow.ts';
+import { isConnectionError } from '../shared/db/connection-errors.ts';
+
+/** A failed beat in the log: an unreachable database by its reason alone (every beat of an outage fails alike), anything else with its stack. */
+const failure = (error: unknown) => (isConnectionError(error) ? { reason: (error as Error).message } : { err: error });
 
 /** Transaction advisory lock held by a sweep ('app' + 1). */
 const SWEEP_LOCK = 0x61707001;
@@ -184,7 +188,7 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
         if (pools.size > 0) lastSuccess = Date.now(); // a beat for no pool vouches for nothing
         await sweep(deps);
       } catch (error) {
-        if (!stopped) deps.log.warn({ err: error }, 'worker heartbeat or recovery sweep failed; trying again at the next beat');
+        if (!stopped) deps.log.warn(failure(error), 'worker heartbeat or recovery sweep failed; trying again at the next beat');
       } finally {
         running = undefined;
       }

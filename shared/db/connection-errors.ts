@@ -49,11 +49,18 @@ function isStartupRefusal(e: ErrorLike): boolean {
   return typeof e.code === 'string' && Object.hasOwn(STARTUP_REFUSALS, e.code) && e.severity === 'FATAL';
 }
 
+/**
+ * What `pg` (graphile-worker's driver) says, without a code, of a connection that broke under it
+ * or of a client left unusable by that.
+ */
+const PG_CONNECTION_LOST = [/^Connection terminated/, /^Client has encountered a connection error and is not queryable$/];
+
 /** True when `error` (or one of its causes) says the database is unreachable. */
 export function isConnectionError(error: unknown): boolean {
   for (const e of causes(error)) {
     if (typeof e.code === 'string' && (CODES.has(e.code) || e.code.startsWith('08'))) return true;
     if (isStartupRefusal(e)) return true;
+    if (e.code === undefined && typeof e.message === 'string' && PG_CONNECTION_LOST.some((pattern) => pattern.test(e.message as string))) return true;
   }
   return false;
 }

@@ -16,6 +16,7 @@ import { endpoint, eventually, flags, FAST, send, type Harness } from './helpers
 import { startWorker } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import { createLogger } from '../../shared/log/logger.ts';
+import { linesInto } from '../helpers/logs.ts';
 import { surviveDriverCrashAsProcessesDo } from '../helpers/driver-crash.ts';
 
 const db = await createTestDatabase();
@@ -57,11 +58,12 @@ const statuses = async (ids: string[]) =>
 async function workerThrough(url: string, extra: Record<string, unknown> = {}) {
   // held deliveries must stay in flight until released: a long attempt timeout, room for all of them
   const config = db.configWith(flags(FAST, { databaseUrl: url, worker: { outageLimit: '60s' }, webhooks: { timeout: '20s', concurrency: 16, endpointConcurrency: 16, maxAttempts: 10 } }, extra));
-  const log = createLogger(config, { name: 'test' });
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger(config, { name: 'test', destination: linesInto(lines) });
   const h: Harness = { db, config, sql: db.sql, log };
   const handle = await startWorker({ config, log }, tasks);
   cleanups.push(() => handle.stop({ force: true }));
-  return { h, handle };
+  return { h, handle, lines };
 }
 
 describe('the worker and database outages', () => {
@@ -69,7 +71,7 @@ describe('the worker and database outages', () => {
   it('comes back by itself after a TCP cut and after the database refused connections, delivering everything, leaving nothing running', async () => {
     const proxy = await startTcpProxy(db.url);
     cleanups.push(() => proxy.close());
-    const { h, handle } = await workerThrough(proxy.url);
+    const { h, handle, lines } = await workerThrough(proxy.url);
     const { receiver, hold, held, release } = await holdingReceiver();
     const ep = await endpoint(h, `${receiver.origin}/held`);
 
@@ -106,6 +108,9 @@ describe('the worker and database outages', () => {
     const arrived = new Set(receiver.requests.map((request) => request.headers['webhook-id']));
     assert.deepEqual(all.filter((id) => !arrived.has(id)), [], 'every delivery reached the receiver (at least once)');
     await eventually(() => handle.health().ready, 10_000, 'ready again');
+    // an outage fails every job and beat alike: each says why in one line, none carries a stack
+    const stacked = lines.filter((line) => /\n\s+at /.test(JSON.stringify(line).replaceAll('\\n', '\n')));
+    assert.deepEqual(stacked.map((line) => line.msg), [], 'no stack in the log of an outage');
   });
 
   it('gives up past worker.outageLimit with WorkerOutageError, its heartbeat already stopped', async () => {
