@@ -9,7 +9,7 @@ import { updateEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, eventually, harness, send, worker } from './helpers.ts';
+import { endpoint, eventually, harness, jobRows, send, worker } from './helpers.ts';
 
 const db = await createTestDatabase();
 const h = harness(db);
@@ -43,6 +43,46 @@ describe('per-endpoint rate limit', () => {
     assert.ok(sorted[29] - sorted[0] >= 4000, 'thirty at five a second take at least four seconds');
     const attempts = await db.sql<{ attempts: number }[]>`select attempts from app_webhook_deliveries where id = any(${ids})`;
     assert.ok(attempts.every((row) => row.attempts === 1), 'waiting is not an attempt');
+  });
+
+  it('two workers polling at the default interval deliver 30 events at the configured 5 a second, woken at their reserved starts', async (t) => {
+    // graphile-worker finds a job scheduled ahead only at its poll (2 s by default): a delivery
+    // waiting for its start must be woken at that start, not at the next poll
+    const polling = harness(db, { worker: { pollInterval: '2s' } });
+    const arrivals: number[] = [];
+    const receiver = await startReceiver((_req, res) => {
+      arrivals.push(Date.now());
+      res.end('ok');
+    });
+    receivers.push(receiver);
+    const made = await endpoint(polling, `${receiver.origin}/paced`, { rateLimit: 5 });
+    await worker(polling);
+    await worker(polling);
+    const emitted = Date.now();
+    const ids = (await Promise.all(Array.from({ length: 30 }, (_, i) => send(polling, made, 'tick.tock', { i })))).flat();
+    assert.equal(ids.length, 30);
+    const seconds = () => arrivals.map((at) => ((at - emitted) / 1000).toFixed(2)).join(' ');
+
+    // midway, the deliveries still waiting are jobs scheduled ahead: none holds a worker
+    await eventually(() => arrivals.length >= 10 || undefined, 8_000, 'ten arrivals');
+    const waiting = await jobRows(polling);
+    const mine = waiting.filter((job) => ids.includes(job.key ?? ''));
+    assert.ok(mine.filter((job) => job.locked_by !== null).length <= 2, `at most the deliveries starting now are held by a worker: ${JSON.stringify(mine)}`);
+
+    await eventually(() => arrivals.length >= 30 || undefined, Math.max(0, 8_000 - (Date.now() - emitted)), '30 arrivals within 8 s of the emit')
+      .catch((error: Error) => {
+        throw new Error(`${error.message}; arrivals (s after the emit): ${seconds()}`);
+      });
+    t.diagnostic(`arrivals (s after the emit): ${seconds()}`);
+    assert.ok(Date.now() - emitted <= 8_000, `all 30 within 8 s of the emit: ${seconds()}`);
+    const sorted = [...arrivals].sort((a, b) => a - b);
+    const busiest = Math.max(...sorted.map((start) => sorted.filter((at) => at >= start && at < start + 1000).length));
+    assert.ok(busiest <= 6, `at most 5 (+1) in any one-second window, saw ${busiest}: ${seconds()}`);
+    await eventually(async () => {
+      const rows = await polling.sql<{ attempts: number }[]>`select attempts from app_webhook_deliveries where id = any(${ids}) and status = 'done'`;
+      return rows.length === 30 && rows.every((row) => row.attempts === 1) ? rows : undefined;
+    }, 5_000, 'every delivery done after one attempt');
+    assert.equal(arrivals.length, 30);
   });
 
   it('rateLimit is checked (1 to 10000 or null) and can be changed and removed', async () => {

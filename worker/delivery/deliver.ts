@@ -23,11 +23,12 @@ import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registr
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
-  claimDeliveries, deferDelivery, deliveryStatus, withParked, withSlotFree, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone, takeRateSlot,
+  claimDeliveries, deliveryStatus, withParked, withSlotFree, firstFailureAfterSuccess, markUnsent, paceDelivery, recordAttempts, recordGone,
   type AttemptRecord, type Claim, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
 } from './store.ts';
 import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { createSlotWaits, type SlotWaits } from './slot-waits.ts';
+import type { WakeUps } from './wake-ups.ts';
 import { USER_AGENT } from './user-agent.ts';
 
 /** What a delivery run needs: one object per worker process. */
@@ -43,6 +44,12 @@ export interface DeliveryDeps {
   queries?: DeliveryQueries;
   /** The process's metrics (shared/metrics/registry.ts); nothing is recorded when absent. */
   metrics?: Metrics;
+  /**
+   * The process's wake-ups of its job queue (wake-ups.ts): a delivery sent back to wait for its
+   * rate-limited start asks for one at that start. Absent (a run outside a worker): the job is
+   * found at the queue's next poll.
+   */
+  wakeUps?: WakeUps;
 }
 
 /**
@@ -204,8 +211,12 @@ async function releasedSlot(deps: DeliveryDeps, queries: DeliveryQueries, claime
   await wakeIfOwed(deps, claimed.endpointId, parked);
 }
 
-/** A paced run that starts more than half a spacing (of `limit` a second) after the start reserved for it. */
-const startedLate = (paced: boolean | number, limit: number, now = Date.now()): boolean =>
+/**
+ * A paced run that starts more than half a spacing (of `limit` a second) after the start reserved
+ * for it, by the database's clock at its claim (`now`): every start then lies within half a
+ * spacing after its own reserved one, so no one-second window holds more than `limit` + 1.
+ */
+const startedLate = (paced: boolean | number, limit: number, now: number): boolean =>
   typeof paced === 'number' && now - paced > 500 / limit;
 
 /** Rare, so not batched. */
@@ -294,14 +305,16 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`);
   }
 
-  if (claimed.rateLimit !== null && (!payload.paced || startedLate(payload.paced, claimed.rateLimit))) {
+  if (claimed.rateLimit !== null && (!payload.paced || startedLate(payload.paced, claimed.rateLimit, claimed.clockMs ?? Date.now()))) {
     // under the endpoint's rateLimit: wait for the start reserved for it (not an attempt)
-    const waitMs = await takeRateSlot(sql, claimed.endpointId, claimed.rateLimit);
-    if (waitMs > 0) {
-      const release = claimed.slot && !claimed.fifo;
-      if (!(await deferDelivery(sql, payload, waitMs, release))) return skip(deps, id, true);
+    const release = claimed.slot && !claimed.fifo;
+    const pace = await paceDelivery(sql, payload, claimed.rateLimit, release);
+    if (pace.waitMs > 0) {
+      if (!pace.deferred) return skip(deps, id, true);
+      // the job is due at the start reserved; this process's queue fetches it then, not at its next poll
+      deps.wakeUps?.at(Date.now() + pace.waitMs);
       if (release) await releasedSlot(deps, queries, claimed);
-      return { result: 'deferred', waitMs };
+      return { result: 'deferred', waitMs: pace.waitMs };
     }
   }
 

@@ -30,6 +30,8 @@ export interface ClaimedDelivery {
   owner: string | null;
   /** The endpoint's `rateLimit` (deliveries per second), or null for none. */
   rateLimit: number | null;
+  /** With a `rateLimit`: the database's clock at the claim (ms since the epoch), what a paced start is checked against. */
+  clockMs: number | null;
   /** Attempts recorded before this one. */
   attempts: number;
   body: string;
@@ -96,6 +98,7 @@ interface ClaimRow {
   fifo: boolean;
   owner: string | null;
   rate_limit: number | null;
+  clock_ms: number | null;
   attempts: number;
   body: string | null;
   url: string;
@@ -143,6 +146,7 @@ export async function claimDeliveries(
     select c.id, c.endpoint_id, c.state, c.slot, c.fifo, d.owner, d.attempts,
            case when c.state = 'claimed' and d.id = any(${withBody}::text[]) then d.body end as body,
            e.url, e.headers, e.disabled_at, e.disabled_reason, e.rate_limit,
+           case when c.state = 'claimed' and e.rate_limit is not null then (extract(epoch from clock_timestamp()) * 1000)::float8 end as clock_ms,
            case when c.state = 'claimed' then ${activeSealedSecrets(sql)} else '{}'::text[] end as sealed
       from c
       join app_webhook_deliveries d on d.id = c.id
@@ -159,6 +163,7 @@ export async function claimDeliveries(
       endpointId: row.endpoint_id,
       owner: row.owner,
       rateLimit: row.rate_limit ?? null,
+      clockMs: row.clock_ms ?? null,
       attempts: row.attempts,
       body: row.body ?? '',
       url: row.url,
@@ -320,44 +325,53 @@ export async function firstFailureAfterSuccess(sql: Queryable, config: Pick<Conf
   return rows[0];
 }
 
-/**
- * Reserves the next start of endpoint `endpointId` under `limit` deliveries per second (the
- * database's clock, shared by every worker): starts are paced 1/limit seconds apart, so no
- * one-second window holds more than `limit` of them. Answers the milliseconds until the reserved
- * start (0: now). The reservation is this delivery's: it runs at that time without asking again.
- */
-export async function takeRateSlot(sql: Queryable, endpointId: string, limit: number): Promise<number> {
-  const spacing = 1000 / limit;
-  const [row] = await sql<{ wait_ms: number }[]>`
-    insert into app_endpoint_pace as p (endpoint_id, next_at)
-    values (${endpointId}, clock_timestamp() + ${spacing} * interval '1 millisecond')
-    on conflict (endpoint_id) do update set next_at = greatest(p.next_at, clock_timestamp()) + ${spacing} * interval '1 millisecond'
-    returning greatest(0, ceil(extract(epoch from (p.next_at - ${spacing} * interval '1 millisecond' - clock_timestamp())) * 1000))::int as wait_ms`;
-  return row.wait_ms;
+/** What `paceDelivery` did: the milliseconds until the start reserved (0: go now), and whether the delivery was sent back to wait for it. */
+export interface Pace {
+  waitMs: number;
+  /** Sent back to wait (false with a wait: the delivery was no longer running, another run recorded it). */
+  deferred: boolean;
 }
 
 /**
- * Puts a claimed delivery back to wait (not an attempt) for its reserved start: pending again, its
- * job re-added under the same key to run after `waitMs`, marked `paced` with the time reserved (it
- * does not reserve again unless it runs late).
- * With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it: the line waits
- * with it). Answers whether it was still running, and whether deliveries are parked behind the slot.
+ * Reserves the next start of the delivery's endpoint under `limit` deliveries per second (the
+ * database's clock, shared by every worker): starts are paced 1/limit seconds apart, so no
+ * one-second window holds more than `limit` of them. When the start reserved is later than now,
+ * in the same statement, the delivery waits for it (not an attempt): pending again, its job
+ * re-added under the same key to run at that very time, first among the jobs due then (a start
+ * missed is a start lost), marked `paced` with the time reserved (ms since the epoch, the
+ * database's clock: it goes without reserving again unless it runs late). With `release`, its
+ * slot goes back meanwhile (a FIFO endpoint's delivery keeps it: the line waits with it).
  */
-export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload, waitMs: number, release: boolean): Promise<boolean> {
-  const rows = await sql<{ id: string; endpoint_id: string }[]>`
-    with d as (
-      update app_webhook_deliveries
-         set status = 'pending', next_attempt_at = now() + ${waitMs} * interval '1 millisecond', updated_at = now(),
-             slot = slot and not ${release}::boolean
-       where id = ${payload.deliveryId} and status = 'running'
-      returning id, endpoint_id, next_attempt_at
+export async function paceDelivery(sql: Queryable, payload: DeliveryJobPayload, limit: number, release: boolean): Promise<Pace> {
+  const spacing = 1000 / limit;
+  const { paced: _paced, ...job } = payload;
+  const [row] = await sql<{ wait_ms: number; deferred: boolean }[]>`
+    with reserved as (
+      insert into app_endpoint_pace as p (endpoint_id, next_at)
+      values (${payload.endpointId}, clock_timestamp() + ${spacing} * interval '1 millisecond')
+      on conflict (endpoint_id) do update set next_at = greatest(p.next_at, clock_timestamp()) + ${spacing} * interval '1 millisecond'
+      returning p.next_at - ${spacing} * interval '1 millisecond' as start_at
+    ), slot as (
+      select r.start_at, greatest(0, ceil(extract(epoch from (r.start_at - clock_timestamp())) * 1000))::int as wait_ms from reserved r
+    ), d as (
+      update app_webhook_deliveries d
+         set status = 'pending', next_attempt_at = s.start_at, updated_at = now(), slot = d.slot and not ${release}::boolean
+        from slot s
+       where d.id = ${payload.deliveryId} and d.status = 'running' and s.wait_ms > 0
+      returning d.id, d.next_attempt_at
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
-        select ${deliveryJobSpec(sql, { id: sql`d.id`, payload: sql`${JSON.stringify({ ...payload, paced: Date.now() + waitMs })}::text::json`, runAt: sql`d.next_attempt_at` })} from d
+        select ${deliveryJobSpec(sql, {
+          id: sql`d.id`,
+          payload: sql`jsonb_set(${JSON.stringify(job)}::text::jsonb, '{paced}', to_jsonb(extract(epoch from d.next_attempt_at) * 1000))::json`,
+          runAt: sql`d.next_attempt_at`,
+          first: true,
+        })} from d
       ))
+      where exists (select 1 from d)
     )
-    select d.id, d.endpoint_id from d cross join j`;
-  return rows.length === 1;
+    select s.wait_ms, exists (select 1 from d) as deferred from slot s where (select count(*) from j) >= 0`;
+  return { waitMs: row.wait_ms, deferred: row.deferred };
 }
 
 /** `recordAttempts` for one attempt. */
