@@ -5,6 +5,7 @@
  * network, the endpoint or its secrets do; it throws only when the database fails, and then the
  * recovery sweep (worker/heartbeat.ts) arms the job again.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
@@ -212,12 +213,39 @@ async function releasedSlot(deps: DeliveryDeps, queries: DeliveryQueries, claime
 }
 
 /**
- * A paced run that starts more than half a spacing (of `limit` a second) after the start reserved
- * for it, by the database's clock at its claim (`now`): every start then lies within half a
- * spacing after its own reserved one, so no one-second window holds more than `limit` + 1.
+ * How long before the start reserved for it a delivery waiting under its endpoint's `rateLimit`
+ * is due: its job's fetch and its claim take place meanwhile, then the run holds in process for
+ * what is left (at most this), so the start is exact instead of late by a fetch and a claim. A
+ * start reserved within this of now is held for likewise, without a trip through the queue.
  */
-const startedLate = (paced: boolean | number, limit: number, now: number): boolean =>
-  typeof paced === 'number' && now - paced > 500 / limit;
+export const PACE_LEAD_MS = 25;
+
+/**
+ * Under the endpoint's `rateLimit`: when may `claimed` start? Answers the milliseconds to hold
+ * first (0: now), or, when it was sent back to wait for the start reserved for it (not an
+ * attempt), the run's result. A run not yet paced reserves its start (store.ts `paceDelivery`); a
+ * paced run goes at the start it reserved, unless it comes more than half a spacing after it (by
+ * the database's clock at its claim, the clock starts are reserved by): every start then lies
+ * within half a spacing after its reserved one, so no one-second window holds more than
+ * `rateLimit` + 1. A late run, or one far earlier than its lead (a job moved by hand), reserves
+ * anew.
+ */
+async function paceStart(deps: DeliveryDeps, queries: DeliveryQueries, payload: DeliveryJobPayload, claimed: ClaimedDelivery & { rateLimit: number }): Promise<number | DeliveryRun> {
+  const spacing = 1000 / claimed.rateLimit;
+  if (payload.paced === true) return 0; // written before the time reserved was kept: it goes
+  if (typeof payload.paced === 'number') {
+    const late = (claimed.clockMs ?? Date.now()) - payload.paced;
+    if (late <= spacing / 2 && late >= -2 * PACE_LEAD_MS) return Math.max(0, -late);
+  }
+  const release = claimed.slot && !claimed.fifo;
+  const pace = await paceDelivery(deps.sql, payload, claimed.rateLimit, release, PACE_LEAD_MS);
+  if (pace.waitMs <= PACE_LEAD_MS) return pace.waitMs;
+  if (!pace.deferred) return skip(deps, claimed.id, true);
+  // its job is due a lead before its start: this process's queue fetches it then, not at its next poll
+  deps.wakeUps?.at(Date.now() + pace.waitMs - PACE_LEAD_MS);
+  if (release) await releasedSlot(deps, queries, claimed);
+  return { result: 'deferred', waitMs: pace.waitMs };
+}
 
 /** Rare, so not batched. */
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
@@ -305,17 +333,10 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`);
   }
 
-  if (claimed.rateLimit !== null && (!payload.paced || startedLate(payload.paced, claimed.rateLimit, claimed.clockMs ?? Date.now()))) {
-    // under the endpoint's rateLimit: wait for the start reserved for it (not an attempt)
-    const release = claimed.slot && !claimed.fifo;
-    const pace = await paceDelivery(sql, payload, claimed.rateLimit, release);
-    if (pace.waitMs > 0) {
-      if (!pace.deferred) return skip(deps, id, true);
-      // the job is due at the start reserved; this process's queue fetches it then, not at its next poll
-      deps.wakeUps?.at(Date.now() + pace.waitMs);
-      if (release) await releasedSlot(deps, queries, claimed);
-      return { result: 'deferred', waitMs: pace.waitMs };
-    }
+  if (claimed.rateLimit !== null) {
+    const hold = await paceStart(deps, queries, payload, { ...claimed, rateLimit: claimed.rateLimit });
+    if (typeof hold !== 'number') return hold;
+    if (hold > 0) await sleep(hold);
   }
 
   const body = payload.body ?? claimed.body;

@@ -328,21 +328,22 @@ export async function firstFailureAfterSuccess(sql: Queryable, config: Pick<Conf
 /** What `paceDelivery` did: the milliseconds until the start reserved (0: go now), and whether the delivery was sent back to wait for it. */
 export interface Pace {
   waitMs: number;
-  /** Sent back to wait (false with a wait: the delivery was no longer running, another run recorded it). */
+  /** Sent back to wait (false with a wait beyond the lead: the delivery was no longer running, another run recorded it). */
   deferred: boolean;
 }
 
 /**
  * Reserves the next start of the delivery's endpoint under `limit` deliveries per second (the
  * database's clock, shared by every worker): starts are paced 1/limit seconds apart, so no
- * one-second window holds more than `limit` of them. When the start reserved is later than now,
- * in the same statement, the delivery waits for it (not an attempt): pending again, its job
- * re-added under the same key to run at that very time, first among the jobs due then (a start
- * missed is a start lost), marked `paced` with the time reserved (ms since the epoch, the
- * database's clock: it goes without reserving again unless it runs late). With `release`, its
- * slot goes back meanwhile (a FIFO endpoint's delivery keeps it: the line waits with it).
+ * one-second window holds more than `limit` of them. When the start reserved is more than
+ * `leadMs` ahead, in the same statement, the delivery waits for it (not an attempt): pending
+ * again, its job re-added under the same key to be due `leadMs` before that start, first among
+ * the jobs due then (a start missed is a start lost), marked `paced` with the time reserved (ms
+ * since the epoch, the database's clock: it goes at that time without reserving again unless it
+ * runs late). With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it:
+ * the line waits with it).
  */
-export async function paceDelivery(sql: Queryable, payload: DeliveryJobPayload, limit: number, release: boolean): Promise<Pace> {
+export async function paceDelivery(sql: Queryable, payload: DeliveryJobPayload, limit: number, release: boolean, leadMs: number): Promise<Pace> {
   const spacing = 1000 / limit;
   const { paced: _paced, ...job } = payload;
   const [row] = await sql<{ wait_ms: number; deferred: boolean }[]>`
@@ -357,14 +358,14 @@ export async function paceDelivery(sql: Queryable, payload: DeliveryJobPayload, 
       update app_webhook_deliveries d
          set status = 'pending', next_attempt_at = s.start_at, updated_at = now(), slot = d.slot and not ${release}::boolean
         from slot s
-       where d.id = ${payload.deliveryId} and d.status = 'running' and s.wait_ms > 0
+       where d.id = ${payload.deliveryId} and d.status = 'running' and s.wait_ms > ${leadMs}::int
       returning d.id, d.next_attempt_at
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
         select ${deliveryJobSpec(sql, {
           id: sql`d.id`,
           payload: sql`jsonb_set(${JSON.stringify(job)}::text::jsonb, '{paced}', to_jsonb(extract(epoch from d.next_attempt_at) * 1000))::json`,
-          runAt: sql`d.next_attempt_at`,
+          runAt: sql`d.next_attempt_at - ${leadMs}::int * interval '1 millisecond'`,
           first: true,
         })} from d
       ))

@@ -3,10 +3,10 @@
  * through LISTEN/NOTIFY, but finds a job scheduled ahead only at its next poll
  * (`worker.pollInterval`, 2 s by default). A delivery sent back to wait for the start reserved for
  * it under its endpoint's `rateLimit` is such a job: found late, it would have to reserve again
- * at the back of the line. So the run that schedules it asks this process for a wake-up at that
- * time: one timer, armed for the earliest wake-up asked, nudges the runner's pool (graphile-worker's
- * `WorkerPool.nudge`), whose queue then fetches what is due at once. Nothing polls: the timer
- * fires only when a wake-up is due.
+ * at the back of the line. So the run that schedules it asks this process for a wake-up when its
+ * job is due: one timer, armed for the earliest wake-up asked, nudges the runner's pool
+ * (graphile-worker's `WorkerPool.nudge`), whose queue then fetches what is due at once. Nothing
+ * polls: the timer fires only when a wake-up is due.
  */
 
 export interface WakeUps {
