@@ -92,6 +92,30 @@ describe('per-endpoint rate limit', () => {
     assert.equal(arrivals.length, 30);
   });
 
+  it('a FIFO endpoint under a rate limit delivers in emit order at its rate, with workers at the default poll interval', async (t) => {
+    const polling = harness(db, { worker: { pollInterval: '2s' } });
+    const arrivals: Array<{ n: number; at: number }> = [];
+    const receiver = await startReceiver((_req, res, body) => {
+      arrivals.push({ n: (JSON.parse(body.toString()) as { data: { n: number } }).data.n, at: Date.now() });
+      res.end('ok');
+    });
+    receivers.push(receiver);
+    const made = await endpoint(polling, `${receiver.origin}/ordered`, { rateLimit: 5, ordering: 'fifo' });
+    const ids: string[] = [];
+    for (let n = 1; n <= 10; n++) ids.push(...(await send(polling, made, 'order.created', { n })));
+    await worker(polling);
+    await worker(polling);
+    const started = Date.now();
+    // ten at five a second: 1.8 s from the first start to the last, with a second of slack
+    await eventually(() => arrivals.length >= 10 || undefined, 4_000, 'ten arrivals within 4 s');
+    const seconds = arrivals.map((arrival) => ((arrival.at - started) / 1000).toFixed(2)).join(' ');
+    t.diagnostic(`arrivals (s after the workers started): ${seconds}`);
+    assert.deepEqual(arrivals.map((arrival) => arrival.n), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const gaps = arrivals.slice(1).map((arrival, i) => arrival.at - arrivals[i].at);
+    assert.ok(gaps.every((gap) => gap >= 100), `starts paced about 200 ms apart: ${seconds}`);
+    assert.ok(arrivals[9].at - arrivals[0].at <= 2_800, `at the rate set, not slower: ${seconds}`);
+  });
+
   it('rateLimit is checked (1 to 10000 or null) and can be changed and removed', async () => {
     await assert.rejects(endpoint(h, 'http://127.0.0.1:9/x', { rateLimit: 0 }), (error: { code: string }) => error.code === 'APP_WEBHOOK_RATE_LIMIT_INVALID');
     const made = await endpoint(h, 'http://127.0.0.1:9/x', { rateLimit: 3 });

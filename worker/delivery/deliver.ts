@@ -238,7 +238,7 @@ async function paceStart(deps: DeliveryDeps, queries: DeliveryQueries, payload: 
     if (late <= spacing / 2 && late >= -2 * PACE_LEAD_MS) return Math.max(0, -late);
   }
   const release = claimed.slot && !claimed.fifo;
-  const pace = await paceDelivery(deps.sql, payload, claimed.rateLimit, release, PACE_LEAD_MS);
+  const pace = await paceDelivery(deps.sql, payload, claimed.rateLimit, { leadMs: PACE_LEAD_MS, release });
   if (pace.waitMs <= PACE_LEAD_MS) return pace.waitMs;
   if (!pace.deferred) return skip(deps, claimed.id, true);
   // its job is due a lead before its start: this process's queue fetches it then, not at its next poll
@@ -310,6 +310,18 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const claimed = await claimPatiently(queries, { id, withBody: payload.body === undefined, job: payload });
   if (claimed === null) return skip(deps, id);
   if ('parked' in claimed) {
+    // A first run under a rateLimit leaves the line at once for a start of its own, and takes a
+    // slot at that start: waiting in the line, it would be woken into a slot only to reserve its
+    // start and give the slot back, and such wakes, one after another, keep the endpoint's slots
+    // from the runs whose start has come. A paced run (its start missed: the endpoint is at its
+    // cap with attempts in flight) waits in the line like any other.
+    if (claimed.rateLimit !== null && !claimed.fifo && typeof payload.paced !== 'number') {
+      const pace = await paceDelivery(sql, payload, claimed.rateLimit, { leadMs: PACE_LEAD_MS, parked: true });
+      if (pace.deferred) {
+        deps.wakeUps?.at(Date.now() + pace.waitMs - PACE_LEAD_MS);
+        return { result: 'deferred', waitMs: pace.waitMs };
+      }
+    }
     // its endpoint has its cap of deliveries in flight: this job ends, a finishing one wakes it
     log.debug({ delivery: id, endpoint: claimed.endpointId }, 'delivery parked: its endpoint is at its concurrency cap');
     // a slot given back while this claim counted (seen now that the park committed): wake

@@ -78,6 +78,10 @@ export interface ParkedDelivery {
   parked: true;
   id: string;
   endpointId: string;
+  /** The endpoint's `rateLimit`, or null for none. */
+  rateLimit: number | null;
+  /** Its endpoint delivers in emit order (`ordering: "fifo"`). */
+  fifo: boolean;
 }
 
 /** A delivery asked without `park` whose endpoint had no slot free: nothing was changed. */
@@ -157,7 +161,7 @@ export async function claimDeliveries(
     const row = byId.get(id);
     if (row === undefined) return null;
     if (row.state === 'full') return { full: true, id, endpointId: row.endpoint_id };
-    if (row.state === 'parked') return { parked: true, id, endpointId: row.endpoint_id };
+    if (row.state === 'parked') return { parked: true, id, endpointId: row.endpoint_id, rateLimit: row.rate_limit ?? null, fifo: row.fifo };
     return {
       id,
       endpointId: row.endpoint_id,
@@ -328,7 +332,11 @@ export async function firstFailureAfterSuccess(sql: Queryable, config: Pick<Conf
 /** What `paceDelivery` did: the milliseconds until the start reserved (0: go now), and whether the delivery was sent back to wait for it. */
 export interface Pace {
   waitMs: number;
-  /** Sent back to wait (false with a wait beyond the lead: the delivery was no longer running, another run recorded it). */
+  /**
+   * Sent back to wait. False for a running delivery with a wait beyond the lead: it was no longer
+   * running (another run recorded it); for a parked one: it was no longer parked (woken meanwhile),
+   * and nothing was reserved.
+   */
   deferred: boolean;
 }
 
@@ -342,23 +350,44 @@ export interface Pace {
  * since the epoch, the database's clock: it goes at that time without reserving again unless it
  * runs late). With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it:
  * the line waits with it).
+ *
+ * With `parked`, the delivery is one its claim just parked for a slot of its endpoint: if it is
+ * still parked, it leaves the line for a start of its own, whatever the wait, and takes its slot
+ * at that start (its job, due then, claims one); a delivery woken meanwhile keeps its wake and
+ * reserves nothing.
  */
-export async function paceDelivery(sql: Queryable, payload: DeliveryJobPayload, limit: number, release: boolean, leadMs: number): Promise<Pace> {
+export async function paceDelivery(
+  sql: Queryable,
+  payload: DeliveryJobPayload,
+  limit: number,
+  options: { leadMs: number; release?: boolean; parked?: boolean },
+): Promise<Pace> {
   const spacing = 1000 / limit;
+  const { leadMs, release = false, parked = false } = options;
   const { paced: _paced, ...job } = payload;
-  const [row] = await sql<{ wait_ms: number; deferred: boolean }[]>`
-    with reserved as (
+  // a parked delivery is locked before its start is reserved: a wake that took it first is seen
+  // (and nothing is reserved), and a wake coming after passes it by (skip locked)
+  const rows = await sql<{ wait_ms: number; deferred: boolean }[]>`
+    with ${parked
+      ? sql`target as materialized (
+      select x.id from app_webhook_deliveries x where x.id = ${payload.deliveryId} and x.parked_at is not null for update
+    ),`
+      : sql``} reserved as (
       insert into app_endpoint_pace as p (endpoint_id, next_at)
-      values (${payload.endpointId}, clock_timestamp() + ${spacing} * interval '1 millisecond')
+      select ${payload.endpointId}, clock_timestamp() + ${spacing} * interval '1 millisecond'
+       where ${parked ? sql`exists (select 1 from target)` : sql`true`}
       on conflict (endpoint_id) do update set next_at = greatest(p.next_at, clock_timestamp()) + ${spacing} * interval '1 millisecond'
       returning p.next_at - ${spacing} * interval '1 millisecond' as start_at
     ), slot as (
       select r.start_at, greatest(0, ceil(extract(epoch from (r.start_at - clock_timestamp())) * 1000))::int as wait_ms from reserved r
     ), d as (
       update app_webhook_deliveries d
-         set status = 'pending', next_attempt_at = s.start_at, updated_at = now(), slot = d.slot and not ${release}::boolean
+         set ${parked
+           ? sql`parked_at = null, parked_job = null`
+           : sql`status = 'pending', slot = d.slot and not ${release}::boolean`}, next_attempt_at = s.start_at, updated_at = now()
         from slot s
-       where d.id = ${payload.deliveryId} and d.status = 'running' and s.wait_ms > ${leadMs}::int
+       where d.id = ${payload.deliveryId}
+         and ${parked ? sql`d.parked_at is not null and d.status = 'pending'` : sql`d.status = 'running' and s.wait_ms > ${leadMs}::int`}
       returning d.id, d.next_attempt_at
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
@@ -372,7 +401,7 @@ export async function paceDelivery(sql: Queryable, payload: DeliveryJobPayload, 
       where exists (select 1 from d)
     )
     select s.wait_ms, exists (select 1 from d) as deferred from slot s where (select count(*) from j) >= 0`;
-  return { waitMs: row.wait_ms, deferred: row.deferred };
+  return rows.length === 0 ? { waitMs: 0, deferred: false } : { waitMs: rows[0].wait_ms, deferred: rows[0].deferred };
 }
 
 /** `recordAttempts` for one attempt. */
