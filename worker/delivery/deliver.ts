@@ -47,8 +47,8 @@ export interface DeliveryDeps {
   metrics?: Metrics;
   /**
    * The process's wake-ups of its job queue (wake-ups.ts): a delivery sent back to wait for its
-   * rate-limited start asks for one at that start. Absent (a run outside a worker): the job is
-   * found at the queue's next poll.
+   * rate-limited start asks for one when its job is due (`PACE_LEAD_MS` before that start).
+   * Absent (a run outside a worker): the job is found at the queue's next poll.
    */
   wakeUps?: WakeUps;
 }
@@ -310,11 +310,11 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const claimed = await claimPatiently(queries, { id, withBody: payload.body === undefined, job: payload });
   if (claimed === null) return skip(deps, id);
   if ('parked' in claimed) {
-    // A first run under a rateLimit leaves the line at once for a start of its own, and takes a
-    // slot at that start: waiting in the line, it would be woken into a slot only to reserve its
-    // start and give the slot back, and such wakes, one after another, keep the endpoint's slots
-    // from the runs whose start has come. A paced run (its start missed: the endpoint is at its
-    // cap with attempts in flight) waits in the line like any other.
+    // A run under a rateLimit that has no start reserved yet leaves the line at once for a start
+    // of its own, and takes a slot at that start: waiting in the line, it would be woken into a
+    // slot only to reserve its start and give the slot back, and such wakes, one after another,
+    // keep the endpoint's slots from the runs whose start has come. A paced run (its start
+    // missed: the endpoint is at its cap with attempts in flight) waits in the line like any other.
     if (claimed.rateLimit !== null && !claimed.fifo && typeof payload.paced !== 'number') {
       const pace = await paceDelivery(sql, payload, claimed.rateLimit, { leadMs: PACE_LEAD_MS, parked: true });
       if (pace.deferred) {

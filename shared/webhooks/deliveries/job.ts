@@ -41,9 +41,10 @@ export interface DeliveryJobPayload {
   priorAttempts?: number;
   /**
    * The run waited for its start under the endpoint's `rateLimit`: the time reserved for it (ms
-   * since the epoch, the database's clock). It goes without reserving again unless it runs later
-   * than half a spacing after that time (then it reserves anew: a late start next to on-time ones
-   * would break the limit). `true` (jobs written before the time was kept): it goes.
+   * since the epoch, the database's clock; its job is due a little before, and the run holds until
+   * then). It goes without reserving again unless it runs later than half a spacing after that
+   * time (then it reserves anew: a late start next to on-time ones would break the limit). `true`
+   * (jobs written before the time was kept): it goes.
    */
   paced?: boolean | number;
 }
