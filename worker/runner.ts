@@ -9,6 +9,7 @@ import type { HostLookup } from '../shared/webhooks/address-rules.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
+import { createWakeUps, type WakeUps } from './delivery/wake-ups.ts';
 import { workerGraphileLogger } from './graphile-log.ts';
 import { releasePools, startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { supervise, type Generation, type Supervisor } from './supervisor.ts';
@@ -19,11 +20,15 @@ export interface WorkerDeps {
   log: Logger;
 }
 
-/** What tasks get: the process's config and logger, its database pool, its HTTP dispatcher and its metrics. */
+/**
+ * What tasks get: the process's config and logger, its database pool, its HTTP dispatcher, its
+ * metrics, and the wake-ups of its job queue (nudging the current runner's pool).
+ */
 export interface WorkerResources extends WorkerDeps {
   sql: Sql;
   dispatcher: Dispatcher;
   metrics: Metrics;
+  wakeUps: WakeUps;
 }
 
 /** The task list, or a function making it from the process's resources. */
@@ -131,10 +136,11 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
     ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
-  return { ...deps, sql, dispatcher, metrics };
+  return { ...deps, sql, dispatcher, metrics, wakeUps: createWakeUps() };
 }
 
 async function closeResources(resources: WorkerResources, force: boolean): Promise<void> {
+  resources.wakeUps.stop();
   await (force ? resources.dispatcher.destroy() : resources.dispatcher.close()).catch(() => undefined);
   await resources.sql.end({ timeout: force ? 0 : 5 }).catch(() => undefined);
 }
@@ -152,9 +158,9 @@ interface GraphilePgPool {
  * connection that errors meanwhile (the database restarting, a test dropping its database) would
  * be an uncaught exception. We listen for those errors and wait for the pools to empty
  * (`drained`). Each fetch of a local queue (at most `fetchSize` jobs) is reported to the job
- * table's statistics watch.
+ * table's statistics watch. The process's wake-ups nudge the newest pool.
  */
-function poolEvents(heartbeat: Heartbeat, log: Logger, statistics: QueueStatisticsWatch, fetchSize: number) {
+function poolEvents(heartbeat: Heartbeat, log: Logger, statistics: QueueStatisticsWatch, fetchSize: number, wakeUps: WakeUps) {
   const pgPools = new Set<GraphilePgPool>();
   return {
     /**
@@ -169,6 +175,7 @@ function poolEvents(heartbeat: Heartbeat, log: Logger, statistics: QueueStatisti
       events.on('pool:create', ({ ctx, workerPool }) => {
         pools.push(workerPool.id);
         heartbeat.add(workerPool.id);
+        wakeUps.attach((count) => workerPool.nudge(count));
         const pgPool = (ctx as unknown as { pgPool?: GraphilePgPool }).pgPool;
         if (pgPool !== undefined && !pgPools.has(pgPool)) {
           pgPools.add(pgPool);
@@ -197,7 +204,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
   const resources = openResources(deps, options);
   const { config, log } = deps;
   const heartbeat = startHeartbeat(resources);
-  const pools = poolEvents(heartbeat, log, watchQueueStatistics(resources), localQueueSize(config));
+  const pools = poolEvents(heartbeat, log, watchQueueStatistics(resources), localQueueSize(config), resources.wakeUps);
   const list = typeof taskList === 'function' ? taskList(resources) : taskList;
   let stopRequested = false;
   const allPools: string[] = [];
@@ -291,7 +298,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
 export async function runWorkerOnce(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<void> {
   const resources = openResources(deps, options);
   const heartbeat = startHeartbeat(resources);
-  const pools = poolEvents(heartbeat, deps.log, watchQueueStatistics(resources), localQueueSize(deps.config));
+  const pools = poolEvents(heartbeat, deps.log, watchQueueStatistics(resources), localQueueSize(deps.config), resources.wakeUps);
   try {
     await heartbeat.tick();
     const list = typeof taskList === 'function' ? taskList(resources) : taskList;

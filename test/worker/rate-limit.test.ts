@@ -1,7 +1,8 @@
 /**
  * Per-endpoint rate limit (issue 16, item 2) with two real workers: the receiver never sees more
  * than `rateLimit` requests in any one-second window (one of slack), every delivery arrives, and
- * the waits are not attempts.
+ * the waits are not attempts; and the deliveries go out at the rate set, not slower, even when
+ * the workers poll their queue only every 2 s.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -19,7 +20,7 @@ after(async () => {
 });
 
 describe('per-endpoint rate limit', () => {
-  it('two workers deliver 30 events at no more than 5 a second (one of slack), all of them, one attempt each', async () => {
+  it('two workers deliver 30 events at no more than 5 a second (one of slack), all of them, one attempt each', async (t) => {
     const arrivals: number[] = [];
     const receiver = await startReceiver((_req, res) => {
       arrivals.push(Date.now());
@@ -38,11 +39,81 @@ describe('per-endpoint rate limit', () => {
     }, 30_000, 'every delivery done');
     assert.equal(arrivals.length, 30);
     const sorted = [...arrivals].sort((a, b) => a - b);
+    t.diagnostic(`arrivals (s after the first): ${sorted.map((at) => ((at - sorted[0]) / 1000).toFixed(2)).join(' ')}`);
     const busiest = Math.max(...sorted.map((start) => sorted.filter((at) => at >= start && at < start + 1000).length));
     assert.ok(busiest <= 6, `at most 5 (+1) in any one-second window, saw ${busiest}`);
     assert.ok(sorted[29] - sorted[0] >= 4000, 'thirty at five a second take at least four seconds');
     const attempts = await db.sql<{ attempts: number }[]>`select attempts from app_webhook_deliveries where id = any(${ids})`;
     assert.ok(attempts.every((row) => row.attempts === 1), 'waiting is not an attempt');
+  });
+
+  it('two workers polling at the default interval deliver 30 events at the configured 5 a second, woken at their reserved starts', async (t) => {
+    // graphile-worker finds a job scheduled ahead only at its poll (2 s by default): a delivery
+    // waiting for its start must be woken at that start, not at the next poll
+    const polling = harness(db, { worker: { pollInterval: '2s' } });
+    const arrivals: number[] = [];
+    const receiver = await startReceiver((_req, res) => {
+      arrivals.push(Date.now());
+      res.end('ok');
+    });
+    receivers.push(receiver);
+    const made = await endpoint(polling, `${receiver.origin}/paced`, { rateLimit: 5 });
+    await worker(polling);
+    await worker(polling);
+    const emitted = Date.now();
+    const ids = (await Promise.all(Array.from({ length: 30 }, (_, i) => send(polling, made, 'tick.tock', { i })))).flat();
+    assert.equal(ids.length, 30);
+    const seconds = () => arrivals.map((at) => ((at - emitted) / 1000).toFixed(2)).join(' ');
+
+    // midway, the deliveries still waiting are jobs scheduled ahead, each for its own start: none
+    // holds a worker but those starting now
+    await eventually(() => arrivals.length >= 10 || undefined, 8_000, 'ten arrivals');
+    const [jobs] = await polling.sql<{ ahead: number; held: number }[]>`
+      select count(*) filter (where run_at > now() and locked_at is null)::int as ahead,
+             count(*) filter (where locked_at is not null)::int as held
+        from graphile_worker.jobs where key = any(${ids})`;
+    const left = 30 - arrivals.length;
+    assert.ok(jobs.held <= 2, `at most the deliveries starting now are held by a worker: ${JSON.stringify(jobs)}`);
+    assert.ok(jobs.ahead >= left - 3, `the ${left} deliveries still to go wait as jobs scheduled ahead: ${JSON.stringify(jobs)}`);
+
+    await eventually(() => arrivals.length >= 30 || undefined, Math.max(0, 8_000 - (Date.now() - emitted)), '30 arrivals within 8 s of the emit')
+      .catch((error: Error) => {
+        throw new Error(`${error.message}; arrivals (s after the emit): ${seconds()}`);
+      });
+    t.diagnostic(`arrivals (s after the emit): ${seconds()}`);
+    assert.ok(Date.now() - emitted <= 8_000, `all 30 within 8 s of the emit: ${seconds()}`);
+    const sorted = [...arrivals].sort((a, b) => a - b);
+    const busiest = Math.max(...sorted.map((start) => sorted.filter((at) => at >= start && at < start + 1000).length));
+    assert.ok(busiest <= 6, `at most 5 (+1) in any one-second window, saw ${busiest}: ${seconds()}`);
+    await eventually(async () => {
+      const rows = await polling.sql<{ attempts: number }[]>`select attempts from app_webhook_deliveries where id = any(${ids}) and status = 'done'`;
+      return rows.length === 30 && rows.every((row) => row.attempts === 1) ? rows : undefined;
+    }, 5_000, 'every delivery done after one attempt');
+    assert.equal(arrivals.length, 30);
+  });
+
+  it('a FIFO endpoint under a rate limit delivers in emit order at its rate, with workers at the default poll interval', async (t) => {
+    const polling = harness(db, { worker: { pollInterval: '2s' } });
+    const arrivals: Array<{ n: number; at: number }> = [];
+    const receiver = await startReceiver((_req, res, body) => {
+      arrivals.push({ n: (JSON.parse(body.toString()) as { data: { n: number } }).data.n, at: Date.now() });
+      res.end('ok');
+    });
+    receivers.push(receiver);
+    const made = await endpoint(polling, `${receiver.origin}/ordered`, { rateLimit: 5, ordering: 'fifo' });
+    const ids: string[] = [];
+    for (let n = 1; n <= 10; n++) ids.push(...(await send(polling, made, 'order.created', { n })));
+    await worker(polling);
+    await worker(polling);
+    const started = Date.now();
+    // ten at five a second: 1.8 s from the first start to the last, with a second of slack
+    await eventually(() => arrivals.length >= 10 || undefined, 4_000, 'ten arrivals within 4 s');
+    const seconds = arrivals.map((arrival) => ((arrival.at - started) / 1000).toFixed(2)).join(' ');
+    t.diagnostic(`arrivals (s after the workers started): ${seconds}`);
+    assert.deepEqual(arrivals.map((arrival) => arrival.n), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const gaps = arrivals.slice(1).map((arrival, i) => arrival.at - arrivals[i].at);
+    assert.ok(gaps.every((gap) => gap >= 100), `starts paced about 200 ms apart: ${seconds}`);
+    assert.ok(arrivals[9].at - arrivals[0].at <= 2_800, `at the rate set, not slower: ${seconds}`);
   });
 
   it('rateLimit is checked (1 to 10000 or null) and can be changed and removed', async () => {

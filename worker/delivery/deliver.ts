@@ -5,6 +5,7 @@
  * network, the endpoint or its secrets do; it throws only when the database fails, and then the
  * recovery sweep (worker/heartbeat.ts) arms the job again.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
@@ -23,11 +24,12 @@ import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registr
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
-  claimDeliveries, deferDelivery, deliveryStatus, withParked, withSlotFree, firstFailureAfterSuccess, markUnsent, recordAttempts, recordGone, takeRateSlot,
+  claimDeliveries, deliveryStatus, withParked, withSlotFree, firstFailureAfterSuccess, markUnsent, paceDelivery, recordAttempts, recordGone,
   type AttemptRecord, type Claim, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
 } from './store.ts';
 import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { createSlotWaits, type SlotWaits } from './slot-waits.ts';
+import type { WakeUps } from './wake-ups.ts';
 import { USER_AGENT } from './user-agent.ts';
 
 /** What a delivery run needs: one object per worker process. */
@@ -43,6 +45,12 @@ export interface DeliveryDeps {
   queries?: DeliveryQueries;
   /** The process's metrics (shared/metrics/registry.ts); nothing is recorded when absent. */
   metrics?: Metrics;
+  /**
+   * The process's wake-ups of its job queue (wake-ups.ts): a delivery sent back to wait for its
+   * rate-limited start asks for one when its job is due (`PACE_LEAD_MS` before that start).
+   * Absent (a run outside a worker): the job is found at the queue's next poll.
+   */
+  wakeUps?: WakeUps;
 }
 
 /**
@@ -204,9 +212,40 @@ async function releasedSlot(deps: DeliveryDeps, queries: DeliveryQueries, claime
   await wakeIfOwed(deps, claimed.endpointId, parked);
 }
 
-/** A paced run that starts more than half a spacing (of `limit` a second) after the start reserved for it. */
-const startedLate = (paced: boolean | number, limit: number, now = Date.now()): boolean =>
-  typeof paced === 'number' && now - paced > 500 / limit;
+/**
+ * How long before the start reserved for it a delivery waiting under its endpoint's `rateLimit`
+ * is due: its job's fetch and its claim take place meanwhile, then the run holds in process for
+ * what is left (at most this), so the start is exact instead of late by a fetch and a claim. A
+ * start reserved within this of now is held for likewise, without a trip through the queue.
+ */
+export const PACE_LEAD_MS = 25;
+
+/**
+ * Under the endpoint's `rateLimit`: when may `claimed` start? Answers the milliseconds to hold
+ * first (0: now), or, when it was sent back to wait for the start reserved for it (not an
+ * attempt), the run's result. A run not yet paced reserves its start (store.ts `paceDelivery`); a
+ * paced run goes at the start it reserved, unless it comes more than half a spacing after it (by
+ * the database's clock at its claim, the clock starts are reserved by): every start then lies
+ * within half a spacing after its reserved one, so no one-second window holds more than
+ * `rateLimit` + 1. A late run, or one far earlier than its lead (a job moved by hand), reserves
+ * anew.
+ */
+async function paceStart(deps: DeliveryDeps, queries: DeliveryQueries, payload: DeliveryJobPayload, claimed: ClaimedDelivery & { rateLimit: number }): Promise<number | DeliveryRun> {
+  const spacing = 1000 / claimed.rateLimit;
+  if (payload.paced === true) return 0; // written before the time reserved was kept: it goes
+  if (typeof payload.paced === 'number') {
+    const late = (claimed.clockMs ?? Date.now()) - payload.paced;
+    if (late <= spacing / 2 && late >= -2 * PACE_LEAD_MS) return Math.max(0, -late);
+  }
+  const release = claimed.slot && !claimed.fifo;
+  const pace = await paceDelivery(deps.sql, payload, claimed.rateLimit, { leadMs: PACE_LEAD_MS, release });
+  if (pace.waitMs <= PACE_LEAD_MS) return pace.waitMs;
+  if (!pace.deferred) return skip(deps, claimed.id, true);
+  // its job is due a lead before its start: this process's queue fetches it then, not at its next poll
+  deps.wakeUps?.at(Date.now() + pace.waitMs - PACE_LEAD_MS);
+  if (release) await releasedSlot(deps, queries, claimed);
+  return { result: 'deferred', waitMs: pace.waitMs };
+}
 
 /** Rare, so not batched. */
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
@@ -271,6 +310,18 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const claimed = await claimPatiently(queries, { id, withBody: payload.body === undefined, job: payload });
   if (claimed === null) return skip(deps, id);
   if ('parked' in claimed) {
+    // A run under a rateLimit that has no start reserved yet leaves the line at once for a start
+    // of its own, and takes a slot at that start: waiting in the line, it would be woken into a
+    // slot only to reserve its start and give the slot back, and such wakes, one after another,
+    // keep the endpoint's slots from the runs whose start has come. A paced run (its start
+    // missed: the endpoint is at its cap with attempts in flight) waits in the line like any other.
+    if (claimed.rateLimit !== null && !claimed.fifo && typeof payload.paced !== 'number') {
+      const pace = await paceDelivery(sql, payload, claimed.rateLimit, { leadMs: PACE_LEAD_MS, parked: true });
+      if (pace.deferred) {
+        deps.wakeUps?.at(Date.now() + pace.waitMs - PACE_LEAD_MS);
+        return { result: 'deferred', waitMs: pace.waitMs };
+      }
+    }
     // its endpoint has its cap of deliveries in flight: this job ends, a finishing one wakes it
     log.debug({ delivery: id, endpoint: claimed.endpointId }, 'delivery parked: its endpoint is at its concurrency cap');
     // a slot given back while this claim counted (seen now that the park committed): wake
@@ -294,15 +345,10 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`);
   }
 
-  if (claimed.rateLimit !== null && (!payload.paced || startedLate(payload.paced, claimed.rateLimit))) {
-    // under the endpoint's rateLimit: wait for the start reserved for it (not an attempt)
-    const waitMs = await takeRateSlot(sql, claimed.endpointId, claimed.rateLimit);
-    if (waitMs > 0) {
-      const release = claimed.slot && !claimed.fifo;
-      if (!(await deferDelivery(sql, payload, waitMs, release))) return skip(deps, id, true);
-      if (release) await releasedSlot(deps, queries, claimed);
-      return { result: 'deferred', waitMs };
-    }
+  if (claimed.rateLimit !== null) {
+    const hold = await paceStart(deps, queries, payload, { ...claimed, rateLimit: claimed.rateLimit });
+    if (typeof hold !== 'number') return hold;
+    if (hold > 0) await sleep(hold);
   }
 
   const body = payload.body ?? claimed.body;

@@ -30,6 +30,8 @@ export interface ClaimedDelivery {
   owner: string | null;
   /** The endpoint's `rateLimit` (deliveries per second), or null for none. */
   rateLimit: number | null;
+  /** With a `rateLimit`: the database's clock at the claim (ms since the epoch), what a paced start is checked against. */
+  clockMs: number | null;
   /** Attempts recorded before this one. */
   attempts: number;
   body: string;
@@ -76,6 +78,10 @@ export interface ParkedDelivery {
   parked: true;
   id: string;
   endpointId: string;
+  /** The endpoint's `rateLimit`, or null for none. */
+  rateLimit: number | null;
+  /** Its endpoint delivers in emit order (`ordering: "fifo"`). */
+  fifo: boolean;
 }
 
 /** A delivery asked without `park` whose endpoint had no slot free: nothing was changed. */
@@ -96,6 +102,7 @@ interface ClaimRow {
   fifo: boolean;
   owner: string | null;
   rate_limit: number | null;
+  clock_ms: number | null;
   attempts: number;
   body: string | null;
   url: string;
@@ -143,6 +150,7 @@ export async function claimDeliveries(
     select c.id, c.endpoint_id, c.state, c.slot, c.fifo, d.owner, d.attempts,
            case when c.state = 'claimed' and d.id = any(${withBody}::text[]) then d.body end as body,
            e.url, e.headers, e.disabled_at, e.disabled_reason, e.rate_limit,
+           case when c.state = 'claimed' and e.rate_limit is not null then (extract(epoch from clock_timestamp()) * 1000)::float8 end as clock_ms,
            case when c.state = 'claimed' then ${activeSealedSecrets(sql)} else '{}'::text[] end as sealed
       from c
       join app_webhook_deliveries d on d.id = c.id
@@ -153,12 +161,13 @@ export async function claimDeliveries(
     const row = byId.get(id);
     if (row === undefined) return null;
     if (row.state === 'full') return { full: true, id, endpointId: row.endpoint_id };
-    if (row.state === 'parked') return { parked: true, id, endpointId: row.endpoint_id };
+    if (row.state === 'parked') return { parked: true, id, endpointId: row.endpoint_id, rateLimit: row.rate_limit ?? null, fifo: row.fifo };
     return {
       id,
       endpointId: row.endpoint_id,
       owner: row.owner,
       rateLimit: row.rate_limit ?? null,
+      clockMs: row.clock_ms ?? null,
       attempts: row.attempts,
       body: row.body ?? '',
       url: row.url,
@@ -320,44 +329,79 @@ export async function firstFailureAfterSuccess(sql: Queryable, config: Pick<Conf
   return rows[0];
 }
 
-/**
- * Reserves the next start of endpoint `endpointId` under `limit` deliveries per second (the
- * database's clock, shared by every worker): starts are paced 1/limit seconds apart, so no
- * one-second window holds more than `limit` of them. Answers the milliseconds until the reserved
- * start (0: now). The reservation is this delivery's: it runs at that time without asking again.
- */
-export async function takeRateSlot(sql: Queryable, endpointId: string, limit: number): Promise<number> {
-  const spacing = 1000 / limit;
-  const [row] = await sql<{ wait_ms: number }[]>`
-    insert into app_endpoint_pace as p (endpoint_id, next_at)
-    values (${endpointId}, clock_timestamp() + ${spacing} * interval '1 millisecond')
-    on conflict (endpoint_id) do update set next_at = greatest(p.next_at, clock_timestamp()) + ${spacing} * interval '1 millisecond'
-    returning greatest(0, ceil(extract(epoch from (p.next_at - ${spacing} * interval '1 millisecond' - clock_timestamp())) * 1000))::int as wait_ms`;
-  return row.wait_ms;
+/** What `paceDelivery` did: the milliseconds until the start reserved (0: go now), and whether the delivery was sent back to wait for it. */
+export interface Pace {
+  waitMs: number;
+  /**
+   * Sent back to wait. False for a running delivery with a wait beyond the lead: it was no longer
+   * running (another run recorded it); for a parked one: it was no longer parked (woken meanwhile),
+   * and nothing was reserved.
+   */
+  deferred: boolean;
 }
 
 /**
- * Puts a claimed delivery back to wait (not an attempt) for its reserved start: pending again, its
- * job re-added under the same key to run after `waitMs`, marked `paced` with the time reserved (it
- * does not reserve again unless it runs late).
- * With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it: the line waits
- * with it). Answers whether it was still running, and whether deliveries are parked behind the slot.
+ * Reserves the next start of the delivery's endpoint under `limit` deliveries per second (the
+ * database's clock, shared by every worker): starts are paced 1/limit seconds apart, so no
+ * one-second window holds more than `limit` of them. When the start reserved is more than
+ * `leadMs` ahead, in the same statement, the delivery waits for it (not an attempt): pending
+ * again, its job re-added under the same key to be due `leadMs` before that start, first among
+ * the jobs due then (a start missed is a start lost), marked `paced` with the time reserved (ms
+ * since the epoch, the database's clock: it goes at that time without reserving again unless it
+ * runs late). With `release`, its slot goes back meanwhile (a FIFO endpoint's delivery keeps it:
+ * the line waits with it).
+ *
+ * With `parked`, the delivery is one its claim just parked for a slot of its endpoint: if it is
+ * still parked, it leaves the line for a start of its own, whatever the wait, and takes its slot
+ * at that start (its job, due then, claims one); a delivery woken meanwhile keeps its wake and
+ * reserves nothing.
  */
-export async function deferDelivery(sql: Queryable, payload: DeliveryJobPayload, waitMs: number, release: boolean): Promise<boolean> {
-  const rows = await sql<{ id: string; endpoint_id: string }[]>`
-    with d as (
-      update app_webhook_deliveries
-         set status = 'pending', next_attempt_at = now() + ${waitMs} * interval '1 millisecond', updated_at = now(),
-             slot = slot and not ${release}::boolean
-       where id = ${payload.deliveryId} and status = 'running'
-      returning id, endpoint_id, next_attempt_at
+export async function paceDelivery(
+  sql: Queryable,
+  payload: DeliveryJobPayload,
+  limit: number,
+  options: { leadMs: number; release?: boolean; parked?: boolean },
+): Promise<Pace> {
+  const spacing = 1000 / limit;
+  const { leadMs, release = false, parked = false } = options;
+  const { paced: _paced, ...job } = payload;
+  // a parked delivery is locked before its start is reserved: a wake that took it first is seen
+  // (and nothing is reserved), and a wake coming after passes it by (skip locked)
+  const rows = await sql<{ wait_ms: number; deferred: boolean }[]>`
+    with ${parked
+      ? sql`target as materialized (
+      select x.id from app_webhook_deliveries x where x.id = ${payload.deliveryId} and x.parked_at is not null for update
+    ),`
+      : sql``} reserved as (
+      insert into app_endpoint_pace as p (endpoint_id, next_at)
+      select ${payload.endpointId}, clock_timestamp() + ${spacing} * interval '1 millisecond'
+       where ${parked ? sql`exists (select 1 from target)` : sql`true`}
+      on conflict (endpoint_id) do update set next_at = greatest(p.next_at, clock_timestamp()) + ${spacing} * interval '1 millisecond'
+      returning p.next_at - ${spacing} * interval '1 millisecond' as start_at
+    ), slot as (
+      select r.start_at, greatest(0, ceil(extract(epoch from (r.start_at - clock_timestamp())) * 1000))::int as wait_ms from reserved r
+    ), d as (
+      update app_webhook_deliveries d
+         set ${parked
+           ? sql`parked_at = null, parked_job = null`
+           : sql`status = 'pending', slot = d.slot and not ${release}::boolean`}, next_attempt_at = s.start_at, updated_at = now()
+        from slot s
+       where d.id = ${payload.deliveryId}
+         and ${parked ? sql`d.parked_at is not null and d.status = 'pending'` : sql`d.status = 'running' and s.wait_ms > ${leadMs}::int`}
+      returning d.id, d.next_attempt_at
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
-        select ${deliveryJobSpec(sql, { id: sql`d.id`, payload: sql`${JSON.stringify({ ...payload, paced: Date.now() + waitMs })}::text::json`, runAt: sql`d.next_attempt_at` })} from d
+        select ${deliveryJobSpec(sql, {
+          id: sql`d.id`,
+          payload: sql`jsonb_set(${JSON.stringify(job)}::text::jsonb, '{paced}', to_jsonb(extract(epoch from d.next_attempt_at) * 1000))::json`,
+          runAt: sql`d.next_attempt_at - ${leadMs}::int * interval '1 millisecond'`,
+          first: true,
+        })} from d
       ))
+      where exists (select 1 from d)
     )
-    select d.id, d.endpoint_id from d cross join j`;
-  return rows.length === 1;
+    select s.wait_ms, exists (select 1 from d) as deferred from slot s where (select count(*) from j) >= 0`;
+  return rows.length === 0 ? { waitMs: 0, deferred: false } : { waitMs: rows[0].wait_ms, deferred: rows[0].deferred };
 }
 
 /** `recordAttempts` for one attempt. */

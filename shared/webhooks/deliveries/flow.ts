@@ -51,7 +51,7 @@ export async function admit(tx: Queryable, config: Pick<Config, 'webhooks'>, end
       returning d.id
     ), jobs as (
       select count(*) as added from graphile_worker.add_jobs(array(
-        select ${deliveryJobSpec(tx, { id: tx`p.id`, payload: tx`p.payload`, woken: true })} from picked p join woken using (id)
+        select ${deliveryJobSpec(tx, { id: tx`p.id`, payload: tx`p.payload`, first: true })} from picked p join woken using (id)
       ))
       where exists (select 1 from woken)
     )

@@ -13,21 +13,22 @@ export const DELIVERY_TASK = 'app/webhook';
 /**
  * One `app/webhook` job as a `graphile_worker.job_spec` (identifier, payload, queue_name,
  * run_at, max_attempts, job_key, priority, flags), for `graphile_worker.add_jobs(array(...))`
- * (`woken`: a delivery given its endpoint's slot, run first):
+ * (`first`: run before the backlog, see `FIRST_PRIORITY`):
  * no graphile queue (a named queue runs one job at a time), one attempt (the task schedules the
  * next itself), keyed by the delivery id so one delivery never has two live jobs. `id`,
  * `payload` and `runAt` are SQL fragments of the same `sql`/transaction.
  */
-export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]>; woken?: boolean }) =>
-  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, ${spec.woken ? sql`${WOKEN_PRIORITY}::int` : sql`null`}, null)::graphile_worker.job_spec`;
+export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]>; first?: boolean }) =>
+  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, ${spec.first ? sql`${FIRST_PRIORITY}::int` : sql`null`}, null)::graphile_worker.job_spec`;
 
 /**
- * graphile-worker priority of the job of a delivery woken into a free slot of its endpoint
- * (shared/webhooks/deliveries/flow.ts): it runs before the queue's backlog, which is taken in
- * priority order first (lower first; the others have 0), since the slot it holds is idle until it
- * runs.
+ * graphile-worker priority of the jobs that run before the queue's backlog, which is taken in
+ * priority order first (lower first; the others have 0): a delivery woken into a free slot of its
+ * endpoint (shared/webhooks/deliveries/flow.ts), since the slot it holds is idle until it runs;
+ * and a delivery waiting for the start reserved for it under its endpoint's `rateLimit`
+ * (worker/delivery/store.ts `paceDelivery`), since a start it misses is lost.
  */
-export const WOKEN_PRIORITY = -1;
+export const FIRST_PRIORITY = -1;
 
 /** The job payload of one delivery (what the `app/webhook` task receives). */
 export interface DeliveryJobPayload {
@@ -39,10 +40,11 @@ export interface DeliveryJobPayload {
   /** Attempts made before this series began (default 0; `jobs:retry` starts a new series). */
   priorAttempts?: number;
   /**
-   * The run waited for its start under the endpoint's `rateLimit`: the time (ms since the epoch)
-   * reserved for it. It goes without reserving again unless it runs later than half a spacing
-   * after that time (then it reserves anew: a late start next to on-time ones would break the
-   * limit). `true` (jobs written before the time was kept): it goes.
+   * The run waited for its start under the endpoint's `rateLimit`: the time reserved for it (ms
+   * since the epoch, the database's clock; its job is due a little before, and the run holds until
+   * then). It goes without reserving again unless it runs later than half a spacing after that
+   * time (then it reserves anew: a late start next to on-time ones would break the limit). `true`
+   * (jobs written before the time was kept): it goes.
    */
   paced?: boolean | number;
 }
