@@ -22,6 +22,9 @@ const KNOWN_STOP_NOISE = [
   /^Error occurred whilst attempting to release runner options: Errors occurred whilst deactivating queue/,
 ];
 
+/** What `pg` says to a runner still at work on a pool that was ended (the runner an outage replaces). */
+const POOL_ENDED = /^Cannot use a pool after calling end on the pool$/;
+
 /** An error without the `client` that `pg` hangs on it (its message, code, stack and socket facts kept). */
 function withoutClient(error: unknown): unknown {
   if (!(error instanceof Error) || !('client' in error)) return error;
@@ -53,8 +56,9 @@ export function workerGraphileLogger(log: Logger, options: { stopping?: () => bo
     // a batch of jobs (as graphile-worker hands them to a failed batch): their ids, never their payloads
     if (Array.isArray(fields.specs)) fields.specs = (fields.specs as { job?: { id?: unknown } }[]).map((spec) => spec?.job?.id);
     // an outage fails every job alike: one line each, without the stacks graphile-worker puts in it
+    // (so does the runner the outage replaces, its pool ended under its last batches)
     const cause = meta?.error ?? meta?.fatalError;
-    if (level === 'error' && isConnectionError(cause)) {
+    if (level === 'error' && (isConnectionError(cause) || POOL_ENDED.test(String((cause as Error | undefined)?.message)))) {
       child.warn({ ...fields, error: undefined, fatalError: undefined, reason: (cause as Error).message }, message.split('\n')[0]);
       return;
     }
