@@ -1,8 +1,8 @@
 /**
- * Fairness between endpoints (issue 16, item 1): `webhooks.endpointConcurrency` caps the
- * deliveries one endpoint has in flight across every worker, and the deliveries over the cap
- * are parked without holding a worker slot, so a receiver that never answers cannot hold up a
- * healthy one, first attempts or retries.
+ * Fairness between endpoints: while another endpoint's deliveries wait, `webhooks.endpointConcurrency`
+ * caps the deliveries one endpoint has in flight across every worker, and the deliveries over
+ * the cap are parked without holding a worker slot, so a receiver that never answers cannot hold
+ * up a healthy one, first attempts or retries (an endpoint alone: work-conserving.test.ts).
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
@@ -81,8 +81,16 @@ describe('fairness between endpoints', () => {
     assert.ok(silent.seen.most <= 4, `still never more than the cap in flight (saw ${silent.seen.most})`);
   });
 
-  it('two workers together never exceed the cap for one endpoint, and every delivery over it arrives once a slot frees', async () => {
+  it('while another endpoint\'s deliveries wait, two workers together never exceed the cap for one endpoint, and every delivery over it arrives once a slot frees', async () => {
     const h = harness(db, { webhooks: { concurrency: 8, endpointConcurrency: 2 } });
+    // another endpoint with more deliveries than its cap, held by its receiver: some of them wait
+    // (parked) all along, so neither endpoint is alone (an endpoint alone may exceed its cap)
+    const otherHeld: ServerResponse[] = [];
+    const other = await startReceiver((_req, res) => otherHeld.push(res));
+    receivers.push(other);
+    const waiting = await endpoint(h, `${other.origin}/waiting`);
+    const otherIds: string[] = [];
+    for (let i = 0; i < 6; i++) otherIds.push(...(await send(h, waiting, 'order.created', { i })));
     let inFlight = 0;
     let most = 0;
     const held: ServerResponse[] = [];
@@ -107,6 +115,11 @@ describe('fairness between endpoints', () => {
     }
     await eventually(async () => (await doneCount(ids)) === 20 || undefined, 10_000, 'every delivery done');
     assert.ok(most <= 2, `at most 2 in flight at once across both workers (saw ${most})`);
+    for (let answered = 0; answered < 6; answered++) {
+      await eventually(() => otherHeld.length > answered || undefined, 10_000, `the other endpoint's request ${answered + 1} to arrive`);
+      otherHeld[answered].end('ok');
+    }
+    await eventually(async () => (await doneCount(otherIds)) === 6 || undefined, 10_000, 'every delivery of the other endpoint done');
     assert.equal(receiver.requests.length, 20, 'each delivery arrived once');
     const gate = await slotsOf(db, made.id);
     assert.deepEqual(gate, { running: 0, waiting: 0 }, 'every slot given back');

@@ -242,9 +242,14 @@ export async function withSlotFree(sql: Queryable, config: Pick<Config, 'webhook
     select w.id from app_webhooks w
      where w.id = any(${[...new Set(endpointIds)]}::text[])
        and (select count(*) from app_webhook_deliveries d where d.endpoint_id = w.id and d.slot)
-           < case when w.ordering = 'fifo' then 1 else ${config.webhooks.endpointConcurrency}::int end`;
+           < app_endpoint_cap(w.id, w.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
   return new Set(rows.map((row) => row.id));
 }
+
+/** An attempt this long (or cut off by a timeout this long) makes its endpoint slow: capped even alone. */
+export const SLOW_ATTEMPT_MS = 500;
+/** How long an endpoint stays slow after such an attempt. */
+const SLOW_FOR_MS = 60_000;
 
 /**
  * Records attempts and their outcomes, any number in one statement: each attempt row, each
@@ -306,6 +311,11 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
          where d.next_attempt_at is not null
       ))
       where exists (select 1 from d where d.next_attempt_at is not null)
+    ), slow as (
+      -- an attempt of SLOW_ATTEMPT_MS or more: its endpoint stays capped even alone for a while (migrations/022)
+      update app_endpoint_gate g set slow_until = now() + ${SLOW_FOR_MS} * interval '1 millisecond'
+        from (select distinct d.endpoint_id from d join input as i on i.id = d.id where i.duration >= ${SLOW_ATTEMPT_MS}) s
+       where g.endpoint_id = s.endpoint_id and (g.slow_until is null or g.slow_until < now() + ${SLOW_FOR_MS / 2} * interval '1 millisecond')
     )
     select d.id, d.endpoint_id from d where (select count(*) from j) >= 0`;
   const written = new Set(rows.map((row) => row.id));

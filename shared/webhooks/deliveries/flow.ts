@@ -27,7 +27,7 @@ export async function admit(tx: Queryable, config: Pick<Config, 'webhooks'>, end
   const rows = await tx<{ woken: number }[]>`
     with free as (
       select w.id as endpoint_id,
-             greatest(case when w.ordering = 'fifo' then 1 else ${config.webhooks.endpointConcurrency}::int end
+             greatest(app_endpoint_cap(w.id, w.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)
                       - (select count(*) from app_webhook_deliveries d where d.endpoint_id = w.id and d.slot)::int, 0) as slots
         from app_webhooks w
        where w.id = any(${ids}::text[])
@@ -76,6 +76,6 @@ export async function gatesToWake(sql: Queryable, config: Pick<Config, 'webhooks
       from (select distinct d.endpoint_id from app_webhook_deliveries d where d.parked_at is not null) p
       join app_webhooks w on w.id = p.endpoint_id
      where (select count(*) from app_webhook_deliveries d where d.endpoint_id = w.id and d.slot)
-           < case when w.ordering = 'fifo' then 1 else ${config.webhooks.endpointConcurrency}::int end`;
+           < app_endpoint_cap(w.id, w.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
   return rows.map((row) => row.endpoint_id);
 }

@@ -1,0 +1,81 @@
+/**
+ * The endpoint cap is work-conserving (migrations/022): an endpoint is held to
+ * `webhooks.endpointConcurrency` only while another endpoint's deliveries wait, or while it is
+ * slow (an attempt took half a second or more); an endpoint alone with work may have more in
+ * flight. The cap while others wait is tested in fairness.test.ts.
+ */
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { after, describe, it } from 'node:test';
+import { createTestDatabase } from '../helpers/database.ts';
+import { startReceiver, type Receiver } from './delivery/receiver.ts';
+import { endpoint, eventually, harness, send, worker } from './helpers.ts';
+
+const db = await createTestDatabase();
+const receivers: Receiver[] = [];
+after(async () => {
+  for (const receiver of receivers) await receiver.close();
+});
+
+/** A receiver that answers only when told, counting the requests it holds at once. */
+async function heldReceiver() {
+  const held: ServerResponse[] = [];
+  let inFlight = 0;
+  const seen = { most: 0 };
+  const receiver = await startReceiver((_req, res) => {
+    inFlight += 1;
+    seen.most = Math.max(seen.most, inFlight);
+    held.push(res);
+    res.on('close', () => {
+      inFlight -= 1;
+    });
+  });
+  receivers.push(receiver);
+  return { receiver, held, seen, answerAll: () => held.splice(0).forEach((res) => res.end('ok')) };
+}
+
+const statuses = async (ids: readonly string[]) =>
+  (await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = any(${ids as string[]})`).map((row) => row.status);
+
+describe('a work-conserving endpoint cap', () => {
+  it('an endpoint alone with work has more than its cap in flight; nothing of it is parked', async () => {
+    const h = harness(db, { webhooks: { concurrency: 16, endpointConcurrency: 2 } });
+    const lone = await heldReceiver();
+    const made = await endpoint(h, `${lone.receiver.origin}/alone`);
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(...(await send(h, made, 'order.created', { i })));
+    await worker(h);
+    await eventually(() => lone.held.length >= 8 || undefined, 10_000, 'all eight in flight at once');
+    assert.equal(lone.seen.most, 8, 'eight in flight against a cap of two: nobody else was waiting');
+    const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where endpoint_id = ${made.id} and seq is not null`;
+    assert.equal(parked, 0, 'none of them waited parked');
+    lone.answerAll();
+    await eventually(async () => (await statuses(ids)).every((status) => status === 'done') || undefined, 10_000, 'all done');
+  });
+
+  it('a slow endpoint (an attempt of half a second or more) stays at its cap even alone', async () => {
+    const h = harness(db, { webhooks: { concurrency: 16, endpointConcurrency: 2 } });
+    let inFlight = 0;
+    let most = 0;
+    const slow = await startReceiver((_req, res) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      res.on('close', () => {
+        inFlight -= 1;
+      });
+      setTimeout(() => res.end('ok'), 600); // the receiver's own slowness, not a wait of the test
+    });
+    receivers.push(slow);
+    const made = await endpoint(h, `${slow.origin}/slow`);
+    const first = await send(h, made, 'order.created', { n: 0 });
+    await worker(h);
+    await eventually(async () => (await statuses(first))[0] === 'done' || undefined, 10_000, 'the first, slow, delivery done');
+    const [gate] = await db.sql<{ slow: boolean }[]>`select slow_until > now() as slow from app_endpoint_gate where endpoint_id = ${made.id}`;
+    assert.equal(gate.slow, true, 'its 600 ms attempt marked it slow');
+    most = 0;
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(...(await send(h, made, 'order.created', { i })));
+    await eventually(async () => (await statuses(ids)).every((status) => status === 'done') || undefined, 15_000, 'all six done');
+    assert.ok(most <= 2, `at most its cap of two in flight once slow (saw ${most})`);
+  });
+});
