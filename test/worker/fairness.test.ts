@@ -1,5 +1,5 @@
 /**
- * Fairness between endpoints (issue 16, item 1): `webhooks.endpointConcurrency` caps the
+ * Fairness between endpoints: `webhooks.endpointConcurrency` caps the
  * deliveries one endpoint has in flight across every worker, and the deliveries over the cap
  * are parked without holding a worker slot, so a receiver that never answers cannot hold up a
  * healthy one, first attempts or retries.
