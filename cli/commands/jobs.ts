@@ -70,7 +70,7 @@ async function showCommandRun(context: CliContext, args: { id?: string }) {
   context.print(publicDeliveryDetails(details), () => deliveryText(details));
 }
 
-/** `jobs show <id>`, written with a space as operators expect: a subcommand of `jobs`. */
+/** `jobs show <id>` (with a space, unlike `jobs:list`): a subcommand of `jobs`. */
 const jobsShowSubcommand = defineCommand({
   command: 'show <id>',
   describe: 'Print a delivery: endpoint, event, error and every attempt',

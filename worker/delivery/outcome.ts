@@ -15,7 +15,7 @@ export interface AttemptOutcome {
 
 /** One row of the outcome table. */
 export interface OutcomeRule {
-  /** The trigger and condition, in words (for tests and operators). */
+  /** The trigger and condition, in words. */
   readonly trigger: string;
   readonly when: (attempt: AttemptResult) => boolean;
   readonly result: AttemptOutcome['result'];
