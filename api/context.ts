@@ -1,9 +1,10 @@
 /**
- * What the web process adds to Koa's `ctx` (the spec's `req`/`res` helpers), typed once here.
+ * What the web process adds to Koa's `ctx` (Express-style `req`/`res` helpers), typed once here.
  *
- * - `ctx.state.requestId`: the request id (spec `req.id`).
- * - `ctx.state.apiVersion`: `'v1'` style version asked for in `Accept`, or null (spec `req.apiVersion`).
- * - `ctx.state.principal`: the authenticated caller, set by the `user` slot (a later issue).
+ * - `ctx.state.requestId`: the request id (Express-style `req.id`).
+ * - `ctx.state.apiVersion`: `'v1'` style version asked for in `Accept`, or null (Express-style
+ *   `req.apiVersion`).
+ * - `ctx.state.principal`: the authenticated caller, set by the `user` slot (token or session).
  * - `ctx.state.route`: the matched route's declaration.
  * - `ctx.pagination()`, `ctx.boom`, `ctx.render()`, `ctx.negotiate()`: on every request; `ctx.resource()`, `ctx.collection()`,
  *   `ctx.permit()`, `ctx.model`, `ctx.models`: on routed requests.
@@ -42,21 +43,21 @@ declare module 'koa' {
   interface DefaultContext {
     /** `{page, perPage, skip, limit, offset}` from `?page=` and `?per_page=`; 400 `APP_PAGINATION_INVALID` on bad values. */
     pagination(): Pagination;
-    /** Throwing problem helpers (spec `res.boom`). */
+    /** Throwing problem helpers (Express-style `res.boom`). */
     boom: ErrorHelpers;
-    /** Answers one record as HAL (spec `res.resource`). */
+    /** Answers one record as HAL (Express-style `res.resource`). */
     resource(record: object, options?: PresentOptions): Promise<void>;
-    /** Answers a page of records as HAL (spec `res.collection`). */
+    /** Answers a page of records as HAL (Express-style `res.collection`). */
     collection(records: readonly object[], options?: CollectionOptions): Promise<void>;
     /** Runs the handler for the representation the client prefers; 406 when it accepts neither. */
     negotiate<T>(handlers: NegotiateHandlers<T>): Promise<T>;
     /**
-     * Answers page `page` (spec `res.render`): the page object to JSON clients and client-side
+     * Answers page `page` (Express `res.render`): the page object to JSON clients and client-side
      * visits, the page's template to browsers; `options.graphql` is run as the request's
      * principal and its result becomes `data` (api/pages/render.ts).
      */
     render(page: string, props?: Record<string, unknown>, options?: RenderOptions): Promise<void>;
-    /** Only the named fields of the request body (spec `req.permit`). */
+    /** Only the named fields of the request body (Express-style `req.permit`). */
     permit(...names: string[]): Record<string, unknown>;
     /** The route's model (resources/crud routes served by a model). */
     model?: Model;

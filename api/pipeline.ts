@@ -1,28 +1,29 @@
 /**
- * The web process's middleware order as data (spec: "Middleware order"). Every step is a named
- * slot; the server mounts the slots in this order once, and each slot runs whatever has been
- * plugged into it at request time, so later issues (authentication, limiters, idempotency,
- * static files) plug into their slot without reordering anything.
+ * The web process's middleware order as data (docs/models.md, "Middleware order"). Every step is a
+ * named slot; the server mounts the slots in this order once, and each slot runs whatever has been
+ * plugged into it at request time, so each feature (authentication, limiters, idempotency, static
+ * files) plugs into its slot without reordering anything.
  *
  * Koa composes as an onion: a middleware's code after `await next()` runs on the way out. So the
- * spec's last two steps, "404, error handler", are middleware that act after `next()`: the error
- * handler sits right under the request id and wraps everything; the 404 step wraps the router.
+ * last two steps of an Express-style order, "404, error handler", are middleware that act after
+ * `next()`: the error handler sits right under the request id and wraps everything; the 404 step
+ * wraps the router.
  */
 import type { Middleware } from 'koa';
 import type { CompiledRoute } from './routing/table.ts';
 
 /** Application slots, outermost first. */
 export const APP_SLOTS = [
-  'requestId', // X-Request-Id, log context (the spec's first step)
-  'errors', // the error handler: renders problem+json (spec: last step; wraps all below)
+  'requestId', // X-Request-Id, log context (the first step)
+  'errors', // the error handler: renders problem+json (last step in Express; wraps all below)
   'timeout', // 503 after config.requestTimeout
   'secureHeaders', // helmet + Permissions-Policy
   'compression', // production only
-  'jsonAnswers', // weak ETag / 304, Cache-Control: no-store when authenticated (spec: "Common response behaviour")
+  'jsonAnswers', // weak ETag / 304, Cache-Control: no-store when authenticated
   'cors',
   'bodyParsers', // JSON + forms, config.bodyLimit
   'cookies', // Koa's ctx.cookies is built in; signed-cookie keys or a cookie parser plug in here
-  'errorHelpers', // ctx.boom (spec: res.boom)
+  'errorHelpers', // ctx.boom (Express-style res.boom)
   'apiVersion', // ctx.state.apiVersion from Accept
   'pagination', // ctx.pagination()
   'health', // /livez /readyz /healthz /_app/health

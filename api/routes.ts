@@ -1,5 +1,5 @@
 /**
- * The application's route table (spec: "Application routes"): route key -> options. See
+ * The application's route table: route key -> options. See
  * api/routing/table.ts for the keys, paths and options, and docs/models.md for an example.
  *
  *   'resources posts': { scope: 'api/v1', version: 'v1', roles: { default: ['*'], destroy: ['admin'] } },

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:delivery` (issue 4, "Benchmark"): the delivery worker's sustained rate, the
+ * `npm run bench:delivery` (figures in BENCHMARKS.md): the delivery worker's sustained rate, the
  * emit-to-receiver latency at a steady offered load, and graphile-worker's own rate for a no-op
  * task on the same database, in the same run.
  *

@@ -1,6 +1,6 @@
 /**
- * `npm run bench:emit` (issue 4, "Benchmark"): the time of one `emit` fanning out to 1,000
- * endpoints (the spec's default `webhooks.maxFanout`): the event row, 1,000 delivery rows and
+ * `npm run bench:emit` (figures in BENCHMARKS.md): the time of one `emit` fanning out to 1,000
+ * endpoints (the default `webhooks.maxFanout`): the event row, 1,000 delivery rows and
  * 1,000 jobs in one transaction. Measured with the per-owner endpoint cache warm (as the web
  * process runs it) and without it (the endpoints read from the table each time).
  *

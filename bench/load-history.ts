@@ -1,6 +1,6 @@
 /**
  * Loads a delivery history of a given size straight into the tables with set-based SQL (shared by
- * `bench:retention` and the table-scale measurements of issue 18): `endpoints` endpoints, and for
+ * `bench:retention` and the table-scale benchmarks): `endpoints` endpoints, and for
  * `deliveries` deliveries one event per five deliveries, spread evenly over the last `days` days:
  * 80 % done (one attempt each), 15 % dead (two attempts), 5 % pending (no job: the rows alone
  * matter here). Bodies are small, like a typical event. Ids are `evt_<prefix>…` and

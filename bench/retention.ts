@@ -1,5 +1,5 @@
 /**
- * `npm run bench:retention [-- --deliveries 5000000 --runs 30]` (issue 15, item 2): loads a
+ * `npm run bench:retention [-- --deliveries 5000000 --runs 30]`: loads a
  * delivery history of `deliveries` rows over 120 days (bench/load-history.ts), then reports
  *
  * - the time of `app prune` with the default retention (done 30 days, dead 90 days), dry run

@@ -1,4 +1,4 @@
--- Liveness of worker processes (issue 4, crash recovery). One row per graphile-worker pool
+-- Liveness of worker processes, for crash recovery. One row per graphile-worker pool
 -- (`pool_id` is what graphile-worker writes into `locked_by` of the jobs the pool holds). A live
 -- pool refreshes `seen_at` every `worker.heartbeat`; a pool silent for `worker.staleAfter` is
 -- presumed dead and any live worker unlocks its jobs (graphile_worker.force_unlock_workers)

@@ -1,7 +1,7 @@
--- The shared backend on PostgreSQL (issue 7; spec: Limits, "Shared backend"), used when
+-- The shared backend on PostgreSQL, used when
 -- `shared.backend` is `postgres`.
 --
--- app_shared_entries: expiring JSON entries; idempotency records (and later sign-in lockouts).
+-- app_shared_entries: expiring JSON entries; idempotency records and sign-in lockouts.
 -- `value` is JSON text, kept as written (stored answers are replayed byte for byte). Expired rows
 -- read as absent and are purged by the web processes every five minutes.
 create table if not exists app_shared_entries (

@@ -1,7 +1,7 @@
--- API tokens for REST and GraphQL clients (issue 6). A token is shown once, when it is made;
+-- API tokens for REST and GraphQL clients. A token is shown once, when it is made;
 -- only its SHA-256 digest is stored. `role` is admin, member or viewer; member and viewer
--- tokens are bound to one `owner` (tenant), admin tokens to none. A later user-account issue
--- makes tokens belong to users by adding a nullable user column; nothing here changes.
+-- tokens are bound to one `owner` (tenant), admin tokens to none. Tokens minted by a user get
+-- its id in a nullable column added by 007_accounts.sql; nothing here changes.
 
 create table if not exists app_api_tokens (
   id            text primary key,

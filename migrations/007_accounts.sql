@@ -1,4 +1,4 @@
--- Accounts (issue 13): users who sign in with a password, their sessions, single-use password
+-- Accounts: users who sign in with a password, their sessions, single-use password
 -- links, and tokens minted by a user. Emails are unique without regard to case. Only digests of
 -- session ids and link tokens are stored: a copy of this database signs nobody in.
 

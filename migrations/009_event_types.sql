@@ -1,4 +1,4 @@
--- The event-type catalog (issue 17, item 4): the events senders emit, described for receivers.
+-- The event-type catalog: the events senders emit, described for receivers.
 -- One catalog for the whole service (event names are the sender's vocabulary, the same for every
 -- tenant). `schema` is a JSON Schema (draft 2020-12) for the events' `data`; null: any data.
 create table if not exists app_event_types (

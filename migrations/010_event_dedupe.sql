@@ -1,4 +1,4 @@
--- Emit deduplication by the sender's own id (issue 16, item 7): `source_id` is the `eventId` an
+-- Emit deduplication by the sender's own id: `source_id` is the `eventId` an
 -- emit carried; one event per (owner, source_id) at a time. An id older than
 -- webhooks.dedupeWindow is released (set null) when it is used again.
 alter table app_events add column if not exists source_id text;

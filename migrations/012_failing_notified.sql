@@ -1,3 +1,3 @@
--- Operational events (issue 16, item 5): when `app.endpoint.failing` was last emitted for an
+-- Operational events: when `app.endpoint.failing` was last emitted for an
 -- endpoint (at most once an hour).
 alter table app_webhooks add column if not exists failing_notified_at timestamptz;

@@ -1,4 +1,4 @@
--- Fairness and FIFO per endpoint (issue 16, items 1 and 3).
+-- Fairness and FIFO per endpoint.
 --
 -- A delivery holds one of its endpoint's slots (`slot`) from its claim until its attempt is
 -- recorded (a FIFO endpoint's delivery until it is done or dead). A delivery that finds its

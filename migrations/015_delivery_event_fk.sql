@@ -1,4 +1,4 @@
--- Emit speed (issue 18, item 1): the foreign key from a delivery to its event is checked once per
+-- Emit speed: the foreign key from a delivery to its event is checked once per
 -- delivery row (1,000 lookups for an emit to 1,000 endpoints) and protects nothing the service
 -- can do: an event and its deliveries are written in one transaction, and events are deleted only
 -- by the retention prune, and only once none of their deliveries is left

@@ -1,4 +1,4 @@
--- The claim's plans (issue 16: the delivery benchmark must not slow down). Version 014 planned
+-- The claim's plans (fairness must not slow the delivery benchmark down). Version 014 planned
 -- every statement of app_claim_deliveries at every call (plan_cache_mode force_custom_plan), to
 -- keep a plan made while the tables were small from scanning them once they grew: measured with
 -- pg_stat_statements, that planning cost about 0.6 ms a call, 0.07 ms of PostgreSQL time per

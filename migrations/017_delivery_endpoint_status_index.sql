@@ -1,4 +1,4 @@
--- Listings at scale (issue 18, item 4). A big table's deliveries listing reads the newest of each
+-- Listings at scale. A big table's deliveries listing reads the newest of each
 -- state asked, one ordered scan per state (shared/webhooks/deliveries/list.ts). Filtered by
 -- endpoint, those scans had only (endpoint_id, created_at) to go through, keeping the rows of one
 -- state: a state the endpoint has few or none of (running, pending) read every delivery the

@@ -1,4 +1,4 @@
--- Tenant portal links (issue 14): a single-use link, valid for `auth.portalLinkTtl`, that signs
+-- Tenant portal links: a single-use link, valid for `auth.portalLinkTtl`, that signs
 -- a tenant's member into the console scoped to its owner, without a user account (as Svix's app
 -- portal does). Only the SHA-256 digest of the link's token is stored; spending it is one
 -- conditional update, so a link signs in once even when two requests race.

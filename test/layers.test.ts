@@ -1,5 +1,5 @@
 /**
- * Layers point down only (issue 12, item 3): `shared/` is the core every process uses and imports
+ * Layers point down only: `shared/` is the core every process uses and imports
  * nothing above it; `api/` (web) and `worker/` do not import each other or the CLI; `cli/`
  * composes them all. Import specifiers are resolved against the importing file, so a path that
  * climbs out and back in is caught too.

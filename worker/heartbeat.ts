@@ -1,5 +1,5 @@
 /**
- * Crash recovery (issue 4, item 7). graphile-worker leaves the jobs of a SIGKILLed worker locked
+ * Crash recovery. graphile-worker leaves the jobs of a SIGKILLed worker locked
  * for four hours. Instead every worker pool of ours writes a heartbeat row
  * (`app_worker_heartbeats`, migrations/003) every `worker.heartbeat`, and every live worker
  * sweeps, on start and after each heartbeat:

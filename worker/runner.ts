@@ -72,7 +72,7 @@ export interface WorkerHealth {
 }
 
 /**
- * How the runner is tuned for many short jobs (issue 4, item 8), derived from
+ * How the runner is tuned for many short jobs, derived from
  * `webhooks.concurrency` (c):
  * - a local queue of 2c jobs: the pool locks a batch in one query and hands jobs to its
  *   workers without a round trip each; unstarted jobs go back on a clean stop and are

@@ -1,5 +1,6 @@
 /**
- * Keeps a graphile-worker runner running for the life of the process (issue 11, item 1).
+ * Keeps a graphile-worker runner running for the life of the process (README "Worker: database
+ * outages").
  *
  * When its database connections fail, graphile-worker's pool cannot complete or fail the jobs it
  * holds, treats that as fatal and shuts itself down; `runner.promise` then simply resolves. A

@@ -1,6 +1,6 @@
 /**
- * The account pages, answered through the page renderer (api/pages/render.ts: spec "Controller
- * helpers", `negotiate` and `render`): HTML from the Eta templates in api/views/ (escaped by
+ * The account pages, answered through the page renderer (api/pages/render.ts: the controller
+ * helpers `negotiate` and `render`): HTML from the Eta templates in api/views/ (escaped by
  * default) for browsers, or to JSON clients the page object `{page, data, user, paths,
  * csrfToken, errors?}` with `_links`. The CSRF token is the session's when signed in, else one
  * made from the anonymous `app_csrf` cookie (sent with the page when the browser has none).

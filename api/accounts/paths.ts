@@ -1,5 +1,5 @@
 /**
- * The account paths (spec: Users and roles; issue 13). They are served before the application's
+ * The account paths (users and roles: README "Accounts"). They are served before the application's
  * router, never covered by idempotency, and their POSTs are always counted by the authentication
  * limiter (`rateLimit.auth.paths`).
  */
@@ -13,7 +13,7 @@ export const ACCOUNT_PATHS = Object.freeze({
   resetPassword: '/reset-password',
 });
 
-/** Where a tenant portal link signs in (issue 14; api/console/routes/portal.ts). */
+/** Where a tenant portal link signs in (api/console/routes/portal.ts). */
 export const PORTAL_PATH = '/portal';
 
 /**

@@ -1,4 +1,4 @@
-// The console's only script (issue 14). Pages work without it; it only keeps a page whose
+// The console's only script. Pages work without it; it only keeps a page whose
 // records are still changing (a delivery on its way) up to date: the page carries a fingerprint
 // of its data in `data-live`; this asks for the page's page object (the X-App-Page header) every
 // second and reloads the page once the data's fingerprint differs (FNV-1a of its JSON text, as

@@ -1,5 +1,5 @@
 /**
- * Sign-in sessions (issue 13): the session cookie (`auth.session.cookie`) gives the principal of
+ * Sign-in sessions: the session cookie (`auth.session.cookie`) gives the principal of
  * its user. A cookie that names no live session (ended, expired, its user disabled) leaves the
  * request anonymous rather than refusing it, so a stale cookie never locks a browser out of the
  * sign-in page. A portal session gives a member or viewer of its owner. The session itself (for the CSRF check and sign-out) is kept beside the
@@ -23,7 +23,7 @@ export function sessionCookies(deps: AccountDeps): Strategy {
       const found = await resolveSession(deps, request.cookie(name));
       if (!found) return undefined;
       const { session, user } = found;
-      // a tenant portal session (issue 14) has no user: it acts as its link's role of its owner
+      // a tenant portal session has no user: it acts as its link's role of its owner
       const principal = user ? principalOfUser(user, session.id) : principalOfPortal(session.portal as { owner: string; role: string }, session.id);
       sessions.set(principal, found.session);
       return principal;

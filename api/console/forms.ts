@@ -1,5 +1,5 @@
 /**
- * The console's form fields as the core's inputs (issue 14): the texts people type read by
+ * The console's form fields as the core's inputs: the texts people type read by
  * shared/webhooks/text-input.ts, as the CLI reads its options, so a form and a command line
  * accept the same things.
  */

@@ -1,5 +1,5 @@
 /**
- * The console's paths (issue 14). Pages answer HTML to browsers and their page object to JSON
+ * The console's paths. Pages answer HTML to browsers and their page object to JSON
  * clients; every POST is a form of a page (CSRF token in `_csrf`) that redirects (303) to the page
  * that shows its result, or shows its page again with the reason.
  *

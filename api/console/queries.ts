@@ -1,5 +1,5 @@
 /**
- * The GraphQL queries of the console's pages (issue 14): each page's data comes from the
+ * The GraphQL queries of the console's pages: each page's data comes from the
  * service's own schema as the signed-in principal (ctx.render), so the page shows exactly what
  * `/_app/gql` would answer that caller, and its page object carries the query to run again.
  */

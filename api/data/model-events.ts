@@ -1,5 +1,5 @@
 /**
- * Model changes as webhook events (issue 17, item 5): the sink models call inside a write's
+ * Model changes as webhook events: the sink models call inside a write's
  * transaction. The record is presented as HAL (the links an anonymous caller would be given: no
  * role-restricted ones) and emitted as `<model>.<change>` through the ordinary emit, on the
  * write's transaction, so the record, the event, its deliveries and their jobs commit together.

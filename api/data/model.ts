@@ -19,7 +19,7 @@ export interface PublicRecord {
   [field: string]: unknown;
 }
 
-/** What `Model.paginate()` answers (spec: "Pagination objects"). */
+/** What `Model.paginate()` answers: a pagination object. */
 export interface Page<T = ModelRecord> {
   records: T[];
   page: number;

@@ -1,5 +1,5 @@
 /**
- * Model declarations (spec: "Model declaration"). A deployer writes one file per model in
+ * Model declarations (docs/models.md). A deployer writes one file per model in
  * `api/models/` whose default export is a `ModelDeclaration`; the web process discovers them at
  * boot. Each model is a PostgreSQL table with a bigint primary key `id` (never leaves the
  * server) and a public `external_id` (opaque, unguessable, URL-safe) every payload uses; see
@@ -11,7 +11,7 @@
  * - public form: what `publish()` makes of a record: no `id`, every foreign key as the referenced `externalId`.
  */
 
-/** The field type constants (the spec names `STRING`, `BOOLEAN`, `ObjectId`; the rest are what users expect). */
+/** The field type constants (docs/models.md): `STRING`, `BOOLEAN`, `ObjectId` and the others users expect. */
 export const Types = {
   STRING: 'string',
   BOOLEAN: 'boolean',
@@ -57,12 +57,13 @@ export interface ModelDeclaration {
     timestamps?: boolean;
   };
   /**
-   * Per-record rules (spec: HAL resource, model policies; docs/models.md): whether `principal` may
-   * do `action` (`index`, `show`, `create`, `update`, `destroy`, `new`, `edit`) with `record` (the
-   * record as the model returns it, or a controller's `subject`; for `create` the permitted input;
-   * absent for `index` and `new`). Applied after the route's role rule: a record the policy does
-   * not let the principal `show` is answered 404, as if it did not exist; another refused action
-   * on a record it may see is 403 `APP_FORBIDDEN`. Links are filtered per record the same way.
+   * Per-record rules (model policies, which HAL links obey too; docs/models.md): whether
+   * `principal` may do `action` (`index`, `show`, `create`, `update`, `destroy`, `new`, `edit`)
+   * with `record` (the record as the model returns it, or a controller's `subject`; for `create`
+   * the permitted input; absent for `index` and `new`). Applied after the route's role rule: a
+   * record the policy does not let the principal `show` is answered 404, as if it did not exist;
+   * another refused action on a record it may see is 403 `APP_FORBIDDEN`. Links are filtered per
+   * record the same way.
    */
   policy?: ModelPolicy;
   /**
@@ -72,7 +73,7 @@ export interface ModelDeclaration {
    */
   policyScope?: (principal: PolicyPrincipal | undefined) => Record<string, string | number | boolean | null> | undefined;
   /**
-   * Changes emitted as webhook events (issue 17, item 5): each listed change of a record is
+   * Changes emitted as webhook events: each listed change of a record is
    * emitted as `<model>.created`, `.updated` or `.deleted` (`<model>` the name in snake_case,
    * `BlogPost` -> `blog_post`) in the same transaction as the write, with the record's HAL
    * representation as `data`; the event's owner is the record's `owner` field (another field with

@@ -1,7 +1,7 @@
 /**
- * What goes into the one GraphQL schema (spec: "Model declaration", `graphql.types` and
- * `graphql.resolvers`): a contribution is an SDL string and a resolver map from one source, a
- * model declaration or one of the service's own modules (webhook endpoints, events,
+ * What goes into the one GraphQL schema (a model declaration's `graphql.types` and
+ * `graphql.resolvers`, docs/models.md): a contribution is an SDL string and a resolver map from one
+ * source, a model declaration or one of the service's own modules (webhook endpoints, events,
  * deliveries). schema.ts merges them all; a problem names the sources involved.
  *
  * Glossary:

@@ -1,9 +1,9 @@
 /**
- * A bounded least-recently-used map from query text to what was made of it (issue 18, item 3):
- * clients send the same few documents again and again, and parsing and validating one costs
- * more than resolving a page of records. Bounded twice, so a client sending ever new texts
- * cannot grow it: by the number of texts, and by their total length in characters (a text
- * longer than that bound is never kept).
+ * A bounded least-recently-used map from query text to what was made of it (so a repeated query is
+ * not parsed again): clients send the same few documents again and again, and parsing and
+ * validating one costs more than resolving a page of records. Bounded twice, so a client sending
+ * ever new texts cannot grow it: by the number of texts, and by their total length in characters (a
+ * text longer than that bound is never kept).
  */
 
 /** The bounds of a cache (`DOCUMENT_CACHE_BOUNDS` by default). */

@@ -1,5 +1,5 @@
 /**
- * The `gql` template tag (spec: Endpoints → GraphQL): returns the query text as written, values
+ * The `gql` template tag (docs/graphql.md): returns the query text as written, values
  * interpolated. It does nothing else; it only lets editors recognise, highlight and format the
  * GraphQL inside.
  *

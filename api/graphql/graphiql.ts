@@ -1,5 +1,5 @@
 /**
- * The GraphiQL page of the GraphQL path, in development only (issue 8): a browser GET of
+ * The GraphiQL page of the GraphQL path, in development only: a browser GET of
  * `graphql.path` answers the IDE, and its assets are served from `<path>/ruru-static/`. The IDE
  * is Ruru (Graphile's GraphiQL distribution), a development dependency loaded on first use, so
  * nothing of it is served from a CDN and production never loads it. The development CSP allows

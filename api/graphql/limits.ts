@@ -1,5 +1,5 @@
 /**
- * The GraphQL layer's safety limits (the spec leaves them open; these are what users of Apollo,
+ * The GraphQL layer's safety limits (our choice of values: these are what users of Apollo,
  * Yoga and graphql-armor expect). Each is a `config.graphql` key, and each refusal is a
  * GraphQL error naming the limit, answered with status 400 (serve.ts), never a 500:
  *

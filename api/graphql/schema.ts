@@ -1,5 +1,5 @@
 /**
- * Schema assembly (spec: "What the service does" 1; "GraphQL service" state table): every
+ * Schema assembly (docs/graphql.md): every
  * contribution's SDL and resolvers merged with `@graphql-tools/merge` into one executable
  * schema. A merge that would silently drop or override something is refused instead, and every
  * problem names the sources (models) involved:

@@ -3,7 +3,7 @@
  * translates between Koa and the server-agnostic handler (handler.ts). It sits in the
  * `graphql` slot, where a route would: after the request id, timeout, secure headers, body
  * parsers, the `user` slot (the principal) and the limiters; mutations pass through the route
- * slots of a pseudo-route `POST <path>` (issue 7's idempotency middleware among them), so
+ * slots of a pseudo-route `POST <path>` (the idempotency middleware among them), so
  * `Idempotency-Key` works as on REST mutations.
  *
  * | Situation                                   | Answer                                                         |

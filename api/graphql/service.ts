@@ -1,5 +1,5 @@
 /**
- * The GraphQL service of a web process (spec: "GraphQL service" state table): the schema
+ * The GraphQL service of a web process (docs/graphql.md): the schema
  * merged from every contribution, the HTTP handler and `graphql.run`. When the merged schema
  * does not compile the service is off: one error is printed naming the sources involved, the
  * path answers 503 (serve.ts), `run` answers that error, and everything else keeps working;
@@ -39,7 +39,7 @@ export interface GraphqlService {
   /** The GraphQL-over-HTTP handler; undefined while off. */
   readonly handler: Handler<unknown, RequestInfo> | undefined;
   /**
-   * Runs a query in process (spec: `graphql.run`): `{data, errors}`. GraphQL's validation and
+   * Runs a query in process (`graphql.run`): `{data, errors}`. GraphQL's validation and
    * the masking of internal errors apply; the limits and the introspection switch do not
    * (the caller is the application itself). `context` is laid over the resolvers' context
    * (e.g. `{principal}`).

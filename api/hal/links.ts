@@ -1,5 +1,5 @@
 /**
- * HAL links (spec: "HAL resource", "HAL collection"), built from the route table and filtered
+ * HAL links of resources and collections, built from the route table and filtered
  * by what the current principal may do, so no client is shown a link it would be refused on.
  */
 import { pageNumbers } from './pagination.ts';

@@ -1,6 +1,6 @@
 import { badRequest } from '../../shared/errors/app-error.ts';
 
-/** What `ctx.pagination()` answers (spec: "Pagination objects"); `skip`, `limit` and `offset` are conveniences for queries. */
+/** What `ctx.pagination()` answers (a pagination object); `skip`, `limit` and `offset` are conveniences for queries. */
 export interface Pagination {
   page: number;
   perPage: number;

@@ -1,6 +1,6 @@
 /**
- * Turns records into HAL answers (spec: "HAL resource", "HAL collection", "Controller
- * helpers"). Plain functions of `(deps, input)`: the Koa helpers in
+ * Turns records into HAL answers (resources and collections, for the controller
+ * helpers). Plain functions of `(deps, input)`: the Koa helpers in
  * api/middleware/controller-helpers.ts only read the request and apply what these return.
  */
 import { isPublished, modelOf, type Model, type Models, type PublicRecord } from '../data/model.ts';
@@ -23,7 +23,7 @@ export interface PresentOptions {
   /** Answer status; 201 also sets `Location` to the self link. */
   status?: number;
   /**
-   * What the model's policy reads for this record's links (spec: `subject`), when the record
+   * What the model's policy reads for this record's links (its `subject`), when the record
    * given is a presented or plain object rather than the model's record. For a collection: one
    * subject per record, in order.
    */

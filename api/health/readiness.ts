@@ -15,7 +15,7 @@ export interface ReadinessDeps {
   stores: readonly StoreProbe[];
   shared?: StoreProbe;
   startedAt: number;
-  /** Per-store time limit (spec: two seconds). */
+  /** Per-store time limit (two seconds). */
   timeoutMs?: number;
 }
 

@@ -21,7 +21,7 @@ export function postgresProbe(name: string, sql: Sql): StoreProbe {
   };
 }
 
-/** Asks one store, giving up after `timeoutMs` (the spec's two seconds). */
+/** Asks one store, giving up after `timeoutMs` (two seconds in readiness.ts). */
 export async function probe(store: StoreProbe, timeoutMs: number): Promise<StoreReport> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,5 @@
 /**
- * A stored answer (spec: Idempotency record: status, headers and body of the first answer) and
+ * A stored answer (the idempotency record: status, headers and body of the first answer) and
  * the plain conversions between it and what a Koa route leaves in `ctx`.
  */
 import { Stream } from 'node:stream';

@@ -1,7 +1,7 @@
 /**
- * A custom idempotency store (`api.idempotency.store`; spec: Shared backend): a module exporting
- * `get`, `set` and `delete`, or a factory `(app, {name}) => store` (as its default export or
- * `createStore`). `set(key, value, ttlMs)`; `get` answers undefined or null when absent.
+ * A custom idempotency store (`api.idempotency.store`, in place of the shared backend): a module
+ * exporting `get`, `set` and `delete`, or a factory `(app, {name}) => store` (as its default export
+ * or `createStore`). `set(key, value, ttlMs)`; `get` answers undefined or null when absent.
  *
  * One execution per key across processes needs an atomic "store if absent": a store that has
  * `add(key, value, ttlMs) => boolean` gets it; without `add`, claims are serialised per key in

@@ -1,5 +1,5 @@
 /**
- * The `Idempotency-Key` request header (spec: Limits, Errors 400): 1 to 255 printable ASCII
+ * The `Idempotency-Key` request header (refused with 400 otherwise): 1 to 255 printable ASCII
  * characters (%x20-7E). The IETF draft defines the header as an RFC 8941 sf-string, so the
  * quoted form `"…"` (with `\"` and `\\` escapes) is accepted too and means its content.
  */

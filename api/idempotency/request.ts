@@ -30,7 +30,7 @@ export function recordKey(scope: string, key: string): string {
 }
 
 /**
- * What makes two requests "the same request" (spec: method, path, body): the method, the
+ * What makes two requests "the same request" (same method, path and body): the method, the
  * path with its query string, and the body as received. Bodies the service does not parse
  * (neither JSON nor a form) are represented by their type and length.
  */

@@ -1,5 +1,5 @@
 /**
- * Stored idempotent answers are sealed at rest (issue 11, item 3): the answers of `POST
+ * Stored idempotent answers are sealed at rest: the answers of `POST
  * /webhooks`, `POST /webhooks/:id/rotate` and GraphQL `registerWebhookEndpoint` carry a signing
  * secret, and the shared store (PostgreSQL `app_shared_entries`, Redis `app:entry:idem:*`) keeps
  * them for 24 hours. Every answer is sealed whole (status, headers, body) with AES-256-GCM under a

@@ -3,9 +3,9 @@ import type { Middleware } from 'koa';
 const VERSIONED = /application\/vnd\.app\.(v\d+)\+json\s*(?:;([^,]*))?/gi;
 
 /**
- * The API version a client asks for with `Accept: application/vnd.app.v1+json` (spec:
- * "Versioning"): `'v1'`, or null when no versioned type is in `Accept`. Among several, the one
- * with the highest `q` wins (the first on a tie); `q=0` means "not this one".
+ * The API version a client asks for with `Accept: application/vnd.app.v1+json`: `'v1'`, or null
+ * when no versioned type is in `Accept`. Among several, the one with the highest `q` wins (the
+ * first on a tie); `q=0` means "not this one".
  */
 export function requestedVersion(accept: string): string | null {
   let best: { version: string; q: number } | null = null;

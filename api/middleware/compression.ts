@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import compress from 'koa-compress';
 
 /**
- * Compression of answers of 1 kB or more, in production only (spec: "Middleware order"); in
+ * Compression of answers of 1 kB or more, in production only (its slot in api/pipeline.ts); in
  * development and test the bytes on the wire stay readable.
  */
 export function compression(options: { production: boolean }): Middleware | undefined {

@@ -34,7 +34,7 @@ function apply(ctx: Context, answer: Answer, kind: HalKind, contentType: (ctx: C
 }
 
 /**
- * The controller helpers of a matched route (spec: "Controller helpers"): `ctx.resource()`,
+ * The controller helpers of a matched route: `ctx.resource()`,
  * `ctx.collection()`, `ctx.negotiate()`, `ctx.permit()`, plus `ctx.model`, `ctx.models` and
  * `ctx.state.route`. The HAL work is done by api/hal/present.ts; this only reads the request
  * (principal, `Accept`, pagination) and applies the answer.

@@ -28,7 +28,7 @@ export function fromOwnSite(ctx: Context, cors: Config['cors']): boolean {
 }
 
 /**
- * CSRF protection (issue 13), in the `user` slot after authentication. An unsafe request
+ * CSRF protection, in the `user` slot after authentication. An unsafe request
  * authenticated by the session cookie needs a token made from its session (`X-CSRF-Token`
  * header or `_csrf` form field) and must come from this site; so do the anonymous account forms
  * (sign-up, forgot and reset password), with a token made from the `app_csrf` cookie. `POST

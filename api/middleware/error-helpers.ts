@@ -40,9 +40,10 @@ export const BOOM: ErrorHelpers = Object.freeze({
 });
 
 /**
- * The spec's `res.boom`: `ctx.boom.tooManyRequests('slow down', {code, data, headers})` refuses
- * the request with a problem+json answer. Koa answers by throwing, so these throw the shared
- * AppError factories instead of writing the answer themselves.
+ * `ctx.boom`, what an Express-style app has as `res.boom`:
+ * `ctx.boom.tooManyRequests('slow down', {code, data, headers})` refuses the request with a
+ * problem+json answer. Koa answers by throwing, so these throw the shared AppError factories
+ * instead of writing the answer themselves.
  */
 export function errorHelpers(): Middleware {
   return async function errorHelpers(ctx, next) {

@@ -9,8 +9,8 @@ import { logConfigurationProblem } from '../../shared/db/configuration-problem-l
 /**
  * The one place errors become answers: RFC 9457 `application/problem+json` with the stable
  * `code`, `data` and the request id. 5xx details never leave the server outside development.
- * (Koa wraps downstream in this middleware, so it sits near the top of the stack; in the
- * spec's Express-style list the error handler is the last element.)
+ * (Koa wraps downstream in this middleware, so it sits near the top of the stack; in an
+ * Express-style list the error handler would be the last element.)
  */
 export function errors(options: { log: Logger; exposeInternals: boolean }): Middleware {
   return async function errors(ctx, next) {

@@ -28,7 +28,7 @@ export function halProblem(action: string, body: Record<string, unknown> | unkno
 }
 
 /**
- * HAL guard (spec: "Common response behaviour"): resources/crud routes must answer HAL. A
+ * HAL guard: resources/crud routes must answer HAL. A
  * successful JSON answer without `_links` is logged once per route; with `config.api.strict`
  * it is refused with 500, as is an answer contrary to the action (a collection from `show`).
  * A page object (`ctx.render`, answered to JSON clients and to client-side visits, `X-App-Page`;

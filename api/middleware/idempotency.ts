@@ -41,7 +41,7 @@ function replay(ctx: Context, answer: StoredAnswer): void {
 }
 
 /**
- * Idempotency keys on a mutating route (route slot `idempotency`; spec: Idempotent request).
+ * Idempotency keys on a mutating route (route slot `idempotency`).
  * A request without `Idempotency-Key` runs as usual. With one, the first request for
  * (caller, key) runs and its answer is stored; the same request again gets that answer with
  * `Idempotency-Replayed: true`, or 409 while the first still runs; another request with the

@@ -24,7 +24,7 @@ const isJsonBody = (body: unknown): body is object =>
 const MAX_KNOWN_TYPES = 64;
 
 /**
- * Common response behaviour (spec): every successful JSON answer carries a weak `ETag` and a
+ * What every JSON answer shares: every successful JSON answer carries a weak `ETag` and a
  * GET or HEAD whose `If-None-Match` matches it gets 304 without a body; answers to an
  * authenticated principal carry `Cache-Control: no-store`. The body is serialised here, once,
  * and encoded to UTF-8 once: the tag is of the exact bytes sent, and the bytes are what is sent

@@ -3,7 +3,7 @@ import { negotiate } from '../pages/negotiate.ts';
 import { renderPage, type RenderDeps } from '../pages/render.ts';
 
 /**
- * The page helpers on every request (issue 14; spec: Controller helpers): `ctx.render(page,
+ * The page helpers on every request (controller helpers): `ctx.render(page,
  * props, {graphql})` (api/pages/render.ts) and `ctx.negotiate({html, json})`
  * (api/pages/negotiate.ts), for the console's pages, the account pages and the application's own
  * controllers alike.

@@ -23,8 +23,8 @@ export interface RateLimitOptions {
 const defaultKey = (ctx: Context) => limitKey({ principalId: ctx.state.principal?.id, ip: ctx.ip });
 
 /**
- * One rate limiter (used in the `authLimiter`, `globalLimiter` and `routeLimiter` slots; spec:
- * Limits). Allowed requests carry `RateLimit` and `RateLimit-Policy` (of the limiter closest to
+ * One rate limiter (used in the `authLimiter`, `globalLimiter` and `routeLimiter` slots).
+ * Allowed requests carry `RateLimit` and `RateLimit-Policy` (of the limiter closest to
  * its limit when several count the request); refused ones get 429 `APP_API_RATE_LIMITED`.
  */
 export function rateLimit(options: RateLimitOptions): Middleware {

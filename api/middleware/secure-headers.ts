@@ -5,7 +5,7 @@ import { helmetOptions } from '../security/helmet-options.ts';
 import { permissionsPolicy } from '../security/permissions-policy.ts';
 
 /**
- * Secure headers (spec: "Secure headers and logs"): koa-helmet with the service's options and
+ * Secure headers: koa-helmet with the service's options and
  * `config.helmet`'s helmet options (given under `helmet` or `helmet.options`) merged over them,
  * plus `Permissions-Policy`. `config.helmet: false` sends none of them;
  * `helmet.permissionsPolicy: false` (or `sendPermissionsPolicy: false`) drops only `Permissions-Policy`. Requests

@@ -3,7 +3,7 @@ import { notAcceptable } from '../../shared/errors/app-error.ts';
 import type { CompiledRoute } from '../routing/table.ts';
 
 /**
- * Spec "Versioning" 2: a route declared with `version` answers 406 to a client asking for
+ * A route declared with `version` answers 406 to a client asking for
  * another version (`Accept: application/vnd.app.v2+json`). A client asking for none is served.
  */
 export function versionGuard(route: CompiledRoute): Middleware | undefined {

@@ -1,7 +1,6 @@
 /**
- * The shared components of the OpenAPI description (spec: "HAL resource", "HAL collection",
- * "Errors", "Health answer", "Limits"): HAL link and envelopes, the problem+json body, the
- * health answer, the GraphQL request and answer, the headers and parameters every route reuses,
+ * The shared components of the OpenAPI description: HAL link and envelopes, the problem+json body,
+ * the health answer, the GraphQL request and answer, the headers and parameters every route reuses,
  * one response per problem status, and the bearer security scheme.
  */
 
@@ -11,7 +10,7 @@ export type Json = Record<string, unknown>;
 /** `{$ref}` to a component: `ref('schemas', 'Problem')`. */
 export const ref = (kind: 'schemas' | 'parameters' | 'headers' | 'responses', name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
 
-/** Media types the HAL routes answer with (spec: "Common response behaviour", "Versioning"). */
+/** Media types the HAL routes answer with, the versioned one included. */
 export const JSON_TYPE = 'application/json';
 export const HAL_TYPE = 'application/hal+json';
 export const PROBLEM_TYPE = 'application/problem+json';

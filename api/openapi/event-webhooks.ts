@@ -1,5 +1,5 @@
 /**
- * The event-type catalog as OpenAPI 3.1's top-level `webhooks` object (issue 17, item 4): one
+ * The event-type catalog as OpenAPI 3.1's top-level `webhooks` object: one
  * entry per type, the request a receiver gets (the event envelope with `data` set to the type's
  * schema, and the three Standard Webhooks headers), so receivers can generate their types.
  */

@@ -1,7 +1,6 @@
 /**
- * The endpoints the service mounts itself (spec: "Fixed HTTP endpoints mounted by the service",
- * "GraphQL"): the health paths, which need no credentials and run before the limiters, and the
- * GraphQL path (GET and POST per GraphQL over HTTP).
+ * The endpoints the service mounts itself: the health paths, which need no credentials and run
+ * before the limiters, and the GraphQL path (GET and POST per GraphQL over HTTP).
  */
 import { READINESS_PATHS } from '../middleware/health.ts';
 import { GRAPHQL_RESPONSE_TYPE, JSON_TYPE, ref, type Json } from './components.ts';

@@ -1,5 +1,5 @@
 /**
- * Model declarations as JSON Schema components (spec: "Model declaration", "HAL resource"):
+ * Model declarations as JSON Schema components (docs/models.md):
  * per model `<Name>` (the public form: `externalId`, the fields, foreign keys as the referenced
  * `externalId`, timestamps), `<Name>Resource` and `<Name>Collection` (the HAL envelopes) and
  * `<Name>Create`/`<Name>Update` (the fields `permit` accepts).

@@ -1,7 +1,6 @@
 /**
- * The application routes as OpenAPI path items (spec: "Application routes", "Common response
- * behaviour", "Errors", "Versioning"): one operation per compiled route, with its parameters,
- * request body, success answer and the problem answers that apply to it.
+ * The application routes as OpenAPI path items: one operation per compiled route, with its
+ * parameters, request body, success answer and the problem answers that apply to it.
  */
 import type { Model } from '../data/model.ts';
 import { rolesFor } from '../routing/roles.ts';

@@ -1,5 +1,5 @@
 /**
- * `ctx.negotiate({html, json})` (spec: Controller helpers): `html` for browsers and clients
+ * `ctx.negotiate({html, json})`, a controller helper: `html` for browsers and clients
  * accepting `*\/*` (or sending no `Accept`); `json` for `application/json`,
  * `application/hal+json`, the versioned media type and client-side page visits (`X-App-Page:
  * true`); a client that accepts HTML but whose route has only `json` gets JSON; 406 otherwise.

@@ -1,5 +1,5 @@
 /**
- * The page object (spec: Endpoints → GraphQL "Page rendering", Controller helpers `render`): what
+ * The page object (`ctx.render`; README "Console"): what
  * a page is made of, answered as JSON to JSON clients and client-side visits, and handed to the
  * page's template for browsers.
  *

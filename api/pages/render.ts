@@ -1,11 +1,10 @@
 /**
- * `ctx.render(page, props, {graphql: {query, variables}})` (spec: Endpoints → GraphQL "Page
- * rendering", Controller helpers `render`; issue 14): runs the page's query through the service's
- * own GraphQL schema as the request's principal (in process: the resolvers, roles and tenant
- * scope of `/_app/gql`, without its HTTP limits), then answers the page object (page-object.ts)
- * to JSON clients and client-side visits (`X-App-Page: true`), or the page's Eta template (api/views/,
- * escaped by default) to browsers and `*\/*`. A query that fails reaches the page as `errors`
- * (a root record out of reach makes the page a 404), never a 500.
+ * `ctx.render(page, props, {graphql: {query, variables}})` (README "Console"): runs the page's
+ * query through the service's own GraphQL schema as the request's principal (in process: the
+ * resolvers, roles and tenant scope of `/_app/gql`, without its HTTP limits), then answers the page
+ * object (page-object.ts) to JSON clients and client-side visits (`X-App-Page: true`), or the
+ * page's Eta template (api/views/, escaped by default) to browsers and `*\/*`. A query that fails
+ * reaches the page as `errors` (a root record out of reach makes the page a 404), never a 500.
  */
 import type { Context } from 'koa';
 import type { Eta } from 'eta';

@@ -21,7 +21,7 @@ export async function checkLimit(counter: Counter, key: string): Promise<Decisio
   };
 }
 
-/** Counter key: the user id when authenticated, else the client ip (spec: Keys for rate limiting). */
+/** Counter key: the user id when authenticated, else the client ip. */
 export function limitKey(caller: { principalId?: string | null; ip: string }): string {
   return caller.principalId ? `user:${caller.principalId}` : `ip:${caller.ip}`;
 }

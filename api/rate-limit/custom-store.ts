@@ -1,9 +1,10 @@
 /**
- * A custom counter store (`rateLimit.store`; spec: Shared backend): a module whose default
- * export (or `createLimiter`) is a factory `(app, {name, keyPrefix, points, duration}) => limiter`
- * returning anything with rate-limiter-flexible's `consume(key)` contract (resolve within the
- * limit, reject with a `RateLimiterRes` over it, reject with an Error when it fails); any
- * `RateLimiter*` of that library fits. `duration` is in seconds.
+ * A custom counter store (`rateLimit.store`, in place of the shared backend): a module whose
+ * default export (or `createLimiter`) is a factory
+ * `(app, {name, keyPrefix, points, duration}) => limiter` returning anything with
+ * rate-limiter-flexible's `consume(key)` contract (resolve within the limit, reject with a
+ * `RateLimiterRes` over it, reject with an Error when it fails); any `RateLimiter*` of that library
+ * fits. `duration` is in seconds.
  */
 import type { Config } from '../../shared/config/index.ts';
 import type { Logger } from '../../shared/log/logger.ts';

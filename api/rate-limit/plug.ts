@@ -1,7 +1,7 @@
 /**
- * Mounts the three limiters (spec: Limits; Middleware order): the authentication limiter (10
- * POST per minute per ip on the account paths) and the global limiter (600 per minute per user
- * or ip; not enforced in development) in their application slots, and each route's own
+ * Mounts the three limiters (their slots: docs/models.md, "Middleware order"): the authentication
+ * limiter (10 POST per minute per ip on the account paths) and the global limiter (600 per minute
+ * per user or ip; not enforced in development) in their application slots, and each route's own
  * `rateLimit` in the `routeLimiter` route slot (always enforced). Counters live in the shared
  * backend, or in the module `rateLimit.store` names.
  */
@@ -23,7 +23,7 @@ export interface GuardDeps {
 
 const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
 
-/** The boot line (spec: Shared backend). */
+/** The boot line: where the counters live (the shared backend, or this process). */
 export function rateLimitLine(config: Config, where: string): string {
   if (config.rateLimit === false) return 'api rate limit off';
   const { max, windowMs } = config.rateLimit;

@@ -1,5 +1,5 @@
 /**
- * Content negotiation (spec: "Controller helpers", "Common response behaviour").
+ * Content negotiation, for the controller helpers and every JSON answer.
  */
 
 /** The media types `negotiate()` answers with JSON. */
@@ -24,7 +24,7 @@ export function jsonContentType(accepts: Accepts): 'application/hal+json' | 'app
 }
 
 /**
- * The header of a client-side page visit (issue 14): a script of the page asking for the page
+ * The header of a client-side page visit: a script of the page asking for the page
  * object of a route that answers HTML to browsers sends `X-App-Page: true`, and gets the JSON
  * page object whatever its `Accept` says (answers vary on it).
  */

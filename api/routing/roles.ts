@@ -1,5 +1,5 @@
 /**
- * Who may run a route's action. The authentication step (a later issue; the `user` slot of
+ * Who may run a route's action. The authentication step (the `user` slot of
  * api/pipeline.ts) sets `ctx.state.principal`; the role guard and the HAL links read it here,
  * so a client never gets a link it would be refused on.
  */

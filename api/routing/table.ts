@@ -1,6 +1,6 @@
 /**
  * The route table (`api/routes.ts`): route key -> options, compiled into the routes the router
- * mounts and the per-resource link builders the HAL helpers use (spec: "Application routes").
+ * mounts and the per-resource link builders the HAL helpers use.
  *
  * Keys:
  * - `resources <name>`: index, new, create, show, edit, update, destroy;
@@ -99,7 +99,7 @@ const ACTION_ROUTES: Record<ResourceAction, { method: Method; suffix: string }> 
 
 const OPTION_NAMES = new Set(['controller', 'model', 'scope', 'version', 'idempotent', 'rateLimit', 'roles']);
 const MUTATING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Core paths never covered by idempotency (spec: "Application routes"): the account paths. */
+/** Core paths never covered by idempotency: the account paths. */
 const NEVER_IDEMPOTENT: ReadonlySet<string> = new Set(Object.values(ACCOUNT_PATHS));
 
 const scopePath = (scope: string | undefined): string => {

@@ -1,8 +1,8 @@
 /**
- * The koa-helmet options of the service (spec: "Secure headers and logs"): a Content Security
+ * The koa-helmet options of the service: a Content Security
  * Policy that allows hot-reload tooling in development only and drops the `https:` wildcard from
  * `style-src` and `font-src`; HSTS in production only; `Cross-Origin-Opener-Policy: same-origin`;
- * `Referrer-Policy: same-origin` (a form's own post carries its `Origin`, issue 14);
+ * `Referrer-Policy: same-origin` (a console form's own post carries its `Origin`);
  * `upgrade-insecure-requests` only for requests that arrived over https unless configured on.
  * `config.helmet.options` is merged over these (objects merged, anything else replaced).
  */

@@ -1,5 +1,5 @@
 /**
- * The `Permissions-Policy` header (spec: "Secure headers and logs"): every powerful browser
+ * The `Permissions-Policy` header: every powerful browser
  * feature below is denied (`feature=()`) unless `config.helmet.permissionsPolicy` allows it,
  * e.g. `{"geolocation": ["self"]}` -> `geolocation=(self)`.
  */

@@ -1,4 +1,4 @@
-/** The token API (issue 13), mounted by the server beside the webhook API (api/routing/product-api.ts). */
+/** The token API, mounted by the server beside the webhook API (api/routing/product-api.ts). */
 import type { TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { ApiDefinition } from '../routing/api.ts';
 import { withProductApi } from '../routing/product-api.ts';

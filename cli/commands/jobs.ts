@@ -1,5 +1,5 @@
 /**
- * The `jobs*` commands (spec: "Command-line operations"): `jobs` runs a delivery worker in the
+ * The `jobs*` commands (README "Command-line tool"): `jobs` runs a delivery worker in the
  * foreground (`--once`: what is due, then return), `jobs:list`, `jobs:dead`, `jobs show <id>`
  * (also `jobs:show <id>`) and `jobs:retry <id>`. Ids are delivery ids (`msg_…`).
  */
@@ -70,7 +70,7 @@ async function showCommandRun(context: CliContext, args: { id?: string }) {
   context.print(publicDeliveryDetails(details), () => deliveryText(details));
 }
 
-/** `jobs show <id>` as the spec writes it: a subcommand of `jobs`. */
+/** `jobs show <id>` (with a space, unlike `jobs:list`): a subcommand of `jobs`. */
 const jobsShowSubcommand = defineCommand({
   command: 'show <id>',
   describe: 'Print a delivery: endpoint, event, error and every attempt',

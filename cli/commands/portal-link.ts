@@ -3,7 +3,7 @@ import { defineCommand } from '../command.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
- * `portal:link --owner <o> [--role member|viewer]` (issue 14): prints a single-use link, valid
+ * `portal:link --owner <o> [--role member|viewer]`: prints a single-use link, valid
  * `auth.portalLinkTtl`, that signs a member (or viewer) of tenant `o` into the console, scoped to
  * it; on `publicUrl` or the local web process. Hand it to the tenant (e.g. redirect them to it
  * from your product); only its digest is stored.

@@ -1,5 +1,5 @@
 /**
- * What the account paths do beyond signing in (issue 13): self-service sign-up and a password
+ * What the account paths do beyond signing in: self-service sign-up and a password
  * change by the signed-in user.
  */
 import { forbidden, unauthorized } from '../errors/app-error.ts';

@@ -1,5 +1,5 @@
 /**
- * CSRF tokens (issue 13): a token is `<salt>.<HMAC-SHA256(secret, salt)>` in base64url, made from
+ * CSRF tokens: a token is `<salt>.<HMAC-SHA256(secret, salt)>` in base64url, made from
  * a secret the client never sees as is: the session's (signed-in browsers) or the one in the
  * anonymous `app_csrf` cookie (forms shown before sign-in). A new salt per token keeps tokens
  * from repeating in pages (BREACH); any token made from the secret is valid for it.

@@ -1,7 +1,8 @@
 /**
- * Accounts (issue 13): users (users.ts), their passwords (passwords.ts), sign-in with the lockout
- * (sign-in.ts, lockout.ts), sessions (sessions.ts), CSRF tokens (csrf.ts), single-use password
- * links (password-links.ts), sign-up and password change (account-flows.ts), mail (mailer.ts).
+ * Accounts (README "Accounts: users, sign-in, CSRF, tokens"): users (users.ts), their passwords
+ * (passwords.ts), sign-in with the lockout (sign-in.ts, lockout.ts), sessions (sessions.ts), CSRF
+ * tokens (csrf.ts), single-use password links (password-links.ts), sign-up and password change
+ * (account-flows.ts), mail (mailer.ts).
  */
 export type { AccountDeps } from './deps.ts';
 export { createUser, findUser, listUsers, setUserDisabled, userNotFound, toUser, publicUser } from './users.ts';

@@ -1,5 +1,5 @@
 /**
- * The sign-in lockout (spec: Shared backend): `auth.lockout.attempts` wrong passwords for one
+ * The sign-in lockout, kept in the shared backend: `auth.lockout.attempts` wrong passwords for one
  * account within `auth.lockout.window` lock that account's sign-in for `auth.lockout.duration`.
  * Counted in the shared backend's entries so every web process agrees, by the store's clock.
  *

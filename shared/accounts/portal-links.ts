@@ -1,5 +1,5 @@
 /**
- * Tenant portal links (issue 14; what Svix calls the app portal): a deployer's product hands one
+ * Tenant portal links (what Svix calls the app portal): a deployer's product hands one
  * of its tenants a link that opens the console scoped to that tenant, without the tenant having
  * an account here. A link is made by an admin (the console's Tenants page) or `app portal:link
  * --owner <o>`; it works once, for `auth.portalLinkTtl`, and starts a portal session: a member

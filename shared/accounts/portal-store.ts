@@ -1,4 +1,4 @@
-/** Queries of the single-use tenant portal links (`app_portal_links`, issue 14). */
+/** Queries of the single-use tenant portal links (`app_portal_links`). */
 import type { Queryable as Sql } from '../db/connect.ts';
 
 export async function insertPortalLink(sql: Sql, input: { digest: string; owner: string; role: 'member' | 'viewer'; createdBy: string | null; at: Date; expiresAt: Date }): Promise<void> {

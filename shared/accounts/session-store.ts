@@ -7,7 +7,7 @@ import type { UserRow } from './user-store.ts';
 
 export interface SessionRow {
   id: string;
-  /** null for a tenant portal session (issue 14), which carries `portal_owner` and `portal_role` instead. */
+  /** null for a tenant portal session, which carries `portal_owner` and `portal_role` instead. */
   user_id: string | null;
   portal_owner: string | null;
   portal_role: 'member' | 'viewer' | null;

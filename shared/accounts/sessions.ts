@@ -1,5 +1,5 @@
 /**
- * Sign-in sessions kept in PostgreSQL (issue 13), so every web process shares them and a restart
+ * Sign-in sessions kept in PostgreSQL, so every web process shares them and a restart
  * signs nobody out. The cookie holds a random secret; the table holds its digest. A session ends
  * when it has not been used for `auth.session.idle`, `auth.session.absolute` after sign-in, at
  * sign-out, and with every other session of its user when the password changes or the user is
@@ -12,7 +12,7 @@ import type { Queryable } from '../db/connect.ts';
 import { deleteEndedSessions, deleteSession, deleteUserSessions, insertSession, selectSessionByDigest, touchSession, type SessionRow } from './session-store.ts';
 import { toUser, type User } from './users.ts';
 
-/** What a tenant portal session (issue 14) acts as: a member or viewer of one owner, without a user account. */
+/** What a tenant portal session acts as: a member or viewer of one owner, without a user account. */
 export interface PortalGrant {
   owner: string;
   role: 'member' | 'viewer';

@@ -1,5 +1,5 @@
 /**
- * Checking a password at sign-in (issue 13), with the lockout. A wrong email and a wrong password
+ * Checking a password at sign-in, with the lockout. A wrong email and a wrong password
  * answer the same 401 `APP_AUTH_FAILED`, in about the same time (an unknown email still costs one
  * argon2 verification); a locked account answers 429 `APP_AUTH_LOCKED` with `Retry-After`, even
  * with the right password, until the lock expires or the password is reset.

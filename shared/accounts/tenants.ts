@@ -1,5 +1,5 @@
 /**
- * The tenants the service knows (issue 14: the console's Tenants page, for admins): every owner
+ * The tenants the service knows (for the console's Tenants page, for admins): every owner
  * named by an endpoint, a user or an API token, with how many of each it has. A tenant is not a
  * record of its own: it exists while something names it.
  */

@@ -1,5 +1,5 @@
 /**
- * The meeting point of a request's deadline and its transaction (issue 11, item 2): exactly one of
+ * The meeting point of a request's deadline and its transaction: exactly one of
  * "the request timed out" and "the work commits" happens first, and the other side learns it.
  *
  * - The work calls `claimCommit()` right before it commits: false means the deadline has passed

@@ -2,8 +2,10 @@
  * A guard against one known crash of the `postgres` driver (3.4.9, the latest release): when a
  * connection closes while a small write is scheduled, its `nextWrite` runs from `setImmediate`
  * on a socket already set to null and throws `TypeError: Cannot read properties of null (reading
- * 'write')`, uncatchable by the caller, which takes the whole process down (porsager/postgres
- * issues 1066, 1154 and 1208; fixes proposed in pull requests 1168, 1176 and 1209, unreleased).
+ * 'write')`, uncatchable by the caller, which takes the whole process down (issues
+ * porsager/postgres#1066, porsager/postgres#1154 and porsager/postgres#1208; fixes proposed in
+ * pull requests porsager/postgres#1168, porsager/postgres#1176 and porsager/postgres#1209,
+ * unreleased).
  * A TCP connection cut between the service and PostgreSQL triggers it. By then the driver has
  * already rejected the affected queries with `CONNECTION_CLOSED` and reconnects on the next
  * query, so skipping the lost write is safe (the service does not use reserved connections).

@@ -35,7 +35,7 @@ export class AppError extends Error {
 
 type Options = ConstructorParameters<typeof AppError>[2];
 
-/** Small factories named after the status they answer (the spec's `boom`-style helpers). */
+/** Small factories named after the status they answer (`boom`-style helpers). */
 export const badRequest = (message: string, options?: Options) => new AppError(400, message, options);
 export const unauthorized = (message: string, options?: Options) => new AppError(401, message, options);
 export const forbidden = (message: string, options?: Options) => new AppError(403, message, options);

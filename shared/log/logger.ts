@@ -5,8 +5,8 @@ import type { Config } from '../config/index.ts';
 import { createRedactor } from './redact.ts';
 
 /**
- * The service's logger: pino, plus `redact(value)` (the spec's `pen.redact(object)`), which masks
- * a value exactly as the log lines are masked: with the configured `filterParameters`.
+ * The service's logger: pino, plus `redact(value)` (what other stacks call `pen.redact(object)`),
+ * which masks a value exactly as the log lines are masked: with the configured `filterParameters`.
  */
 export type Logger = PinoLogger & { redact(value: unknown): unknown };
 

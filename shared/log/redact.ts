@@ -60,6 +60,6 @@ const defaultRedactor = createRedactor(['password', 'token', 'secret', 'authoriz
 
 /**
  * `redact(object)` with the default names, for code that has no logger. A process masks with its
- * logger's `redact` (the spec's `pen.redact`), which uses the configured `filterParameters`.
+ * logger's `redact`, which uses the configured `filterParameters`.
  */
 export const redact: Redactor = defaultRedactor;

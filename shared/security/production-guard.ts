@@ -1,9 +1,9 @@
 /**
- * Production guard (issue 15, item 5): in production the web, the worker and the release refuse
- * to start without an application secret of at least `MIN_SECRET_LENGTH` characters, unless the
- * deployer opts into unencrypted signing secrets with `allowUnencryptedSecrets` (the spec's
- * "an application with no secret stores webhook secrets unencrypted"; the audit then reports it
- * as high). Development and test keep their defaults: no secret needed.
+ * Production guard: in production the web, the worker and the release refuse to start without an
+ * application secret of at least `MIN_SECRET_LENGTH` characters, unless the deployer opts into
+ * unencrypted signing secrets with `allowUnencryptedSecrets` (then an application with no secret
+ * stores webhook secrets unencrypted; the audit reports it as high). Development and test keep
+ * their defaults: no secret needed.
  */
 import type { Config } from '../config/index.ts';
 

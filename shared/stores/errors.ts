@@ -4,7 +4,7 @@ import { unavailable, type AppError } from '../errors/app-error.ts';
 export const SHARED_RETRY_AFTER_SECONDS = 5;
 
 /**
- * 503 `APP_STORE_SHARED_UNAVAILABLE` with `Retry-After` (spec: Errors): the shared store did not
+ * 503 `APP_STORE_SHARED_UNAVAILABLE` with `Retry-After`: the shared store did not
  * answer for an idempotent request (always) or for a rate-limited one (`shared.onError: closed`).
  */
 export function sharedUnavailable(what: string, cause?: unknown): AppError {

@@ -1,7 +1,7 @@
 import type { Logger } from '../log/logger.ts';
 import type { FailureLog } from './types.ts';
 
-/** Spec (Errors): rate-limit and shared-store failures are logged at most once every ten seconds. */
+/** Rate-limit and shared-store failures are logged at most once every ten seconds. */
 export const FAILURE_LOG_INTERVAL_MS = 10_000;
 
 /**

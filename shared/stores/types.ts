@@ -1,6 +1,6 @@
 /**
- * The shared backend (spec: Limits, "Shared backend"): one store that every web process uses
- * for idempotency records, rate-limit counters and (later) the sign-in lockout.
+ * The shared backend (`shared.backend`): one store that every web process uses
+ * for idempotency records, rate-limit counters and the sign-in lockout.
  *
  * Glossary
  * - backend: where the data lives: `memory` (this process only), `postgres` (the service's own
@@ -83,7 +83,7 @@ export interface SharedStore {
   stop(): Promise<void>;
 }
 
-/** Logs store failures, at most one line per interval (spec: once every ten seconds). */
+/** Logs store failures, at most one line per interval (once every ten seconds: throttle.ts). */
 export type FailureLog = (error: unknown, what: string) => void;
 
 export interface StoreDeps {

@@ -1,5 +1,5 @@
 /**
- * API tokens and principals (issue 6). See tokens.ts (create, list, revoke, verify), roles.ts
+ * API tokens and principals. See tokens.ts (create, list, revoke, verify), roles.ts
  * (admin, member, viewer), principal.ts (the principal of a request and its tenant scope).
  */
 export { createToken, listTokens, revokeToken, verifyToken, tokenNotFound, MAX_TOKEN_LIFETIME_MS, MAX_TOKEN_NAME_LENGTH } from './tokens.ts';

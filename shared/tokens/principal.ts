@@ -38,7 +38,7 @@ export interface UserPrincipal extends Principal {
 }
 
 /**
- * A principal of a tenant portal session (issue 14): a member or viewer of one owner, signed in
+ * A principal of a tenant portal session: a member or viewer of one owner, signed in
  * by a single-use portal link rather than a password. Its id is the same for every portal session
  * of the owner (`portal:<owner>`), which keys its rate-limit counters and idempotency records.
  */

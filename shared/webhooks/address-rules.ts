@@ -1,5 +1,5 @@
 /**
- * Outbound request safety for webhook deliveries (spec: "Outbound request safety").
+ * Outbound request safety for webhook deliveries: no request reaches a private address (SSRF).
  *
  * Used when an endpoint is registered and again by the worker before every request: the URL
  * shape rules (https, a host, no credentials), and the refused address ranges, applied to an IP
@@ -10,7 +10,8 @@
  * address in their low 32 bits (`embedsIpv4`): for those the embedded IPv4 address is judged by
  * the IPv4 ranges, so `::ffff:8.8.8.8` is allowed and `::ffff:127.0.0.1` refused.
  *
- * Choices beyond the spec's list:
+ * Choices beyond the usual list (loopback, link-local, private, shared, multicast, reserved,
+ * documentation and benchmarking ranges):
  * - All of `::/8` is refused (it holds `::`, `::1`, the deprecated IPv4-compatible `::a.b.c.d`
  *   and the SIIT forms); only the IPv4-mapped `::ffff:0:0/96` inside it is judged by its IPv4.
  * - NAT64 well-known prefix `64:ff9b::/96`: judged by the embedded IPv4, so a public IPv4 address
@@ -35,7 +36,7 @@ export interface RefusedRange {
   readonly embedsIpv4?: true;
 }
 
-/** The refused ranges, in the order of the spec's list (matching uses the longest prefix). */
+/** The refused ranges, the usual list, then ours (matching uses the longest prefix). */
 export const REFUSED_RANGES: readonly RefusedRange[] = [
   { cidr: '127.0.0.0/8', family: 4, name: 'loopback' },
   { cidr: '::1/128', family: 6, name: 'loopback' },

@@ -1,7 +1,7 @@
 /**
- * What the web and worker entry points call once at boot for webhooks (spec: `webhooks.install`,
- * "Secrets at rest"). Neither blocks the boot: a database that is down must not stop the web
- * process (`/livez` keeps answering).
+ * What the web and worker entry points call once at boot for webhooks (`webhooks.install`, and the
+ * check of the secrets at rest). Neither blocks the boot: a database that is down must not stop the
+ * web process (`/livez` keeps answering).
  */
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';

@@ -1,9 +1,9 @@
 /**
- * Identifiers the service makes for webhook records (spec: "Webhook endpoint", "Webhook
- * delivery"): `ep_` endpoints, `evt_` events, `msg_` deliveries. Event and delivery ids are
- * time-sortable (ULID layout: 48 bits of milliseconds then 80 random bits, Crockford base32),
- * so a listing ordered by id is ordered by creation time. None contains a `.`, which matters
- * because the delivery id is the `webhook-id` and the signed content is `<id>.<timestamp>.<body>`.
+ * Identifiers the service makes for webhook records: `ep_` endpoints, `evt_` events, `msg_`
+ * deliveries. Event and delivery ids are time-sortable (ULID layout: 48 bits of milliseconds then
+ * 80 random bits, Crockford base32), so a listing ordered by id is ordered by creation time. None
+ * contains a `.`, which matters because the delivery id is the `webhook-id` and the signed content
+ * is `<id>.<timestamp>.<body>`.
  */
 import { randomBytes } from 'node:crypto';
 

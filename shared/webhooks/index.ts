@@ -1,5 +1,5 @@
 /**
- * The webhook programmatic interface (spec: "Webhook programmatic interface"): `createWebhooks`
+ * The webhook programmatic interface: `createWebhooks`
  * binds the services of endpoints/, events/ and deliveries/ to one process's dependencies, its
  * endpoint cache and the operator (shared/access/actor.ts `OPERATOR`: an admin of every
  * tenant), giving `webhooks.register(options)`,

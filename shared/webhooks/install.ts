@@ -1,5 +1,5 @@
 /**
- * Installing the webhook tables (spec: `webhooks:install`, `webhooks.install`). The tables are
+ * Installing the webhook tables (`app webhooks:install`, `webhooks.install`). The tables are
  * those of migrations/ (endpoints, secrets, events, deliveries, attempts) plus graphile-worker's
  * schema, so installing is running the migrations, which is idempotent and safe from several
  * processes at once (advisory lock).

@@ -1,12 +1,12 @@
 /**
- * Operational events (issue 16, item 5): the service tells about itself through the ordinary
- * pipeline. `app.endpoint.disabled` (with the reason), `app.endpoint.enabled`, `app.delivery.dead`
- * and `app.endpoint.failing` (the first failure after a success, at most once an hour per
- * endpoint) go to the endpoints of the same owner that subscribe to them with an `app.` pattern
- * (`app.*`, `app.endpoint.*`, or the name itself: `*` does not include them, so an endpoint that
- * takes every application event is not sent the service's own), and to owner-less endpoints (the
- * operator's) subscribed the same way. A delivery of an operational event never causes another one. Emitting one never
- * fails what caused it: a failure is logged.
+ * Operational events (README "Operational events"): the service tells about itself through the
+ * ordinary pipeline. `app.endpoint.disabled` (with the reason), `app.endpoint.enabled`,
+ * `app.delivery.dead` and `app.endpoint.failing` (the first failure after a success, at most once
+ * an hour per endpoint) go to the endpoints of the same owner that subscribe to them with an `app.`
+ * pattern (`app.*`, `app.endpoint.*`, or the name itself: `*` does not include them, so an endpoint
+ * that takes every application event is not sent the service's own), and to owner-less endpoints
+ * (the operator's) subscribed the same way. A delivery of an operational event never causes another
+ * one. Emitting one never fails what caused it: a failure is logged.
  */
 import type { WebhookDeps } from './deps.ts';
 import { emit } from './events/emit.ts';

@@ -1,5 +1,5 @@
 /**
- * Event names and the subscription patterns of webhook endpoints (spec: "Events", rule 1).
+ * Event names and the subscription patterns of webhook endpoints.
  *
  * An event name is dot-separated segments of letters, digits, `_` and `-` (at most 255
  * characters). A pattern is an exact name, a family `<name>.*` (every name beneath it, at any

@@ -4,7 +4,7 @@
  * from these, api/graphql/webhooks/types.ts), the OpenAPI document (its schemas are generated
  * from these, api/openapi/webhooks.ts) and the CLI's `--json` all answer these fields, made by
  * the projections below from the core's records. A record's own id is `externalId` everywhere
- * (spec: the public identifier every model carries); the ids of the records it refers to are
+ * (the public identifier every model carries); the ids of the records it refers to are
  * `endpointId` and `eventId`.
  */
 import type { Endpoint } from './endpoints/store.ts';

@@ -1,5 +1,5 @@
 /**
- * `app secrets:seal` (issue 15, item 4): brings every stored signing secret under the current
+ * `app secrets:seal`: brings every stored signing secret under the current
  * application secret. Secrets stored `plain:` (made before `APP_SECRET` was set) are encrypted;
  * secrets sealed under a previous application secret are opened with it (`fromSecret`) and sealed
  * again under the current one, so the application secret can be rotated without rotating every

@@ -1,5 +1,5 @@
 /**
- * Webhook signing secrets at rest (spec: "Secrets at rest").
+ * Webhook signing secrets at rest.
  *
  * With an application secret, each signing secret is sealed with AES-256-GCM under a key derived
  * by HKDF-SHA256 from it, as the text `enc:v1:<keyId>:<iv>:<tag>:<ciphertext>` (base64url parts;

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing and verification (spec: "Webhook signing").
+ * Standard Webhooks signing and verification (docs/receiving.md, for receivers).
  *
  * Signed content is `<webhook-id>.<webhook-timestamp>.<raw body>` as UTF-8 bytes. Two schemes:
  * - symmetric (the default): HMAC-SHA256 over it, base64, prefixed `v1,`; the key is the
@@ -23,7 +23,7 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** How an endpoint's deliveries are signed. */
 export const SIGNING_SCHEMES = ['hmac-sha256', 'ed25519'] as const;
 export type SigningScheme = (typeof SIGNING_SCHEMES)[number];
-/** Spec, Limits: "timestamp tolerance 300 seconds". */
+/** How far `webhook-timestamp` may be from a receiver's clock (Standard Webhooks' default). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -200,7 +200,7 @@ function readHeader(headers: IncomingHeaders, name: string): string | undefined 
 }
 
 /**
- * Checks a received delivery by the receiver rules of the spec: all three headers present,
+ * Checks a received delivery as a receiver should (docs/receiving.md): all three headers present,
  * `webhook-timestamp` integer seconds within `toleranceSeconds` (default 300) of `now` in either
  * direction, and at least one `v1,` entry of `webhook-signature` equal to the expected signature
  * under a constant-time comparison (entries of other schemes are ignored); with a `whpk_` public

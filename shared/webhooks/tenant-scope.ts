@@ -1,5 +1,5 @@
 /**
- * Tenant scope (spec: "Tenant isolation"; issue 6): whose endpoints, events and deliveries a
+ * Tenant scope (tenant isolation): whose endpoints, events and deliveries a
  * caller reaches. The CLI and admin tokens reach every tenant; member and viewer tokens exactly
  * one owner. Every REST and GraphQL read or change of webhook records goes through these
  * functions (shared/webhooks/endpoints/, events/, deliveries/), so the rule lives in one

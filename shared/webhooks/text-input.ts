@@ -1,6 +1,6 @@
 /**
  * What people type, read the same way wherever they type it (the CLI's options, the console's
- * form fields; issue 14): event lists, `Name: value` header lines, JSON data and durations. The
+ * form fields): event lists, `Name: value` header lines, JSON data and durations. The
  * core checks the values themselves; these only turn text into them.
  */
 import { AppError, unprocessable } from '../errors/app-error.ts';

@@ -5,7 +5,7 @@ import type { CompiledRoute } from '../../api/routing/table.ts';
 import { startApp, type TestApp } from './fixtures/app.ts';
 
 describe('middleware order', () => {
-  it("the application slots follow the spec's list (Koa onion: the error handler wraps, 404 wraps the router)", () => {
+  it('the application slots follow the documented middleware order (Koa onion: the error handler wraps, 404 wraps the router)', () => {
     assert.deepEqual(APP_SLOTS, [
       'requestId', 'errors', 'timeout', 'secureHeaders', 'compression', 'jsonAnswers', 'cors', 'bodyParsers', 'cookies',
       'errorHelpers', 'apiVersion', 'pagination', 'health', 'static', 'user', 'authLimiter', 'globalLimiter', 'custom',

@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 2: an emit whose request timed out (503) never commits afterwards, and a retry
+ * An emit whose request timed out (503) never commits afterwards, and a retry
  * with the same Idempotency-Key runs it exactly once; an emit whose payload times its fan-out
  * exceeds webhooks.maxFanoutBytes is refused whole.
  */

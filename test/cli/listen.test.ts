@@ -1,5 +1,5 @@
 /**
- * `app listen` (issue 17, item 2), run as the real process: it receives and verifies a delivery
+ * `app listen`, run as the real process: it receives and verifies a delivery
  * emitted by another command and performed by the real worker, forwards it and relays the answer,
  * removes its endpoint on SIGINT, and at its next start removes the one a killed `listen` left.
  * A failure once its receiver listens (the endpoint refused) ends the process with the reason and

@@ -1,5 +1,5 @@
 /**
- * The deploy files under deploy/ (issue 15, item 3) agree with the Procfile and with the
+ * The deploy files under deploy/ agree with the Procfile and with the
  * service's own behaviour: every process they run is a Procfile command, every probe path they
  * name answers 200 on a real web server, and every grace period covers the drain the process
  * really performs (derived from the config each manifest sets, not copied by hand).

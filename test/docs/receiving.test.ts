@@ -1,5 +1,5 @@
 /**
- * docs/receiving.md (issue 17, item 1): its Node and Python snippets, run exactly as the guide
+ * docs/receiving.md, the receivers' guide: its Node and Python snippets, run exactly as the guide
  * prints them, accept a real signed delivery of this service (made by the real worker), refuse
  * the same request with the body tampered with or with a timestamp from 10 minutes ago, and
  * handle a repeated `webhook-id` once. The Python one needs the `standardwebhooks` package; when

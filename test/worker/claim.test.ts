@@ -1,5 +1,5 @@
 /**
- * The worker's batched queries (issue 4, item 8): claims and outcomes of many deliveries in one
+ * The worker's batched queries: claims and outcomes of many deliveries in one
  * statement each, and the claim's secrets equal to what shared/webhooks/endpoints/secrets.ts answers.
  */
 import { describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * kill -9 in the middle of a batch (issue 4, item 7): every delivery arrives at least once
+ * kill -9 in the middle of a batch: every delivery arrives at least once
  * after a new worker starts, within about a minute (here: a heartbeat of 200 ms and staleAfter
  * of 1 s instead of 10 s and 45 s), and only deliveries in flight at the crash arrive twice.
  */

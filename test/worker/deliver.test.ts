@@ -1,6 +1,6 @@
 /**
  * The pure parts of one delivery run: the job payload, the request headers and the attempts
- * budget (spec: "The delivery request", "Webhook signing", "Limits" `webhooks.maxAttempts`).
+ * budget (`webhooks.maxAttempts`).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

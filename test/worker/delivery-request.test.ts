@@ -1,5 +1,5 @@
 /**
- * The delivery request (spec: "The delivery request", "Webhook signing"): what a receiver gets
+ * The delivery request (docs/receiving.md, "The request"): what a receiver gets
  * from the worker, checked with the `standardwebhooks` library as a receiver would.
  */
 import { after, describe, it } from 'node:test';
@@ -41,14 +41,14 @@ describe('the delivery request', () => {
     assert.equal(request.url, '/hooks/in?tenant=7');
     const headers = plain(request.headers);
     const envelope = new Webhook(ep.secret).verify(request.body.toString('utf8'), headers) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(envelope), ['data', 'id', 'timestamp', 'type'], 'envelope keys in the spec order');
+    assert.deepEqual(Object.keys(envelope), ['data', 'id', 'timestamp', 'type'], 'envelope keys in their fixed order');
     assert.deepEqual(envelope.data, { order: 42, note: 'ünïcödé' });
     assert.equal(envelope.id, id);
     assert.equal(envelope.type, 'order.created');
     assert.equal(request.body.toString('utf8'), row.body, 'the stored body is sent byte for byte');
   });
 
-  it('sends exactly the spec headers plus the endpoint\'s own, and no unsigned routing header', async () => {
+  it('sends exactly the service\'s headers plus the endpoint\'s own, and no unsigned routing header', async () => {
     const server = await receiver((_req, res) => res.end());
     const ep = await endpoint(h, `${server.origin}/`, { headers: { 'X-Receiver-Token': 'abc' } });
     const [id] = await send(h, ep, 'invoice.paid');

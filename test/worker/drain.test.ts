@@ -1,6 +1,6 @@
 /**
- * Graceful drain of the worker process (spec: "Process lifecycle": a job runner stops claiming
- * jobs, finishes those it holds and records their outcomes; issue 4, item 6).
+ * Graceful drain of the worker process (README "Shutdown": a job runner stops claiming jobs,
+ * finishes those it holds and records their outcomes).
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,7 +42,7 @@ describe('worker process drain', () => {
     const exit = await worker.exited;
     assert.equal(exit.code, 0, worker.output());
     const errors = worker.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
-    assert.deepEqual(errors, [], 'a clean stop logs no error (issue 11, item 10)');
+    assert.deepEqual(errors, [], 'a clean stop logs no error');
     assert.ok(answeredAt > 0 && exit.at >= answeredAt, 'the process waited for the receiver\'s answer');
     assert.equal(receiver.requests.length, 1, 'nothing new was claimed after the signal');
     const inFlight = receiver.requests[0].headers['webhook-id'] as string;

@@ -1,5 +1,5 @@
 /**
- * Ed25519 endpoints (issue 17, item 3): deliveries carry Standard Webhooks' asymmetric `v1a,`
+ * Ed25519 endpoints: deliveries carry Standard Webhooks' asymmetric `v1a,`
  * signatures, checked here with node:crypto against the `whpk_` public key the service showed,
  * one entry per active key during a rotation's grace; the private key is never shown.
  */

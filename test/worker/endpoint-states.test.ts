@@ -1,6 +1,6 @@
 /**
- * Deliveries whose endpoint or secret changed while they were pending (issue 4, "Bad input and
- * faults"; spec: "Secrets at rest"): they are not sent, they end with a reason the operator can
+ * Deliveries whose endpoint or secret changed while they were pending (bad input and faults,
+ * secrets sealed at rest): they are not sent, they end with a reason the operator can
  * read, and nothing loops.
  */
 import { after, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * FIFO endpoints (issue 16, item 3): `ordering: "fifo"` delivers an endpoint's events one at a
+ * FIFO endpoints: `ordering: "fifo"` delivers an endpoint's events one at a
  * time in emit order; the next is not sent until the previous is done or dead, retries included,
  * whatever the number of workers.
  */

@@ -1,5 +1,5 @@
 /**
- * Operational events (issue 16, item 5), with the real worker: a 410 disables an endpoint and
+ * Operational events, with the real worker: a 410 disables an endpoint and
  * `app.endpoint.disabled` reaches the tenant's subscribed endpoints and the operator's owner-less
  * `app.*` endpoint, signed; a dead delivery raises `app.delivery.dead`; the first failure after a
  * success raises `app.endpoint.failing` once an hour; enabling raises `app.endpoint.enabled`; and

@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 1: the worker survives database outages in the same process. Deliveries are
+ * The worker survives database outages in the same process. Deliveries are
  * held in flight at a receiver when the database goes away (a TCP cut, then the database refusing
  * connections); once it is back, every delivery arrives and none is left `running`, without
  * restarting anything. Past `worker.outageLimit` the worker gives up (the process exits non-zero)

@@ -1,6 +1,6 @@
 /**
- * The delivery outcome table (spec: "Delivery outcome, by what the receiver does"), row by row,
- * through the real worker against real receivers on the loopback: what the delivery, its
+ * The delivery outcome table (what each answer of the receiver does: docs/receiving.md), row by
+ * row, through the real worker against real receivers on the loopback: what the delivery, its
  * attempts and its jobs look like after one run.
  */
 import { after, before, describe, it } from 'node:test';
@@ -52,7 +52,7 @@ interface Row {
   check?: (seen: { delivery: DeliveryRow; attempts: AttemptRow[]; jobs: JobRow[]; target: Receiver }) => void;
 }
 
-/** The spec's table as data; every row ends in the state its "Next state" column names. */
+/** The outcome table as data; every row ends in the state the table gives it next. */
 const ROWS: Row[] = [
   { trigger: 'receiver answers 200: delivered (done)', handler: answer(200), result: 'done', status: 200 },
   { trigger: 'receiver answers 201: delivered (done)', handler: answer(201), result: 'done', status: 201 },

@@ -1,5 +1,5 @@
 /**
- * Per-endpoint rate limit (issue 16, item 2) with two real workers: the receiver never sees more
+ * Per-endpoint rate limit with two real workers: the receiver never sees more
  * than `rateLimit` requests in any one-second window (one of slack), every delivery arrives, and
  * the waits are not attempts; and the deliveries go out at the rate set, not slower, even when
  * the workers poll their queue only every 2 s.

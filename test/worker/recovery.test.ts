@@ -1,5 +1,5 @@
 /**
- * Crash recovery without killing processes (issue 4, items 4 and 7): the job states a crash can
+ * Crash recovery without killing processes: the job states a crash can
  * leave behind are made by hand, then one recovery sweep runs, then a worker. The kill -9 test
  * (crash.test.ts) does it for real.
  */

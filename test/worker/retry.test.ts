@@ -1,6 +1,6 @@
 /**
- * Backoff and dead letters (spec: "Limits" `webhooks.backoff`, `webhooks.maxAttempts`;
- * "Delivery outcome": attempts exhausted -> dead letter queue, reason kept), with a fast
+ * Backoff and dead letters (`webhooks.backoff`, `webhooks.maxAttempts`; attempts exhausted ->
+ * dead letter queue, reason kept), with a fast
  * schedule and a running worker.
  */
 import { after, describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 /**
- * Retry delays of failed deliveries (spec: "Limits", `webhooks.backoff` and
- * `webhooks.maxAttempts`). Exponential from `base` by `factor`, capped at `max`, then jittered
+ * Retry delays of failed deliveries (`webhooks.backoff` and `webhooks.maxAttempts`; README
+ * "Configuration"). Exponential from `base` by `factor`, capped at `max`, then jittered
  * uniformly within ±`jitter` of the delay and capped at `max` again, so no delay ever exceeds
  * `max` (at the cap the jitter can only shorten it) and none is negative.
  */
@@ -14,7 +14,7 @@ export interface BackoffConfig {
   jitter: number;
 }
 
-/** The spec's defaults: base 10 s, factor 3, max 6 h, jitter 0.2. */
+/** The defaults: base 10 s, factor 3, max 6 h, jitter 0.2. */
 export const DEFAULT_BACKOFF: Readonly<BackoffConfig> = Object.freeze({
   base: 10_000,
   factor: 3,

@@ -1,6 +1,6 @@
 /**
- * Group commit for the worker's queries (issue 4, item 8: "record outcomes with as few round
- * trips as possible"). Items handed to `add` while no flush is running go out together on the
+ * Group commit for the worker's queries (so outcomes are recorded with as few round trips as
+ * possible). Items handed to `add` while no flush is running go out together on the
  * next turn of the event loop; items arriving while a flush is in flight wait for it and go out
  * together right after. At low load an item waits for nothing; at high load one statement
  * carries as many items as arrived during one round trip (up to `maxSize`).

@@ -1,9 +1,8 @@
 /**
  * One run of an `app/webhook` job: take up the delivery, sign and POST it, and record what the
- * receiver did (spec: "Webhook delivery", "The delivery request", "Webhook signing", "Delivery
- * outcome", "Outbound request safety"). The function never throws for anything a receiver, the
- * network, the endpoint or its secrets do; it throws only when the database fails, and then the
- * recovery sweep (worker/heartbeat.ts) arms the job again.
+ * receiver did (docs/receiving.md says what a receiver gets and what its answer does). The function
+ * never throws for anything a receiver, the network, the endpoint or its secrets do; it throws only
+ * when the database fails, and then the recovery sweep (worker/heartbeat.ts) arms the job again.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
@@ -102,7 +101,7 @@ export type DeliveryRun =
   | { result: 'parked' }
   | { result: 'done' | 'retry' | 'dead'; attempt: number; status: number | null; error?: string; delayMs?: number; endpointDisabled?: boolean };
 
-/** Code of the failure kept when the endpoint's secrets cannot be opened (spec: "Secrets at rest"). */
+/** Code of the failure kept when the endpoint's secrets cannot be opened (secret-box.ts). */
 const SECRET_UNREADABLE = 'APP_WEBHOOK_SECRET_UNREADABLE';
 
 /**

@@ -1,6 +1,6 @@
 /**
- * What a delivery attempt means for the delivery and its endpoint (spec: "Delivery outcome, by
- * what the receiver does"), as a table: the first rule whose `when` holds decides.
+ * What a delivery attempt means for the delivery and its endpoint (docs/receiving.md, "What your
+ * answer does"), as a table: the first rule whose `when` holds decides.
  * `Retry-After` from a receiver is ignored; the queue's backoff alone schedules retries.
  */
 import { AppError } from '../../shared/errors/app-error.ts';
@@ -15,7 +15,7 @@ export interface AttemptOutcome {
 
 /** One row of the outcome table. */
 export interface OutcomeRule {
-  /** The trigger and condition, as the spec's table words them. */
+  /** The trigger and condition, in words. */
   readonly trigger: string;
   readonly when: (attempt: AttemptResult) => boolean;
   readonly result: AttemptOutcome['result'];

@@ -1,6 +1,7 @@
 /**
  * The HTTP client of the delivery worker: one undici `Agent` per worker process whose sockets
- * only ever connect to checked addresses (spec: "Outbound request safety", rules 2 and 3).
+ * only ever connect to checked addresses (shared/webhooks/address-rules.ts), with no DNS
+ * rebinding between check and connect.
  *
  * A host name is resolved once per new connection, with all its addresses, by the connector's
  * `lookup`; every answer is checked by the address rules and the socket is handed exactly the
@@ -10,7 +11,7 @@
  * itself before connecting; `postDelivery` also checks it first to report it cleanly.
  *
  * HTTP/2 is not offered: with HTTP/1.1, dropping the response after the 64 kB excerpt closes the
- * socket, as the spec's limits say.
+ * socket, so no more than the excerpt is read.
  */
 import { isIP, type LookupFunction } from 'node:net';
 import type { LookupAddress } from 'node:dns';

@@ -1,6 +1,6 @@
 /**
  * One delivery attempt: POST the signed body to the receiver and report what happened as data
- * (spec: "Delivery outcome, by what the receiver does", "Limits").
+ * (outcome.ts decides what it means).
  *
  * - Redirects are never followed (`dispatcher.request` has no redirect handling unless a
  *   redirect interceptor is composed, and the pinned dispatcher composes none).
@@ -36,7 +36,7 @@ export interface DeliveryRequest {
   allowPrivate: boolean;
 }
 
-/** Default size of the response excerpt: the spec's 64 kb response read. */
+/** Default size of the response excerpt: 64 kB of the answer are read. */
 export const DEFAULT_EXCERPT_BYTES = 65_536;
 
 const REFUSED = 'APP_WEBHOOK_ADDRESS_REFUSED';

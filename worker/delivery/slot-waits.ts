@@ -1,11 +1,11 @@
 /**
- * In-process patience for an endpoint at its cap (issue 16, item 1). A delivery whose endpoint
- * has every slot taken is parked (worker/delivery/store.ts), which costs a second trip through
- * the queue when the slot frees. For an endpoint that answers quickly, a slot frees in a few
- * milliseconds, most often by this very process: then the run waits here for this process to give
- * one of the endpoint's slots back, for a few times the endpoint's usual attempt duration (at
- * most `MAX_PATIENCE_MS`), and asks again; only then does it park. An endpoint that is slow, or
- * not yet seen, gets no patience: its deliveries park at once and hold no worker slot.
+ * In-process patience for an endpoint at its cap (README "Fairness between endpoints"). A delivery
+ * whose endpoint has every slot taken is parked (worker/delivery/store.ts), which costs a second
+ * trip through the queue when the slot frees. For an endpoint that answers quickly, a slot frees in
+ * a few milliseconds, most often by this very process: then the run waits here for this process to
+ * give one of the endpoint's slots back, for a few times the endpoint's usual attempt duration (at
+ * most `MAX_PATIENCE_MS`), and asks again; only then does it park. An endpoint that is slow, or not
+ * yet seen, gets no patience: its deliveries park at once and hold no worker slot.
  */
 
 /** Longest a run waits in process for a slot of a fast endpoint. */

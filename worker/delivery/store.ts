@@ -2,8 +2,8 @@
  * The delivery worker's queries on `app_webhook_deliveries`, `app_webhook_attempts` and the
  * job queue (schema: migrations/001_webhooks.sql). Each state change of a delivery is ONE
  * statement (data-modifying CTEs), so it is atomic without a BEGIN/COMMIT round trip, and a
- * retry is scheduled in the same statement that records the failed attempt (spec: "Delivery
- * outcome"; issue 4, item 4).
+ * retry is scheduled in the same statement that records the failed attempt (so a crash between
+ * the two cannot lose the retry).
  *
  * Why a retry cannot leave two live jobs for one delivery: every job of a delivery has
  * `job_key` = the delivery id. The running job is locked, so `graphile_worker.add_job` with the
@@ -434,7 +434,7 @@ export async function markUnsent(sql: Queryable, id: string, error: string): Pro
 }
 
 /**
- * After a 410 (spec: "410 ... endpoint is disabled; nothing further is queued for it"), in one
+ * After a 410 (the endpoint is disabled; nothing further is queued for it), in one
  * transaction with the attempt that got it: records the attempt (dead), disables the endpoint
  * (`disabled_at`, `disabled_reason`; an earlier disable is kept), makes every other PENDING
  * delivery of the endpoint dead with a reason and removes its job, and announces the endpoint

@@ -1,5 +1,5 @@
 /**
- * The `user-agent` of every delivery (spec: "The delivery request", "Versioning" rule 5):
+ * The `user-agent` of every delivery (docs/receiving.md, "The request"):
  * `app-webhooks/<version>`, the version being package.json's.
  */
 import pkg from '../../package.json' with { type: 'json' };

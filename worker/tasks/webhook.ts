@@ -3,7 +3,7 @@ import { logContext } from '../../shared/log/logger.ts';
 import { parseDeliveryPayload, performDelivery, type DeliveryDeps } from '../delivery/deliver.ts';
 
 /**
- * `app/webhook` (spec: "Webhook delivery"): one attempt of one delivery. Retries are scheduled
+ * `app/webhook`: one attempt of one delivery. Retries are scheduled
  * by the attempt itself (graphile-worker's own retry is off: jobs have `max_attempts` 1), so the
  * backoff is exactly `webhooks.backoff`. Log lines carry the delivery id as `jobId`.
  */

@@ -1,5 +1,5 @@
 /**
- * Where a tenant portal link lands (issue 14): `GET /portal?token=` shows a page with one button
+ * Where a tenant portal link lands: `GET /portal?token=` shows a page with one button
  * (no sign-in happens on a GET, so a link previewer cannot spend the link and another site
  * cannot sign a browser in unasked); its `POST /portal` (the anonymous form's CSRF token) spends
  * the link and starts a portal session, then goes to the overview. A link signs in once.

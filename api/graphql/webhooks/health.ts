@@ -1,5 +1,5 @@
 /**
- * Delivery health in GraphQL (issue 14: the console's overview is one query): `health` on every
+ * Delivery health in GraphQL (the console's overview is one query): `health` on every
  * endpoint (the last 24 hours' success rate, the last failure and its reason, pending and dead
  * counts; read for a whole page of endpoints with one statement) and `webhookQueue` (depth and
  * the oldest pending delivery's age), over shared/webhooks/deliveries/health.ts, scoped by the

@@ -1,5 +1,5 @@
 /**
- * `WebhookDelivery.event` (issue 14: the console's delivery page shows the event's payload beside
+ * `WebhookDelivery.event` (the console's delivery page shows the event's payload beside
  * the attempts in one query): the delivery's event through the same scoped core function as
  * `webhookEvent`; null when the event is out of the caller's reach or pruned.
  */

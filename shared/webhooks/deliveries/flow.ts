@@ -1,5 +1,6 @@
 /**
- * Fairness and FIFO between endpoints (issue 16, items 1 and 3; schema: migrations/014). A
+ * Fairness and FIFO between endpoints (README "Fairness between endpoints", "FIFO endpoints";
+ * schema: migrations/014). A
  * delivery holds one of its endpoint's slots (`slot`) from its claim until its attempt is recorded
  * (worker/delivery/store.ts); a delivery that finds its endpoint at its cap is parked (pending, no
  * job, no worker slot taken).

@@ -1,5 +1,5 @@
 /**
- * How deliveries are going, for the console's overview (issue 14) and the GraphQL fields behind
+ * How deliveries are going, for the console's overview and the GraphQL fields behind
  * it: per endpoint, the success rate of the last 24 hours' attempts, the last failure with its
  * reason, and the pending and dead counts; for the queue, its depth and the age of its oldest
  * pending delivery. Scoped like every read: a member sees its own owner's figures only.

@@ -1,5 +1,5 @@
 /**
- * The `app/webhook` job (spec: "Webhook delivery"), in one place: its task name, its payload and
+ * The `app/webhook` job, one attempt of one delivery, in one place: its task name, its payload and
  * the one SQL builder of its `graphile_worker.job_spec`, used by emit (events/enqueue.ts),
  * retry (retry.ts), recover (recover.ts) and the worker's own retry scheduling
  * (worker/delivery/store.ts).

@@ -1,5 +1,5 @@
 /**
- * A delivery as operators and the API see it (spec: "Queue states visible to operators"). Its
+ * A delivery as operators and the API see it. Its
  * state is `app_webhook_deliveries.status`: pending (queued, or waiting for a retry at
  * `nextAttemptAt`), running, done, dead. Ids are delivery ids (`msg_…`, the `webhook-id`).
  */
@@ -41,7 +41,7 @@ export interface DeliverySummary {
   completedAt: Date | null;
 }
 
-/** One recorded attempt (spec: "Every attempt is recorded ... for the operator"). */
+/** One recorded attempt: every attempt is kept for the operator to read. */
 export interface AttemptDetails {
   attempt: number;
   startedAt: Date;

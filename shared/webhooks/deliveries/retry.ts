@@ -1,4 +1,4 @@
-/** Sending one delivery again: retry (dead ones, spec: "dead letter queue -> jobs:retry -> sent again") and resend (done or dead). */
+/** Sending one delivery again: retry (dead ones: out of the dead letters, sent again) and resend (done or dead). */
 import { conflict } from '../../errors/app-error.ts';
 import type { TenantScope } from '../tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
@@ -53,7 +53,7 @@ async function requeue(deps: RequeueDeps, scope: TenantScope, id: string, rule: 
 }
 
 /**
- * `jobs:retry <id>` (spec: "dead letter queue -> jobs:retry -> sent again"): a dead delivery is
+ * `jobs:retry <id>` (out of the dead letters and sent again): a dead delivery is
  * queued again (see `requeue`). Only dead deliveries are retried (409
  * `APP_WEBHOOK_DELIVERY_NOT_DEAD`): the others are still on their way or delivered. A role that
  * may not retry is refused first (403 `APP_FORBIDDEN`).
@@ -64,7 +64,7 @@ export function retryDelivery(deps: RequeueDeps, actor: Actor, id: string): Prom
 }
 
 /**
- * `jobs:resend <id>`, `POST /deliveries/:id/resend` (issue 16, item 6): a done or dead delivery
+ * `jobs:resend <id>`, `POST /deliveries/:id/resend`: a done or dead delivery
  * is sent again with the same `webhook-id` (a receiver that lost it, or wants it once more); 409
  * `APP_WEBHOOK_DELIVERY_IN_FLIGHT` while it is pending or running.
  */

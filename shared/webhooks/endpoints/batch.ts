@@ -1,5 +1,5 @@
 /**
- * Endpoints by id, many at once, through a tenant scope (issue 8): what GraphQL's batch loader
+ * Endpoints by id, many at once, through a tenant scope: what GraphQL's batch loader
  * calls to resolve the endpoint of every delivery in a page with ONE statement. Same rule as
  * show.ts `endpointInScope` (`inScope` of tenant-scope.ts): an endpoint of another tenant
  * is left out exactly like one that does not exist.

@@ -1,6 +1,6 @@
 /**
- * The per-owner endpoint lookup of emit (spec: "Events" rule 3, "Limits": endpoint lookup cache
- * 10 seconds per owner). An entry holds the enabled endpoints of exactly one owner (the null
+ * The per-owner endpoint lookup of emit (an endpoint lookup is cached 10 seconds per owner).
+ * An entry holds the enabled endpoints of exactly one owner (the null
  * owner being its own key) with only what matching needs: id and event patterns; never a secret,
  * url or header. Entries live `ttlMs` and are dropped whenever an endpoint of that owner changes:
  * at once in this process (the change functions call `invalidate`), and in every other process
@@ -30,7 +30,7 @@ export interface EndpointCache {
 }
 
 export interface EndpointCacheOptions {
-  /** How long an entry is used (default 10 s, the spec's limit). */
+  /** How long an entry is used (default 10 s). */
   ttlMs?: number;
   /** Most owners kept at once (default 10,000); the oldest entries go first. */
   maxOwners?: number;
@@ -38,7 +38,7 @@ export interface EndpointCacheOptions {
   now?: () => number;
 }
 
-/** Default life of an entry (spec, Limits: "endpoint lookup cache 10 seconds"). */
+/** Default life of an entry: 10 seconds. */
 export const ENDPOINT_CACHE_TTL_MS = 10_000;
 const LISTEN_RETRY_MS = 5_000;
 

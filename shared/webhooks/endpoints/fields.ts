@@ -50,14 +50,14 @@ export function assertDescription(description: unknown): string | null {
 }
 
 /**
- * The url of an endpoint, checked at registration or update (spec: "Webhook endpoint",
- * "Outbound request safety"): the shape rules of `checkWebhookUrl` (WHATWG parsing; https, or
- * http with `webhooks.allowHttp`; a host; no credentials; literal and `localhost` hosts against
- * the address rules), then, unless `webhooks.allowPrivate`, every address the host name
- * resolves to. A name that resolves to one refused address is refused
- * (`APP_WEBHOOK_ADDRESS_REFUSED`). A name that does not resolve now is accepted with a warning
- * in the log: the worker resolves and checks again before every request, and DNS may simply not
- * be set up yet. Returns the normalised url text (WHATWG serialisation, which is what is checked).
+ * The url of an endpoint, checked at registration or update (address-rules.ts): the shape rules of
+ * `checkWebhookUrl` (WHATWG parsing; https, or http with `webhooks.allowHttp`; a host; no
+ * credentials; literal and `localhost` hosts against the address rules), then, unless
+ * `webhooks.allowPrivate`, every address the host name resolves to. A name that resolves to one
+ * refused address is refused (`APP_WEBHOOK_ADDRESS_REFUSED`). A name that does not resolve now is
+ * accepted with a warning in the log: the worker resolves and checks again before every request,
+ * and DNS may simply not be set up yet. Returns the normalised url text (WHATWG serialisation,
+ * which is what is checked).
  */
 export async function checkEndpointUrl(
   deps: { config: Pick<Config, 'webhooks'>; log: Logger; lookup?: HostLookup },

@@ -1,5 +1,5 @@
 /**
- * Endpoint header values at rest (issue 11, item 12): receivers put credentials there
+ * Endpoint header values at rest: receivers put credentials there
  * (`Authorization`, `X-Api-Key` …), so each value is sealed like a signing secret, AES-256-GCM
  * under a key derived from the application secret for this purpose alone (`plain:` without one).
  * A value stored before this change (no `enc:` or `plain:` prefix) reads as it is. Header names

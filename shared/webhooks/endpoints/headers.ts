@@ -1,6 +1,6 @@
 /**
- * The receiver-specific `headers` of a webhook endpoint (spec: "Webhook signing" rule 5,
- * "The delivery request"). The service sends its own `content-type`, `user-agent` and the three
+ * The receiver-specific `headers` of a webhook endpoint (docs/receiving.md shows a delivery's
+ * headers). The service sends its own `content-type`, `user-agent` and the three
  * Standard Webhooks headers; an endpoint may not replace them, nor set a hop-by-hop header that
  * belongs to the connection rather than the request. Names are HTTP tokens (RFC 9110 §5.1) and
  * compared case-insensitively; values may not hold CR, LF, NUL or other control characters

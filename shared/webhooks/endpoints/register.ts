@@ -1,7 +1,6 @@
 /**
- * Registering an endpoint (spec: "Webhook programmatic interface" `webhooks.register(options)`,
- * "Webhook endpoint"): the only way to create one, for REST, GraphQL, the CLI and the
- * programmatic interface alike.
+ * Registering an endpoint (`webhooks.register(options)` of the programmatic interface): the only
+ * way to create one, for REST, GraphQL, the CLI and the programmatic interface alike.
  */
 import { sealHeaders } from './header-box.ts';
 import { assertEventPatterns } from '../patterns.ts';

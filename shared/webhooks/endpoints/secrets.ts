@@ -1,5 +1,5 @@
 /**
- * Signing secrets of endpoints (spec: "Endpoint and secrets", "Secrets at rest"). Each endpoint
+ * Signing secrets of endpoints (sealed at rest: secret-box.ts). Each endpoint
  * has one row in `app_webhook_secrets` per secret that still signs: `expires_at` null (no end)
  * or in the future. Rotation adds a secret; without grace the old ones are deleted at once, with
  * grace they get an `expires_at` and sign alongside the new one until then. Rows hold the

@@ -1,7 +1,7 @@
 /**
- * The event-type catalog (issue 17, item 4): types with a description, an optional JSON Schema for
- * `data`, examples and a deprecated flag. One catalog for the service; admins change it, every
- * role reads it (the REST and GraphQL role rules; the CLI acts as an admin).
+ * The event-type catalog (README "Event-type catalog"): types with a description, an optional JSON
+ * Schema for `data`, examples and a deprecated flag. One catalog for the service; admins change it,
+ * every role reads it (the REST and GraphQL role rules; the CLI acts as an admin).
  */
 import { conflict, notFound, unprocessable } from '../../errors/app-error.ts';
 import { clip, describeValue } from '../../errors/describe-value.ts';

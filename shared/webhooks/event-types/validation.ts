@@ -1,5 +1,5 @@
 /**
- * The catalog at emit (issue 17, item 4): an event whose type has a schema must carry data that
+ * The catalog at emit: an event whose type has a schema must carry data that
  * validates (422 `APP_WEBHOOK_EVENT_DATA_INVALID` with the validator's errors in `data.errors`);
  * with `webhooks.strictEventTypes`, an emit of a type the catalog lacks and a subscription to a
  * pattern matching none of its types are refused (422 `APP_WEBHOOK_EVENT_TYPE_UNKNOWN`).

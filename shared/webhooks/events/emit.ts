@@ -1,5 +1,5 @@
 /**
- * Emitting: `emit(event, payload, {owner})` (spec: "Events", "Tenant isolation"), the same for a
+ * Emitting: `emit(event, payload, {owner})` (to the owner's endpoints only), the same for a
  * caller's tenant scope (`emitEvent`), and `sendToEndpoint` (`webhooks:send`).
  */
 import { conflict, payloadTooLarge, unprocessable } from '../../errors/app-error.ts';

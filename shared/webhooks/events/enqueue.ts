@@ -1,14 +1,14 @@
 /**
- * Writing deliveries (spec: "Webhook delivery"; architecture: "Queue"): in ONE transaction the
- * event row, one delivery row per endpoint and one graphile-worker job `app/webhook` per
- * delivery, so an event is either fully enqueued or not at all. Rows and jobs are written in
- * bulk (unnest, and one `graphile_worker.add_jobs` call), whatever the number of endpoints.
+ * Writing deliveries: in ONE transaction the event row, one delivery row per endpoint and one
+ * graphile-worker job `app/webhook` per delivery, so an event is either fully enqueued or not at
+ * all. Rows and jobs are written in bulk (unnest, and one `graphile_worker.add_jobs` call),
+ * whatever the number of endpoints.
  *
  * Job shape, relied on by the worker (worker/tasks): task `app/webhook`, payload
- * `{deliveryId, endpointId, event, body}` (body = the exact signed envelope text),
- * `max_attempts` 1 and `job_key` = the delivery id: the worker schedules retries itself with the
- * spec's backoff. No graphile `queue_name` (a named graphile queue runs one job at a time); the
- * logical queue `webhooks.queue` is recorded in `app_webhook_deliveries.queue`.
+ * `{deliveryId, endpointId, event, body}` (body = the exact signed envelope text), `max_attempts` 1
+ * and `job_key` = the delivery id: the worker schedules retries itself with the configured backoff
+ * (`webhooks.backoff`). No graphile `queue_name` (a named graphile queue runs one job at a time);
+ * the logical queue `webhooks.queue` is recorded in `app_webhook_deliveries.queue`.
  */
 import { AppError, unavailable, unprocessable } from '../../errors/app-error.ts';
 import type { Sql } from '../../db/connect.ts';
@@ -38,7 +38,7 @@ export interface Delivery {
 }
 
 
-/** Delivery states as operators see them (spec: "Queue states visible to operators"). */
+/** Delivery states as operators see them. */
 export type DeliveryStatus = 'pending' | 'running' | 'done' | 'dead';
 
 /** The deliveries of event `eventId`, as an emit answers them (a repeated `eventId`). */

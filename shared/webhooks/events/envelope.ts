@@ -1,5 +1,5 @@
 /**
- * The event envelope, the request body of every delivery (spec: "Event envelope"): a JSON object
+ * The event envelope, the request body of every delivery (docs/receiving.md): a JSON object
  * with the keys `data`, `id`, `timestamp`, `type` in that order. `id` is the delivery id (the
  * `webhook-id`), `timestamp` the ISO 8601 UTC time of the event itself. The text made here is
  * stored with the delivery and sent byte for byte on every attempt, so the signature a receiver

@@ -1,5 +1,5 @@
 /**
- * Real Chromium for the console's tests (issue 14): playwright-core drives Debian's `chromium`
+ * Real Chromium for the console's tests: playwright-core drives Debian's `chromium`
  * package (never a downloaded browser; `.ci/run` installs it), one browser per test file. Every
  * page a test opens is watched: console errors, uncaught exceptions, failed requests and Content
  * Security Policy violations are collected, and `checkPage` fails on any of them and on any

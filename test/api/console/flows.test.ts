@@ -1,5 +1,5 @@
 /**
- * The console in real Chromium (issue 14): an operator signs in, registers an endpoint, sends a
+ * The console in real Chromium: an operator signs in, registers an endpoint, sends a
  * test event to a local receiver and sees the delivery become done (the real worker delivers it;
  * the page updates itself), makes a receiver fail until its delivery is dead and replays it from
  * the dead-letter page, rotates a secret; a member cannot reach another tenant's endpoint by

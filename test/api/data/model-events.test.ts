@@ -1,5 +1,5 @@
 /**
- * Model changes as events (issue 17, item 5): a model declaring `webhooks.events` emits
+ * Model changes as events: a model declaring `webhooks.events` emits
  * `<model>.created|updated|deleted` with the record's HAL representation as data and its owner as
  * the event's owner, delivered to a real receiver by the real worker; the write, the event, its
  * deliveries and jobs commit together: a write that fails emits nothing, an emit that fails

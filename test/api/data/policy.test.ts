@@ -1,5 +1,5 @@
 /**
- * Model policies (issue 13, item 9): per-record links, 403 for what the caller may see and 404 for
+ * Model policies: per-record links, 403 for what the caller may see and 404 for
  * what it may not, listings limited in SQL (`policyScope`) or page by page, GraphQL alike, and a
  * model without a policy unchanged. A HAL client (ketting) follows the links as a user would.
  */

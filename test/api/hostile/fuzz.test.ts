@@ -1,9 +1,9 @@
 /**
- * Issue 11: property-based requests over the REST routes of the webhook API (fast-check, fixed
- * seed printed on failure): arbitrary JSON bodies, ids and query strings, with NUL, lone
- * surrogates, huge numbers, deep nesting and long strings among them, as an admin and as a member
- * bound to one tenant (whose refusals take other paths). No answer is a 5xx, and every refusal
- * is problem+json with an `APP_*` code.
+ * Hostile input, at random: property-based requests over the REST routes of the webhook API
+ * (fast-check, fixed seed printed on failure): arbitrary JSON bodies, ids and query strings, with
+ * NUL, lone surrogates, huge numbers, deep nesting and long strings among them, as an admin and as
+ * a member bound to one tenant (whose refusals take other paths). No answer is a 5xx, and every
+ * refusal is problem+json with an `APP_*` code.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

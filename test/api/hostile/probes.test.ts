@@ -1,5 +1,5 @@
 /**
- * Issue 11 (items 4, 6, 7, 8, 9, 11): hostile input answers below 500, always as problem+json
+ * Hostile input answers below 500, always as problem+json
  * with a stable code, and logs no stack trace. The probes are data: NUL and other unstorable
  * text in every id, text field and filter, bad encodings, odd methods, long query strings,
  * invalid bearers, malformed PATCH bodies, contradictory GraphQL filters.

@@ -1,6 +1,6 @@
 /**
- * Idempotency answers are kept 24 hours (spec: Limits), on a controlled clock, in process memory
- * and in PostgreSQL; expired records are purged.
+ * Idempotency answers are kept 24 hours (`api.idempotency.ttl`), on a controlled clock, in process
+ * memory and in PostgreSQL; expired records are purged.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';

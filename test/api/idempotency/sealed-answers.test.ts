@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 3: answers stored for an Idempotency-Key never hold a signing secret in clear,
+ * Answers stored for an Idempotency-Key never hold a signing secret in clear,
  * in any shared store, while a replay still gives the client its secret.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The idempotent request state table (spec: States and transitions) and the 400/409/422 rows of
+ * The idempotent request state table (the states of one key) and the 400/409/422 rows of
  * the error table, over real HTTP, in one web process (the shared backend tests run the same
  * rules across two processes).
  */

@@ -6,7 +6,7 @@ import { seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 /** posts.show answers HTML to browsers and `*\/*`, HAL to JSON clients; `X-Api-Version` echoes ctx.state.apiVersion. */
 const posts = defineController({
-  /** An application controller's page (spec: `res.render` with a query): the page object or the template. */
+  /** An application controller's page (`ctx.render` with a query): the page object or the template. */
   async index(ctx) {
     await ctx.render('home', { greeting: 'hello' }, { graphql: { query: 'query Probe { __typename n: __typename }', variables: { n: 1 } } });
   },
@@ -115,7 +115,7 @@ describe('content negotiation and versioning through Accept', () => {
     const problem = (await response.json()) as { status: number; data: { version: string; requested: string }; code?: string };
     assert.equal(problem.status, 406);
     assert.deepEqual(problem.data, { version: 'v1', requested: 'v2' });
-    assert.equal(problem.code, undefined, 'the spec gives this 406 no code');
+    assert.equal(problem.code, undefined, 'this 406 has no code');
     const list = await get('application/vnd.app.v2+json', '/posts');
     assert.equal(list.status, 406);
   });

@@ -1,5 +1,5 @@
 /**
- * The three limiters (spec: Limits; Errors 429): global, authentication, per route; the draft-7
+ * The three limiters (429 `APP_API_RATE_LIMITED`): global, authentication, per route; the draft-7
  * headers (parsed as RFC 8941 structured fields by the structured-headers library), keys per user or per ip, X-Forwarded-For only
  * with trustProxy, the development exemption, `rateLimit: false` and `auth: false`, the boot line.
  */

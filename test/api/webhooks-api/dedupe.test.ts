@@ -1,5 +1,5 @@
 /**
- * Emit deduplication by the sender's id (issue 16, item 7): parallel emits with one eventId make
+ * Emit deduplication by the sender's id: parallel emits with one eventId make
  * one event and one delivery per endpoint; a repeat answers the original (200, duplicate) and
  * queues nothing; ids are per owner; an id older than webhooks.dedupeWindow starts a new event.
  */

@@ -1,5 +1,5 @@
 /**
- * Endpoint delivery settings (issue 16, item 8): `rateLimit` and `ordering` are set and changed
+ * Endpoint delivery settings: `rateLimit` and `ordering` are set and changed
  * through every face (REST, GraphQL, the CLI's `--rate-limit`, `--clear-rate-limit`, `--fifo`,
  * `--no-fifo`) and described by the OpenAPI document; bad values get their stable codes.
  */

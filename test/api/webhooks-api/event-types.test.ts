@@ -1,5 +1,5 @@
 /**
- * The event-type catalog (issue 17, item 4) over REST and GraphQL: admins add and change types,
+ * The event-type catalog over REST and GraphQL: admins add and change types,
  * every role reads them, an emit whose data fails its type's schema is 422
  * APP_WEBHOOK_EVENT_DATA_INVALID with ajv's reasons and writes nothing, an invalid schema is
  * refused, and with webhooks.strictEventTypes unknown types and unmatched subscriptions are refused.

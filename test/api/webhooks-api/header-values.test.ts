@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 12: endpoint header values are receiver credentials. They are sealed in the
+ * Endpoint header values are receiver credentials. They are sealed in the
  * table, every role sees the names, members and admins see values when they ask, a viewer who
  * asks is refused, and the receiver still gets the real value.
  */

@@ -1,5 +1,5 @@
 /**
- * Resend (issue 16, item 6): a done or dead delivery is sent again with the same webhook-id
+ * Resend: a done or dead delivery is sent again with the same webhook-id
  * (REST, GraphQL, CLI); while it is pending or running the resend is 409
  * APP_WEBHOOK_DELIVERY_IN_FLIGHT; retry keeps its meaning (dead only).
  */

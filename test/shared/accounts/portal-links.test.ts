@@ -1,5 +1,5 @@
 /**
- * Tenant portal links (issue 14): made for one owner as a member or viewer, stored as a digest,
+ * Tenant portal links: made for one owner as a member or viewer, stored as a digest,
  * spent once within `auth.portalLinkTtl` into a portal session that acts as that role of that
  * owner; refused when used, expired, unknown or malformed.
  */

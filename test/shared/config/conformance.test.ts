@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 7 (spec: "Secure headers and logs", "Shared backend"): `config.helmet` takes
+ * Config shapes users of helmet and of the shared backend expect: `config.helmet` takes
  * helmet's own options straight under it, `helmet.permissionsPolicy: false` sends no
  * `Permissions-Policy`, `config.shared` accepts a backend name alone, and the logger's `redact`
  * uses the configured `filterParameters`.

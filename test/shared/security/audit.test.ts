@@ -15,7 +15,7 @@ const production = (env: Record<string, string> = {}, drop: readonly string[] = 
 };
 const ids = (findings: { id: string }[]) => findings.map((finding) => finding.id);
 
-/** Each misconfiguration of issue 15, item 4, with the severity the audit gives it. */
+/** Each misconfiguration the audit knows, with the severity it gives it. */
 const CASES: { id: string; severity: string; env?: Record<string, string>; drop?: string[]; facts?: Record<string, unknown> }[] = [
   { id: 'webhooks.private-addresses-allowed', severity: 'high', env: { APP_WEBHOOKS__ALLOW_PRIVATE: 'true' } },
   { id: 'webhooks.http-allowed', severity: 'high', env: { APP_WEBHOOKS__ALLOW_HTTP: 'true' } },

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 8: `ioredis` is loaded only when Redis is the shared backend. A process on the
+ * `ioredis` is loaded only when Redis is the shared backend. A process on the
  * PostgreSQL or in-process backend (a child Node with a resolve hook recording what it imports)
  * never asks for it; one on Redis asks only once the store is used.
  */

@@ -1,7 +1,7 @@
 /**
- * Two real web processes sharing one backend, PostgreSQL then Redis (spec: Limits, "Shared
- * backend"): every row of the idempotent request state table and the 400/409/422/429/503 rows
- * of the error table across the two, and the store going away (process A fails closed, B open).
+ * Two real web processes sharing one backend, PostgreSQL then Redis (`shared.backend`): every row
+ * of the idempotent request state table and the 400/409/422/429/503 rows of the error table across
+ * the two, and the store going away (process A fails closed, B open).
  */
 import assert from 'node:assert/strict';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';

@@ -16,7 +16,7 @@ function capture() {
 }
 
 describe('store failure log throttle', () => {
-  it('the interval is ten seconds (spec: Errors)', () => {
+  it('the interval is ten seconds', () => {
     assert.equal(FAILURE_LOG_INTERVAL_MS, 10_000);
   });
 

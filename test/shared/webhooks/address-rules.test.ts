@@ -21,13 +21,14 @@ const isCode = (code: string, check?: (error: AppError) => void) => (error: unkn
   return true;
 };
 
-// The spec's list, "Outbound request safety" rule 4, written canonically.
-const SPEC_RANGES = [
+// The usual list (loopback, link-local, private, shared, unspecified, multicast, reserved,
+// documentation and benchmarking ranges), written canonically.
+const USUAL_RANGES = [
   '127.0.0.0/8', '::1/128', '169.254.0.0/16', 'fe80::/10', '10.0.0.0/8', '172.16.0.0/12',
   '192.168.0.0/16', 'fc00::/7', '100.64.0.0/10', '0.0.0.0/8', '224.0.0.0/4', '240.0.0.0/4',
   '::/128', 'ff00::/8', '192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '198.18.0.0/15',
 ];
-// Added by the brief: all of ::/8 and the IPv6 forms that carry an IPv4 address.
+// Our additions: all of ::/8 and the IPv6 forms that carry an IPv4 address.
 const EXTRA_RANGES = ['::/8', '::/96', '::ffff:0:0/96', '2002::/16', '64:ff9b::/96', '64:ff9b:1::/48'];
 
 function bounds(range: RefusedRange) {
@@ -45,10 +46,10 @@ function bounds(range: RefusedRange) {
 }
 
 describe('REFUSED_RANGES', () => {
-  it('holds exactly the spec list plus ::/8 and the IPv4-embedding IPv6 ranges', () => {
+  it('holds exactly the usual list plus ::/8 and the IPv4-embedding IPv6 ranges', () => {
     assert.deepEqual(
       REFUSED_RANGES.map((r) => r.cidr).toSorted(),
-      [...SPEC_RANGES, ...EXTRA_RANGES].toSorted(),
+      [...USUAL_RANGES, ...EXTRA_RANGES].toSorted(),
     );
   });
 

@@ -1,5 +1,5 @@
 /**
- * Auto-disable (issue 16, item 4) on a controlled clock: attempts are written with the times the
+ * Auto-disable on a controlled clock: attempts are written with the times the
  * test chooses and the sweep is asked at a chosen `now`.
  */
 import assert from 'node:assert/strict';

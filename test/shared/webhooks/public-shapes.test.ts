@@ -1,5 +1,5 @@
 /**
- * One source for the public shapes (issue 12, item 5): the projections answer exactly the
+ * One source for the public shapes: the projections answer exactly the
  * declared fields, and the GraphQL object types (SDL) and the OpenAPI schemas of the same
  * records agree field by field: names, nullability, kinds, lists, enums and references.
  */

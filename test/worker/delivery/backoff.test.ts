@@ -10,7 +10,7 @@ const lowest = () => 0; // -jitter
 const highest = () => 0.999999999; // almost +jitter
 
 describe('retryDelayMs', () => {
-  it('keeps the spec defaults: base 10 s, factor 3, max 6 h, jitter 0.2, 8 attempts', () => {
+  it('keeps the defaults: base 10 s, factor 3, max 6 h, jitter 0.2, 8 attempts', () => {
     assert.deepEqual({ ...DEFAULT_BACKOFF }, { base: 10 * SECOND, factor: 3, max: 6 * HOUR, jitter: 0.2 });
     assert.equal(DEFAULT_MAX_ATTEMPTS, 8);
   });
@@ -57,7 +57,7 @@ describe('retryDelayMs', () => {
     });
   }
 
-  // The spec says "about three days in total" for these defaults. With 8 attempts there are 7
+  // "About three days in total" is sometimes said of these defaults. With 8 attempts there are 7
   // waits, and 10 s * 3^k for k = 0..6 stays below the 6 h cap: the total is 10 930 s, about
   // 3 hours. This test pins the arithmetic of the configured values.
   it('spreads the 8 default attempts over 10 930 s (about 3 h) without jitter, ±20 % with it', () => {

@@ -19,8 +19,8 @@ interface Case {
   errorIncludes?: string[];
 }
 
-// The spec's outcome table ("Delivery outcome, by what the receiver does"), row by row.
-const SPEC_CASES: Case[] = [
+// The outcome table (what each answer of the receiver does: docs/receiving.md), row by row.
+const TABLE_CASES: Case[] = [
   {
     name: 'a 2xx answer is delivered (done)',
     attempts: [200, 201, 202, 204, 299].map((s) => answer(s)),
@@ -89,7 +89,7 @@ const SPEC_CASES: Case[] = [
 ];
 
 describe('classifyAttempt', () => {
-  for (const c of SPEC_CASES) {
+  for (const c of TABLE_CASES) {
     it(c.name, () => {
       for (const attempt of c.attempts) {
         const outcome = classifyAttempt(attempt);
@@ -108,8 +108,8 @@ describe('classifyAttempt', () => {
 
 describe('OUTCOME_RULES', () => {
   for (const rule of OUTCOME_RULES) {
-    it(`decides at least one of the spec's cases: ${rule.trigger}`, () => {
-      const decided = SPEC_CASES.flatMap((c) => c.attempts).filter((attempt) => outcomeRuleFor(attempt) === rule);
+    it(`decides at least one of the table's cases: ${rule.trigger}`, () => {
+      const decided = TABLE_CASES.flatMap((c) => c.attempts).filter((attempt) => outcomeRuleFor(attempt) === rule);
       assert.ok(decided.length > 0);
       for (const attempt of decided) assert.equal(classifyAttempt(attempt).result, rule.result);
     });
