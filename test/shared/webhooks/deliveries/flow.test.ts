@@ -1,10 +1,12 @@
 /**
  * Endpoint gates (shared/webhooks/deliveries/flow.ts, migrations/014): claims over the cap park
  * deliveries without a job; a FIFO endpoint's emits are parked in emit order with only the head
- * queued; the recovery sweep wakes what a dead process left parked behind free slots.
+ * queued; the recovery sweep wakes what a dead process left parked behind free slots. Another
+ * endpoint's delivery waits all along (no worker runs here), so the cap applies: an endpoint
+ * alone is not capped (test/worker/work-conserving.test.ts).
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { gatesToWake } from '../../../../shared/webhooks/deliveries/flow.ts';
 import { sweep } from '../../../../worker/heartbeat.ts';
 import { claimDeliveries } from '../../../../worker/delivery/store.ts';
@@ -15,6 +17,10 @@ const db = await createTestDatabase();
 const h = harness(db, { webhooks: { endpointConcurrency: 2 } });
 
 const gateOf = (endpointId: string) => slotsOf(db, endpointId);
+
+before(async () => {
+  await send(h, await endpoint(h, 'http://127.0.0.1:9/other'));
+});
 
 describe('endpoint gates', () => {
   it('a claim over the cap parks the delivery: pending, no attempt, counted as waiting, oldest ones granted first', async () => {
