@@ -14,8 +14,10 @@ const invalidToken = () =>
 /**
  * API tokens sent as `Authorization: Bearer <token>` (shared/tokens). A token that is unknown,
  * revoked, expired or malformed is refused with 401 `APP_TOKEN_INVALID` on any route, open ones
- * included (RFC 6750 section 3.1), rather than serving the request anonymously. Tokens are
- * looked up on every request (never cached), so a revocation holds at once in every process.
+ * included (RFC 6750 section 3.1), rather than serving the request anonymously. Tokens are read
+ * through the process's token cache when it has one (shared/tokens/cache.ts: a revocation
+ * reaches it through LISTEN/NOTIFY; `auth.tokenCache` bounds a lost notice), else from the table
+ * on every request.
  */
 export function bearerTokens(deps: TokenDeps): Strategy {
   return {
@@ -25,7 +27,7 @@ export function bearerTokens(deps: TokenDeps): Strategy {
       const credentials = readBearer(request.header('authorization'));
       if (credentials.kind === 'none') return undefined;
       if (credentials.kind === 'malformed') throw invalidToken();
-      const token = await verifyToken(deps, credentials.token);
+      const token = await (deps.tokenCache ? deps.tokenCache.verify(credentials.token) : verifyToken(deps, credentials.token));
       if (token === null) throw invalidToken();
       return principalOfToken(token);
     },
