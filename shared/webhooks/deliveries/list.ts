@@ -85,34 +85,35 @@ export async function listDeliveries(
   ].filter((condition) => condition !== undefined);
   const inStates = statuses.length === DELIVERY_STATUSES.length ? undefined : sql`d.status = any(${statuses}::text[])`;
   const whereOf = (all: Fragment[]) => (all.length === 0 ? sql`` : sql`where ${all.reduce((both, next) => sql`${both} and ${next}`)}`);
-  // a member's listing joins the endpoint to keep its own, and reads the endpoint's state there;
-  // an admin's needs no join to filter (every delivery has its endpoint: a cascading foreign key),
-  // so the endpoint's state is a subquery of the select list, which PostgreSQL evaluates after
-  // the sort and limit, for the page's rows alone (no second sort of a joined page; joined in
-  // each state's branch, it cost a big table's first page about half as much again in planning
-  // and reading)
+  // a member's listing joins the endpoint to keep its own; an admin's needs no join to filter
+  // (every delivery has its endpoint: a cascading foreign key). The endpoint's state is read for
+  // the page's rows alone: a subquery of the select list, evaluated for those rows (joined in
+  // each state's branch of a big table's page, it cost its first page about half as much again
+  // in planning and reading)
   const scoped = member ? sql`app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id` : sql`app_webhook_deliveries d`;
-  const endpointEnabled = member
-    ? sql`w.disabled_at is null as endpoint_enabled`
-    : sql`coalesce((select w.disabled_at is null from ${endpoints} w where w.id = d.endpoint_id), false) as endpoint_enabled`;
+  const endpointEnabled = sql`coalesce((select w.disabled_at is null from ${endpoints} w where w.id = d.endpoint_id), false) as endpoint_enabled`;
   const counted = sql`from ${scoped} ${whereOf(inStates ? [...conditions, inStates] : conditions)}`;
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
   const window = sql`limit ${query.perPage} offset ${offset}`;
-  // a small table (or api.exactTotal 0) is sorted as it is; a big one gives the newest of each state asked, merged
   const readPage = (total?: Fragment): Promise<ListedRow[]> => {
     if (bound === 0) {
-      return sql<ListedRow[]>`select ${sql.unsafe(SUMMARY_COLUMNS)}, ${endpointEnabled}${total ? sql`, ${total}` : sql``} ${counted} ${order} ${window}`;
+      // a small table (or api.exactTotal 0) is sorted as it is, but on its ids and creation times
+      // alone, then the page's rows are read by id: sorting every matching row with all its
+      // columns took PostgreSQL half as long again (2,000 deliveries: 0.70 against 1.0 ms)
+      return sql<ListedRow[]>`
+        select ${sql.unsafe(SUMMARY_COLUMNS)}, ${endpointEnabled}${total ? sql`, ${total}` : sql``}
+          from app_webhook_deliveries d
+         where d.id = any(array(select d.id ${counted} ${order} ${window}))
+         ${order}`;
     }
+    // a big one gives the newest of each state asked, merged
     const upTo = query.page * query.perPage;
-    const listed = sql`${sql.unsafe(SUMMARY_COLUMNS)}${member ? sql`, w.disabled_at is null as endpoint_enabled` : sql``} from ${scoped}`;
     const newestOf = (status: DeliveryStatus) => sql`(
-      select ${listed} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${upTo})`;
+      select ${sql.unsafe(SUMMARY_COLUMNS)} from ${scoped} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${upTo})`;
     const merged = statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
-    return member
-      ? sql<ListedRow[]>`select * from (${merged}) as d ${order} ${window}`
-      : sql<ListedRow[]>`select d.*, ${endpointEnabled} from (${merged}) as d ${order} ${window}`;
+    return sql<ListedRow[]>`select d.*, ${endpointEnabled} from (${merged}) as d ${order} ${window}`;
   };
   const { rows, total } = await pageWithTotal(sql, counted, bound, { offset, perPage: query.perPage }, readPage);
   return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };
