@@ -1,6 +1,6 @@
 import { unauthorized } from '../../shared/errors/app-error.ts';
-import { principalOfToken } from '../../shared/tokens/principal.ts';
-import { verifyToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
+import { principalOfToken, type TokenPrincipal } from '../../shared/tokens/principal.ts';
+import { verifyToken, type ApiToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
 import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE, readBearer } from './bearer.ts';
 import type { Strategy } from './strategy.ts';
 
@@ -20,6 +20,9 @@ const invalidToken = () =>
  * on every request.
  */
 export function bearerTokens(deps: TokenDeps): Strategy {
+  // one principal per token read (a cached token is the same object on every request), so what
+  // is derived from a principal (its actor) is derived once
+  const principals = new WeakMap<ApiToken, TokenPrincipal>();
   return {
     name: 'bearer-token',
     challenge: BEARER_CHALLENGE,
@@ -29,7 +32,12 @@ export function bearerTokens(deps: TokenDeps): Strategy {
       if (credentials.kind === 'malformed') throw invalidToken();
       const token = await (deps.tokenCache ? deps.tokenCache.verify(credentials.token) : verifyToken(deps, credentials.token));
       if (token === null) throw invalidToken();
-      return principalOfToken(token);
+      let principal = principals.get(token);
+      if (principal === undefined) {
+        principal = principalOfToken(token);
+        principals.set(token, principal);
+      }
+      return principal;
     },
   };
 }

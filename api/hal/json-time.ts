@@ -6,9 +6,12 @@
  * text in a fifth of that time.
  */
 
-const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
-const three = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
-const four = (n: number) => (n < 1000 ? `0${three(n)}` : `${n}`);
+/** 00 to 999, written with two and three digits (no string made per date). */
+const TWO = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+const two = (n: number) => TWO[n];
+const three = (n: number) => THREE[n];
+const four = (n: number) => (n < 1000 ? `0${THREE[n]}` : `${n}`);
 
 /** What `JSON.stringify` writes for `date` (without the quotes): its ISO text, or null when it is invalid. */
 export function jsonTime(date: Date): string | null {

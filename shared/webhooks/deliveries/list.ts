@@ -34,7 +34,11 @@ export type ListedDelivery = DeliverySummary & { endpointEnabled: boolean };
 
 type ListedRow = DeliveryRow & { endpoint_enabled: boolean };
 
-const toListed = (row: ListedRow): ListedDelivery => ({ ...summary(row), endpointEnabled: row.endpoint_enabled });
+function toListed(row: ListedRow): ListedDelivery {
+  const listed = summary(row) as ListedDelivery;
+  listed.endpointEnabled = row.endpoint_enabled;
+  return listed;
+}
 
 function checkStatuses(statuses: readonly string[] | undefined): readonly DeliveryStatus[] | undefined {
   if (statuses === undefined) return undefined;
