@@ -1,7 +1,7 @@
 /**
  * The bearer tokens one web process has looked up, kept `ttlMs` (`auth.tokenCache`, 5 s) so that
- * a request with a token seen lately needs no statement of its own: the lookup was one round
- * trip of every API request, a third of the web process's work on a page of 25 deliveries.
+ * a request with a token seen lately needs no statement of its own: the lookup was one more round
+ * trip to PostgreSQL before every API request's own work.
  *
  * A kept token is dropped as soon as it changes, whoever changes it: every revocation (the API,
  * the console, `tokens:revoke`, a user's disabling, plain SQL), expiry, role, owner or name
