@@ -43,6 +43,7 @@ import { plugConsole } from './console/plug.ts';
 import { pageHelpers } from './middleware/page-helpers.ts';
 import type { AccountDeps } from '../shared/accounts/deps.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
+import { createTokenCache, type TokenCache } from '../shared/tokens/cache.ts';
 import { withProductApis } from './product-apis.ts';
 import { modelEventSink } from './data/model-events.ts';
 import { discoverApi } from './routing/discover.ts';
@@ -61,7 +62,7 @@ export interface WebDeps {
   api?: ApiDefinition;
   /** The process's metrics (default: a registry of its own, with the queue gauges read through `sql`). */
   metrics?: Metrics;
-  /** The clock of sessions, password links and the sign-in lockout (default `Date.now`; tests move it). */
+  /** The clock of sessions, password links, the sign-in lockout and the token cache's entries (default `Date.now`; tests move it). */
   now?: () => number;
 }
 
@@ -88,6 +89,8 @@ export interface WebServer {
   readonly metrics: Metrics;
   /** The account functions' dependencies of this process (its sessions' clock, its lockout store). */
   readonly accounts: AccountDeps;
+  /** The API tokens this process has looked up (undefined when `auth.tokenCache` is 0). */
+  readonly tokenCache: TokenCache | undefined;
 }
 
 /**
@@ -132,7 +135,10 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     return api ? api.router(ctx, next) : next();
   });
   // the account paths (issue 13), after the application's routes: an application may declare its own sign-in page
-  const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now, graphql: () => graphql?.service });
+  // the API tokens this process has looked up (auth.tokenCache; 0: none), dropped on every change's notice
+  const tokenCache = config.auth.tokenCache > 0 ? createTokenCache({ sql, log }, { ttlMs: config.auth.tokenCache, now: deps.now }) : undefined;
+  const tokens = { sql, log, ...(tokenCache ? { tokenCache } : {}) };
+  const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now, graphql: () => graphql?.service, tokenCache });
   pipeline.use('errorHelpers', pageHelpers(accountsWeb.pages)); // ctx.render, ctx.negotiate (issue 14)
   pipeline.useRoute('versionGuard', versionGuard);
   pipeline.useRoute('roleGuard', roleGuard);
@@ -147,11 +153,11 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   // GraphQL in its slot, the schema built from the models with the API (issue 8)
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
   // the console (issue 14): pages after the account paths, on the same core functions
-  plugConsole(pipeline, { config, log, webhooks: webhooksApi.webhooks, accounts: accountsWeb.accounts, tokens: { sql, log }, pages: accountsWeb.pages });
+  plugConsole(pipeline, { config, log, webhooks: webhooksApi.webhooks, accounts: accountsWeb.accounts, tokens, pages: accountsWeb.pages });
   const build = (definition: ApiDefinition) => {
     // the product's own APIs (webhooks, tokens) are mounted here, beside what the application declares
     const events = modelEventSink(webhooksApi.webhooks); // models that declare webhooks.events emit their changes
-    const built = buildApi({ sql, events }, withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens: { sql, log } }), pipeline.routeStage);
+    const built = buildApi({ sql, events }, withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens }), pipeline.routeStage);
     graphql?.build(built.models);
     return built;
   };
@@ -171,6 +177,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     ...(graphql ? [graphql.module] : []),
     { name: 'database', stop: () => sql.end({ timeout: 5 }) },
     webhooksApi.module, // stopped before the pool: its endpoint cache stops listening
+    ...(tokenCache ? [{ name: 'token-cache', stop: () => tokenCache.close() }] : []), // the same for the token cache
     accountsWeb.module,
     ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
     ...modules,
@@ -189,6 +196,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     },
     metrics,
     accounts: accountsWeb.accounts,
+    tokenCache,
     addMiddleware: (middleware) => pipeline.use('custom', middleware),
     plug: (slot, middleware) => pipeline.use(slot, middleware),
     plugRoute: (slot, factory) => pipeline.useRoute(slot, factory),

@@ -11,6 +11,7 @@ import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { SharedStore } from '../../shared/stores/types.ts';
+import type { TokenCache } from '../../shared/tokens/cache.ts';
 import type { GraphqlService } from '../graphql/service.ts';
 import type { Module } from '../lifecycle.ts';
 import { pagePaths } from '../pages/paths.ts';
@@ -27,11 +28,13 @@ export interface AccountsWeb {
 
 export function plugAccounts(
   pipeline: Pick<Pipeline, 'use'>,
-  deps: { config: Config; log: Logger; sql: Sql; shared: SharedStore; now?: () => number; graphql?: () => GraphqlService | undefined },
+  deps: { config: Config; log: Logger; sql: Sql; shared: SharedStore; now?: () => number; graphql?: () => GraphqlService | undefined; tokenCache?: TokenCache },
 ): AccountsWeb {
   const { config, log, sql, shared } = deps;
   const mailer = createMailer(config, log);
-  const accounts: AccountDeps = { config, sql, log, now: deps.now ?? Date.now, lockouts: shared.entries, mailer };
+  const accounts: AccountDeps = {
+    config, sql, log, now: deps.now ?? Date.now, lockouts: shared.entries, mailer, ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
+  };
   const pages: PageContext = { config, cookies: cookieSettings(config), views: createViews(config), paths: pagePaths(config), graphql: deps.graphql };
   pipeline.use('router', accountRoutes({ accounts, pages }));
   return { accounts, pages, module: { name: 'mail', stop: async () => mailer.close() } };

@@ -1,6 +1,6 @@
 import { unauthorized } from '../../shared/errors/app-error.ts';
-import { principalOfToken } from '../../shared/tokens/principal.ts';
-import { verifyToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
+import { principalOfToken, type TokenPrincipal } from '../../shared/tokens/principal.ts';
+import { verifyToken, type ApiToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
 import { BEARER_CHALLENGE, INVALID_TOKEN_CHALLENGE, readBearer } from './bearer.ts';
 import type { Strategy } from './strategy.ts';
 
@@ -14,10 +14,15 @@ const invalidToken = () =>
 /**
  * API tokens sent as `Authorization: Bearer <token>` (shared/tokens). A token that is unknown,
  * revoked, expired or malformed is refused with 401 `APP_TOKEN_INVALID` on any route, open ones
- * included (RFC 6750 section 3.1), rather than serving the request anonymously. Tokens are
- * looked up on every request (never cached), so a revocation holds at once in every process.
+ * included (RFC 6750 section 3.1), rather than serving the request anonymously. Tokens are read
+ * through the process's token cache when it has one (shared/tokens/cache.ts: a revocation
+ * reaches it through LISTEN/NOTIFY; `auth.tokenCache` bounds a lost notice), else from the table
+ * on every request.
  */
 export function bearerTokens(deps: TokenDeps): Strategy {
+  // one principal per token read (a cached token is the same object on every request), so what
+  // is derived from a principal (its actor) is derived once
+  const principals = new WeakMap<ApiToken, TokenPrincipal>();
   return {
     name: 'bearer-token',
     challenge: BEARER_CHALLENGE,
@@ -25,9 +30,14 @@ export function bearerTokens(deps: TokenDeps): Strategy {
       const credentials = readBearer(request.header('authorization'));
       if (credentials.kind === 'none') return undefined;
       if (credentials.kind === 'malformed') throw invalidToken();
-      const token = await verifyToken(deps, credentials.token);
+      const token = await (deps.tokenCache ? deps.tokenCache.verify(credentials.token) : verifyToken(deps, credentials.token));
       if (token === null) throw invalidToken();
-      return principalOfToken(token);
+      let principal = principals.get(token);
+      if (principal === undefined) {
+        principal = principalOfToken(token);
+        principals.set(token, principal);
+      }
+      return principal;
     },
   };
 }

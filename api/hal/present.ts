@@ -7,6 +7,7 @@ import { isPublished, modelOf, type Model, type Models, type PublicRecord } from
 import { decide, type Principal } from '../routing/roles.ts';
 import type { ResourceRoutes } from '../routing/table.ts';
 import { recordDecisions } from '../data/policy.ts';
+import { jsonTime } from './json-time.ts';
 import { collectionLinks, itemLinks, linkHeader, mergeLinks, type LinkInput, type Links, type May } from './links.ts';
 
 export interface PresentDeps {
@@ -84,8 +85,22 @@ async function publishAll(records: readonly object[], fallback: Model | undefine
   return output;
 }
 
+/**
+ * `{_links: links, ...record}` (a record's own `_links` keeps the first place and replaces the one
+ * given), its dates written as JSON writes them (json-time.ts): the JSON of the answer is the
+ * same, and serialising it costs less.
+ */
+function linked(links: Links, record: PublicRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { _links: links, ...record };
+  for (const key in out) {
+    const value = out[key];
+    if (value instanceof Date) out[key] = jsonTime(value);
+  }
+  return out;
+}
+
 /** A record of a type without routes: no links to decide (the record may bring its own `_links`). */
-const unlinked = (record: PublicRecord): Record<string, unknown> => ({ _links: {}, ...record });
+const unlinked = (record: PublicRecord): Record<string, unknown> => linked({}, record);
 
 /**
  * A record with its `_links`: those the role rules allow and, when the model has a policy, those
@@ -96,7 +111,7 @@ async function item(record: PublicRecord, on: Target, principal: Principal | und
   if (!on.resource) return unlinked(record);
   const decisions = await recordDecisions(on.model, principal, subject);
   const may: May = decisions ? (action) => on.may(action) && decisions.get(action) !== false : on.may;
-  return { _links: itemLinks(on.resource, externalId, may), ...record };
+  return linked(itemLinks(on.resource, externalId, may), record);
 }
 
 /** The subject of the record at `index`: the given subject(s), else the record as given. */

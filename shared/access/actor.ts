@@ -38,11 +38,21 @@ const KINDS: readonly string[] = ['token', 'user', 'portal'];
  */
 export function actorOf(principal: Principal | undefined): Actor {
   if (!principal) throw unauthorized('this needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
+  const known = actors.get(principal);
+  if (known !== undefined) return known;
   const given = principal as Principal & { kind?: string; userId?: string };
   const kind = (given.kind !== undefined && KINDS.includes(given.kind) ? given.kind : 'token') as ActorKind;
   const role = principal.roles[0] ?? '';
-  return Object.freeze({ id: principal.id, kind, role, userId: kind === 'user' ? given.userId ?? principal.id : null, scope: scopeOfRole(role, principal.owner) });
+  const actor = Object.freeze({ id: principal.id, kind, role, userId: kind === 'user' ? given.userId ?? principal.id : null, scope: scopeOfRole(role, principal.owner) });
+  if (Object.isFrozen(principal) && Object.isFrozen(principal.roles)) actors.set(principal, actor);
+  return actor;
 }
+
+/**
+ * The actor of each frozen principal (what shared/tokens/principal.ts makes): asked for every
+ * link of every record of an answer, and a principal cannot change.
+ */
+const actors = new WeakMap<Principal, Actor>();
 
 function scopeOfRole(role: string, owner: string | null | undefined): TenantScope {
   if ((ALL_TENANT_ROLES as readonly string[]).includes(role)) return ALL_TENANTS;

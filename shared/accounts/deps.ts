@@ -7,6 +7,7 @@ import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import type { KeyValueStore } from '../stores/types.ts';
+import type { TokenCache } from '../tokens/cache.ts';
 import type { Mailer } from './mailer.ts';
 
 export interface AccountDeps {
@@ -19,6 +20,8 @@ export interface AccountDeps {
   lockouts?: KeyValueStore;
   /** Sends the password-reset mails. */
   mailer?: Mailer;
+  /** The web process's API token cache (bearer authentication reads through it; disabling a user drops its tokens from it). */
+  tokenCache?: TokenCache;
 }
 
 export const clockOf = (deps: Pick<AccountDeps, 'now'>): Date => new Date(deps.now());

@@ -66,8 +66,8 @@ export async function updateDisabled(sql: Sql, id: string, disabled: boolean, at
   return rows[0];
 }
 
-/** Revokes every token user `id` minted. */
-export async function revokeTokensOfUser(sql: Sql, id: string, at: Date): Promise<number> {
-  const rows = await sql`update app_api_tokens set revoked_at = ${at} where user_id = ${id} and revoked_at is null returning id`;
-  return rows.length;
+/** Revokes every token user `id` minted; answers their ids. */
+export async function revokeTokensOfUser(sql: Sql, id: string, at: Date): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`update app_api_tokens set revoked_at = ${at} where user_id = ${id} and revoked_at is null returning id`;
+  return rows.map((row) => row.id);
 }

@@ -115,14 +115,17 @@ export async function setUserDisabled(deps: AccountDeps, actor: Actor, idOrEmail
   authorize(actor, disabled ? 'users.disable' : 'users.enable');
   const found = await findUserRow(deps, idOrEmail);
   const at = clockOf(deps);
+  let revoked: string[] = [];
   const row = await deps.sql.begin(async (tx) => {
     const updated = await updateDisabled(tx, found.id, disabled, at);
     if (disabled) {
       await deleteUserSessions(tx, found.id);
-      await revokeTokensOfUser(tx, found.id, at);
+      revoked = await revokeTokensOfUser(tx, found.id, at);
     }
     return updated;
   });
+  // committed: this process's token cache drops them now, the others when the notices arrive
+  if (revoked.length > 0) deps.tokenCache?.forget(revoked);
   if (!row) throw userNotFound(idOrEmail);
   deps.log.info({ userId: row.id }, disabled ? 'user disabled' : 'user enabled');
   return toUser(row);

@@ -95,6 +95,7 @@ export const SCHEMA = group({
     }, { disableable: true, enabled: true, doc: '`false` turns the sign-in lockout off (the authentication limiter still counts per ip).' }),
     resetTtl: leaf('duration', '1h', 'How long a password-reset link (`POST /forgot-password`) works; each works once.'),
     inviteTtl: leaf('duration', '72h', 'How long a set-password link printed by `app users:create` or `users:reset-link` works.'),
+    tokenCache: leaf('duration', '5s', 'How long a web process trusts an API token it has looked up without reading it again. A revocation (or any change of the token) reaches every web process at once through LISTEN/NOTIFY; this is its bound when a notice is lost (0: look the token up on every request).'),
     portalLinkTtl: leaf('duration', '15m', 'How long a tenant portal link (`app portal:link`, the console\'s Tenants page) works; each signs in once, starting a session of the ordinary lifetime.'),
   }),
   mail: group({

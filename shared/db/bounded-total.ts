@@ -14,7 +14,8 @@ export interface PageTotal {
   estimated: boolean;
 }
 
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
+/** A piece of SQL with its parameters. */
+export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** PostgreSQL's estimate of the rows `select 1 <from>` answers (the "Plan Rows" of its plan's top node). */
 async function expectedRows(sql: Queryable, from: Fragment): Promise<number> {
@@ -29,11 +30,17 @@ export interface PageWindow {
   perPage: number;
 }
 
+/** The column a page's rows carry their listing's total in, when it is counted with the page. */
+export const TOTAL_COLUMN = 'listing_total';
+
 /**
  * Reads a listing's page (`readPage`) and its total, the listing's matching rows being
  * `select 1 <from>` (`from`: a fragment `from … where …`, with parameters).
  *
- * `exactUpTo` 0 counts every row, beside the page (a small table, or `api.exactTotal: 0`).
+ * `exactUpTo` 0 counts every row (a small table, or `api.exactTotal: 0`), in the page's own
+ * statement: `readPage` is given a select-list item (an uncorrelated subquery, run once) that
+ * its rows then carry as `listing_total` (TOTAL_COLUMN), so a page and its total are one round
+ * trip and one snapshot; a page past the end has no row to carry it and is counted on its own.
  * Otherwise PostgreSQL's estimate of those rows is asked beside the page, then:
  *
  * - a page that is not full is the last one: the total is exact without counting;
@@ -46,10 +53,13 @@ export async function pageWithTotal<T>(
   from: Fragment,
   exactUpTo: number,
   window: PageWindow,
-  readPage: () => Promise<T[]>,
+  readPage: (total?: Fragment) => Promise<T[]>,
 ): Promise<{ rows: T[]; total: PageTotal }> {
   if (exactUpTo <= 0) {
-    const [rows, [{ total }]] = await Promise.all([readPage(), sql<{ total: number }[]>`select count(*)::int as total ${from}`]);
+    const rows = await readPage(sql`(select count(*)::int ${from}) as ${sql(TOTAL_COLUMN)}`);
+    if (rows.length > 0) return { rows, total: { total: (rows[0] as Record<string, unknown>)[TOTAL_COLUMN] as number, estimated: false } };
+    if (window.offset === 0) return { rows, total: { total: 0, estimated: false } };
+    const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total ${from}`;
     return { rows, total: { total, estimated: false } };
   }
   const [rows, expected] = await Promise.all([

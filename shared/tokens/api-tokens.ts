@@ -62,7 +62,7 @@ export async function listTokensFor(deps: TokenDeps, actor: Actor, window: { pag
 
 /**
  * Revokes a token in the actor's reach (revoking a revoked token answers it unchanged): requests
- * carrying it are refused (401) from now on, in every process. Throws 403 `APP_FORBIDDEN` to a
+ * carrying it are refused (401) from now on, in every process (see {@link revokeToken}). Throws 403 `APP_FORBIDDEN` to a
  * role that may not revoke, 404 `APP_TOKEN_NOT_FOUND` for others' tokens as for unknown ones.
  */
 export async function revokeTokenFor(deps: TokenDeps, actor: Actor, id: string): Promise<ApiToken> {
@@ -73,6 +73,7 @@ export async function revokeTokenFor(deps: TokenDeps, actor: Actor, id: string):
   if (!row || (mine?.userId !== undefined && row.user_id !== mine.userId)) throw tokenNotFound(id);
   const revoked = await revokeRow(deps.sql, id);
   if (!revoked) throw tokenNotFound(id);
+  deps.tokenCache?.forget([id]);
   deps.log.info({ tokenId: id, by: actor.id }, 'API token revoked');
   return toToken(revoked);
 }

@@ -1,7 +1,7 @@
 /**
- * API tokens (issue 6): `createToken` (the token text is answered this once), `listTokens`,
- * `revokeToken` and `verifyToken` (what bearer authentication calls on every request). The same
- * functions serve the `tokens:*` commands and the web process.
+ * API tokens: `createToken` (the token text is answered this once), `listTokens`, `revokeToken`
+ * and `verifyToken` (what bearer authentication asks, through the web process's token cache,
+ * shared/tokens/cache.ts). The same functions serve the `tokens:*` commands and the web process.
  */
 import { isIdText } from '../webhooks/ids.ts';
 import { notFound, unprocessable } from '../errors/app-error.ts';
@@ -14,10 +14,13 @@ import { roleOwnerProblem, type Role } from './roles.ts';
 import { insertToken, revokeRow, selectTokens, selectUsableByDigest, touchRow, type TokenRow } from './store.ts';
 import { clip, describeValue } from '../errors/describe-value.ts';
 import { storableText } from '../db/storable-text.ts';
+import type { TokenCache } from './cache.ts';
 
 export interface TokenDeps {
   sql: Sql;
   log: Logger;
+  /** The web process's token cache: bearer authentication reads through it, a revocation drops the token from it before answering. */
+  tokenCache?: TokenCache;
 }
 
 /** A token as listings show it (never its text or digest). */
@@ -115,29 +118,38 @@ export async function listTokens(deps: Pick<TokenDeps, 'sql'>, options: { includ
 }
 
 /**
- * Revokes token `id`: requests carrying it are refused (401) from now on, in every process (no
- * token is cached). Revoking a revoked token answers it unchanged. Throws 404 `APP_TOKEN_NOT_FOUND`.
+ * Revokes token `id`: requests carrying it are refused (401) from now on, in every process (each
+ * web process drops it from its token cache when the revocation's notice arrives, this one at
+ * once). Revoking a revoked token answers it unchanged. Throws 404 `APP_TOKEN_NOT_FOUND`.
  */
 export async function revokeToken(deps: TokenDeps, id: string): Promise<ApiToken> {
   if (!isIdText(id)) throw tokenNotFound(id);
   const row = await revokeRow(deps.sql, id);
   if (row === undefined) throw tokenNotFound(id);
+  deps.tokenCache?.forget([id]);
   deps.log.info({ tokenId: id }, 'API token revoked');
   return toToken(row);
 }
 
 /**
  * The token whose text this is, when it exists and is neither revoked nor expired; else null
- * (the caller answers 401 without saying which). Records the use, at most once a minute, without
- * waiting for it.
+ * (the caller answers 401 without saying which), read from the table. Records the use, at most
+ * once a minute, without waiting for it.
  */
 export async function verifyToken(deps: TokenDeps, text: unknown): Promise<ApiToken | null> {
   if (!looksLikeToken(text)) return null;
   const row = await selectUsableByDigest(deps.sql, tokenDigest(text));
   if (row === undefined) return null;
-  const last = row.last_used_at?.getTime() ?? -Infinity;
-  if (Date.now() - last >= LAST_USED_RESOLUTION_MS) {
-    touchRow(deps.sql, row.id, LAST_USED_RESOLUTION_MS).catch((error: unknown) => deps.log.warn({ err: error, tokenId: row.id }, 'could not record the use of an API token'));
-  }
+  recordUse(deps, row.id, row.last_used_at?.getTime() ?? -Infinity, Date.now());
   return toToken(row);
+}
+
+/**
+ * Records a use of token `id` at `at` when the last one recorded (`lastUsed`, milliseconds) is a
+ * minute old or more, without waiting for it; answers whether it did.
+ */
+export function recordUse(deps: Pick<TokenDeps, 'sql' | 'log'>, id: string, lastUsed: number, at: number): boolean {
+  if (at - lastUsed < LAST_USED_RESOLUTION_MS) return false;
+  touchRow(deps.sql, id, LAST_USED_RESOLUTION_MS).catch((error: unknown) => deps.log.warn({ err: error, tokenId: id }, 'could not record the use of an API token'));
+  return true;
 }

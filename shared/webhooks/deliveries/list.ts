@@ -6,7 +6,7 @@ import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { countBound, pageWithTotal } from '../../db/bounded-total.ts';
+import { countBound, pageWithTotal, type Fragment } from '../../db/bounded-total.ts';
 import { DELIVERY_STATUSES, SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliveryStatus, type DeliverySummary } from './record.ts';
 
 export interface DeliveryQuery extends TimeRange {
@@ -31,7 +31,11 @@ export type ListedDelivery = DeliverySummary & { endpointEnabled: boolean };
 
 type ListedRow = DeliveryRow & { endpoint_enabled: boolean };
 
-const toListed = (row: ListedRow): ListedDelivery => ({ ...summary(row), endpointEnabled: row.endpoint_enabled });
+function toListed(row: ListedRow): ListedDelivery {
+  const listed = summary(row) as ListedDelivery;
+  listed.endpointEnabled = row.endpoint_enabled;
+  return listed;
+}
 
 function checkStatuses(statuses: readonly string[] | undefined): readonly DeliveryStatus[] | undefined {
   if (statuses === undefined) return undefined;
@@ -66,38 +70,52 @@ export async function listDeliveries(
     if (query[field] !== undefined && !isIdText(query[field])) throw listInvalid(field, 'is not an id (1 to 100 printable ASCII characters)', query[field]);
   }
   if (query.type !== undefined) assertEventNameFilter('type', query.type);
-  const where = sql`
-    ${owner === undefined ? sql`true` : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`}
-    and ${scope.kind === 'all' ? sql`true` : sql`w.owner = ${scope.owner}`}
-    and ${query.endpoint === undefined ? sql`true` : sql`d.endpoint_id = ${query.endpoint}`}
-    and ${query.event === undefined ? sql`true` : sql`d.event_id = ${query.event}`}
-    and ${query.type === undefined ? sql`true` : sql`d.event_type = ${query.type}`}
-    and ${query.queue === undefined ? sql`true` : sql`d.queue = ${query.queue}`}
-    and ${query.since === undefined ? sql`true` : sql`d.created_at >= ${query.since}`}
-    and ${query.until === undefined ? sql`true` : sql`d.created_at < ${query.until}`}`;
+  // only the conditions asked for: a condition that holds for every row (every state asked, say)
+  // still costs PostgreSQL its test on each row counted, and its planning
   const endpoints = endpointTable(sql, config);
-  // a member's listing joins the endpoint to keep its own, and reads the endpoint's state there;
-  // an admin's needs no join to filter (every delivery has its endpoint: a cascading foreign key),
-  // so the endpoint's state is read for the page's rows alone (joined in each state's branch, it
-  // cost a big table's first page about half as much again in planning and reading)
   const member = scope.kind !== 'all';
+  const conditions = [
+    owner === undefined ? undefined : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`,
+    member ? sql`w.owner = ${scope.owner}` : undefined,
+    query.endpoint === undefined ? undefined : sql`d.endpoint_id = ${query.endpoint}`,
+    query.event === undefined ? undefined : sql`d.event_id = ${query.event}`,
+    query.type === undefined ? undefined : sql`d.event_type = ${query.type}`,
+    query.queue === undefined ? undefined : sql`d.queue = ${query.queue}`,
+    query.since === undefined ? undefined : sql`d.created_at >= ${query.since}`,
+    query.until === undefined ? undefined : sql`d.created_at < ${query.until}`,
+  ].filter((condition) => condition !== undefined);
+  const inStates = statuses.length === DELIVERY_STATUSES.length ? undefined : sql`d.status = any(${statuses}::text[])`;
+  const whereOf = (all: Fragment[]) => (all.length === 0 ? sql`` : sql`where ${all.reduce((both, next) => sql`${both} and ${next}`)}`);
+  // a member's listing joins the endpoint to keep its own; an admin's needs no join to filter
+  // (every delivery has its endpoint: a cascading foreign key). The endpoint's state is read for
+  // the page's rows alone: a subquery of the select list, evaluated for those rows (joined in
+  // each state's branch of a big table's page, it cost its first page about half as much again
+  // in planning and reading)
   const scoped = member ? sql`app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id` : sql`app_webhook_deliveries d`;
-  const counted = sql`from ${scoped} where ${where} and d.status = any(${statuses}::text[])`;
+  const endpointEnabled = sql`coalesce((select w.disabled_at is null from ${endpoints} w where w.id = d.endpoint_id), false) as endpoint_enabled`;
+  const counted = sql`from ${scoped} ${whereOf(inStates ? [...conditions, inStates] : conditions)}`;
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
-  const listed = sql`${sql.unsafe(SUMMARY_COLUMNS)}${member ? sql`, w.disabled_at is null as endpoint_enabled` : sql``} from ${scoped}`;
-  // a small table (or api.exactTotal 0) is sorted as it is; a big one gives the newest of each state asked, merged
-  const upTo = query.page * query.perPage;
-  const newestOf = (status: DeliveryStatus) => sql`(
-    select ${listed} where d.status = ${status} and ${where} order by d.created_at desc, d.id desc limit ${upTo})`;
-  const source = bound === 0
-    ? sql`select ${listed} where ${where} and d.status = any(${statuses}::text[])`
-    : statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
-  const page = sql`select * from (${source}) as d order by d.created_at desc, d.id desc limit ${query.perPage} offset ${offset}`;
-  const { rows, total } = await pageWithTotal(sql, counted, bound, { offset, perPage: query.perPage }, () => member
-    ? sql<ListedRow[]>`${page}`
-    : sql<ListedRow[]>`
-      select d.*, w.disabled_at is null as endpoint_enabled from (${page}) as d join ${endpoints} w on w.id = d.endpoint_id
-       order by d.created_at desc, d.id desc`);
+  const order = sql`order by d.created_at desc, d.id desc`;
+  const window = sql`limit ${query.perPage} offset ${offset}`;
+  const readPage = (total?: Fragment): Promise<ListedRow[]> => {
+    if (bound === 0) {
+      // a small table (or api.exactTotal 0) is sorted as it is, but on its ids and creation times
+      // alone, then the page's rows are read by id: sorting every matching row with all its
+      // columns took PostgreSQL half as long again (2,000 deliveries: 0.70 against 1.0 ms)
+      return sql<ListedRow[]>`
+        select ${sql.unsafe(SUMMARY_COLUMNS)}, ${endpointEnabled}${total ? sql`, ${total}` : sql``}
+          from app_webhook_deliveries d
+         where d.id = any(array(select d.id ${counted} ${order} ${window}))
+         ${order}`;
+    }
+    // a big one gives the newest of each state asked, merged
+    const upTo = query.page * query.perPage;
+    const newestOf = (status: DeliveryStatus) => sql`(
+      select ${sql.unsafe(SUMMARY_COLUMNS)} from ${scoped} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${upTo})`;
+    const merged = statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
+    return sql<ListedRow[]>`select d.*, ${endpointEnabled} from (${merged}) as d ${order} ${window}`;
+  };
+  const { rows, total } = await pageWithTotal(sql, counted, bound, { offset, perPage: query.perPage }, readPage);
   return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };
 }

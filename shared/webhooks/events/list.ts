@@ -5,8 +5,8 @@ import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
-import { countBound, pageWithTotal } from '../../db/bounded-total.ts';
-import { EVENTS_WITH_COUNTS, toEvent, type EventRecord, type EventRow } from './record.ts';
+import { countBound, pageWithTotal, type Fragment } from '../../db/bounded-total.ts';
+import { EVENT_COLUMNS, EVENTS_WITH_COUNTS_FROM, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
   /** Only this owner's events (null: those without owner); a member's scope fixes it. */
@@ -36,8 +36,8 @@ export async function listEvents(
     and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
   const offset = (query.page - 1) * query.perPage;
-  const page = () => sql<EventRow[]>`
-    ${sql.unsafe(EVENTS_WITH_COUNTS)} where ${where}
+  const page = (total?: Fragment) => sql<EventRow[]>`
+    select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``} ${sql.unsafe(EVENTS_WITH_COUNTS_FROM)} where ${where}
      order by e.created_at desc, e.id desc limit ${query.perPage} offset ${offset}`;
   const from = sql`from app_events e where ${where}`;
   const bound = await countBound(sql, 'app_events', deps.config.api.exactTotal);

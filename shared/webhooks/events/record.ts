@@ -41,10 +41,12 @@ export const toEvent = (row: EventRow): EventRecord => ({
   deliveries: { pending: row.pending, running: row.running, done: row.done, dead: row.dead, total: row.pending + row.running + row.done + row.dead },
 });
 
-/** Events with their delivery counts by state (one aggregate per event, through the event_id index); alias `e`. */
-export const EVENTS_WITH_COUNTS = `
-  select e.id, e.type, e.owner, e.payload, e.created_at,
-         c.pending::int, c.running::int, c.done::int, c.dead::int
+/** The columns of an event with its delivery counts by state (from EVENTS_WITH_COUNTS_FROM). */
+export const EVENT_COLUMNS = `e.id, e.type, e.owner, e.payload, e.created_at,
+         c.pending::int, c.running::int, c.done::int, c.dead::int`;
+
+/** Events and their delivery counts by state (one aggregate per event, through the event_id index); alias `e`, a `where` may follow. */
+export const EVENTS_WITH_COUNTS_FROM = `
     from app_events e
     cross join lateral (
       select count(*) filter (where d.status = 'pending') as pending,
@@ -53,3 +55,6 @@ export const EVENTS_WITH_COUNTS = `
              count(*) filter (where d.status = 'dead') as dead
         from app_webhook_deliveries d where d.event_id = e.id
     ) c`;
+
+/** Events with their delivery counts by state, as EventRow; alias `e`. */
+export const EVENTS_WITH_COUNTS = `select ${EVENT_COLUMNS} ${EVENTS_WITH_COUNTS_FROM}`;

@@ -6,7 +6,9 @@
  * counting), its estimate past that.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import postgres from 'postgres';
+import type { Sql } from '../../../../shared/db/connect.ts';
 import { listDeliveries } from '../../../../shared/webhooks/deliveries/index.ts';
 import { listEvents } from '../../../../shared/webhooks/events/index.ts';
 import { ALL_TENANTS, tenantScope } from '../../../../shared/webhooks/tenant-scope.ts';
@@ -69,6 +71,26 @@ describe('delivery listing', () => {
     const { records, total } = await listDeliveries(h, ALL_TENANTS, { owner, statuses: ['dead', 'done', 'dead'], page: 1, perPage: 25 });
     assert.deepEqual(records.map((record) => record.id), await sortedIds(owner, ['done', 'dead']));
     assert.equal(total, 6);
+  });
+
+  it('a small table counts the total in the page\'s own statement, and a page past the end on its own', async () => {
+    const { owner } = await history();
+    const statements: string[] = [];
+    const watched = postgres(db.url, { max: 1, onnotice: () => {}, debug: (_connection, text) => statements.push(text) }) as unknown as Sql;
+    after(() => watched.end());
+    const counting = { ...h, sql: watched };
+    forgetTableSizes();
+    await listDeliveries(counting, ALL_TENANTS, { owner, page: 1, perPage: 5 }); // reads the table's size once
+    statements.length = 0;
+    const first = await listDeliveries(counting, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    assert.deepEqual([first.total, first.totalEstimated, first.records.length], [12, false, 5]);
+    assert.equal(statements.length, 1, statements.join('\n---\n'));
+    statements.length = 0;
+    const beyond = await listDeliveries(counting, ALL_TENANTS, { owner, statuses: ['dead'], page: 2, perPage: 5 });
+    assert.deepEqual([beyond.total, beyond.totalEstimated, beyond.records.length], [3, false, 0]);
+    assert.equal(statements.length, 2, 'the empty page, then its count');
+    const none = await listDeliveries(counting, ALL_TENANTS, { owner: 'nobody-here', page: 1, perPage: 5 });
+    assert.deepEqual([none.total, none.totalEstimated, none.records.length], [0, false, 0]);
   });
 
   it('past api.exactTotal the total is PostgreSQL\'s estimate, above the bound, and says so; a last page or a count under the bound is exact', async () => {
