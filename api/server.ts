@@ -94,7 +94,7 @@ export interface WebServer {
 }
 
 /**
- * Composes the web process: Koa with the spec's middleware order (api/pipeline.ts), the HTTP
+ * Composes the web process: Koa with the middleware order of api/pipeline.ts, the HTTP
  * server, the readiness phase and the modules it stops at shutdown. Listening happens before
  * the boot so `/livez` answers at once and `/readyz` says `starting` until the boot ends.
  */
@@ -134,25 +134,25 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   pipeline.use('router', function router(ctx, next) {
     return api ? api.router(ctx, next) : next();
   });
-  // the account paths (issue 13), after the application's routes: an application may declare its own sign-in page
+  // the account paths, after the application's routes: an application may declare its own sign-in page
   // the API tokens this process has looked up (auth.tokenCache; 0: none), dropped on every change's notice
   const tokenCache = config.auth.tokenCache > 0 ? createTokenCache({ sql, log }, { ttlMs: config.auth.tokenCache, now: deps.now }) : undefined;
   const tokens = { sql, log, ...(tokenCache ? { tokenCache } : {}) };
   const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now, graphql: () => graphql?.service, tokenCache });
-  pipeline.use('errorHelpers', pageHelpers(accountsWeb.pages)); // ctx.render, ctx.negotiate (issue 14)
+  pipeline.use('errorHelpers', pageHelpers(accountsWeb.pages)); // ctx.render, ctx.negotiate
   pipeline.useRoute('versionGuard', versionGuard);
   pipeline.useRoute('roleGuard', roleGuard);
   const warned = new Set<string>();
   pipeline.useRoute('halGuard', (route) => halGuard({ route, strict: config.api.strict, log, warned }));
-  // limiters (authLimiter, globalLimiter, routeLimiter) and idempotency (route slot), issue 7
+  // limiters (authLimiter, globalLimiter, routeLimiter) and idempotency (route slot)
   const guards = [plugRateLimits(pipeline, { config, log, shared: sharedStore }), plugIdempotency(pipeline, { config, log, shared: sharedStore })];
-  // bearer tokens and sign-in sessions, then CSRF (user slot), issues 6 and 13; the webhook API's dependencies (endpoint cache)
+  // bearer tokens and sign-in sessions, then CSRF (user slot); the webhook API's dependencies (endpoint cache)
   plugAuthentication(pipeline, { config, accounts: accountsWeb.accounts });
   const webhooksApi = plugWebhooksApi({ config, sql, log });
 
-  // GraphQL in its slot, the schema built from the models with the API (issue 8)
+  // GraphQL in its slot, the schema built from the models with the API
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
-  // the console (issue 14): pages after the account paths, on the same core functions
+  // the console: pages after the account paths, on the same core functions
   plugConsole(pipeline, { config, log, webhooks: webhooksApi.webhooks, accounts: accountsWeb.accounts, tokens, pages: accountsWeb.pages });
   const build = (definition: ApiDefinition) => {
     // the product's own APIs (webhooks, tokens) are mounted here, beside what the application declares

@@ -1,6 +1,6 @@
 /**
- * Mounts the user module (issue 13; spec: Middleware order, "user module (permit, session,
- * passport, CSRF)"): the account dependencies (sessions, lockout counted in the shared backend,
+ * Mounts the user module (permit, session, sign-in strategies, CSRF, in the `user` slot of the
+ * middleware order, api/pipeline.ts): the account dependencies (sessions, lockout counted in the shared backend,
  * mail), the account paths in the `router` slot after the application's routes (a route the
  * application declares on one of these paths is its own sign-in page), and gives
  * the session strategy and the CSRF check to the `user` slot through plugAuthentication.

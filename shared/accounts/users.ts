@@ -1,5 +1,5 @@
 /**
- * Users (issue 13): people who sign in with an email and a password. The same functions serve
+ * Users: people who sign in with an email and a password. The same functions serve
  * the `users:*` commands, sign-up and the account paths of the web process.
  */
 import { conflict, notFound } from '../errors/app-error.ts';
