@@ -16,6 +16,7 @@
  * moment later works at once, and made-up tokens cannot fill the cache).
  */
 import type { Sql } from '../db/connect.ts';
+import { isConnectionError } from '../db/connection-errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { looksLikeToken, tokenDigest } from './format.ts';
 import { selectUsableByDigest } from './store.ts';
@@ -114,7 +115,8 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
         listenStarted = false;
         listening = false;
         lastListenFailure = now();
-        deps.log.warn({ err: error }, 'API token cache cannot listen for token changes; looking tokens up on every request');
+        // the database being away is said by the request's own answer (503): the reason alone here, no stack
+        deps.log.warn(isConnectionError(error) ? { reason: (error as Error).message } : { err: error }, 'API token cache cannot listen for token changes; looking tokens up on every request');
         return false;
       });
   }
