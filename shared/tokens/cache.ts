@@ -15,6 +15,7 @@
  * table, the bound of a revocation in that case. Unknown tokens are never kept (a token made a
  * moment later works at once, and made-up tokens cannot fill the cache).
  */
+import { logConfigurationProblem } from '../db/configuration-problem-log.ts';
 import type { Sql } from '../db/connect.ts';
 import { isConnectionError } from '../db/connection-errors.ts';
 import type { Logger } from '../log/logger.ts';
@@ -57,6 +58,19 @@ interface Entry {
   readAt: number;
   /** When its use was last recorded (or read as recorded). */
   usedAt: number;
+}
+
+/**
+ * Why the cache reads every token for now: a configuration the server refuses is named once
+ * (logConfigurationProblem), an unreachable database is a warning without a stack (the
+ * requests say so themselves), anything else a warning with its stack. At most one every
+ * LISTEN_RETRY_MS.
+ */
+function logListenFailure(log: Logger, error: unknown): void {
+  if (logConfigurationProblem(log, error)) return;
+  const what = 'API token cache cannot listen for token changes; looking tokens up on every request';
+  if (isConnectionError(error)) log.warn({ reason: (error as Error).message }, what);
+  else log.warn({ err: error }, what);
 }
 
 /**
@@ -115,8 +129,7 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
         listenStarted = false;
         listening = false;
         lastListenFailure = now();
-        // the database being away is said by the request's own answer (503): the reason alone here, no stack
-        deps.log.warn(isConnectionError(error) ? { reason: (error as Error).message } : { err: error }, 'API token cache cannot listen for token changes; looking tokens up on every request');
+        logListenFailure(deps.log, error);
         return false;
       });
   }

@@ -20,7 +20,6 @@ const { db } = first;
 // the second web process: same database, a clock of its own that only the test moves
 const clock = { now: Date.now() };
 const second = createWebServer({ config: db.configWith({}), log: db.log, now: () => clock.now });
-after(() => second.shutdown('test'));
 const processes = [
   { name: 'first', web: first.web, base: first.base },
   { name: 'second', web: second, base: `http://127.0.0.1:${(await second.start(0)).port}` },
@@ -50,6 +49,7 @@ const dropped = (web: WebServer, id: string) => new Promise<void>((resolve) => {
 });
 
 describe('a revoked API token in two web processes', () => {
+  after(() => second.shutdown('test')); // before the file's database is dropped
   it('is refused by the process that revoked it at once, and by the other when the notice arrives, its clock standing still', async () => {
     const token = await createToken(tokenDeps, { name: 'revoked over the API', role: 'admin' });
     for (const { base } of processes) assert.equal(await statusOf(base, token.token), 200);
