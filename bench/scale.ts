@@ -22,6 +22,8 @@
  *    delivery received (deliveries received in that window / its length), and the CPU over the
  *    same window. Then, the workers idle, `--pickups` single events 250 ms apart to one more
  *    endpoint: emit-to-receiver latency of a job nobody was polling for (LISTEN/NOTIFY's work).
+ *    PostgreSQL's CPU while this process emitted the backlog (4 emits at a time, no worker
+ *    running) is reported per delivery too: what a delivery costs the database before its job.
  *
  * During every measured window, each process's CPU (from /proc: each worker or web process,
  * PostgreSQL's server and its backends, this process with the receiver or autocannon), the
@@ -35,11 +37,13 @@
  * Debian's package) in transaction pooling mode in front of it (`default_pool_size`
  * `--pool-size`); the database is created and migrated directly (as a release would), this
  * process reads the results directly, and every worker and web process connects through
- * PgBouncer. Whatever fails is reported and the run goes on where it can.
+ * PgBouncer. Whatever fails is reported and the run goes on where it can. `--prepare 0` adds
+ * `prepare=false` to the processes' DATABASE_URL, which postgres.js reads as its option of that
+ * name (unnamed statements only); graphile-worker's own client does not read it.
  *
  * Options (a count of 0 in --workers or --webs skips that phase): --workers 1,2,4 --webs 1,2 --deliveries 20000 --endpoints 10 --seconds 10 --warmup 3
  * --connections 20 --api-deliveries 2000 --runs 3 --pickups 10 --sample 100 --pgbouncer 0
- * --pool-size 20
+ * --pool-size 20 --prepare 1 --drain-timeout 300
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -81,7 +85,7 @@ function listArgs<T extends Record<string, number[]>>(defaults: T, argv: string[
 
 const { lists, rest } = listArgs({ workers: [1, 2, 4], webs: [1, 2] }, process.argv.slice(2));
 const args = numberArgs({
-  deliveries: 20_000, endpoints: 10, seconds: 10, warmup: 3, connections: 20, 'api-deliveries': 2000, runs: 3, pickups: 10, sample: 100, pgbouncer: 0, 'pool-size': 20,
+  deliveries: 20_000, endpoints: 10, seconds: 10, warmup: 3, connections: 20, 'api-deliveries': 2000, runs: 3, pickups: 10, sample: 100, pgbouncer: 0, 'pool-size': 20, prepare: 1, 'drain-timeout': 300,
 }, rest);
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -380,6 +384,8 @@ interface DeliveryRound {
   window: CpuWindow;
   /** CPU milliseconds per delivery: every worker together, PostgreSQL, this process. */
   perDelivery: { workers: number; postgres: number | null; bench: number };
+  /** PostgreSQL's CPU milliseconds per delivery queued, while the backlog was emitted (no worker running). */
+  emitPostgres: number | null;
   activity: ActivitySummary;
   pickupP50: number;
   pickupMax: number;
@@ -390,7 +396,10 @@ let parkedBefore = 0;
 
 async function deliveryRound(db: BenchDatabase, url: string, workers: number): Promise<DeliveryRound> {
   const events = Math.ceil(args.deliveries / args.endpoints);
+  const emitBefore = cpuMark(db, []);
   const queued = await emitMany(db, 'bench.order.created', events);
+  const emitAfter = cpuMark(db, []);
+  const emitCost = emitAfter.postgres === null || emitBefore.postgres === null ? null : ((emitAfter.postgres - emitBefore.postgres) * 1000) / queued;
   const doneBefore = await doneCount(db);
   arrivals.bench = 0;
   arrivals.first = 0;
@@ -402,12 +411,15 @@ async function deliveryRound(db: BenchDatabase, url: string, workers: number): P
     const receivedAtStart = arrivals.bench;
     const before = cpuMark(db, labels);
     const activity = sampleActivity(db, args.sample);
-    const deadline = wallClock() + 300_000;
+    const deadline = wallClock() + args['drain-timeout'] * 1000;
     while (arrivals.bench < queued && wallClock() < deadline) await sleep(10);
     const after = cpuMark(db, labels);
     const summary = await activity.stop();
-    if (arrivals.bench < queued) throw new Error(`${workers} workers: ${arrivals.bench} of ${queued} deliveries within 300 s`);
-    while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
+    if (arrivals.bench < queued) throw new Error(`${workers} workers: ${arrivals.bench} of ${queued} deliveries within ${args['drain-timeout']} s`);
+    while ((await doneCount(db)) < doneBefore + queued) {
+      if (wallClock() > deadline + 30_000) throw new Error(`${workers} workers: every delivery received, but ${queued + doneBefore - (await doneCount(db))} not recorded done 30 s later`);
+      await sleep(20);
+    }
     const inWindow = queued - receivedAtStart;
     const window = cpuWindow(before, after);
     // the window ends at the last delivery received, not when the loop above saw it
@@ -432,6 +444,7 @@ async function deliveryRound(db: BenchDatabase, url: string, workers: number): P
       startSpread,
       window,
       perDelivery: { workers: per(sum(window.cores.values())), postgres: window.postgresCores === null ? null : per(window.postgresCores), bench: per(window.benchCores) },
+      emitPostgres: emitCost,
       activity: summary,
       pickupP50: quantile(arrivals.pickups, 0.5),
       pickupMax: arrivals.pickups.length < args.pickups ? Infinity : Math.max(...arrivals.pickups),
@@ -533,13 +546,14 @@ async function main() {
   }
   const db = await benchDatabase();
   const processUrl = (() => {
-    if (!bouncer) return db.url;
     const url = new URL(db.url);
-    url.port = String(bouncer.port);
+    if (bouncer) url.port = String(bouncer.port);
+    if (!args.prepare) url.searchParams.set('prepare', 'false');
     return url.toString();
   })();
   const receiver = await benchReceiver((_req, body) => arrived(body));
-  const where = `${db.server}${bouncer ? `, worker and web processes through PgBouncer ${spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]} in transaction pooling mode` : ''}`;
+  const where = `${db.server}${bouncer ? `, worker and web processes through PgBouncer ${spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]} in transaction pooling mode` : ''}` +
+    `${args.prepare ? '' : ', prepare=false in their DATABASE_URL'}`;
   try {
     const deps = { config: db.config, sql: db.sql, log: db.log };
     note(`loading ${args['api-deliveries']} deliveries for the API; load average ${load()}`);
@@ -571,7 +585,7 @@ async function main() {
           const r = await deliveryRound(db, processUrl, workers);
           deliveryRounds.get(workers)!.push(r);
           note(`round ${run + 1}, ${workers} worker: ${r.rate.toFixed(0)} deliveries/s (workers started within ${r.startSpread.toFixed(0)} ms); CPU per delivery: workers ${fixed(r.perDelivery.workers)} ms, ` +
-            `postgres ${fixed(r.perDelivery.postgres ?? NaN)} ms, receiver ${fixed(r.perDelivery.bench)} ms; ${coresText(r.window)}; ${activityText(r.activity)}; ` +
+            `postgres ${fixed(r.perDelivery.postgres ?? NaN)} ms, receiver ${fixed(r.perDelivery.bench)} ms (emitting it: postgres ${fixed(r.emitPostgres ?? NaN)} ms); ${coresText(r.window)}; ${activityText(r.activity)}; ` +
             `parked for the endpoint cap ${(100 * r.parked).toFixed(1)}%; idle pickup p50 ${fixed(r.pickupP50, 1)} ms, max ${fixed(r.pickupMax, 1)} ms; load average ${load()}`);
         } catch (error) {
           failures.push(`${workers} worker: ${(error as Error).message.slice(0, 400)}`);
@@ -596,7 +610,7 @@ async function main() {
       if (rounds.length === 0) continue;
       const top = rounds.map((r) => busiest(r.window, 'workers'));
       lines.push(`bench:scale delivery ${workers} worker: ${med(rounds, (r) => r.rate).toFixed(0)} deliveries/s; ` +
-        `CPU per delivery workers ${fixed(med(rounds, (r) => r.perDelivery.workers))} ms, postgres ${fixed(med(rounds, (r) => r.perDelivery.postgres))} ms, receiver ${fixed(med(rounds, (r) => r.perDelivery.bench))} ms; ` +
+        `CPU per delivery workers ${fixed(med(rounds, (r) => r.perDelivery.workers))} ms, postgres ${fixed(med(rounds, (r) => r.perDelivery.postgres))} ms, receiver ${fixed(med(rounds, (r) => r.perDelivery.bench))} ms (emitting it: postgres ${fixed(med(rounds, (r) => r.emitPostgres))} ms); ` +
         `cores busy: workers ${fixed(med(rounds, (r) => sum(r.window.cores.values())))}, postgres ${fixed(med(rounds, (r) => r.window.postgresCores))}, receiver ${fixed(med(rounds, (r) => r.window.benchCores))}, machine ${fixed(med(rounds, (r) => r.window.machineCores))} of 2; ` +
         `busiest: ${top.join(' / ')}; connections at most ${med(rounds, (r) => r.activity.maxConnections)}; active backends ${fixed(med(rounds, (r) => r.activity.meanActive), 1)}; ` +
         `lock waits ${fixed(100 * med(rounds, (r) => sum([...r.activity.waits].filter(([k]) => k.startsWith('Lock:')).map(([, v]) => v))), 1)}% of active; ` +
