@@ -37,13 +37,14 @@
  * Debian's package) in transaction pooling mode in front of it (`default_pool_size`
  * `--pool-size`); the database is created and migrated directly (as a release would), this
  * process reads the results directly, and every worker and web process connects through
- * PgBouncer. Whatever fails is reported and the run goes on where it can. `--prepare 0` adds
+ * PgBouncer (`--session 1`: session pooling instead). Whatever fails is reported and the run
+ * goes on where it can. `--prepare 0` adds
  * `prepare=false` to the processes' DATABASE_URL, which postgres.js reads as its option of that
  * name (unnamed statements only); graphile-worker's own client does not read it.
  *
  * Options (a count of 0 in --workers or --webs skips that phase): --workers 1,2,4 --webs 1,2 --deliveries 20000 --endpoints 10 --seconds 10 --warmup 3
  * --connections 20 --api-deliveries 2000 --runs 3 --pickups 10 --sample 100 --pgbouncer 0
- * --pool-size 20 --prepare 1 --drain-timeout 300
+ * --pool-size 20 --session 0 --prepare 1 --drain-timeout 300
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -85,7 +86,7 @@ function listArgs<T extends Record<string, number[]>>(defaults: T, argv: string[
 
 const { lists, rest } = listArgs({ workers: [1, 2, 4], webs: [1, 2] }, process.argv.slice(2));
 const args = numberArgs({
-  deliveries: 20_000, endpoints: 10, seconds: 10, warmup: 3, connections: 20, 'api-deliveries': 2000, runs: 3, pickups: 10, sample: 100, pgbouncer: 0, 'pool-size': 20, prepare: 1, 'drain-timeout': 300,
+  deliveries: 20_000, endpoints: 10, seconds: 10, warmup: 3, connections: 20, 'api-deliveries': 2000, runs: 3, pickups: 10, sample: 100, pgbouncer: 0, 'pool-size': 20, session: 0, prepare: 1, 'drain-timeout': 300,
 }, rest);
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -280,8 +281,8 @@ interface Bouncer {
   stop(): Promise<void>;
 }
 
-/** PgBouncer (transaction pooling) in front of 127.0.0.1:`serverPort`, run as `postgres` when we are root (it refuses root). */
-async function startPgbouncer(serverPort: number, poolSize: number): Promise<Bouncer> {
+/** PgBouncer (`mode` pooling) in front of 127.0.0.1:`serverPort`, run as `postgres` when we are root (it refuses root). */
+async function startPgbouncer(serverPort: number, poolSize: number, mode: 'transaction' | 'session'): Promise<Bouncer> {
   const dir = await mkdtemp(join(tmpdir(), 'app-pgbouncer-'));
   const port = await freePort();
   const ini = [
@@ -293,7 +294,7 @@ async function startPgbouncer(serverPort: number, poolSize: number): Promise<Bou
     'unix_socket_dir =',
     'auth_type = trust',
     `auth_file = ${join(dir, 'userlist.txt')}`,
-    'pool_mode = transaction',
+    `pool_mode = ${mode}`,
     `default_pool_size = ${poolSize}`,
     'max_client_conn = 2000',
     `logfile = ${join(dir, 'pgbouncer.log')}`,
@@ -539,10 +540,10 @@ async function main() {
   let bouncer: Bouncer | undefined;
   if (args.pgbouncer) {
     cluster = await (await import('../deploy/local/embedded-postgres.ts')).startCluster();
-    bouncer = await startPgbouncer(cluster.port, args['pool-size']);
+    bouncer = await startPgbouncer(cluster.port, args['pool-size'], args.session ? 'session' : 'transaction');
     process.env.DATABASE_URL = cluster.adminUrl;
     process.env.BENCH_PG_PID = String(cluster.pid);
-    note(`PgBouncer (transaction pooling, default_pool_size ${args['pool-size']}) on port ${bouncer.port} in front of PostgreSQL on ${cluster.port}`);
+    note(`PgBouncer (${args.session ? 'session' : 'transaction'} pooling, default_pool_size ${args['pool-size']}) on port ${bouncer.port} in front of PostgreSQL on ${cluster.port}`);
   }
   const db = await benchDatabase();
   const processUrl = (() => {
@@ -552,7 +553,7 @@ async function main() {
     return url.toString();
   })();
   const receiver = await benchReceiver((_req, body) => arrived(body));
-  const where = `${db.server}${bouncer ? `, worker and web processes through PgBouncer ${spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]} in transaction pooling mode` : ''}` +
+  const where = `${db.server}${bouncer ? `, worker and web processes through PgBouncer ${spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]} in ${args.session ? 'session' : 'transaction'} pooling mode, default_pool_size ${args['pool-size']}` : ''}` +
     `${args.prepare ? '' : ', prepare=false in their DATABASE_URL'}`;
   try {
     const deps = { config: db.config, sql: db.sql, log: db.log };
