@@ -9,7 +9,8 @@ import type { ServerResponse } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, eventually, harness, send, slotsOf, worker } from './helpers.ts';
+import { endpoint, harness, send, slotsOf, worker } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const db = await createTestDatabase();
 const receivers: Receiver[] = [];

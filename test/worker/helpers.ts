@@ -12,6 +12,7 @@ import { type RegisteredEndpoint, type RegisterOptions } from '../../shared/webh
 import { runWorkerOnce, startWorker, type WorkerHandle, type WorkerOptions } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import type { TestDatabase } from '../helpers/database.ts';
+import { eventually } from '../helpers/poll.ts';
 import { registerEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
@@ -130,18 +131,6 @@ export function jobRows(h: Harness, id?: string): Promise<JobRow[]> {
   return id === undefined
     ? h.sql<JobRow[]>`select j.*, p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.task_identifier = 'app/webhook' order by j.id`
     : h.sql<JobRow[]>`select j.*, p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.key = ${id} order by j.id`;
-}
-
-/** Polls `check` until it answers a truthy value (answered), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    last = await check();
-    if (last) return last as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Waits until delivery `id` is in one of `statuses`, answering its row. */
