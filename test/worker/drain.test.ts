@@ -1,5 +1,5 @@
 /**
- * Graceful drain of the worker process (README "Shutdown": a job runner stops claiming jobs,
+ * Graceful drain of the worker process (docs/operations.md "Shutdown": a job runner stops claiming jobs,
  * finishes those it holds and records their outcomes).
  */
 import { after, describe, it } from 'node:test';
