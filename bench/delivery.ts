@@ -151,7 +151,7 @@ async function main() {
       while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
       const cpu = cpuSince(cpuBefore, cpuNow(db, worker.child.pid), queued);
       rates.push(rate);
-      if (profile) note([`run ${run}: PostgreSQL statements of the throughput phase (pg_stat_statements):`, ...profileLines(await profile.top(queued), 'delivery')].join('\n'));
+      if (profile) note([`run ${run}: PostgreSQL statements of the throughput phase (pg_stat_statements; WAL in all ${(await profile.walPerUnit(queued)).toFixed(0)} B/delivery):`, ...profileLines(await profile.top(queued), 'delivery')].join('\n'));
       // deliveries that waited for their endpoint's cap (webhooks.endpointConcurrency) at least once
       const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where seq is not null`;
       parkedShares.push((parked - parkedBefore) / queued);

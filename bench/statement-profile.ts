@@ -25,6 +25,9 @@ export interface StatementShare {
   /** Milliseconds executing and planning, per unit of work. */
   execMs: number;
   planMs: number;
+  /** WAL bytes written and buffers touched (hit or read), per unit of work: counts, not times, so a busy machine does not move them. */
+  walBytes: number;
+  blocks: number;
   /** The statement, whitespace folded, cut to `width` characters. */
   text: string;
 }
@@ -33,6 +36,8 @@ export interface StatementShare {
 export interface StatementProfile {
   reset(): Promise<void>;
   top(units: number, limit?: number, width?: number): Promise<StatementShare[]>;
+  /** WAL bytes the whole server wrote since `reset`, per unit of work (commits included). */
+  walPerUnit(units: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -49,10 +54,16 @@ export async function openStatementProfile(adminUrl: string): Promise<StatementP
   return {
     async reset() {
       await sql`select pg_stat_statements_reset()`;
+      await sql`select pg_stat_reset_shared('wal')`;
+    },
+    async walPerUnit(units) {
+      const [row] = await sql<{ bytes: string }[]>`select wal_bytes::text as bytes from pg_stat_wal`;
+      return Number(row.bytes) / units;
     },
     async top(units, limit = 12, width = 140) {
-      const rows = await sql<{ calls: string; rows: string; exec: number; plan: number; text: string }[]>`
-        select calls, rows, total_exec_time as exec, total_plan_time as plan,
+      const rows = await sql<{ calls: string; rows: string; exec: number; plan: number; wal: string; blocks: string; text: string }[]>`
+        select calls, rows, total_exec_time as exec, total_plan_time as plan, wal_bytes::text as wal,
+               (shared_blks_hit + shared_blks_read)::text as blocks,
                left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), ${width}) as text
           from pg_stat_statements
          where query not like '%pg_stat_statements%'
@@ -63,6 +74,8 @@ export async function openStatementProfile(adminUrl: string): Promise<StatementP
         rows: Number(row.rows),
         execMs: row.exec / units,
         planMs: row.plan / units,
+        walBytes: Number(row.wal) / units,
+        blocks: Number(row.blocks) / units,
         text: row.text,
       }));
     },
@@ -74,7 +87,7 @@ export async function openStatementProfile(adminUrl: string): Promise<StatementP
 export function profileLines(shares: readonly StatementShare[], unit: string): string[] {
   const us = (ms: number) => (ms * 1000).toFixed(1).padStart(7);
   return [
-    `   µs/${unit} (exec + plan)    calls     rows  statement`,
-    ...shares.map((s) => `   ${us(s.execMs + s.planMs)} (${us(s.execMs)} + ${us(s.planMs)}) ${String(s.calls).padStart(8)} ${String(s.rows).padStart(8)}  ${s.text}`),
+    `   µs/${unit} (exec + plan)    calls     rows  WAL B/${unit} blocks/${unit}  statement`,
+    ...shares.map((s) => `   ${us(s.execMs + s.planMs)} (${us(s.execMs)} + ${us(s.planMs)}) ${String(s.calls).padStart(8)} ${String(s.rows).padStart(8)} ${s.walBytes.toFixed(0).padStart(9)} ${s.blocks.toFixed(1).padStart(11)}  ${s.text}`),
   ];
 }

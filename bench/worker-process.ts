@@ -17,7 +17,7 @@ export interface WorkerProcess {
 
 /** Starts the worker on `db` (`env` added to its environment) and waits until it says it started. */
 export async function startWorkerProcess(db: BenchDatabase, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['bench/worker.ts'], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), 'bench/worker.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -5,6 +5,7 @@
  * run in parallel without seeing each other's rows.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +52,8 @@ try {
   await migrate({ config, sql, log });
   await sql.end();
 
-  const files = process.argv.slice(2);
+  // a folder named on the command line stands for the test files under it
+  const files = process.argv.slice(2).map((arg) => (existsSync(arg) && statSync(arg).isDirectory() ? `${arg.replace(/\/+$/, '')}/**/*.test.ts` : arg));
   const child = spawn(process.execPath, ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, '--test-timeout=120000', ...(files.length ? files : ['test/**/*.test.ts'])], {
     stdio: 'inherit',
     // every test file (and every process a test spawns) compiles the same modules: Node's compile

@@ -11,7 +11,7 @@
  * a grant reaches is its tenant scope (shared/webhooks/tenant-scope.ts): admins every tenant,
  * the others exactly their owner.
  *
- * The README's Accounts section shows this table; a test compares the two.
+ * docs/accounts-and-console.md ("Who may do what") shows this table; a test compares the two.
  */
 import { ROLES, type Role } from '../tokens/roles.ts';
 
@@ -62,7 +62,7 @@ export type Operation = keyof typeof PERMISSIONS;
 /** Every operation of the table, in its order. */
 export const OPERATIONS = Object.keys(PERMISSIONS) as Operation[];
 
-/** What each operation does, in words: the 403's message and the README's table. */
+/** What each operation does, in words: the 403's message and the documented table. */
 export const OPERATION_TEXT: Readonly<Record<Operation, string>> = Object.freeze({
   'webhooks.read': 'read endpoints, events, deliveries and the event-type catalog',
   'endpoints.register': 'register an endpoint',

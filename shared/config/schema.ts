@@ -1,7 +1,7 @@
 /**
  * Every configuration key, its type, its default per environment and what it does. This table
  * is the single source for validation (shared/config/resolve.ts), the environment naming rule
- * and the README's configuration reference (a test keeps the two in step).
+ * and the configuration reference, docs/configuration.md (generated; a test keeps the two in step).
  *
  * Environment naming rule: `APP_` + the key path in upper snake case, levels joined by `__`
  * (`webhooks.allowHttp` -> `APP_WEBHOOKS__ALLOW_HTTP`). A few keys also keep their

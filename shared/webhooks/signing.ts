@@ -9,7 +9,7 @@
  *   shows the receiver its public key `whpk_<base64 of the 32 raw bytes>`.
  * This file imports nothing from the project but the error type, so a receiver can take it alone.
  */
-import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign as signBytes, timingSafeEqual, verify as verifyBytes, type KeyObject } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, randomBytes, sign as signBytes, timingSafeEqual, verify as verifyBytes, type KeyObject } from 'node:crypto';
 import { badRequest, internal } from '../errors/app-error.ts';
 
 const SECRET_PREFIX = 'whsec_';
@@ -138,7 +138,26 @@ function assertTimestamp(timestamp: number): void {
   }
 }
 
-function digest(key: Buffer, id: string, timestamp: number | string, body: RawBody): Buffer {
+/** Most secrets whose HMAC key is kept ready (`hmacKey`); past it the cache starts again. */
+const HMAC_KEYS_KEPT = 1024;
+const hmacKeys = new Map<string, KeyObject>();
+
+/**
+ * The HMAC key of a `whsec_` secret as a KeyObject, parsed once per process: Node prepares a raw
+ * Buffer key anew for every HMAC, which costs several times the HMAC of a small body, and the
+ * worker signs with the same few secrets thousands of times a second.
+ */
+function hmacKey(secret: string): KeyObject {
+  let key = hmacKeys.get(secret);
+  if (key === undefined) {
+    key = createSecretKey(secretKey(secret));
+    if (hmacKeys.size >= HMAC_KEYS_KEPT) hmacKeys.clear();
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
+
+function digest(key: KeyObject, id: string, timestamp: number | string, body: RawBody): Buffer {
   const hmac = createHmac('sha256', key);
   hmac.update(`${id}.${timestamp}.`, 'utf8');
   // Bytes are signed as they are (no decode/re-encode); text is signed as UTF-8.
@@ -159,8 +178,7 @@ export function signatureFor(input: SignInput & { secret: string }): string {
     const signature = signBytes(null, signedContent(input.id, input.timestamp, input.body), privateKeyOf(input.secret));
     return `${ASYMMETRIC_SCHEME},${signature.toString('base64')}`;
   }
-  const key = secretKey(input.secret);
-  return `${SCHEME},${digest(key, input.id, input.timestamp, input.body).toString('base64')}`;
+  return `${SCHEME},${digest(hmacKey(input.secret), input.id, input.timestamp, input.body).toString('base64')}`;
 }
 
 /**
@@ -217,7 +235,7 @@ export function verify(input: {
   toleranceSeconds?: number;
 }): VerifyResult {
   const asymmetric = typeof input.secret === 'string' && input.secret.startsWith(PUBLIC_KEY_PREFIX);
-  const key = asymmetric ? undefined : secretKey(input.secret);
+  const key = asymmetric ? undefined : createSecretKey(secretKey(input.secret));
   const publicKey = asymmetric ? publicKeyFrom(input.secret) : undefined;
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (!(tolerance >= 0) || !Number.isFinite(tolerance)) {
@@ -248,7 +266,7 @@ export function verify(input: {
     return matches ? { ok: true } : { ok: false, reason: 'no-matching-signature' };
   }
   // Compare the base64 text itself: decoding first would let lenient decoding accept junk.
-  const expected = Buffer.from(digest(key as Buffer, id, timestampText, input.body).toString('base64'), 'utf8');
+  const expected = Buffer.from(digest(key as KeyObject, id, timestampText, input.body).toString('base64'), 'utf8');
   let matched = false;
   for (const entry of signatureHeader.split(' ')) {
     const comma = entry.indexOf(',');

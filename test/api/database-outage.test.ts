@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { linesInto } from '../helpers/logs.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { surviveDriverCrashAsProcessesDo } from '../helpers/driver-crash.ts';
-import { eventually } from '../worker/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {

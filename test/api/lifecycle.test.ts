@@ -5,6 +5,8 @@ import { before, describe, it } from 'node:test';
 import { createWebServer } from '../../api/server.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { spawnNode } from '../helpers/processes.ts';
+import { linesInto } from '../helpers/logs.ts';
+import { createLogger } from '../../shared/log/logger.ts';
 
 function get(port: number, path: string, agent?: Agent): Promise<{ status: number; body: string; socket: Socket }> {
   return new Promise((resolve, reject) => {
@@ -95,23 +97,30 @@ describe('graceful shutdown of the web process', () => {
 describe('request timeout', () => {
   it('answers 503 to a request still running after config.requestTimeout', async () => {
     const db = await createTestDatabase();
-    const web = createWebServer({ config: db.configWith({ requestTimeout: 200 }), log: db.log });
-    let signalAborted = false;
+    const config = db.configWith({ requestTimeout: 200, logLevel: 'info' });
+    const logs: Record<string, unknown>[] = [];
+    const web = createWebServer({ config, log: createLogger(config, { name: 'test', destination: linesInto(logs) }) });
+    // the work runs until the test lets it end, so the 503 can only come from the timeout
+    const release = Promise.withResolvers<void>();
+    const ended = Promise.withResolvers<boolean>(); // whether the work saw its signal aborted
     web.addMiddleware(async (ctx) => {
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      signalAborted = (ctx.state.signal as AbortSignal).aborted;
+      await release.promise;
+      ended.resolve((ctx.state.signal as AbortSignal).aborted);
       ctx.body = { late: true }; // ignored: the client has its answer
     });
     const { port } = await web.start(0);
     try {
       const started = performance.now();
       const response = await fetch(`http://127.0.0.1:${port}/anything`);
-      assert.equal(response.status, 503);
+      assert.equal(response.status, 503, 'answered while the work was still running');
       assert.equal(response.headers.get('content-type'), 'application/problem+json');
-      assert.ok(performance.now() - started < 550);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      assert.equal(signalAborted, true, 'the work sees its signal aborted');
+      assert.ok(performance.now() - started >= 195, 'not before the timeout');
+      release.resolve();
+      assert.equal(await ended.promise, true, 'the work sees its signal aborted');
+      const failures = logs.filter((line) => line.msg === 'request failed').map((line) => (line.err as { message?: string }).message);
+      assert.deepEqual(failures, ['request did not finish within 200 ms'], 'the timeout configured is what answered');
     } finally {
+      release.resolve();
       await web.shutdown('test');
     }
   });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import postgres from 'postgres';
 import { call, closeAll, startApi } from './webhooks-api/helpers.ts';
-import { eventually } from '../worker/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const counts = async (sql: postgres.Sql) => {
   const [row] = await sql<{ events: number; deliveries: number; jobs: number }[]>`

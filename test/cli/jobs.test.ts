@@ -1,5 +1,5 @@
 /**
- * The `jobs*` commands end to end (README "Command-line tool"): the real CLI process on
+ * The `jobs*` commands end to end (docs/cli.md): the real CLI process on
  * the test database, a real receiver, `--json` documents and one-line errors.
  */
 import { after, describe, it } from 'node:test';

@@ -13,7 +13,8 @@ import { Webhook } from 'standardwebhooks';
 import { createTestDatabase } from '../helpers/database.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { freePort } from '../helpers/ports.ts';
-import { endpoint, eventually, harness, runOnce, send } from '../worker/helpers.ts';
+import { endpoint, harness, runOnce, send } from '../worker/helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const guide = readFileSync(`${ROOT}docs/receiving.md`, 'utf8');
 

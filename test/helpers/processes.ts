@@ -33,6 +33,8 @@ export function spawnNode(script: string, env: Record<string, string | undefined
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  /** After the exit, once its output is all read (stdout and stderr closed): nothing more can match. */
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return {
     child,
     output: () => text,
@@ -56,10 +58,10 @@ export function spawnNode(script: string, env: Record<string, string | undefined
         };
         waiters.push(check);
         check();
-        void exited.then(() => setTimeout(() => {
+        void closed.then(() => {
           clearTimeout(timer);
           if (!pattern.test(text)) reject(new Error(`process exited before ${pattern}; output:\n${text}`));
-        }, 50));
+        });
       });
     },
   };

@@ -7,7 +7,8 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { deliveryRow, endpoint, eventually, harness, jobRows, send, type Harness } from './helpers.ts';
+import { deliveryRow, endpoint, harness, jobRows, send, type Harness } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 import { spawnWorker } from './processes.ts';
 
 const db = await createTestDatabase();

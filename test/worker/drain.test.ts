@@ -1,12 +1,13 @@
 /**
- * Graceful drain of the worker process (README "Shutdown": a job runner stops claiming jobs,
+ * Graceful drain of the worker process (docs/operations.md "Shutdown": a job runner stops claiming jobs,
  * finishes those it holds and records their outcomes).
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { attemptRows, deliveryRow, endpoint, eventually, harness, jobRows, runOnce, send, settled, type Harness } from './helpers.ts';
+import { attemptRows, deliveryRow, endpoint, harness, jobRows, runOnce, send, settled, type Harness } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 import { spawnWorker } from './processes.ts';
 
 const db = await createTestDatabase();

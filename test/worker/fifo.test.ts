@@ -9,7 +9,8 @@ import { retryDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import { updateEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, eventually, harness, send, settled, slotsOf, worker } from './helpers.ts';
+import { endpoint, harness, send, settled, slotsOf, worker } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();

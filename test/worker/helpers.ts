@@ -12,6 +12,7 @@ import { type RegisteredEndpoint, type RegisterOptions } from '../../shared/webh
 import { runWorkerOnce, startWorker, type WorkerHandle, type WorkerOptions } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import type { TestDatabase } from '../helpers/database.ts';
+import { eventually } from '../helpers/poll.ts';
 import { registerEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
@@ -132,18 +133,6 @@ export function jobRows(h: Harness, id?: string): Promise<JobRow[]> {
     : h.sql<JobRow[]>`select j.*, p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.key = ${id} order by j.id`;
 }
 
-/** Polls `check` until it answers a truthy value (answered), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    last = await check();
-    if (last) return last as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Waits until delivery `id` is in one of `statuses`, answering its row. */
 export function settled(h: Harness, id: string, statuses: string[] = ['done', 'dead'], timeoutMs = 10_000): Promise<DeliveryRow> {
   return eventually(async () => {
@@ -159,4 +148,15 @@ export async function slotsOf(h: Pick<Harness, 'sql'>, endpointId: string): Prom
            count(*) filter (where parked_at is not null and status = 'pending')::int as waiting
       from app_webhook_deliveries where endpoint_id = ${endpointId}`;
   return row;
+}
+
+/**
+ * Another endpoint's delivery that has waited a minute for a worker and goes on waiting (its job
+ * is removed, so no worker takes it up): while it exists, every endpoint is held to its cap.
+ */
+export async function waitingForAWorker(h: Harness): Promise<string> {
+  const [id] = await send(h, await endpoint(h, 'http://127.0.0.1:9/waiting'));
+  await h.sql`select graphile_worker.remove_job(${id})`;
+  await h.sql`update app_webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = ${id}`;
+  return id;
 }

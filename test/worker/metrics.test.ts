@@ -5,7 +5,8 @@ import { serveWorker } from '../../worker/run.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { histogramCount, parseMetrics, sampleValue } from '../helpers/prometheus.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, eventually, harness, send, settled, worker } from './helpers.ts';
+import { endpoint, harness, send, settled, worker } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const db = await createTestDatabase();
 const receivers: Receiver[] = [];

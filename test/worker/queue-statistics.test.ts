@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startWorker } from '../../worker/runner.ts';
 import { checkQueueStatistics, MIN_BACKLOG, statisticsStale, watchQueueStatistics, type QueueStatistics } from '../../worker/queue-statistics.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { eventually } from '../helpers/poll.ts';
 import { harness, type Harness } from './helpers.ts';
 import postgres from 'postgres';
 import type { Sql } from '../../shared/db/connect.ts';
@@ -218,11 +219,10 @@ describe('a worker with a backlog', () => {
       },
     });
     try {
-      for (;;) {
+      await eventually(async () => {
         const [{ left }] = await h.sql<{ left: number }[]>`select count(*)::int as left from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'test/noop')`;
-        if (left === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+        return left === 0;
+      }, 60_000, 'every job of the backlog run');
     } finally {
       await handle.stop();
     }

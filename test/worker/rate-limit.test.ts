@@ -9,7 +9,8 @@ import { after, describe, it } from 'node:test';
 import { updateEndpoint } from '../../shared/webhooks/endpoints/index.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, eventually, harness, send, worker } from './helpers.ts';
+import { endpoint, harness, send, worker } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();

@@ -2,14 +2,16 @@
  * The endpoint cap is work-conserving (migrations/022): an endpoint is held to
  * `webhooks.endpointConcurrency` only while another endpoint's deliveries wait, or while it is
  * slow (an attempt took half a second or more); an endpoint alone with work may have more in
- * flight. The cap while others wait is tested in fairness.test.ts.
+ * flight. The cap while others wait is tested in fairness.test.ts, who holds whom to it in
+ * cap-rules.test.ts.
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { endpoint, eventually, harness, send, worker } from './helpers.ts';
+import { endpoint, harness, send, worker } from './helpers.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const db = await createTestDatabase();
 const receivers: Receiver[] = [];

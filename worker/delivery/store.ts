@@ -250,6 +250,12 @@ export async function withSlotFree(sql: Queryable, config: Pick<Config, 'webhook
 export const SLOW_ATTEMPT_MS = 500;
 /** How long an endpoint stays slow after such an attempt. */
 const SLOW_FOR_MS = 60_000;
+/**
+ * How long an endpoint counts as quick after an attempt under SLOW_ATTEMPT_MS: while it does (and
+ * is not slow), deliveries of other endpoints count as held up by it only once they have waited
+ * a moment (migrations/024).
+ */
+const FAST_FOR_MS = 60_000;
 
 /**
  * Records attempts and their outcomes, any number in one statement: each attempt row, each
@@ -311,11 +317,18 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
          where d.next_attempt_at is not null
       ))
       where exists (select 1 from d where d.next_attempt_at is not null)
-    ), slow as (
-      -- an attempt of SLOW_ATTEMPT_MS or more: its endpoint stays capped even alone for a while (migrations/022)
-      update app_endpoint_gate g set slow_until = now() + ${SLOW_FOR_MS} * interval '1 millisecond'
-        from (select distinct d.endpoint_id from d join input as i on i.id = d.id where i.duration >= ${SLOW_ATTEMPT_MS}) s
-       where g.endpoint_id = s.endpoint_id and (g.slow_until is null or g.slow_until < now() + ${SLOW_FOR_MS / 2} * interval '1 millisecond')
+    ), pace as (
+      -- an attempt of SLOW_ATTEMPT_MS or more: its endpoint stays capped even alone for a while
+      -- (migrations/022); a quicker one: its endpoint counts as quick for a while (migrations/024).
+      -- Written at most about twice a window per endpoint, so the gate row is rarely touched.
+      update app_endpoint_gate g
+         set slow_until = case when s.slow then now() + ${SLOW_FOR_MS} * interval '1 millisecond' else g.slow_until end,
+             fast_until = case when s.fast then now() + ${FAST_FOR_MS} * interval '1 millisecond' else g.fast_until end
+        from (select d.endpoint_id, bool_or(i.duration >= ${SLOW_ATTEMPT_MS}) as slow, bool_or(i.duration < ${SLOW_ATTEMPT_MS}) as fast
+                from d join input as i on i.id = d.id group by d.endpoint_id) s
+       where g.endpoint_id = s.endpoint_id
+         and ((s.slow and (g.slow_until is null or g.slow_until < now() + ${SLOW_FOR_MS / 2} * interval '1 millisecond'))
+           or (s.fast and (g.fast_until is null or g.fast_until < now() + ${FAST_FOR_MS / 2} * interval '1 millisecond')))
     )
     select d.id, d.endpoint_id from d where (select count(*) from j) >= 0`;
   const written = new Set(rows.map((row) => row.id));

@@ -5,7 +5,7 @@
  * the dead-letter page, rotates a secret; a member cannot reach another tenant's endpoint by
  * editing the URL; a portal link signs in once and not twice. Every page is checked for a title,
  * console errors, CSP violations and serious or critical axe-core findings. With
- * CONSOLE_SCREENSHOTS=1 the main pages are saved as docs/console-*.png (README, Console).
+ * CONSOLE_SCREENSHOTS=1 the main pages are saved as docs/console-*.png (docs/accounts-and-console.md, Console).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

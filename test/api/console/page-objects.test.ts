@@ -1,6 +1,6 @@
 /**
- * The console's routes as JSON (the controller helpers `render` and `negotiate`; README
- * "Console"): the page object `{page, data, user, paths, csrfToken,
+ * The console's routes as JSON (the controller helpers `render` and `negotiate`;
+ * docs/accounts-and-console.md "Console"): the page object `{page, data, user, paths, csrfToken,
  * errors?, graphql, _links}` to JSON clients and to client-side visits (`X-App-Page: true`), with
  * `_links` filtered by role like the HAL API's; query errors reach the page, never a 500; the
  * tenant scope of every page; forms need the CSRF token; the portal link signs in once.

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { before, describe, it } from 'node:test';
 import { IDEMPOTENCY_ERRORS } from '../../../api/idempotency/errors.ts';
+import { eventually } from '../../helpers/poll.ts';
 import { request, startGuardedApp, type GuardedApp } from './guarded-app.ts';
 
 let keys = 0;
@@ -293,11 +294,18 @@ describe('invalid Idempotency-Key: 400 APP_API_IDEMPOTENCY_KEY_INVALID, the acti
 describe('a request that outlives config.requestTimeout', () => {
   it('answers 503 to the client and stores nothing: 409 while the action still runs, a fresh run after', async () => {
     const app = await startGuardedApp({ flags: { requestTimeout: '200ms' } });
-    const send = () => request('POST', `${app.base}/orders?ms=500`, { body: { item: 't' }, headers: { 'Idempotency-Key': 'timeout-1' } });
+    // the action is held until released: it outlives the timeout however fast or slow the machine
+    const send = () => request('POST', `${app.base}/orders?hold=timeout-1`, { body: { item: 't' }, headers: { 'Idempotency-Key': 'timeout-1' } });
     assert.equal((await send()).status, 503);
     assert.equal((await send()).status, 409, 'the first action is still running');
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.equal((await send()).status, 503, 'it ran again (and timed out again): nothing had been stored');
+    app.holds.release('timeout-1'); // the first action ends (its answer goes nowhere), and its claim with it
+    const again = await eventually(async () => {
+      const answer = await send();
+      return answer.status === 409 ? undefined : answer;
+    }, 10_000, 'the first action\'s claim to be dropped');
+    assert.equal(again.status, 201, 'it ran again: nothing had been stored');
+    assert.equal(again.headers.get('idempotency-replayed'), null);
+    assert.equal(again.body.run, 2);
     assert.equal(app.runs.get('/orders'), 2);
   });
 });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { eventually } from '../../worker/helpers.ts';
+import { eventually } from '../../helpers/poll.ts';
 import { call, closeAll, receiver, startApi, startDeliveryWorker, type Answer } from './helpers.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { call, closeAll, receiver, startApi, startDeliveryWorker } from './helpers.ts';
-import { eventually } from '../../worker/helpers.ts';
+import { eventually } from '../../helpers/poll.ts';
 
 const CREDENTIAL = 'Bearer receiver-credential-7f3a';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import { resolveConfig } from '../../../shared/config/index.ts';
 import { createLogger, logContext } from '../../../shared/log/logger.ts';
 import { FILTERED, MAX_LOG_DEPTH, createRedactor, redact } from '../../../shared/log/redact.ts';
@@ -74,7 +75,7 @@ describe('logger', () => {
     const log = createLogger(config, { name: 'test', destination: out.destination });
     await logContext.run({ reqId: 'req-42' }, async () => {
       log.info('first');
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      await setImmediate(); // across a turn of the event loop, as a request's awaits go
       log.child({ component: 'x' }).warn('second');
     });
     log.info('outside');

@@ -8,10 +8,10 @@ import { createServer, connect as tcpConnect, type Server, type Socket } from 'n
 import { after, before, describe, it } from 'node:test';
 import { spawnNode, type Spawned } from '../../helpers/processes.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { eventually } from '../../helpers/poll.ts';
 import { freePort, REDIS_SKIP, startRedis } from './redis-server.ts';
 
 const FIXTURE = 'test/fixtures/web-with-guarded-routes.ts';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A TCP forwarder to PostgreSQL that can be stopped (the store going away) and started again. */
 function forwarder(target: URL, port: number) {
@@ -108,17 +108,11 @@ before(async () => {
 
 const runsOf = async (key: string) => (await db.sql<{ n: number }[]>`select count(*)::int as n from guarded_runs where key = ${key}`)[0].n;
 
-/** Polls `check` until it holds (a condition, not a fixed wait); fails after `ms`. */
-async function until(what: string, check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
-}
+/** How long the waits of these tests allow: two processes, each with a pool and a store, on a loaded machine. */
+const WAIT_MS = 20_000;
 
 /** Waits until the held action of `key` has started (it records its run before it holds). */
-const started = (key: string) => until(`the action of ${key} runs`, async () => (await runsOf(key)) > 0);
+const started = (key: string) => eventually(async () => (await runsOf(key)) > 0, WAIT_MS, `the action of ${key} runs`);
 
 for (const backend of BACKENDS) {
   describe(`two web processes sharing ${backend.name}`, { skip: backend.skip }, () => {
@@ -167,10 +161,10 @@ for (const backend of BACKENDS) {
         return answer;
       });
       // 49 answered (409: the claim exists) and the one holder's run recorded (it may come later)
-      await until('49 of the 50 are answered and the 50th is running', async () => {
+      await eventually(async () => {
         if (failure !== undefined) throw failure;
         return settled >= 49 && (await runsOf(key('parallel'))) > 0;
-      });
+      }, WAIT_MS, '49 of the 50 are answered and the 50th is running');
       const [{ pid }] = await db.sql<{ pid: number }[]>`select pid from guarded_runs where key = ${key('parallel')}`;
       const holder = a.process.child.pid === pid ? a : b;
       assert.equal((await send(holder, 'POST', '/release/parallel')).status, 204);
@@ -223,11 +217,11 @@ for (const backend of BACKENDS) {
       for (const web of [a, b]) assert.equal((await send(web, 'POST', '/release/aborted')).status, 204);
       // A drops its claim once the aborted action has ended; until then B is told 409 (same request, in flight)
       let retry = await send(b, 'POST', path, { key: key('aborted'), body: { item: 4 } });
-      await until('A has dropped the aborted request\'s claim', async () => {
+      await eventually(async () => {
         if (retry.status !== 409) return true;
         retry = await send(b, 'POST', path, { key: key('aborted'), body: { item: 4 } });
         return retry.status !== 409;
-      });
+      }, WAIT_MS, 'A has dropped the aborted request\'s claim');
       assert.equal(retry.status, 201, retry.text);
       assert.equal(retry.headers.get('idempotency-replayed'), null);
       assert.equal(await runsOf(key('aborted')), 2);
@@ -267,7 +261,7 @@ for (const backend of BACKENDS) {
           await web.process.exited;
         }
       });
-      await until('both processes reach the store', async () => (await send(a, 'GET', '/readyz')).status === 200 && (await send(b, 'GET', '/readyz')).status === 200);
+      await eventually(async () => (await send(a, 'GET', '/readyz')).status === 200 && (await send(b, 'GET', '/readyz')).status === 200, WAIT_MS, 'both processes reach the store');
       await store.goAway();
       try {
         const ready = await send(a, 'GET', '/readyz');
@@ -302,17 +296,17 @@ for (const backend of BACKENDS) {
         await store.comeBack();
       }
       let back = await send(a, 'GET', '/orders');
-      await until('A counts again', async () => {
+      await eventually(async () => {
         back = await send(a, 'GET', '/orders');
         return back.status === 200;
-      });
+      }, WAIT_MS, 'A counts again');
       assert.ok(back.headers.get('ratelimit'), 'counted again');
       let idempotent = await send(b, 'POST', '/orders', { key: key('back'), body: {} });
-      await until('B stores idempotent answers again', async () => {
+      await eventually(async () => {
         if (idempotent.status === 201) return true;
         idempotent = await send(b, 'POST', '/orders', { key: key('back'), body: {} });
         return idempotent.status === 201;
-      });
+      }, WAIT_MS, 'B stores idempotent answers again');
       assert.equal(idempotent.status, 201);
     });
   });

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { testConfig } from '../../helpers/database.ts';
+import { eventually } from '../../helpers/poll.ts';
 import { connect } from '../../../shared/db/connect.ts';
 import { ensureWebhookTables } from '../../../shared/webhooks/install.ts';
 import { ensureWebhookTablesAtBoot } from '../../../shared/webhooks/boot.ts';
@@ -149,11 +150,8 @@ describe('ensureWebhookTablesAtBoot', () => {
       const boot = ensureWebhookTablesAtBoot({ config, sql, log: capture.log }, { initialDelayMs: 20, maxDelayMs: 80 });
       void boot.then((value) => { settled = value; });
       const warnings = () => capture.lines().filter((line) => line.level === 40 && /not reachable/.test(String(line.msg)));
-      // wait for the second retry's warning (a condition, not a guess at how long two take)
-      for (const deadline = Date.now() + 20_000; warnings().length < 2; ) {
-        assert.ok(Date.now() < deadline, `retried with warnings: ${capture.text()}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      // the second retry's warning (a condition, not a guess at how long two take)
+      await eventually(() => warnings().length >= 2, 20_000, 'a second "not reachable" warning');
       assert.equal(settled, undefined, 'still waiting for the database');
       proxy.open();
       assert.equal(await boot, true);
@@ -167,12 +165,16 @@ describe('ensureWebhookTablesAtBoot', () => {
 
   it('stops retrying when its signal aborts (shutdown)', async () => {
     const config = testConfig('postgres://postgres@127.0.0.1:1/none');
-    const { log } = captureLogger(config);
-    const sql = connect(config, log, { max: 1 });
+    const capture = captureLogger(config);
+    const sql = connect(config, capture.log, { max: 1 });
     const controller = new AbortController();
-    const boot = ensureWebhookTablesAtBoot({ config, sql, log }, { initialDelayMs: 10_000, signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    const boot = ensureWebhookTablesAtBoot({ config, sql, log: capture.log }, { initialDelayMs: 10_000, signal: controller.signal });
+    const warnings = () => capture.lines().filter((line) => line.level === 40 && /not reachable/.test(String(line.msg)));
+    // the first attempt has failed: it is waiting 10 s before the next when the signal aborts
+    await eventually(() => warnings().length === 1, 10_000, 'the first attempt\'s warning');
+    controller.abort();
     assert.equal(await boot, false);
+    assert.equal(warnings().length, 1, 'the wait ended at the abort, without another attempt');
     await sql.end({ timeout: 1 });
   });
 });

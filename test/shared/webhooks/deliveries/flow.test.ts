@@ -2,7 +2,7 @@
  * Endpoint gates (shared/webhooks/deliveries/flow.ts, migrations/014): claims over the cap park
  * deliveries without a job; a FIFO endpoint's emits are parked in emit order with only the head
  * queued; the recovery sweep wakes what a dead process left parked behind free slots. Another
- * endpoint's delivery waits all along (no worker runs here), so the cap applies: an endpoint
+ * endpoint's delivery waits for a worker all along, so the cap applies: an endpoint
  * alone is not capped (test/worker/work-conserving.test.ts).
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { gatesToWake } from '../../../../shared/webhooks/deliveries/flow.ts';
 import { sweep } from '../../../../worker/heartbeat.ts';
 import { claimDeliveries } from '../../../../worker/delivery/store.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
-import { endpoint, harness, jobRows, send, slotsOf } from '../../../worker/helpers.ts';
+import { endpoint, harness, jobRows, send, slotsOf, waitingForAWorker } from '../../../worker/helpers.ts';
 
 const db = await createTestDatabase();
 const h = harness(db, { webhooks: { endpointConcurrency: 2 } });
@@ -19,7 +19,7 @@ const h = harness(db, { webhooks: { endpointConcurrency: 2 } });
 const gateOf = (endpointId: string) => slotsOf(db, endpointId);
 
 before(async () => {
-  await send(h, await endpoint(h, 'http://127.0.0.1:9/other'));
+  await waitingForAWorker(h);
 });
 
 describe('endpoint gates', () => {

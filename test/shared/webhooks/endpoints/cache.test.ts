@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase } from '../../../helpers/database.ts';
+import { eventually } from '../../../helpers/poll.ts';
 import { connect } from '../../../../shared/db/connect.ts';
 import { createEndpointCache } from '../../../../shared/webhooks/endpoints/cache.ts';
 import { createWebhooks } from '../../../../shared/webhooks/index.ts';
@@ -11,15 +12,8 @@ import { OPERATOR } from '../../../../shared/access/actor.ts';
 const db = await createTestDatabase();
 const url = 'https://127.0.0.1/cache';
 
-/** Polls until `check` holds (notifications arrive asynchronously). */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const until = Date.now() + 5000;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.fail(`timed out waiting for: ${what}`);
-}
+/** How long these tests wait for what happens asynchronously: LISTEN starting, a notification arriving. */
+const WAIT_MS = 10_000;
 
 /** Counts the queries a cache makes, through a pool of its own; `listenFails` makes LISTEN fail. */
 function countingPool(options: { listenFails?: boolean } = {}) {
@@ -65,7 +59,7 @@ describe('endpoint cache', () => {
         await cache.get('cache-ttl');
         await cache.get('cache-ttl');
         return pool.queries() - before <= 1;
-      }, 'the cache to keep entries once listening');
+      }, WAIT_MS, 'the cache to keep entries once listening');
       const before = pool.queries();
       now += 9_999;
       await cache.get('cache-ttl');
@@ -80,30 +74,32 @@ describe('endpoint cache', () => {
   });
 
   it('is invalidated in another process (another pool) by every kind of endpoint change, through NOTIFY', async () => {
-    const other = connect(db.config, db.log, { max: 2, name: 'other-process' });
-    const cache = createEndpointCache({ config: db.config, sql: other, log: db.log });
+    const other = countingPool(); // another process's pool
+    const cache = createEndpointCache({ config: db.config, sql: other.sql, log: db.log });
     const ids = async (owner: string | null) => (await cache.get(owner)).map((e) => e.id).sort();
     try {
-      await cache.get('cache-n'); // start listening
+      await cache.get('cache-n'); // starts listening; nothing is kept (nor invalidated) before LISTEN is active
       await eventually(async () => {
+        const before = other.queries();
         await cache.get('cache-n');
-        return true;
-      }, 'listening');
+        await cache.get('cache-n');
+        return other.queries() - before <= 1;
+      }, WAIT_MS, 'the cache to keep entries once listening');
       // This process changes endpoints through the main pool; the other process's cache must follow.
       const e1 = await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'], owner: 'cache-n' });
-      await eventually(async () => (await ids('cache-n')).includes(e1.id), 'register to be seen');
+      await eventually(async () => (await ids('cache-n')).includes(e1.id), WAIT_MS, 'register to be seen');
       await updateEndpoint(depsOf(db), OPERATOR, e1.id, { events: ['x.*'] });
-      await eventually(async () => (await cache.get('cache-n'))[0]?.events[0] === 'x.*', 'update to be seen');
+      await eventually(async () => (await cache.get('cache-n'))[0]?.events[0] === 'x.*', WAIT_MS, 'update to be seen');
       await disableEndpoint(depsOf(db), OPERATOR, e1.id);
-      await eventually(async () => (await ids('cache-n')).length === 0, 'disable to be seen');
+      await eventually(async () => (await ids('cache-n')).length === 0, WAIT_MS, 'disable to be seen');
       await updateEndpoint(depsOf(db), OPERATOR, e1.id, { enabled: true, owner: 'cache-m' });
-      await eventually(async () => (await ids('cache-m')).includes(e1.id), 'the new owner to see it');
+      await eventually(async () => (await ids('cache-m')).includes(e1.id), WAIT_MS, 'the new owner to see it');
       assert.deepEqual(await ids('cache-n'), []);
       await removeEndpoint(depsOf(db), OPERATOR, e1.id);
-      await eventually(async () => (await ids('cache-m')).length === 0, 'remove to be seen');
+      await eventually(async () => (await ids('cache-m')).length === 0, WAIT_MS, 'remove to be seen');
     } finally {
       await cache.close();
-      await other.end({ timeout: 5 });
+      await other.end();
     }
   });
 
@@ -122,12 +118,13 @@ describe('endpoint cache', () => {
 
   it('keeps nothing while it cannot listen (a missed change could otherwise go unnoticed), and still answers', async () => {
     const pool = countingPool({ listenFails: true });
-    const quiet = { ...db.log, warn: () => undefined } as unknown as typeof db.log;
+    const refused = Promise.withResolvers<void>(); // the cache warns once it has seen LISTEN fail
+    const quiet = { ...db.log, warn: () => refused.resolve() } as unknown as typeof db.log;
     const cache = createEndpointCache({ config: db.config, sql: pool.sql, log: quiet });
     try {
       await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'], owner: 'cache-nolisten' });
       for (let i = 0; i < 3; i++) assert.equal((await cache.get('cache-nolisten')).length, 1);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await refused.promise; // from here on it knows it cannot listen, not merely that it is not listening yet
       const before = pool.queries();
       await cache.get('cache-nolisten');
       await cache.get('cache-nolisten');

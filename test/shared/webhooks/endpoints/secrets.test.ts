@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase } from '../../../helpers/database.ts';
+import { eventually } from '../../../helpers/poll.ts';
 import { signingSecrets } from '../../../../shared/webhooks/endpoints/secrets.ts';
 import { emit } from '../../../../shared/webhooks/events/emit.ts';
 import { sign, verify } from '../../../../shared/webhooks/signing.ts';
@@ -101,8 +102,12 @@ describe('rotate', () => {
   it('with grace: once the grace has passed only the new secret signs', async () => {
     const deps = withSecret();
     const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/r3', events: ['*'] });
-    const { secret } = await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 50 });
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    const { secret, graceEndsAt } = await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 50 });
+    assert.ok(graceEndsAt instanceof Date);
+    // the grace ends by the database's clock, which decides which secrets still sign (the rows' own microseconds, not a Date's milliseconds)
+    const ended = async () => (await db.sql<{ ended: boolean }[]>`
+      select bool_and(now() >= expires_at) as ended from app_webhook_secrets where endpoint_id = ${endpoint.id} and expires_at is not null`)[0].ended;
+    await eventually(ended, 10_000, 'the database clock to pass the end of the grace');
     assert.deepEqual(await signingSecrets(deps, endpoint.id), [secret]);
   });
 

@@ -1,6 +1,7 @@
 import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase } from '../../../helpers/database.ts';
+import { eventually } from '../../../helpers/poll.ts';
 import { emit } from '../../../../shared/webhooks/events/emit.ts';
 import { createWebhooks } from '../../../../shared/webhooks/index.ts';
 import { appError, clearQueue, counts, depsOf, queuedJobs } from '../fixtures.ts';
@@ -167,7 +168,8 @@ describe('emit: what is written', () => {
   it('delivery ids sort by creation time', async () => {
     await registerEndpoint(deps(), OPERATOR, { url, events: ['*'] });
     const [first] = await emit(deps(), 'a.b', {});
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // ids of one millisecond are ordered by their random part: emit the second in a later one
+    await eventually(() => Date.now() > first.createdAt.getTime(), 10_000, 'the clock to pass the first emit\'s millisecond', 1);
     const [second] = await emit(deps(), 'a.b', {});
     assert.ok(first.id < second.id);
   });

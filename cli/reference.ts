@@ -1,0 +1,198 @@
+/**
+ * The CLI reference, docs/cli.md, generated from the command table (commands/index.ts) and each
+ * command's yargs options (`npm run docs:cli` writes it; test/docs/cli.test.ts checks that the
+ * committed page is this output). Each command's builder is run against a recorder that stands in
+ * for yargs and keeps what it declares (positionals, options, conflicts, subcommands), so the page
+ * says what the parser accepts. What a command's options cannot say (what it prints, what it
+ * refuses) is in NOTES below.
+ */
+import type { Argv } from 'yargs';
+import type { GlobalArgs } from './command.ts';
+import { COMMANDS, commandName } from './commands/index.ts';
+
+/** One option or positional as a command declares it to yargs. */
+interface OptionSpec {
+  type?: string;
+  describe?: string;
+  demandOption?: boolean | string;
+  default?: unknown;
+  array?: boolean;
+  choices?: readonly unknown[];
+  alias?: string | readonly string[];
+}
+
+interface Declared {
+  positionals: [string, OptionSpec][];
+  options: [string, OptionSpec][];
+  conflicts: [string, string][];
+  subcommands: { command: string; describe: string; declared: Declared }[];
+}
+
+type Builder = (yargs: Argv<GlobalArgs>) => unknown;
+
+/** Runs `builder` against a stand-in for yargs that records what it declares. */
+function declared(builder: Builder): Declared {
+  const found: Declared = { positionals: [], options: [], conflicts: [], subcommands: [] };
+  const recorder: object = new Proxy({}, {
+    get(_target, property) {
+      switch (property) {
+        case 'positional':
+          return (name: string, spec: OptionSpec) => (found.positionals.push([name, spec]), recorder);
+        case 'option':
+        case 'options':
+          return (name: string | Record<string, OptionSpec>, spec?: OptionSpec) => {
+            if (typeof name === 'string') found.options.push([name, spec ?? {}]);
+            else found.options.push(...Object.entries(name));
+            return recorder;
+          };
+        case 'conflicts':
+          return (a: string, b: string | readonly string[]) => {
+            for (const other of typeof b === 'string' ? [b] : b) found.conflicts.push([a, other]);
+            return recorder;
+          };
+        case 'command':
+          return (sub: { command: string; describe: string; builder: Builder }) => {
+            found.subcommands.push({ command: sub.command, describe: sub.describe, declared: declared(sub.builder) });
+            return recorder;
+          };
+        default:
+          // anything else yargs offers (a check, an example) says nothing this page shows
+          return typeof property === 'string' ? () => recorder : undefined;
+      }
+    },
+  });
+  builder(recorder as Argv<GlobalArgs>);
+  return found;
+}
+
+/** What a command's options cannot say, from what the command does. */
+const NOTES: Record<string, string> = {
+  'prune': 'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)).',
+  'audit': 'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)).',
+  'secrets:seal': 'Encrypts the signing secrets stored before `APP_SECRET` was set; endpoint header values are re-sealed with them. After changing `APP_SECRET`, `--from-secret-env VAR` re-seals every secret under the new one, reading the previous secret from the environment variable `VAR`. Repeatable; exit 1 if some secret opens with neither.',
+  'webhooks:add <url>': 'Prints the endpoint\'s id and its `whsec_` secret, shown again only by `webhooks:show --reveal`; with `--signing ed25519`, its `whpk_` public key instead (deliveries then carry `v1a,` Ed25519 signatures: [receiving.md](receiving.md#ed25519-endpoints-v1a-signatures)).',
+  'webhooks:show <id>': 'For an `ed25519` endpoint `--reveal` lists the `whpk_` public keys receivers verify with; its private keys are never printed.',
+  'webhooks:update <id>': 'Each setting has its clearing option (`--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
+  'webhooks:remove <id>': 'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one.',
+  'webhooks:rotate <id>': 'Prints the new signing secret as `secret: whsec_…` (for an `ed25519` endpoint a new key, printed as `public key: whpk_…`; `--json` gives it as `secret` beside `signing`). The old one stops at once, or signs too until the grace ends.',
+  'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',
+  'events:emit <event>': 'Reaches every subscribed, enabled endpoint of that owner (no owner: the endpoints without owner). `--event-id` is your own id of the event: repeated within `webhooks.dedupeWindow` (24 h), the original\'s deliveries are printed and nothing is queued ([events.md](events.md#emit-deduplication)).',
+  'jobs:list': 'The same filters as `GET /api/v1/deliveries`.',
+  'jobs:retry <id>': 'Same `webhook-id`, a new series of attempts.',
+  'jobs:resend <id>': 'Same `webhook-id` and body, as `POST /api/v1/deliveries/:id/resend` and GraphQL `resendWebhookDelivery`; refused (409 `APP_WEBHOOK_DELIVERY_IN_FLIGHT`) while the delivery is pending or running.',
+  'tokens:create': 'The token is printed once; only its digest is stored.',
+  'tokens:revoke <id>': 'Refused at once in every web process ([accounts-and-console.md](accounts-and-console.md#revocation-and-the-token-cache)).',
+  'event-types:update <name>': 'Takes the options of `event-types:add`; `--no-schema` removes the schema ([events.md](events.md#event-type-catalog)).',
+  'listen': 'Starts a local receiver on a free loopback port and a temporary endpoint pointing at it, removed on Ctrl-C or SIGTERM (one left by a killed `listen` of this host is removed at the next start). Each delivery is printed with its signature check (with `--json`, one JSON document a line: `listening`, then `delivery` lines, then `stopped`), and with `--forward-to` passed on to `URL`, whose answer becomes the receiver\'s. It needs loopback delivery allowed (`npm start -- --allow-local`, or `APP_WEBHOOKS__ALLOW_HTTP` and `APP_WEBHOOKS__ALLOW_PRIVATE` for the CLI and the worker), and exits 2 with the remedy otherwise. Any failure once started (the endpoint refused, say by `webhooks.strictEventTypes`; the receiver\'s port taken; the database gone) closes the receiver and ends the run at once with the one-line reason and the exit code of its kind.',
+  'users:create': 'The password is read from standard input with `--password-stdin`; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`.',
+  'users:disable <user>': 'Ends the user\'s sessions and revokes the tokens it minted, at once.',
+  'portal:link': 'The link works once, for `auth.portalLinkTtl`, and signs a member (or viewer) of the tenant into the console, scoped to it ([accounts-and-console.md](accounts-and-console.md#tenant-portal-links)); only its digest is stored.',
+  'openapi': 'One JSON document, or with `--out` the file written and its path printed ([http-api.md](http-api.md#openapi-description)).',
+};
+
+const INTRO = `# The \`app\` command line
+
+<!-- Generated by \`npm run docs:cli\` from cli/commands/ (cli/reference.ts); edit the commands or
+the generator, not this page. -->
+
+\`npx app <command>\` (package.json \`bin\`). Every command has \`--help\` with an example; every
+command that prints records accepts \`--json\` and then prints exactly one JSON document on
+stdout, with the field names of the REST API and GraphQL (\`externalId\` for a record's own id,
+\`endpointId\`, \`type\`, \`attemptCount\`, \`deliveryCounts\`; see
+[webhooks-api.md](webhooks-api.md#public-shapes-one-name-per-field-in-rest-graphql-openapi-and-the-cli)).
+With no \`DATABASE_URL\`, the CLI uses the embedded database a running \`npm start\` recorded in
+\`.data/postgres.json\`. The CLI acts as an admin of every tenant.
+
+- \`app --help\` lists the commands, \`app <command> --help\` shows one with its example.
+- \`app --version\` (\`-v\`) prints the version.
+- \`app completion >> ~/.bashrc\` installs shell completion (bash and zsh).
+- A boolean option \`--x\` is turned off with \`--no-x\`.
+
+**Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Put the
+project's \`node_modules/.bin\` first on your \`PATH\` (it holds \`app\` and the project's Node 24) and
+call \`app\` directly: \`export PATH="$PWD/node_modules/.bin:$PATH"\`, then \`app webhooks:list\`
+answers in about 0.15 s and \`app --help\` in 0.1 s (\`npm run bench:cli\`,
+[BENCHMARKS.md](../BENCHMARKS.md#cli-start-up)).
+
+## Failures and exit codes
+
+One line on stderr starting \`app: \` (a wrong command line prints the command's usage first);
+with \`--json\`, one JSON document \`{"error": {"code", "message"}}\` on stdout instead. The exit
+code says what kind of failure it was:
+
+| Exit | Meaning | \`code\` |
+|---|---|---|
+| 0 | done | |
+| 1 | refused or failed (invalid input, a conflict, an invalid configuration, a high audit finding) | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
+| 2 | wrong usage: unknown command or option, missing or invalid argument, a confirmation not given | \`APP_CLI_USAGE\` |
+| 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
+| 4 | the database (or a store) cannot be reached; the message names \`DATABASE_URL\` and the host tried | \`APP_DATABASE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
+
+Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).`;
+
+/** Anchor GitHub gives a heading: lower case, spaces to hyphens, punctuation dropped. */
+const anchor = (heading: string) => heading.toLowerCase().replace(/[^\w\s-]/g, '').trim().replace(/\s/g, '-');
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function typeOf(spec: OptionSpec): string {
+  const base = spec.choices ? spec.choices.map((choice) => `\`${String(choice)}\``).join(', ') : spec.type ?? 'string';
+  return spec.array ? `${base}, repeatable` : base;
+}
+
+function defaultOf(spec: OptionSpec): string {
+  if (spec.default === undefined || spec.default === false) return '';
+  return `\`${typeof spec.default === 'string' ? spec.default : JSON.stringify(spec.default)}\``;
+}
+
+/** The table of a command's positionals and options. */
+function optionTable(usage: string, found: Declared): string[] {
+  const required = new Set([...usage.matchAll(/<([^>]+)>/g)].map((match) => match[1]));
+  const lines: string[] = [];
+  for (const [name, spec] of found.positionals) {
+    const mark = required.has(name) || spec.demandOption ? ', required' : '';
+    lines.push(`| \`<${name}>\`${mark} | ${cell(typeOf(spec))} | ${defaultOf(spec)} | ${cell(spec.describe ?? '')} |`);
+  }
+  for (const [name, spec] of found.options) {
+    const aliases = (typeof spec.alias === 'string' ? [spec.alias] : spec.alias ?? []).map((alias) => `, \`-${alias.length > 1 ? '-' : ''}${alias}\``).join('');
+    const mark = spec.demandOption ? ', required' : '';
+    lines.push(`| \`--${name}\`${aliases}${mark} | ${cell(typeOf(spec))} | ${defaultOf(spec)} | ${cell(spec.describe ?? '')} |`);
+  }
+  if (lines.length === 0) return ['No arguments or options besides `--json`.'];
+  return ['| Argument or option | Type | Default | Meaning |', '|---|---|---|---|', ...lines];
+}
+
+function section(level: string, usage: string, describe: string, found: Declared, examples: readonly (readonly [string, string])[], note?: string): string {
+  const parts = [`${level} \`${usage}\``, describe.endsWith('.') ? describe : `${describe}.`];
+  if (note) parts.push(note);
+  parts.push(optionTable(usage, found).join('\n'));
+  if (found.conflicts.length) parts.push(`Not together: ${found.conflicts.map(([a, b]) => `\`--${a}\` and \`--${b}\``).join('; ')}.`);
+  if (examples.length) {
+    const width = Math.max(...examples.map(([line]) => line.replace(/\$0/g, 'app').length));
+    parts.push(['```sh', ...examples.map(([line, what]) => `${line.replace(/\$0/g, 'app').padEnd(width)}  # ${what}`), '```'].join('\n'));
+  }
+  return parts.join('\n\n');
+}
+
+/** The whole of docs/cli.md. */
+export async function cliPage(): Promise<string> {
+  const overview = ['## Commands', '', '| Command | What it does |', '|---|---|'];
+  const sections: string[] = [];
+  for (const entry of COMMANDS) {
+    const action = await entry.load();
+    const found = declared(action.builder as Builder);
+    overview.push(`| [\`${entry.command}\`](#${anchor(entry.command)}) | ${cell(entry.describe)} |`);
+    sections.push(section('###', entry.command, entry.describe, found, entry.examples, NOTES[entry.command]));
+    for (const sub of found.subcommands) {
+      const usage = `${commandName(entry)} ${sub.command}`;
+      overview.push(`| [\`${usage}\`](#${anchor(usage)}) | ${cell(sub.describe)} |`);
+      sections.push(section('###', usage, sub.describe, sub.declared, []));
+    }
+  }
+  return `${[INTRO, overview.join('\n'), ...sections].join('\n\n')}\n`;
+}
+
+if (import.meta.main) {
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(new URL('../docs/cli.md', import.meta.url), await cliPage());
+}
