@@ -149,14 +149,3 @@ export async function slotsOf(h: Pick<Harness, 'sql'>, endpointId: string): Prom
       from app_webhook_deliveries where endpoint_id = ${endpointId}`;
   return row;
 }
-
-/**
- * Another endpoint's delivery that has waited a minute for a worker and goes on waiting (its job
- * is removed, so no worker takes it up): while it exists, every endpoint is held to its cap.
- */
-export async function waitingForAWorker(h: Harness): Promise<string> {
-  const [id] = await send(h, await endpoint(h, 'http://127.0.0.1:9/waiting'));
-  await h.sql`select graphile_worker.remove_job(${id})`;
-  await h.sql`update app_webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = ${id}`;
-  return id;
-}

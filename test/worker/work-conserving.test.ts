@@ -1,8 +1,8 @@
 /**
- * The endpoint cap is work-conserving (migrations/022): an endpoint is held to
- * `webhooks.endpointConcurrency` only while another endpoint's deliveries wait, or while it is
- * slow (an attempt took half a second or more); an endpoint alone with work may have more in
- * flight. The cap while others wait is tested in fairness.test.ts, who holds whom to it in
+ * The endpoint cap is work-conserving (migrations/022, 024): an endpoint known to answer quickly
+ * is held to `webhooks.endpointConcurrency` only while another endpoint's deliveries wait for a
+ * worker, or while it is slow (an attempt took half a second or more); alone with work, it may
+ * have more in flight. The cap while others wait is tested in fairness.test.ts, who holds whom to it in
  * cap-rules.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -40,16 +40,22 @@ const statuses = async (ids: readonly string[]) =>
   (await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = any(${ids as string[]})`).map((row) => row.status);
 
 describe('a work-conserving endpoint cap', () => {
-  it('an endpoint alone with work has more than its cap in flight; nothing of it is parked', async () => {
+  it('an endpoint alone with work, once it has answered quickly, has more than its cap in flight; nothing of it is parked', async () => {
     const h = harness(db, { webhooks: { concurrency: 16, endpointConcurrency: 2 } });
     const lone = await heldReceiver();
     const made = await endpoint(h, `${lone.receiver.origin}/alone`);
+    // a first delivery answered at once: the endpoint is known to answer quickly
+    const first = await send(h, made, 'order.created', { first: true });
+    await worker(h);
+    await eventually(() => lone.held.length >= 1 || undefined, 10_000, 'the first delivery to arrive');
+    lone.answerAll();
+    await eventually(async () => (await statuses(first))[0] === 'done' || undefined, 10_000, 'the first delivery done');
+    lone.seen.most = 0;
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) ids.push(...(await send(h, made, 'order.created', { i })));
-    await worker(h);
     await eventually(() => lone.held.length >= 8 || undefined, 10_000, 'all eight in flight at once');
     assert.equal(lone.seen.most, 8, 'eight in flight against a cap of two: nobody else was waiting');
-    const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where endpoint_id = ${made.id} and seq is not null`;
+    const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where id = any(${ids}) and seq is not null`;
     assert.equal(parked, 0, 'none of them waited parked');
     lone.answerAll();
     await eventually(async () => (await statuses(ids)).every((status) => status === 'done') || undefined, 10_000, 'all done');

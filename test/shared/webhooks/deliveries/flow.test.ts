@@ -1,26 +1,22 @@
 /**
  * Endpoint gates (shared/webhooks/deliveries/flow.ts, migrations/014): claims over the cap park
  * deliveries without a job; a FIFO endpoint's emits are parked in emit order with only the head
- * queued; the recovery sweep wakes what a dead process left parked behind free slots. Another
- * endpoint's delivery waits for a worker all along, so the cap applies: an endpoint
- * alone is not capped (test/worker/work-conserving.test.ts).
+ * queued; the recovery sweep wakes what a dead process left parked behind free slots. The
+ * endpoints here never answered, so the cap applies (an endpoint known to answer quickly is not
+ * capped: test/worker/cap-rules.test.ts).
  */
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { gatesToWake } from '../../../../shared/webhooks/deliveries/flow.ts';
 import { sweep } from '../../../../worker/heartbeat.ts';
 import { claimDeliveries } from '../../../../worker/delivery/store.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
-import { endpoint, harness, jobRows, send, slotsOf, waitingForAWorker } from '../../../worker/helpers.ts';
+import { endpoint, harness, jobRows, send, slotsOf } from '../../../worker/helpers.ts';
 
 const db = await createTestDatabase();
 const h = harness(db, { webhooks: { endpointConcurrency: 2 } });
 
 const gateOf = (endpointId: string) => slotsOf(db, endpointId);
-
-before(async () => {
-  await waitingForAWorker(h);
-});
 
 describe('endpoint gates', () => {
   it('a claim over the cap parks the delivery: pending, no attempt, counted as waiting, oldest ones granted first', async () => {
