@@ -17,8 +17,8 @@ import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { TenantScope } from '../../shared/webhooks/tenant-scope.ts';
 import type { PageContext } from '../accounts/page.ts';
 import { ACCOUNT_PATHS } from '../accounts/paths.ts';
-import { orShowAgain, wantsJson } from '../pages/negotiate.ts';
-import type { Principal } from '../routing/roles.ts';
+import { orShowAgain, wantsJson } from './pages/negotiate.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 
 export interface ConsoleDeps {
   config: Config;

@@ -141,7 +141,7 @@ describe('the repository speaks for itself', () => {
       'a PKCS#8 key',
       'run step 3, then step 4',
     ]) assert.deepEqual(citations(line), [], line);
-    assert.deepEqual(citations('.status-disabled { color: #374151; }', 'api/assets/console.css'), []);
+    assert.deepEqual(citations('.status-disabled { color: #374151; }', 'api/console/assets/console.css'), []);
   });
 
   it('no tracked line cites the tracker, numbered work or the specification document', () => {
