@@ -25,7 +25,7 @@ import { UsageError } from '../failure.ts';
 
 /** What the action needs, loaded when it runs (`--help` reads the options alone). */
 const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
-const helpers = () => import('./webhook-cli.ts');
+const helpers = () => import('../support/webhooks.ts');
 
 const MARKER = /^app listen: pid (\d+) on ([^\s,]+)/;
 

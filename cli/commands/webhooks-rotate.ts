@@ -13,7 +13,7 @@ export const webhooksRotateCommand = defineCommand({
   run: async (context, args) => {
     const { rotateSecret, showEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { parseGrace, receiverKeyWords, webhookDeps } = await import('./webhook-cli.ts');
+    const { parseGrace, receiverKeyWords, webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
     const grace = parseGrace(args.grace);
     // its scheme, which never changes, names what is printed; an unknown id fails here, before any change

@@ -1,7 +1,7 @@
 import type { EndpointDetails } from '../../shared/webhooks/endpoints/show.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
-import { isoOrDash } from './text-forms.ts';
+import { isoOrDash } from '../support/text-forms.ts';
 
 /**
  * `webhooks:show <id> [--reveal]`: one endpoint; with --reveal the secrets that still sign (an
@@ -14,7 +14,7 @@ export const webhooksShowCommand = defineCommand({
   run: async (context, args) => {
     const { revealEndpoint, showEndpoint } = await import('../../shared/webhooks/endpoints/show.ts');
     const { publicSecret } = await import('../../shared/webhooks/public-shapes.ts');
-    const { endpointText, receiverKeyWords, shown, webhookDeps } = await import('./webhook-cli.ts');
+    const { endpointText, receiverKeyWords, shown, webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
     const id = args.id as string;
     const details: EndpointDetails = args.reveal ? await revealEndpoint(deps, OPERATOR, id) : await showEndpoint(deps, OPERATOR.scope, id);
