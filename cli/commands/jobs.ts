@@ -6,7 +6,7 @@
 import type { Argv } from 'yargs';
 import type { DeliveryDetails, DeliverySummary } from '../../shared/webhooks/deliveries/index.ts';
 import { DELIVERY_STATUSES } from '../../shared/webhooks/deliveries/record.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 import { defineCommand, type GlobalArgs } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from '../support/filters.ts';

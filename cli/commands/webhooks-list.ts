@@ -1,5 +1,5 @@
 import type { EndpointQuery } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { isoOrDash, table } from '../support/text-forms.ts';
 

@@ -1,4 +1,4 @@
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 

@@ -25,7 +25,7 @@ import { createBatcher } from './batch.ts';
 import {
   claimDeliveries, deliveryStatus, withParked, withSlotFree, firstFailureAfterSuccess, markUnsent, paceDelivery, recordAttempts, recordGone,
   type AttemptRecord, type Claim, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
-} from './store.ts';
+} from '../../shared/webhooks/deliveries/store.ts';
 import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { createSlotWaits, type SlotWaits } from './slot-waits.ts';
 import type { WakeUps } from './wake-ups.ts';

@@ -6,7 +6,7 @@
  */
 import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
 import { actorOf, authorize, type Actor } from '../../../shared/access/actor.ts';
-import type { TenantScope } from '../../../shared/webhooks/tenant-scope.ts';
+import type { TenantScope } from '../../../shared/access/tenant-scope.ts';
 import { parsePagination, type PaginationLimits } from '../../hal/pagination.ts';
 import type { Principal } from '../../model-framework/routing/roles.ts';
 

@@ -4,13 +4,13 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { secretBoxFor, signingSecrets } from '../../shared/webhooks/endpoints/secrets.ts';
-import { createBatcher } from '../../worker/delivery/batch.ts';
-import { claimDeliveries, claimDelivery, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../../worker/delivery/store.ts';
-import { createTestDatabase } from '../helpers/database.ts';
-import { attemptRows, deliveryRow, endpoint, harness, jobRows, send, type Harness } from './helpers.ts';
-import { rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
-import { OPERATOR } from '../../shared/access/actor.ts';
+import { secretBoxFor, signingSecrets } from '../../../../shared/webhooks/endpoints/secrets.ts';
+import { createBatcher } from '../../../../worker/delivery/batch.ts';
+import { claimDeliveries, claimDelivery, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../../../../shared/webhooks/deliveries/store.ts';
+import { createTestDatabase } from '../../../helpers/database.ts';
+import { attemptRows, deliveryRow, endpoint, harness, jobRows, send, type Harness } from '../../../worker/helpers.ts';
+import { rotateSecret } from '../../../../shared/webhooks/endpoints/index.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 // claims here are never recorded, so no endpoint cap gets in the way

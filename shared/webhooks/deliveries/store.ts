@@ -1,5 +1,6 @@
 /**
- * The delivery worker's queries on `app_webhook_deliveries`, `app_webhook_attempts` and the
+ * The write side of deliveries, which the delivery worker runs: claiming, recording attempts,
+ * marking dead. Its queries on `app_webhook_deliveries`, `app_webhook_attempts` and the
  * job queue (schema: migrations/001_webhooks.sql). Each state change of a delivery is ONE
  * statement (data-modifying CTEs), so it is atomic without a BEGIN/COMMIT round trip, and a
  * retry is scheduled in the same statement that records the failed attempt (so a crash between
@@ -13,12 +14,12 @@
  * again); a crash after it leaves the new job plus a dead, keyless remnant that the recovery
  * sweep deletes (worker/heartbeat.ts).
  */
-import type { Config } from '../../shared/config/index.ts';
-import type { Sql } from '../../shared/db/connect.ts';
-import { endpointTable, notifyEndpointsChanged, type Queryable } from '../../shared/webhooks/endpoints/store.ts';
+import type { Config } from '../../config/index.ts';
+import type { Sql } from '../../db/connect.ts';
+import { endpointTable, notifyEndpointsChanged, type Queryable } from '../endpoints/store.ts';
 
-import { deliveryJobSpec, type DeliveryJobPayload } from '../../shared/webhooks/deliveries/job.ts';
-import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
+import { deliveryJobSpec, type DeliveryJobPayload } from './job.ts';
+import type { DeliveryStatus } from '../events/enqueue.ts';
 
 export type { DeliveryJobPayload, DeliveryStatus };
 
@@ -47,8 +48,8 @@ export interface ClaimedDelivery {
   fifo: boolean;
 }
 
-/** PostgreSQL text cannot hold U+0000; a receiver's answer may. */
-export const storableText = (text: string | null | undefined): string | null =>
+/** `text` with U+FFFD for each U+0000: PostgreSQL text cannot hold U+0000, and a receiver's answer may. */
+export const replaceNul = (text: string | null | undefined): string | null =>
   text === null || text === undefined ? null : text.replaceAll('\u0000', '\uFFFD');
 
 /**
@@ -56,7 +57,7 @@ export const storableText = (text: string | null | undefined): string | null =>
  * shared/webhooks/endpoints/secrets.ts `revealSecrets` (not expired), read inside the claim so a delivery
  * needs one round trip for its delivery, endpoint and secrets. They are opened with that
  * module's secret box (`secretBoxFor(config).open`), which throws
- * `APP_WEBHOOK_SECRET_UNREADABLE`; test/worker/claim.test.ts keeps the two selections equal.
+ * `APP_WEBHOOK_SECRET_UNREADABLE`; test/shared/webhooks/deliveries/claim.test.ts keeps the two selections equal.
  */
 const activeSealedSecrets = (sql: Queryable) => sql`
   array(select s.sealed from app_webhook_secrets as s
@@ -276,13 +277,13 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
         ${column((r) => r.deliveryId)}::text[],
         ${column((r) => r.priorAttempts)}::int[],
         ${column((r) => (r.outcome === 'retry' ? 'pending' : r.outcome))}::text[],
-        ${column((r) => storableText(r.error))}::text[],
+        ${column((r) => replaceNul(r.error))}::text[],
         ${column((r) => r.httpStatus)}::int[],
         ${column((r) => (retrying(r) ? Math.max(0, Math.round(r.retry!.delayMs)) : null))}::int[],
         ${column((r) => r.startedAt.toISOString())}::timestamptz[],
         ${column((r) => Math.round(r.durationMs))}::int[],
         ${column((r) => r.outcome)}::text[],
-        ${column((r) => storableText(r.excerpt))}::text[],
+        ${column((r) => replaceNul(r.excerpt))}::text[],
         ${column((r) => (retrying(r) ? JSON.stringify(r.retry!.payload) : null))}::text[],
         ${column((r) => String(r.release))}::text[]::boolean[]
       ) as i (id, prior, status, error, http, delay, started, duration, outcome, excerpt, payload, release)
@@ -426,7 +427,7 @@ export async function recordAttempt(sql: Queryable, record: AttemptRecord): Prom
 export async function markUnsent(sql: Queryable, id: string, error: string): Promise<boolean> {
   const rows = await sql`
     update app_webhook_deliveries
-       set status = 'dead', last_error = ${storableText(error)}::text, next_attempt_at = null, completed_at = now(), updated_at = now(),
+       set status = 'dead', last_error = ${replaceNul(error)}::text, next_attempt_at = null, completed_at = now(), updated_at = now(),
            slot = false, parked_at = null, parked_job = null
      where id = ${id} and status in ('pending', 'running')
     returning id`;
