@@ -79,7 +79,7 @@ async function publishAll(records: readonly object[], fallback: Model | undefine
   await Promise.all(
     [...groups].map(async ([model, indexes]) => {
       const published = await model.publish(indexes.map((index) => records[index]));
-      indexes.forEach((index, position) => (output[index] = published[position]));
+      for (const [position, index] of indexes.entries()) output[index] = published[position];
     }),
   );
   return output;

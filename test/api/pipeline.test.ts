@@ -32,11 +32,11 @@ describe('plugging into slots', () => {
           seen.push(`globalLimiter principal=${ctx.state.principal?.id ?? '-'}`);
           await next();
         });
-        web.plug('authLimiter', async (ctx, next) => {
+        web.plug('authLimiter', async (_ctx, next) => {
           seen.push('authLimiter');
           await next();
         });
-        web.addMiddleware(async (ctx, next) => {
+        web.addMiddleware(async (_ctx, next) => {
           seen.push('custom');
           await next();
         });

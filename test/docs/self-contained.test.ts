@@ -134,6 +134,7 @@ describe('the repository speaks for itself', () => {
       'function successResponse(route: CompiledRoute, spec: WebhookOperation | undefined): Json {',
       'export function defineCommand<A extends object>(spec: {',
       '  const [row] = await sql<{ schema: boolean; spec: boolean }[]>`',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the line quoted is source text holding a template
       "sql`row(${spec.payload})::graphile_worker.job_spec`",
       '  spec:',
       '    spec:',

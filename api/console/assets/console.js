@@ -4,7 +4,7 @@
 // second and reloads the page once the data's fingerprint differs (FNV-1a of its JSON text, as
 // api/console/pages/view-helpers.ts computes it).
 'use strict';
-(function () {
+(() => {
   const live = document.querySelector('[data-live]');
   if (!live) return;
   const shown = live.getAttribute('data-live');
@@ -26,7 +26,7 @@
         window.location.reload();
         return;
       }
-    } catch (error) {
+    } catch {
       // offline for a moment: try again at the next tick
     }
     if (polls < 600) window.setTimeout(poll, 1000);

@@ -140,14 +140,14 @@ describe('model policies', () => {
       return (await response.json()) as { data?: Record<string, unknown>; errors?: { extensions?: { code?: string } }[] };
     };
     const listed = await gql('{ notes { owner } }');
-    assert.deepEqual((listed.data?.notes as { owner: string }[]).map((note) => note.owner), ['acme', 'acme']);
+    assert.deepEqual((listed.data!.notes as { owner: string }[]).map((note) => note.owner), ['acme', 'acme']);
     const hidden = await gql(`{ note(externalId: "${ids.globex}") { title } }`);
     assert.equal(hidden.data?.note, null);
     assert.equal(hidden.errors?.[0]?.extensions?.code, 'APP_RECORD_NOT_FOUND');
     const refused = await gql(`mutation { renameNote(externalId: "${ids.acmeLocked}", title: "x") { title } }`);
     assert.equal(refused.errors?.[0]?.extensions?.code, 'APP_FORBIDDEN');
     const renamed = await gql(`mutation { renameNote(externalId: "${ids.acmeOpen}", title: "renamed") { title } }`);
-    assert.equal((renamed.data?.renameNote as { title: string }).title, 'renamed');
+    assert.equal((renamed.data!.renameNote as { title: string }).title, 'renamed');
   });
 
   it('a HAL client follows only the links it is given: ketting sees update on the open note and none on the locked one', async () => {
