@@ -1,8 +1,8 @@
 /**
  * The API built the way the web process builds it (discovery of `api/model-framework/models/`,
- * `api/model-framework/controllers/`, `api/model-framework/routes.ts`, the product's APIs mounted beside them; `buildApi`), without
- * a database or a server: the
- * models get a client that refuses every query, and each route an empty middleware stage.
+ * `api/model-framework/controllers/`, `api/model-framework/routes.ts`, the product's APIs mounted
+ * beside them; `buildApi`), without a database or a server: the models get a client that refuses
+ * every query, and each route an empty middleware stage.
  * Enough to describe the routes; never to serve them.
  */
 import type { Middleware } from 'koa';
