@@ -7,9 +7,11 @@ import { OPERATOR } from '../../shared/access/actor.ts';
  * pair, printed as its public key); the old one stops at once or after the grace.
  */
 export const webhooksRotateCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('grace', { type: 'string', describe: 'How long the old secret (or key) keeps signing too, e.g. 24h (default: none)' }),
+  builder: (yargs) =>
+    yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }).option('grace', {
+      type: 'string',
+      describe: 'How long the old secret (or key) keeps signing too, e.g. 24h (default: none)',
+    }),
   run: async (context, args) => {
     const { rotateSecret, showEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');

@@ -8,9 +8,12 @@ import { isoOrDash } from '../support/text-forms.ts';
  * ed25519 endpoint: the public keys of its signing keys, never the private keys).
  */
 export const webhooksShowCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets still in use (ed25519: their public keys) and the header values' }),
+  builder: (yargs) =>
+    yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }).option('reveal', {
+      type: 'boolean',
+      default: false,
+      describe: 'Print the signing secrets still in use (ed25519: their public keys) and the header values',
+    }),
   run: async (context, args) => {
     const { revealEndpoint, showEndpoint } = await import('../../shared/webhooks/endpoints/show.ts');
     const { publicSecret } = await import('../../shared/webhooks/public-shapes.ts');
