@@ -10,7 +10,7 @@
  * wraps the router.
  */
 import type { Middleware } from 'koa';
-import type { CompiledRoute } from './routing/table.ts';
+import type { CompiledRoute } from './model-framework/routing/table.ts';
 
 /** Application slots, outermost first. */
 export const APP_SLOTS = [

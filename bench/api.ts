@@ -58,7 +58,7 @@ import { createLogger } from '../shared/log/logger.ts';
 import { principalOfToken } from '../shared/tokens/principal.ts';
 import { createToken } from '../shared/tokens/tokens.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
-import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../shared/access/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, processTreeCpuSeconds } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';

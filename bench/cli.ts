@@ -34,7 +34,9 @@ try {
   const commands: (string[] | null)[] = [null, ['--help'], ['--version'], ['jobs', '--help'], ['webhooks:list']];
   for (const args of commands) if (args) time(args); // warm-up: fills the compile cache
   for (let run = 0; run < runs; run++) {
-    commands.forEach((args, index) => rows[index][1].push(args ? time(args) : nodeAlone()));
+    commands.forEach((args, index) => {
+      rows[index][1].push(args ? time(args) : nodeAlone());
+    });
   }
   note(`${runs} runs each, seconds (median, p10, p90):`);
   for (const [name, values] of rows) {

@@ -37,7 +37,10 @@ function declared(builder: Builder): Declared {
     get(_target, property) {
       switch (property) {
         case 'positional':
-          return (name: string, spec: OptionSpec) => (found.positionals.push([name, spec]), recorder);
+          return (name: string, spec: OptionSpec) => {
+            found.positionals.push([name, spec]);
+            return recorder;
+          };
         case 'option':
         case 'options':
           return (name: string | Record<string, OptionSpec>, spec?: OptionSpec) => {

@@ -208,7 +208,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
   const list = typeof taskList === 'function' ? taskList(resources) : taskList;
   let stopRequested = false;
   const allPools: string[] = [];
-  let firstStart: ((value: void) => void) | undefined;
+  let firstStart: (() => void) | undefined;
   const started = new Promise<void>((resolve) => {
     firstStart = resolve;
   });

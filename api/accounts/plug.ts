@@ -14,10 +14,11 @@ import type { SharedStore } from '../../shared/stores/types.ts';
 import type { TokenCache } from '../../shared/tokens/cache.ts';
 import type { GraphqlService } from '../graphql/service.ts';
 import type { Module } from '../lifecycle.ts';
-import { pagePaths } from '../pages/paths.ts';
+import { pagePaths } from '../console/pages/paths.ts';
+import { createViews } from '../console/pages/render.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { cookieSettings } from './cookies.ts';
-import { createViews, type PageContext } from './page.ts';
+import type { PageContext } from './page.ts';
 import { accountRoutes } from './routes.ts';
 
 export interface AccountsWeb {

@@ -1,8 +1,8 @@
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
 import type { Config } from '../../shared/config/index.ts';
 import type { Pipeline } from '../pipeline.ts';
-import { csrf } from '../middleware/csrf.ts';
-import { rejectRefusedCredentials } from '../middleware/refused-credentials.ts';
+import { csrf } from './csrf.ts';
+import { rejectRefusedCredentials } from './refused-credentials.ts';
 import { authenticate } from './authenticate.ts';
 import { sessionCookies } from './session-strategy.ts';
 import { bearerTokens } from './token-strategy.ts';

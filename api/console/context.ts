@@ -14,11 +14,11 @@ import type { Operation } from '../../shared/access/permissions.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import type { TenantScope } from '../../shared/webhooks/tenant-scope.ts';
+import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { PageContext } from '../accounts/page.ts';
 import { ACCOUNT_PATHS } from '../accounts/paths.ts';
-import { orShowAgain, wantsJson } from '../pages/negotiate.ts';
-import type { Principal } from '../routing/roles.ts';
+import { orShowAgain, wantsJson } from './pages/negotiate.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 
 export interface ConsoleDeps {
   config: Config;

@@ -5,7 +5,7 @@
  * rotate button. `api` points at the record in the HAL API.
  */
 import type { Link, Links } from '../hal/links.ts';
-import type { Principal } from '../routing/roles.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
 import { createLink, deliveryLinks, endpointLinks } from '../webhooks-api/links.ts';
 import { PATHS } from '../webhooks-api/routes.ts';

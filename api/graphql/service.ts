@@ -13,7 +13,7 @@ import { execute, GraphQLError, type ExecutionResult, type GraphQLSchema } from 
 import type { Handler } from 'graphql-http';
 import type { Config } from '../../shared/config/index.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import type { Models } from '../data/model.ts';
+import type { Models } from '../model-framework/data/model.ts';
 import type { Contribution } from './contribution.ts';
 import { createContext, type GraphqlContext, type RequestInfo } from './context.ts';
 import { createGraphqlHandler } from './handler.ts';

@@ -1,12 +1,12 @@
 /**
  * Turns records into HAL answers (resources and collections, for the controller
  * helpers). Plain functions of `(deps, input)`: the Koa helpers in
- * api/middleware/controller-helpers.ts only read the request and apply what these return.
+ * api/model-framework/routing/controller-helpers.ts only read the request and apply what these return.
  */
-import { isPublished, modelOf, type Model, type Models, type PublicRecord } from '../data/model.ts';
-import { decide, type Principal } from '../routing/roles.ts';
-import type { ResourceRoutes } from '../routing/table.ts';
-import { recordDecisions } from '../data/policy.ts';
+import { isPublished, modelOf, type Model, type Models, type PublicRecord } from '../model-framework/data/model.ts';
+import { decide, type Principal } from '../model-framework/routing/roles.ts';
+import type { ResourceRoutes } from '../model-framework/routing/table.ts';
+import { recordDecisions } from '../model-framework/data/policy.ts';
 import { jsonTime } from './json-time.ts';
 import { collectionLinks, itemLinks, linkHeader, mergeLinks, type LinkInput, type Links, type May } from './links.ts';
 
@@ -79,7 +79,7 @@ async function publishAll(records: readonly object[], fallback: Model | undefine
   await Promise.all(
     [...groups].map(async ([model, indexes]) => {
       const published = await model.publish(indexes.map((index) => records[index]));
-      indexes.forEach((index, position) => (output[index] = published[position]));
+      for (const [position, index] of indexes.entries()) output[index] = published[position];
     }),
   );
   return output;

@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import { once } from '../../shared/stores/once.ts';
 import type { SharedStore } from '../../shared/stores/types.ts';
 import type { Module } from '../lifecycle.ts';
-import { idempotency } from '../middleware/idempotency.ts';
+import { idempotency } from './middleware.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { loadIdempotencyStore } from './custom-store.ts';
 import { answerSeal } from './sealed-answer.ts';

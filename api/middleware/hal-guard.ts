@@ -2,8 +2,8 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../shared/log/logger.ts';
 import { internal } from '../../shared/errors/app-error.ts';
 import type { HalKind } from '../context.ts';
-import { PAGE_VISIT_HEADER } from '../routing/negotiate.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import { PAGE_VISIT_HEADER } from '../model-framework/routing/negotiate.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 
 /** What each action must answer; destroy may also answer nothing (204). */
 const EXPECTED: Record<string, HalKind> = {

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
-import { decide } from '../routing/roles.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import { decide } from '../model-framework/routing/roles.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 
 /**
  * The route's `roles` against `ctx.state.principal`: no principal where one is needed is 401

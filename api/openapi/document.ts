@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../shared/config/index.ts';
-import type { Model } from '../data/model.ts';
-import type { Api } from '../routing/api.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import type { Model } from '../model-framework/data/model.ts';
+import type { Api } from '../model-framework/routing/api.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 import { sharedComponents, type Json } from './components.ts';
 import { graphqlPath, healthPaths } from './fixed.ts';
 import { allModelSchemas } from './models.ts';

@@ -2,7 +2,7 @@
  * The endpoints the service mounts itself: the health paths, which need no credentials and run
  * before the limiters, and the GraphQL path (GET and POST per GraphQL over HTTP).
  */
-import { READINESS_PATHS } from '../middleware/health.ts';
+import { READINESS_PATHS } from '../health/middleware.ts';
 import { GRAPHQL_RESPONSE_TYPE, JSON_TYPE, ref, type Json } from './components.ts';
 
 const noStore = { 'X-Request-Id': ref('headers', 'XRequestId') };

@@ -4,8 +4,8 @@
  * `externalId`, timestamps), `<Name>Resource` and `<Name>Collection` (the HAL envelopes) and
  * `<Name>Create`/`<Name>Update` (the fields `permit` accepts).
  */
-import type { Field, ModelShape } from '../data/shape.ts';
-import { Types } from '../data/types.ts';
+import type { Field, ModelShape } from '../model-framework/data/shape.ts';
+import { Types } from '../model-framework/data/types.ts';
 import { ref, type Json } from './components.ts';
 
 /** JSON Schema of one field's value (a required field is never null). */

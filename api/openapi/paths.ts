@@ -2,9 +2,9 @@
  * The application routes as OpenAPI path items: one operation per compiled route, with its
  * parameters, request body, success answer and the problem answers that apply to it.
  */
-import type { Model } from '../data/model.ts';
-import { rolesFor } from '../routing/roles.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import type { Model } from '../model-framework/data/model.ts';
+import { rolesFor } from '../model-framework/routing/roles.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 import { HAL_TYPE, JSON_TYPE, ref, versionedType, type Json } from './components.ts';
 import { modelSchemaNames } from './models.ts';
 import { TOKEN_OPERATIONS } from './tokens.ts';

@@ -11,7 +11,7 @@ import { windowSeconds } from '../../shared/stores/counter.ts';
 import { once } from '../../shared/stores/once.ts';
 import type { Counter, CounterOptions, SharedStore } from '../../shared/stores/types.ts';
 import type { Module } from '../lifecycle.ts';
-import { rateLimit } from '../middleware/rate-limit.ts';
+import { rateLimit } from './middleware.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { loadCounterStore } from './custom-store.ts';
 

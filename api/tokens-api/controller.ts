@@ -4,7 +4,7 @@ import { listTokensFor, mintToken, revokeTokenFor } from '../../shared/tokens/ap
 import { actorOf } from '../../shared/access/actor.ts';
 import type { ApiToken, TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { Links } from '../hal/links.ts';
-import { defineController } from '../routing/controller.ts';
+import { defineController } from '../model-framework/routing/controller.ts';
 import { pagingLinks } from '../webhooks-api/links.ts';
 import type { Query } from '../webhooks-api/query.ts';
 import { TOKEN_PATHS } from './routes.ts';

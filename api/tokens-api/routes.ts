@@ -10,7 +10,7 @@
  * | `DELETE /api/v1/tokens/:externalId` | revoke one |
  */
 import { rolesFor, type Operation } from '../../shared/access/permissions.ts';
-import type { RouteTable } from '../routing/table.ts';
+import type { RouteTable } from '../model-framework/routing/table.ts';
 import { SCOPE, VERSION } from '../webhooks-api/routes.ts';
 
 const route = (controller: string, operation: Operation) => ({ controller, scope: SCOPE, version: VERSION, roles: rolesFor(operation) });

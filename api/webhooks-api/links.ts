@@ -8,7 +8,7 @@ import { pageNumbers } from '../hal/pagination.ts';
 import type { Link, Links } from '../hal/links.ts';
 import { principalMay as may } from '../../shared/access/actor.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
-import type { Principal } from '../routing/roles.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 import { PATHS } from './routes.ts';
 
 export { may };

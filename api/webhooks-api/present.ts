@@ -10,7 +10,7 @@ import type { SecretInfo } from '../../shared/webhooks/endpoints/index.ts';
 import type { EventRecord } from '../../shared/webhooks/events/index.ts';
 import type { DeliveryDetails, ListedDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
-import type { Principal } from '../routing/roles.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 import { forbidden } from '../../shared/errors/app-error.ts';
 import {
   publicDelivery, publicDeliveryDetails, publicEndpoint, publicEvent, publicNewDelivery, publicSecret,

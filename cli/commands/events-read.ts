@@ -1,8 +1,8 @@
 import type { EventRecord } from '../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
-import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
-import { isoOrDash, table } from './text-forms.ts';
+import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from '../support/filters.ts';
+import { isoOrDash, table } from '../support/text-forms.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */
 const events = () => import('../../shared/webhooks/events/index.ts');

@@ -6,12 +6,12 @@
 import type { Argv } from 'yargs';
 import type { DeliveryDetails, DeliverySummary } from '../../shared/webhooks/deliveries/index.ts';
 import { DELIVERY_STATUSES } from '../../shared/webhooks/deliveries/record.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 import { defineCommand, type GlobalArgs } from '../command.ts';
-import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
+import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from '../support/filters.ts';
 import type { CliContext } from '../context.ts';
-import { isoOrDash } from './text-forms.ts';
+import { isoOrDash } from '../support/text-forms.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */

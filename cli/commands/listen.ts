@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { verify } from '../../shared/webhooks/signing.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -25,7 +25,7 @@ import { UsageError } from '../failure.ts';
 
 /** What the action needs, loaded when it runs (`--help` reads the options alone). */
 const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
-const helpers = () => import('./webhook-cli.ts');
+const helpers = () => import('../support/webhooks.ts');
 
 const MARKER = /^app listen: pid (\d+) on ([^\s,]+)/;
 

@@ -26,7 +26,7 @@ export const tokensCreateCommand = defineCommand({
     .option('expires', { type: 'string', describe: 'Lifetime, e.g. 90d (default: until revoked)' }),
   run: async (context, args) => {
     const { mintToken } = await import('../../shared/tokens/api-tokens.ts');
-    const { tokenDeps, tokenText } = await import('./tokens-cli.ts');
+    const { tokenDeps, tokenText } = await import('../support/tokens.ts');
     const created = await mintToken(tokenDeps(context), OPERATOR, {
       name: args.name as string,
       role: args.role as Role,

@@ -17,7 +17,7 @@ export const usersCreateCommand = defineCommand({
     .option('password-stdin', { type: 'boolean', default: false, describe: 'Read the password from standard input' }),
   run: async (context, args) => {
     const { createUser } = await import('../../shared/accounts/users.ts');
-    const { accountDeps, publicUser, setPasswordLink, userText } = await import('./users-cli.ts');
+    const { accountDeps, publicUser, setPasswordLink, userText } = await import('../support/users.ts');
     const password = args['password-stdin'] ? (await text(context.io.stdin)).replace(/\r?\n$/, '') : undefined;
     const user = await createUser(accountDeps(context), OPERATOR, { email: args.email, role: args.role, owner: args.owner, name: args.name, password });
     const link = password === undefined ? await setPasswordLink(context, user) : undefined;

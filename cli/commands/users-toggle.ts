@@ -3,7 +3,7 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */
 const users = () => import('../../shared/accounts/users.ts');
-const helpers = () => import('./users-cli.ts');
+const helpers = () => import('../support/users.ts');
 
 const userArgument = { type: 'string', demandOption: true, describe: 'User id (usr_…) or email' } as const;
 

@@ -15,7 +15,7 @@ export const webhooksAddCommand = defineCommand({
   run: async (context, args) => {
     const { registerEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import('./webhook-cli.ts');
+    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
     const endpoint = await registerEndpoint(deps, OPERATOR, {
       url: args.url as string,

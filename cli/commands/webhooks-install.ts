@@ -5,7 +5,7 @@ export const webhooksInstallCommand = defineCommand({
   run: async (context) => {
     const { ensureWebhookTables } = await import('../../shared/webhooks/install.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { webhookDeps } = await import('./webhook-cli.ts');
+    const { webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
     warnIfSecretsUnencrypted(deps);
     const result = await ensureWebhookTables(deps);

@@ -1,7 +1,7 @@
 import type { EndpointQuery } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
-import { isoOrDash, table } from './text-forms.ts';
+import { isoOrDash, table } from '../support/text-forms.ts';
 
 /**
  * What the actions need, loaded when one runs (`--help` reads the options alone). The listing's
@@ -9,7 +9,7 @@ import { isoOrDash, table } from './text-forms.ts';
  * 100 modules fewer for a listing.
  */
 const endpoints = () => import('../../shared/webhooks/endpoints/list.ts');
-const helpers = () => import('./webhook-cli.ts');
+const helpers = () => import('../support/webhooks.ts');
 
 const ownerOptions = {
   owner: { type: 'string', describe: "Only this owner's endpoints" },

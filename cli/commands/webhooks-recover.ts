@@ -13,7 +13,7 @@ export const webhooksRecoverCommand = defineCommand({
     .option('until', { type: 'string', describe: 'and before this one (default: now)' }),
   run: async (context, args) => {
     const { recoverDeliveries } = await import('../../shared/webhooks/deliveries/index.ts');
-    const { webhookDeps } = await import('./webhook-cli.ts');
+    const { webhookDeps } = await import('../support/webhooks.ts');
     const result = await recoverDeliveries(webhookDeps(context), OPERATOR, String(args.id), { since: args.since, until: args.until });
     context.print(result, () =>
       `queued ${result.recovered} dead ${result.recovered === 1 ? 'delivery' : 'deliveries'} of ${result.endpointId} again` +

@@ -32,7 +32,7 @@ export const webhooksRemoveCommand = defineCommand({
       }
     }
     const { removeEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
-    const { webhookDeps } = await import('./webhook-cli.ts');
+    const { webhookDeps } = await import('../support/webhooks.ts');
     const result = await removeEndpoint(webhookDeps(context), OPERATOR, id);
     context.print({ externalId: result.id, removed: result.removed }, () => `removed ${result.id}`);
   },

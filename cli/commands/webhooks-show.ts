@@ -1,20 +1,23 @@
 import type { EndpointDetails } from '../../shared/webhooks/endpoints/show.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
-import { isoOrDash } from './text-forms.ts';
+import { isoOrDash } from '../support/text-forms.ts';
 
 /**
  * `webhooks:show <id> [--reveal]`: one endpoint; with --reveal the secrets that still sign (an
  * ed25519 endpoint: the public keys of its signing keys, never the private keys).
  */
 export const webhooksShowCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('reveal', { type: 'boolean', default: false, describe: 'Print the signing secrets still in use (ed25519: their public keys) and the header values' }),
+  builder: (yargs) =>
+    yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }).option('reveal', {
+      type: 'boolean',
+      default: false,
+      describe: 'Print the signing secrets still in use (ed25519: their public keys) and the header values',
+    }),
   run: async (context, args) => {
     const { revealEndpoint, showEndpoint } = await import('../../shared/webhooks/endpoints/show.ts');
     const { publicSecret } = await import('../../shared/webhooks/public-shapes.ts');
-    const { endpointText, receiverKeyWords, shown, webhookDeps } = await import('./webhook-cli.ts');
+    const { endpointText, receiverKeyWords, shown, webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
     const id = args.id as string;
     const details: EndpointDetails = args.reveal ? await revealEndpoint(deps, OPERATOR, id) : await showEndpoint(deps, OPERATOR.scope, id);

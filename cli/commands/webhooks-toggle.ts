@@ -3,7 +3,7 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */
 const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
-const helpers = () => import('./webhook-cli.ts');
+const helpers = () => import('../support/webhooks.ts');
 
 /** `webhooks:disable <id>`: no new deliveries are written for the endpoint. */
 export const webhooksDisableCommand = defineCommand({

@@ -23,7 +23,7 @@ export const webhooksUpdateCommand = defineCommand({
     .conflicts('header', 'clear-headers'),
   run: async (context, args) => {
     const { updateEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
-    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import('./webhook-cli.ts');
+    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import('../support/webhooks.ts');
     const patch: EndpointPatch = {};
     if (args.url !== undefined) patch.url = args.url;
     if (args.events !== undefined) patch.events = parseEventList(args.events);

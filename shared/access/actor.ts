@@ -7,7 +7,7 @@
 import { forbidden, isAppError, unauthorized } from '../errors/app-error.ts';
 import type { Principal } from '../tokens/principal.ts';
 import { ALL_TENANT_ROLES } from '../tokens/roles.ts';
-import { ALL_TENANTS, tenantScope, type TenantScope } from '../webhooks/tenant-scope.ts';
+import { ALL_TENANTS, tenantScope, type TenantScope } from './tenant-scope.ts';
 import { grants, OPERATION_TEXT, type Operation } from './permissions.ts';
 
 /** How the caller came: the operator (CLI, in-process interface), an API token, a password session, a tenant portal session. */

@@ -3,7 +3,7 @@
  * Refusals are 422 `APP_USER_FIELD_INVALID` naming the field.
  */
 import { unprocessable } from '../errors/app-error.ts';
-import { storableText } from '../db/storable-text.ts';
+import { isStoredAsGiven } from '../db/storable-text.ts';
 import { roleOwnerProblem, type Role } from '../tokens/roles.ts';
 import { assertOwner } from '../webhooks/endpoints/fields.ts';
 
@@ -22,7 +22,7 @@ export function checkEmail(value: unknown): string {
   const email = value.trim();
   if (email.length === 0) throw invalidUserField('email', 'must not be empty');
   if (email.length > MAX_EMAIL_LENGTH) throw invalidUserField('email', `must be at most ${MAX_EMAIL_LENGTH} characters`);
-  if (CONTROL.test(email) || !storableText(email) || !/^[^\s@]+@[^\s@]+$/.test(email)) throw invalidUserField('email', 'must look like name@example.com');
+  if (CONTROL.test(email) || !isStoredAsGiven(email) || !/^[^\s@]+@[^\s@]+$/.test(email)) throw invalidUserField('email', 'must look like name@example.com');
   return email;
 }
 
@@ -33,7 +33,7 @@ export function checkName(value: unknown): string | null {
   const name = value.trim();
   if (name.length === 0) return null;
   if (name.length > MAX_USER_NAME_LENGTH) throw invalidUserField('name', `must be at most ${MAX_USER_NAME_LENGTH} characters`);
-  if (CONTROL.test(name) || !storableText(name)) throw invalidUserField('name', 'must not contain control characters or lone surrogates');
+  if (CONTROL.test(name) || !isStoredAsGiven(name)) throw invalidUserField('name', 'must not contain control characters or lone surrogates');
   return name;
 }
 

@@ -52,9 +52,9 @@ export type Node = Leaf | Group;
 
 // Generic over their literal arguments (`const` type parameters) so that the type of the
 // resolved configuration is derived from this table (shared/config/types.ts), not copied.
-const leaf = <const T extends LeafType, const E extends Partial<Leaf> = {}>(type: T, defaultValue: Leaf['default'], doc: string, extra: E = {} as E) =>
+const leaf = <const T extends LeafType, const E extends Partial<Leaf> = Record<never, never>>(type: T, defaultValue: Leaf['default'], doc: string, extra: E = {} as E) =>
   ({ kind: 'leaf', type, default: defaultValue, doc, ...extra }) as Leaf & { type: T } & E;
-const group = <const C extends Record<string, Node>, const E extends Partial<Group> = {}>(children: C, extra: E = {} as E) =>
+const group = <const C extends Record<string, Node>, const E extends Partial<Group> = Record<never, never>>(children: C, extra: E = {} as E) =>
   ({ kind: 'group', children, ...extra }) as Omit<Group, 'children'> & { children: C } & E;
 const inProduction = (env: Environment) => env === 'production';
 

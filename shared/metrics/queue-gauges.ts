@@ -9,7 +9,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { queueFigures } from '../webhooks/deliveries/health.ts';
-import { ALL_TENANTS } from '../webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../access/tenant-scope.ts';
 
 interface QueueFigures {
   depth: number;

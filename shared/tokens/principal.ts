@@ -1,7 +1,7 @@
 /**
  * The principal: who a request acts for, as every entry point sees it (REST sets it in the
  * `user` slot as `ctx.state.principal`, GraphQL passes it to resolvers). Same shape as
- * api/routing/roles.ts `Principal`, kept here so the core never imports the web layer.
+ * api/model-framework/routing/roles.ts `Principal`, kept here so the core never imports the web layer.
  *
  * A principal comes from an API token (`kind: 'token'`, id = the token id; a token a user minted
  * keeps its own role and owner, at most the user's) or from a sign-in session (`kind: 'user'`,

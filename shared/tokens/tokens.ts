@@ -13,7 +13,7 @@ import { generateToken, looksLikeToken, shownPrefix, tokenDigest } from './forma
 import { roleOwnerProblem, type Role } from './roles.ts';
 import { insertToken, revokeRow, selectTokens, selectUsableByDigest, touchRow, type TokenRow } from './store.ts';
 import { clip, describeValue } from '../errors/describe-value.ts';
-import { storableText } from '../db/storable-text.ts';
+import { isStoredAsGiven } from '../db/storable-text.ts';
 import type { TokenCache } from './cache.ts';
 
 export interface TokenDeps {
@@ -87,7 +87,7 @@ function checkInput(input: CreateTokenInput): { name: string; role: Role; owner:
   if (typeof name !== 'string' || name.length === 0) throw invalid('name', 'must be a non-empty string');
   if (name.length > MAX_TOKEN_NAME_LENGTH) throw invalid('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);
   if (/[\x00-\x1f\x7f]/.test(name)) throw invalid('name', 'must not contain control characters');
-  if (!storableText(name)) throw invalid('name', 'must not contain a lone UTF-16 surrogate');
+  if (!isStoredAsGiven(name)) throw invalid('name', 'must not contain a lone UTF-16 surrogate');
   const owner = assertOwner(given.owner);
   const problem = roleOwnerProblem(given.role, owner, 'token');
   if (problem) throw invalid(problem.field, problem.reason, problem.field === 'role' ? given.role : (owner ?? undefined));

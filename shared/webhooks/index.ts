@@ -18,7 +18,7 @@ import {
   type RegisterOptions, type RegisteredEndpoint, type EndpointPatch, type EndpointDetails, type EndpointQuery, type EndpointStatus, type Endpoint,
 } from './endpoints/index.ts';
 import { emit, sendToEndpoint, type EmitOptions, type Delivery } from './events/index.ts';
-import { ALL_TENANTS } from './tenant-scope.ts';
+import { ALL_TENANTS } from '../access/tenant-scope.ts';
 import { OPERATOR } from '../access/actor.ts';
 import { verify } from './signing.ts';
 
@@ -28,7 +28,7 @@ export { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted, UNENCRYPTED_SECRET
 export { signingSecrets, revealSecrets } from './endpoints/secrets.ts';
 export { DELIVERY_TASK } from './deliveries/job.ts';
 export { ENDPOINTS_CHANGED_CHANNEL } from './endpoints/store.ts';
-export { ALL_TENANTS, tenantScope, type TenantScope } from './tenant-scope.ts';
+export { ALL_TENANTS, tenantScope, type TenantScope } from '../access/tenant-scope.ts';
 export type { RegisterOptions, RegisteredEndpoint, EndpointPatch, EndpointDetails, EndpointStatus, EmitOptions, Delivery, Endpoint, EndpointCache, WebhookDeps };
 export type { DeliveryJobPayload } from './deliveries/job.ts';
 

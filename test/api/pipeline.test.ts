@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { APP_SLOTS, ROUTE_SLOTS } from '../../api/pipeline.ts';
-import type { CompiledRoute } from '../../api/routing/table.ts';
+import type { CompiledRoute } from '../../api/model-framework/routing/table.ts';
 import { startApp, type TestApp } from './fixtures/app.ts';
 
 describe('middleware order', () => {
@@ -32,11 +32,11 @@ describe('plugging into slots', () => {
           seen.push(`globalLimiter principal=${ctx.state.principal?.id ?? '-'}`);
           await next();
         });
-        web.plug('authLimiter', async (ctx, next) => {
+        web.plug('authLimiter', async (_ctx, next) => {
           seen.push('authLimiter');
           await next();
         });
-        web.addMiddleware(async (ctx, next) => {
+        web.addMiddleware(async (_ctx, next) => {
           seen.push('custom');
           await next();
         });

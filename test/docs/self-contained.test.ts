@@ -134,6 +134,7 @@ describe('the repository speaks for itself', () => {
       'function successResponse(route: CompiledRoute, spec: WebhookOperation | undefined): Json {',
       'export function defineCommand<A extends object>(spec: {',
       '  const [row] = await sql<{ schema: boolean; spec: boolean }[]>`',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the line quoted is source text holding a template
       "sql`row(${spec.payload})::graphile_worker.job_spec`",
       '  spec:',
       '    spec:',
@@ -141,7 +142,7 @@ describe('the repository speaks for itself', () => {
       'a PKCS#8 key',
       'run step 3, then step 4',
     ]) assert.deepEqual(citations(line), [], line);
-    assert.deepEqual(citations('.status-disabled { color: #374151; }', 'api/assets/console.css'), []);
+    assert.deepEqual(citations('.status-disabled { color: #374151; }', 'api/console/assets/console.css'), []);
   });
 
   it('no tracked line cites the tracker, numbered work or the specification document', () => {

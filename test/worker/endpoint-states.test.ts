@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { deliveryRow, endpoint, harness, jobRows, runOnce, send, type Harness } from './helpers.ts';
 import { retryDelivery, showDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import { disableEndpoint, removeEndpoint, rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();

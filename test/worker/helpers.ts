@@ -8,7 +8,7 @@ import type { Sql } from '../../shared/db/connect.ts';
 import { createLogger, type Logger } from '../../shared/log/logger.ts';
 import type { HostLookup } from '../../shared/webhooks/address-rules.ts';
 import { emit } from '../../shared/webhooks/events/emit.ts';
-import { type RegisteredEndpoint, type RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
+import type { RegisteredEndpoint, RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
 import { runWorkerOnce, startWorker, type WorkerHandle, type WorkerOptions } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import type { TestDatabase } from '../helpers/database.ts';

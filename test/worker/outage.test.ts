@@ -48,7 +48,7 @@ async function holdingReceiver() {
     held: () => held.length,
     release: () => {
       holding = false;
-      held.splice(0).forEach((answer) => answer());
+      for (const answer of held.splice(0)) answer();
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimDelivery, recordAttempt, type ClaimedDelivery } from '../../worker/delivery/store.ts';
+import { claimDelivery, recordAttempt, type ClaimedDelivery } from '../../shared/webhooks/deliveries/store.ts';
 import { beat, sweep } from '../../worker/heartbeat.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';

@@ -33,7 +33,10 @@ async function heldReceiver() {
     });
   });
   receivers.push(receiver);
-  return { receiver, held, seen, answerAll: () => held.splice(0).forEach((res) => res.end('ok')) };
+  const answerAll = () => {
+    for (const res of held.splice(0)) res.end('ok');
+  };
+  return { receiver, held, seen, answerAll };
 }
 
 const statuses = async (ids: readonly string[]) =>

@@ -25,7 +25,7 @@ import { createBatcher } from './batch.ts';
 import {
   claimDeliveries, deliveryStatus, withParked, withSlotFree, firstFailureAfterSuccess, markUnsent, paceDelivery, recordAttempts, recordGone,
   type AttemptRecord, type Claim, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
-} from './store.ts';
+} from '../../shared/webhooks/deliveries/store.ts';
 import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { createSlotWaits, type SlotWaits } from './slot-waits.ts';
 import type { WakeUps } from './wake-ups.ts';
@@ -222,9 +222,10 @@ export const PACE_LEAD_MS = 25;
 /**
  * Under the endpoint's `rateLimit`: when may `claimed` start? Answers the milliseconds to hold
  * first (0: now), or, when it was sent back to wait for the start reserved for it (not an
- * attempt), the run's result. A run not yet paced reserves its start (store.ts `paceDelivery`); a
- * paced run goes at the start it reserved, unless it comes more than half a spacing after it (by
- * the database's clock at its claim, the clock starts are reserved by): every start then lies
+ * attempt), the run's result. A run not yet paced reserves its start
+ * (shared/webhooks/deliveries/store.ts `paceDelivery`); a paced run goes at the start it
+ * reserved, unless it comes more than half a spacing after it (by the database's clock at its
+ * claim, the clock starts are reserved by): every start then lies
  * within half a spacing after its reserved one, so no one-second window holds more than
  * `rateLimit` + 1. A late run, or one far earlier than its lead (a job moved by hand), reserves
  * anew.

@@ -14,7 +14,7 @@ import { parseDuration } from '../../../shared/config/units.ts';
 import { ROLES } from '../../../shared/tokens/roles.ts';
 import { listTokensFor, mintToken, revokeTokenFor } from '../../../shared/tokens/api-tokens.ts';
 import { ownOrigin } from '../../http/own-origin.ts';
-import type { PageError } from '../../pages/page-object.ts';
+import type { PageError } from '../pages/page-object.ts';
 import { actorFor, allTenants, doneNotice, field, formOf, may, orShowAgain, pageFor, pageParam, redirectDone, signedIn, type ConsoleDeps } from '../context.ts';
 import { echo } from '../forms.ts';
 import { CONSOLE_PATHS } from '../paths.ts';

@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { replayDeadDeliveries, type ReplaySelection } from '../../../shared/webhooks/deliveries/index.ts';
-import type { PageError } from '../../pages/page-object.ts';
+import type { PageError } from '../pages/page-object.ts';
 import { doneNotice, field, formOf, allTenants, orShowAgain, pageParam, principalOf, redirectDone, actorFor, signedIn, type ConsoleDeps } from '../context.ts';
 import { timeField } from '../forms.ts';
 import { consoleCreateLink } from '../links.ts';

@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { removeEndpoint, revealEndpoint, rotateSecret, sendTestEvent } from '../../../shared/webhooks/endpoints/index.ts';
 import { parseGrace, parseJsonData } from '../../../shared/webhooks/text-input.ts';
-import type { PageError } from '../../pages/page-object.ts';
+import type { PageError } from '../pages/page-object.ts';
 import { actorFor, field, formOf, orShowAgain, pageFor, principalOf, redirectDone, signedIn, type ConsoleDeps } from '../context.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';

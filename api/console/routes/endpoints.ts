@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { disableEndpoint, enableEndpoint, registerEndpoint, updateEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { publicEndpoint } from '../../../shared/webhooks/public-shapes.ts';
-import type { PageError } from '../../pages/page-object.ts';
+import type { PageError } from '../pages/page-object.ts';
 import { actorFor, allTenants, doneNotice, field, formOf, may, orShowAgain, pageParam, param, principalOf, redirectDone, signedIn, type ConsoleDeps } from '../context.ts';
 import { echo, registerInput, settingsPatch, timeField } from '../forms.ts';
 import { endpointPageLinks } from '../links.ts';

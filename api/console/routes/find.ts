@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { emitEvent } from '../../../shared/webhooks/events/index.ts';
 import { parseJsonData } from '../../../shared/webhooks/text-input.ts';
-import type { PageError } from '../../pages/page-object.ts';
+import type { PageError } from '../pages/page-object.ts';
 import { field, formOf, allTenants, orShowAgain, pageParam, param, principalOf, actorFor, signedIn, type ConsoleDeps } from '../context.ts';
 import { echo } from '../forms.ts';
 import { consoleCreateLink } from '../links.ts';

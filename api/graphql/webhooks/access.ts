@@ -6,9 +6,9 @@
  */
 import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
 import { actorOf, authorize, type Actor } from '../../../shared/access/actor.ts';
-import type { TenantScope } from '../../../shared/webhooks/tenant-scope.ts';
+import type { TenantScope } from '../../../shared/access/tenant-scope.ts';
 import { parsePagination, type PaginationLimits } from '../../hal/pagination.ts';
-import type { Principal } from '../../routing/roles.ts';
+import type { Principal } from '../../model-framework/routing/roles.ts';
 
 /** The tenant scope of a caller allowed to read webhook records and the catalog. */
 export function readScope(principal: Principal | undefined): TenantScope {

@@ -8,7 +8,7 @@
 import type { GraphQLFieldResolver } from 'graphql';
 import { endpointHealth, queueFigures, type EndpointHealth } from '../../../shared/webhooks/deliveries/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { ownerFilter } from '../../../shared/webhooks/tenant-scope.ts';
+import { ownerFilter } from '../../../shared/access/tenant-scope.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
 import { ownerOf, readScope } from './access.ts';

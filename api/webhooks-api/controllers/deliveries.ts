@@ -4,7 +4,7 @@
  */
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { listDeliveries, resendDelivery, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
-import { defineController } from '../../routing/controller.ts';
+import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { LISTING_FILTERS } from '../links.ts';
 import { publishDelivery } from '../present.ts';

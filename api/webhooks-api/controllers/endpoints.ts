@@ -8,7 +8,7 @@ import {
   endpointInScope, listEndpoints, registerEndpoint, removeEndpoint, rotateSecret, sendTestEvent, showEndpoint, updateEndpoint,
   type EndpointPatch, type RegisterOptions,
 } from '../../../shared/webhooks/endpoints/index.ts';
-import { defineController } from '../../routing/controller.ts';
+import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink, LISTING_FILTERS } from '../links.ts';
 import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../present.ts';

@@ -2,8 +2,8 @@
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { createEventType, listEventTypes, showEventType, updateEventType, type EventType } from '../../../shared/webhooks/event-types/index.ts';
 import type { Links } from '../../hal/links.ts';
-import { defineController } from '../../routing/controller.ts';
-import type { Principal } from '../../routing/roles.ts';
+import { defineController } from '../../model-framework/routing/controller.ts';
+import type { Principal } from '../../model-framework/routing/roles.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { may } from '../links.ts';
 import { one } from '../query.ts';

@@ -5,7 +5,7 @@
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/events/index.ts';
 import type { Links } from '../../hal/links.ts';
-import { defineController } from '../../routing/controller.ts';
+import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink, eventLinks, LISTING_FILTERS } from '../links.ts';
 import { publishEvent } from '../present.ts';

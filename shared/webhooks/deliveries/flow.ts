@@ -2,7 +2,7 @@
  * Fairness and FIFO between endpoints (README "Fairness between endpoints", "FIFO endpoints";
  * schema: migrations/014). A
  * delivery holds one of its endpoint's slots (`slot`) from its claim until its attempt is recorded
- * (worker/delivery/store.ts); a delivery that finds its endpoint at its cap is parked (pending, no
+ * (shared/webhooks/deliveries/store.ts); a delivery that finds its endpoint at its cap is parked (pending, no
  * job, no worker slot taken).
  *
  * This module wakes parked deliveries: under the endpoint's gate lock, with a statement that sees

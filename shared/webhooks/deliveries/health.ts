@@ -7,7 +7,7 @@
 import type { Config } from '../../config/index.ts';
 import type { Sql } from '../../db/connect.ts';
 import { endpointTable } from '../endpoints/store.ts';
-import type { TenantScope } from '../tenant-scope.ts';
+import type { TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 
 /** The window of the success rate. */

@@ -2,7 +2,7 @@
  * The `app/webhook` job, one attempt of one delivery, in one place: its task name, its payload and
  * the one SQL builder of its `graphile_worker.job_spec`, used by emit (events/enqueue.ts),
  * retry (retry.ts), recover (recover.ts) and the worker's own retry scheduling
- * (worker/delivery/store.ts).
+ * (shared/webhooks/deliveries/store.ts).
  */
 import type postgres from 'postgres';
 import type { Queryable } from '../endpoints/store.ts';
@@ -26,7 +26,7 @@ export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuer
  * priority order first (lower first; the others have 0): a delivery woken into a free slot of its
  * endpoint (shared/webhooks/deliveries/flow.ts), since the slot it holds is idle until it runs;
  * and a delivery waiting for the start reserved for it under its endpoint's `rateLimit`
- * (worker/delivery/store.ts `paceDelivery`), since a start it misses is lost.
+ * (shared/webhooks/deliveries/store.ts `paceDelivery`), since a start it misses is lost.
  */
 export const FIRST_PRIORITY = -1;
 

@@ -3,7 +3,7 @@ import { isIdText } from '../ids.ts';
 import { endpointTable } from '../endpoints/store.ts';
 import { assertOwner } from '../endpoints/fields.ts';
 import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
-import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
+import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { countBound, pageWithTotal, type Fragment } from '../../db/bounded-total.ts';

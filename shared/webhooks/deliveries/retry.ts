@@ -1,6 +1,6 @@
 /** Sending one delivery again: retry (dead ones: out of the dead letters, sent again) and resend (done or dead). */
 import { conflict } from '../../errors/app-error.ts';
-import type { TenantScope } from '../tenant-scope.ts';
+import type { TenantScope } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { deliveryJobSpec, requeuePayload } from './job.ts';

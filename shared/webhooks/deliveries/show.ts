@@ -1,7 +1,7 @@
 /** One delivery in full: its endpoint and every attempt. */
 import { isIdText } from '../ids.ts';
 import { endpointTable } from '../endpoints/store.ts';
-import { inScope, type TenantScope } from '../tenant-scope.ts';
+import { inScope, type TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { SUMMARY_COLUMNS, deliveryNotFound, summary, type AttemptDetails, type DeliveryDetails, type DeliveryRow } from './record.ts';
 

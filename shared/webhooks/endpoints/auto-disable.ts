@@ -4,7 +4,7 @@
  * was last enabled) is that old — and that failed at least `webhooks.disableAfterFailures` (20)
  * times in that span is disabled, the reason kept. Run hourly by the worker's prune task (at
  * most one worker at a time), never in a delivery's path. Enabling the endpoint again starts the
- * count afresh. A 410 still disables at once (worker/delivery/store.ts `recordGone`).
+ * count afresh. A 410 still disables at once (shared/webhooks/deliveries/store.ts `recordGone`).
  */
 import type { WebhookDeps } from '../deps.ts';
 import { endpointTable, notifyEndpointsChanged } from './store.ts';

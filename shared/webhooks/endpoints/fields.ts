@@ -7,7 +7,7 @@ import { isAppError, unprocessable } from '../../errors/app-error.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Config } from '../../config/index.ts';
 import { checkWebhookUrl, resolveAndCheck, type HostLookup } from '../address-rules.ts';
-import { storableText } from '../../db/storable-text.ts';
+import { isStoredAsGiven } from '../../db/storable-text.ts';
 
 /** Longest owner (tenant) value. */
 export const MAX_OWNER_LENGTH = 255;
@@ -30,7 +30,7 @@ export function assertOwner(owner: unknown): string | null {
   if (owner.length === 0) throw refuse('must not be empty (leave it out for no owner)');
   if (owner.length > MAX_OWNER_LENGTH) throw refuse(`must be at most ${MAX_OWNER_LENGTH} characters`);
   if (/[\x00-\x1f\x7f]/.test(owner)) throw refuse('must not contain control characters');
-  if (!storableText(owner)) throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
+  if (!isStoredAsGiven(owner)) throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
   return owner;
 }
 
@@ -45,7 +45,7 @@ export function assertDescription(description: unknown): string | null {
   if (typeof description !== 'string') throw refuse('must be a string');
   if (description.length > MAX_DESCRIPTION_LENGTH) throw refuse(`must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
   if (UNSTORABLE.test(description)) throw refuse('must not contain NUL or other control characters (tab and line breaks are fine)');
-  if (!storableText(description)) throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
+  if (!isStoredAsGiven(description)) throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
   return description;
 }
 

@@ -5,7 +5,7 @@
 import { endpointTable, toEndpoint, type Endpoint, type EndpointRow, type Queryable } from './store.ts';
 import { assertOwner } from './fields.ts';
 import { assertEventNameFilter, type PageWindow } from '../list-filters.ts';
-import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
+import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { DeliveryCounts } from '../deliveries/record.ts';
 import type { WebhookDeps } from '../deps.ts';
 

@@ -13,7 +13,7 @@ import { SIGNING_SCHEMES, shownSecret, type SigningScheme } from '../signing.ts'
 import { unprocessable } from '../../errors/app-error.ts';
 import { newEndpointId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite } from '../tenant-scope.ts';
+import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface RegisterOptions {

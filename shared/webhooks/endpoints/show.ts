@@ -1,7 +1,7 @@
 /** One endpoint with the secrets that still sign: their dates, or the secrets themselves when revealed. */
 import { endpointRow, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import { revealSecrets, type RevealedSecret } from './secrets.ts';
-import type { TenantScope } from '../tenant-scope.ts';
+import type { TenantScope } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 

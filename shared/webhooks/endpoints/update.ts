@@ -13,9 +13,9 @@ import { assertDescription, assertOrdering, assertOwner, assertRateLimit, checkE
 import { admit } from '../deliveries/flow.ts';
 import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite } from '../tenant-scope.ts';
+import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
-import { storableText } from '../../db/storable-text.ts';
+import { isStoredAsGiven } from '../../db/storable-text.ts';
 
 /** The fields `update` changes; a key left out (or undefined) is kept as it is. */
 export interface EndpointPatch {
@@ -80,7 +80,7 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
       data: { field: 'enabled' },
     });
   }
-  if (given.disabledReason !== undefined && (typeof given.disabledReason !== 'string' || given.disabledReason.length > 1000 || UNSTORABLE.test(given.disabledReason) || !storableText(given.disabledReason))) {
+  if (given.disabledReason !== undefined && (typeof given.disabledReason !== 'string' || given.disabledReason.length > 1000 || UNSTORABLE.test(given.disabledReason) || !isStoredAsGiven(given.disabledReason))) {
     throw unprocessable('cannot update webhook endpoint: disabledReason must be a string of at most 1000 characters without control characters or lone surrogates', {
       code: 'APP_WEBHOOK_PATCH_INVALID',
       data: { field: 'disabledReason' },

@@ -9,7 +9,12 @@ import { unprocessable } from '../../errors/app-error.ts';
 
 /** What the refusals carry of ajv's errors: where, what rule, why (at most 20). */
 export const validatorErrors = (errors: readonly ErrorObject[] | null | undefined) =>
-  (errors ?? []).slice(0, 20).map((error) => ({ instancePath: error.instancePath, keyword: error.keyword, message: error.message ?? error.keyword, params: error.params }));
+  (errors ?? []).slice(0, 20).map((error) => ({
+    instancePath: error.instancePath,
+    keyword: error.keyword,
+    message: error.message ?? error.keyword,
+    params: error.params,
+  }));
 
 /**
  * A compiler of data schemas; compiled validators are cached by the caller. Each schema gets an

@@ -11,7 +11,7 @@ import { payloadText } from './envelope.ts';
 import { checkEventData } from '../event-types/validation.ts';
 import { deliveriesOfEvent, DuplicateEvent, enqueueDeliveries, type Delivery } from './enqueue.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite } from '../tenant-scope.ts';
+import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface EmitOptions {

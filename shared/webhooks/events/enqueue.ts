@@ -10,7 +10,7 @@
  * (`webhooks.backoff`). No graphile `queue_name` (a named graphile queue runs one job at a time);
  * the logical queue `webhooks.queue` is recorded in `app_webhook_deliveries.queue`.
  */
-import { AppError, unavailable, unprocessable } from '../../errors/app-error.ts';
+import { type AppError, unavailable, unprocessable } from '../../errors/app-error.ts';
 import type { Sql } from '../../db/connect.ts';
 import { unprepared } from '../../db/unprepared.ts';
 import { envelopeBody, type PayloadText } from './envelope.ts';

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { compileRoutes } from '../../../api/routing/table.ts';
+import { compileRoutes } from '../../../api/model-framework/routing/table.ts';
 import { consoleRouter } from '../../../api/console/plug.ts';
 import type { ConsoleDeps } from '../../../api/console/context.ts';
 import { TOKENS_API_ROUTES } from '../../../api/tokens-api/routes.ts';

@@ -4,7 +4,7 @@
  * the shared fixture's (stopped and dropped when the test file ends).
  */
 import type { Middleware } from 'koa';
-import type { ModelDeclaration } from '../../../api/data/types.ts';
+import type { ModelDeclaration } from '../../../api/model-framework/data/types.ts';
 import type { GraphqlContext } from '../../../api/graphql/context.ts';
 import { Author, Post } from '../fixtures/models.ts';
 import { startApp, type AppOptions, type TestApp } from '../fixtures/app.ts';

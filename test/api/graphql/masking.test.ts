@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelDeclaration } from '../../../api/data/types.ts';
+import type { ModelDeclaration } from '../../../api/model-framework/data/types.ts';
 import { unprocessable } from '../../../shared/errors/app-error.ts';
 import { Author } from '../fixtures/models.ts';
 import { post, startGraphqlApp } from './fixtures.ts';

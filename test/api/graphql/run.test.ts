@@ -39,7 +39,7 @@ describe('batch loading of references between models, per request', () => {
     const count = async (perPage: number) => {
       const before = app.statements.length;
       const answer = await post(app, `{ posts(perPage: ${perPage}) { title author { name } reviewer { name } } }`, { headers: as('admin') });
-      assert.equal((answer.body.data?.posts as unknown[]).length, perPage);
+      assert.equal((answer.body.data!.posts as unknown[]).length, perPage);
       return app.statements.slice(before);
     };
     const two = await count(2);

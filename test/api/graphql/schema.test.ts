@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { graphql, type GraphQLObjectType } from 'graphql';
 import type { Contribution } from '../../../api/graphql/contribution.ts';
 import { assembleSchema, GraphqlSchemaError } from '../../../api/graphql/schema.ts';
-import type { ModelDeclaration } from '../../../api/data/types.ts';
+import type { ModelDeclaration } from '../../../api/model-framework/data/types.ts';
 import { getJson } from '../fixtures/app.ts';
 import { AuthorWithGraphql, PostWithGraphql, post, startGraphqlApp } from './fixtures.ts';
 

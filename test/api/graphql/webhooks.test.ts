@@ -31,7 +31,7 @@ before(async () => {
     for (let i = 0; i < count; i += 1) {
       const answer = await register(ADMIN, { url: `http://127.0.0.1:9/${owner}/${i}`, owner });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      endpoints[owner].push((answer.body.data?.registerWebhookEndpoint as { endpoint: { id: string } }).endpoint.id);
+      endpoints[owner].push((answer.body.data!.registerWebhookEndpoint as { endpoint: { id: string } }).endpoint.id);
     }
   }
 });
@@ -124,7 +124,7 @@ describe('GraphQL webhooks: tenant isolation (a member cannot read or change ano
 
   it('roles as on REST: a viewer reads but may not change (APP_FORBIDDEN); no caller is APP_UNAUTHENTICATED', async () => {
     const read = await post(app, '{ webhookEndpoints { total } }', { headers: ACME_VIEWER });
-    assert.equal((read.body.data?.webhookEndpoints as { total: number }).total, 3);
+    assert.equal((read.body.data!.webhookEndpoints as { total: number }).total, 3);
     const change = await post(app, 'mutation { emitWebhookEvent(input: {type: "order.created"}) { type } }', { headers: ACME_VIEWER });
     assert.equal(code(change), 'APP_FORBIDDEN');
     const anonymous = await post(app, '{ webhookEndpoints { total } }');
@@ -173,7 +173,7 @@ describe('GraphQL webhooks: tenant isolation (a member cannot read or change ano
 /** The newest delivery a caller sees. */
 async function firstDelivery(headers: Record<string, string>): Promise<string> {
   const answer = await post(app, '{ webhookDeliveries(perPage: 1) { nodes { id } } }', { headers });
-  return (answer.body.data?.webhookDeliveries as { nodes: Array<{ id: string }> }).nodes[0].id;
+  return (answer.body.data!.webhookDeliveries as { nodes: Array<{ id: string }> }).nodes[0].id;
 }
 
 describe('GraphQL webhooks: batch loading and Idempotency-Key', () => {
@@ -209,7 +209,7 @@ describe('GraphQL webhooks: batch loading and Idempotency-Key', () => {
     assert.equal(again.headers.get('idempotency-replayed'), 'true');
     assert.deepEqual(again.body, first.body);
     const listed = await post(app, '{ webhookEndpoints(perPage: 100) { nodes { url } } }', { headers: ACME });
-    const urls = (listed.body.data?.webhookEndpoints as { nodes: Array<{ url: string }> }).nodes.filter((node) => node.url === input.url);
+    const urls = (listed.body.data!.webhookEndpoints as { nodes: Array<{ url: string }> }).nodes.filter((node) => node.url === input.url);
     assert.equal(urls.length, 1, 'registered once');
 
     const reused = await register(headers, { url: 'http://127.0.0.1:9/acme/other' });

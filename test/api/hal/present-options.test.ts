@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { defineController } from '../../../api/routing/controller.ts';
+import { defineController } from '../../../api/model-framework/routing/controller.ts';
 import { ROUTES, getJson, seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 /** A dashboard that presents other resources' records: `type` picks their links and `_embedded` key. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { defineController } from '../../../api/routing/controller.ts';
-import type { RouteTable } from '../../../api/routing/table.ts';
+import { defineController } from '../../../api/model-framework/routing/controller.ts';
+import type { RouteTable } from '../../../api/model-framework/routing/table.ts';
 import { ROUTES, startApp, testDatabase, type TestApp } from '../fixtures/app.ts';
 
 const db = await testDatabase();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { halProblem } from '../../../api/middleware/hal-guard.ts';
-import { defineController } from '../../../api/routing/controller.ts';
+import { defineController } from '../../../api/model-framework/routing/controller.ts';
 import { seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 /** posts answers plain JSON from index, a collection from show, and HTML from new. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { requestedVersion } from '../../../api/middleware/api-version.ts';
-import { defineController } from '../../../api/routing/controller.ts';
+import { defineController } from '../../../api/model-framework/routing/controller.ts';
 import { seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 /** posts.show answers HTML to browsers and `*\/*`, HAL to JSON clients; `X-Api-Version` echoes ctx.state.apiVersion. */

@@ -8,9 +8,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { openapiDocument } from '../../../api/openapi/document.ts';
 import { buildApiOffline } from '../../../api/openapi/offline.ts';
 import { openapiPath } from '../../../api/openapi/paths.ts';
-import type { Api } from '../../../api/routing/api.ts';
-import { discoverApi } from '../../../api/routing/discover.ts';
-import type { RouteTable } from '../../../api/routing/table.ts';
+import type { Api } from '../../../api/model-framework/routing/api.ts';
+import { discoverApi } from '../../../api/model-framework/routing/discover.ts';
+import type { RouteTable } from '../../../api/model-framework/routing/table.ts';
 import { resolveConfig, type Config } from '../../../shared/config/index.ts';
 import { MODELS } from '../fixtures/models.ts';
 

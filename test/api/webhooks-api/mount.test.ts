@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { withWebhooksApi } from '../../../api/webhooks-api/mount.ts';
 import { WEBHOOKS_API_ROUTES } from '../../../api/webhooks-api/routes.ts';
-import { RouteTableError } from '../../../api/routing/table.ts';
-import { discoverApi } from '../../../api/routing/discover.ts';
+import { RouteTableError } from '../../../api/model-framework/routing/table.ts';
+import { discoverApi } from '../../../api/model-framework/routing/discover.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 
 const deps = {} as WebhookDeps; // the factories only keep it; no action runs here

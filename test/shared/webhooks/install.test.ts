@@ -11,7 +11,7 @@ import { ensureWebhookTablesAtBoot } from '../../../shared/webhooks/boot.ts';
 import { emit } from '../../../shared/webhooks/events/emit.ts';
 import { appError, captureLogger } from './fixtures.ts';
 import { listEndpoints, registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 
 // These tests need databases without the migrations, so they make their own.

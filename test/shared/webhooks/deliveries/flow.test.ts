@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { gatesToWake } from '../../../../shared/webhooks/deliveries/flow.ts';
 import { sweep } from '../../../../worker/heartbeat.ts';
-import { claimDeliveries } from '../../../../worker/delivery/store.ts';
+import { claimDeliveries } from '../../../../shared/webhooks/deliveries/store.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { endpoint, harness, jobRows, send, slotsOf } from '../../../worker/helpers.ts';
 

@@ -11,7 +11,7 @@ import postgres from 'postgres';
 import type { Sql } from '../../../../shared/db/connect.ts';
 import { listDeliveries } from '../../../../shared/webhooks/deliveries/index.ts';
 import { listEvents } from '../../../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS, tenantScope } from '../../../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS, tenantScope } from '../../../../shared/access/tenant-scope.ts';
 import { forgetTableSizes } from '../../../../shared/db/bounded-total.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { endpoint, harness, send } from '../../../worker/helpers.ts';

@@ -4,7 +4,7 @@ import { createTestDatabase } from '../../../helpers/database.ts';
 import { emit } from '../../../../shared/webhooks/events/emit.ts';
 import { appError, depsOf } from '../fixtures.ts';
 import { disableEndpoint, endpointStatuses, listEndpoints, registerEndpoint, showEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();

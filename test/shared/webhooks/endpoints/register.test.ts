@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../../../helpers/database.ts';
 import { appError, captureLogger, depsOf, scriptedLookup } from '../fixtures.ts';
 import { listEndpoints, registerEndpoint, revealEndpoint, showEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db: TestDatabase = await createTestDatabase();

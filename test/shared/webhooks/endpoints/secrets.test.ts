@@ -9,7 +9,7 @@ import { createWebhooks } from '../../../../shared/webhooks/index.ts';
 import { UNENCRYPTED_SECRETS_WARNING, warnIfSecretsUnencrypted } from '../../../../shared/webhooks/boot.ts';
 import { appError, captureLogger, depsOf } from '../fixtures.ts';
 import { endpointStatuses, listEndpoints, registerEndpoint, rotateSecret, revealEndpoint, showEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
