@@ -2,8 +2,8 @@
  * Fairness between endpoints: an endpoint not known to answer quickly is held to
  * `webhooks.endpointConcurrency` deliveries in flight across every worker, and the deliveries over
  * the cap are parked without holding a worker slot, so a receiver that never answers cannot hold
- * up a healthy one, first attempts or retries (who is held: cap-rules.test.ts; a quick endpoint
- * alone: work-conserving.test.ts).
+ * up a healthy one, first attempts or retries (who is held:
+ * test/shared/webhooks/deliveries/cap-rules.test.ts; a quick endpoint alone: work-conserving.test.ts).
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';

@@ -1,9 +1,9 @@
 /**
  * The endpoint cap is work-conserving (migrations/022, 024): an endpoint known to answer quickly
- * is held to `webhooks.endpointConcurrency` only while another endpoint's deliveries wait for a
- * worker, or while it is slow (an attempt took half a second or more); alone with work, it may
- * have more in flight. The cap while others wait is tested in fairness.test.ts, who holds whom to it in
- * cap-rules.test.ts.
+ * is not held to `webhooks.endpointConcurrency`, so alone with work it has more in flight; a slow
+ * one (an attempt took half a second or more) stays at its cap even alone. Who is held, case by
+ * case: test/shared/webhooks/deliveries/cap-rules.test.ts; a hung endpoint beside a healthy one:
+ * fairness.test.ts.
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';

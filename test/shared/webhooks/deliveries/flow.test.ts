@@ -3,7 +3,7 @@
  * deliveries without a job; a FIFO endpoint's emits are parked in emit order with only the head
  * queued; the recovery sweep wakes what a dead process left parked behind free slots. The
  * endpoints here never answered, so the cap applies (an endpoint known to answer quickly is not
- * capped: test/worker/cap-rules.test.ts).
+ * capped: cap-rules.test.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

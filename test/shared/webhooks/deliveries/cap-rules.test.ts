@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import type { Sql } from '../../shared/db/connect.ts';
-import { claimDeliveries } from '../../worker/delivery/store.ts';
-import { createTestDatabase } from '../helpers/database.ts';
-import { endpoint, harness, send } from './helpers.ts';
+import type { Sql } from '../../../../shared/db/connect.ts';
+import { claimDeliveries } from '../../../../shared/webhooks/deliveries/store.ts';
+import { createTestDatabase } from '../../../helpers/database.ts';
+import { endpoint, harness, send } from '../../../worker/helpers.ts';
 
 const db = await createTestDatabase();
 const h = harness(db, { webhooks: { endpointConcurrency: 2 } });
