@@ -104,6 +104,8 @@ end $$;
 -- Creates the weekly partitions of deliveries and attempts that are missing from the highest
 -- range partition up to the week holding `p_until`; answers how many weeks it added. Called at
 -- migration time and by every prune (two weeks ahead), so inserts find their partition made.
+-- Rows the default partitions took meanwhile for such a week (the prune had not run for two
+-- weeks) move into the new partition, attempts first (deleting a delivery deletes its attempts).
 create or replace function app_delivery_partitions_ensure(p_until timestamptz) returns integer
 language plpgsql
 as $$
@@ -111,9 +113,12 @@ declare
   v_top text;
   v_from timestamptz;
   v_to timestamptz;
+  v_lo text;
+  v_hi text;
+  v_day text;
   v_made integer := 0;
 begin
-  select max(substring(pg_get_expr(c.relpartbound, c.oid) from 'TO \(''([^'']+)''\)')) into v_top
+  select max(substring(pg_get_expr(c.relpartbound, c.oid) from 'TO [(]''([^'']+)''[)]')) into v_top
     from pg_inherits i join pg_class c on c.oid = i.inhrelid
    where i.inhparent = 'app_webhook_deliveries'::regclass;
   v_from := app_id_time_of(v_top);
@@ -121,10 +126,17 @@ begin
   perform app_lock_patiently('lock table app_webhook_deliveries, app_webhook_attempts in access exclusive mode');
   while v_from <= p_until loop
     v_to := app_delivery_week(v_from) + interval '7 days';
-    execute format('create table if not exists %I partition of app_webhook_deliveries for values from (%L) to (%L)',
-                   'app_webhook_deliveries_' || to_char(v_from at time zone 'UTC', 'YYYYMMDD'), 'msg_' || app_id_time(v_from), 'msg_' || app_id_time(v_to));
-    execute format('create table if not exists %I partition of app_webhook_attempts for values from (%L) to (%L)',
-                   'app_webhook_attempts_' || to_char(v_from at time zone 'UTC', 'YYYYMMDD'), 'msg_' || app_id_time(v_from), 'msg_' || app_id_time(v_to));
+    v_lo := 'msg_' || app_id_time(v_from);
+    v_hi := 'msg_' || app_id_time(v_to);
+    v_day := to_char(v_from at time zone 'UTC', 'YYYYMMDD');
+    execute format('create table %I (like app_webhook_attempts including defaults including constraints)', 'app_webhook_attempts_' || v_day);
+    execute format('create table %I (like app_webhook_deliveries including defaults including constraints)', 'app_webhook_deliveries_' || v_day);
+    execute format('with moved as (delete from app_webhook_attempts_default where delivery_id >= %L and delivery_id < %L returning *) insert into %I select * from moved',
+                   v_lo, v_hi, 'app_webhook_attempts_' || v_day);
+    execute format('with moved as (delete from app_webhook_deliveries_default where id >= %L and id < %L returning *) insert into %I select * from moved',
+                   v_lo, v_hi, 'app_webhook_deliveries_' || v_day);
+    execute format('alter table app_webhook_deliveries attach partition %I for values from (%L) to (%L)', 'app_webhook_deliveries_' || v_day, v_lo, v_hi);
+    execute format('alter table app_webhook_attempts attach partition %I for values from (%L) to (%L)', 'app_webhook_attempts_' || v_day, v_lo, v_hi);
     v_made := v_made + 1;
     v_from := v_to;
   end loop;
