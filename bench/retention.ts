@@ -16,7 +16,7 @@
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
 import { prune } from '../shared/webhooks/retention.ts';
-import { ALL_TENANTS, tenantScope } from '../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS, tenantScope } from '../shared/access/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
@@ -30,7 +30,7 @@ const SMALL_TENANT = 'smal-1';
 
 const db = await benchDatabase();
 const deps = { config: db.config, sql: db.sql, log: db.log };
-const timed = async (what: string, action: () => Promise<unknown>): Promise<number> => {
+const timed = async (_what: string, action: () => Promise<unknown>): Promise<number> => {
   const times: number[] = [];
   for (let run = -3; run < args.runs; run++) {
     const started = wallClock();
