@@ -44,7 +44,7 @@ describe('migration 023: deliveries and attempts partitioned', () => {
       const indexes = await db.sql<{ name: string }[]>`select indexrelid::regclass::text as name from pg_index where indrelid = 'app_webhook_deliveries'::regclass order by 1`;
       assert.deepEqual(indexes.map((row) => row.name), [
         'app_webhook_deliveries_endpoint_status', 'app_webhook_deliveries_event', 'app_webhook_deliveries_owner_status', 'app_webhook_deliveries_parked',
-        'app_webhook_deliveries_pkey', 'app_webhook_deliveries_slot', 'app_webhook_deliveries_status', 'app_webhook_deliveries_waiting',
+        'app_webhook_deliveries_pkey', 'app_webhook_deliveries_slot', 'app_webhook_deliveries_status',
       ]);
       await assert.rejects(db.sql`insert into app_webhook_deliveries (id, event_id, endpoint_id, event_type, queue, body) values (${loadedId(0)}, 'evt_x', ${endpoint}, 't', 'q', '{}')`, /duplicate key/);
       await assert.rejects(db.sql`update app_webhook_deliveries set status = 'lost' where id = ${loadedId(1)}`, /status_check/);
