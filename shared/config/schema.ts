@@ -178,7 +178,7 @@ export const SCHEMA = group({
     strictEventTypes: leaf('boolean', false, 'Refuse emits of an event type the catalog does not have, and subscriptions to patterns that match none of its types (422 `APP_WEBHOOK_EVENT_TYPE_UNKNOWN`); off: the catalog only validates the types it has.'),
     maxFanoutBytes: leaf('size', '64mb', 'Most bytes one emit may write: payload size times the endpoints it reaches (every delivery keeps its own body); over it: 413 `APP_WEBHOOK_FANOUT_TOO_LARGE`, nothing written.'),
     concurrency: leaf('integer', 32, 'Deliveries one worker process performs at once (they wait on receivers, not on CPU).', { min: 1 }),
-    endpointConcurrency: leaf('integer', 4, 'Most deliveries to one endpoint in flight at once, across every worker; the others wait for a slot without holding a worker (a FIFO endpoint has one).', { min: 1 }),
+    endpointConcurrency: leaf('integer', 4, 'Most deliveries in flight at once, across every worker, to an endpoint not known to answer quickly (new, or slow in the last minute); the others wait for a slot without holding a worker. A FIFO endpoint has one; an endpoint answering within half a second is not capped.', { min: 1 }),
     backoff: group({
       base: leaf('duration', '10s', 'Delay after the first failed attempt.'),
       factor: leaf('number', 3, 'Growth of the delay per attempt.', { min: 1 }),
