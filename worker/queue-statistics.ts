@@ -1,5 +1,5 @@
 /**
- * Honest planner statistics for graphile-worker's job table (README "Choices we made").
+ * Honest planner statistics for graphile-worker's job table (docs/architecture.md "Choices we made").
  *
  * The job table is a queue: it is often empty, sometimes holds a backlog, and autovacuum analyzes
  * it whenever it happens to pass by. A plan made from statistics of an empty or small table

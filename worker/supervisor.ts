@@ -1,5 +1,5 @@
 /**
- * Keeps a graphile-worker runner running for the life of the process (README "Worker: database
+ * Keeps a graphile-worker runner running for the life of the process (docs/reliability.md "Worker: database
  * outages").
  *
  * When its database connections fail, graphile-worker's pool cannot complete or fail the jobs it

@@ -1,5 +1,5 @@
 /**
- * The account paths (users and roles: README "Accounts"). They are served before the application's
+ * The account paths (users and roles: docs/accounts-and-console.md "Accounts"). They are served before the application's
  * router, never covered by idempotency, and their POSTs are always counted by the authentication
  * limiter (`rateLimit.auth.paths`).
  */

@@ -1,5 +1,5 @@
 /**
- * The account paths (README "Accounts"): sign-in and sign-out, sign-up, password
+ * The account paths (docs/accounts-and-console.md "Accounts"): sign-in and sign-out, sign-up, password
  * change, forgotten and reset passwords. JSON clients send JSON and get JSON; browsers post
  * forms and are redirected (303) or shown the form again with the reason.
  *

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors/app-error.ts';
 
-/** The idempotency refusals (README "Error codes"), as data; tests iterate over this table. */
+/** The idempotency refusals (docs/http-api.md "Error codes"), as data; tests iterate over this table. */
 export const IDEMPOTENCY_ERRORS = {
   invalid: { status: 400, code: 'APP_API_IDEMPOTENCY_KEY_INVALID', headers: undefined },
   inProgress: { status: 409, code: 'APP_API_IDEMPOTENCY_IN_PROGRESS', headers: { 'Retry-After': '1' } },

@@ -1,5 +1,5 @@
 /**
- * The idempotent request state machine (states and transitions of one key; README "HTTP API"),
+ * The idempotent request state machine (states and transitions of one key; docs/http-api.md "Idempotency keys"),
  * over any {@link KeyValueStore}. The store's atomic `add` is what makes one execution
  * per key certain: of many simultaneous requests with one key, in one process or many, exactly
  * one claims it; the others find the claim ("executing") or the stored answer.

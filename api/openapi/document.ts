@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 description of the application (README "OpenAPI description"; CLI `openapi`): the
+ * The OpenAPI 3.1 description of the application (docs/http-api.md "OpenAPI description"; CLI `openapi`): the
  * routes of the compiled table, the model schemas and HAL envelopes, the problem answers, and
  * the endpoints the service mounts itself. A pure function of the config and the built API.
  */

@@ -1,5 +1,5 @@
 /**
- * The `jobs*` commands (README "Command-line tool"): `jobs` runs a delivery worker in the
+ * The `jobs*` commands (docs/cli.md): `jobs` runs a delivery worker in the
  * foreground (`--once`: what is due, then return), `jobs:list`, `jobs:dead`, `jobs show <id>`
  * (also `jobs:show <id>`) and `jobs:retry <id>`. Ids are delivery ids (`msg_…`).
  */

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { defineCommand } from '../command.ts';
 
 /**
- * `openapi [--out FILE]`: the OpenAPI 3.1 description of the application (README "OpenAPI
+ * `openapi [--out FILE]`: the OpenAPI 3.1 description of the application (docs/http-api.md "OpenAPI
  * description"), built from the discovered models, controllers and routes as the web process
  * builds them, without listening; with a database configured it reads the event-type catalog
  * into the `webhooks` object (`--no-event-types` does not). Prints the JSON document on stdout,

@@ -1,5 +1,5 @@
 /**
- * Accounts (README "Accounts: users, sign-in, CSRF, tokens"): users (users.ts), their passwords
+ * Accounts (docs/accounts-and-console.md "Accounts: users, sign-in, CSRF, tokens"): users (users.ts), their passwords
  * (passwords.ts), sign-in with the lockout (sign-in.ts, lockout.ts), sessions (sessions.ts), CSRF
  * tokens (csrf.ts), single-use password links (password-links.ts), sign-up and password change
  * (account-flows.ts), mail (mailer.ts).

@@ -1,5 +1,5 @@
 /**
- * The security audit (README "Security audit and production guards"): findings about
+ * The security audit (docs/operations.md "Security audit and production guards"): findings about
  * a configuration that weakens the service, each with its severity, the setting and the remedy.
  * The rules are a table (`RULES`) that `auditConfig` runs over the config and a few facts read
  * elsewhere (the database, the requests the web process saw); `app audit` prints them and exits

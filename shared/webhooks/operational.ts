@@ -1,5 +1,5 @@
 /**
- * Operational events (README "Operational events"): the service tells about itself through the
+ * Operational events (docs/events.md "Operational events"): the service tells about itself through the
  * ordinary pipeline. `app.endpoint.disabled` (with the reason), `app.endpoint.enabled`,
  * `app.delivery.dead` and `app.endpoint.failing` (the first failure after a success, at most once
  * an hour per endpoint) go to the endpoints of the same owner that subscribe to them with an `app.`

@@ -1,5 +1,5 @@
 /**
- * Retention (README "Retention"): done deliveries (with their attempts) are kept for
+ * Retention (docs/operations.md "Retention"): done deliveries (with their attempts) are kept for
  * `webhooks.retention` (default 30 days), dead ones for `webhooks.deadRetention` (90 days), both
  * counted from the delivery's creation; an event goes once none of its deliveries is left and it
  * is older than `webhooks.retention`. Pending and running deliveries are never pruned, whatever

@@ -1,5 +1,5 @@
 /**
- * The page object (`ctx.render`; README "Console"): what
+ * The page object (`ctx.render`; docs/accounts-and-console.md "Console"): what
  * a page is made of, answered as JSON to JSON clients and client-side visits, and handed to the
  * page's template for browsers.
  *

@@ -1,5 +1,5 @@
 /**
- * `ctx.render(page, props, {graphql: {query, variables}})` (README "Console"): runs the page's
+ * `ctx.render(page, props, {graphql: {query, variables}})` (docs/accounts-and-console.md "Console"): runs the page's
  * query through the service's own GraphQL schema as the request's principal (in process: the
  * resolvers, roles and tenant scope of `/_app/gql`, without its HTTP limits), then answers the page
  * object (page-object.ts) to JSON clients and client-side visits (`X-App-Page: true`), or the

@@ -1,5 +1,5 @@
 /**
- * Fairness and FIFO between endpoints (README "Fairness between endpoints", "FIFO endpoints";
+ * Fairness and FIFO between endpoints (docs/reliability.md "Fairness between endpoints", "FIFO endpoints";
  * schema: migrations/014). A
  * delivery holds one of its endpoint's slots (`slot`) from its claim until its attempt is recorded
  * (shared/webhooks/deliveries/store.ts); a delivery that finds its endpoint at its cap is parked (pending, no

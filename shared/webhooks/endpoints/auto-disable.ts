@@ -1,5 +1,5 @@
 /**
- * Auto-disable (README "Auto-disable"): an enabled endpoint whose every delivery attempt has failed
+ * Auto-disable (docs/reliability.md "Auto-disable"): an enabled endpoint whose every delivery attempt has failed
  * for `webhooks.disableAfter` (5 days) — its first failure since its last success (or since it
  * was last enabled) is that old — and that failed at least `webhooks.disableAfterFailures` (20)
  * times in that span is disabled, the reason kept. Run hourly by the worker's prune task (at

@@ -1,5 +1,5 @@
 /**
- * The event-type catalog (README "Event-type catalog"): types with a description, an optional JSON
+ * The event-type catalog (docs/events.md "Event-type catalog"): types with a description, an optional JSON
  * Schema for `data`, examples and a deprecated flag. One catalog for the service; admins change it,
  * every role reads it (the REST and GraphQL role rules; the CLI acts as an admin).
  */
