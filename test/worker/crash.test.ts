@@ -46,13 +46,10 @@ describe('crash recovery', () => {
     const seenAtCrash = new Set(received.keys());
     assert.ok(seenAtCrash.size < ids.length, 'the crash came mid-batch');
 
-    const restarted = Date.now();
     const second = spawnWorker(db.url, ENV);
     await second.waitFor(/worker started/);
     await eventually(() => ids.every((id) => received.has(id)), 60_000, 'every delivery to arrive');
-    const took = Date.now() - restarted;
     assert.match(second.output(), /presumed dead/, 'the new worker recovered the killed worker\'s jobs');
-    assert.ok(took < 60_000, `all delivered ${took} ms after the restart`);
 
     for (const id of ids) {
       const row = await eventually(async () => {
