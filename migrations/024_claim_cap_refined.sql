@@ -45,12 +45,30 @@ $$;
 drop function if exists app_others_waiting(text);
 drop index if exists app_webhook_deliveries_waiting;
 
--- The claim, as migration 022's, asking for the cap only past the least cap.
+-- Of `p_endpoints`, those with deliveries parked for a slot (what a worker asks after giving a
+-- slot back). A function, so its plan is made once: planned as a statement of its own it was
+-- planned again at every call, over every partition, at ten times the cost of running it.
+create or replace function app_endpoints_with_parked(p_endpoints text[]) returns setof text
+language plpgsql stable
+set enable_seqscan to off
+set plan_cache_mode to force_generic_plan
+as $$
+begin
+  return query
+    select e.endpoint_id from unnest(p_endpoints) as e (endpoint_id)
+     where exists (select 1 from app_webhook_deliveries p where p.endpoint_id = e.endpoint_id and p.parked_at is not null);
+end $$;
+
+-- The claim, as migration 022's, asking for the cap only past the least cap, its plans kept.
 create or replace function app_claim_deliveries(p_ids text[], p_jobs text[], p_parks boolean[], p_cap integer)
 returns table (id text, endpoint_id text, state text, slot boolean, fifo boolean)
 language plpgsql volatile
 set enable_seqscan to off
 set enable_bitmapscan to off
+-- one plan per statement, kept: planning a statement over the partitioned deliveries (migration
+-- 023) visits every partition, and for an array parameter PostgreSQL keeps choosing a fresh
+-- custom plan (its estimate knows the array's length); the plans here do not depend on it
+set plan_cache_mode to force_generic_plan
 as $$
 #variable_conflict use_column
 declare

@@ -228,8 +228,7 @@ export interface AttemptRecord {
 export async function withParked(sql: Queryable, endpointIds: readonly string[]): Promise<Set<string>> {
   if (endpointIds.length === 0) return new Set();
   const rows = await sql<{ endpoint_id: string }[]>`
-    select e.endpoint_id from unnest(${[...new Set(endpointIds)]}::text[]) as e (endpoint_id)
-     where exists (select 1 from app_webhook_deliveries p where p.endpoint_id = e.endpoint_id and p.parked_at is not null)`;
+    select e as endpoint_id from app_endpoints_with_parked(${[...new Set(endpointIds)]}::text[]) as e`;
   return new Set(rows.map((row) => row.endpoint_id));
 }
 
