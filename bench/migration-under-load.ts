@@ -28,7 +28,8 @@ export async function migrateBefore(deps: Deps): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'migrations-before-'));
   try {
     for (const name of await readdir(MIGRATIONS_DIR)) {
-      if (/^\d+_/.test(name) && parseInt(name, 10) < parseInt(PARTITION_MIGRATION, 10)) await cp(join(MIGRATIONS_DIR, name), join(dir, name));
+      if (/^\d+_/.test(name) && parseInt(name, 10) < parseInt(PARTITION_MIGRATION, 10))
+        await cp(join(MIGRATIONS_DIR, name), join(dir, name));
     }
     await migrate(deps, { dir });
   } finally {
@@ -90,12 +91,16 @@ export async function migrateUnderLoad(deps: Deps, writer: Sql, endpoint: string
   const writing = (async () => {
     for (let n = 0; migrating; n++) {
       const id = newDeliveryId();
-      await timed(() => writer`
+      await timed(
+        () => writer`
         insert into app_webhook_deliveries (id, event_id, endpoint_id, owner, event_type, queue, body)
-        values (${id}, 'evt_00000000000000000000000000', ${endpoint}, 'tenant', 'order.created', 'webhooks', '{}')`);
+        values (${id}, 'evt_00000000000000000000000000', ${endpoint}, 'tenant', 'order.created', 'webhooks', '{}')`,
+      );
       inserted.push(id);
       const old = `msg_00${String((n * 7919) % rows).padStart(24, '0')}`;
-      await timed(() => writer`update app_webhook_deliveries set attempts = attempts + 1, updated_at = now() where id = ${old}`);
+      await timed(
+        () => writer`update app_webhook_deliveries set attempts = attempts + 1, updated_at = now() where id = ${old}`,
+      );
     }
   })();
   const started = performance.now();

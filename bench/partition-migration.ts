@@ -25,7 +25,9 @@ try {
     await admin.unsafe(`create database ${name}`);
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
-    const { config } = resolveConfig({ env: { NODE_ENV: 'production', DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', APP_SECRET: BENCH_SECRET } });
+    const { config } = resolveConfig({
+      env: { NODE_ENV: 'production', DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', APP_SECRET: BENCH_SECRET },
+    });
     const log = createLogger(config, { name: 'bench' });
     const sql = connect(config, log, { max: 2, name: 'bench' });
     const writer = connect(config, log, { max: 1, name: 'bench-writer' });
@@ -33,9 +35,13 @@ try {
       await migrateBefore({ config, sql, log });
       const started = wallClock();
       const endpoint = await loadDeliveries(sql, args.rows);
-      note(`run ${run + 1}: loaded ${args.rows} deliveries and attempts in ${((wallClock() - started) / 1000).toFixed(1)} s`);
+      note(
+        `run ${run + 1}: loaded ${args.rows} deliveries and attempts in ${((wallClock() - started) / 1000).toFixed(1)} s`,
+      );
       const result = await migrateUnderLoad({ config, sql, log }, writer, endpoint, args.rows);
-      note(`run ${run + 1}: migration ${(result.migrationMs / 1000).toFixed(2)} s; ${result.statements} writer statements meanwhile, the longest ${result.longestMs.toFixed(1)} ms`);
+      note(
+        `run ${run + 1}: migration ${(result.migrationMs / 1000).toFixed(2)} s; ${result.statements} writer statements meanwhile, the longest ${result.longestMs.toFixed(1)} ms`,
+      );
       results.push(result);
     } finally {
       await writer.end({ timeout: 5 });
@@ -43,11 +49,13 @@ try {
       await admin.unsafe(`drop database if exists ${name} with (force)`);
     }
   }
-  process.stdout.write([
-    `bench:partition-migration (${args.rows} deliveries and ${args.rows} attempts; medians of ${args.runs} runs; ${given ? 'DATABASE_URL' : 'embedded PostgreSQL (durable defaults)'})`,
-    `migration 023: ${(median(results.map((r) => r.migrationMs)) / 1000).toFixed(2)} s`,
-    `longest writer statement meanwhile: ${median(results.map((r) => r.longestMs)).toFixed(1)} ms (each run: ${results.map((r) => r.longestMs.toFixed(1)).join(', ')} ms; ${median(results.map((r) => r.statements))} statements)`,
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `bench:partition-migration (${args.rows} deliveries and ${args.rows} attempts; medians of ${args.runs} runs; ${given ? 'DATABASE_URL' : 'embedded PostgreSQL (durable defaults)'})`,
+      `migration 023: ${(median(results.map((r) => r.migrationMs)) / 1000).toFixed(2)} s`,
+      `longest writer statement meanwhile: ${median(results.map((r) => r.longestMs)).toFixed(1)} ms (each run: ${results.map((r) => r.longestMs.toFixed(1)).join(', ')} ms; ${median(results.map((r) => r.statements))} statements)`,
+    ].join('\n') + '\n',
+  );
 } finally {
   await admin.end();
   await cluster?.stop();

@@ -26,7 +26,9 @@ export { wantsJson } from '../console/pages/negotiate.ts';
 /** The signed-in user of a session request (token principals are not users of these pages). */
 export function signedInUser(ctx: Context): Pick<User, 'id' | 'email' | 'role' | 'owner'> | null {
   const principal = ctx.state.principal as UserPrincipal | undefined;
-  return principal?.kind === 'user' ? { id: principal.userId, email: principal.email, role: principal.roles[0] as User['role'], owner: principal.owner } : null;
+  return principal?.kind === 'user'
+    ? { id: principal.userId, email: principal.email, role: principal.roles[0] as User['role'], owner: principal.owner }
+    : null;
 }
 
 export interface PageAnswer {

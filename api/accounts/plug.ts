@@ -29,14 +29,34 @@ export interface AccountsWeb {
 
 export function plugAccounts(
   pipeline: Pick<Pipeline, 'use'>,
-  deps: { config: Config; log: Logger; sql: Sql; shared: SharedStore; now?: () => number; graphql?: () => GraphqlService | undefined; tokenCache?: TokenCache },
+  deps: {
+    config: Config;
+    log: Logger;
+    sql: Sql;
+    shared: SharedStore;
+    now?: () => number;
+    graphql?: () => GraphqlService | undefined;
+    tokenCache?: TokenCache;
+  },
 ): AccountsWeb {
   const { config, log, sql, shared } = deps;
   const mailer = createMailer(config, log);
   const accounts: AccountDeps = {
-    config, sql, log, now: deps.now ?? Date.now, lockouts: shared.entries, mailer, ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
+    config,
+    sql,
+    log,
+    now: deps.now ?? Date.now,
+    lockouts: shared.entries,
+    mailer,
+    ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
   };
-  const pages: PageContext = { config, cookies: cookieSettings(config), views: createViews(config), paths: pagePaths(config), graphql: deps.graphql };
+  const pages: PageContext = {
+    config,
+    cookies: cookieSettings(config),
+    views: createViews(config),
+    paths: pagePaths(config),
+    graphql: deps.graphql,
+  };
   pipeline.use('router', accountRoutes({ accounts, pages }));
   return { accounts, pages, module: { name: 'mail', stop: async () => mailer.close() } };
 }

@@ -50,7 +50,10 @@ export function csrf(options: { config: Pick<Config, 'cors' | 'auth' | 'env'> })
     const body = ctx.request.body as Record<string, unknown> | undefined;
     const token = ctx.get('x-csrf-token') || (body && typeof body === 'object' ? body._csrf : undefined);
     const secret = session ? session.csrfSecret : anonymousCsrfSecret(ctx, cookies, false);
-    if (!verifyCsrfToken(secret, token)) throw csrfInvalid(token ? 'the CSRF token is not valid for this session' : 'no CSRF token (X-CSRF-Token header or _csrf field)');
+    if (!verifyCsrfToken(secret, token))
+      throw csrfInvalid(
+        token ? 'the CSRF token is not valid for this session' : 'no CSRF token (X-CSRF-Token header or _csrf field)',
+      );
     if (body && typeof body === 'object' && !Array.isArray(body)) delete body._csrf;
     await next();
   };

@@ -64,7 +64,8 @@ export function field(source: Record<string, unknown>, name: string): string | u
 }
 
 /** A query parameter as {@link field} reads it. */
-export const param = (ctx: Context, name: string): string | undefined => field(ctx.query as Record<string, unknown>, name);
+export const param = (ctx: Context, name: string): string | undefined =>
+  field(ctx.query as Record<string, unknown>, name);
 
 /** A page number from `?page=` (1 when absent or not a whole number). */
 export function pageParam(ctx: Context): number {
@@ -98,7 +99,12 @@ export const DONE: Readonly<Record<string, string>> = Object.freeze({
 export const doneNotice = (ctx: Context): string | undefined => DONE[param(ctx, 'done') ?? ''];
 
 /** After a form: 303 to `path` saying what was done. */
-export function redirectDone(ctx: Context, path: string, done: keyof typeof DONE, extra: Record<string, string> = {}): void {
+export function redirectDone(
+  ctx: Context,
+  path: string,
+  done: keyof typeof DONE,
+  extra: Record<string, string> = {},
+): void {
   const search = new URLSearchParams({ done: String(done), ...extra });
   ctx.status = 303;
   ctx.redirect(`${path}${path.includes('?') ? '&' : '?'}${search}`);

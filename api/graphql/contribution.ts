@@ -12,7 +12,12 @@
 import type { Models } from '../model-framework/data/model.ts';
 
 /** A field resolver as the GraphQL layer calls it (declarations may use only `(parent, args)`). */
-export type FieldResolver = (parent: unknown, args: Record<string, unknown>, context: unknown, info: unknown) => unknown;
+export type FieldResolver = (
+  parent: unknown,
+  args: Record<string, unknown>,
+  context: unknown,
+  info: unknown,
+) => unknown;
 
 /** type name -> field name -> resolver; or a scalar / enum value map. */
 export type ResolverMap = Record<string, unknown>;

@@ -56,7 +56,10 @@ export interface GraphqlMountDeps {
 }
 
 /** Plugs the `graphql` slot; undefined when `config.graphql` is false. */
-export function plugGraphql(pipeline: Pick<Pipeline, 'use' | 'routeStage'>, deps: GraphqlMountDeps): GraphqlMount | undefined {
+export function plugGraphql(
+  pipeline: Pick<Pipeline, 'use' | 'routeStage'>,
+  deps: GraphqlMountDeps,
+): GraphqlMount | undefined {
   const { config, log } = deps;
   const settings = config.graphql;
   if (settings === false) return undefined;
@@ -64,11 +67,27 @@ export function plugGraphql(pipeline: Pick<Pipeline, 'use' | 'routeStage'>, deps
   const cache = deps.webhooks ? undefined : createEndpointCache({ config, sql: deps.sql, log });
   const webhooks: WebhookDeps = deps.webhooks ?? { config, sql: deps.sql, log, cache };
   if (config.env === 'development') pipeline.use('graphql', graphiql({ path: settings.path }));
-  pipeline.use('graphql', serveGraphql({ path: settings.path, service: () => service, routeStage: pipeline.routeStage(graphqlRoute(settings.path)) }));
+  pipeline.use(
+    'graphql',
+    serveGraphql({
+      path: settings.path,
+      service: () => service,
+      routeStage: pipeline.routeStage(graphqlRoute(settings.path)),
+    }),
+  );
   return {
     build(models) {
-      const contributions = [...modelContributions(models), ...serviceContributions({ ...webhooks, config }), ...(deps.contributions?.(models) ?? [])];
-      service = createGraphqlService({ config: { env: config.env, api: config.api, graphql: settings }, log, models, contributions });
+      const contributions = [
+        ...modelContributions(models),
+        ...serviceContributions({ ...webhooks, config }),
+        ...(deps.contributions?.(models) ?? []),
+      ];
+      service = createGraphqlService({
+        config: { env: config.env, api: config.api, graphql: settings },
+        log,
+        models,
+        contributions,
+      });
       return service;
     },
     get service() {

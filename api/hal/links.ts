@@ -109,5 +109,7 @@ export function linkHeader(links: Links): string {
     kept.add(rel);
     length = longer;
   }
-  return PAGING_RELS.filter((rel) => kept.has(rel)).map(entry).join(', ');
+  return PAGING_RELS.filter((rel) => kept.has(rel))
+    .map(entry)
+    .join(', ');
 }

@@ -54,7 +54,11 @@ interface Target {
 
 function target(deps: PresentDeps, type: string | undefined, principal: Principal | undefined): Target {
   const resource = type === undefined ? undefined : deps.resources.get(type);
-  const model = resource?.model ? deps.models.get(resource.model) : type === undefined ? undefined : deps.models.byCollection(type);
+  const model = resource?.model
+    ? deps.models.get(resource.model)
+    : type === undefined
+      ? undefined
+      : deps.models.byCollection(type);
   return { type, resource, model, may: (action) => decide(resource?.roles, action, principal) === 'allow' };
 }
 
@@ -106,7 +110,12 @@ const unlinked = (record: PublicRecord): Record<string, unknown> => linked({}, r
  * A record with its `_links`: those the role rules allow and, when the model has a policy, those
  * its policy allows for this record (`subject`, default the record itself).
  */
-async function item(record: PublicRecord, on: Target, principal: Principal | undefined, subject: object): Promise<Record<string, unknown>> {
+async function item(
+  record: PublicRecord,
+  on: Target,
+  principal: Principal | undefined,
+  subject: object,
+): Promise<Record<string, unknown>> {
   const externalId = typeof record.externalId === 'string' ? record.externalId : undefined;
   if (!on.resource) return unlinked(record);
   const decisions = await recordDecisions(on.model, principal, subject);
@@ -166,14 +175,21 @@ export async function presentCollection(
   const published = await publishAll(input.records, on.model);
   // without routes there is nothing to wait for per record (a page of a webhook listing)
   const items = on.resource
-    ? await Promise.all(published.map((record, index) => item(record, on, input.principal, subjectAt(options, input.records, index))))
+    ? await Promise.all(
+        published.map((record, index) => item(record, on, input.principal, subjectAt(options, input.records, index))),
+      )
     : published.map(unlinked);
   const path = on.resource?.collection ?? input.path;
   const links = mergeLinks(collectionLinks(path, { page, perPage, total }, on.resource, on.may), options.links);
   return {
     status: options.status ?? 200,
     body: {
-      _links: links, _embedded: { [type]: items }, count: items.length, page, perPage, total,
+      _links: links,
+      _embedded: { [type]: items },
+      count: items.length,
+      page,
+      perPage,
+      total,
       ...(options.totalEstimated === undefined ? {} : { totalEstimated: options.totalEstimated }),
     },
     headers: { ...headerIf('Link', linkHeader(links)), 'X-Total-Count': String(total) },

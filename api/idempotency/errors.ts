@@ -16,7 +16,9 @@ const refusal = (kind: keyof typeof IDEMPOTENCY_ERRORS, message: string) => {
 export const invalidKey = (reason: string) => refusal('invalid', `Idempotency-Key is not valid: ${reason}`);
 
 /** 409 with `Retry-After: 1`: the first request with this key is still running. */
-export const inProgress = () => refusal('inProgress', 'a request with this Idempotency-Key is still in progress; retry shortly');
+export const inProgress = () =>
+  refusal('inProgress', 'a request with this Idempotency-Key is still in progress; retry shortly');
 
 /** 422: the key was used for another method, path or body. */
-export const keyReused = () => refusal('reused', 'this Idempotency-Key was used for a different request (method, path or body)');
+export const keyReused = () =>
+  refusal('reused', 'this Idempotency-Key was used for a different request (method, path or body)');

@@ -59,9 +59,18 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     let deps: RecordsDeps;
     let begun: Begun;
     try {
-      deps = { entries: await options.entries(), ttlMs: options.ttlMs, claimMs: options.claimMs, ...(options.seal ? { seal: options.seal } : {}) };
+      deps = {
+        entries: await options.entries(),
+        ttlMs: options.ttlMs,
+        claimMs: options.claimMs,
+        ...(options.seal ? { seal: options.seal } : {}),
+      };
       const scope = scopeOf(callerOf(ctx.state.principal, ctx.ip));
-      begun = await begin(deps, { scope, key: checked.key, fingerprint: fingerprint({ method: ctx.method, url: ctx.url, body: bodyText(ctx) }) });
+      begun = await begin(deps, {
+        scope,
+        key: checked.key,
+        fingerprint: fingerprint({ method: ctx.method, url: ctx.url, body: bodyText(ctx) }),
+      });
     } catch (error) {
       if (isAppError(error)) throw error; // a record that cannot be opened: the client's to know
       logFailure(error, 'idempotency record');
@@ -96,7 +105,11 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       await forget();
       return;
     }
-    const answer: StoredAnswer = { status: ctx.status, headers: answerHeaders(before, ctx.response.headers), body: storeBody(ctx.body) };
+    const answer: StoredAnswer = {
+      status: ctx.status,
+      headers: answerHeaders(before, ctx.response.headers),
+      body: storeBody(ctx.body),
+    };
     // the action has run: its answer goes out even if it cannot be stored (the claim then expires)
     await complete(deps, claim, answer).catch((error: unknown) => logFailure(error, 'idempotency store'));
   };

@@ -31,7 +31,11 @@ export function staticAssets(options: { prefix: string; dir: string }): Middlewa
       const type = TYPES[extname(name)];
       if (!type) continue;
       const body = await readFile(join(options.dir, name));
-      found.set(`${options.prefix}/${name}`, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
+      found.set(`${options.prefix}/${name}`, {
+        body,
+        type,
+        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+      });
     }
     return found;
   };

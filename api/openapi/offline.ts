@@ -34,7 +34,11 @@ const noTokens = { sql: noDatabase } as unknown as TokenDeps;
 
 /** `buildApi` of a definition (with the product's APIs mounted) without a database; the route stages do nothing. */
 export function buildApiOffline(definition: ApiDefinition): Api {
-  return buildApi({ sql: noDatabase }, withProductApis(definition, { webhooks: noWebhooks, tokens: noTokens }), () => passThrough);
+  return buildApi(
+    { sql: noDatabase },
+    withProductApis(definition, { webhooks: noWebhooks, tokens: noTokens }),
+    () => passThrough,
+  );
 }
 
 /** Discovers the application (as the web process does at start) and builds it without a database. */

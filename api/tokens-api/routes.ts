@@ -13,7 +13,12 @@ import { rolesFor, type Operation } from '../../shared/access/permissions.ts';
 import type { RouteTable } from '../model-framework/routing/table.ts';
 import { SCOPE, VERSION } from '../webhooks-api/routes.ts';
 
-const route = (controller: string, operation: Operation) => ({ controller, scope: SCOPE, version: VERSION, roles: rolesFor(operation) });
+const route = (controller: string, operation: Operation) => ({
+  controller,
+  scope: SCOPE,
+  version: VERSION,
+  roles: rolesFor(operation),
+});
 
 export const TOKENS_API_ROUTES: RouteTable = {
   'GET /tokens': route('tokens.index', 'tokens.read'),

@@ -57,7 +57,10 @@ export async function answerPage<T>(
     /** The listing's filters, repeated by its paging links (links.ts LISTING_FILTERS). */
     filters: readonly string[];
     type?: string;
-    fetch: (window: { page: number; perPage: number }) => Promise<{ records: T[]; total: number; totalEstimated?: boolean }>;
+    fetch: (window: {
+      page: number;
+      perPage: number;
+    }) => Promise<{ records: T[]; total: number; totalEstimated?: boolean }>;
     present: (record: T) => object;
     links?: Links;
   },

@@ -13,6 +13,11 @@ import { WEBHOOKS_API_ROUTES } from './routes.ts';
 
 /** `definition` with the webhook API's routes and controllers added. */
 export function withWebhooksApi(definition: ApiDefinition, deps: WebhookDeps): ApiDefinition {
-  const controllers = { webhooks: endpointsController(deps), events: eventsController(deps), deliveries: deliveriesController(deps), eventTypes: eventTypesController(deps) };
+  const controllers = {
+    webhooks: endpointsController(deps),
+    events: eventsController(deps),
+    deliveries: deliveriesController(deps),
+    eventTypes: eventTypesController(deps),
+  };
   return withProductApi(definition, 'webhook API', WEBHOOKS_API_ROUTES, controllers);
 }

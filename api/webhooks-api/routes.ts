@@ -24,9 +24,20 @@ const BASE = `/${SCOPE}`;
 
 const READ = rolesFor('webhooks.read');
 /** The crud webhooks rule: each action's operation. */
-const WEBHOOK_ROLES: RoleRule = { index: READ, show: READ, create: rolesFor('endpoints.register'), update: rolesFor('endpoints.update'), destroy: rolesFor('endpoints.remove') };
+const WEBHOOK_ROLES: RoleRule = {
+  index: READ,
+  show: READ,
+  create: rolesFor('endpoints.register'),
+  update: rolesFor('endpoints.update'),
+  destroy: rolesFor('endpoints.remove'),
+};
 
-const single = (controller: string, operation: Operation): RouteOptions => ({ controller, scope: SCOPE, version: VERSION, roles: rolesFor(operation) });
+const single = (controller: string, operation: Operation): RouteOptions => ({
+  controller,
+  scope: SCOPE,
+  version: VERSION,
+  roles: rolesFor(operation),
+});
 
 export const WEBHOOKS_API_ROUTES: RouteTable = {
   'crud webhooks': { scope: SCOPE, version: VERSION, roles: WEBHOOK_ROLES },

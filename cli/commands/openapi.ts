@@ -10,14 +10,23 @@ import { defineCommand } from '../command.ts';
  * or writes it to `--out` and prints the file's path.
  */
 export const openapiCommand = defineCommand({
-  builder: (yargs) => yargs
-    .option('out', { type: 'string', describe: 'write the document to this file and print its path' })
-    .option('event-types', { type: 'boolean', default: true, describe: 'describe the event-type catalog as the `webhooks` object (read from the database when one is configured; --no-event-types leaves it out)' }),
+  builder: (yargs) =>
+    yargs
+      .option('out', { type: 'string', describe: 'write the document to this file and print its path' })
+      .option('event-types', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'describe the event-type catalog as the `webhooks` object (read from the database when one is configured; --no-event-types leaves it out)',
+      }),
   run: async (context, args) => {
     const { openapiDocument } = await import('../../api/openapi/document.ts');
     const { discoverApiOffline } = await import('../../api/openapi/offline.ts');
     const { listEventTypes } = await import('../../shared/webhooks/event-types/index.ts');
-    const eventTypes = args['event-types'] && context.config.databaseUrl ? (await listEventTypes({ sql: context.sql() })).records : undefined;
+    const eventTypes =
+      args['event-types'] && context.config.databaseUrl
+        ? (await listEventTypes({ sql: context.sql() })).records
+        : undefined;
     const document = openapiDocument({ config: context.config, api: await discoverApiOffline(), eventTypes });
     const text = `${JSON.stringify(document, null, 2)}\n`;
     if (args.out) {

@@ -8,6 +8,9 @@ export const tokensRevokeCommand = defineCommand({
     const { revokeTokenFor } = await import('../../shared/tokens/api-tokens.ts');
     const { tokenDeps } = await import('../support/tokens.ts');
     const token = await revokeTokenFor(tokenDeps(context), OPERATOR, args.id as string);
-    context.print(token, () => `revoked ${token.id} (${token.name}) at ${new Date(token.revokedAt as Date).toISOString()}`);
+    context.print(
+      token,
+      () => `revoked ${token.id} (${token.name}) at ${new Date(token.revokedAt as Date).toISOString()}`,
+    );
   },
 });

@@ -37,6 +37,10 @@ export const usersResetLinkCommand = defineCommand({
     const { accountDeps, publicUser, setPasswordLink } = await helpers();
     const user = await findUser(accountDeps(context), args.user);
     const link = await setPasswordLink(context, user);
-    context.print({ user: publicUser(user), ...link }, () => `Set-password link for ${user.email} (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}`);
+    context.print(
+      { user: publicUser(user), ...link },
+      () =>
+        `Set-password link for ${user.email} (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}`,
+    );
   },
 });

@@ -12,6 +12,7 @@ export const webhooksInstallCommand = defineCommand({
     context.print(result, () =>
       result.applied.length === 0
         ? `webhook tables are installed (table ${result.table}); nothing to do`
-        : `webhook tables installed (table ${result.table}; applied ${result.applied.join(', ')})`);
+        : `webhook tables installed (table ${result.table}; applied ${result.applied.join(', ')})`,
+    );
   },
 });

@@ -39,14 +39,28 @@ export const webhooksStatusCommand = defineCommand({
     const { shown, webhookDeps } = await helpers();
     const { publicCounts } = await import('../../shared/webhooks/public-shapes.ts');
     const rows = await endpointStatuses(webhookDeps(context), ALL_TENANTS, filterOf(args));
-    const printedRows = rows.map((row) => ({ ...shown(row), deliveryCounts: publicCounts(row.deliveries), lastDeliveryAt: row.lastDeliveryAt }));
-    context.print(printedRows, () => rows.length === 0 ? 'no webhook endpoints' : table([
-      ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],
-      ...rows.map((row) => [
-        row.id, row.enabled ? 'enabled' : 'disabled',
-        String(row.deliveries.pending), String(row.deliveries.running), String(row.deliveries.done), String(row.deliveries.dead),
-        isoOrDash(row.lastDeliveryAt), row.owner ?? '-', row.url,
-      ]),
-    ]));
+    const printedRows = rows.map((row) => ({
+      ...shown(row),
+      deliveryCounts: publicCounts(row.deliveries),
+      lastDeliveryAt: row.lastDeliveryAt,
+    }));
+    context.print(printedRows, () =>
+      rows.length === 0
+        ? 'no webhook endpoints'
+        : table([
+            ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],
+            ...rows.map((row) => [
+              row.id,
+              row.enabled ? 'enabled' : 'disabled',
+              String(row.deliveries.pending),
+              String(row.deliveries.running),
+              String(row.deliveries.done),
+              String(row.deliveries.dead),
+              isoOrDash(row.lastDeliveryAt),
+              row.owner ?? '-',
+              row.url,
+            ]),
+          ]),
+    );
   },
 });

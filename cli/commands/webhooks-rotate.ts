@@ -23,10 +23,13 @@ export const webhooksRotateCommand = defineCommand({
     const result = await rotateSecret(deps, OPERATOR, args.id as string, { grace });
     warnIfSecretsUnencrypted(deps);
     const words = receiverKeyWords(signing);
-    context.print({ externalId: args.id, signing, ...result }, () =>
-      `${words.key}: ${result.secret}\n` +
-      (result.graceEndsAt === null
-        ? `${words.previous} no longer signs`
-        : `${words.previous} also signs until ${result.graceEndsAt.toISOString()}`));
+    context.print(
+      { externalId: args.id, signing, ...result },
+      () =>
+        `${words.key}: ${result.secret}\n` +
+        (result.graceEndsAt === null
+          ? `${words.previous} no longer signs`
+          : `${words.previous} also signs until ${result.graceEndsAt.toISOString()}`),
+    );
   },
 });

@@ -20,9 +20,13 @@ export const webhooksShowCommand = defineCommand({
     const { endpointText, receiverKeyWords, shown, webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
     const id = args.id as string;
-    const details: EndpointDetails = args.reveal ? await revealEndpoint(deps, OPERATOR, id) : await showEndpoint(deps, OPERATOR.scope, id);
+    const details: EndpointDetails = args.reveal
+      ? await revealEndpoint(deps, OPERATOR, id)
+      : await showEndpoint(deps, OPERATOR.scope, id);
     const printed = shown(details, args.reveal);
-    const secrets = details.secrets.map((entry) => ('secret' in entry ? { secret: entry.secret, ...publicSecret(entry) } : publicSecret(entry)));
+    const secrets = details.secrets.map((entry) =>
+      'secret' in entry ? { secret: entry.secret, ...publicSecret(entry) } : publicSecret(entry),
+    );
     context.print({ ...printed, secrets }, () => {
       const lines = details.secrets.map((entry) => {
         const until = entry.expiresAt === null ? 'no end' : `until ${isoOrDash(entry.expiresAt)}`;

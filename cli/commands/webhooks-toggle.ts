@@ -7,9 +7,10 @@ const helpers = () => import('../support/webhooks.ts');
 
 /** `webhooks:disable <id>`: no new deliveries are written for the endpoint. */
 export const webhooksDisableCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
+  builder: (yargs) =>
+    yargs
+      .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+      .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
   run: async (context, args) => {
     const { disableEndpoint } = await endpoints();
     const { endpointText, shown, webhookDeps } = await helpers();

@@ -9,7 +9,7 @@ import { parseTimeRange, type TimeRange } from '../../shared/webhooks/time-range
 
 export const ownerOptions = {
   owner: { type: 'string', describe: "Only this owner's records" },
-  'without-owner': { type: 'boolean', describe: 'Only records without owner (the operator\'s)' },
+  'without-owner': { type: 'boolean', describe: "Only records without owner (the operator's)" },
 } as const;
 
 /** `--owner O` / `--without-owner` as the core's owner filter (undefined: every owner). */
@@ -22,14 +22,22 @@ export const timeOptions = {
 } as const;
 
 /** `--since`/`--until` checked as REST checks them (422 APP_WEBHOOK_TIME_RANGE_INVALID). */
-export const rangeOf = (args: { since?: string; until?: string }): TimeRange => parseTimeRange({ since: args.since, until: args.until });
+export const rangeOf = (args: { since?: string; until?: string }): TimeRange =>
+  parseTimeRange({ since: args.since, until: args.until });
 
-export const limitOption = { type: 'number', default: 100, describe: `Most records listed, newest first (at most ${MAX_LIST_LIMIT})` } as const;
+export const limitOption = {
+  type: 'number',
+  default: 100,
+  describe: `Most records listed, newest first (at most ${MAX_LIST_LIMIT})`,
+} as const;
 
 /** `--limit` as a page size: a whole number from 1 to MAX_LIST_LIMIT. */
 export function limitOf(limit: number): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw unprocessable(`--limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`, { code: 'APP_WEBHOOK_LIST_INVALID', data: { field: 'limit', value: limit } });
+    throw unprocessable(`--limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`, {
+      code: 'APP_WEBHOOK_LIST_INVALID',
+      data: { field: 'limit', value: limit },
+    });
   }
   return limit;
 }

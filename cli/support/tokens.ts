@@ -5,7 +5,6 @@ import { isoOrDash, table } from './text-forms.ts';
 
 export const tokenDeps = (context: CliContext): TokenDeps => ({ sql: context.sql(), log: context.log });
 
-
 /** Several lines describing one token (never its text). */
 export function tokenText(token: ApiToken): string {
   return [
@@ -24,7 +23,17 @@ export function tokenText(token: ApiToken): string {
 export function tokenTable(tokens: readonly ApiToken[]): string {
   const rows = [
     ['ID', 'NAME', 'ROLE', 'OWNER', 'PREFIX', 'CREATED', 'LAST USED', 'EXPIRES', 'REVOKED'],
-    ...tokens.map((t) => [t.id, t.name, t.role, t.owner ?? '-', `${t.prefix}…`, isoOrDash(t.createdAt), isoOrDash(t.lastUsedAt), isoOrDash(t.expiresAt), isoOrDash(t.revokedAt)]),
+    ...tokens.map((t) => [
+      t.id,
+      t.name,
+      t.role,
+      t.owner ?? '-',
+      `${t.prefix}…`,
+      isoOrDash(t.createdAt),
+      isoOrDash(t.lastUsedAt),
+      isoOrDash(t.expiresAt),
+      isoOrDash(t.revokedAt),
+    ]),
   ];
   return table(rows);
 }

@@ -6,14 +6,24 @@ import { publicUser, type User } from '../../shared/accounts/users.ts';
 import type { CliContext } from '../context.ts';
 import { isoOrDash, table } from './text-forms.ts';
 
-export const accountDeps = (context: CliContext): AccountDeps => ({ config: context.config, sql: context.sql(), log: context.log, now: Date.now });
-
+export const accountDeps = (context: CliContext): AccountDeps => ({
+  config: context.config,
+  sql: context.sql(),
+  log: context.log,
+  now: Date.now,
+});
 
 /** A set-password link for `user` (valid `auth.inviteTtl`), on `publicUrl` or the local web process. */
-export async function setPasswordLink(context: CliContext, user: User): Promise<{ setPasswordUrl: string; expiresAt: Date }> {
+export async function setPasswordLink(
+  context: CliContext,
+  user: User,
+): Promise<{ setPasswordUrl: string; expiresAt: Date }> {
   const deps = accountDeps(context);
   const { token, expiresAt } = await setPasswordLinkFor(deps, OPERATOR, user.id);
-  return { setPasswordUrl: passwordLinkUrl(linkBase(deps, `http://localhost:${context.config.port}`), token), expiresAt };
+  return {
+    setPasswordUrl: passwordLinkUrl(linkBase(deps, `http://localhost:${context.config.port}`), token),
+    expiresAt,
+  };
 }
 
 export function userText(user: User): string {
@@ -32,7 +42,15 @@ export function userText(user: User): string {
 export function userTable(users: readonly User[]): string {
   const rows = [
     ['ID', 'EMAIL', 'ROLE', 'OWNER', 'PASSWORD', 'CREATED', 'DISABLED'],
-    ...users.map((u) => [u.id, u.email, u.role, u.owner ?? '-', u.hasPassword ? 'set' : 'not set', isoOrDash(u.createdAt), isoOrDash(u.disabledAt)]),
+    ...users.map((u) => [
+      u.id,
+      u.email,
+      u.role,
+      u.owner ?? '-',
+      u.hasPassword ? 'set' : 'not set',
+      isoOrDash(u.createdAt),
+      isoOrDash(u.disabledAt),
+    ]),
   ];
   return table(rows);
 }

@@ -13,7 +13,11 @@ import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
 import type { CliContext } from '../context.ts';
 
 /** The core's dependencies for one command (no endpoint cache: a command runs once). */
-export const webhookDeps = (context: CliContext): WebhookDeps => ({ config: context.config, sql: context.sql(), log: context.log });
+export const webhookDeps = (context: CliContext): WebhookDeps => ({
+  config: context.config,
+  sql: context.sql(),
+  log: context.log,
+});
 
 export { parseEventList, parseGrace, parseHeaderList, parseJsonData } from '../../shared/webhooks/text-input.ts';
 
@@ -24,13 +28,16 @@ export { parseEventList, parseGrace, parseHeaderList, parseJsonData } from '../.
  * names REST and GraphQL use), header values (receiver credentials) hidden (null) unless
  * `reveal` (`webhooks:show --reveal`), in the text and in `--json` alike.
  */
-export const shown = (endpoint: Endpoint, reveal = false): ShownEndpoint => publicEndpoint(endpoint, { revealHeaders: reveal });
+export const shown = (endpoint: Endpoint, reveal = false): ShownEndpoint =>
+  publicEndpoint(endpoint, { revealHeaders: reveal });
 
 export type ShownEndpoint = ReturnType<typeof publicEndpoint>;
 
 /** Several lines describing one endpoint (pass it through `shown` first). */
 export function endpointText(endpoint: ShownEndpoint): string {
-  const headers = Object.entries(endpoint.headers).map(([name, value]) => `${name}: ${value ?? '(hidden; webhooks:show --reveal)'}`);
+  const headers = Object.entries(endpoint.headers).map(
+    ([name, value]) => `${name}: ${value ?? '(hidden; webhooks:show --reveal)'}`,
+  );
   return [
     `id:          ${endpoint.externalId}`,
     `url:         ${endpoint.url}`,
@@ -52,9 +59,10 @@ export function endpointText(endpoint: ShownEndpoint): string {
  * (`whsec_`), an ed25519 endpoint's public key (`whpk_`; its private key is never printed).
  * `--json` keeps the field name `secret` of REST and GraphQL, beside `signing`.
  */
-export const receiverKeyWords = (signing: SigningScheme) => signing === 'ed25519'
-  ? { key: 'public key', previous: 'the previous key', inUse: 'public keys that verify its signatures' }
-  : { key: 'secret', previous: 'the previous secret', inUse: 'secrets that sign' };
+export const receiverKeyWords = (signing: SigningScheme) =>
+  signing === 'ed25519'
+    ? { key: 'public key', previous: 'the previous key', inUse: 'public keys that verify its signatures' }
+    : { key: 'secret', previous: 'the previous secret', inUse: 'secrets that sign' };
 
 /** Endpoints as a table, one line each. */
 export function endpointTable(endpoints: readonly Endpoint[]): string {
@@ -68,5 +76,3 @@ export function endpointTable(endpoints: readonly Endpoint[]): string {
 export function deliveryLines(deliveries: readonly Delivery[]): string {
   return deliveries.map((d) => `${d.id}  ${d.event} -> ${d.endpointId}  (queue ${d.queue})`).join('\n');
 }
-
-

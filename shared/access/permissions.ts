@@ -92,7 +92,8 @@ export const OPERATION_TEXT: Readonly<Record<Operation, string>> = Object.freeze
 });
 
 /** Whether `grant` may run `operation`. */
-export const grants = (operation: Operation, grant: string): boolean => (PERMISSIONS[operation] as readonly string[]).includes(grant);
+export const grants = (operation: Operation, grant: string): boolean =>
+  (PERMISSIONS[operation] as readonly string[]).includes(grant);
 
 /**
  * The roles whose holders may run `operation` as some grant (`portal member` is a member): what

@@ -11,7 +11,14 @@ export { checkCredentials } from './sign-in.ts';
 export { startSession, resolveSession, endSession, endUserSessions, pruneSessions } from './sessions.ts';
 export type { PortalGrant, Session, StartedSession } from './sessions.ts';
 export { createCsrfToken, verifyCsrfToken } from './csrf.ts';
-export { createPasswordLink, completePasswordLink, requestPasswordReset, linkBase, passwordLinkUrl, LINK_PREFIX } from './password-links.ts';
+export {
+  createPasswordLink,
+  completePasswordLink,
+  requestPasswordReset,
+  linkBase,
+  passwordLinkUrl,
+  LINK_PREFIX,
+} from './password-links.ts';
 export { signUp, changePassword } from './account-flows.ts';
 export { createMailer } from './mailer.ts';
 export type { Mailer, Mail } from './mailer.ts';

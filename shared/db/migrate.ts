@@ -51,7 +51,9 @@ async function migrationFiles(dir: string): Promise<string[]> {
     if (error.code === 'ENOENT') return [] as string[];
     throw error;
   });
-  return names.filter((name) => /^\d+_[\w-]+\.sql$/.test(name)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+  return names
+    .filter((name) => /^\d+_[\w-]+\.sql$/.test(name))
+    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
 }
 
 /**
@@ -59,7 +61,10 @@ async function migrationFiles(dir: string): Promise<string[]> {
  * yet, each in its own transaction (or one per step, STEP_MARKER), then installs or upgrades graphile-worker's schema. Safe
  * to run from several processes at once: the whole run holds a session advisory lock.
  */
-export async function migrate(deps: { config: Config; sql: Sql; log: Logger }, options: { dir?: string } = {}): Promise<MigrationResult> {
+export async function migrate(
+  deps: { config: Config; sql: Sql; log: Logger },
+  options: { dir?: string } = {},
+): Promise<MigrationResult> {
   const { config, sql, log } = deps;
   const dir = options.dir ?? MIGRATIONS_DIR;
   const files = await migrationFiles(dir);

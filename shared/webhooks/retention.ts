@@ -89,7 +89,8 @@ interface Bounds {
 }
 
 function boundsOf(partitions: Partition[], cutoffs: PruneResult['cutoffs']): Bounds {
-  const highestPast = (cutoff: Date | null) => (cutoff === null ? null : partitions.filter((p) => p.upperTime <= cutoff).at(-1)?.upper ?? null);
+  const highestPast = (cutoff: Date | null) =>
+    cutoff === null ? null : (partitions.filter((p) => p.upperTime <= cutoff).at(-1)?.upper ?? null);
   return {
     below: { done: highestPast(cutoffs.done), dead: highestPast(cutoffs.dead) },
     legacy: partitions.find((p) => p.legacy)?.upper ?? null,
@@ -111,7 +112,12 @@ function prunable(sql: Sql, status: 'done' | 'dead', cutoff: Date | null, bounds
 }
 
 /** Drops or rewrites one partition wholly past a cut-off (migrations/023); answers [done, dead, attempts] removed. */
-async function prunePartition(sql: Sql, partition: Partition, doneGone: boolean, deadGone: boolean): Promise<[number, number, number]> {
+async function prunePartition(
+  sql: Sql,
+  partition: Partition,
+  doneGone: boolean,
+  deadGone: boolean,
+): Promise<[number, number, number]> {
   const rows = await sql<{ done: number; dead: number; attempts: number }[]>`
     select done, dead, attempts from app_delivery_partition_prune(${partition.deliveries}, ${partition.attempts}, ${doneGone}, ${deadGone})`;
   return rows.length === 0 ? [0, 0, 0] : [rows[0].done, rows[0].dead, rows[0].attempts];
@@ -122,7 +128,13 @@ async function prunePartition(sql: Sql, partition: Partition, doneGone: boolean,
  * partitions (the only ones where a row can be past a cut-off its partition is not wholly past);
  * answers [deliveries, attempts]. Attempts go with their delivery (a trigger, migrations/023).
  */
-async function deleteDeliveryBatch(sql: Sql, status: 'done' | 'dead', cutoff: Date, bounds: Bounds, batch: number): Promise<[number, number]> {
+async function deleteDeliveryBatch(
+  sql: Sql,
+  status: 'done' | 'dead',
+  cutoff: Date,
+  bounds: Bounds,
+  batch: number,
+): Promise<[number, number]> {
   const rowRule = { ...bounds, below: { done: null, dead: null } };
   const [row] = await sql<{ deliveries: number; attempts: number }[]>`
     with doomed as (
@@ -156,7 +168,11 @@ async function deleteEventBatch(sql: Sql, cutoff: Date, batch: number): Promise<
 }
 
 /** What a prune would remove, without removing it. */
-async function countPrunable(sql: Sql, cutoffs: PruneResult['cutoffs'], bounds: Bounds): Promise<Omit<PruneResult, 'dryRun' | 'cutoffs'>> {
+async function countPrunable(
+  sql: Sql,
+  cutoffs: PruneResult['cutoffs'],
+  bounds: Bounds,
+): Promise<Omit<PruneResult, 'dryRun' | 'cutoffs'>> {
   const count = async (status: 'done' | 'dead') => {
     const [row] = await sql<{ deliveries: number; attempts: number }[]>`
       select count(*)::int as deliveries,
@@ -183,7 +199,10 @@ async function countPrunable(sql: Sql, cutoffs: PruneResult['cutoffs'], bounds: 
  * Prunes what retention allows (see the file comment), or with `dryRun` counts it. `now` (tests)
  * defaults to the clock; `batch` bounds each transaction of the row-by-row part.
  */
-export async function prune(deps: PruneDeps, options: { dryRun?: boolean; now?: number; batch?: number } = {}): Promise<PruneResult> {
+export async function prune(
+  deps: PruneDeps,
+  options: { dryRun?: boolean; now?: number; batch?: number } = {},
+): Promise<PruneResult> {
   const { sql, config, log } = deps;
   const now = options.now ?? Date.now();
   const batch = options.batch ?? 5_000;
@@ -224,7 +243,10 @@ export async function prune(deps: PruneDeps, options: { dryRun?: boolean; now?: 
     }
   }
   if (result.done + result.dead + result.events > 0) {
-    log.info({ done: result.done, dead: result.dead, events: result.events, attempts: result.attempts }, 'pruned deliveries and events past their retention');
+    log.info(
+      { done: result.done, dead: result.dead, events: result.events, attempts: result.attempts },
+      'pruned deliveries and events past their retention',
+    );
   }
   return result;
 }

@@ -33,7 +33,9 @@ async function silentReceiver() {
 }
 
 const doneCount = async (ids: readonly string[]) => {
-  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_deliveries where id = any(${ids as string[]}) and status = 'done'`;
+  const [row] = await db.sql<
+    { n: number }[]
+  >`select count(*)::int as n from app_webhook_deliveries where id = any(${ids as string[]}) and status = 'done'`;
   return row.n;
 };
 
@@ -62,12 +64,22 @@ describe('fairness between endpoints', () => {
     const deadline = HELD_UP_MS / 2;
     const started = Date.now();
     await worker(h);
-    await eventually(async () => (await doneCount(ids)) === 50 || undefined, deadline, 'every healthy delivery done well before the silent backlog could have gone first');
+    await eventually(
+      async () => (await doneCount(ids)) === 50 || undefined,
+      deadline,
+      'every healthy delivery done well before the silent backlog could have gone first',
+    );
     const took = Date.now() - started;
     assert.equal(healthy.requests.length, 50);
-    assert.ok(silent.seen.most <= 4, `the silent endpoint never had more than its cap in flight (saw ${silent.seen.most})`);
+    assert.ok(
+      silent.seen.most <= 4,
+      `the silent endpoint never had more than its cap in flight (saw ${silent.seen.most})`,
+    );
     const gate = await slotsOf(db, slow.id);
-    assert.ok(gate.running <= 4 && gate.waiting > 400, `the rest of the silent endpoint's deliveries wait parked (${JSON.stringify(gate)})`);
+    assert.ok(
+      gate.running <= 4 && gate.waiting > 400,
+      `the rest of the silent endpoint's deliveries wait parked (${JSON.stringify(gate)})`,
+    );
     const [jobs] = await db.sql<{ n: number }[]>`
       select count(*)::int as n from graphile_worker.jobs where task_identifier = 'app/webhook' and key in (
         select id from app_webhook_deliveries where endpoint_id = ${slow.id} and parked_at is not null)`;
@@ -76,15 +88,27 @@ describe('fairness between endpoints', () => {
 
     // retries: once the silent endpoint's first attempts are cut (1 s) their retries come due;
     // they go through the same gate and hold up no first attempt to the healthy endpoint
-    await eventually(async () => {
-      const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_attempts a join app_webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ${slow.id}`;
-      return row.n >= 8 || undefined;
-    }, 10_000, 'the silent endpoint\'s attempts to be cut and retried');
+    await eventually(
+      async () => {
+        const [row] = await db.sql<
+          { n: number }[]
+        >`select count(*)::int as n from app_webhook_attempts a join app_webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ${slow.id}`;
+        return row.n >= 8 || undefined;
+      },
+      10_000,
+      "the silent endpoint's attempts to be cut and retried",
+    );
     const later: string[] = [];
     for (let i = 0; i < 50; i++) later.push(...(await send(h, fine, 'order.created', { i: 50 + i })));
     const again = Date.now();
-    await eventually(async () => (await doneCount(later)) === 50 || undefined, deadline, 'every later healthy delivery done while retries are due');
-    t.diagnostic(`50 more were done ${Date.now() - again} ms after they were emitted, with the silent endpoint's retries due`);
+    await eventually(
+      async () => (await doneCount(later)) === 50 || undefined,
+      deadline,
+      'every later healthy delivery done while retries are due',
+    );
+    t.diagnostic(
+      `50 more were done ${Date.now() - again} ms after they were emitted, with the silent endpoint's retries due`,
+    );
     assert.ok(silent.seen.most <= 4, `still never more than the cap in flight (saw ${silent.seen.most})`);
   });
 

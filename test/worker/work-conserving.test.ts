@@ -40,7 +40,9 @@ async function heldReceiver() {
 }
 
 const statuses = async (ids: readonly string[]) =>
-  (await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = any(${ids as string[]})`).map((row) => row.status);
+  (
+    await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = any(${ids as string[]})`
+  ).map((row) => row.status);
 
 describe('a work-conserving endpoint cap', () => {
   it('an endpoint alone with work, once it has answered quickly, has more than its cap in flight; nothing of it is parked', async () => {
@@ -58,10 +60,16 @@ describe('a work-conserving endpoint cap', () => {
     for (let i = 0; i < 8; i++) ids.push(...(await send(h, made, 'order.created', { i })));
     await eventually(() => lone.held.length >= 8 || undefined, 10_000, 'all eight in flight at once');
     assert.equal(lone.seen.most, 8, 'eight in flight against a cap of two: nobody else was waiting');
-    const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where id = any(${ids}) and seq is not null`;
+    const [{ parked }] = await db.sql<
+      { parked: number }[]
+    >`select count(*)::int as parked from app_webhook_deliveries where id = any(${ids}) and seq is not null`;
     assert.equal(parked, 0, 'none of them waited parked');
     lone.answerAll();
-    await eventually(async () => (await statuses(ids)).every((status) => status === 'done') || undefined, 10_000, 'all done');
+    await eventually(
+      async () => (await statuses(ids)).every((status) => status === 'done') || undefined,
+      10_000,
+      'all done',
+    );
   });
 
   it('a slow endpoint (an attempt of half a second or more) stays at its cap even alone', async () => {
@@ -80,13 +88,23 @@ describe('a work-conserving endpoint cap', () => {
     const made = await endpoint(h, `${slow.origin}/slow`);
     const first = await send(h, made, 'order.created', { n: 0 });
     await worker(h);
-    await eventually(async () => (await statuses(first))[0] === 'done' || undefined, 10_000, 'the first, slow, delivery done');
-    const [gate] = await db.sql<{ slow: boolean }[]>`select slow_until > now() as slow from app_endpoint_gate where endpoint_id = ${made.id}`;
+    await eventually(
+      async () => (await statuses(first))[0] === 'done' || undefined,
+      10_000,
+      'the first, slow, delivery done',
+    );
+    const [gate] = await db.sql<
+      { slow: boolean }[]
+    >`select slow_until > now() as slow from app_endpoint_gate where endpoint_id = ${made.id}`;
     assert.equal(gate.slow, true, 'its 600 ms attempt marked it slow');
     most = 0;
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(...(await send(h, made, 'order.created', { i })));
-    await eventually(async () => (await statuses(ids)).every((status) => status === 'done') || undefined, 15_000, 'all six done');
+    await eventually(
+      async () => (await statuses(ids)).every((status) => status === 'done') || undefined,
+      15_000,
+      'all six done',
+    );
     assert.ok(most <= 2, `at most its cap of two in flight once slow (saw ${most})`);
   });
 });

@@ -21,7 +21,10 @@
   async function poll() {
     polls += 1;
     try {
-      const answer = await fetch(window.location.href, { headers: { 'X-App-Page': 'true', Accept: 'application/json' }, credentials: 'same-origin' });
+      const answer = await fetch(window.location.href, {
+        headers: { 'X-App-Page': 'true', Accept: 'application/json' },
+        credentials: 'same-origin',
+      });
       if (answer.ok && fingerprint((await answer.json()).data) !== shown) {
         window.location.reload();
         return;

@@ -22,7 +22,8 @@ export async function negotiate<T>(ctx: Context, handlers: NegotiateHandlers<T>)
 }
 
 /** Whether the client wants JSON: it sent JSON, or it prefers a JSON media type. */
-export const wantsJson = (ctx: Context): boolean => !!ctx.is('json') || representation(ctx.accepts.bind(ctx)) === 'json';
+export const wantsJson = (ctx: Context): boolean =>
+  !!ctx.is('json') || representation(ctx.accepts.bind(ctx)) === 'json';
 
 /**
  * Runs a form's action; a refusal (an AppError below 500) shows the form's page again to a
@@ -30,12 +31,26 @@ export const wantsJson = (ctx: Context): boolean => !!ctx.is('json') || represen
  * A caller whose role may not run the action at all gets the refusal itself: the form's page may
  * show what it may not see.
  */
-export async function orShowAgain(ctx: Context, action: () => Promise<void>, again: (errors: PageError[], status: number) => Promise<void>): Promise<void> {
+export async function orShowAgain(
+  ctx: Context,
+  action: () => Promise<void>,
+  again: (errors: PageError[], status: number) => Promise<void>,
+): Promise<void> {
   try {
     await action();
   } catch (error) {
     if (wantsJson(ctx) || !isAppError(error) || error.status >= 500 || isRoleRefusal(error)) throw error;
     if (error.headers) ctx.set(error.headers);
-    await again([{ message: error.message, ...(error.code ? { code: error.code } : {}), status: error.status, ...(error.data ? { data: error.data } : {}) }], error.status);
+    await again(
+      [
+        {
+          message: error.message,
+          ...(error.code ? { code: error.code } : {}),
+          status: error.status,
+          ...(error.data ? { data: error.data } : {}),
+        },
+      ],
+      error.status,
+    );
   }
 }

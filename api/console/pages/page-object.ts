@@ -63,11 +63,18 @@ export function pageErrors(errors: readonly GraphQLError[] | undefined): PageErr
  */
 export function pageStatus(errors: readonly PageError[] | undefined, noData = false): number {
   // the whole query refused (a variable of the wrong form, a syntax error): the request's fault
-  if (noData && errors && errors.length > 0 && errors.every((error) => error.status === undefined && error.code === undefined)) return 400;
+  if (
+    noData &&
+    errors &&
+    errors.length > 0 &&
+    errors.every((error) => error.status === undefined && error.code === undefined)
+  )
+    return 400;
   let status = 200;
   for (const error of errors ?? []) {
     const rootField = error.path === undefined || error.path.length <= 1;
-    if (rootField && error.status !== undefined && (error.status < 500 || error.status === 503)) status = Math.max(status, error.status);
+    if (rootField && error.status !== undefined && (error.status < 500 || error.status === 503))
+      status = Math.max(status, error.status);
   }
   return status;
 }

@@ -25,7 +25,8 @@ import { VIEW_HELPERS } from './view-helpers.ts';
 export const VIEWS_DIR = fileURLToPath(new URL('../views/', import.meta.url));
 
 /** The templates, read once in production and afresh at each render elsewhere (edits show without a restart). */
-export const createViews = (config: Pick<Config, 'env'>) => new Eta({ views: VIEWS_DIR, cache: config.env === 'production' });
+export const createViews = (config: Pick<Config, 'env'>) =>
+  new Eta({ views: VIEWS_DIR, cache: config.env === 'production' });
 
 export interface RenderDeps {
   config: Pick<Config, 'graphql' | 'env'>;
@@ -64,25 +65,54 @@ export function csrfTokenFor(ctx: Context, cookies: CookieSettings): string {
 }
 
 /** Who a page shows as signed in: a user, a tenant portal session (`portal: true`, no email), or null. */
-export function pageUser(ctx: Context): { id: string; email: string | null; role: string; owner: string | null; portal?: true } | null {
+export function pageUser(
+  ctx: Context,
+): { id: string; email: string | null; role: string; owner: string | null; portal?: true } | null {
   const principal = ctx.state.principal as UserPrincipal | PortalPrincipal | undefined;
-  if (principal?.kind === 'user') return { id: principal.userId, email: principal.email, role: principal.roles[0], owner: principal.owner };
-  if (principal?.kind === 'portal') return { id: principal.id, email: null, role: principal.roles[0], owner: principal.owner, portal: true };
+  if (principal?.kind === 'user')
+    return { id: principal.userId, email: principal.email, role: principal.roles[0], owner: principal.owner };
+  if (principal?.kind === 'portal')
+    return { id: principal.id, email: null, role: principal.roles[0], owner: principal.owner, portal: true };
   return null;
 }
 
 /** Runs a page's query as the request's principal; GraphQL off or failing gives errors, never a throw. */
-async function runQuery(ctx: Context, deps: RenderDeps, query: PageQuery): Promise<{ data: unknown; errors?: PageError[] }> {
+async function runQuery(
+  ctx: Context,
+  deps: RenderDeps,
+  query: PageQuery,
+): Promise<{ data: unknown; errors?: PageError[] }> {
   const service = deps.graphql?.();
-  if (!service) return { data: null, errors: [{ message: 'the GraphQL service is off (`graphql: false`): this page needs it', code: 'APP_GRAPHQL_UNAVAILABLE', status: 503 }] };
-  const result = await service.run(query.query, query.variables ?? null, { principal: ctx.state.principal, requestId: ctx.state.requestId, signal: ctx.state.signal });
+  if (!service)
+    return {
+      data: null,
+      errors: [
+        {
+          message: 'the GraphQL service is off (`graphql: false`): this page needs it',
+          code: 'APP_GRAPHQL_UNAVAILABLE',
+          status: 503,
+        },
+      ],
+    };
+  const result = await service.run(query.query, query.variables ?? null, {
+    principal: ctx.state.principal,
+    requestId: ctx.state.requestId,
+    signal: ctx.state.signal,
+  });
   return { data: result.data ?? null, errors: pageErrors(result.errors) };
 }
 
 /** Renders `page` with `props` (see the file's comment). */
-export async function renderPage(ctx: Context, deps: RenderDeps, page: string, props: Record<string, unknown> = {}, options: RenderOptions = {}): Promise<void> {
+export async function renderPage(
+  ctx: Context,
+  deps: RenderDeps,
+  page: string,
+  props: Record<string, unknown> = {},
+  options: RenderOptions = {},
+): Promise<void> {
   const wanted = pageRepresentation({ get: (name) => ctx.get(name), accepts: (...types) => ctx.accepts(...types) });
-  if (wanted === false) throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
+  if (wanted === false)
+    throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
   const queried = options.graphql ? await runQuery(ctx, deps, options.graphql) : undefined;
   const errors = [...(options.errors ?? []), ...(queried?.errors ?? [])];
   const object: PageObject = {
@@ -94,9 +124,18 @@ export async function renderPage(ctx: Context, deps: RenderDeps, page: string, p
     csrfToken: csrfTokenFor(ctx, deps.cookies),
     ...(errors.length > 0 ? { errors } : {}),
     ...(options.graphql
-      ? { graphql: { endpoint: deps.config.graphql ? deps.config.graphql.path : null, query: options.graphql.query, variables: options.graphql.variables ?? null } }
+      ? {
+          graphql: {
+            endpoint: deps.config.graphql ? deps.config.graphql.path : null,
+            query: options.graphql.query,
+            variables: options.graphql.variables ?? null,
+          },
+        }
       : {}),
-    _links: { self: { href: ctx.originalUrl }, ...(typeof options.links === 'function' ? options.links(queried ? queried.data : props) : options.links) },
+    _links: {
+      self: { href: ctx.originalUrl },
+      ...(typeof options.links === 'function' ? options.links(queried ? queried.data : props) : options.links),
+    },
   };
   ctx.state.page = page;
   ctx.status = options.status ?? pageStatus(queried?.errors, queried !== undefined && queried.data === null);

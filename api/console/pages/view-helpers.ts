@@ -14,7 +14,10 @@ export function time(value: unknown): string {
 }
 
 /** The ISO form of a time, for `<time datetime>`. */
-export const iso = (value: unknown): string => (value === null || value === undefined ? '' : new Date(String(value instanceof Date ? value.toISOString() : value)).toISOString());
+export const iso = (value: unknown): string =>
+  value === null || value === undefined
+    ? ''
+    : new Date(String(value instanceof Date ? value.toISOString() : value)).toISOString();
 
 /** A duration in seconds as `42 s`, `3 min`, `2 h 5 min`, `3 d`. */
 export function age(seconds: unknown): string {
@@ -26,7 +29,8 @@ export function age(seconds: unknown): string {
 }
 
 /** A rate from 0 to 1 as `99.5 %`; '-' for null. */
-export const percent = (rate: unknown): string => (rate === null || rate === undefined ? '-' : `${(Math.floor(Number(rate) * 1000) / 10).toString()} %`);
+export const percent = (rate: unknown): string =>
+  rate === null || rate === undefined ? '-' : `${(Math.floor(Number(rate) * 1000) / 10).toString()} %`;
 
 /** A page's total as people read it: `12`, or `about 48,000` when it is PostgreSQL's estimate (past `api.exactTotal`). */
 export const total = (page: { total: number; totalEstimated?: boolean }): string =>
@@ -39,7 +43,8 @@ export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?
 export function query(params: Record<string, unknown>): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
-    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined && one !== null && one !== '') search.append(name, String(one));
+    for (const one of Array.isArray(value) ? value : [value])
+      if (one !== undefined && one !== null && one !== '') search.append(name, String(one));
   }
   const text = search.toString();
   return text ? `?${text}` : '';

@@ -15,7 +15,9 @@ export const modelEventPrefix = (name: string): string => name.replace(/([a-z0-9
 
 /** The record's owner: its `webhooks.owner` field, else an `owner` field, else none. */
 function ownerOf(model: Model, record: ModelRecord): string | null {
-  const field = model.declaration.webhooks?.owner ?? (model.shape.fields.some((candidate) => candidate.name === 'owner') ? 'owner' : undefined);
+  const field =
+    model.declaration.webhooks?.owner ??
+    (model.shape.fields.some((candidate) => candidate.name === 'owner') ? 'owner' : undefined);
   const value = field === undefined ? null : (record as Record<string, unknown>)[field];
   return typeof value === 'string' && value.length > 0 ? value : null;
 }
@@ -29,9 +31,19 @@ export function modelEventSink(webhooks: WebhookDeps): ModelEvents & { bind(pres
     },
     async emit(tx: Queryable, model: Model, change, record) {
       if (!present) throw new Error('model events: the API is not built yet');
-      const { body } = await presentResource(present, { record, type: model.collection, principal: undefined, options: {} });
+      const { body } = await presentResource(present, {
+        record,
+        type: model.collection,
+        principal: undefined,
+        options: {},
+      });
       // the emit runs on the write's transaction (its own writes in a savepoint of it)
-      await emit({ ...webhooks, sql: tx as Sql, deadline: undefined }, `${modelEventPrefix(model.name)}.${change}`, body, { owner: ownerOf(model, record) });
+      await emit(
+        { ...webhooks, sql: tx as Sql, deadline: undefined },
+        `${modelEventPrefix(model.name)}.${change}`,
+        body,
+        { owner: ownerOf(model, record) },
+      );
     },
   };
 }

@@ -1,7 +1,18 @@
 import type { Queryable, Sql } from '../../../shared/db/connect.ts';
 import { unprocessable } from '../../../shared/errors/app-error.ts';
 import { newExternalId } from './external-id.ts';
-import { countRows, deleteRow, insertRow, selectByExternalId, selectExternalIds, selectInternalIds, selectMany, selectPage, updateRow, type Row } from './queries.ts';
+import {
+  countRows,
+  deleteRow,
+  insertRow,
+  selectByExternalId,
+  selectExternalIds,
+  selectInternalIds,
+  selectMany,
+  selectPage,
+  updateRow,
+  type Row,
+} from './queries.ts';
 import type { Field, ModelShape } from './shape.ts';
 import { Types, type ModelChange, type ModelDeclaration } from './types.ts';
 import { checkInput } from './values.ts';
@@ -38,7 +49,10 @@ export interface Model {
    * One page in creation order with the counters: `{records, page, perPage, total, pages}`;
    * with `where` (field -> value, scalar fields), only the records whose fields equal those values.
    */
-  paginate(pagination: { page: number; perPage: number }, where?: Readonly<Record<string, string | number | boolean | null>>): Promise<Page>;
+  paginate(
+    pagination: { page: number; perPage: number },
+    where?: Readonly<Record<string, string | number | boolean | null>>,
+  ): Promise<Page>;
   /** The record with this external id, if any. */
   find(externalId: string): Promise<ModelRecord | undefined>;
   /**
@@ -88,7 +102,8 @@ function recordFromRow(model: Model, row: Row): ModelRecord {
   const record: ModelRecord = { id: String(row.id), externalId: row.external_id as string };
   for (const field of shape.fields) {
     let value = row[field.column];
-    if ((field.type === Types.INTEGER || field.type === Types.NUMBER) && typeof value === 'string') value = Number(value);
+    if ((field.type === Types.INTEGER || field.type === Types.NUMBER) && typeof value === 'string')
+      value = Number(value);
     if (field.type === Types.ObjectId && value !== null && value !== undefined) value = String(value);
     record[field.name] = value;
   }
@@ -100,13 +115,20 @@ function recordFromRow(model: Model, row: Row): ModelRecord {
   return record;
 }
 
-function columnsFor(sql: Sql, shape: ModelShape, values: Record<string, unknown>, internalIds: Map<string, Map<string, string>>): Row {
+function columnsFor(
+  sql: Sql,
+  shape: ModelShape,
+  values: Record<string, unknown>,
+  internalIds: Map<string, Map<string, string>>,
+): Row {
   const row: Row = {};
   for (const field of shape.fields) {
     if (!(field.name in values)) continue;
     const value = values[field.name];
-    if (field.type === Types.ObjectId && value !== null) row[field.column] = internalIds.get(field.ref as string)?.get(value as string);
-    else if (field.type === Types.JSON && value !== null) row[field.column] = sql.json(value as Parameters<Sql['json']>[0]);
+    if (field.type === Types.ObjectId && value !== null)
+      row[field.column] = internalIds.get(field.ref as string)?.get(value as string);
+    else if (field.type === Types.JSON && value !== null)
+      row[field.column] = sql.json(value as Parameters<Sql['json']>[0]);
     else row[field.column] = value;
   }
   return row;
@@ -128,17 +150,32 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
   const referenced = (field: Field): Model => byName.get(field.ref as string) as Model;
 
   /** externalId -> internal id of every reference in `values`, one statement per referenced model; 422 for unknown ones. */
-  async function resolveReferences(shape: ModelShape, values: Record<string, unknown>): Promise<Map<string, Map<string, string>>> {
+  async function resolveReferences(
+    shape: ModelShape,
+    values: Record<string, unknown>,
+  ): Promise<Map<string, Map<string, string>>> {
     const wanted = new Map<string, Set<string>>();
     for (const field of shape.references) {
       const value = values[field.name];
-      if (typeof value === 'string') wanted.set(field.ref as string, (wanted.get(field.ref as string) ?? new Set()).add(value));
+      if (typeof value === 'string')
+        wanted.set(field.ref as string, (wanted.get(field.ref as string) ?? new Set()).add(value));
     }
     const found = new Map<string, Map<string, string>>();
-    await Promise.all([...wanted].map(async ([ref, ids]) => found.set(ref, await selectInternalIds(sql, (byName.get(ref) as Model).table, [...ids]))));
+    await Promise.all(
+      [...wanted].map(async ([ref, ids]) =>
+        found.set(ref, await selectInternalIds(sql, (byName.get(ref) as Model).table, [...ids])),
+      ),
+    );
     const missing = shape.references
-      .filter((field) => typeof values[field.name] === 'string' && !found.get(field.ref as string)?.has(values[field.name] as string))
-      .map((field) => ({ field: field.name, message: `no ${field.ref} has this externalId`, value: values[field.name] }));
+      .filter(
+        (field) =>
+          typeof values[field.name] === 'string' && !found.get(field.ref as string)?.has(values[field.name] as string),
+      )
+      .map((field) => ({
+        field: field.name,
+        message: `no ${field.ref} has this externalId`,
+        value: values[field.name],
+      }));
     if (missing.length > 0) {
       throw unprocessable(`a referenced record does not exist: ${missing.map((m) => m.field).join(', ')}`, {
         code: 'APP_REFERENCE_INVALID',
@@ -155,14 +192,22 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
       if (publishedRecords.has(record)) continue;
       for (const field of shape.references) {
         const value = (record as Record<string, unknown>)[field.name];
-        if ((typeof value === 'string' && INTERNAL_ID.test(value)) || typeof value === 'number' || typeof value === 'bigint') {
+        if (
+          (typeof value === 'string' && INTERNAL_ID.test(value)) ||
+          typeof value === 'number' ||
+          typeof value === 'bigint'
+        ) {
           const target = referenced(field);
           wanted.set(target, (wanted.get(target) ?? new Set()).add(String(value)));
         }
       }
     }
     const lookups = new Map<Model, Map<string, string>>();
-    await Promise.all([...wanted].map(async ([target, ids]) => lookups.set(target, await selectExternalIds(sql, target.table, [...ids]))));
+    await Promise.all(
+      [...wanted].map(async ([target, ids]) =>
+        lookups.set(target, await selectExternalIds(sql, target.table, [...ids])),
+      ),
+    );
     return records.map((record) => {
       if (publishedRecords.has(record)) return record as PublicRecord;
       const source = record as Record<string, unknown>;
@@ -188,12 +233,16 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
   }
 
   function build(shape: ModelShape): Model {
-    const emits = (change: ModelChange) => deps.events !== undefined && (shape.declaration.webhooks?.events ?? []).includes(change);
+    const emits = (change: ModelChange) =>
+      deps.events !== undefined && (shape.declaration.webhooks?.events ?? []).includes(change);
     /**
      * Runs a write; when the model emits this change, in one transaction with the event's
      * deliveries and jobs (a write that rolls back emits nothing, an emit that fails undoes the write).
      */
-    const writing = <T extends ModelRecord | undefined>(change: ModelChange, write: (db: Queryable) => Promise<T>): Promise<T> =>
+    const writing = <T extends ModelRecord | undefined>(
+      change: ModelChange,
+      write: (db: Queryable) => Promise<T>,
+    ): Promise<T> =>
       emits(change)
         ? (sql.begin(async (tx) => {
             const record = await write(tx);
@@ -208,14 +257,30 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
       shape,
       declaration: shape.declaration,
       async paginate({ page, perPage }, where = {}) {
-        const columns = Object.fromEntries(Object.entries(where).map(([name, value]) => {
-          const field = shape.fields.find((candidate) => candidate.name === name && candidate.type !== Types.ObjectId);
-          if (!field) throw new Error(`${shape.name}.paginate: "${name}" is not a scalar field of the model`);
-          return [field.column, value];
-        }));
+        const columns = Object.fromEntries(
+          Object.entries(where).map(([name, value]) => {
+            const field = shape.fields.find(
+              (candidate) => candidate.name === name && candidate.type !== Types.ObjectId,
+            );
+            if (!field) throw new Error(`${shape.name}.paginate: "${name}" is not a scalar field of the model`);
+            return [field.column, value];
+          }),
+        );
         const total = await countRows(sql, shape.table, columns);
-        const rows = await selectPage(sql, shape.table, shape.columns, { limit: perPage, offset: (page - 1) * perPage }, columns);
-        return { records: rows.map((row) => recordFromRow(model, row)), page, perPage, total, pages: Math.ceil(total / perPage) };
+        const rows = await selectPage(
+          sql,
+          shape.table,
+          shape.columns,
+          { limit: perPage, offset: (page - 1) * perPage },
+          columns,
+        );
+        return {
+          records: rows.map((row) => recordFromRow(model, row)),
+          page,
+          perPage,
+          total,
+          pages: Math.ceil(total / perPage),
+        };
       },
       async find(externalId) {
         const row = await selectByExternalId(sql, shape.table, shape.columns, externalId);
@@ -234,7 +299,9 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
         const ids = await resolveReferences(shape, values);
         const row = columnsFor(sql, shape, values, ids);
         row.external_id = newExternalId();
-        return writing('created', async (db) => recordFromRow(model, await insertRow(db, shape.table, shape.columns, row)));
+        return writing('created', async (db) =>
+          recordFromRow(model, await insertRow(db, shape.table, shape.columns, row)),
+        );
       },
       async update(externalId, input) {
         const values = checkInput(shape, input, 'update');
@@ -250,7 +317,9 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
         if (!emits('deleted')) return deleteRow(sql, shape.table, externalId);
         const gone = await writing('deleted', async (db) => {
           const existing = await selectByExternalId(db, shape.table, shape.columns, externalId);
-          return existing && (await deleteRow(db, shape.table, externalId)) ? recordFromRow(model, existing) : undefined;
+          return existing && (await deleteRow(db, shape.table, externalId))
+            ? recordFromRow(model, existing)
+            : undefined;
         });
         return gone !== undefined;
       },
@@ -259,7 +328,11 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
       template() {
         const output: PublicRecord = {};
         for (const field of shape.fields) {
-          output[field.name] = field.hasDefault ? (typeof field.default === 'function' ? (field.default as () => unknown)() : field.default) : null;
+          output[field.name] = field.hasDefault
+            ? typeof field.default === 'function'
+              ? (field.default as () => unknown)()
+              : field.default
+            : null;
         }
         publishedRecords.add(output);
         return output;

@@ -11,8 +11,12 @@ export type Equalities = Readonly<Record<string, string | number | boolean | nul
 
 /** `where` of a listing: each column equal to its value (`is null` for null), joined with `and`. */
 function whereClause(sql: Sql, where: Equalities) {
-  const terms = Object.entries(where).map(([column, value]) => (value === null ? sql`${sql(column)} is null` : sql`${sql(column)} = ${value}`));
-  return terms.length === 0 ? sql`` : terms.reduce((clause, term, index) => (index === 0 ? sql`where ${term}` : sql`${clause} and ${term}`), sql``);
+  const terms = Object.entries(where).map(([column, value]) =>
+    value === null ? sql`${sql(column)} is null` : sql`${sql(column)} = ${value}`,
+  );
+  return terms.length === 0
+    ? sql``
+    : terms.reduce((clause, term, index) => (index === 0 ? sql`where ${term}` : sql`${clause} and ${term}`), sql``);
 }
 
 /** Rows in the table (those meeting `where`). */
@@ -22,7 +26,13 @@ export async function countRows(sql: Sql, table: string, where: Equalities = {})
 }
 
 /** One page of rows (meeting `where`) in creation order (`id`). */
-export async function selectPage(sql: Sql, table: string, columns: readonly string[], page: { limit: number; offset: number }, where: Equalities = {}): Promise<Row[]> {
+export async function selectPage(
+  sql: Sql,
+  table: string,
+  columns: readonly string[],
+  page: { limit: number; offset: number },
+  where: Equalities = {},
+): Promise<Row[]> {
   return sql<Row[]>`
     select ${sql(columns as string[])} from ${sql(table)}
     ${whereClause(sql, where)}
@@ -31,13 +41,25 @@ export async function selectPage(sql: Sql, table: string, columns: readonly stri
 }
 
 /** The row with this external id, if any. */
-export async function selectByExternalId(sql: Sql, table: string, columns: readonly string[], externalId: string): Promise<Row | undefined> {
-  const [row] = await sql<Row[]>`select ${sql(columns as string[])} from ${sql(table)} where external_id = ${externalId}`;
+export async function selectByExternalId(
+  sql: Sql,
+  table: string,
+  columns: readonly string[],
+  externalId: string,
+): Promise<Row | undefined> {
+  const [row] = await sql<
+    Row[]
+  >`select ${sql(columns as string[])} from ${sql(table)} where external_id = ${externalId}`;
   return row;
 }
 
 /** The rows with these internal ids or external ids: one statement for many (batched references). */
-export async function selectMany(sql: Sql, table: string, columns: readonly string[], keys: { ids: readonly string[]; externalIds: readonly string[] }): Promise<Row[]> {
+export async function selectMany(
+  sql: Sql,
+  table: string,
+  columns: readonly string[],
+  keys: { ids: readonly string[]; externalIds: readonly string[] },
+): Promise<Row[]> {
   return sql<Row[]>`
     select ${sql(columns as string[])} from ${sql(table)}
     where id = any(${keys.ids as string[]}::bigint[]) or external_id = any(${keys.externalIds as string[]}::text[])`;
@@ -51,7 +73,11 @@ export async function selectExternalIds(sql: Sql, table: string, ids: readonly s
 }
 
 /** External id -> internal id for many rows of one table: one statement per referenced model. */
-export async function selectInternalIds(sql: Sql, table: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+export async function selectInternalIds(
+  sql: Sql,
+  table: string,
+  externalIds: readonly string[],
+): Promise<Map<string, string>> {
   const rows = await sql<{ id: string; external_id: string }[]>`
     select id, external_id from ${sql(table)} where external_id = any(${externalIds as string[]}::text[])`;
   return new Map(rows.map((row) => [row.external_id, String(row.id)]));
@@ -66,7 +92,13 @@ export async function insertRow(sql: Sql, table: string, columns: readonly strin
 }
 
 /** Updates the row with this external id; undefined when there is none. */
-export async function updateRow(sql: Sql, table: string, columns: readonly string[], externalId: string, values: Row): Promise<Row | undefined> {
+export async function updateRow(
+  sql: Sql,
+  table: string,
+  columns: readonly string[],
+  externalId: string,
+  values: Row,
+): Promise<Row | undefined> {
   if (Object.keys(values).length === 0) return selectByExternalId(sql, table, columns, externalId);
   const [row] = await sql<Row[]>`
     update ${sql(table)} set ${sql(values as Record<string, never>, Object.keys(values))}

@@ -31,7 +31,8 @@ export function compileShapes(declarations: readonly ModelDeclaration[]): ModelS
   const names = new Set(shapes.map((shape) => shape.name));
   for (const shape of shapes) {
     for (const field of shape.references) {
-      if (field.ref !== undefined && !names.has(field.ref)) problems.push(`model ${shape.name}, field ${field.name}: ref "${field.ref}" names no declared model`);
+      if (field.ref !== undefined && !names.has(field.ref))
+        problems.push(`model ${shape.name}, field ${field.name}: ref "${field.ref}" names no declared model`);
     }
   }
   if (problems.length > 0) throw new ModelDeclarationError(problems);
@@ -39,6 +40,9 @@ export function compileShapes(declarations: readonly ModelDeclaration[]): ModelS
 }
 
 /** The application's models over `sql`, from their declarations; throws ModelDeclarationError listing every problem. */
-export function modelsFrom(deps: { sql: Sql; events?: ModelEvents }, declarations: readonly ModelDeclaration[]): Models {
+export function modelsFrom(
+  deps: { sql: Sql; events?: ModelEvents },
+  declarations: readonly ModelDeclaration[],
+): Models {
   return createModels(deps, compileShapes(declarations));
 }

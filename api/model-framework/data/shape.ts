@@ -38,18 +38,21 @@ export function compileShape(declaration: ModelDeclaration): { shape: ModelShape
   const problems: string[] = [];
   const name = declaration?.name;
   const label = `model ${typeof name === 'string' ? name : '(unnamed)'}`;
-  if (typeof name !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(name)) problems.push(`${label}: name must be PascalCase letters and digits`);
+  if (typeof name !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(name))
+    problems.push(`${label}: name must be PascalCase letters and digits`);
   const plural = pluralize(typeof name === 'string' ? name : 'model');
   const collection = declaration?.collection ?? kebabCase(plural);
   const table = declaration?.table ?? snakeCase(plural);
-  if (!COLLECTION_NAME.test(collection)) problems.push(`${label}: collection "${collection}" must be lower-case letters, digits and dashes`);
+  if (!COLLECTION_NAME.test(collection))
+    problems.push(`${label}: collection "${collection}" must be lower-case letters, digits and dashes`);
   if (!IDENTIFIER.test(table)) problems.push(`${label}: table "${table}" must be a lower-case SQL identifier`);
   const timestamps = declaration?.options?.timestamps === true;
 
   const fields: Field[] = [];
   const columns = new Set<string>();
   const schema = declaration?.schema;
-  if (typeof schema !== 'object' || schema === null) problems.push(`${label}: schema must be an object of field definitions`);
+  if (typeof schema !== 'object' || schema === null)
+    problems.push(`${label}: schema must be an object of field definitions`);
   for (const [fieldName, definition] of Object.entries(schema ?? {})) {
     const where = `${label}, field ${fieldName}`;
     if (!FIELD_NAME.test(fieldName)) problems.push(`${where}: not a valid field name`);
@@ -58,11 +61,14 @@ export function compileShape(declaration: ModelDeclaration): { shape: ModelShape
       problems.push(`${where}: type must be one of ${[...FIELD_TYPES].join(', ')}`);
       continue;
     }
-    if (definition.type === Types.ObjectId && typeof definition.ref !== 'string') problems.push(`${where}: an ObjectId field needs \`ref\` (a model name)`);
-    if (definition.type !== Types.ObjectId && definition.ref !== undefined) problems.push(`${where}: only ObjectId fields take \`ref\``);
+    if (definition.type === Types.ObjectId && typeof definition.ref !== 'string')
+      problems.push(`${where}: an ObjectId field needs \`ref\` (a model name)`);
+    if (definition.type !== Types.ObjectId && definition.ref !== undefined)
+      problems.push(`${where}: only ObjectId fields take \`ref\``);
     const column = definition.column ?? snakeCase(fieldName);
     if (!IDENTIFIER.test(column)) problems.push(`${where}: column "${column}" must be a lower-case SQL identifier`);
-    if (RESERVED_COLUMNS.has(column) || columns.has(column)) problems.push(`${where}: column "${column}" is reserved or used twice`);
+    if (RESERVED_COLUMNS.has(column) || columns.has(column))
+      problems.push(`${where}: column "${column}" is reserved or used twice`);
     columns.add(column);
     fields.push({
       name: fieldName,
@@ -81,16 +87,28 @@ export function compileShape(declaration: ModelDeclaration): { shape: ModelShape
     fields,
     references: fields.filter((field) => field.type === Types.ObjectId),
     timestamps,
-    columns: ['id', 'external_id', ...fields.map((field) => field.column), ...(timestamps ? ['created_at', 'updated_at'] : [])],
+    columns: [
+      'id',
+      'external_id',
+      ...fields.map((field) => field.column),
+      ...(timestamps ? ['created_at', 'updated_at'] : []),
+    ],
     declaration,
   };
   const webhooks = declaration.webhooks;
   if (webhooks !== undefined) {
     const changes = ['created', 'updated', 'deleted'];
-    if (!Array.isArray(webhooks.events) || webhooks.events.length === 0 || webhooks.events.some((change) => !changes.includes(change))) {
+    if (
+      !Array.isArray(webhooks.events) ||
+      webhooks.events.length === 0 ||
+      webhooks.events.some((change) => !changes.includes(change))
+    ) {
       problems.push(`${label}: webhooks.events must list some of ${changes.join(', ')}`);
     }
-    if (webhooks.owner !== undefined && !fields.some((field) => field.name === webhooks.owner && field.type === Types.STRING)) {
+    if (
+      webhooks.owner !== undefined &&
+      !fields.some((field) => field.name === webhooks.owner && field.type === Types.STRING)
+    ) {
       problems.push(`${label}: webhooks.owner "${webhooks.owner}" is not a STRING field of the model`);
     }
   }

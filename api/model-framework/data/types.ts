@@ -71,7 +71,9 @@ export interface ModelDeclaration {
    * the listing's query so pages and totals stay exact; undefined: no limit. Scalar fields only.
    * Without it, a listing leaves out the records of its page the policy does not let `show`.
    */
-  policyScope?: (principal: PolicyPrincipal | undefined) => Record<string, string | number | boolean | null> | undefined;
+  policyScope?: (
+    principal: PolicyPrincipal | undefined,
+  ) => Record<string, string | number | boolean | null> | undefined;
   /**
    * Changes emitted as webhook events: each listed change of a record is
    * emitted as `<model>.created`, `.updated` or `.deleted` (`<model>` the name in snake_case,
@@ -99,7 +101,11 @@ export interface PolicyPrincipal {
 
 export type PolicyAction = 'index' | 'show' | 'create' | 'update' | 'destroy' | 'new' | 'edit' | (string & {});
 
-export type ModelPolicy = (principal: PolicyPrincipal | undefined, action: PolicyAction, record?: Record<string, unknown>) => boolean | Promise<boolean>;
+export type ModelPolicy = (
+  principal: PolicyPrincipal | undefined,
+  action: PolicyAction,
+  record?: Record<string, unknown>,
+) => boolean | Promise<boolean>;
 
 /** Identity helper that keeps a declaration's literal types (`export default defineModel({...})`). */
 export function defineModel<const T extends ModelDeclaration>(declaration: T): T {

@@ -30,7 +30,10 @@ function checkValue(field: Field, raw: unknown): Checked {
     }
     case Types.DATE: {
       if (raw instanceof Date && !Number.isNaN(raw.getTime())) return { value: raw };
-      if (typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)) {
+      if (
+        typeof raw === 'string' &&
+        /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)
+      ) {
         const date = new Date(raw);
         if (!Number.isNaN(date.getTime())) return { value: date };
       }
@@ -39,7 +42,9 @@ function checkValue(field: Field, raw: unknown): Checked {
     case Types.JSON:
       return raw === undefined ? { problem: 'must be a JSON value' } : { value: raw };
     case Types.ObjectId:
-      return typeof raw === 'string' && EXTERNAL_ID.test(raw) ? { value: raw } : { problem: `must be the externalId of a ${field.ref}` };
+      return typeof raw === 'string' && EXTERNAL_ID.test(raw)
+        ? { value: raw }
+        : { problem: `must be the externalId of a ${field.ref}` };
   }
 }
 
@@ -48,7 +53,11 @@ function checkValue(field: Field, raw: unknown): Checked {
  * `externalId`) and returns the values to write, defaults applied on create. Every problem is
  * reported at once: 422 `APP_VALIDATION_FAILED`, `data.errors` = `[{field, message}]`.
  */
-export function checkInput(shape: ModelShape, input: Record<string, unknown>, mode: 'create' | 'update'): Record<string, unknown> {
+export function checkInput(
+  shape: ModelShape,
+  input: Record<string, unknown>,
+  mode: 'create' | 'update',
+): Record<string, unknown> {
   const problems: FieldProblem[] = [];
   const values: Record<string, unknown> = {};
   const known = new Set(shape.fields.map((field) => field.name));
@@ -70,7 +79,10 @@ export function checkInput(shape: ModelShape, input: Record<string, unknown>, mo
   }
   if (problems.length > 0) {
     const summary = problems.map((problem) => `${problem.field} ${problem.message}`).join('; ');
-    throw unprocessable(`${shape.name} is not valid: ${summary}`, { code: 'APP_VALIDATION_FAILED', data: { errors: problems } });
+    throw unprocessable(`${shape.name} is not valid: ${summary}`, {
+      code: 'APP_VALIDATION_FAILED',
+      data: { errors: problems },
+    });
   }
   return values;
 }

@@ -43,7 +43,14 @@ export function buildApi(
   const problems: string[] = [];
   const mounted: MountedRoute[] = [];
   for (const route of routeMap.routes) {
-    const model = route.kind === 'single' ? (route.model ? models.get(route.model) : undefined) : route.model ? models.get(route.model) : models.byCollection(route.name);
+    const model =
+      route.kind === 'single'
+        ? route.model
+          ? models.get(route.model)
+          : undefined
+        : route.model
+          ? models.get(route.model)
+          : models.byCollection(route.name);
     if (route.model && !model) problems.push(`${route.key}: model "${route.model}" is not declared`);
     const written = controllers[route.controller];
     let action: Action | undefined = written?.[route.action];
@@ -52,8 +59,12 @@ export function buildApi(
       action = generic.get(model.name)?.[route.action];
     }
     if (typeof action !== 'function') {
-      if (route.kind === 'single') problems.push(`${route.key}: controller "${route.controller}" has no action "${route.action}"`);
-      else if (!route.model || model) problems.push(`${route.key}: no controller "${route.controller}" with "${route.action}" and no model for "${route.name}"`);
+      if (route.kind === 'single')
+        problems.push(`${route.key}: controller "${route.controller}" has no action "${route.action}"`);
+      else if (!route.model || model)
+        problems.push(
+          `${route.key}: no controller "${route.controller}" with "${route.action}" and no model for "${route.name}"`,
+        );
       continue;
     }
     mounted.push({ route, model, action: action as Action });

@@ -39,7 +39,11 @@ function apply(ctx: Context, answer: Answer, kind: HalKind, contentType: (ctx: C
  * `ctx.state.route`. The HAL work is done by api/hal/present.ts; this only reads the request
  * (principal, `Accept`, pagination) and applies the answer.
  */
-export function controllerHelpers(options: { route: CompiledRoute; model: Model | undefined; present: PresentDeps }): Middleware {
+export function controllerHelpers(options: {
+  route: CompiledRoute;
+  model: Model | undefined;
+  present: PresentDeps;
+}): Middleware {
   const { route, model, present } = options;
   const type = route.kind === 'single' ? undefined : route.name;
   const contentType = contentTypes();
@@ -48,7 +52,12 @@ export function controllerHelpers(options: { route: CompiledRoute; model: Model 
     ctx.model = model;
     ctx.models = present.models;
     ctx.resource = async (record, presentOptions = {}) => {
-      apply(ctx, await presentResource(present, { record, type, principal: ctx.state.principal, options: presentOptions }), 'resource', contentType);
+      apply(
+        ctx,
+        await presentResource(present, { record, type, principal: ctx.state.principal, options: presentOptions }),
+        'resource',
+        contentType,
+      );
     };
     ctx.collection = async (records, presentOptions = {}) => {
       const answer = await presentCollection(present, {

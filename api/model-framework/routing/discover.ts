@@ -41,18 +41,21 @@ export async function discoverApi(locations: ApiLocations = DEFAULT_LOCATIONS): 
   const models: ModelDeclaration[] = [];
   for (const file of await modulesIn(locations.models)) {
     const declaration = exported(await import(file.url.href), 'model');
-    if (!declaration) throw new Error(`${fileURLToPath(file.url)}: a model file must export its declaration as default`);
+    if (!declaration)
+      throw new Error(`${fileURLToPath(file.url)}: a model file must export its declaration as default`);
     models.push(declaration as ModelDeclaration);
   }
   const controllers: Record<string, Controller> = {};
   for (const file of await modulesIn(locations.controllers)) {
     const controller = exported(await import(file.url.href), 'controller');
-    if (!controller) throw new Error(`${fileURLToPath(file.url)}: a controller file must export its actions as default`);
+    if (!controller)
+      throw new Error(`${fileURLToPath(file.url)}: a controller file must export its actions as default`);
     controllers[file.name] = controller as Controller;
   }
   const routesModule = (await import(locations.routes.href).catch((error: NodeJS.ErrnoException & { url?: string }) => {
     // no routes file: no routes; a routes file importing something missing is a real error
-    if (error.code === 'ERR_MODULE_NOT_FOUND' && (error.url === undefined || error.url === locations.routes.href)) return {};
+    if (error.code === 'ERR_MODULE_NOT_FOUND' && (error.url === undefined || error.url === locations.routes.href))
+      return {};
     throw error;
   })) as Record<string, unknown>;
   const routes = (exported(routesModule, 'routes') ?? {}) as RouteTable;

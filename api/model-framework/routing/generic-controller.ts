@@ -50,14 +50,16 @@ export function genericController(model: Model): Controller {
     },
     async update(ctx) {
       const externalId = ctx.params.externalId;
-      if (model.declaration.policy) await authorizeRecord(model, ctx.state.principal, 'update', await findOrFail(model, externalId));
+      if (model.declaration.policy)
+        await authorizeRecord(model, ctx.state.principal, 'update', await findOrFail(model, externalId));
       const record = EXTERNAL_ID.test(externalId) ? await model.update(externalId, ctx.permit(...writable)) : undefined;
       if (!record) throw hiddenRecord(model, externalId);
       await ctx.resource(record);
     },
     async destroy(ctx) {
       const externalId = ctx.params.externalId;
-      if (model.declaration.policy) await authorizeRecord(model, ctx.state.principal, 'destroy', await findOrFail(model, externalId));
+      if (model.declaration.policy)
+        await authorizeRecord(model, ctx.state.principal, 'destroy', await findOrFail(model, externalId));
       const deleted = EXTERNAL_ID.test(externalId) && (await model.destroy(externalId));
       if (!deleted) throw hiddenRecord(model, externalId);
       ctx.status = 204;

@@ -20,7 +20,9 @@ export function representation(accepts: Accepts): 'html' | 'json' | false {
 
 /** The content type of a JSON answer: `application/hal+json` when the client prefers it, else `application/json`. */
 export function jsonContentType(accepts: Accepts): 'application/hal+json' | 'application/json' {
-  return accepts('application/json', 'application/hal+json') === 'application/hal+json' ? 'application/hal+json' : 'application/json';
+  return accepts('application/json', 'application/hal+json') === 'application/hal+json'
+    ? 'application/hal+json'
+    : 'application/json';
 }
 
 /**

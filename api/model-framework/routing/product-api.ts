@@ -8,10 +8,19 @@ import type { ApiDefinition } from './api.ts';
 import { RouteTableError, type RouteTable } from './table.ts';
 
 /** `definition` with `routes` and `controllers` added; `what` names the product API in the refusal. */
-export function withProductApi(definition: ApiDefinition, what: string, routes: RouteTable, controllers: Record<string, Controller>): ApiDefinition {
+export function withProductApi(
+  definition: ApiDefinition,
+  what: string,
+  routes: RouteTable,
+  controllers: Record<string, Controller>,
+): ApiDefinition {
   const clashes = [
-    ...Object.keys(definition.routes ?? {}).filter((key) => key in routes).map((key) => `route "${key}" is the ${what}'s own`),
-    ...Object.keys(definition.controllers ?? {}).filter((name) => name in controllers).map((name) => `controller "${name}" is the ${what}'s own`),
+    ...Object.keys(definition.routes ?? {})
+      .filter((key) => key in routes)
+      .map((key) => `route "${key}" is the ${what}'s own`),
+    ...Object.keys(definition.controllers ?? {})
+      .filter((name) => name in controllers)
+      .map((name) => `controller "${name}" is the ${what}'s own`),
   ];
   if (clashes.length > 0) throw new RouteTableError(clashes);
   return {

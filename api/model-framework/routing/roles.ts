@@ -44,7 +44,8 @@ export function decide(rule: RoleRule | undefined, action: string, principal: Pr
 
 /** Problems with a `roles` option, for the route table's check at boot. */
 export function roleRuleProblems(rule: unknown): string[] {
-  const isList = (value: unknown) => Array.isArray(value) && value.every((role) => typeof role === 'string' && role.length > 0);
+  const isList = (value: unknown) =>
+    Array.isArray(value) && value.every((role) => typeof role === 'string' && role.length > 0);
   if (rule === undefined || isList(rule)) return [];
   if (typeof rule !== 'object' || rule === null) return ['roles must be a list of role names or a map action -> list'];
   return Object.entries(rule)

@@ -18,16 +18,25 @@ export interface MountedRoute {
  * the action. A path that exists with another method is left at 405 with `Allow` for the 404
  * step to render.
  */
-export function buildRouter(options: { mounted: readonly MountedRoute[]; present: PresentDeps; routeStage: (route: CompiledRoute) => Middleware }): Middleware {
+export function buildRouter(options: {
+  mounted: readonly MountedRoute[];
+  present: PresentDeps;
+  routeStage: (route: CompiledRoute) => Middleware;
+}): Middleware {
   const router = new Router();
   for (const { route, model, action } of options.mounted) {
     const run: Middleware = async function action_(ctx) {
       await action(ctx as Parameters<Action>[0]);
     };
     Object.defineProperty(run, 'name', { value: `${route.controller}.${route.action}` });
-    router.register(route.path, [route.method], [controllerHelpers({ route, model, present: options.present }), options.routeStage(route), run], {
-      name: `${route.key} ${route.action}`,
-    });
+    router.register(
+      route.path,
+      [route.method],
+      [controllerHelpers({ route, model, present: options.present }), options.routeStage(route), run],
+      {
+        name: `${route.key} ${route.action}`,
+      },
+    );
   }
   const routes = router.routes() as unknown as Middleware;
   const allowed = router.allowedMethods() as unknown as Middleware;

@@ -112,11 +112,17 @@ function optionProblems(key: string, options: RouteOptions): string[] {
   const at = (text: string) => problems.push(`${key}: ${text}`);
   if (typeof options !== 'object' || options === null) return [`${key}: options must be an object`];
   for (const name of Object.keys(options)) if (!OPTION_NAMES.has(name)) at(`unknown option "${name}"`);
-  if (options.scope !== undefined && (typeof options.scope !== 'string' || !/^[\w\-/]*$/.test(options.scope))) at('scope must be a path such as api/v1');
-  if (options.version !== undefined && (typeof options.version !== 'string' || !/^v\d+$/.test(options.version))) at('version must look like v1');
-  if (options.idempotent !== undefined && typeof options.idempotent !== 'boolean') at('idempotent must be true or false');
+  if (options.scope !== undefined && (typeof options.scope !== 'string' || !/^[\w\-/]*$/.test(options.scope)))
+    at('scope must be a path such as api/v1');
+  if (options.version !== undefined && (typeof options.version !== 'string' || !/^v\d+$/.test(options.version)))
+    at('version must look like v1');
+  if (options.idempotent !== undefined && typeof options.idempotent !== 'boolean')
+    at('idempotent must be true or false');
   const limit = options.rateLimit;
-  if (limit !== undefined && !(Number.isInteger(limit?.max) && limit.max > 0 && Number.isFinite(limit?.windowMs) && limit.windowMs > 0)) {
+  if (
+    limit !== undefined &&
+    !(Number.isInteger(limit?.max) && limit.max > 0 && Number.isFinite(limit?.windowMs) && limit.windowMs > 0)
+  ) {
     at('rateLimit must be {windowMs, max} with positive numbers');
   }
   for (const problem of roleRuleProblems(options.roles)) at(problem);

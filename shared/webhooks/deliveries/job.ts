@@ -18,7 +18,15 @@ export const DELIVERY_TASK = 'app/webhook';
  * next itself), keyed by the delivery id so one delivery never has two live jobs. `id`,
  * `payload` and `runAt` are SQL fragments of the same `sql`/transaction.
  */
-export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]>; first?: boolean }) =>
+export const deliveryJobSpec = (
+  sql: Queryable,
+  spec: {
+    id: postgres.PendingQuery<postgres.Row[]>;
+    payload: postgres.PendingQuery<postgres.Row[]>;
+    runAt?: postgres.PendingQuery<postgres.Row[]>;
+    first?: boolean;
+  },
+) =>
   sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, ${spec.first ? sql`${FIRST_PRIORITY}::int` : sql`null`}, null)::graphile_worker.job_spec`;
 
 /**

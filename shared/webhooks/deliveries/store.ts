@@ -162,7 +162,8 @@ export async function claimDeliveries(
     const row = byId.get(id);
     if (row === undefined) return null;
     if (row.state === 'full') return { full: true, id, endpointId: row.endpoint_id };
-    if (row.state === 'parked') return { parked: true, id, endpointId: row.endpoint_id, rateLimit: row.rate_limit ?? null, fifo: row.fifo };
+    if (row.state === 'parked')
+      return { parked: true, id, endpointId: row.endpoint_id, rateLimit: row.rate_limit ?? null, fifo: row.fifo };
     return {
       id,
       endpointId: row.endpoint_id,
@@ -236,7 +237,11 @@ export async function withParked(sql: Queryable, endpointIds: readonly string[])
  * Of `endpointIds`, those with a slot free now (their cap, one for a FIFO endpoint, more than the
  * slots held): what a claim that parked asks once its park committed.
  */
-export async function withSlotFree(sql: Queryable, config: Pick<Config, 'webhooks'>, endpointIds: readonly string[]): Promise<Set<string>> {
+export async function withSlotFree(
+  sql: Queryable,
+  config: Pick<Config, 'webhooks'>,
+  endpointIds: readonly string[],
+): Promise<Set<string>> {
   if (endpointIds.length === 0) return new Set();
   const rows = await sql<{ id: string }[]>`
     select w.id from app_webhooks w
@@ -340,7 +345,12 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
  * success, and no `app.endpoint.failing` went out for it within the hour: then marks it notified
  * and answers the endpoint's owner and url (else undefined).
  */
-export async function firstFailureAfterSuccess(sql: Queryable, config: Pick<Config, 'webhooks'>, endpointId: string, startedAt: Date): Promise<{ owner: string | null; url: string } | undefined> {
+export async function firstFailureAfterSuccess(
+  sql: Queryable,
+  config: Pick<Config, 'webhooks'>,
+  endpointId: string,
+  startedAt: Date,
+): Promise<{ owner: string | null; url: string } | undefined> {
   const rows = await sql<{ owner: string | null; url: string }[]>`
     update ${endpointTable(sql, config)} w set failing_notified_at = now()
      where w.id = ${endpointId}
@@ -391,11 +401,13 @@ export async function paceDelivery(
   // a parked delivery is locked before its start is reserved: a wake that took it first is seen
   // (and nothing is reserved), and a wake coming after passes it by (skip locked)
   const rows = await sql<{ wait_ms: number; deferred: boolean }[]>`
-    with ${parked
-      ? sql`target as materialized (
+    with ${
+      parked
+        ? sql`target as materialized (
       select x.id from app_webhook_deliveries x where x.id = ${payload.deliveryId} and x.parked_at is not null for update
     ),`
-      : sql``} reserved as (
+        : sql``
+    } reserved as (
       insert into app_endpoint_pace as p (endpoint_id, next_at)
       select ${payload.endpointId}, clock_timestamp() + ${spacing} * interval '1 millisecond'
        where ${parked ? sql`exists (select 1 from target)` : sql`true`}
@@ -405,9 +417,11 @@ export async function paceDelivery(
       select r.start_at, greatest(0, ceil(extract(epoch from (r.start_at - clock_timestamp())) * 1000))::int as wait_ms from reserved r
     ), d as (
       update app_webhook_deliveries d
-         set ${parked
-           ? sql`parked_at = null, parked_job = null`
-           : sql`status = 'pending', slot = d.slot and not ${release}::boolean`}, next_attempt_at = s.start_at, updated_at = now()
+         set ${
+           parked
+             ? sql`parked_at = null, parked_job = null`
+             : sql`status = 'pending', slot = d.slot and not ${release}::boolean`
+         }, next_attempt_at = s.start_at, updated_at = now()
         from slot s
        where d.id = ${payload.deliveryId}
          and ${parked ? sql`d.parked_at is not null and d.status = 'pending'` : sql`d.status = 'running' and s.wait_ms > ${leadMs}::int`}

@@ -26,15 +26,24 @@ export function createSchemaCompiler() {
     compile(schema: unknown): ValidateFunction {
       const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
       if (!(typeof schema === 'boolean' || (schema !== null && typeof schema === 'object' && !Array.isArray(schema)))) {
-        throw unprocessable('invalid event-type schema: must be a JSON Schema (an object or a boolean)', { code: 'APP_WEBHOOK_EVENT_SCHEMA_INVALID', data: { field: 'schema' } });
+        throw unprocessable('invalid event-type schema: must be a JSON Schema (an object or a boolean)', {
+          code: 'APP_WEBHOOK_EVENT_SCHEMA_INVALID',
+          data: { field: 'schema' },
+        });
       }
       if (!ajv.validateSchema(schema as object)) {
-        throw unprocessable('invalid event-type schema: it is not a valid JSON Schema (draft 2020-12)', { code: 'APP_WEBHOOK_EVENT_SCHEMA_INVALID', data: { field: 'schema', errors: validatorErrors(ajv.errors) } });
+        throw unprocessable('invalid event-type schema: it is not a valid JSON Schema (draft 2020-12)', {
+          code: 'APP_WEBHOOK_EVENT_SCHEMA_INVALID',
+          data: { field: 'schema', errors: validatorErrors(ajv.errors) },
+        });
       }
       try {
         return ajv.compile(schema as object);
       } catch (error) {
-        throw unprocessable(`invalid event-type schema: ${(error as Error).message}`, { code: 'APP_WEBHOOK_EVENT_SCHEMA_INVALID', data: { field: 'schema' } });
+        throw unprocessable(`invalid event-type schema: ${(error as Error).message}`, {
+          code: 'APP_WEBHOOK_EVENT_SCHEMA_INVALID',
+          data: { field: 'schema' },
+        });
       }
     },
   };

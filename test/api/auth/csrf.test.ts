@@ -16,9 +16,15 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     assert.equal(refused.body.code, 'APP_CSRF_INVALID');
     assert.match(refused.headers.get('content-type') ?? '', /problem\+json/);
     assert.equal((await browser.request('GET', '/api/v1/webhooks')).body.total, 0, 'nothing was made');
-    const wrong = await browser.request('POST', '/api/v1/webhooks', { json: endpoint, headers: { 'x-csrf-token': 'abc.def' } });
+    const wrong = await browser.request('POST', '/api/v1/webhooks', {
+      json: endpoint,
+      headers: { 'x-csrf-token': 'abc.def' },
+    });
     assert.equal(wrong.status, 403);
-    const served = await browser.request('POST', '/api/v1/webhooks', { json: endpoint, headers: { 'x-csrf-token': csrfToken } });
+    const served = await browser.request('POST', '/api/v1/webhooks', {
+      json: endpoint,
+      headers: { 'x-csrf-token': csrfToken },
+    });
     assert.equal(served.status, 201, served.text);
   });
 
@@ -28,7 +34,9 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     const theirs = new Browser(app.base);
     await mine.signIn(user.email);
     const theirToken = await theirs.signIn(user.email);
-    const answer = await mine.request('DELETE', '/api/v1/webhooks/ep_nope', { headers: { 'x-csrf-token': theirToken } });
+    const answer = await mine.request('DELETE', '/api/v1/webhooks/ep_nope', {
+      headers: { 'x-csrf-token': theirToken },
+    });
     assert.equal(answer.status, 403);
     assert.equal(answer.body.code, 'APP_CSRF_INVALID');
   });
@@ -42,7 +50,10 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     assert.equal(logout.headers.get('location'), '/login');
     const again = new Browser(app.base);
     const token = await again.signIn(user.email);
-    const query = { query: 'mutation { registerWebhookEndpoint(input: {url: "https://receiver.example/g", events: ["*"]}) { endpoint { externalId } } }' };
+    const query = {
+      query:
+        'mutation { registerWebhookEndpoint(input: {url: "https://receiver.example/g", events: ["*"]}) { endpoint { externalId } } }',
+    };
     const refused = await again.request('POST', '/_app/gql', { json: query });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.code, 'APP_CSRF_INVALID');
@@ -55,19 +66,33 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     const user = await app.user();
     const browser = new Browser(app.base);
     const csrfToken = await browser.signIn(user.email);
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { origin: '', 'sec-fetch-site': 'cross-site' }, { origin: '', 'sec-fetch-site': 'same-site' }] as Record<string, string>[]) {
-      const answer = await browser.request('POST', '/api/v1/webhooks', { json: endpoint, headers: { ...headers, 'x-csrf-token': csrfToken } });
+    for (const headers of [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { origin: '', 'sec-fetch-site': 'cross-site' },
+      { origin: '', 'sec-fetch-site': 'same-site' },
+    ] as Record<string, string>[]) {
+      const answer = await browser.request('POST', '/api/v1/webhooks', {
+        json: endpoint,
+        headers: { ...headers, 'x-csrf-token': csrfToken },
+      });
       assert.equal(answer.status, 403, JSON.stringify(headers));
       assert.equal(answer.body.code, 'APP_CSRF_INVALID');
     }
-    const sameOrigin = await browser.request('POST', '/api/v1/webhooks', { json: endpoint, headers: { 'sec-fetch-site': 'same-origin', 'x-csrf-token': csrfToken } });
+    const sameOrigin = await browser.request('POST', '/api/v1/webhooks', {
+      json: endpoint,
+      headers: { 'sec-fetch-site': 'same-origin', 'x-csrf-token': csrfToken },
+    });
     assert.equal(sameOrigin.status, 201, sameOrigin.text);
   });
 
   it('POST /login checks where it comes from instead of a token', async () => {
     const user = await app.user();
     const browser = new Browser(app.base);
-    const answer = await browser.request('POST', '/login', { json: { email: user.email, password: 'whatever it is' }, headers: { origin: 'https://evil.example' } });
+    const answer = await browser.request('POST', '/login', {
+      json: { email: user.email, password: 'whatever it is' },
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(answer.status, 403);
     assert.equal(answer.body.code, 'APP_CSRF_INVALID');
   });
@@ -76,7 +101,11 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     const { token } = await createToken({ sql: app.db.sql, log: app.db.log }, { name: 'script', role: 'admin' });
     const answer = await fetch(`${app.base}/api/v1/webhooks`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: 'https://elsewhere.example' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        origin: 'https://elsewhere.example',
+      },
       body: JSON.stringify(endpoint),
     });
     assert.equal(answer.status, 201, await answer.text());
@@ -91,8 +120,19 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     const token = /<meta name="csrf-token" content="([^"]+)">/.exec(page.text)?.[1];
     assert.ok(token && browser.cookies.has('app_csrf'));
     const elsewhere = new Browser(app.base);
-    assert.equal((await elsewhere.request('POST', '/forgot-password', { json: { email: 'x@example.com' }, headers: { 'x-csrf-token': token } })).status, 403, 'a token without its cookie');
-    const signUp = await browser.request('POST', '/register', { form: { _csrf: token, email: 'new.person@example.com', password: 'a long and unusual passphrase' } });
+    assert.equal(
+      (
+        await elsewhere.request('POST', '/forgot-password', {
+          json: { email: 'x@example.com' },
+          headers: { 'x-csrf-token': token },
+        })
+      ).status,
+      403,
+      'a token without its cookie',
+    );
+    const signUp = await browser.request('POST', '/register', {
+      form: { _csrf: token, email: 'new.person@example.com', password: 'a long and unusual passphrase' },
+    });
     assert.equal(signUp.status, 303, signUp.text);
     const me = await browser.request('GET', '/login');
     assert.equal(me.body.user.email, 'new.person@example.com');

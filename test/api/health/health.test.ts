@@ -6,7 +6,9 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts
 import { eventually } from '../../helpers/poll.ts';
 
 const listen = (server: Server, port = 0) =>
-  new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  new Promise<number>((resolve) =>
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+  );
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -29,17 +31,23 @@ function forwarder(target: URL) {
   });
   return {
     start: (port: number) => listen(server, port),
-    stop: () => new Promise((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(resolve);
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(resolve);
+      }),
   };
 }
 
 async function get(base: string, path: string) {
   const started = performance.now();
   const response = await fetch(`${base}${path}`);
-  return { status: response.status, body: (await response.json()) as Record<string, any>, ms: performance.now() - started, headers: response.headers };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, any>,
+    ms: performance.now() - started,
+    headers: response.headers,
+  };
 }
 
 describe('health endpoints', () => {
@@ -112,10 +120,15 @@ describe('readiness faults', () => {
       assert.match(down.body.reason, /store default/);
 
       await proxy.start(port);
-      const up = await eventually(async () => {
-        const answer = await get(base, '/readyz');
-        return answer.status === 200 ? answer : undefined;
-      }, 10_000, '/readyz to answer 200 once the database answers', 100);
+      const up = await eventually(
+        async () => {
+          const answer = await get(base, '/readyz');
+          return answer.status === 200 ? answer : undefined;
+        },
+        10_000,
+        '/readyz to answer 200 once the database answers',
+        100,
+      );
       assert.equal(up.body.stores.default.ok, true);
     } finally {
       await web.shutdown('test');

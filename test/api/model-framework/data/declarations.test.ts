@@ -10,7 +10,9 @@ import { Author, Post } from '../../fixtures/models.ts';
 
 describe('model declarations', () => {
   it('defaults: collection kebab-case plural, table snake_case plural, columns snake_case', () => {
-    const [shape] = compileShapes([defineModel({ name: 'BlogCategory', schema: { displayName: { type: STRING }, isPublic: { type: BOOLEAN } } })]);
+    const [shape] = compileShapes([
+      defineModel({ name: 'BlogCategory', schema: { displayName: { type: STRING }, isPublic: { type: BOOLEAN } } }),
+    ]);
     assert.equal(shape.collection, 'blog-categories');
     assert.equal(shape.table, 'blog_categories');
     assert.deepEqual(shape.columns, ['id', 'external_id', 'display_name', 'is_public']);
@@ -19,7 +21,10 @@ describe('model declarations', () => {
   it('the fixture models compile: Post references Author twice, timestamps add two columns', () => {
     const shapes = compileShapes([Author, Post]);
     const post = shapes.find((shape) => shape.name === 'Post');
-    assert.deepEqual(post?.references.map((field) => `${field.name}->${field.ref} (${field.column})`), ['author->Author (author_id)', 'reviewer->Author (reviewer_id)']);
+    assert.deepEqual(
+      post?.references.map((field) => `${field.name}->${field.ref} (${field.column})`),
+      ['author->Author (author_id)', 'reviewer->Author (reviewer_id)'],
+    );
     assert.deepEqual(post?.columns.slice(-2), ['created_at', 'updated_at']);
   });
 
@@ -27,7 +32,10 @@ describe('model declarations', () => {
     assert.throws(
       () =>
         compileShapes([
-          { name: 'thing', schema: { id: { type: STRING }, owner: { type: ObjectId }, kind: { type: 'colour' as never } } },
+          {
+            name: 'thing',
+            schema: { id: { type: STRING }, owner: { type: ObjectId }, kind: { type: 'colour' as never } },
+          },
           { name: 'Note', schema: { author: { type: ObjectId, ref: 'Nobody' }, title: { type: STRING, ref: 'Note' } } },
           { name: 'Note', schema: {} },
         ]),
@@ -51,7 +59,13 @@ describe('model declarations', () => {
   });
 
   it('naming helpers', () => {
-    assert.deepEqual(['post', 'category', 'box', 'match', 'day'].map(pluralize), ['posts', 'categories', 'boxes', 'matches', 'days']);
+    assert.deepEqual(['post', 'category', 'box', 'match', 'day'].map(pluralize), [
+      'posts',
+      'categories',
+      'boxes',
+      'matches',
+      'days',
+    ]);
     assert.equal(snakeCase('publishedAt'), 'published_at');
     assert.equal(snakeCase('HTTPRequest'), 'http_request');
     assert.equal(kebabCase('BlogPosts'), 'blog-posts');
@@ -61,10 +75,18 @@ describe('model declarations', () => {
 describe('building the API from a route table', () => {
   it('a resources route without a model or a controller stops the boot, naming the route', () => {
     assert.throws(
-      () => buildApi({ sql: sqlStub }, { models: [Author], routes: { 'resources comments': {}, 'GET /ping': { controller: 'health.ping' } } }, routeStageStub),
+      () =>
+        buildApi(
+          { sql: sqlStub },
+          { models: [Author], routes: { 'resources comments': {}, 'GET /ping': { controller: 'health.ping' } } },
+          routeStageStub,
+        ),
       (error: unknown) => {
         assert.ok(error instanceof RouteTableError);
-        assert.match(error.message, /resources comments: no controller "comments" with "index" and no model for "comments"/);
+        assert.match(
+          error.message,
+          /resources comments: no controller "comments" with "index" and no model for "comments"/,
+        );
         assert.match(error.message, /GET \/ping: controller "health" has no action "ping"/);
         return true;
       },
@@ -73,7 +95,11 @@ describe('building the API from a route table', () => {
 
   it('a hand-written controller serves the actions it has; the generic controller the rest', () => {
     const custom = { index: () => undefined };
-    const api = buildApi({ sql: sqlStub }, { models: [Author], routes: { 'crud authors': {} }, controllers: { authors: custom } }, routeStageStub);
+    const api = buildApi(
+      { sql: sqlStub },
+      { models: [Author], routes: { 'crud authors': {} }, controllers: { authors: custom } },
+      routeStageStub,
+    );
     const index = api.mounted.find((mounted) => mounted.route.action === 'index');
     const show = api.mounted.find((mounted) => mounted.route.action === 'show');
     assert.equal(index?.action, custom.index);
@@ -82,6 +108,14 @@ describe('building the API from a route table', () => {
   });
 
   it('a route naming an undeclared model stops the boot', () => {
-    assert.throws(() => buildApi({ sql: sqlStub }, { models: [Author], routes: { 'crud writers': { model: 'Writer' } } }, routeStageStub), /model "Writer" is not declared/);
+    assert.throws(
+      () =>
+        buildApi(
+          { sql: sqlStub },
+          { models: [Author], routes: { 'crud writers': { model: 'Writer' } } },
+          routeStageStub,
+        ),
+      /model "Writer" is not declared/,
+    );
   });
 });

@@ -25,16 +25,27 @@ const SupportTicket: ModelDeclaration = defineModel({
 let app: TestApp;
 const headers = { 'X-Test-Principal': 'admin-1;admin', 'content-type': 'application/json', accept: 'application/json' };
 const call = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${app.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${app.api}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 };
-const events = async () => (await app.db.sql<{ type: string; owner: string | null; payload: Record<string, unknown> }[]>`select type, owner, payload from app_events order by id`);
+const events = async () =>
+  await app.db.sql<
+    { type: string; owner: string | null; payload: Record<string, unknown> }[]
+  >`select type, owner, payload from app_events order by id`;
 
 before(async () => {
   const db = await testDatabase();
   await db.sql`create table support_tickets (id bigint generated always as identity primary key, external_id text not null unique, subject text not null unique, tenant text)`;
-  app = await startApp({ models: [...MODELS, SupportTicket], routes: { 'crud support-tickets': { scope: 'api/v1' } }, flags: { webhooks: { allowHttp: true, allowPrivate: true } } });
+  app = await startApp({
+    models: [...MODELS, SupportTicket],
+    routes: { 'crud support-tickets': { scope: 'api/v1' } },
+    flags: { webhooks: { allowHttp: true, allowPrivate: true } },
+  });
 });
 
 describe('model changes as events', () => {
@@ -48,14 +59,23 @@ describe('model changes as events', () => {
       await call('PATCH', `/support-tickets/${made.body.externalId}`, { subject: 'printer still on fire' });
       assert.equal((await call('DELETE', `/support-tickets/${made.body.externalId}`)).status, 204);
       const emitted = await events();
-      assert.deepEqual(emitted.map((event) => event.type), ['support_ticket.created', 'support_ticket.updated', 'support_ticket.deleted']);
+      assert.deepEqual(
+        emitted.map((event) => event.type),
+        ['support_ticket.created', 'support_ticket.updated', 'support_ticket.deleted'],
+      );
       assert.ok(emitted.every((event) => event.owner === 'acme'));
       assert.equal(emitted[0].payload.externalId, made.body.externalId);
       assert.equal(emitted[0].payload.subject, 'printer on fire');
-      assert.equal((emitted[0].payload._links as { self: { href: string } }).self.href, `/api/v1/support-tickets/${made.body.externalId}`);
+      assert.equal(
+        (emitted[0].payload._links as { self: { href: string } }).self.href,
+        `/api/v1/support-tickets/${made.body.externalId}`,
+      );
       assert.equal(emitted[1].payload.subject, 'printer still on fire');
       await runOnce(h);
-      assert.deepEqual(receiver.requests.map((request) => JSON.parse(request.body.toString()).type), ['support_ticket.created', 'support_ticket.updated', 'support_ticket.deleted']);
+      assert.deepEqual(
+        receiver.requests.map((request) => JSON.parse(request.body.toString()).type),
+        ['support_ticket.created', 'support_ticket.updated', 'support_ticket.deleted'],
+      );
     } finally {
       await receiver.close();
     }
@@ -67,7 +87,10 @@ describe('model changes as events', () => {
     const duplicate = await call('POST', '/support-tickets', { subject: 'duplicate', tenant: 'acme' });
     assert.equal(duplicate.status, 409);
     assert.equal((await events()).length, before + 1, 'only the first write emitted');
-    await createEventType({ sql: app.db.sql, log: app.db.log }, OPERATOR, { name: 'support_ticket.created', schema: { type: 'object', required: ['priority'] } });
+    await createEventType({ sql: app.db.sql, log: app.db.log }, OPERATOR, {
+      name: 'support_ticket.created',
+      schema: { type: 'object', required: ['priority'] },
+    });
     const refused = await call('POST', '/support-tickets', { subject: 'no priority', tenant: 'acme' });
     assert.equal(refused.status, 422);
     assert.equal(refused.body.code, 'APP_WEBHOOK_EVENT_DATA_INVALID');

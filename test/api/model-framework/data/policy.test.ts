@@ -8,12 +8,19 @@ import { before, describe, it } from 'node:test';
 import { Client } from 'ketting';
 import type { Middleware } from 'koa';
 import type { GraphqlContext } from '../../../../api/graphql/context.ts';
-import { defineModel, STRING, BOOLEAN, type ModelDeclaration, type PolicyPrincipal } from '../../../../api/model-framework/data/types.ts';
+import {
+  defineModel,
+  STRING,
+  BOOLEAN,
+  type ModelDeclaration,
+  type PolicyPrincipal,
+} from '../../../../api/model-framework/data/types.ts';
 import { startApp, testDatabase, type TestApp } from '../../fixtures/app.ts';
 import { MODELS } from '../../fixtures/models.ts';
 
 const isAdmin = (principal: PolicyPrincipal | undefined) => principal?.roles.includes('admin') === true;
-const sameOwner = (principal: PolicyPrincipal | undefined, record?: Record<string, unknown>) => !!principal && record?.owner === principal.owner;
+const sameOwner = (principal: PolicyPrincipal | undefined, record?: Record<string, unknown>) =>
+  !!principal && record?.owner === principal.owner;
 type Resolver = (parent: unknown, args: Record<string, unknown>, context?: unknown) => unknown;
 const ctx = (context: unknown) => context as GraphqlContext;
 
@@ -21,7 +28,11 @@ const ctx = (context: unknown) => context as GraphqlContext;
 function notes(options: { scoped: boolean }): ModelDeclaration {
   return defineModel({
     name: 'Note',
-    schema: { title: { type: STRING, required: true }, owner: { type: STRING }, locked: { type: BOOLEAN, default: false } },
+    schema: {
+      title: { type: STRING, required: true },
+      owner: { type: STRING },
+      locked: { type: BOOLEAN, default: false },
+    },
     policy: (principal, action, record) => {
       if (!principal) return false;
       if (action === 'index' || action === 'new') return true;
@@ -31,7 +42,12 @@ function notes(options: { scoped: boolean }): ModelDeclaration {
       if (action === 'destroy') return isAdmin(principal);
       return true;
     },
-    ...(options.scoped ? { policyScope: (principal: PolicyPrincipal | undefined) => (isAdmin(principal) ? undefined : { owner: principal?.owner ?? null }) } : {}),
+    ...(options.scoped
+      ? {
+          policyScope: (principal: PolicyPrincipal | undefined) =>
+            isAdmin(principal) ? undefined : { owner: principal?.owner ?? null },
+        }
+      : {}),
     graphql: {
       types: /* GraphQL */ `
         type Note { externalId: ID! title: String! owner: String }
@@ -40,7 +56,11 @@ function notes(options: { scoped: boolean }): ModelDeclaration {
       `,
       resolvers: {
         Query: {
-          notes: (async (_parent, _args, context) => ctx(context).visible('Note', (await ctx(context).models.get('Note')!.paginate({ page: 1, perPage: 100 })).records)) as Resolver,
+          notes: (async (_parent, _args, context) =>
+            ctx(context).visible(
+              'Note',
+              (await ctx(context).models.get('Note')!.paginate({ page: 1, perPage: 100 })).records,
+            )) as Resolver,
           note: (async (_parent, args, context) => {
             const record = await ctx(context).load('Note', String(args.externalId));
             if (!record) return null;
@@ -77,17 +97,34 @@ const ids: Record<string, string> = {};
 before(async () => {
   const db = await testDatabase();
   await db.sql`create table if not exists notes (id bigint generated always as identity primary key, external_id text not null unique, title text not null, owner text, locked boolean not null default false)`;
-  scoped = await startApp({ models: [...MODELS, notes({ scoped: true })], routes: ROUTES, setup: (web) => web.plug('user', ownerHeader) });
-  unscoped = await startApp({ models: [...MODELS, notes({ scoped: false })], routes: ROUTES, setup: (web) => web.plug('user', ownerHeader) });
+  scoped = await startApp({
+    models: [...MODELS, notes({ scoped: true })],
+    routes: ROUTES,
+    setup: (web) => web.plug('user', ownerHeader),
+  });
+  unscoped = await startApp({
+    models: [...MODELS, notes({ scoped: false })],
+    routes: ROUTES,
+    setup: (web) => web.plug('user', ownerHeader),
+  });
   const Note = scoped.web.api!.models.get('Note')!;
   ids.acmeOpen = (await Note.create({ title: 'open', owner: 'acme' })).externalId;
   ids.acmeLocked = (await Note.create({ title: 'locked', owner: 'acme', locked: true })).externalId;
   ids.globex = (await Note.create({ title: 'theirs', owner: 'globex' })).externalId;
 });
 
-const as = (who: 'member' | 'admin', owner = 'acme') => ({ 'X-Test-Principal': `${who}-1;${who}`, 'X-Owner': owner, accept: 'application/json', 'content-type': 'application/json' });
+const as = (who: 'member' | 'admin', owner = 'acme') => ({
+  'X-Test-Principal': `${who}-1;${who}`,
+  'X-Owner': owner,
+  accept: 'application/json',
+  'content-type': 'application/json',
+});
 async function call(app: TestApp, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(`${app.api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${app.api}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -103,9 +140,18 @@ describe('model policies', () => {
     const admin = await call(scoped, 'GET', `/notes/${ids.acmeOpen}`, as('admin'));
     assert.ok(admin.body._links.destroy);
     const listed = await call(scoped, 'GET', '/notes', as('member'));
-    const byId = new Map(listed.body._embedded.notes.map((note: { externalId: string; _links: Record<string, unknown> }) => [note.externalId, note._links]));
+    const byId = new Map(
+      listed.body._embedded.notes.map((note: { externalId: string; _links: Record<string, unknown> }) => [
+        note.externalId,
+        note._links,
+      ]),
+    );
     assert.ok((byId.get(ids.acmeOpen) as Record<string, unknown>).update);
-    assert.equal((byId.get(ids.acmeLocked) as Record<string, unknown>).update, undefined, 'the same rule inside a collection');
+    assert.equal(
+      (byId.get(ids.acmeLocked) as Record<string, unknown>).update,
+      undefined,
+      'the same rule inside a collection',
+    );
   });
 
   it('a refusal is 403 on a record the caller may see and 404 on one it may not', async () => {
@@ -114,33 +160,57 @@ describe('model policies', () => {
     assert.equal(lockedUpdate.body.code, 'APP_FORBIDDEN');
     const memberDestroy = await call(scoped, 'DELETE', `/notes/${ids.acmeOpen}`, as('member'));
     assert.equal(memberDestroy.status, 403);
-    for (const [method, body] of [['GET', undefined], ['PATCH', { title: 'mine now' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { title: 'mine now' }],
+      ['DELETE', undefined],
+    ] as const) {
       const theirs = await call(scoped, method, `/notes/${ids.globex}`, as('member'), body);
       assert.equal(theirs.status, 404, method);
       assert.equal(theirs.body.code, 'APP_RECORD_NOT_FOUND');
     }
     const created = await call(scoped, 'POST', '/notes', as('member'), { title: 'new', owner: 'globex' });
     assert.equal(created.status, 403, 'create for another owner');
-    assert.equal((await call(scoped, 'GET', `/notes/${ids.globex}`, as('member', 'globex'))).status, 200, 'its own owner sees it');
+    assert.equal(
+      (await call(scoped, 'GET', `/notes/${ids.globex}`, as('member', 'globex'))).status,
+      200,
+      'its own owner sees it',
+    );
   });
 
   it('listings: policyScope limits the query (totals exact); without it, each page leaves out what the caller may not see', async () => {
     const exact = await call(scoped, 'GET', '/notes', as('member'));
     assert.equal(exact.body.total, 2);
-    assert.deepEqual(exact.body._embedded.notes.map((note: { owner: string }) => note.owner), ['acme', 'acme']);
+    assert.deepEqual(
+      exact.body._embedded.notes.map((note: { owner: string }) => note.owner),
+      ['acme', 'acme'],
+    );
     const filtered = await call(unscoped, 'GET', '/notes', as('member'));
-    assert.deepEqual(filtered.body._embedded.notes.map((note: { owner: string }) => note.owner), ['acme', 'acme']);
+    assert.deepEqual(
+      filtered.body._embedded.notes.map((note: { owner: string }) => note.owner),
+      ['acme', 'acme'],
+    );
     assert.equal(filtered.body.count, 2);
     assert.equal((await call(scoped, 'GET', '/notes', as('admin'))).body.total, 3, 'admins see every note');
   });
 
   it('GraphQL applies the same policy: hidden notes are absent or null, refused mutations carry the same codes', async () => {
     const gql = async (query: string, who: 'member' | 'admin' = 'member') => {
-      const response = await fetch(`${scoped.base}/_app/gql`, { method: 'POST', headers: as(who), body: JSON.stringify({ query }) });
-      return (await response.json()) as { data?: Record<string, unknown>; errors?: { extensions?: { code?: string } }[] };
+      const response = await fetch(`${scoped.base}/_app/gql`, {
+        method: 'POST',
+        headers: as(who),
+        body: JSON.stringify({ query }),
+      });
+      return (await response.json()) as {
+        data?: Record<string, unknown>;
+        errors?: { extensions?: { code?: string } }[];
+      };
     };
     const listed = await gql('{ notes { owner } }');
-    assert.deepEqual((listed.data!.notes as { owner: string }[]).map((note) => note.owner), ['acme', 'acme']);
+    assert.deepEqual(
+      (listed.data!.notes as { owner: string }[]).map((note) => note.owner),
+      ['acme', 'acme'],
+    );
     const hidden = await gql(`{ note(externalId: "${ids.globex}") { title } }`);
     assert.equal(hidden.data?.note, null);
     assert.equal(hidden.errors?.[0]?.extensions?.code, 'APP_RECORD_NOT_FOUND');

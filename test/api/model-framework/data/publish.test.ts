@@ -9,7 +9,8 @@ async function statementsDuring(app: TestApp, run: () => Promise<unknown>): Prom
   return app.statements.slice(from);
 }
 
-const touching = (statements: string[], table: string) => statements.filter((text) => new RegExp(`from "?${table}"?`, 'i').test(text));
+const touching = (statements: string[], table: string) =>
+  statements.filter((text) => new RegExp(`from "?${table}"?`, 'i').test(text));
 
 describe('foreign keys over a page are looked up in one statement per referenced model', () => {
   let app: TestApp;
@@ -18,7 +19,8 @@ describe('foreign keys over a page are looked up in one statement per referenced
     const { authors, posts } = await seed(app, { authors: 5, posts: 40 });
     // half the posts also get a reviewer: a second foreign key to the same model
     const Post = app.web.api?.models.get('Post');
-    for (const [index, externalId] of posts.entries()) if (index % 2 === 0) await Post?.update(externalId, { reviewer: authors[(index + 1) % 5] });
+    for (const [index, externalId] of posts.entries())
+      if (index % 2 === 0) await Post?.update(externalId, { reviewer: authors[(index + 1) % 5] });
   });
 
   for (const perPage of [5, 40]) {

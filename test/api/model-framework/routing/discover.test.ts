@@ -12,12 +12,24 @@ describe('discovery of models, controllers and routes at boot', async () => {
   after(() => rm(root, { recursive: true, force: true }));
   await mkdir(join(root, 'models'));
   await mkdir(join(root, 'controllers'));
-  await writeFile(join(root, 'models', 'author.ts'), `export default { name: 'Author', schema: { name: { type: 'string', required: true }, email: { type: 'string' }, active: { type: 'boolean', default: true } }, options: { timestamps: true } };\n`);
-  await writeFile(join(root, 'models', 'post.ts'), `export default { name: 'Post', schema: { title: { type: 'string', required: true }, author: { type: 'objectId', ref: 'Author', column: 'author_id' } } };\n`);
+  await writeFile(
+    join(root, 'models', 'author.ts'),
+    `export default { name: 'Author', schema: { name: { type: 'string', required: true }, email: { type: 'string' }, active: { type: 'boolean', default: true } }, options: { timestamps: true } };\n`,
+  );
+  await writeFile(
+    join(root, 'models', 'post.ts'),
+    `export default { name: 'Post', schema: { title: { type: 'string', required: true }, author: { type: 'objectId', ref: 'Author', column: 'author_id' } } };\n`,
+  );
   await writeFile(join(root, 'models', '_draft.ts'), `throw new Error('files starting with _ are skipped');\n`);
   await writeFile(join(root, 'models', 'README.md'), `not a model\n`);
-  await writeFile(join(root, 'controllers', 'status.ts'), `export default { show(ctx) { ctx.body = { status: 'fine' }; } };\n`);
-  await writeFile(join(root, 'routes.ts'), `export default { 'crud authors': { scope: 'api/v1' }, 'GET /status': { controller: 'status.show' } };\n`);
+  await writeFile(
+    join(root, 'controllers', 'status.ts'),
+    `export default { show(ctx) { ctx.body = { status: 'fine' }; } };\n`,
+  );
+  await writeFile(
+    join(root, 'routes.ts'),
+    `export default { 'crud authors': { scope: 'api/v1' }, 'GET /status': { controller: 'status.show' } };\n`,
+  );
   const locations = {
     models: pathToFileURL(join(root, 'models') + '/'),
     controllers: pathToFileURL(join(root, 'controllers') + '/'),
@@ -26,7 +38,10 @@ describe('discovery of models, controllers and routes at boot', async () => {
 
   it('reads every model file (default export), controllers by file name, and the route table', async () => {
     const found = await discoverApi(locations);
-    assert.deepEqual(found.models?.map((model) => model.name), ['Author', 'Post']);
+    assert.deepEqual(
+      found.models?.map((model) => model.name),
+      ['Author', 'Post'],
+    );
     assert.deepEqual(Object.keys(found.controllers ?? {}), ['status']);
     assert.deepEqual(Object.keys(found.routes ?? {}), ['crud authors', 'GET /status']);
   });

@@ -37,7 +37,10 @@ describe('route table', () => {
       'POST /login': { controller: 'session.create' },
     });
     const byKey = new Map(routes.map((route) => [route.key, route]));
-    assert.deepEqual([byKey.get('GET /status')?.path, byKey.get('GET /status')?.controller, byKey.get('GET /status')?.action], ['/api/status', 'status', 'show']);
+    assert.deepEqual(
+      [byKey.get('GET /status')?.path, byKey.get('GET /status')?.controller, byKey.get('GET /status')?.action],
+      ['/api/status', 'status', 'show'],
+    );
     assert.equal(byKey.get('GET /status')?.idempotent, false);
     assert.equal(byKey.get('POST /jobs')?.idempotent, true);
     assert.equal(byKey.get('POST /hooks')?.idempotent, false);
@@ -49,7 +52,12 @@ describe('route table', () => {
       () =>
         compileRoutes({
           'resource posts': {},
-          'crud authors': { version: '1', rateLimit: { windowMs: 0, max: 1 }, roles: 'admin' as never, colour: 'red' } as never,
+          'crud authors': {
+            version: '1',
+            rateLimit: { windowMs: 0, max: 1 },
+            roles: 'admin' as never,
+            colour: 'red',
+          } as never,
           'GET /x': { controller: 'nope' },
         }),
       (error: unknown) => {

@@ -40,7 +40,11 @@ async function claimFive(tx: Sql, gate: (endpointId: string) => Promise<unknown>
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push(...(await send(h, ep)));
   await gate(ep.id);
-  const claims = await claimDeliveries(tx, h.config, ids.map((id) => ({ id, withBody: false })));
+  const claims = await claimDeliveries(
+    tx,
+    h.config,
+    ids.map((id) => ({ id, withBody: false })),
+  );
   return claims.filter((claim) => claim !== null && !('parked' in claim) && !('full' in claim)).length;
 }
 
@@ -66,7 +70,9 @@ describe('who is held to the endpoint cap', () => {
       await tx`update app_webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = ${ready}`;
       const line = await endpoint(h, 'http://127.0.0.1:9/line', { ordering: 'fifo' });
       for (let i = 0; i < 3; i++) await send(h, line);
-      const [parked] = await tx<{ n: number }[]>`select count(*)::int as n from app_webhook_deliveries where endpoint_id = ${line.id} and parked_at is not null`;
+      const [parked] = await tx<
+        { n: number }[]
+      >`select count(*)::int as n from app_webhook_deliveries where endpoint_id = ${line.id} and parked_at is not null`;
       assert.equal(parked.n, 2, 'a FIFO line: its head queued, two parked behind it');
       assert.equal(await claimFive(tx, quick(tx)), 5, 'all five claimed against a cap of two');
     });
@@ -84,7 +90,9 @@ describe('who is held to the endpoint cap', () => {
     await inRolledBack(async (tx) => {
       const running = async (endpointId: string) => {
         await quick(tx)(endpointId);
-        const [oldest] = await tx<{ id: string }[]>`select id from app_webhook_deliveries where endpoint_id = ${endpointId} order by id limit 1`;
+        const [oldest] = await tx<
+          { id: string }[]
+        >`select id from app_webhook_deliveries where endpoint_id = ${endpointId} order by id limit 1`;
         await tx`update app_webhook_deliveries set status = 'running', slot = true, updated_at = now() - interval '1 second' where id = ${oldest.id}`;
       };
       // the oldest is running already (it keeps its slot and is answered as claimed again); of the

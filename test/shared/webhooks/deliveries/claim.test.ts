@@ -6,7 +6,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { secretBoxFor, signingSecrets } from '../../../../shared/webhooks/endpoints/secrets.ts';
 import { createBatcher } from '../../../../worker/delivery/batch.ts';
-import { claimDeliveries, claimDelivery, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../../../../shared/webhooks/deliveries/store.ts';
+import {
+  claimDeliveries,
+  claimDelivery,
+  recordAttempts,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from '../../../../shared/webhooks/deliveries/store.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { attemptRows, deliveryRow, endpoint, harness, jobRows, send, type Harness } from '../../../worker/helpers.ts';
 import { rotateSecret } from '../../../../shared/webhooks/endpoints/index.ts';
@@ -62,24 +68,53 @@ describe('recordAttempts', () => {
   it('records done, retry and dead outcomes of several deliveries in one statement, scheduling the retry under the same key', async () => {
     const ep = await endpoint(h, 'http://127.0.0.1:9/');
     const ids = [...(await send(h, ep)), ...(await send(h, ep)), ...(await send(h, ep)), ...(await send(h, ep))];
-    await claimDeliveries(h.sql, h.config, ids.map((id) => ({ id, withBody: false })));
-    const base = { priorAttempts: 0, startedAt: new Date(), durationMs: 12, excerpt: 'ok\u0000', endpointId: ep.id, release: true };
+    await claimDeliveries(
+      h.sql,
+      h.config,
+      ids.map((id) => ({ id, withBody: false })),
+    );
+    const base = {
+      priorAttempts: 0,
+      startedAt: new Date(),
+      durationMs: 12,
+      excerpt: 'ok\u0000',
+      endpointId: ep.id,
+      release: true,
+    };
     const records: AttemptRecord[] = [
       { ...base, deliveryId: ids[0], httpStatus: 200, outcome: 'done', error: null },
-      { ...base, deliveryId: ids[1], httpStatus: 503, outcome: 'retry', error: 'receiver answered 503',
-        retry: { delayMs: 60_000, payload: { deliveryId: ids[1], endpointId: ep.id, event: 'order.created' } } },
+      {
+        ...base,
+        deliveryId: ids[1],
+        httpStatus: 503,
+        outcome: 'retry',
+        error: 'receiver answered 503',
+        retry: { delayMs: 60_000, payload: { deliveryId: ids[1], endpointId: ep.id, event: 'order.created' } },
+      },
       { ...base, deliveryId: ids[2], httpStatus: 301, outcome: 'dead', error: 'receiver answered 301' },
       { ...base, deliveryId: ids[3], priorAttempts: 5, httpStatus: 200, outcome: 'done', error: null },
     ];
-    assert.deepEqual(await recordAttempts(h.sql, records), [true, true, true, false], 'a record made against a stale attempt count is refused');
-    assert.deepEqual(await Promise.all(ids.map(async (id) => (await deliveryRow(h, id))!.status)), ['done', 'pending', 'dead', 'running']);
+    assert.deepEqual(
+      await recordAttempts(h.sql, records),
+      [true, true, true, false],
+      'a record made against a stale attempt count is refused',
+    );
+    assert.deepEqual(await Promise.all(ids.map(async (id) => (await deliveryRow(h, id))!.status)), [
+      'done',
+      'pending',
+      'dead',
+      'running',
+    ]);
     const [attempt] = await attemptRows(h, ids[0]);
     assert.equal(attempt.excerpt, 'ok\uFFFD', 'U+0000, which PostgreSQL text cannot hold, is replaced');
     const retry = (await jobRows(h, ids[1]))[0];
     assert.deepEqual(retry.payload, { deliveryId: ids[1], endpointId: ep.id, event: 'order.created' });
     const delay = new Date(retry.run_at).getTime() - Date.now();
     assert.ok(delay > 55_000 && delay <= 60_000, String(delay));
-    assert.equal(new Date((await deliveryRow(h, ids[1]))!.next_attempt_at!).getTime(), new Date(retry.run_at).getTime());
+    assert.equal(
+      new Date((await deliveryRow(h, ids[1]))!.next_attempt_at!).getTime(),
+      new Date(retry.run_at).getTime(),
+    );
   });
 });
 
@@ -88,13 +123,16 @@ describe('createBatcher', () => {
     const batches: number[][] = [];
     let release: () => void = () => {};
     let gate: Promise<void> | undefined;
-    const batcher = createBatcher(async (items: number[]) => {
-      batches.push(items);
-      if (gate) await gate;
-      if (items.length > 1 && items.includes(13)) throw new Error('one bad item');
-      if (items.length === 1 && items[0] === 13) throw new Error('thirteen');
-      return items.map((item) => item * 2);
-    }, { maxSize: 10 });
+    const batcher = createBatcher(
+      async (items: number[]) => {
+        batches.push(items);
+        if (gate) await gate;
+        if (items.length > 1 && items.includes(13)) throw new Error('one bad item');
+        if (items.length === 1 && items[0] === 13) throw new Error('thirteen');
+        return items.map((item) => item * 2);
+      },
+      { maxSize: 10 },
+    );
     assert.deepEqual(await Promise.all([1, 2, 3].map((item) => batcher.add(item))), [2, 4, 6]);
     assert.deepEqual(batches, [[1, 2, 3]]);
 
@@ -108,6 +146,9 @@ describe('createBatcher', () => {
     assert.deepEqual(batches.slice(1), [[4], [5, 6]]);
 
     const results = await Promise.allSettled([12, 13, 14].map((item) => batcher.add(item)));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
   });
 });
