@@ -9,13 +9,13 @@
  * - `ctx.pagination()`, `ctx.boom`, `ctx.render()`, `ctx.negotiate()`: on every request; `ctx.resource()`, `ctx.collection()`,
  *   `ctx.permit()`, `ctx.model`, `ctx.models`: on routed requests.
  */
-import type { Model, Models } from './data/model.ts';
+import type { Model, Models } from './model-framework/data/model.ts';
 import type { Pagination } from './hal/pagination.ts';
 import type { CollectionOptions, PresentOptions } from './hal/present.ts';
 import type { ErrorHelpers } from './middleware/error-helpers.ts';
-import type { RenderOptions } from './pages/render.ts';
-import type { Principal } from './routing/roles.ts';
-import type { CompiledRoute } from './routing/table.ts';
+import type { RenderOptions } from './console/pages/render.ts';
+import type { Principal } from './model-framework/routing/roles.ts';
+import type { CompiledRoute } from './model-framework/routing/table.ts';
 
 /** The two representations `negotiate()` chooses between. */
 export interface NegotiateHandlers<T> {
@@ -54,7 +54,7 @@ declare module 'koa' {
     /**
      * Answers page `page` (Express `res.render`): the page object to JSON clients and client-side
      * visits, the page's template to browsers; `options.graphql` is run as the request's
-     * principal and its result becomes `data` (api/pages/render.ts).
+     * principal and its result becomes `data` (api/console/pages/render.ts).
      */
     render(page: string, props?: Record<string, unknown>, options?: RenderOptions): Promise<void>;
     /** Only the named fields of the request body (Express-style `req.permit`). */

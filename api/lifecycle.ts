@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Tracks the web process's phase and in-flight requests, and runs the shutdown of its lifecycle
- * (README "Shutdown"): readiness 503 at once while the port keeps serving for `shutdown.delay`;
+ * (docs/operations.md "Shutdown"): readiness 503 at once while the port keeps serving for `shutdown.delay`;
  * then the listener closes and idle keep-alive sockets are hung up; requests in flight run to their
  * end up to `shutdown.drain`, what is still open is destroyed (and counted in the log); modules
  * stop in reverse start order. Resolves to the exit code: 1 if a module failed to stop.

@@ -10,7 +10,7 @@
  * wraps the router.
  */
 import type { Middleware } from 'koa';
-import type { CompiledRoute } from './routing/table.ts';
+import type { CompiledRoute } from './model-framework/routing/table.ts';
 
 /** Application slots, outermost first. */
 export const APP_SLOTS = [
@@ -48,7 +48,11 @@ export type RouteSlot = (typeof ROUTE_SLOTS)[number];
 export type RouteMiddlewareFactory = (route: CompiledRoute) => Middleware | undefined;
 
 /** Runs `list` as one middleware, then `next` (a slot of one middleware, the usual case, calls it with `next` itself). */
-export function run(list: readonly Middleware[], ctx: Parameters<Middleware>[0], next: () => Promise<unknown>): Promise<unknown> {
+export function run(
+  list: readonly Middleware[],
+  ctx: Parameters<Middleware>[0],
+  next: () => Promise<unknown>,
+): Promise<unknown> {
   if (list.length === 1) return Promise.resolve(list[0](ctx, next));
   const dispatch = (index: number): Promise<unknown> =>
     index < list.length ? Promise.resolve(list[index](ctx, () => dispatch(index + 1))) : next();
@@ -74,7 +78,8 @@ export function createPipeline(): Pipeline {
   const slotMiddleware = (slot: AppSlot): Middleware => {
     const list = app.get(slot) as Middleware[];
     const named = {
-      [slot]: (ctx: Parameters<Middleware>[0], next: () => Promise<unknown>) => (list.length === 0 ? next() : run(list, ctx, next)),
+      [slot]: (ctx: Parameters<Middleware>[0], next: () => Promise<unknown>) =>
+        list.length === 0 ? next() : run(list, ctx, next),
     };
     return named[slot] as Middleware;
   };
@@ -95,7 +100,9 @@ export function createPipeline(): Pipeline {
       let list: Middleware[] = [];
       return function routeSlots(ctx, next) {
         if (built !== generation) {
-          list = ROUTE_SLOTS.flatMap((slot) => (routeFactories.get(slot) ?? []).map((factory) => factory(route)).filter((m): m is Middleware => !!m));
+          list = ROUTE_SLOTS.flatMap((slot) =>
+            (routeFactories.get(slot) ?? []).map((factory) => factory(route)).filter((m): m is Middleware => !!m),
+          );
           built = generation;
         }
         return run(list, ctx, next);

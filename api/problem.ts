@@ -40,10 +40,19 @@ export function problemFrom(error: unknown, options: { exposeInternals: boolean 
     };
   }
   // errors from Koa and its body parsers carry status and expose (http-errors)
-  const httpError = error as { status?: unknown; expose?: unknown; message?: unknown; headers?: Record<string, string> };
+  const httpError = error as {
+    status?: unknown;
+    expose?: unknown;
+    message?: unknown;
+    headers?: Record<string, string>;
+  };
   if (typeof httpError?.status === 'number' && httpError.status >= 400 && httpError.status < 600) {
     const exposed = httpError.expose === true || options.exposeInternals;
-    return { status: httpError.status, detail: exposed ? String(httpError.message) : 'Internal Server Error', headers: httpError.headers ?? {} };
+    return {
+      status: httpError.status,
+      detail: exposed ? String(httpError.message) : 'Internal Server Error',
+      headers: httpError.headers ?? {},
+    };
   }
   return {
     status: 500,

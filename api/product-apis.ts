@@ -4,9 +4,11 @@
  */
 import type { TokenDeps } from '../shared/tokens/tokens.ts';
 import type { WebhookDeps } from '../shared/webhooks/deps.ts';
-import type { ApiDefinition } from './routing/api.ts';
+import type { ApiDefinition } from './model-framework/routing/api.ts';
 import { withTokensApi } from './tokens-api/mount.ts';
 import { withWebhooksApi } from './webhooks-api/mount.ts';
 
-export const withProductApis = (definition: ApiDefinition, deps: { webhooks: WebhookDeps; tokens: TokenDeps }): ApiDefinition =>
-  withTokensApi(withWebhooksApi(definition, deps.webhooks), deps.tokens);
+export const withProductApis = (
+  definition: ApiDefinition,
+  deps: { webhooks: WebhookDeps; tokens: TokenDeps },
+): ApiDefinition => withTokensApi(withWebhooksApi(definition, deps.webhooks), deps.tokens);

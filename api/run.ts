@@ -11,7 +11,9 @@ import { createWebServer, type WebServer } from './server.ts';
  * false; a second signal stops at once with exit code 1). `setup` lets a caller mount more
  * before the server starts.
  */
-export async function runWeb(options: { sources?: ConfigSources; setup?: (web: WebServer) => void | Promise<void> } = {}): Promise<WebServer> {
+export async function runWeb(
+  options: { sources?: ConfigSources; setup?: (web: WebServer) => void | Promise<void> } = {},
+): Promise<WebServer> {
   const { config, log } = configForProcess('web', options.sources);
   installDriverCrashGuard(log);
 

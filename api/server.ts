@@ -24,7 +24,7 @@ import { metricsEndpoint } from './middleware/metrics-endpoint.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { halGuard } from './middleware/hal-guard.ts';
-import { health, READINESS_PATHS } from './middleware/health.ts';
+import { health, READINESS_PATHS } from './health/middleware.ts';
 import { jsonAnswers } from './middleware/json-answers.ts';
 import { notFound } from './middleware/not-found.ts';
 import { pagination } from './middleware/pagination.ts';
@@ -36,17 +36,17 @@ import { timeout } from './middleware/timeout.ts';
 import { versionGuard } from './middleware/version-guard.ts';
 import { plugRateLimits } from './rate-limit/plug.ts';
 import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSlot } from './pipeline.ts';
-import { buildApi, type Api, type ApiDefinition } from './routing/api.ts';
+import { buildApi, type Api, type ApiDefinition } from './model-framework/routing/api.ts';
 import { plugAuthentication } from './auth/plug.ts';
 import { plugAccounts } from './accounts/plug.ts';
 import { plugConsole } from './console/plug.ts';
-import { pageHelpers } from './middleware/page-helpers.ts';
+import { pageHelpers } from './console/pages/helpers.ts';
 import type { AccountDeps } from '../shared/accounts/deps.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
 import { createTokenCache, type TokenCache } from '../shared/tokens/cache.ts';
 import { withProductApis } from './product-apis.ts';
-import { modelEventSink } from './data/model-events.ts';
-import { discoverApi } from './routing/discover.ts';
+import { modelEventSink } from './model-framework/data/model-events.ts';
+import { discoverApi } from './model-framework/routing/discover.ts';
 
 export interface WebDeps {
   config: Config;
@@ -136,16 +136,30 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   });
   // the account paths, after the application's routes: an application may declare its own sign-in page
   // the API tokens this process has looked up (auth.tokenCache; 0: none), dropped on every change's notice
-  const tokenCache = config.auth.tokenCache > 0 ? createTokenCache({ sql, log }, { ttlMs: config.auth.tokenCache, now: deps.now }) : undefined;
+  const tokenCache =
+    config.auth.tokenCache > 0
+      ? createTokenCache({ sql, log }, { ttlMs: config.auth.tokenCache, now: deps.now })
+      : undefined;
   const tokens = { sql, log, ...(tokenCache ? { tokenCache } : {}) };
-  const accountsWeb = plugAccounts(pipeline, { config, log, sql, shared: sharedStore, now: deps.now, graphql: () => graphql?.service, tokenCache });
+  const accountsWeb = plugAccounts(pipeline, {
+    config,
+    log,
+    sql,
+    shared: sharedStore,
+    now: deps.now,
+    graphql: () => graphql?.service,
+    tokenCache,
+  });
   pipeline.use('errorHelpers', pageHelpers(accountsWeb.pages)); // ctx.render, ctx.negotiate
   pipeline.useRoute('versionGuard', versionGuard);
   pipeline.useRoute('roleGuard', roleGuard);
   const warned = new Set<string>();
   pipeline.useRoute('halGuard', (route) => halGuard({ route, strict: config.api.strict, log, warned }));
   // limiters (authLimiter, globalLimiter, routeLimiter) and idempotency (route slot)
-  const guards = [plugRateLimits(pipeline, { config, log, shared: sharedStore }), plugIdempotency(pipeline, { config, log, shared: sharedStore })];
+  const guards = [
+    plugRateLimits(pipeline, { config, log, shared: sharedStore }),
+    plugIdempotency(pipeline, { config, log, shared: sharedStore }),
+  ];
   // bearer tokens and sign-in sessions, then CSRF (user slot); the webhook API's dependencies (endpoint cache)
   plugAuthentication(pipeline, { config, accounts: accountsWeb.accounts });
   const webhooksApi = plugWebhooksApi({ config, sql, log });
@@ -153,11 +167,22 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   // GraphQL in its slot, the schema built from the models with the API
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
   // the console: pages after the account paths, on the same core functions
-  plugConsole(pipeline, { config, log, webhooks: webhooksApi.webhooks, accounts: accountsWeb.accounts, tokens, pages: accountsWeb.pages });
+  plugConsole(pipeline, {
+    config,
+    log,
+    webhooks: webhooksApi.webhooks,
+    accounts: accountsWeb.accounts,
+    tokens,
+    pages: accountsWeb.pages,
+  });
   const build = (definition: ApiDefinition) => {
     // the product's own APIs (webhooks, tokens) are mounted here, beside what the application declares
     const events = modelEventSink(webhooksApi.webhooks); // models that declare webhooks.events emit their changes
-    const built = buildApi({ sql, events }, withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens }), pipeline.routeStage);
+    const built = buildApi(
+      { sql, events },
+      withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens }),
+      pipeline.routeStage,
+    );
     graphql?.build(built.models);
     return built;
   };
@@ -210,7 +235,10 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
         });
       });
       const address = server.address() as AddressInfo;
-      log.info({ port: address.port, env: config.env, routes: api.mounted.length, models: api.models.all().length }, 'web process listening');
+      log.info(
+        { port: address.port, env: config.env, routes: api.mounted.length, models: api.models.all().length },
+        'web process listening',
+      );
       await lifecycle.boot(ownModules);
       log.info('web process ready');
       return address;

@@ -58,16 +58,40 @@ import { createLogger } from '../shared/log/logger.ts';
 import { principalOfToken } from '../shared/tokens/principal.ts';
 import { createToken } from '../shared/tokens/tokens.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
-import { ALL_TENANTS } from '../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../shared/access/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, processTreeCpuSeconds } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';
 
-const args = numberArgs({ seconds: 10, connections: 10, runs: 3, warmup: 3, deliveries: 2000, endpoints: 10, workers: 1, profile: 0 });
+const args = numberArgs({
+  seconds: 10,
+  connections: 10,
+  runs: 3,
+  warmup: 3,
+  deliveries: 2000,
+  endpoints: 10,
+  workers: 1,
+  profile: 0,
+});
 const PER_PAGE = 25;
 
 /** The delivery fields both the GraphQL query and the REST answer carry. */
-const DELIVERY_FIELDS = ['externalId', 'status', 'endpointId', 'eventId', 'type', 'owner', 'queue', 'attemptCount', 'nextAttemptAt', 'lastStatus', 'lastError', 'createdAt', 'updatedAt', 'completedAt'];
+const DELIVERY_FIELDS = [
+  'externalId',
+  'status',
+  'endpointId',
+  'eventId',
+  'type',
+  'owner',
+  'queue',
+  'attemptCount',
+  'nextAttemptAt',
+  'lastStatus',
+  'lastError',
+  'createdAt',
+  'updatedAt',
+  'completedAt',
+];
 const QUERY = `query Deliveries { webhookDeliveries(perPage: ${PER_PAGE}) { total nodes { ${DELIVERY_FIELDS.join(' ')} } } }`;
 
 interface Target {
@@ -102,7 +126,9 @@ async function load(target: Target, seconds: number, postgresPid?: number): Prom
     ...(args.workers > 0 ? { workers: args.workers } : {}),
   });
   if (result.errors > 0 || result.non2xx > 0) {
-    throw new Error(`${target.name}: ${result.errors} errors, ${result.non2xx} answers other than 2xx (${JSON.stringify(result.statusCodeStats)})`);
+    throw new Error(
+      `${target.name}: ${result.errors} errors, ${result.non2xx} answers other than 2xx (${JSON.stringify(result.statusCodeStats)})`,
+    );
   }
   const server = process.threadCpuUsage(serverBefore);
   const postgresAfter = postgresPid === undefined ? null : processTreeCpuSeconds(postgresPid);
@@ -112,27 +138,36 @@ async function load(target: Target, seconds: number, postgresPid?: number): Prom
     p50: result.latency.p50,
     p99: result.latency.p99,
     serverMs: (server.user + server.system) / 1000 / requests,
-    postgresMs: postgresBefore === null || postgresAfter === null ? undefined : (1000 * (postgresAfter - postgresBefore)) / requests,
+    postgresMs:
+      postgresBefore === null || postgresAfter === null
+        ? undefined
+        : (1000 * (postgresAfter - postgresBefore)) / requests,
   };
 }
 
 /** What one request cost: the servers' thread, and PostgreSQL when embedded. */
-const cost = (f: Figures) => `${f.serverMs.toFixed(2)} ms server thread CPU${f.postgresMs === undefined ? '' : `, ${f.postgresMs.toFixed(2)} ms PostgreSQL CPU`} a request`;
+const cost = (f: Figures) =>
+  `${f.serverMs.toFixed(2)} ms server thread CPU${f.postgresMs === undefined ? '' : `, ${f.postgresMs.toFixed(2)} ms PostgreSQL CPU`} a request`;
 
 const listen = async (server: Server): Promise<number> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 };
 
-const closing = (server: Server) => () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); });
+const closing = (server: Server) => () =>
+  new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(resolve);
+  });
 
 /** A request's body, whole. */
-const bodyOf = (req: IncomingMessage) => new Promise<string>((resolve, reject) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  req.on('error', reject);
-});
+const bodyOf = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
 
 /**
  * What the minimal handlers do and no more, as one would write them by hand: the bearer token
@@ -159,9 +194,19 @@ function minimalQueries(sql: Sql) {
       ]);
       // the delivery as the API presents it (shared/webhooks/public-shapes.ts), written out
       const records = rows.map((row) => ({
-        externalId: row.id, status: row.status, endpointId: row.endpoint_id, eventId: row.event_id, type: row.event_type,
-        owner: row.owner, queue: row.queue, attemptCount: row.attempts, nextAttemptAt: row.next_attempt_at,
-        lastStatus: row.last_status, lastError: row.last_error, createdAt: row.created_at, updatedAt: row.updated_at,
+        externalId: row.id,
+        status: row.status,
+        endpointId: row.endpoint_id,
+        eventId: row.event_id,
+        type: row.event_type,
+        owner: row.owner,
+        queue: row.queue,
+        attemptCount: row.attempts,
+        nextAttemptAt: row.next_attempt_at,
+        lastStatus: row.last_status,
+        lastError: row.last_error,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
         completedAt: row.completed_at,
       }));
       return { records, total };
@@ -169,7 +214,10 @@ function minimalQueries(sql: Sql) {
   };
 }
 
-const db = await benchDatabase({ rateLimit: { max: 1_000_000_000 } }, { settings: args.profile ? PROFILE_SETTINGS : [] });
+const db = await benchDatabase(
+  { rateLimit: { max: 1_000_000_000 } },
+  { settings: args.profile ? PROFILE_SETTINGS : [] },
+);
 const closers: Array<() => Promise<unknown>> = [];
 try {
   const profile: StatementProfile | undefined = args.profile ? await openStatementProfile(db.adminUrl) : undefined;
@@ -214,7 +262,7 @@ try {
   // the minimal REST handler: token by digest, the newest deliveries and their count, plain JSON
   const minimalRest = new Koa();
   minimalRest.use(async (ctx) => {
-    if (await minimal.tokenRole(ctx.get('authorization') || undefined) === undefined) {
+    if ((await minimal.tokenRole(ctx.get('authorization') || undefined)) === undefined) {
       ctx.status = 401;
       return;
     }
@@ -228,8 +276,16 @@ try {
 
   // the bare GraphQL server: graphql() of the same schema, the same context as the service makes
   const bareGraphqlServer = createServer(async (req, res) => {
-    const { query, variables } = JSON.parse(await bodyOf(req)) as { query: string; variables?: Record<string, unknown> };
-    const result = await runGraphql({ schema, source: query, variableValues: variables, contextValue: createContext({ models, log }, { principal }) });
+    const { query, variables } = JSON.parse(await bodyOf(req)) as {
+      query: string;
+      variables?: Record<string, unknown>;
+    };
+    const result = await runGraphql({
+      schema,
+      source: query,
+      variableValues: variables,
+      contextValue: createContext({ models, log }, { principal }),
+    });
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
     res.end(JSON.stringify(result));
   });
@@ -253,12 +309,17 @@ try {
   });
   const minimalGraphqlServer = createServer(async (req, res) => {
     const body = await bodyOf(req);
-    if (await minimal.tokenRole(req.headers.authorization) === undefined) {
+    if ((await minimal.tokenRole(req.headers.authorization)) === undefined) {
       res.writeHead(401).end();
       return;
     }
     const { query, variables } = JSON.parse(body) as { query: string; variables?: Record<string, unknown> };
-    const result = await runGraphql({ schema: minimalSchema, source: query, variableValues: variables, contextValue: {} });
+    const result = await runGraphql({
+      schema: minimalSchema,
+      source: query,
+      variableValues: variables,
+      contextValue: {},
+    });
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
     res.end(JSON.stringify(result));
   });
@@ -266,16 +327,53 @@ try {
   closers.push(closing(minimalGraphqlServer));
 
   const restHeaders = { accept: 'application/hal+json', authorization: `Bearer ${admin.token}` };
-  const graphqlHeaders = { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${admin.token}` };
+  const graphqlHeaders = {
+    accept: 'application/json',
+    'content-type': 'application/json',
+    authorization: `Bearer ${admin.token}`,
+  };
   const graphqlBody = JSON.stringify({ query: QUERY });
   const graphqlUrl = `http://127.0.0.1:${webPort}${db.config.graphql ? db.config.graphql.path : '/_app/gql'}`;
   const targets = {
-    restFull: { name: 'REST full stack', url: `http://127.0.0.1:${webPort}${PATHS.deliveries}?per_page=${PER_PAGE}`, method: 'GET', headers: restHeaders },
-    restBare: { name: 'REST bare Koa, our listing', url: `http://127.0.0.1:${bareRestPort}/deliveries?per_page=${PER_PAGE}`, method: 'GET', headers: restHeaders },
-    restMinimal: { name: 'REST minimal Koa', url: `http://127.0.0.1:${minimalRestPort}/deliveries?per_page=${PER_PAGE}`, method: 'GET', headers: restHeaders },
-    graphqlFull: { name: 'GraphQL full stack', url: graphqlUrl, method: 'POST', headers: graphqlHeaders, body: graphqlBody },
-    graphqlBare: { name: 'GraphQL bare graphql(), our schema', url: `http://127.0.0.1:${bareGraphqlPort}/`, method: 'POST', headers: graphqlHeaders, body: graphqlBody },
-    graphqlMinimal: { name: 'GraphQL minimal graphql()', url: `http://127.0.0.1:${minimalGraphqlPort}/`, method: 'POST', headers: graphqlHeaders, body: graphqlBody },
+    restFull: {
+      name: 'REST full stack',
+      url: `http://127.0.0.1:${webPort}${PATHS.deliveries}?per_page=${PER_PAGE}`,
+      method: 'GET',
+      headers: restHeaders,
+    },
+    restBare: {
+      name: 'REST bare Koa, our listing',
+      url: `http://127.0.0.1:${bareRestPort}/deliveries?per_page=${PER_PAGE}`,
+      method: 'GET',
+      headers: restHeaders,
+    },
+    restMinimal: {
+      name: 'REST minimal Koa',
+      url: `http://127.0.0.1:${minimalRestPort}/deliveries?per_page=${PER_PAGE}`,
+      method: 'GET',
+      headers: restHeaders,
+    },
+    graphqlFull: {
+      name: 'GraphQL full stack',
+      url: graphqlUrl,
+      method: 'POST',
+      headers: graphqlHeaders,
+      body: graphqlBody,
+    },
+    graphqlBare: {
+      name: 'GraphQL bare graphql(), our schema',
+      url: `http://127.0.0.1:${bareGraphqlPort}/`,
+      method: 'POST',
+      headers: graphqlHeaders,
+      body: graphqlBody,
+    },
+    graphqlMinimal: {
+      name: 'GraphQL minimal graphql()',
+      url: `http://127.0.0.1:${minimalGraphqlPort}/`,
+      method: 'POST',
+      headers: graphqlHeaders,
+      body: graphqlBody,
+    },
   } satisfies Record<string, Target>;
   type Name = keyof typeof targets;
 
@@ -288,21 +386,50 @@ try {
   const restFull = await fetched(targets.restFull);
   const fullDeliveries = (restFull._embedded as { deliveries: Array<Record<string, unknown>> }).deliveries;
   assert.equal(fullDeliveries.length, PER_PAGE);
-  assert.deepEqual(await fetched(targets.restBare), restFull, 'the bare REST handler answers another body than the web process');
+  assert.deepEqual(
+    await fetched(targets.restBare),
+    restFull,
+    'the bare REST handler answers another body than the web process',
+  );
   const withoutLinks = fullDeliveries.map(({ _links, ...fields }) => fields);
-  assert.deepEqual(await fetched(targets.restMinimal), { deliveries: withoutLinks, total: restFull.total }, 'the minimal REST handler answers other records than the web process');
+  assert.deepEqual(
+    await fetched(targets.restMinimal),
+    { deliveries: withoutLinks, total: restFull.total },
+    'the minimal REST handler answers other records than the web process',
+  );
   const graphqlFull = await fetched(targets.graphqlFull);
   assert.equal(graphqlFull.errors, undefined, JSON.stringify(graphqlFull.errors));
-  assert.deepEqual(await fetched(targets.graphqlBare), graphqlFull, 'the bare GraphQL server answers other data than the web process');
-  assert.deepEqual(await fetched(targets.graphqlMinimal), graphqlFull, 'the minimal GraphQL server answers other data than the web process');
+  assert.deepEqual(
+    await fetched(targets.graphqlBare),
+    graphqlFull,
+    'the bare GraphQL server answers other data than the web process',
+  );
+  assert.deepEqual(
+    await fetched(targets.graphqlMinimal),
+    graphqlFull,
+    'the minimal GraphQL server answers other data than the web process',
+  );
   const restIds = withoutLinks.map((delivery) => delivery.externalId);
-  const graphqlIds = (graphqlFull.data as { webhookDeliveries: { nodes: Array<{ externalId: string }> } }).webhookDeliveries.nodes.map((node) => node.externalId);
+  const graphqlIds = (
+    graphqlFull.data as { webhookDeliveries: { nodes: Array<{ externalId: string }> } }
+  ).webhookDeliveries.nodes.map((node) => node.externalId);
   assert.deepEqual(graphqlIds, restIds, 'REST and GraphQL list other deliveries');
 
-  note(`warming up (${args.warmup} s each); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  note(
+    `warming up (${args.warmup} s each); load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   for (const target of Object.values(targets)) await load(target, args.warmup);
 
-  const figures: Record<Name, Figures[]> = { restFull: [], restBare: [], restMinimal: [], graphqlFull: [], graphqlBare: [], graphqlMinimal: [] };
+  const figures: Record<Name, Figures[]> = {
+    restFull: [],
+    restBare: [],
+    restMinimal: [],
+    graphqlFull: [],
+    graphqlBare: [],
+    graphqlMinimal: [],
+  };
   const RATIOS: Array<[label: string, full: Name, bare: Name]> = [
     ['REST full / our listing', 'restFull', 'restBare'],
     ['REST full / minimal', 'restFull', 'restMinimal'],
@@ -310,40 +437,60 @@ try {
     ['GraphQL full / minimal', 'graphqlFull', 'graphqlMinimal'],
   ];
   for (let run = 0; run < args.runs; run++) {
-    const order: Name[] = run % 2 === 0
-      ? ['restBare', 'restMinimal', 'restFull', 'graphqlBare', 'graphqlMinimal', 'graphqlFull']
-      : ['restFull', 'restMinimal', 'restBare', 'graphqlFull', 'graphqlMinimal', 'graphqlBare'];
+    const order: Name[] =
+      run % 2 === 0
+        ? ['restBare', 'restMinimal', 'restFull', 'graphqlBare', 'graphqlMinimal', 'graphqlFull']
+        : ['restFull', 'restMinimal', 'restBare', 'graphqlFull', 'graphqlMinimal', 'graphqlBare'];
     for (const name of order) figures[name].push(await load(targets[name], args.seconds, db.serverPid));
     const one = (name: Name) => {
       const f = figures[name][run];
       return `${f.rps.toFixed(0)} req/s (p99 ${f.p99.toFixed(1)} ms; ${cost(f)})`;
     };
-    note(`run ${run + 1}: ${(Object.keys(targets) as Name[]).map((name) => `${targets[name].name} ${one(name)}`).join('; ')}; `
-      + `ratios ${RATIOS.map(([label, full, bare]) => `${label} ${(figures[full][run].rps / figures[bare][run].rps).toFixed(2)}`).join(', ')}; `
-      + `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    note(
+      `run ${run + 1}: ${(Object.keys(targets) as Name[]).map((name) => `${targets[name].name} ${one(name)}`).join('; ')}; ` +
+        `ratios ${RATIOS.map(([label, full, bare]) => `${label} ${(figures[full][run].rps / figures[bare][run].rps).toFixed(2)}`).join(', ')}; ` +
+        `load average ${loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' ')}`,
+    );
   }
 
   const summary = (name: Name): Figures => {
     const runs = figures[name];
     const of = (key: 'rps' | 'p50' | 'p99' | 'serverMs') => median(runs.map((f) => f[key]));
     const postgres = runs.map((f) => f.postgresMs).filter((ms) => ms !== undefined);
-    return { rps: of('rps'), p50: of('p50'), p99: of('p99'), serverMs: of('serverMs'), postgresMs: postgres.length > 0 ? median(postgres) : undefined };
+    return {
+      rps: of('rps'),
+      p50: of('p50'),
+      p99: of('p99'),
+      serverMs: of('serverMs'),
+      postgresMs: postgres.length > 0 ? median(postgres) : undefined,
+    };
   };
-  const side = (label: string, f: Figures) => `${label} ${f.rps.toFixed(0)} req/s (p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms; ${cost(f)})`;
+  const side = (label: string, f: Figures) =>
+    `${label} ${f.rps.toFixed(0)} req/s (p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms; ${cost(f)})`;
   const ratio = (full: Name, bare: Name) => (summary(full).rps / summary(bare).rps).toFixed(2);
-  process.stdout.write(`bench:api: GET ${PATHS.deliveries}?per_page=${PER_PAGE}: ${side('full stack', summary('restFull'))}, `
-    + `${side('bare Koa over our listing', summary('restBare'))}, ${side('minimal Koa', summary('restMinimal'))}, `
-    + `ratio ${ratio('restFull', 'restBare')} (our listing), ${ratio('restFull', 'restMinimal')} (minimal); `
-    + `GraphQL webhookDeliveries(perPage: ${PER_PAGE}): ${side('full stack', summary('graphqlFull'))}, `
-    + `${side('bare graphql() over our schema', summary('graphqlBare'))}, ${side('minimal graphql()', summary('graphqlMinimal'))}, `
-    + `ratio ${ratio('graphqlFull', 'graphqlBare')} (our schema), ${ratio('graphqlFull', 'graphqlMinimal')} (minimal) `
-    + `(medians of ${args.runs} runs of ${args.seconds} s, ${args.connections} connections; ${args.deliveries} deliveries; ${db.server})\n`);
+  process.stdout.write(
+    `bench:api: GET ${PATHS.deliveries}?per_page=${PER_PAGE}: ${side('full stack', summary('restFull'))}, ` +
+      `${side('bare Koa over our listing', summary('restBare'))}, ${side('minimal Koa', summary('restMinimal'))}, ` +
+      `ratio ${ratio('restFull', 'restBare')} (our listing), ${ratio('restFull', 'restMinimal')} (minimal); ` +
+      `GraphQL webhookDeliveries(perPage: ${PER_PAGE}): ${side('full stack', summary('graphqlFull'))}, ` +
+      `${side('bare graphql() over our schema', summary('graphqlBare'))}, ${side('minimal graphql()', summary('graphqlMinimal'))}, ` +
+      `ratio ${ratio('graphqlFull', 'graphqlBare')} (our schema), ${ratio('graphqlFull', 'graphqlMinimal')} (minimal) ` +
+      `(medians of ${args.runs} runs of ${args.seconds} s, ${args.connections} connections; ${args.deliveries} deliveries; ${db.server})\n`,
+  );
 
   if (profile) {
     for (const name of Object.keys(targets) as Name[]) {
       await profile.reset();
-      const requests = (await autocannon({ ...targets[name], connections: args.connections, duration: args.seconds })).requests.total;
-      note([`${targets[name].name}: PostgreSQL statements (pg_stat_statements, ${requests} requests):`, ...profileLines(await profile.top(requests, 8, 160), 'request')].join('\n'));
+      const requests = (await autocannon({ ...targets[name], connections: args.connections, duration: args.seconds }))
+        .requests.total;
+      note(
+        [
+          `${targets[name].name}: PostgreSQL statements (pg_stat_statements, ${requests} requests):`,
+          ...profileLines(await profile.top(requests, 8, 160), 'request'),
+        ].join('\n'),
+      );
     }
   }
 } finally {

@@ -18,7 +18,14 @@ try {
   for (let i = 0; i < 20; i++) {
     await db.sql`insert into app_webhooks (id, url, events, owner) values (${`ep_bench${i}`}, ${`https://receiver.example/${i}`}, ${['order.*']}, ${i % 2 ? 'acme' : null})`;
   }
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', DATABASE_URL: db.url, APP_SECRET: BENCH_SECRET, LOG_LEVEL: 'warn' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'production',
+    DATABASE_URL: db.url,
+    APP_SECRET: BENCH_SECRET,
+    LOG_LEVEL: 'warn',
+  };
   const time = (args: string[]) => {
     const started = performance.now();
     const result = spawnSync(process.execPath, ['cli/bin.js', ...args], { cwd: ROOT, env, encoding: 'utf8' });
@@ -30,15 +37,25 @@ try {
     spawnSync(process.execPath, ['-e', '0']);
     return (performance.now() - started) / 1000;
   };
-  const rows: [string, number[]][] = [['node -e 0 (Node alone)', []], ['app --help', []], ['app --version', []], ['app jobs --help', []], ['app webhooks:list', []]];
+  const rows: [string, number[]][] = [
+    ['node -e 0 (Node alone)', []],
+    ['app --help', []],
+    ['app --version', []],
+    ['app jobs --help', []],
+    ['app webhooks:list', []],
+  ];
   const commands: (string[] | null)[] = [null, ['--help'], ['--version'], ['jobs', '--help'], ['webhooks:list']];
   for (const args of commands) if (args) time(args); // warm-up: fills the compile cache
   for (let run = 0; run < runs; run++) {
-    commands.forEach((args, index) => rows[index][1].push(args ? time(args) : nodeAlone()));
+    commands.forEach((args, index) => {
+      rows[index][1].push(args ? time(args) : nodeAlone());
+    });
   }
   note(`${runs} runs each, seconds (median, p10, p90):`);
   for (const [name, values] of rows) {
-    process.stdout.write(`${name.padEnd(26)} median ${median(values).toFixed(3)}  p10 ${quantile(values, 0.1).toFixed(3)}  p90 ${quantile(values, 0.9).toFixed(3)}\n`);
+    process.stdout.write(
+      `${name.padEnd(26)} median ${median(values).toFixed(3)}  p10 ${quantile(values, 0.1).toFixed(3)}  p90 ${quantile(values, 0.9).toFixed(3)}\n`,
+    );
   }
 } finally {
   await db.close();

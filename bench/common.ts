@@ -38,9 +38,14 @@ export interface BenchDatabase {
  * PostgreSQL started for the run (default settings: fsync and synchronous_commit on; `settings`
  * added). Dropped (and the embedded server stopped) by `close`.
  */
-export async function benchDatabase(flags: Record<string, unknown> = {}, options: { settings?: readonly string[] } = {}): Promise<BenchDatabase> {
+export async function benchDatabase(
+  flags: Record<string, unknown> = {},
+  options: { settings?: readonly string[] } = {},
+): Promise<BenchDatabase> {
   const given = process.env.DATABASE_URL;
-  const cluster = given ? undefined : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({ settings: options.settings ?? [] });
+  const cluster = given
+    ? undefined
+    : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({ settings: options.settings ?? [] });
   const adminUrl = given ?? cluster!.adminUrl;
   const name = `bench_${randomBytes(4).toString('hex')}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -61,7 +66,11 @@ export async function benchDatabase(flags: Record<string, unknown> = {}, options
     log,
     adminUrl,
     server: given ? 'DATABASE_URL' : 'embedded PostgreSQL (durable defaults)',
-    ...(cluster ? { serverPid: cluster.pid } : process.env.BENCH_PG_PID ? { serverPid: Number(process.env.BENCH_PG_PID) } : {}),
+    ...(cluster
+      ? { serverPid: cluster.pid }
+      : process.env.BENCH_PG_PID
+        ? { serverPid: Number(process.env.BENCH_PG_PID) }
+        : {}),
     async close() {
       await sql.end({ timeout: 5 });
       await admin.unsafe(`drop database if exists ${name} with (force)`);
@@ -103,7 +112,12 @@ export function numberArgs<T extends Record<string, number>>(defaults: T, argv =
   const out = { ...defaults } as Record<string, number>;
   for (let i = 0; i < argv.length; i++) {
     const match = /^--([\w-]+)(?:=(.*))?$/.exec(argv[i]);
-    if (!match || !(match[1] in out)) throw new Error(`unknown argument ${argv[i]}; known: ${Object.keys(out).map((k) => `--${k}`).join(' ')}`);
+    if (!match || !(match[1] in out))
+      throw new Error(
+        `unknown argument ${argv[i]}; known: ${Object.keys(out)
+          .map((k) => `--${k}`)
+          .join(' ')}`,
+      );
     const value = Number(match[2] ?? argv[++i]);
     if (!Number.isFinite(value)) throw new Error(`--${match[1]} needs a number`);
     out[match[1]] = value;
@@ -150,7 +164,7 @@ export function processTreeCpuSeconds(pid: number): number | null {
   if (!stats.has(pid)) return null;
   let total = 0;
   const wanted = new Set([pid]);
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false;
     for (const [child, stat] of stats) {
       if (!wanted.has(child) && wanted.has(stat.ppid)) {

@@ -26,29 +26,50 @@ import { loadavg } from 'node:os';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 import {
-  benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
+  benchDatabase,
+  benchReceiver,
+  median,
+  note,
+  numberArgs,
+  processTreeCpuSeconds,
+  quantile,
+  sleep,
+  wallClock,
+  type BenchDatabase,
 } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';
 import { OPERATOR } from '../shared/access/actor.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
-const args = numberArgs({ deliveries: 20_000, endpoints: 10, rate: 100, seconds: 10, runs: 3, concurrency: 0, history: 0, profile: 0 });
+const args = numberArgs({
+  deliveries: 20_000,
+  endpoints: 10,
+  rate: 100,
+  seconds: 10,
+  runs: 3,
+  concurrency: 0,
+  history: 0,
+  profile: 0,
+});
 
-const startWorker = (db: BenchDatabase) => startWorkerProcess(db, args.concurrency > 0 ? { APP_WEBHOOKS__CONCURRENCY: String(args.concurrency) } : {});
+const startWorker = (db: BenchDatabase) =>
+  startWorkerProcess(db, args.concurrency > 0 ? { APP_WEBHOOKS__CONCURRENCY: String(args.concurrency) } : {});
 
 /** Emits `count` events of `type` to the owner-less endpoints subscribed, `parallel` at a time. */
 async function emitMany(db: BenchDatabase, type: string, count: number, parallel = 4): Promise<number> {
   let next = 0;
   let written = 0;
   const deps = { config: db.config, sql: db.sql, log: db.log };
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (next < count) {
-      next += 1;
-      const deliveries = await emit(deps, type, { i: next, t: 0 });
-      written += deliveries.length; // not `written += (await …)`: that reads `written` before the await
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < count) {
+        next += 1;
+        const deliveries = await emit(deps, type, { i: next, t: 0 });
+        written += deliveries.length; // not `written += (await …)`: that reads `written` before the await
+      }
+    }),
+  );
   return written;
 }
 
@@ -95,7 +116,9 @@ const medianShare = (shares: CpuShare[]): CpuShare => ({
 });
 
 async function doneCount(db: BenchDatabase): Promise<number> {
-  const [row] = await db.sql<{ done: number }[]>`select count(*)::int as done from app_webhook_deliveries where status = 'done'`;
+  const [row] = await db.sql<
+    { done: number }[]
+  >`select count(*)::int as done from app_webhook_deliveries where status = 'done'`;
   return row.done;
 }
 
@@ -118,7 +141,8 @@ async function main() {
   });
   const deps = { config: db.config, sql: db.sql, log: db.log };
   try {
-    for (let i = 0; i < args.endpoints; i++) await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
+    for (let i = 0; i < args.endpoints; i++)
+      await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
     await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/latency`, events: ['latency.*'] });
     if (args.history > 0) {
       const started = wallClock();
@@ -151,9 +175,17 @@ async function main() {
       while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
       const cpu = cpuSince(cpuBefore, cpuNow(db, worker.child.pid), queued);
       rates.push(rate);
-      if (profile) note([`run ${run}: PostgreSQL statements of the throughput phase (pg_stat_statements; WAL in all ${(await profile.walPerUnit(queued)).toFixed(0)} B/delivery):`, ...profileLines(await profile.top(queued), 'delivery')].join('\n'));
+      if (profile)
+        note(
+          [
+            `run ${run}: PostgreSQL statements of the throughput phase (pg_stat_statements; WAL in all ${(await profile.walPerUnit(queued)).toFixed(0)} B/delivery):`,
+            ...profileLines(await profile.top(queued), 'delivery'),
+          ].join('\n'),
+        );
       // deliveries that waited for their endpoint's cap (webhooks.endpointConcurrency) at least once
-      const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where seq is not null`;
+      const [{ parked }] = await db.sql<
+        { parked: number }[]
+      >`select count(*)::int as parked from app_webhook_deliveries where seq is not null`;
       parkedShares.push((parked - parkedBefore) / queued);
       parkedBefore = parked;
       if (cpu) cpuPerDelivery.push(cpu);
@@ -195,8 +227,12 @@ async function main() {
       const noopRate = (leftAtT0 * 1000) / (wallClock() - t0);
       noopRates.push(noopRate);
       await noopWorker.stop();
-      note(`run ${run}: ${rate.toFixed(0)} deliveries/s; emit->receiver p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms; ` +
-        `no-op ${noopRate.toFixed(0)} jobs/s${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}; parked for the endpoint cap ${(100 * parkedShares.at(-1)!).toFixed(1)}%; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+      note(
+        `run ${run}: ${rate.toFixed(0)} deliveries/s; emit->receiver p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms; ` +
+          `no-op ${noopRate.toFixed(0)} jobs/s${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}; parked for the endpoint cap ${(100 * parkedShares.at(-1)!).toFixed(1)}%; load average ${loadavg()
+            .map((x) => x.toFixed(2))
+            .join(' ')}`,
+      );
     }
 
     const rate = median(rates);

@@ -21,15 +21,22 @@ async function main() {
   try {
     note(`registering ${args.endpoints} endpoints`);
     for (let i = 0; i < args.endpoints; i++) {
-      await registerEndpoint(deps, OPERATOR, { url: `http://127.0.0.1:9/in/${i}`, events: i % 2 === 0 ? ['bench.*'] : ['bench.fanout'] });
+      await registerEndpoint(deps, OPERATOR, {
+        url: `http://127.0.0.1:9/in/${i}`,
+        events: i % 2 === 0 ? ['bench.*'] : ['bench.fanout'],
+      });
     }
     const measure = async (label: string, withCache: boolean) => {
       const times: number[] = [];
       for (let run = -3; run < args.runs; run++) {
         const started = wallClock();
-        const deliveries = await emit(withCache ? { ...deps, cache } : deps, 'bench.fanout', { run, note: 'fan-out benchmark' });
+        const deliveries = await emit(withCache ? { ...deps, cache } : deps, 'bench.fanout', {
+          run,
+          note: 'fan-out benchmark',
+        });
         const took = wallClock() - started;
-        if (deliveries.length !== args.endpoints) throw new Error(`emit reached ${deliveries.length} endpoints, not ${args.endpoints}`);
+        if (deliveries.length !== args.endpoints)
+          throw new Error(`emit reached ${deliveries.length} endpoints, not ${args.endpoints}`);
         if (run >= 0) times.push(took);
       }
       note(`${label}: ${times.map((t) => t.toFixed(1)).join(' ')}`);
@@ -37,7 +44,8 @@ async function main() {
     };
     const cached = await measure('with the endpoint cache', true);
     const uncached = await measure('without the cache', false);
-    const line = (times: number[]) => `median ${median(times).toFixed(1)} ms, p90 ${quantile(times, 0.9).toFixed(1)} ms, min ${Math.min(...times).toFixed(1)} ms`;
+    const line = (times: number[]) =>
+      `median ${median(times).toFixed(1)} ms, p90 ${quantile(times, 0.9).toFixed(1)} ms, min ${Math.min(...times).toFixed(1)} ms`;
     process.stdout.write(
       `bench:emit: one emit to ${args.endpoints} endpoints: ${line(cached)} with the endpoint cache; ` +
         `${line(uncached)} without (${args.runs} runs each; ${db.server})\n`,

@@ -17,7 +17,10 @@ import { OPERATOR } from '../shared/access/actor.ts';
 /** Tenants of a history: owners `<prefix>-0` to `<prefix>-4`, each with `endpoints / 5` endpoints. */
 export const TENANTS = 5;
 
-export async function loadHistory(db: BenchDatabase, options: { deliveries: number; endpoints?: number; days?: number; chunk?: number; prefix?: string }): Promise<string[]> {
+export async function loadHistory(
+  db: BenchDatabase,
+  options: { deliveries: number; endpoints?: number; days?: number; chunk?: number; prefix?: string },
+): Promise<string[]> {
   const endpoints = options.endpoints ?? 10;
   const prefix = options.prefix ?? 'hist';
   if (!/^[a-z]{4}$/.test(prefix)) throw new Error(`loadHistory: prefix ${prefix} is not four lower-case letters`);
@@ -27,9 +30,19 @@ export async function loadHistory(db: BenchDatabase, options: { deliveries: numb
   const chunk = options.chunk ?? 500_000;
   const deps = { config: db.config, sql: db.sql, log: db.log };
   const ids: string[] = [];
-  if (endpoints < TENANTS || endpoints % TENANTS !== 0) throw new Error(`loadHistory: endpoints must be a multiple of ${TENANTS}`);
+  if (endpoints < TENANTS || endpoints % TENANTS !== 0)
+    throw new Error(`loadHistory: endpoints must be a multiple of ${TENANTS}`);
   const perTenant = endpoints / TENANTS;
-  for (let i = 0; i < endpoints; i++) ids.push((await registerEndpoint(deps, OPERATOR, { url: `http://127.0.0.1:9/${prefix}/${i}`, events: ['*'], owner: `${prefix}-${i % TENANTS}` })).id);
+  for (let i = 0; i < endpoints; i++)
+    ids.push(
+      (
+        await registerEndpoint(deps, OPERATOR, {
+          url: `http://127.0.0.1:9/${prefix}/${i}`,
+          events: ['*'],
+          owner: `${prefix}-${i % TENANTS}`,
+        })
+      ).id,
+    );
   const sql: Sql = db.sql;
   for (let from = 0; from < options.deliveries; from += chunk) {
     const to = Math.min(options.deliveries, from + chunk) - 1;

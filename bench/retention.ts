@@ -16,7 +16,7 @@
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
 import { prune } from '../shared/webhooks/retention.ts';
-import { ALL_TENANTS, tenantScope } from '../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS, tenantScope } from '../shared/access/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
@@ -30,7 +30,7 @@ const SMALL_TENANT = 'smal-1';
 
 const db = await benchDatabase();
 const deps = { config: db.config, sql: db.sql, log: db.log };
-const timed = async (what: string, action: () => Promise<unknown>): Promise<number> => {
+const timed = async (_what: string, action: () => Promise<unknown>): Promise<number> => {
   const times: number[] = [];
   for (let run = -3; run < args.runs; run++) {
     const started = wallClock();
@@ -45,14 +45,17 @@ const text = (f: { emit: number; firstPage: number; filteredPage: number; endpoi
   `endpoint page ${f.endpointPage.toFixed(2)} ms, tenant page ${f.tenantPage.toFixed(2)} ms`;
 
 async function latencies(label: string, filterEndpoint: string) {
-  const list = (query: Record<string, unknown>) => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, ...query });
+  const list = (query: Record<string, unknown>) =>
+    listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, ...query });
   const figures = {
     emit: await timed('emit', () => emit(deps, 'bench.retention', { n: 1 }, { owner: 'bench-emit' })),
     firstPage: await timed('first page', () => list({})),
     filteredPage: await timed('filtered page', () => list({ endpoint: filterEndpoint, statuses: ['dead'] })),
     endpointPage: await timed('endpoint page', () => list({ endpoint: filterEndpoint })),
     // a member of a small tenant (a fifth of the 1,000-delivery history) lists its own deliveries
-    tenantPage: await timed('tenant page', () => listDeliveries(deps, tenantScope(SMALL_TENANT), { page: 1, perPage: 25 })),
+    tenantPage: await timed('tenant page', () =>
+      listDeliveries(deps, tenantScope(SMALL_TENANT), { page: 1, perPage: 25 }),
+    ),
   };
   note(`${label}: ${text(figures)}`);
   return figures;
@@ -60,10 +63,15 @@ async function latencies(label: string, filterEndpoint: string) {
 
 try {
   await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/emit', events: ['*'], owner: 'bench-emit' });
-  const emptyEndpoint = (await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/empty', events: ['*'], owner: 'bench-empty' })).id;
+  const emptyEndpoint = (
+    await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/empty', events: ['*'], owner: 'bench-empty' })
+  ).id;
   const empty = await latencies('empty database', emptyEndpoint);
   // a page's worth and more, under api.exactTotal: the listing as a small service has it
-  const small = await latencies(`${SMALL} deliveries`, (await loadHistory(db, { deliveries: SMALL, prefix: 'smal' }))[3]);
+  const small = await latencies(
+    `${SMALL} deliveries`,
+    (await loadHistory(db, { deliveries: SMALL, prefix: 'smal' }))[3],
+  );
 
   let started = wallClock();
   const endpoints = await loadHistory(db, { deliveries: args.deliveries });
@@ -81,19 +89,23 @@ try {
   const pruned = await prune(deps, { now });
   const pruneMs = wallClock() - started;
   const removed = pruned.done + pruned.dead + pruned.events + pruned.attempts;
-  note(`prune: dry run ${(dryMs / 1000).toFixed(1)} s; removed ${pruned.done} done, ${pruned.dead} dead, ${pruned.events} events, ${pruned.attempts} attempts in ${(pruneMs / 1000).toFixed(1)} s (${Math.round(removed / (pruneMs / 1000))} rows/s)`);
+  note(
+    `prune: dry run ${(dryMs / 1000).toFixed(1)} s; removed ${pruned.done} done, ${pruned.dead} dead, ${pruned.events} events, ${pruned.attempts} attempts in ${(pruneMs / 1000).toFixed(1)} s (${Math.round(removed / (pruneMs / 1000))} rows/s)`,
+  );
   if (dry.done !== pruned.done || dry.dead !== pruned.dead) throw new Error('the dry run and the prune disagree');
   const after = await latencies('after the prune', endpoints[3]);
 
   const row = (name: string, f: typeof empty) => `${name}: ${text(f)}`;
-  process.stdout.write([
-    `bench:retention (${args.deliveries} deliveries over 120 days; medians of ${args.runs}; ${db.server})`,
-    row('empty database', empty),
-    row(`at ${SMALL}`, small),
-    row(`at ${args.deliveries}`, full),
-    row('after the prune', after),
-    `prune: dry run ${(dryMs / 1000).toFixed(1)} s; real ${(pruneMs / 1000).toFixed(1)} s for ${pruned.done} done + ${pruned.dead} dead deliveries, ${pruned.attempts} attempts, ${pruned.events} events (${Math.round(removed / (pruneMs / 1000))} rows/s)`,
-  ].join('\n') + '\n');
+  process.stdout.write(
+    [
+      `bench:retention (${args.deliveries} deliveries over 120 days; medians of ${args.runs}; ${db.server})`,
+      row('empty database', empty),
+      row(`at ${SMALL}`, small),
+      row(`at ${args.deliveries}`, full),
+      row('after the prune', after),
+      `prune: dry run ${(dryMs / 1000).toFixed(1)} s; real ${(pruneMs / 1000).toFixed(1)} s for ${pruned.done} done + ${pruned.dead} dead deliveries, ${pruned.attempts} attempts, ${pruned.events} events (${Math.round(removed / (pruneMs / 1000))} rows/s)`,
+    ].join('\n') + '\n',
+  );
 } finally {
   await db.close();
 }

@@ -59,7 +59,17 @@ import { createToken } from '../shared/tokens/tokens.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import {
-  BENCH_SECRET, benchDatabase, benchReceiver, median, note, numberArgs, processTreeCpuSeconds, quantile, sleep, wallClock, type BenchDatabase,
+  BENCH_SECRET,
+  benchDatabase,
+  benchReceiver,
+  median,
+  note,
+  numberArgs,
+  processTreeCpuSeconds,
+  quantile,
+  sleep,
+  wallClock,
+  type BenchDatabase,
 } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts';
@@ -74,8 +84,12 @@ function listArgs<T extends Record<string, number[]>>(defaults: T, argv: string[
     const match = /^--([\w-]+)(?:=(.*))?$/.exec(argv[i]);
     if (match && match[1] in lists) {
       const text = match[2] ?? argv[++i] ?? '';
-      const values = text.split(',').filter((part) => part !== '').map(Number);
-      if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 0)) throw new Error(`--${match[1]} needs counts such as 1,2,4 (0: skip that phase)`);
+      const values = text
+        .split(',')
+        .filter((part) => part !== '')
+        .map(Number);
+      if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 0))
+        throw new Error(`--${match[1]} needs counts such as 1,2,4 (0: skip that phase)`);
       lists[match[1]] = values.filter((v) => v > 0);
     } else {
       rest.push(argv[i]);
@@ -85,11 +99,30 @@ function listArgs<T extends Record<string, number[]>>(defaults: T, argv: string[
 }
 
 const { lists, rest } = listArgs({ workers: [1, 2, 4], webs: [1, 2] }, process.argv.slice(2));
-const args = numberArgs({
-  deliveries: 20_000, endpoints: 10, seconds: 10, warmup: 3, connections: 20, 'api-deliveries': 2000, runs: 3, pickups: 10, sample: 100, pgbouncer: 0, 'pool-size': 20, session: 0, prepare: 1, 'drain-timeout': 300,
-}, rest);
+const args = numberArgs(
+  {
+    deliveries: 20_000,
+    endpoints: 10,
+    seconds: 10,
+    warmup: 3,
+    connections: 20,
+    'api-deliveries': 2000,
+    runs: 3,
+    pickups: 10,
+    sample: 100,
+    pgbouncer: 0,
+    'pool-size': 20,
+    session: 0,
+    prepare: 1,
+    'drain-timeout': 300,
+  },
+  rest,
+);
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 const fixed = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 
 // ---------------------------------------------------------------------------------------------
@@ -115,7 +148,9 @@ function cpuMark(db: BenchDatabase, processes: ReadonlyArray<{ label: string; pi
   const usage = process.cpuUsage();
   return {
     at: wallClock(),
-    processes: new Map(processes.map(({ label, pid }) => [label, pid === undefined ? NaN : (processTreeCpuSeconds(pid) ?? NaN)])),
+    processes: new Map(
+      processes.map(({ label, pid }) => [label, pid === undefined ? NaN : (processTreeCpuSeconds(pid) ?? NaN)]),
+    ),
     postgres: db.serverPid === undefined ? null : processTreeCpuSeconds(db.serverPid),
     bench: (usage.user + usage.system) / 1e6,
     machine: machineCpu(),
@@ -139,7 +174,8 @@ function cpuWindow(before: CpuMark, after: CpuMark): CpuWindow {
   return {
     seconds,
     cores,
-    postgresCores: after.postgres === null || before.postgres === null ? null : (after.postgres - before.postgres) / seconds,
+    postgresCores:
+      after.postgres === null || before.postgres === null ? null : (after.postgres - before.postgres) / seconds,
     benchCores: (after.bench - before.bench) / seconds,
     machineCores: (after.machine.busy - before.machine.busy) / seconds,
   };
@@ -208,8 +244,16 @@ function sampleActivity(db: BenchDatabase, everyMs: number): { stop(): Promise<A
 }
 
 const activityText = (a: ActivitySummary) =>
-  `connections at most ${a.maxConnections} (${[...a.maxByApp].sort().map(([app, n]) => `${app} ${n}`).join(', ')}); ` +
-  `active backends ${fixed(a.meanActive, 1)} on average, waiting: ${[...a.waits].slice(0, 5).map(([key, share]) => `${key} ${(100 * share).toFixed(0)}%`).join(', ') || 'none active'}`;
+  `connections at most ${a.maxConnections} (${[...a.maxByApp]
+    .sort()
+    .map(([app, n]) => `${app} ${n}`)
+    .join(', ')}); ` +
+  `active backends ${fixed(a.meanActive, 1)} on average, waiting: ${
+    [...a.waits]
+      .slice(0, 5)
+      .map(([key, share]) => `${key} ${(100 * share).toFixed(0)}%`)
+      .join(', ') || 'none active'
+  }`;
 
 // ---------------------------------------------------------------------------------------------
 // Web processes: `node api/main.ts` as the Procfile runs it, on a free port.
@@ -258,7 +302,8 @@ async function startWebProcess(db: BenchDatabase, url: string): Promise<WebProce
       const code = await exited;
       if (code !== 0) note(`the web process exited with ${code}:\n${output.slice(-2000)}`);
       const errors = output.split('\n').filter((l) => /"level":(40|50|60)/.test(l));
-      if (errors.length > 0) note(`web process logged ${errors.length} warnings or errors, the first:\n${errors.slice(0, 3).join('\n')}`);
+      if (errors.length > 0)
+        note(`web process logged ${errors.length} warnings or errors, the first:\n${errors.slice(0, 3).join('\n')}`);
     },
   };
 }
@@ -266,14 +311,15 @@ async function startWebProcess(db: BenchDatabase, url: string): Promise<WebProce
 // ---------------------------------------------------------------------------------------------
 // PgBouncer in transaction pooling mode (`--pgbouncer 1`).
 
-const freePort = () => new Promise<number>((resolve, reject) => {
-  const server = createServer();
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
   });
-});
 
 interface Bouncer {
   port: number;
@@ -313,10 +359,16 @@ async function startPgbouncer(serverPort: number, poolSize: number, mode: 'trans
   }
   const child = spawn('pgbouncer', [join(dir, 'pgbouncer.ini')], { ...ids, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', (error) => { output += `\n${error.message}`; });
+  child.once('error', (error) => {
+    output += `\n${error.message}`;
+  });
   const readLog = () => {
     try {
       return readFileSync(join(dir, 'pgbouncer.log'), 'utf8');
@@ -325,7 +377,8 @@ async function startPgbouncer(serverPort: number, poolSize: number, mode: 'trans
     }
   };
   for (const deadline = wallClock() + 10_000; !/listening on 127\.0\.0\.1:\d+/.test(readLog()); await sleep(50)) {
-    if (wallClock() > deadline || child.exitCode !== null) throw new Error(`PgBouncer did not start:\n${output}\n${readLog()}`);
+    if (wallClock() > deadline || child.exitCode !== null)
+      throw new Error(`PgBouncer did not start:\n${output}\n${readLog()}`);
   }
   return {
     port,
@@ -359,18 +412,22 @@ async function emitMany(db: BenchDatabase, type: string, count: number, parallel
   let next = 0;
   let written = 0;
   const deps = { config: db.config, sql: db.sql, log: db.log };
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (next < count) {
-      next += 1;
-      const deliveries = await emit(deps, type, { i: next });
-      written += deliveries.length;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < count) {
+        next += 1;
+        const deliveries = await emit(deps, type, { i: next });
+        written += deliveries.length;
+      }
+    }),
+  );
   return written;
 }
 
 async function doneCount(db: BenchDatabase): Promise<number> {
-  const [row] = await db.sql<{ done: number }[]>`select count(*)::int as done from app_webhook_deliveries where status = 'done' and event_type like 'bench.%'`;
+  const [row] = await db.sql<
+    { done: number }[]
+  >`select count(*)::int as done from app_webhook_deliveries where status = 'done' and event_type like 'bench.%'`;
   return row.done;
 }
 
@@ -400,12 +457,17 @@ async function deliveryRound(db: BenchDatabase, url: string, workers: number): P
   const emitBefore = cpuMark(db, []);
   const queued = await emitMany(db, 'bench.order.created', events);
   const emitAfter = cpuMark(db, []);
-  const emitCost = emitAfter.postgres === null || emitBefore.postgres === null ? null : ((emitAfter.postgres - emitBefore.postgres) * 1000) / queued;
+  const emitCost =
+    emitAfter.postgres === null || emitBefore.postgres === null
+      ? null
+      : ((emitAfter.postgres - emitBefore.postgres) * 1000) / queued;
   const doneBefore = await doneCount(db);
   arrivals.bench = 0;
   arrivals.first = 0;
   const startedAt = wallClock();
-  const started: WorkerProcess[] = await Promise.all(Array.from({ length: workers }, () => startWorkerProcess(db, { DATABASE_URL: url })));
+  const started: WorkerProcess[] = await Promise.all(
+    Array.from({ length: workers }, () => startWorkerProcess(db, { DATABASE_URL: url })),
+  );
   try {
     const startSpread = wallClock() - startedAt;
     const labels = started.map((w, i) => ({ label: `worker ${i + 1}`, pid: w.child.pid }));
@@ -416,9 +478,15 @@ async function deliveryRound(db: BenchDatabase, url: string, workers: number): P
     while (arrivals.bench < queued && wallClock() < deadline) await sleep(10);
     const after = cpuMark(db, labels);
     const summary = await activity.stop();
-    if (arrivals.bench < queued) throw new Error(`${workers} workers: ${arrivals.bench} of ${queued} deliveries within ${args['drain-timeout']} s`);
+    if (arrivals.bench < queued)
+      throw new Error(
+        `${workers} workers: ${arrivals.bench} of ${queued} deliveries within ${args['drain-timeout']} s`,
+      );
     while ((await doneCount(db)) < doneBefore + queued) {
-      if (wallClock() > deadline + 30_000) throw new Error(`${workers} workers: every delivery received, but ${queued + doneBefore - (await doneCount(db))} not recorded done 30 s later`);
+      if (wallClock() > deadline + 30_000)
+        throw new Error(
+          `${workers} workers: every delivery received, but ${queued + doneBefore - (await doneCount(db))} not recorded done 30 s later`,
+        );
       await sleep(20);
     }
     const inWindow = queued - receivedAtStart;
@@ -426,7 +494,9 @@ async function deliveryRound(db: BenchDatabase, url: string, workers: number): P
     // the window ends at the last delivery received, not when the loop above saw it
     const rate = (inWindow * 1000) / (arrivals.last - before.at);
     const per = (cores: number) => (cores * window.seconds * 1000) / inWindow;
-    const [{ parked }] = await db.sql<{ parked: number }[]>`select count(*)::int as parked from app_webhook_deliveries where seq is not null`;
+    const [{ parked }] = await db.sql<
+      { parked: number }[]
+    >`select count(*)::int as parked from app_webhook_deliveries where seq is not null`;
     const parkedShare = (parked - parkedBefore) / queued;
     parkedBefore = parked;
 
@@ -444,7 +514,11 @@ async function deliveryRound(db: BenchDatabase, url: string, workers: number): P
       rate,
       startSpread,
       window,
-      perDelivery: { workers: per(sum(window.cores.values())), postgres: window.postgresCores === null ? null : per(window.postgresCores), bench: per(window.benchCores) },
+      perDelivery: {
+        workers: per(sum(window.cores.values())),
+        postgres: window.postgresCores === null ? null : per(window.postgresCores),
+        bench: per(window.benchCores),
+      },
       emitPostgres: emitCost,
       activity: summary,
       pickupP50: quantile(arrivals.pickups, 0.5),
@@ -475,9 +549,18 @@ async function apiRound(db: BenchDatabase, url: string, webs: number, token: str
     const path = '/api/v1/deliveries?per_page=25';
     const headers = { accept: 'application/hal+json', authorization: `Bearer ${token}` };
     const perProcess = Math.max(1, Math.round(args.connections / webs));
-    const run = (seconds: number) => Promise.all(started.map((web) => autocannon({
-      url: `http://127.0.0.1:${web.port}${path}`, headers, connections: perProcess, duration: seconds, workers: 1,
-    })));
+    const run = (seconds: number) =>
+      Promise.all(
+        started.map((web) =>
+          autocannon({
+            url: `http://127.0.0.1:${web.port}${path}`,
+            headers,
+            connections: perProcess,
+            duration: seconds,
+            workers: 1,
+          }),
+        ),
+      );
     await run(args.warmup);
     const labels = started.map((w, i) => ({ label: `web ${i + 1}`, pid: w.child.pid }));
     const before = cpuMark(db, labels);
@@ -486,7 +569,10 @@ async function apiRound(db: BenchDatabase, url: string, webs: number, token: str
     const after = cpuMark(db, labels);
     const summary = await activity.stop();
     for (const result of results) {
-      if (result.errors > 0 || result.non2xx > 0) throw new Error(`${webs} web processes: ${result.errors} errors, ${result.non2xx} answers other than 2xx (${JSON.stringify(result.statusCodeStats)})`);
+      if (result.errors > 0 || result.non2xx > 0)
+        throw new Error(
+          `${webs} web processes: ${result.errors} errors, ${result.non2xx} answers other than 2xx (${JSON.stringify(result.statusCodeStats)})`,
+        );
     }
     const requests = sum(results.map((r) => r.requests.total));
     const window = cpuWindow(before, after);
@@ -494,27 +580,37 @@ async function apiRound(db: BenchDatabase, url: string, webs: number, token: str
 
     // the revocation's reach: a token every process has cached, revoked by plain SQL
     const second = await createToken({ sql: db.sql, log: db.log }, { name: `revoked ${webs}`, role: 'admin' });
-    const ask = (web: WebProcess) => fetch(`http://127.0.0.1:${web.port}${path}`, { headers: { ...headers, authorization: `Bearer ${second.token}` } }).then(async (r) => {
-      await r.arrayBuffer();
-      return r.status;
-    });
-    for (const web of started) if ((await ask(web)) !== 200) throw new Error('the second token was refused before its revocation');
+    const ask = (web: WebProcess) =>
+      fetch(`http://127.0.0.1:${web.port}${path}`, {
+        headers: { ...headers, authorization: `Bearer ${second.token}` },
+      }).then(async (r) => {
+        await r.arrayBuffer();
+        return r.status;
+      });
+    for (const web of started)
+      if ((await ask(web)) !== 200) throw new Error('the second token was refused before its revocation');
     await db.sql`update app_api_tokens set revoked_at = now() where id = ${second.id}`;
     const revokedAt = wallClock();
-    const reach = await Promise.all(started.map(async (web) => {
-      while (wallClock() - revokedAt < 30_000) {
-        if ((await ask(web)) === 401) return wallClock() - revokedAt;
-        await sleep(10);
-      }
-      return Infinity;
-    }));
+    const reach = await Promise.all(
+      started.map(async (web) => {
+        while (wallClock() - revokedAt < 30_000) {
+          if ((await ask(web)) === 401) return wallClock() - revokedAt;
+          await sleep(10);
+        }
+        return Infinity;
+      }),
+    );
     return {
       webs,
       rps: sum(results.map((r) => r.requests.average)),
       p50: median(results.map((r) => r.latency.p50)),
       p99: Math.max(...results.map((r) => r.latency.p99)),
       window,
-      perRequest: { webs: per(sum(window.cores.values())), postgres: window.postgresCores === null ? null : per(window.postgresCores), bench: per(window.benchCores) },
+      perRequest: {
+        webs: per(sum(window.cores.values())),
+        postgres: window.postgresCores === null ? null : per(window.postgresCores),
+        bench: per(window.benchCores),
+      },
       activity: summary,
       revocationReach: Math.max(...reach),
     };
@@ -529,7 +625,10 @@ const coresText = (w: CpuWindow) =>
 
 /** The process that used the most CPU in a window ("postgres", "workers", "web processes", "this process"). */
 function busiest(w: CpuWindow, group: string): string {
-  const shares: Array<[string, number]> = [[group, sum(w.cores.values())], ['this process', w.benchCores]];
+  const shares: Array<[string, number]> = [
+    [group, sum(w.cores.values())],
+    ['this process', w.benchCores],
+  ];
   if (w.postgresCores !== null) shares.push(['postgres', w.postgresCores]);
   const [name, cores] = shares.sort((a, b) => b[1] - a[1])[0];
   return `${name} ${fixed(cores)} cores`;
@@ -543,7 +642,9 @@ async function main() {
     bouncer = await startPgbouncer(cluster.port, args['pool-size'], args.session ? 'session' : 'transaction');
     process.env.DATABASE_URL = cluster.adminUrl;
     process.env.BENCH_PG_PID = String(cluster.pid);
-    note(`PgBouncer (${args.session ? 'session' : 'transaction'} pooling, default_pool_size ${args['pool-size']}) on port ${bouncer.port} in front of PostgreSQL on ${cluster.port}`);
+    note(
+      `PgBouncer (${args.session ? 'session' : 'transaction'} pooling, default_pool_size ${args['pool-size']}) on port ${bouncer.port} in front of PostgreSQL on ${cluster.port}`,
+    );
   }
   const db = await benchDatabase();
   const processUrl = (() => {
@@ -553,7 +654,8 @@ async function main() {
     return url.toString();
   })();
   const receiver = await benchReceiver((_req, body) => arrived(body));
-  const where = `${db.server}${bouncer ? `, worker and web processes through PgBouncer ${spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]} in ${args.session ? 'session' : 'transaction'} pooling mode, default_pool_size ${args['pool-size']}` : ''}` +
+  const where =
+    `${db.server}${bouncer ? `, worker and web processes through PgBouncer ${spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]} in ${args.session ? 'session' : 'transaction'} pooling mode, default_pool_size ${args['pool-size']}` : ''}` +
     `${args.prepare ? '' : ', prepare=false in their DATABASE_URL'}`;
   try {
     const deps = { config: db.config, sql: db.sql, log: db.log };
@@ -561,7 +663,8 @@ async function main() {
     await loadHistory(db, { deliveries: args['api-deliveries'], endpoints: 10, days: 30 });
     await db.sql`analyze`;
     const admin = await createToken({ sql: db.sql, log: db.log }, { name: 'bench admin', role: 'admin' });
-    for (let i = 0; i < args.endpoints; i++) await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
+    for (let i = 0; i < args.endpoints; i++)
+      await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
     await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/pickup`, events: ['pickup.*'] });
 
     const apiRounds = new Map<number, ApiRound[]>(lists.webs.map((n) => [n, []]));
@@ -573,9 +676,11 @@ async function main() {
         try {
           const r = await apiRound(db, processUrl, webs, admin.token);
           apiRounds.get(webs)!.push(r);
-          note(`round ${run + 1}, ${webs} web: ${r.rps.toFixed(0)} req/s (p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms); CPU per request: web ${fixed(r.perRequest.webs)} ms, ` +
-            `postgres ${fixed(r.perRequest.postgres ?? NaN)} ms, autocannon ${fixed(r.perRequest.bench)} ms; ${coresText(r.window)}; ${activityText(r.activity)}; ` +
-            `revocation reached every process in ${fixed(r.revocationReach, 0)} ms; load average ${load()}`);
+          note(
+            `round ${run + 1}, ${webs} web: ${r.rps.toFixed(0)} req/s (p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms); CPU per request: web ${fixed(r.perRequest.webs)} ms, ` +
+              `postgres ${fixed(r.perRequest.postgres ?? NaN)} ms, autocannon ${fixed(r.perRequest.bench)} ms; ${coresText(r.window)}; ${activityText(r.activity)}; ` +
+              `revocation reached every process in ${fixed(r.revocationReach, 0)} ms; load average ${load()}`,
+          );
         } catch (error) {
           failures.push(`${webs} web: ${(error as Error).message.slice(0, 400)}`);
           note(`round ${run + 1}, ${webs} web FAILED: ${(error as Error).message}`);
@@ -585,9 +690,11 @@ async function main() {
         try {
           const r = await deliveryRound(db, processUrl, workers);
           deliveryRounds.get(workers)!.push(r);
-          note(`round ${run + 1}, ${workers} worker: ${r.rate.toFixed(0)} deliveries/s (workers started within ${r.startSpread.toFixed(0)} ms); CPU per delivery: workers ${fixed(r.perDelivery.workers)} ms, ` +
-            `postgres ${fixed(r.perDelivery.postgres ?? NaN)} ms, receiver ${fixed(r.perDelivery.bench)} ms (emitting it: postgres ${fixed(r.emitPostgres ?? NaN)} ms); ${coresText(r.window)}; ${activityText(r.activity)}; ` +
-            `parked for the endpoint cap ${(100 * r.parked).toFixed(1)}%; idle pickup p50 ${fixed(r.pickupP50, 1)} ms, max ${fixed(r.pickupMax, 1)} ms; load average ${load()}`);
+          note(
+            `round ${run + 1}, ${workers} worker: ${r.rate.toFixed(0)} deliveries/s (workers started within ${r.startSpread.toFixed(0)} ms); CPU per delivery: workers ${fixed(r.perDelivery.workers)} ms, ` +
+              `postgres ${fixed(r.perDelivery.postgres ?? NaN)} ms, receiver ${fixed(r.perDelivery.bench)} ms (emitting it: postgres ${fixed(r.emitPostgres ?? NaN)} ms); ${coresText(r.window)}; ${activityText(r.activity)}; ` +
+              `parked for the endpoint cap ${(100 * r.parked).toFixed(1)}%; idle pickup p50 ${fixed(r.pickupP50, 1)} ms, max ${fixed(r.pickupMax, 1)} ms; load average ${load()}`,
+          );
         } catch (error) {
           failures.push(`${workers} worker: ${(error as Error).message.slice(0, 400)}`);
           note(`round ${run + 1}, ${workers} worker FAILED: ${(error as Error).message}`);
@@ -595,32 +702,60 @@ async function main() {
       }
     }
 
-    const med = <T>(rounds: T[], of: (r: T) => number | null) => median(rounds.map(of).filter((x): x is number => x !== null));
+    const med = <T>(rounds: T[], of: (r: T) => number | null) =>
+      median(rounds.map(of).filter((x): x is number => x !== null));
     const lines: string[] = [];
     for (const [webs, rounds] of apiRounds) {
       if (rounds.length === 0) continue;
       const top = rounds.map((r) => busiest(r.window, 'web processes'));
-      lines.push(`bench:scale api ${webs} web: ${med(rounds, (r) => r.rps).toFixed(0)} req/s (p50 ${med(rounds, (r) => r.p50).toFixed(1)} ms, p99 ${med(rounds, (r) => r.p99).toFixed(1)} ms); ` +
-        `CPU per request web ${fixed(med(rounds, (r) => r.perRequest.webs))} ms, postgres ${fixed(med(rounds, (r) => r.perRequest.postgres))} ms, autocannon ${fixed(med(rounds, (r) => r.perRequest.bench))} ms; ` +
-        `cores busy: web ${fixed(med(rounds, (r) => sum(r.window.cores.values())))}, postgres ${fixed(med(rounds, (r) => r.window.postgresCores))}, autocannon ${fixed(med(rounds, (r) => r.window.benchCores))}, machine ${fixed(med(rounds, (r) => r.window.machineCores))} of 2; ` +
-        `busiest: ${top.join(' / ')}; connections at most ${med(rounds, (r) => r.activity.maxConnections)}; active backends ${fixed(med(rounds, (r) => r.activity.meanActive), 1)}; ` +
-        `lock waits ${fixed(100 * med(rounds, (r) => sum([...r.activity.waits].filter(([k]) => k.startsWith('Lock:')).map(([, v]) => v))), 1)}% of active; ` +
-        `revocation reach ${fixed(med(rounds, (r) => r.revocationReach), 0)} ms`);
+      lines.push(
+        `bench:scale api ${webs} web: ${med(rounds, (r) => r.rps).toFixed(0)} req/s (p50 ${med(rounds, (r) => r.p50).toFixed(1)} ms, p99 ${med(rounds, (r) => r.p99).toFixed(1)} ms); ` +
+          `CPU per request web ${fixed(med(rounds, (r) => r.perRequest.webs))} ms, postgres ${fixed(med(rounds, (r) => r.perRequest.postgres))} ms, autocannon ${fixed(med(rounds, (r) => r.perRequest.bench))} ms; ` +
+          `cores busy: web ${fixed(med(rounds, (r) => sum(r.window.cores.values())))}, postgres ${fixed(med(rounds, (r) => r.window.postgresCores))}, autocannon ${fixed(med(rounds, (r) => r.window.benchCores))}, machine ${fixed(med(rounds, (r) => r.window.machineCores))} of 2; ` +
+          `busiest: ${top.join(' / ')}; connections at most ${med(rounds, (r) => r.activity.maxConnections)}; active backends ${fixed(
+            med(rounds, (r) => r.activity.meanActive),
+            1,
+          )}; ` +
+          `lock waits ${fixed(100 * med(rounds, (r) => sum([...r.activity.waits].filter(([k]) => k.startsWith('Lock:')).map(([, v]) => v))), 1)}% of active; ` +
+          `revocation reach ${fixed(
+            med(rounds, (r) => r.revocationReach),
+            0,
+          )} ms`,
+      );
     }
     for (const [workers, rounds] of deliveryRounds) {
       if (rounds.length === 0) continue;
       const top = rounds.map((r) => busiest(r.window, 'workers'));
-      lines.push(`bench:scale delivery ${workers} worker: ${med(rounds, (r) => r.rate).toFixed(0)} deliveries/s; ` +
-        `CPU per delivery workers ${fixed(med(rounds, (r) => r.perDelivery.workers))} ms, postgres ${fixed(med(rounds, (r) => r.perDelivery.postgres))} ms, receiver ${fixed(med(rounds, (r) => r.perDelivery.bench))} ms (emitting it: postgres ${fixed(med(rounds, (r) => r.emitPostgres))} ms); ` +
-        `cores busy: workers ${fixed(med(rounds, (r) => sum(r.window.cores.values())))}, postgres ${fixed(med(rounds, (r) => r.window.postgresCores))}, receiver ${fixed(med(rounds, (r) => r.window.benchCores))}, machine ${fixed(med(rounds, (r) => r.window.machineCores))} of 2; ` +
-        `busiest: ${top.join(' / ')}; connections at most ${med(rounds, (r) => r.activity.maxConnections)}; active backends ${fixed(med(rounds, (r) => r.activity.meanActive), 1)}; ` +
-        `lock waits ${fixed(100 * med(rounds, (r) => sum([...r.activity.waits].filter(([k]) => k.startsWith('Lock:')).map(([, v]) => v))), 1)}% of active; ` +
-        `parked ${fixed(100 * med(rounds, (r) => r.parked), 1)}%; idle pickup p50 ${fixed(med(rounds, (r) => r.pickupP50), 1)} ms, max ${fixed(med(rounds, (r) => r.pickupMax), 0)} ms`);
+      lines.push(
+        `bench:scale delivery ${workers} worker: ${med(rounds, (r) => r.rate).toFixed(0)} deliveries/s; ` +
+          `CPU per delivery workers ${fixed(med(rounds, (r) => r.perDelivery.workers))} ms, postgres ${fixed(med(rounds, (r) => r.perDelivery.postgres))} ms, receiver ${fixed(med(rounds, (r) => r.perDelivery.bench))} ms (emitting it: postgres ${fixed(med(rounds, (r) => r.emitPostgres))} ms); ` +
+          `cores busy: workers ${fixed(med(rounds, (r) => sum(r.window.cores.values())))}, postgres ${fixed(med(rounds, (r) => r.window.postgresCores))}, receiver ${fixed(med(rounds, (r) => r.window.benchCores))}, machine ${fixed(med(rounds, (r) => r.window.machineCores))} of 2; ` +
+          `busiest: ${top.join(' / ')}; connections at most ${med(rounds, (r) => r.activity.maxConnections)}; active backends ${fixed(
+            med(rounds, (r) => r.activity.meanActive),
+            1,
+          )}; ` +
+          `lock waits ${fixed(100 * med(rounds, (r) => sum([...r.activity.waits].filter(([k]) => k.startsWith('Lock:')).map(([, v]) => v))), 1)}% of active; ` +
+          `parked ${fixed(100 * med(rounds, (r) => r.parked), 1)}%; idle pickup p50 ${fixed(
+            med(rounds, (r) => r.pickupP50),
+            1,
+          )} ms, max ${fixed(
+            med(rounds, (r) => r.pickupMax),
+            0,
+          )} ms`,
+      );
     }
     for (const failure of failures) lines.push(`bench:scale FAILED ${failure.replace(/\s+/g, ' ')}`);
     const footer = `(medians of ${args.runs} rounds; ${args.deliveries} deliveries to ${args.endpoints} endpoints; API ${args.seconds} s, ${args.connections} connections, ${args['api-deliveries']} deliveries; ${where}; load average at the end ${load()})`;
     process.stdout.write(`${lines.join('\n')}\n${footer}\n`);
-    if (bouncer) note(`PgBouncer's log, its warnings and errors:\n${bouncer.log().split('\n').filter((l) => /WARNING|ERROR|FATAL/.test(l)).slice(0, 20).join('\n')}`);
+    if (bouncer)
+      note(
+        `PgBouncer's log, its warnings and errors:\n${bouncer
+          .log()
+          .split('\n')
+          .filter((l) => /WARNING|ERROR|FATAL/.test(l))
+          .slice(0, 20)
+          .join('\n')}`,
+      );
   } finally {
     await receiver.close();
     await db.close();

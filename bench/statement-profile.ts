@@ -49,7 +49,9 @@ export async function openStatementProfile(adminUrl: string): Promise<StatementP
     await sql`select 1 from pg_stat_statements limit 1`;
   } catch (error) {
     await sql.end();
-    throw new Error(`--profile needs pg_stat_statements loaded by the server (shared_preload_libraries): ${(error as Error).message}`);
+    throw new Error(
+      `--profile needs pg_stat_statements loaded by the server (shared_preload_libraries): ${(error as Error).message}`,
+    );
   }
   return {
     async reset() {
@@ -61,7 +63,9 @@ export async function openStatementProfile(adminUrl: string): Promise<StatementP
       return Number(row.bytes) / units;
     },
     async top(units, limit = 12, width = 140) {
-      const rows = await sql<{ calls: string; rows: string; exec: number; plan: number; wal: string; blocks: string; text: string }[]>`
+      const rows = await sql<
+        { calls: string; rows: string; exec: number; plan: number; wal: string; blocks: string; text: string }[]
+      >`
         select calls, rows, total_exec_time as exec, total_plan_time as plan, wal_bytes::text as wal,
                (shared_blks_hit + shared_blks_read)::text as blocks,
                left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), ${width}) as text
@@ -88,6 +92,9 @@ export function profileLines(shares: readonly StatementShare[], unit: string): s
   const us = (ms: number) => (ms * 1000).toFixed(1).padStart(7);
   return [
     `   µs/${unit} (exec + plan)    calls     rows  WAL B/${unit} blocks/${unit}  statement`,
-    ...shares.map((s) => `   ${us(s.execMs + s.planMs)} (${us(s.execMs)} + ${us(s.planMs)}) ${String(s.calls).padStart(8)} ${String(s.rows).padStart(8)} ${s.walBytes.toFixed(0).padStart(9)} ${s.blocks.toFixed(1).padStart(11)}  ${s.text}`),
+    ...shares.map(
+      (s) =>
+        `   ${us(s.execMs + s.planMs)} (${us(s.execMs)} + ${us(s.planMs)}) ${String(s.calls).padStart(8)} ${String(s.rows).padStart(8)} ${s.walBytes.toFixed(0).padStart(9)} ${s.blocks.toFixed(1).padStart(11)}  ${s.text}`,
+    ),
   ];
 }

@@ -26,10 +26,27 @@ import { loadavg } from 'node:os';
 import { OPERATOR } from '../shared/access/actor.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 import { emit } from '../shared/webhooks/events/emit.ts';
-import { benchDatabase, benchReceiver, note, numberArgs, quantile, sleep, wallClock, type BenchDatabase } from './common.ts';
+import {
+  benchDatabase,
+  benchReceiver,
+  note,
+  numberArgs,
+  quantile,
+  sleep,
+  wallClock,
+  type BenchDatabase,
+} from './common.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
-const args = numberArgs({ rate: 300, seconds: 180, sample: 10, bytes: 500, backlog: 6000, 'drain-timeout': 120, only: 0 });
+const args = numberArgs({
+  rate: 300,
+  seconds: 180,
+  sample: 10,
+  bytes: 500,
+  backlog: 6000,
+  'drain-timeout': 120,
+  only: 0,
+});
 
 /** Most emits in flight at once (an emit that takes long does not hold the next ones back). */
 const IN_FLIGHT = 32;
@@ -61,11 +78,14 @@ const received = (family: string) => arrivals.count.get(family) ?? 0;
 
 async function endpoints(db: BenchDatabase, origin: string, family: string, count: number): Promise<void> {
   const deps = { config: db.config, sql: db.sql, log: db.log };
-  for (let i = 0; i < count; i++) await registerEndpoint(deps, OPERATOR, { url: `${origin}/${family}/${i}`, events: [`${family}.*`] });
+  for (let i = 0; i < count; i++)
+    await registerEndpoint(deps, OPERATOR, { url: `${origin}/${family}/${i}`, events: [`${family}.*`] });
 }
 
 async function backlog(db: BenchDatabase): Promise<number> {
-  const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_deliveries where status in ('pending', 'running')`;
+  const [row] = await db.sql<
+    { n: number }[]
+  >`select count(*)::int as n from app_webhook_deliveries where status in ('pending', 'running')`;
   return row.n;
 }
 
@@ -91,9 +111,15 @@ async function drain(db: BenchDatabase, origin: string, count: number): Promise<
   const worker = await startWorkerProcess(db);
   try {
     const expected = events * count;
-    if (!(await until(family, expected, args['drain-timeout'] * 1000))) note(`drain to ${count} endpoints: ${received(family)} of ${expected} within ${args['drain-timeout']} s`);
-    const rate = ((received(family) - 1) * 1000) / ((arrivals.last.get(family) ?? 0) - (arrivals.first.get(family) ?? 0));
-    note(`drain: ${expected} deliveries to ${count} endpoint${count === 1 ? '' : 's'}: ${rate.toFixed(0)}/s; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    if (!(await until(family, expected, args['drain-timeout'] * 1000)))
+      note(`drain to ${count} endpoints: ${received(family)} of ${expected} within ${args['drain-timeout']} s`);
+    const rate =
+      ((received(family) - 1) * 1000) / ((arrivals.last.get(family) ?? 0) - (arrivals.first.get(family) ?? 0));
+    note(
+      `drain: ${expected} deliveries to ${count} endpoint${count === 1 ? '' : 's'}: ${rate.toFixed(0)}/s; load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
     return rate;
   } finally {
     await worker.stop();
@@ -136,7 +162,9 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
         windows.push((now - seen) / args.sample);
         seen = now;
         backlogs.push(await backlog(db));
-        note(`  ${count} endpoint${count === 1 ? '' : 's'}, ${((at - started) / 1000).toFixed(0)} s: ${windows.at(-1)!.toFixed(0)} delivered/s, backlog ${backlogs.at(-1)}`);
+        note(
+          `  ${count} endpoint${count === 1 ? '' : 's'}, ${((at - started) / 1000).toFixed(0)} s: ${windows.at(-1)!.toFixed(0)} delivered/s, backlog ${backlogs.at(-1)}`,
+        );
       }
     })();
     for (let i = 0; i < total; i++) {
@@ -147,12 +175,14 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
       inFlight += 1;
       const called = wallClock();
       lastEmit = called;
-      void emit(deps, `${family}.tick`, { i, t: called, pad }).then(
-        () => emitTimes.push(wallClock() - called),
-        (error: unknown) => note(`emit failed: ${(error as Error).message}`),
-      ).finally(() => {
-        inFlight -= 1;
-      });
+      void emit(deps, `${family}.tick`, { i, t: called, pad })
+        .then(
+          () => emitTimes.push(wallClock() - called),
+          (error: unknown) => note(`emit failed: ${(error as Error).message}`),
+        )
+        .finally(() => {
+          inFlight -= 1;
+        });
     }
     await sampler;
     const delivered = await until(family, total * count, args['drain-timeout'] * 1000);

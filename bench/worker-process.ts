@@ -17,20 +17,24 @@ export interface WorkerProcess {
 
 /** Starts the worker on `db` (`env` added to its environment) and waits until it says it started. */
 export async function startWorkerProcess(db: BenchDatabase, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), 'bench/worker.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: db.url,
-      APP_SECRET: BENCH_SECRET,
-      APP_WEBHOOKS__ALLOW_HTTP: 'true',
-      APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), 'bench/worker.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: db.url,
+        APP_SECRET: BENCH_SECRET,
+        APP_WEBHOOKS__ALLOW_HTTP: 'true',
+        APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
@@ -48,7 +52,14 @@ export async function startWorkerProcess(db: BenchDatabase, env: Record<string, 
       child.kill('SIGTERM');
       const code = await exited;
       if (code !== 0) throw new Error(`the worker exited with ${code}:\n${output.slice(-2000)}`);
-      if (/"level":(50|60)/.test(output)) note(`worker logged errors:\n${output.split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(0, 5).join('\n')}`);
+      if (/"level":(50|60)/.test(output))
+        note(
+          `worker logged errors:\n${output
+            .split('\n')
+            .filter((l) => /"level":(50|60)/.test(l))
+            .slice(0, 5)
+            .join('\n')}`,
+        );
     },
   };
 }

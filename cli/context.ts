@@ -7,7 +7,6 @@ import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
 import { ownStderr, type CliIo } from './io.ts';
 
-
 /** What every command gets: the config, a lazily opened database client, a logger and where it runs. */
 export interface CliContext {
   config: Config;
@@ -31,7 +30,11 @@ export interface CliContext {
 function localDatabase(): { url: string; allowLocal: boolean } | undefined {
   if (!existsSync(LOCAL_DATABASE_FILE)) return undefined;
   try {
-    const state = JSON.parse(readFileSync(LOCAL_DATABASE_FILE, 'utf8')) as { url?: string; pid?: number; allowLocal?: boolean };
+    const state = JSON.parse(readFileSync(LOCAL_DATABASE_FILE, 'utf8')) as {
+      url?: string;
+      pid?: number;
+      allowLocal?: boolean;
+    };
     if (!state.url || !state.pid) return undefined;
     process.kill(state.pid, 0);
     return { url: state.url, allowLocal: state.allowLocal === true };
@@ -47,7 +50,10 @@ function localDatabase(): { url: string; allowLocal: boolean } | undefined {
  * store secrets unencrypted; commands without the database (`config`, `openapi`) are unaffected,
  * and `productionGuard: false` lets `audit` read the database to say what is wrong.
  */
-export function createCliContext(options: { json: boolean; io: CliIo; productionGuard?: boolean }): { context: CliContext; close(): Promise<void> } {
+export function createCliContext(options: { json: boolean; io: CliIo; productionGuard?: boolean }): {
+  context: CliContext;
+  close(): Promise<void>;
+} {
   const { io } = options;
   const env = { ...io.env };
   if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
@@ -62,11 +68,14 @@ export function createCliContext(options: { json: boolean; io: CliIo; production
   }
   const { config, warnings } = resolveConfig({ env });
   const refusal = options.productionGuard === false ? undefined : productionRefusal(config);
-  const log = createLogger({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel }, {
-    name: 'cli',
-    stderr: true,
-    ...(ownStderr(io) ? {} : { destination: io.stderr }),
-  });
+  const log = createLogger(
+    { ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel },
+    {
+      name: 'cli',
+      stderr: true,
+      ...(ownStderr(io) ? {} : { destination: io.stderr }),
+    },
+  );
   for (const warning of warnings) log.warn(warning);
   let pool: Sql | undefined;
   const context: CliContext = {
@@ -79,9 +88,13 @@ export function createCliContext(options: { json: boolean; io: CliIo; production
     sql() {
       if (refusal !== undefined) throw new Error(refusal);
       if (!config.databaseUrl) {
-        throw new AppError(503, 'no database: set DATABASE_URL, or run `npm start` in another terminal (it starts a local PostgreSQL the CLI finds by itself)', {
-          code: 'APP_DATABASE_UNAVAILABLE',
-        });
+        throw new AppError(
+          503,
+          'no database: set DATABASE_URL, or run `npm start` in another terminal (it starts a local PostgreSQL the CLI finds by itself)',
+          {
+            code: 'APP_DATABASE_UNAVAILABLE',
+          },
+        );
       }
       pool ??= connect(config, log, { max: 2, name: 'app-cli' });
       return pool;

@@ -51,7 +51,8 @@ function databaseHost(databaseUrl: string | null | undefined): string {
 export function failureOf(error: unknown, databaseUrl?: string | null): Failure {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof UsageError) return { exit: EXIT.usage, code: 'APP_CLI_USAGE', message };
-  if (error instanceof ConfigError) return { exit: EXIT.failure, code: 'APP_CONFIG_INVALID', message: message.replace(/\n\s*/g, ' ') };
+  if (error instanceof ConfigError)
+    return { exit: EXIT.failure, code: 'APP_CONFIG_INVALID', message: message.replace(/\n\s*/g, ' ') };
   if (isConnectionError(error)) {
     const refused = configurationProblem(error);
     const reason = refused ? `${refused.problem} (${refused.reason})` : message.split('\n')[0];

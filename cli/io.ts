@@ -17,7 +17,12 @@ export interface CliIo {
 }
 
 /** The process's own streams and environment. */
-export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
+export const processIo = (): CliIo => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+});
 
 /** Whether `io` writes to the process's own stderr (then the logger may pretty-print in development). */
 export const ownStderr = (io: CliIo) => io.stderr === process.stderr;

@@ -33,61 +33,83 @@ type Builder = (yargs: Argv<GlobalArgs>) => unknown;
 /** Runs `builder` against a stand-in for yargs that records what it declares. */
 function declared(builder: Builder): Declared {
   const found: Declared = { positionals: [], options: [], conflicts: [], subcommands: [] };
-  const recorder: object = new Proxy({}, {
-    get(_target, property) {
-      switch (property) {
-        case 'positional':
-          return (name: string, spec: OptionSpec) => (found.positionals.push([name, spec]), recorder);
-        case 'option':
-        case 'options':
-          return (name: string | Record<string, OptionSpec>, spec?: OptionSpec) => {
-            if (typeof name === 'string') found.options.push([name, spec ?? {}]);
-            else found.options.push(...Object.entries(name));
-            return recorder;
-          };
-        case 'conflicts':
-          return (a: string, b: string | readonly string[]) => {
-            for (const other of typeof b === 'string' ? [b] : b) found.conflicts.push([a, other]);
-            return recorder;
-          };
-        case 'command':
-          return (sub: { command: string; describe: string; builder: Builder }) => {
-            found.subcommands.push({ command: sub.command, describe: sub.describe, declared: declared(sub.builder) });
-            return recorder;
-          };
-        default:
-          // anything else yargs offers (a check, an example) says nothing this page shows
-          return typeof property === 'string' ? () => recorder : undefined;
-      }
+  const recorder: object = new Proxy(
+    {},
+    {
+      get(_target, property) {
+        switch (property) {
+          case 'positional':
+            return (name: string, spec: OptionSpec) => {
+              found.positionals.push([name, spec]);
+              return recorder;
+            };
+          case 'option':
+          case 'options':
+            return (name: string | Record<string, OptionSpec>, spec?: OptionSpec) => {
+              if (typeof name === 'string') found.options.push([name, spec ?? {}]);
+              else found.options.push(...Object.entries(name));
+              return recorder;
+            };
+          case 'conflicts':
+            return (a: string, b: string | readonly string[]) => {
+              for (const other of typeof b === 'string' ? [b] : b) found.conflicts.push([a, other]);
+              return recorder;
+            };
+          case 'command':
+            return (sub: { command: string; describe: string; builder: Builder }) => {
+              found.subcommands.push({ command: sub.command, describe: sub.describe, declared: declared(sub.builder) });
+              return recorder;
+            };
+          default:
+            // anything else yargs offers (a check, an example) says nothing this page shows
+            return typeof property === 'string' ? () => recorder : undefined;
+        }
+      },
     },
-  });
+  );
   builder(recorder as Argv<GlobalArgs>);
   return found;
 }
 
 /** What a command's options cannot say, from what the command does. */
 const NOTES: Record<string, string> = {
-  'prune': 'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)).',
-  'audit': 'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)).',
-  'secrets:seal': 'Encrypts the signing secrets stored before `APP_SECRET` was set; endpoint header values are re-sealed with them. After changing `APP_SECRET`, `--from-secret-env VAR` re-seals every secret under the new one, reading the previous secret from the environment variable `VAR`. Repeatable; exit 1 if some secret opens with neither.',
-  'webhooks:add <url>': 'Prints the endpoint\'s id and its `whsec_` secret, shown again only by `webhooks:show --reveal`; with `--signing ed25519`, its `whpk_` public key instead (deliveries then carry `v1a,` Ed25519 signatures: [receiving.md](receiving.md#ed25519-endpoints-v1a-signatures)).',
-  'webhooks:show <id>': 'For an `ed25519` endpoint `--reveal` lists the `whpk_` public keys receivers verify with; its private keys are never printed.',
-  'webhooks:update <id>': 'Each setting has its clearing option (`--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
-  'webhooks:remove <id>': 'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one.',
-  'webhooks:rotate <id>': 'Prints the new signing secret as `secret: whsec_…` (for an `ed25519` endpoint a new key, printed as `public key: whpk_…`; `--json` gives it as `secret` beside `signing`). The old one stops at once, or signs too until the grace ends.',
+  prune:
+    'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)).',
+  audit:
+    'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)).',
+  'secrets:seal':
+    'Encrypts the signing secrets stored before `APP_SECRET` was set; endpoint header values are re-sealed with them. After changing `APP_SECRET`, `--from-secret-env VAR` re-seals every secret under the new one, reading the previous secret from the environment variable `VAR`. Repeatable; exit 1 if some secret opens with neither.',
+  'webhooks:add <url>':
+    "Prints the endpoint's id and its `whsec_` secret, shown again only by `webhooks:show --reveal`; with `--signing ed25519`, its `whpk_` public key instead (deliveries then carry `v1a,` Ed25519 signatures: [receiving.md](receiving.md#ed25519-endpoints-v1a-signatures)).",
+  'webhooks:show <id>':
+    'For an `ed25519` endpoint `--reveal` lists the `whpk_` public keys receivers verify with; its private keys are never printed.',
+  'webhooks:update <id>':
+    'Each setting has its clearing option (`--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
+  'webhooks:remove <id>':
+    'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one.',
+  'webhooks:rotate <id>':
+    'Prints the new signing secret as `secret: whsec_…` (for an `ed25519` endpoint a new key, printed as `public key: whpk_…`; `--json` gives it as `secret` beside `signing`). The old one stops at once, or signs too until the grace ends.',
   'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',
-  'events:emit <event>': 'Reaches every subscribed, enabled endpoint of that owner (no owner: the endpoints without owner). `--event-id` is your own id of the event: repeated within `webhooks.dedupeWindow` (24 h), the original\'s deliveries are printed and nothing is queued ([events.md](events.md#emit-deduplication)).',
+  'events:emit <event>':
+    "Reaches every subscribed, enabled endpoint of that owner (no owner: the endpoints without owner). `--event-id` is your own id of the event: repeated within `webhooks.dedupeWindow` (24 h), the original's deliveries are printed and nothing is queued ([events.md](events.md#emit-deduplication)).",
   'jobs:list': 'The same filters as `GET /api/v1/deliveries`.',
   'jobs:retry <id>': 'Same `webhook-id`, a new series of attempts.',
-  'jobs:resend <id>': 'Same `webhook-id` and body, as `POST /api/v1/deliveries/:id/resend` and GraphQL `resendWebhookDelivery`; refused (409 `APP_WEBHOOK_DELIVERY_IN_FLIGHT`) while the delivery is pending or running.',
+  'jobs:resend <id>':
+    'Same `webhook-id` and body, as `POST /api/v1/deliveries/:id/resend` and GraphQL `resendWebhookDelivery`; refused (409 `APP_WEBHOOK_DELIVERY_IN_FLIGHT`) while the delivery is pending or running.',
   'tokens:create': 'The token is printed once; only its digest is stored.',
-  'tokens:revoke <id>': 'Refused at once in every web process ([accounts-and-console.md](accounts-and-console.md#revocation-and-the-token-cache)).',
-  'event-types:update <name>': 'Takes the options of `event-types:add`; `--no-schema` removes the schema ([events.md](events.md#event-type-catalog)).',
-  'listen': 'Starts a local receiver on a free loopback port and a temporary endpoint pointing at it, removed on Ctrl-C or SIGTERM (one left by a killed `listen` of this host is removed at the next start). Each delivery is printed with its signature check (with `--json`, one JSON document a line: `listening`, then `delivery` lines, then `stopped`), and with `--forward-to` passed on to `URL`, whose answer becomes the receiver\'s. It needs loopback delivery allowed (`npm start -- --allow-local`, or `APP_WEBHOOKS__ALLOW_HTTP` and `APP_WEBHOOKS__ALLOW_PRIVATE` for the CLI and the worker), and exits 2 with the remedy otherwise. Any failure once started (the endpoint refused, say by `webhooks.strictEventTypes`; the receiver\'s port taken; the database gone) closes the receiver and ends the run at once with the one-line reason and the exit code of its kind.',
-  'users:create': 'The password is read from standard input with `--password-stdin`; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`.',
-  'users:disable <user>': 'Ends the user\'s sessions and revokes the tokens it minted, at once.',
-  'portal:link': 'The link works once, for `auth.portalLinkTtl`, and signs a member (or viewer) of the tenant into the console, scoped to it ([accounts-and-console.md](accounts-and-console.md#tenant-portal-links)); only its digest is stored.',
-  'openapi': 'One JSON document, or with `--out` the file written and its path printed ([http-api.md](http-api.md#openapi-description)).',
+  'tokens:revoke <id>':
+    'Refused at once in every web process ([accounts-and-console.md](accounts-and-console.md#revocation-and-the-token-cache)).',
+  'event-types:update <name>':
+    'Takes the options of `event-types:add`; `--no-schema` removes the schema ([events.md](events.md#event-type-catalog)).',
+  listen:
+    "Starts a local receiver on a free loopback port and a temporary endpoint pointing at it, removed on Ctrl-C or SIGTERM (one left by a killed `listen` of this host is removed at the next start). Each delivery is printed with its signature check (with `--json`, one JSON document a line: `listening`, then `delivery` lines, then `stopped`), and with `--forward-to` passed on to `URL`, whose answer becomes the receiver's. It needs loopback delivery allowed (`npm start -- --allow-local`, or `APP_WEBHOOKS__ALLOW_HTTP` and `APP_WEBHOOKS__ALLOW_PRIVATE` for the CLI and the worker), and exits 2 with the remedy otherwise. Any failure once started (the endpoint refused, say by `webhooks.strictEventTypes`; the receiver's port taken; the database gone) closes the receiver and ends the run at once with the one-line reason and the exit code of its kind.",
+  'users:create':
+    'The password is read from standard input with `--password-stdin`; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`.',
+  'users:disable <user>': "Ends the user's sessions and revokes the tokens it minted, at once.",
+  'portal:link':
+    'The link works once, for `auth.portalLinkTtl`, and signs a member (or viewer) of the tenant into the console, scoped to it ([accounts-and-console.md](accounts-and-console.md#tenant-portal-links)); only its digest is stored.',
+  openapi:
+    'One JSON document, or with `--out` the file written and its path printed ([http-api.md](http-api.md#openapi-description)).',
 };
 
 const INTRO = `# The \`app\` command line
@@ -131,12 +153,19 @@ code says what kind of failure it was:
 Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).`;
 
 /** Anchor GitHub gives a heading: lower case, spaces to hyphens, punctuation dropped. */
-const anchor = (heading: string) => heading.toLowerCase().replace(/[^\w\s-]/g, '').trim().replace(/\s/g, '-');
+const anchor = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/\s/g, '-');
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function typeOf(spec: OptionSpec): string {
-  const base = spec.choices ? spec.choices.map((choice) => `\`${String(choice)}\``).join(', ') : spec.type ?? 'string';
+  const base = spec.choices
+    ? spec.choices.map((choice) => `\`${String(choice)}\``).join(', ')
+    : (spec.type ?? 'string');
   return spec.array ? `${base}, repeatable` : base;
 }
 
@@ -154,22 +183,40 @@ function optionTable(usage: string, found: Declared): string[] {
     lines.push(`| \`<${name}>\`${mark} | ${cell(typeOf(spec))} | ${defaultOf(spec)} | ${cell(spec.describe ?? '')} |`);
   }
   for (const [name, spec] of found.options) {
-    const aliases = (typeof spec.alias === 'string' ? [spec.alias] : spec.alias ?? []).map((alias) => `, \`-${alias.length > 1 ? '-' : ''}${alias}\``).join('');
+    const aliases = (typeof spec.alias === 'string' ? [spec.alias] : (spec.alias ?? []))
+      .map((alias) => `, \`-${alias.length > 1 ? '-' : ''}${alias}\``)
+      .join('');
     const mark = spec.demandOption ? ', required' : '';
-    lines.push(`| \`--${name}\`${aliases}${mark} | ${cell(typeOf(spec))} | ${defaultOf(spec)} | ${cell(spec.describe ?? '')} |`);
+    lines.push(
+      `| \`--${name}\`${aliases}${mark} | ${cell(typeOf(spec))} | ${defaultOf(spec)} | ${cell(spec.describe ?? '')} |`,
+    );
   }
   if (lines.length === 0) return ['No arguments or options besides `--json`.'];
   return ['| Argument or option | Type | Default | Meaning |', '|---|---|---|---|', ...lines];
 }
 
-function section(level: string, usage: string, describe: string, found: Declared, examples: readonly (readonly [string, string])[], note?: string): string {
+function section(
+  level: string,
+  usage: string,
+  describe: string,
+  found: Declared,
+  examples: readonly (readonly [string, string])[],
+  note?: string,
+): string {
   const parts = [`${level} \`${usage}\``, describe.endsWith('.') ? describe : `${describe}.`];
   if (note) parts.push(note);
   parts.push(optionTable(usage, found).join('\n'));
-  if (found.conflicts.length) parts.push(`Not together: ${found.conflicts.map(([a, b]) => `\`--${a}\` and \`--${b}\``).join('; ')}.`);
+  if (found.conflicts.length)
+    parts.push(`Not together: ${found.conflicts.map(([a, b]) => `\`--${a}\` and \`--${b}\``).join('; ')}.`);
   if (examples.length) {
     const width = Math.max(...examples.map(([line]) => line.replace(/\$0/g, 'app').length));
-    parts.push(['```sh', ...examples.map(([line, what]) => `${line.replace(/\$0/g, 'app').padEnd(width)}  # ${what}`), '```'].join('\n'));
+    parts.push(
+      [
+        '```sh',
+        ...examples.map(([line, what]) => `${line.replace(/\$0/g, 'app').padEnd(width)}  # ${what}`),
+        '```',
+      ].join('\n'),
+    );
   }
   return parts.join('\n\n');
 }

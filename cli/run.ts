@@ -10,7 +10,8 @@ import { COMMANDS, commandName } from './commands/index.ts';
 import { UsageError } from './failure.ts';
 import { withIo, type CliIo } from './io.ts';
 
-const version = (): string => (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (): string =>
+  (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The first word of the command line that is not an option: the command's name, if any. */
 const firstWord = (argv: readonly string[]) => argv.find((word) => !word.startsWith('-'));
@@ -61,7 +62,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       handler: chosen ? (args: GlobalArgs) => action.handler(args, io) : () => {},
     });
   }
-  await withIo(io, () => cli.parseAsync(argv, (_error: unknown, _argv: unknown, output: string) => {
-    if (output) io.stdout.write(`${output}\n`);
-  }));
+  await withIo(io, () =>
+    cli.parseAsync(argv, (_error: unknown, _argv: unknown, output: string) => {
+      if (output) io.stdout.write(`${output}\n`);
+    }),
+  );
 }

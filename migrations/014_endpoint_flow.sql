@@ -4,7 +4,7 @@
 -- recorded (a FIFO endpoint's delivery until it is done or dead). A delivery that finds its
 -- endpoint at its cap (`webhooks.endpointConcurrency`; 1 for a FIFO endpoint) is parked: it keeps
 -- status pending, has no job, and takes no worker slot until a finishing delivery of the same
--- endpoint wakes it (worker/delivery/store.ts, shared/webhooks/deliveries/flow.ts). Claims and
+-- endpoint wakes it (shared/webhooks/deliveries/store.ts, shared/webhooks/deliveries/flow.ts). Claims and
 -- wakes count the slots held under a lock on the endpoint's gate row, taken in endpoint order, so
 -- the count is exact across every worker process; giving a slot back needs no lock.
 
@@ -44,7 +44,7 @@ drop trigger if exists app_endpoint_gate_open on app_webhooks;
 create trigger app_endpoint_gate_open after insert on app_webhooks
   for each row execute function app_endpoint_gate_open();
 
--- Claims deliveries (worker/delivery/store.ts `claimDeliveries`), in one call: locks the gates of
+-- Claims deliveries (shared/webhooks/deliveries/store.ts `claimDeliveries`), in one call: locks the gates of
 -- their endpoints in endpoint order, then, in a statement of its own (so it sees every claim and
 -- every release committed before the locks were granted), counts each endpoint's slots held and
 -- gives the free ones to the deliveries that need one: those that would otherwise park first,

@@ -58,7 +58,7 @@ end $$;
 -- minute, and so is one with an attempt in flight for longer than that: it stays capped even
 -- alone. Uncapped, a receiver that hangs would take every worker until its attempts time out, and
 -- the next endpoint's deliveries would wait that long for one. The delivery worker sets
--- `slow_until` when it records such an attempt (worker/delivery/store.ts).
+-- `slow_until` when it records such an attempt (shared/webhooks/deliveries/store.ts).
 alter table app_endpoint_gate add column if not exists slow_until timestamptz;
 
 -- The cap of an endpoint now: one for a FIFO endpoint; `p_cap` while another endpoint's

@@ -1,89 +1,74 @@
--- Two refinements of the work-conserving cap (migration 022).
+-- The endpoint cap, third version. `webhooks.endpointConcurrency` is there so that a receiver that
+-- hangs cannot take every worker while other endpoints' deliveries wait. Migration 022 capped an
+-- endpoint while any other endpoint had deliveries waiting (ready, or parked), and that held the
+-- service back exactly when it was busy: with three endpoints fed 100 events a second each, every
+-- endpoint saw the others' deliveries waiting, all three were held to four in flight while 32
+-- worker slots sat idle, and the workers spent their time parking deliveries and waking them
+-- again; delivered: 247 a second of the 300 offered on one machine, 22 on a busier one, with the
+-- backlog growing without end (measured with `npm run bench:sustained`). Counting only deliveries
+-- that had waited for a worker for a while did not help: once a backlog formed, it counted, the
+-- caps engaged, parking slowed the workers and the backlog grew.
 --
--- Who counts as waiting. An endpoint is capped while another endpoint's deliveries wait for a
--- WORKER: ready and not yet taken up. Parked deliveries no longer count: they wait for a slot of
--- their own endpoint (its cap, or a FIFO line), and counting them made the cap hold itself up:
--- with three busy endpoints, each capped because the others had deliveries parked, twelve
--- deliveries were in flight while 32 worker slots sat idle, and a load of 300 a second was
--- delivered at 247 (measured). And for an endpoint that answers quickly (an attempt under half a
--- second in the last minute, `fast_until`, and none slower), a delivery elsewhere counts only
--- once it has been ready for 250 ms: one picked up sooner had a worker free for it, so nobody is
--- held up; one older means the workers are full, and the cap then makes room for it. An endpoint
--- not known to be quick (new, or silent) is capped as soon as anything else is ready, so a
--- receiver that hangs cannot take every worker in the first moments of a burst either; a slow
--- one stays capped whatever the others do (migration 022).
+-- What holds workers is slowness, not volume. So the cap now applies to an endpoint that is not
+-- known to answer quickly, whatever the others do: one that is new, or had an attempt take half a
+-- second or more in the last minute (`slow_until`, migration 022), or has an attempt running for
+-- half a second now. An endpoint with an attempt under half a second in the last minute
+-- (`fast_until`) and none slower is not capped (ALONE_CAP, 256): each of its attempts frees its
+-- worker within half a second, so a delivery of another endpoint waits only for the jobs queued
+-- before it, as it would if those were parked instead of sent. A new endpoint starts at its cap
+-- and passes it once it has answered quickly; a receiver that hangs never does.
 --
--- Asking less often. The claim asks for an endpoint's cap (app_endpoint_cap) only when the slots
--- it would hold pass the least cap a non-FIFO endpoint ever has (`webhooks.endpointConcurrency`):
--- below that every delivery asked for goes whatever the answer. Measured with pg_stat_statements,
--- the cap cost about a quarter of the claim's time.
+-- The claim also asks for an endpoint's cap only when the slots it would hold pass the least cap a
+-- non-FIFO endpoint ever has (`webhooks.endpointConcurrency`): below that every delivery asked for
+-- goes whatever the answer.
 
 -- Until when the endpoint counts as quick: set by the delivery worker when it records an attempt
--- that took under half a second (worker/delivery/store.ts).
+-- that took under half a second (shared/webhooks/deliveries/store.ts).
 alter table app_endpoint_gate add column if not exists fast_until timestamptz;
 
--- Whether another endpoint has a delivery ready for at least `p_grace` and not taken up (not
--- parked): found by stepping through the endpoints with such deliveries in the partial index of
--- migration 022, on either side of this one; past 16 endpoints whose deliveries are all
--- scheduled later or younger than the grace, another is taken to be waiting.
-create or replace function app_others_waiting_for_worker(p_endpoint text, p_grace interval) returns boolean
-language plpgsql stable
-set enable_seqscan to off
-set enable_bitmapscan to off
-as $$
-declare
-  v_next text;
-  v_side int;
-  v_steps int;
-begin
-  for v_side in 1..2 loop
-    v_next := p_endpoint;
-    v_steps := 0;
-    loop
-      if v_side = 1 then
-        select min(x.endpoint_id) into v_next from app_webhook_deliveries x
-         where x.status = 'pending' and x.parked_at is null and x.endpoint_id > v_next;
-      else
-        select max(x.endpoint_id) into v_next from app_webhook_deliveries x
-         where x.status = 'pending' and x.parked_at is null and x.endpoint_id < v_next;
-      end if;
-      exit when v_next is null;
-      if exists (select 1 from app_webhook_deliveries x
-                  where x.status = 'pending' and x.parked_at is null and x.endpoint_id = v_next
-                    and x.next_attempt_at <= now() - p_grace) then
-        return true;
-      end if;
-      v_steps := v_steps + 1;
-      if v_steps >= 16 then return true; end if;
-    end loop;
-  end loop;
-  return false;
-end $$;
-
--- The cap of an endpoint now: one for a FIFO endpoint; `p_cap` while it is slow or while another
--- endpoint's deliveries wait for a worker (see above); else ALONE_CAP (256).
+-- The cap of an endpoint now: one for a FIFO endpoint; else `p_cap` unless it is known to answer
+-- quickly and has no attempt running for half a second; else ALONE_CAP (256).
 create or replace function app_endpoint_cap(p_endpoint text, p_fifo boolean, p_cap integer) returns integer
 language sql stable
 as $$
   select case
     when p_fifo then 1
-    when coalesce((select g.slow_until > now() from app_endpoint_gate g where g.endpoint_id = p_endpoint), false) then p_cap
+    when not coalesce((select g.fast_until > now() and (g.slow_until is null or g.slow_until <= now())
+                         from app_endpoint_gate g where g.endpoint_id = p_endpoint), false) then p_cap
     when exists (select 1 from app_webhook_deliveries x
                   where x.endpoint_id = p_endpoint and x.status = 'running' and x.updated_at < now() - interval '500 milliseconds') then p_cap
-    when app_others_waiting_for_worker(p_endpoint,
-           case when coalesce((select g.fast_until > now() from app_endpoint_gate g where g.endpoint_id = p_endpoint), false)
-                then interval '250 milliseconds' else interval '0' end) then p_cap
     else greatest(p_cap, 256) end
 $$;
 
+-- Nothing asks whether other endpoints wait any more: the function and the index it read go (the
+-- index was one more entry to write at every change of a pending delivery).
 drop function if exists app_others_waiting(text);
+drop index if exists app_webhook_deliveries_waiting;
 
--- The claim, as migration 022's, asking for the cap only past the least cap.
+-- Of `p_endpoints`, those with deliveries parked for a slot (what a worker asks after giving a
+-- slot back). A function, so its plan is made once: planned as a statement of its own it was
+-- planned again at every call, over every partition, at ten times the cost of running it.
+create or replace function app_endpoints_with_parked(p_endpoints text[]) returns setof text
+language plpgsql stable
+set enable_seqscan to off
+set plan_cache_mode to force_generic_plan
+as $$
+begin
+  return query
+    select e.endpoint_id from unnest(p_endpoints) as e (endpoint_id)
+     where exists (select 1 from app_webhook_deliveries p where p.endpoint_id = e.endpoint_id and p.parked_at is not null);
+end $$;
+
+-- The claim, as migration 022's, asking for the cap only past the least cap, its plans kept.
 create or replace function app_claim_deliveries(p_ids text[], p_jobs text[], p_parks boolean[], p_cap integer)
 returns table (id text, endpoint_id text, state text, slot boolean, fifo boolean)
 language plpgsql volatile
 set enable_seqscan to off
 set enable_bitmapscan to off
+-- one plan per statement, kept: planning a statement over the partitioned deliveries (migration
+-- 023) visits every partition, and for an array parameter PostgreSQL keeps choosing a fresh
+-- custom plan (its estimate knows the array's length); the plans here do not depend on it
+set plan_cache_mode to force_generic_plan
 as $$
 #variable_conflict use_column
 declare

@@ -25,7 +25,10 @@ const typecheck = process.argv.length <= 2 && process.env.TEST_TYPECHECK !== '0'
 
 function runTypecheck(): Promise<{ ok: boolean; output: string }> {
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
-  const child = spawn(process.execPath, [tsc, '--noEmit', '-p', '.'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [tsc, '--noEmit', '-p', '.'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
   child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -36,7 +39,9 @@ function runTypecheck(): Promise<{ ok: boolean; output: string }> {
 }
 
 const given = process.env.TEST_DATABASE_URL;
-const cluster = given ? undefined : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({ fast: true });
+const cluster = given
+  ? undefined
+  : await (await import('../deploy/local/embedded-postgres.ts')).startCluster({ fast: true });
 const adminUrl = given ?? (cluster as { adminUrl: string }).adminUrl;
 const template = `app_test_template_${randomBytes(4).toString('hex')}`;
 
@@ -53,23 +58,39 @@ try {
   await sql.end();
 
   // a folder named on the command line stands for the test files under it
-  const files = process.argv.slice(2).map((arg) => (existsSync(arg) && statSync(arg).isDirectory() ? `${arg.replace(/\/+$/, '')}/**/*.test.ts` : arg));
-  const child = spawn(process.execPath, ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, '--test-timeout=120000', ...(files.length ? files : ['test/**/*.test.ts'])], {
-    stdio: 'inherit',
-    // every test file (and every process a test spawns) compiles the same modules: Node's compile
-    // cache keeps their compiled (type-stripped) code on disk, a third of a process's start-up
-    env: {
-      ...process.env, NODE_ENV: 'test', TEST_DATABASE_URL: adminUrl, TEST_TEMPLATE_DATABASE: template,
-      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'app-test-compile-cache'),
+  const files = process.argv
+    .slice(2)
+    .map((arg) => (existsSync(arg) && statSync(arg).isDirectory() ? `${arg.replace(/\/+$/, '')}/**/*.test.ts` : arg));
+  const child = spawn(
+    process.execPath,
+    [
+      '--test',
+      `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`,
+      '--test-timeout=120000',
+      ...(files.length ? files : ['test/**/*.test.ts']),
+    ],
+    {
+      stdio: 'inherit',
+      // every test file (and every process a test spawns) compiles the same modules: Node's compile
+      // cache keeps their compiled (type-stripped) code on disk, a third of a process's start-up
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        TEST_DATABASE_URL: adminUrl,
+        TEST_TEMPLATE_DATABASE: template,
+        NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'app-test-compile-cache'),
+      },
     },
-  });
+  );
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   code = await new Promise<number>((resolve) => child.on('exit', (exit, signal) => resolve(exit ?? (signal ? 1 : 0))));
   if (typecheck) {
     const types = await typecheck;
-    process.stdout.write(types.ok ? 'tsc --noEmit: no type errors\n' : `tsc --noEmit found type errors:\n${types.output}`);
+    process.stdout.write(
+      types.ok ? 'tsc --noEmit: no type errors\n' : `tsc --noEmit found type errors:\n${types.output}`,
+    );
     if (!types.ok && code === 0) code = 2;
   }
 } finally {

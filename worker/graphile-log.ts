@@ -32,7 +32,8 @@ function withoutClient(error: unknown): unknown {
   copy.name = error.name;
   copy.stack = error.stack;
   for (const key of ['code', 'errno', 'syscall', 'address', 'port', 'severity', 'routine'] as const) {
-    if (key in error) (copy as unknown as Record<string, unknown>)[key] = (error as unknown as Record<string, unknown>)[key];
+    if (key in error)
+      (copy as unknown as Record<string, unknown>)[key] = (error as unknown as Record<string, unknown>)[key];
   }
   return copy;
 }
@@ -49,21 +50,31 @@ export function workerGraphileLogger(log: Logger, options: { stopping?: () => bo
     // whole socket state, dozens of lines per log line, nothing an operator needs
     delete fields.client;
     for (const name of ['error', 'fatalError']) fields[name] = withoutClient(fields[name]);
-    const job = fields.job as { id?: unknown; task_identifier?: unknown; attempts?: unknown; payload?: { deliveryId?: unknown } } | undefined;
+    const job = fields.job as
+      | { id?: unknown; task_identifier?: unknown; attempts?: unknown; payload?: { deliveryId?: unknown } }
+      | undefined;
     if (job !== undefined && job !== null) {
       fields.job = { id: job.id, task: job.task_identifier, attempts: job.attempts, delivery: job.payload?.deliveryId };
     }
     // a batch of jobs (as graphile-worker hands them to a failed batch): their ids, never their payloads
-    if (Array.isArray(fields.specs)) fields.specs = (fields.specs as { job?: { id?: unknown } }[]).map((spec) => spec?.job?.id);
+    if (Array.isArray(fields.specs))
+      fields.specs = (fields.specs as { job?: { id?: unknown } }[]).map((spec) => spec?.job?.id);
     // an outage fails every job alike: one line each, without the stacks graphile-worker puts in it
     // (so does the runner the outage replaces, its pool ended under its last batches)
     const cause = meta?.error ?? meta?.fatalError;
-    if (level === 'error' && (isConnectionError(cause) || POOL_ENDED.test(String((cause as Error | undefined)?.message)))) {
-      child.warn({ ...fields, error: undefined, fatalError: undefined, reason: (cause as Error).message }, message.split('\n')[0]);
+    if (
+      level === 'error' &&
+      (isConnectionError(cause) || POOL_ENDED.test(String((cause as Error | undefined)?.message)))
+    ) {
+      child.warn(
+        { ...fields, error: undefined, fatalError: undefined, reason: (cause as Error).message },
+        message.split('\n')[0],
+      );
       return;
     }
     const routine = level === 'info' && message.startsWith('Completed task');
-    const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'info' && !routine ? 'info' : 'debug';
+    const method =
+      level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'info' && !routine ? 'info' : 'debug';
     child[method](fields, message);
   });
 }

@@ -188,7 +188,8 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
         if (pools.size > 0) lastSuccess = Date.now(); // a beat for no pool vouches for nothing
         await sweep(deps);
       } catch (error) {
-        if (!stopped) deps.log.warn(failure(error), 'worker heartbeat or recovery sweep failed; trying again at the next beat');
+        if (!stopped)
+          deps.log.warn(failure(error), 'worker heartbeat or recovery sweep failed; trying again at the next beat');
       } finally {
         running = undefined;
       }
@@ -218,7 +219,10 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
         try {
           await releasePools(deps, [...pools]);
         } catch (error) {
-          deps.log.warn({ err: error }, 'could not release the jobs of this worker; the recovery sweep of another worker will');
+          deps.log.warn(
+            { err: error },
+            'could not release the jobs of this worker; the recovery sweep of another worker will',
+          );
         }
         return;
       }

@@ -23,14 +23,25 @@ export interface MetricsServer {
 }
 
 /** Listens on `port` (0: any free port) of `host`; answers 404 to everything when `token` is null. */
-export async function startMetricsServer(options: { registry: Registry; token: string | null; port: number; host: string; health?: () => WorkerHealth }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  registry: Registry;
+  token: string | null;
+  port: number;
+  host: string;
+  health?: () => WorkerHealth;
+}): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if ((path === '/livez' || path === '/readyz') && options.health) {
       const health = options.health();
       const ok = path === '/livez' || health.ready;
-      const reason = health.running ? (health.ready ? undefined : 'heartbeat is stale') : 'job runner not running: waiting for the database';
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      const reason = health.running
+        ? health.ready
+          ? undefined
+          : 'heartbeat is stale'
+        : 'job runner not running: waiting for the database';
+      res
+        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
         .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', ...(ok || !reason ? {} : { reason }), ...health }));
       return;
     }
@@ -39,7 +50,9 @@ export async function startMetricsServer(options: { registry: Registry; token: s
       return;
     }
     if (!scrapeAllowed(req.headers.authorization, options.token)) {
-      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' }).end('metrics: a valid bearer token (metrics.token) is required\n');
+      res
+        .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' })
+        .end('metrics: a valid bearer token (metrics.token) is required\n');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -47,7 +60,10 @@ export async function startMetricsServer(options: { registry: Registry; token: s
       return;
     }
     options.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': options.registry.contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
+      (text) =>
+        res
+          .writeHead(200, { 'content-type': options.registry.contentType, 'cache-control': 'no-store' })
+          .end(req.method === 'HEAD' ? undefined : text),
       () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n'),
     );
   });
@@ -58,9 +74,10 @@ export async function startMetricsServer(options: { registry: Registry; token: s
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Honest planner statistics for graphile-worker's job table (README "Choices we made").
+ * Honest planner statistics for graphile-worker's job table (docs/architecture.md "Choices we made").
  *
  * The job table is a queue: it is often empty, sometimes holds a backlog, and autovacuum analyzes
  * it whenever it happens to pass by. A plan made from statistics of an empty or small table
@@ -95,14 +95,24 @@ export function watchQueueStatistics(
       running = check(deps.sql)
         .then((result) => {
           if (result.analyzed) {
-            deps.log.info({ available: result.available, planned: result.planned }, 'analyzed the job table: its statistics expected far fewer jobs than are waiting');
+            deps.log.info(
+              { available: result.available, planned: result.planned },
+              'analyzed the job table: its statistics expected far fewer jobs than are waiting',
+            );
           } else if (result.forbidden && !toldForbidden) {
             toldForbidden = true;
-            deps.log.warn({ available: result.available, planned: result.planned },
-              'the job table\'s statistics expect far fewer jobs than are waiting, and this database role cannot analyze it (it does not own graphile_worker._private_jobs): fetches stay slow until its owner or autovacuum analyzes it');
+            deps.log.warn(
+              { available: result.available, planned: result.planned },
+              "the job table's statistics expect far fewer jobs than are waiting, and this database role cannot analyze it (it does not own graphile_worker._private_jobs): fetches stay slow until its owner or autovacuum analyzes it",
+            );
           }
         })
-        .catch((error: unknown) => deps.log.warn({ err: error }, 'could not check the job table\'s statistics; trying again at a later full fetch'))
+        .catch((error: unknown) =>
+          deps.log.warn(
+            { err: error },
+            "could not check the job table's statistics; trying again at a later full fetch",
+          ),
+        )
         .finally(() => {
           running = undefined;
         });

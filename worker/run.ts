@@ -25,15 +25,25 @@ export interface ServedWorker {
  * (exit code 0); a second signal forces the stop (exit code 1). Used by `runWorker` and by the
  * CLI's `jobs`.
  */
-export async function serveWorker(deps: WorkerDeps, options: WorkerOptions & { extraTasks?: TaskList } = {}): Promise<ServedWorker> {
+export async function serveWorker(
+  deps: WorkerDeps,
+  options: WorkerOptions & { extraTasks?: TaskList } = {},
+): Promise<ServedWorker> {
   const { config, log } = deps;
   const started = await startWorker(deps, (resources) => ({ ...tasks(resources), ...options.extraTasks }), options);
   let metricsServer: MetricsServer | undefined;
   if (config.worker.metricsPort !== null) {
     metricsServer = await startMetricsServer({
-      registry: started.metrics.registry, token: config.metrics.token, port: config.worker.metricsPort, host: config.host, health: started.health,
+      registry: started.metrics.registry,
+      token: config.metrics.token,
+      port: config.worker.metricsPort,
+      host: config.host,
+      health: started.health,
     });
-    log.info({ port: metricsServer.port, token: config.metrics.token !== null }, 'worker metrics listening (GET /metrics)');
+    log.info(
+      { port: metricsServer.port, token: config.metrics.token !== null },
+      'worker metrics listening (GET /metrics)',
+    );
   }
   // the metrics listener closes with the worker, however it is stopped
   const handle: WorkerHandle = {
@@ -100,7 +110,9 @@ async function installTables(config: Config, log: Logger): Promise<void> {
  * Runs the worker process: on SIGINT/SIGTERM it stops claiming jobs, finishes those it holds,
  * records their outcomes and exits 0; a second signal forces the stop (exit 1).
  */
-export async function runWorker(options: { sources?: ConfigSources; extraTasks?: TaskList } = {}): Promise<WorkerHandle> {
+export async function runWorker(
+  options: { sources?: ConfigSources; extraTasks?: TaskList } = {},
+): Promise<WorkerHandle> {
   const { config, log } = configForProcess('worker', options.sources);
   installDriverCrashGuard(log);
 

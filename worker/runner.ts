@@ -88,7 +88,13 @@ export interface WorkerHealth {
 /** Jobs a local queue fetches at once (see `runnerOptions`). */
 export const localQueueSize = (config: Config): number => Math.max(2, config.webhooks.concurrency * 2);
 
-export function runnerOptions(config: Config, logger: Logger, events: WorkerEvents, taskList: TaskList, stopping?: () => boolean): RunnerOptions {
+export function runnerOptions(
+  config: Config,
+  logger: Logger,
+  events: WorkerEvents,
+  taskList: TaskList,
+  stopping?: () => boolean,
+): RunnerOptions {
   const concurrency = config.webhooks.concurrency;
   return {
     connectionString: config.databaseUrl ?? undefined,
@@ -117,9 +123,18 @@ export function runnerOptions(config: Config, logger: Logger, events: WorkerEven
  */
 export function cronItems(config: Config) {
   const retains = config.webhooks.retention !== null || config.webhooks.deadRetention !== null;
-  return parseCronItems(retains
-    ? [{ task: PRUNE_TASK, identifier: PRUNE_TASK, match: PRUNE_SCHEDULE, options: { backfillPeriod: 0, maxAttempts: 1, jobKey: PRUNE_TASK } }]
-    : []);
+  return parseCronItems(
+    retains
+      ? [
+          {
+            task: PRUNE_TASK,
+            identifier: PRUNE_TASK,
+            match: PRUNE_SCHEDULE,
+            options: { backfillPeriod: 0, maxAttempts: 1, jobKey: PRUNE_TASK },
+          },
+        ]
+      : [],
+  );
 }
 
 /** The database pool and the HTTP dispatcher of a worker process. */
@@ -160,7 +175,13 @@ interface GraphilePgPool {
  * (`drained`). Each fetch of a local queue (at most `fetchSize` jobs) is reported to the job
  * table's statistics watch. The process's wake-ups nudge the newest pool.
  */
-function poolEvents(heartbeat: Heartbeat, log: Logger, statistics: QueueStatisticsWatch, fetchSize: number, wakeUps: WakeUps) {
+function poolEvents(
+  heartbeat: Heartbeat,
+  log: Logger,
+  statistics: QueueStatisticsWatch,
+  fetchSize: number,
+  wakeUps: WakeUps,
+) {
   const pgPools = new Set<GraphilePgPool>();
   return {
     /**
@@ -200,7 +221,11 @@ function poolEvents(heartbeat: Heartbeat, log: Logger, statistics: QueueStatisti
  * the process decides how to drain. Resolves once the first runner runs, or rejects when the
  * database does not answer within `worker.outageLimit`.
  */
-export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<WorkerHandle> {
+export async function startWorker(
+  deps: WorkerDeps,
+  taskList: TaskListSource,
+  options: WorkerOptions = {},
+): Promise<WorkerHandle> {
   const resources = openResources(deps, options);
   const { config, log } = deps;
   const heartbeat = startHeartbeat(resources);
@@ -208,7 +233,7 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
   const list = typeof taskList === 'function' ? taskList(resources) : taskList;
   let stopRequested = false;
   const allPools: string[] = [];
-  let firstStart: ((value: void) => void) | undefined;
+  let firstStart: (() => void) | undefined;
   const started = new Promise<void>((resolve) => {
     firstStart = resolve;
   });
@@ -230,7 +255,9 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
         declareFatal();
         void runner?.kill('the database went away').catch(() => undefined);
       };
-      runner = await run(runnerOptions(config, log, pools.generation(generationPools, onFatal), list, () => stopRequested));
+      runner = await run(
+        runnerOptions(config, log, pools.generation(generationPools, onFatal), list, () => stopRequested),
+      );
       allPools.push(...generationPools);
       firstStart?.();
       return { runner, pools: generationPools, fatal };
@@ -281,7 +308,11 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
         // Jobs prefetched but not started go back to the queue now, whatever graphile-worker
         // managed (see worker/graphile-log.ts): nothing of ours runs any more.
         await releasePools(resources, allPools).catch((error: unknown) =>
-          log.warn({ err: error }, 'could not hand back the prefetched jobs; the recovery sweep of another worker will'));
+          log.warn(
+            { err: error },
+            'could not hand back the prefetched jobs; the recovery sweep of another worker will',
+          ),
+        );
         await heartbeat.stop({ forget: true });
         await closeResources(resources, false);
         await pools.drained();
@@ -295,10 +326,20 @@ export async function startWorker(deps: WorkerDeps, taskList: TaskListSource, op
  * `jobs --once`: performs every job that is due (graphile-worker's runOnce), with the heartbeat
  * and a recovery sweep first, then returns.
  */
-export async function runWorkerOnce(deps: WorkerDeps, taskList: TaskListSource, options: WorkerOptions = {}): Promise<void> {
+export async function runWorkerOnce(
+  deps: WorkerDeps,
+  taskList: TaskListSource,
+  options: WorkerOptions = {},
+): Promise<void> {
   const resources = openResources(deps, options);
   const heartbeat = startHeartbeat(resources);
-  const pools = poolEvents(heartbeat, deps.log, watchQueueStatistics(resources), localQueueSize(deps.config), resources.wakeUps);
+  const pools = poolEvents(
+    heartbeat,
+    deps.log,
+    watchQueueStatistics(resources),
+    localQueueSize(deps.config),
+    resources.wakeUps,
+  );
   try {
     await heartbeat.tick();
     const list = typeof taskList === 'function' ? taskList(resources) : taskList;

@@ -1,5 +1,5 @@
 /**
- * Keeps a graphile-worker runner running for the life of the process (README "Worker: database
+ * Keeps a graphile-worker runner running for the life of the process (docs/reliability.md "Worker: database
  * outages").
  *
  * When its database connections fail, graphile-worker's pool cannot complete or fail the jobs it
@@ -46,7 +46,10 @@ export const FATAL_GRACE_MS = 5_000;
 /** The database stayed unreachable longer than `worker.outageLimit`. */
 export class WorkerOutageError extends Error {
   constructor(limitMs: number, cause: unknown) {
-    super(`the database has not answered for ${Math.round(limitMs / 1000)} s (worker.outageLimit): stopping so that the platform restarts this worker`, { cause });
+    super(
+      `the database has not answered for ${Math.round(limitMs / 1000)} s (worker.outageLimit): stopping so that the platform restarts this worker`,
+      { cause },
+    );
     this.name = 'WorkerOutageError';
   }
 }
@@ -81,11 +84,22 @@ export interface Supervisor {
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 /** Waits until `select 1` answers (true), or `deadline` passes (false), or `signal` aborts (false). */
-export async function waitForDatabase(sql: Sql, deadline: number, signal: AbortSignal): Promise<{ up: boolean; error?: unknown }> {
+export async function waitForDatabase(
+  sql: Sql,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<{ up: boolean; error?: unknown }> {
   let delay = 250;
   let last: unknown;
   while (!signal.aborted) {
@@ -123,14 +137,19 @@ export function supervise(options: SupervisorOptions): Supervisor {
           if (Date.now() - Math.max(contact, startedAt) <= options.outageLimitMs) return;
           clearInterval(watchdog);
           outageSince = Math.max(contact, startedAt);
-          log.error({ lastContact: new Date(outageSince) }, 'the database has not answered the running worker within worker.outageLimit; stopping its runner');
+          log.error(
+            { lastContact: new Date(outageSince) },
+            'the database has not answered the running worker within worker.outageLimit; stopping its runner',
+          );
           void running.runner.kill('the database stayed away too long').catch(() => undefined);
         }, options.watchEveryMs ?? 1_000);
         watchdog.unref();
         const ended = current.runner.promise.catch((error: unknown) => {
           failure = error;
         });
-        const givenUp = current.fatal ? current.fatal.then(() => sleep(FATAL_GRACE_MS, stopping.signal)) : new Promise<void>(() => {});
+        const givenUp = current.fatal
+          ? current.fatal.then(() => sleep(FATAL_GRACE_MS, stopping.signal))
+          : new Promise<void>(() => {});
         await Promise.race([ended, givenUp]);
         clearInterval(watchdog);
         dead = current.pools;
@@ -143,13 +162,19 @@ export function supervise(options: SupervisorOptions): Supervisor {
 
       options.onDown(dead);
       outageSince ??= Date.now();
-      log.error({ err: failure, pools: dead }, 'the job runner stopped without being asked (database unreachable?); reconnecting');
+      log.error(
+        { err: failure, pools: dead },
+        'the job runner stopped without being asked (database unreachable?); reconnecting',
+      );
       if (restartDelay > 0) await sleep(restartDelay, stopping.signal);
       restartDelay = Math.min(Math.max(restartDelay * 2, 250), 5_000);
       const waited = await waitForDatabase(options.sql, outageSince + options.outageLimitMs, stopping.signal);
       if (stopping.signal.aborted) return;
       if (!waited.up) throw new WorkerOutageError(options.outageLimitMs, waited.error ?? failure);
-      log.warn({ downMs: Date.now() - outageSince, pools: dead }, 'the database answers again: recovering the jobs in hand and starting a new runner');
+      log.warn(
+        { downMs: Date.now() - outageSince, pools: dead },
+        'the database answers again: recovering the jobs in hand and starting a new runner',
+      );
       try {
         await options.onUp(dead);
       } catch (error) {

@@ -23,11 +23,19 @@ export const cookieSettings = (config: Pick<Config, 'auth' | 'env'>): CookieSett
 
 function set(ctx: Context, settings: CookieSettings, name: string, value: string | null, expires?: Date): void {
   if (settings.secure) ctx.cookies.secure = true; // see above: the proxy in front speaks TLS
-  ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'lax', secure: settings.secure, path: '/', overwrite: true, ...(expires ? { expires } : {}) });
+  ctx.cookies.set(name, value, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: settings.secure,
+    path: '/',
+    overwrite: true,
+    ...(expires ? { expires } : {}),
+  });
 }
 
 /** Sends the session cookie of a session just started (it lasts until the session's absolute expiry). */
-export const setSessionCookie = (ctx: Context, settings: CookieSettings, value: string, expires: Date) => set(ctx, settings, settings.session, value, expires);
+export const setSessionCookie = (ctx: Context, settings: CookieSettings, value: string, expires: Date) =>
+  set(ctx, settings, settings.session, value, expires);
 
 export const clearSessionCookie = (ctx: Context, settings: CookieSettings) => {
   if (ctx.cookies.get(settings.session)) set(ctx, settings, settings.session, null);

@@ -1,22 +1,19 @@
 /**
- * The account pages, answered through the page renderer (api/pages/render.ts: the controller
- * helpers `negotiate` and `render`): HTML from the Eta templates in api/views/ (escaped by
+ * The account pages, answered through the page renderer (api/console/pages/render.ts: the controller
+ * helpers `negotiate` and `render`): HTML from the Eta templates in api/console/views/ (escaped by
  * default) for browsers, or to JSON clients the page object `{page, data, user, paths,
  * csrfToken, errors?}` with `_links`. The CSRF token is the session's when signed in, else one
  * made from the anonymous `app_csrf` cookie (sent with the page when the browser has none).
  */
-import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
-import { Eta } from 'eta';
+import type { Eta } from 'eta';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
 import type { Config } from '../../shared/config/index.ts';
 import type { UserPrincipal } from '../../shared/tokens/principal.ts';
-import { renderPage, type RenderDeps } from '../pages/render.ts';
+import { renderPage, type RenderDeps } from '../console/pages/render.ts';
 import type { CookieSettings } from './cookies.ts';
 
-export { csrfTokenFor } from '../pages/render.ts';
-
-export const VIEWS_DIR = fileURLToPath(new URL('../views/', import.meta.url));
+export { csrfTokenFor } from '../console/pages/render.ts';
 
 export interface PageContext extends RenderDeps {
   config: Pick<Config, 'graphql' | 'auth' | 'env'>;
@@ -24,14 +21,14 @@ export interface PageContext extends RenderDeps {
   views: Eta;
 }
 
-export const createViews = (config: Pick<Config, 'env'>) => new Eta({ views: VIEWS_DIR, cache: config.env === 'production' });
-
-export { wantsJson } from '../pages/negotiate.ts';
+export { wantsJson } from '../console/pages/negotiate.ts';
 
 /** The signed-in user of a session request (token principals are not users of these pages). */
 export function signedInUser(ctx: Context): Pick<User, 'id' | 'email' | 'role' | 'owner'> | null {
   const principal = ctx.state.principal as UserPrincipal | undefined;
-  return principal?.kind === 'user' ? { id: principal.userId, email: principal.email, role: principal.roles[0] as User['role'], owner: principal.owner } : null;
+  return principal?.kind === 'user'
+    ? { id: principal.userId, email: principal.email, role: principal.roles[0] as User['role'], owner: principal.owner }
+    : null;
 }
 
 export interface PageAnswer {

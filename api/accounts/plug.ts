@@ -14,10 +14,11 @@ import type { SharedStore } from '../../shared/stores/types.ts';
 import type { TokenCache } from '../../shared/tokens/cache.ts';
 import type { GraphqlService } from '../graphql/service.ts';
 import type { Module } from '../lifecycle.ts';
-import { pagePaths } from '../pages/paths.ts';
+import { pagePaths } from '../console/pages/paths.ts';
+import { createViews } from '../console/pages/render.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { cookieSettings } from './cookies.ts';
-import { createViews, type PageContext } from './page.ts';
+import type { PageContext } from './page.ts';
 import { accountRoutes } from './routes.ts';
 
 export interface AccountsWeb {
@@ -28,14 +29,34 @@ export interface AccountsWeb {
 
 export function plugAccounts(
   pipeline: Pick<Pipeline, 'use'>,
-  deps: { config: Config; log: Logger; sql: Sql; shared: SharedStore; now?: () => number; graphql?: () => GraphqlService | undefined; tokenCache?: TokenCache },
+  deps: {
+    config: Config;
+    log: Logger;
+    sql: Sql;
+    shared: SharedStore;
+    now?: () => number;
+    graphql?: () => GraphqlService | undefined;
+    tokenCache?: TokenCache;
+  },
 ): AccountsWeb {
   const { config, log, sql, shared } = deps;
   const mailer = createMailer(config, log);
   const accounts: AccountDeps = {
-    config, sql, log, now: deps.now ?? Date.now, lockouts: shared.entries, mailer, ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
+    config,
+    sql,
+    log,
+    now: deps.now ?? Date.now,
+    lockouts: shared.entries,
+    mailer,
+    ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
   };
-  const pages: PageContext = { config, cookies: cookieSettings(config), views: createViews(config), paths: pagePaths(config), graphql: deps.graphql };
+  const pages: PageContext = {
+    config,
+    cookies: cookieSettings(config),
+    views: createViews(config),
+    paths: pagePaths(config),
+    graphql: deps.graphql,
+  };
   pipeline.use('router', accountRoutes({ accounts, pages }));
   return { accounts, pages, module: { name: 'mail', stop: async () => mailer.close() } };
 }

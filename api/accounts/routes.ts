@@ -1,5 +1,5 @@
 /**
- * The account paths (README "Accounts"): sign-in and sign-out, sign-up, password
+ * The account paths (docs/accounts-and-console.md "Accounts"): sign-in and sign-out, sign-up, password
  * change, forgotten and reset passwords. JSON clients send JSON and get JSON; browsers post
  * forms and are redirected (303) or shown the form again with the reason.
  *
@@ -55,7 +55,11 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     ctx.set('Cache-Control', 'no-store');
     if (wantsJson(ctx)) {
       ctx.status = status;
-      ctx.body = { user: publicUser(user), csrfToken: createCsrfToken(session.csrfSecret), _links: { self: { href: ctx.path }, logout: { href: ACCOUNT_PATHS.logout, method: 'POST' } } };
+      ctx.body = {
+        user: publicUser(user),
+        csrfToken: createCsrfToken(session.csrfSecret),
+        _links: { self: { href: ctx.path }, logout: { href: ACCOUNT_PATHS.logout, method: 'POST' } },
+      };
     } else {
       ctx.status = 303;
       ctx.redirect(safeNext(bodyOf(ctx).next, HOME_PATH));
@@ -63,12 +67,25 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   }
 
   router.get(ACCOUNT_PATHS.login, (ctx) =>
-    answerPage(ctx, pages, { page: 'login', data: { next: safeNext(ctx.query.next, HOME_PATH), signup: accounts.config.auth.signup, email: null } }));
+    answerPage(ctx, pages, {
+      page: 'login',
+      data: { next: safeNext(ctx.query.next, HOME_PATH), signup: accounts.config.auth.signup, email: null },
+    }),
+  );
 
   router.post(ACCOUNT_PATHS.login, async (ctx) => {
     const body = bodyOf(ctx);
-    const form = { page: 'login' as const, data: { next: safeNext(body.next, HOME_PATH), signup: accounts.config.auth.signup, email: typeof body.email === 'string' ? body.email : null } };
-    await orShowForm(ctx, pages, form, async () => signIn(ctx, await checkCredentials(accounts, { email: body.email, password: body.password }), 200));
+    const form = {
+      page: 'login' as const,
+      data: {
+        next: safeNext(body.next, HOME_PATH),
+        signup: accounts.config.auth.signup,
+        email: typeof body.email === 'string' ? body.email : null,
+      },
+    };
+    await orShowForm(ctx, pages, form, async () =>
+      signIn(ctx, await checkCredentials(accounts, { email: body.email, password: body.password }), 200),
+    );
   });
 
   router.post(ACCOUNT_PATHS.logout, async (ctx) => {
@@ -83,23 +100,41 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   });
 
   for (const path of [ACCOUNT_PATHS.register, ACCOUNT_PATHS.signup]) {
-    router.get(path, (ctx) => answerPage(ctx, pages, { page: 'register', data: { signup: accounts.config.auth.signup, minLength, email: null, name: null } }));
+    router.get(path, (ctx) =>
+      answerPage(ctx, pages, {
+        page: 'register',
+        data: { signup: accounts.config.auth.signup, minLength, email: null, name: null },
+      }),
+    );
     router.post(path, async (ctx) => {
       const body = bodyOf(ctx);
-      const form = { page: 'register' as const, data: { signup: accounts.config.auth.signup, minLength, email: body.email ?? null, name: body.name ?? null } };
-      await orShowForm(ctx, pages, form, async () => signIn(ctx, await signUp(accounts, { email: body.email, password: body.password, name: body.name }), 201));
+      const form = {
+        page: 'register' as const,
+        data: { signup: accounts.config.auth.signup, minLength, email: body.email ?? null, name: body.name ?? null },
+      };
+      await orShowForm(ctx, pages, form, async () =>
+        signIn(ctx, await signUp(accounts, { email: body.email, password: body.password, name: body.name }), 201),
+      );
     });
   }
 
   const needsSession = (ctx: Context) => {
     const session = sessionOf(ctx.state.principal);
-    if (!session) throw unauthorized('sign in first: changing the password needs a sign-in session', { code: 'APP_UNAUTHENTICATED' });
-    if (session.userId === null) throw forbidden('a portal session has no password to change', { code: 'APP_FORBIDDEN', data: { reason: 'portal session' } });
+    if (!session)
+      throw unauthorized('sign in first: changing the password needs a sign-in session', {
+        code: 'APP_UNAUTHENTICATED',
+      });
+    if (session.userId === null)
+      throw forbidden('a portal session has no password to change', {
+        code: 'APP_FORBIDDEN',
+        data: { reason: 'portal session' },
+      });
     return session as typeof session & { userId: string };
   };
 
   router.get(ACCOUNT_PATHS.password, (ctx) => {
-    if (!signedInUser(ctx) && !wantsJson(ctx)) return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PATHS.password)}`);
+    if (!signedInUser(ctx) && !wantsJson(ctx))
+      return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PATHS.password)}`);
     needsSession(ctx);
     return answerPage(ctx, pages, { page: 'password', data: { minLength } });
   });
@@ -108,9 +143,19 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     const session = needsSession(ctx);
     const body = bodyOf(ctx);
     await orShowForm(ctx, pages, { page: 'password', data: { minLength } }, async () => {
-      const user = await changePassword(accounts, session.userId, { currentPassword: body.currentPassword, newPassword: body.newPassword }, session.id);
+      const user = await changePassword(
+        accounts,
+        session.userId,
+        { currentPassword: body.currentPassword, newPassword: body.newPassword },
+        session.id,
+      );
       if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
-      else await answerPage(ctx, pages, { page: 'home', data: {}, notice: 'Your password is changed; your other sessions have ended.' });
+      else
+        await answerPage(ctx, pages, {
+          page: 'home',
+          data: {},
+          notice: 'Your password is changed; your other sessions have ended.',
+        });
     });
   });
 
@@ -119,7 +164,9 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     return minutes % 60 === 0 ? `${minutes / 60} hour${minutes === 60 ? '' : 's'}` : `${minutes} minutes`;
   };
 
-  router.get(ACCOUNT_PATHS.forgotPassword, (ctx) => answerPage(ctx, pages, { page: 'forgot-password', data: { sent: false } }));
+  router.get(ACCOUNT_PATHS.forgotPassword, (ctx) =>
+    answerPage(ctx, pages, { page: 'forgot-password', data: { sent: false } }),
+  );
 
   router.post(ACCOUNT_PATHS.forgotPassword, async (ctx) => {
     await requestPasswordReset(accounts, bodyOf(ctx).email, ownOrigin(ctx));
@@ -127,15 +174,27 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   });
 
   router.get(ACCOUNT_PATHS.resetPassword, (ctx) =>
-    answerPage(ctx, pages, { page: 'reset-password', data: { token: typeof ctx.query.token === 'string' ? ctx.query.token : '', minLength } }));
+    answerPage(ctx, pages, {
+      page: 'reset-password',
+      data: { token: typeof ctx.query.token === 'string' ? ctx.query.token : '', minLength },
+    }),
+  );
 
   router.post(ACCOUNT_PATHS.resetPassword, async (ctx) => {
     const body = bodyOf(ctx);
-    const form = { page: 'reset-password' as const, data: { token: typeof body.token === 'string' ? body.token : '', minLength } };
+    const form = {
+      page: 'reset-password' as const,
+      data: { token: typeof body.token === 'string' ? body.token : '', minLength },
+    };
     await orShowForm(ctx, pages, form, async () => {
       const user = await completePasswordLink(accounts, body.token, body.password);
       if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
-      else await answerPage(ctx, pages, { page: 'login', data: { next: HOME_PATH, signup: accounts.config.auth.signup, email: user.email }, notice: 'Your password is set: sign in with it.' });
+      else
+        await answerPage(ctx, pages, {
+          page: 'login',
+          data: { next: HOME_PATH, signup: accounts.config.auth.signup, email: user.email },
+          notice: 'Your password is set: sign in with it.',
+        });
     });
   });
 

@@ -22,4 +22,5 @@ export function readBearer(header: string | undefined): BearerCredentials {
 
 /** `WWW-Authenticate` challenges (RFC 6750 section 3). */
 export const BEARER_CHALLENGE = 'Bearer realm="app"';
-export const INVALID_TOKEN_CHALLENGE = 'Bearer realm="app", error="invalid_token", error_description="the access token is unknown, revoked, expired or malformed"';
+export const INVALID_TOKEN_CHALLENGE =
+  'Bearer realm="app", error="invalid_token", error_description="the access token is unknown, revoked, expired or malformed"';

@@ -13,7 +13,8 @@ import type { Strategy } from './strategy.ts';
 const sessions = new WeakMap<Principal, Session>();
 
 /** The session a principal came with; undefined for token principals and anonymous requests. */
-export const sessionOf = (principal: Principal | undefined): Session | undefined => (principal ? sessions.get(principal) : undefined);
+export const sessionOf = (principal: Principal | undefined): Session | undefined =>
+  principal ? sessions.get(principal) : undefined;
 
 export function sessionCookies(deps: AccountDeps): Strategy {
   const name = deps.config.auth.session.cookie;
@@ -24,7 +25,9 @@ export function sessionCookies(deps: AccountDeps): Strategy {
       if (!found) return undefined;
       const { session, user } = found;
       // a tenant portal session has no user: it acts as its link's role of its owner
-      const principal = user ? principalOfUser(user, session.id) : principalOfPortal(session.portal as { owner: string; role: string }, session.id);
+      const principal = user
+        ? principalOfUser(user, session.id)
+        : principalOfPortal(session.portal as { owner: string; role: string }, session.id);
       sessions.set(principal, found.session);
       return principal;
     },

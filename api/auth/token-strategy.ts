@@ -30,7 +30,9 @@ export function bearerTokens(deps: TokenDeps): Strategy {
       const credentials = readBearer(request.header('authorization'));
       if (credentials.kind === 'none') return undefined;
       if (credentials.kind === 'malformed') throw invalidToken();
-      const token = await (deps.tokenCache ? deps.tokenCache.verify(credentials.token) : verifyToken(deps, credentials.token));
+      const token = await (deps.tokenCache
+        ? deps.tokenCache.verify(credentials.token)
+        : verifyToken(deps, credentials.token));
       if (token === null) throw invalidToken();
       let principal = principals.get(token);
       if (principal === undefined) {

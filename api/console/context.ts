@@ -14,11 +14,11 @@ import type { Operation } from '../../shared/access/permissions.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import type { TenantScope } from '../../shared/webhooks/tenant-scope.ts';
+import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { PageContext } from '../accounts/page.ts';
 import { ACCOUNT_PATHS } from '../accounts/paths.ts';
-import { orShowAgain, wantsJson } from '../pages/negotiate.ts';
-import type { Principal } from '../routing/roles.ts';
+import { orShowAgain, wantsJson } from './pages/negotiate.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 
 export interface ConsoleDeps {
   config: Config;
@@ -64,7 +64,8 @@ export function field(source: Record<string, unknown>, name: string): string | u
 }
 
 /** A query parameter as {@link field} reads it. */
-export const param = (ctx: Context, name: string): string | undefined => field(ctx.query as Record<string, unknown>, name);
+export const param = (ctx: Context, name: string): string | undefined =>
+  field(ctx.query as Record<string, unknown>, name);
 
 /** A page number from `?page=` (1 when absent or not a whole number). */
 export function pageParam(ctx: Context): number {
@@ -98,7 +99,12 @@ export const DONE: Readonly<Record<string, string>> = Object.freeze({
 export const doneNotice = (ctx: Context): string | undefined => DONE[param(ctx, 'done') ?? ''];
 
 /** After a form: 303 to `path` saying what was done. */
-export function redirectDone(ctx: Context, path: string, done: keyof typeof DONE, extra: Record<string, string> = {}): void {
+export function redirectDone(
+  ctx: Context,
+  path: string,
+  done: keyof typeof DONE,
+  extra: Record<string, string> = {},
+): void {
   const search = new URLSearchParams({ done: String(done), ...extra });
   ctx.status = 303;
   ctx.redirect(`${path}${path.includes('?') ? '&' : '?'}${search}`);

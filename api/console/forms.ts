@@ -12,14 +12,19 @@ import { field } from './context.ts';
 type Form = Record<string, unknown>;
 
 /** `Name: value` lines of a textarea (blank lines skipped). */
-export const headerLines = (text: string | undefined): string[] => (text ?? '').split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+export const headerLines = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 
 /** A whole number field, or `undefined` when empty; refused (422 `code`) when not a number. */
 function wholeNumber(form: Form, name: string, code: string): number | undefined {
   const text = field(form, name);
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!Number.isInteger(value)) throw new AppError(422, `${name} must be a whole number`, { code, data: { field: name, value: text } });
+  if (!Number.isInteger(value))
+    throw new AppError(422, `${name} must be a whole number`, { code, data: { field: name, value: text } });
   return value;
 }
 
@@ -58,7 +63,9 @@ export function settingsPatch(form: Form): EndpointPatch {
  */
 export function timeField(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  return /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(text) ? `${text.length === 16 ? `${text}:00` : text}Z` : text;
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(text)
+    ? `${text.length === 16 ? `${text}:00` : text}Z`
+    : text;
 }
 
 /** The values a form showed, to show them again after a refusal. */

@@ -5,7 +5,7 @@
  * rotate button. `api` points at the record in the HAL API.
  */
 import type { Link, Links } from '../hal/links.ts';
-import type { Principal } from '../routing/roles.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
 import { createLink, deliveryLinks, endpointLinks } from '../webhooks-api/links.ts';
 import { PATHS } from '../webhooks-api/routes.ts';
@@ -14,7 +14,10 @@ import { CONSOLE_PATHS, consolePath } from './paths.ts';
 const post = (href: string): Link => ({ href, method: 'POST' });
 
 /** An endpoint's page: update, enable or disable, secret, rotate, test, remove, replay. */
-export function endpointPageLinks(principal: Principal | undefined, endpoint: { externalId: string; enabled: boolean } | null | undefined): Links {
+export function endpointPageLinks(
+  principal: Principal | undefined,
+  endpoint: { externalId: string; enabled: boolean } | null | undefined,
+): Links {
   if (!endpoint) return {};
   const id = endpoint.externalId;
   const api = endpointLinks(principal, id);
@@ -22,7 +25,9 @@ export function endpointPageLinks(principal: Principal | undefined, endpoint: { 
   if (api.self) links.api = { href: PATHS.webhook(id) };
   if (api.update) {
     links.update = post(consolePath.endpoint(id));
-    links[endpoint.enabled ? 'disable' : 'enable'] = post(consolePath.endpointAction(id, endpoint.enabled ? 'disable' : 'enable'));
+    links[endpoint.enabled ? 'disable' : 'enable'] = post(
+      consolePath.endpointAction(id, endpoint.enabled ? 'disable' : 'enable'),
+    );
     links.secret = { href: consolePath.endpointAction(id, 'secret') };
   }
   if (api.rotate) links.rotate = post(consolePath.endpointAction(id, 'rotate'));
@@ -35,12 +40,24 @@ export function endpointPageLinks(principal: Principal | undefined, endpoint: { 
 /** A delivery's page: its endpoint and event, retry (dead) or resend (done). */
 export function deliveryPageLinks(
   principal: Principal | undefined,
-  delivery: { externalId: string; endpointId: string; eventId: string; status: string; endpoint?: { enabled: boolean } | null } | null | undefined,
+  delivery:
+    | {
+        externalId: string;
+        endpointId: string;
+        eventId: string;
+        status: string;
+        endpoint?: { enabled: boolean } | null;
+      }
+    | null
+    | undefined,
 ): Links {
   if (!delivery) return {};
   const api = deliveryLinks(principal, {
-    id: delivery.externalId, endpointId: delivery.endpointId, eventId: delivery.eventId,
-    status: String(delivery.status).toLowerCase(), endpointEnabled: delivery.endpoint?.enabled === true,
+    id: delivery.externalId,
+    endpointId: delivery.endpointId,
+    eventId: delivery.eventId,
+    status: String(delivery.status).toLowerCase(),
+    endpointEnabled: delivery.endpoint?.enabled === true,
   });
   const links: Links = {};
   if (api.self) links.api = { href: PATHS.delivery(delivery.externalId) };
@@ -52,5 +69,9 @@ export function deliveryPageLinks(
 }
 
 /** A console collection's form (register, emit, replay), for those who may run its `operation`. */
-export const consoleCreateLink = (principal: Principal | undefined, rel: string, href: string, operation: Operation): Links =>
-  (createLink(principal, href, operation).create ? { [rel]: post(href) } : {});
+export const consoleCreateLink = (
+  principal: Principal | undefined,
+  rel: string,
+  href: string,
+  operation: Operation,
+): Links => (createLink(principal, href, operation).create ? { [rel]: post(href) } : {});

@@ -45,7 +45,8 @@ export const CONSOLE_PATHS = Object.freeze({
 
 export const consolePath = {
   endpoint: (endpointId: string) => `/endpoints/${id(endpointId)}`,
-  endpointAction: (endpointId: string, action: 'enable' | 'disable' | 'rotate' | 'test' | 'remove' | 'secret') => `/endpoints/${id(endpointId)}/${action}`,
+  endpointAction: (endpointId: string, action: 'enable' | 'disable' | 'rotate' | 'test' | 'remove' | 'secret') =>
+    `/endpoints/${id(endpointId)}/${action}`,
   delivery: (deliveryId: string) => `/deliveries/${id(deliveryId)}`,
   deliveryAction: (deliveryId: string, action: 'retry' | 'resend') => `/deliveries/${id(deliveryId)}/${action}`,
   revokeToken: (tokenId: string) => `/tokens/${id(tokenId)}/revoke`,

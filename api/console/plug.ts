@@ -21,12 +21,22 @@ import { findRoutes } from './routes/find.ts';
 import { overviewRoutes } from './routes/overview.ts';
 import { portalRoutes } from './routes/portal.ts';
 
-export const ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
+export const ASSETS_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
 
 /** The console's pages and forms over `deps` (nothing runs until a request comes). */
 export function consoleRouter(deps: ConsoleDeps): Router {
   const router = new Router();
-  for (const routes of [overviewRoutes, endpointRoutes, endpointActionRoutes, deliveryRoutes, deadLetterRoutes, findRoutes, accountRoutes, portalRoutes]) routes(router, deps);
+  for (const routes of [
+    overviewRoutes,
+    endpointRoutes,
+    endpointActionRoutes,
+    deliveryRoutes,
+    deadLetterRoutes,
+    findRoutes,
+    accountRoutes,
+    portalRoutes,
+  ])
+    routes(router, deps);
   return router;
 }
 

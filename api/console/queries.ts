@@ -5,8 +5,10 @@
  */
 import { gql } from '../graphql/gql.ts';
 
-const HEALTH = 'health { successRate24h attempts24h succeeded24h lastFailureAt lastFailure lastFailureDeliveryId pending running dead }';
-const DELIVERY_ROW = 'externalId status type eventId endpointId owner attemptCount nextAttemptAt lastStatus lastError createdAt completedAt';
+const HEALTH =
+  'health { successRate24h attempts24h succeeded24h lastFailureAt lastFailure lastFailureDeliveryId pending running dead }';
+const DELIVERY_ROW =
+  'externalId status type eventId endpointId owner attemptCount nextAttemptAt lastStatus lastError createdAt completedAt';
 
 export const OVERVIEW = gql`
   query Overview($owner: String, $withoutOwner: Boolean, $page: Int) {

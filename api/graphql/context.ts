@@ -4,12 +4,12 @@
  * REST routes), the request id, the application's models, and the request's batch loaders.
  */
 import type { Logger } from '../../shared/log/logger.ts';
-import type { ModelRecord, Models } from '../data/model.ts';
+import type { ModelRecord, Models } from '../model-framework/data/model.ts';
 import type { CommitDeadline } from '../../shared/db/commit-deadline.ts';
-import type { Principal } from '../routing/roles.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 import { createLoaders, type Loaders } from './batch.ts';
-import { authorizeCollection, authorizeRecord, visibleRecords } from '../data/policy.ts';
-import type { PolicyAction } from '../data/types.ts';
+import { authorizeCollection, authorizeRecord, visibleRecords } from '../model-framework/data/policy.ts';
+import type { PolicyAction } from '../model-framework/data/types.ts';
 
 /** What the transport knows of the request (HTTP or in process). */
 export type RequestInfo = {
@@ -33,7 +33,7 @@ export type GraphqlContext = RequestInfo & {
    */
   load(model: string, key: string | number | bigint | null | undefined): Promise<ModelRecord | null>;
   /**
-   * The model's policy for the request's principal, as REST applies it (api/data/policy.ts):
+   * The model's policy for the request's principal, as REST applies it (api/model-framework/data/policy.ts):
    * throws 404 `APP_RECORD_NOT_FOUND` for a record it may not see, 403 `APP_FORBIDDEN` for another
    * refused action (with a record), or for a refused collection action (`create` with its input).
    */

@@ -9,10 +9,15 @@
  * - resolver map: type name -> field name -> resolver `(parent, args, context, info)`; a type may
  *   also map to a `GraphQLScalarType` (custom scalar) or to enum values.
  */
-import type { Models } from '../data/model.ts';
+import type { Models } from '../model-framework/data/model.ts';
 
 /** A field resolver as the GraphQL layer calls it (declarations may use only `(parent, args)`). */
-export type FieldResolver = (parent: unknown, args: Record<string, unknown>, context: unknown, info: unknown) => unknown;
+export type FieldResolver = (
+  parent: unknown,
+  args: Record<string, unknown>,
+  context: unknown,
+  info: unknown,
+) => unknown;
 
 /** type name -> field name -> resolver; or a scalar / enum value map. */
 export type ResolverMap = Record<string, unknown>;

@@ -31,7 +31,11 @@ export const SIZE_ARGUMENTS: readonly string[] = ['first', 'last', 'limit', 'per
 const cap = (value: number) => Math.min(value, Number.MAX_SAFE_INTEGER);
 
 /** The list size a field asks for, if it has a size argument with a whole-number value. */
-function sizeOf(node: FieldNode, definition: GraphQLField<unknown, unknown>, variables: Readonly<Record<string, unknown>> | null | undefined): number | undefined {
+function sizeOf(
+  node: FieldNode,
+  definition: GraphQLField<unknown, unknown>,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): number | undefined {
   for (const name of SIZE_ARGUMENTS) {
     const given = node.arguments?.find((argument) => argument.name.value === name);
     let value: unknown;
@@ -54,7 +58,8 @@ export function costOf(
 
   const field = (node: FieldNode, parent: GraphQLNamedType | undefined, inherited: number | undefined): number => {
     if (node.name.value.startsWith('__')) return 0;
-    const definition = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
+    const definition =
+      parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
     if (!definition) return 0; // an unknown field: graphql-js's own rules report it
     const own = sizeOf(node, definition, options.variables);
     const type = getNamedType(definition.type);
@@ -65,13 +70,21 @@ export function costOf(
     return cap(1 + (node.selectionSet ? visit(node.selectionSet, type, own) : 0));
   };
 
-  const visit = (set: SelectionSetNode, parent: GraphQLNamedType | undefined, inherited: number | undefined): number => {
+  const visit = (
+    set: SelectionSetNode,
+    parent: GraphQLNamedType | undefined,
+    inherited: number | undefined,
+  ): number => {
     let total = 0;
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
         total += field(selection, parent, inherited);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        total += visit(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent, inherited);
+        total += visit(
+          selection.selectionSet,
+          selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent,
+          inherited,
+        );
       } else {
         const name = selection.name.value;
         const key = `${name}\0${inherited ?? ''}`;

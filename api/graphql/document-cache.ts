@@ -15,7 +15,10 @@ export interface DocumentCacheBounds {
 }
 
 /** 500 texts, 1,000,000 characters in all: a service's every query with room to spare, a few MB at most. */
-export const DOCUMENT_CACHE_BOUNDS: Readonly<DocumentCacheBounds> = Object.freeze({ maxEntries: 500, maxCharacters: 1_000_000 });
+export const DOCUMENT_CACHE_BOUNDS: Readonly<DocumentCacheBounds> = Object.freeze({
+  maxEntries: 500,
+  maxCharacters: 1_000_000,
+});
 
 export interface DocumentCache<T> {
   /** What is kept for `text` (now the most recently used), or undefined. */

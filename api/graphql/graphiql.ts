@@ -11,7 +11,15 @@ export const GRAPHIQL_ASSETS = 'ruru-static/';
 
 interface Ruru {
   ruruHTML(config: { endpoint: string; staticPath: string }): string;
-  getStaticFile(context: { staticPath: string; urlPath: string; acceptEncoding: string | undefined; disallowDevAssets?: boolean }): Promise<{ content: Buffer; headers: Record<string, string> } | null> | { content: Buffer; headers: Record<string, string> } | null;
+  getStaticFile(context: {
+    staticPath: string;
+    urlPath: string;
+    acceptEncoding: string | undefined;
+    disallowDevAssets?: boolean;
+  }):
+    | Promise<{ content: Buffer; headers: Record<string, string> } | null>
+    | { content: Buffer; headers: Record<string, string> }
+    | null;
 }
 
 let loading: Promise<Ruru> | undefined;
@@ -25,7 +33,9 @@ function ruru(): Promise<Ruru> {
 
 /** A browser asking for a page: HTML preferred over both GraphQL media types. */
 const wantsPage = (ctx: Context) =>
-  ctx.method === 'GET' && ctx.querystring === '' && ctx.accepts(['text/html', 'application/graphql-response+json', 'application/json']) === 'text/html';
+  ctx.method === 'GET' &&
+  ctx.querystring === '' &&
+  ctx.accepts(['text/html', 'application/graphql-response+json', 'application/json']) === 'text/html';
 
 /** The GraphiQL middleware for `path` (mounted in development only). */
 export function graphiql(options: { path: string }): Middleware {
@@ -39,7 +49,12 @@ export function graphiql(options: { path: string }): Middleware {
     }
     if (ctx.method === 'GET' && ctx.path.startsWith(staticPath)) {
       const { getStaticFile } = await ruru();
-      const file = await getStaticFile({ staticPath, urlPath: ctx.path, acceptEncoding: ctx.get('Accept-Encoding') || undefined, disallowDevAssets: true });
+      const file = await getStaticFile({
+        staticPath,
+        urlPath: ctx.path,
+        acceptEncoding: ctx.get('Accept-Encoding') || undefined,
+        disallowDevAssets: true,
+      });
       if (!file) return next();
       for (const [name, value] of Object.entries(file.headers)) ctx.set(name, value);
       ctx.body = file.content;

@@ -22,7 +22,9 @@ import { createPreparer, type OperationRules } from './operation.ts';
 export const BATCHING_UNSUPPORTED = 'APP_GRAPHQL_BATCHING_UNSUPPORTED';
 
 /** The answer's media type, chosen from `Accept` as graphql-http chooses it (its own default: `application/json`). */
-export function responseMediaType(accept: string | null | undefined): 'application/graphql-response+json' | 'application/json' {
+export function responseMediaType(
+  accept: string | null | undefined,
+): 'application/graphql-response+json' | 'application/json' {
   for (const range of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const type = range.split(';')[0];
     if (type === 'application/graphql-response+json') return type;
@@ -42,7 +44,11 @@ const header = (req: Request<unknown, RequestInfo>, name: string): string | null
 export function refusal(req: Request<unknown, RequestInfo>, errors: readonly GraphQLError[]): Response {
   return [
     JSON.stringify({ errors }),
-    { status: 400, statusText: 'Bad Request', headers: { 'content-type': `${responseMediaType(header(req, 'accept'))}; charset=utf-8` } },
+    {
+      status: 400,
+      statusText: 'Bad Request',
+      headers: { 'content-type': `${responseMediaType(header(req, 'accept'))}; charset=utf-8` },
+    },
   ];
 }
 
@@ -66,7 +72,9 @@ export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, Requ
       const body = typeof req.body === 'function' ? await req.body() : req.body;
       if (!Array.isArray(body)) return undefined; // graphql-http's own parser does the rest
       return refusal(req, [
-        new GraphQLError('batching is not supported: send one operation per request', { extensions: { code: BATCHING_UNSUPPORTED } }),
+        new GraphQLError('batching is not supported: send one operation per request', {
+          extensions: { code: BATCHING_UNSUPPORTED },
+        }),
       ]);
     },
     onSubscribe(req, params) {
@@ -81,6 +89,7 @@ export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, Requ
         contextValue: setup.context(req.context),
       };
     },
-    onOperation: (req, _args, result) => maskResult(result, { exposeInternals: setup.exposeInternals, requestId: req.context.requestId, log: setup.log }),
+    onOperation: (req, _args, result) =>
+      maskResult(result, { exposeInternals: setup.exposeInternals, requestId: req.context.requestId, log: setup.log }),
   });
 }

@@ -8,7 +8,15 @@
  *   audit does, and requires an answer without errors) is not broken by it.
  * - `__typename` stays: it names only the types a client already receives.
  */
-import { GraphQLError, Kind, visit, type ASTVisitor, type DocumentNode, type FieldNode, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  visit,
+  type ASTVisitor,
+  type DocumentNode,
+  type FieldNode,
+  type ValidationContext,
+} from 'graphql';
 
 export const INTROSPECTION_DISABLED = 'APP_GRAPHQL_INTROSPECTION_DISABLED';
 
@@ -34,7 +42,9 @@ export function hideTypes(document: DocumentNode): DocumentNode {
       if (node.name.value !== '__type') return undefined;
       return {
         ...node,
-        arguments: [{ kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'name' }, value: { kind: Kind.STRING, value: '' } }],
+        arguments: [
+          { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: 'name' }, value: { kind: Kind.STRING, value: '' } },
+        ],
       };
     },
   });

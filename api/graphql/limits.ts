@@ -16,7 +16,16 @@
  * (`__schema`, `__type`) is left out of depth and cost: its shape is fixed and bounded by the
  * tokens limit, and it is governed by `graphql.introspection` instead.
  */
-import { GraphQLError, Lexer, Source, TokenKind, type ASTVisitor, type OperationDefinitionNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Lexer,
+  Source,
+  TokenKind,
+  type ASTVisitor,
+  type OperationDefinitionNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { costOf } from './cost.ts';
 import { walk } from './walk.ts';
 
@@ -71,7 +80,10 @@ export function countTokens(query: string, max: number): number {
 }
 
 /** Size then tokens, before parsing; the refusal, or undefined when the document is within both. */
-export function checkDocument(query: string, limits: Pick<GraphqlLimits, 'maxBytes' | 'maxTokens'>): GraphQLError | undefined {
+export function checkDocument(
+  query: string,
+  limits: Pick<GraphqlLimits, 'maxBytes' | 'maxTokens'>,
+): GraphQLError | undefined {
   // UTF-8 is at most 3 bytes per UTF-16 unit: a document this short cannot be over the limit
   if (query.length * 3 > limits.maxBytes) {
     const bytes = Buffer.byteLength(query, 'utf8');
@@ -83,7 +95,11 @@ export function checkDocument(query: string, limits: Pick<GraphqlLimits, 'maxByt
 }
 
 /** A rule measuring each operation with `measure` and refusing it over `max`. */
-function perOperation(name: LimitName, max: number, measure: (context: ValidationContext, operation: OperationDefinitionNode) => number): ValidationRule {
+function perOperation(
+  name: LimitName,
+  max: number,
+  measure: (context: ValidationContext, operation: OperationDefinitionNode) => number,
+): ValidationRule {
   const rule = (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(operation) {
       const actual = measure(context, operation);
@@ -114,10 +130,15 @@ export const aliasesRule = (max: number): ValidationRule =>
   );
 
 /** Estimated cost (cost.ts); `variables` are the request's, for list sizes given as variables. */
-export const costRule = (max: number, options: { variables?: Readonly<Record<string, unknown>> | null; defaultListSize: number }): ValidationRule =>
-  perOperation('maxCost', max, (context, operation) => costOf(context, operation, options));
+export const costRule = (
+  max: number,
+  options: { variables?: Readonly<Record<string, unknown>> | null; defaultListSize: number },
+): ValidationRule => perOperation('maxCost', max, (context, operation) => costOf(context, operation, options));
 
 /** The validation rules of the limits, for one request. */
-export function limitRules(limits: GraphqlLimits, options: { variables?: Readonly<Record<string, unknown>> | null; defaultListSize: number }): ValidationRule[] {
+export function limitRules(
+  limits: GraphqlLimits,
+  options: { variables?: Readonly<Record<string, unknown>> | null; defaultListSize: number },
+): ValidationRule[] {
   return [depthRule(limits.maxDepth), aliasesRule(limits.maxAliases), costRule(limits.maxCost, options)];
 }

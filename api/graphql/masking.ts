@@ -35,9 +35,17 @@ export function maskError(error: GraphQLError, options: MaskOptions): GraphQLErr
   if (!original || original instanceof GraphQLError) return error;
   const problem = problemFrom(original, { exposeInternals: options.exposeInternals });
   const rebuild = (message: string, extensions: Record<string, unknown>) =>
-    new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: original, extensions });
+    new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: original,
+      extensions,
+    });
   if (problem.status < 500 || problem.code === 'APP_DATABASE_UNAVAILABLE') {
-    if (!logConfigurationProblem(options.log, original)) options.log.debug({ err: original, path: error.path }, 'graphql field refused');
+    if (!logConfigurationProblem(options.log, original))
+      options.log.debug({ err: original, path: error.path }, 'graphql field refused');
     return rebuild(problem.detail, {
       ...(problem.code ? { code: problem.code } : {}),
       status: problem.status,
@@ -45,7 +53,10 @@ export function maskError(error: GraphQLError, options: MaskOptions): GraphQLErr
     });
   }
   options.log.error({ err: original, path: error.path }, 'graphql field failed');
-  return rebuild(options.exposeInternals ? original.message : UNEXPECTED, { code: INTERNAL_CODE, requestId: options.requestId });
+  return rebuild(options.exposeInternals ? original.message : UNEXPECTED, {
+    code: INTERNAL_CODE,
+    requestId: options.requestId,
+  });
 }
 
 /** The result with every error masked (the data is untouched). */

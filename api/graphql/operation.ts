@@ -4,8 +4,17 @@
  * the service's own (introspection, depth, aliases, cost). The core knows no web server.
  */
 import {
-  getOperationAST, Kind, parse, specifiedRules, validate,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode,
+  getOperationAST,
+  Kind,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type OperationTypeNode,
 } from 'graphql';
 import { costOf } from './cost.ts';
 import { createDocumentCache, type DocumentCacheBounds } from './document-cache.ts';
@@ -33,7 +42,8 @@ export type Prepared =
   | { ok: false; errors: readonly GraphQLError[]; refused: boolean };
 
 /** Whether an error is one of the service's own refusals rather than GraphQL's. */
-export const isServiceRefusal = (error: GraphQLError): boolean => isLimitError(error) || error.extensions?.code === INTROSPECTION_DISABLED;
+export const isServiceRefusal = (error: GraphQLError): boolean =>
+  isLimitError(error) || error.extensions?.code === INTROSPECTION_DISABLED;
 
 /** Checks, parses and validates a request's document against `schema`. */
 export function prepare(schema: GraphQLSchema, rules: OperationRules, request: OperationRequest): Prepared {
@@ -49,7 +59,9 @@ export function prepare(schema: GraphQLSchema, rules: OperationRules, request: O
   }
   const own = [
     ...(rules.introspection ? [] : [noSchemaIntrospection]),
-    ...(rules.limits ? limitRules(rules.limits, { variables: request.variables, defaultListSize: rules.defaultListSize }) : []),
+    ...(rules.limits
+      ? limitRules(rules.limits, { variables: request.variables, defaultListSize: rules.defaultListSize })
+      : []),
   ];
   const errors = validate(schema, document, [...specifiedRules, ...own]);
   if (errors.length > 0) return { ok: false, errors, refused: errors.some(isServiceRefusal) };
@@ -73,7 +85,11 @@ interface Kept {
  * variables the cost is measured again, refused as validation refuses it. Documents refused by a
  * rule are not kept (they are prepared again each time; a client sending junk fills nothing).
  */
-export function createPreparer(schema: GraphQLSchema, rules: OperationRules, bounds?: DocumentCacheBounds): (request: OperationRequest) => Prepared {
+export function createPreparer(
+  schema: GraphQLSchema,
+  rules: OperationRules,
+  bounds?: DocumentCacheBounds,
+): (request: OperationRequest) => Prepared {
   const kept = createDocumentCache<Kept>(bounds);
   const cost = rules.limits?.maxCost;
   return (request) => {
@@ -83,16 +99,30 @@ export function createPreparer(schema: GraphQLSchema, rules: OperationRules, bou
       const context = { getSchema: () => schema, getFragment: (name: string) => known.fragments.get(name) };
       const errors: GraphQLError[] = [];
       for (const operation of known.operations) {
-        const actual = costOf(context, operation, { variables: request.variables, defaultListSize: rules.defaultListSize });
+        const actual = costOf(context, operation, {
+          variables: request.variables,
+          defaultListSize: rules.defaultListSize,
+        });
         if (actual > cost) errors.push(limitError('maxCost', cost, actual, operation));
       }
       return errors.length > 0 ? { ok: false, errors, refused: true } : { ok: true, document: known.document };
     }
     const prepared = prepare(schema, rules, request);
     if (prepared.ok) {
-      const operations = prepared.document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-      const fragments = new Map(prepared.document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]));
-      kept.set(request.query, { document: prepared.document, operations, fragments, variables: operations.some((operation) => (operation.variableDefinitions?.length ?? 0) > 0) });
+      const operations = prepared.document.definitions.filter(
+        (definition) => definition.kind === Kind.OPERATION_DEFINITION,
+      );
+      const fragments = new Map(
+        prepared.document.definitions
+          .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
+          .map((fragment) => [fragment.name.value, fragment]),
+      );
+      kept.set(request.query, {
+        document: prepared.document,
+        operations,
+        fragments,
+        variables: operations.some((operation) => (operation.variableDefinitions?.length ?? 0) > 0),
+      });
     }
     return prepared;
   };

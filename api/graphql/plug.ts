@@ -8,10 +8,10 @@ import type { Sql } from '../../shared/db/connect.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import { createEndpointCache } from '../../shared/webhooks/endpoints/cache.ts';
-import type { Models } from '../data/model.ts';
+import type { Models } from '../model-framework/data/model.ts';
 import type { Module } from '../lifecycle.ts';
 import type { Pipeline } from '../pipeline.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 import { modelContributions, type Contribution } from './contribution.ts';
 import { graphiql } from './graphiql.ts';
 import { serveGraphql } from './serve.ts';
@@ -56,7 +56,10 @@ export interface GraphqlMountDeps {
 }
 
 /** Plugs the `graphql` slot; undefined when `config.graphql` is false. */
-export function plugGraphql(pipeline: Pick<Pipeline, 'use' | 'routeStage'>, deps: GraphqlMountDeps): GraphqlMount | undefined {
+export function plugGraphql(
+  pipeline: Pick<Pipeline, 'use' | 'routeStage'>,
+  deps: GraphqlMountDeps,
+): GraphqlMount | undefined {
   const { config, log } = deps;
   const settings = config.graphql;
   if (settings === false) return undefined;
@@ -64,11 +67,27 @@ export function plugGraphql(pipeline: Pick<Pipeline, 'use' | 'routeStage'>, deps
   const cache = deps.webhooks ? undefined : createEndpointCache({ config, sql: deps.sql, log });
   const webhooks: WebhookDeps = deps.webhooks ?? { config, sql: deps.sql, log, cache };
   if (config.env === 'development') pipeline.use('graphql', graphiql({ path: settings.path }));
-  pipeline.use('graphql', serveGraphql({ path: settings.path, service: () => service, routeStage: pipeline.routeStage(graphqlRoute(settings.path)) }));
+  pipeline.use(
+    'graphql',
+    serveGraphql({
+      path: settings.path,
+      service: () => service,
+      routeStage: pipeline.routeStage(graphqlRoute(settings.path)),
+    }),
+  );
   return {
     build(models) {
-      const contributions = [...modelContributions(models), ...serviceContributions({ ...webhooks, config }), ...(deps.contributions?.(models) ?? [])];
-      service = createGraphqlService({ config: { env: config.env, api: config.api, graphql: settings }, log, models, contributions });
+      const contributions = [
+        ...modelContributions(models),
+        ...serviceContributions({ ...webhooks, config }),
+        ...(deps.contributions?.(models) ?? []),
+      ];
+      service = createGraphqlService({
+        config: { env: config.env, api: config.api, graphql: settings },
+        log,
+        models,
+        contributions,
+      });
       return service;
     },
     get service() {

@@ -12,7 +12,9 @@ const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[
 function parseDate(value: unknown): Date {
   const date = typeof value === 'string' && ISO.test(value.trim()) ? new Date(value.trim()) : undefined;
   if (!date || Number.isNaN(date.getTime())) {
-    throw new GraphQLError(`DateTime must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${describeValue(value)}`);
+    throw new GraphQLError(
+      `DateTime must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${describeValue(value)}`,
+    );
   }
   return date;
 }
@@ -21,7 +23,12 @@ export const DateTime = new GraphQLScalarType({
   name: 'DateTime',
   description: 'A point in time, as ISO 8601 text (UTC on the way out).',
   serialize(value) {
-    const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined;
+    const date =
+      value instanceof Date
+        ? value
+        : typeof value === 'string' || typeof value === 'number'
+          ? new Date(value)
+          : undefined;
     if (!date || Number.isNaN(date.getTime())) throw new TypeError(`DateTime cannot represent ${describeValue(value)}`);
     return date.toISOString();
   },

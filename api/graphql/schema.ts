@@ -15,7 +15,16 @@
  */
 import { mergeResolvers, mergeTypeDefs } from '@graphql-tools/merge';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { GraphQLScalarType, Kind, parse, print, validateSchema, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLScalarType,
+  Kind,
+  parse,
+  print,
+  validateSchema,
+  type DefinitionNode,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import type { Contribution } from './contribution.ts';
 
 /** Why the merged schema cannot be served: every problem, and every source a problem names. */
@@ -82,7 +91,11 @@ function declare(declarations: Declarations, source: string, definition: Definit
   const kind = KINDS[definition.kind];
   if (!kind || !('name' in definition) || !definition.name) return;
   const name = kind === 'directive' ? `@${definition.name.value}` : definition.name.value;
-  add(add(declarations.kinds, name, () => new Map()), kind, () => new Set()).add(source);
+  add(
+    add(declarations.kinds, name, () => new Map()),
+    kind,
+    () => new Set(),
+  ).add(source);
   const members: Array<{ name: string; printed: string }> = [];
   if ('fields' in definition && definition.fields) {
     for (const field of definition.fields) members.push({ name: field.name.value, printed: print(field.type) });
@@ -91,18 +104,28 @@ function declare(declarations: Declarations, source: string, definition: Definit
     for (const value of definition.values) members.push({ name: value.name.value, printed: 'value' });
   }
   for (const member of members) {
-    add(add(declarations.members, `${name}.${member.name}`, () => new Map()), member.printed, () => new Set()).add(source);
+    add(
+      add(declarations.members, `${name}.${member.name}`, () => new Map()),
+      member.printed,
+      () => new Set(),
+    ).add(source);
   }
 }
 
 const isResolver = (value: unknown) =>
-  typeof value === 'function' || (typeof value === 'object' && value !== null && ('resolve' in value || 'subscribe' in value));
+  typeof value === 'function' ||
+  (typeof value === 'object' && value !== null && ('resolve' in value || 'subscribe' in value));
 
 /** Problems of the resolver maps against what the SDL declares. */
-function resolverProblems(contributions: readonly Contribution[], declarations: Declarations, involved: Set<string>): string[] {
+function resolverProblems(
+  contributions: readonly Contribution[],
+  declarations: Declarations,
+  involved: Set<string>,
+): string[] {
   const problems: string[] = [];
   const resolvedBy = new Map<string, string[]>();
-  const declaredBy = (type: string) => [...(declarations.kinds.get(type)?.values() ?? [])].flatMap((sources) => [...sources]);
+  const declaredBy = (type: string) =>
+    [...(declarations.kinds.get(type)?.values() ?? [])].flatMap((sources) => [...sources]);
   for (const { source, resolvers } of contributions) {
     for (const [type, entry] of Object.entries(resolvers ?? {})) {
       const kinds = declarations.kinds.get(type);
@@ -113,7 +136,9 @@ function resolverProblems(contributions: readonly Contribution[], declarations: 
       }
       if (entry instanceof GraphQLScalarType) {
         if (!kinds.has('scalar')) {
-          problems.push(`${source} gives a scalar implementation for ${type}, which ${list(new Set(declaredBy(type)))} declares as ${[...kinds.keys()].join('/')}`);
+          problems.push(
+            `${source} gives a scalar implementation for ${type}, which ${list(new Set(declaredBy(type)))} declares as ${[...kinds.keys()].join('/')}`,
+          );
           for (const other of [source, ...declaredBy(type)]) involved.add(other);
         }
         continue;
@@ -127,7 +152,9 @@ function resolverProblems(contributions: readonly Contribution[], declarations: 
         if (field.startsWith('__')) continue; // __resolveType, __isTypeOf
         const key = `${type}.${field}`;
         if (!declarations.members.has(key)) {
-          problems.push(`${source} resolves ${key}, but the SDL has no such field (${type} is declared by ${list(new Set(declaredBy(type)))})`);
+          problems.push(
+            `${source} resolves ${key}, but the SDL has no such field (${type} is declared by ${list(new Set(declaredBy(type)))})`,
+          );
           for (const other of [source, ...declaredBy(type)]) involved.add(other);
           continue;
         }
@@ -153,9 +180,13 @@ function resolverProblems(contributions: readonly Contribution[], declarations: 
  * (`Unknown type "Comment".`) or the `Type.field` it names; every source when it names none.
  */
 function sourcesNamedIn(message: string, contributions: readonly Contribution[]): string[] {
-  const quoted = [...message.matchAll(/"([_A-Za-z][_0-9A-Za-z]*)"|\b([_A-Za-z][_0-9A-Za-z]*)\.[_A-Za-z][_0-9A-Za-z]*\b/g)].map((match) => match[1] ?? match[2]);
+  const quoted = [
+    ...message.matchAll(/"([_A-Za-z][_0-9A-Za-z]*)"|\b([_A-Za-z][_0-9A-Za-z]*)\.[_A-Za-z][_0-9A-Za-z]*\b/g),
+  ].map((match) => match[1] ?? match[2]);
   const mentions = (types: string) => quoted.some((name) => new RegExp(`\\b${name}\\b`).test(types));
-  const named = contributions.filter((contribution) => typeof contribution.types === 'string' && mentions(contribution.types));
+  const named = contributions.filter(
+    (contribution) => typeof contribution.types === 'string' && mentions(contribution.types),
+  );
   return (named.length > 0 ? named : contributions).map((contribution) => contribution.source);
 }
 
@@ -186,12 +217,16 @@ export function assembleSchema(contributions: readonly Contribution[]): GraphQLS
   }
   for (const [name, kinds] of declarations.kinds) {
     if (kinds.size < 2) continue;
-    problems.push(`${name} is declared as ${[...kinds].map(([kind, sources]) => `${KIND_NAMES[kind]} by ${list(sources)}`).join(' and as ')}`);
+    problems.push(
+      `${name} is declared as ${[...kinds].map(([kind, sources]) => `${KIND_NAMES[kind]} by ${list(sources)}`).join(' and as ')}`,
+    );
     for (const sources of kinds.values()) for (const source of sources) involved.add(source);
   }
   for (const [key, types] of declarations.members) {
     if (types.size < 2) continue;
-    problems.push(`${key} is declared as ${[...types].map(([type, sources]) => `${type} by ${list(sources)}`).join(' and as ')}`);
+    problems.push(
+      `${key} is declared as ${[...types].map(([type, sources]) => `${type} by ${list(sources)}`).join(' and as ')}`,
+    );
     for (const sources of types.values()) for (const source of sources) involved.add(source);
   }
   problems.push(...resolverProblems(contributions, declarations, involved));
@@ -210,7 +245,9 @@ export function assembleSchema(contributions: readonly Contribution[]): GraphQLS
   const invalid = validateSchema(schema);
   if (invalid.length > 0) {
     const messages = invalid.map((error) => error.message);
-    throw new GraphqlSchemaError(messages, [...new Set(messages.flatMap((message) => sourcesNamedIn(message, contributions)))]);
+    throw new GraphqlSchemaError(messages, [
+      ...new Set(messages.flatMap((message) => sourcesNamedIn(message, contributions))),
+    ]);
   }
   return schema;
 }

@@ -42,10 +42,14 @@ function bodiless(ctx: Context, init: ResponseInit): AppError {
     });
   }
   if (init.status === 415) {
-    return new AppError(415, 'a GraphQL POST carries its request as Content-Type: application/json', { code: MEDIA_TYPE_UNSUPPORTED });
+    return new AppError(415, 'a GraphQL POST carries its request as Content-Type: application/json', {
+      code: MEDIA_TYPE_UNSUPPORTED,
+    });
   }
   if (init.status === 406) {
-    return new AppError(406, 'the GraphQL endpoint answers application/graphql-response+json or application/json', { headers });
+    return new AppError(406, 'the GraphQL endpoint answers application/graphql-response+json or application/json', {
+      headers,
+    });
   }
   return new AppError(init.status, init.statusText, { headers });
 }
@@ -60,7 +64,12 @@ async function answer(ctx: Context, service: GraphqlService): Promise<void> {
     // the body parsers have read JSON bodies already; a GET has none
     body: () => ((ctx.request as { body?: unknown }).body ?? null) as Record<string, unknown> | null,
     raw: ctx,
-    context: { principal: ctx.state.principal, requestId: ctx.state.requestId, signal: ctx.state.signal, deadline: ctx.state.deadline },
+    context: {
+      principal: ctx.state.principal,
+      requestId: ctx.state.requestId,
+      signal: ctx.state.signal,
+      deadline: ctx.state.deadline,
+    },
   });
   if (body === null) throw bodiless(ctx, init);
   ctx.body = body;
@@ -83,7 +92,11 @@ export function serveGraphql(options: ServeOptions): Middleware {
     const service = options.service();
     if (!service?.handler) {
       const reason = service?.reason ?? 'it is starting';
-      throw unavailable(`the GraphQL service is off: ${reason}`, { code: GRAPHQL_UNAVAILABLE, expose: true, data: { reason, sources: service?.sources ?? [] } });
+      throw unavailable(`the GraphQL service is off: ${reason}`, {
+        code: GRAPHQL_UNAVAILABLE,
+        expose: true,
+        data: { reason, sources: service?.sources ?? [] },
+      });
     }
     if (isKeyedMutation(ctx, service)) await options.routeStage(ctx, () => answer(ctx, service));
     else await answer(ctx, service);

@@ -13,7 +13,7 @@ import { execute, GraphQLError, type ExecutionResult, type GraphQLSchema } from 
 import type { Handler } from 'graphql-http';
 import type { Config } from '../../shared/config/index.ts';
 import type { Logger } from '../../shared/log/logger.ts';
-import type { Models } from '../data/model.ts';
+import type { Models } from '../model-framework/data/model.ts';
 import type { Contribution } from './contribution.ts';
 import { createContext, type GraphqlContext, type RequestInfo } from './context.ts';
 import { createGraphqlHandler } from './handler.ts';
@@ -44,7 +44,11 @@ export interface GraphqlService {
    * (the caller is the application itself). `context` is laid over the resolvers' context
    * (e.g. `{principal}`).
    */
-  run(query: string, variables?: Record<string, unknown> | null, context?: RequestInfo & Record<string, unknown>): Promise<ExecutionResult>;
+  run(
+    query: string,
+    variables?: Record<string, unknown> | null,
+    context?: RequestInfo & Record<string, unknown>,
+  ): Promise<ExecutionResult>;
   /** `'mutation'`, `'query'`… of a request body, or undefined (serve.ts: idempotency keys apply to mutations). */
   operationType(request: { query?: unknown; operationName?: unknown }): string | undefined;
 }
@@ -77,14 +81,17 @@ export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
   try {
     schema = assembleSchema(deps.contributions);
   } catch (error) {
-    const failure = error instanceof GraphqlSchemaError ? error : new GraphqlSchemaError([(error as Error).message], []);
+    const failure =
+      error instanceof GraphqlSchemaError ? error : new GraphqlSchemaError([(error as Error).message], []);
     sources = failure.sources;
     reason = `its schema does not compile${sources.length > 0 ? ` (${sources.join(', ')})` : ''}; the server log says why`;
     log.error({ sources: failure.sources, problems: failure.problems }, `GraphQL service off: ${failure.message}`);
   }
 
   const httpRules: OperationRules = { limits, introspection: settings.introspection, defaultListSize };
-  const handler = schema ? createGraphqlHandler({ schema, rules: httpRules, context, exposeInternals, log }) : undefined;
+  const handler = schema
+    ? createGraphqlHandler({ schema, rules: httpRules, context, exposeInternals, log })
+    : undefined;
   const prepareInProcess = schema ? createPreparer(schema, { introspection: true, defaultListSize }) : undefined;
 
   return {
@@ -95,7 +102,12 @@ export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
     path: settings.path,
     handler,
     async run(query, variables, extra = {}) {
-      if (!schema || !prepareInProcess) return { errors: [new GraphQLError(`the GraphQL service is off: ${reason}`, { extensions: { code: GRAPHQL_UNAVAILABLE } })] };
+      if (!schema || !prepareInProcess)
+        return {
+          errors: [
+            new GraphQLError(`the GraphQL service is off: ${reason}`, { extensions: { code: GRAPHQL_UNAVAILABLE } }),
+          ],
+        };
       const prepared = prepareInProcess({ query, variables });
       if (!prepared.ok) return { errors: [...prepared.errors] };
       const result = await execute({

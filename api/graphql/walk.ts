@@ -12,13 +12,18 @@ export interface Fold {
   combine(values: number[]): number;
 }
 
-export function walk(context: Pick<ValidationContext, 'getFragment'>, selectionSet: SelectionSetNode, fold: Fold): number {
+export function walk(
+  context: Pick<ValidationContext, 'getFragment'>,
+  selectionSet: SelectionSetNode,
+  fold: Fold,
+): number {
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
   const visit = (set: SelectionSetNode): number =>
     fold.combine(
       set.selections.map((selection) => {
-        if (selection.kind === Kind.FIELD) return fold.field(selection, () => (selection.selectionSet ? visit(selection.selectionSet) : 0));
+        if (selection.kind === Kind.FIELD)
+          return fold.field(selection, () => (selection.selectionSet ? visit(selection.selectionSet) : 0));
         if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet);
         const name = selection.name.value;
         const known = memo.get(name);

@@ -19,6 +19,8 @@ export function jsonTime(date: Date): string | null {
   if (!Number.isFinite(date.getTime())) return null;
   const year = date.getUTCFullYear();
   if (year < 0 || year > 9999) return date.toISOString(); // ±YYYYYY, left to the engine
-  return `${four(year)}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}`
-    + `T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}.${three(date.getUTCMilliseconds())}Z`;
+  return (
+    `${four(year)}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}` +
+    `T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}.${three(date.getUTCMilliseconds())}Z`
+  );
 }

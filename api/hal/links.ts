@@ -3,7 +3,7 @@
  * by what the current principal may do, so no client is shown a link it would be refused on.
  */
 import { pageNumbers } from './pagination.ts';
-import type { ResourceAction, ResourceRoutes } from '../routing/table.ts';
+import type { ResourceAction, ResourceRoutes } from '../model-framework/routing/table.ts';
 
 export interface Link {
   href: string;
@@ -109,5 +109,7 @@ export function linkHeader(links: Links): string {
     kept.add(rel);
     length = longer;
   }
-  return PAGING_RELS.filter((rel) => kept.has(rel)).map(entry).join(', ');
+  return PAGING_RELS.filter((rel) => kept.has(rel))
+    .map(entry)
+    .join(', ');
 }

@@ -42,13 +42,20 @@ export function parsePagination(query: Record<string, QueryValue>, limits: Pagin
   const perPage = Math.min(readPositive('per_page', query.per_page) ?? limits.perPage, limits.maxPerPage);
   const offset = (page - 1) * perPage;
   if (!Number.isSafeInteger(offset)) {
-    throw badRequest(`page ${page} is too far for per_page ${perPage}`, { code: 'APP_PAGINATION_INVALID', data: { parameter: 'page', value: query.page } });
+    throw badRequest(`page ${page} is too far for per_page ${perPage}`, {
+      code: 'APP_PAGINATION_INVALID',
+      data: { parameter: 'page', value: query.page },
+    });
   }
   return { page, perPage, skip: offset, limit: perPage, offset };
 }
 
 /** The page numbers a collection's links point at. `last` is at least 1 (an empty collection has one, empty, page). */
-export function pageNumbers(page: number, perPage: number, total: number): { first: number; prev?: number; next?: number; last: number } {
+export function pageNumbers(
+  page: number,
+  perPage: number,
+  total: number,
+): { first: number; prev?: number; next?: number; last: number } {
   const last = Math.max(1, Math.ceil(total / perPage));
   return {
     first: 1,

@@ -1,12 +1,12 @@
 /**
  * Turns records into HAL answers (resources and collections, for the controller
  * helpers). Plain functions of `(deps, input)`: the Koa helpers in
- * api/middleware/controller-helpers.ts only read the request and apply what these return.
+ * api/model-framework/routing/controller-helpers.ts only read the request and apply what these return.
  */
-import { isPublished, modelOf, type Model, type Models, type PublicRecord } from '../data/model.ts';
-import { decide, type Principal } from '../routing/roles.ts';
-import type { ResourceRoutes } from '../routing/table.ts';
-import { recordDecisions } from '../data/policy.ts';
+import { isPublished, modelOf, type Model, type Models, type PublicRecord } from '../model-framework/data/model.ts';
+import { decide, type Principal } from '../model-framework/routing/roles.ts';
+import type { ResourceRoutes } from '../model-framework/routing/table.ts';
+import { recordDecisions } from '../model-framework/data/policy.ts';
 import { jsonTime } from './json-time.ts';
 import { collectionLinks, itemLinks, linkHeader, mergeLinks, type LinkInput, type Links, type May } from './links.ts';
 
@@ -54,7 +54,11 @@ interface Target {
 
 function target(deps: PresentDeps, type: string | undefined, principal: Principal | undefined): Target {
   const resource = type === undefined ? undefined : deps.resources.get(type);
-  const model = resource?.model ? deps.models.get(resource.model) : type === undefined ? undefined : deps.models.byCollection(type);
+  const model = resource?.model
+    ? deps.models.get(resource.model)
+    : type === undefined
+      ? undefined
+      : deps.models.byCollection(type);
   return { type, resource, model, may: (action) => decide(resource?.roles, action, principal) === 'allow' };
 }
 
@@ -79,7 +83,7 @@ async function publishAll(records: readonly object[], fallback: Model | undefine
   await Promise.all(
     [...groups].map(async ([model, indexes]) => {
       const published = await model.publish(indexes.map((index) => records[index]));
-      indexes.forEach((index, position) => (output[index] = published[position]));
+      for (const [position, index] of indexes.entries()) output[index] = published[position];
     }),
   );
   return output;
@@ -106,7 +110,12 @@ const unlinked = (record: PublicRecord): Record<string, unknown> => linked({}, r
  * A record with its `_links`: those the role rules allow and, when the model has a policy, those
  * its policy allows for this record (`subject`, default the record itself).
  */
-async function item(record: PublicRecord, on: Target, principal: Principal | undefined, subject: object): Promise<Record<string, unknown>> {
+async function item(
+  record: PublicRecord,
+  on: Target,
+  principal: Principal | undefined,
+  subject: object,
+): Promise<Record<string, unknown>> {
   const externalId = typeof record.externalId === 'string' ? record.externalId : undefined;
   if (!on.resource) return unlinked(record);
   const decisions = await recordDecisions(on.model, principal, subject);
@@ -166,14 +175,21 @@ export async function presentCollection(
   const published = await publishAll(input.records, on.model);
   // without routes there is nothing to wait for per record (a page of a webhook listing)
   const items = on.resource
-    ? await Promise.all(published.map((record, index) => item(record, on, input.principal, subjectAt(options, input.records, index))))
+    ? await Promise.all(
+        published.map((record, index) => item(record, on, input.principal, subjectAt(options, input.records, index))),
+      )
     : published.map(unlinked);
   const path = on.resource?.collection ?? input.path;
   const links = mergeLinks(collectionLinks(path, { page, perPage, total }, on.resource, on.may), options.links);
   return {
     status: options.status ?? 200,
     body: {
-      _links: links, _embedded: { [type]: items }, count: items.length, page, perPage, total,
+      _links: links,
+      _embedded: { [type]: items },
+      count: items.length,
+      page,
+      perPage,
+      total,
       ...(options.totalEstimated === undefined ? {} : { totalEstimated: options.totalEstimated }),
     },
     headers: { ...headerIf('Link', linkHeader(links)), 'X-Total-Count': String(total) },

@@ -35,11 +35,15 @@ export async function readiness(deps: ReadinessDeps): Promise<{ httpStatus: numb
   const phase = deps.phase();
   const failed = reports.find(([, report]) => !report.ok);
   const reason =
-    phase === 'starting' ? 'starting'
-    : phase === 'draining' ? 'shutting down'
-    : failed ? `store ${failed[0]} did not answer`
-    : shared && !shared.ok ? 'shared store did not answer'
-    : undefined;
+    phase === 'starting'
+      ? 'starting'
+      : phase === 'draining'
+        ? 'shutting down'
+        : failed
+          ? `store ${failed[0]} did not answer`
+          : shared && !shared.ok
+            ? 'shared store did not answer'
+            : undefined;
   const body: HealthAnswer = {
     status: reason ? 'unavailable' : 'ok',
     ...(reason ? { reason } : {}),

@@ -8,7 +8,9 @@ export interface StoreProbe {
   ping(): Promise<void>;
 }
 
-export type StoreReport = { adapter: string; ok: true; latency: number } | { adapter: string; ok: false; error: 'timeout' | 'unreachable' };
+export type StoreReport =
+  | { adapter: string; ok: true; latency: number }
+  | { adapter: string; ok: false; error: 'timeout' | 'unreachable' };
 
 /** A PostgreSQL store probe (`select 1`) over its own small pool, so a stuck probe never holds the app's connections. */
 export function postgresProbe(name: string, sql: Sql): StoreProbe {

@@ -13,7 +13,11 @@ export function boundedData(value: unknown, depth = 0): unknown {
   if (value instanceof Date) return value;
   if (depth >= BOUNDS.depth) return '[Nested]';
   if (Array.isArray(value)) return value.slice(0, BOUNDS.entries).map((item) => boundedData(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).slice(0, BOUNDS.entries).map(([key, inner]) => [key, boundedData(inner, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .slice(0, BOUNDS.entries)
+      .map(([key, inner]) => [key, boundedData(inner, depth + 1)]),
+  );
 }
 
 /** Longest `detail` a problem answer carries. */

@@ -2,12 +2,22 @@ import type { Socket } from 'node:net';
 
 /** Status and code for what Node's HTTP parser refuses before any middleware runs. */
 function describe(code: string | undefined): { status: number; appCode: string; detail: string } {
-  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, appCode: 'APP_REQUEST_HEADERS_TOO_LARGE', detail: 'the request headers are too large' };
-  if (code === 'HPE_INVALID_METHOD') return { status: 501, appCode: 'APP_METHOD_NOT_IMPLEMENTED', detail: 'the request method is not one this server knows' };
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, appCode: 'APP_REQUEST_HEADERS_TOO_LARGE', detail: 'the request headers are too large' };
+  if (code === 'HPE_INVALID_METHOD')
+    return {
+      status: 501,
+      appCode: 'APP_METHOD_NOT_IMPLEMENTED',
+      detail: 'the request method is not one this server knows',
+    };
   return { status: 400, appCode: 'APP_REQUEST_MALFORMED', detail: 'the request is not valid HTTP' };
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 431: 'Request Header Fields Too Large', 501: 'Not Implemented' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  431: 'Request Header Fields Too Large',
+  501: 'Not Implemented',
+};
 
 /**
  * The web server's `clientError` handler: a request Node's HTTP parser refuses (an unknown method

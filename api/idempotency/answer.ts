@@ -35,10 +35,14 @@ export const PER_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'idempotency-replayed',
 ]);
 
-const same = (a: unknown, b: unknown) => (Array.isArray(a) || Array.isArray(b) ? JSON.stringify(a) === JSON.stringify(b) : a === b);
+const same = (a: unknown, b: unknown) =>
+  Array.isArray(a) || Array.isArray(b) ? JSON.stringify(a) === JSON.stringify(b) : a === b;
 
 /** The headers the route set or changed (compared with those present before it ran). */
-export function answerHeaders(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, HeaderValue> {
+export function answerHeaders(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Record<string, HeaderValue> {
   const headers: Record<string, HeaderValue> = {};
   for (const [name, value] of Object.entries(after)) {
     const lower = name.toLowerCase();

@@ -20,22 +20,32 @@ export interface CustomStore {
   add?(key: string, value: unknown, ttlMs: number): Promise<boolean> | boolean;
 }
 
-export type StoreFactory = (app: { config: Config; log: Logger }, options: { name: string }) => CustomStore | Promise<CustomStore>;
+export type StoreFactory = (
+  app: { config: Config; log: Logger },
+  options: { name: string },
+) => CustomStore | Promise<CustomStore>;
 
 const isStore = (value: unknown): value is CustomStore =>
   !!value && ['get', 'set', 'delete'].every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
 
 /** Turns what a module exports into a store. */
-export async function storeFrom(exported: unknown, app: { config: Config; log: Logger }, name: string): Promise<CustomStore> {
-  const factory = typeof exported === 'function' ? exported : (exported as { createStore?: unknown } | undefined)?.createStore;
+export async function storeFrom(
+  exported: unknown,
+  app: { config: Config; log: Logger },
+  name: string,
+): Promise<CustomStore> {
+  const factory =
+    typeof exported === 'function' ? exported : (exported as { createStore?: unknown } | undefined)?.createStore;
   const store = typeof factory === 'function' ? await (factory as StoreFactory)(app, { name }) : exported;
-  if (!isStore(store)) throw new Error(`the ${name} store module must export get, set and delete, or a factory (app, {name}) => store`);
+  if (!isStore(store))
+    throw new Error(`the ${name} store module must export get, set and delete, or a factory (app, {name}) => store`);
   return store;
 }
 
 /** A {@link KeyValueStore} over a custom store; every call gives up after `timeoutMs`. */
 export function keyValueFrom(store: CustomStore, options: { timeoutMs: number }): KeyValueStore & { atomic: boolean } {
-  const timed = <T>(value: Promise<T> | T, what: string) => withTimeout(Promise.resolve(value), options.timeoutMs, `custom store ${what}`);
+  const timed = <T>(value: Promise<T> | T, what: string) =>
+    withTimeout(Promise.resolve(value), options.timeoutMs, `custom store ${what}`);
   const tails = new Map<string, Promise<unknown>>();
   /** Runs `task` after the previous task on `key` in this process. */
   const serialised = <T>(key: string, task: () => Promise<T>): Promise<T> => {
@@ -58,7 +68,8 @@ export function keyValueFrom(store: CustomStore, options: { timeoutMs: number })
     get,
     set,
     add: store.add
-      ? async (key, value, ttlMs) => Boolean(await timed((store.add as NonNullable<CustomStore['add']>)(key, value, ttlMs), 'add'))
+      ? async (key, value, ttlMs) =>
+          Boolean(await timed((store.add as NonNullable<CustomStore['add']>)(key, value, ttlMs), 'add'))
       : (key, value, ttlMs) =>
           serialised(key, async () => {
             if ((await get(key)) !== undefined) return false;
@@ -72,9 +83,15 @@ export function keyValueFrom(store: CustomStore, options: { timeoutMs: number })
 }
 
 /** Loads `api.idempotency.store`. */
-export async function loadIdempotencyStore(app: { config: Config; log: Logger }, specifier: string): Promise<KeyValueStore & { atomic: boolean }> {
+export async function loadIdempotencyStore(
+  app: { config: Config; log: Logger },
+  specifier: string,
+): Promise<KeyValueStore & { atomic: boolean }> {
   const store = await storeFrom(await importStoreModule(specifier), app, 'idempotency');
   const entries = keyValueFrom(store, { timeoutMs: app.config.shared.timeout });
-  if (!entries.atomic) app.log.warn(`idempotency store ${specifier} has no add(): one execution per key is certain within each process only`);
+  if (!entries.atomic)
+    app.log.warn(
+      `idempotency store ${specifier} has no add(): one execution per key is certain within each process only`,
+    );
   return entries;
 }

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors/app-error.ts';
 
-/** The idempotency refusals (README "Error codes"), as data; tests iterate over this table. */
+/** The idempotency refusals (docs/http-api.md "Error codes"), as data; tests iterate over this table. */
 export const IDEMPOTENCY_ERRORS = {
   invalid: { status: 400, code: 'APP_API_IDEMPOTENCY_KEY_INVALID', headers: undefined },
   inProgress: { status: 409, code: 'APP_API_IDEMPOTENCY_IN_PROGRESS', headers: { 'Retry-After': '1' } },
@@ -16,7 +16,9 @@ const refusal = (kind: keyof typeof IDEMPOTENCY_ERRORS, message: string) => {
 export const invalidKey = (reason: string) => refusal('invalid', `Idempotency-Key is not valid: ${reason}`);
 
 /** 409 with `Retry-After: 1`: the first request with this key is still running. */
-export const inProgress = () => refusal('inProgress', 'a request with this Idempotency-Key is still in progress; retry shortly');
+export const inProgress = () =>
+  refusal('inProgress', 'a request with this Idempotency-Key is still in progress; retry shortly');
 
 /** 422: the key was used for another method, path or body. */
-export const keyReused = () => refusal('reused', 'this Idempotency-Key was used for a different request (method, path or body)');
+export const keyReused = () =>
+  refusal('reused', 'this Idempotency-Key was used for a different request (method, path or body)');

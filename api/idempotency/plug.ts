@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import { once } from '../../shared/stores/once.ts';
 import type { SharedStore } from '../../shared/stores/types.ts';
 import type { Module } from '../lifecycle.ts';
-import { idempotency } from '../middleware/idempotency.ts';
+import { idempotency } from './middleware.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { loadIdempotencyStore } from './custom-store.ts';
 import { answerSeal } from './sealed-answer.ts';
@@ -17,11 +17,16 @@ export const CLAIM_MARGIN_MS = 60_000;
  * `api.idempotency` is false. Records live in the shared backend, or in the module
  * `api.idempotency.store` names; returns the module that loads the latter at boot.
  */
-export function plugIdempotency(pipeline: Pick<Pipeline, 'useRoute'>, deps: { config: Config; log: Logger; shared: SharedStore }): Module | undefined {
+export function plugIdempotency(
+  pipeline: Pick<Pipeline, 'useRoute'>,
+  deps: { config: Config; log: Logger; shared: SharedStore },
+): Module | undefined {
   const { config, log, shared } = deps;
   const settings = config.api.idempotency;
   if (settings === false) return undefined;
-  const custom = settings.store ? once(() => loadIdempotencyStore({ config, log }, settings.store as string)) : undefined;
+  const custom = settings.store
+    ? once(() => loadIdempotencyStore({ config, log }, settings.store as string))
+    : undefined;
   const middleware = idempotency({
     entries: custom ?? (() => shared.entries),
     ttlMs: settings.ttl,

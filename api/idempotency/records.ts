@@ -1,5 +1,5 @@
 /**
- * The idempotent request state machine (states and transitions of one key; README "HTTP API"),
+ * The idempotent request state machine (states and transitions of one key; docs/http-api.md "Idempotency keys"),
  * over any {@link KeyValueStore}. The store's atomic `add` is what makes one execution
  * per key certain: of many simultaneous requests with one key, in one process or many, exactly
  * one claims it; the others find the claim ("executing") or the stored answer.
@@ -63,7 +63,10 @@ export type Begun =
  * store does not answer. A record that disappears between the claim attempt and the read (its
  * first request failed) is claimed again; after three such races the caller is told to retry.
  */
-export async function begin(deps: RecordsDeps, request: { scope: string; key: string; fingerprint: string }): Promise<Begun> {
+export async function begin(
+  deps: RecordsDeps,
+  request: { scope: string; key: string; fingerprint: string },
+): Promise<Begun> {
   const id = recordKey(request.scope, request.key);
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const token = randomUUID();
@@ -84,7 +87,11 @@ export async function begin(deps: RecordsDeps, request: { scope: string; key: st
 
 /** Stores the answer of a claimed request for `ttlMs`. */
 export async function complete(deps: RecordsDeps, claim: Claim, answer: StoredAnswer): Promise<void> {
-  const stored: IdempotencyRecord = { state: 'stored', fingerprint: claim.fingerprint, answer: (deps.seal ? deps.seal.seal(answer) : answer) as unknown as StoredAnswer };
+  const stored: IdempotencyRecord = {
+    state: 'stored',
+    fingerprint: claim.fingerprint,
+    answer: (deps.seal ? deps.seal.seal(answer) : answer) as unknown as StoredAnswer,
+  };
   await deps.entries.set(claim.id, stored as unknown as Json, deps.ttlMs);
 }
 

@@ -35,5 +35,11 @@ export function recordKey(scope: string, key: string): string {
  * (neither JSON nor a form) are represented by their type and length.
  */
 export function fingerprint(request: { method: string; url: string; body: string }): string {
-  return createHash('sha256').update(request.method.toUpperCase()).update('\n').update(request.url).update('\n').update(request.body).digest('base64url');
+  return createHash('sha256')
+    .update(request.method.toUpperCase())
+    .update('\n')
+    .update(request.url)
+    .update('\n')
+    .update(request.body)
+    .digest('base64url');
 }

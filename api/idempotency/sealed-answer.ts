@@ -28,10 +28,14 @@ export function answerSeal(appSecret: string | null): AnswerSeal {
       try {
         return JSON.parse(box.open(sealed)) as StoredAnswer;
       } catch (error) {
-        throw new AppError(409, 'the stored answer of this Idempotency-Key cannot be read (the application secret changed since); send the request with a new key', {
-          code: 'APP_API_IDEMPOTENCY_ANSWER_UNREADABLE',
-          cause: error,
-        });
+        throw new AppError(
+          409,
+          'the stored answer of this Idempotency-Key cannot be read (the application secret changed since); send the request with a new key',
+          {
+            code: 'APP_API_IDEMPOTENCY_ANSWER_UNREADABLE',
+            cause: error,
+          },
+        );
       }
     },
   };

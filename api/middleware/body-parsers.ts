@@ -3,7 +3,14 @@ import type { Middleware } from 'koa';
 import { AppError, badRequest, isAppError, payloadTooLarge } from '../../shared/errors/app-error.ts';
 
 /** JSON media types parsed as JSON: plain, HAL, the versioned type, and any other `+json`. */
-const JSON_TYPES = ['application/json', 'application/hal+json', 'application/vnd.app.v1+json', 'application/*+json', 'application/csp-report', 'application/reports+json'];
+const JSON_TYPES = [
+  'application/json',
+  'application/hal+json',
+  'application/vnd.app.v1+json',
+  'application/*+json',
+  'application/csp-report',
+  'application/reports+json',
+];
 
 /**
  * JSON and form bodies of POST, PUT and PATCH, each limited to `config.bodyLimit` bytes (413
@@ -40,16 +47,27 @@ export function bodyParsers(options: { limit: number }): Middleware {
       }
       if (failure.status === 415 || failure.type === 'encoding.unsupported') {
         const encoding = ctx.get('Content-Encoding');
-        throw new AppError(415, `the request body's Content-Encoding ${JSON.stringify(encoding)} is not supported: use gzip, deflate or br, or none`, {
-          code: 'APP_BODY_ENCODING_UNSUPPORTED',
-          data: { encoding },
-          cause: error,
-        });
+        throw new AppError(
+          415,
+          `the request body's Content-Encoding ${JSON.stringify(encoding)} is not supported: use gzip, deflate or br, or none`,
+          {
+            code: 'APP_BODY_ENCODING_UNSUPPORTED',
+            data: { encoding },
+            cause: error,
+          },
+        );
       }
       // A body that does not decompress (zlib and brotli errors carry Z_* / ERR_* codes but no status)
       const zlibCode = (error as { code?: unknown }).code;
-      if (failure.status === 400 || error instanceof SyntaxError || (typeof zlibCode === 'string' && /^(Z_|ERR_(__)?ZLIB|ERR_BROTLI|ERR__ERROR_)/.test(zlibCode))) {
-        throw badRequest(`the request body is not valid: ${failure.message ?? 'malformed'}`, { code: 'APP_BODY_INVALID', cause: error });
+      if (
+        failure.status === 400 ||
+        error instanceof SyntaxError ||
+        (typeof zlibCode === 'string' && /^(Z_|ERR_(__)?ZLIB|ERR_BROTLI|ERR__ERROR_)/.test(zlibCode))
+      ) {
+        throw badRequest(`the request body is not valid: ${failure.message ?? 'malformed'}`, {
+          code: 'APP_BODY_INVALID',
+          cause: error,
+        });
       }
       throw error;
     }
@@ -66,13 +84,22 @@ const CODING_ALIASES: Readonly<Record<string, string>> = { 'x-gzip': 'gzip' };
 function normaliseContentEncoding(headers: Record<string, string | string[] | undefined>): void {
   const given = headers['content-encoding'];
   if (given === undefined) return;
-  const codings = [given].flat().join(',').split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '' && coding !== 'identity')
+  const codings = [given]
+    .flat()
+    .join(',')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity')
     .map((coding) => CODING_ALIASES[coding] ?? coding);
   if (codings.length > 1) {
-    throw new AppError(415, `the request body's Content-Encoding stacks ${codings.length} codings (${codings.join(', ')}): use one of gzip, deflate or br, or none`, {
-      code: 'APP_BODY_ENCODING_UNSUPPORTED',
-      data: { encoding: codings.join(', ') },
-    });
+    throw new AppError(
+      415,
+      `the request body's Content-Encoding stacks ${codings.length} codings (${codings.join(', ')}): use one of gzip, deflate or br, or none`,
+      {
+        code: 'APP_BODY_ENCODING_UNSUPPORTED',
+        data: { encoding: codings.join(', ') },
+      },
+    );
   }
   if (codings.length === 0) delete headers['content-encoding'];
   else headers['content-encoding'] = codings[0];

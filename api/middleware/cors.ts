@@ -24,7 +24,8 @@ export function cors(options: Config['cors']): Middleware | undefined {
   const any = options.origins.includes('*');
   const allowed = new Set(options.origins);
   const handler = koaCors({
-    origin: (ctx) => (any && !options.credentials ? '*' : allowed.has(ctx.get('Origin')) || any ? ctx.get('Origin') : ''),
+    origin: (ctx) =>
+      any && !options.credentials ? '*' : allowed.has(ctx.get('Origin')) || any ? ctx.get('Origin') : '',
     credentials: options.credentials,
     exposeHeaders: EXPOSED_HEADERS,
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],

@@ -20,9 +20,11 @@ export interface ErrorHelpers {
   unavailable: Thrower;
 }
 
-const throwing = (factory: (message: string, options?: Options) => AppError): Thrower => (message, options) => {
-  throw factory(message, options);
-};
+const throwing =
+  (factory: (message: string, options?: Options) => AppError): Thrower =>
+  (message, options) => {
+    throw factory(message, options);
+  };
 
 /** The one set of helpers, shared by every request (they hold no request state). */
 export const BOOM: ErrorHelpers = Object.freeze({

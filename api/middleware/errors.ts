@@ -29,21 +29,25 @@ export function errors(options: { log: Logger; exposeInternals: boolean }): Midd
       for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
       ctx.set('Cache-Control', 'no-store');
       ctx.type = 'application/problem+json';
-      const answer = (data: Record<string, unknown> | undefined) => JSON.stringify({
-        type: 'about:blank',
-        title: STATUS_CODES[problem.status] ?? 'Error',
-        status: problem.status,
-        detail: problem.detail,
-        ...(problem.code ? { code: problem.code } : {}),
-        ...(data ? { data } : {}),
-        requestId: ctx.state.requestId,
-      });
+      const answer = (data: Record<string, unknown> | undefined) =>
+        JSON.stringify({
+          type: 'about:blank',
+          title: STATUS_CODES[problem.status] ?? 'Error',
+          status: problem.status,
+          detail: problem.detail,
+          ...(problem.code ? { code: problem.code } : {}),
+          ...(data ? { data } : {}),
+          requestId: ctx.state.requestId,
+        });
       let body: string;
       try {
         body = answer(problem.data);
       } catch (serialising) {
         // data that cannot be written as JSON (a BigInt, a cycle): the answer goes without it
-        options.log.warn({ err: serialising, code: problem.code }, 'problem data left out of the answer: it cannot be serialised');
+        options.log.warn(
+          { err: serialising, code: problem.code },
+          'problem data left out of the answer: it cannot be serialised',
+        );
         body = answer(undefined);
       }
       ctx.set('ETag', weakEtag('application/problem+json', body)); // every JSON answer has a weak ETag

@@ -15,8 +15,14 @@ export function forwardedNotice(options: { config: Config; log: Logger }): Middl
   return async function forwardedNotice(ctx, next) {
     if (!noticed && ctx.get('x-forwarded-for') !== '') {
       noticed = true;
-      const [finding] = auditConfig(options.config, { forwardedForSeen: true }).filter((found) => found.id === 'trust-proxy.forwarded-ignored');
-      if (finding) options.log.info({ finding: finding.id, setting: finding.setting, remedy: finding.remedy }, `security audit: ${finding.message}`);
+      const [finding] = auditConfig(options.config, { forwardedForSeen: true }).filter(
+        (found) => found.id === 'trust-proxy.forwarded-ignored',
+      );
+      if (finding)
+        options.log.info(
+          { finding: finding.id, setting: finding.setting, remedy: finding.remedy },
+          `security audit: ${finding.message}`,
+        );
     }
     await next();
   };

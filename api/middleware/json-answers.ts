@@ -18,7 +18,11 @@ export function noneMatch(header: string, etag: string): boolean {
 }
 
 const isJsonBody = (body: unknown): body is object =>
-  typeof body === 'object' && body !== null && !Buffer.isBuffer(body) && !(body instanceof Stream) && !(body instanceof Uint8Array);
+  typeof body === 'object' &&
+  body !== null &&
+  !Buffer.isBuffer(body) &&
+  !(body instanceof Stream) &&
+  !(body instanceof Uint8Array);
 
 /** Most media types whose JSON-ness is remembered (the service answers a handful). */
 const MAX_KNOWN_TYPES = 64;

@@ -7,7 +7,11 @@ import { scrapeAllowed } from '../../shared/metrics/scrape-token.ts';
  * <token>`, compared in constant time). No token configured: the path is not there (404, as any
  * unknown path). Mounted before the limiters: a scrape is never rate limited.
  */
-export function metricsEndpoint(options: { registry: Registry; token: string | null; path?: string }): Middleware | undefined {
+export function metricsEndpoint(options: {
+  registry: Registry;
+  token: string | null;
+  path?: string;
+}): Middleware | undefined {
   if (!options.token) return undefined;
   const path = options.path ?? '/metrics';
   const token = options.token;

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
-import { decide } from '../routing/roles.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import { decide } from '../model-framework/routing/roles.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 
 /**
  * The route's `roles` against `ctx.state.principal`: no principal where one is needed is 401
@@ -11,9 +11,13 @@ export function roleGuard(route: CompiledRoute): Middleware | undefined {
   if (route.roles === undefined) return undefined;
   return async function roleGuard(ctx, next) {
     const decision = decide(route.roles, route.action, ctx.state.principal);
-    if (decision === 'unauthenticated') throw unauthorized('this route needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
+    if (decision === 'unauthenticated')
+      throw unauthorized('this route needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
     if (decision === 'forbidden') {
-      throw forbidden(`the caller's roles do not allow ${route.action} on ${route.name}`, { code: 'APP_FORBIDDEN', data: { action: route.action } });
+      throw forbidden(`the caller's roles do not allow ${route.action} on ${route.name}`, {
+        code: 'APP_FORBIDDEN',
+        data: { action: route.action },
+      });
     }
     await next();
   };

@@ -16,7 +16,10 @@ export function secureHeaders(options: { env: Config['env']; helmet: Config['hel
   if (settings === false) return undefined;
   const overHttp = koaHelmet(helmetOptions({ env: options.env, configured: settings.options, secure: false }));
   const overHttps = koaHelmet(helmetOptions({ env: options.env, configured: settings.options, secure: true }));
-  const policy = settings.sendPermissionsPolicy && settings.permissionsPolicy !== false ? permissionsPolicy(settings.permissionsPolicy) : undefined;
+  const policy =
+    settings.sendPermissionsPolicy && settings.permissionsPolicy !== false
+      ? permissionsPolicy(settings.permissionsPolicy)
+      : undefined;
   return async function secureHeaders(ctx, next) {
     if (policy) ctx.set('Permissions-Policy', policy);
     await (ctx.secure ? overHttps : overHttp)(ctx, next);

@@ -18,7 +18,7 @@ interface Asset {
 
 /**
  * Static files (the `static` slot of api/pipeline.ts): the files of `dir` (the
- * console's stylesheet and script, api/assets/) at `<prefix>/<name>`, from this origin only, so
+ * console's stylesheet and script, api/console/assets/) at `<prefix>/<name>`, from this origin only, so
  * the Content Security Policy stays `'self'` with no inline script or style. Read once, at the
  * first request; answered with a strong ETag (304 on `If-None-Match`) and an hour of caching.
  * Names not in the folder fall through (to the 404).
@@ -31,7 +31,11 @@ export function staticAssets(options: { prefix: string; dir: string }): Middlewa
       const type = TYPES[extname(name)];
       if (!type) continue;
       const body = await readFile(join(options.dir, name));
-      found.set(`${options.prefix}/${name}`, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
+      found.set(`${options.prefix}/${name}`, {
+        body,
+        type,
+        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+      });
     }
     return found;
   };

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { notAcceptable } from '../../shared/errors/app-error.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 
 /**
  * A route declared with `version` answers 406 to a client asking for

@@ -8,15 +8,27 @@ import { JSON_TYPE, ref, type Json } from './components.ts';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 const string = { type: 'string' };
-const csrfHeader: Json = { name: 'X-CSRF-Token', in: 'header', required: false, description: 'The CSRF token (or the `_csrf` form field): from the sign-in answer, a page object or the `<meta name="csrf-token">` of a page.', schema: string };
+const csrfHeader: Json = {
+  name: 'X-CSRF-Token',
+  in: 'header',
+  required: false,
+  description:
+    'The CSRF token (or the `_csrf` form field): from the sign-in answer, a page object or the `<meta name="csrf-token">` of a page.',
+  schema: string,
+};
 
 const User: Json = {
   type: 'object',
   required: ['id', 'email', 'name', 'role', 'owner'],
   properties: {
-    id: { type: 'string', pattern: '^usr_' }, email: string, name: { type: ['string', 'null'] },
-    role: { type: 'string', enum: ['admin', 'member', 'viewer'] }, owner: { type: ['string', 'null'] },
-    hasPassword: { type: 'boolean' }, disabledAt: { type: ['string', 'null'], format: 'date-time' }, createdAt: { type: 'string', format: 'date-time' },
+    id: { type: 'string', pattern: '^usr_' },
+    email: string,
+    name: { type: ['string', 'null'] },
+    role: { type: 'string', enum: ['admin', 'member', 'viewer'] },
+    owner: { type: ['string', 'null'] },
+    hasPassword: { type: 'boolean' },
+    disabledAt: { type: ['string', 'null'], format: 'date-time' },
+    createdAt: { type: 'string', format: 'date-time' },
   },
 };
 
@@ -24,10 +36,25 @@ const PageObject: Json = {
   type: 'object',
   description: 'A page for JSON clients: what the HTML form shows.',
   required: ['page', 'data', 'user', 'paths', 'csrfToken', '_links'],
-  properties: { page: string, data: { type: 'object' }, user: { oneOf: [User, { type: 'null' }] }, paths: { type: 'object', additionalProperties: { type: ['string', 'null'] } }, csrfToken: string, errors: { type: 'array' }, _links: ref('schemas', 'HalLinks') },
+  properties: {
+    page: string,
+    data: { type: 'object' },
+    user: { oneOf: [User, { type: 'null' }] },
+    paths: { type: 'object', additionalProperties: { type: ['string', 'null'] } },
+    csrfToken: string,
+    errors: { type: 'array' },
+    _links: ref('schemas', 'HalLinks'),
+  },
 };
 
-const SignedIn: Json = { type: 'object', required: ['user', 'csrfToken'], properties: { user: User, csrfToken: { type: 'string', description: 'Send it as `X-CSRF-Token` with every unsafe request of this session.' } } };
+const SignedIn: Json = {
+  type: 'object',
+  required: ['user', 'csrfToken'],
+  properties: {
+    user: User,
+    csrfToken: { type: 'string', description: 'Send it as `X-CSRF-Token` with every unsafe request of this session.' },
+  },
+};
 
 export const ACCOUNT_SCHEMAS: Json = { User, PageObject, SignedIn };
 
@@ -35,13 +62,21 @@ const body = (properties: Record<string, Json>, required: string[]): Json => {
   const schema = { type: 'object', required, properties };
   return { required: true, content: { [JSON_TYPE]: { schema }, [FORM_TYPE]: { schema } } };
 };
-const json = (description: string, schema?: Json): Json => ({ description, ...(schema ? { content: { [JSON_TYPE]: { schema } } } : {}) });
+const json = (description: string, schema?: Json): Json => ({
+  description,
+  ...(schema ? { content: { [JSON_TYPE]: { schema } } } : {}),
+});
 const page = (name: string): Json => ({
   operationId: `accounts.${name}.page`,
   tags: ['accounts'],
   summary: `The ${name} form (HTML) or its page object (JSON)`,
   security: [],
-  responses: { 200: { description: 'The form, or the page object.', content: { 'text/html': { schema: string }, [JSON_TYPE]: { schema: ref('schemas', 'PageObject') } } } },
+  responses: {
+    200: {
+      description: 'The form, or the page object.',
+      content: { 'text/html': { schema: string }, [JSON_TYPE]: { schema: ref('schemas', 'PageObject') } },
+    },
+  },
 });
 const post = (name: string, summary: string, requestBody: Json, responses: Json, csrf = true): Json => ({
   operationId: `accounts.${name}`,
@@ -50,48 +85,92 @@ const post = (name: string, summary: string, requestBody: Json, responses: Json,
   security: [],
   ...(csrf ? { parameters: [csrfHeader] } : {}),
   requestBody,
-  responses: { 303: { description: 'Browsers (form posts): where to go next.' }, 403: ref('responses', 'Problem403'), 429: ref('responses', 'Problem429'), ...responses },
+  responses: {
+    303: { description: 'Browsers (form posts): where to go next.' },
+    403: ref('responses', 'Problem403'),
+    429: ref('responses', 'Problem429'),
+    ...responses,
+  },
 });
 
 /** The account paths as OpenAPI path items. */
 export function accountPaths(): Json {
   const password = { type: 'string', minLength: 1 };
-  const signUp = post('register', 'Self-service sign-up (`auth.signup`); a member of a tenant of its own', body({ email: string, password, name: string }, ['email', 'password']), {
-    201: json('Signed up and signed in; the session cookie is set.', ref('schemas', 'SignedIn')),
-    409: ref('responses', 'Problem409'),
-    422: ref('responses', 'Problem422'),
-  });
+  const signUp = post(
+    'register',
+    'Self-service sign-up (`auth.signup`); a member of a tenant of its own',
+    body({ email: string, password, name: string }, ['email', 'password']),
+    {
+      201: json('Signed up and signed in; the session cookie is set.', ref('schemas', 'SignedIn')),
+      409: ref('responses', 'Problem409'),
+      422: ref('responses', 'Problem422'),
+    },
+  );
   return {
     [ACCOUNT_PATHS.login]: {
       get: page('login'),
-      post: post('login', 'Sign in; the session cookie is set (checks `Origin`, no CSRF token)', body({ email: string, password, next: { type: 'string', description: 'Path a browser goes to after.' } }, ['email', 'password']), {
-        200: json('Signed in.', ref('schemas', 'SignedIn')),
-        401: ref('responses', 'Problem401'),
-      }, false),
+      post: post(
+        'login',
+        'Sign in; the session cookie is set (checks `Origin`, no CSRF token)',
+        body({ email: string, password, next: { type: 'string', description: 'Path a browser goes to after.' } }, [
+          'email',
+          'password',
+        ]),
+        {
+          200: json('Signed in.', ref('schemas', 'SignedIn')),
+          401: ref('responses', 'Problem401'),
+        },
+        false,
+      ),
     },
-    [ACCOUNT_PATHS.logout]: { post: post('logout', 'Sign out: the session ends', { required: false, content: { [JSON_TYPE]: { schema: { type: 'object' } } } }, { 204: json('Signed out.') }) },
+    [ACCOUNT_PATHS.logout]: {
+      post: post(
+        'logout',
+        'Sign out: the session ends',
+        { required: false, content: { [JSON_TYPE]: { schema: { type: 'object' } } } },
+        { 204: json('Signed out.') },
+      ),
+    },
     [ACCOUNT_PATHS.register]: { get: page('register'), post: signUp },
-    [ACCOUNT_PATHS.signup]: { get: { ...page('register'), operationId: 'accounts.signup.page' }, post: { ...signUp, operationId: 'accounts.signup' } },
+    [ACCOUNT_PATHS.signup]: {
+      get: { ...page('register'), operationId: 'accounts.signup.page' },
+      post: { ...signUp, operationId: 'accounts.signup' },
+    },
     [ACCOUNT_PATHS.password]: {
       get: page('password'),
-      post: post('password', 'Change the password (signed in); every other session ends', body({ currentPassword: password, newPassword: password }, ['currentPassword', 'newPassword']), {
-        200: json('Changed.', { type: 'object', properties: { user: User } }),
-        401: ref('responses', 'Problem401'),
-        422: ref('responses', 'Problem422'),
-      }),
+      post: post(
+        'password',
+        'Change the password (signed in); every other session ends',
+        body({ currentPassword: password, newPassword: password }, ['currentPassword', 'newPassword']),
+        {
+          200: json('Changed.', { type: 'object', properties: { user: User } }),
+          401: ref('responses', 'Problem401'),
+          422: ref('responses', 'Problem422'),
+        },
+      ),
     },
     [ACCOUNT_PATHS.forgotPassword]: {
       get: page('forgot-password'),
-      post: post('forgot-password', 'Mail a single-use reset link (the same answer whether or not the email exists)', body({ email: string }, ['email']), {
-        202: json('Accepted.', ref('schemas', 'PageObject')),
-      }),
+      post: post(
+        'forgot-password',
+        'Mail a single-use reset link (the same answer whether or not the email exists)',
+        body({ email: string }, ['email']),
+        {
+          202: json('Accepted.', ref('schemas', 'PageObject')),
+        },
+      ),
     },
     [ACCOUNT_PATHS.resetPassword]: {
       get: page('reset-password'),
-      post: post('reset-password', 'Set a new password with a reset link\'s token; every session of the user ends', body({ token: string, password }, ['token', 'password']), {
-        200: json('Set.', { type: 'object', properties: { user: User } }),
-        422: ref('responses', 'Problem422'),
-      }),
+      post: post(
+        'reset-password',
+        "Set a new password with a reset link's token; every session of the user ends",
+        body({ token: string, password }, ['token', 'password']),
+        {
+          200: json('Set.', { type: 'object', properties: { user: User } }),
+          422: ref('responses', 'Problem422'),
+        },
+      ),
     },
   };
 }

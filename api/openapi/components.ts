@@ -8,7 +8,9 @@
 export type Json = Record<string, unknown>;
 
 /** `{$ref}` to a component: `ref('schemas', 'Problem')`. */
-export const ref = (kind: 'schemas' | 'parameters' | 'headers' | 'responses', name: string): Json => ({ $ref: `#/components/${kind}/${name}` });
+export const ref = (kind: 'schemas' | 'parameters' | 'headers' | 'responses', name: string): Json => ({
+  $ref: `#/components/${kind}/${name}`,
+});
 
 /** Media types the HAL routes answer with, the versioned one included. */
 export const JSON_TYPE = 'application/json';
@@ -22,13 +24,13 @@ export const versionedType = (version: string): string => `application/vnd.app.$
 export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
   400: 'The request is not valid: malformed body (`APP_BODY_INVALID`), bad paging (`APP_PAGINATION_INVALID`) or `Idempotency-Key` (`APP_API_IDEMPOTENCY_KEY_INVALID`).',
   401: 'No credentials (`APP_UNAUTHENTICATED`) or an unknown, revoked, expired or malformed bearer token (`APP_TOKEN_INVALID`).',
-  403: 'The caller\'s role may not use this action (`APP_FORBIDDEN`), or a cookie-authenticated write lacks its CSRF token or comes from another site (`APP_CSRF_INVALID`).',
-  404: 'No record with this id in the caller\'s reach.',
+  403: "The caller's role may not use this action (`APP_FORBIDDEN`), or a cookie-authenticated write lacks its CSRF token or comes from another site (`APP_CSRF_INVALID`).",
+  404: "No record with this id in the caller's reach.",
   405: 'Method not allowed on this path (`APP_METHOD_NOT_ALLOWED`).',
   406: 'The client asked for another API version (or a media type the path does not answer).',
-  409: 'The same `Idempotency-Key` is still in flight (`APP_API_IDEMPOTENCY_IN_PROGRESS`), or the record\'s state refuses the action.',
+  409: "The same `Idempotency-Key` is still in flight (`APP_API_IDEMPOTENCY_IN_PROGRESS`), or the record's state refuses the action.",
   413: 'The request body is larger than `bodyLimit` (`APP_BODY_TOO_LARGE`).',
-  415: 'The request body\'s media type is not accepted.',
+  415: "The request body's media type is not accepted.",
   422: 'A field is not valid, or the same `Idempotency-Key` came with another method, path or body (`APP_API_IDEMPOTENCY_KEY_REUSED`).',
   429: 'Rate limit exceeded (`APP_API_RATE_LIMITED`); `data` is `{limit, retryAfter, windowMs}`.',
   503: 'The request ran longer than `requestTimeout`, or the shared store did not answer (`APP_STORE_SHARED_UNAVAILABLE`).',
@@ -43,7 +45,11 @@ const HalLink: Json = {
   required: ['href'],
   properties: {
     href: { type: 'string', description: 'Target path (relative to the server).' },
-    method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], description: 'HTTP method when it is not GET.' },
+    method: {
+      type: 'string',
+      enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      description: 'HTTP method when it is not GET.',
+    },
     templated: { type: 'boolean' },
     title: string,
   },
@@ -51,7 +57,7 @@ const HalLink: Json = {
 
 const HalLinks: Json = {
   type: 'object',
-  description: 'Relation -> link (or list of links); only the links the caller\'s roles admit.',
+  description: "Relation -> link (or list of links); only the links the caller's roles admit.",
   additionalProperties: { oneOf: [ref('schemas', 'HalLink'), { type: 'array', items: ref('schemas', 'HalLink') }] },
   properties: {
     self: ref('schemas', 'HalLink'),
@@ -68,26 +74,45 @@ const HalResource: Json = {
   required: ['_links'],
   properties: {
     _links: ref('schemas', 'HalLinks'),
-    externalId: { type: ['string', 'null'], description: 'Public identifier of the record; the primary key never leaves the server.' },
+    externalId: {
+      type: ['string', 'null'],
+      description: 'Public identifier of the record; the primary key never leaves the server.',
+    },
   },
   additionalProperties: true,
 };
 
 const HalCollection: Json = {
   type: 'object',
-  description: 'A page of HAL resources: paging links (`self`, `first`, `prev`, `next`, `last` with `?page=&per_page=`), `create`/`new` for callers who may, `_embedded.<type>` and the counters.',
+  description:
+    'A page of HAL resources: paging links (`self`, `first`, `prev`, `next`, `last` with `?page=&per_page=`), `create`/`new` for callers who may, `_embedded.<type>` and the counters.',
   required: ['_links', '_embedded', 'count', 'page', 'perPage', 'total'],
   properties: {
     _links: {
       allOf: [ref('schemas', 'HalLinks')],
-      properties: { first: ref('schemas', 'HalLink'), prev: ref('schemas', 'HalLink'), next: ref('schemas', 'HalLink'), last: ref('schemas', 'HalLink'), create: ref('schemas', 'HalLink'), new: ref('schemas', 'HalLink') },
+      properties: {
+        first: ref('schemas', 'HalLink'),
+        prev: ref('schemas', 'HalLink'),
+        next: ref('schemas', 'HalLink'),
+        last: ref('schemas', 'HalLink'),
+        create: ref('schemas', 'HalLink'),
+        new: ref('schemas', 'HalLink'),
+      },
     },
     _embedded: { type: 'object', additionalProperties: { type: 'array', items: ref('schemas', 'HalResource') } },
     count: { ...integer, description: 'Items in this page.' },
     page: { type: 'integer', minimum: 1 },
     perPage: { type: 'integer', minimum: 1 },
-    total: { ...integer, description: 'Records matching the filters. The event and delivery listings count when PostgreSQL expects at most `api.exactTotal` (10,000 by default) matches and answer its estimate past it.' },
-    totalEstimated: { type: 'boolean', description: 'Event and delivery listings: `total` is PostgreSQL\'s estimate (it expects more than `api.exactTotal` matches). Absent from other listings, whose total is always exact.' },
+    total: {
+      ...integer,
+      description:
+        'Records matching the filters. The event and delivery listings count when PostgreSQL expects at most `api.exactTotal` (10,000 by default) matches and answer its estimate past it.',
+    },
+    totalEstimated: {
+      type: 'boolean',
+      description:
+        "Event and delivery listings: `total` is PostgreSQL's estimate (it expects more than `api.exactTotal` matches). Absent from other listings, whose total is always exact.",
+    },
   },
 };
 
@@ -122,7 +147,11 @@ const HealthAnswer: Json = {
   required: ['status', 'uptime'],
   properties: {
     status: { type: 'string', enum: ['ok', 'unavailable'] },
-    reason: { type: 'string', description: 'Why the process is unavailable: `starting`, `shutting down`, `store <name> did not answer`, `shared store did not answer`.' },
+    reason: {
+      type: 'string',
+      description:
+        'Why the process is unavailable: `starting`, `shutting down`, `store <name> did not answer`, `shared store did not answer`.',
+    },
     stores: { type: 'object', additionalProperties: ref('schemas', 'StoreReport') },
     shared: ref('schemas', 'StoreReport'),
     uptime: { type: 'number', description: 'Seconds since the process started.' },
@@ -150,7 +179,12 @@ const GraphqlResponse: Json = {
       items: {
         type: 'object',
         required: ['message'],
-        properties: { message: string, path: { type: 'array', items: { type: ['string', 'integer'] } }, locations: { type: 'array', items: { type: 'object' } }, extensions: { type: 'object', additionalProperties: true } },
+        properties: {
+          message: string,
+          path: { type: 'array', items: { type: ['string', 'integer'] } },
+          locations: { type: 'array', items: { type: 'object' } },
+          extensions: { type: 'object', additionalProperties: true },
+        },
       },
     },
     extensions: { type: 'object', additionalProperties: true },
@@ -163,12 +197,20 @@ const HEADERS: Json = {
   XRequestId: header('The request id: taken from the client or generated; echoed on every answer.'),
   ETag: header('Weak entity tag of the JSON answer; send it back in `If-None-Match` for a 304.'),
   Location: header('Path of the created resource (its `self` link).'),
-  Link: header('The paging links (`next`, `prev`, `first`, `last`, `self`) as an RFC 8288 `Link` header, at most 2,048 characters: links that do not fit are left out in the reverse of that order, and the header is absent when not even the first fits (`_links` in the body always has them all).'),
-  XTotalCount: header('Total number of items across all pages (the body\'s `total`: for event and delivery listings past `api.exactTotal`, PostgreSQL\'s estimate, and the body says `totalEstimated`).', { type: 'integer', minimum: 0 }),
+  Link: header(
+    'The paging links (`next`, `prev`, `first`, `last`, `self`) as an RFC 8288 `Link` header, at most 2,048 characters: links that do not fit are left out in the reverse of that order, and the header is absent when not even the first fits (`_links` in the body always has them all).',
+  ),
+  XTotalCount: header(
+    "Total number of items across all pages (the body's `total`: for event and delivery listings past `api.exactTotal`, PostgreSQL's estimate, and the body says `totalEstimated`).",
+    { type: 'integer', minimum: 0 },
+  ),
   RateLimit: header('Draft-7 `RateLimit`: `limit=<n>, remaining=<n>, reset=<seconds>`.'),
   RateLimitPolicy: header('Draft-7 `RateLimit-Policy`: `<limit>;w=<window seconds>`.'),
   RetryAfter: header('Seconds to wait before trying again.', { type: 'integer', minimum: 0 }),
-  IdempotencyReplayed: header('`true` when this is the stored first answer to the same `Idempotency-Key`.', { type: 'string', enum: ['true'] }),
+  IdempotencyReplayed: header('`true` when this is the stored first answer to the same `Idempotency-Key`.', {
+    type: 'string',
+    enum: ['true'],
+  }),
   WWWAuthenticate: header('`Bearer realm="app"` (with `error="invalid_token"` for a bad token).'),
 };
 
@@ -177,12 +219,31 @@ const PARAMETERS: Json = {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
-    description: 'Makes the mutation safe to retry: the first answer is replayed for the same key (per caller) until it expires.',
+    description:
+      'Makes the mutation safe to retry: the first answer is replayed for the same key (per caller) until it expires.',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
   },
-  IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An `ETag` of an earlier answer; a match answers 304.', schema: string },
-  Page: { name: 'page', in: 'query', required: false, description: 'Page number (from 1).', schema: { type: 'integer', minimum: 1, default: 1 } },
-  PerPage: { name: 'per_page', in: 'query', required: false, description: 'Items per page (`api.perPage` by default, at most `api.maxPerPage`).', schema: { type: 'integer', minimum: 1 } },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'An `ETag` of an earlier answer; a match answers 304.',
+    schema: string,
+  },
+  Page: {
+    name: 'page',
+    in: 'query',
+    required: false,
+    description: 'Page number (from 1).',
+    schema: { type: 'integer', minimum: 1, default: 1 },
+  },
+  PerPage: {
+    name: 'per_page',
+    in: 'query',
+    required: false,
+    description: 'Items per page (`api.perPage` by default, at most `api.maxPerPage`).',
+    schema: { type: 'integer', minimum: 1 },
+  },
 };
 
 /** One response component per problem status (`Problem404`…), with the headers each carries. */
@@ -192,23 +253,61 @@ function problemResponses(): Json {
     const headers: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
     if (status === '401') headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
     if (status === '409' || status === '429' || status === '503') headers['Retry-After'] = ref('headers', 'RetryAfter');
-    if (status === '429') Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') });
-    responses[`Problem${status}`] = { description, headers, content: { [PROBLEM_TYPE]: { schema: ref('schemas', 'Problem') } } };
+    if (status === '429')
+      Object.assign(headers, {
+        RateLimit: ref('headers', 'RateLimit'),
+        'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+      });
+    responses[`Problem${status}`] = {
+      description,
+      headers,
+      content: { [PROBLEM_TYPE]: { schema: ref('schemas', 'Problem') } },
+    };
   }
-  responses.NotModified = { description: 'Not modified: `If-None-Match` matches the weak ETag.', headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'XRequestId') } };
+  responses.NotModified = {
+    description: 'Not modified: `If-None-Match` matches the weak ETag.',
+    headers: { ETag: ref('headers', 'ETag'), 'X-Request-Id': ref('headers', 'XRequestId') },
+  };
   return responses;
 }
 
 /** The shared components; the model and webhook schemas are added beside them. */
-export function sharedComponents(): { schemas: Json; parameters: Json; headers: Json; responses: Json; securitySchemes: Json } {
+export function sharedComponents(): {
+  schemas: Json;
+  parameters: Json;
+  headers: Json;
+  responses: Json;
+  securitySchemes: Json;
+} {
   return {
-    schemas: { HalLink, HalLinks, HalResource, HalCollection, Problem, StoreReport, HealthAnswer, GraphqlRequest, GraphqlResponse },
+    schemas: {
+      HalLink,
+      HalLinks,
+      HalResource,
+      HalCollection,
+      Problem,
+      StoreReport,
+      HealthAnswer,
+      GraphqlRequest,
+      GraphqlResponse,
+    },
     parameters: PARAMETERS,
     headers: HEADERS,
     responses: problemResponses(),
     securitySchemes: {
-      bearer: { type: 'http', scheme: 'bearer', description: 'An API token (`app_tok_…`) made with `tokens:create` or `POST /api/v1/tokens`: `Authorization: Bearer <token>`.' },
-      session: { type: 'apiKey', in: 'cookie', name: 'app_session', description: 'The sign-in session cookie set by `POST /login` (`__Host-app_session` in production); unsafe requests also need `X-CSRF-Token`.' },
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'An API token (`app_tok_…`) made with `tokens:create` or `POST /api/v1/tokens`: `Authorization: Bearer <token>`.',
+      },
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'app_session',
+        description:
+          'The sign-in session cookie set by `POST /login` (`__Host-app_session` in production); unsafe requests also need `X-CSRF-Token`.',
+      },
     },
   };
 }

@@ -1,13 +1,13 @@
 /**
- * The OpenAPI 3.1 description of the application (README "OpenAPI description"; CLI `openapi`): the
+ * The OpenAPI 3.1 description of the application (docs/http-api.md "OpenAPI description"; CLI `openapi`): the
  * routes of the compiled table, the model schemas and HAL envelopes, the problem answers, and
  * the endpoints the service mounts itself. A pure function of the config and the built API.
  */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../shared/config/index.ts';
-import type { Model } from '../data/model.ts';
-import type { Api } from '../routing/api.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import type { Model } from '../model-framework/data/model.ts';
+import type { Api } from '../model-framework/routing/api.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 import { sharedComponents, type Json } from './components.ts';
 import { graphqlPath, healthPaths } from './fixed.ts';
 import { allModelSchemas } from './models.ts';
@@ -18,7 +18,11 @@ import { eventWebhooks } from './event-webhooks.ts';
 import type { EventType } from '../../shared/webhooks/event-types/index.ts';
 import { ACCOUNT_SCHEMAS, accountPaths } from './accounts.ts';
 
-const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string; description?: string };
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+  description?: string;
+};
 
 /** What the document is made from: the resolved config and the API as the web process builds it. */
 export interface DocumentInput {
@@ -33,7 +37,13 @@ function routesWithModels(api: DocumentInput['api']): Array<{ route: CompiledRou
   const picked = new Map(api.mounted.map((mounted) => [mounted.route, mounted.model]));
   return api.routeMap.routes.map((route) => ({
     route,
-    model: picked.has(route) ? picked.get(route) : route.model ? api.models.get(route.model) : route.kind === 'single' ? undefined : api.models.byCollection(route.name),
+    model: picked.has(route)
+      ? picked.get(route)
+      : route.model
+        ? api.models.get(route.model)
+        : route.kind === 'single'
+          ? undefined
+          : api.models.byCollection(route.name),
   }));
 }
 
@@ -41,7 +51,8 @@ function routesWithModels(api: DocumentInput['api']): Array<{ route: CompiledRou
 function routeTags(paths: Json): Json[] {
   const names = new Set<string>();
   for (const item of Object.values(paths) as Json[]) {
-    for (const operation of Object.values(item) as Json[]) for (const tag of (operation.tags as string[] | undefined) ?? []) names.add(tag);
+    for (const operation of Object.values(item) as Json[])
+      for (const tag of (operation.tags as string[] | undefined) ?? []) names.add(tag);
   }
   names.delete('health');
   names.delete('graphql');
@@ -54,7 +65,13 @@ export function openapiDocument(input: DocumentInput): Json {
   const { config, api } = input;
   const options = { idempotency: config.api.idempotency !== false, rateLimited: config.rateLimit !== false };
   const components = sharedComponents();
-  components.schemas = { ...components.schemas, ...WEBHOOK_SCHEMAS, ...TOKEN_SCHEMAS, ...ACCOUNT_SCHEMAS, ...allModelSchemas(api.models.all().map((model) => model.shape)) };
+  components.schemas = {
+    ...components.schemas,
+    ...WEBHOOK_SCHEMAS,
+    ...TOKEN_SCHEMAS,
+    ...ACCOUNT_SCHEMAS,
+    ...allModelSchemas(api.models.all().map((model) => model.shape)),
+  };
   const paths: Json = {
     ...healthPaths(),
     ...accountPaths(),
@@ -71,7 +88,11 @@ export function openapiDocument(input: DocumentInput): Json {
     servers: [{ url: '/' }],
     tags: [
       { name: 'health', description: 'Liveness and readiness; no credentials.' },
-      { name: 'accounts', description: 'Sign-in, sign-out, sign-up and passwords: forms for browsers, JSON for JSON clients; the session cookie.' },
+      {
+        name: 'accounts',
+        description:
+          'Sign-in, sign-out, sign-up and passwords: forms for browsers, JSON for JSON clients; the session cookie.',
+      },
       ...(config.graphql ? [{ name: 'graphql', description: 'GraphQL over HTTP.' }] : []),
       ...routeTags(paths),
     ],

@@ -2,7 +2,7 @@
  * The endpoints the service mounts itself: the health paths, which need no credentials and run
  * before the limiters, and the GraphQL path (GET and POST per GraphQL over HTTP).
  */
-import { READINESS_PATHS } from '../middleware/health.ts';
+import { READINESS_PATHS } from '../health/middleware.ts';
 import { GRAPHQL_RESPONSE_TYPE, JSON_TYPE, ref, type Json } from './components.ts';
 
 const noStore = { 'X-Request-Id': ref('headers', 'XRequestId') };
@@ -18,7 +18,15 @@ const liveness: Json = {
       200: {
         description: 'The process is running.',
         headers: noStore,
-        content: { [JSON_TYPE]: { schema: { type: 'object', required: ['status', 'uptime'], properties: { status: { type: 'string', const: 'ok' }, uptime: { type: 'number' } } } } },
+        content: {
+          [JSON_TYPE]: {
+            schema: {
+              type: 'object',
+              required: ['status', 'uptime'],
+              properties: { status: { type: 'string', const: 'ok' }, uptime: { type: 'number' } },
+            },
+          },
+        },
       },
     },
   },
@@ -32,9 +40,14 @@ const readiness = (path: string): Json => ({
     description: 'Readiness: asks every store (two seconds each). Needs no credentials.',
     security: [],
     responses: {
-      200: { description: 'Ready: every store answered.', headers: noStore, content: { [JSON_TYPE]: { schema: ref('schemas', 'HealthAnswer') } } },
+      200: {
+        description: 'Ready: every store answered.',
+        headers: noStore,
+        content: { [JSON_TYPE]: { schema: ref('schemas', 'HealthAnswer') } },
+      },
       503: {
-        description: 'Unavailable: booting, shutting down, a store failed or took more than two seconds, or the shared store did not answer (`status` is `unavailable`, `reason` says why).',
+        description:
+          'Unavailable: booting, shutting down, a store failed or took more than two seconds, or the shared store did not answer (`status` is `unavailable`, `reason` says why).',
         headers: noStore,
         content: { [JSON_TYPE]: { schema: ref('schemas', 'HealthAnswer') } },
       },
@@ -50,14 +63,19 @@ export function healthPaths(): Json {
 const graphqlAnswer = (description: string): Json => ({
   description,
   headers: noStore,
-  content: { [GRAPHQL_RESPONSE_TYPE]: { schema: ref('schemas', 'GraphqlResponse') }, [JSON_TYPE]: { schema: ref('schemas', 'GraphqlResponse') } },
+  content: {
+    [GRAPHQL_RESPONSE_TYPE]: { schema: ref('schemas', 'GraphqlResponse') },
+    [JSON_TYPE]: { schema: ref('schemas', 'GraphqlResponse') },
+  },
 });
 
 /** What both GraphQL methods answer besides their own. */
 function graphqlResponses(rateLimited: boolean): Json {
   return {
     200: graphqlAnswer('The result (`data`, and `errors` for field errors).'),
-    400: graphqlAnswer('A request GraphQL refuses: syntax, validation, variables, a limit (`extensions.code` e.g. `APP_GRAPHQL_MAX_DEPTH`), batching, introspection when off.'),
+    400: graphqlAnswer(
+      'A request GraphQL refuses: syntax, validation, variables, a limit (`extensions.code` e.g. `APP_GRAPHQL_MAX_DEPTH`), batching, introspection when off.',
+    ),
     405: ref('responses', 'Problem405'),
     406: ref('responses', 'Problem406'),
     413: ref('responses', 'Problem413'),
@@ -66,7 +84,13 @@ function graphqlResponses(rateLimited: boolean): Json {
   };
 }
 
-const query = (name: string, required: boolean, description: string): Json => ({ name, in: 'query', required, description, schema: { type: 'string' } });
+const query = (name: string, required: boolean, description: string): Json => ({
+  name,
+  in: 'query',
+  required,
+  description,
+  schema: { type: 'string' },
+});
 
 /** The GraphQL path (`config.graphql.path`): GET for queries, POST for queries and mutations. */
 export function graphqlPath(path: string, options: { rateLimited: boolean; idempotency: boolean }): Json {

@@ -4,8 +4,8 @@
  * `externalId`, timestamps), `<Name>Resource` and `<Name>Collection` (the HAL envelopes) and
  * `<Name>Create`/`<Name>Update` (the fields `permit` accepts).
  */
-import type { Field, ModelShape } from '../data/shape.ts';
-import { Types } from '../data/types.ts';
+import type { Field, ModelShape } from '../model-framework/data/shape.ts';
+import { Types } from '../model-framework/data/types.ts';
 import { ref, type Json } from './components.ts';
 
 /** JSON Schema of one field's value (a required field is never null). */
@@ -13,13 +13,20 @@ export function fieldSchema(field: Pick<Field, 'type' | 'required' | 'ref' | 'ha
   const nullable = (type: string): string | string[] => (field.required ? type : [type, 'null']);
   const base: Json = (() => {
     switch (field.type) {
-      case Types.STRING: return { type: nullable('string') };
-      case Types.BOOLEAN: return { type: nullable('boolean') };
-      case Types.INTEGER: return { type: nullable('integer') };
-      case Types.NUMBER: return { type: nullable('number') };
-      case Types.DATE: return { type: nullable('string'), format: 'date-time' };
-      case Types.ObjectId: return { type: nullable('string'), description: `The \`externalId\` of a ${field.ref} record.` };
-      default: return { description: 'Any JSON value.' };
+      case Types.STRING:
+        return { type: nullable('string') };
+      case Types.BOOLEAN:
+        return { type: nullable('boolean') };
+      case Types.INTEGER:
+        return { type: nullable('integer') };
+      case Types.NUMBER:
+        return { type: nullable('number') };
+      case Types.DATE:
+        return { type: nullable('string'), format: 'date-time' };
+      case Types.ObjectId:
+        return { type: nullable('string'), description: `The \`externalId\` of a ${field.ref} record.` };
+      default:
+        return { description: 'Any JSON value.' };
     }
   })();
   const constant = field.hasDefault && typeof field.default !== 'function' && field.default !== undefined;
@@ -40,7 +47,10 @@ export function modelSchemas(shape: ModelShape): Json {
   const names = modelSchemaNames(shape.name);
   const fields = Object.fromEntries(shape.fields.map((field) => [field.name, fieldSchema(field)]));
   const timestamps = shape.timestamps
-    ? { createdAt: { type: 'string', format: 'date-time', readOnly: true }, updatedAt: { type: 'string', format: 'date-time', readOnly: true } }
+    ? {
+        createdAt: { type: 'string', format: 'date-time', readOnly: true },
+        updatedAt: { type: 'string', format: 'date-time', readOnly: true },
+      }
     : {};
   const writable = Object.fromEntries(shape.fields.map((field) => [field.name, fieldSchema(field)]));
   return {
@@ -56,7 +66,13 @@ export function modelSchemas(shape: ModelShape): Json {
         ref('schemas', 'HalCollection'),
         {
           type: 'object',
-          properties: { _embedded: { type: 'object', required: [shape.collection], properties: { [shape.collection]: { type: 'array', items: ref('schemas', names.resource) } } } },
+          properties: {
+            _embedded: {
+              type: 'object',
+              required: [shape.collection],
+              properties: { [shape.collection]: { type: 'array', items: ref('schemas', names.resource) } },
+            },
+          },
         },
       ],
     },
@@ -66,7 +82,11 @@ export function modelSchemas(shape: ModelShape): Json {
       required: shape.fields.filter((field) => field.required && !field.hasDefault).map((field) => field.name),
       properties: writable,
     },
-    [names.update]: { type: 'object', description: 'Fields a client may change (others are ignored).', properties: writable },
+    [names.update]: {
+      type: 'object',
+      description: 'Fields a client may change (others are ignored).',
+      properties: writable,
+    },
   };
 }
 

@@ -1,14 +1,14 @@
 /**
- * The API built the way the web process builds it (discovery of `api/models/`,
- * `api/controllers/`, `api/routes.ts`, the product's APIs mounted beside them; `buildApi`), without
- * a database or a server: the
- * models get a client that refuses every query, and each route an empty middleware stage.
+ * The API built the way the web process builds it (discovery of `api/model-framework/models/`,
+ * `api/model-framework/controllers/`, `api/model-framework/routes.ts`, the product's APIs mounted
+ * beside them; `buildApi`), without a database or a server: the models get a client that refuses
+ * every query, and each route an empty middleware stage.
  * Enough to describe the routes; never to serve them.
  */
 import type { Middleware } from 'koa';
 import type { Sql } from '../../shared/db/connect.ts';
-import { buildApi, type Api, type ApiDefinition } from '../routing/api.ts';
-import { discoverApi, type ApiLocations } from '../routing/discover.ts';
+import { buildApi, type Api, type ApiDefinition } from '../model-framework/routing/api.ts';
+import { discoverApi, type ApiLocations } from '../model-framework/routing/discover.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import { withProductApis } from '../product-apis.ts';
 import type { TokenDeps } from '../../shared/tokens/tokens.ts';
@@ -34,7 +34,11 @@ const noTokens = { sql: noDatabase } as unknown as TokenDeps;
 
 /** `buildApi` of a definition (with the product's APIs mounted) without a database; the route stages do nothing. */
 export function buildApiOffline(definition: ApiDefinition): Api {
-  return buildApi({ sql: noDatabase }, withProductApis(definition, { webhooks: noWebhooks, tokens: noTokens }), () => passThrough);
+  return buildApi(
+    { sql: noDatabase },
+    withProductApis(definition, { webhooks: noWebhooks, tokens: noTokens }),
+    () => passThrough,
+  );
 }
 
 /** Discovers the application (as the web process does at start) and builds it without a database. */

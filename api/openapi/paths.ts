@@ -2,9 +2,9 @@
  * The application routes as OpenAPI path items: one operation per compiled route, with its
  * parameters, request body, success answer and the problem answers that apply to it.
  */
-import type { Model } from '../data/model.ts';
-import { rolesFor } from '../routing/roles.ts';
-import type { CompiledRoute } from '../routing/table.ts';
+import type { Model } from '../model-framework/data/model.ts';
+import { rolesFor } from '../model-framework/routing/roles.ts';
+import type { CompiledRoute } from '../model-framework/routing/table.ts';
 import { HAL_TYPE, JSON_TYPE, ref, versionedType, type Json } from './components.ts';
 import { modelSchemaNames } from './models.ts';
 import { TOKEN_OPERATIONS } from './tokens.ts';
@@ -22,7 +22,8 @@ export interface PathOptions {
 export const openapiPath = (path: string): string => path.replace(/:([A-Za-z_]\w*)/g, '{$1}');
 
 /** Names of a route's path parameters. */
-export const pathParameters = (path: string): string[] => [...path.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => match[1]);
+export const pathParameters = (path: string): string[] =>
+  [...path.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => match[1]);
 
 const SUMMARIES: Record<string, (model: string, name: string) => string> = {
   index: (_model, name) => `List ${name}`,
@@ -43,39 +44,65 @@ function contract(route: CompiledRoute, model: Model | undefined): WebhookOperat
   const names = modelSchemaNames(model.name);
   const summary = SUMMARIES[route.action]?.(model.name, route.name) ?? `${route.action} ${route.name}`;
   switch (route.action) {
-    case 'index': return { summary, status: 200, answer: ref('schemas', names.collection) };
-    case 'create': return { summary, status: 201, answer: ref('schemas', names.resource), body: names.create };
-    case 'update': return { summary, status: 200, answer: ref('schemas', names.resource), body: names.update };
-    case 'destroy': return { summary, status: 204 };
-    default: return { summary, status: 200, answer: ref('schemas', names.resource) };
+    case 'index':
+      return { summary, status: 200, answer: ref('schemas', names.collection) };
+    case 'create':
+      return { summary, status: 201, answer: ref('schemas', names.resource), body: names.create };
+    case 'update':
+      return { summary, status: 200, answer: ref('schemas', names.resource), body: names.update };
+    case 'destroy':
+      return { summary, status: 204 };
+    default:
+      return { summary, status: 200, answer: ref('schemas', names.resource) };
   }
 }
 
 /** The JSON media types a route answers and reads: JSON, HAL, and the versioned type when it has a version. */
-const jsonTypes = (route: CompiledRoute): string[] => [JSON_TYPE, HAL_TYPE, ...(route.version ? [versionedType(route.version)] : [])];
+const jsonTypes = (route: CompiledRoute): string[] => [
+  JSON_TYPE,
+  HAL_TYPE,
+  ...(route.version ? [versionedType(route.version)] : []),
+];
 
-const content = (types: readonly string[], schema: Json): Json => Object.fromEntries(types.map((type) => [type, { schema }]));
+const content = (types: readonly string[], schema: Json): Json =>
+  Object.fromEntries(types.map((type) => [type, { schema }]));
 
 /** Whether a GET route answers a page (HAL collection): paging parameters, `Link`, `X-Total-Count`. */
 const answersPage = (route: CompiledRoute, spec: WebhookOperation | undefined): boolean =>
-  route.method === 'GET' && (route.action === 'index' || JSON.stringify(spec?.answer ?? {}).includes('/HalCollection"'));
+  route.method === 'GET' &&
+  (route.action === 'index' || JSON.stringify(spec?.answer ?? {}).includes('/HalCollection"'));
 
 function successResponse(route: CompiledRoute, spec: WebhookOperation | undefined, options: PathOptions): Json {
   const headers: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
-  if (rateLimited(route, options)) Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') });
+  if (rateLimited(route, options))
+    Object.assign(headers, {
+      RateLimit: ref('headers', 'RateLimit'),
+      'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+    });
   const status = spec?.status ?? 200;
   if (status === 204) return { description: 'Done; no body.', headers };
   headers.ETag = ref('headers', 'ETag');
   if (status === 201) headers.Location = ref('headers', 'Location');
   if (route.idempotent && options.idempotency) headers['Idempotency-Replayed'] = ref('headers', 'IdempotencyReplayed');
   const collection = answersPage(route, spec);
-  if (collection) Object.assign(headers, { Link: ref('headers', 'Link'), 'X-Total-Count': ref('headers', 'XTotalCount') });
-  const description = status === 201 ? 'Created; `Location` names the new resource.' : status === 202 ? 'Accepted; the work is queued.' : collection ? 'A page of HAL resources.' : spec ? 'The HAL resource.' : 'The controller\'s answer.';
+  if (collection)
+    Object.assign(headers, { Link: ref('headers', 'Link'), 'X-Total-Count': ref('headers', 'XTotalCount') });
+  const description =
+    status === 201
+      ? 'Created; `Location` names the new resource.'
+      : status === 202
+        ? 'Accepted; the work is queued.'
+        : collection
+          ? 'A page of HAL resources.'
+          : spec
+            ? 'The HAL resource.'
+            : "The controller's answer.";
   const schema = spec?.answer ?? (route.kind === 'single' ? {} : ref('schemas', 'HalResource'));
   return { description, headers, content: content(jsonTypes(route), schema) };
 }
 
-const rateLimited = (route: CompiledRoute, options: PathOptions): boolean => options.rateLimited || route.rateLimit !== undefined;
+const rateLimited = (route: CompiledRoute, options: PathOptions): boolean =>
+  options.rateLimited || route.rateLimit !== undefined;
 
 /** The problem answers of a route, by status. */
 function problems(route: CompiledRoute, hasBody: boolean, paged: boolean, options: PathOptions): Json {
@@ -98,19 +125,27 @@ function problems(route: CompiledRoute, hasBody: boolean, paged: boolean, option
   }
   if (rateLimited(route, options)) statuses.add(429);
   statuses.add(503);
-  return Object.fromEntries([...statuses].sort().map((status) => [String(status), ref('responses', `Problem${status}`)]));
+  return Object.fromEntries(
+    [...statuses].sort().map((status) => [String(status), ref('responses', `Problem${status}`)]),
+  );
 }
 
 /** One OpenAPI operation for a compiled route. */
-export function routeOperation(route: CompiledRoute, model: Model | undefined, operationId: string, options: PathOptions): Json {
+export function routeOperation(
+  route: CompiledRoute,
+  model: Model | undefined,
+  operationId: string,
+  options: PathOptions,
+): Json {
   const spec = contract(route, model);
   const paged = answersPage(route, spec);
-  const hasBody = spec?.body !== undefined || (route.kind === 'single' && ['POST', 'PUT', 'PATCH'].includes(route.method));
+  const hasBody =
+    spec?.body !== undefined || (route.kind === 'single' && ['POST', 'PUT', 'PATCH'].includes(route.method));
   const parameters: Json[] = pathParameters(route.path).map((name) => ({
     name,
     in: 'path',
     required: true,
-    ...(name === 'externalId' ? { description: 'The record\'s public identifier.' } : {}),
+    ...(name === 'externalId' ? { description: "The record's public identifier." } : {}),
     schema: { type: 'string' },
   }));
   if (paged) parameters.push(ref('parameters', 'Page'), ref('parameters', 'PerPage'));
@@ -156,7 +191,10 @@ function operationIds(routes: readonly CompiledRoute[]): string[] {
 }
 
 /** The path items of every route, paths in OpenAPI form, methods lower-cased. */
-export function routePaths(routes: ReadonlyArray<{ route: CompiledRoute; model: Model | undefined }>, options: PathOptions): Json {
+export function routePaths(
+  routes: ReadonlyArray<{ route: CompiledRoute; model: Model | undefined }>,
+  options: PathOptions,
+): Json {
   const paths: Record<string, Json> = {};
   const ids = operationIds(routes.map(({ route }) => route));
   routes.forEach(({ route, model }, index) => {

@@ -32,7 +32,13 @@ export const TOKEN_SCHEMAS: Json = {
     allOf: [ref('schemas', 'Token')],
     type: 'object',
     required: ['token'],
-    properties: { token: { type: 'string', pattern: '^app_tok_', description: 'The token text, shown this once: send it as `Authorization: Bearer <token>`.' } },
+    properties: {
+      token: {
+        type: 'string',
+        pattern: '^app_tok_',
+        description: 'The token text, shown this once: send it as `Authorization: Bearer <token>`.',
+      },
+    },
   },
   TokenCreate: {
     type: 'object',
@@ -42,13 +48,30 @@ export const TOKEN_SCHEMAS: Json = {
       name: { type: 'string', minLength: 1, maxLength: 100, description: 'Who or what uses the token.' },
       role: { ...role, description: "Default: the caller's role; at most the caller's (admin > member > viewer)." },
       owner: { ...nullableString, description: "Default: the caller's owner; only admins name another." },
-      expiresInMs: { type: ['integer', 'null'], minimum: 1, description: 'Lifetime in milliseconds (default: until revoked).' },
+      expiresInMs: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        description: 'Lifetime in milliseconds (default: until revoked).',
+      },
     },
   },
 };
 
 export const TOKEN_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
-  'tokens.index': { summary: "List the caller's API tokens in use (admins: every token)", status: 200, answer: collectionOf('tokens', 'Token') },
-  'tokens.create': { summary: 'Mint an API token, at most the caller\'s role and owner (the answer carries its text, this once)', status: 201, answer: ref('schemas', 'TokenCreated'), body: 'TokenCreate' },
-  'tokens.destroy': { summary: 'Revoke an API token (another user\'s is not found)', status: 200, answer: ref('schemas', 'Token') },
+  'tokens.index': {
+    summary: "List the caller's API tokens in use (admins: every token)",
+    status: 200,
+    answer: collectionOf('tokens', 'Token'),
+  },
+  'tokens.create': {
+    summary: "Mint an API token, at most the caller's role and owner (the answer carries its text, this once)",
+    status: 201,
+    answer: ref('schemas', 'TokenCreated'),
+    body: 'TokenCreate',
+  },
+  'tokens.destroy': {
+    summary: "Revoke an API token (another user's is not found)",
+    status: 200,
+    answer: ref('schemas', 'Token'),
+  },
 };

@@ -12,14 +12,20 @@ const nullableString = { type: ['string', 'null'] };
 const time = { type: 'string', format: 'date-time' };
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 const eventName = { type: 'string', description: 'An event name such as `invoice.paid`.' };
-const headersMap = { type: 'object', additionalProperties: { type: 'string' }, description: 'Receiver-specific headers sent with each delivery; reserved names refused.' };
+const headersMap = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'Receiver-specific headers sent with each delivery; reserved names refused.',
+};
 
 /** The JSON Schema of a public shape (shared/webhooks/public-shapes.ts): every field present, so every field required. */
 export function shapeSchema(shape: ShapeName, description?: string): Json {
-  const properties = Object.fromEntries(Object.entries(PUBLIC_SHAPES[shape]).map(([name, field]) => {
-    const described = field.description === undefined ? {} : { description: field.description };
-    return [name, { ...(field.shape ? ref('schemas', field.shape) : field.schema), ...described }];
-  }));
+  const properties = Object.fromEntries(
+    Object.entries(PUBLIC_SHAPES[shape]).map(([name, field]) => {
+      const described = field.description === undefined ? {} : { description: field.description };
+      return [name, { ...(field.shape ? ref('schemas', field.shape) : field.schema), ...described }];
+    }),
+  );
   return { type: 'object', ...(description ? { description } : {}), required: Object.keys(properties), properties };
 }
 
@@ -29,11 +35,17 @@ const halWith = (base: string, extra: Record<string, Json>, description: string)
   description,
 });
 
-const hal = (shape: ShapeName, description: string): Json => ({ allOf: [ref('schemas', 'HalResource'), shapeSchema(shape)], description });
+const hal = (shape: ShapeName, description: string): Json => ({
+  allOf: [ref('schemas', 'HalResource'), shapeSchema(shape)],
+  description,
+});
 
 const eventTypeFields = {
   description: nullableString,
-  schema: { type: ['object', 'boolean', 'null'], description: 'JSON Schema (draft 2020-12) of the events\' `data`; null: any data.' },
+  schema: {
+    type: ['object', 'boolean', 'null'],
+    description: "JSON Schema (draft 2020-12) of the events' `data`; null: any data.",
+  },
   examples: { type: 'array', items: {}, maxItems: 20 },
   deprecated: { type: 'boolean' },
 };
@@ -47,24 +59,78 @@ export const WEBHOOK_SCHEMAS: Json = {
     required: ['name', 'description', 'schema', 'examples', 'deprecated', 'createdAt', 'updatedAt'],
     properties: { name: eventName, ...eventTypeFields, createdAt: time, updatedAt: time },
   },
-  EventTypeCreate: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: eventName, ...eventTypeFields } },
+  EventTypeCreate: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: { name: eventName, ...eventTypeFields },
+  },
   EventTypeUpdate: { type: 'object', minProperties: 1, additionalProperties: false, properties: eventTypeFields },
   Webhook: hal('Webhook', 'A webhook endpoint (`externalId` `ep_…`), as listed and changed. Never a secret.'),
-  WebhookDetails: halWith('Webhook', { secrets: { type: 'array', items: ref('schemas', 'WebhookSecret') } }, 'A webhook endpoint shown alone: with the dates of the secrets that still sign.'),
-  WebhookCreated: halWith('Webhook', { secret: { type: 'string', pattern: '^(whsec_|whpk_)', description: 'The signing secret (`whsec_…`), shown this once; for an `ed25519` endpoint the public key (`whpk_…`) receivers verify with.' } }, 'The answer that made the endpoint: with its signing secret.'),
-  WebhookRotated: halWith('Webhook', {
-    secret: { type: 'string', pattern: '^(whsec_|whpk_)', description: 'The new signing secret (`whsec_…`), shown this once; for an `ed25519` endpoint the new public key (`whpk_…`).' },
-    graceEndsAt: { type: ['string', 'null'], format: 'date-time', description: 'Until when the previous secret still signs (null: it stopped at once).' },
-  }, 'The answer of a rotation: the endpoint with its new secret.'),
+  WebhookDetails: halWith(
+    'Webhook',
+    { secrets: { type: 'array', items: ref('schemas', 'WebhookSecret') } },
+    'A webhook endpoint shown alone: with the dates of the secrets that still sign.',
+  ),
+  WebhookCreated: halWith(
+    'Webhook',
+    {
+      secret: {
+        type: 'string',
+        pattern: '^(whsec_|whpk_)',
+        description:
+          'The signing secret (`whsec_…`), shown this once; for an `ed25519` endpoint the public key (`whpk_…`) receivers verify with.',
+      },
+    },
+    'The answer that made the endpoint: with its signing secret.',
+  ),
+  WebhookRotated: halWith(
+    'Webhook',
+    {
+      secret: {
+        type: 'string',
+        pattern: '^(whsec_|whpk_)',
+        description:
+          'The new signing secret (`whsec_…`), shown this once; for an `ed25519` endpoint the new public key (`whpk_…`).',
+      },
+      graceEndsAt: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'Until when the previous secret still signs (null: it stopped at once).',
+      },
+    },
+    'The answer of a rotation: the endpoint with its new secret.',
+  ),
   WebhookSecret: shapeSchema('WebhookSecret', 'A secret that still signs (its dates, never its value).'),
   WebhookCreate: {
     type: 'object',
     required: ['url', 'events'],
     properties: {
-      url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: string }, owner: string, description: string, headers: headersMap,
-      rateLimit: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'Most deliveries per second to it, across every worker; above it they wait.' },
-      ordering: { type: ['string', 'null'], enum: ['none', 'fifo', null], default: 'none', description: '`fifo`: one delivery at a time, in emit order (the next waits until the previous is done or dead).' },
-      signing: { type: 'string', enum: ['hmac-sha256', 'ed25519'], default: 'hmac-sha256', description: '`ed25519`: deliveries carry `v1a,` Ed25519 signatures and the answer gives the public key `whpk_…` instead of a secret.' },
+      url: { type: 'string', format: 'uri' },
+      events: { type: 'array', minItems: 1, items: string },
+      owner: string,
+      description: string,
+      headers: headersMap,
+      rateLimit: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: 10000,
+        description: 'Most deliveries per second to it, across every worker; above it they wait.',
+      },
+      ordering: {
+        type: ['string', 'null'],
+        enum: ['none', 'fifo', null],
+        default: 'none',
+        description:
+          '`fifo`: one delivery at a time, in emit order (the next waits until the previous is done or dead).',
+      },
+      signing: {
+        type: 'string',
+        enum: ['hmac-sha256', 'ed25519'],
+        default: 'hmac-sha256',
+        description:
+          '`ed25519`: deliveries carry `v1a,` Ed25519 signatures and the answer gives the public key `whpk_…` instead of a secret.',
+      },
     },
   },
   WebhookUpdate: {
@@ -72,40 +138,90 @@ export const WEBHOOK_SCHEMAS: Json = {
     minProperties: 1,
     additionalProperties: false,
     properties: {
-      url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: string }, description: nullableString, headers: { ...headersMap, type: ['object', 'null'] },
-      enabled: { type: 'boolean' }, disabledReason: string, owner: nullableString,
+      url: { type: 'string', format: 'uri' },
+      events: { type: 'array', minItems: 1, items: string },
+      description: nullableString,
+      headers: { ...headersMap, type: ['object', 'null'] },
+      enabled: { type: 'boolean' },
+      disabledReason: string,
+      owner: nullableString,
       rateLimit: { type: ['integer', 'null'], minimum: 1, maximum: 10000 },
       ordering: { type: ['string', 'null'], enum: ['none', 'fifo', null] },
     },
   },
-  WebhookRotate: { type: 'object', properties: { grace: { type: 'integer', minimum: 0, description: 'Milliseconds the old secret keeps signing.' } } },
-  WebhookTest: { type: 'object', properties: { type: { ...eventName, default: 'webhook.test' }, data: { description: 'Payload (default `{}`).' } } },
+  WebhookRotate: {
+    type: 'object',
+    properties: { grace: { type: 'integer', minimum: 0, description: 'Milliseconds the old secret keeps signing.' } },
+  },
+  WebhookTest: {
+    type: 'object',
+    properties: { type: { ...eventName, default: 'webhook.test' }, data: { description: 'Payload (default `{}`).' } },
+  },
   WebhookRecover: { type: 'object', required: ['since'], properties: { since: time, until: time } },
   WebhookRecovered: {
     allOf: [ref('schemas', 'HalResource')],
     type: 'object',
     required: ['endpointId', 'recovered', 'more', 'deliveryIds'],
-    properties: { endpointId: string, recovered: { type: 'integer', minimum: 0 }, more: { type: 'boolean' }, deliveryIds: { type: 'array', items: string } },
+    properties: {
+      endpointId: string,
+      recovered: { type: 'integer', minimum: 0 },
+      more: { type: 'boolean' },
+      deliveryIds: { type: 'array', items: string },
+    },
   },
   DeliveryCounts: shapeSchema('DeliveryCounts', 'Deliveries by state.'),
-  Event: hal('Event', 'An emitted event (`externalId` `evt_…`) with its retained payload and delivery counts by state.'),
-  EventCreate: { type: 'object', required: ['type'], properties: { type: eventName, data: {}, owner: string, eventId: { type: 'string', minLength: 1, maxLength: 64, description: 'Your own id of the event, unique per owner: repeated within `webhooks.dedupeWindow`, the original event is answered (200, `duplicate: true`) and nothing is queued.' } } },
+  Event: hal(
+    'Event',
+    'An emitted event (`externalId` `evt_…`) with its retained payload and delivery counts by state.',
+  ),
+  EventCreate: {
+    type: 'object',
+    required: ['type'],
+    properties: {
+      type: eventName,
+      data: {},
+      owner: string,
+      eventId: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'Your own id of the event, unique per owner: repeated within `webhooks.dedupeWindow`, the original event is answered (200, `duplicate: true`) and nothing is queued.',
+      },
+    },
+  },
   EventEmitted: {
     allOf: [ref('schemas', 'HalResource')],
     type: 'object',
-    description: 'The emit answer: `externalId` null when no endpoint matched (nothing written); a `delivery` link to each delivery.',
+    description:
+      'The emit answer: `externalId` null when no endpoint matched (nothing written); a `delivery` link to each delivery.',
     required: ['externalId', 'type', 'owner', 'createdAt', 'deliveryCount', 'deliveryIds', 'duplicate'],
     properties: {
-      externalId: nullableString, type: eventName, owner: nullableString, createdAt: nullableTime,
-      deliveryCount: { type: 'integer', minimum: 0 }, deliveryIds: { type: 'array', items: string },
-      duplicate: { type: 'boolean', description: 'The `eventId` repeated an earlier event: this is the original, nothing was queued (status 200).' },
+      externalId: nullableString,
+      type: eventName,
+      owner: nullableString,
+      createdAt: nullableTime,
+      deliveryCount: { type: 'integer', minimum: 0 },
+      deliveryIds: { type: 'array', items: string },
+      duplicate: {
+        type: 'boolean',
+        description: 'The `eventId` repeated an earlier event: this is the original, nothing was queued (status 200).',
+      },
     },
   },
   Delivery: hal('Delivery', 'A delivery (`externalId` `msg_…`) as listed, and as a test event or a retry answers it.'),
-  DeliveryDetails: halWith('Delivery', {
-    endpoint: { type: ['object', 'null'], required: ['url', 'enabled', 'disabledReason'], properties: { url: string, enabled: { type: 'boolean' }, disabledReason: nullableString } },
-    attempts: { type: 'array', items: ref('schemas', 'Attempt') },
-  }, 'A delivery shown alone: its endpoint and every attempt.'),
+  DeliveryDetails: halWith(
+    'Delivery',
+    {
+      endpoint: {
+        type: ['object', 'null'],
+        required: ['url', 'enabled', 'disabledReason'],
+        properties: { url: string, enabled: { type: 'boolean' }, disabledReason: nullableString },
+      },
+      attempts: { type: 'array', items: ref('schemas', 'Attempt') },
+    },
+    'A delivery shown alone: its endpoint and every attempt.',
+  ),
   Attempt: shapeSchema('Attempt', 'One recorded attempt of a delivery.'),
 };
 
@@ -113,18 +229,40 @@ export const WEBHOOK_SCHEMAS: Json = {
 export const collectionOf = (type: string, item: string): Json => ({
   allOf: [
     ref('schemas', 'HalCollection'),
-    { type: 'object', properties: { _embedded: { type: 'object', required: [type], properties: { [type]: { type: 'array', items: ref('schemas', item) } } } } },
+    {
+      type: 'object',
+      properties: {
+        _embedded: {
+          type: 'object',
+          required: [type],
+          properties: { [type]: { type: 'array', items: ref('schemas', item) } },
+        },
+      },
+    },
   ],
 });
 
-const query = (name: string, description: string, schema: Json = string): Json => ({ name, in: 'query', required: false, description, schema });
+const query = (name: string, description: string, schema: Json = string): Json => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
 const OWNER = [
-  query('owner', 'Only this tenant\'s records (admins; others may name only their own).'),
+  query('owner', "Only this tenant's records (admins; others may name only their own)."),
   query('without_owner', 'Only records without an owner (admins).', { type: 'string', enum: ['true'] }),
 ];
-const TIME = [query('since', 'Created at or after (ISO 8601).', time), query('until', 'Created before (ISO 8601).', time)];
+const TIME = [
+  query('since', 'Created at or after (ISO 8601).', time),
+  query('until', 'Created before (ISO 8601).', time),
+];
 const STATUS: Json = {
-  name: 'status', in: 'query', required: false, style: 'form', explode: false,
+  name: 'status',
+  in: 'query',
+  required: false,
+  style: 'form',
+  explode: false,
   description: 'Delivery states, comma-separated (`dead`, `pending,running`).',
   schema: { type: 'array', items: { type: 'string', enum: [...DELIVERY_STATUS_VALUES] } },
 };
@@ -141,24 +279,105 @@ export interface WebhookOperation {
 }
 
 export const WEBHOOK_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
-  'webhooks.index': { summary: 'List webhook endpoints', status: 200, answer: collectionOf('webhooks', 'Webhook'), query: [...OWNER, query('enabled', 'Enabled or disabled endpoints.', { type: 'string', enum: ['true', 'false'] }), query('events', 'Endpoints receiving one of these comma-separated event names.')] },
-  'webhooks.create': { summary: 'Register a webhook endpoint (the answer carries its secret, this once)', status: 201, answer: ref('schemas', 'WebhookCreated'), body: 'WebhookCreate' },
-  'webhooks.show': { summary: 'Show a webhook endpoint with the dates of its signing secrets', status: 200, answer: ref('schemas', 'WebhookDetails') },
-  'webhooks.update': { summary: 'Change a webhook endpoint', status: 200, answer: ref('schemas', 'Webhook'), body: 'WebhookUpdate' },
+  'webhooks.index': {
+    summary: 'List webhook endpoints',
+    status: 200,
+    answer: collectionOf('webhooks', 'Webhook'),
+    query: [
+      ...OWNER,
+      query('enabled', 'Enabled or disabled endpoints.', { type: 'string', enum: ['true', 'false'] }),
+      query('events', 'Endpoints receiving one of these comma-separated event names.'),
+    ],
+  },
+  'webhooks.create': {
+    summary: 'Register a webhook endpoint (the answer carries its secret, this once)',
+    status: 201,
+    answer: ref('schemas', 'WebhookCreated'),
+    body: 'WebhookCreate',
+  },
+  'webhooks.show': {
+    summary: 'Show a webhook endpoint with the dates of its signing secrets',
+    status: 200,
+    answer: ref('schemas', 'WebhookDetails'),
+  },
+  'webhooks.update': {
+    summary: 'Change a webhook endpoint',
+    status: 200,
+    answer: ref('schemas', 'Webhook'),
+    body: 'WebhookUpdate',
+  },
   'webhooks.destroy': { summary: 'Remove a webhook endpoint with its secrets and deliveries', status: 204 },
-  'webhooks.rotate': { summary: 'Rotate the signing secret (the answer carries the new secret, this once)', status: 200, answer: ref('schemas', 'WebhookRotated'), body: 'WebhookRotate' },
-  'webhooks.test': { summary: 'Send a test event to this endpoint alone', status: 202, answer: ref('schemas', 'Delivery'), body: 'WebhookTest' },
-  'webhooks.recover': { summary: 'Send the endpoint\'s dead deliveries of a time range again', status: 202, answer: ref('schemas', 'WebhookRecovered'), body: 'WebhookRecover' },
-  'webhooks.deliveries': { summary: 'List the endpoint\'s deliveries', status: 200, answer: collectionOf('deliveries', 'Delivery'), query: [STATUS, TYPE, ...TIME] },
-  'events.index': { summary: 'List events, newest first', status: 200, answer: collectionOf('events', 'Event'), query: [...OWNER, TYPE, ...TIME] },
-  'events.create': { summary: 'Emit an event to every subscribed endpoint', status: 202, answer: ref('schemas', 'EventEmitted'), body: 'EventCreate' },
+  'webhooks.rotate': {
+    summary: 'Rotate the signing secret (the answer carries the new secret, this once)',
+    status: 200,
+    answer: ref('schemas', 'WebhookRotated'),
+    body: 'WebhookRotate',
+  },
+  'webhooks.test': {
+    summary: 'Send a test event to this endpoint alone',
+    status: 202,
+    answer: ref('schemas', 'Delivery'),
+    body: 'WebhookTest',
+  },
+  'webhooks.recover': {
+    summary: "Send the endpoint's dead deliveries of a time range again",
+    status: 202,
+    answer: ref('schemas', 'WebhookRecovered'),
+    body: 'WebhookRecover',
+  },
+  'webhooks.deliveries': {
+    summary: "List the endpoint's deliveries",
+    status: 200,
+    answer: collectionOf('deliveries', 'Delivery'),
+    query: [STATUS, TYPE, ...TIME],
+  },
+  'events.index': {
+    summary: 'List events, newest first',
+    status: 200,
+    answer: collectionOf('events', 'Event'),
+    query: [...OWNER, TYPE, ...TIME],
+  },
+  'events.create': {
+    summary: 'Emit an event to every subscribed endpoint',
+    status: 202,
+    answer: ref('schemas', 'EventEmitted'),
+    body: 'EventCreate',
+  },
   'events.show': { summary: 'Show an event', status: 200, answer: ref('schemas', 'Event') },
-  'deliveries.index': { summary: 'List deliveries, newest first', status: 200, answer: collectionOf('deliveries', 'Delivery'), query: [STATUS, query('endpoint', 'Endpoint id.'), query('event', 'Event id.'), TYPE, ...OWNER, ...TIME] },
-  'deliveries.show': { summary: 'Show a delivery with every attempt', status: 200, answer: ref('schemas', 'DeliveryDetails') },
+  'deliveries.index': {
+    summary: 'List deliveries, newest first',
+    status: 200,
+    answer: collectionOf('deliveries', 'Delivery'),
+    query: [STATUS, query('endpoint', 'Endpoint id.'), query('event', 'Event id.'), TYPE, ...OWNER, ...TIME],
+  },
+  'deliveries.show': {
+    summary: 'Show a delivery with every attempt',
+    status: 200,
+    answer: ref('schemas', 'DeliveryDetails'),
+  },
   'deliveries.retry': { summary: 'Send a dead delivery again', status: 202, answer: ref('schemas', 'Delivery') },
-  'deliveries.resend': { summary: 'Send a done or dead delivery again with the same webhook-id (409 while it is in flight)', status: 202, answer: ref('schemas', 'Delivery') },
-  'eventTypes.index': { summary: 'List the event-type catalog in name order', status: 200, answer: collectionOf('eventTypes', 'EventType'), query: [query('deprecated', '`false` leaves deprecated types out.', { type: 'string', enum: ['true', 'false'] })] },
-  'eventTypes.create': { summary: 'Add an event type to the catalog (admins)', status: 201, answer: ref('schemas', 'EventType'), body: 'EventTypeCreate' },
+  'deliveries.resend': {
+    summary: 'Send a done or dead delivery again with the same webhook-id (409 while it is in flight)',
+    status: 202,
+    answer: ref('schemas', 'Delivery'),
+  },
+  'eventTypes.index': {
+    summary: 'List the event-type catalog in name order',
+    status: 200,
+    answer: collectionOf('eventTypes', 'EventType'),
+    query: [query('deprecated', '`false` leaves deprecated types out.', { type: 'string', enum: ['true', 'false'] })],
+  },
+  'eventTypes.create': {
+    summary: 'Add an event type to the catalog (admins)',
+    status: 201,
+    answer: ref('schemas', 'EventType'),
+    body: 'EventTypeCreate',
+  },
   'eventTypes.show': { summary: 'Show an event type', status: 200, answer: ref('schemas', 'EventType') },
-  'eventTypes.update': { summary: 'Change an event type (admins; `schema: null` removes the schema)', status: 200, answer: ref('schemas', 'EventType'), body: 'EventTypeUpdate' },
+  'eventTypes.update': {
+    summary: 'Change an event type (admins; `schema: null` removes the schema)',
+    status: 200,
+    answer: ref('schemas', 'EventType'),
+    body: 'EventTypeUpdate',
+  },
 };

@@ -18,13 +18,26 @@ export type LimiterFactory = (
 ) => ConsumingLimiter;
 
 /** Loads `rateLimit.store`; returns a maker of counters. */
-export async function loadCounterStore(app: { config: Config; log: Logger }, specifier: string): Promise<(options: CounterOptions) => Counter> {
+export async function loadCounterStore(
+  app: { config: Config; log: Logger },
+  specifier: string,
+): Promise<(options: CounterOptions) => Counter> {
   const exported = await importStoreModule(specifier);
-  const factory = typeof exported === 'function' ? exported : (exported as { createLimiter?: unknown } | undefined)?.createLimiter;
-  if (typeof factory !== 'function') throw new Error(`the rate limit store module ${specifier} must export a factory (app, {name, keyPrefix, points, duration}) => limiter`);
+  const factory =
+    typeof exported === 'function' ? exported : (exported as { createLimiter?: unknown } | undefined)?.createLimiter;
+  if (typeof factory !== 'function')
+    throw new Error(
+      `the rate limit store module ${specifier} must export a factory (app, {name, keyPrefix, points, duration}) => limiter`,
+    );
   return (options) => {
-    const limiter = (factory as LimiterFactory)(app, { name: options.name, keyPrefix: `app:rl:${options.name}`, points: options.points, duration: windowSeconds(options.windowMs) });
-    if (typeof limiter?.consume !== 'function') throw new Error(`the rate limit store ${specifier} made a limiter without consume()`);
+    const limiter = (factory as LimiterFactory)(app, {
+      name: options.name,
+      keyPrefix: `app:rl:${options.name}`,
+      points: options.points,
+      duration: windowSeconds(options.windowMs),
+    });
+    if (typeof limiter?.consume !== 'function')
+      throw new Error(`the rate limit store ${specifier} made a limiter without consume()`);
     return counterFrom(limiter, { ...options, timeoutMs: app.config.shared.timeout });
   };
 }

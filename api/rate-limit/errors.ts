@@ -7,7 +7,7 @@ export const RATE_LIMITED = { status: 429, code: 'APP_API_RATE_LIMITED' } as con
 type Options = NonNullable<ConstructorParameters<typeof AppError>[2]>;
 
 /**
- * The message and options of the 429 (README "Error codes"): code `APP_API_RATE_LIMITED`, `data`
+ * The message and options of the 429 (docs/http-api.md "Error codes"): code `APP_API_RATE_LIMITED`, `data`
  * `{limit, retryAfter, windowMs}`, headers `RateLimit`, `RateLimit-Policy`, `Retry-After`.
  * The middleware throws it with `ctx.boom.tooManyRequests` (Express-style `res.boom`).
  */

@@ -11,7 +11,7 @@ import { windowSeconds } from '../../shared/stores/counter.ts';
 import { once } from '../../shared/stores/once.ts';
 import type { Counter, CounterOptions, SharedStore } from '../../shared/stores/types.ts';
 import type { Module } from '../lifecycle.ts';
-import { rateLimit } from '../middleware/rate-limit.ts';
+import { rateLimit } from './middleware.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { loadCounterStore } from './custom-store.ts';
 
@@ -27,7 +27,8 @@ const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') 
 export function rateLimitLine(config: Config, where: string): string {
   if (config.rateLimit === false) return 'api rate limit off';
   const { max, windowMs } = config.rateLimit;
-  const counted = where === 'this process' ? 'counted in this process' : `counted in ${where} (fail ${config.shared.onError})`;
+  const counted =
+    where === 'this process' ? 'counted in this process' : `counted in ${where} (fail ${config.shared.onError})`;
   return `api rate limit ${max} requests per ${windowSeconds(windowMs)}s per user or ip, ${counted}`;
 }
 
@@ -36,7 +37,9 @@ export function plugRateLimits(pipeline: Pick<Pipeline, 'use' | 'useRoute'>, dep
   const { config, log, shared } = deps;
   const limits = config.rateLimit;
   if (config.env === 'production' && config.trustProxy) {
-    log.warn('trustProxy is true: client ips (rate limits, idempotency scopes) come from X-Forwarded-For; set it only behind a proxy that overwrites that header');
+    log.warn(
+      'trustProxy is true: client ips (rate limits, idempotency scopes) come from X-Forwarded-For; set it only behind a proxy that overwrites that header',
+    );
   }
   if (limits === false) {
     log.info(rateLimitLine(config, shared.where));
@@ -58,27 +61,43 @@ export function plugRateLimits(pipeline: Pick<Pipeline, 'use' | 'useRoute'>, dep
   if (limits.auth) {
     const { max, windowMs } = limits.auth;
     const paths = new Set(limits.auth.paths.map(trimSlash));
-    pipeline.use('authLimiter', rateLimit({
-      name: 'auth',
-      counter: counter({ name: 'auth', points: max, windowMs }),
-      applies: (ctx) => ctx.method === 'POST' && paths.has(trimSlash(ctx.path)),
-      keyOf: (ctx) => `ip:${ctx.ip}`,
-      ...common,
-    }));
+    pipeline.use(
+      'authLimiter',
+      rateLimit({
+        name: 'auth',
+        counter: counter({ name: 'auth', points: max, windowMs }),
+        applies: (ctx) => ctx.method === 'POST' && paths.has(trimSlash(ctx.path)),
+        keyOf: (ctx) => `ip:${ctx.ip}`,
+        ...common,
+      }),
+    );
   }
   if (config.env !== 'development' || limits.enforceInDevelopment) {
-    pipeline.use('globalLimiter', rateLimit({ name: 'global', counter: counter({ name: 'global', points: limits.max, windowMs: limits.windowMs }), ...common }));
+    pipeline.use(
+      'globalLimiter',
+      rateLimit({
+        name: 'global',
+        counter: counter({ name: 'global', points: limits.max, windowMs: limits.windowMs }),
+        ...common,
+      }),
+    );
   }
   pipeline.useRoute('routeLimiter', (route) =>
     route.rateLimit
       ? rateLimit({
           name: `route ${route.method} ${route.path}`,
-          counter: counter({ name: `route:${route.method}:${route.path}`, points: route.rateLimit.max, windowMs: route.rateLimit.windowMs }),
+          counter: counter({
+            name: `route:${route.method}:${route.path}`,
+            points: route.rateLimit.max,
+            windowMs: route.rateLimit.windowMs,
+          }),
           ...common,
         })
-      : undefined);
+      : undefined,
+  );
 
   log.info(rateLimitLine(config, limits.store ? `custom store ${limits.store}` : shared.where));
-  if (config.env === 'development' && !limits.enforceInDevelopment) log.info('global rate limit not enforced in development (rateLimit.enforceInDevelopment)');
+  if (config.env === 'development' && !limits.enforceInDevelopment)
+    log.info('global rate limit not enforced in development (rateLimit.enforceInDevelopment)');
   return custom ? { name: 'rate-limit-store', start: async () => void (await custom()) } : undefined;
 }

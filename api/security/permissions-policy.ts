@@ -35,7 +35,8 @@ export const POWERFUL_FEATURES = [
 ] as const;
 
 /** One allow-list entry: `self` and `*` stay bare, origins are quoted. */
-const entry = (value: string): string => (value === 'self' || value === "'self'" ? 'self' : value === '*' ? '*' : `"${value.replace(/"/g, '')}"`);
+const entry = (value: string): string =>
+  value === 'self' || value === "'self'" ? 'self' : value === '*' ? '*' : `"${value.replace(/"/g, '')}"`;
 
 /**
  * The header value. An allowed feature's value is a list of `self`, `*` or origins (a single
@@ -45,7 +46,12 @@ const entry = (value: string): string => (value === 'self' || value === "'self'"
 export function permissionsPolicy(allowed: Readonly<Record<string, unknown>>): string {
   const policy = new Map<string, string[]>(POWERFUL_FEATURES.map((feature) => [feature, []]));
   for (const [feature, value] of Object.entries(allowed)) {
-    const list = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+    const list =
+      typeof value === 'string'
+        ? [value]
+        : Array.isArray(value)
+          ? value.filter((item): item is string => typeof item === 'string')
+          : [];
     policy.set(feature, list.map(entry));
   }
   return [...policy].map(([feature, list]) => `${feature}=(${list.join(' ')})`).join(', ');

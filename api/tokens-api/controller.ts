@@ -4,7 +4,7 @@ import { listTokensFor, mintToken, revokeTokenFor } from '../../shared/tokens/ap
 import { actorOf } from '../../shared/access/actor.ts';
 import type { ApiToken, TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { Links } from '../hal/links.ts';
-import { defineController } from '../routing/controller.ts';
+import { defineController } from '../model-framework/routing/controller.ts';
 import { pagingLinks } from '../webhooks-api/links.ts';
 import type { Query } from '../webhooks-api/query.ts';
 import { TOKEN_PATHS } from './routes.ts';
@@ -30,24 +30,36 @@ export function publishToken(token: ApiToken & { token?: string }): object {
 
 const actorFor = (ctx: Context) => actorOf(ctx.state.principal);
 
-export const tokensController = (deps: TokenDeps) => defineController({
-  index: async (ctx) => {
-    const { page, perPage } = ctx.pagination();
-    const { records, total } = await listTokensFor(deps, actorFor(ctx), { page, perPage });
-    await ctx.collection(records.map(publishToken), {
-      type: 'tokens',
-      page,
-      perPage,
-      total,
-      links: { ...pagingLinks(TOKEN_PATHS.tokens, ctx.query as Query, { page, perPage, total }, []), create: { href: TOKEN_PATHS.tokens, method: 'POST' } },
-    });
-  },
-  /** POST {name, role?, owner?, expiresInMs?}: 201 with the token text, shown this once. */
-  create: async (ctx) => {
-    const created = await mintToken(deps, actorFor(ctx), ctx.permit('name', 'role', 'owner', 'expiresInMs'));
-    await ctx.resource(publishToken(created), { status: 201 });
-  },
-  destroy: async (ctx) => {
-    await ctx.resource(publishToken(await revokeTokenFor(deps, actorFor(ctx), (ctx as Context & { params: Record<string, string> }).params.externalId)));
-  },
-});
+export const tokensController = (deps: TokenDeps) =>
+  defineController({
+    index: async (ctx) => {
+      const { page, perPage } = ctx.pagination();
+      const { records, total } = await listTokensFor(deps, actorFor(ctx), { page, perPage });
+      await ctx.collection(records.map(publishToken), {
+        type: 'tokens',
+        page,
+        perPage,
+        total,
+        links: {
+          ...pagingLinks(TOKEN_PATHS.tokens, ctx.query as Query, { page, perPage, total }, []),
+          create: { href: TOKEN_PATHS.tokens, method: 'POST' },
+        },
+      });
+    },
+    /** POST {name, role?, owner?, expiresInMs?}: 201 with the token text, shown this once. */
+    create: async (ctx) => {
+      const created = await mintToken(deps, actorFor(ctx), ctx.permit('name', 'role', 'owner', 'expiresInMs'));
+      await ctx.resource(publishToken(created), { status: 201 });
+    },
+    destroy: async (ctx) => {
+      await ctx.resource(
+        publishToken(
+          await revokeTokenFor(
+            deps,
+            actorFor(ctx),
+            (ctx as Context & { params: Record<string, string> }).params.externalId,
+          ),
+        ),
+      );
+    },
+  });

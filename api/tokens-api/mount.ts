@@ -1,7 +1,7 @@
-/** The token API, mounted by the server beside the webhook API (api/routing/product-api.ts). */
+/** The token API, mounted by the server beside the webhook API (api/model-framework/routing/product-api.ts). */
 import type { TokenDeps } from '../../shared/tokens/tokens.ts';
-import type { ApiDefinition } from '../routing/api.ts';
-import { withProductApi } from '../routing/product-api.ts';
+import type { ApiDefinition } from '../model-framework/routing/api.ts';
+import { withProductApi } from '../model-framework/routing/product-api.ts';
 import { tokensController } from './controller.ts';
 import { TOKENS_API_ROUTES } from './routes.ts';
 

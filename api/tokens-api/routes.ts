@@ -10,10 +10,15 @@
  * | `DELETE /api/v1/tokens/:externalId` | revoke one |
  */
 import { rolesFor, type Operation } from '../../shared/access/permissions.ts';
-import type { RouteTable } from '../routing/table.ts';
+import type { RouteTable } from '../model-framework/routing/table.ts';
 import { SCOPE, VERSION } from '../webhooks-api/routes.ts';
 
-const route = (controller: string, operation: Operation) => ({ controller, scope: SCOPE, version: VERSION, roles: rolesFor(operation) });
+const route = (controller: string, operation: Operation) => ({
+  controller,
+  scope: SCOPE,
+  version: VERSION,
+  roles: rolesFor(operation),
+});
 
 export const TOKENS_API_ROUTES: RouteTable = {
   'GET /tokens': route('tokens.index', 'tokens.read'),

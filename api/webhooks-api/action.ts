@@ -8,9 +8,9 @@ import type { Context } from 'koa';
 import { actorOf, type Actor } from '../../shared/access/actor.ts';
 import type { Principal } from '../../shared/tokens/principal.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import type { TenantScope } from '../../shared/webhooks/tenant-scope.ts';
+import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { Links } from '../hal/links.ts';
-import type { Action } from '../routing/controller.ts';
+import type { Action } from '../model-framework/routing/controller.ts';
 import { pagingLinks } from './links.ts';
 import type { Query } from './query.ts';
 
@@ -57,7 +57,10 @@ export async function answerPage<T>(
     /** The listing's filters, repeated by its paging links (links.ts LISTING_FILTERS). */
     filters: readonly string[];
     type?: string;
-    fetch: (window: { page: number; perPage: number }) => Promise<{ records: T[]; total: number; totalEstimated?: boolean }>;
+    fetch: (window: {
+      page: number;
+      perPage: number;
+    }) => Promise<{ records: T[]; total: number; totalEstimated?: boolean }>;
     present: (record: T) => object;
     links?: Links;
   },

@@ -8,7 +8,7 @@ import { pageNumbers } from '../hal/pagination.ts';
 import type { Link, Links } from '../hal/links.ts';
 import { principalMay as may } from '../../shared/access/actor.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
-import type { Principal } from '../routing/roles.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 import { PATHS } from './routes.ts';
 
 export { may };
@@ -36,7 +36,9 @@ export function eventLinks(principal: Principal | undefined, eventId: string): L
   const links: Links = {};
   add(links, 'self', may(principal, 'webhooks.read'), { href: PATHS.event(eventId) });
   add(links, 'collection', may(principal, 'webhooks.read'), { href: PATHS.events });
-  add(links, 'deliveries', may(principal, 'webhooks.read'), { href: `${PATHS.deliveries}?event=${encodeURIComponent(eventId)}` });
+  add(links, 'deliveries', may(principal, 'webhooks.read'), {
+    href: `${PATHS.deliveries}?event=${encodeURIComponent(eventId)}`,
+  });
   return links;
 }
 
@@ -44,15 +46,24 @@ export function eventLinks(principal: Principal | undefined, eventId: string): L
  * A delivery: self, collection, its endpoint and event, `retry` (POST) while it is dead and
  * `resend` (POST) once it is done, its endpoint enabled (the states these are accepted in).
  */
-export function deliveryLinks(principal: Principal | undefined, delivery: { id: string; endpointId: string; eventId: string; status: string; endpointEnabled: boolean }): Links {
+export function deliveryLinks(
+  principal: Principal | undefined,
+  delivery: { id: string; endpointId: string; eventId: string; status: string; endpointEnabled: boolean },
+): Links {
   const links: Links = {};
   add(links, 'self', may(principal, 'webhooks.read'), { href: PATHS.delivery(delivery.id) });
   add(links, 'collection', may(principal, 'webhooks.read'), { href: PATHS.deliveries });
   add(links, 'endpoint', may(principal, 'webhooks.read'), { href: PATHS.webhook(delivery.endpointId) });
   add(links, 'event', may(principal, 'webhooks.read'), { href: PATHS.event(delivery.eventId) });
-  add(links, 'retry', may(principal, 'deliveries.retry') && delivery.status === 'dead' && delivery.endpointEnabled, { href: PATHS.retry(delivery.id), method: 'POST' });
+  add(links, 'retry', may(principal, 'deliveries.retry') && delivery.status === 'dead' && delivery.endpointEnabled, {
+    href: PATHS.retry(delivery.id),
+    method: 'POST',
+  });
   // a dead delivery offers `retry` (which does what resend would); `resend` is the done ones' own
-  add(links, 'resend', may(principal, 'deliveries.resend') && delivery.status === 'done' && delivery.endpointEnabled, { href: PATHS.resend(delivery.id), method: 'POST' });
+  add(links, 'resend', may(principal, 'deliveries.resend') && delivery.status === 'done' && delivery.endpointEnabled, {
+    href: PATHS.resend(delivery.id),
+    method: 'POST',
+  });
   return links;
 }
 

@@ -14,7 +14,10 @@ import type { Module } from '../lifecycle.ts';
  * Makes the web process's webhook dependencies (one endpoint cache, which GraphQL shares) and
  * the module that stops the cache's LISTEN at shutdown (before the pool ends).
  */
-export function plugWebhooksApi(deps: { config: Config; sql: Sql; log: Logger }): { webhooks: WebhookDeps; module: Module } {
+export function plugWebhooksApi(deps: { config: Config; sql: Sql; log: Logger }): {
+  webhooks: WebhookDeps;
+  module: Module;
+} {
   const cache = createEndpointCache(deps);
   return { webhooks: { ...deps, cache }, module: { name: 'webhooks-api', stop: () => cache.close() } };
 }

@@ -10,10 +10,15 @@ import type { SecretInfo } from '../../shared/webhooks/endpoints/index.ts';
 import type { EventRecord } from '../../shared/webhooks/events/index.ts';
 import type { DeliveryDetails, ListedDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
-import type { Principal } from '../routing/roles.ts';
+import type { Principal } from '../model-framework/routing/roles.ts';
 import { forbidden } from '../../shared/errors/app-error.ts';
 import {
-  publicDelivery, publicDeliveryDetails, publicEndpoint, publicEvent, publicNewDelivery, publicSecret,
+  publicDelivery,
+  publicDeliveryDetails,
+  publicEndpoint,
+  publicEvent,
+  publicNewDelivery,
+  publicSecret,
 } from '../../shared/webhooks/public-shapes.ts';
 import { deliveryLinks, endpointLinks, eventLinks, may } from './links.ts';
 
@@ -27,13 +32,20 @@ type Published = Record<string, unknown> & { externalId: string | null };
 export function revealHeadersFor(principal: Principal | undefined, asked: boolean): boolean {
   if (!asked) return false;
   if (!may(principal, 'endpoints.reveal')) {
-    throw forbidden('header values are shown to members and admins only (a viewer sees their names)', { code: 'APP_FORBIDDEN', data: { field: 'reveal' } });
+    throw forbidden('header values are shown to members and admins only (a viewer sees their names)', {
+      code: 'APP_FORBIDDEN',
+      data: { field: 'reveal' },
+    });
   }
   return true;
 }
 
 /** An endpoint with its links; `secrets` (dates only) when shown alone; header values only when revealed. */
-export function publishEndpoint(principal: Principal | undefined, endpoint: Endpoint & { secrets?: SecretInfo[] }, options: { revealHeaders?: boolean } = {}): Published {
+export function publishEndpoint(
+  principal: Principal | undefined,
+  endpoint: Endpoint & { secrets?: SecretInfo[] },
+  options: { revealHeaders?: boolean } = {},
+): Published {
   return {
     _links: endpointLinks(principal, endpoint.id),
     ...publicEndpoint(endpoint, options),
@@ -47,9 +59,14 @@ export function publishEvent(principal: Principal | undefined, event: EventRecor
 }
 
 /** A delivery as listed, or shown alone (with `endpoint` and every attempt as `attempts`). */
-export function publishDelivery(principal: Principal | undefined, delivery: ListedDelivery | DeliveryDetails): Published {
+export function publishDelivery(
+  principal: Principal | undefined,
+  delivery: ListedDelivery | DeliveryDetails,
+): Published {
   const details = 'attemptsMade' in delivery ? delivery : undefined;
-  const endpointEnabled = details ? details.endpoint?.enabled === true : (delivery as { endpointEnabled: boolean }).endpointEnabled;
+  const endpointEnabled = details
+    ? details.endpoint?.enabled === true
+    : (delivery as { endpointEnabled: boolean }).endpointEnabled;
   return {
     _links: deliveryLinks(principal, { ...delivery, endpointEnabled }),
     ...(details ? publicDeliveryDetails(details) : publicDelivery(delivery)),
@@ -59,7 +76,13 @@ export function publishDelivery(principal: Principal | undefined, delivery: List
 /** A delivery just written by emit or test (pending, no attempt yet). */
 export function publishNewDelivery(principal: Principal | undefined, delivery: Delivery): Published {
   return {
-    _links: deliveryLinks(principal, { id: delivery.id, endpointId: delivery.endpointId, eventId: delivery.eventId, status: delivery.status, endpointEnabled: true }),
+    _links: deliveryLinks(principal, {
+      id: delivery.id,
+      endpointId: delivery.endpointId,
+      eventId: delivery.eventId,
+      status: delivery.status,
+      endpointEnabled: true,
+    }),
     ...publicNewDelivery(delivery),
   };
 }

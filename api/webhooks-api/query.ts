@@ -18,7 +18,10 @@ export function one(query: Query, name: string): string | undefined {
 export function list(query: Query, name: string): string[] | undefined {
   const value = query[name];
   if (value === undefined) return undefined;
-  return (Array.isArray(value) ? value : [value]).flatMap((part) => part.split(',')).map((part) => part.trim()).filter(Boolean);
+  return (Array.isArray(value) ? value : [value])
+    .flatMap((part) => part.split(','))
+    .map((part) => part.trim())
+    .filter(Boolean);
 }
 
 /** `true` or `false`. */

@@ -1,5 +1,6 @@
 /**
- * The webhook API's routes, spread into api/routes.ts, and the paths its links point at. Each
+ * The webhook API's routes, mounted beside the application's own route table
+ * (api/model-framework/routing/product-api.ts), and the paths its links point at. Each
  * route names the operation of the permission table (shared/access/permissions.ts) it runs; its
  * role guard admits the roles that table gives the operation, so a caller is refused before the
  * body is read, and the core, which decides, refuses it again whatever face it came through.
@@ -14,8 +15,8 @@
  * | `GET /event-types`, `GET /event-types/:name` / `POST /event-types`, `PATCH /event-types/:name` | the catalog | webhooks.read / eventTypes.create, update |
  */
 import { rolesFor, type Operation } from '../../shared/access/permissions.ts';
-import type { RoleRule } from '../routing/roles.ts';
-import type { RouteOptions, RouteTable } from '../routing/table.ts';
+import type { RoleRule } from '../model-framework/routing/roles.ts';
+import type { RouteOptions, RouteTable } from '../model-framework/routing/table.ts';
 
 export const SCOPE = 'api/v1';
 export const VERSION = 'v1';
@@ -23,9 +24,20 @@ const BASE = `/${SCOPE}`;
 
 const READ = rolesFor('webhooks.read');
 /** The crud webhooks rule: each action's operation. */
-const WEBHOOK_ROLES: RoleRule = { index: READ, show: READ, create: rolesFor('endpoints.register'), update: rolesFor('endpoints.update'), destroy: rolesFor('endpoints.remove') };
+const WEBHOOK_ROLES: RoleRule = {
+  index: READ,
+  show: READ,
+  create: rolesFor('endpoints.register'),
+  update: rolesFor('endpoints.update'),
+  destroy: rolesFor('endpoints.remove'),
+};
 
-const single = (controller: string, operation: Operation): RouteOptions => ({ controller, scope: SCOPE, version: VERSION, roles: rolesFor(operation) });
+const single = (controller: string, operation: Operation): RouteOptions => ({
+  controller,
+  scope: SCOPE,
+  version: VERSION,
+  roles: rolesFor(operation),
+});
 
 export const WEBHOOKS_API_ROUTES: RouteTable = {
   'crud webhooks': { scope: SCOPE, version: VERSION, roles: WEBHOOK_ROLES },

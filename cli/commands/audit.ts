@@ -4,7 +4,10 @@ import { defineCommand } from '../command.ts';
 function table(findings: readonly Finding[]): string {
   if (findings.length === 0) return 'no findings';
   return findings
-    .map((finding) => `${finding.severity.toUpperCase().padEnd(6)} ${finding.id} (${finding.setting})\n       ${finding.message}\n       remedy: ${finding.remedy}`)
+    .map(
+      (finding) =>
+        `${finding.severity.toUpperCase().padEnd(6)} ${finding.id} (${finding.setting})\n       ${finding.message}\n       remedy: ${finding.remedy}`,
+    )
     .join('\n');
 }
 
@@ -32,8 +35,10 @@ export const auditCommand = defineCommand({
     }
     const findings = auditConfig(context.config, facts);
     const counts = summarize(findings);
-    context.print({ env: context.config.env, database, findings, summary: counts }, () =>
-      `security audit (${context.config.env}; database ${database})\n${table(findings)}`);
+    context.print(
+      { env: context.config.env, database, findings, summary: counts },
+      () => `security audit (${context.config.env}; database ${database})\n${table(findings)}`,
+    );
     if (counts.high > 0) context.exit(1);
   },
 });

@@ -18,20 +18,34 @@ const catalog = () => import('../../shared/webhooks/event-types/index.ts');
 /** JSON text, or `@file` holding it. Throws 400 `APP_CLI_JSON_INVALID` naming the option. */
 async function json(option: string, text: string): Promise<unknown> {
   let source = text;
-  if (text.startsWith('@')) source = await readFile(text.slice(1), 'utf8').catch((error: Error) => { throw badRequest(`--${option}: cannot read ${text.slice(1)}: ${error.message}`, { code: 'APP_CLI_JSON_INVALID' }); });
+  if (text.startsWith('@'))
+    source = await readFile(text.slice(1), 'utf8').catch((error: Error) => {
+      throw badRequest(`--${option}: cannot read ${text.slice(1)}: ${error.message}`, { code: 'APP_CLI_JSON_INVALID' });
+    });
   try {
     return JSON.parse(source);
   } catch (error) {
-    throw badRequest(`--${option} is not valid JSON: ${(error as Error).message}`, { code: 'APP_CLI_JSON_INVALID', data: { field: option } });
+    throw badRequest(`--${option} is not valid JSON: ${(error as Error).message}`, {
+      code: 'APP_CLI_JSON_INVALID',
+      data: { field: option },
+    });
   }
 }
 
-async function fields(args: { description?: string; schema?: string; example?: string[]; deprecated?: boolean; 'no-schema'?: boolean }): Promise<EventTypeInput> {
+async function fields(args: {
+  description?: string;
+  schema?: string;
+  example?: string[];
+  deprecated?: boolean;
+  'no-schema'?: boolean;
+}): Promise<EventTypeInput> {
   return {
     ...(args.description !== undefined ? { description: args.description } : {}),
     ...(args.schema !== undefined ? { schema: await json('schema', args.schema) } : {}),
     ...(args['no-schema'] ? { schema: null } : {}),
-    ...(args.example !== undefined ? { examples: await Promise.all(args.example.map((example) => json('example', example))) } : {}),
+    ...(args.example !== undefined
+      ? { examples: await Promise.all(args.example.map((example) => json('example', example))) }
+      : {}),
     ...(args.deprecated !== undefined ? { deprecated: args.deprecated } : {}),
   };
 }
@@ -45,14 +59,19 @@ function typeText(type: EventType): string {
   ].join('\n');
 }
 
-const common = <T>(yargs: Argv<T>) => yargs
-  .option('description', { type: 'string', describe: 'What the event means' })
-  .option('schema', { type: 'string', describe: "JSON Schema (draft 2020-12) of the events' data: JSON text or @file.json" })
-  .option('example', { type: 'string', array: true, describe: 'An example of data (JSON or @file; repeatable)' })
-  .option('deprecated', { type: 'boolean', describe: 'Mark the type deprecated (still accepted)' });
+const common = <T>(yargs: Argv<T>) =>
+  yargs
+    .option('description', { type: 'string', describe: 'What the event means' })
+    .option('schema', {
+      type: 'string',
+      describe: "JSON Schema (draft 2020-12) of the events' data: JSON text or @file.json",
+    })
+    .option('example', { type: 'string', array: true, describe: 'An example of data (JSON or @file; repeatable)' })
+    .option('deprecated', { type: 'boolean', describe: 'Mark the type deprecated (still accepted)' });
 
 export const eventTypesAddCommand = defineCommand({
-  builder: (yargs) => common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.paid' })),
+  builder: (yargs) =>
+    common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.paid' })),
   run: async (context, args) => {
     const { createEventType } = await catalog();
     const type = await createEventType(deps(context), OPERATOR, { name: args.name, ...(await fields(args as never)) });
@@ -61,8 +80,11 @@ export const eventTypesAddCommand = defineCommand({
 });
 
 export const eventTypesUpdateCommand = defineCommand({
-  builder: (yargs) => common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' }))
-    .option('no-schema', { type: 'boolean', describe: 'Remove the schema (any data is accepted again)' }),
+  builder: (yargs) =>
+    common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' })).option(
+      'no-schema',
+      { type: 'boolean', describe: 'Remove the schema (any data is accepted again)' },
+    ),
   run: async (context, args) => {
     const { updateEventType } = await catalog();
     const type = await updateEventType(deps(context), OPERATOR, args.name, await fields(args as never));
@@ -71,11 +93,25 @@ export const eventTypesUpdateCommand = defineCommand({
 });
 
 export const eventTypesListCommand = defineCommand({
-  builder: (yargs) => yargs.option('deprecated', { type: 'boolean', default: true, describe: 'Include deprecated types (--no-deprecated leaves them out)' }),
+  builder: (yargs) =>
+    yargs.option('deprecated', {
+      type: 'boolean',
+      default: true,
+      describe: 'Include deprecated types (--no-deprecated leaves them out)',
+    }),
   run: async (context, args) => {
     const { listEventTypes } = await catalog();
     const { records } = await listEventTypes(deps(context), { includeDeprecated: args.deprecated !== false });
-    context.print(records, () => (records.length === 0 ? 'the catalog is empty' : records.map((type) => `${type.name.padEnd(32)} ${type.deprecated ? '[deprecated] ' : ''}${type.schema === null ? '' : '[schema] '}${type.description ?? ''}`).join('\n')));
+    context.print(records, () =>
+      records.length === 0
+        ? 'the catalog is empty'
+        : records
+            .map(
+              (type) =>
+                `${type.name.padEnd(32)} ${type.deprecated ? '[deprecated] ' : ''}${type.schema === null ? '' : '[schema] '}${type.description ?? ''}`,
+            )
+            .join('\n'),
+    );
   },
 });
 

@@ -1,8 +1,8 @@
 import type { EventRecord } from '../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
-import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
-import { isoOrDash, table } from './text-forms.ts';
+import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from '../support/filters.ts';
+import { isoOrDash, table } from '../support/text-forms.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */
 const events = () => import('../../shared/webhooks/events/index.ts');
@@ -15,12 +15,15 @@ const counts = (event: EventRecord) => {
 
 /** `events:list [--type] [--owner | --without-owner] [--since] [--until] [--limit]`: emitted events, newest first. */
 export const eventsListCommand = defineCommand({
-  builder: (yargs) => yargs.options({
-    type: { type: 'string', describe: 'Only events of this exact type' },
-    ...ownerOptions,
-    ...timeOptions,
-    limit: limitOption,
-  }).conflicts('owner', 'without-owner'),
+  builder: (yargs) =>
+    yargs
+      .options({
+        type: { type: 'string', describe: 'Only events of this exact type' },
+        ...ownerOptions,
+        ...timeOptions,
+        limit: limitOption,
+      })
+      .conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const { listEvents } = await events();
     const { publicEvent } = await shapes();
@@ -32,10 +35,20 @@ export const eventsListCommand = defineCommand({
       page: 1,
       perPage: limitOf(args.limit),
     });
-    context.print(records.map(publicEvent), () => records.length === 0 ? 'no events' : table([
-      ['ID', 'TYPE', 'OWNER', 'CREATED', 'PENDING/RUNNING/DONE/DEAD'],
-      ...records.map((event) => [event.id, event.type, event.owner ?? '-', isoOrDash(event.createdAt), counts(event)]),
-    ]));
+    context.print(records.map(publicEvent), () =>
+      records.length === 0
+        ? 'no events'
+        : table([
+            ['ID', 'TYPE', 'OWNER', 'CREATED', 'PENDING/RUNNING/DONE/DEAD'],
+            ...records.map((event) => [
+              event.id,
+              event.type,
+              event.owner ?? '-',
+              isoOrDash(event.createdAt),
+              counts(event),
+            ]),
+          ]),
+    );
   },
 });
 
@@ -46,13 +59,15 @@ export const eventsShowCommand = defineCommand({
     const { showEvent } = await events();
     const { publicEvent } = await shapes();
     const event = await showEvent({ sql: context.sql() }, ALL_TENANTS, String(args.id));
-    context.print(publicEvent(event), () => [
-      `id:         ${event.id}`,
-      `type:       ${event.type}`,
-      `owner:      ${event.owner ?? '-'}`,
-      `created:    ${isoOrDash(event.createdAt)}`,
-      `deliveries: pending ${event.deliveries.pending}, running ${event.deliveries.running}, done ${event.deliveries.done}, dead ${event.deliveries.dead}`,
-      `data:       ${JSON.stringify(event.data)}`,
-    ].join('\n'));
+    context.print(publicEvent(event), () =>
+      [
+        `id:         ${event.id}`,
+        `type:       ${event.type}`,
+        `owner:      ${event.owner ?? '-'}`,
+        `created:    ${isoOrDash(event.createdAt)}`,
+        `deliveries: pending ${event.deliveries.pending}, running ${event.deliveries.running}, done ${event.deliveries.done}, dead ${event.deliveries.dead}`,
+        `data:       ${JSON.stringify(event.data)}`,
+      ].join('\n'),
+    );
   },
 });

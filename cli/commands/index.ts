@@ -45,8 +45,14 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'secrets:seal',
-    describe: 'Encrypt signing secrets stored before APP_SECRET was set; re-seal them under a new APP_SECRET (--from-secret-env)',
-    examples: [['OLD_APP_SECRET=… $0 secrets:seal --from-secret-env OLD_APP_SECRET', 'after changing APP_SECRET: re-seal every signing secret under the new one']],
+    describe:
+      'Encrypt signing secrets stored before APP_SECRET was set; re-seal them under a new APP_SECRET (--from-secret-env)',
+    examples: [
+      [
+        'OLD_APP_SECRET=… $0 secrets:seal --from-secret-env OLD_APP_SECRET',
+        'after changing APP_SECRET: re-seal every signing secret under the new one',
+      ],
+    ],
     load: async () => (await import('./secrets-seal.ts')).secretsSealCommand,
   },
   {
@@ -58,12 +64,17 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     command: 'webhooks:add <url>',
     describe: 'Register a webhook endpoint; prints its id and signing secret',
-    examples: [['$0 webhooks:add https://example.com/hook --events \'order.*\' --owner acme', 'subscribe a receiver of tenant acme to every order event']],
+    examples: [
+      [
+        "$0 webhooks:add https://example.com/hook --events 'order.*' --owner acme",
+        'subscribe a receiver of tenant acme to every order event',
+      ],
+    ],
     load: async () => (await import('./webhooks-add.ts')).webhooksAddCommand,
   },
   {
     command: 'webhooks:list',
-    describe: 'List webhook endpoints (all, or one owner\'s)',
+    describe: "List webhook endpoints (all, or one owner's)",
     examples: [['$0 webhooks:list --owner acme', 'the endpoints of tenant acme']],
     load: async () => (await import('./webhooks-list.ts')).webhooksListCommand,
   },
@@ -76,7 +87,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     command: 'webhooks:status',
     describe: 'List endpoints with their delivery counts (pending, running, done, dead)',
-    examples: [['$0 webhooks:status --without-owner', 'the operator\'s own endpoints and their deliveries']],
+    examples: [['$0 webhooks:status --without-owner', "the operator's own endpoints and their deliveries"]],
     load: async () => (await import('./webhooks-list.ts')).webhooksStatusCommand,
   },
   {
@@ -105,14 +116,17 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'webhooks:rotate <id>',
-    describe: 'Give an endpoint a new signing secret (ed25519: a new key, printed as its public key); the old one stops signing at once, or after --grace',
+    describe:
+      'Give an endpoint a new signing secret (ed25519: a new key, printed as its public key); the old one stops signing at once, or after --grace',
     examples: [['$0 webhooks:rotate ep_01H… --grace 24h', 'new secret; the old one signs too for a day']],
     load: async () => (await import('./webhooks-rotate.ts')).webhooksRotateCommand,
   },
   {
     command: 'webhooks:recover <id>',
     describe: 'Send again every dead delivery of an endpoint created in a time range (--since, --until)',
-    examples: [['$0 webhooks:recover ep_01H… --since 2026-11-24T08:00:00Z', 'replay what died during this morning\'s outage']],
+    examples: [
+      ['$0 webhooks:recover ep_01H… --since 2026-11-24T08:00:00Z', "replay what died during this morning's outage"],
+    ],
     load: async () => (await import('./webhooks-recover.ts')).webhooksRecoverCommand,
   },
   {
@@ -124,13 +138,20 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     command: 'events:emit <event>',
     describe: 'Emit an event to every subscribed endpoint of one owner (or, without --owner, of no owner)',
-    examples: [['$0 events:emit order.created --owner acme --data \'{"id":42}\'', 'fan an event out to tenant acme\'s endpoints']],
+    examples: [
+      ['$0 events:emit order.created --owner acme --data \'{"id":42}\'', "fan an event out to tenant acme's endpoints"],
+    ],
     load: async () => (await import('./events-emit.ts')).eventsEmitCommand,
   },
   {
     command: 'events:list',
     describe: 'List emitted events, newest first, with their deliveries by state',
-    examples: [['$0 events:list --owner acme --type order.created --since 2026-11-01', 'tenant acme\'s order.created events this month']],
+    examples: [
+      [
+        '$0 events:list --owner acme --type order.created --since 2026-11-01',
+        "tenant acme's order.created events this month",
+      ],
+    ],
     load: async () => (await import('./events-read.ts')).eventsListCommand,
   },
   {
@@ -142,13 +163,22 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     command: 'jobs',
     describe: 'Run a worker that performs deliveries (Ctrl-C drains); --once performs what is due and returns',
-    examples: [['$0 jobs --once', 'perform the deliveries that are due, then return'], ['$0 jobs show msg_01H…', 'a delivery with every attempt']],
+    examples: [
+      ['$0 jobs --once', 'perform the deliveries that are due, then return'],
+      ['$0 jobs show msg_01H…', 'a delivery with every attempt'],
+    ],
     load: async () => (await import('./jobs.ts')).jobsCommand,
   },
   {
     command: 'jobs:list',
-    describe: 'List deliveries: pending and running by default; --status done, dead or all; filter by endpoint, type, owner, time',
-    examples: [['$0 jobs:list --status dead --endpoint ep_01H… --since 2026-11-24', 'one endpoint\'s dead deliveries since today']],
+    describe:
+      'List deliveries: pending and running by default; --status done, dead or all; filter by endpoint, type, owner, time',
+    examples: [
+      [
+        '$0 jobs:list --status dead --endpoint ep_01H… --since 2026-11-24',
+        "one endpoint's dead deliveries since today",
+      ],
+    ],
     load: async () => (await import('./jobs.ts')).jobsListCommand,
   },
   {
@@ -178,7 +208,12 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     command: 'tokens:create',
     describe: 'Make an API token for REST and GraphQL clients; prints it once (only a hash is stored)',
-    examples: [['$0 tokens:create --name ci --role member --owner acme --expires 90d', 'a member token of tenant acme for 90 days']],
+    examples: [
+      [
+        '$0 tokens:create --name ci --role member --owner acme --expires 90d',
+        'a member token of tenant acme for 90 days',
+      ],
+    ],
     load: async () => (await import('./tokens-create.ts')).tokensCreateCommand,
   },
   {
@@ -196,7 +231,12 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     command: 'event-types:add <name>',
     describe: 'Add an event type to the catalog: description, JSON Schema of its data, examples',
-    examples: [['$0 event-types:add order.paid --description \'An order was paid\' --schema @schemas/order-paid.json', 'emits of order.paid must then carry data matching the schema']],
+    examples: [
+      [
+        "$0 event-types:add order.paid --description 'An order was paid' --schema @schemas/order-paid.json",
+        'emits of order.paid must then carry data matching the schema',
+      ],
+    ],
     load: async () => (await import('./event-types.ts')).eventTypesAddCommand,
   },
   {
@@ -219,14 +259,29 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'listen',
-    describe: 'Receive deliveries on this machine: a temporary endpoint, each delivery printed with its verification (needs loopback allowed)',
-    examples: [['$0 listen --events \'order.*\' --forward-to http://localhost:8080/webhooks', 'watch order events arrive and pass them to your local app']],
+    describe:
+      'Receive deliveries on this machine: a temporary endpoint, each delivery printed with its verification (needs loopback allowed)',
+    examples: [
+      [
+        "$0 listen --events 'order.*' --forward-to http://localhost:8080/webhooks",
+        'watch order events arrive and pass them to your local app',
+      ],
+    ],
     load: async () => (await import('./listen.ts')).listenCommand,
   },
   {
     command: 'users:create',
     describe: 'Make a user who signs in with a password; prints a one-time set-password link unless --password-stdin',
-    examples: [['$0 users:create --email ops@example.com --role admin', 'the first admin; open the printed link to choose its password'], ["printf '%s' \"$PW\" | $0 users:create --email ann@acme.test --role member --owner acme --password-stdin", 'a member of tenant acme with a password']],
+    examples: [
+      [
+        '$0 users:create --email ops@example.com --role admin',
+        'the first admin; open the printed link to choose its password',
+      ],
+      [
+        'printf \'%s\' "$PW" | $0 users:create --email ann@acme.test --role member --owner acme --password-stdin',
+        'a member of tenant acme with a password',
+      ],
+    ],
     load: async () => (await import('./users-create.ts')).usersCreateCommand,
   },
   {
@@ -249,13 +304,13 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'users:reset-link <user>',
-    describe: 'Print a one-time link that sets the user\'s password',
+    describe: "Print a one-time link that sets the user's password",
     examples: [['$0 users:reset-link ann@acme.test', 'a user who cannot receive the reset mail']],
     load: async () => (await import('./users-toggle.ts')).usersResetLinkCommand,
   },
   {
     command: 'portal:link',
-    describe: 'Print a single-use link that signs a tenant\'s member into the console, scoped to that tenant',
+    describe: "Print a single-use link that signs a tenant's member into the console, scoped to that tenant",
     examples: [['$0 portal:link --owner acme', 'a link to hand to tenant acme (works once, for auth.portalLinkTtl)']],
     load: async () => (await import('./portal-link.ts')).portalLinkCommand,
   },

@@ -1,17 +1,17 @@
 /**
- * The `jobs*` commands (README "Command-line tool"): `jobs` runs a delivery worker in the
+ * The `jobs*` commands (docs/cli.md): `jobs` runs a delivery worker in the
  * foreground (`--once`: what is due, then return), `jobs:list`, `jobs:dead`, `jobs show <id>`
  * (also `jobs:show <id>`) and `jobs:retry <id>`. Ids are delivery ids (`msg_…`).
  */
 import type { Argv } from 'yargs';
 import type { DeliveryDetails, DeliverySummary } from '../../shared/webhooks/deliveries/index.ts';
 import { DELIVERY_STATUSES } from '../../shared/webhooks/deliveries/record.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 import { defineCommand, type GlobalArgs } from '../command.ts';
-import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from './filters.ts';
+import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from '../support/filters.ts';
 import type { CliContext } from '../context.ts';
-import { isoOrDash } from './text-forms.ts';
+import { isoOrDash } from '../support/text-forms.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */
@@ -38,9 +38,10 @@ function listText(deliveries: DeliverySummary[], counts: Record<DeliveryStatus, 
 
 /** Several lines describing one delivery and every attempt. */
 export function deliveryText(d: DeliveryDetails): string {
-  const endpoint = d.endpoint === null
-    ? `${d.endpointId} (removed)`
-    : `${d.endpoint.id}  ${d.endpoint.url}${d.endpoint.enabled ? '' : `  (disabled: ${d.endpoint.disabledReason ?? 'no reason given'})`}`;
+  const endpoint =
+    d.endpoint === null
+      ? `${d.endpointId} (removed)`
+      : `${d.endpoint.id}  ${d.endpoint.url}${d.endpoint.enabled ? '' : `  (disabled: ${d.endpoint.disabledReason ?? 'no reason given'})`}`;
   const lines = [
     `id:        ${d.id}`,
     `status:    ${d.status}${d.status === 'pending' && d.nextAttemptAt !== null ? ` (next attempt ${isoOrDash(d.nextAttemptAt)})` : ''}`,
@@ -54,7 +55,9 @@ export function deliveryText(d: DeliveryDetails): string {
   ];
   for (const a of d.attemptsMade) {
     const answer = a.status === null ? 'no answer' : `status ${a.status}`;
-    lines.push(`  #${a.attempt}  ${isoOrDash(a.startedAt)}  ${a.durationMs} ms  ${answer}  -> ${a.outcome}${a.error === null ? '' : `  ${oneLine(a.error)}`}`);
+    lines.push(
+      `  #${a.attempt}  ${isoOrDash(a.startedAt)}  ${a.durationMs} ms  ${answer}  -> ${a.outcome}${a.error === null ? '' : `  ${oneLine(a.error)}`}`,
+    );
     if (a.excerpt) lines.push(`      answer: ${oneLine(a.excerpt)}`);
   }
   return lines.join('\n');
@@ -80,9 +83,10 @@ const jobsShowSubcommand = defineCommand({
 
 /** `jobs [--once]`: a worker in the foreground. */
 export const jobsCommand = defineCommand({
-  builder: (yargs) => yargs
-    .option('once', { type: 'boolean', default: false, describe: 'Perform the jobs that are due, then return' })
-    .command(jobsShowSubcommand as never),
+  builder: (yargs) =>
+    yargs
+      .option('once', { type: 'boolean', default: false, describe: 'Perform the jobs that are due, then return' })
+      .command(jobsShowSubcommand as never),
   run: async (context, args) => {
     const { createLogger } = await import('../../shared/log/logger.ts');
     const { installDriverCrashGuard } = await import('../../shared/db/driver-crash-guard.ts');
@@ -95,8 +99,11 @@ export const jobsCommand = defineCommand({
       const { tasks } = await import('../../worker/tasks/index.ts');
       await runWorkerOnce({ config: context.config, log }, tasks);
       const counts = await countDeliveries({ sql: context.sql() });
-      context.print({ once: true, counts }, () =>
-        `performed the jobs that were due; deliveries now: pending ${counts.pending}, running ${counts.running}, done ${counts.done}, dead ${counts.dead}`);
+      context.print(
+        { once: true, counts },
+        () =>
+          `performed the jobs that were due; deliveries now: pending ${counts.pending}, running ${counts.running}, done ${counts.done}, dead ${counts.dead}`,
+      );
       return;
     }
     const { serveWorker } = await import('../../worker/run.ts');
@@ -148,13 +155,26 @@ async function listed(context: CliContext, args: FilterArgs, statuses: readonly 
 
 /** `jobs:list [--status] [--queue] [--endpoint] [--type] [--owner | --without-owner] [--since] [--until] [--limit]`. */
 export const jobsListCommand = defineCommand({
-  builder: (yargs) => yargs.options({
-    status: { type: 'string', array: true, choices: [...DELIVERY_STATUSES, 'all'], describe: 'States to list (repeatable; default pending and running)' },
-    ...filterOptions,
-  }).conflicts('owner', 'without-owner'),
+  builder: (yargs) =>
+    yargs
+      .options({
+        status: {
+          type: 'string',
+          array: true,
+          choices: [...DELIVERY_STATUSES, 'all'],
+          describe: 'States to list (repeatable; default pending and running)',
+        },
+        ...filterOptions,
+      })
+      .conflicts('owner', 'without-owner'),
   run: async (context, args) => {
     const given = (args.status ?? []) as string[];
-    const statuses = given.length === 0 ? (['pending', 'running'] as const) : given.includes('all') ? DELIVERY_STATUSES : (given as DeliveryStatus[]);
+    const statuses =
+      given.length === 0
+        ? (['pending', 'running'] as const)
+        : given.includes('all')
+          ? DELIVERY_STATUSES
+          : (given as DeliveryStatus[]);
     const { publicDelivery } = await shapes();
     const { deliveries, counts } = await listed(context, args, statuses);
     context.print(deliveries.map(publicDelivery), () => listText(deliveries, counts, 'deliveries in these states'));
@@ -183,8 +203,15 @@ export const jobsRetryCommand = defineCommand({
   run: async (context, args) => {
     const { retryDelivery } = await core();
     const { publicDelivery } = await shapes();
-    const delivery = await retryDelivery({ sql: context.sql(), config: context.config, log: context.log }, OPERATOR, String(args.id));
-    context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`);
+    const delivery = await retryDelivery(
+      { sql: context.sql(), config: context.config, log: context.log },
+      OPERATOR,
+      String(args.id),
+    );
+    context.print(
+      publicDelivery(delivery),
+      () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it`,
+    );
   },
 });
 
@@ -194,8 +221,16 @@ export const jobsResendCommand = defineCommand({
   run: async (context, args) => {
     const { resendDelivery } = await core();
     const { publicDelivery } = await shapes();
-    const delivery = await resendDelivery({ sql: context.sql(), config: context.config, log: context.log }, OPERATOR, String(args.id));
-    context.print(publicDelivery(delivery), () => `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it with the same webhook-id`);
+    const delivery = await resendDelivery(
+      { sql: context.sql(), config: context.config, log: context.log },
+      OPERATOR,
+      String(args.id),
+    );
+    context.print(
+      publicDelivery(delivery),
+      () =>
+        `${delivery.id} queued again (attempts so far ${delivery.attempts}); a worker will send it with the same webhook-id`,
+    );
   },
 });
 

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { verify } from '../../shared/webhooks/signing.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -25,7 +25,7 @@ import { UsageError } from '../failure.ts';
 
 /** What the action needs, loaded when it runs (`--help` reads the options alone). */
 const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
-const helpers = () => import('./webhook-cli.ts');
+const helpers = () => import('../support/webhooks.ts');
 
 const MARKER = /^app listen: pid (\d+) on ([^\s,]+)/;
 
@@ -97,7 +97,10 @@ type PrintDelivery = (document: Record<string, unknown>, text: string) => void;
  * The local receiver: verifies each delivery (`verify`) with the endpoint's current `secret()`, forwards it
  * to `forwardTo` (its answer becomes the receiver's; 502 when it cannot be reached) and prints it.
  */
-function createReceiver(context: CliContext, options: { verify: typeof verify; secret: () => string; forwardTo: string | undefined; print: PrintDelivery }): Server {
+function createReceiver(
+  context: CliContext,
+  options: { verify: typeof verify; secret: () => string; forwardTo: string | undefined; print: PrintDelivery },
+): Server {
   const { forwardTo, print } = options;
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -115,7 +118,11 @@ function createReceiver(context: CliContext, options: { verify: typeof verify; s
       let forwardError: string | undefined;
       if (forwardTo) {
         try {
-          const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => FORWARDED.test(name)).map(([name, value]) => [name, String(value)]));
+          const headers = Object.fromEntries(
+            Object.entries(req.headers)
+              .filter(([name]) => FORWARDED.test(name))
+              .map(([name, value]) => [name, String(value)]),
+          );
           const forwarded = await fetch(forwardTo, { method: 'POST', headers, body, redirect: 'manual' });
           status = forwarded.status;
           answer = Buffer.from(await forwarded.arrayBuffer());
@@ -130,7 +137,17 @@ function createReceiver(context: CliContext, options: { verify: typeof verify; s
       res.end(answer);
       const id = req.headers['webhook-id'];
       print(
-        { kind: 'delivery', receivedAt: new Date().toISOString(), id, type, verified: check.ok, ...(check.ok ? {} : { reason: check.reason }), data: data ?? body.toString('utf8'), status, ...(forwardError ? { forwardError } : {}) },
+        {
+          kind: 'delivery',
+          receivedAt: new Date().toISOString(),
+          id,
+          type,
+          verified: check.ok,
+          ...(check.ok ? {} : { reason: check.reason }),
+          data: data ?? body.toString('utf8'),
+          status,
+          ...(forwardError ? { forwardError } : {}),
+        },
         `${new Date().toISOString()}  ${String(id)}  ${String(type)}  ${check.ok ? 'signature ok' : `SIGNATURE REFUSED (${check.reason})`}  -> ${status}${forwardError ? ` (forward failed: ${forwardError})` : ''}`,
       );
     })().catch((error: unknown) => {
@@ -142,20 +159,35 @@ function createReceiver(context: CliContext, options: { verify: typeof verify; s
 }
 
 export const listenCommand = defineCommand({
-  builder: (yargs) => yargs
-    .option('events', { type: 'string', default: '*', describe: 'Event patterns to receive, comma-separated (default: every event)' })
-    .option('owner', { type: 'string', describe: 'Receive the events of this tenant (default: events without owner)' })
-    .option('forward-to', { type: 'string', describe: 'Forward each delivery to this url and answer with its answer' })
-    .option('port', { type: 'number', default: 0, describe: 'Port of the local receiver (default: a free one)' }),
+  builder: (yargs) =>
+    yargs
+      .option('events', {
+        type: 'string',
+        default: '*',
+        describe: 'Event patterns to receive, comma-separated (default: every event)',
+      })
+      .option('owner', {
+        type: 'string',
+        describe: 'Receive the events of this tenant (default: events without owner)',
+      })
+      .option('forward-to', {
+        type: 'string',
+        describe: 'Forward each delivery to this url and answer with its answer',
+      })
+      .option('port', { type: 'number', default: 0, describe: 'Port of the local receiver (default: a free one)' }),
   run: async (context, args) => {
     const { config, io } = context;
     if (!config.webhooks.allowHttp || !config.webhooks.allowPrivate) {
-      throw new UsageError('app listen receives on http://127.0.0.1, which this configuration refuses: start the service with `npm start -- --allow-local` (the CLI then allows it too), or set APP_WEBHOOKS__ALLOW_HTTP=true and APP_WEBHOOKS__ALLOW_PRIVATE=true for the CLI and the worker; never in production');
+      throw new UsageError(
+        'app listen receives on http://127.0.0.1, which this configuration refuses: start the service with `npm start -- --allow-local` (the CLI then allows it too), or set APP_WEBHOOKS__ALLOW_HTTP=true and APP_WEBHOOKS__ALLOW_PRIVATE=true for the CLI and the worker; never in production',
+      );
     }
     const forwardTo = args['forward-to'];
-    if (forwardTo !== undefined && !/^https?:\/\//.test(forwardTo)) throw new UsageError(`--forward-to ${JSON.stringify(forwardTo)} is not an http(s) url`);
+    if (forwardTo !== undefined && !/^https?:\/\//.test(forwardTo))
+      throw new UsageError(`--forward-to ${JSON.stringify(forwardTo)} is not an http(s) url`);
     const json = args.json === true;
-    const line = (document: Record<string, unknown>, text: string) => io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${text}\n`);
+    const line = (document: Record<string, unknown>, text: string) =>
+      io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${text}\n`);
     const { registerEndpoint, removeEndpoint } = await endpoints();
     const { parseEventList, webhookDeps } = await helpers();
     const { verify } = await import('../../shared/webhooks/signing.ts');
@@ -181,7 +213,15 @@ export const listenCommand = defineCommand({
       });
       secret = endpoint.secret;
       line(
-        { kind: 'listening', url, endpointId: endpoint.id, events: endpoint.events, owner: endpoint.owner, forwardTo: forwardTo ?? null, removedStale: removed },
+        {
+          kind: 'listening',
+          url,
+          endpointId: endpoint.id,
+          events: endpoint.events,
+          owner: endpoint.owner,
+          forwardTo: forwardTo ?? null,
+          removedStale: removed,
+        },
         `listening on ${url} as endpoint ${endpoint.id} (events ${endpoint.events.join(', ')}${endpoint.owner ? `, owner ${endpoint.owner}` : ', no owner'})` +
           `${forwardTo ? `, forwarding to ${forwardTo}` : ''}${removed.length ? `; removed ${removed.length} left by a killed listen` : ''}\nCtrl-C stops and removes the endpoint`,
       );

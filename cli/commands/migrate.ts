@@ -5,6 +5,9 @@ export const migrateCommand = defineCommand({
     const { migrate } = await import('../../shared/db/migrate.ts');
     const result = await migrate({ config: context.config, sql: context.sql(), log: context.log });
     context.print(result, () =>
-      result.applied.length === 0 ? `database is up to date (${result.alreadyApplied} migrations applied before)` : `applied ${result.applied.join(', ')}`);
+      result.applied.length === 0
+        ? `database is up to date (${result.alreadyApplied} migrations applied before)`
+        : `applied ${result.applied.join(', ')}`,
+    );
   },
 });

@@ -3,21 +3,30 @@ import { resolve } from 'node:path';
 import { defineCommand } from '../command.ts';
 
 /**
- * `openapi [--out FILE]`: the OpenAPI 3.1 description of the application (README "OpenAPI
+ * `openapi [--out FILE]`: the OpenAPI 3.1 description of the application (docs/http-api.md "OpenAPI
  * description"), built from the discovered models, controllers and routes as the web process
  * builds them, without listening; with a database configured it reads the event-type catalog
  * into the `webhooks` object (`--no-event-types` does not). Prints the JSON document on stdout,
  * or writes it to `--out` and prints the file's path.
  */
 export const openapiCommand = defineCommand({
-  builder: (yargs) => yargs
-    .option('out', { type: 'string', describe: 'write the document to this file and print its path' })
-    .option('event-types', { type: 'boolean', default: true, describe: 'describe the event-type catalog as the `webhooks` object (read from the database when one is configured; --no-event-types leaves it out)' }),
+  builder: (yargs) =>
+    yargs
+      .option('out', { type: 'string', describe: 'write the document to this file and print its path' })
+      .option('event-types', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'describe the event-type catalog as the `webhooks` object (read from the database when one is configured; --no-event-types leaves it out)',
+      }),
   run: async (context, args) => {
     const { openapiDocument } = await import('../../api/openapi/document.ts');
     const { discoverApiOffline } = await import('../../api/openapi/offline.ts');
     const { listEventTypes } = await import('../../shared/webhooks/event-types/index.ts');
-    const eventTypes = args['event-types'] && context.config.databaseUrl ? (await listEventTypes({ sql: context.sql() })).records : undefined;
+    const eventTypes =
+      args['event-types'] && context.config.databaseUrl
+        ? (await listEventTypes({ sql: context.sql() })).records
+        : undefined;
     const document = openapiDocument({ config: context.config, api: await discoverApiOffline(), eventTypes });
     const text = `${JSON.stringify(document, null, 2)}\n`;
     if (args.out) {

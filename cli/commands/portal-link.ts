@@ -9,17 +9,25 @@ import { OPERATOR } from '../../shared/access/actor.ts';
  * from your product); only its digest is stored.
  */
 export const portalLinkCommand = defineCommand({
-  builder: (yargs) => yargs
-    .option('owner', { type: 'string', demandOption: true, describe: 'The tenant whose console the link opens' })
-    .option('role', { type: 'string', choices: PORTAL_ROLES, default: 'member', describe: 'member: read and change its endpoints; viewer: read only' }),
+  builder: (yargs) =>
+    yargs
+      .option('owner', { type: 'string', demandOption: true, describe: 'The tenant whose console the link opens' })
+      .option('role', {
+        type: 'string',
+        choices: PORTAL_ROLES,
+        default: 'member',
+        describe: 'member: read and change its endpoints; viewer: read only',
+      }),
   run: async (context, args) => {
     const { createPortalLink, portalLinkUrl } = await import('../../shared/accounts/portal-links.ts');
     const { linkBase } = await import('../../shared/accounts/password-links.ts');
-    const { accountDeps } = await import('./users-cli.ts');
+    const { accountDeps } = await import('../support/users.ts');
     const deps = accountDeps(context);
     const link = await createPortalLink(deps, OPERATOR, { owner: args.owner, role: args.role });
     const url = portalLinkUrl(linkBase(deps, `http://localhost:${context.config.port}`), link.token);
-    context.print({ owner: link.owner, role: link.role, url, expiresAt: link.expiresAt }, () =>
-      `Portal link for ${link.owner} (${link.role}; works once, until ${link.expiresAt.toISOString()}):\n${url}`);
+    context.print(
+      { owner: link.owner, role: link.role, url, expiresAt: link.expiresAt },
+      () => `Portal link for ${link.owner} (${link.role}; works once, until ${link.expiresAt.toISOString()}):\n${url}`,
+    );
   },
 });

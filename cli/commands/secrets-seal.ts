@@ -7,21 +7,30 @@ import { UsageError } from '../failure.ts';
  * the environment variable VAR, never from the command line).
  */
 export const secretsSealCommand = defineCommand({
-  builder: (yargs) => yargs
-    .option('from-secret-env', { type: 'string', describe: 'Environment variable holding the previous APP_SECRET' })
-    .option('dry-run', { type: 'boolean', default: false, describe: 'Count what would change, change nothing' }),
+  builder: (yargs) =>
+    yargs
+      .option('from-secret-env', { type: 'string', describe: 'Environment variable holding the previous APP_SECRET' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'Count what would change, change nothing' }),
   run: async (context, args) => {
     const variable = args['from-secret-env'];
     const fromSecret = variable === undefined ? undefined : context.io.env[variable];
-    if (variable !== undefined && !fromSecret) throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);
+    if (variable !== undefined && !fromSecret)
+      throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);
     const { resealSecrets } = await import('../../shared/webhooks/reseal.ts');
-    const result = await resealSecrets({ sql: context.sql(), config: context.config }, { ...(fromSecret ? { fromSecret } : {}), dryRun: args['dry-run'] });
-    context.print(result, () => [
-      `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,
-      ...(result.unreadable.length === 0
-        ? []
-        : [`${result.unreadable.length} could not be opened with either secret; rotate their endpoints: ${[...new Set(result.unreadable.map((row) => row.endpointId))].join(', ')}`]),
-    ].join('\n'));
+    const result = await resealSecrets(
+      { sql: context.sql(), config: context.config },
+      { ...(fromSecret ? { fromSecret } : {}), dryRun: args['dry-run'] },
+    );
+    context.print(result, () =>
+      [
+        `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,
+        ...(result.unreadable.length === 0
+          ? []
+          : [
+              `${result.unreadable.length} could not be opened with either secret; rotate their endpoints: ${[...new Set(result.unreadable.map((row) => row.endpointId))].join(', ')}`,
+            ]),
+      ].join('\n'),
+    );
     if (result.unreadable.length > 0) context.exit(1);
   },
 });

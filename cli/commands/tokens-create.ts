@@ -19,23 +19,35 @@ function parseExpires(text: string | undefined): number | undefined {
 
 /** `tokens:create --name <label> --role admin|member|viewer [--owner <tenant>] [--expires <duration>]`: prints the token once. */
 export const tokensCreateCommand = defineCommand({
-  builder: (yargs) => yargs
-    .option('name', { type: 'string', demandOption: true, describe: 'Who or what uses the token' })
-    .option('role', { type: 'string', demandOption: true, choices: ROLES, describe: 'admin: every tenant; member: its owner, read and write; viewer: its owner, read only' })
-    .option('owner', { type: 'string', describe: 'The tenant a member or viewer token is bound to (required for them, refused for admin)' })
-    .option('expires', { type: 'string', describe: 'Lifetime, e.g. 90d (default: until revoked)' }),
+  builder: (yargs) =>
+    yargs
+      .option('name', { type: 'string', demandOption: true, describe: 'Who or what uses the token' })
+      .option('role', {
+        type: 'string',
+        demandOption: true,
+        choices: ROLES,
+        describe: 'admin: every tenant; member: its owner, read and write; viewer: its owner, read only',
+      })
+      .option('owner', {
+        type: 'string',
+        describe: 'The tenant a member or viewer token is bound to (required for them, refused for admin)',
+      })
+      .option('expires', { type: 'string', describe: 'Lifetime, e.g. 90d (default: until revoked)' }),
   run: async (context, args) => {
     const { mintToken } = await import('../../shared/tokens/api-tokens.ts');
-    const { tokenDeps, tokenText } = await import('./tokens-cli.ts');
+    const { tokenDeps, tokenText } = await import('../support/tokens.ts');
     const created = await mintToken(tokenDeps(context), OPERATOR, {
       name: args.name as string,
       role: args.role as Role,
       owner: args.owner,
       expiresInMs: parseExpires(args.expires),
     });
-    context.print(created, () =>
-      `${tokenText(created)}\ntoken:     ${created.token}\n\n` +
-      'Give the token to its client now: it is not stored and cannot be shown again.\n' +
-      'Clients send it as the header  Authorization: Bearer <token>');
+    context.print(
+      created,
+      () =>
+        `${tokenText(created)}\ntoken:     ${created.token}\n\n` +
+        'Give the token to its client now: it is not stored and cannot be shown again.\n' +
+        'Clients send it as the header  Authorization: Bearer <token>',
+    );
   },
 });

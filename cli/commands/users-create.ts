@@ -9,19 +9,37 @@ import { OPERATOR } from '../../shared/access/actor.ts';
  * which other users of the machine can read); without it, a one-time set-password link is printed.
  */
 export const usersCreateCommand = defineCommand({
-  builder: (yargs) => yargs
-    .option('email', { type: 'string', demandOption: true, describe: 'Sign-in email (unique, any case)' })
-    .option('role', { type: 'string', demandOption: true, choices: ROLES, describe: 'admin: every tenant; member: its owner, read and write; viewer: its owner, read only' })
-    .option('owner', { type: 'string', describe: 'The tenant a member or viewer belongs to (required for them, refused for admin)' })
-    .option('name', { type: 'string', describe: 'Display name' })
-    .option('password-stdin', { type: 'boolean', default: false, describe: 'Read the password from standard input' }),
+  builder: (yargs) =>
+    yargs
+      .option('email', { type: 'string', demandOption: true, describe: 'Sign-in email (unique, any case)' })
+      .option('role', {
+        type: 'string',
+        demandOption: true,
+        choices: ROLES,
+        describe: 'admin: every tenant; member: its owner, read and write; viewer: its owner, read only',
+      })
+      .option('owner', {
+        type: 'string',
+        describe: 'The tenant a member or viewer belongs to (required for them, refused for admin)',
+      })
+      .option('name', { type: 'string', describe: 'Display name' })
+      .option('password-stdin', { type: 'boolean', default: false, describe: 'Read the password from standard input' }),
   run: async (context, args) => {
     const { createUser } = await import('../../shared/accounts/users.ts');
-    const { accountDeps, publicUser, setPasswordLink, userText } = await import('./users-cli.ts');
+    const { accountDeps, publicUser, setPasswordLink, userText } = await import('../support/users.ts');
     const password = args['password-stdin'] ? (await text(context.io.stdin)).replace(/\r?\n$/, '') : undefined;
-    const user = await createUser(accountDeps(context), OPERATOR, { email: args.email, role: args.role, owner: args.owner, name: args.name, password });
+    const user = await createUser(accountDeps(context), OPERATOR, {
+      email: args.email,
+      role: args.role,
+      owner: args.owner,
+      name: args.name,
+      password,
+    });
     const link = password === undefined ? await setPasswordLink(context, user) : undefined;
-    context.print({ ...publicUser(user), ...link }, () =>
-      `${userText(user)}${link ? `\n\nSet-password link (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}` : ''}`);
+    context.print(
+      { ...publicUser(user), ...link },
+      () =>
+        `${userText(user)}${link ? `\n\nSet-password link (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}` : ''}`,
+    );
   },
 });

@@ -3,7 +3,7 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */
 const users = () => import('../../shared/accounts/users.ts');
-const helpers = () => import('./users-cli.ts');
+const helpers = () => import('../support/users.ts');
 
 const userArgument = { type: 'string', demandOption: true, describe: 'User id (usr_…) or email' } as const;
 
@@ -37,6 +37,10 @@ export const usersResetLinkCommand = defineCommand({
     const { accountDeps, publicUser, setPasswordLink } = await helpers();
     const user = await findUser(accountDeps(context), args.user);
     const link = await setPasswordLink(context, user);
-    context.print({ user: publicUser(user), ...link }, () => `Set-password link for ${user.email} (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}`);
+    context.print(
+      { user: publicUser(user), ...link },
+      () =>
+        `Set-password link for ${user.email} (works once, until ${link.expiresAt.toISOString()}):\n${link.setPasswordUrl}`,
+    );
   },
 });

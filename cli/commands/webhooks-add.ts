@@ -3,19 +3,47 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `webhooks:add <url>`: registers an endpoint and prints its id and secret (shown this once). */
 export const webhooksAddCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('url', { type: 'string', demandOption: true, describe: 'Receiver URL (https; http only with webhooks.allowHttp)' })
-    .option('events', { type: 'string', demandOption: true, describe: "Comma-separated event names, families like 'order.*', or '*'" })
-    .option('owner', { type: 'string', describe: 'Tenant the endpoint belongs to (absent: reached only by emits without owner)' })
-    .option('description', { type: 'string', describe: 'Free text' })
-    .option('header', { type: 'string', array: true, describe: "Header sent with every delivery, as 'Name: value' (repeatable)" })
-    .option('rate-limit', { type: 'number', describe: 'Most deliveries per second to it, across every worker (default: none)' })
-    .option('fifo', { type: 'boolean', describe: 'Deliver one at a time, in emit order (the next waits until the previous is done or dead)' })
-    .option('signing', { type: 'string', choices: ['hmac-sha256', 'ed25519'], describe: 'hmac-sha256 (default, whsec_ secret) or ed25519 (v1a, signatures; prints the public key whpk_…)' }),
+  builder: (yargs) =>
+    yargs
+      .positional('url', {
+        type: 'string',
+        demandOption: true,
+        describe: 'Receiver URL (https; http only with webhooks.allowHttp)',
+      })
+      .option('events', {
+        type: 'string',
+        demandOption: true,
+        describe: "Comma-separated event names, families like 'order.*', or '*'",
+      })
+      .option('owner', {
+        type: 'string',
+        describe: 'Tenant the endpoint belongs to (absent: reached only by emits without owner)',
+      })
+      .option('description', { type: 'string', describe: 'Free text' })
+      .option('header', {
+        type: 'string',
+        array: true,
+        describe: "Header sent with every delivery, as 'Name: value' (repeatable)",
+      })
+      .option('rate-limit', {
+        type: 'number',
+        describe: 'Most deliveries per second to it, across every worker (default: none)',
+      })
+      .option('fifo', {
+        type: 'boolean',
+        describe: 'Deliver one at a time, in emit order (the next waits until the previous is done or dead)',
+      })
+      .option('signing', {
+        type: 'string',
+        choices: ['hmac-sha256', 'ed25519'],
+        describe: 'hmac-sha256 (default, whsec_ secret) or ed25519 (v1a, signatures; prints the public key whpk_…)',
+      }),
   run: async (context, args) => {
     const { registerEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import('./webhook-cli.ts');
+    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import(
+      '../support/webhooks.ts'
+    );
     const deps = webhookDeps(context);
     const endpoint = await registerEndpoint(deps, OPERATOR, {
       url: args.url as string,
@@ -34,6 +62,7 @@ export const webhooksAddCommand = defineCommand({
         ? `${endpointText(printed)}\npublic key:  ${endpoint.secret}\n\n` +
           'Give the public key to the receiver: it verifies the v1a, signatures with it (the private key never leaves the service).'
         : `${endpointText(printed)}\nsecret:      ${endpoint.secret}\n\n` +
-          `Give the secret to the receiver now: it is shown again only by \`app webhooks:show ${endpoint.id} --reveal\`.`);
+          `Give the secret to the receiver now: it is shown again only by \`app webhooks:show ${endpoint.id} --reveal\`.`,
+    );
   },
 });

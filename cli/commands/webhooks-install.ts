@@ -5,13 +5,14 @@ export const webhooksInstallCommand = defineCommand({
   run: async (context) => {
     const { ensureWebhookTables } = await import('../../shared/webhooks/install.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { webhookDeps } = await import('./webhook-cli.ts');
+    const { webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
     warnIfSecretsUnencrypted(deps);
     const result = await ensureWebhookTables(deps);
     context.print(result, () =>
       result.applied.length === 0
         ? `webhook tables are installed (table ${result.table}); nothing to do`
-        : `webhook tables installed (table ${result.table}; applied ${result.applied.join(', ')})`);
+        : `webhook tables installed (table ${result.table}; applied ${result.applied.join(', ')})`,
+    );
   },
 });

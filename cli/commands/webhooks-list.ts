@@ -1,7 +1,7 @@
 import type { EndpointQuery } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
-import { isoOrDash, table } from './text-forms.ts';
+import { isoOrDash, table } from '../support/text-forms.ts';
 
 /**
  * What the actions need, loaded when one runs (`--help` reads the options alone). The listing's
@@ -9,7 +9,7 @@ import { isoOrDash, table } from './text-forms.ts';
  * 100 modules fewer for a listing.
  */
 const endpoints = () => import('../../shared/webhooks/endpoints/list.ts');
-const helpers = () => import('./webhook-cli.ts');
+const helpers = () => import('../support/webhooks.ts');
 
 const ownerOptions = {
   owner: { type: 'string', describe: "Only this owner's endpoints" },
@@ -39,14 +39,28 @@ export const webhooksStatusCommand = defineCommand({
     const { shown, webhookDeps } = await helpers();
     const { publicCounts } = await import('../../shared/webhooks/public-shapes.ts');
     const rows = await endpointStatuses(webhookDeps(context), ALL_TENANTS, filterOf(args));
-    const printedRows = rows.map((row) => ({ ...shown(row), deliveryCounts: publicCounts(row.deliveries), lastDeliveryAt: row.lastDeliveryAt }));
-    context.print(printedRows, () => rows.length === 0 ? 'no webhook endpoints' : table([
-      ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],
-      ...rows.map((row) => [
-        row.id, row.enabled ? 'enabled' : 'disabled',
-        String(row.deliveries.pending), String(row.deliveries.running), String(row.deliveries.done), String(row.deliveries.dead),
-        isoOrDash(row.lastDeliveryAt), row.owner ?? '-', row.url,
-      ]),
-    ]));
+    const printedRows = rows.map((row) => ({
+      ...shown(row),
+      deliveryCounts: publicCounts(row.deliveries),
+      lastDeliveryAt: row.lastDeliveryAt,
+    }));
+    context.print(printedRows, () =>
+      rows.length === 0
+        ? 'no webhook endpoints'
+        : table([
+            ['ID', 'STATE', 'PENDING', 'RUNNING', 'DONE', 'DEAD', 'LAST DELIVERY', 'OWNER', 'URL'],
+            ...rows.map((row) => [
+              row.id,
+              row.enabled ? 'enabled' : 'disabled',
+              String(row.deliveries.pending),
+              String(row.deliveries.running),
+              String(row.deliveries.done),
+              String(row.deliveries.dead),
+              isoOrDash(row.lastDeliveryAt),
+              row.owner ?? '-',
+              row.url,
+            ]),
+          ]),
+    );
   },
 });

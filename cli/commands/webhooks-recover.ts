@@ -7,16 +7,27 @@ import { OPERATOR } from '../../shared/access/actor.ts';
  * `POST /api/v1/webhooks/:id/recover` does; at most 1000 per run, and it says when more remain.
  */
 export const webhooksRecoverCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('since', { type: 'string', demandOption: true, describe: 'Replay dead deliveries created at or after this ISO 8601 time' })
-    .option('until', { type: 'string', describe: 'and before this one (default: now)' }),
+  builder: (yargs) =>
+    yargs
+      .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+      .option('since', {
+        type: 'string',
+        demandOption: true,
+        describe: 'Replay dead deliveries created at or after this ISO 8601 time',
+      })
+      .option('until', { type: 'string', describe: 'and before this one (default: now)' }),
   run: async (context, args) => {
     const { recoverDeliveries } = await import('../../shared/webhooks/deliveries/index.ts');
-    const { webhookDeps } = await import('./webhook-cli.ts');
-    const result = await recoverDeliveries(webhookDeps(context), OPERATOR, String(args.id), { since: args.since, until: args.until });
-    context.print(result, () =>
-      `queued ${result.recovered} dead ${result.recovered === 1 ? 'delivery' : 'deliveries'} of ${result.endpointId} again` +
-      (result.more ? '; more remain: run it again' : ''));
+    const { webhookDeps } = await import('../support/webhooks.ts');
+    const result = await recoverDeliveries(webhookDeps(context), OPERATOR, String(args.id), {
+      since: args.since,
+      until: args.until,
+    });
+    context.print(
+      result,
+      () =>
+        `queued ${result.recovered} dead ${result.recovered === 1 ? 'delivery' : 'deliveries'} of ${result.endpointId} again` +
+        (result.more ? '; more remain: run it again' : ''),
+    );
   },
 });

@@ -19,20 +19,29 @@ async function confirmed(io: CliIo, question: string): Promise<boolean> {
  * after a confirmation on the terminal. Without a terminal (a script) `--yes` is required.
  */
 export const webhooksRemoveCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'Do not ask for confirmation' }),
+  builder: (yargs) =>
+    yargs
+      .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+      .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'Do not ask for confirmation' }),
   run: async (context, args) => {
     const id = args.id as string;
     if (!args.yes) {
-      if (!context.io.stdin.isTTY) throw new UsageError(`webhooks:remove ${id} deletes the endpoint and its delivery records: pass --yes to confirm (no terminal to ask on)`);
-      if (!(await confirmed(context.io, `remove webhook endpoint ${id} with its secrets and every delivery record? [y/N] `))) {
+      if (!context.io.stdin.isTTY)
+        throw new UsageError(
+          `webhooks:remove ${id} deletes the endpoint and its delivery records: pass --yes to confirm (no terminal to ask on)`,
+        );
+      if (
+        !(await confirmed(
+          context.io,
+          `remove webhook endpoint ${id} with its secrets and every delivery record? [y/N] `,
+        ))
+      ) {
         context.print({ externalId: id, removed: false }, () => 'nothing removed');
         return;
       }
     }
     const { removeEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
-    const { webhookDeps } = await import('./webhook-cli.ts');
+    const { webhookDeps } = await import('../support/webhooks.ts');
     const result = await removeEndpoint(webhookDeps(context), OPERATOR, id);
     context.print({ externalId: result.id, removed: result.removed }, () => `removed ${result.id}`);
   },

@@ -1,4 +1,4 @@
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
@@ -7,13 +7,15 @@ import { OPERATOR } from '../../shared/access/actor.ts';
  * pair, printed as its public key); the old one stops at once or after the grace.
  */
 export const webhooksRotateCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('grace', { type: 'string', describe: 'How long the old secret (or key) keeps signing too, e.g. 24h (default: none)' }),
+  builder: (yargs) =>
+    yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }).option('grace', {
+      type: 'string',
+      describe: 'How long the old secret (or key) keeps signing too, e.g. 24h (default: none)',
+    }),
   run: async (context, args) => {
     const { rotateSecret, showEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { parseGrace, receiverKeyWords, webhookDeps } = await import('./webhook-cli.ts');
+    const { parseGrace, receiverKeyWords, webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
     const grace = parseGrace(args.grace);
     // its scheme, which never changes, names what is printed; an unknown id fails here, before any change
@@ -21,10 +23,13 @@ export const webhooksRotateCommand = defineCommand({
     const result = await rotateSecret(deps, OPERATOR, args.id as string, { grace });
     warnIfSecretsUnencrypted(deps);
     const words = receiverKeyWords(signing);
-    context.print({ externalId: args.id, signing, ...result }, () =>
-      `${words.key}: ${result.secret}\n` +
-      (result.graceEndsAt === null
-        ? `${words.previous} no longer signs`
-        : `${words.previous} also signs until ${result.graceEndsAt.toISOString()}`));
+    context.print(
+      { externalId: args.id, signing, ...result },
+      () =>
+        `${words.key}: ${result.secret}\n` +
+        (result.graceEndsAt === null
+          ? `${words.previous} no longer signs`
+          : `${words.previous} also signs until ${result.graceEndsAt.toISOString()}`),
+    );
   },
 });

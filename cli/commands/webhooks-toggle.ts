@@ -3,13 +3,14 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */
 const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
-const helpers = () => import('./webhook-cli.ts');
+const helpers = () => import('../support/webhooks.ts');
 
 /** `webhooks:disable <id>`: no new deliveries are written for the endpoint. */
 export const webhooksDisableCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
+  builder: (yargs) =>
+    yargs
+      .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+      .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
   run: async (context, args) => {
     const { disableEndpoint } = await endpoints();
     const { endpointText, shown, webhookDeps } = await helpers();

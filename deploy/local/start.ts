@@ -26,7 +26,10 @@ const allowLocal = process.argv.includes('--allow-local');
 if (allowLocal) {
   env.APP_WEBHOOKS__ALLOW_HTTP = 'true';
   env.APP_WEBHOOKS__ALLOW_PRIVATE = 'true';
-  say('start', '--allow-local: receivers on http and on loopback or private addresses are allowed (local testing only)');
+  say(
+    'start',
+    '--allow-local: receivers on http and on loopback or private addresses are allowed (local testing only)',
+  );
 }
 let stopDatabase: (() => Promise<void>) | undefined;
 
@@ -35,8 +38,14 @@ if (!env.DATABASE_URL) {
   await mkdir(`${root}.data`, { recursive: true });
   const cluster = await startCluster({ dataDir: `${root}.data/postgres`, fallbackDataDir: 'app-local' });
   env.DATABASE_URL = await cluster.database('app');
-  await writeFile(LOCAL_DATABASE_FILE, JSON.stringify({ url: env.DATABASE_URL, pid: cluster.pid, allowLocal }, null, 2));
-  say('postgres', `embedded PostgreSQL on 127.0.0.1:${cluster.port} (data in ${cluster.dataDir}); the CLI finds it by itself`);
+  await writeFile(
+    LOCAL_DATABASE_FILE,
+    JSON.stringify({ url: env.DATABASE_URL, pid: cluster.pid, allowLocal }, null, 2),
+  );
+  say(
+    'postgres',
+    `embedded PostgreSQL on 127.0.0.1:${cluster.port} (data in ${cluster.dataDir}); the CLI finds it by itself`,
+  );
   stopDatabase = async () => {
     await cluster.stop();
     await rm(LOCAL_DATABASE_FILE, { force: true });
@@ -45,7 +54,12 @@ if (!env.DATABASE_URL) {
 }
 
 function launch(name: string, command: string): ChildProcess {
-  const child = spawn('sh', ['-c', `exec ${command}`], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', `exec ${command}`], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   for (const stream of [child.stdout, child.stderr]) {
     if (stream) createInterface({ input: stream }).on('line', (line) => say(name, line));
   }
@@ -67,7 +81,9 @@ if (release) {
   }
 }
 
-const running = types.filter((type) => type.name !== 'release').map((type) => ({ ...type, child: launch(type.name, type.command) }));
+const running = types
+  .filter((type) => type.name !== 'release')
+  .map((type) => ({ ...type, child: launch(type.name, type.command) }));
 let stopping = false;
 
 async function stopAll(reason: string, code: number): Promise<never> {

@@ -7,7 +7,7 @@
 import { forbidden, isAppError, unauthorized } from '../errors/app-error.ts';
 import type { Principal } from '../tokens/principal.ts';
 import { ALL_TENANT_ROLES } from '../tokens/roles.ts';
-import { ALL_TENANTS, tenantScope, type TenantScope } from '../webhooks/tenant-scope.ts';
+import { ALL_TENANTS, tenantScope, type TenantScope } from './tenant-scope.ts';
 import { grants, OPERATION_TEXT, type Operation } from './permissions.ts';
 
 /** How the caller came: the operator (CLI, in-process interface), an API token, a password session, a tenant portal session. */
@@ -25,7 +25,13 @@ export interface Actor {
 }
 
 /** The operator: the CLI and the in-process `webhooks` interface act as an admin of every tenant. */
-export const OPERATOR: Actor = Object.freeze({ id: 'operator', kind: 'operator', role: 'admin', userId: null, scope: ALL_TENANTS });
+export const OPERATOR: Actor = Object.freeze({
+  id: 'operator',
+  kind: 'operator',
+  role: 'admin',
+  userId: null,
+  scope: ALL_TENANTS,
+});
 
 /** The grant of the permission table an actor holds: its role, or `portal <role>` for a portal session. */
 export const grantOf = (actor: Actor): string => (actor.kind === 'portal' ? `portal ${actor.role}` : actor.role);
@@ -43,7 +49,13 @@ export function actorOf(principal: Principal | undefined): Actor {
   const given = principal as Principal & { kind?: string; userId?: string };
   const kind = (given.kind !== undefined && KINDS.includes(given.kind) ? given.kind : 'token') as ActorKind;
   const role = principal.roles[0] ?? '';
-  const actor = Object.freeze({ id: principal.id, kind, role, userId: kind === 'user' ? given.userId ?? principal.id : null, scope: scopeOfRole(role, principal.owner) });
+  const actor = Object.freeze({
+    id: principal.id,
+    kind,
+    role,
+    userId: kind === 'user' ? (given.userId ?? principal.id) : null,
+    scope: scopeOfRole(role, principal.owner),
+  });
   if (Object.isFrozen(principal) && Object.isFrozen(principal.roles)) actors.set(principal, actor);
   return actor;
 }
@@ -61,13 +73,17 @@ function scopeOfRole(role: string, owner: string | null | undefined): TenantScop
 }
 
 /** Whether `actor` may run `operation` (the permission table; no principal: no). */
-export const allows = (actor: Actor | undefined, operation: Operation): boolean => actor !== undefined && grants(operation, grantOf(actor));
+export const allows = (actor: Actor | undefined, operation: Operation): boolean =>
+  actor !== undefined && grants(operation, grantOf(actor));
 
 /** Throws 403 `APP_FORBIDDEN` (data: operation, role) unless `actor` may run `operation`. */
 export function authorize(actor: Actor, operation: Operation): void {
   if (allows(actor, operation)) return;
   const grant = grantOf(actor);
-  throw forbidden(`a ${grant} may not ${OPERATION_TEXT[operation]}`, { code: 'APP_FORBIDDEN', data: { operation, role: grant } });
+  throw forbidden(`a ${grant} may not ${OPERATION_TEXT[operation]}`, {
+    code: 'APP_FORBIDDEN',
+    data: { operation, role: grant },
+  });
 }
 
 /** Whether `error` is {@link authorize}'s refusal: the caller's role may not do this at all (not a form's mistake). */
@@ -86,4 +102,5 @@ export function actorIfAny(principal: Principal | undefined): Actor | undefined 
 }
 
 /** Whether `principal` may run `operation`: what decides the links and buttons a caller is offered. */
-export const principalMay = (principal: Principal | undefined, operation: Operation): boolean => allows(actorIfAny(principal), operation);
+export const principalMay = (principal: Principal | undefined, operation: Operation): boolean =>
+  allows(actorIfAny(principal), operation);

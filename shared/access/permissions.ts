@@ -8,7 +8,7 @@
  * A caller's grant is its role (`admin`, `member`, `viewer`: shared/tokens/roles.ts), as an API
  * token, a signed-in user or the operator (the CLI and the in-process interface act as an admin
  * of every tenant); a tenant portal session's grant is `portal member` or `portal viewer`. What
- * a grant reaches is its tenant scope (shared/webhooks/tenant-scope.ts): admins every tenant,
+ * a grant reaches is its tenant scope (shared/access/tenant-scope.ts): admins every tenant,
  * the others exactly their owner.
  *
  * docs/accounts-and-console.md ("Who may do what") shows this table; a test compares the two.
@@ -92,7 +92,8 @@ export const OPERATION_TEXT: Readonly<Record<Operation, string>> = Object.freeze
 });
 
 /** Whether `grant` may run `operation`. */
-export const grants = (operation: Operation, grant: string): boolean => (PERMISSIONS[operation] as readonly string[]).includes(grant);
+export const grants = (operation: Operation, grant: string): boolean =>
+  (PERMISSIONS[operation] as readonly string[]).includes(grant);
 
 /**
  * The roles whose holders may run `operation` as some grant (`portal member` is a member): what

@@ -14,10 +14,20 @@ import { insertNewUser, storePassword, userNotFound, type User } from './users.t
  * (owner = its user id). Throws 403 `APP_SIGNUP_CLOSED` when sign-up is off, and what
  * {@link insertNewUser} throws.
  */
-export async function signUp(deps: AccountDeps, input: { email: unknown; password: unknown; name?: unknown }): Promise<User> {
-  if (!deps.config.auth.signup) throw forbidden('self-service sign-up is off on this service; ask an operator for an account', { code: 'APP_SIGNUP_CLOSED' });
+export async function signUp(
+  deps: AccountDeps,
+  input: { email: unknown; password: unknown; name?: unknown },
+): Promise<User> {
+  if (!deps.config.auth.signup)
+    throw forbidden('self-service sign-up is off on this service; ask an operator for an account', {
+      code: 'APP_SIGNUP_CLOSED',
+    });
   const id = `usr_${ulid()}`;
-  return insertNewUser(deps, { email: input.email, name: input.name, password: input.password ?? '', role: 'member', owner: id }, { id });
+  return insertNewUser(
+    deps,
+    { email: input.email, name: input.name, password: input.password ?? '', role: 'member', owner: id },
+    { id },
+  );
 }
 
 /**
@@ -25,14 +35,27 @@ export async function signUp(deps: AccountDeps, input: { email: unknown; passwor
  * session of the user ends; `sessionId` (the one asking) stays. Throws 401 `APP_AUTH_FAILED` for
  * a wrong current password, 422 `APP_PASSWORD_WEAK`.
  */
-export async function changePassword(deps: AccountDeps, userId: string, input: { currentPassword: unknown; newPassword: unknown }, sessionId?: string): Promise<User> {
+export async function changePassword(
+  deps: AccountDeps,
+  userId: string,
+  input: { currentPassword: unknown; newPassword: unknown },
+  sessionId?: string,
+): Promise<User> {
   const row = await selectUserById(deps.sql, userId);
   if (!row) throw userNotFound(userId);
   if (typeof input.currentPassword !== 'string' || !(await verifyPassword(row.password_hash, input.currentPassword))) {
-    throw unauthorized('the current password is wrong', { code: 'APP_AUTH_FAILED', data: { field: 'currentPassword' } });
+    throw unauthorized('the current password is wrong', {
+      code: 'APP_AUTH_FAILED',
+      data: { field: 'currentPassword' },
+    });
   }
-  const password = checkNewPassword(input.newPassword, { minLength: deps.config.auth.passwordMinLength, email: row.email });
-  const user = await deps.sql.begin((tx) => storePassword({ ...deps, sql: tx }, userId, password, { keepSession: sessionId }));
+  const password = checkNewPassword(input.newPassword, {
+    minLength: deps.config.auth.passwordMinLength,
+    email: row.email,
+  });
+  const user = await deps.sql.begin((tx) =>
+    storePassword({ ...deps, sql: tx }, userId, password, { keepSession: sessionId }),
+  );
   deps.log.info({ userId }, 'password changed');
   return user;
 }

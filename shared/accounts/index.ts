@@ -1,5 +1,5 @@
 /**
- * Accounts (README "Accounts: users, sign-in, CSRF, tokens"): users (users.ts), their passwords
+ * Accounts (docs/accounts-and-console.md "Accounts: users, sign-in, CSRF, tokens"): users (users.ts), their passwords
  * (passwords.ts), sign-in with the lockout (sign-in.ts, lockout.ts), sessions (sessions.ts), CSRF
  * tokens (csrf.ts), single-use password links (password-links.ts), sign-up and password change
  * (account-flows.ts), mail (mailer.ts).
@@ -11,7 +11,14 @@ export { checkCredentials } from './sign-in.ts';
 export { startSession, resolveSession, endSession, endUserSessions, pruneSessions } from './sessions.ts';
 export type { PortalGrant, Session, StartedSession } from './sessions.ts';
 export { createCsrfToken, verifyCsrfToken } from './csrf.ts';
-export { createPasswordLink, completePasswordLink, requestPasswordReset, linkBase, passwordLinkUrl, LINK_PREFIX } from './password-links.ts';
+export {
+  createPasswordLink,
+  completePasswordLink,
+  requestPasswordReset,
+  linkBase,
+  passwordLinkUrl,
+  LINK_PREFIX,
+} from './password-links.ts';
 export { signUp, changePassword } from './account-flows.ts';
 export { createMailer } from './mailer.ts';
 export type { Mailer, Mail } from './mailer.ts';

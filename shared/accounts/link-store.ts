@@ -3,7 +3,10 @@ import type { Queryable as Sql } from '../db/connect.ts';
 
 export type LinkPurpose = 'reset' | 'invite';
 
-export async function insertLink(sql: Sql, input: { digest: string; userId: string; purpose: LinkPurpose; at: Date; expiresAt: Date }): Promise<void> {
+export async function insertLink(
+  sql: Sql,
+  input: { digest: string; userId: string; purpose: LinkPurpose; at: Date; expiresAt: Date },
+): Promise<void> {
   await sql`
     insert into app_password_links (digest, user_id, purpose, created_at, expires_at)
     values (${input.digest}, ${input.userId}, ${input.purpose}, ${input.at}, ${input.expiresAt})`;

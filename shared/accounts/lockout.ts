@@ -15,17 +15,26 @@ import type { KeyValueStore } from '../stores/types.ts';
 
 export type LockoutSettings = Exclude<Config['auth']['lockout'], false>;
 
-const accountKey = (email: string) => `lockout:${createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('base64url').slice(0, 32)}`;
+const accountKey = (email: string) =>
+  `lockout:${createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('base64url').slice(0, 32)}`;
 
 /** Milliseconds the account's sign-in stays locked, or 0 when it is not locked. */
 export async function lockedFor(store: KeyValueStore, email: string, now: number): Promise<number> {
   const lock = await store.get(`${accountKey(email)}:locked`);
-  const until = typeof lock === 'object' && lock !== null && !Array.isArray(lock) && typeof lock.until === 'number' ? lock.until : 0;
+  const until =
+    typeof lock === 'object' && lock !== null && !Array.isArray(lock) && typeof lock.until === 'number'
+      ? lock.until
+      : 0;
   return Math.max(0, until - now);
 }
 
 /** Counts a wrong password; the milliseconds the account is now locked for (0 when not locked yet). */
-export async function countFailure(store: KeyValueStore, email: string, settings: LockoutSettings, now: number): Promise<number> {
+export async function countFailure(
+  store: KeyValueStore,
+  email: string,
+  settings: LockoutSettings,
+  now: number,
+): Promise<number> {
   const key = accountKey(email);
   for (let slot = 0; slot < settings.attempts; slot++) {
     if (await store.add(`${key}:${slot}`, now, settings.window)) {
@@ -41,5 +50,8 @@ export async function countFailure(store: KeyValueStore, email: string, settings
 /** Clears the count and any lock (a successful sign-in, a password reset). */
 export async function clearFailures(store: KeyValueStore, email: string, settings: LockoutSettings): Promise<void> {
   const key = accountKey(email);
-  await Promise.all([store.delete(`${key}:locked`), ...Array.from({ length: settings.attempts }, (_, slot) => store.delete(`${key}:${slot}`))]);
+  await Promise.all([
+    store.delete(`${key}:locked`),
+    ...Array.from({ length: settings.attempts }, (_, slot) => store.delete(`${key}:${slot}`)),
+  ]);
 }

@@ -23,8 +23,13 @@ export function createMailer(config: Pick<Config, 'mail' | 'env'>, log: Logger):
   if (!url) {
     return {
       async send(mail) {
-        if (config.env === 'production') log.error({ to: mail.to, subject: mail.subject }, 'mail not sent: mail.url is not set');
-        else log.info({ to: mail.to, subject: mail.subject }, `mail not sent (mail.url is not set); it reads:\n${mail.text}`);
+        if (config.env === 'production')
+          log.error({ to: mail.to, subject: mail.subject }, 'mail not sent: mail.url is not set');
+        else
+          log.info(
+            { to: mail.to, subject: mail.subject },
+            `mail not sent (mail.url is not set); it reads:\n${mail.text}`,
+          );
       },
       close() {},
     };

@@ -18,16 +18,24 @@ import { selectUserById } from './user-store.ts';
 export const LINK_PREFIX = 'app_pwl_';
 
 /** The base of the links the service hands out: `publicUrl`, else the given origin. */
-export const linkBase = (deps: Pick<AccountDeps, 'config'>, origin: string): string => (deps.config.publicUrl ?? origin).replace(/\/+$/, '');
+export const linkBase = (deps: Pick<AccountDeps, 'config'>, origin: string): string =>
+  (deps.config.publicUrl ?? origin).replace(/\/+$/, '');
 
 /** The page a link opens (a form posting to `POST /reset-password`). */
-export const passwordLinkUrl = (base: string, token: string): string => `${base}/reset-password?token=${encodeURIComponent(token)}`;
+export const passwordLinkUrl = (base: string, token: string): string =>
+  `${base}/reset-password?token=${encodeURIComponent(token)}`;
 
 /** Makes a link for user `userId`; answers its token, this once. */
-export async function createPasswordLink(deps: AccountDeps, userId: string, purpose: LinkPurpose): Promise<{ token: string; expiresAt: Date }> {
+export async function createPasswordLink(
+  deps: AccountDeps,
+  userId: string,
+  purpose: LinkPurpose,
+): Promise<{ token: string; expiresAt: Date }> {
   const token = newSecret(LINK_PREFIX);
   const at = clockOf(deps);
-  const expiresAt = new Date(at.getTime() + (purpose === 'reset' ? deps.config.auth.resetTtl : deps.config.auth.inviteTtl));
+  const expiresAt = new Date(
+    at.getTime() + (purpose === 'reset' ? deps.config.auth.resetTtl : deps.config.auth.inviteTtl),
+  );
   await insertLink(deps.sql, { digest: secretDigest(token), userId, purpose, at, expiresAt });
   deps.log.info({ userId, purpose }, 'password link made');
   return { token, expiresAt };
@@ -38,7 +46,11 @@ export async function createPasswordLink(deps: AccountDeps, userId: string, purp
  * `actor`: how an admin or the operator invites a user or lets one back in. Throws 403
  * `APP_FORBIDDEN` first to a role that may not, 404 `APP_USER_NOT_FOUND`.
  */
-export async function setPasswordLinkFor(deps: AccountDeps, actor: Actor, idOrEmail: unknown): Promise<{ user: User; token: string; expiresAt: Date }> {
+export async function setPasswordLinkFor(
+  deps: AccountDeps,
+  actor: Actor,
+  idOrEmail: unknown,
+): Promise<{ user: User; token: string; expiresAt: Date }> {
   authorize(actor, 'users.passwordLink');
   const user = toUser(await findUserRow(deps, idOrEmail));
   return { user, ...(await createPasswordLink(deps, user.id, 'invite')) };
@@ -46,7 +58,9 @@ export async function setPasswordLinkFor(deps: AccountDeps, actor: Actor, idOrEm
 
 /** AppError 422 `APP_PASSWORD_LINK_INVALID`: unknown, used or expired (which one is not said). */
 const linkInvalid = () =>
-  unprocessable('this password link is not valid: it may have expired or been used already; ask for a new one', { code: 'APP_PASSWORD_LINK_INVALID' });
+  unprocessable('this password link is not valid: it may have expired or been used already; ask for a new one', {
+    code: 'APP_PASSWORD_LINK_INVALID',
+  });
 
 /**
  * Sets the password through a link: checks the new password, spends the link (once, even when
@@ -91,5 +105,7 @@ export async function requestPasswordReset(deps: AccountDeps, email: unknown, or
       subject: 'Reset your password',
       text: `Someone asked to reset the password of ${row.email}.\n\nTo choose a new password, open this link within ${hours} hour${hours === 1 ? '' : 's'}; it works once:\n\n${url}\n\nIf it was not you, ignore this mail: your password stays as it is.\n`,
     })
-    .catch((error: unknown) => deps.log.error({ err: error, userId: row.id }, 'the password reset mail could not be sent'));
+    .catch((error: unknown) =>
+      deps.log.error({ err: error, userId: row.id }, 'the password reset mail could not be sent'),
+    );
 }

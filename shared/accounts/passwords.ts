@@ -9,7 +9,12 @@ import { hash, verify } from '@node-rs/argon2';
 import { unprocessable } from '../errors/app-error.ts';
 import { isCommonPassword } from './common-passwords.ts';
 
-export const ARGON2_PARAMETERS = Object.freeze({ algorithm: 2 /* Algorithm.Argon2id (a const enum, not importable here) */, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+export const ARGON2_PARAMETERS = Object.freeze({
+  algorithm: 2 /* Algorithm.Argon2id (a const enum, not importable here) */,
+  memoryCost: 19_456,
+  timeCost: 2,
+  parallelism: 1,
+});
 
 /** Longest password accepted: argon2 takes any length, but a megabyte of it is a way to burn CPU. */
 export const MAX_PASSWORD_LENGTH = 256;
@@ -39,7 +44,11 @@ export async function verifyNothing(password: string): Promise<false> {
 }
 
 /** AppError 422 `APP_PASSWORD_WEAK` with the reason in `data`. */
-const weak = (reason: string) => unprocessable(`the password is refused: ${reason}`, { code: 'APP_PASSWORD_WEAK', data: { field: 'password', reason } });
+const weak = (reason: string) =>
+  unprocessable(`the password is refused: ${reason}`, {
+    code: 'APP_PASSWORD_WEAK',
+    data: { field: 'password', reason },
+  });
 
 /**
  * Checks a new password against the rules: a string of `minLength` to 256 characters (counted
@@ -52,6 +61,7 @@ export function checkNewPassword(password: unknown, options: { minLength: number
   if (length < options.minLength) throw weak(`must be at least ${options.minLength} characters`);
   if (length > MAX_PASSWORD_LENGTH) throw weak(`must be at most ${MAX_PASSWORD_LENGTH} characters`);
   if (isCommonPassword(password)) throw weak('is one of the most common passwords');
-  if (options.email && password.trim().toLowerCase() === options.email.toLowerCase()) throw weak('must not be the email address');
+  if (options.email && password.trim().toLowerCase() === options.email.toLowerCase())
+    throw weak('must not be the email address');
   return password;
 }

@@ -20,15 +20,21 @@ export const PORTAL_LINK_PREFIX = 'app_prt_';
 export { PORTAL_ROLES };
 
 /** The page a portal link opens (a form posting to `POST /portal`). */
-export const portalLinkUrl = (base: string, token: string): string => `${base}/portal?token=${encodeURIComponent(token)}`;
+export const portalLinkUrl = (base: string, token: string): string =>
+  `${base}/portal?token=${encodeURIComponent(token)}`;
 
 /** AppError 422 `APP_PORTAL_LINK_FIELD_INVALID` naming the field. */
 const fieldInvalid = (field: 'owner' | 'role', reason: string) =>
-  unprocessable(`invalid portal link ${field}: ${reason}`, { code: 'APP_PORTAL_LINK_FIELD_INVALID', data: { field, reason } });
+  unprocessable(`invalid portal link ${field}: ${reason}`, {
+    code: 'APP_PORTAL_LINK_FIELD_INVALID',
+    data: { field, reason },
+  });
 
 /** AppError 422 `APP_PORTAL_LINK_INVALID`: unknown, used or expired (which one is not said). */
 export const portalLinkInvalid = () =>
-  unprocessable('this portal link is not valid: it may have expired or been used already; ask for a new one', { code: 'APP_PORTAL_LINK_INVALID' });
+  unprocessable('this portal link is not valid: it may have expired or been used already; ask for a new one', {
+    code: 'APP_PORTAL_LINK_INVALID',
+  });
 
 export interface PortalLinkInput {
   owner: unknown;
@@ -42,16 +48,28 @@ export interface PortalLinkInput {
  * `APP_WEBHOOK_OWNER_INVALID` (an owner no endpoint could have); first 403 `APP_FORBIDDEN` to a
  * role that may not make portal links. The link records the user who made it (none: the CLI).
  */
-export async function createPortalLink(deps: AccountDeps, actor: Actor, input: PortalLinkInput): Promise<{ token: string; owner: string; role: PortalGrant['role']; expiresAt: Date }> {
+export async function createPortalLink(
+  deps: AccountDeps,
+  actor: Actor,
+  input: PortalLinkInput,
+): Promise<{ token: string; owner: string; role: PortalGrant['role']; expiresAt: Date }> {
   authorize(actor, 'portalLinks.create');
   const owner = assertOwner(input.owner);
   if (owner === null) throw fieldInvalid('owner', 'a portal link opens the console of one owner: give it');
   const role = input.role ?? 'member';
-  if (!(PORTAL_ROLES as readonly unknown[]).includes(role)) throw fieldInvalid('role', `must be one of ${PORTAL_ROLES.join(', ')}`);
+  if (!(PORTAL_ROLES as readonly unknown[]).includes(role))
+    throw fieldInvalid('role', `must be one of ${PORTAL_ROLES.join(', ')}`);
   const token = newSecret(PORTAL_LINK_PREFIX);
   const at = clockOf(deps);
   const expiresAt = new Date(at.getTime() + deps.config.auth.portalLinkTtl);
-  await insertPortalLink(deps.sql, { digest: secretDigest(token), owner, role: role as PortalGrant['role'], createdBy: actor.userId, at, expiresAt });
+  await insertPortalLink(deps.sql, {
+    digest: secretDigest(token),
+    owner,
+    role: role as PortalGrant['role'],
+    createdBy: actor.userId,
+    at,
+    expiresAt,
+  });
   await deleteExpiredPortalLinks(deps.sql, new Date(at.getTime() - 86_400_000)); // keeps the table small
   deps.log.info({ owner, role, by: actor.id }, 'portal link made');
   return { token, owner, role: role as PortalGrant['role'], expiresAt };

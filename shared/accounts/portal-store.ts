@@ -1,7 +1,17 @@
 /** Queries of the single-use tenant portal links (`app_portal_links`). */
 import type { Queryable as Sql } from '../db/connect.ts';
 
-export async function insertPortalLink(sql: Sql, input: { digest: string; owner: string; role: 'member' | 'viewer'; createdBy: string | null; at: Date; expiresAt: Date }): Promise<void> {
+export async function insertPortalLink(
+  sql: Sql,
+  input: {
+    digest: string;
+    owner: string;
+    role: 'member' | 'viewer';
+    createdBy: string | null;
+    at: Date;
+    expiresAt: Date;
+  },
+): Promise<void> {
   await sql`
     insert into app_portal_links (digest, owner, role, created_by, created_at, expires_at)
     values (${input.digest}, ${input.owner}, ${input.role}, ${input.createdBy}, ${input.at}, ${input.expiresAt})`;
@@ -11,7 +21,11 @@ export async function insertPortalLink(sql: Sql, input: { digest: string; owner:
  * Spends the link: marks it used and answers its owner and role, when it exists, is unused and
  * has not expired at `at`. One conditional update, so of two racing requests exactly one wins.
  */
-export async function usePortalLinkRow(sql: Sql, digest: string, at: Date): Promise<{ owner: string; role: 'member' | 'viewer' } | undefined> {
+export async function usePortalLinkRow(
+  sql: Sql,
+  digest: string,
+  at: Date,
+): Promise<{ owner: string; role: 'member' | 'viewer' } | undefined> {
   const rows = await sql<{ owner: string; role: 'member' | 'viewer' }[]>`
     update app_portal_links set used_at = ${at}
      where digest = ${digest} and used_at is null and expires_at > ${at}

@@ -12,4 +12,7 @@ export const secretDigest = (text: string): string => createHash('sha256').updat
 
 /** Whether `text` could be a secret made by {@link newSecret} with `prefix` (checked before any lookup). */
 export const looksLikeSecret = (text: unknown, prefix = ''): text is string =>
-  typeof text === 'string' && text.length === prefix.length + 43 && text.startsWith(prefix) && /^[A-Za-z0-9_-]{43}$/.test(text.slice(prefix.length));
+  typeof text === 'string' &&
+  text.length === prefix.length + 43 &&
+  text.startsWith(prefix) &&
+  /^[A-Za-z0-9_-]{43}$/.test(text.slice(prefix.length));

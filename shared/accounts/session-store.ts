@@ -19,7 +19,15 @@ export interface SessionRow {
 
 export async function insertSession(
   sql: Sql,
-  input: { id: string; digest: string; userId: string | null; portal?: { owner: string; role: 'member' | 'viewer' }; csrfSecret: string; at: Date; expiresAt: Date },
+  input: {
+    id: string;
+    digest: string;
+    userId: string | null;
+    portal?: { owner: string; role: 'member' | 'viewer' };
+    csrfSecret: string;
+    at: Date;
+    expiresAt: Date;
+  },
 ): Promise<SessionRow> {
   const [row] = await sql<SessionRow[]>`
     insert into app_sessions (id, digest, user_id, portal_owner, portal_role, csrf_secret, created_at, last_seen_at, expires_at)
@@ -33,7 +41,10 @@ export async function insertSession(
  * The session with this digest and its user (prefixed `user_` columns), whatever their state;
  * `user` is null for a portal session.
  */
-export async function selectSessionByDigest(sql: Sql, digest: string): Promise<{ session: SessionRow; user: UserRow | null } | undefined> {
+export async function selectSessionByDigest(
+  sql: Sql,
+  digest: string,
+): Promise<{ session: SessionRow; user: UserRow | null } | undefined> {
   const rows = await sql<(SessionRow & { [K in keyof UserRow as `user_${K}`]: UserRow[K] })[]>`
     select s.id, s.portal_owner, s.portal_role, s.csrf_secret, s.created_at, s.last_seen_at, s.expires_at,
            s.user_id, u.email as user_email, u.name as user_name, u.role as user_role, u.owner as user_owner,
@@ -87,6 +98,7 @@ export async function deleteUserSessions(sql: Sql, userId: string, keep?: string
 
 /** Deletes sessions past their absolute expiry or idle since before `idleBefore`. */
 export async function deleteEndedSessions(sql: Sql, at: Date, idleBefore: Date): Promise<number> {
-  const rows = await sql`delete from app_sessions where expires_at <= ${at} or last_seen_at <= ${idleBefore} returning id`;
+  const rows =
+    await sql`delete from app_sessions where expires_at <= ${at} or last_seen_at <= ${idleBefore} returning id`;
   return rows.length;
 }

@@ -9,7 +9,15 @@ import { ulid } from '../webhooks/ids.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import type { Queryable } from '../db/connect.ts';
-import { deleteEndedSessions, deleteSession, deleteUserSessions, insertSession, selectSessionByDigest, touchSession, type SessionRow } from './session-store.ts';
+import {
+  deleteEndedSessions,
+  deleteSession,
+  deleteUserSessions,
+  insertSession,
+  selectSessionByDigest,
+  touchSession,
+  type SessionRow,
+} from './session-store.ts';
 import { toUser, type User } from './users.ts';
 
 /** What a tenant portal session acts as: a member or viewer of one owner, without a user account. */
@@ -39,7 +47,11 @@ export type StartedSession = Session & { cookie: string };
 export const LAST_SEEN_RESOLUTION_MS = 60_000;
 
 /** Starts a session of user `userId`, or (`portal`) a tenant portal session; `sql` may be the caller's transaction. */
-export async function startSession(deps: AccountDeps, userId: string | null, options: { portal?: PortalGrant; sql?: Queryable } = {}): Promise<StartedSession> {
+export async function startSession(
+  deps: AccountDeps,
+  userId: string | null,
+  options: { portal?: PortalGrant; sql?: Queryable } = {},
+): Promise<StartedSession> {
   const cookie = newSecret();
   const at = clockOf(deps);
   const row = await insertSession(options.sql ?? deps.sql, {
@@ -58,7 +70,8 @@ export async function startSession(deps: AccountDeps, userId: string | null, opt
 const toSession = (row: SessionRow): Session => ({
   id: row.id,
   userId: row.user_id,
-  portal: row.portal_owner !== null && row.portal_role !== null ? { owner: row.portal_owner, role: row.portal_role } : null,
+  portal:
+    row.portal_owner !== null && row.portal_role !== null ? { owner: row.portal_owner, role: row.portal_role } : null,
   csrfSecret: row.csrf_secret,
   createdAt: row.created_at,
   lastSeenAt: row.last_seen_at,
@@ -70,17 +83,27 @@ const toSession = (row: SessionRow): Session => ({
  * session has not ended (idle, absolute expiry) and the user is enabled; undefined otherwise.
  * Records the use, at most once a minute.
  */
-export async function resolveSession(deps: AccountDeps, cookie: unknown): Promise<{ session: Session; user: User | null } | undefined> {
+export async function resolveSession(
+  deps: AccountDeps,
+  cookie: unknown,
+): Promise<{ session: Session; user: User | null } | undefined> {
   if (!looksLikeSecret(cookie)) return undefined;
   const found = await selectSessionByDigest(deps.sql, secretDigest(cookie));
   if (!found) return undefined;
   const { session, user } = found;
   const now = deps.now();
   const idleSince = now - session.last_seen_at.getTime();
-  if (session.expires_at.getTime() <= now || idleSince >= deps.config.auth.session.idle || (user !== null && user.disabled_at !== null)) return undefined;
+  if (
+    session.expires_at.getTime() <= now ||
+    idleSince >= deps.config.auth.session.idle ||
+    (user !== null && user.disabled_at !== null)
+  )
+    return undefined;
   if (idleSince >= LAST_SEEN_RESOLUTION_MS) {
     // awaited (once a minute at most): the next request must see this use, or it could judge the session idle
-    await touchSession(deps.sql, session.id, new Date(now)).catch((error: unknown) => deps.log.warn({ err: error, sessionId: session.id }, 'could not record the use of a session'));
+    await touchSession(deps.sql, session.id, new Date(now)).catch((error: unknown) =>
+      deps.log.warn({ err: error, sessionId: session.id }, 'could not record the use of a session'),
+    );
   }
   return { session: toSession(session), user: user === null ? null : toUser(user) };
 }

@@ -16,11 +16,14 @@ const failed = () => unauthorized('the email or the password is wrong', { code: 
 
 const locked = (ms: number) => {
   const seconds = Math.max(1, Math.ceil(ms / 1000));
-  return tooManyRequests(`sign-in to this account is locked after too many wrong passwords; try again in ${seconds} s or reset the password`, {
-    code: 'APP_AUTH_LOCKED',
-    data: { retryAfter: seconds },
-    headers: { 'Retry-After': String(seconds) },
-  });
+  return tooManyRequests(
+    `sign-in to this account is locked after too many wrong passwords; try again in ${seconds} s or reset the password`,
+    {
+      code: 'APP_AUTH_LOCKED',
+      data: { retryAfter: seconds },
+      headers: { 'Retry-After': String(seconds) },
+    },
+  );
 };
 
 /** A lockout store call; a store that does not answer refuses the sign-in (503), it never skips the count. */
@@ -35,7 +38,13 @@ async function lockoutCall<T>(what: () => Promise<T>): Promise<T> {
 /** The enabled user with this email and password. Throws 401 `APP_AUTH_FAILED`, 429 `APP_AUTH_LOCKED`. */
 export async function checkCredentials(deps: AccountDeps, input: { email: unknown; password: unknown }): Promise<User> {
   const { email, password } = input;
-  if (typeof email !== 'string' || typeof password !== 'string' || email.length === 0 || email.length > 320 || password.length > MAX_PASSWORD_LENGTH * 4) {
+  if (
+    typeof email !== 'string' ||
+    typeof password !== 'string' ||
+    email.length === 0 ||
+    email.length > 320 ||
+    password.length > MAX_PASSWORD_LENGTH * 4
+  ) {
     throw failed();
   }
   const settings = deps.config.auth.lockout;

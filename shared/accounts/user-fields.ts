@@ -3,7 +3,7 @@
  * Refusals are 422 `APP_USER_FIELD_INVALID` naming the field.
  */
 import { unprocessable } from '../errors/app-error.ts';
-import { storableText } from '../db/storable-text.ts';
+import { isStoredAsGiven } from '../db/storable-text.ts';
 import { roleOwnerProblem, type Role } from '../tokens/roles.ts';
 import { assertOwner } from '../webhooks/endpoints/fields.ts';
 
@@ -21,8 +21,10 @@ export function checkEmail(value: unknown): string {
   if (typeof value !== 'string') throw invalidUserField('email', 'must be a string');
   const email = value.trim();
   if (email.length === 0) throw invalidUserField('email', 'must not be empty');
-  if (email.length > MAX_EMAIL_LENGTH) throw invalidUserField('email', `must be at most ${MAX_EMAIL_LENGTH} characters`);
-  if (CONTROL.test(email) || !storableText(email) || !/^[^\s@]+@[^\s@]+$/.test(email)) throw invalidUserField('email', 'must look like name@example.com');
+  if (email.length > MAX_EMAIL_LENGTH)
+    throw invalidUserField('email', `must be at most ${MAX_EMAIL_LENGTH} characters`);
+  if (CONTROL.test(email) || !isStoredAsGiven(email) || !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw invalidUserField('email', 'must look like name@example.com');
   return email;
 }
 
@@ -32,8 +34,10 @@ export function checkName(value: unknown): string | null {
   if (typeof value !== 'string') throw invalidUserField('name', 'must be a string');
   const name = value.trim();
   if (name.length === 0) return null;
-  if (name.length > MAX_USER_NAME_LENGTH) throw invalidUserField('name', `must be at most ${MAX_USER_NAME_LENGTH} characters`);
-  if (CONTROL.test(name) || !storableText(name)) throw invalidUserField('name', 'must not contain control characters or lone surrogates');
+  if (name.length > MAX_USER_NAME_LENGTH)
+    throw invalidUserField('name', `must be at most ${MAX_USER_NAME_LENGTH} characters`);
+  if (CONTROL.test(name) || !isStoredAsGiven(name))
+    throw invalidUserField('name', 'must not contain control characters or lone surrogates');
   return name;
 }
 

@@ -21,7 +21,15 @@ const COLUMNS = 'id, email, name, role, owner, password_hash, disabled_at, creat
 
 export async function insertUser(
   sql: Sql,
-  input: { id: string; email: string; name: string | null; role: Role; owner: string | null; passwordHash: string | null; at: Date },
+  input: {
+    id: string;
+    email: string;
+    name: string | null;
+    role: Role;
+    owner: string | null;
+    passwordHash: string | null;
+    at: Date;
+  },
 ): Promise<UserRow | undefined> {
   const rows = await sql<UserRow[]>`
     insert into app_users (id, email, name, role, owner, password_hash, created_at, updated_at)
@@ -49,7 +57,12 @@ export function selectUsers(sql: Sql, options: { includeDisabled: boolean }): Pr
      order by created_at, id`;
 }
 
-export async function updatePasswordHash(sql: Sql, id: string, passwordHash: string, at: Date): Promise<UserRow | undefined> {
+export async function updatePasswordHash(
+  sql: Sql,
+  id: string,
+  passwordHash: string,
+  at: Date,
+): Promise<UserRow | undefined> {
   const rows = await sql<UserRow[]>`
     update app_users set password_hash = ${passwordHash}, updated_at = ${at} where id = ${id}
     returning ${sql.unsafe(COLUMNS)}`;
@@ -68,6 +81,8 @@ export async function updateDisabled(sql: Sql, id: string, disabled: boolean, at
 
 /** Revokes every token user `id` minted; answers their ids. */
 export async function revokeTokensOfUser(sql: Sql, id: string, at: Date): Promise<string[]> {
-  const rows = await sql<{ id: string }[]>`update app_api_tokens set revoked_at = ${at} where user_id = ${id} and revoked_at is null returning id`;
+  const rows = await sql<
+    { id: string }[]
+  >`update app_api_tokens set revoked_at = ${at} where user_id = ${id} and revoked_at is null returning id`;
   return rows.map((row) => row.id);
 }

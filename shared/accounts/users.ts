@@ -12,7 +12,16 @@ import { clockOf, type AccountDeps } from './deps.ts';
 import { checkNewPassword, hashPassword } from './passwords.ts';
 import { deleteUserSessions } from './session-store.ts';
 import { checkEmail, checkName, checkRoleAndOwner } from './user-fields.ts';
-import { insertUser, revokeTokensOfUser, selectUserByEmail, selectUserById, selectUsers, updateDisabled, updatePasswordHash, type UserRow } from './user-store.ts';
+import {
+  insertUser,
+  revokeTokensOfUser,
+  selectUserByEmail,
+  selectUserById,
+  selectUsers,
+  updateDisabled,
+  updatePasswordHash,
+  type UserRow,
+} from './user-store.ts';
 
 /** A user as every face shows it (never its password hash). */
 export interface User {
@@ -43,7 +52,10 @@ export const toUser = (row: UserRow): User => ({
 
 /** AppError 404 `APP_USER_NOT_FOUND`. */
 export const userNotFound = (idOrEmail: unknown) =>
-  notFound(`user ${typeof idOrEmail === 'string' ? clip(idOrEmail) : describeValue(idOrEmail)} does not exist`, { code: 'APP_USER_NOT_FOUND', data: { user: idOrEmail } });
+  notFound(`user ${typeof idOrEmail === 'string' ? clip(idOrEmail) : describeValue(idOrEmail)} does not exist`, {
+    code: 'APP_USER_NOT_FOUND',
+    data: { user: idOrEmail },
+  });
 
 export interface CreateUserInput {
   email: unknown;
@@ -68,11 +80,18 @@ export function createUser(deps: AccountDeps, actor: Actor, input: CreateUserInp
  * `APP_USER_FIELD_INVALID` or `APP_PASSWORD_WEAK`, 409 `APP_USER_EMAIL_TAKEN` when another user
  * has that email (in any case).
  */
-export async function insertNewUser(deps: AccountDeps, input: CreateUserInput, options: { id?: string } = {}): Promise<User> {
+export async function insertNewUser(
+  deps: AccountDeps,
+  input: CreateUserInput,
+  options: { id?: string } = {},
+): Promise<User> {
   const email = checkEmail(input.email);
   const name = checkName(input.name);
   const { role, owner } = checkRoleAndOwner(input.role, input.owner);
-  const password = input.password === undefined || input.password === null ? null : checkNewPassword(input.password, { minLength: deps.config.auth.passwordMinLength, email });
+  const password =
+    input.password === undefined || input.password === null
+      ? null
+      : checkNewPassword(input.password, { minLength: deps.config.auth.passwordMinLength, email });
   const row = await insertUser(deps.sql, {
     id: options.id ?? `usr_${ulid()}`,
     email,
@@ -82,7 +101,11 @@ export async function insertNewUser(deps: AccountDeps, input: CreateUserInput, o
     passwordHash: password === null ? null : await hashPassword(password),
     at: clockOf(deps),
   });
-  if (!row) throw conflict(`a user with the email ${clip(email)} already exists`, { code: 'APP_USER_EMAIL_TAKEN', data: { field: 'email' } });
+  if (!row)
+    throw conflict(`a user with the email ${clip(email)} already exists`, {
+      code: 'APP_USER_EMAIL_TAKEN',
+      data: { field: 'email' },
+    });
   deps.log.info({ userId: row.id, role, owner }, 'user created');
   return toUser(row);
 }
@@ -96,13 +119,18 @@ export async function findUserRow(deps: Pick<AccountDeps, 'sql'>, idOrEmail: unk
   if (typeof idOrEmail !== 'string' || idOrEmail.length === 0 || idOrEmail.length > 320) throw userNotFound(idOrEmail);
   const row = idOrEmail.includes('@')
     ? await selectUserByEmail(deps.sql, idOrEmail.trim())
-    : isIdText(idOrEmail) ? await selectUserById(deps.sql, idOrEmail) : undefined;
+    : isIdText(idOrEmail)
+      ? await selectUserById(deps.sql, idOrEmail)
+      : undefined;
   if (!row) throw userNotFound(idOrEmail);
   return row;
 }
 
 /** Users in creation order: enabled ones, or with `includeDisabled` every one. */
-export async function listUsers(deps: Pick<AccountDeps, 'sql'>, options: { includeDisabled?: boolean } = {}): Promise<User[]> {
+export async function listUsers(
+  deps: Pick<AccountDeps, 'sql'>,
+  options: { includeDisabled?: boolean } = {},
+): Promise<User[]> {
   return (await selectUsers(deps.sql, { includeDisabled: options.includeDisabled === true })).map(toUser);
 }
 
@@ -111,7 +139,12 @@ export async function listUsers(deps: Pick<AccountDeps, 'sql'>, options: { inclu
  * is revoked, at once in every process. Enabling gives sign-in back (not the tokens). Throws 403
  * `APP_FORBIDDEN` first to a role that may not, 404 `APP_USER_NOT_FOUND`.
  */
-export async function setUserDisabled(deps: AccountDeps, actor: Actor, idOrEmail: unknown, disabled: boolean): Promise<User> {
+export async function setUserDisabled(
+  deps: AccountDeps,
+  actor: Actor,
+  idOrEmail: unknown,
+  disabled: boolean,
+): Promise<User> {
   authorize(actor, disabled ? 'users.disable' : 'users.enable');
   const found = await findUserRow(deps, idOrEmail);
   const at = clockOf(deps);

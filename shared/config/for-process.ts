@@ -13,7 +13,7 @@ import type { Config } from './types.ts';
  * security audit's summary is logged in one line (the database facts are `app audit`'s).
  */
 export function configForProcess(name: string, sources?: ConfigSources): { config: Config; log: Logger } {
-  let resolved;
+  let resolved: ReturnType<typeof resolveConfig>;
   try {
     resolved = resolveConfig(sources);
   } catch (error) {

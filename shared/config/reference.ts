@@ -25,9 +25,12 @@ function describeDefault(leaf: Leaf): string {
 function* rows(node: Group, path: string[]): Generator<string> {
   for (const [key, child] of Object.entries(node.children)) {
     const keyPath = [...path, key];
-    const names = [envName(keyPath), ...(child.kind === 'leaf' ? child.envAliases ?? [] : [])].map((name) => `\`${name}\``).join(', ');
+    const names = [envName(keyPath), ...(child.kind === 'leaf' ? (child.envAliases ?? []) : [])]
+      .map((name) => `\`${name}\``)
+      .join(', ');
     if (child.kind === 'group') {
-      if (child.doc) yield `| \`${keyPath.join('.')}\` | on/off | \`${child.enabled === false ? 'false' : 'on'}\` | ${names} | ${child.doc} |`;
+      if (child.doc)
+        yield `| \`${keyPath.join('.')}\` | on/off | \`${child.enabled === false ? 'false' : 'on'}\` | ${names} | ${child.doc} |`;
       yield* rows(child, keyPath);
     } else {
       const type = child.type === 'enum' ? (child.values ?? []).join(' \\| ') : child.type;
@@ -93,7 +96,12 @@ Where a default differs by environment, the table gives the development value fi
 test and production values.`;
 
 /** Anchor GitHub gives a heading: lower case, spaces to hyphens, punctuation dropped. */
-const anchor = (heading: string) => heading.toLowerCase().replace(/[^\w\s-]/g, '').trim().replace(/\s/g, '-');
+const anchor = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/\s/g, '-');
 
 /** The whole of docs/configuration.md. */
 export function configPage(): string {
@@ -101,7 +109,12 @@ export function configPage(): string {
   const sections: { key: string; title: string; group: Group }[] = [{ key: '', title: 'General', group: general }];
   for (const [key, child] of Object.entries(SCHEMA.children)) {
     if (child.kind === 'leaf') general.children[key] = child;
-    else sections.push({ key, title: `${TITLES[key] ?? key} (\`${key}\`)`, group: { kind: 'group', children: { [key]: child } } });
+    else
+      sections.push({
+        key,
+        title: `${TITLES[key] ?? key} (\`${key}\`)`,
+        group: { kind: 'group', children: { [key]: child } },
+      });
   }
   const contents = sections.map(({ title }) => `- [${title}](#${anchor(title)})`).join('\n');
   const body = sections.map(({ key, title, group }) => {

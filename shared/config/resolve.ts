@@ -31,7 +31,11 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
   if (raw === null || (fromText && raw === '')) {
     return leaf.nullable ? { value: null } : { problem: 'may not be empty' };
   }
-  if (leaf.allowFalse && (raw === false || (fromText && typeof raw === 'string' && raw.trim().toLowerCase() === 'false'))) return { value: false };
+  if (
+    leaf.allowFalse &&
+    (raw === false || (fromText && typeof raw === 'string' && raw.trim().toLowerCase() === 'false'))
+  )
+    return { value: false };
   let value: unknown = raw;
   switch (leaf.type) {
     case 'string':
@@ -40,8 +44,10 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
     case 'integer':
     case 'number': {
       value = fromText && typeof raw === 'string' && /^-?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : raw;
-      if (typeof value !== 'number' || !Number.isFinite(value)) return { problem: `must be a number, got ${JSON.stringify(raw)}` };
-      if (leaf.type === 'integer' && !Number.isInteger(value)) return { problem: `must be a whole number, got ${value}` };
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        return { problem: `must be a number, got ${JSON.stringify(raw)}` };
+      if (leaf.type === 'integer' && !Number.isInteger(value))
+        return { problem: `must be a whole number, got ${value}` };
       if (leaf.min !== undefined && value < leaf.min) return { problem: `must be at least ${leaf.min}, got ${value}` };
       break;
     }
@@ -51,11 +57,15 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
       break;
     case 'duration':
       value = parseDuration(raw);
-      if (value === null) return { problem: `must be a duration such as 500ms, 10s, 6h or a number of milliseconds >= 0, got ${JSON.stringify(raw)}` };
+      if (value === null)
+        return {
+          problem: `must be a duration such as 500ms, 10s, 6h or a number of milliseconds >= 0, got ${JSON.stringify(raw)}`,
+        };
       break;
     case 'size':
       value = parseSize(raw);
-      if (value === null) return { problem: `must be a size such as 1mb, 64kb or a number of bytes >= 0, got ${JSON.stringify(raw)}` };
+      if (value === null)
+        return { problem: `must be a size such as 1mb, 64kb or a number of bytes >= 0, got ${JSON.stringify(raw)}` };
       break;
     case 'enum':
       if (typeof raw !== 'string' || !leaf.values?.includes(raw)) {
@@ -66,7 +76,12 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
       if (fromText && typeof raw === 'string') {
         const text = raw.trim();
         try {
-          value = text.startsWith('[') ? JSON.parse(text) : text.split(',').map((s) => s.trim()).filter(Boolean);
+          value = text.startsWith('[')
+            ? JSON.parse(text)
+            : text
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean);
         } catch {
           return { problem: 'must be a JSON array or a comma-separated list' };
         }
@@ -89,14 +104,16 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
   return { value };
 }
 
-const defaultOf = (leaf: Leaf, env: Environment) => (typeof leaf.default === 'function' ? leaf.default(env) : leaf.default);
+const defaultOf = (leaf: Leaf, env: Environment) =>
+  typeof leaf.default === 'function' ? leaf.default(env) : leaf.default;
 
 /** The default tree for one environment, already coerced (durations in ms, sizes in bytes). */
 function defaults(node: Group, env: Environment): Tree {
   const tree: Tree = {};
   for (const [key, child] of Object.entries(node.children)) {
     if (child.kind === 'group') {
-      const enabled = child.enabled === undefined ? true : typeof child.enabled === 'function' ? child.enabled(env) : child.enabled;
+      const enabled =
+        child.enabled === undefined ? true : typeof child.enabled === 'function' ? child.enabled(env) : child.enabled;
       tree[key] = enabled ? defaults(child, env) : false;
     } else {
       const result = coerce(child, defaultOf(child, env), false);
@@ -111,7 +128,16 @@ function defaults(node: Group, env: Environment): Tree {
  * Lays `raw` over `target` following the schema node; records problems with the key path and
  * the layer's name. `fromText` layers (environment) hold strings to be read as the leaf's type.
  */
-function apply(node: Group, target: Tree, raw: Tree, path: string, layer: string, fromText: boolean, env: Environment, problems: string[]): void {
+function apply(
+  node: Group,
+  target: Tree,
+  raw: Tree,
+  path: string,
+  layer: string,
+  fromText: boolean,
+  env: Environment,
+  problems: string[],
+): void {
   for (const [key, value] of Object.entries(raw)) {
     const child = node.children[key];
     const keyPath = path ? `${path}.${key}` : key;
@@ -119,7 +145,9 @@ function apply(node: Group, target: Tree, raw: Tree, path: string, layer: string
       const rest = node.rest === undefined ? undefined : node.children[node.rest];
       if (rest?.kind === 'leaf' && rest.type === 'object' && !fromText) {
         // an undeclared key of an open group (helmet's own options): collected into its `rest` child
-        const collected = isPlainObject(target[node.rest as string]) ? { ...(target[node.rest as string] as Tree) } : {};
+        const collected = isPlainObject(target[node.rest as string])
+          ? { ...(target[node.rest as string] as Tree) }
+          : {};
         collected[key] = value;
         target[node.rest as string] = collected;
         continue;
@@ -138,7 +166,17 @@ function apply(node: Group, target: Tree, raw: Tree, path: string, layer: string
   }
 }
 
-function applyGroup(child: Group, target: Tree, key: string, value: unknown, keyPath: string, layer: string, fromText: boolean, env: Environment, problems: string[]): void {
+function applyGroup(
+  child: Group,
+  target: Tree,
+  key: string,
+  value: unknown,
+  keyPath: string,
+  layer: string,
+  fromText: boolean,
+  env: Environment,
+  problems: string[],
+): void {
   const toggle = fromText && typeof value === 'string' ? BOOLEAN_TEXT[value.trim().toLowerCase()] : value;
   if (typeof toggle === 'boolean' && child.disableable) {
     target[key] = toggle ? (isPlainObject(target[key]) ? target[key] : defaults(child, env)) : false;
@@ -151,7 +189,9 @@ function applyGroup(child: Group, target: Tree, key: string, value: unknown, key
     return;
   }
   if (!isPlainObject(value)) {
-    problems.push(`${keyPath} (${layer}): must be an object${child.disableable ? ' or false' : ''}, got ${JSON.stringify(value)}`);
+    problems.push(
+      `${keyPath} (${layer}): must be an object${child.disableable ? ' or false' : ''}, got ${JSON.stringify(value)}`,
+    );
     return;
   }
   const current = isPlainObject(target[key]) ? target[key] : defaults(child, env);
@@ -160,11 +200,16 @@ function applyGroup(child: Group, target: Tree, key: string, value: unknown, key
 }
 
 /** Collects the environment variables the schema knows into a raw tree of strings. */
-function fromEnvironment(node: Group, vars: Readonly<Record<string, string | undefined>>, path: string[], seen: Set<string>): Tree {
+function fromEnvironment(
+  node: Group,
+  vars: Readonly<Record<string, string | undefined>>,
+  path: string[],
+  seen: Set<string>,
+): Tree {
   const tree: Tree = {};
   for (const [key, child] of Object.entries(node.children)) {
     const keyPath = [...path, key];
-    const names = [envName(keyPath), ...(child.kind === 'leaf' ? child.envAliases ?? [] : [])];
+    const names = [envName(keyPath), ...(child.kind === 'leaf' ? (child.envAliases ?? []) : [])];
     for (const name of names) seen.add(name);
     const found = names.find((name) => vars[name] !== undefined);
     if (child.kind === 'group') {
@@ -236,7 +281,10 @@ export function resolveConfig(sources: ConfigSources = {}): Resolved {
 }
 
 /** Leaves of the schema with their dotted key, for docs and masking. */
-export function* leaves(node: Group = SCHEMA, path: string[] = []): Generator<{ key: string; path: string[]; leaf: Leaf; parents: Group[] }> {
+export function* leaves(
+  node: Group = SCHEMA,
+  path: string[] = [],
+): Generator<{ key: string; path: string[]; leaf: Leaf; parents: Group[] }> {
   for (const [key, child] of Object.entries(node.children)) {
     const keyPath = [...path, key];
     if (child.kind === 'leaf') yield { key: keyPath.join('.'), path: keyPath, leaf: child, parents: [] };

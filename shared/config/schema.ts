@@ -10,7 +10,16 @@
 
 export type Environment = 'development' | 'test' | 'production';
 
-export type LeafType = 'string' | 'integer' | 'number' | 'boolean' | 'duration' | 'size' | 'enum' | 'string[]' | 'object';
+export type LeafType =
+  | 'string'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'duration'
+  | 'size'
+  | 'enum'
+  | 'string[]'
+  | 'object';
 
 export interface Leaf {
   kind: 'leaf';
@@ -52,133 +61,333 @@ export type Node = Leaf | Group;
 
 // Generic over their literal arguments (`const` type parameters) so that the type of the
 // resolved configuration is derived from this table (shared/config/types.ts), not copied.
-const leaf = <const T extends LeafType, const E extends Partial<Leaf> = {}>(type: T, defaultValue: Leaf['default'], doc: string, extra: E = {} as E) =>
-  ({ kind: 'leaf', type, default: defaultValue, doc, ...extra }) as Leaf & { type: T } & E;
-const group = <const C extends Record<string, Node>, const E extends Partial<Group> = {}>(children: C, extra: E = {} as E) =>
-  ({ kind: 'group', children, ...extra }) as Omit<Group, 'children'> & { children: C } & E;
+const leaf = <const T extends LeafType, const E extends Partial<Leaf> = Record<never, never>>(
+  type: T,
+  defaultValue: Leaf['default'],
+  doc: string,
+  extra: E = {} as E,
+) => ({ kind: 'leaf', type, default: defaultValue, doc, ...extra }) as Leaf & { type: T } & E;
+const group = <const C extends Record<string, Node>, const E extends Partial<Group> = Record<never, never>>(
+  children: C,
+  extra: E = {} as E,
+) => ({ kind: 'group', children, ...extra }) as Omit<Group, 'children'> & { children: C } & E;
 const inProduction = (env: Environment) => env === 'production';
 
 export const SCHEMA = group({
   env: leaf('enum', 'development', 'Runtime environment; picks the defaults of the other keys.', {
-    values: ['development', 'test', 'production'], envAliases: ['NODE_ENV'],
+    values: ['development', 'test', 'production'],
+    envAliases: ['NODE_ENV'],
   }),
   port: leaf('integer', 3000, 'TCP port of the web process.', { envAliases: ['PORT'], min: 0 }),
   host: leaf('string', '0.0.0.0', 'Address the web process listens on.'),
-  databaseUrl: leaf('string', null, 'PostgreSQL connection URL. Unset: `npm start` and `npm test` start an embedded PostgreSQL.', {
-    nullable: true, secret: true, envAliases: ['DATABASE_URL'],
-  }),
-  secret: leaf('string', null, 'Application secret; webhook signing secrets are encrypted under a key derived from it. Unset: stored unencrypted (the boot warns).', {
-    nullable: true, secret: true,
-  }),
-  allowUnencryptedSecrets: leaf('boolean', false, 'Production only: start without `secret`, storing signing secrets unencrypted (the security audit reports it as high). Without it a production process refuses to start unless `secret` has at least 32 characters.'),
+  databaseUrl: leaf(
+    'string',
+    null,
+    'PostgreSQL connection URL. Unset: `npm start` and `npm test` start an embedded PostgreSQL.',
+    {
+      nullable: true,
+      secret: true,
+      envAliases: ['DATABASE_URL'],
+    },
+  ),
+  secret: leaf(
+    'string',
+    null,
+    'Application secret; webhook signing secrets are encrypted under a key derived from it. Unset: stored unencrypted (the boot warns).',
+    {
+      nullable: true,
+      secret: true,
+    },
+  ),
+  allowUnencryptedSecrets: leaf(
+    'boolean',
+    false,
+    'Production only: start without `secret`, storing signing secrets unencrypted (the security audit reports it as high). Without it a production process refuses to start unless `secret` has at least 32 characters.',
+  ),
   logLevel: leaf('enum', (env: Environment) => (env === 'test' ? 'warn' : 'info'), 'pino log level.', {
-    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], envAliases: ['LOG_LEVEL'],
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    envAliases: ['LOG_LEVEL'],
   }),
   trustProxy: leaf('boolean', false, 'Trust `X-Forwarded-*` headers (client ip, https) from a proxy in front.'),
   bodyLimit: leaf('size', '1mb', 'Largest JSON or form body accepted (larger: 413).'),
   requestTimeout: leaf('duration', '30s', 'A request still running after this answers 503.'),
-  filterParameters: leaf('string[]', ['password', 'token', 'secret', 'authorization'],
-    'Key names (case-insensitive substrings) whose values are masked in logs; setting it replaces the defaults, `encryption` stays masked.'),
-  publicUrl: leaf('string', null, 'Public base URL of the web process (`https://hooks.example.com`), used in links sent by mail and printed by the CLI; unset: the request\'s own origin (the CLI: `http://localhost:<port>`). Set it in production: a link built from a request trusts its `Host` header.', { nullable: true }),
+  filterParameters: leaf(
+    'string[]',
+    ['password', 'token', 'secret', 'authorization'],
+    'Key names (case-insensitive substrings) whose values are masked in logs; setting it replaces the defaults, `encryption` stays masked.',
+  ),
+  publicUrl: leaf(
+    'string',
+    null,
+    "Public base URL of the web process (`https://hooks.example.com`), used in links sent by mail and printed by the CLI; unset: the request's own origin (the CLI: `http://localhost:<port>`). Set it in production: a link built from a request trusts its `Host` header.",
+    { nullable: true },
+  ),
   auth: group({
-    signup: leaf('boolean', false, 'Self-service sign-up at `POST /register` and `POST /signup`; each new user is a `member` of a tenant of its own (owner = its user id).'),
-    passwordMinLength: leaf('integer', 10, 'Shortest password accepted (the 50,000 most common passwords are refused whatever their length).', { min: 8 }),
+    signup: leaf(
+      'boolean',
+      false,
+      'Self-service sign-up at `POST /register` and `POST /signup`; each new user is a `member` of a tenant of its own (owner = its user id).',
+    ),
+    passwordMinLength: leaf(
+      'integer',
+      10,
+      'Shortest password accepted (the 50,000 most common passwords are refused whatever their length).',
+      { min: 8 },
+    ),
     session: group({
-      cookie: leaf('string', (env: Environment) => (inProduction(env) ? '__Host-app_session' : 'app_session'), 'Name of the session cookie (`HttpOnly`, `SameSite=Lax`, `Path=/`; `Secure` in production, where the `__Host-` prefix binds it to the exact host).'),
+      cookie: leaf(
+        'string',
+        (env: Environment) => (inProduction(env) ? '__Host-app_session' : 'app_session'),
+        'Name of the session cookie (`HttpOnly`, `SameSite=Lax`, `Path=/`; `Secure` in production, where the `__Host-` prefix binds it to the exact host).',
+      ),
       idle: leaf('duration', '2h', 'A session unused this long has ended.'),
       absolute: leaf('duration', '7d', 'A session ends this long after sign-in, however much it is used.'),
     }),
-    lockout: group({
-      attempts: leaf('integer', 5, 'Wrong passwords for one account within `window` that lock its sign-in.', { min: 1 }),
-      window: leaf('duration', '15m', 'Window the wrong passwords are counted in.'),
-      duration: leaf('duration', '15m', 'How long a locked account\'s sign-in answers 429 `APP_AUTH_LOCKED`, even with the right password.'),
-    }, { disableable: true, enabled: true, doc: '`false` turns the sign-in lockout off (the authentication limiter still counts per ip).' }),
-    resetTtl: leaf('duration', '1h', 'How long a password-reset link (`POST /forgot-password`) works; each works once.'),
-    inviteTtl: leaf('duration', '72h', 'How long a set-password link printed by `app users:create` or `users:reset-link` works.'),
-    tokenCache: leaf('duration', '5s', 'How long a web process trusts an API token it has looked up without reading it again. A revocation (or any change of the token) reaches every web process at once through LISTEN/NOTIFY; this is its bound when a notice is lost (0: look the token up on every request).'),
-    portalLinkTtl: leaf('duration', '15m', 'How long a tenant portal link (`app portal:link`, the console\'s Tenants page) works; each signs in once, starting a session of the ordinary lifetime.'),
+    lockout: group(
+      {
+        attempts: leaf('integer', 5, 'Wrong passwords for one account within `window` that lock its sign-in.', {
+          min: 1,
+        }),
+        window: leaf('duration', '15m', 'Window the wrong passwords are counted in.'),
+        duration: leaf(
+          'duration',
+          '15m',
+          "How long a locked account's sign-in answers 429 `APP_AUTH_LOCKED`, even with the right password.",
+        ),
+      },
+      {
+        disableable: true,
+        enabled: true,
+        doc: '`false` turns the sign-in lockout off (the authentication limiter still counts per ip).',
+      },
+    ),
+    resetTtl: leaf(
+      'duration',
+      '1h',
+      'How long a password-reset link (`POST /forgot-password`) works; each works once.',
+    ),
+    inviteTtl: leaf(
+      'duration',
+      '72h',
+      'How long a set-password link printed by `app users:create` or `users:reset-link` works.',
+    ),
+    tokenCache: leaf(
+      'duration',
+      '5s',
+      'How long a web process trusts an API token it has looked up without reading it again. A revocation (or any change of the token) reaches every web process at once through LISTEN/NOTIFY; this is its bound when a notice is lost (0: look the token up on every request).',
+    ),
+    portalLinkTtl: leaf(
+      'duration',
+      '15m',
+      "How long a tenant portal link (`app portal:link`, the console's Tenants page) works; each signs in once, starting a session of the ordinary lifetime.",
+    ),
   }),
   mail: group({
-    url: leaf('string', null, 'SMTP URL the reset links are sent through (`smtp://user:pass@host:587`, `smtps://…`); unset: outside production the mail is logged instead of sent.', { nullable: true, secret: true }),
+    url: leaf(
+      'string',
+      null,
+      'SMTP URL the reset links are sent through (`smtp://user:pass@host:587`, `smtps://…`); unset: outside production the mail is logged instead of sent.',
+      { nullable: true, secret: true },
+    ),
     from: leaf('string', 'app <no-reply@localhost>', 'Sender of the mails the service sends.'),
   }),
   db: group({
-    poolMax: leaf('integer', 10, 'Connections in each process\'s pool for the service\'s own queries.', { min: 1 }),
+    poolMax: leaf('integer', 10, "Connections in each process's pool for the service's own queries.", { min: 1 }),
   }),
   api: group({
     perPage: leaf('integer', 25, 'Default page size.', { min: 1 }),
     maxPerPage: leaf('integer', 100, 'Cap on `per_page`.', { min: 1 }),
-    exactTotal: leaf('integer', 10000, 'The event and delivery listings count their `total` when PostgreSQL expects at most this many matches (and read it off a last page); past it, `total` is PostgreSQL\'s estimate and the page says `totalEstimated: true` (0: always count, slow on large tables).', { min: 0 }),
+    exactTotal: leaf(
+      'integer',
+      10000,
+      "The event and delivery listings count their `total` when PostgreSQL expects at most this many matches (and read it off a last page); past it, `total` is PostgreSQL's estimate and the page says `totalEstimated: true` (0: always count, slow on large tables).",
+      { min: 0 },
+    ),
     strict: leaf('boolean', false, 'Refuse (500) a resource/crud answer without `_links` or contrary to its action.'),
     maxQueryLength: leaf('size', '4kb', 'Longest query string accepted (longer: 414 `APP_QUERY_TOO_LONG`).'),
-    idempotency: group({
-      ttl: leaf('duration', '24h', 'How long a stored answer is replayed.'),
-      store: leaf('string', null, 'Module path of a custom idempotency store (`get`, `set`, `delete`, or a factory).', { nullable: true }),
-    }, { disableable: true, enabled: true, doc: '`false` turns idempotency keys off.' }),
+    idempotency: group(
+      {
+        ttl: leaf('duration', '24h', 'How long a stored answer is replayed.'),
+        store: leaf(
+          'string',
+          null,
+          'Module path of a custom idempotency store (`get`, `set`, `delete`, or a factory).',
+          { nullable: true },
+        ),
+      },
+      { disableable: true, enabled: true, doc: '`false` turns idempotency keys off.' },
+    ),
   }),
-  rateLimit: group({
-    max: leaf('integer', 600, 'Requests per window per user id (logged in) or ip.', { min: 1 }),
-    windowMs: leaf('duration', '1m', 'Window of the global limiter.'),
-    enforceInDevelopment: leaf('boolean', false, 'Enforce the global limiter in development too.'),
-    store: leaf('string', null, 'Module path of a custom counter store.', { nullable: true }),
-    auth: group({
-      max: leaf('integer', 10, 'POST requests per window per ip on the authentication paths.', { min: 1 }),
-      windowMs: leaf('duration', '1m', 'Window of the authentication limiter.'),
-      paths: leaf('string[]', ['/login', '/register', '/signup', '/password', '/forgot-password', '/reset-password', '/portal'], 'Paths the authentication limiter covers.'),
-    }, { disableable: true, enabled: true, doc: '`false` turns off only the authentication limiter.' }),
-  }, { disableable: true, enabled: true, doc: '`false` turns every limiter off.' }),
-  shared: group({
-    backend: leaf('enum', 'none', 'Backend shared by all web processes for idempotency records, rate-limit counters and the sign-in lockout.', {
-      values: ['none', 'postgres', 'redis'],
-    }),
-    url: leaf('string', null, 'Redis URL when `backend` is `redis`; with `postgres`, another (migrated) database than `databaseUrl`.', { nullable: true, secret: true }),
-    onError: leaf('enum', 'closed', '`closed`: refuse with 503 when the shared store fails; `open`: serve uncounted.', { values: ['closed', 'open'] }),
-    timeout: leaf('duration', '2s', 'Longest wait for the shared store; a slower answer counts as a failure (see `onError`).'),
-  }, { shorthand: 'backend', doc: 'A backend name alone (`"shared": "postgres"`, `APP_SHARED=redis`) sets `backend`.' }),
+  rateLimit: group(
+    {
+      max: leaf('integer', 600, 'Requests per window per user id (logged in) or ip.', { min: 1 }),
+      windowMs: leaf('duration', '1m', 'Window of the global limiter.'),
+      enforceInDevelopment: leaf('boolean', false, 'Enforce the global limiter in development too.'),
+      store: leaf('string', null, 'Module path of a custom counter store.', { nullable: true }),
+      auth: group(
+        {
+          max: leaf('integer', 10, 'POST requests per window per ip on the authentication paths.', { min: 1 }),
+          windowMs: leaf('duration', '1m', 'Window of the authentication limiter.'),
+          paths: leaf(
+            'string[]',
+            ['/login', '/register', '/signup', '/password', '/forgot-password', '/reset-password', '/portal'],
+            'Paths the authentication limiter covers.',
+          ),
+        },
+        { disableable: true, enabled: true, doc: '`false` turns off only the authentication limiter.' },
+      ),
+    },
+    { disableable: true, enabled: true, doc: '`false` turns every limiter off.' },
+  ),
+  shared: group(
+    {
+      backend: leaf(
+        'enum',
+        'none',
+        'Backend shared by all web processes for idempotency records, rate-limit counters and the sign-in lockout.',
+        {
+          values: ['none', 'postgres', 'redis'],
+        },
+      ),
+      url: leaf(
+        'string',
+        null,
+        'Redis URL when `backend` is `redis`; with `postgres`, another (migrated) database than `databaseUrl`.',
+        { nullable: true, secret: true },
+      ),
+      onError: leaf(
+        'enum',
+        'closed',
+        '`closed`: refuse with 503 when the shared store fails; `open`: serve uncounted.',
+        { values: ['closed', 'open'] },
+      ),
+      timeout: leaf(
+        'duration',
+        '2s',
+        'Longest wait for the shared store; a slower answer counts as a failure (see `onError`).',
+      ),
+    },
+    { shorthand: 'backend', doc: 'A backend name alone (`"shared": "postgres"`, `APP_SHARED=redis`) sets `backend`.' },
+  ),
   shutdown: group({
     signals: leaf('boolean', true, 'Listen to SIGINT/SIGTERM; false: the application calls `server.shutdown()`.'),
     delay: leaf('duration', 0, 'Time the port keeps serving after readiness turns 503.'),
     drain: leaf('duration', '10s', 'Time in-flight requests get to finish before they are destroyed.'),
   }),
-  helmet: group({
-    options: leaf('object', {}, 'koa-helmet options merged over the service\'s own; helmet\'s option names given straight under `helmet` (e.g. `{"helmet": {"contentSecurityPolicy": …}}`) land here too.'),
-    permissionsPolicy: leaf('object', {}, 'Browser features to allow, e.g. `{"geolocation": ["self"]}`; everything powerful is denied otherwise; `false` sends no `Permissions-Policy` header.', { allowFalse: true }),
-    sendPermissionsPolicy: leaf('boolean', true, 'Send the `Permissions-Policy` header (`permissionsPolicy: false` does the same).'),
-  }, { disableable: true, enabled: true, rest: 'options', doc: '`false` sends no secure headers; any other key is a helmet option.' }),
+  helmet: group(
+    {
+      options: leaf(
+        'object',
+        {},
+        'koa-helmet options merged over the service\'s own; helmet\'s option names given straight under `helmet` (e.g. `{"helmet": {"contentSecurityPolicy": …}}`) land here too.',
+      ),
+      permissionsPolicy: leaf(
+        'object',
+        {},
+        'Browser features to allow, e.g. `{"geolocation": ["self"]}`; everything powerful is denied otherwise; `false` sends no `Permissions-Policy` header.',
+        { allowFalse: true },
+      ),
+      sendPermissionsPolicy: leaf(
+        'boolean',
+        true,
+        'Send the `Permissions-Policy` header (`permissionsPolicy: false` does the same).',
+      ),
+    },
+    {
+      disableable: true,
+      enabled: true,
+      rest: 'options',
+      doc: '`false` sends no secure headers; any other key is a helmet option.',
+    },
+  ),
   cors: group({
     origins: leaf('string[]', [], 'Origins allowed to call the API from a browser (`*` for any).'),
     credentials: leaf('boolean', false, 'Allow credentials on cross-origin requests.'),
   }),
-  graphql: group({
-    path: leaf('string', '/_app/gql', 'Path of the GraphQL endpoint.'),
-    introspection: leaf('boolean', (env: Environment) => !inProduction(env), 'Allow introspection queries.'),
-    maxDepth: leaf('integer', 10, 'Deepest selection accepted.', { min: 1 }),
-    maxCost: leaf('integer', 5000, 'Highest estimated cost accepted (list fields multiply).', { min: 1 }),
-    maxAliases: leaf('integer', 15, 'Most aliases in one operation.', { min: 0 }),
-    maxTokens: leaf('integer', 2000, 'Most lexical tokens in one document.', { min: 1 }),
-    maxBytes: leaf('size', '100kb', 'Largest query document.'),
-  }, { disableable: true, enabled: true, shorthand: 'path', doc: '`false` turns GraphQL off; a string sets the path.' }),
+  graphql: group(
+    {
+      path: leaf('string', '/_app/gql', 'Path of the GraphQL endpoint.'),
+      introspection: leaf('boolean', (env: Environment) => !inProduction(env), 'Allow introspection queries.'),
+      maxDepth: leaf('integer', 10, 'Deepest selection accepted.', { min: 1 }),
+      maxCost: leaf('integer', 5000, 'Highest estimated cost accepted (list fields multiply).', { min: 1 }),
+      maxAliases: leaf('integer', 15, 'Most aliases in one operation.', { min: 0 }),
+      maxTokens: leaf('integer', 2000, 'Most lexical tokens in one document.', { min: 1 }),
+      maxBytes: leaf('size', '100kb', 'Largest query document.'),
+    },
+    { disableable: true, enabled: true, shorthand: 'path', doc: '`false` turns GraphQL off; a string sets the path.' },
+  ),
   metrics: group({
-    token: leaf('string', null, 'Bearer token of `GET /metrics` (web) and of the worker\'s metrics listener; unset: no metrics path at all (404).', { nullable: true, secret: true }),
+    token: leaf(
+      'string',
+      null,
+      "Bearer token of `GET /metrics` (web) and of the worker's metrics listener; unset: no metrics path at all (404).",
+      { nullable: true, secret: true },
+    ),
   }),
   webhooks: group({
     table: leaf('string', 'app_webhooks', 'Table of webhook endpoints.'),
     queue: leaf('string', 'webhooks', 'graphile-worker queue of delivery jobs.'),
-    install: leaf('boolean', (env: Environment) => !inProduction(env), 'Create the webhook tables at boot (production runs `app migrate` at release).'),
+    install: leaf(
+      'boolean',
+      (env: Environment) => !inProduction(env),
+      'Create the webhook tables at boot (production runs `app migrate` at release).',
+    ),
     allowHttp: leaf('boolean', false, 'Allow plain `http` receiver URLs.'),
     allowPrivate: leaf('boolean', false, 'Allow receivers on private, loopback and other refused addresses.'),
     maxAttempts: leaf('integer', 8, 'Delivery attempts before a delivery is dead.', { min: 1 }),
-    retention: leaf('duration', '30d', 'How long done deliveries (with their attempts) and events are kept, from their creation; null keeps them forever. Pruned hourly by the worker and by `app prune`.', { nullable: true }),
-    deadRetention: leaf('duration', '90d', 'How long dead deliveries are kept, from their creation; null keeps them forever.', { nullable: true }),
+    retention: leaf(
+      'duration',
+      '30d',
+      'How long done deliveries (with their attempts) and events are kept, from their creation; null keeps them forever. Pruned hourly by the worker and by `app prune`.',
+      { nullable: true },
+    ),
+    deadRetention: leaf(
+      'duration',
+      '90d',
+      'How long dead deliveries are kept, from their creation; null keeps them forever.',
+      { nullable: true },
+    ),
     timeout: leaf('duration', '10s', 'Whole exchange of one attempt (connect, headers, body).'),
     maxFanout: leaf('integer', 1000, 'Most endpoints one emit may reach.', { min: 1 }),
-    disableAfter: leaf('duration', '5d', 'An endpoint whose every delivery attempt has failed for this long (and at least `disableAfterFailures` times) is disabled, the reason kept; checked hourly by the worker. null: never.', { nullable: true }),
-    disableAfterFailures: leaf('integer', 20, 'Failed attempts (since the last success) an endpoint needs besides `disableAfter` to be disabled.', { min: 1 }),
-    dedupeWindow: leaf('duration', '24h', 'How long an emit\'s `eventId` (the sender\'s own id, unique per owner) makes a repeat of it answer the original event and queue nothing.'),
-    strictEventTypes: leaf('boolean', false, 'Refuse emits of an event type the catalog does not have, and subscriptions to patterns that match none of its types (422 `APP_WEBHOOK_EVENT_TYPE_UNKNOWN`); off: the catalog only validates the types it has.'),
-    maxFanoutBytes: leaf('size', '64mb', 'Most bytes one emit may write: payload size times the endpoints it reaches (every delivery keeps its own body); over it: 413 `APP_WEBHOOK_FANOUT_TOO_LARGE`, nothing written.'),
-    concurrency: leaf('integer', 32, 'Deliveries one worker process performs at once (they wait on receivers, not on CPU).', { min: 1 }),
-    endpointConcurrency: leaf('integer', 4, 'Most deliveries to one endpoint in flight at once, across every worker; the others wait for a slot without holding a worker (a FIFO endpoint has one).', { min: 1 }),
+    disableAfter: leaf(
+      'duration',
+      '5d',
+      'An endpoint whose every delivery attempt has failed for this long (and at least `disableAfterFailures` times) is disabled, the reason kept; checked hourly by the worker. null: never.',
+      { nullable: true },
+    ),
+    disableAfterFailures: leaf(
+      'integer',
+      20,
+      'Failed attempts (since the last success) an endpoint needs besides `disableAfter` to be disabled.',
+      { min: 1 },
+    ),
+    dedupeWindow: leaf(
+      'duration',
+      '24h',
+      "How long an emit's `eventId` (the sender's own id, unique per owner) makes a repeat of it answer the original event and queue nothing.",
+    ),
+    strictEventTypes: leaf(
+      'boolean',
+      false,
+      'Refuse emits of an event type the catalog does not have, and subscriptions to patterns that match none of its types (422 `APP_WEBHOOK_EVENT_TYPE_UNKNOWN`); off: the catalog only validates the types it has.',
+    ),
+    maxFanoutBytes: leaf(
+      'size',
+      '64mb',
+      'Most bytes one emit may write: payload size times the endpoints it reaches (every delivery keeps its own body); over it: 413 `APP_WEBHOOK_FANOUT_TOO_LARGE`, nothing written.',
+    ),
+    concurrency: leaf(
+      'integer',
+      32,
+      'Deliveries one worker process performs at once (they wait on receivers, not on CPU).',
+      { min: 1 },
+    ),
+    endpointConcurrency: leaf(
+      'integer',
+      4,
+      'Most deliveries in flight at once, across every worker, to an endpoint not known to answer quickly (new, or slow in the last minute); the others wait for a slot without holding a worker. A FIFO endpoint has one; an endpoint answering within half a second is not capped.',
+      { min: 1 },
+    ),
     backoff: group({
       base: leaf('duration', '10s', 'Delay after the first failed attempt.'),
       factor: leaf('number', 3, 'Growth of the delay per attempt.', { min: 1 }),
@@ -190,7 +399,16 @@ export const SCHEMA = group({
     pollInterval: leaf('duration', '2s', 'Fallback poll of the queue (jobs are also announced by LISTEN/NOTIFY).'),
     heartbeat: leaf('duration', '10s', 'How often a worker records that it is alive.'),
     staleAfter: leaf('duration', '45s', 'A worker silent this long is presumed dead and its jobs are unlocked.'),
-    outageLimit: leaf('duration', '5m', 'How long a worker waits for the database to come back (restarting its job runner by itself) before it exits non-zero.'),
-    metricsPort: leaf('integer', null, 'Port of the worker\'s metrics listener (`GET /metrics`, behind `metrics.token`); unset: none.', { nullable: true, min: 0 }),
+    outageLimit: leaf(
+      'duration',
+      '5m',
+      'How long a worker waits for the database to come back (restarting its job runner by itself) before it exits non-zero.',
+    ),
+    metricsPort: leaf(
+      'integer',
+      null,
+      "Port of the worker's metrics listener (`GET /metrics`, behind `metrics.token`); unset: none.",
+      { nullable: true, min: 0 },
+    ),
   }),
 });

@@ -57,15 +57,13 @@ export async function pageWithTotal<T>(
 ): Promise<{ rows: T[]; total: PageTotal }> {
   if (exactUpTo <= 0) {
     const rows = await readPage(sql`(select count(*)::int ${from}) as ${sql(TOTAL_COLUMN)}`);
-    if (rows.length > 0) return { rows, total: { total: (rows[0] as Record<string, unknown>)[TOTAL_COLUMN] as number, estimated: false } };
+    if (rows.length > 0)
+      return { rows, total: { total: (rows[0] as Record<string, unknown>)[TOTAL_COLUMN] as number, estimated: false } };
     if (window.offset === 0) return { rows, total: { total: 0, estimated: false } };
     const [{ total }] = await sql<{ total: number }[]>`select count(*)::int as total ${from}`;
     return { rows, total: { total, estimated: false } };
   }
-  const [rows, expected] = await Promise.all([
-    readPage(),
-    expectedRows(sql, from),
-  ]);
+  const [rows, expected] = await Promise.all([readPage(), expectedRows(sql, from)]);
   const seen = window.offset + rows.length;
   if (rows.length > 0 && rows.length < window.perPage) return { rows, total: { total: seen, estimated: false } };
   if (rows.length === 0 && window.offset === 0) return { rows, total: { total: 0, estimated: false } };
@@ -81,7 +79,11 @@ export async function pageWithTotal<T>(
  * PostgreSQL estimates the whole table at no more than `exactTotal` rows, or when `exactTotal`
  * is 0; else `exactTotal`.
  */
-export async function countBound(sql: Queryable, table: 'app_webhook_deliveries' | 'app_events', exactTotal: number): Promise<number> {
+export async function countBound(
+  sql: Queryable,
+  table: 'app_webhook_deliveries' | 'app_events',
+  exactTotal: number,
+): Promise<number> {
   if (exactTotal <= 0) return 0;
   return (await estimatedTableRows(sql, table)) <= exactTotal ? 0 : exactTotal;
 }

@@ -25,7 +25,10 @@ export function logConfigurationProblem(log: Logger, error: unknown): boolean {
     log.debug({ reason }, `database configuration problem: ${problem}`);
   } else {
     seen.add(problem);
-    log.error({ reason }, `database configuration problem: ${problem}; the service answers 503 APP_DATABASE_UNAVAILABLE until it is fixed (logged once)`);
+    log.error(
+      { reason },
+      `database configuration problem: ${problem}; the service answers 503 APP_DATABASE_UNAVAILABLE until it is fixed (logged once)`,
+    );
   }
   return true;
 }

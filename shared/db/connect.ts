@@ -20,9 +20,15 @@ export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 *
  * connection attempt after 5 s, reconnects within a second of the database's return, and does
  * not print notices to stdout.
  */
-export function connect(config: Pick<Config, 'databaseUrl' | 'db'>, log?: Logger, options: { max?: number; name?: string } = {}): Sql {
+export function connect(
+  config: Pick<Config, 'databaseUrl' | 'db'>,
+  log?: Logger,
+  options: { max?: number; name?: string } = {},
+): Sql {
   if (!config.databaseUrl) {
-    throw new Error('no database configured: set DATABASE_URL (npm start and npm test start an embedded PostgreSQL for you)');
+    throw new Error(
+      'no database configured: set DATABASE_URL (npm start and npm test start an embedded PostgreSQL for you)',
+    );
   }
   return postgres(config.databaseUrl, {
     max: options.max ?? config.db.poolMax,

@@ -6,9 +6,22 @@
  * (STARTUP_REFUSALS).
  */
 const CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
-  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
-  '57P01', '57P02', '57P03', '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
 ]);
 
 /**
@@ -21,7 +34,8 @@ const STARTUP_REFUSALS: Record<string, string | undefined> = {
   // the database does not accept connections (`allow_connections false`, as a managed PostgreSQL's maintenance sets)
   '55000': undefined,
   '3D000': 'DATABASE_URL names a database that does not exist',
-  '28000': "DATABASE_URL's user may not log in to the database (no such role, a role without LOGIN, or no pg_hba.conf entry for it)",
+  '28000':
+    "DATABASE_URL's user may not log in to the database (no such role, a role without LOGIN, or no pg_hba.conf entry for it)",
   '28P01': "the database refused DATABASE_URL's password",
 };
 
@@ -34,7 +48,12 @@ interface ErrorLike {
 
 /** `error` and its causes, at most five deep. */
 function* causes(error: unknown): Generator<ErrorLike> {
-  for (let e = error as ErrorLike | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as ErrorLike | undefined, depth++) yield e;
+  for (
+    let e = error as ErrorLike | undefined, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = e.cause as ErrorLike | undefined, depth++
+  )
+    yield e;
 }
 
 /**
@@ -53,14 +72,22 @@ function isStartupRefusal(e: ErrorLike): boolean {
  * What `pg` (graphile-worker's driver) says, without a code, of a connection that broke under it
  * or of a client left unusable by that.
  */
-const PG_CONNECTION_LOST = [/^Connection terminated/, /^Client has encountered a connection error and is not queryable$/];
+const PG_CONNECTION_LOST = [
+  /^Connection terminated/,
+  /^Client has encountered a connection error and is not queryable$/,
+];
 
 /** True when `error` (or one of its causes) says the database is unreachable. */
 export function isConnectionError(error: unknown): boolean {
   for (const e of causes(error)) {
     if (typeof e.code === 'string' && (CODES.has(e.code) || e.code.startsWith('08'))) return true;
     if (isStartupRefusal(e)) return true;
-    if (e.code === undefined && typeof e.message === 'string' && PG_CONNECTION_LOST.some((pattern) => pattern.test(e.message as string))) return true;
+    if (
+      e.code === undefined &&
+      typeof e.message === 'string' &&
+      PG_CONNECTION_LOST.some((pattern) => pattern.test(e.message as string))
+    )
+      return true;
   }
   return false;
 }

@@ -23,7 +23,10 @@ let installed = false;
 export function isDriverNullSocketWrite(error: unknown): boolean {
   if (!(error instanceof TypeError)) return false;
   const stack = error.stack ?? '';
-  return /reading 'write'|evaluating 'socket\.write'/.test(error.message) && /nextWrite \(.*postgres[\\/]src[\\/]connection\.js/.test(stack);
+  return (
+    /reading 'write'|evaluating 'socket\.write'/.test(error.message) &&
+    /nextWrite \(.*postgres[\\/]src[\\/]connection\.js/.test(stack)
+  );
 }
 
 /** Installs the guard (once per process). */
@@ -32,7 +35,10 @@ export function installDriverCrashGuard(log: Logger): void {
   installed = true;
   process.on('uncaughtException', (error) => {
     if (isDriverNullSocketWrite(error)) {
-      log.warn({ err: error }, 'database connection closed during a write (postgres driver defect, survived); the query was refused and the driver reconnects');
+      log.warn(
+        { err: error },
+        'database connection closed during a write (postgres driver defect, survived); the query was refused and the driver reconnects',
+      );
       return;
     }
     log.fatal({ err: error }, 'uncaught exception');

@@ -36,21 +36,35 @@ async function installQueueSchema(config: Config, log: Logger): Promise<void> {
   }
 }
 
+/**
+ * A line of its own that ends one transaction of a migration and starts the next. A migration
+ * whose work must not hold its locks all along (migrations/023: a table's constraint validated
+ * between a short lock taken to add it and another to swap the table) is cut into steps, each
+ * committed on its own; the migration is recorded as applied with its last step, so every step
+ * before it must be safe to run again (a run that fails half-way starts over at the first).
+ */
+export const STEP_MARKER = /^-- migrate: commit$/m;
+
 /** Migration files are `NNN_name.sql`; applied in numeric order, each once. */
 async function migrationFiles(dir: string): Promise<string[]> {
   const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [] as string[];
     throw error;
   });
-  return names.filter((name) => /^\d+_[\w-]+\.sql$/.test(name)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+  return names
+    .filter((name) => /^\d+_[\w-]+\.sql$/.test(name))
+    .sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
 }
 
 /**
  * Applies the numbered, forward-only SQL files in `migrations/` that have not been applied
- * yet, each in its own transaction, then installs or upgrades graphile-worker's schema. Safe
+ * yet, each in its own transaction (or one per step, STEP_MARKER), then installs or upgrades graphile-worker's schema. Safe
  * to run from several processes at once: the whole run holds a session advisory lock.
  */
-export async function migrate(deps: { config: Config; sql: Sql; log: Logger }, options: { dir?: string } = {}): Promise<MigrationResult> {
+export async function migrate(
+  deps: { config: Config; sql: Sql; log: Logger },
+  options: { dir?: string } = {},
+): Promise<MigrationResult> {
   const { config, sql, log } = deps;
   const dir = options.dir ?? MIGRATIONS_DIR;
   const files = await migrationFiles(dir);
@@ -66,15 +80,18 @@ export async function migrate(deps: { config: Config; sql: Sql; log: Logger }, o
     const applied: string[] = [];
     for (const file of files) {
       if (done.has(file)) continue;
-      const text = await readFile(join(dir, file), 'utf8');
-      await reserved`begin`;
-      try {
-        await reserved.unsafe(text);
-        await reserved`insert into app_migrations (name) values (${file})`;
-        await reserved`commit`;
-      } catch (error) {
-        await reserved`rollback`;
-        throw new Error(`migration ${file} failed: ${(error as Error).message}`, { cause: error });
+      const steps = (await readFile(join(dir, file), 'utf8')).split(STEP_MARKER);
+      for (const [index, text] of steps.entries()) {
+        await reserved`begin`;
+        try {
+          await reserved.unsafe(text);
+          if (index === steps.length - 1) await reserved`insert into app_migrations (name) values (${file})`;
+          await reserved`commit`;
+        } catch (error) {
+          await reserved`rollback`;
+          const step = steps.length > 1 ? ` (step ${index + 1} of ${steps.length})` : '';
+          throw new Error(`migration ${file} failed${step}: ${(error as Error).message}`, { cause: error });
+        }
       }
       applied.push(file);
       log.info({ migration: file }, 'migration applied');

@@ -7,4 +7,4 @@
 export const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Whether `text` is stored exactly as given (as far as its characters go). */
-export const storableText = (text: string): boolean => !LONE_SURROGATE.test(text);
+export const isStoredAsGiven = (text: string): boolean => !LONE_SURROGATE.test(text);

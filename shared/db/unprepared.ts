@@ -15,7 +15,9 @@
  */
 import type postgres from 'postgres';
 
-export function unprepared<R extends readonly object[]>(query: postgres.PendingQuery<R & postgres.Row[]>): postgres.PendingQuery<R & postgres.Row[]> {
+export function unprepared<R extends readonly object[]>(
+  query: postgres.PendingQuery<R & postgres.Row[]>,
+): postgres.PendingQuery<R & postgres.Row[]> {
   (query as unknown as { options: { prepare?: boolean } }).options.prepare = false;
   return query;
 }

@@ -10,8 +10,16 @@ export const PG_ERRORS: Record<string, { status: number; code: string; message: 
   '23503': { status: 422, code: 'APP_REFERENCE_INVALID', message: 'a referenced record does not exist' },
   '23502': { status: 422, code: 'APP_VALUE_REQUIRED', message: 'a required value is missing' },
   '22P02': { status: 400, code: 'APP_VALUE_INVALID', message: 'a value has the wrong form' },
-  '22021': { status: 400, code: 'APP_VALUE_INVALID', message: 'a text value holds a character that cannot be stored (such as NUL)' },
-  '22P05': { status: 400, code: 'APP_VALUE_INVALID', message: 'a text value holds a character that cannot be stored (such as NUL)' },
+  '22021': {
+    status: 400,
+    code: 'APP_VALUE_INVALID',
+    message: 'a text value holds a character that cannot be stored (such as NUL)',
+  },
+  '22P05': {
+    status: 400,
+    code: 'APP_VALUE_INVALID',
+    message: 'a text value holds a character that cannot be stored (such as NUL)',
+  },
   '22007': { status: 400, code: 'APP_VALUE_INVALID', message: 'a date or time has the wrong form' },
   '22008': { status: 422, code: 'APP_VALUE_OUT_OF_RANGE', message: 'a date or time is out of range' },
   '54000': { status: 422, code: 'APP_VALUE_TOO_LONG', message: 'a value is too large to store or index' },

@@ -32,7 +32,12 @@ function prettyStream(fd: 1 | 2): DestinationStream | undefined {
   try {
     const require = createRequire(import.meta.url);
     const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
-    return pretty({ colorize: (fd === 2 ? process.stderr : process.stdout).isTTY, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname', destination: fd });
+    return pretty({
+      colorize: (fd === 2 ? process.stderr : process.stdout).isTTY,
+      translateTime: 'HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      destination: fd,
+    });
   } catch {
     return undefined; // production installs have no pino-pretty: JSON it is
   }
@@ -43,7 +48,10 @@ function prettyStream(fd: 1 | 2): DestinationStream | undefined {
  * (bindings, objects, errors, messages, query strings in URLs) goes through the
  * `config.filterParameters` masking, and every line written inside a request carries `reqId`.
  */
-export function createLogger(config: Pick<Config, 'env' | 'logLevel' | 'filterParameters'>, options: LoggerOptions): Logger {
+export function createLogger(
+  config: Pick<Config, 'env' | 'logLevel' | 'filterParameters'>,
+  options: LoggerOptions,
+): Logger {
   const redact = createRedactor(config.filterParameters);
   const fd = options.stderr ? 2 : 1;
   const destination = options.destination ?? (config.env === 'development' ? prettyStream(fd) : undefined);
@@ -71,7 +79,9 @@ export function createLogger(config: Pick<Config, 'env' | 'logLevel' | 'filterPa
   const child = logger.child;
   // children keep the masking of their bindings and the `redact` method
   logger.child = function maskedChild(this: PinoLogger, bindings: Record<string, unknown>, options?: object) {
-    const made = (child as unknown as (this: PinoLogger, bindings: Record<string, unknown>, options?: object) => PinoLogger).call(this, redact(bindings) as Record<string, unknown>, options);
+    const made = (
+      child as unknown as (this: PinoLogger, bindings: Record<string, unknown>, options?: object) => PinoLogger
+    ).call(this, redact(bindings) as Record<string, unknown>, options);
     return Object.assign(made, { redact });
   } as unknown as typeof logger.child;
   return Object.assign(logger, { redact });

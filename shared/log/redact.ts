@@ -24,11 +24,17 @@ export function createRedactor(names: readonly string[]): Redactor {
   };
   const queryParam = /([?&;])([^=&#\s]+)=([^&#\s]*)/g;
   const redactString = (text: string) =>
-    text.includes('=') ? text.replace(queryParam, (whole, sep: string, name: string) => {
-      let decoded = name;
-      try { decoded = decodeURIComponent(name); } catch { /* keep the raw name */ }
-      return sensitive(decoded) ? `${sep}${name}=${FILTERED}` : whole;
-    }) : text;
+    text.includes('=')
+      ? text.replace(queryParam, (whole, sep: string, name: string) => {
+          let decoded = name;
+          try {
+            decoded = decodeURIComponent(name);
+          } catch {
+            /* keep the raw name */
+          }
+          return sensitive(decoded) ? `${sep}${name}=${FILTERED}` : whole;
+        })
+      : text;
 
   const walk = (value: unknown, seen: WeakSet<object>, depth: number): unknown => {
     if (typeof value === 'string') return redactString(value);
@@ -38,7 +44,8 @@ export function createRedactor(names: readonly string[]): Redactor {
     seen.add(value);
     if (Array.isArray(value)) return value.map((item) => walk(item, seen, depth + 1));
     if (value instanceof Date || Buffer.isBuffer(value)) return value;
-    const source: Record<string, unknown> = value instanceof Error ? errorFields(value) : (value as Record<string, unknown>);
+    const source: Record<string, unknown> =
+      value instanceof Error ? errorFields(value) : (value as Record<string, unknown>);
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(source)) {
       out[key] = sensitive(key) ? FILTERED : walk(inner, seen, depth + 1);

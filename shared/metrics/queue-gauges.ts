@@ -9,7 +9,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { queueFigures } from '../webhooks/deliveries/health.ts';
-import { ALL_TENANTS } from '../webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../access/tenant-scope.ts';
 
 interface QueueFigures {
   depth: number;
@@ -24,7 +24,10 @@ export async function readQueueFigures(sql: Sql): Promise<QueueFigures> {
 }
 
 /** Registers the three gauges on `registry`, read through `sql` at most every `cacheMs` (default 5 s). */
-export function registerQueueGauges(registry: Registry, deps: { sql: Sql; log: Logger; cacheMs?: number; now?: () => number }): void {
+export function registerQueueGauges(
+  registry: Registry,
+  deps: { sql: Sql; log: Logger; cacheMs?: number; now?: () => number },
+): void {
   const cacheMs = deps.cacheMs ?? 5_000;
   const now = deps.now ?? Date.now;
   let figures: QueueFigures = { depth: 0, oldestAgeSeconds: 0, dead: 0 };
@@ -48,7 +51,28 @@ export function registerQueueGauges(registry: Registry, deps: { sql: Sql; log: L
     return reading;
   };
   const registers = [registry];
-  new Gauge({ name: 'app_queue_depth', help: 'Deliveries pending or running', registers, async collect() { this.set((await current()).depth); } });
-  new Gauge({ name: 'app_queue_oldest_age_seconds', help: 'Age of the oldest pending delivery (0 when none)', registers, async collect() { this.set((await current()).oldestAgeSeconds); } });
-  new Gauge({ name: 'app_dead_deliveries', help: 'Deliveries in the dead letter queue', registers, async collect() { this.set((await current()).dead); } });
+  new Gauge({
+    name: 'app_queue_depth',
+    help: 'Deliveries pending or running',
+    registers,
+    async collect() {
+      this.set((await current()).depth);
+    },
+  });
+  new Gauge({
+    name: 'app_queue_oldest_age_seconds',
+    help: 'Age of the oldest pending delivery (0 when none)',
+    registers,
+    async collect() {
+      this.set((await current()).oldestAgeSeconds);
+    },
+  });
+  new Gauge({
+    name: 'app_dead_deliveries',
+    help: 'Deliveries in the dead letter queue',
+    registers,
+    async collect() {
+      this.set((await current()).dead);
+    },
+  });
 }

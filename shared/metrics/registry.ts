@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (README "Metrics"): every metric the service exports is declared here, in
+ * Prometheus metrics (docs/operations.md "Metrics"): every metric the service exports is declared here, in
  * one table a test and the README follow. Each process makes its own registry (no module-level
  * default registry), with the default process metrics (`process_*`, `nodejs_*`). No label takes
  * an unbounded value: routes are route templates, outcomes and limiters are fixed sets, and no

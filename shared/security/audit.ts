@@ -1,5 +1,5 @@
 /**
- * The security audit (README "Security audit and production guards"): findings about
+ * The security audit (docs/operations.md "Security audit and production guards"): findings about
  * a configuration that weakens the service, each with its severity, the setting and the remedy.
  * The rules are a table (`RULES`) that `auditConfig` runs over the config and a few facts read
  * elsewhere (the database, the requests the web process saw); `app audit` prints them and exits
@@ -48,7 +48,10 @@ const RULES: readonly Rule[] = [
     severity: 'high',
     setting: 'webhooks.allowPrivate',
     productionOnly: true,
-    check: (config) => (config.webhooks.allowPrivate ? 'receivers on private, loopback and metadata addresses are allowed: any endpoint can reach the internal network (SSRF)' : undefined),
+    check: (config) =>
+      config.webhooks.allowPrivate
+        ? 'receivers on private, loopback and metadata addresses are allowed: any endpoint can reach the internal network (SSRF)'
+        : undefined,
     remedy: 'unset APP_WEBHOOKS__ALLOW_PRIVATE (webhooks.allowPrivate=false)',
   },
   {
@@ -56,7 +59,10 @@ const RULES: readonly Rule[] = [
     severity: 'high',
     setting: 'webhooks.allowHttp',
     productionOnly: true,
-    check: (config) => (config.webhooks.allowHttp ? 'plain http receivers are allowed: payloads and signatures travel unencrypted' : undefined),
+    check: (config) =>
+      config.webhooks.allowHttp
+        ? 'plain http receivers are allowed: payloads and signatures travel unencrypted'
+        : undefined,
     remedy: 'unset APP_WEBHOOKS__ALLOW_HTTP (webhooks.allowHttp=false)',
   },
   {
@@ -64,7 +70,8 @@ const RULES: readonly Rule[] = [
     severity: 'high',
     setting: 'secret',
     productionOnly: true,
-    check: (config) => (config.secret ? undefined : 'no APP_SECRET: signing secrets are stored unencrypted in the database'),
+    check: (config) =>
+      config.secret ? undefined : 'no APP_SECRET: signing secrets are stored unencrypted in the database',
     remedy: `set APP_SECRET to a random value of at least ${MIN_SECRET_LENGTH} characters (openssl rand -base64 48)`,
   },
   {
@@ -73,7 +80,9 @@ const RULES: readonly Rule[] = [
     setting: 'secret',
     productionOnly: true,
     check: (config) =>
-      config.secret && config.secret.length < MIN_SECRET_LENGTH ? `APP_SECRET has ${config.secret.length} characters, fewer than ${MIN_SECRET_LENGTH}` : undefined,
+      config.secret && config.secret.length < MIN_SECRET_LENGTH
+        ? `APP_SECRET has ${config.secret.length} characters, fewer than ${MIN_SECRET_LENGTH}`
+        : undefined,
     remedy: `use a random APP_SECRET of at least ${MIN_SECRET_LENGTH} characters`,
   },
   {
@@ -92,7 +101,10 @@ const RULES: readonly Rule[] = [
     severity: 'medium',
     setting: 'graphql.introspection',
     productionOnly: true,
-    check: (config) => (config.graphql !== false && config.graphql.introspection ? 'GraphQL introspection is on: the whole schema is readable by any caller' : undefined),
+    check: (config) =>
+      config.graphql !== false && config.graphql.introspection
+        ? 'GraphQL introspection is on: the whole schema is readable by any caller'
+        : undefined,
     remedy: 'set APP_GRAPHQL__INTROSPECTION=false',
   },
   {
@@ -100,7 +112,10 @@ const RULES: readonly Rule[] = [
     severity: 'medium',
     setting: 'env',
     productionOnly: false,
-    check: (config) => (config.env === 'development' && config.graphql !== false ? 'GraphiQL is served on the GraphQL path (development mode)' : undefined),
+    check: (config) =>
+      config.env === 'development' && config.graphql !== false
+        ? 'GraphiQL is served on the GraphQL path (development mode)'
+        : undefined,
     remedy: 'run with NODE_ENV=production',
   },
   {
@@ -108,7 +123,8 @@ const RULES: readonly Rule[] = [
     severity: 'medium',
     setting: 'rateLimit',
     productionOnly: true,
-    check: (config) => (config.rateLimit === false ? 'every rate limit is off: nothing slows brute force or floods' : undefined),
+    check: (config) =>
+      config.rateLimit === false ? 'every rate limit is off: nothing slows brute force or floods' : undefined,
     remedy: 'remove APP_RATE_LIMIT=false',
   },
   {
@@ -116,7 +132,10 @@ const RULES: readonly Rule[] = [
     severity: 'medium',
     setting: 'rateLimit.auth',
     productionOnly: true,
-    check: (config) => (config.rateLimit !== false && config.rateLimit.auth === false ? 'the authentication limiter is off: sign-in paths can be brute-forced' : undefined),
+    check: (config) =>
+      config.rateLimit !== false && config.rateLimit.auth === false
+        ? 'the authentication limiter is off: sign-in paths can be brute-forced'
+        : undefined,
     remedy: 'remove APP_RATE_LIMIT__AUTH=false',
   },
   {
@@ -124,7 +143,10 @@ const RULES: readonly Rule[] = [
     severity: 'medium',
     setting: 'auth.lockout',
     productionOnly: true,
-    check: (config) => (config.auth.lockout === false ? 'the sign-in lockout is off: one account\'s password can be guessed from many addresses' : undefined),
+    check: (config) =>
+      config.auth.lockout === false
+        ? "the sign-in lockout is off: one account's password can be guessed from many addresses"
+        : undefined,
     remedy: 'remove APP_AUTH__LOCKOUT=false',
   },
   {
@@ -132,7 +154,10 @@ const RULES: readonly Rule[] = [
     severity: 'low',
     setting: 'publicUrl',
     productionOnly: true,
-    check: (config) => (config.publicUrl === null ? 'publicUrl is not set: password-reset links are built from the request\'s Host header' : undefined),
+    check: (config) =>
+      config.publicUrl === null
+        ? "publicUrl is not set: password-reset links are built from the request's Host header"
+        : undefined,
     remedy: 'set APP_PUBLIC_URL to the address people use (https://hooks.example.com)',
   },
   {
@@ -140,7 +165,10 @@ const RULES: readonly Rule[] = [
     severity: 'low',
     setting: 'mail.url',
     productionOnly: true,
-    check: (config) => (config.mail.url === null ? 'mail.url is not set: forgotten-password links are not sent (operators use app users:reset-link)' : undefined),
+    check: (config) =>
+      config.mail.url === null
+        ? 'mail.url is not set: forgotten-password links are not sent (operators use app users:reset-link)'
+        : undefined,
     remedy: 'set APP_MAIL__URL to an SMTP server (smtp://user:pass@host:587)',
   },
   {
@@ -149,7 +177,9 @@ const RULES: readonly Rule[] = [
     setting: 'cors',
     productionOnly: false,
     check: (config) =>
-      config.cors.credentials && config.cors.origins.includes('*') ? 'CORS allows any origin with credentials: any web page can act with a signed-in browser\'s rights' : undefined,
+      config.cors.credentials && config.cors.origins.includes('*')
+        ? "CORS allows any origin with credentials: any web page can act with a signed-in browser's rights"
+        : undefined,
     remedy: 'list the allowed origins in APP_CORS__ORIGINS, or set APP_CORS__CREDENTIALS=false',
   },
   {
@@ -158,7 +188,9 @@ const RULES: readonly Rule[] = [
     setting: 'trustProxy',
     productionOnly: false,
     check: (config, facts) =>
-      !config.trustProxy && facts.forwardedForSeen ? 'requests arrive with X-Forwarded-For while trustProxy is off: rate limits count the proxy\'s address, not the client\'s' : undefined,
+      !config.trustProxy && facts.forwardedForSeen
+        ? "requests arrive with X-Forwarded-For while trustProxy is off: rate limits count the proxy's address, not the client's"
+        : undefined,
     remedy: 'behind a proxy you trust, set APP_TRUST_PROXY=true',
   },
 ];
@@ -170,7 +202,9 @@ export function auditConfig(config: Config, facts: AuditFacts = {}): Finding[] {
   return RULES.filter((rule) => !rule.productionOnly || config.env === 'production')
     .flatMap((rule) => {
       const message = rule.check(config, facts);
-      return message === undefined ? [] : [{ id: rule.id, severity: rule.severity, setting: rule.setting, message, remedy: rule.remedy }];
+      return message === undefined
+        ? []
+        : [{ id: rule.id, severity: rule.severity, setting: rule.setting, message, remedy: rule.remedy }];
     })
     .sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
 }
@@ -186,6 +220,8 @@ export function summarize(findings: readonly Finding[]): Record<Severity, number
 export function summaryLine(findings: readonly Finding[]): string {
   if (findings.length === 0) return 'security audit: no findings';
   const counts = summarize(findings);
-  const parts = (Object.keys(counts) as Severity[]).filter((severity) => counts[severity] > 0).map((severity) => `${counts[severity]} ${severity}`);
+  const parts = (Object.keys(counts) as Severity[])
+    .filter((severity) => counts[severity] > 0)
+    .map((severity) => `${counts[severity]} ${severity}`);
   return `security audit: ${parts.join(', ')} (${findings.map((finding) => finding.id).join(', ')}); run \`app audit\` for the remedies`;
 }

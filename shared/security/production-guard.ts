@@ -11,17 +11,23 @@ import type { Config } from '../config/index.ts';
 export const MIN_SECRET_LENGTH = 32;
 
 /** Why this configuration may not start, or undefined when it may. One line, with the remedy. */
-export function productionRefusal(config: Pick<Config, 'env' | 'secret' | 'allowUnencryptedSecrets'>): string | undefined {
+export function productionRefusal(
+  config: Pick<Config, 'env' | 'secret' | 'allowUnencryptedSecrets'>,
+): string | undefined {
   if (config.env !== 'production') return undefined;
   const secret = config.secret ?? '';
   if (secret === '') {
     if (config.allowUnencryptedSecrets) return undefined;
-    return 'refusing to start in production without APP_SECRET: set it to a random value of at least ' +
-      `${MIN_SECRET_LENGTH} characters (e.g. openssl rand -base64 48), or set APP_ALLOW_UNENCRYPTED_SECRETS=true to store signing secrets unencrypted`;
+    return (
+      'refusing to start in production without APP_SECRET: set it to a random value of at least ' +
+      `${MIN_SECRET_LENGTH} characters (e.g. openssl rand -base64 48), or set APP_ALLOW_UNENCRYPTED_SECRETS=true to store signing secrets unencrypted`
+    );
   }
   if (secret.length < MIN_SECRET_LENGTH) {
-    return `refusing to start in production: APP_SECRET has ${secret.length} characters, at least ${MIN_SECRET_LENGTH} are needed ` +
-      '(e.g. openssl rand -base64 48)';
+    return (
+      `refusing to start in production: APP_SECRET has ${secret.length} characters, at least ${MIN_SECRET_LENGTH} are needed ` +
+      '(e.g. openssl rand -base64 48)'
+    );
   }
   return undefined;
 }

@@ -7,7 +7,8 @@ import { pathToFileURL } from 'node:url';
  * package name. Returns the thing it exports: `default` when present, else the namespace.
  */
 export async function importStoreModule(specifier: string, cwd = process.cwd()): Promise<unknown> {
-  const target = specifier.startsWith('.') || isAbsolute(specifier) ? pathToFileURL(resolve(cwd, specifier)).href : specifier;
+  const target =
+    specifier.startsWith('.') || isAbsolute(specifier) ? pathToFileURL(resolve(cwd, specifier)).href : specifier;
   const namespace = (await import(target)) as Record<string, unknown>;
   return namespace.default ?? namespace;
 }

@@ -27,7 +27,11 @@ export function lazyRedisStore(options: RedisStoreOptions): SharedStore {
     counter(counter: CounterOptions): Counter {
       const made = real().then((store) => store.counter(counter));
       made.catch(() => undefined); // a failed import surfaces at the first hit
-      return { points: counter.points, windowMs: windowSeconds(counter.windowMs) * 1000, hit: async (key) => (await made).hit(key) };
+      return {
+        points: counter.points,
+        windowMs: windowSeconds(counter.windowMs) * 1000,
+        hit: async (key) => (await made).hit(key),
+      };
     },
     ping: async () => (await real()).ping(),
     start: async () => (await real()).start(),

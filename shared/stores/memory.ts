@@ -9,7 +9,9 @@ const SWEEP_MS = 60_000;
  * Entries in this process's memory. Values are kept as JSON text, so a caller never shares an
  * object with the store (what a remote backend would give back is a copy too).
  */
-export function memoryEntries(options: { now?: () => number } = {}): KeyValueStore & { purge(): number; readonly size: number } {
+export function memoryEntries(
+  options: { now?: () => number } = {},
+): KeyValueStore & { purge(): number; readonly size: number } {
   const now = options.now ?? Date.now;
   const map = new Map<string, { text: string; expiresAt: number }>();
   const live = (key: string) => {
@@ -69,7 +71,14 @@ export function memoryStore(deps: { now?: () => number; logFailure: FailureLog }
     entries,
     logFailure: deps.logFailure,
     counter: (options) =>
-      counterFrom(new RateLimiterMemory({ keyPrefix: options.name, points: options.points, duration: windowSeconds(options.windowMs) }), options),
+      counterFrom(
+        new RateLimiterMemory({
+          keyPrefix: options.name,
+          points: options.points,
+          duration: windowSeconds(options.windowMs),
+        }),
+        options,
+      ),
     ping: async () => {},
     async start() {
       sweeper ??= setInterval(() => entries.purge(), SWEEP_MS).unref();

@@ -28,7 +28,8 @@ export function openSharedStore(options: OpenOptions): SharedStore {
     case 'postgres':
       return postgresStore({ config, log, now, sql: options.sql, logFailure });
     case 'redis':
-      if (!config.shared.url) throw new Error('shared.backend is "redis" but shared.url is not set (APP_SHARED__URL=redis://…)');
+      if (!config.shared.url)
+        throw new Error('shared.backend is "redis" but shared.url is not set (APP_SHARED__URL=redis://…)');
       return lazyRedisStore({ url: config.shared.url, timeoutMs: config.shared.timeout, log, now, logFailure });
     default:
       return memoryStore({ now, logFailure });

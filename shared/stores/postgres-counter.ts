@@ -18,7 +18,10 @@ interface CounterRow {
  * limiters; it does not subclass the library (its storage hooks are internal and change between
  * versions).
  */
-export function postgresLimiter(sql: Sql, options: { keyPrefix: string; points: number; duration: number }): ConsumingLimiter {
+export function postgresLimiter(
+  sql: Sql,
+  options: { keyPrefix: string; points: number; duration: number },
+): ConsumingLimiter {
   const windowMs = options.duration * 1000;
   return {
     async consume(key: string | number, points = 1) {
@@ -30,7 +33,12 @@ export function postgresLimiter(sql: Sql, options: { keyPrefix: string; points: 
           points = case when r.expires_at <= now() then excluded.points else r.points + excluded.points end,
           expires_at = case when r.expires_at <= now() then excluded.expires_at else r.expires_at end
         returning points, greatest(0, extract(epoch from (expires_at - now())) * 1000)::float8 as ms_left`;
-      const res = new RateLimiterRes(Math.max(options.points - row.points, 0), Math.ceil(row.ms_left), row.points, row.points === points);
+      const res = new RateLimiterRes(
+        Math.max(options.points - row.points, 0),
+        Math.ceil(row.ms_left),
+        row.points,
+        row.points === points,
+      );
       if (row.points > options.points) throw res;
       return res;
     },

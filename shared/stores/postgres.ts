@@ -13,27 +13,40 @@ export const PURGE_INTERVAL_MS = 5 * 60_000;
  * `insert … on conflict … do update … where expired`, so of many concurrent adds from any
  * number of processes exactly one stores. Expiry follows the caller's clock (`now`).
  */
-export function postgresEntries(sql: Sql, options: { now?: () => number; timeoutMs?: number } = {}): KeyValueStore & { purge(): Promise<number> } {
+export function postgresEntries(
+  sql: Sql,
+  options: { now?: () => number; timeoutMs?: number } = {},
+): KeyValueStore & { purge(): Promise<number> } {
   const now = options.now ?? Date.now;
-  const timed = <T>(promise: Promise<T>, what: string) => withTimeout(promise, options.timeoutMs ?? 0, `postgres ${what}`);
+  const timed = <T>(promise: Promise<T>, what: string) =>
+    withTimeout(promise, options.timeoutMs ?? 0, `postgres ${what}`);
   const at = (offsetMs = 0) => new Date(now() + offsetMs);
   return {
     async get(key) {
-      const [row] = await timed(sql<{ value: string }[]>`
-        select value from app_shared_entries where key = ${key} and expires_at > ${at()}`, 'get');
+      const [row] = await timed(
+        sql<{ value: string }[]>`
+        select value from app_shared_entries where key = ${key} and expires_at > ${at()}`,
+        'get',
+      );
       return row ? (JSON.parse(row.value) as Json) : undefined;
     },
     async set(key, value, ttlMs) {
-      await timed(sql`
+      await timed(
+        sql`
         insert into app_shared_entries (key, value, expires_at) values (${key}, ${JSON.stringify(value)}, ${at(ttlMs)})
-        on conflict (key) do update set value = excluded.value, expires_at = excluded.expires_at`, 'set');
+        on conflict (key) do update set value = excluded.value, expires_at = excluded.expires_at`,
+        'set',
+      );
     },
     async add(key, value, ttlMs) {
-      const rows = await timed(sql`
+      const rows = await timed(
+        sql`
         insert into app_shared_entries as e (key, value, expires_at) values (${key}, ${JSON.stringify(value)}, ${at(ttlMs)})
         on conflict (key) do update set value = excluded.value, expires_at = excluded.expires_at
         where e.expires_at <= ${at()}
-        returning key`, 'add');
+        returning key`,
+        'add',
+      );
       return rows.length === 1;
     },
     async delete(key) {
@@ -59,10 +72,14 @@ export interface PostgresStoreOptions extends StoreDeps {
  * with `app migrate`), no extra service. Its own pool, so limiter queries never wait behind
  * the application's. Expired entries and ended windows are purged every five minutes.
  */
-export function postgresStore(options: PostgresStoreOptions): SharedStore & { purge(): Promise<{ entries: number; counters: number }> } {
+export function postgresStore(
+  options: PostgresStoreOptions,
+): SharedStore & { purge(): Promise<{ entries: number; counters: number }> } {
   const { config, log, logFailure } = options;
   const timeoutMs = config.shared.timeout;
-  const own = options.sql ? undefined : connect({ databaseUrl: config.shared.url ?? config.databaseUrl, db: config.db }, log, { name: 'app-web-shared' });
+  const own = options.sql
+    ? undefined
+    : connect({ databaseUrl: config.shared.url ?? config.databaseUrl, db: config.db }, log, { name: 'app-web-shared' });
   const sql = (options.sql ?? own) as Sql;
   const entries = postgresEntries(sql, { now: options.now, timeoutMs });
   let purger: NodeJS.Timeout | undefined;
@@ -75,10 +92,17 @@ export function postgresStore(options: PostgresStoreOptions): SharedStore & { pu
     entries,
     logFailure,
     counter: (counter) =>
-      counterFrom(postgresLimiter(sql, { keyPrefix: counter.name, points: counter.points, duration: windowSeconds(counter.windowMs) }), {
-        ...counter,
-        timeoutMs,
-      }),
+      counterFrom(
+        postgresLimiter(sql, {
+          keyPrefix: counter.name,
+          points: counter.points,
+          duration: windowSeconds(counter.windowMs),
+        }),
+        {
+          ...counter,
+          timeoutMs,
+        },
+      ),
     async ping() {
       await sql`select 1`;
     },

@@ -44,7 +44,10 @@ export function redisEntries(client: Redis, options: { now?: () => number; timeo
     },
     async add(key, value, ttlMs) {
       const at = now();
-      const stored = await timed(client.eval(ADD_SCRIPT, 1, ENTRY_PREFIX + key, encode(value, at + ttlMs), px(ttlMs), at), 'add');
+      const stored = await timed(
+        client.eval(ADD_SCRIPT, 1, ENTRY_PREFIX + key, encode(value, at + ttlMs), px(ttlMs), at),
+        'add',
+      );
       return stored === 1;
     },
     async delete(key) {
@@ -100,7 +103,9 @@ export function redisStore(options: RedisStoreOptions): SharedStore & { readonly
     },
     async start() {
       // waits for the first connection up to timeoutMs; a Redis that is down does not stop the boot
-      await withTimeout(client.connect(), timeoutMs, 'redis connect').catch((error: unknown) => logFailure(error, 'redis connect'));
+      await withTimeout(client.connect(), timeoutMs, 'redis connect').catch((error: unknown) =>
+        logFailure(error, 'redis connect'),
+      );
     },
     async stop() {
       if (client.status === 'ready') await client.quit().catch(() => client.disconnect());

@@ -9,7 +9,10 @@ export const FAILURE_LOG_INTERVAL_MS = 10_000;
  * says, in the next line it writes, how many failures it kept quiet about meanwhile. A store
  * that is down fails every request; without this the log would carry one line per request.
  */
-export function throttledFailureLog(log: Logger, options: { intervalMs?: number; now?: () => number } = {}): FailureLog {
+export function throttledFailureLog(
+  log: Logger,
+  options: { intervalMs?: number; now?: () => number } = {},
+): FailureLog {
   const intervalMs = options.intervalMs ?? FAILURE_LOG_INTERVAL_MS;
   const now = options.now ?? Date.now;
   let last = -Infinity;
@@ -21,7 +24,10 @@ export function throttledFailureLog(log: Logger, options: { intervalMs?: number;
       return;
     }
     last = at;
-    log.error({ err: error, suppressed }, `shared store failed: ${what}${suppressed ? ` (${suppressed} more since the last line)` : ''}`);
+    log.error(
+      { err: error, suppressed },
+      `shared store failed: ${what}${suppressed ? ` (${suppressed} more since the last line)` : ''}`,
+    );
     suppressed = 0;
   };
 }

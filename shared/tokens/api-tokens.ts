@@ -12,7 +12,15 @@ import { isIdText } from '../webhooks/ids.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { ALL_TENANT_ROLES, ROLES, type Role } from './roles.ts';
 import { countTokens, revokeRow, selectTokenById, selectTokens } from './store.ts';
-import { createToken, tokenNotFound, toToken, type ApiToken, type CreatedToken, type CreateTokenInput, type TokenDeps } from './tokens.ts';
+import {
+  createToken,
+  tokenNotFound,
+  toToken,
+  type ApiToken,
+  type CreatedToken,
+  type CreateTokenInput,
+  type TokenDeps,
+} from './tokens.ts';
 
 const isAdmin = (actor: Actor) => (ALL_TENANT_ROLES as readonly string[]).includes(actor.role);
 
@@ -40,15 +48,32 @@ export function mintToken(deps: TokenDeps, actor: Actor, input: Partial<CreateTo
   const ownOwner = actor.scope.kind === 'tenant' ? actor.scope.owner : null;
   const owner = input.owner === undefined ? ownOwner : input.owner;
   if (!admin) {
-    if (actor.userId === null) throw forbidden('only signed-in users and admins mint tokens', { code: 'APP_FORBIDDEN', data: { reason: 'no user' } });
-    if (rank(role) >= 0 && rank(role) < rank(own)) throw forbidden(`a ${own} may not mint a ${role} token`, { code: 'APP_FORBIDDEN', data: { field: 'role' } });
-    if (owner !== ownOwner) throw forbidden('a token may only be minted for your own owner', { code: 'APP_FORBIDDEN', data: { field: 'owner' } });
+    if (actor.userId === null)
+      throw forbidden('only signed-in users and admins mint tokens', {
+        code: 'APP_FORBIDDEN',
+        data: { reason: 'no user' },
+      });
+    if (rank(role) >= 0 && rank(role) < rank(own))
+      throw forbidden(`a ${own} may not mint a ${role} token`, { code: 'APP_FORBIDDEN', data: { field: 'role' } });
+    if (owner !== ownOwner)
+      throw forbidden('a token may only be minted for your own owner', {
+        code: 'APP_FORBIDDEN',
+        data: { field: 'owner' },
+      });
   }
-  return createToken(deps, { name: input.name as string, role, owner, expiresInMs: input.expiresInMs ?? null }, { userId: actor.userId });
+  return createToken(
+    deps,
+    { name: input.name as string, role, owner, expiresInMs: input.expiresInMs ?? null },
+    { userId: actor.userId },
+  );
 }
 
 /** A page of the tokens in the actor's reach (not revoked), oldest first, with the total. */
-export async function listTokensFor(deps: TokenDeps, actor: Actor, window: { page: number; perPage: number }): Promise<{ records: ApiToken[]; total: number }> {
+export async function listTokensFor(
+  deps: TokenDeps,
+  actor: Actor,
+  window: { page: number; perPage: number },
+): Promise<{ records: ApiToken[]; total: number }> {
   authorize(actor, 'tokens.read');
   const mine = reach(actor);
   if (mine === null) return { records: [], total: 0 };

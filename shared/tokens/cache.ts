@@ -155,7 +155,9 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
       return token;
     });
     loading.set(digest, promise);
-    const clear = () => { if (loading.get(digest) === promise) loading.delete(digest); };
+    const clear = () => {
+      if (loading.get(digest) === promise) loading.delete(digest);
+    };
     promise.then(clear, clear);
     return promise;
   }
@@ -187,7 +189,9 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
     },
     onForget(listener) {
       listeners.add(listener);
-      return () => { listeners.delete(listener); };
+      return () => {
+        listeners.delete(listener);
+      };
     },
     async close() {
       closed = true;

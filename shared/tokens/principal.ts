@@ -1,7 +1,7 @@
 /**
  * The principal: who a request acts for, as every entry point sees it (REST sets it in the
  * `user` slot as `ctx.state.principal`, GraphQL passes it to resolvers). Same shape as
- * api/routing/roles.ts `Principal`, kept here so the core never imports the web layer.
+ * api/model-framework/routing/roles.ts `Principal`, kept here so the core never imports the web layer.
  *
  * A principal comes from an API token (`kind: 'token'`, id = the token id; a token a user minted
  * keeps its own role and owner, at most the user's) or from a sign-in session (`kind: 'user'`,
@@ -51,15 +51,39 @@ export interface PortalPrincipal extends Principal {
 
 /** The principal of a portal session of `owner` with `role`. */
 export function principalOfPortal(grant: { owner: string; role: string }, sessionId: string): PortalPrincipal {
-  return Object.freeze({ kind: 'portal', id: `portal:${grant.owner}`, roles: Object.freeze([grant.role]), owner: grant.owner, sessionId });
+  return Object.freeze({
+    kind: 'portal',
+    id: `portal:${grant.owner}`,
+    roles: Object.freeze([grant.role]),
+    owner: grant.owner,
+    sessionId,
+  });
 }
 
 /** The principal of a signed-in user's requests. */
-export function principalOfUser(user: { id: string; role: string; owner: string | null; email: string }, sessionId: string): UserPrincipal {
-  return Object.freeze({ kind: 'user', id: user.id, userId: user.id, email: user.email, roles: Object.freeze([user.role]), owner: user.owner, sessionId });
+export function principalOfUser(
+  user: { id: string; role: string; owner: string | null; email: string },
+  sessionId: string,
+): UserPrincipal {
+  return Object.freeze({
+    kind: 'user',
+    id: user.id,
+    userId: user.id,
+    email: user.email,
+    roles: Object.freeze([user.role]),
+    owner: user.owner,
+    sessionId,
+  });
 }
 
 /** The principal of requests carrying `token`. */
 export function principalOfToken(token: ApiToken): TokenPrincipal {
-  return Object.freeze({ kind: 'token', id: token.id, tokenId: token.id, name: token.name, roles: Object.freeze([token.role]), owner: token.owner });
+  return Object.freeze({
+    kind: 'token',
+    id: token.id,
+    tokenId: token.id,
+    name: token.name,
+    roles: Object.freeze([token.role]),
+    owner: token.owner,
+  });
 }

@@ -23,7 +23,16 @@ const COLUMNS = 'id, name, role, owner, prefix, created_at, expires_at, last_use
 
 export async function insertToken(
   sql: Sql,
-  input: { id: string; name: string; role: Role; owner: string | null; prefix: string; digest: string; expiresInMs: number | null; userId: string | null },
+  input: {
+    id: string;
+    name: string;
+    role: Role;
+    owner: string | null;
+    prefix: string;
+    digest: string;
+    expiresInMs: number | null;
+    userId: string | null;
+  },
 ): Promise<TokenRow> {
   const [row] = await sql<TokenRow[]>`
     insert into app_api_tokens (id, name, role, owner, prefix, digest, expires_at, user_id)
@@ -35,7 +44,10 @@ export async function insertToken(
 }
 
 /** Tokens in creation order; revoked ones only when asked; only those user `userId` minted when given; one page when given. */
-export function selectTokens(sql: Sql, options: { includeRevoked: boolean; userId?: string; limit?: number; offset?: number }): Promise<TokenRow[]> {
+export function selectTokens(
+  sql: Sql,
+  options: { includeRevoked: boolean; userId?: string; limit?: number; offset?: number },
+): Promise<TokenRow[]> {
   return sql<TokenRow[]>`
     select ${sql.unsafe(COLUMNS)} from app_api_tokens
      where ${options.includeRevoked ? sql`true` : sql`revoked_at is null`}

@@ -13,7 +13,7 @@ import { generateToken, looksLikeToken, shownPrefix, tokenDigest } from './forma
 import { roleOwnerProblem, type Role } from './roles.ts';
 import { insertToken, revokeRow, selectTokens, selectUsableByDigest, touchRow, type TokenRow } from './store.ts';
 import { clip, describeValue } from '../errors/describe-value.ts';
-import { storableText } from '../db/storable-text.ts';
+import { isStoredAsGiven } from '../db/storable-text.ts';
 import type { TokenCache } from './cache.ts';
 
 export interface TokenDeps {
@@ -75,26 +75,45 @@ export const toToken = (row: TokenRow): ApiToken => ({
 
 /** AppError 422 `APP_TOKEN_FIELD_INVALID` naming the field. */
 const invalid = (field: string, reason: string, value?: unknown) =>
-  unprocessable(`invalid API token ${field}: ${reason}`, { code: 'APP_TOKEN_FIELD_INVALID', data: { field, reason, ...(value === undefined ? {} : { value }) } });
+  unprocessable(`invalid API token ${field}: ${reason}`, {
+    code: 'APP_TOKEN_FIELD_INVALID',
+    data: { field, reason, ...(value === undefined ? {} : { value }) },
+  });
 
 /** AppError 404 `APP_TOKEN_NOT_FOUND`. */
 export const tokenNotFound = (id: unknown) =>
-  notFound(`API token ${typeof id === 'string' ? clip(id) : describeValue(id)} does not exist`, { code: 'APP_TOKEN_NOT_FOUND', data: { id } });
+  notFound(`API token ${typeof id === 'string' ? clip(id) : describeValue(id)} does not exist`, {
+    code: 'APP_TOKEN_NOT_FOUND',
+    data: { id },
+  });
 
-function checkInput(input: CreateTokenInput): { name: string; role: Role; owner: string | null; expiresInMs: number | null } {
+function checkInput(input: CreateTokenInput): {
+  name: string;
+  role: Role;
+  owner: string | null;
+  expiresInMs: number | null;
+} {
   const given = (input ?? {}) as Partial<CreateTokenInput>;
   const name = typeof given.name === 'string' ? given.name.trim() : given.name;
   if (typeof name !== 'string' || name.length === 0) throw invalid('name', 'must be a non-empty string');
   if (name.length > MAX_TOKEN_NAME_LENGTH) throw invalid('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);
   if (/[\x00-\x1f\x7f]/.test(name)) throw invalid('name', 'must not contain control characters');
-  if (!storableText(name)) throw invalid('name', 'must not contain a lone UTF-16 surrogate');
+  if (!isStoredAsGiven(name)) throw invalid('name', 'must not contain a lone UTF-16 surrogate');
   const owner = assertOwner(given.owner);
   const problem = roleOwnerProblem(given.role, owner, 'token');
-  if (problem) throw invalid(problem.field, problem.reason, problem.field === 'role' ? given.role : (owner ?? undefined));
+  if (problem)
+    throw invalid(problem.field, problem.reason, problem.field === 'role' ? given.role : (owner ?? undefined));
   const role = given.role as Role;
   const expires = given.expiresInMs ?? null;
-  if (expires !== null && !(typeof expires === 'number' && Number.isInteger(expires) && expires > 0 && expires <= MAX_TOKEN_LIFETIME_MS)) {
-    throw invalid('expiresInMs', `must be a whole number of milliseconds from 1 to ${MAX_TOKEN_LIFETIME_MS} (ten years)`, expires);
+  if (
+    expires !== null &&
+    !(typeof expires === 'number' && Number.isInteger(expires) && expires > 0 && expires <= MAX_TOKEN_LIFETIME_MS)
+  ) {
+    throw invalid(
+      'expiresInMs',
+      `must be a whole number of milliseconds from 1 to ${MAX_TOKEN_LIFETIME_MS} (ten years)`,
+      expires,
+    );
   }
   return { name, role, owner, expiresInMs: expires };
 }
@@ -104,16 +123,29 @@ function checkInput(input: CreateTokenInput): { name: string; role: Role; owner:
  * SHA-256 digest is kept). Throws 422 `APP_TOKEN_FIELD_INVALID` (`data.field`: name, role, owner,
  * expiresInMs) or `APP_WEBHOOK_OWNER_INVALID` for an unusable owner value.
  */
-export async function createToken(deps: TokenDeps, input: CreateTokenInput, options: { userId?: string | null } = {}): Promise<CreatedToken> {
+export async function createToken(
+  deps: TokenDeps,
+  input: CreateTokenInput,
+  options: { userId?: string | null } = {},
+): Promise<CreatedToken> {
   const checked = checkInput(input);
   const token = generateToken();
-  const row = await insertToken(deps.sql, { id: `tok_${ulid()}`, ...checked, prefix: shownPrefix(token), digest: tokenDigest(token), userId: options.userId ?? null });
+  const row = await insertToken(deps.sql, {
+    id: `tok_${ulid()}`,
+    ...checked,
+    prefix: shownPrefix(token),
+    digest: tokenDigest(token),
+    userId: options.userId ?? null,
+  });
   deps.log.info({ tokenId: row.id, role: row.role, owner: row.owner }, 'API token created');
   return { ...toToken(row), token };
 }
 
 /** Tokens in creation order: those in use, or with `includeRevoked` every one. Never their text. */
-export async function listTokens(deps: Pick<TokenDeps, 'sql'>, options: { includeRevoked?: boolean } = {}): Promise<ApiToken[]> {
+export async function listTokens(
+  deps: Pick<TokenDeps, 'sql'>,
+  options: { includeRevoked?: boolean } = {},
+): Promise<ApiToken[]> {
   return (await selectTokens(deps.sql, { includeRevoked: options.includeRevoked === true })).map(toToken);
 }
 
@@ -150,6 +182,8 @@ export async function verifyToken(deps: TokenDeps, text: unknown): Promise<ApiTo
  */
 export function recordUse(deps: Pick<TokenDeps, 'sql' | 'log'>, id: string, lastUsed: number, at: number): boolean {
   if (at - lastUsed < LAST_USED_RESOLUTION_MS) return false;
-  touchRow(deps.sql, id, LAST_USED_RESOLUTION_MS).catch((error: unknown) => deps.log.warn({ err: error, tokenId: id }, 'could not record the use of an API token'));
+  touchRow(deps.sql, id, LAST_USED_RESOLUTION_MS).catch((error: unknown) =>
+    deps.log.warn({ err: error, tokenId: id }, 'could not record the use of an API token'),
+  );
   return true;
 }

@@ -251,10 +251,14 @@ export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allo
       if (rule !== null) refusal = { address: host, rule };
     }
     if (refusal !== null) {
-      throw new AppError(422, `webhook url address ${refusal.address} is refused: ${refusal.rule}; ${ALLOW_HINT.private}`, {
-        code: 'APP_WEBHOOK_ADDRESS_REFUSED',
-        data: { field: 'url', value: raw, reason: 'address refused', ...refusal, setting: 'webhooks.allowPrivate' },
-      });
+      throw new AppError(
+        422,
+        `webhook url address ${refusal.address} is refused: ${refusal.rule}; ${ALLOW_HINT.private}`,
+        {
+          code: 'APP_WEBHOOK_ADDRESS_REFUSED',
+          data: { field: 'url', value: raw, reason: 'address refused', ...refusal, setting: 'webhooks.allowPrivate' },
+        },
+      );
     }
   }
   return url;
@@ -267,7 +271,8 @@ export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allo
  */
 export const ALLOW_HINT = {
   http: 'to allow plain http receivers (local testing), set APP_WEBHOOKS__ALLOW_HTTP=true for the web process, the CLI and the worker (npm start -- --allow-local sets it for all)',
-  private: 'to allow receivers on loopback or private addresses (local testing), set APP_WEBHOOKS__ALLOW_PRIVATE=true for the web process, the CLI and the worker (npm start -- --allow-local sets it for all)',
+  private:
+    'to allow receivers on loopback or private addresses (local testing), set APP_WEBHOOKS__ALLOW_PRIVATE=true for the web process, the CLI and the worker (npm start -- --allow-local sets it for all)',
 } as const;
 
 const defaultLookup: HostLookup = (hostname) => dns.lookup(hostname, { all: true });
@@ -284,10 +289,14 @@ export async function resolveAndCheck(
   options: { allowPrivate: boolean; lookup?: HostLookup },
 ): Promise<ResolvedAddress[]> {
   const refuse = (address: string, rule: string) =>
-    new AppError(422, `webhook host ${hostname} resolves to refused address ${address}: ${rule}; ${ALLOW_HINT.private}`, {
-      code: 'APP_WEBHOOK_ADDRESS_REFUSED',
-      data: { address, rule, host: hostname, setting: 'webhooks.allowPrivate' },
-    });
+    new AppError(
+      422,
+      `webhook host ${hostname} resolves to refused address ${address}: ${rule}; ${ALLOW_HINT.private}`,
+      {
+        code: 'APP_WEBHOOK_ADDRESS_REFUSED',
+        data: { address, rule, host: hostname, setting: 'webhooks.allowPrivate' },
+      },
+    );
 
   const literal = unbracket(hostname);
   const literalFamily = isIP(literal);

@@ -40,7 +40,10 @@ export interface BootInstallOptions {
  * Never rejects: a failure other than an unreachable database is logged as an error and retried
  * too (an operator may fix it without a restart).
  */
-export async function ensureWebhookTablesAtBoot(deps: Pick<WebhookDeps, 'config' | 'sql' | 'log'>, options: BootInstallOptions = {}): Promise<boolean> {
+export async function ensureWebhookTablesAtBoot(
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log'>,
+  options: BootInstallOptions = {},
+): Promise<boolean> {
   if (!deps.config.webhooks.install) return false;
   const maxDelay = options.maxDelayMs ?? 30_000;
   let delay = options.initialDelayMs ?? 1000;
@@ -68,7 +71,10 @@ export async function ensureWebhookTablesAtBoot(deps: Pick<WebhookDeps, 'config'
 function logInstallFailure(log: Logger, error: unknown, retry: { attempt: number; retryInMs: number }): void {
   if (logConfigurationProblem(log, error)) return;
   if (isConnectionError(error)) {
-    log.warn({ ...retry, reason: (error as Error).message }, 'database not reachable; webhook tables will be installed once it answers');
+    log.warn(
+      { ...retry, reason: (error as Error).message },
+      'database not reachable; webhook tables will be installed once it answers',
+    );
   } else {
     log.error({ err: error, ...retry }, 'installing the webhook tables failed; retrying');
   }
@@ -78,8 +84,14 @@ function logInstallFailure(log: Logger, error: unknown, retry: { attempt: number
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve(true);
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(false); }, ms);
-    const onAbort = () => { clearTimeout(timer); resolve(true); };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(false);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

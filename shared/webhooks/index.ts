@@ -14,11 +14,26 @@ import type { HostLookup } from './address-rules.ts';
 import { createEndpointCache, type EndpointCache, type EndpointCacheOptions } from './endpoints/cache.ts';
 import type { WebhookDeps } from './deps.ts';
 import {
-  registerEndpoint, updateEndpoint, disableEndpoint, enableEndpoint, removeEndpoint, listEndpoints, endpointStatuses, showEndpoint, revealEndpoint, rotateSecret,
-  type RegisterOptions, type RegisteredEndpoint, type EndpointPatch, type EndpointDetails, type EndpointQuery, type EndpointStatus, type Endpoint,
+  registerEndpoint,
+  updateEndpoint,
+  disableEndpoint,
+  enableEndpoint,
+  removeEndpoint,
+  listEndpoints,
+  endpointStatuses,
+  showEndpoint,
+  revealEndpoint,
+  rotateSecret,
+  type RegisterOptions,
+  type RegisteredEndpoint,
+  type EndpointPatch,
+  type EndpointDetails,
+  type EndpointQuery,
+  type EndpointStatus,
+  type Endpoint,
 } from './endpoints/index.ts';
 import { emit, sendToEndpoint, type EmitOptions, type Delivery } from './events/index.ts';
-import { ALL_TENANTS } from './tenant-scope.ts';
+import { ALL_TENANTS } from '../access/tenant-scope.ts';
 import { OPERATOR } from '../access/actor.ts';
 import { verify } from './signing.ts';
 
@@ -28,8 +43,19 @@ export { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted, UNENCRYPTED_SECRET
 export { signingSecrets, revealSecrets } from './endpoints/secrets.ts';
 export { DELIVERY_TASK } from './deliveries/job.ts';
 export { ENDPOINTS_CHANGED_CHANNEL } from './endpoints/store.ts';
-export { ALL_TENANTS, tenantScope, type TenantScope } from './tenant-scope.ts';
-export type { RegisterOptions, RegisteredEndpoint, EndpointPatch, EndpointDetails, EndpointStatus, EmitOptions, Delivery, Endpoint, EndpointCache, WebhookDeps };
+export { ALL_TENANTS, tenantScope, type TenantScope } from '../access/tenant-scope.ts';
+export type {
+  RegisterOptions,
+  RegisteredEndpoint,
+  EndpointPatch,
+  EndpointDetails,
+  EndpointStatus,
+  EmitOptions,
+  Delivery,
+  Endpoint,
+  EndpointCache,
+  WebhookDeps,
+};
 export type { DeliveryJobPayload } from './deliveries/job.ts';
 
 /** Filters of `list` and `status`: owner (null: owner-less endpoints only) and state. */
@@ -74,7 +100,8 @@ export function createWebhooks(
     enable: (id) => enableEndpoint(bound, OPERATOR, id),
     remove: (id) => removeEndpoint(bound, OPERATOR, id),
     list: async (listOptions) => (await listEndpoints(bound, ALL_TENANTS, listOptions)).records,
-    show: (id, showOptions) => (showOptions?.reveal ? revealEndpoint(bound, OPERATOR, id) : showEndpoint(bound, ALL_TENANTS, id)),
+    show: (id, showOptions) =>
+      showOptions?.reveal ? revealEndpoint(bound, OPERATOR, id) : showEndpoint(bound, ALL_TENANTS, id),
     status: (listOptions) => endpointStatuses(bound, ALL_TENANTS, listOptions),
     cache,
     close: async () => {

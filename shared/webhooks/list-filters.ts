@@ -8,7 +8,10 @@ import { describeValue } from '../errors/describe-value.ts';
 
 /** AppError 422 `APP_WEBHOOK_LIST_INVALID` naming the filter. */
 export const listInvalid = (field: string, reason: string, value?: unknown) =>
-  unprocessable(`invalid filter ${field}: ${reason}`, { code: 'APP_WEBHOOK_LIST_INVALID', data: { field, reason, value } });
+  unprocessable(`invalid filter ${field}: ${reason}`, {
+    code: 'APP_WEBHOOK_LIST_INVALID',
+    data: { field, reason, value },
+  });
 
 /** Throws 422 `APP_WEBHOOK_LIST_INVALID` unless `name` (filter `field`) is a valid event name. */
 export function assertEventNameFilter(field: string, name: unknown): void {

@@ -1,5 +1,5 @@
 /**
- * Operational events (README "Operational events"): the service tells about itself through the
+ * Operational events (docs/events.md "Operational events"): the service tells about itself through the
  * ordinary pipeline. `app.endpoint.disabled` (with the reason), `app.endpoint.enabled`,
  * `app.delivery.dead` and `app.endpoint.failing` (the first failure after a success, at most once
  * an hour per endpoint) go to the endpoints of the same owner that subscribe to them with an `app.`
@@ -11,7 +11,12 @@
 import type { WebhookDeps } from './deps.ts';
 import { emit } from './events/emit.ts';
 
-export const OPERATIONAL_EVENTS = ['app.endpoint.disabled', 'app.endpoint.enabled', 'app.delivery.dead', 'app.endpoint.failing'] as const;
+export const OPERATIONAL_EVENTS = [
+  'app.endpoint.disabled',
+  'app.endpoint.enabled',
+  'app.delivery.dead',
+  'app.endpoint.failing',
+] as const;
 export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
 
 /** Whether `type` is one of the service's own events (whose deliveries raise none). */
@@ -24,7 +29,12 @@ const operatorPattern = (pattern: string): boolean => pattern.startsWith('app.')
  * Emits `type` with `data` about something of `owner`: to its subscribed endpoints, and (for a
  * tenant's event) to owner-less endpoints subscribed to an `app.` pattern.
  */
-export async function emitOperational(deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache'>, type: OperationalEvent, data: Record<string, unknown>, owner: string | null): Promise<void> {
+export async function emitOperational(
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache'>,
+  type: OperationalEvent,
+  data: Record<string, unknown>,
+  owner: string | null,
+): Promise<void> {
   try {
     await emit(deps, type, data, { owner, only: operatorPattern });
     if (owner !== null) await emit(deps, type, { ...data, owner }, { owner: null, only: operatorPattern });

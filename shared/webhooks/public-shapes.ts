@@ -30,17 +30,34 @@ export interface PublicField {
 
 export type ShapeName = 'Webhook' | 'WebhookSecret' | 'DeliveryCounts' | 'Event' | 'Delivery' | 'Attempt';
 
-const text = (description?: string, extra: JsonSchema = {}): PublicField => ({ schema: { type: 'string', ...extra }, description });
+const text = (description?: string, extra: JsonSchema = {}): PublicField => ({
+  schema: { type: 'string', ...extra },
+  description,
+});
 const orNull = (field: PublicField): PublicField => {
   const type = field.schema.type as string;
   return { ...field, schema: { ...field.schema, type: [type, 'null'] } };
 };
 const time = (description?: string): PublicField => text(description, { format: 'date-time' });
-const whole = (description?: string, extra: JsonSchema = {}): PublicField => ({ schema: { type: 'integer', ...extra }, description });
+const whole = (description?: string, extra: JsonSchema = {}): PublicField => ({
+  schema: { type: 'integer', ...extra },
+  description,
+});
 const yesNo = (description?: string): PublicField => ({ schema: { type: 'boolean' }, description });
-const id = (prefix: string, description: string): PublicField => ({ schema: { type: 'string', pattern: `^${prefix}` }, description, id: true });
-const listOf = (items: JsonSchema, description?: string): PublicField => ({ schema: { type: 'array', items }, description });
-const shapeOf = (shape: ShapeName, description?: string): PublicField => ({ schema: { type: 'object' }, description, shape });
+const id = (prefix: string, description: string): PublicField => ({
+  schema: { type: 'string', pattern: `^${prefix}` },
+  description,
+  id: true,
+});
+const listOf = (items: JsonSchema, description?: string): PublicField => ({
+  schema: { type: 'array', items },
+  description,
+});
+const shapeOf = (shape: ShapeName, description?: string): PublicField => ({
+  schema: { type: 'object' },
+  description,
+  shape,
+});
 
 export const DELIVERY_STATUS_VALUES = DELIVERY_STATUSES;
 export const ATTEMPT_OUTCOMES = ['done', 'retry', 'dead'] as const;
@@ -55,14 +72,26 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     description: orNull(text()),
     headers: {
       schema: { type: 'object', additionalProperties: { type: ['string', 'null'] } },
-      description: 'Receiver-specific headers sent with each delivery: their names, values null unless revealed (members and admins).',
+      description:
+        'Receiver-specific headers sent with each delivery: their names, values null unless revealed (members and admins).',
     },
     enabled: yesNo('False once disabled (by an operator, or by a 410 from the receiver).'),
     disabledAt: orNull(time()),
     disabledReason: orNull(text()),
-    rateLimit: orNull(whole('Most deliveries per second to it, across every worker; above it deliveries wait (they do not fail and are not attempts). null: no limit.', { minimum: 1 })),
-    ordering: text('`fifo`: one delivery at a time, in emit order (the next waits until the previous is done or dead); `none`: in parallel, up to `webhooks.endpointConcurrency`.', { enum: ['none', 'fifo'] }),
-    signing: text('How deliveries are signed: `hmac-sha256` (`v1,` entries; the secret is `whsec_…`) or `ed25519` (`v1a,` entries; receivers verify with the public key `whpk_…`).', { enum: ['hmac-sha256', 'ed25519'] }),
+    rateLimit: orNull(
+      whole(
+        'Most deliveries per second to it, across every worker; above it deliveries wait (they do not fail and are not attempts). null: no limit.',
+        { minimum: 1 },
+      ),
+    ),
+    ordering: text(
+      '`fifo`: one delivery at a time, in emit order (the next waits until the previous is done or dead); `none`: in parallel, up to `webhooks.endpointConcurrency`.',
+      { enum: ['none', 'fifo'] },
+    ),
+    signing: text(
+      'How deliveries are signed: `hmac-sha256` (`v1,` entries; the secret is `whsec_…`) or `ed25519` (`v1a,` entries; receivers verify with the public key `whpk_…`).',
+      { enum: ['hmac-sha256', 'ed25519'] },
+    ),
     createdAt: time(),
     updatedAt: time(),
   },
@@ -81,13 +110,15 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     externalId: id('evt_', 'The event id (`evt_…`).'),
     type: text('The event type, such as `invoice.paid`.'),
     owner: orNull(text()),
-    data: { schema: {}, description: 'The payload given to emit (the envelope\'s data).' },
+    data: { schema: {}, description: "The payload given to emit (the envelope's data)." },
     createdAt: time(),
     deliveryCounts: shapeOf('DeliveryCounts', 'Its deliveries by state.'),
   },
   Delivery: {
     externalId: id('msg_', 'The delivery id (`msg_…`), the `webhook-id` header.'),
-    status: text('pending (queued, or waiting for a retry at nextAttemptAt), running, done, dead.', { enum: [...DELIVERY_STATUSES] }),
+    status: text('pending (queued, or waiting for a retry at nextAttemptAt), running, done, dead.', {
+      enum: [...DELIVERY_STATUSES],
+    }),
     endpointId: id('ep_', 'The endpoint id.'),
     eventId: id('evt_', 'The event id.'),
     type: text('The event type.'),
@@ -95,7 +126,7 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     queue: text('The logical queue (`webhooks.queue` when emitted).'),
     attemptCount: whole('Attempts made so far.', { minimum: 0 }),
     nextAttemptAt: orNull(time('When the next attempt is due (pending).')),
-    lastStatus: orNull(whole('The receiver\'s status at the last attempt, when it answered.')),
+    lastStatus: orNull(whole("The receiver's status at the last attempt, when it answered.")),
     lastError: orNull(text('Why the last attempt failed, or why the delivery is dead.')),
     createdAt: time(),
     updatedAt: time(),
@@ -105,10 +136,10 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     attempt: whole(undefined, { minimum: 1 }),
     startedAt: time(),
     durationMs: whole(undefined, { minimum: 0 }),
-    status: orNull(whole('The receiver\'s status, or null when it did not answer.')),
+    status: orNull(whole("The receiver's status, or null when it did not answer.")),
     outcome: text(undefined, { enum: [...ATTEMPT_OUTCOMES] }),
     error: orNull(text()),
-    excerpt: orNull(text('The first 64 kB of the receiver\'s answer.')),
+    excerpt: orNull(text("The first 64 kB of the receiver's answer.")),
   },
 };
 
@@ -120,7 +151,9 @@ export function publicEndpoint(endpoint: Endpoint, options: { revealHeaders?: bo
     events: endpoint.events,
     owner: endpoint.owner,
     description: endpoint.description,
-    headers: options.revealHeaders ? endpoint.headers as Record<string, string | null> : maskHeaders(endpoint.headers),
+    headers: options.revealHeaders
+      ? (endpoint.headers as Record<string, string | null>)
+      : maskHeaders(endpoint.headers),
     enabled: endpoint.enabled,
     disabledAt: endpoint.disabledAt,
     disabledReason: endpoint.disabledReason,
@@ -148,7 +181,13 @@ export function publicEvent(event: EventRecord) {
 }
 
 /** Delivery counts by state. */
-export const publicCounts = (counts: DeliveryCounts) => ({ pending: counts.pending, running: counts.running, done: counts.done, dead: counts.dead, total: counts.total });
+export const publicCounts = (counts: DeliveryCounts) => ({
+  pending: counts.pending,
+  running: counts.running,
+  done: counts.done,
+  dead: counts.dead,
+  total: counts.total,
+});
 
 /** A delivery as listed. */
 export function publicDelivery(delivery: DeliverySummary) {
@@ -205,7 +244,14 @@ export const publicAttempt = (attempt: AttemptDetails) => ({
 export function publicDeliveryDetails(delivery: DeliveryDetails) {
   return {
     ...publicDelivery(delivery),
-    endpoint: delivery.endpoint === null ? null : { url: delivery.endpoint.url, enabled: delivery.endpoint.enabled, disabledReason: delivery.endpoint.disabledReason },
+    endpoint:
+      delivery.endpoint === null
+        ? null
+        : {
+            url: delivery.endpoint.url,
+            enabled: delivery.endpoint.enabled,
+            disabledReason: delivery.endpoint.disabledReason,
+          },
     attempts: delivery.attemptsMade.map(publicAttempt),
   };
 }

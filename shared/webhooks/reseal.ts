@@ -65,7 +65,10 @@ export async function resealSecrets(
   options: { fromSecret?: string; dryRun?: boolean } = {},
 ): Promise<ResealResult> {
   if (!deps.config.secret) {
-    throw unprocessable('there is no application secret to seal with: set APP_SECRET first', { code: 'APP_SECRET_REQUIRED', data: { field: 'secret' } });
+    throw unprocessable('there is no application secret to seal with: set APP_SECRET first', {
+      code: 'APP_SECRET_REQUIRED',
+      data: { field: 'secret' },
+    });
   }
   const current = createSecretBox(deps.config.secret);
   const previous = options.fromSecret ? createSecretBox(options.fromSecret) : undefined;
@@ -89,12 +92,20 @@ export async function resealSecrets(
     });
     if (done) break;
   }
-  await resealHeaders(deps, result, previous ? createSecretBox(options.fromSecret, { purpose: 'endpoint-headers' }) : undefined);
+  await resealHeaders(
+    deps,
+    result,
+    previous ? createSecretBox(options.fromSecret, { purpose: 'endpoint-headers' }) : undefined,
+  );
   return result;
 }
 
 /** The same for endpoint header values (a box of their own); endpoints whose values neither key opens are reported. */
-async function resealHeaders(deps: { sql: Sql; config: Pick<Config, 'secret'> }, result: ResealResult, previous: SecretBox | undefined): Promise<void> {
+async function resealHeaders(
+  deps: { sql: Sql; config: Pick<Config, 'secret'> },
+  result: ResealResult,
+  previous: SecretBox | undefined,
+): Promise<void> {
   const current = headerBox(deps.config);
   const rows = await deps.sql<{ id: string; headers: Record<string, string> }[]>`
     select id, headers from app_webhooks where headers <> '{}'::jsonb`;
@@ -104,7 +115,9 @@ async function resealHeaders(deps: { sql: Sql; config: Pick<Config, 'secret'> },
     let unreadable = false;
     for (const [name, value] of Object.entries(row.headers)) {
       const legacy = !value.startsWith('enc:') && !value.startsWith('plain:');
-      const sealed = legacy ? current.seal(value) : resealed({ id: row.id, endpoint_id: row.id, sealed: value }, current, previous);
+      const sealed = legacy
+        ? current.seal(value)
+        : resealed({ id: row.id, endpoint_id: row.id, sealed: value }, current, previous);
       if (sealed === 'unreadable') unreadable = true;
       else if (sealed !== null) changed = true;
       next[name] = sealed === null || sealed === 'unreadable' ? value : sealed;

@@ -9,7 +9,18 @@
  *   shows the receiver its public key `whpk_<base64 of the 32 raw bytes>`.
  * This file imports nothing from the project but the error type, so a receiver can take it alone.
  */
-import { createHmac, createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, randomBytes, sign as signBytes, timingSafeEqual, verify as verifyBytes, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  createSecretKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign as signBytes,
+  timingSafeEqual,
+  verify as verifyBytes,
+  type KeyObject,
+} from 'node:crypto';
 import { badRequest, internal } from '../errors/app-error.ts';
 
 const SECRET_PREFIX = 'whsec_';
@@ -78,15 +89,22 @@ export function generateSigningKey(): string {
 }
 
 /** A new secret of `scheme`: a `whsec_` secret, or a `whsk_` Ed25519 private key. */
-export const generateSecretFor = (scheme: SigningScheme): string => (scheme === 'ed25519' ? generateSigningKey() : generateSecret());
+export const generateSecretFor = (scheme: SigningScheme): string =>
+  scheme === 'ed25519' ? generateSigningKey() : generateSecret();
 
 const isPrivateKey = (secret: string) => secret.startsWith(PRIVATE_KEY_PREFIX);
 
 function privateKeyOf(secret: string): KeyObject {
   try {
-    return createPrivateKey({ key: Buffer.from(secret.slice(PRIVATE_KEY_PREFIX.length), 'base64'), format: 'der', type: 'pkcs8' });
+    return createPrivateKey({
+      key: Buffer.from(secret.slice(PRIVATE_KEY_PREFIX.length), 'base64'),
+      format: 'der',
+      type: 'pkcs8',
+    });
   } catch {
-    throw badRequest('webhook signing key is not `whsk_` followed by a base64 Ed25519 key', { code: 'APP_WEBHOOK_SECRET_INVALID' });
+    throw badRequest('webhook signing key is not `whsk_` followed by a base64 Ed25519 key', {
+      code: 'APP_WEBHOOK_SECRET_INVALID',
+    });
   }
 }
 
@@ -102,12 +120,18 @@ export const shownSecret = (secret: string): string => (isPrivateKey(secret) ? p
 /** The Ed25519 public key of a `whpk_` text. Throws 400 `APP_WEBHOOK_SECRET_INVALID`. */
 function publicKeyFrom(text: string): KeyObject {
   const raw = Buffer.from(text.slice(PUBLIC_KEY_PREFIX.length), 'base64');
-  if (raw.length !== 32) throw badRequest('webhook public key is not `whpk_` followed by base64 of 32 bytes', { code: 'APP_WEBHOOK_SECRET_INVALID' });
+  if (raw.length !== 32)
+    throw badRequest('webhook public key is not `whpk_` followed by base64 of 32 bytes', {
+      code: 'APP_WEBHOOK_SECRET_INVALID',
+    });
   return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
 }
 
 const signedContent = (id: string, timestamp: number | string, body: RawBody): Buffer =>
-  Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body)]);
+  Buffer.concat([
+    Buffer.from(`${id}.${timestamp}.`, 'utf8'),
+    typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body),
+  ]);
 
 /**
  * The HMAC key of a secret: the base64-decoded text after `whsec_`. The prefix is only a label,

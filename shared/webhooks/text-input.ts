@@ -10,7 +10,9 @@ import { parseHeaderArgument } from './endpoints/headers.ts';
 /** `a.b,c.*` as a list; entries are trimmed but empty ones kept, so `a,,b` is refused, not guessed at. */
 export function parseEventList(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
-  return String(text).split(',').map((entry) => entry.trim());
+  return String(text)
+    .split(',')
+    .map((entry) => entry.trim());
 }
 
 /** `Name: value` texts as a map (the core checks names and values); a name given twice is refused. */

@@ -11,7 +11,10 @@ export interface TimeRange {
 
 /** AppError 422 `APP_WEBHOOK_TIME_RANGE_INVALID` naming the field. */
 export const timeRangeInvalid = (field: string, reason: string, value?: unknown) =>
-  unprocessable(`invalid time ${field}: ${reason}`, { code: 'APP_WEBHOOK_TIME_RANGE_INVALID', data: { field, reason, value } });
+  unprocessable(`invalid time ${field}: ${reason}`, {
+    code: 'APP_WEBHOOK_TIME_RANGE_INVALID',
+    data: { field, reason, value },
+  });
 
 // A date (2026-01-31) or a date-time with seconds optional, fraction optional, Z or an offset.
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
@@ -23,11 +26,13 @@ export function parseTime(field: string, value: unknown): Date | undefined {
     if (Number.isNaN(value.getTime())) throw timeRangeInvalid(field, 'is not a valid date');
     return value;
   }
-  if (typeof value !== 'string' || !ISO.test(value.trim())) throw timeRangeInvalid(field, 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z', value);
+  if (typeof value !== 'string' || !ISO.test(value.trim()))
+    throw timeRangeInvalid(field, 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z', value);
   const date = new Date(value.trim());
   if (Number.isNaN(date.getTime())) throw timeRangeInvalid(field, 'is not a valid date', value);
   // PostgreSQL's timestamptz reaches further, but year 0 and before would be refused (22008)
-  if (date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) throw timeRangeInvalid(field, 'must be within the years 0001 to 9999', value);
+  if (date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999)
+    throw timeRangeInvalid(field, 'must be within the years 0001 to 9999', value);
   return date;
 }
 
@@ -35,6 +40,7 @@ export function parseTime(field: string, value: unknown): Date | undefined {
 export function parseTimeRange(input: { since?: unknown; until?: unknown }): TimeRange {
   const since = parseTime('since', input.since);
   const until = parseTime('until', input.until);
-  if (since && until && until.getTime() <= since.getTime()) throw timeRangeInvalid('until', 'must be after since', input.until);
+  if (since && until && until.getTime() <= since.getTime())
+    throw timeRangeInvalid('until', 'must be after since', input.until);
   return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
 }

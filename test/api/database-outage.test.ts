@@ -42,7 +42,7 @@ async function assertUnavailable(base: string, headers: Record<string, string>):
   for (const path of ['/api/v1/webhooks', '/api/v1/deliveries', '/api/v1/events']) {
     const started = performance.now();
     const answer = await fetch(`${base}${path}`, { headers });
-    const body = await answer.json() as { code: string; status: number };
+    const body = (await answer.json()) as { code: string; status: number };
     assert.equal(answer.status, 503, `${path}: ${JSON.stringify(body)}`);
     assert.equal(body.code, 'APP_DATABASE_UNAVAILABLE');
     assert.equal(answer.headers.get('retry-after'), '2');
@@ -50,10 +50,18 @@ async function assertUnavailable(base: string, headers: Record<string, string>):
     assert.ok(performance.now() - started < 6_000, `${path} answered within the connect timeout`);
   }
   // GraphQL: refused at authentication (the token lookup) with the same problem document
-  const gql = await fetch(`${base}/_app/gql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ webhookEndpoints { total } }' }) });
-  const gqlBody = await gql.json() as { code?: string; errors?: { extensions?: { code?: string } }[] };
+  const gql = await fetch(`${base}/_app/gql`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: '{ webhookEndpoints { total } }' }),
+  });
+  const gqlBody = (await gql.json()) as { code?: string; errors?: { extensions?: { code?: string } }[] };
   assert.equal(gql.status, 503, JSON.stringify(gqlBody));
-  assert.equal(gqlBody.code ?? gqlBody.errors?.[0]?.extensions?.code, 'APP_DATABASE_UNAVAILABLE', JSON.stringify(gqlBody));
+  assert.equal(
+    gqlBody.code ?? gqlBody.errors?.[0]?.extensions?.code,
+    'APP_DATABASE_UNAVAILABLE',
+    JSON.stringify(gqlBody),
+  );
   assert.equal(gql.headers.get('retry-after'), '2');
   assert.equal((await fetch(`${base}/readyz`)).status, 503);
 }
@@ -62,12 +70,20 @@ async function assertUnavailable(base: string, headers: Record<string, string>):
 async function assertRecovers(base: string, headers: Record<string, string>): Promise<void> {
   const back = performance.now();
   await eventually(async () => (await fetch(`${base}/readyz`)).status === 200, 10_000, 'readiness back');
-  await eventually(async () => (await fetch(`${base}/api/v1/webhooks`, { headers })).status === 200, 10_000, 'the API back');
-  assert.ok(performance.now() - back < 4_000, `recovered ${Math.round(performance.now() - back)} ms after the database came back`);
+  await eventually(
+    async () => (await fetch(`${base}/api/v1/webhooks`, { headers })).status === 200,
+    10_000,
+    'the API back',
+  );
+  assert.ok(
+    performance.now() - back < 4_000,
+    `recovered ${Math.round(performance.now() - back)} ms after the database came back`,
+  );
 }
 
 const errorLines = (lines: Record<string, unknown>[]) => lines.filter((line) => (line.level as number) >= 50);
-const stackLines = (lines: Record<string, unknown>[]) => lines.filter((line) => typeof (line.err as { stack?: unknown } | undefined)?.stack === 'string');
+const stackLines = (lines: Record<string, unknown>[]) =>
+  lines.filter((line) => typeof (line.err as { stack?: unknown } | undefined)?.stack === 'string');
 
 describe('the web process and a database outage', () => {
   it('answers 503 APP_DATABASE_UNAVAILABLE with Retry-After while the database is away, and recovers within seconds of its return', async () => {
@@ -104,12 +120,27 @@ describe('the web process and a database outage', () => {
     await assertRecovers(base, headers);
     assert.deepEqual(errorLines(lines), [], 'a maintenance is no error of the service');
     assert.deepEqual(stackLines(lines), [], 'no stack per request');
-    assert.ok(lines.some((line) => line.msg === 'request refused: the database cannot be reached' && /not currently accepting connections/.test(String(line.reason))), 'the refusal is logged with its reason');
+    assert.ok(
+      lines.some(
+        (line) =>
+          line.msg === 'request refused: the database cannot be reached' &&
+          /not currently accepting connections/.test(String(line.reason)),
+      ),
+      'the refusal is logged with its reason',
+    );
   });
 
   for (const [what, misconfigure, problem] of [
-    ['a database that does not exist', (url: URL) => void (url.pathname = '/app_test_no_such_database'), /DATABASE_URL names a database that does not exist/],
-    ['a role that does not exist', (url: URL) => void (url.username = 'app_test_no_such_role'), /DATABASE_URL's user may not log in/],
+    [
+      'a database that does not exist',
+      (url: URL) => void (url.pathname = '/app_test_no_such_database'),
+      /DATABASE_URL names a database that does not exist/,
+    ],
+    [
+      'a role that does not exist',
+      (url: URL) => void (url.username = 'app_test_no_such_role'),
+      /DATABASE_URL's user may not log in/,
+    ],
   ] as const) {
     it(`answers 503 when DATABASE_URL names ${what}, and logs that configuration problem once, without a stack`, async () => {
       const db = await createTestDatabase();
@@ -123,7 +154,10 @@ describe('the web process and a database outage', () => {
       assert.match(String(errors[0]!.msg), /^database configuration problem: /);
       assert.match(String(errors[0]!.msg), problem);
       assert.deepEqual(stackLines(lines), [], 'no stack per request');
-      assert.ok(!lines.some((line) => line.msg === 'request refused: the database cannot be reached'), 'no warning per request either');
+      assert.ok(
+        !lines.some((line) => line.msg === 'request refused: the database cannot be reached'),
+        'no warning per request either',
+      );
     });
   }
 });

@@ -29,7 +29,11 @@ describe('graceful shutdown of the web process', () => {
   it('SIGTERM: readiness 503 during shutdown.delay, the slow request completes, the idle keep-alive socket is closed, exit 0', async () => {
     const web = spawnNode('test/fixtures/web-with-slow-route.ts', {
       // a delay long enough that the readiness check below lands inside it on a loaded machine
-      DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info', APP_SHUTDOWN__DELAY: '2s',
+      DATABASE_URL: db.url,
+      PORT: '0',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      APP_SHUTDOWN__DELAY: '2s',
     });
     const port = Number((await web.waitFor(/LISTENING (\d+)/))[1]);
     await web.waitFor(/web process ready/);
@@ -59,11 +63,18 @@ describe('graceful shutdown of the web process', () => {
 
   it('destroys what is still open after shutdown.drain, says how many in the log, and still exits 0', async () => {
     const web = spawnNode('test/fixtures/web-with-slow-route.ts', {
-      DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info', APP_SHUTDOWN__DRAIN: '300ms',
+      DATABASE_URL: db.url,
+      PORT: '0',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      APP_SHUTDOWN__DRAIN: '300ms',
     });
     const port = Number((await web.waitFor(/LISTENING (\d+)/))[1]);
     await web.waitFor(/web process ready/);
-    const slow = get(port, '/slow?ms=10000').then(() => 'answered', () => 'destroyed');
+    const slow = get(port, '/slow?ms=10000').then(
+      () => 'answered',
+      () => 'destroyed',
+    );
     await web.waitFor(/SLOW STARTED/);
     web.child.kill('SIGTERM');
     assert.equal(await slow, 'destroyed');
@@ -73,7 +84,12 @@ describe('graceful shutdown of the web process', () => {
   });
 
   it('refuses to start on an invalid config, listing every problem, exit code 1', async () => {
-    const web = spawnNode('api/main.ts', { DATABASE_URL: db.url, PORT: 'http', APP_SHUTDOWN__DRAIN: '-1s', APP_WEBHOOKS__MAX_ATTEMPTS: '0' });
+    const web = spawnNode('api/main.ts', {
+      DATABASE_URL: db.url,
+      PORT: 'http',
+      APP_SHUTDOWN__DRAIN: '-1s',
+      APP_WEBHOOKS__MAX_ATTEMPTS: '0',
+    });
     const exit = await web.exited;
     assert.equal(exit.code, 1);
     assert.match(web.output(), /port \(environment\): must be a number/);
@@ -85,7 +101,13 @@ describe('graceful shutdown of the web process', () => {
     const stopped: string[] = [];
     const web = createWebServer({ config: db.config, log: db.log }, [
       { name: 'first', stop: async () => void stopped.push('first') },
-      { name: 'broken', stop: async () => { stopped.push('broken'); throw new Error('cannot stop'); } },
+      {
+        name: 'broken',
+        stop: async () => {
+          stopped.push('broken');
+          throw new Error('cannot stop');
+        },
+      },
       { name: 'last', stop: async () => void stopped.push('last') },
     ]);
     await web.start(0);
@@ -117,7 +139,9 @@ describe('request timeout', () => {
       assert.ok(performance.now() - started >= 195, 'not before the timeout');
       release.resolve();
       assert.equal(await ended.promise, true, 'the work sees its signal aborted');
-      const failures = logs.filter((line) => line.msg === 'request failed').map((line) => (line.err as { message?: string }).message);
+      const failures = logs
+        .filter((line) => line.msg === 'request failed')
+        .map((line) => (line.err as { message?: string }).message);
       assert.deepEqual(failures, ['request did not finish within 200 ms'], 'the timeout configured is what answered');
     } finally {
       release.resolve();

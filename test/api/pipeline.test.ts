@@ -1,22 +1,43 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { APP_SLOTS, ROUTE_SLOTS } from '../../api/pipeline.ts';
-import type { CompiledRoute } from '../../api/routing/table.ts';
+import type { CompiledRoute } from '../../api/model-framework/routing/table.ts';
 import { startApp, type TestApp } from './fixtures/app.ts';
 
 describe('middleware order', () => {
   it('the application slots follow the documented middleware order (Koa onion: the error handler wraps, 404 wraps the router)', () => {
     assert.deepEqual(APP_SLOTS, [
-      'requestId', 'errors', 'timeout', 'secureHeaders', 'compression', 'jsonAnswers', 'cors', 'bodyParsers', 'cookies',
-      'errorHelpers', 'apiVersion', 'pagination', 'health', 'static', 'user', 'authLimiter', 'globalLimiter', 'custom',
-      'notFound', 'graphql', 'router',
+      'requestId',
+      'errors',
+      'timeout',
+      'secureHeaders',
+      'compression',
+      'jsonAnswers',
+      'cors',
+      'bodyParsers',
+      'cookies',
+      'errorHelpers',
+      'apiVersion',
+      'pagination',
+      'health',
+      'static',
+      'user',
+      'authLimiter',
+      'globalLimiter',
+      'custom',
+      'notFound',
+      'graphql',
+      'router',
     ]);
     assert.deepEqual(ROUTE_SLOTS, ['versionGuard', 'routeLimiter', 'roleGuard', 'idempotency', 'halGuard']);
   });
 
   it('the server mounts one middleware per slot, named after it, in that order', async () => {
     const app = await startApp();
-    assert.deepEqual(app.web.app.middleware.map((middleware) => middleware.name), [...APP_SLOTS]);
+    assert.deepEqual(
+      app.web.app.middleware.map((middleware) => middleware.name),
+      [...APP_SLOTS],
+    );
   });
 });
 
@@ -26,17 +47,20 @@ describe('plugging into slots', () => {
   const routesSeen: CompiledRoute[] = [];
   before(async () => {
     app = await startApp({
-      routes: { 'resources posts': { scope: 'api/v1', rateLimit: { windowMs: 1000, max: 5 }, roles: { destroy: ['admin'] } }, 'crud authors': { scope: 'api/v1' } },
+      routes: {
+        'resources posts': { scope: 'api/v1', rateLimit: { windowMs: 1000, max: 5 }, roles: { destroy: ['admin'] } },
+        'crud authors': { scope: 'api/v1' },
+      },
       setup(web) {
         web.plug('globalLimiter', async (ctx, next) => {
           seen.push(`globalLimiter principal=${ctx.state.principal?.id ?? '-'}`);
           await next();
         });
-        web.plug('authLimiter', async (ctx, next) => {
+        web.plug('authLimiter', async (_ctx, next) => {
           seen.push('authLimiter');
           await next();
         });
-        web.addMiddleware(async (ctx, next) => {
+        web.addMiddleware(async (_ctx, next) => {
           seen.push('custom');
           await next();
         });
@@ -67,7 +91,7 @@ describe('plugging into slots', () => {
     assert.deepEqual(seen, ['authLimiter', 'globalLimiter principal=p1', 'custom']);
   });
 
-  it('route slots get each route\'s declaration: the route limiter runs before the role guard, idempotency after it', async () => {
+  it("route slots get each route's declaration: the route limiter runs before the role guard, idempotency after it", async () => {
     seen.length = 0;
     const refused = await fetch(`${app.api}/posts/AAAAAAAAAAAAAAAAAAAAAA`, { method: 'DELETE' });
     assert.equal(refused.status, 401);
@@ -86,7 +110,12 @@ describe('plugging into slots', () => {
     seen.length = 0;
     await fetch(`${app.api}/authors`);
     assert.deepEqual(seen.slice(3), [], 'authors has no rateLimit and GET is not idempotent-covered');
-    assert.ok(routesSeen.some((route) => route.name === 'posts' && route.action === 'create' && route.idempotent && route.rateLimit?.windowMs === 1000));
+    assert.ok(
+      routesSeen.some(
+        (route) =>
+          route.name === 'posts' && route.action === 'create' && route.idempotent && route.rateLimit?.windowMs === 1000,
+      ),
+    );
   });
 
   it('an unknown slot name is refused', () => {

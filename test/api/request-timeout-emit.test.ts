@@ -22,25 +22,45 @@ describe('timed-out emits', () => {
   it('a 503 from the request timeout means nothing was written, and the retry with the same key writes once', async () => {
     const app = await startApi({ requestTimeout: 300 });
     const token = await app.token('admin');
-    for (let i = 0; i < 5; i += 1) await call('POST', `${app.api}/webhooks`, { token, body: { url: `https://127.0.0.1/t${i}`, events: ['order.*'] } });
+    for (let i = 0; i < 5; i += 1)
+      await call('POST', `${app.api}/webhooks`, {
+        token,
+        body: { url: `https://127.0.0.1/t${i}`, events: ['order.*'] },
+      });
     // A transaction of the test holds app_events: the emit blocks on its first insert past its deadline.
     const blocker = postgres(app.db.url, { max: 1, onnotice: () => {} });
     const locked = blocker.begin(async (tx) => {
       await tx`lock table app_events in access exclusive mode`;
-      const answer = await call('POST', `${app.api}/events`, { token, body: { type: 'order.created', data: { n: 1 } }, headers: { 'Idempotency-Key': 'timeout-emit-1' } });
+      const answer = await call('POST', `${app.api}/events`, {
+        token,
+        body: { type: 'order.created', data: { n: 1 } },
+        headers: { 'Idempotency-Key': 'timeout-emit-1' },
+      });
       assert.equal(answer.status, 503, answer.text);
     });
     await locked;
     // the lock is gone: the blocked emit goes on, reaches its commit after the deadline, rolls back
-    await eventually(async () => {
-      const [{ busy }] = await blocker<{ busy: number }[]>`
+    await eventually(
+      async () => {
+        const [{ busy }] = await blocker<{ busy: number }[]>`
         select count(*)::int as busy from pg_stat_activity
          where datname = current_database() and pid <> pg_backend_pid() and state in ('active', 'idle in transaction') and query ilike '%app_%'`;
-      return busy === 0;
-    }, 10_000, 'the blocked emit to finish');
-    assert.deepEqual(await counts(app.db.sql), { events: 0, deliveries: 0, jobs: 0 }, 'nothing committed after the 503');
+        return busy === 0;
+      },
+      10_000,
+      'the blocked emit to finish',
+    );
+    assert.deepEqual(
+      await counts(app.db.sql),
+      { events: 0, deliveries: 0, jobs: 0 },
+      'nothing committed after the 503',
+    );
 
-    const retried = await call('POST', `${app.api}/events`, { token, body: { type: 'order.created', data: { n: 1 } }, headers: { 'Idempotency-Key': 'timeout-emit-1' } });
+    const retried = await call('POST', `${app.api}/events`, {
+      token,
+      body: { type: 'order.created', data: { n: 1 } },
+      headers: { 'Idempotency-Key': 'timeout-emit-1' },
+    });
     assert.equal(retried.status, 202, retried.text);
     assert.deepEqual(await counts(app.db.sql), { events: 1, deliveries: 5, jobs: 5 });
     await blocker.end();
@@ -49,14 +69,18 @@ describe('timed-out emits', () => {
   it('an emit writing more than webhooks.maxFanoutBytes (payload times endpoints) is refused with 413, nothing written', async () => {
     const app = await startApi({ webhooks: { maxFanoutBytes: '2kb' } });
     const token = await app.token('admin');
-    for (let i = 0; i < 3; i += 1) await call('POST', `${app.api}/webhooks`, { token, body: { url: `https://127.0.0.1/b${i}`, events: ['big.*'] } });
+    for (let i = 0; i < 3; i += 1)
+      await call('POST', `${app.api}/webhooks`, { token, body: { url: `https://127.0.0.1/b${i}`, events: ['big.*'] } });
     const payload = { blob: 'x'.repeat(1000) };
     const refused = await call('POST', `${app.api}/events`, { token, body: { type: 'big.one', data: payload } });
     assert.equal(refused.status, 413, refused.text);
     assert.equal(refused.body.code, 'APP_WEBHOOK_FANOUT_TOO_LARGE');
     assert.deepEqual([refused.body.data.matched, refused.body.data.limit], [3, 2048]);
     assert.deepEqual(await counts(app.db.sql), { events: 0, deliveries: 0, jobs: 0 });
-    const small = await call('POST', `${app.api}/events`, { token, body: { type: 'big.one', data: { blob: 'x'.repeat(100) } } });
+    const small = await call('POST', `${app.api}/events`, {
+      token,
+      body: { type: 'big.one', data: { blob: 'x'.repeat(100) } },
+    });
     assert.equal(small.status, 202, 'the same fan-out with a small payload is fine');
   });
 });

@@ -10,11 +10,22 @@ async function app(env: Record<string, string>, args: string[]) {
 
 describe('app config', () => {
   it('prints the effective config as one JSON document with secrets masked', async () => {
-    const run = await app({
-      DATABASE_URL: 'postgres://app:hunter2@db.example:5432/app', APP_SECRET: 'very-secret-value', APP_WEBHOOKS__TIMEOUT: '5s', NODE_ENV: 'production',
-    }, ['config', '--json']);
+    const run = await app(
+      {
+        DATABASE_URL: 'postgres://app:hunter2@db.example:5432/app',
+        APP_SECRET: 'very-secret-value',
+        APP_WEBHOOKS__TIMEOUT: '5s',
+        NODE_ENV: 'production',
+      },
+      ['config', '--json'],
+    );
     assert.equal(run.code, 0);
-    const printed = JSON.parse(run.output) as { secret: string; databaseUrl: string; webhooks: { timeout: number }; env: string };
+    const printed = JSON.parse(run.output) as {
+      secret: string;
+      databaseUrl: string;
+      webhooks: { timeout: number };
+      env: string;
+    };
     assert.equal(printed.secret, '[masked]');
     assert.doesNotMatch(run.output, /hunter2|very-secret-value/);
     assert.match(printed.databaseUrl, /db\.example:5432/);
@@ -29,11 +40,14 @@ describe('app config', () => {
     assert.match(run.output, /api\.maxPerPage \(environment\)/);
   });
 
-  it('exits 2 (usage) with the command\'s usage and a one-line reason for an unknown option', async () => {
+  it("exits 2 (usage) with the command's usage and a one-line reason for an unknown option", async () => {
     const run = await app({}, ['config', '--bogus']);
     assert.equal(run.code, 2);
     const lines = run.output.trim().split('\n');
     assert.match(lines[0], /^app config$/, 'the usage of the command comes first');
-    assert.deepEqual(lines.filter((line) => line.startsWith('app: ')), ['app: Unknown argument: bogus']);
+    assert.deepEqual(
+      lines.filter((line) => line.startsWith('app: ')),
+      ['app: Unknown argument: bogus'],
+    );
   });
 });

@@ -44,24 +44,47 @@ describe('jobs commands', () => {
     const ep = await endpoint(h, `${receiver.origin}/in`);
     const [id] = await send(h, ep, 'invoice.paid', { total: 10 });
 
-    const listed = json<Array<{ externalId: string; status: string; queue: string; type: string }>>(await app(['jobs:list', '--json']));
-    assert.deepEqual(listed.map((d) => [d.externalId, d.status, d.queue, d.type]), [[id, 'pending', 'webhooks', 'invoice.paid']]);
-    assert.deepEqual(json<unknown[]>(await app(['jobs:list', '--queue', 'elsewhere', '--json'])), [], '--queue filters');
+    const listed = json<Array<{ externalId: string; status: string; queue: string; type: string }>>(
+      await app(['jobs:list', '--json']),
+    );
+    assert.deepEqual(
+      listed.map((d) => [d.externalId, d.status, d.queue, d.type]),
+      [[id, 'pending', 'webhooks', 'invoice.paid']],
+    );
+    assert.deepEqual(
+      json<unknown[]>(await app(['jobs:list', '--queue', 'elsewhere', '--json'])),
+      [],
+      '--queue filters',
+    );
 
-    const once = json<{ once: boolean; counts: Record<string, number> }>(await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }));
+    const once = json<{ once: boolean; counts: Record<string, number> }>(
+      await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }),
+    );
     assert.deepEqual(once.counts, { pending: 0, running: 0, done: 0, dead: 1 });
     assert.equal(receiver.requests.length, 1);
 
-    const dead = json<Array<{ externalId: string; status: string; lastError: string; lastStatus: number }>>(await app(['jobs:dead', '--json']));
+    const dead = json<Array<{ externalId: string; status: string; lastError: string; lastStatus: number }>>(
+      await app(['jobs:dead', '--json']),
+    );
     assert.equal(dead.length, 1);
     assert.equal(dead[0].externalId, id);
     assert.match(dead[0].lastError, /^attempts exhausted \(1 of 1\); last: receiver answered 500/);
     assert.equal(dead[0].lastStatus, 500);
 
     const shown = json<{
-      externalId: string; status: string; type: string; lastError: string;
+      externalId: string;
+      status: string;
+      type: string;
+      lastError: string;
       endpoint: { url: string; enabled: boolean; disabledReason: string | null };
-      attempts: Array<{ attempt: number; status: number; outcome: string; excerpt: string; durationMs: number; startedAt: string }>;
+      attempts: Array<{
+        attempt: number;
+        status: number;
+        outcome: string;
+        excerpt: string;
+        durationMs: number;
+        startedAt: string;
+      }>;
     }>(await app(['jobs', 'show', id, '--json']));
     assert.equal(shown.externalId, id);
     assert.equal(shown.status, 'dead');
@@ -83,13 +106,21 @@ describe('jobs commands', () => {
     answer = 200;
     const retried = json<{ externalId: string; status: string }>(await app(['jobs:retry', id, '--json']));
     assert.deepEqual([retried.externalId, retried.status], [id, 'pending']);
-    const again = json<{ counts: Record<string, number> }>(await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }));
+    const again = json<{ counts: Record<string, number> }>(
+      await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }),
+    );
     assert.equal(again.counts.done, 1, 'a retried delivery gets a new series of attempts');
     assert.equal(receiver.requests.length, 2);
     assert.equal(receiver.requests[1].headers['webhook-id'], id, 'sent again with the same webhook-id');
-    const after = json<{ status: string; attempts: Array<{ outcome: string }> }>(await app(['jobs:show', id, '--json']));
+    const after = json<{ status: string; attempts: Array<{ outcome: string }> }>(
+      await app(['jobs:show', id, '--json']),
+    );
     assert.equal(after.status, 'done');
-    assert.deepEqual(after.attempts.map((a) => a.outcome), ['dead', 'done'], 'the earlier attempt stays on record');
+    assert.deepEqual(
+      after.attempts.map((a) => a.outcome),
+      ['dead', 'done'],
+      'the earlier attempt stays on record',
+    );
   });
 
   it('refuses with one line: an unknown delivery (exit 3, not found), and retrying one that is not dead (exit 1)', async () => {
@@ -99,14 +130,16 @@ describe('jobs commands', () => {
     assert.match(unknown.stderr, /webhook delivery msg_nope does not exist/);
     assert.equal(unknown.stdout, '');
 
-    const [done] = (await h.sql<{ id: string }[]>`select id from app_webhook_deliveries where status = 'done' limit 1`).map((row) => row.id);
+    const [done] = (
+      await h.sql<{ id: string }[]>`select id from app_webhook_deliveries where status = 'done' limit 1`
+    ).map((row) => row.id);
     const notDead = await app(['jobs:retry', done]);
     assert.equal(notDead.code, 1);
     assert.match(notDead.stderr, /is done, not dead: only dead deliveries are retried/);
   });
 });
 
-describe('listing and replay commands share the API\'s filters (jobs:list, events:list, events:show, webhooks:recover)', () => {
+describe("listing and replay commands share the API's filters (jobs:list, events:list, events:show, webhooks:recover)", () => {
   it('jobs:list and jobs:dead filter by endpoint, event type, owner and time, as REST does', async () => {
     const a = await endpoint(h, 'http://127.0.0.1:9/a');
     const b = await endpoint(h, 'http://127.0.0.1:9/b');
@@ -117,7 +150,12 @@ describe('listing and replay commands share the API\'s filters (jobs:list, event
     assert.deepEqual(ids(await app(['jobs:list', '--endpoint', a.id, '--json'])), [first]);
     assert.ok(ids(await app(['jobs:list', '--type', 'invoice.paid', '--json'])).every((id) => id !== first));
     assert.deepEqual(ids(await app(['jobs:list', '--owner', String(a.owner), '--json'])), [first]);
-    assert.deepEqual(ids(await app(['jobs:list', '--endpoint', a.id, '--since', new Date(Date.now() + 60_000).toISOString(), '--json'])), []);
+    assert.deepEqual(
+      ids(
+        await app(['jobs:list', '--endpoint', a.id, '--since', new Date(Date.now() + 60_000).toISOString(), '--json']),
+      ),
+      [],
+    );
     assert.deepEqual(ids(await app(['jobs:dead', '--endpoint', a.id, '--json'])), []);
 
     const badRange = await app(['jobs:list', '--since', 'yesterday']);
@@ -128,8 +166,9 @@ describe('listing and replay commands share the API\'s filters (jobs:list, event
   it('events:list and events:show answer the events with their delivery counts; an unknown event is exit 3', async () => {
     const ep = await endpoint(h, 'http://127.0.0.1:9/events');
     await send(h, ep, 'shipment.sent', { parcel: 7 });
-    const [event] = json<Array<{ externalId: string; type: string; owner: string; deliveryCounts: Record<string, number> }>>(
-      await app(['events:list', '--owner', String(ep.owner), '--json']));
+    const [event] = json<
+      Array<{ externalId: string; type: string; owner: string; deliveryCounts: Record<string, number> }>
+    >(await app(['events:list', '--owner', String(ep.owner), '--json']));
     assert.equal(event.type, 'shipment.sent');
     assert.equal(event.deliveryCounts.pending, 1);
     const shown = json<{ externalId: string; data: unknown }>(await app(['events:show', event.externalId, '--json']));
@@ -142,10 +181,14 @@ describe('listing and replay commands share the API\'s filters (jobs:list, event
     const ids = await send(h, ep, 'order.created');
     await h.sql`update app_webhook_deliveries set status = 'dead', last_error = 'test: made dead' where id = any(${ids})`;
     const since = new Date(Date.now() - 60_000).toISOString();
-    const result = json<{ recovered: number; deliveryIds: string[] }>(await app(['webhooks:recover', ep.id, '--since', since, '--json']));
+    const result = json<{ recovered: number; deliveryIds: string[] }>(
+      await app(['webhooks:recover', ep.id, '--since', since, '--json']),
+    );
     assert.equal(result.recovered, 1);
     assert.deepEqual(result.deliveryIds, ids);
-    const [{ status }] = await h.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = ${ids[0]}`;
+    const [{ status }] = await h.sql<
+      { status: string }[]
+    >`select status from app_webhook_deliveries where id = ${ids[0]}`;
     assert.equal(status, 'pending');
     const missingSince = await app(['webhooks:recover', ep.id]);
     assert.equal(missingSince.code, 2, 'a required option missing is a usage error');

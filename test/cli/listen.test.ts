@@ -17,7 +17,13 @@ import { harness, runOnce } from '../worker/helpers.ts';
 
 const db = await createTestDatabase();
 const h = harness(db, { webhooks: { allowHttp: true, allowPrivate: true } });
-const ENV = { NODE_ENV: 'test', DATABASE_URL: db.url, APP_WEBHOOKS__ALLOW_HTTP: 'true', APP_WEBHOOKS__ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' };
+const ENV = {
+  NODE_ENV: 'test',
+  DATABASE_URL: db.url,
+  APP_WEBHOOKS__ALLOW_HTTP: 'true',
+  APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
+  LOG_LEVEL: 'warn',
+};
 const spawned: Spawned[] = [];
 after(() => {
   for (const process of spawned) process.child.kill('SIGKILL');
@@ -30,17 +36,26 @@ function listen(args: string[] = []): Spawned {
 }
 
 /** Listening on `port` succeeds: nothing (such as a receiver left open) holds it. */
-const portIsFree = (port: number) => new Promise<boolean>((resolve) => {
-  const probe = createTcpServer();
-  probe.once('error', () => resolve(false));
-  probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-});
+const portIsFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = createTcpServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 const signalListeners = () => SIGNALS.map((signal) => process.listenerCount(signal));
 
-const lines = (run: Spawned) => run.output().split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>);
-const endpointIds = async () => (await db.sql<{ id: string }[]>`select id from app_webhooks where description like 'app listen:%'`).map((row) => row.id);
+const lines = (run: Spawned) =>
+  run
+    .output()
+    .split('\n')
+    .filter((text) => text.startsWith('{'))
+    .map((text) => JSON.parse(text) as Record<string, unknown>);
+const endpointIds = async () =>
+  (await db.sql<{ id: string }[]>`select id from app_webhooks where description like 'app listen:%'`).map(
+    (row) => row.id,
+  );
 
 describe('app listen', () => {
   it('prints a verified delivery emitted by another command, forwards it and relays the answer, and removes its endpoint on SIGINT', async () => {
@@ -56,11 +71,21 @@ describe('app listen', () => {
     });
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     after(() => new Promise<void>((resolve) => app.close(() => resolve())));
-    const run = listen(['--events', 'order.*', '--owner', 'acme', '--forward-to', `http://127.0.0.1:${(app.address() as AddressInfo).port}/hook`]);
+    const run = listen([
+      '--events',
+      'order.*',
+      '--owner',
+      'acme',
+      '--forward-to',
+      `http://127.0.0.1:${(app.address() as AddressInfo).port}/hook`,
+    ]);
     await run.waitFor(/"kind":"listening"/);
     const listening = lines(run)[0];
     assert.match(String(listening.url), /^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const emitted = await runAppInProcess(['events:emit', 'order.paid', '--owner', 'acme', '--data', '{"n":7}', '--json'], { PATH: process.env.PATH ?? '', HOME: '/tmp', ...ENV });
+    const emitted = await runAppInProcess(
+      ['events:emit', 'order.paid', '--owner', 'acme', '--data', '{"n":7}', '--json'],
+      { PATH: process.env.PATH ?? '', HOME: '/tmp', ...ENV },
+    );
     assert.equal(emitted.code, 0, emitted.stderr);
     await runOnce(h);
     await run.waitFor(/"kind":"delivery"/);
@@ -71,7 +96,9 @@ describe('app listen', () => {
     assert.equal(delivery.status, 202, "the forwarded url's answer is the receiver's");
     assert.equal(forwarded.length, 1);
     assert.match(forwarded[0], /^msg_\S+ \{.*"n":7/);
-    const [{ status, last_status }] = await db.sql<{ status: string; last_status: number }[]>`select status, last_status from app_webhook_deliveries where id = ${delivery.id as string}`;
+    const [{ status, last_status }] = await db.sql<
+      { status: string; last_status: number }[]
+    >`select status, last_status from app_webhook_deliveries where id = ${delivery.id as string}`;
     assert.equal(status, 'done');
     assert.equal(last_status, 202);
     assert.deepEqual(await endpointIds(), [listening.endpointId]);
@@ -100,13 +127,20 @@ describe('app listen', () => {
   it('exits 1 with the reason on stderr, without hanging, when its endpoint is refused after the receiver started', async () => {
     // the catalog (config webhooks.strictEventTypes and the database) refuses the subscription:
     // known only when the endpoint is registered, once the receiver already listens
-    const run = spawnNode('cli/main.ts', { ...ENV, APP_WEBHOOKS__STRICT_EVENT_TYPES: 'true' }, ['listen', '--events', 'nosuch.*']);
+    const run = spawnNode('cli/main.ts', { ...ENV, APP_WEBHOOKS__STRICT_EVENT_TYPES: 'true' }, [
+      'listen',
+      '--events',
+      'nosuch.*',
+    ]);
     spawned.push(run);
     let stderr = '';
     run.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exit = await run.exitedWithin(20_000);
     assert.equal(exit.code, 1, run.output());
-    assert.deepEqual(stderr.split('\n').filter((text) => text.startsWith('app: ')), ['app: the pattern nosuch.* matches no event type of the catalog (webhooks.strictEventTypes is on)']);
+    assert.deepEqual(
+      stderr.split('\n').filter((text) => text.startsWith('app: ')),
+      ['app: the pattern nosuch.* matches no event type of the catalog (webhooks.strictEventTypes is on)'],
+    );
     assert.doesNotMatch(run.output(), /listening on/);
     assert.deepEqual(await endpointIds(), []);
   });
@@ -140,9 +174,17 @@ describe('app listen', () => {
     it('its endpoint is refused once the receiver listens: exit 1, the error document with --json, the receiver closed', async () => {
       const port = await freePort();
       const before = signalListeners();
-      const run = await runAppInProcess(['listen', '--json', '--port', String(port), '--events', 'nosuch.*'], { ...env, APP_WEBHOOKS__STRICT_EVENT_TYPES: 'true' });
+      const run = await runAppInProcess(['listen', '--json', '--port', String(port), '--events', 'nosuch.*'], {
+        ...env,
+        APP_WEBHOOKS__STRICT_EVENT_TYPES: 'true',
+      });
       assert.equal(run.code, 1, run.stderr);
-      assert.deepEqual(JSON.parse(run.stdout), { error: { code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN', message: 'the pattern nosuch.* matches no event type of the catalog (webhooks.strictEventTypes is on)' } });
+      assert.deepEqual(JSON.parse(run.stdout), {
+        error: {
+          code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN',
+          message: 'the pattern nosuch.* matches no event type of the catalog (webhooks.strictEventTypes is on)',
+        },
+      });
       assert.deepEqual(signalListeners(), before);
       assert.equal(await portIsFree(port), true, 'the receiver was closed');
       assert.deepEqual(await endpointIds(), []);
@@ -169,7 +211,12 @@ describe('app listen', () => {
   });
 
   it('refuses to start, with a clear reason and exit 2, when loopback delivery is not allowed', async () => {
-    const run = await runAppInProcess(['listen'], { PATH: process.env.PATH ?? '', HOME: '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url });
+    const run = await runAppInProcess(['listen'], {
+      PATH: process.env.PATH ?? '',
+      HOME: '/tmp',
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+    });
     assert.equal(run.code, 2);
     assert.match(run.stderr, /npm start -- --allow-local/);
   });

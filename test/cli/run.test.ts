@@ -10,7 +10,11 @@ import { ROOT, spawnNode } from '../helpers/processes.ts';
 
 /** Runs the real `app` process (cli/bin.js: exit codes, streams); no database, no inherited configuration. */
 async function app(args: string[], env: Record<string, string | undefined> = {}) {
-  const run = spawnNode('cli/bin.js', { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test', ...env }, args);
+  const run = spawnNode(
+    'cli/bin.js',
+    { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test', ...env },
+    args,
+  );
   const { code } = await run.exited;
   return { code, output: run.output() };
 }
@@ -38,7 +42,10 @@ describe('the command table', () => {
       assert.match(runs[index].output, /Examples:/, entry.command);
       const examples = runs[index].output.slice(runs[index].output.indexOf('Examples:'));
       // yargs wraps long examples: their start is enough to know which one is shown
-      assert.ok(examples.includes(entry.examples[0][0].replace('$0', 'app').slice(0, 24)), `${entry.command}: ${runs[index].output}`);
+      assert.ok(
+        examples.includes(entry.examples[0][0].replace('$0', 'app').slice(0, 24)),
+        `${entry.command}: ${runs[index].output}`,
+      );
     });
   });
 });
@@ -76,13 +83,21 @@ describe('app', () => {
     url.pathname = '/app_test_no_such_database';
     const { code, output } = await app(['webhooks:list'], { DATABASE_URL: url.toString() });
     assert.equal(code, EXIT.unavailable, output);
-    assert.match(output, /^app: cannot reach the database at [^ ]+ \(DATABASE_URL\): DATABASE_URL names a database that does not exist \(database "app_test_no_such_database" does not exist\)$/m);
+    assert.match(
+      output,
+      /^app: cannot reach the database at [^ ]+ \(DATABASE_URL\): DATABASE_URL names a database that does not exist \(database "app_test_no_such_database" does not exist\)$/m,
+    );
   });
 
   it('with --json a failure is one JSON document {error: {code, message}} on stdout', async () => {
-    const run = spawnNode('cli/bin.js', { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' }, ['webhooks:list', '--json']);
+    const run = spawnNode('cli/bin.js', { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' }, [
+      'webhooks:list',
+      '--json',
+    ]);
     let stdout = '';
-    run.child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    run.child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
     const { code } = await run.exited;
     assert.equal(code, EXIT.unavailable);
     const document = JSON.parse(stdout) as { error: { code: string; message: string } };
@@ -104,7 +119,12 @@ describe('exit codes', () => {
     ['an invalid configuration', new ConfigError(['port: not a number']), 1, 'APP_CONFIG_INVALID'],
     ['a record that does not exist', notFound('nope', { code: 'APP_WEBHOOK_NOT_FOUND' }), 3, 'APP_WEBHOOK_NOT_FOUND'],
     ['refused input', unprocessable('bad', { code: 'APP_WEBHOOK_URL_INVALID' }), 1, 'APP_WEBHOOK_URL_INVALID'],
-    ['a store that is unavailable', unavailable('down', { code: 'APP_WEBHOOK_QUEUE_MISSING' }), 4, 'APP_WEBHOOK_QUEUE_MISSING'],
+    [
+      'a store that is unavailable',
+      unavailable('down', { code: 'APP_WEBHOOK_QUEUE_MISSING' }),
+      4,
+      'APP_WEBHOOK_QUEUE_MISSING',
+    ],
     ['an unreachable database', connectionRefused, 4, 'APP_DATABASE_UNAVAILABLE'],
     ['anything else', new Error('boom\nstack'), 1, 'APP_CLI_FAILED'],
   ];
@@ -118,6 +138,9 @@ describe('exit codes', () => {
   }
 
   it('a connection failure names the host of DATABASE_URL', () => {
-    assert.match(failureOf(connectionRefused, 'postgres://u:p@db.internal:5433/app').message, /^cannot reach the database at db\.internal:5433 \(DATABASE_URL\)/);
+    assert.match(
+      failureOf(connectionRefused, 'postgres://u:p@db.internal:5433/app').message,
+      /^cannot reach the database at db\.internal:5433 \(DATABASE_URL\)/,
+    );
   });
 });

@@ -14,8 +14,29 @@ import { after, describe, it } from 'node:test';
 import { ROOT } from '../helpers/processes.ts';
 
 /** Packages and project modules that only an action may load. */
-const HEAVY_PACKAGES = ['postgres', 'pg', 'pino', 'graphile-worker', 'ajv', 'undici', 'koa', 'graphql', 'ioredis', 'nodemailer', 'prom-client', '@node-rs/argon2'];
-const HEAVY_MODULES = ['cli/context.ts', 'shared/config/schema.ts', 'shared/config/resolve.ts', 'shared/db/connect.ts', 'shared/log/logger.ts', 'api/', 'worker/'];
+const HEAVY_PACKAGES = [
+  'postgres',
+  'pg',
+  'pino',
+  'graphile-worker',
+  'ajv',
+  'undici',
+  'koa',
+  'graphql',
+  'ioredis',
+  'nodemailer',
+  'prom-client',
+  '@node-rs/argon2',
+];
+const HEAVY_MODULES = [
+  'cli/context.ts',
+  'shared/config/schema.ts',
+  'shared/config/resolve.ts',
+  'shared/db/connect.ts',
+  'shared/log/logger.ts',
+  'api/',
+  'worker/',
+];
 
 const folder = mkdtempSync(join(tmpdir(), 'app-start-up-'));
 after(() => rmSync(folder, { recursive: true, force: true }));
@@ -34,18 +55,27 @@ async function loadsOf(args: string[], env: Record<string, string | undefined> =
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const loaded = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((url) =>
-    url.replace(/^file:\/\/.*\/node_modules\//, 'node_modules/').replace(`file://${ROOT}`, ''));
+  const loaded = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((url) => url.replace(/^file:\/\/.*\/node_modules\//, 'node_modules/').replace(`file://${ROOT}`, ''));
   return { code, output, loaded };
 }
 
 /** The heavy modules among `loaded`. */
 function heavy(loaded: readonly string[]): string[] {
-  return loaded.filter((path) =>
-    HEAVY_PACKAGES.some((name) => path.startsWith(`node_modules/${name}/`)) || HEAVY_MODULES.some((module) => path.startsWith(module)));
+  return loaded.filter(
+    (path) =>
+      HEAVY_PACKAGES.some((name) => path.startsWith(`node_modules/${name}/`)) ||
+      HEAVY_MODULES.some((module) => path.startsWith(module)),
+  );
 }
 
 describe('what app loads', () => {
@@ -55,7 +85,11 @@ describe('what app loads', () => {
       assert.equal(code, 0, output);
       assert.ok(loaded.includes('cli/run.ts'), flag);
       assert.deepEqual(heavy(loaded), [], flag);
-      assert.deepEqual(loaded.filter((path) => path.startsWith('cli/commands/') && path !== 'cli/commands/index.ts'), [], flag);
+      assert.deepEqual(
+        loaded.filter((path) => path.startsWith('cli/commands/') && path !== 'cli/commands/index.ts'),
+        [],
+        flag,
+      );
     }
   });
 
@@ -77,11 +111,21 @@ describe('what app loads', () => {
   });
 
   it('a command that runs loads what its action needs (the recorder sees them)', async () => {
-    const { code, output, loaded } = await loadsOf(['cli/bin.js', 'webhooks:list'], { DATABASE_URL: 'postgres://127.0.0.1:1/app' });
+    const { code, output, loaded } = await loadsOf(['cli/bin.js', 'webhooks:list'], {
+      DATABASE_URL: 'postgres://127.0.0.1:1/app',
+    });
     assert.equal(code, 4, output);
     const found = heavy(loaded);
-    for (const expected of ['node_modules/postgres/', 'node_modules/pino/', 'cli/context.ts', 'shared/config/schema.ts']) {
-      assert.ok(found.some((path) => path.startsWith(expected)), `${expected} not among ${found.join(', ')}`);
+    for (const expected of [
+      'node_modules/postgres/',
+      'node_modules/pino/',
+      'cli/context.ts',
+      'shared/config/schema.ts',
+    ]) {
+      assert.ok(
+        found.some((path) => path.startsWith(expected)),
+        `${expected} not among ${found.join(', ')}`,
+      );
     }
   });
 });

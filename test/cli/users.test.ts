@@ -6,7 +6,13 @@ import { Browser, startAccounts } from '../api/accounts/helpers.ts';
 const app = await startAccounts();
 
 function cli(args: string[], stdin?: string) {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: app.db.url, APP_PUBLIC_URL: app.base };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'test',
+    DATABASE_URL: app.db.url,
+    APP_PUBLIC_URL: app.base,
+  };
   return runAppInProcess(args, env, { stdin });
 }
 
@@ -18,16 +24,24 @@ async function json(args: string[], stdin?: string) {
 
 describe('users:* and sessions:revoke', () => {
   it('an admin made with users:create --password-stdin signs in with a form and JSON, and mints a token over the API', async () => {
-    const made = await json(['users:create', '--email', 'Ops@Example.com', '--role', 'admin', '--name', 'Ops', '--password-stdin'], 'a sturdy admin passphrase\n');
+    const made = await json(
+      ['users:create', '--email', 'Ops@Example.com', '--role', 'admin', '--name', 'Ops', '--password-stdin'],
+      'a sturdy admin passphrase\n',
+    );
     assert.match(made.id, /^usr_/);
     assert.equal(made.hasPassword, true);
     assert.equal(made.setPasswordUrl, undefined);
     const form = new Browser(app.base);
-    const signedIn = await form.request('POST', '/login', { form: { email: 'ops@example.com', password: 'a sturdy admin passphrase' } });
+    const signedIn = await form.request('POST', '/login', {
+      form: { email: 'ops@example.com', password: 'a sturdy admin passphrase' },
+    });
     assert.equal(signedIn.status, 303, signedIn.text);
     const browser = new Browser(app.base);
     const csrf = await browser.signIn('ops@example.com', 'a sturdy admin passphrase');
-    const token = await browser.request('POST', '/api/v1/tokens', { json: { name: 'from the console', role: 'member', owner: 'acme' }, headers: { 'x-csrf-token': csrf } });
+    const token = await browser.request('POST', '/api/v1/tokens', {
+      json: { name: 'from the console', role: 'member', owner: 'acme' },
+      headers: { 'x-csrf-token': csrf },
+    });
     assert.equal(token.status, 201, token.text);
   });
 
@@ -38,15 +52,24 @@ describe('users:* and sessions:revoke', () => {
     assert.equal(link.origin, app.base);
     const browser = new Browser(app.base);
     const page = await browser.request('GET', `${link.pathname}${link.search}`);
-    const set = await browser.request('POST', '/reset-password', { json: { token: link.searchParams.get('token'), password: 'ann chooses a passphrase' }, headers: { 'x-csrf-token': page.body.csrfToken } });
+    const set = await browser.request('POST', '/reset-password', {
+      json: { token: link.searchParams.get('token'), password: 'ann chooses a passphrase' },
+      headers: { 'x-csrf-token': page.body.csrfToken },
+    });
     assert.equal(set.status, 200, set.text);
     await new Browser(app.base).signIn('ann@acme.test', 'ann chooses a passphrase');
-    const again = await browser.request('POST', '/reset-password', { json: { token: link.searchParams.get('token'), password: 'a second passphrase here' }, headers: { 'x-csrf-token': page.body.csrfToken } });
+    const again = await browser.request('POST', '/reset-password', {
+      json: { token: link.searchParams.get('token'), password: 'a second passphrase here' },
+      headers: { 'x-csrf-token': page.body.csrfToken },
+    });
     assert.equal(again.body.code, 'APP_PASSWORD_LINK_INVALID');
   });
 
   it('users:list, users:disable, users:enable, users:reset-link and sessions:revoke, by id or email', async () => {
-    const made = await json(['users:create', '--email', 'bob@acme.test', '--role', 'viewer', '--owner', 'acme', '--password-stdin'], 'bob has a passphrase');
+    const made = await json(
+      ['users:create', '--email', 'bob@acme.test', '--role', 'viewer', '--owner', 'acme', '--password-stdin'],
+      'bob has a passphrase',
+    );
     const browser = new Browser(app.base);
     await browser.signIn('bob@acme.test', 'bob has a passphrase');
     const revoked = await json(['sessions:revoke', 'BOB@acme.test']);
@@ -56,7 +79,14 @@ describe('users:* and sessions:revoke', () => {
     assert.ok(disabled.disabledAt);
     assert.ok(!(await json(['users:list'])).some((user: { id: string }) => user.id === made.id));
     assert.ok((await json(['users:list', '--all'])).some((user: { id: string }) => user.id === made.id));
-    assert.equal((await new Browser(app.base).request('POST', '/login', { json: { email: 'bob@acme.test', password: 'bob has a passphrase' } })).status, 401);
+    assert.equal(
+      (
+        await new Browser(app.base).request('POST', '/login', {
+          json: { email: 'bob@acme.test', password: 'bob has a passphrase' },
+        })
+      ).status,
+      401,
+    );
     assert.equal((await json(['users:enable', 'bob@acme.test'])).disabledAt, null);
     await new Browser(app.base).signIn('bob@acme.test', 'bob has a passphrase');
     const link = await json(['users:reset-link', 'bob@acme.test']);
@@ -66,10 +96,18 @@ describe('users:* and sessions:revoke', () => {
   });
 
   it('refusals: a taken email, a weak password, a member without owner, an unknown user; one line and a non-zero exit', async () => {
-    await json(['users:create', '--email', 'taken@acme.test', '--role', 'admin', '--password-stdin'], 'some long passphrase');
+    await json(
+      ['users:create', '--email', 'taken@acme.test', '--role', 'admin', '--password-stdin'],
+      'some long passphrase',
+    );
     const cases: [string[], string | undefined, RegExp, number][] = [
       [['users:create', '--email', 'TAKEN@acme.test', '--role', 'admin'], undefined, /already exists/, 1],
-      [['users:create', '--email', 'weak@acme.test', '--role', 'admin', '--password-stdin'], 'password1', /most common passwords|at least 10/, 1],
+      [
+        ['users:create', '--email', 'weak@acme.test', '--role', 'admin', '--password-stdin'],
+        'password1',
+        /most common passwords|at least 10/,
+        1,
+      ],
       [['users:create', '--email', 'nobody@acme.test', '--role', 'member'], undefined, /give its owner/, 1],
       [['users:disable', 'ghost@acme.test'], undefined, /does not exist/, 3],
     ];

@@ -35,7 +35,10 @@ async function refused(args: string[], reason: RegExp, options?: Parameters<type
   const run = await app(args, options);
   assert.equal(run.code, exit, `expected exit ${exit}: ${run.stdout}${run.stderr}`);
   assert.equal(run.stdout, '');
-  const lines = run.stderr.trim().split('\n').filter((line) => line.startsWith('app: '));
+  const lines = run.stderr
+    .trim()
+    .split('\n')
+    .filter((line) => line.startsWith('app: '));
   assert.equal(lines.length, 1, run.stderr);
   assert.match(lines[0], reason);
 }
@@ -58,17 +61,41 @@ describe('webhooks:add', () => {
   });
 
   it('with --json prints the endpoint with its secret, owner, description and headers', async () => {
-    const endpoint = await json<{ externalId: string; secret: string; owner: string; description: string; headers: Record<string, string>; events: string[] }>([
-      'webhooks:add', 'http://127.0.0.1:9/in', '--events', 'order.*, invoice.paid', '--owner', 'acme', '--description', 'orders',
-      '--header', 'X-Api-Key: k1', '--header', 'X-Tenant:acme',
-    ], { loopback: true });
+    const endpoint = await json<{
+      externalId: string;
+      secret: string;
+      owner: string;
+      description: string;
+      headers: Record<string, string>;
+      events: string[];
+    }>(
+      [
+        'webhooks:add',
+        'http://127.0.0.1:9/in',
+        '--events',
+        'order.*, invoice.paid',
+        '--owner',
+        'acme',
+        '--description',
+        'orders',
+        '--header',
+        'X-Api-Key: k1',
+        '--header',
+        'X-Tenant:acme',
+      ],
+      { loopback: true },
+    );
     assert.match(endpoint.externalId, /^ep_/);
     assert.match(endpoint.secret, /^whsec_/);
     assert.deepEqual(endpoint.events, ['order.*', 'invoice.paid']);
     assert.equal(endpoint.owner, 'acme');
     assert.equal(endpoint.description, 'orders');
     assert.deepEqual(endpoint.headers, { 'X-Api-Key': null, 'X-Tenant': null }, 'header values hidden unless --reveal');
-    const revealed = await json<{ headers: Record<string, string> }>(['webhooks:show', endpoint.externalId, '--reveal']);
+    const revealed = await json<{ headers: Record<string, string> }>([
+      'webhooks:show',
+      endpoint.externalId,
+      '--reveal',
+    ]);
     assert.deepEqual(revealed.headers, { 'X-Api-Key': 'k1', 'X-Tenant': 'acme' });
   });
 
@@ -82,8 +109,14 @@ describe('webhooks:add', () => {
       refused(['webhooks:add', 'https://[::ffff:127.0.0.1]/hook', '--events', '*'], /refused/),
       refused(['webhooks:add', 'https://example.com/hook', '--events', 'a*'], /invalid webhook events/),
       refused(['webhooks:add', 'https://example.com/hook', '--events', 'a.b,,c'], /invalid webhook events/),
-      refused(['webhooks:add', 'https://example.com/hook', '--events', '*', '--header', 'connection: close'], /hop-by-hop/),
-      refused(['webhooks:add', 'https://example.com/hook', '--events', '*', '--header', 'Webhook-Signature: x'], /set by the service/),
+      refused(
+        ['webhooks:add', 'https://example.com/hook', '--events', '*', '--header', 'connection: close'],
+        /hop-by-hop/,
+      ),
+      refused(
+        ['webhooks:add', 'https://example.com/hook', '--events', '*', '--header', 'Webhook-Signature: x'],
+        /set by the service/,
+      ),
       refused(['webhooks:add', 'https://example.com/hook', '--events', '*', '--header', 'no colon'], /Name: value/),
       refused(['webhooks:add', 'https://example.com/hook'], /Missing required argument: events/, undefined, 2),
     ]);
@@ -93,50 +126,109 @@ describe('webhooks:add', () => {
 describe('the other webhooks:* commands and events:emit', () => {
   it('show, rotate, reveal, send, emit, status, update, disable, enable, list and remove work together', async () => {
     const loop = { loopback: true };
-    const endpoint = await json<{ externalId: string; secret: string }>(['webhooks:add', 'http://127.0.0.1:9/flow', '--events', 'order.*', '--owner', 'flow'], loop);
+    const endpoint = await json<{ externalId: string; secret: string }>(
+      ['webhooks:add', 'http://127.0.0.1:9/flow', '--events', 'order.*', '--owner', 'flow'],
+      loop,
+    );
 
-    const shown = await json<{ externalId: string; secrets: { createdAt: string; expiresAt: string | null }[] }>(['webhooks:show', endpoint.externalId]);
+    const shown = await json<{ externalId: string; secrets: { createdAt: string; expiresAt: string | null }[] }>([
+      'webhooks:show',
+      endpoint.externalId,
+    ]);
     assert.equal(shown.externalId, endpoint.externalId);
     assert.ok(!JSON.stringify(shown).includes(endpoint.secret), 'show without --reveal hides the secret');
     const text = await app(['webhooks:show', endpoint.externalId]);
     assert.ok(!text.stdout.includes(endpoint.secret));
     assert.match(text.stdout, /--reveal/);
 
-    const rotated = await json<{ secret: string; graceEndsAt: string }>(['webhooks:rotate', endpoint.externalId, '--grace', '24h']);
+    const rotated = await json<{ secret: string; graceEndsAt: string }>([
+      'webhooks:rotate',
+      endpoint.externalId,
+      '--grace',
+      '24h',
+    ]);
     assert.match(rotated.secret, /^whsec_/);
     assert.ok(Math.abs(Date.parse(rotated.graceEndsAt) - Date.now() - 24 * 3600_000) < 120_000);
     const revealed = await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.externalId, '--reveal']);
-    assert.deepEqual(revealed.secrets.map((s) => s.secret), [rotated.secret, endpoint.secret], 'both sign during the grace');
+    assert.deepEqual(
+      revealed.secrets.map((s) => s.secret),
+      [rotated.secret, endpoint.secret],
+      'both sign during the grace',
+    );
     const revealedText = await app(['webhooks:show', endpoint.externalId, '--reveal']);
     assert.ok(revealedText.stdout.includes(rotated.secret) && revealedText.stdout.includes(endpoint.secret));
     const again = await json<{ secret: string; graceEndsAt: null }>(['webhooks:rotate', endpoint.externalId]);
     assert.equal(again.graceEndsAt, null);
-    assert.deepEqual((await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.externalId, '--reveal'])).secrets.map((s) => s.secret), [again.secret]);
+    assert.deepEqual(
+      (await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.externalId, '--reveal'])).secrets.map(
+        (s) => s.secret,
+      ),
+      [again.secret],
+    );
     await refused(['webhooks:rotate', endpoint.externalId, '--grace', 'soon'], /--grace "soon" is not a duration/);
 
-    const sent = await json<{ externalId: string; endpointId: string; type: string }>(['webhooks:send', endpoint.externalId, 'test.ping', '--data', '{"hello":"world"}']);
+    const sent = await json<{ externalId: string; endpointId: string; type: string }>([
+      'webhooks:send',
+      endpoint.externalId,
+      'test.ping',
+      '--data',
+      '{"hello":"world"}',
+    ]);
     assert.equal(sent.endpointId, endpoint.externalId);
     assert.equal(sent.type, 'test.ping', 'sent although the endpoint subscribes only to order.*');
-    const [job] = await db.sql<{ payload: { body: string } }[]>`select payload from graphile_worker._private_jobs where key = ${sent.externalId}`;
+    const [job] = await db.sql<
+      { payload: { body: string } }[]
+    >`select payload from graphile_worker._private_jobs where key = ${sent.externalId}`;
     assert.deepEqual(JSON.parse(job.payload.body).data, { hello: 'world' });
-    await refused(['webhooks:send', endpoint.externalId, 'test.ping', '--data', '{"hello":'], /--data is not valid JSON/);
+    await refused(
+      ['webhooks:send', endpoint.externalId, 'test.ping', '--data', '{"hello":'],
+      /--data is not valid JSON/,
+    );
     await refused(['webhooks:send', 'ep_UNKNOWN', 'test.ping'], /ep_UNKNOWN does not exist/, undefined, 3);
 
-    const emitted = await json<{ endpointId: string }[]>(['events:emit', 'order.created', '--owner', 'flow', '--data', '{"n":1}']);
-    assert.deepEqual(emitted.map((d) => d.endpointId), [endpoint.externalId]);
+    const emitted = await json<{ endpointId: string }[]>([
+      'events:emit',
+      'order.created',
+      '--owner',
+      'flow',
+      '--data',
+      '{"n":1}',
+    ]);
+    assert.deepEqual(
+      emitted.map((d) => d.endpointId),
+      [endpoint.externalId],
+    );
     assert.deepEqual(await json(['events:emit', 'order.created', '--owner', 'someone-else']), []);
     const emittedText = await app(['events:emit', 'order.created', '--owner', 'flow']);
     assert.match(emittedText.stdout, /queued 1 delivery/);
     await refused(['events:emit', 'order.*'], /invalid webhook event name/);
     await refused(['events:emit', 'order.created', '--data', 'nope'], /--data is not valid JSON/);
 
-    const status = await json<{ externalId: string; deliveryCounts: { pending: number; total: number } }[]>(['webhooks:status', '--owner', 'flow']);
-    assert.deepEqual(status.map((s) => s.externalId), [endpoint.externalId]);
+    const status = await json<{ externalId: string; deliveryCounts: { pending: number; total: number } }[]>([
+      'webhooks:status',
+      '--owner',
+      'flow',
+    ]);
+    assert.deepEqual(
+      status.map((s) => s.externalId),
+      [endpoint.externalId],
+    );
     assert.equal(status[0].deliveryCounts.pending, 3);
     assert.match((await app(['webhooks:status'])).stdout, /^ID +STATE +PENDING +RUNNING +DONE +DEAD/);
 
     const updated = await json<{ url: string; description: string; events: string[] }>(
-      ['webhooks:update', endpoint.externalId, '--url', 'http://127.0.0.1:10/new', '--events', 'order.*,refund.*', '--description', 'moved'], loop);
+      [
+        'webhooks:update',
+        endpoint.externalId,
+        '--url',
+        'http://127.0.0.1:10/new',
+        '--events',
+        'order.*,refund.*',
+        '--description',
+        'moved',
+      ],
+      loop,
+    );
     assert.equal(updated.url, 'http://127.0.0.1:10/new');
     assert.deepEqual(updated.events, ['order.*', 'refund.*']);
     assert.equal(updated.description, 'moved');
@@ -144,41 +236,75 @@ describe('the other webhooks:* commands and events:emit', () => {
     await refused(['webhooks:update', endpoint.externalId], /nothing to update/);
     await refused(['webhooks:update', 'ep_UNKNOWN', '--description', 'x'], /does not exist/, undefined, 3);
 
-    const disabled = await json<{ enabled: boolean; disabledReason: string }>(['webhooks:disable', endpoint.externalId, '--reason', 'maintenance']);
+    const disabled = await json<{ enabled: boolean; disabledReason: string }>([
+      'webhooks:disable',
+      endpoint.externalId,
+      '--reason',
+      'maintenance',
+    ]);
     assert.equal(disabled.enabled, false);
     assert.equal(disabled.disabledReason, 'maintenance');
     await refused(['webhooks:send', endpoint.externalId, 'test.ping'], /is disabled; enable it first/);
     assert.equal((await json<{ enabled: boolean }>(['webhooks:enable', endpoint.externalId])).enabled, true);
 
     const listed = await json<{ externalId: string }[]>(['webhooks:list', '--owner', 'flow']);
-    assert.deepEqual(listed.map((e) => e.externalId), [endpoint.externalId]);
+    assert.deepEqual(
+      listed.map((e) => e.externalId),
+      [endpoint.externalId],
+    );
     const ownerless = await json<{ owner: string | null }[]>(['webhooks:list', '--without-owner']);
     assert.ok(ownerless.every((e) => e.owner === null));
     assert.ok(!(await app(['webhooks:list'])).stdout.includes('whsec_'));
 
     await refused(['webhooks:remove', endpoint.externalId], /pass --yes to confirm/, undefined, 2);
-    assert.equal((await json<{ externalId: string }>(['webhooks:show', endpoint.externalId])).externalId, endpoint.externalId, 'not removed without --yes');
-    assert.deepEqual(await json(['webhooks:remove', endpoint.externalId, '--yes']), { externalId: endpoint.externalId, removed: true });
+    assert.equal(
+      (await json<{ externalId: string }>(['webhooks:show', endpoint.externalId])).externalId,
+      endpoint.externalId,
+      'not removed without --yes',
+    );
+    assert.deepEqual(await json(['webhooks:remove', endpoint.externalId, '--yes']), {
+      externalId: endpoint.externalId,
+      removed: true,
+    });
     await refused(['webhooks:show', endpoint.externalId], /does not exist/, undefined, 3);
   });
 
   // what rotate and show call the value a receiver is given, by signing scheme: an hmac endpoint's
   // secret, an ed25519 endpoint's public key (its private key is never printed)
   const LABELS = [
-    { signing: 'hmac-sha256', value: /^whsec_/, rotated: /^secret: whsec_\S+$/m, heading: /^secrets that sign \(\d\):$/m, other: /public key/i },
-    { signing: 'ed25519', value: /^whpk_/, rotated: /^public key: whpk_\S+$/m, heading: /^public keys that verify its signatures \(\d\):$/m, other: /secret|whsk_/i },
+    {
+      signing: 'hmac-sha256',
+      value: /^whsec_/,
+      rotated: /^secret: whsec_\S+$/m,
+      heading: /^secrets that sign \(\d\):$/m,
+      other: /public key/i,
+    },
+    {
+      signing: 'ed25519',
+      value: /^whpk_/,
+      rotated: /^public key: whpk_\S+$/m,
+      heading: /^public keys that verify its signatures \(\d\):$/m,
+      other: /secret|whsk_/i,
+    },
   ] as const;
   for (const label of LABELS) {
     it(`rotate and show label what they print for an ${label.signing} endpoint as its ${label.signing === 'ed25519' ? 'public key (whpk_)' : 'secret (whsec_)'}`, async () => {
       const endpoint = await json<{ externalId: string; secret: string }>(
-        ['webhooks:add', `http://127.0.0.1:9/${label.signing}`, '--events', '*', '--signing', label.signing], { loopback: true });
+        ['webhooks:add', `http://127.0.0.1:9/${label.signing}`, '--events', '*', '--signing', label.signing],
+        { loopback: true },
+      );
       const id = endpoint.externalId;
 
       const rotatedText = await app(['webhooks:rotate', id, '--grace', '1h']);
       assert.equal(rotatedText.code, 0, rotatedText.stderr);
       assert.match(rotatedText.stdout, label.rotated);
       assert.doesNotMatch(rotatedText.stdout, label.other);
-      const rotated = await json<{ externalId: string; signing: string; secret: string; graceEndsAt: string | null }>(['webhooks:rotate', id, '--grace', '1h']);
+      const rotated = await json<{ externalId: string; signing: string; secret: string; graceEndsAt: string | null }>([
+        'webhooks:rotate',
+        id,
+        '--grace',
+        '1h',
+      ]);
       assert.equal(rotated.signing, label.signing, '--json says which it is');
       assert.match(rotated.secret, label.value);
 
@@ -188,7 +314,11 @@ describe('the other webhooks:* commands and events:emit', () => {
       const revealedText = await app(['webhooks:show', id, '--reveal']);
       assert.match(revealedText.stdout, label.heading);
       assert.doesNotMatch(revealedText.stdout, label.other);
-      const revealed = await json<{ signing: string; secrets: { secret: string }[] }>(['webhooks:show', id, '--reveal']);
+      const revealed = await json<{ signing: string; secrets: { secret: string }[] }>([
+        'webhooks:show',
+        id,
+        '--reveal',
+      ]);
       assert.equal(revealed.signing, label.signing);
       assert.equal(revealed.secrets.length, 3, 'the first, and both rotations during their grace');
       for (const entry of revealed.secrets) {
@@ -199,16 +329,33 @@ describe('the other webhooks:* commands and events:emit', () => {
   }
 
   it('a changed APP_SECRET makes --reveal fail with the endpoint and the remedy; rotating recovers', async () => {
-    const endpoint = await json<{ externalId: string }>(['webhooks:add', 'http://127.0.0.1:9/changed', '--events', '*'], { loopback: true });
+    const endpoint = await json<{ externalId: string }>(
+      ['webhooks:add', 'http://127.0.0.1:9/changed', '--events', '*'],
+      { loopback: true },
+    );
     const other = { env: { APP_SECRET: 'a different application secret' } };
-    await refused(['webhooks:show', endpoint.externalId, '--reveal'], new RegExp(`${endpoint.externalId}.*app webhooks:rotate ${endpoint.externalId}`), other);
-    assert.equal((await json<{ externalId: string }>(['webhooks:show', endpoint.externalId], other)).externalId, endpoint.externalId);
+    await refused(
+      ['webhooks:show', endpoint.externalId, '--reveal'],
+      new RegExp(`${endpoint.externalId}.*app webhooks:rotate ${endpoint.externalId}`),
+      other,
+    );
+    assert.equal(
+      (await json<{ externalId: string }>(['webhooks:show', endpoint.externalId], other)).externalId,
+      endpoint.externalId,
+    );
     const { secret } = await json<{ secret: string }>(['webhooks:rotate', endpoint.externalId], other);
-    assert.equal((await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.externalId, '--reveal'], other)).secrets[0].secret, secret);
+    assert.equal(
+      (await json<{ secrets: { secret: string }[] }>(['webhooks:show', endpoint.externalId, '--reveal'], other))
+        .secrets[0].secret,
+      secret,
+    );
   });
 
   it('warns on stderr that secrets are stored unencrypted when APP_SECRET is not set', async () => {
-    const run = await app(['webhooks:add', 'http://127.0.0.1:9/plain', '--events', '*', '--json'], { loopback: true, env: { APP_SECRET: '' } });
+    const run = await app(['webhooks:add', 'http://127.0.0.1:9/plain', '--events', '*', '--json'], {
+      loopback: true,
+      env: { APP_SECRET: '' },
+    });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /webhook signing secrets are stored unencrypted: set APP_SECRET/);
     assert.ok(JSON.parse(run.stdout).secret.startsWith('whsec_'));

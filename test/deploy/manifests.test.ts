@@ -21,7 +21,9 @@ const argv = (name: string) => procfile.get(name) as string[];
 
 /** The config a process gets from the environment a manifest gives it (production, a long secret). */
 const configFrom = (env: Record<string, string>): Config =>
-  resolveConfig({ env: { NODE_ENV: 'production', APP_SECRET: 'x'.repeat(40), DATABASE_URL: 'postgres://db/app', ...env } }).config;
+  resolveConfig({
+    env: { NODE_ENV: 'production', APP_SECRET: 'x'.repeat(40), DATABASE_URL: 'postgres://db/app', ...env },
+  }).config;
 /** What a web process needs after SIGTERM at most: readiness delay, then the drain. */
 const webDrainMs = (config: Config) => config.shutdown.delay + config.shutdown.drain;
 /** What a worker needs after SIGTERM at most: attempts in flight up to webhooks.timeout, then 5 s to abort (worker/runner.ts). */
@@ -77,11 +79,17 @@ describe('deploy/docker/Dockerfile', () => {
 
   it('copies every folder the Procfile commands run from, and .dockerignore keeps them', () => {
     const copied = finalStage.filter((step) => step.name === 'COPY').map((step) => step.args);
-    const ignored = read('.dockerignore').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'));
     const folders = new Set([...procfile.values()].map((command) => command[1].split('/')[0]));
     folders.add('migrations');
     for (const folder of folders) {
-      assert.ok(copied.some((args) => new RegExp(`(^|\\s)${folder}\\s`).test(args)), `${folder} is copied`);
+      assert.ok(
+        copied.some((args) => new RegExp(`(^|\\s)${folder}\\s`).test(args)),
+        `${folder} is copied`,
+      );
       assert.ok(!ignored.includes(folder), `${folder} is not in .dockerignore`);
     }
   });
@@ -107,7 +115,8 @@ describe('deploy/docker/compose.yaml', () => {
 
   it('starts web and worker only after the release completed, and the release after PostgreSQL is healthy', () => {
     assert.equal(services.release.depends_on.postgres.condition, 'service_healthy');
-    for (const name of ['web', 'worker']) assert.equal(services[name].depends_on.release.condition, 'service_completed_successfully');
+    for (const name of ['web', 'worker'])
+      assert.equal(services[name].depends_on.release.condition, 'service_completed_successfully');
   });
 
   it('gives web and worker a stop grace period that covers their drain', () => {
@@ -135,7 +144,11 @@ describe('deploy/heroku/app.json', () => {
 });
 
 describe('deploy/render/render.yaml', () => {
-  const blueprint = parseYaml(read('deploy/render/render.yaml')) as { services: any[]; databases: any[]; envVarGroups: any[] };
+  const blueprint = parseYaml(read('deploy/render/render.yaml')) as {
+    services: any[];
+    databases: any[];
+    envVarGroups: any[];
+  };
   const web = blueprint.services.find((service) => service.type === 'web');
   const worker = blueprint.services.find((service) => service.type === 'worker');
 
@@ -149,7 +162,11 @@ describe('deploy/render/render.yaml', () => {
 
   it('shares one generated APP_SECRET between web and worker and points both at the database', () => {
     const group = blueprint.envVarGroups[0];
-    assert.ok(group.envVars.some((variable: { key: string; generateValue?: boolean }) => variable.key === 'APP_SECRET' && variable.generateValue));
+    assert.ok(
+      group.envVars.some(
+        (variable: { key: string; generateValue?: boolean }) => variable.key === 'APP_SECRET' && variable.generateValue,
+      ),
+    );
     for (const service of [web, worker]) {
       assert.ok(service.envVars.some((variable: { fromGroup?: string }) => variable.fromGroup === group.name));
       const database = service.envVars.find((variable: { key?: string }) => variable.key === 'DATABASE_URL');
@@ -178,13 +195,17 @@ describe('deploy/fly/fly.toml', () => {
 
 describe('deploy/kubernetes', () => {
   const documents = ['web.yaml', 'worker.yaml', 'migrate-job.yaml'].flatMap((file) =>
-    parseAllDocuments(read(`deploy/kubernetes/${file}`)).map((document) => document.toJS() as Record<string, any>));
+    parseAllDocuments(read(`deploy/kubernetes/${file}`)).map((document) => document.toJS() as Record<string, any>),
+  );
   const named = (kind: string, name: string) => {
     const found = documents.find((document) => document.kind === kind && document.metadata.name === name);
     assert.ok(found, `${kind} ${name}`);
     return found;
   };
-  const envOf = (container: any) => Object.fromEntries((container.env ?? []).map((variable: { name: string; value: string }) => [variable.name, variable.value]));
+  const envOf = (container: any) =>
+    Object.fromEntries(
+      (container.env ?? []).map((variable: { name: string; value: string }) => [variable.name, variable.value]),
+    );
   const web = named('Deployment', 'app-webhooks-web');
   const webPod = web.spec.template.spec;
   const webContainer = webPod.containers[0];
@@ -208,7 +229,8 @@ describe('deploy/kubernetes', () => {
   it('the web Deployment probes /livez and /readyz, and its Service targets the container port', () => {
     assert.equal(webContainer.livenessProbe.httpGet.path, '/livez');
     assert.equal(webContainer.readinessProbe.httpGet.path, '/readyz');
-    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) probePaths.add(webContainer[probe].httpGet.path);
+    for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'])
+      probePaths.add(webContainer[probe].httpGet.path);
     const service = named('Service', 'app-webhooks-web');
     assert.deepEqual(service.spec.selector, web.spec.selector.matchLabels);
     assert.equal(service.spec.ports[0].targetPort, webContainer.ports[0].name);
@@ -219,7 +241,10 @@ describe('deploy/kubernetes', () => {
     assert.equal(preStop[0], 'sleep');
     const config = configFrom(envOf(webContainer));
     const needed = Number(preStop[1]) * 1000 + webDrainMs(config);
-    assert.ok(webPod.terminationGracePeriodSeconds * 1000 > needed, `${webPod.terminationGracePeriodSeconds}s > ${needed}ms`);
+    assert.ok(
+      webPod.terminationGracePeriodSeconds * 1000 > needed,
+      `${webPod.terminationGracePeriodSeconds}s > ${needed}ms`,
+    );
   });
 
   it('the worker grace period covers the drain of the deliveries in flight', () => {

@@ -17,9 +17,18 @@ describe('docs/cli.md', () => {
   });
 
   it('has a section for every command, with its options', async () => {
-    for (const entry of COMMANDS) assert.ok(page.includes(`### \`${entry.command}\``), `docs/cli.md lacks ${entry.command}`);
+    for (const entry of COMMANDS)
+      assert.ok(page.includes(`### \`${entry.command}\``), `docs/cli.md lacks ${entry.command}`);
     // options a command declares reach the page (a recorder that lost them would print none)
-    for (const option of ['--events', '--rate-limit', '--fifo', '--signing', '--password-stdin', '--forward-to', '--from-secret-env']) {
+    for (const option of [
+      '--events',
+      '--rate-limit',
+      '--fifo',
+      '--signing',
+      '--password-stdin',
+      '--forward-to',
+      '--from-secret-env',
+    ]) {
       assert.ok(page.includes(`\`${option}\``), `docs/cli.md lacks ${option}`);
     }
     assert.match(page, /### `jobs show <id>`/);

@@ -19,7 +19,12 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const readme = read('README.md');
 
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens. */
-const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\s-]/g, '').replace(/\s/g, '-');
+const anchor = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\w\s-]/g, '')
+    .replace(/\s/g, '-');
 
 /** The anchors of a markdown text's headings (outside code blocks), with GitHub's -1, -2 for repeats. */
 function anchors(text: string): Set<string> {
@@ -54,13 +59,30 @@ describe('README', () => {
     const entries = [...contents[1].matchAll(/\]\(#([^)]+)\)/g)].map((match) => match[1]);
     assert.ok(entries.length >= 8);
     for (const entry of entries) assert.ok(sections.has(entry), `no section for #${entry}`);
-    for (const entry of ['quick-start', 'configuration-essentials', 'the-command-line', 'the-http-api', 'error-codes', 'deployment']) {
+    for (const entry of [
+      'quick-start',
+      'configuration-essentials',
+      'the-command-line',
+      'the-http-api',
+      'error-codes',
+      'deployment',
+    ]) {
       assert.ok(entries.includes(entry), `the contents lack #${entry}`);
     }
   });
 
   it('links the configuration, CLI and API references', () => {
-    for (const page of ['docs/configuration.md', 'docs/cli.md', 'docs/http-api.md', 'docs/graphql.md', 'docs/receiving.md', 'docs/reliability.md', 'docs/operations.md', 'docs/architecture.md', 'docs/accounts-and-console.md']) {
+    for (const page of [
+      'docs/configuration.md',
+      'docs/cli.md',
+      'docs/http-api.md',
+      'docs/graphql.md',
+      'docs/receiving.md',
+      'docs/reliability.md',
+      'docs/operations.md',
+      'docs/architecture.md',
+      'docs/accounts-and-console.md',
+    ]) {
       assert.ok(readme.includes(`](${page}`), `README.md does not link ${page}`);
     }
   });
@@ -68,7 +90,12 @@ describe('README', () => {
 
 describe('documents link what exists', () => {
   it('every relative link of README, BENCHMARKS, CHANGELOG and docs/ reaches a file and its heading', async () => {
-    const files = ['README.md', 'BENCHMARKS.md', 'CHANGELOG.md', ...(await readdir(join(ROOT, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+    const files = [
+      'README.md',
+      'BENCHMARKS.md',
+      'CHANGELOG.md',
+      ...(await readdir(join(ROOT, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
+    ];
     const broken: string[] = [];
     for (const file of files) {
       const text = await readFile(join(ROOT, file), 'utf8');
@@ -81,7 +108,8 @@ describe('documents link what exists', () => {
           broken.push(`${file}: ${target} (no file ${resolved})`);
           continue;
         }
-        if (hash && resolved.endsWith('.md') && !anchors(read(resolved)).has(hash)) broken.push(`${file}: ${target} (no heading #${hash} in ${resolved})`);
+        if (hash && resolved.endsWith('.md') && !anchors(read(resolved)).has(hash))
+          broken.push(`${file}: ${target} (no heading #${hash} in ${resolved})`);
       }
     }
     assert.deepEqual(broken, []);
@@ -91,7 +119,12 @@ describe('documents link what exists', () => {
 describe('docs/http-api.md error codes', () => {
   const page = read('docs/http-api.md');
   /** Codes that only name a programming error inside the service; never answered to a client. */
-  const INTERNAL = new Set(['APP_WEBHOOK_BACKOFF_INVALID', 'APP_WEBHOOK_RANGE_INVALID', 'APP_WEBHOOK_OUTCOME_UNKNOWN', 'APP_WEBHOOK_DELIVERY_TIMEOUT']);
+  const INTERNAL = new Set([
+    'APP_WEBHOOK_BACKOFF_INVALID',
+    'APP_WEBHOOK_RANGE_INVALID',
+    'APP_WEBHOOK_OUTCOME_UNKNOWN',
+    'APP_WEBHOOK_DELIVERY_TIMEOUT',
+  ]);
 
   it('lists every APP_ error code the service can answer', async () => {
     const codes = new Set<string>();
@@ -112,11 +145,15 @@ describe('docs/http-api.md error codes', () => {
 describe('docs/accounts-and-console.md permission table', () => {
   it('shows the permission table every face and the core decide by (shared/access/permissions.ts)', () => {
     const page = read('docs/accounts-and-console.md');
-    const mark = (operation: Operation, grant: string) => ((PERMISSIONS[operation] as readonly string[]).includes(grant) ? 'yes' : '-');
+    const mark = (operation: Operation, grant: string) =>
+      (PERMISSIONS[operation] as readonly string[]).includes(grant) ? 'yes' : '-';
     const table = [
       `| Operation | What it is | ${GRANTS.join(' | ')} |`,
       `|---|---|${GRANTS.map(() => '---').join('|')}|`,
-      ...OPERATIONS.map((operation) => `| \`${operation}\` | ${OPERATION_TEXT[operation]} | ${GRANTS.map((grant) => mark(operation, grant)).join(' | ')} |`),
+      ...OPERATIONS.map(
+        (operation) =>
+          `| \`${operation}\` | ${OPERATION_TEXT[operation]} | ${GRANTS.map((grant) => mark(operation, grant)).join(' | ')} |`,
+      ),
     ].join('\n');
     assert.ok(page.includes(table), `the "Who may do what" section should hold this table:\n${table}`);
   });
@@ -129,7 +166,12 @@ describe('docs/architecture.md', () => {
     const start = page.indexOf(`| ${heading} |`);
     assert.ok(start >= 0, `docs/architecture.md has a "${heading}" table`);
     const rows = page.slice(start).split('\n').slice(2);
-    return rows.slice(0, rows.findIndex((row) => !row.startsWith('|'))).map((row) => /^\| `(\w+)`/.exec(row)?.[1]);
+    return rows
+      .slice(
+        0,
+        rows.findIndex((row) => !row.startsWith('|')),
+      )
+      .map((row) => /^\| `(\w+)`/.exec(row)?.[1]);
   };
 
   it('shows the request pipeline in the order api/pipeline.ts mounts it', () => {
@@ -140,6 +182,7 @@ describe('docs/architecture.md', () => {
   it('draws the delivery state machine with every status of a delivery', () => {
     const diagram = /```mermaid\n(stateDiagram-v2\n[\s\S]*?)```/.exec(page);
     assert.ok(diagram, 'a Mermaid stateDiagram-v2');
-    for (const status of ['pending', 'running', 'done', 'dead']) assert.match(diagram[1], new RegExp(`\\b${status}\\b`));
+    for (const status of ['pending', 'running', 'done', 'dead'])
+      assert.match(diagram[1], new RegExp(`\\b${status}\\b`));
   });
 });

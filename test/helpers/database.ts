@@ -33,14 +33,19 @@ after(async () => {
 });
 
 function urlFor(name: string): string {
-  if (!ADMIN_URL) throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test` (it starts an embedded PostgreSQL)');
+  if (!ADMIN_URL)
+    throw new Error('TEST_DATABASE_URL is not set: run the suite with `npm test` (it starts an embedded PostgreSQL)');
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   return url.toString();
 }
 
 /** The config every test starts from: test defaults, receivers on loopback allowed. */
-export function testConfig(databaseUrl: string | null, flags: Record<string, unknown> = {}, env: Record<string, string> = {}): Config {
+export function testConfig(
+  databaseUrl: string | null,
+  flags: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Config {
   return resolveConfig({
     env: { NODE_ENV: 'test', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...env },
     flags: { ...flags, webhooks: { allowHttp: true, allowPrivate: true, ...(flags.webhooks as object | undefined) } },
@@ -56,7 +61,9 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
   const admin = postgres(urlFor('postgres'), { max: 1, onnotice: () => {} });
   const template = options.empty ? undefined : process.env.TEST_TEMPLATE_DATABASE;
   // file_copy: a small template copies faster than the default WAL_LOG strategy writes it to the WAL
-  await admin.unsafe(template ? `create database ${name} template ${template} strategy file_copy` : `create database ${name}`);
+  await admin.unsafe(
+    template ? `create database ${name} template ${template} strategy file_copy` : `create database ${name}`,
+  );
   const url = urlFor(name);
   const config = testConfig(url);
   const log = createLogger(config, { name: 'test' });

@@ -4,7 +4,8 @@ import { Writable } from 'node:stream';
 export function linesInto(lines: Record<string, unknown>[]): Writable {
   return new Writable({
     write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of String(chunk).split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });

@@ -12,12 +12,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * with that value; rejects after `timeoutMs` (default 10 s), naming `what` was awaited and the
  * last value answered. A `check` that throws ends the wait with its error.
  */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'the condition', intervalMs = 20): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+  what = 'the condition',
+  intervalMs = 20,
+): Promise<NonNullable<T>> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const last = await check();
     if (last) return last as NonNullable<T>;
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
+    if (performance.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(last)}`);
     await sleep(intervalMs);
   }
 }

@@ -23,7 +23,11 @@ export interface Spawned {
 
 /** Runs an entry point of this project (a .ts file, or cli/bin.js) with Node 24, capturing its output. */
 export function spawnNode(script: string, env: Record<string, string | undefined>, args: string[] = []): Spawned {
-  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   const waiters: (() => void)[] = [];
   const onData = (chunk: Buffer) => {
@@ -32,7 +36,9 @@ export function spawnNode(script: string, env: Record<string, string | undefined
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
   /** After the exit, once its output is all read (stdout and stderr closed): nothing more can match. */
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return {
@@ -48,7 +54,10 @@ export function spawnNode(script: string, env: Record<string, string | undefined
     },
     waitFor(pattern, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${text}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${pattern}; output:\n${text}`)),
+          timeoutMs,
+        );
         const check = () => {
           const match = pattern.exec(text);
           if (match) {

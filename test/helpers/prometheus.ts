@@ -26,9 +26,15 @@ export function parseMetrics(text: string): Map<string, Family> {
 }
 
 /** The value of `name` with exactly these labels (besides the default `process` label), or undefined. */
-export function sampleValue(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(
+  families: Map<string, Family>,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const family = families.get(name);
-  const sample = family?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
+  const sample = family?.metrics.find((metric) =>
+    Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value),
+  );
   if (sample === undefined) return undefined;
   return Number(sample.value ?? sample.count);
 }
@@ -41,7 +47,9 @@ export function histogramCount(text: string, name: string, labels: Record<string
   for (const line of text.split('\n')) {
     const match = new RegExp(`^${name}_count\\{([^}]*)\\} (\\S+)$`).exec(line);
     if (!match) continue;
-    const pairs = Object.fromEntries([...match[1].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]));
+    const pairs = Object.fromEntries(
+      [...match[1].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]),
+    );
     if (Object.entries(labels).every(([key, value]) => pairs[key] === value)) return Number(match[2]);
   }
   return undefined;

@@ -42,6 +42,7 @@ export async function startSmtpServer(): Promise<Mailbox> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
-    next: () => (taken < received.length ? Promise.resolve(received[taken++]) : new Promise((resolve) => waiting.push(resolve))),
+    next: () =>
+      taken < received.length ? Promise.resolve(received[taken++]) : new Promise((resolve) => waiting.push(resolve)),
   };
 }

@@ -11,7 +11,10 @@ after(async () => {
 });
 
 /** Starts one (`flags` laid over the test config; `deps` adds a logger or metrics of the test's own). */
-export async function serveWeb(flags: Record<string, unknown> = {}, deps: Partial<WebDeps> = {}): Promise<{ web: WebServer; base: string; db: TestDatabase }> {
+export async function serveWeb(
+  flags: Record<string, unknown> = {},
+  deps: Partial<WebDeps> = {},
+): Promise<{ web: WebServer; base: string; db: TestDatabase }> {
   const db = await createTestDatabase();
   const web = createWebServer({ config: db.configWith(flags), log: db.log, ...deps });
   servers.push(web);

@@ -46,23 +46,27 @@ describe('crash recovery', () => {
     const seenAtCrash = new Set(received.keys());
     assert.ok(seenAtCrash.size < ids.length, 'the crash came mid-batch');
 
-    const restarted = Date.now();
     const second = spawnWorker(db.url, ENV);
     await second.waitFor(/worker started/);
     await eventually(() => ids.every((id) => received.has(id)), 60_000, 'every delivery to arrive');
-    const took = Date.now() - restarted;
-    assert.match(second.output(), /presumed dead/, 'the new worker recovered the killed worker\'s jobs');
-    assert.ok(took < 60_000, `all delivered ${took} ms after the restart`);
+    assert.match(second.output(), /presumed dead/, "the new worker recovered the killed worker's jobs");
 
     for (const id of ids) {
-      const row = await eventually(async () => {
-        const current = await deliveryRow(h, id);
-        return current?.status === 'done' ? current : undefined;
-      }, 10_000, `delivery ${id} recorded done`);
+      const row = await eventually(
+        async () => {
+          const current = await deliveryRow(h, id);
+          return current?.status === 'done' ? current : undefined;
+        },
+        10_000,
+        `delivery ${id} recorded done`,
+      );
       assert.equal(row.status, 'done');
     }
     const twice = [...received].filter(([, count]) => count > 1).map(([id]) => id);
-    assert.ok(twice.length <= CONCURRENCY, `at most the ${CONCURRENCY} deliveries in flight arrive twice, got ${twice.length}`);
+    assert.ok(
+      twice.length <= CONCURRENCY,
+      `at most the ${CONCURRENCY} deliveries in flight arrive twice, got ${twice.length}`,
+    );
     for (const id of twice) assert.ok(seenAtCrash.has(id), `${id} arrived twice but was not in flight at the crash`);
     await eventually(async () => (await jobRows(h)).length === 0, 10_000, 'no job left in the queue');
 

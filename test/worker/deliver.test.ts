@@ -15,10 +15,16 @@ const db = await createTestDatabase();
 
 describe('parseDeliveryPayload', () => {
   it('accepts the payload emit writes and the one the worker writes for a retry', () => {
-    assert.deepEqual(parseDeliveryPayload({ deliveryId: 'msg_1', endpointId: 'ep_1', event: 'a.b', body: '{}' }),
-      { deliveryId: 'msg_1', endpointId: 'ep_1', event: 'a.b', body: '{}' });
-    assert.deepEqual(parseDeliveryPayload({ deliveryId: 'msg_1', endpointId: 'ep_1', event: 'a.b', priorAttempts: 8 }),
-      { deliveryId: 'msg_1', endpointId: 'ep_1', event: 'a.b', priorAttempts: 8 });
+    assert.deepEqual(parseDeliveryPayload({ deliveryId: 'msg_1', endpointId: 'ep_1', event: 'a.b', body: '{}' }), {
+      deliveryId: 'msg_1',
+      endpointId: 'ep_1',
+      event: 'a.b',
+      body: '{}',
+    });
+    assert.deepEqual(
+      parseDeliveryPayload({ deliveryId: 'msg_1', endpointId: 'ep_1', event: 'a.b', priorAttempts: 8 }),
+      { deliveryId: 'msg_1', endpointId: 'ep_1', event: 'a.b', priorAttempts: 8 },
+    );
   });
 
   for (const [name, payload] of [
@@ -34,7 +40,7 @@ describe('parseDeliveryPayload', () => {
 });
 
 describe('deliveryHeaders', () => {
-  it('signs with every secret, one v1 entry each, and keeps the service\'s own headers whatever the endpoint\'s say', () => {
+  it("signs with every secret, one v1 entry each, and keeps the service's own headers whatever the endpoint's say", () => {
     const secrets = [generateSecret(), generateSecret()];
     const body = '{"data":{},"id":"msg_1","timestamp":"2026-01-01T00:00:00.000Z","type":"a.b"}';
     const headers = deliveryHeaders({
@@ -66,8 +72,14 @@ describe('the attempts budget', () => {
   });
 
   it('counts a series from jobs:retry afresh, and never below one', () => {
-    assert.equal(decide(failed, 5, { deliveryId: 'm', endpointId: 'e', event: 'a', priorAttempts: 3 }, settings).result, 'retry');
-    assert.equal(decide(failed, 6, { deliveryId: 'm', endpointId: 'e', event: 'a', priorAttempts: 3 }, settings).result, 'dead');
+    assert.equal(
+      decide(failed, 5, { deliveryId: 'm', endpointId: 'e', event: 'a', priorAttempts: 3 }, settings).result,
+      'retry',
+    );
+    assert.equal(
+      decide(failed, 6, { deliveryId: 'm', endpointId: 'e', event: 'a', priorAttempts: 3 }, settings).result,
+      'dead',
+    );
     assert.equal(attemptInSeries(2, { priorAttempts: 9 }), 1);
   });
 });

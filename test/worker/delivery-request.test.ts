@@ -13,7 +13,9 @@ import { rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 const plain = (headers: Receiver['requests'][number]['headers']): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
+  );
 
 const h: Harness = harness(await createTestDatabase());
 
@@ -48,7 +50,7 @@ describe('the delivery request', () => {
     assert.equal(request.body.toString('utf8'), row.body, 'the stored body is sent byte for byte');
   });
 
-  it('sends exactly the service\'s headers plus the endpoint\'s own, and no unsigned routing header', async () => {
+  it("sends exactly the service's headers plus the endpoint's own, and no unsigned routing header", async () => {
     const server = await receiver((_req, res) => res.end());
     const ep = await endpoint(h, `${server.origin}/`, { headers: { 'X-Receiver-Token': 'abc' } });
     const [id] = await send(h, ep, 'invoice.paid');
@@ -59,12 +61,32 @@ describe('the delivery request', () => {
     assert.equal(headers['user-agent'], `app-webhooks/${pkg.version}`);
     assert.equal(headers['webhook-id'], id);
     assert.match(headers['webhook-timestamp'], /^\d+$/);
-    assert.ok(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000) < 30, 'timestamp is integer seconds of now');
+    assert.ok(
+      Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000) < 30,
+      'timestamp is integer seconds of now',
+    );
     assert.match(headers['webhook-signature'], /^v1,[A-Za-z0-9+/]+=*$/);
     assert.equal(headers['x-receiver-token'], 'abc');
-    const expected = ['host', 'connection', 'content-length', 'content-type', 'user-agent', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-receiver-token'];
-    assert.deepEqual(Object.keys(headers).sort(), expected.sort(), 'no other header (the event type travels only in the body)');
-    assert.ok(!Object.values(headers).some((value) => value.includes('invoice.paid')), 'the event name is in no header');
+    const expected = [
+      'host',
+      'connection',
+      'content-length',
+      'content-type',
+      'user-agent',
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+      'x-receiver-token',
+    ];
+    assert.deepEqual(
+      Object.keys(headers).sort(),
+      expected.sort(),
+      'no other header (the event type travels only in the body)',
+    );
+    assert.ok(
+      !Object.values(headers).some((value) => value.includes('invoice.paid')),
+      'the event name is in no header',
+    );
   });
 
   it('every attempt carries the same webhook-id, a fresh webhook-timestamp and a fresh signature', async () => {
@@ -84,16 +106,27 @@ describe('the delivery request', () => {
     const [first, second] = server.requests.map((r) => plain(r.headers));
     assert.equal(first['webhook-id'], id);
     assert.equal(second['webhook-id'], id);
-    assert.ok(Number(second['webhook-timestamp']) > Number(first['webhook-timestamp']), 'a later timestamp on the retry');
+    assert.ok(
+      Number(second['webhook-timestamp']) > Number(first['webhook-timestamp']),
+      'a later timestamp on the retry',
+    );
     assert.notEqual(second['webhook-signature'], first['webhook-signature']);
     for (const r of server.requests) new Webhook(ep.secret).verify(r.body.toString('utf8'), plain(r.headers));
-    assert.deepEqual((await attemptRows(slow, id)).map((a) => [a.status, a.outcome]), [[503, 'retry'], [200, 'done']]);
+    assert.deepEqual(
+      (await attemptRows(slow, id)).map((a) => [a.status, a.outcome]),
+      [
+        [503, 'retry'],
+        [200, 'done'],
+      ],
+    );
   });
 
   it('during a rotation grace period the header carries two v1 signatures, old and new secret each verifying', async () => {
     const server = await receiver((_req, res) => res.end());
     const ep = await endpoint(h, `${server.origin}/`);
-    const { secret: fresh } = await rotateSecret({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id, { grace: 60_000 });
+    const { secret: fresh } = await rotateSecret({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id, {
+      grace: 60_000,
+    });
     const [id] = await send(h, ep);
     await runOnce(h);
     await settled(h, id);
@@ -127,7 +160,9 @@ describe('the delivery request', () => {
     assert.equal((await settled(h, id)).status, 'done');
     const body = server.requests[0].body.toString('utf8');
     assert.ok(body.length > 1_000_000);
-    const envelope = new Webhook(ep.secret).verify(body, plain(server.requests[0].headers)) as { data: { big: string } };
+    const envelope = new Webhook(ep.secret).verify(body, plain(server.requests[0].headers)) as {
+      data: { big: string };
+    };
     assert.equal(envelope.data.big, big);
   });
 });

@@ -6,7 +6,17 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
-import { attemptRows, deliveryRow, endpoint, harness, jobRows, runOnce, send, settled, type Harness } from './helpers.ts';
+import {
+  attemptRows,
+  deliveryRow,
+  endpoint,
+  harness,
+  jobRows,
+  runOnce,
+  send,
+  settled,
+  type Harness,
+} from './helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 import { spawnWorker } from './processes.ts';
 
@@ -42,9 +52,12 @@ describe('worker process drain', () => {
     release();
     const exit = await worker.exited;
     assert.equal(exit.code, 0, worker.output());
-    const errors = worker.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
+    const errors = worker
+      .output()
+      .split('\n')
+      .filter((line) => /"level":(50|60)/.test(line));
     assert.deepEqual(errors, [], 'a clean stop logs no error');
-    assert.ok(answeredAt > 0 && exit.at >= answeredAt, 'the process waited for the receiver\'s answer');
+    assert.ok(answeredAt > 0 && exit.at >= answeredAt, "the process waited for the receiver's answer");
     assert.equal(receiver.requests.length, 1, 'nothing new was claimed after the signal');
     const inFlight = receiver.requests[0].headers['webhook-id'] as string;
     const delivered = (await deliveryRow(h, inFlight))!;

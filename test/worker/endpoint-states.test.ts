@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { deliveryRow, endpoint, harness, jobRows, runOnce, send, type Harness } from './helpers.ts';
 import { retryDelivery, showDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import { disableEndpoint, removeEndpoint, rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
@@ -31,7 +31,9 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     const server = await receiver();
     const ep = await endpoint(h, `${server.origin}/`);
     const ids = [...(await send(h, ep)), ...(await send(h, ep))];
-    await disableEndpoint({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id, { reason: 'customer offboarded' });
+    await disableEndpoint({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id, {
+      reason: 'customer offboarded',
+    });
     await runOnce(h);
     assert.equal(server.requests.length, 0);
     for (const id of ids) {
@@ -68,7 +70,10 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     assert.equal(server.requests.length, 0);
     const details = await showDelivery({ sql: h.sql, config: h.config }, ALL_TENANTS, id);
     assert.equal(details.status, 'dead');
-    assert.match(details.lastError!, /^APP_WEBHOOK_SECRET_UNREADABLE: the signing secret of webhook endpoint ep_\w+ cannot be read/);
+    assert.match(
+      details.lastError!,
+      /^APP_WEBHOOK_SECRET_UNREADABLE: the signing secret of webhook endpoint ep_\w+ cannot be read/,
+    );
     assert.match(details.lastError!, /webhooks:rotate/, 'the error names the remedy');
     assert.equal(details.attemptsMade.length, 0);
     assert.equal((await jobRows(h, id)).length, 0, 'no failed job left behind to loop on');

@@ -134,7 +134,10 @@ describe('FIFO endpoints', () => {
 
   it('ordering is checked (none, fifo or null)', async () => {
     const h = harness(db);
-    await assert.rejects(endpoint(h, 'http://127.0.0.1:9/x', { ordering: 'lifo' as never }), (error: { code: string }) => error.code === 'APP_WEBHOOK_ORDERING_INVALID');
+    await assert.rejects(
+      endpoint(h, 'http://127.0.0.1:9/x', { ordering: 'lifo' as never }),
+      (error: { code: string }) => error.code === 'APP_WEBHOOK_ORDERING_INVALID',
+    );
     const made = await endpoint(h, 'http://127.0.0.1:9/x');
     assert.equal(made.ordering, 'none');
     const deps = { config: h.config, sql: h.sql, log: h.log };

@@ -8,7 +8,7 @@ import type { Sql } from '../../shared/db/connect.ts';
 import { createLogger, type Logger } from '../../shared/log/logger.ts';
 import type { HostLookup } from '../../shared/webhooks/address-rules.ts';
 import { emit } from '../../shared/webhooks/events/emit.ts';
-import { type RegisteredEndpoint, type RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
+import type { RegisteredEndpoint, RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
 import { runWorkerOnce, startWorker, type WorkerHandle, type WorkerOptions } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import type { TestDatabase } from '../helpers/database.ts';
@@ -18,7 +18,12 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** Flags of a fast test configuration: short timeout, quick polling, fast backoff. */
 export const FAST = {
-  webhooks: { timeout: '1s', concurrency: 8, maxAttempts: 3, backoff: { base: '50ms', factor: 2, max: '1s', jitter: 0.2 } },
+  webhooks: {
+    timeout: '1s',
+    concurrency: 8,
+    maxAttempts: 3,
+    backoff: { base: '50ms', factor: 2, max: '1s', jitter: 0.2 },
+  },
   worker: { pollInterval: '25ms', heartbeat: '200ms', staleAfter: '1s' },
 };
 
@@ -28,9 +33,14 @@ export function flags(...layers: Record<string, unknown>[]): Record<string, unkn
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
       const current = out[key];
-      out[key] = value !== null && typeof value === 'object' && !Array.isArray(value) && current !== null && typeof current === 'object'
-        ? flags(current as Record<string, unknown>, value as Record<string, unknown>)
-        : value;
+      out[key] =
+        value !== null &&
+        typeof value === 'object' &&
+        !Array.isArray(value) &&
+        current !== null &&
+        typeof current === 'object'
+          ? flags(current as Record<string, unknown>, value as Record<string, unknown>)
+          : value;
     }
   }
   return out;
@@ -56,17 +66,28 @@ let owners = 0;
  * by a tenant of its own unless `owner` is given, so tests sharing a database do not fan out to
  * each other's endpoints.
  */
-export function endpoint(h: Harness, url: string, options: Partial<RegisterOptions> & { lookup?: HostLookup } = {}): Promise<RegisteredEndpoint> {
+export function endpoint(
+  h: Harness,
+  url: string,
+  options: Partial<RegisterOptions> & { lookup?: HostLookup } = {},
+): Promise<RegisteredEndpoint> {
   const { lookup, ...rest } = options;
   owners += 1;
-  return registerEndpoint(
-    { config: h.config, sql: h.sql, log: h.log, ...(lookup ? { lookup } : {}) }, OPERATOR,
-    { url, events: ['*'], owner: `tenant-${process.pid}-${owners}`, ...rest },
-  );
+  return registerEndpoint({ config: h.config, sql: h.sql, log: h.log, ...(lookup ? { lookup } : {}) }, OPERATOR, {
+    url,
+    events: ['*'],
+    owner: `tenant-${process.pid}-${owners}`,
+    ...rest,
+  });
 }
 
 /** Emits `event` with `data` to the tenant of `to` and answers the delivery ids. */
-export async function send(h: Harness, to: { owner: string | null }, event = 'order.created', data: unknown = { n: 1 }): Promise<string[]> {
+export async function send(
+  h: Harness,
+  to: { owner: string | null },
+  event = 'order.created',
+  data: unknown = { n: 1 },
+): Promise<string[]> {
   const deliveries = await emit({ config: h.config, sql: h.sql, log: h.log }, event, data, { owner: to.owner });
   return deliveries.map((delivery) => delivery.id);
 }
@@ -129,34 +150,39 @@ export interface JobRow {
 /** graphile-worker's jobs of delivery `id` (by key), or every `app/webhook` job. */
 export function jobRows(h: Harness, id?: string): Promise<JobRow[]> {
   return id === undefined
-    ? h.sql<JobRow[]>`select j.*, p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.task_identifier = 'app/webhook' order by j.id`
-    : h.sql<JobRow[]>`select j.*, p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.key = ${id} order by j.id`;
+    ? h.sql<
+        JobRow[]
+      >`select j.*, p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.task_identifier = 'app/webhook' order by j.id`
+    : h.sql<
+        JobRow[]
+      >`select j.*, p.payload from graphile_worker.jobs j join graphile_worker._private_jobs p using (id) where j.key = ${id} order by j.id`;
 }
 
 /** Waits until delivery `id` is in one of `statuses`, answering its row. */
-export function settled(h: Harness, id: string, statuses: string[] = ['done', 'dead'], timeoutMs = 10_000): Promise<DeliveryRow> {
-  return eventually(async () => {
-    const row = await deliveryRow(h, id);
-    return row !== undefined && statuses.includes(row.status) ? row : undefined;
-  }, timeoutMs, `delivery ${id} to be ${statuses.join(' or ')}`);
+export function settled(
+  h: Harness,
+  id: string,
+  statuses: string[] = ['done', 'dead'],
+  timeoutMs = 10_000,
+): Promise<DeliveryRow> {
+  return eventually(
+    async () => {
+      const row = await deliveryRow(h, id);
+      return row !== undefined && statuses.includes(row.status) ? row : undefined;
+    },
+    timeoutMs,
+    `delivery ${id} to be ${statuses.join(' or ')}`,
+  );
 }
 
 /** An endpoint's slots as the deliveries hold them: `running` hold a slot, `waiting` are parked (migrations/014). */
-export async function slotsOf(h: Pick<Harness, 'sql'>, endpointId: string): Promise<{ running: number; waiting: number }> {
+export async function slotsOf(
+  h: Pick<Harness, 'sql'>,
+  endpointId: string,
+): Promise<{ running: number; waiting: number }> {
   const [row] = await h.sql<{ running: number; waiting: number }[]>`
     select count(*) filter (where slot and status in ('pending', 'running'))::int as running,
            count(*) filter (where parked_at is not null and status = 'pending')::int as waiting
       from app_webhook_deliveries where endpoint_id = ${endpointId}`;
   return row;
-}
-
-/**
- * Another endpoint's delivery that has waited a minute for a worker and goes on waiting (its job
- * is removed, so no worker takes it up): while it exists, every endpoint is held to its cap.
- */
-export async function waitingForAWorker(h: Harness): Promise<string> {
-  const [id] = await send(h, await endpoint(h, 'http://127.0.0.1:9/waiting'));
-  await h.sql`select graphile_worker.remove_job(${id})`;
-  await h.sql`update app_webhook_deliveries set next_attempt_at = now() - interval '1 minute' where id = ${id}`;
-  return id;
 }

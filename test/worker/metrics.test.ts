@@ -26,20 +26,31 @@ describe('worker metrics', () => {
   it('count each attempt by outcome (done, retry, dead, gone), time the POST, and measure emit to first attempt', async () => {
     const h = harness(db, { webhooks: { maxAttempts: 2 } });
     const handle = await worker(h);
-    const [ok, failing, gone] = await Promise.all([receiverAnswering(200), receiverAnswering(500), receiverAnswering(410)]);
+    const [ok, failing, gone] = await Promise.all([
+      receiverAnswering(200),
+      receiverAnswering(500),
+      receiverAnswering(410),
+    ]);
     const ids = [
       ...(await send(h, await endpoint(h, `${ok.origin}/ok`))),
       ...(await send(h, await endpoint(h, `${failing.origin}/failing`))),
       ...(await send(h, await endpoint(h, `${gone.origin}/gone`))),
     ];
     const rows = await Promise.all(ids.map((id) => settled(h, id)));
-    assert.deepEqual(rows.map((row) => row.status), ['done', 'dead', 'dead']);
+    assert.deepEqual(
+      rows.map((row) => row.status),
+      ['done', 'dead', 'dead'],
+    );
 
     const text = await handle.metrics.registry.metrics();
     const families = parseMetrics(text);
     assert.equal(sampleValue(families, 'app_deliveries_total', { outcome: 'done' }), 1);
     assert.equal(sampleValue(families, 'app_deliveries_total', { outcome: 'retry' }), 1);
-    assert.equal(sampleValue(families, 'app_deliveries_total', { outcome: 'dead' }), 1, 'the 500 receiver ran out of attempts');
+    assert.equal(
+      sampleValue(families, 'app_deliveries_total', { outcome: 'dead' }),
+      1,
+      'the 500 receiver ran out of attempts',
+    );
     assert.equal(sampleValue(families, 'app_deliveries_total', { outcome: 'gone' }), 1, 'the 410');
     assert.equal(histogramCount(text, 'app_delivery_duration_seconds', { process: 'worker' }), 4, 'every POST timed');
     assert.equal(histogramCount(text, 'app_delivery_lag_seconds', { process: 'worker' }), 3, 'first attempts only');
@@ -52,13 +63,21 @@ describe('worker metrics', () => {
     const receiver = await receiverAnswering(200);
     const publicOnly: HostLookup = async () => [{ address: '93.184.215.14', family: 4 }];
     const loopback: HostLookup = async () => [{ address: '127.0.0.1', family: 4 }];
-    const [id] = await send(strict, await endpoint(strict, `http://hooks.example.test:${receiver.port}/in`, { lookup: publicOnly }));
+    const [id] = await send(
+      strict,
+      await endpoint(strict, `http://hooks.example.test:${receiver.port}/in`, { lookup: publicOnly }),
+    );
     const handle = await worker(strict, { lookup: loopback });
     assert.equal((await settled(strict, id)).status, 'dead');
-    assert.equal(sampleValue(parseMetrics(await handle.metrics.registry.metrics()), 'app_deliveries_total', { outcome: 'refused' }), 1);
+    assert.equal(
+      sampleValue(parseMetrics(await handle.metrics.registry.metrics()), 'app_deliveries_total', {
+        outcome: 'refused',
+      }),
+      1,
+    );
   });
 
-  it('are served by the worker\'s own listener (worker.metricsPort) behind metrics.token, and the listener closes with the worker', async () => {
+  it("are served by the worker's own listener (worker.metricsPort) behind metrics.token, and the listener closes with the worker", async () => {
     const h = harness(db, { worker: { metricsPort: 0 }, metrics: { token: 'worker-scrape' } });
     const served = await serveWorker({ config: h.config, log: h.log });
     const base = `http://127.0.0.1:${served.metricsPort}`;
@@ -67,10 +86,16 @@ describe('worker metrics', () => {
       const live = await fetch(`${base}/livez`);
       assert.equal(live.status, 200, 'health paths need no token');
       // ready once the new runner's first heartbeat is in
-      const ready = await eventually(async () => {
-        const answer = await fetch(`${base}/readyz`);
-        return answer.status === 200 ? (await answer.json() as { status: string; running: boolean; ready: boolean }) : undefined;
-      }, 10_000, 'the worker ready');
+      const ready = await eventually(
+        async () => {
+          const answer = await fetch(`${base}/readyz`);
+          return answer.status === 200
+            ? ((await answer.json()) as { status: string; running: boolean; ready: boolean })
+            : undefined;
+        },
+        10_000,
+        'the worker ready',
+      );
       assert.deepEqual([ready.status, ready.running, ready.ready], ['ok', true, true]);
       assert.equal((await fetch(`${base}/other`, { headers: { authorization: 'Bearer worker-scrape' } })).status, 404);
       const scrape = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer worker-scrape' } });

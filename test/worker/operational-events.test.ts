@@ -30,8 +30,10 @@ async function receiver(status: () => number): Promise<Receiver> {
   return made;
 }
 
-const types = (received: Receiver) => received.requests.map((request) => JSON.parse(request.body.toString()).type as string);
-const events = async (type: string) => (await db.sql<{ n: number }[]>`select count(*)::int as n from app_events where type = ${type}`)[0].n;
+const types = (received: Receiver) =>
+  received.requests.map((request) => JSON.parse(request.body.toString()).type as string);
+const events = async (type: string) =>
+  (await db.sql<{ n: number }[]>`select count(*)::int as n from app_events where type = ${type}`)[0].n;
 
 describe('operational events', () => {
   it('a 410 disables the endpoint: app.endpoint.disabled goes to the subscribed endpoints of the tenant and to the operator, signed', async () => {
@@ -47,7 +49,10 @@ describe('operational events', () => {
     assert.deepEqual(types(watcherReceiver), ['app.endpoint.disabled']);
     assert.deepEqual(types(operatorReceiver), ['app.endpoint.disabled']);
     const request = operatorReceiver.requests[0];
-    const body = new Webhook(operator.secret).verify(request.body.toString(), request.headers as Record<string, string>) as { data: Record<string, unknown> };
+    const body = new Webhook(operator.secret).verify(
+      request.body.toString(),
+      request.headers as Record<string, string>,
+    ) as { data: Record<string, unknown> };
     assert.equal(body.data.endpointId, gone.id);
     assert.equal(body.data.owner, 'acme');
     assert.match(String(body.data.reason), /410 Gone/);
@@ -55,7 +60,10 @@ describe('operational events', () => {
 
   it('a dead delivery raises app.delivery.dead with the delivery, endpoint, event type and last error; the first failure after a success raises app.endpoint.failing once', async () => {
     const operatorReceiver = await receiver(() => 200);
-    await endpoint(h, `${operatorReceiver.origin}/ops2`, { owner: null, events: ['app.delivery.*', 'app.endpoint.failing'] });
+    await endpoint(h, `${operatorReceiver.origin}/ops2`, {
+      owner: null,
+      events: ['app.delivery.*', 'app.endpoint.failing'],
+    });
     let answer = 200;
     const flaky = await receiver(() => answer);
     const made = await endpoint(h, `${flaky.origin}/flaky`, { owner: 'globex', events: ['invoice.*'] });
@@ -70,7 +78,9 @@ describe('operational events', () => {
     const received = types(operatorReceiver);
     assert.equal(received.filter((type) => type === 'app.endpoint.failing').length, 1, 'once, not for every failure');
     assert.equal(received.filter((type) => type === 'app.delivery.dead').length, 2);
-    const dead = operatorReceiver.requests.map((request) => JSON.parse(request.body.toString())).find((event) => event.type === 'app.delivery.dead');
+    const dead = operatorReceiver.requests
+      .map((request) => JSON.parse(request.body.toString()))
+      .find((event) => event.type === 'app.delivery.dead');
     assert.equal(dead.data.deliveryId, deadId);
     assert.equal(dead.data.endpointId, made.id);
     assert.equal(dead.data.eventType, 'invoice.sent');

@@ -48,17 +48,29 @@ async function holdingReceiver() {
     held: () => held.length,
     release: () => {
       holding = false;
-      held.splice(0).forEach((answer) => answer());
+      for (const answer of held.splice(0)) answer();
     },
   };
 }
 
 const statuses = async (ids: string[]) =>
-  (await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = any(${ids})`).map((row) => row.status);
+  (await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = any(${ids})`).map(
+    (row) => row.status,
+  );
 
 async function workerThrough(url: string, extra: Record<string, unknown> = {}) {
   // held deliveries must stay in flight until released: a long attempt timeout, room for all of them
-  const config = db.configWith(flags(FAST, { databaseUrl: url, worker: { outageLimit: '60s' }, webhooks: { timeout: '20s', concurrency: 16, endpointConcurrency: 16, maxAttempts: 10 } }, extra));
+  const config = db.configWith(
+    flags(
+      FAST,
+      {
+        databaseUrl: url,
+        worker: { outageLimit: '60s' },
+        webhooks: { timeout: '20s', concurrency: 16, endpointConcurrency: 16, maxAttempts: 10 },
+      },
+      extra,
+    ),
+  );
   const lines: Record<string, unknown>[] = [];
   const log = createLogger(config, { name: 'test', destination: linesInto(lines) });
   const h: Harness = { db, config, sql: db.sql, log };
@@ -85,7 +97,11 @@ describe('the worker and database outages', () => {
     await eventually(() => !handle.health().running, 15_000, 'the runner noticed the outage');
     assert.equal(handle.health().ready, false, 'not ready while the database is away');
     await proxy.restore();
-    await eventually(async () => (await statuses(first)).every((status) => status === 'done'), 30_000, 'every delivery of the first batch done');
+    await eventually(
+      async () => (await statuses(first)).every((status) => status === 'done'),
+      30_000,
+      'every delivery of the first batch done',
+    );
     assert.ok(handle.health().running, 'a new runner runs, in the same process');
 
     // 2. the database refusing connections (its backends terminated) while ten more are in flight
@@ -102,16 +118,34 @@ describe('the worker and database outages', () => {
     } finally {
       await admin.unsafe(`alter database ${db.name} allow_connections true`);
     }
-    await eventually(async () => (await statuses(second).catch(() => [])).every((status) => status === 'done') && (await statuses(second)).length === 10, 30_000, 'every delivery of the second batch done');
+    await eventually(
+      async () =>
+        (await statuses(second).catch(() => [])).every((status) => status === 'done') &&
+        (await statuses(second)).length === 10,
+      30_000,
+      'every delivery of the second batch done',
+    );
 
     const all = [...first, ...second];
-    assert.deepEqual((await statuses(all)).filter((status) => status !== 'done'), [], 'nothing left running or pending');
+    assert.deepEqual(
+      (await statuses(all)).filter((status) => status !== 'done'),
+      [],
+      'nothing left running or pending',
+    );
     const arrived = new Set(receiver.requests.map((request) => request.headers['webhook-id']));
-    assert.deepEqual(all.filter((id) => !arrived.has(id)), [], 'every delivery reached the receiver (at least once)');
+    assert.deepEqual(
+      all.filter((id) => !arrived.has(id)),
+      [],
+      'every delivery reached the receiver (at least once)',
+    );
     await eventually(() => handle.health().ready, 10_000, 'ready again');
     // an outage fails every job and beat alike: each says why in one line, none carries a stack
     const stacked = lines.filter((line) => /\n\s+at /.test(JSON.stringify(line).replaceAll('\\n', '\n')));
-    assert.deepEqual(stacked.map((line) => line.msg), [], 'no stack in the log of an outage');
+    assert.deepEqual(
+      stacked.map((line) => line.msg),
+      [],
+      'no stack in the log of an outage',
+    );
   });
 
   it('gives up past worker.outageLimit with WorkerOutageError, its heartbeat already stopped', async () => {
@@ -124,6 +158,9 @@ describe('the worker and database outages', () => {
     await assert.rejects(handle.ended, WorkerOutageError);
     assert.equal(handle.health().running, false);
     const last = handle.health().lastHeartbeat;
-    assert.ok(last !== null && last.getTime() <= cutAt, `no heartbeat after the cut (last ${last?.toISOString()}, cut ${new Date(cutAt).toISOString()})`);
+    assert.ok(
+      last !== null && last.getTime() <= cutAt,
+      `no heartbeat after the cut (last ${last?.toISOString()}, cut ${new Date(cutAt).toISOString()})`,
+    );
   });
 });

@@ -10,19 +10,33 @@ import type { HostLookup } from '../../shared/webhooks/address-rules.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import {
-  attemptRows, deliveryRow, endpoint, harness, jobRows, runOnce, send, type AttemptRow, type DeliveryRow, type Harness, type JobRow,
+  attemptRows,
+  deliveryRow,
+  endpoint,
+  harness,
+  jobRows,
+  runOnce,
+  send,
+  type AttemptRow,
+  type DeliveryRow,
+  type Harness,
+  type JobRow,
 } from './helpers.ts';
 
 const db = await createTestDatabase();
 /** Retries far away (1 h ± 20 %), so one run makes exactly one attempt; 500 ms timeout. */
-const h: Harness = harness(db, { webhooks: { timeout: '500ms', backoff: { base: '1h', factor: 3, max: '6h', jitter: 0.2 } } });
+const h: Harness = harness(db, {
+  webhooks: { timeout: '500ms', backoff: { base: '1h', factor: 3, max: '6h', jitter: 0.2 } },
+});
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 
-const answer = (status: number, headers: Record<string, string> = {}, text = `answer ${status}`): Handler => (_req, res) => {
-  res.writeHead(status, headers);
-  res.end(text);
-};
+const answer =
+  (status: number, headers: Record<string, string> = {}, text = `answer ${status}`): Handler =>
+  (_req, res) => {
+    res.writeHead(status, headers);
+    res.end(text);
+  };
 
 const TEN_MB = 10 * 1024 * 1024;
 const streamTenMegabytes: Handler = (_req, res) => {
@@ -71,17 +85,41 @@ const ROWS: Row[] = [
     status: 302,
     error: /10\.0\.0\.1\/internal/,
   },
-  { trigger: 'receiver answers 400: failed, retried with backoff', handler: answer(400), result: 'retry', status: 400, error: /400/ },
   {
-    trigger: 'receiver answers 429 with Retry-After: retried on the queue\'s backoff, Retry-After ignored',
+    trigger: 'receiver answers 400: failed, retried with backoff',
+    handler: answer(400),
+    result: 'retry',
+    status: 400,
+    error: /400/,
+  },
+  {
+    trigger: "receiver answers 429 with Retry-After: retried on the queue's backoff, Retry-After ignored",
     handler: answer(429, { 'retry-after': '2' }),
     result: 'retry',
     status: 429,
     error: /429/,
   },
-  { trigger: 'receiver answers 500: failed, retried with backoff', handler: answer(500), result: 'retry', status: 500, error: /500/ },
-  { trigger: 'receiver answers 503: failed, retried with backoff', handler: answer(503), result: 'retry', status: 503, error: /503/ },
-  { trigger: 'receiver never answers: no complete answer within webhooks.timeout, retried', handler: () => {}, result: 'retry', status: null, error: /timeout/ },
+  {
+    trigger: 'receiver answers 500: failed, retried with backoff',
+    handler: answer(500),
+    result: 'retry',
+    status: 500,
+    error: /500/,
+  },
+  {
+    trigger: 'receiver answers 503: failed, retried with backoff',
+    handler: answer(503),
+    result: 'retry',
+    status: 503,
+    error: /503/,
+  },
+  {
+    trigger: 'receiver never answers: no complete answer within webhooks.timeout, retried',
+    handler: () => {},
+    result: 'retry',
+    status: null,
+    error: /timeout/,
+  },
   {
     trigger: 'receiver sends the headers then stalls the body: the whole exchange times out, retried',
     handler: (_req, res) => {
@@ -154,7 +192,10 @@ describe('delivery outcome table, one run per row', () => {
         assert.equal(delivery.status, 'pending', 'waiting for its retry');
         assert.equal(jobs.length, 1, 'exactly one live job for the delivery');
         const delay = new Date(jobs[0].run_at).getTime() - emittedAt;
-        assert.ok(delay >= 0.8 * 3_600_000 - 5_000 && delay <= 1.2 * 3_600_000 + 5_000, `retry in ${delay} ms, not within 1 h ± 20 %`);
+        assert.ok(
+          delay >= 0.8 * 3_600_000 - 5_000 && delay <= 1.2 * 3_600_000 + 5_000,
+          `retry in ${delay} ms, not within 1 h ± 20 %`,
+        );
         assert.equal(new Date(jobs[0].run_at).getTime(), new Date(delivery.next_attempt_at!).getTime());
         assert.equal(jobs[0].max_attempts, 1);
         assert.equal(jobs[0].attempts, 0);
@@ -184,13 +225,19 @@ describe('delivery outcome table: 410 and refused addresses', () => {
     await runOnce(one);
     assert.equal(receiver.requests.length, 1, 'only the first delivery was sent');
     const rows = await Promise.all(ids.map((id) => deliveryRow(one, id)));
-    assert.deepEqual(rows.map((row) => row!.status), ['dead', 'dead', 'dead']);
+    assert.deepEqual(
+      rows.map((row) => row!.status),
+      ['dead', 'dead', 'dead'],
+    );
     const sent = rows.find((row) => row!.attempts === 1)!;
     assert.equal(sent.last_status, 410);
     assert.match(sent.last_error!, /410/);
     for (const row of rows.filter((r) => r !== sent)) {
       assert.equal(row!.attempts, 0);
-      assert.match(row!.last_error!, new RegExp(`not sent: endpoint ${ep.id} was disabled after the receiver answered 410`));
+      assert.match(
+        row!.last_error!,
+        new RegExp(`not sent: endpoint ${ep.id} was disabled after the receiver answered 410`),
+      );
     }
     const [endpointRow] = await one.sql<{ disabled_at: Date | null; disabled_reason: string | null }[]>`
       select disabled_at, disabled_reason from app_webhooks where id = ${ep.id}`;
@@ -205,7 +252,10 @@ describe('delivery outcome table: 410 and refused addresses', () => {
     const receiver = await startReceiver(answer(200));
     receivers.push(receiver);
     const publicOnly: HostLookup = async () => [{ address: '93.184.215.14', family: 4 }];
-    const mixed: HostLookup = async () => [{ address: '93.184.215.14', family: 4 }, { address: '127.0.0.1', family: 4 }];
+    const mixed: HostLookup = async () => [
+      { address: '93.184.215.14', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
     const ep = await endpoint(strict, `http://hooks.example.test:${receiver.port}/in`, { lookup: publicOnly });
     const [id] = await send(strict, ep);
     await runOnce(strict, { lookup: mixed });

@@ -5,7 +5,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker } from '../../worker/runner.ts';
-import { checkQueueStatistics, MIN_BACKLOG, statisticsStale, watchQueueStatistics, type QueueStatistics } from '../../worker/queue-statistics.ts';
+import {
+  checkQueueStatistics,
+  MIN_BACKLOG,
+  statisticsStale,
+  watchQueueStatistics,
+  type QueueStatistics,
+} from '../../worker/queue-statistics.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { eventually } from '../helpers/poll.ts';
 import { harness, type Harness } from './helpers.ts';
@@ -122,7 +128,10 @@ describe('a database role that does not own the job table', () => {
       const reader = postgres(url.toString(), { max: 1, onnotice: () => {} });
       try {
         const result = await checkQueueStatistics(reader as unknown as Sql);
-        assert.deepEqual({ available: result.available, analyzed: result.analyzed, forbidden: result.forbidden }, { available: 3_000, analyzed: false, forbidden: true });
+        assert.deepEqual(
+          { available: result.available, analyzed: result.analyzed, forbidden: result.forbidden },
+          { available: 3_000, analyzed: false, forbidden: true },
+        );
       } finally {
         await reader.end();
       }
@@ -163,66 +172,96 @@ describe('the watch', () => {
     let calls = 0;
     const lines: Record<string, unknown>[] = [];
     const log = createLogger(h.config, { name: 'test', destination: linesInto(lines) });
-    const watch = watchQueueStatistics({ sql: h.sql, log }, {
-      now: () => clock.t,
-      check: async () => {
-        calls += 1;
-        throw new Error('database away');
+    const watch = watchQueueStatistics(
+      { sql: h.sql, log },
+      {
+        now: () => clock.t,
+        check: async () => {
+          calls += 1;
+          throw new Error('database away');
+        },
       },
-    });
+    );
     watch.fetched(4, 4);
     await watch.idle();
     clock.t += 5_000;
     watch.fetched(4, 4);
     await watch.idle();
     assert.equal(calls, 2);
-    assert.deepEqual(lines.map((line) => [line.level, (line.err as { message: string }).message]), [[40, 'database away'], [40, 'database away']]);
+    assert.deepEqual(
+      lines.map((line) => [line.level, (line.err as { message: string }).message]),
+      [
+        [40, 'database away'],
+        [40, 'database away'],
+      ],
+    );
   });
 
   it('a role that may not analyze is warned once, not at every check', async () => {
     const clock = { t: 0 };
     const lines: Record<string, unknown>[] = [];
     const log = createLogger(h.config, { name: 'test', destination: linesInto(lines) });
-    const watch = watchQueueStatistics({ sql: h.sql, log }, {
-      now: () => clock.t,
-      check: async () => ({ available: 3_000, planned: 0, analyzed: false, forbidden: true }),
-    });
+    const watch = watchQueueStatistics(
+      { sql: h.sql, log },
+      {
+        now: () => clock.t,
+        check: async () => ({ available: 3_000, planned: 0, analyzed: false, forbidden: true }),
+      },
+    );
     for (let i = 0; i < 3; i++) {
       watch.fetched(4, 4);
       await watch.idle();
       clock.t += 5_000;
     }
-    assert.deepEqual(lines.map((line) => [line.level, line.available]), [[40, 3_000]]);
+    assert.deepEqual(
+      lines.map((line) => [line.level, line.available]),
+      [[40, 3_000]],
+    );
     assert.match(String(lines[0].msg), /cannot analyze it/);
   });
 
   it('an analyze is logged once, with what was waiting and what the planner expected', async () => {
     const lines: Record<string, unknown>[] = [];
     const log = createLogger({ ...h.config, logLevel: 'info' }, { name: 'test', destination: linesInto(lines) });
-    const watch = watchQueueStatistics({ sql: h.sql, log }, { check: async () => ({ available: 3_000, planned: 0, analyzed: true }) });
+    const watch = watchQueueStatistics(
+      { sql: h.sql, log },
+      { check: async () => ({ available: 3_000, planned: 0, analyzed: true }) },
+    );
     watch.fetched(4, 4);
     await watch.idle();
-    assert.deepEqual(lines.map((line) => [line.level, line.available, line.planned]), [[30, 3_000, 0]]);
+    assert.deepEqual(
+      lines.map((line) => [line.level, line.available, line.planned]),
+      [[30, 3_000, 0]],
+    );
   });
 });
 
 describe('a worker with a backlog', () => {
   it('analyzes the job table when its statistics expect it empty, and runs every job', async () => {
     await emptyAndAnalyzed();
-    assert.equal(await lastAnalyze() !== null, true, 'vacuum analyze counts as an analyze by hand');
+    assert.equal((await lastAnalyze()) !== null, true, 'vacuum analyze counts as an analyze by hand');
     const before = (await lastAnalyze())!;
     await queue(2_000, 'test/noop');
     let ran = 0;
-    const handle = await startWorker({ config: h.config, log: h.log }, {
-      'test/noop': async () => {
-        ran += 1;
+    const handle = await startWorker(
+      { config: h.config, log: h.log },
+      {
+        'test/noop': async () => {
+          ran += 1;
+        },
       },
-    });
+    );
     try {
-      await eventually(async () => {
-        const [{ left }] = await h.sql<{ left: number }[]>`select count(*)::int as left from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'test/noop')`;
-        return left === 0;
-      }, 60_000, 'every job of the backlog run');
+      await eventually(
+        async () => {
+          const [{ left }] = await h.sql<
+            { left: number }[]
+          >`select count(*)::int as left from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'test/noop')`;
+          return left === 0;
+        },
+        60_000,
+        'every job of the backlog run',
+      );
     } finally {
       await handle.stop();
     }

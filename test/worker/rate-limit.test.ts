@@ -34,18 +34,29 @@ describe('per-endpoint rate limit', () => {
     for (let i = 0; i < 30; i++) ids.push(...(await send(h, made, 'tick.tock', { i })));
     await worker(h);
     await worker(h);
-    await eventually(async () => {
-      const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_deliveries where id = any(${ids}) and status = 'done'`;
-      return row.n === 30 || undefined;
-    }, 30_000, 'every delivery done');
+    await eventually(
+      async () => {
+        const [row] = await db.sql<
+          { n: number }[]
+        >`select count(*)::int as n from app_webhook_deliveries where id = any(${ids}) and status = 'done'`;
+        return row.n === 30 || undefined;
+      },
+      30_000,
+      'every delivery done',
+    );
     assert.equal(arrivals.length, 30);
     const sorted = [...arrivals].sort((a, b) => a - b);
     t.diagnostic(`arrivals (s after the first): ${sorted.map((at) => ((at - sorted[0]) / 1000).toFixed(2)).join(' ')}`);
     const busiest = Math.max(...sorted.map((start) => sorted.filter((at) => at >= start && at < start + 1000).length));
     assert.ok(busiest <= 6, `at most 5 (+1) in any one-second window, saw ${busiest}`);
     assert.ok(sorted[29] - sorted[0] >= 4000, 'thirty at five a second take at least four seconds');
-    const attempts = await db.sql<{ attempts: number }[]>`select attempts from app_webhook_deliveries where id = any(${ids})`;
-    assert.ok(attempts.every((row) => row.attempts === 1), 'waiting is not an attempt');
+    const attempts = await db.sql<
+      { attempts: number }[]
+    >`select attempts from app_webhook_deliveries where id = any(${ids})`;
+    assert.ok(
+      attempts.every((row) => row.attempts === 1),
+      'waiting is not an attempt',
+    );
   });
 
   it('two workers polling at the default interval deliver 30 events at the configured 5 a second, woken at their reserved starts', async (t) => {
@@ -62,7 +73,9 @@ describe('per-endpoint rate limit', () => {
     await worker(polling);
     await worker(polling);
     const emitted = Date.now();
-    const ids = (await Promise.all(Array.from({ length: 30 }, (_, i) => send(polling, made, 'tick.tock', { i })))).flat();
+    const ids = (
+      await Promise.all(Array.from({ length: 30 }, (_, i) => send(polling, made, 'tick.tock', { i })))
+    ).flat();
     assert.equal(ids.length, 30);
     const seconds = () => arrivals.map((at) => ((at - emitted) / 1000).toFixed(2)).join(' ');
 
@@ -75,21 +88,33 @@ describe('per-endpoint rate limit', () => {
         from graphile_worker.jobs where key = any(${ids})`;
     const left = 30 - arrivals.length;
     assert.ok(jobs.held <= 2, `at most the deliveries starting now are held by a worker: ${JSON.stringify(jobs)}`);
-    assert.ok(jobs.ahead >= left - 3, `the ${left} deliveries still to go wait as jobs scheduled ahead: ${JSON.stringify(jobs)}`);
+    assert.ok(
+      jobs.ahead >= left - 3,
+      `the ${left} deliveries still to go wait as jobs scheduled ahead: ${JSON.stringify(jobs)}`,
+    );
 
-    await eventually(() => arrivals.length >= 30 || undefined, Math.max(0, 8_000 - (Date.now() - emitted)), '30 arrivals within 8 s of the emit')
-      .catch((error: Error) => {
-        throw new Error(`${error.message}; arrivals (s after the emit): ${seconds()}`);
-      });
+    await eventually(
+      () => arrivals.length >= 30 || undefined,
+      Math.max(0, 8_000 - (Date.now() - emitted)),
+      '30 arrivals within 8 s of the emit',
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; arrivals (s after the emit): ${seconds()}`);
+    });
     t.diagnostic(`arrivals (s after the emit): ${seconds()}`);
     assert.ok(Date.now() - emitted <= 8_000, `all 30 within 8 s of the emit: ${seconds()}`);
     const sorted = [...arrivals].sort((a, b) => a - b);
     const busiest = Math.max(...sorted.map((start) => sorted.filter((at) => at >= start && at < start + 1000).length));
     assert.ok(busiest <= 6, `at most 5 (+1) in any one-second window, saw ${busiest}: ${seconds()}`);
-    await eventually(async () => {
-      const rows = await polling.sql<{ attempts: number }[]>`select attempts from app_webhook_deliveries where id = any(${ids}) and status = 'done'`;
-      return rows.length === 30 && rows.every((row) => row.attempts === 1) ? rows : undefined;
-    }, 5_000, 'every delivery done after one attempt');
+    await eventually(
+      async () => {
+        const rows = await polling.sql<
+          { attempts: number }[]
+        >`select attempts from app_webhook_deliveries where id = any(${ids}) and status = 'done'`;
+        return rows.length === 30 && rows.every((row) => row.attempts === 1) ? rows : undefined;
+      },
+      5_000,
+      'every delivery done after one attempt',
+    );
     assert.equal(arrivals.length, 30);
   });
 
@@ -111,18 +136,30 @@ describe('per-endpoint rate limit', () => {
     await eventually(() => arrivals.length >= 10 || undefined, 4_000, 'ten arrivals within 4 s');
     const seconds = arrivals.map((arrival) => ((arrival.at - started) / 1000).toFixed(2)).join(' ');
     t.diagnostic(`arrivals (s after the workers started): ${seconds}`);
-    assert.deepEqual(arrivals.map((arrival) => arrival.n), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.deepEqual(
+      arrivals.map((arrival) => arrival.n),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    );
     const gaps = arrivals.slice(1).map((arrival, i) => arrival.at - arrivals[i].at);
-    assert.ok(gaps.every((gap) => gap >= 100), `starts paced about 200 ms apart: ${seconds}`);
+    assert.ok(
+      gaps.every((gap) => gap >= 100),
+      `starts paced about 200 ms apart: ${seconds}`,
+    );
     assert.ok(arrivals[9].at - arrivals[0].at <= 2_800, `at the rate set, not slower: ${seconds}`);
   });
 
   it('rateLimit is checked (1 to 10000 or null) and can be changed and removed', async () => {
-    await assert.rejects(endpoint(h, 'http://127.0.0.1:9/x', { rateLimit: 0 }), (error: { code: string }) => error.code === 'APP_WEBHOOK_RATE_LIMIT_INVALID');
+    await assert.rejects(
+      endpoint(h, 'http://127.0.0.1:9/x', { rateLimit: 0 }),
+      (error: { code: string }) => error.code === 'APP_WEBHOOK_RATE_LIMIT_INVALID',
+    );
     const made = await endpoint(h, 'http://127.0.0.1:9/x', { rateLimit: 3 });
     const deps = { config: h.config, sql: h.sql, log: h.log };
     assert.equal((await updateEndpoint(deps, OPERATOR, made.id, { rateLimit: 10 })).rateLimit, 10);
     assert.equal((await updateEndpoint(deps, OPERATOR, made.id, { rateLimit: null })).rateLimit, null);
-    await assert.rejects(updateEndpoint(deps, OPERATOR, made.id, { rateLimit: 2.5 }), (error: { code: string }) => error.code === 'APP_WEBHOOK_RATE_LIMIT_INVALID');
+    await assert.rejects(
+      updateEndpoint(deps, OPERATOR, made.id, { rateLimit: 2.5 }),
+      (error: { code: string }) => error.code === 'APP_WEBHOOK_RATE_LIMIT_INVALID',
+    );
   });
 });

@@ -5,7 +5,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimDelivery, recordAttempt, type ClaimedDelivery } from '../../worker/delivery/store.ts';
+import { claimDelivery, recordAttempt, type ClaimedDelivery } from '../../shared/webhooks/deliveries/store.ts';
 import { beat, sweep } from '../../worker/heartbeat.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
@@ -42,8 +42,16 @@ describe('recovery sweep', () => {
     // and scheduled the retry (due at once).
     const claimed = (await claimDelivery(h.sql, h.config, id, false)) as ClaimedDelivery;
     const recorded = await recordAttempt(h.sql, {
-      deliveryId: id, endpointId: ep.id, release: claimed.slot, priorAttempts: claimed.attempts, startedAt: new Date(), durationMs: 5, httpStatus: 503,
-      outcome: 'retry', error: 'receiver answered 503', excerpt: '',
+      deliveryId: id,
+      endpointId: ep.id,
+      release: claimed.slot,
+      priorAttempts: claimed.attempts,
+      startedAt: new Date(),
+      durationMs: 5,
+      httpStatus: 503,
+      outcome: 'retry',
+      error: 'receiver answered 503',
+      excerpt: '',
       retry: { delayMs: 0, payload: { deliveryId: id, endpointId: ep.id, event: 'order.created' } },
     });
     assert.equal(recorded, true);
@@ -64,7 +72,10 @@ describe('recovery sweep', () => {
     assert.equal(receiver.requests.length, 1, 'delivered once');
     const delivery = (await deliveryRow(h, id))!;
     assert.equal(delivery.status, 'done');
-    assert.deepEqual((await attemptRows(h, id)).map((a) => a.outcome), ['retry', 'done']);
+    assert.deepEqual(
+      (await attemptRows(h, id)).map((a) => a.outcome),
+      ['retry', 'done'],
+    );
   });
 
   it('a crash in the middle of an attempt: the job of a pool whose heartbeat stopped is unlocked and armed again, and the delivery is made', async () => {
@@ -81,7 +92,7 @@ describe('recovery sweep', () => {
     assert.equal(job.attempts, 0);
     assert.ok(new Date(job.run_at).getTime() <= Date.now() + 1000, 'due at once');
     const beats = await h.sql`select 1 from app_worker_heartbeats where pool_id = 'pool-crashed-mid-attempt'`;
-    assert.equal(beats.length, 0, 'the dead pool\'s heartbeat row is gone');
+    assert.equal(beats.length, 0, "the dead pool's heartbeat row is gone");
     await runOnce(h);
     assert.equal(receiver.requests.length, 1);
     assert.equal((await deliveryRow(h, id))!.status, 'done');
@@ -120,7 +131,10 @@ describe('recovery sweep', () => {
     const [job] = await jobRows(h, id);
     assert.equal(job.attempts, 0);
     const delay = new Date(job.run_at).getTime() - before;
-    assert.ok(delay > 8_000 && delay < 12_000, `armed again in ${delay} ms, expected about webhooks.backoff.base (10 s)`);
+    assert.ok(
+      delay > 8_000 && delay < 12_000,
+      `armed again in ${delay} ms, expected about webhooks.backoff.base (10 s)`,
+    );
   });
 
   it('leftover jobs of finished or removed deliveries are deleted, not run', async () => {

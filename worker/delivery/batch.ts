@@ -36,7 +36,9 @@ export function createBatcher<In, Out>(
   async function runBatch(batch: Pending<In, Out>[]): Promise<void> {
     try {
       const results = await run(batch.map((entry) => entry.item));
-      batch.forEach((entry, i) => entry.resolve(results[i]));
+      batch.forEach((entry, i) => {
+        entry.resolve(results[i]);
+      });
     } catch (error) {
       if (batch.length === 1) batch[0].reject(error);
       else await Promise.all(batch.map((entry) => runOne(entry.item).then(entry.resolve, entry.reject)));

@@ -23,9 +23,21 @@ import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registr
 import { postDelivery, type AttemptResult } from './post.ts';
 import { createBatcher } from './batch.ts';
 import {
-  claimDeliveries, deliveryStatus, withParked, withSlotFree, firstFailureAfterSuccess, markUnsent, paceDelivery, recordAttempts, recordGone,
-  type AttemptRecord, type Claim, type ClaimedDelivery, type ClaimRequest, type DeliveryJobPayload,
-} from './store.ts';
+  claimDeliveries,
+  deliveryStatus,
+  withParked,
+  withSlotFree,
+  firstFailureAfterSuccess,
+  markUnsent,
+  paceDelivery,
+  recordAttempts,
+  recordGone,
+  type AttemptRecord,
+  type Claim,
+  type ClaimedDelivery,
+  type ClaimRequest,
+  type DeliveryJobPayload,
+} from '../../shared/webhooks/deliveries/store.ts';
 import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { createSlotWaits, type SlotWaits } from './slot-waits.ts';
 import type { WakeUps } from './wake-ups.ts';
@@ -71,18 +83,29 @@ export interface DeliveryQueries {
 }
 
 /** The batched queries of one worker process (`maxSize`: most deliveries per statement). */
-export function deliveryQueries(deps: Pick<DeliveryDeps, 'config' | 'sql'>, options: { maxSize?: number } = {}): DeliveryQueries {
+export function deliveryQueries(
+  deps: Pick<DeliveryDeps, 'config' | 'sql'>,
+  options: { maxSize?: number } = {},
+): DeliveryQueries {
   const maxSize = options.maxSize ?? Math.max(1, deps.config.webhooks.concurrency * 2);
-  const claims = createBatcher((requests: ClaimRequest[]) => claimDeliveries(deps.sql, deps.config, requests), { maxSize });
+  const claims = createBatcher((requests: ClaimRequest[]) => claimDeliveries(deps.sql, deps.config, requests), {
+    maxSize,
+  });
   const records = createBatcher((items: AttemptRecord[]) => recordAttempts(deps.sql, items), { maxSize });
-  const frees = createBatcher(async (endpointIds: string[]) => {
-    const free = await withSlotFree(deps.sql, deps.config, endpointIds);
-    return endpointIds.map((endpointId) => free.has(endpointId));
-  }, { maxSize });
-  const parked = createBatcher(async (endpointIds: string[]) => {
-    const waiting = await withParked(deps.sql, endpointIds);
-    return endpointIds.map((endpointId) => waiting.has(endpointId));
-  }, { maxSize });
+  const frees = createBatcher(
+    async (endpointIds: string[]) => {
+      const free = await withSlotFree(deps.sql, deps.config, endpointIds);
+      return endpointIds.map((endpointId) => free.has(endpointId));
+    },
+    { maxSize },
+  );
+  const parked = createBatcher(
+    async (endpointIds: string[]) => {
+      const waiting = await withParked(deps.sql, endpointIds);
+      return endpointIds.map((endpointId) => waiting.has(endpointId));
+    },
+    { maxSize },
+  );
   return {
     parkedFor: (endpointId) => parked.add(endpointId),
     claim: (request) => claims.add(request),
@@ -99,7 +122,14 @@ export type DeliveryRun =
   | { result: 'unsent'; error: string }
   | { result: 'deferred'; waitMs: number }
   | { result: 'parked' }
-  | { result: 'done' | 'retry' | 'dead'; attempt: number; status: number | null; error?: string; delayMs?: number; endpointDisabled?: boolean };
+  | {
+      result: 'done' | 'retry' | 'dead';
+      attempt: number;
+      status: number | null;
+      error?: string;
+      delayMs?: number;
+      endpointDisabled?: boolean;
+    };
 
 /** Code of the failure kept when the endpoint's secrets cannot be opened (secret-box.ts). */
 const SECRET_UNREADABLE = 'APP_WEBHOOK_SECRET_UNREADABLE';
@@ -121,7 +151,9 @@ export function parseDeliveryPayload(payload: unknown): DeliveryJobPayload | nul
     event,
     ...(typeof body === 'string' ? { body } : {}),
     ...(priorAttempts === undefined ? {} : { priorAttempts: priorAttempts as number }),
-    ...(paced === true || (typeof paced === 'number' && Number.isFinite(paced)) ? { paced: paced as boolean | number } : {}),
+    ...(paced === true || (typeof paced === 'number' && Number.isFinite(paced))
+      ? { paced: paced as boolean | number }
+      : {}),
   };
 }
 
@@ -176,7 +208,10 @@ export function decide(
 
 async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<DeliveryRun> {
   if (raced) {
-    deps.log.warn({ delivery: id }, 'delivery: another run recorded this delivery meanwhile; this attempt is not recorded');
+    deps.log.warn(
+      { delivery: id },
+      'delivery: another run recorded this delivery meanwhile; this attempt is not recorded',
+    );
     return { result: 'skipped', reason: 'raced' };
   }
   const status = await deliveryStatus(deps.sql, id);
@@ -195,10 +230,12 @@ async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<Deli
 async function wakeIfOwed(deps: DeliveryDeps, endpointId: string, owed: boolean): Promise<void> {
   if (!owed) return;
   await wakeEndpoints(deps.sql, deps.config, [endpointId]).catch((error: unknown) => {
-    deps.log.warn({ err: error, endpoint: endpointId }, 'could not wake the deliveries parked for this endpoint; the recovery sweep will');
+    deps.log.warn(
+      { err: error, endpoint: endpointId },
+      'could not wake the deliveries parked for this endpoint; the recovery sweep will',
+    );
   });
 }
-
 
 /**
  * After a slot of `claimed`'s endpoint was given back (committed): a run of this process waiting
@@ -222,14 +259,20 @@ export const PACE_LEAD_MS = 25;
 /**
  * Under the endpoint's `rateLimit`: when may `claimed` start? Answers the milliseconds to hold
  * first (0: now), or, when it was sent back to wait for the start reserved for it (not an
- * attempt), the run's result. A run not yet paced reserves its start (store.ts `paceDelivery`); a
- * paced run goes at the start it reserved, unless it comes more than half a spacing after it (by
- * the database's clock at its claim, the clock starts are reserved by): every start then lies
+ * attempt), the run's result. A run not yet paced reserves its start
+ * (shared/webhooks/deliveries/store.ts `paceDelivery`); a paced run goes at the start it
+ * reserved, unless it comes more than half a spacing after it (by the database's clock at its
+ * claim, the clock starts are reserved by): every start then lies
  * within half a spacing after its reserved one, so no one-second window holds more than
  * `rateLimit` + 1. A late run, or one far earlier than its lead (a job moved by hand), reserves
  * anew.
  */
-async function paceStart(deps: DeliveryDeps, queries: DeliveryQueries, payload: DeliveryJobPayload, claimed: ClaimedDelivery & { rateLimit: number }): Promise<number | DeliveryRun> {
+async function paceStart(
+  deps: DeliveryDeps,
+  queries: DeliveryQueries,
+  payload: DeliveryJobPayload,
+  claimed: ClaimedDelivery & { rateLimit: number },
+): Promise<number | DeliveryRun> {
   const spacing = 1000 / claimed.rateLimit;
   if (payload.paced === true) return 0; // written before the time reserved was kept: it goes
   if (typeof payload.paced === 'number') {
@@ -256,7 +299,10 @@ async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: strin
 }
 
 /** Records one attempt in the process's metrics: its outcome, the POST's duration, and for a first attempt the delay since the emit. */
-function observeAttempt(metrics: Metrics | undefined, attempt: { outcome: DeliveryOutcomeLabel; durationMs: number | undefined; lagMs: number | undefined }): void {
+function observeAttempt(
+  metrics: Metrics | undefined,
+  attempt: { outcome: DeliveryOutcomeLabel; durationMs: number | undefined; lagMs: number | undefined },
+): void {
   if (!metrics) return;
   metrics.deliveries.inc({ outcome: attempt.outcome });
   if (attempt.durationMs !== undefined) metrics.deliveryDuration.observe(attempt.durationMs / 1000);
@@ -273,13 +319,35 @@ async function announceFailure(
   claimed: ClaimedDelivery,
   failed: { id: string; event: string; startedAt: Date; dead: boolean; error: string | null },
 ): Promise<void> {
-  const failing = await firstFailureAfterSuccess(deps.sql, deps.config, claimed.endpointId, failed.startedAt).catch((error: unknown) => {
-    deps.log.warn({ err: error, endpoint: claimed.endpointId }, 'could not tell whether the endpoint just started failing');
-    return undefined;
-  });
-  if (failing) await emitOperational(deps, 'app.endpoint.failing', { endpointId: claimed.endpointId, url: failing.url, deliveryId: failed.id, error: failed.error }, failing.owner);
+  const failing = await firstFailureAfterSuccess(deps.sql, deps.config, claimed.endpointId, failed.startedAt).catch(
+    (error: unknown) => {
+      deps.log.warn(
+        { err: error, endpoint: claimed.endpointId },
+        'could not tell whether the endpoint just started failing',
+      );
+      return undefined;
+    },
+  );
+  if (failing)
+    await emitOperational(
+      deps,
+      'app.endpoint.failing',
+      { endpointId: claimed.endpointId, url: failing.url, deliveryId: failed.id, error: failed.error },
+      failing.owner,
+    );
   if (failed.dead) {
-    await emitOperational(deps, 'app.delivery.dead', { deliveryId: failed.id, endpointId: claimed.endpointId, eventType: failed.event, lastError: failed.error, attempts: claimed.attempts + 1 }, claimed.owner);
+    await emitOperational(
+      deps,
+      'app.delivery.dead',
+      {
+        deliveryId: failed.id,
+        endpointId: claimed.endpointId,
+        eventType: failed.event,
+        lastError: failed.error,
+        attempts: claimed.attempts + 1,
+      },
+      claimed.owner,
+    );
   }
 }
 
@@ -287,7 +355,10 @@ async function announceFailure(
  * Claims a delivery; when its endpoint is at its cap, waits in this process for one of the
  * endpoint's slots as long as the endpoint's patience allows (slot-waits.ts), then parks it.
  */
-async function claimPatiently(queries: DeliveryQueries, request: ClaimRequest): Promise<Exclude<Claim, { full: true }>> {
+async function claimPatiently(
+  queries: DeliveryQueries,
+  request: ClaimRequest,
+): Promise<Exclude<Claim, { full: true }>> {
   const started = Date.now();
   // no patience for this endpoint (slow, or not seen yet): park at once if it is full
   let claimed = await queries.claim({ ...request, park: queries.slots.patience(request.job?.endpointId ?? '') === 0 });
@@ -322,14 +393,21 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
       }
     }
     // its endpoint has its cap of deliveries in flight: this job ends, a finishing one wakes it
-    log.debug({ delivery: id, endpoint: claimed.endpointId }, 'delivery parked: its endpoint is at its concurrency cap');
+    log.debug(
+      { delivery: id, endpoint: claimed.endpointId },
+      'delivery parked: its endpoint is at its concurrency cap',
+    );
     // a slot given back while this claim counted (seen now that the park committed): wake
     const free = await queries.slotFree(claimed.endpointId).catch(() => false);
     await wakeIfOwed(deps, claimed.endpointId, free);
     return { result: 'parked' };
   }
   if (claimed.disabledAt !== null) {
-    return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} is disabled (${claimed.disabledReason ?? 'no reason given'})`);
+    return unsent(
+      deps,
+      claimed,
+      `not sent: endpoint ${claimed.endpointId} is disabled (${claimed.disabledReason ?? 'no reason given'})`,
+    );
   }
   let secrets: string[];
   let endpointHeaders: Record<string, string>;
@@ -337,11 +415,16 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     secrets = claimed.sealed.map((sealed) => queries.box.open(sealed, claimed.endpointId));
     endpointHeaders = openHeaders(config, claimed.headers, claimed.endpointId);
   } catch (error) {
-    if (isAppError(error) && error.code === SECRET_UNREADABLE) return unsent(deps, claimed, `${SECRET_UNREADABLE}: ${error.message}`);
+    if (isAppError(error) && error.code === SECRET_UNREADABLE)
+      return unsent(deps, claimed, `${SECRET_UNREADABLE}: ${error.message}`);
     throw error;
   }
   if (secrets.length === 0) {
-    return unsent(deps, claimed, `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`);
+    return unsent(
+      deps,
+      claimed,
+      `not sent: endpoint ${claimed.endpointId} has no signing secret (rotate it to make one)`,
+    );
   }
 
   if (claimed.rateLimit !== null) {
@@ -365,9 +448,15 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   observeAttempt(deps.metrics, {
     outcome: outcome.disableEndpoint ? 'gone' : result.kind === 'address-refused' ? 'refused' : outcome.result,
     durationMs: 'durationMs' in result ? result.durationMs : undefined,
-    lagMs: claimed.attempts === 0 && !payload.priorAttempts ? startedAt.getTime() - (idTime(id) ?? startedAt.getTime()) : undefined,
+    lagMs:
+      claimed.attempts === 0 && !payload.priorAttempts
+        ? startedAt.getTime() - (idTime(id) ?? startedAt.getTime())
+        : undefined,
   });
-  const delayMs = outcome.result === 'retry' ? retryDelayMs(attemptInSeries(attempt, payload), config.webhooks.backoff, deps.random) : undefined;
+  const delayMs =
+    outcome.result === 'retry'
+      ? retryDelayMs(attemptInSeries(attempt, payload), config.webhooks.backoff, deps.random)
+      : undefined;
   const httpStatus = result.kind === 'response' ? result.status : null;
   const record: AttemptRecord = {
     deliveryId: id,
@@ -400,15 +489,38 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   if (outcome.disableEndpoint) {
     const gone = await recordGone(sql, config, record);
     if (gone === null) return skip(deps, id, true);
-    log.warn({ delivery: id, endpoint: claimed.endpointId, stopped: gone.stopped }, 'receiver answered 410: endpoint disabled, its pending deliveries stopped');
-    if (!operational) await emitOperational(deps, 'app.endpoint.disabled', { endpointId: claimed.endpointId, url: claimed.url, reason: gone.reason }, gone.owner);
+    log.warn(
+      { delivery: id, endpoint: claimed.endpointId, stopped: gone.stopped },
+      'receiver answered 410: endpoint disabled, its pending deliveries stopped',
+    );
+    if (!operational)
+      await emitOperational(
+        deps,
+        'app.endpoint.disabled',
+        { endpointId: claimed.endpointId, url: claimed.url, reason: gone.reason },
+        gone.owner,
+      );
     return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
   }
   if ('durationMs' in result) queries.slots.observe(claimed.endpointId, result.durationMs);
   if (!(await queries.record(record))) return skip(deps, id, true);
   if (record.release) await releasedSlot(deps, queries, claimed);
-  if (!operational && outcome.result !== 'done') await announceFailure(deps, claimed, { id, event: payload.event, startedAt, dead: outcome.result === 'dead', error: outcome.error ?? null });
-  const line = { delivery: id, endpoint: claimed.endpointId, attempt, status: httpStatus, error: outcome.error, delayMs };
+  if (!operational && outcome.result !== 'done')
+    await announceFailure(deps, claimed, {
+      id,
+      event: payload.event,
+      startedAt,
+      dead: outcome.result === 'dead',
+      error: outcome.error ?? null,
+    });
+  const line = {
+    delivery: id,
+    endpoint: claimed.endpointId,
+    attempt,
+    status: httpStatus,
+    error: outcome.error,
+    delayMs,
+  };
   if (outcome.result === 'done') log.debug(line, 'delivered');
   else if (outcome.result === 'retry') log.info(line, 'delivery attempt failed; retry scheduled');
   else log.warn(line, 'delivery dead');

@@ -96,8 +96,7 @@ export const OUTCOME_RULES: readonly OutcomeRule[] = [
     when: (a) => a.kind === 'address-refused',
     result: 'dead',
     disableEndpoint: false,
-    error: (a) =>
-      a.kind === 'address-refused' ? `address ${a.address} refused (${a.rule})` : errorOf(a),
+    error: (a) => (a.kind === 'address-refused' ? `address ${a.address} refused (${a.rule})` : errorOf(a)),
   },
   {
     trigger: 'url no longer acceptable',

@@ -45,7 +45,13 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 /** The refusal carried by an `APP_WEBHOOK_ADDRESS_REFUSED` AppError, as an attempt result. */
 function refused(error: AppError, durationMs: number): AttemptResult {
   const data = error.data ?? {};
-  return { kind: 'address-refused', address: String(data.address), rule: String(data.rule), error: error.message, durationMs };
+  return {
+    kind: 'address-refused',
+    address: String(data.address),
+    rule: String(data.rule),
+    error: error.message,
+    durationMs,
+  };
 }
 
 /** Every error reachable from `error` through `cause` and `AggregateError.errors`. */
@@ -60,7 +66,8 @@ function* errorChain(error: unknown, seen = new Set<unknown>()): Generator<unkno
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as { code?: unknown }).code;
-  const text = error instanceof AggregateError && error.message === '' ? error.errors.map(describe).join('; ') : error.message;
+  const text =
+    error instanceof AggregateError && error.message === '' ? error.errors.map(describe).join('; ') : error.message;
   return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
@@ -106,7 +113,10 @@ export async function postDelivery(dispatcher: Dispatcher, request: DeliveryRequ
   // The abort reason of our own timer: never thrown to the caller, only reported as `timeout`
   // (made when the timer fires: an error's stack costs more than the rest of an attempt's setup)
   const timeoutMessage = `no complete answer within ${timeoutMs} ms`;
-  const timer = setTimeout(() => controller.abort(new AppError(504, timeoutMessage, { code: 'APP_WEBHOOK_DELIVERY_TIMEOUT' })), timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new AppError(504, timeoutMessage, { code: 'APP_WEBHOOK_DELIVERY_TIMEOUT' })),
+    timeoutMs,
+  );
   try {
     const response = await dispatcher.request({
       origin: url.origin,

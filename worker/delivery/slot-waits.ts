@@ -1,6 +1,6 @@
 /**
- * In-process patience for an endpoint at its cap (README "Fairness between endpoints"). A delivery
- * whose endpoint has every slot taken is parked (worker/delivery/store.ts), which costs a second
+ * In-process patience for an endpoint at its cap (docs/reliability.md "Fairness between endpoints"). A delivery
+ * whose endpoint has every slot taken is parked (shared/webhooks/deliveries/store.ts), which costs a second
  * trip through the queue when the slot frees. For an endpoint that answers quickly, a slot frees in
  * a few milliseconds, most often by this very process: then the run waits here for this process to
  * give one of the endpoint's slots back, for a few times the endpoint's usual attempt duration (at

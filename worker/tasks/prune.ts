@@ -7,7 +7,7 @@ import { pruneSessions } from '../../shared/accounts/sessions.ts';
 import { disableFailingEndpoints } from '../../shared/webhooks/endpoints/auto-disable.ts';
 
 /**
- * `app/prune` (README "Retention"): removes done and dead deliveries and events past their
+ * `app/prune` (docs/operations.md "Retention"): removes done and dead deliveries and events past their
  * retention (shared/webhooks/retention.ts), disables the endpoints that have failed for
  * `webhooks.disableAfter` (shared/webhooks/endpoints/auto-disable.ts), and removes the rows of
  * ended sign-in sessions (refused anyway; this keeps the table small). Scheduled every hour by graphile-worker's cron, which

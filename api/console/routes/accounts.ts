@@ -14,8 +14,21 @@ import { parseDuration } from '../../../shared/config/units.ts';
 import { ROLES } from '../../../shared/tokens/roles.ts';
 import { listTokensFor, mintToken, revokeTokenFor } from '../../../shared/tokens/api-tokens.ts';
 import { ownOrigin } from '../../http/own-origin.ts';
-import type { PageError } from '../../pages/page-object.ts';
-import { actorFor, allTenants, doneNotice, field, formOf, may, orShowAgain, pageFor, pageParam, redirectDone, signedIn, type ConsoleDeps } from '../context.ts';
+import type { PageError } from '../pages/page-object.ts';
+import {
+  actorFor,
+  allTenants,
+  doneNotice,
+  field,
+  formOf,
+  may,
+  orShowAgain,
+  pageFor,
+  pageParam,
+  redirectDone,
+  signedIn,
+  type ConsoleDeps,
+} from '../context.ts';
 import { echo } from '../forms.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
 
@@ -26,33 +39,55 @@ const PER_PAGE = 50;
 const post = (href: string) => ({ href, method: 'POST' });
 
 export function accountRoutes(router: Router, deps: ConsoleDeps): void {
-  const showTokens = async (ctx: Context, extra: { form?: Record<string, string>; minted?: unknown; errors?: PageError[]; status?: number } = {}) => {
+  const showTokens = async (
+    ctx: Context,
+    extra: { form?: Record<string, string>; minted?: unknown; errors?: PageError[]; status?: number } = {},
+  ) => {
     const window = { page: pageParam(ctx), perPage: PER_PAGE };
     const actor = actorFor(ctx);
     const { records, total } = await listTokensFor(deps.tokens, actor, window);
     // admins mint any token; other roles the table lets mint do so as the signed-in user the token will belong to
     const canMint = may(ctx, 'tokens.mint') && (allTenants(ctx) || actor.userId !== null);
-    await ctx.render('console/tokens', {
-      tokens: records, total, ...window, roles: ROLES, admin: allTenants(ctx), canMint,
-      form: extra.form ?? echo({}, TOKEN_FIELDS), minted: extra.minted ?? null,
-    }, { errors: extra.errors, status: extra.status, notice: doneNotice(ctx), links: canMint ? { mint: post(CONSOLE_PATHS.tokens) } : {} });
+    await ctx.render(
+      'console/tokens',
+      {
+        tokens: records,
+        total,
+        ...window,
+        roles: ROLES,
+        admin: allTenants(ctx),
+        canMint,
+        form: extra.form ?? echo({}, TOKEN_FIELDS),
+        minted: extra.minted ?? null,
+      },
+      {
+        errors: extra.errors,
+        status: extra.status,
+        notice: doneNotice(ctx),
+        links: canMint ? { mint: post(CONSOLE_PATHS.tokens) } : {},
+      },
+    );
   };
 
   router.get(CONSOLE_PATHS.tokens, signedIn, (ctx) => showTokens(ctx));
 
   router.post(CONSOLE_PATHS.tokens, signedIn, async (ctx) => {
     const form = formOf(ctx);
-    await orShowAgain(ctx, async () => {
-      const expires = field(form, 'expires');
-      const ms = expires === undefined ? null : parseDuration(expires);
-      const minted = await mintToken(deps.tokens, actorFor(ctx), {
-        name: field(form, 'name') as string,
-        ...(field(form, 'role') ? { role: field(form, 'role') as never } : {}),
-        ...(field(form, 'owner') ? { owner: field(form, 'owner') } : {}),
-        ...(expires === undefined ? {} : { expiresInMs: ms ?? (expires as never) }),
-      });
-      await showTokens(ctx, { minted, status: 201 });
-    }, (errors, status) => showTokens(ctx, { form: echo(form, TOKEN_FIELDS), errors, status }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const expires = field(form, 'expires');
+        const ms = expires === undefined ? null : parseDuration(expires);
+        const minted = await mintToken(deps.tokens, actorFor(ctx), {
+          name: field(form, 'name') as string,
+          ...(field(form, 'role') ? { role: field(form, 'role') as never } : {}),
+          ...(field(form, 'owner') ? { owner: field(form, 'owner') } : {}),
+          ...(expires === undefined ? {} : { expiresInMs: ms ?? (expires as never) }),
+        });
+        await showTokens(ctx, { minted, status: 201 });
+      },
+      (errors, status) => showTokens(ctx, { form: echo(form, TOKEN_FIELDS), errors, status }),
+    );
   });
 
   router.post('/tokens/:id/revoke', signedIn, async (ctx) => {
@@ -60,15 +95,33 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     redirectDone(ctx, CONSOLE_PATHS.tokens, 'revoked');
   });
 
-  const showUsers = async (ctx: Context, extra: { form?: Record<string, string>; link?: unknown; errors?: PageError[]; status?: number } = {}) => {
+  const showUsers = async (
+    ctx: Context,
+    extra: { form?: Record<string, string>; link?: unknown; errors?: PageError[]; status?: number } = {},
+  ) => {
     const users = (await listUsers(deps.accounts, { includeDisabled: true })).map(publicUser);
-    await ctx.render('console/users', { users, roles: ROLES, form: extra.form ?? { ...echo({}, USER_FIELDS), role: 'member' }, link: extra.link ?? null }, {
-      errors: extra.errors, status: extra.status, notice: doneNotice(ctx), links: { invite: post(CONSOLE_PATHS.users) },
-    });
+    await ctx.render(
+      'console/users',
+      {
+        users,
+        roles: ROLES,
+        form: extra.form ?? { ...echo({}, USER_FIELDS), role: 'member' },
+        link: extra.link ?? null,
+      },
+      {
+        errors: extra.errors,
+        status: extra.status,
+        notice: doneNotice(ctx),
+        links: { invite: post(CONSOLE_PATHS.users) },
+      },
+    );
   };
 
   /** A set-password link for the user `idOrEmail` (valid `auth.inviteTtl`), on `publicUrl` or this request's origin. */
-  const setPasswordLink = async (ctx: Context, idOrEmail: string): Promise<{ email: string; url: string; expiresAt: Date }> => {
+  const setPasswordLink = async (
+    ctx: Context,
+    idOrEmail: string,
+  ): Promise<{ email: string; url: string; expiresAt: Date }> => {
     const { user, token, expiresAt } = await setPasswordLinkFor(deps.accounts, actorFor(ctx), idOrEmail);
     return { email: user.email, url: passwordLinkUrl(linkBase(deps.accounts, ownOrigin(ctx)), token), expiresAt };
   };
@@ -80,10 +133,19 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.post(CONSOLE_PATHS.users, signedIn, async (ctx) => {
     const form = formOf(ctx);
-    await orShowAgain(ctx, async () => {
-      const user = await createUser(deps.accounts, actorFor(ctx), { email: field(form, 'email'), name: field(form, 'name'), role: field(form, 'role'), owner: field(form, 'owner') ?? null });
-      await showUsers(ctx, { link: await setPasswordLink(ctx, user.id), status: 201 });
-    }, (errors, status) => showUsers(ctx, { form: echo(form, USER_FIELDS), errors, status }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const user = await createUser(deps.accounts, actorFor(ctx), {
+          email: field(form, 'email'),
+          name: field(form, 'name'),
+          role: field(form, 'role'),
+          owner: field(form, 'owner') ?? null,
+        });
+        await showUsers(ctx, { link: await setPasswordLink(ctx, user.id), status: 201 });
+      },
+      (errors, status) => showUsers(ctx, { form: echo(form, USER_FIELDS), errors, status }),
+    );
   });
 
   for (const action of ['disable', 'enable'] as const) {
@@ -94,15 +156,25 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
   }
 
   router.post('/users/:id/reset-link', signedIn, async (ctx) => {
-    await orShowAgain(ctx, async () => {
-      await showUsers(ctx, { link: await setPasswordLink(ctx, ctx.params.id) });
-    }, (errors, status) => showUsers(ctx, { errors, status }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        await showUsers(ctx, { link: await setPasswordLink(ctx, ctx.params.id) });
+      },
+      (errors, status) => showUsers(ctx, { errors, status }),
+    );
   });
 
   const showTenants = async (ctx: Context, extra: { link?: unknown; errors?: PageError[]; status?: number } = {}) =>
-    ctx.render('console/tenants', { tenants: await listTenants(deps.webhooks), roles: PORTAL_ROLES, link: extra.link ?? null }, {
-      errors: extra.errors, status: extra.status, links: { portalLink: post(CONSOLE_PATHS.portalLink) },
-    });
+    ctx.render(
+      'console/tenants',
+      { tenants: await listTenants(deps.webhooks), roles: PORTAL_ROLES, link: extra.link ?? null },
+      {
+        errors: extra.errors,
+        status: extra.status,
+        links: { portalLink: post(CONSOLE_PATHS.portalLink) },
+      },
+    );
 
   router.get(CONSOLE_PATHS.tenants, signedIn, async (ctx) => {
     pageFor(ctx, 'tenants.read');
@@ -111,10 +183,19 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.post(CONSOLE_PATHS.portalLink, signedIn, async (ctx) => {
     const form = formOf(ctx);
-    await orShowAgain(ctx, async () => {
-      const link = await createPortalLink(deps.accounts, actorFor(ctx), { owner: field(form, 'owner'), role: field(form, 'role') });
-      await showTenants(ctx, { link: { ...link, url: portalLinkUrl(linkBase(deps.accounts, ownOrigin(ctx)), link.token), token: undefined }, status: 201 });
-    }, (errors, status) => showTenants(ctx, { errors, status }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const link = await createPortalLink(deps.accounts, actorFor(ctx), {
+          owner: field(form, 'owner'),
+          role: field(form, 'role'),
+        });
+        await showTenants(ctx, {
+          link: { ...link, url: portalLinkUrl(linkBase(deps.accounts, ownOrigin(ctx)), link.token), token: undefined },
+          status: 201,
+        });
+      },
+      (errors, status) => showTenants(ctx, { errors, status }),
+    );
   });
-
 }

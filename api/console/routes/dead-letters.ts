@@ -7,8 +7,20 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { replayDeadDeliveries, type ReplaySelection } from '../../../shared/webhooks/deliveries/index.ts';
-import type { PageError } from '../../pages/page-object.ts';
-import { doneNotice, field, formOf, allTenants, orShowAgain, pageParam, principalOf, redirectDone, actorFor, signedIn, type ConsoleDeps } from '../context.ts';
+import type { PageError } from '../pages/page-object.ts';
+import {
+  doneNotice,
+  field,
+  formOf,
+  allTenants,
+  orShowAgain,
+  pageParam,
+  principalOf,
+  redirectDone,
+  actorFor,
+  signedIn,
+  type ConsoleDeps,
+} from '../context.ts';
 import { timeField } from '../forms.ts';
 import { consoleCreateLink } from '../links.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
@@ -19,7 +31,7 @@ type Selection = { endpoint: string; owner: string; since: string; until: string
 
 const selectionOf = (ctx: Context, source: Record<string, unknown>): Selection => ({
   endpoint: field(source, 'endpoint') ?? '',
-  owner: allTenants(ctx) ? field(source, 'owner') ?? '' : '',
+  owner: allTenants(ctx) ? (field(source, 'owner') ?? '') : '',
   since: field(source, 'since') ?? '',
   until: field(source, 'until') ?? '',
 });
@@ -41,24 +53,55 @@ const replaySelection = (selection: Selection): ReplaySelection => ({
 });
 
 export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
-  const show = async (ctx: Context, page: 'console/dead-letters' | 'console/replay', selection: Selection, extra: { errors?: PageError[]; status?: number } = {}) =>
-    ctx.render(page, { selection, tenants: await tenantChoices(ctx, deps), admin: allTenants(ctx), replayed: ctx.query.replayed ?? null }, {
-      graphql: { query: DEAD_LETTERS, variables: variablesOf(selection, page === 'console/replay' ? 1 : pageParam(ctx)) },
-      links: consoleCreateLink(principalOf(ctx), 'replay', CONSOLE_PATHS.replay, 'endpoints.recover'),
-      notice: doneNotice(ctx),
-      ...extra,
-    });
+  const show = async (
+    ctx: Context,
+    page: 'console/dead-letters' | 'console/replay',
+    selection: Selection,
+    extra: { errors?: PageError[]; status?: number } = {},
+  ) =>
+    ctx.render(
+      page,
+      {
+        selection,
+        tenants: await tenantChoices(ctx, deps),
+        admin: allTenants(ctx),
+        replayed: ctx.query.replayed ?? null,
+      },
+      {
+        graphql: {
+          query: DEAD_LETTERS,
+          variables: variablesOf(selection, page === 'console/replay' ? 1 : pageParam(ctx)),
+        },
+        links: consoleCreateLink(principalOf(ctx), 'replay', CONSOLE_PATHS.replay, 'endpoints.recover'),
+        notice: doneNotice(ctx),
+        ...extra,
+      },
+    );
 
-  router.get(CONSOLE_PATHS.deadLetters, signedIn, (ctx) => show(ctx, 'console/dead-letters', selectionOf(ctx, ctx.query)));
+  router.get(CONSOLE_PATHS.deadLetters, signedIn, (ctx) =>
+    show(ctx, 'console/dead-letters', selectionOf(ctx, ctx.query)),
+  );
 
   router.get(CONSOLE_PATHS.replay, signedIn, (ctx) => show(ctx, 'console/replay', selectionOf(ctx, ctx.query)));
 
   router.post(CONSOLE_PATHS.replay, signedIn, async (ctx) => {
     const selection = selectionOf(ctx, formOf(ctx));
-    await orShowAgain(ctx, async () => {
-      const { recovered, more } = await replayDeadDeliveries(deps.webhooks, actorFor(ctx), replaySelection(selection));
-      const kept = Object.fromEntries(Object.entries(selection).filter(([, value]) => value !== ''));
-      redirectDone(ctx, CONSOLE_PATHS.deadLetters, 'replayed', { ...kept, replayed: String(recovered), ...(more ? { more: 'true' } : {}) });
-    }, (errors, status) => show(ctx, 'console/replay', selection, { errors, status }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const { recovered, more } = await replayDeadDeliveries(
+          deps.webhooks,
+          actorFor(ctx),
+          replaySelection(selection),
+        );
+        const kept = Object.fromEntries(Object.entries(selection).filter(([, value]) => value !== ''));
+        redirectDone(ctx, CONSOLE_PATHS.deadLetters, 'replayed', {
+          ...kept,
+          replayed: String(recovered),
+          ...(more ? { more: 'true' } : {}),
+        });
+      },
+      (errors, status) => show(ctx, 'console/replay', selection, { errors, status }),
+    );
   });
 }

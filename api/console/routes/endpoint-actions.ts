@@ -6,17 +6,37 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { removeEndpoint, revealEndpoint, rotateSecret, sendTestEvent } from '../../../shared/webhooks/endpoints/index.ts';
+import {
+  removeEndpoint,
+  revealEndpoint,
+  rotateSecret,
+  sendTestEvent,
+} from '../../../shared/webhooks/endpoints/index.ts';
 import { parseGrace, parseJsonData } from '../../../shared/webhooks/text-input.ts';
-import type { PageError } from '../../pages/page-object.ts';
-import { actorFor, field, formOf, orShowAgain, pageFor, principalOf, redirectDone, signedIn, type ConsoleDeps } from '../context.ts';
+import type { PageError } from '../pages/page-object.ts';
+import {
+  actorFor,
+  field,
+  formOf,
+  orShowAgain,
+  pageFor,
+  principalOf,
+  redirectDone,
+  signedIn,
+  type ConsoleDeps,
+} from '../context.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT_ONLY } from '../queries.ts';
 import { showEndpointPage } from './endpoints.ts';
 
 /** One of the endpoint's own pages (`page`), with the endpoint queried and `props`. */
-const endpointPage = (ctx: Context, page: string, props: Record<string, unknown>, options: { status?: number; errors?: PageError[] } = {}) =>
+const endpointPage = (
+  ctx: Context,
+  page: string,
+  props: Record<string, unknown>,
+  options: { status?: number; errors?: PageError[] } = {},
+) =>
   ctx.render(page, props, {
     graphql: { query: ENDPOINT_ONLY, variables: { id: ctx.params.id } },
     links: (data) => endpointPageLinks(principalOf(ctx), data?.webhookEndpoint),
@@ -37,21 +57,32 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.post('/endpoints/:id/rotate', signedIn, async (ctx) => {
     const form = formOf(ctx);
-    await orShowAgain(ctx, async () => {
-      const grace = parseGrace(field(form, 'grace') ?? '0', 'the grace period');
-      const rotated = await rotateSecret(deps.webhooks, actorFor(ctx), ctx.params.id, { grace });
-      await endpointPage(ctx, 'console/endpoint-rotated', rotated);
-    }, (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const grace = parseGrace(field(form, 'grace') ?? '0', 'the grace period');
+        const rotated = await rotateSecret(deps.webhooks, actorFor(ctx), ctx.params.id, { grace });
+        await endpointPage(ctx, 'console/endpoint-rotated', rotated);
+      },
+      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
+    );
   });
 
   router.post('/endpoints/:id/test', signedIn, async (ctx) => {
     const form = formOf(ctx);
-    await orShowAgain(ctx, async () => {
-      const type = field(form, 'type');
-      const data = parseJsonData(field(form, 'data'), 'the data');
-      const delivery = await sendTestEvent(deps.webhooks, actorFor(ctx), ctx.params.id, { ...(type ? { type } : {}), data });
-      redirectDone(ctx, consolePath.delivery(delivery.id), 'tested');
-    }, (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const type = field(form, 'type');
+        const data = parseJsonData(field(form, 'data'), 'the data');
+        const delivery = await sendTestEvent(deps.webhooks, actorFor(ctx), ctx.params.id, {
+          ...(type ? { type } : {}),
+          data,
+        });
+        redirectDone(ctx, consolePath.delivery(delivery.id), 'tested');
+      },
+      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
+    );
   });
 
   router.get('/endpoints/:id/remove', signedIn, async (ctx) => {

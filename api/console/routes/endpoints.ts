@@ -1,79 +1,151 @@
 /** An endpoint's pages: register, its settings and deliveries, and the changes of its settings. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { disableEndpoint, enableEndpoint, registerEndpoint, updateEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
+import {
+  disableEndpoint,
+  enableEndpoint,
+  registerEndpoint,
+  updateEndpoint,
+} from '../../../shared/webhooks/endpoints/index.ts';
 import { publicEndpoint } from '../../../shared/webhooks/public-shapes.ts';
-import type { PageError } from '../../pages/page-object.ts';
-import { actorFor, allTenants, doneNotice, field, formOf, may, orShowAgain, pageParam, param, principalOf, redirectDone, signedIn, type ConsoleDeps } from '../context.ts';
+import type { PageError } from '../pages/page-object.ts';
+import {
+  actorFor,
+  allTenants,
+  doneNotice,
+  field,
+  formOf,
+  may,
+  orShowAgain,
+  pageParam,
+  param,
+  principalOf,
+  redirectDone,
+  signedIn,
+  type ConsoleDeps,
+} from '../context.ts';
 import { echo, registerInput, settingsPatch, timeField } from '../forms.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
 import { tenantChoices } from './overview.ts';
 
-const REGISTER_FIELDS = ['url', 'events', 'description', 'owner', 'headers', 'signing', 'rateLimit', 'ordering'] as const;
+const REGISTER_FIELDS = [
+  'url',
+  'events',
+  'description',
+  'owner',
+  'headers',
+  'signing',
+  'rateLimit',
+  'ordering',
+] as const;
 const STATUSES = ['pending', 'running', 'done', 'dead'];
 
 /** The endpoint page (settings, health, deliveries with filters and paging), optionally with a refused form's errors. */
-export async function showEndpointPage(ctx: Context, id: string, options: { errors?: PageError[]; status?: number; form?: Record<string, string> } = {}): Promise<void> {
+export async function showEndpointPage(
+  ctx: Context,
+  id: string,
+  options: { errors?: PageError[]; status?: number; form?: Record<string, string> } = {},
+): Promise<void> {
   const status = param(ctx, 'status');
-  const filters = { status: status && STATUSES.includes(status) ? status : '', type: param(ctx, 'type') ?? '', since: param(ctx, 'since') ?? '', until: param(ctx, 'until') ?? '' };
-  await ctx.render('console/endpoint', { filters, form: options.form ?? null, statuses: STATUSES }, {
-    graphql: {
-      query: ENDPOINT,
-      variables: {
-        id,
-        reveal: may(ctx, 'endpoints.reveal'),
-        status: filters.status ? [filters.status.toUpperCase()] : null,
-        type: filters.type || null,
-        since: timeField(filters.since || undefined) ?? null,
-        until: timeField(filters.until || undefined) ?? null,
-        page: pageParam(ctx),
+  const filters = {
+    status: status && STATUSES.includes(status) ? status : '',
+    type: param(ctx, 'type') ?? '',
+    since: param(ctx, 'since') ?? '',
+    until: param(ctx, 'until') ?? '',
+  };
+  await ctx.render(
+    'console/endpoint',
+    { filters, form: options.form ?? null, statuses: STATUSES },
+    {
+      graphql: {
+        query: ENDPOINT,
+        variables: {
+          id,
+          reveal: may(ctx, 'endpoints.reveal'),
+          status: filters.status ? [filters.status.toUpperCase()] : null,
+          type: filters.type || null,
+          since: timeField(filters.since || undefined) ?? null,
+          until: timeField(filters.until || undefined) ?? null,
+          page: pageParam(ctx),
+        },
       },
+      links: (data) => endpointPageLinks(principalOf(ctx), data?.webhookEndpoint),
+      errors: options.errors,
+      status: options.status,
+      notice: doneNotice(ctx),
     },
-    links: (data) => endpointPageLinks(principalOf(ctx), data?.webhookEndpoint),
-    errors: options.errors,
-    status: options.status,
-    notice: doneNotice(ctx),
-  });
+  );
 }
 
 export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
   const showNew = async (ctx: Context, form: Record<string, string>, errors?: PageError[], status?: number) =>
-    ctx.render('console/endpoint-new', { form, admin: allTenants(ctx), tenants: await tenantChoices(ctx, deps) }, { errors, status });
+    ctx.render(
+      'console/endpoint-new',
+      { form, admin: allTenants(ctx), tenants: await tenantChoices(ctx, deps) },
+      { errors, status },
+    );
 
-  router.get(CONSOLE_PATHS.newEndpoint, signedIn, (ctx) => showNew(ctx, { ...echo({}, REGISTER_FIELDS), events: '*', owner: param(ctx, 'owner') ?? '' }));
+  router.get(CONSOLE_PATHS.newEndpoint, signedIn, (ctx) =>
+    showNew(ctx, { ...echo({}, REGISTER_FIELDS), events: '*', owner: param(ctx, 'owner') ?? '' }),
+  );
 
   router.post(CONSOLE_PATHS.endpoints, signedIn, async (ctx) => {
     const form = formOf(ctx);
-    await orShowAgain(ctx, async () => {
-      const endpoint = await registerEndpoint(deps.webhooks, actorFor(ctx), registerInput(form, { admin: allTenants(ctx) }));
-      const { secret, ...rest } = endpoint;
-      await ctx.render('console/endpoint-created', { endpoint: publicEndpoint(rest), secret }, {
-        status: 201,
-        links: endpointPageLinks(principalOf(ctx), { externalId: endpoint.id, enabled: true }),
-      });
-    }, (errors, status) => showNew(ctx, echo(form, REGISTER_FIELDS), errors, status));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const endpoint = await registerEndpoint(
+          deps.webhooks,
+          actorFor(ctx),
+          registerInput(form, { admin: allTenants(ctx) }),
+        );
+        const { secret, ...rest } = endpoint;
+        await ctx.render(
+          'console/endpoint-created',
+          { endpoint: publicEndpoint(rest), secret },
+          {
+            status: 201,
+            links: endpointPageLinks(principalOf(ctx), { externalId: endpoint.id, enabled: true }),
+          },
+        );
+      },
+      (errors, status) => showNew(ctx, echo(form, REGISTER_FIELDS), errors, status),
+    );
   });
 
   router.get('/endpoints/:id', signedIn, (ctx) => showEndpointPage(ctx, ctx.params.id));
 
   router.post('/endpoints/:id', signedIn, async (ctx) => {
     const form = formOf(ctx);
-    await orShowAgain(ctx, async () => {
-      await updateEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id, settingsPatch(form));
-      redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'updated');
-    }, (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, form: echo(form, ['url', 'events', 'description', 'headers', 'rateLimit', 'ordering']) }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        await updateEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id, settingsPatch(form));
+        redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'updated');
+      },
+      (errors, status) =>
+        showEndpointPage(ctx, ctx.params.id, {
+          errors,
+          status,
+          form: echo(form, ['url', 'events', 'description', 'headers', 'rateLimit', 'ordering']),
+        }),
+    );
   });
 
   for (const action of ['enable', 'disable'] as const) {
     router.post(`/endpoints/:id/${action}`, signedIn, async (ctx) => {
       const reason = field(formOf(ctx), 'reason');
-      await orShowAgain(ctx, async () => {
-        if (action === 'enable') await enableEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id);
-        else await disableEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id, reason ? { reason } : {});
-        redirectDone(ctx, consolePath.endpoint(ctx.params.id), action === 'enable' ? 'enabled' : 'disabled');
-      }, (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }));
+      await orShowAgain(
+        ctx,
+        async () => {
+          if (action === 'enable') await enableEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id);
+          else await disableEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id, reason ? { reason } : {});
+          redirectDone(ctx, consolePath.endpoint(ctx.params.id), action === 'enable' ? 'enabled' : 'disabled');
+        },
+        (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
+      );
     });
   }
 }

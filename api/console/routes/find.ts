@@ -8,8 +8,19 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { emitEvent } from '../../../shared/webhooks/events/index.ts';
 import { parseJsonData } from '../../../shared/webhooks/text-input.ts';
-import type { PageError } from '../../pages/page-object.ts';
-import { field, formOf, allTenants, orShowAgain, pageParam, param, principalOf, actorFor, signedIn, type ConsoleDeps } from '../context.ts';
+import type { PageError } from '../pages/page-object.ts';
+import {
+  field,
+  formOf,
+  allTenants,
+  orShowAgain,
+  pageParam,
+  param,
+  principalOf,
+  actorFor,
+  signedIn,
+  type ConsoleDeps,
+} from '../context.ts';
 import { echo } from '../forms.ts';
 import { consoleCreateLink } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
@@ -24,34 +35,55 @@ export function findRoutes(router: Router, deps: ConsoleDeps): void {
     if (q.startsWith('msg_')) return ctx.redirect(consolePath.delivery(q));
     if (q.startsWith('ep_')) return ctx.redirect(consolePath.endpoint(q));
     const kind = q === '' ? 'none' : q.startsWith('evt_') ? 'event' : 'type';
-    await ctx.render('console/find', { q, kind }, {
-      ...(kind === 'event' ? { graphql: { query: FIND_EVENT, variables: { id: q } } } : {}),
-      ...(kind === 'type' ? { graphql: { query: FIND_TYPE, variables: { type: q, page: pageParam(ctx) } } } : {}),
-    });
+    await ctx.render(
+      'console/find',
+      { q, kind },
+      {
+        ...(kind === 'event' ? { graphql: { query: FIND_EVENT, variables: { id: q } } } : {}),
+        ...(kind === 'type' ? { graphql: { query: FIND_TYPE, variables: { type: q, page: pageParam(ctx) } } } : {}),
+      },
+    );
   });
 
   const showEmit = async (ctx: Context, form: Record<string, string>, errors?: PageError[], status?: number) =>
-    ctx.render('console/emit', { form, admin: allTenants(ctx), tenants: await tenantChoices(ctx, deps) }, { errors, status, links: consoleCreateLink(principalOf(ctx), 'emit', CONSOLE_PATHS.events, 'events.emit') });
+    ctx.render(
+      'console/emit',
+      { form, admin: allTenants(ctx), tenants: await tenantChoices(ctx, deps) },
+      { errors, status, links: consoleCreateLink(principalOf(ctx), 'emit', CONSOLE_PATHS.events, 'events.emit') },
+    );
 
   router.get(CONSOLE_PATHS.emit, signedIn, (ctx) => showEmit(ctx, { ...echo({}, EMIT_FIELDS), data: '{}' }));
 
   router.post(CONSOLE_PATHS.events, signedIn, async (ctx) => {
     const form = formOf(ctx);
-    await orShowAgain(ctx, async () => {
-      const owner = allTenants(ctx) ? field(form, 'owner') : undefined;
-      const eventId = field(form, 'eventId');
-      const result = await emitEvent(deps.webhooks, actorFor(ctx), {
-        type: field(form, 'type') ?? '',
-        data: parseJsonData(field(form, 'data'), 'the data'),
-        ...(owner ? { owner } : {}),
-        ...(eventId ? { eventId } : {}),
-      });
-      if (result.event === null) {
-        await showEmit(ctx, echo(form, EMIT_FIELDS), [{ message: `no enabled endpoint ${result.owner === null ? 'without owner' : `of ${result.owner}`} subscribes to ${result.type}: nothing was sent` }], 200);
-        return;
-      }
-      ctx.status = 303;
-      ctx.redirect(`${CONSOLE_PATHS.find}?q=${encodeURIComponent(result.event.id)}`);
-    }, (errors, status) => showEmit(ctx, echo(form, EMIT_FIELDS), errors, status));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const owner = allTenants(ctx) ? field(form, 'owner') : undefined;
+        const eventId = field(form, 'eventId');
+        const result = await emitEvent(deps.webhooks, actorFor(ctx), {
+          type: field(form, 'type') ?? '',
+          data: parseJsonData(field(form, 'data'), 'the data'),
+          ...(owner ? { owner } : {}),
+          ...(eventId ? { eventId } : {}),
+        });
+        if (result.event === null) {
+          await showEmit(
+            ctx,
+            echo(form, EMIT_FIELDS),
+            [
+              {
+                message: `no enabled endpoint ${result.owner === null ? 'without owner' : `of ${result.owner}`} subscribes to ${result.type}: nothing was sent`,
+              },
+            ],
+            200,
+          );
+          return;
+        }
+        ctx.status = 303;
+        ctx.redirect(`${CONSOLE_PATHS.find}?q=${encodeURIComponent(result.event.id)}`);
+      },
+      (errors, status) => showEmit(ctx, echo(form, EMIT_FIELDS), errors, status),
+    );
   });
 }

@@ -2,22 +2,39 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { listTenants } from '../../../shared/accounts/tenants.ts';
-import { allTenants, doneNotice, may, pageParam, param, pickedOwner, principalOf, signedIn, type ConsoleDeps } from '../context.ts';
+import {
+  allTenants,
+  doneNotice,
+  may,
+  pageParam,
+  param,
+  pickedOwner,
+  principalOf,
+  signedIn,
+  type ConsoleDeps,
+} from '../context.ts';
 import { consoleCreateLink } from '../links.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
 import { OVERVIEW } from '../queries.ts';
 
 /** The owners an admin may pick from (a datalist of the tenant filters); none for others. */
 export const tenantChoices = async (ctx: Context, deps: ConsoleDeps): Promise<string[]> =>
-  (may(ctx, 'tenants.read') ? (await listTenants(deps.webhooks)).map((tenant) => tenant.owner) : []);
+  may(ctx, 'tenants.read') ? (await listTenants(deps.webhooks)).map((tenant) => tenant.owner) : [];
 
 export function overviewRoutes(router: Router, deps: ConsoleDeps): void {
   router.get(CONSOLE_PATHS.overview, signedIn, async (ctx) => {
     const principal = principalOf(ctx);
-    await ctx.render('console/overview', { owner: param(ctx, 'owner') ?? '', tenants: await tenantChoices(ctx, deps), admin: allTenants(ctx) }, {
-      graphql: { query: OVERVIEW, variables: { ...pickedOwner(ctx), page: pageParam(ctx) } },
-      links: { ...consoleCreateLink(principal, 'register', CONSOLE_PATHS.endpoints, 'endpoints.register'), ...consoleCreateLink(principal, 'emit', CONSOLE_PATHS.events, 'events.emit') },
-      notice: doneNotice(ctx),
-    });
+    await ctx.render(
+      'console/overview',
+      { owner: param(ctx, 'owner') ?? '', tenants: await tenantChoices(ctx, deps), admin: allTenants(ctx) },
+      {
+        graphql: { query: OVERVIEW, variables: { ...pickedOwner(ctx), page: pageParam(ctx) } },
+        links: {
+          ...consoleCreateLink(principal, 'register', CONSOLE_PATHS.endpoints, 'endpoints.register'),
+          ...consoleCreateLink(principal, 'emit', CONSOLE_PATHS.events, 'events.emit'),
+        },
+        notice: doneNotice(ctx),
+      },
+    );
   });
 }

@@ -15,25 +15,36 @@ import { field, formOf, orShowAgain, param, wantsJson, type ConsoleDeps } from '
 import { CONSOLE_PATHS } from '../paths.ts';
 
 export function portalRoutes(router: Router, deps: ConsoleDeps): void {
-  const show = (ctx: Context, token: string, extra: { errors?: { message: string; code?: string }[]; status?: number } = {}) =>
-    ctx.render('portal', { token }, { ...extra, user: null });
+  const show = (
+    ctx: Context,
+    token: string,
+    extra: { errors?: { message: string; code?: string }[]; status?: number } = {},
+  ) => ctx.render('portal', { token }, { ...extra, user: null });
 
   router.get(CONSOLE_PATHS.portal, (ctx) => show(ctx, param(ctx, 'token') ?? ''));
 
   router.post(CONSOLE_PATHS.portal, async (ctx) => {
     const token = field(formOf(ctx), 'token') ?? '';
-    await orShowAgain(ctx, async () => {
-      const session = await usePortalLink(deps.accounts, token);
-      const previous = sessionOf(ctx.state.principal);
-      if (previous) await endSession(deps.accounts, previous.id);
-      setSessionCookie(ctx, deps.pages.cookies, session.cookie, session.expiresAt);
-      ctx.set('Cache-Control', 'no-store');
-      if (wantsJson(ctx)) {
-        ctx.body = { portal: session.portal, csrfToken: createCsrfToken(session.csrfSecret), _links: { overview: { href: CONSOLE_PATHS.overview } } };
-        return;
-      }
-      ctx.status = 303;
-      ctx.redirect(CONSOLE_PATHS.overview);
-    }, (errors, status) => show(ctx, '', { errors, status }));
+    await orShowAgain(
+      ctx,
+      async () => {
+        const session = await usePortalLink(deps.accounts, token);
+        const previous = sessionOf(ctx.state.principal);
+        if (previous) await endSession(deps.accounts, previous.id);
+        setSessionCookie(ctx, deps.pages.cookies, session.cookie, session.expiresAt);
+        ctx.set('Cache-Control', 'no-store');
+        if (wantsJson(ctx)) {
+          ctx.body = {
+            portal: session.portal,
+            csrfToken: createCsrfToken(session.csrfSecret),
+            _links: { overview: { href: CONSOLE_PATHS.overview } },
+          };
+          return;
+        }
+        ctx.status = 303;
+        ctx.redirect(CONSOLE_PATHS.overview);
+      },
+      (errors, status) => show(ctx, '', { errors, status }),
+    );
   });
 }

@@ -6,9 +6,9 @@
  */
 import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
 import { actorOf, authorize, type Actor } from '../../../shared/access/actor.ts';
-import type { TenantScope } from '../../../shared/webhooks/tenant-scope.ts';
+import type { TenantScope } from '../../../shared/access/tenant-scope.ts';
 import { parsePagination, type PaginationLimits } from '../../hal/pagination.ts';
-import type { Principal } from '../../routing/roles.ts';
+import type { Principal } from '../../model-framework/routing/roles.ts';
 
 /** The tenant scope of a caller allowed to read webhook records and the catalog. */
 export function readScope(principal: Principal | undefined): TenantScope {
@@ -21,14 +21,22 @@ export function readScope(principal: Principal | undefined): TenantScope {
 export const actorIn = (principal: Principal | undefined): Actor => actorOf(principal);
 
 /** `page` and `perPage` by the REST rules (400 `APP_PAGINATION_INVALID`; perPage capped at `api.maxPerPage`). */
-export function pageOf(args: { page?: unknown; perPage?: unknown }, limits: PaginationLimits): { page: number; perPage: number } {
+export function pageOf(
+  args: { page?: unknown; perPage?: unknown },
+  limits: PaginationLimits,
+): { page: number; perPage: number } {
   const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
   const { page, perPage } = parsePagination({ page: text(args.page), per_page: text(args.perPage) }, limits);
   return { page, perPage };
 }
 
 /** A page as the `…Page` types present it. */
-export const pageAnswer = <T>(records: T[], total: number, page: { page: number; perPage: number }, totalEstimated = false) => ({
+export const pageAnswer = <T>(
+  records: T[],
+  total: number,
+  page: { page: number; perPage: number },
+  totalEstimated = false,
+) => ({
   nodes: records,
   page: page.page,
   perPage: page.perPage,
@@ -38,10 +46,13 @@ export const pageAnswer = <T>(records: T[], total: number, page: { page: number;
 });
 
 /** `owner` / `withoutOwner` of a filter as the core's owner filter (null: records without owner). */
-export function ownerOf(filter: { owner?: string | null; withoutOwner?: boolean | null } | null | undefined): string | null | undefined {
+export function ownerOf(
+  filter: { owner?: string | null; withoutOwner?: boolean | null } | null | undefined,
+): string | null | undefined {
   if (filter?.withoutOwner === true) {
     // the REST rule (api/webhooks-api/query.ts): the two contradict each other
-    if (filter.owner !== undefined && filter.owner !== null) throw listInvalid('withoutOwner', 'cannot be combined with owner', true);
+    if (filter.owner !== undefined && filter.owner !== null)
+      throw listInvalid('withoutOwner', 'cannot be combined with owner', true);
     return null;
   }
   return filter?.owner ?? undefined;

@@ -3,7 +3,13 @@
  * every role reads it; who changes it the core decides (admins).
  */
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { createEventType, listEventTypes, showEventType, updateEventType, type EventTypeInput } from '../../../shared/webhooks/event-types/index.ts';
+import {
+  createEventType,
+  listEventTypes,
+  showEventType,
+  updateEventType,
+  type EventTypeInput,
+} from '../../../shared/webhooks/event-types/index.ts';
 import type { Config } from '../../../shared/config/index.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
@@ -60,7 +66,10 @@ const TYPES = /* GraphQL */ `
 
 type Args = Record<string, unknown>;
 
-export function eventTypesContribution(deps: WebhookDeps, limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>): Contribution {
+export function eventTypesContribution(
+  deps: WebhookDeps,
+  limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>,
+): Contribution {
   return {
     source: 'event types',
     types: TYPES,
@@ -69,7 +78,10 @@ export function eventTypesContribution(deps: WebhookDeps, limits: Pick<Config['a
         eventTypes: async (_root: unknown, args: Args, context: GraphqlContext) => {
           readScope(context.principal);
           const page = pageOf(args, limits);
-          const { records, total } = await listEventTypes(deps, { includeDeprecated: args.includeDeprecated !== false, ...page });
+          const { records, total } = await listEventTypes(deps, {
+            includeDeprecated: args.includeDeprecated !== false,
+            ...page,
+          });
           return pageAnswer(records, total, page);
         },
         eventType: async (_root: unknown, args: Args, context: GraphqlContext) => {
@@ -78,8 +90,10 @@ export function eventTypesContribution(deps: WebhookDeps, limits: Pick<Config['a
         },
       },
       Mutation: {
-        createEventType: (_root: unknown, args: Args, context: GraphqlContext) => createEventType(deps, actorIn(context.principal), args.input as EventTypeInput),
-        updateEventType: (_root: unknown, args: Args, context: GraphqlContext) => updateEventType(deps, actorIn(context.principal), args.name, args.input as EventTypeInput),
+        createEventType: (_root: unknown, args: Args, context: GraphqlContext) =>
+          createEventType(deps, actorIn(context.principal), args.input as EventTypeInput),
+        updateEventType: (_root: unknown, args: Args, context: GraphqlContext) =>
+          updateEventType(deps, actorIn(context.principal), args.name, args.input as EventTypeInput),
       },
     },
   };

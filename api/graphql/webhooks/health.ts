@@ -8,7 +8,7 @@
 import type { GraphQLFieldResolver } from 'graphql';
 import { endpointHealth, queueFigures, type EndpointHealth } from '../../../shared/webhooks/deliveries/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { ownerFilter } from '../../../shared/webhooks/tenant-scope.ts';
+import { ownerFilter } from '../../../shared/access/tenant-scope.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
 import { ownerOf, readScope } from './access.ts';
@@ -57,7 +57,15 @@ const TYPES = /* GraphQL */ `
 `;
 
 const EMPTY: Omit<EndpointHealth, 'endpointId'> = {
-  attempts24h: 0, succeeded24h: 0, successRate24h: null, lastFailureAt: null, lastFailure: null, lastFailureDeliveryId: null, pending: 0, running: 0, dead: 0,
+  attempts24h: 0,
+  succeeded24h: 0,
+  successRate24h: null,
+  lastFailureAt: null,
+  lastFailure: null,
+  lastFailureDeliveryId: null,
+  pending: 0,
+  running: 0,
+  dead: 0,
 };
 
 type Resolve = GraphQLFieldResolver<any, GraphqlContext, Record<string, any>>;
@@ -65,12 +73,18 @@ type Resolve = GraphQLFieldResolver<any, GraphqlContext, Record<string, any>>;
 export function healthContribution(deps: WebhookDeps): Contribution {
   const health: Resolve = async (endpoint: { externalId: string }, _args, context) => {
     const scope = readScope(context.principal);
-    const loader = context.loaders.get<string, EndpointHealth>('webhook-health', (ids) => endpointHealth(deps, scope, ids));
+    const loader = context.loaders.get<string, EndpointHealth>('webhook-health', (ids) =>
+      endpointHealth(deps, scope, ids),
+    );
     return (await loader.load(endpoint.externalId)) ?? { endpointId: endpoint.externalId, ...EMPTY };
   };
   const webhookQueue: Resolve = async (_root, args, context) => {
     const scope = readScope(context.principal);
     return queueFigures(deps, scope, { owner: ownerFilter(scope, ownerOf(args)) });
   };
-  return { source: 'webhook health', types: TYPES, resolvers: { WebhookEndpoint: { health }, Query: { webhookQueue } } };
+  return {
+    source: 'webhook health',
+    types: TYPES,
+    resolvers: { WebhookEndpoint: { health }, Query: { webhookQueue } },
+  };
 }

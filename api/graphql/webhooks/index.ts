@@ -13,5 +13,11 @@ import { healthContribution } from './health.ts';
 import { relationsContribution } from './relations.ts';
 
 export function serviceContributions(deps: WebhookDeps & { config: Config }): Contribution[] {
-  return [scalarsContribution(), { source: 'webhooks', types: WEBHOOK_TYPES, resolvers: webhookResolvers(deps, deps.config.api) }, eventTypesContribution(deps, deps.config.api), healthContribution(deps), relationsContribution(deps)];
+  return [
+    scalarsContribution(),
+    { source: 'webhooks', types: WEBHOOK_TYPES, resolvers: webhookResolvers(deps, deps.config.api) },
+    eventTypesContribution(deps, deps.config.api),
+    healthContribution(deps),
+    relationsContribution(deps),
+  ];
 }

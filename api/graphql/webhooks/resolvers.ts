@@ -6,17 +6,33 @@
  */
 import { maskHeaders } from '../../../shared/webhooks/endpoints/header-box.ts';
 import {
-  publicDelivery, publicDeliveryDetails, publicEndpoint, publicEvent, publicNewDelivery,
+  publicDelivery,
+  publicDeliveryDetails,
+  publicEndpoint,
+  publicEvent,
+  publicNewDelivery,
 } from '../../../shared/webhooks/public-shapes.ts';
 import { revealHeadersFor } from '../../webhooks-api/present.ts';
 import type { GraphQLFieldResolver } from 'graphql';
 import type { Config } from '../../../shared/config/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { listDeliveries, recoverDeliveries, resendDelivery, retryDelivery, showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
+import {
+  listDeliveries,
+  recoverDeliveries,
+  resendDelivery,
+  retryDelivery,
+  showDelivery,
+} from '../../../shared/webhooks/deliveries/index.ts';
 import { endpointsInScope } from '../../../shared/webhooks/endpoints/batch.ts';
 import type { Endpoint } from '../../../shared/webhooks/endpoints/store.ts';
 import {
-  listEndpoints, registerEndpoint, removeEndpoint, rotateSecret, sendTestEvent, showEndpoint, updateEndpoint,
+  listEndpoints,
+  registerEndpoint,
+  removeEndpoint,
+  rotateSecret,
+  sendTestEvent,
+  showEndpoint,
+  updateEndpoint,
 } from '../../../shared/webhooks/endpoints/index.ts';
 import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/events/index.ts';
 import type { RegisterOptions } from '../../../shared/webhooks/endpoints/register.ts';
@@ -37,10 +53,14 @@ type Resolve = GraphQLFieldResolver<any, GraphqlContext, Args>;
 const endpointNode = (endpoint: Endpoint) => publicEndpoint(endpoint, { revealHeaders: true });
 
 /** The process's webhook dependencies with the request's deadline (writes roll back after a timeout). */
-const withDeadline = (deps: WebhookDeps, context: GraphqlContext): WebhookDeps => (context.deadline ? { ...deps, deadline: context.deadline } : deps);
+const withDeadline = (deps: WebhookDeps, context: GraphqlContext): WebhookDeps =>
+  context.deadline ? { ...deps, deadline: context.deadline } : deps;
 
 /** The resolver map over `deps` (the web process's webhook dependencies, its endpoint cache included). */
-export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>): ResolverMap {
+export function webhookResolvers(
+  deps: WebhookDeps,
+  limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>,
+): ResolverMap {
   const query: Record<string, Resolve> = {
     async webhookEndpoints(_root, args, context) {
       const scope = readScope(context.principal);
@@ -54,7 +74,8 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       });
       return pageAnswer(records.map(endpointNode), total, page);
     },
-    webhookEndpoint: async (_root, args, context) => endpointNode(await showEndpoint(deps, readScope(context.principal), args.id)),
+    webhookEndpoint: async (_root, args, context) =>
+      endpointNode(await showEndpoint(deps, readScope(context.principal), args.id)),
     async webhookEvents(_root, args, context) {
       const scope = readScope(context.principal);
       const page = pageOf(args, limits);
@@ -67,7 +88,8 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       });
       return pageAnswer(records.map(publicEvent), total, page, totalEstimated);
     },
-    webhookEvent: async (_root, args, context) => publicEvent(await showEvent(deps, readScope(context.principal), args.id)),
+    webhookEvent: async (_root, args, context) =>
+      publicEvent(await showEvent(deps, readScope(context.principal), args.id)),
     async webhookDeliveries(_root, args, context) {
       const scope = readScope(context.principal);
       const page = pageOf(args, limits);
@@ -83,7 +105,8 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
       });
       return pageAnswer(records.map(publicDelivery), total, page, totalEstimated);
     },
-    webhookDelivery: async (_root, args, context) => publicDeliveryDetails(await showDelivery(deps, readScope(context.principal), args.id)),
+    webhookDelivery: async (_root, args, context) =>
+      publicDeliveryDetails(await showDelivery(deps, readScope(context.principal), args.id)),
   };
 
   const mutation: Record<string, Resolve> = {
@@ -99,12 +122,26 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
     },
     async rotateWebhookSecret(_root, args, context) {
       const actor = actorIn(context.principal);
-      const rotated = await rotateSecret(deps, actor, args.id, args.grace === null || args.grace === undefined ? {} : { grace: args.grace });
-      return { endpoint: endpointNode(await showEndpoint(deps, actor.scope, args.id)), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt };
+      const rotated = await rotateSecret(
+        deps,
+        actor,
+        args.id,
+        args.grace === null || args.grace === undefined ? {} : { grace: args.grace },
+      );
+      return {
+        endpoint: endpointNode(await showEndpoint(deps, actor.scope, args.id)),
+        secret: rotated.secret,
+        graceEndsAt: rotated.graceEndsAt,
+      };
     },
     async sendTestWebhookEvent(_root, args, context) {
-      const input = { ...(args.type == null ? {} : { type: args.type }), ...(args.data === undefined ? {} : { data: args.data }) };
-      return publicNewDelivery(await sendTestEvent(withDeadline(deps, context), actorIn(context.principal), args.id, input));
+      const input = {
+        ...(args.type == null ? {} : { type: args.type }),
+        ...(args.data === undefined ? {} : { data: args.data }),
+      };
+      return publicNewDelivery(
+        await sendTestEvent(withDeadline(deps, context), actorIn(context.principal), args.id, input),
+      );
     },
     async emitWebhookEvent(_root, args, context) {
       const actor = actorIn(context.principal);
@@ -117,10 +154,15 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
         duplicate: result.duplicate,
       };
     },
-    retryWebhookDelivery: async (_root, args, context) => publicDelivery(await retryDelivery(deps, actorIn(context.principal), args.id)),
-    resendWebhookDelivery: async (_root, args, context) => publicDelivery(await resendDelivery(deps, actorIn(context.principal), args.id)),
+    retryWebhookDelivery: async (_root, args, context) =>
+      publicDelivery(await retryDelivery(deps, actorIn(context.principal), args.id)),
+    resendWebhookDelivery: async (_root, args, context) =>
+      publicDelivery(await resendDelivery(deps, actorIn(context.principal), args.id)),
     recoverWebhookDeliveries: (_root, args, context) =>
-      recoverDeliveries(deps, actorIn(context.principal), args.id, { since: args.since, until: args.until ?? undefined }),
+      recoverDeliveries(deps, actorIn(context.principal), args.id, {
+        since: args.since,
+        until: args.until ?? undefined,
+      }),
   };
 
   /** The deprecated `id` alias of `externalId`. */
@@ -131,8 +173,12 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
     attempts: (record) => record.attempts ?? null,
     endpoint(record, _args, context) {
       const scope = readScope(context.principal);
-      const loader = context.loaders.get<string, Endpoint>('webhook-endpoints', (ids) => endpointsInScope(deps, scope, ids));
-      return loader.load(record.endpointId).then((endpoint) => (endpoint === undefined ? null : endpointNode(endpoint)));
+      const loader = context.loaders.get<string, Endpoint>('webhook-endpoints', (ids) =>
+        endpointsInScope(deps, scope, ids),
+      );
+      return loader
+        .load(record.endpointId)
+        .then((endpoint) => (endpoint === undefined ? null : endpointNode(endpoint)));
     },
   };
 
@@ -144,8 +190,14 @@ export function webhookResolvers(deps: WebhookDeps, limits: Pick<Config['api'], 
     // header values are receiver credentials: names for everyone, values on request for writers
     WebhookEndpoint: {
       id: idAlias,
-      headers: ((endpoint: ReturnType<typeof endpointNode> & { headers: Record<string, string> }, args: { reveal?: boolean | null }, context: GraphqlContext) =>
-        revealHeadersFor(context.principal, args.reveal === true) ? endpoint.headers : maskHeaders(endpoint.headers)) as Resolve,
+      headers: ((
+        endpoint: ReturnType<typeof endpointNode> & { headers: Record<string, string> },
+        args: { reveal?: boolean | null },
+        context: GraphqlContext,
+      ) =>
+        revealHeadersFor(context.principal, args.reveal === true)
+          ? endpoint.headers
+          : maskHeaders(endpoint.headers)) as Resolve,
     },
     WebhookDeliveryStatus: { PENDING: 'pending', RUNNING: 'running', DONE: 'done', DEAD: 'dead' },
   };

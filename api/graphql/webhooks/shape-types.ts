@@ -19,12 +19,20 @@ export const GRAPHQL_TYPE_OF: Readonly<Partial<Record<ShapeName, string>>> = {
 const TYPE_OVERRIDES: Readonly<Record<string, string>> = { 'Delivery.status': 'WebhookDeliveryStatus!' };
 
 /** What a GraphQL type adds to its shape: extra fields (SDL lines) and field arguments. */
-export const GRAPHQL_EXTRAS: Readonly<Partial<Record<ShapeName, { args?: Record<string, string>; fields?: string[] }>>> = {
+export const GRAPHQL_EXTRAS: Readonly<
+  Partial<Record<ShapeName, { args?: Record<string, string>; fields?: string[] }>>
+> = {
   Webhook: {
     args: { headers: '(reveal: Boolean = false)' },
-    fields: ['"Deprecated alias of externalId."\n    id: ID! @deprecated(reason: "Use externalId, the id\'s name in REST, GraphQL and the CLI.")'],
+    fields: [
+      '"Deprecated alias of externalId."\n    id: ID! @deprecated(reason: "Use externalId, the id\'s name in REST, GraphQL and the CLI.")',
+    ],
   },
-  Event: { fields: ['"Deprecated alias of externalId."\n    id: ID! @deprecated(reason: "Use externalId, the id\'s name in REST, GraphQL and the CLI.")'] },
+  Event: {
+    fields: [
+      '"Deprecated alias of externalId."\n    id: ID! @deprecated(reason: "Use externalId, the id\'s name in REST, GraphQL and the CLI.")',
+    ],
+  },
   Delivery: {
     fields: [
       '"Deprecated alias of externalId."\n    id: ID! @deprecated(reason: "Use externalId, the id\'s name in REST, GraphQL and the CLI.")',
@@ -37,7 +45,8 @@ export const GRAPHQL_EXTRAS: Readonly<Partial<Record<ShapeName, { args?: Record<
 const nullable = (schema: Record<string, unknown>): boolean =>
   schema.type === undefined || (Array.isArray(schema.type) && schema.type.includes('null'));
 
-const baseType = (schema: Record<string, unknown>): string => (Array.isArray(schema.type) ? schema.type.find((type) => type !== 'null') : schema.type) as string;
+const baseType = (schema: Record<string, unknown>): string =>
+  (Array.isArray(schema.type) ? schema.type.find((type) => type !== 'null') : schema.type) as string;
 
 /** The GraphQL type of a public field (`String!`, `[String!]!`, `DateTime`, `JSON`, …). */
 export function graphqlTypeOf(shape: ShapeName, name: string, field: PublicField): string {
@@ -69,7 +78,9 @@ const describe = (text: string | undefined) => (text === undefined ? '' : `${JSO
 /** The SDL of the object type of `shape`, with its GraphQL extras. */
 export function objectTypeSdl(shape: ShapeName, description: string): string {
   const extras = GRAPHQL_EXTRAS[shape] ?? {};
-  const fields = Object.entries(PUBLIC_SHAPES[shape]).map(([name, field]) =>
-    `${describe(field.description)}${name}${extras.args?.[name] ?? ''}: ${graphqlTypeOf(shape, name, field)}`);
+  const fields = Object.entries(PUBLIC_SHAPES[shape]).map(
+    ([name, field]) =>
+      `${describe(field.description)}${name}${extras.args?.[name] ?? ''}: ${graphqlTypeOf(shape, name, field)}`,
+  );
   return `${JSON.stringify(description)}\n  type ${GRAPHQL_TYPE_OF[shape]} {\n    ${[...fields, ...(extras.fields ?? [])].join('\n    ')}\n  }`;
 }

@@ -5,106 +5,138 @@
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { listDeliveries, recoverDeliveries } from '../../../shared/webhooks/deliveries/index.ts';
 import {
-  endpointInScope, listEndpoints, registerEndpoint, removeEndpoint, rotateSecret, sendTestEvent, showEndpoint, updateEndpoint,
-  type EndpointPatch, type RegisterOptions,
+  endpointInScope,
+  listEndpoints,
+  registerEndpoint,
+  removeEndpoint,
+  rotateSecret,
+  sendTestEvent,
+  showEndpoint,
+  updateEndpoint,
+  type EndpointPatch,
+  type RegisterOptions,
 } from '../../../shared/webhooks/endpoints/index.ts';
-import { defineController } from '../../routing/controller.ts';
+import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink, LISTING_FILTERS } from '../links.ts';
 import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../present.ts';
 import { flag, list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
 
-export const endpointsController = (deps: WebhookDeps) => defineController({
-  /** GET /webhooks?owner=&without_owner=&enabled=&events=: a page of endpoints. */
-  index: webhookAction(deps, (request) => answerPage(request, {
-    path: PATHS.webhooks,
-    filters: LISTING_FILTERS.webhooks,
-    fetch: (window) => listEndpoints(request.deps, request.scope, {
-      owner: ownerParameter(request.query),
-      enabled: flag(request.query, 'enabled'),
-      events: list(request.query, 'events'),
-      ...window,
+export const endpointsController = (deps: WebhookDeps) =>
+  defineController({
+    /** GET /webhooks?owner=&without_owner=&enabled=&events=: a page of endpoints. */
+    index: webhookAction(deps, (request) =>
+      answerPage(request, {
+        path: PATHS.webhooks,
+        filters: LISTING_FILTERS.webhooks,
+        fetch: (window) =>
+          listEndpoints(request.deps, request.scope, {
+            owner: ownerParameter(request.query),
+            enabled: flag(request.query, 'enabled'),
+            events: list(request.query, 'events'),
+            ...window,
+          }),
+        present: (endpoint) => publishEndpoint(request.principal, endpoint),
+        links: createLink(request.principal, PATHS.webhooks, 'endpoints.register'),
+      }),
+    ),
+
+    /** POST /webhooks {url, events, owner?, description?, headers?}: 201 with the secret, shown this once. */
+    create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
+      const input = ctx.permit(
+        'url',
+        'events',
+        'owner',
+        'description',
+        'headers',
+        'signing',
+        'rateLimit',
+        'ordering',
+      ) as unknown as RegisterOptions;
+      const endpoint = await registerEndpoint(deps, actor, input);
+      await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: endpoint.secret }, { status: 201 });
     }),
-    present: (endpoint) => publishEndpoint(request.principal, endpoint),
-    links: createLink(request.principal, PATHS.webhooks, 'endpoints.register'),
-  })),
 
-  /** POST /webhooks {url, events, owner?, description?, headers?}: 201 with the secret, shown this once. */
-  create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
-    const input = ctx.permit('url', 'events', 'owner', 'description', 'headers', 'signing', 'rateLimit', 'ordering') as unknown as RegisterOptions;
-    const endpoint = await registerEndpoint(deps, actor, input);
-    await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: endpoint.secret }, { status: 201 });
-  }),
+    /** GET /webhooks/:id: the endpoint and the dates of its signing secrets, never a secret. */
+    show: webhookAction(deps, async ({ ctx, principal, scope, deps, query, id }) => {
+      const revealHeaders = revealHeadersFor(principal, one(query, 'reveal') === 'headers');
+      await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, scope, id), { revealHeaders }));
+    }),
 
-  /** GET /webhooks/:id: the endpoint and the dates of its signing secrets, never a secret. */
-  show: webhookAction(deps, async ({ ctx, principal, scope, deps, query, id }) => {
-    const revealHeaders = revealHeadersFor(principal, one(query, 'reveal') === 'headers');
-    await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, scope, id), { revealHeaders }));
-  }),
+    /**
+     * PATCH /webhooks/:id {url?, events?, description?, headers?, enabled?, disabledReason?, owner?}.
+     * The body goes to the core whole (not through `permit`): an unknown field or an empty patch is
+     * a 422 `APP_WEBHOOK_PATCH_INVALID`, as documented, not silently nothing.
+     */
+    update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
+      const patch = (ctx.request.body ?? {}) as EndpointPatch;
+      await ctx.resource(publishEndpoint(principal, await updateEndpoint(deps, actor, id, patch)));
+    }),
 
-  /**
-   * PATCH /webhooks/:id {url?, events?, description?, headers?, enabled?, disabledReason?, owner?}.
-   * The body goes to the core whole (not through `permit`): an unknown field or an empty patch is
-   * a 422 `APP_WEBHOOK_PATCH_INVALID`, as documented, not silently nothing.
-   */
-  update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
-    const patch = (ctx.request.body ?? {}) as EndpointPatch;
-    await ctx.resource(publishEndpoint(principal, await updateEndpoint(deps, actor, id, patch)));
-  }),
+    /** DELETE /webhooks/:id: 204; its secrets, deliveries and attempts go with it. */
+    destroy: webhookAction(deps, async ({ ctx, actor, deps, id }) => {
+      await removeEndpoint(deps, actor, id);
+      ctx.status = 204;
+    }),
 
-  /** DELETE /webhooks/:id: 204; its secrets, deliveries and attempts go with it. */
-  destroy: webhookAction(deps, async ({ ctx, actor, deps, id }) => {
-    await removeEndpoint(deps, actor, id);
-    ctx.status = 204;
-  }),
+    /** POST /webhooks/:id/rotate {grace?}: the endpoint with its new secret (shown this once) and `graceEndsAt`. */
+    rotate: webhookAction(deps, async ({ ctx, actor, principal, scope, deps, id }) => {
+      const { grace } = ctx.permit('grace') as { grace?: number };
+      const rotated = await rotateSecret(deps, actor, id, { grace });
+      const endpoint = await showEndpoint(deps, scope, id);
+      await ctx.resource({
+        ...publishEndpoint(principal, endpoint),
+        secret: rotated.secret,
+        graceEndsAt: rotated.graceEndsAt,
+      });
+    }),
 
-  /** POST /webhooks/:id/rotate {grace?}: the endpoint with its new secret (shown this once) and `graceEndsAt`. */
-  rotate: webhookAction(deps, async ({ ctx, actor, principal, scope, deps, id }) => {
-    const { grace } = ctx.permit('grace') as { grace?: number };
-    const rotated = await rotateSecret(deps, actor, id, { grace });
-    const endpoint = await showEndpoint(deps, scope, id);
-    await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: rotated.secret, graceEndsAt: rotated.graceEndsAt });
-  }),
+    /** POST /webhooks/:id/test {type?, data?}: 202 with the delivery of a `webhook.test` event to this endpoint alone. */
+    test: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
+      const input = ctx.permit('type', 'data') as { type?: string; data?: unknown };
+      const delivery = await sendTestEvent(deps, actor, id, input);
+      await ctx.resource(publishNewDelivery(principal, delivery), { status: 202 });
+    }),
 
-  /** POST /webhooks/:id/test {type?, data?}: 202 with the delivery of a `webhook.test` event to this endpoint alone. */
-  test: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
-    const input = ctx.permit('type', 'data') as { type?: string; data?: unknown };
-    const delivery = await sendTestEvent(deps, actor, id, input);
-    await ctx.resource(publishNewDelivery(principal, delivery), { status: 202 });
-  }),
-
-  /** POST /webhooks/:id/recover {since, until?}: 202; the endpoint's dead deliveries in the range are sent again. */
-  recover: webhookAction(deps, async ({ ctx, actor, deps, id }) => {
-    const result = await recoverDeliveries(deps, actor, id, ctx.permit('since', 'until'));
-    await ctx.resource(
-      {
-        _links: {
-          endpoint: { href: PATHS.webhook(result.endpointId) },
-          deliveries: { href: PATHS.endpointDeliveries(result.endpointId) },
-          delivery: result.deliveryIds.map((deliveryId) => ({ href: PATHS.delivery(deliveryId) })),
+    /** POST /webhooks/:id/recover {since, until?}: 202; the endpoint's dead deliveries in the range are sent again. */
+    recover: webhookAction(deps, async ({ ctx, actor, deps, id }) => {
+      const result = await recoverDeliveries(deps, actor, id, ctx.permit('since', 'until'));
+      await ctx.resource(
+        {
+          _links: {
+            endpoint: { href: PATHS.webhook(result.endpointId) },
+            deliveries: { href: PATHS.endpointDeliveries(result.endpointId) },
+            delivery: result.deliveryIds.map((deliveryId) => ({ href: PATHS.delivery(deliveryId) })),
+          },
+          externalId: null,
+          endpointId: result.endpointId,
+          recovered: result.recovered,
+          more: result.more,
+          deliveryIds: result.deliveryIds,
         },
-        externalId: null,
-        endpointId: result.endpointId,
-        recovered: result.recovered,
-        more: result.more,
-        deliveryIds: result.deliveryIds,
-      },
-      { status: 202 },
-    );
-  }),
+        { status: 202 },
+      );
+    }),
 
-  /** GET /webhooks/:id/deliveries?status=&type=&since=&until=: this endpoint's deliveries (404 for an endpoint out of reach). */
-  deliveries: webhookAction(deps, async (request) => {
-    const { scope, deps, query, id } = request;
-    await endpointInScope(deps, scope, id);
-    await answerPage(request, {
-      path: PATHS.endpointDeliveries(id),
-      filters: LISTING_FILTERS.endpointDeliveries,
-      type: 'deliveries',
-      fetch: (window) => listDeliveries(deps, scope, { endpoint: id, statuses: list(query, 'status'), type: one(query, 'type'), ...timeParameters(query), ...window }),
-      present: (delivery) => publishDelivery(request.principal, delivery),
-      links: { endpoint: { href: PATHS.webhook(id) } },
-    });
-  }),
-});
+    /** GET /webhooks/:id/deliveries?status=&type=&since=&until=: this endpoint's deliveries (404 for an endpoint out of reach). */
+    deliveries: webhookAction(deps, async (request) => {
+      const { scope, deps, query, id } = request;
+      await endpointInScope(deps, scope, id);
+      await answerPage(request, {
+        path: PATHS.endpointDeliveries(id),
+        filters: LISTING_FILTERS.endpointDeliveries,
+        type: 'deliveries',
+        fetch: (window) =>
+          listDeliveries(deps, scope, {
+            endpoint: id,
+            statuses: list(query, 'status'),
+            type: one(query, 'type'),
+            ...timeParameters(query),
+            ...window,
+          }),
+        present: (delivery) => publishDelivery(request.principal, delivery),
+        links: { endpoint: { href: PATHS.webhook(id) } },
+      });
+    }),
+  });

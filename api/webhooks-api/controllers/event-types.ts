@@ -1,9 +1,15 @@
 /** `/event-types`: the event-type catalog over shared/webhooks/event-types/ (every role reads, admins change). */
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { createEventType, listEventTypes, showEventType, updateEventType, type EventType } from '../../../shared/webhooks/event-types/index.ts';
+import {
+  createEventType,
+  listEventTypes,
+  showEventType,
+  updateEventType,
+  type EventType,
+} from '../../../shared/webhooks/event-types/index.ts';
 import type { Links } from '../../hal/links.ts';
-import { defineController } from '../../routing/controller.ts';
-import type { Principal } from '../../routing/roles.ts';
+import { defineController } from '../../model-framework/routing/controller.ts';
+import type { Principal } from '../../model-framework/routing/roles.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { may } from '../links.ts';
 import { one } from '../query.ts';
@@ -16,27 +22,38 @@ export function publishEventType(principal: Principal | undefined, type: EventTy
   return { _links: links, ...type };
 }
 
-export const eventTypesController = (deps: WebhookDeps) => defineController({
-  /** GET /event-types?deprecated=false: the catalog in name order (deprecated types too unless `deprecated=false`). */
-  index: webhookAction(deps, (request) => answerPage(request, {
-    path: PATHS.eventTypes,
-    filters: ['deprecated'],
-    type: 'eventTypes',
-    fetch: (window) => listEventTypes(request.deps, { includeDeprecated: one(request.query, 'deprecated') !== 'false', ...window }),
-    present: (type) => publishEventType(request.principal, type),
-    links: may(request.principal, 'eventTypes.create') ? { create: { href: PATHS.eventTypes, method: 'POST' } } : {},
-  })),
-  /** POST /event-types {name, description?, schema?, examples?, deprecated?} (admins). */
-  create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
-    const type = await createEventType(deps, actor, ctx.permit('name', 'description', 'schema', 'examples', 'deprecated'));
-    await ctx.resource(publishEventType(principal, type), { status: 201 });
-  }),
-  show: webhookAction(deps, async ({ ctx, principal, deps, id }) => {
-    await ctx.resource(publishEventType(principal, await showEventType(deps, id)));
-  }),
-  /** PATCH /event-types/:name {description?, schema?, examples?, deprecated?} (admins; `schema: null` removes it). */
-  update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
-    const body = ctx.request.body && typeof ctx.request.body === 'object' ? (ctx.request.body as Record<string, unknown>) : {};
-    await ctx.resource(publishEventType(principal, await updateEventType(deps, actor, id, body)));
-  }),
-});
+export const eventTypesController = (deps: WebhookDeps) =>
+  defineController({
+    /** GET /event-types?deprecated=false: the catalog in name order (deprecated types too unless `deprecated=false`). */
+    index: webhookAction(deps, (request) =>
+      answerPage(request, {
+        path: PATHS.eventTypes,
+        filters: ['deprecated'],
+        type: 'eventTypes',
+        fetch: (window) =>
+          listEventTypes(request.deps, { includeDeprecated: one(request.query, 'deprecated') !== 'false', ...window }),
+        present: (type) => publishEventType(request.principal, type),
+        links: may(request.principal, 'eventTypes.create')
+          ? { create: { href: PATHS.eventTypes, method: 'POST' } }
+          : {},
+      }),
+    ),
+    /** POST /event-types {name, description?, schema?, examples?, deprecated?} (admins). */
+    create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
+      const type = await createEventType(
+        deps,
+        actor,
+        ctx.permit('name', 'description', 'schema', 'examples', 'deprecated'),
+      );
+      await ctx.resource(publishEventType(principal, type), { status: 201 });
+    }),
+    show: webhookAction(deps, async ({ ctx, principal, deps, id }) => {
+      await ctx.resource(publishEventType(principal, await showEventType(deps, id)));
+    }),
+    /** PATCH /event-types/:name {description?, schema?, examples?, deprecated?} (admins; `schema: null` removes it). */
+    update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
+      const body =
+        ctx.request.body && typeof ctx.request.body === 'object' ? (ctx.request.body as Record<string, unknown>) : {};
+      await ctx.resource(publishEventType(principal, await updateEventType(deps, actor, id, body)));
+    }),
+  });

@@ -5,56 +5,61 @@
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/events/index.ts';
 import type { Links } from '../../hal/links.ts';
-import { defineController } from '../../routing/controller.ts';
+import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink, eventLinks, LISTING_FILTERS } from '../links.ts';
 import { publishEvent } from '../present.ts';
 import { one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
 
-export const eventsController = (deps: WebhookDeps) => defineController({
-  /** GET /events?owner=&without_owner=&type=&since=&until=: a page of events, newest first. */
-  index: webhookAction(deps, (request) => answerPage(request, {
-    path: PATHS.events,
-    filters: LISTING_FILTERS.events,
-    type: 'events',
-    fetch: (window) => listEvents(request.deps, request.scope, {
-      owner: ownerParameter(request.query),
-      type: one(request.query, 'type'),
-      ...timeParameters(request.query),
-      ...window,
+export const eventsController = (deps: WebhookDeps) =>
+  defineController({
+    /** GET /events?owner=&without_owner=&type=&since=&until=: a page of events, newest first. */
+    index: webhookAction(deps, (request) =>
+      answerPage(request, {
+        path: PATHS.events,
+        filters: LISTING_FILTERS.events,
+        type: 'events',
+        fetch: (window) =>
+          listEvents(request.deps, request.scope, {
+            owner: ownerParameter(request.query),
+            type: one(request.query, 'type'),
+            ...timeParameters(request.query),
+            ...window,
+          }),
+        present: (event) => publishEvent(request.principal, event),
+        links: createLink(request.principal, PATHS.events, 'events.emit'),
+      }),
+    ),
+
+    /**
+     * POST /events {type, data?, owner?, eventId?}: emits to every subscribed endpoint of the owner;
+     * 202 with the event (null `externalId` when no endpoint matched: nothing is written then), the
+     * number of deliveries and a `delivery` link to each. An `eventId` seen within
+     * `webhooks.dedupeWindow` answers 200 with the original event (`duplicate: true`), queuing nothing.
+     */
+    create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
+      const result = await emitEvent(deps, actor, ctx.permit('type', 'data', 'owner', 'eventId'));
+      const links: Links =
+        result.event === null ? { collection: { href: PATHS.events } } : eventLinks(principal, result.event.id);
+      links.delivery = result.deliveries.map((delivery) => ({ href: PATHS.delivery(delivery.id) }));
+      await ctx.resource(
+        {
+          _links: links,
+          externalId: result.event?.id ?? null,
+          type: result.type,
+          owner: result.owner,
+          createdAt: result.event?.createdAt ?? null,
+          deliveryCount: result.deliveries.length,
+          deliveryIds: result.deliveries.map((delivery) => delivery.id),
+          duplicate: result.duplicate,
+        },
+        { status: result.duplicate ? 200 : 202 },
+      );
     }),
-    present: (event) => publishEvent(request.principal, event),
-    links: createLink(request.principal, PATHS.events, 'events.emit'),
-  })),
 
-  /**
-   * POST /events {type, data?, owner?, eventId?}: emits to every subscribed endpoint of the owner;
-   * 202 with the event (null `externalId` when no endpoint matched: nothing is written then), the
-   * number of deliveries and a `delivery` link to each. An `eventId` seen within
-   * `webhooks.dedupeWindow` answers 200 with the original event (`duplicate: true`), queuing nothing.
-   */
-  create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
-    const result = await emitEvent(deps, actor, ctx.permit('type', 'data', 'owner', 'eventId'));
-    const links: Links = result.event === null ? { collection: { href: PATHS.events } } : eventLinks(principal, result.event.id);
-    links.delivery = result.deliveries.map((delivery) => ({ href: PATHS.delivery(delivery.id) }));
-    await ctx.resource(
-      {
-        _links: links,
-        externalId: result.event?.id ?? null,
-        type: result.type,
-        owner: result.owner,
-        createdAt: result.event?.createdAt ?? null,
-        deliveryCount: result.deliveries.length,
-        deliveryIds: result.deliveries.map((delivery) => delivery.id),
-        duplicate: result.duplicate,
-      },
-      { status: result.duplicate ? 200 : 202 },
-    );
-  }),
-
-  /** GET /events/:id: the event with its payload and delivery counts. */
-  show: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
-    await ctx.resource(publishEvent(principal, await showEvent(deps, scope, id)));
-  }),
-});
+    /** GET /events/:id: the event with its payload and delivery counts. */
+    show: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
+      await ctx.resource(publishEvent(principal, await showEvent(deps, scope, id)));
+    }),
+  });

@@ -3,7 +3,10 @@ import type { Sql } from '../../db/connect.ts';
 import type { DeliveryStatus } from './record.ts';
 
 /** Deliveries per state (all four keys present), optionally of one queue. */
-export async function countDeliveries(deps: { sql: Sql }, options: { queue?: string } = {}): Promise<Record<DeliveryStatus, number>> {
+export async function countDeliveries(
+  deps: { sql: Sql },
+  options: { queue?: string } = {},
+): Promise<Record<DeliveryStatus, number>> {
   const { sql } = deps;
   const rows = await sql<{ status: DeliveryStatus; count: number }[]>`
     select status, count(*)::int as count from app_webhook_deliveries

@@ -1,8 +1,8 @@
 /**
- * Fairness and FIFO between endpoints (README "Fairness between endpoints", "FIFO endpoints";
+ * Fairness and FIFO between endpoints (docs/reliability.md "Fairness between endpoints", "FIFO endpoints";
  * schema: migrations/014). A
  * delivery holds one of its endpoint's slots (`slot`) from its claim until its attempt is recorded
- * (worker/delivery/store.ts); a delivery that finds its endpoint at its cap is parked (pending, no
+ * (shared/webhooks/deliveries/store.ts); a delivery that finds its endpoint at its cap is parked (pending, no
  * job, no worker slot taken).
  *
  * This module wakes parked deliveries: under the endpoint's gate lock, with a statement that sees
@@ -20,7 +20,11 @@ import { deliveryJobSpec } from './job.ts';
  * claim does), counts the slots held, and wakes the oldest parked deliveries into the free ones.
  * Answers how many were woken.
  */
-export async function admit(tx: Queryable, config: Pick<Config, 'webhooks'>, endpointIds: readonly string[]): Promise<number> {
+export async function admit(
+  tx: Queryable,
+  config: Pick<Config, 'webhooks'>,
+  endpointIds: readonly string[],
+): Promise<number> {
   const ids = [...new Set(endpointIds)].sort();
   if (ids.length === 0) return 0;
   await tx`select endpoint_id from app_endpoint_gate where endpoint_id = any(${ids}::text[]) order by endpoint_id for update`;
@@ -61,7 +65,11 @@ export async function admit(tx: Queryable, config: Pick<Config, 'webhooks'>, end
 }
 
 /** `admit` in a transaction of its own: what a worker calls after giving back a slot with deliveries parked behind it. */
-export async function wakeEndpoints(sql: Sql, config: Pick<Config, 'webhooks'>, endpointIds: readonly string[]): Promise<number> {
+export async function wakeEndpoints(
+  sql: Sql,
+  config: Pick<Config, 'webhooks'>,
+  endpointIds: readonly string[],
+): Promise<number> {
   if (endpointIds.length === 0) return 0;
   return sql.begin((tx) => admit(tx, config, endpointIds)) as Promise<number>;
 }

@@ -7,7 +7,7 @@
 import type { Config } from '../../config/index.ts';
 import type { Sql } from '../../db/connect.ts';
 import { endpointTable } from '../endpoints/store.ts';
-import type { TenantScope } from '../tenant-scope.ts';
+import type { TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 
 /** The window of the success rate. */
@@ -30,13 +30,27 @@ export interface EndpointHealth {
 }
 
 /** The health of each endpoint of `endpointIds` in `scope` (others are left out of the map). */
-export async function endpointHealth(deps: Pick<WebhookDeps, 'sql' | 'config'>, scope: TenantScope, endpointIds: readonly string[]): Promise<Map<string, EndpointHealth>> {
+export async function endpointHealth(
+  deps: Pick<WebhookDeps, 'sql' | 'config'>,
+  scope: TenantScope,
+  endpointIds: readonly string[],
+): Promise<Map<string, EndpointHealth>> {
   const { sql, config } = deps;
   if (endpointIds.length === 0) return new Map();
-  const rows = await sql<{
-    id: string; pending: number; running: number; dead: number; attempts: number; succeeded: number;
-    failed_at: Date | null; error: string | null; status: number | null; delivery_id: string | null;
-  }[]>`
+  const rows = await sql<
+    {
+      id: string;
+      pending: number;
+      running: number;
+      dead: number;
+      attempts: number;
+      succeeded: number;
+      failed_at: Date | null;
+      error: string | null;
+      status: number | null;
+      delivery_id: string | null;
+    }[]
+  >`
     select w.id, c.pending, c.running, c.dead, s.attempts, s.succeeded,
            f.started_at as failed_at, f.error, f.status, f.delivery_id
       from ${endpointTable(sql, config)} w
@@ -59,18 +73,26 @@ export async function endpointHealth(deps: Pick<WebhookDeps, 'sql' | 'config'>, 
       ) f on true
      where w.id = any(${endpointIds as string[]}::text[])
        and ${scope.kind === 'all' ? sql`true` : sql`w.owner = ${scope.owner}`}`;
-  return new Map(rows.map((row) => [row.id, {
-    endpointId: row.id,
-    attempts24h: row.attempts,
-    succeeded24h: row.succeeded,
-    successRate24h: row.attempts === 0 ? null : row.succeeded / row.attempts,
-    lastFailureAt: row.failed_at,
-    lastFailure: row.failed_at === null ? null : row.error ?? (row.status === null ? 'failed' : `receiver answered ${row.status}`),
-    lastFailureDeliveryId: row.delivery_id,
-    pending: row.pending,
-    running: row.running,
-    dead: row.dead,
-  }]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        endpointId: row.id,
+        attempts24h: row.attempts,
+        succeeded24h: row.succeeded,
+        successRate24h: row.attempts === 0 ? null : row.succeeded / row.attempts,
+        lastFailureAt: row.failed_at,
+        lastFailure:
+          row.failed_at === null
+            ? null
+            : (row.error ?? (row.status === null ? 'failed' : `receiver answered ${row.status}`)),
+        lastFailureDeliveryId: row.delivery_id,
+        pending: row.pending,
+        running: row.running,
+        dead: row.dead,
+      },
+    ]),
+  );
 }
 
 export interface QueueFigures {
@@ -90,11 +112,17 @@ export interface QueueFigures {
  * null: those without owner), or a member's scope (deliveries of its owner to its endpoints, as
  * listings show them). One statement over the (status, created_at) index.
  */
-export async function queueFigures(deps: { sql: Sql; config?: Pick<Config, 'webhooks'> }, scope: TenantScope, options: { owner?: string | null } = {}): Promise<QueueFigures> {
+export async function queueFigures(
+  deps: { sql: Sql; config?: Pick<Config, 'webhooks'> },
+  scope: TenantScope,
+  options: { owner?: string | null } = {},
+): Promise<QueueFigures> {
   const { sql } = deps;
   const endpoints = deps.config ? endpointTable(sql, deps.config) : sql('app_webhooks'); // the metrics read every tenant: no table named
   const owner = scope.kind === 'tenant' ? scope.owner : options.owner;
-  const [row] = await sql<{ pending: number; running: number; dead: number; oldest_at: Date | null; oldest: number | null }[]>`
+  const [row] = await sql<
+    { pending: number; running: number; dead: number; oldest_at: Date | null; oldest: number | null }[]
+  >`
     select count(*) filter (where d.status = 'pending')::int as pending,
            count(*) filter (where d.status = 'running')::int as running,
            count(*) filter (where d.status = 'dead')::int as dead,

@@ -12,6 +12,11 @@ export { replayDeadDeliveries, type ReplaySelection } from './replay.ts';
 export { countDeliveries } from './counts.ts';
 export { endpointHealth, queueFigures, HEALTH_WINDOW_MS, type EndpointHealth, type QueueFigures } from './health.ts';
 export {
-  DELIVERY_STATUSES, deliveryNotFound,
-  type AttemptDetails, type DeliveryCounts, type DeliveryDetails, type DeliveryStatus, type DeliverySummary,
+  DELIVERY_STATUSES,
+  deliveryNotFound,
+  type AttemptDetails,
+  type DeliveryCounts,
+  type DeliveryDetails,
+  type DeliveryStatus,
+  type DeliverySummary,
 } from './record.ts';

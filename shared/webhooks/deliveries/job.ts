@@ -2,7 +2,7 @@
  * The `app/webhook` job, one attempt of one delivery, in one place: its task name, its payload and
  * the one SQL builder of its `graphile_worker.job_spec`, used by emit (events/enqueue.ts),
  * retry (retry.ts), recover (recover.ts) and the worker's own retry scheduling
- * (worker/delivery/store.ts).
+ * (shared/webhooks/deliveries/store.ts).
  */
 import type postgres from 'postgres';
 import type { Queryable } from '../endpoints/store.ts';
@@ -18,7 +18,15 @@ export const DELIVERY_TASK = 'app/webhook';
  * next itself), keyed by the delivery id so one delivery never has two live jobs. `id`,
  * `payload` and `runAt` are SQL fragments of the same `sql`/transaction.
  */
-export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuery<postgres.Row[]>; payload: postgres.PendingQuery<postgres.Row[]>; runAt?: postgres.PendingQuery<postgres.Row[]>; first?: boolean }) =>
+export const deliveryJobSpec = (
+  sql: Queryable,
+  spec: {
+    id: postgres.PendingQuery<postgres.Row[]>;
+    payload: postgres.PendingQuery<postgres.Row[]>;
+    runAt?: postgres.PendingQuery<postgres.Row[]>;
+    first?: boolean;
+  },
+) =>
   sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, ${spec.first ? sql`${FIRST_PRIORITY}::int` : sql`null`}, null)::graphile_worker.job_spec`;
 
 /**
@@ -26,7 +34,7 @@ export const deliveryJobSpec = (sql: Queryable, spec: { id: postgres.PendingQuer
  * priority order first (lower first; the others have 0): a delivery woken into a free slot of its
  * endpoint (shared/webhooks/deliveries/flow.ts), since the slot it holds is idle until it runs;
  * and a delivery waiting for the start reserved for it under its endpoint's `rateLimit`
- * (worker/delivery/store.ts `paceDelivery`), since a start it misses is lost.
+ * (shared/webhooks/deliveries/store.ts `paceDelivery`), since a start it misses is lost.
  */
 export const FIRST_PRIORITY = -1;
 

@@ -3,11 +3,18 @@ import { isIdText } from '../ids.ts';
 import { endpointTable } from '../endpoints/store.ts';
 import { assertOwner } from '../endpoints/fields.ts';
 import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
-import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
+import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { countBound, pageWithTotal, type Fragment } from '../../db/bounded-total.ts';
-import { DELIVERY_STATUSES, SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliveryStatus, type DeliverySummary } from './record.ts';
+import {
+  DELIVERY_STATUSES,
+  SUMMARY_COLUMNS,
+  summary,
+  type DeliveryRow,
+  type DeliveryStatus,
+  type DeliverySummary,
+} from './record.ts';
 
 export interface DeliveryQuery extends TimeRange {
   /** States to list (default: all four). */
@@ -41,7 +48,11 @@ function checkStatuses(statuses: readonly string[] | undefined): readonly Delive
   if (statuses === undefined) return undefined;
   const unknown = statuses.filter((status) => !(DELIVERY_STATUSES as readonly string[]).includes(status));
   if (unknown.length > 0 || statuses.length === 0) {
-    throw listInvalid('status', `unknown delivery state ${unknown.join(', ') || '(none)'}: use ${DELIVERY_STATUSES.join(', ')}`, unknown);
+    throw listInvalid(
+      'status',
+      `unknown delivery state ${unknown.join(', ') || '(none)'}: use ${DELIVERY_STATUSES.join(', ')}`,
+      unknown,
+    );
   }
   return statuses as DeliveryStatus[];
 }
@@ -67,7 +78,8 @@ export async function listDeliveries(
   const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
   const statuses = [...new Set(checkStatuses(query.statuses) ?? DELIVERY_STATUSES)];
   for (const field of ['endpoint', 'event'] as const) {
-    if (query[field] !== undefined && !isIdText(query[field])) throw listInvalid(field, 'is not an id (1 to 100 printable ASCII characters)', query[field]);
+    if (query[field] !== undefined && !isIdText(query[field]))
+      throw listInvalid(field, 'is not an id (1 to 100 printable ASCII characters)', query[field]);
   }
   if (query.type !== undefined) assertEventNameFilter('type', query.type);
   // only the conditions asked for: a condition that holds for every row (every state asked, say)
@@ -85,13 +97,16 @@ export async function listDeliveries(
     query.until === undefined ? undefined : sql`d.created_at < ${query.until}`,
   ].filter((condition) => condition !== undefined);
   const inStates = statuses.length === DELIVERY_STATUSES.length ? undefined : sql`d.status = any(${statuses}::text[])`;
-  const whereOf = (all: Fragment[]) => (all.length === 0 ? sql`` : sql`where ${all.reduce((both, next) => sql`${both} and ${next}`)}`);
+  const whereOf = (all: Fragment[]) =>
+    all.length === 0 ? sql`` : sql`where ${all.reduce((both, next) => sql`${both} and ${next}`)}`;
   // a member's listing joins the endpoint to keep its own; an admin's needs no join to filter
   // (every delivery has its endpoint: a cascading foreign key). The endpoint's state is read for
   // the page's rows alone: a subquery of the select list, evaluated for those rows (joined in
   // each state's branch of a big table's page, it cost its first page about half as much again
   // in planning and reading)
-  const scoped = member ? sql`app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id` : sql`app_webhook_deliveries d`;
+  const scoped = member
+    ? sql`app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id`
+    : sql`app_webhook_deliveries d`;
   const endpointEnabled = sql`coalesce((select w.disabled_at is null from ${endpoints} w where w.id = d.endpoint_id), false) as endpoint_enabled`;
   const counted = sql`from ${scoped} ${whereOf(inStates ? [...conditions, inStates] : conditions)}`;
   const offset = (query.page - 1) * query.perPage;
@@ -113,7 +128,9 @@ export async function listDeliveries(
     const upTo = query.page * query.perPage;
     const newestOf = (status: DeliveryStatus) => sql`(
       select ${sql.unsafe(SUMMARY_COLUMNS)} from ${scoped} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${upTo})`;
-    const merged = statuses.slice(1).reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
+    const merged = statuses
+      .slice(1)
+      .reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
     return sql<ListedRow[]>`select d.*, ${endpointEnabled} from (${merged}) as d ${order} ${window}`;
   };
   const { rows, total } = await pageWithTotal(sql, counted, bound, { offset, perPage: query.perPage }, readPage);

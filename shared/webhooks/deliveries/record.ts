@@ -56,7 +56,13 @@ export interface AttemptDetails {
 
 /** One delivery in full: its endpoint and every attempt (`jobs show <id>`). */
 export interface DeliveryDetails extends DeliverySummary {
-  endpoint: { id: string; url: string; enabled: boolean; disabledAt: Date | null; disabledReason: string | null } | null;
+  endpoint: {
+    id: string;
+    url: string;
+    enabled: boolean;
+    disabledAt: Date | null;
+    disabledReason: string | null;
+  } | null;
   attemptsMade: AttemptDetails[];
 }
 
@@ -79,7 +85,8 @@ export interface DeliveryRow {
 }
 
 /** The columns of a summary, for alias `d`. */
-export const SUMMARY_COLUMNS = 'd.id, d.status, d.queue, d.endpoint_id, d.event_id, d.event_type, d.owner, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at, d.completed_at';
+export const SUMMARY_COLUMNS =
+  'd.id, d.status, d.queue, d.endpoint_id, d.event_id, d.event_type, d.owner, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at, d.completed_at';
 
 /** The summary of a delivery row. */
 export const summary = (row: DeliveryRow): DeliverySummary => ({

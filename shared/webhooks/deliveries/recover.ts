@@ -41,12 +41,16 @@ export async function recoverDeliveries(
   const since = parseTime('since', range.since);
   const until = parseTime('until', range.until);
   if (since === undefined) throw timeRangeInvalid('since', 'is required: replay dead deliveries created since when?');
-  if (until !== undefined && until.getTime() <= since.getTime()) throw timeRangeInvalid('until', 'must be after since', range.until);
+  if (until !== undefined && until.getTime() <= since.getTime())
+    throw timeRangeInvalid('until', 'must be after since', range.until);
   if (endpoint.disabled_at !== null) {
-    throw conflict(`webhook endpoint ${endpointId} is disabled (${endpoint.disabled_reason ?? 'no reason given'}); enable it first`, {
-      code: 'APP_WEBHOOK_ENDPOINT_DISABLED',
-      data: { id: endpointId },
-    });
+    throw conflict(
+      `webhook endpoint ${endpointId} is disabled (${endpoint.disabled_reason ?? 'no reason given'}); enable it first`,
+      {
+        code: 'APP_WEBHOOK_ENDPOINT_DISABLED',
+        data: { id: endpointId },
+      },
+    );
   }
   const matching = sql`
     d.endpoint_id = ${endpointId} and d.status = 'dead' and d.owner is not distinct from ${endpoint.owner}
@@ -72,7 +76,9 @@ export async function recoverDeliveries(
       ))
     )
     select q.id from queued q, jobs order by q.created_at, q.id`;
-  const [{ more }] = await sql<{ more: boolean }[]>`select exists (select 1 from app_webhook_deliveries d where ${matching}) as more`;
+  const [{ more }] = await sql<
+    { more: boolean }[]
+  >`select exists (select 1 from app_webhook_deliveries d where ${matching}) as more`;
   const ids = rows.map((row) => row.id);
   deps.log.info({ endpoint: endpointId, recovered: ids.length, more }, 'dead deliveries queued again');
   return { endpointId, deliveryIds: ids, recovered: ids.length, more };

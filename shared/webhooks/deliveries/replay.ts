@@ -36,7 +36,9 @@ export async function replayDeadDeliveries(
   authorize(actor, 'endpoints.recover');
   const endpoints = selection.endpoint
     ? [selection.endpoint]
-    : (await listEndpoints(deps, actor.scope, { owner: selection.owner, enabled: true })).records.map((endpoint) => endpoint.id);
+    : (await listEndpoints(deps, actor.scope, { owner: selection.owner, enabled: true })).records.map(
+        (endpoint) => endpoint.id,
+      );
   const range = { since: selection.since ?? BEGINNING, until: selection.until };
   let recovered = 0;
   let more = false;

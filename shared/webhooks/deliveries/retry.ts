@@ -1,6 +1,6 @@
 /** Sending one delivery again: retry (dead ones: out of the dead letters, sent again) and resend (done or dead). */
 import { conflict } from '../../errors/app-error.ts';
-import type { TenantScope } from '../tenant-scope.ts';
+import type { TenantScope } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { deliveryJobSpec, requeuePayload } from './job.ts';
@@ -16,17 +16,28 @@ type RequeueDeps = Pick<WebhookDeps, 'sql' | 'config' | 'log'>;
  * Refuses with 409 `refusal` in another status, 409 `APP_WEBHOOK_ENDPOINT_DISABLED` when the
  * endpoint is disabled (the worker would not send it), 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`.
  */
-async function requeue(deps: RequeueDeps, scope: TenantScope, id: string, rule: { from: readonly ('done' | 'dead')[]; refusal: string; what: string }): Promise<DeliverySummary> {
+async function requeue(
+  deps: RequeueDeps,
+  scope: TenantScope,
+  id: string,
+  rule: { from: readonly ('done' | 'dead')[]; refusal: string; what: string },
+): Promise<DeliverySummary> {
   const { sql } = deps;
   const current = await showDelivery(deps, scope, id);
   if (!(rule.from as readonly string[]).includes(current.status)) {
-    throw conflict(`webhook delivery ${id} is ${current.status}, ${rule.what}`, { code: rule.refusal, data: { id, status: current.status } });
+    throw conflict(`webhook delivery ${id} is ${current.status}, ${rule.what}`, {
+      code: rule.refusal,
+      data: { id, status: current.status },
+    });
   }
   if (current.endpoint !== null && !current.endpoint.enabled) {
-    throw conflict(`webhook endpoint ${current.endpointId} of delivery ${id} is disabled (${current.endpoint.disabledReason ?? 'no reason given'}); enable it first (app webhooks:enable ${current.endpointId})`, {
-      code: 'APP_WEBHOOK_ENDPOINT_DISABLED',
-      data: { id: current.endpointId, delivery: id },
-    });
+    throw conflict(
+      `webhook endpoint ${current.endpointId} of delivery ${id} is disabled (${current.endpoint.disabledReason ?? 'no reason given'}); enable it first (app webhooks:enable ${current.endpointId})`,
+      {
+        code: 'APP_WEBHOOK_ENDPOINT_DISABLED',
+        data: { id: current.endpointId, delivery: id },
+      },
+    );
   }
   const rows = await sql<DeliveryRow[]>`
     with d as (
@@ -46,7 +57,10 @@ async function requeue(deps: RequeueDeps, scope: TenantScope, id: string, rule: 
     select ${sql.unsafe(SUMMARY_COLUMNS)} from d, j`;
   if (rows.length === 0) {
     // Queued again (or removed) by someone else between the read and the write.
-    throw conflict(`webhook delivery ${id} changed meanwhile; look at it again (app jobs show ${id})`, { code: rule.refusal, data: { id } });
+    throw conflict(`webhook delivery ${id} changed meanwhile; look at it again (app jobs show ${id})`, {
+      code: rule.refusal,
+      data: { id },
+    });
   }
   deps.log.info({ delivery: id, priorAttempts: current.attempts, was: current.status }, 'delivery queued again');
   return summary(rows[0]);
@@ -60,7 +74,11 @@ async function requeue(deps: RequeueDeps, scope: TenantScope, id: string, rule: 
  */
 export function retryDelivery(deps: RequeueDeps, actor: Actor, id: string): Promise<DeliverySummary> {
   authorize(actor, 'deliveries.retry');
-  return requeue(deps, actor.scope, id, { from: ['dead'], refusal: 'APP_WEBHOOK_DELIVERY_NOT_DEAD', what: 'not dead: only dead deliveries are retried' });
+  return requeue(deps, actor.scope, id, {
+    from: ['dead'],
+    refusal: 'APP_WEBHOOK_DELIVERY_NOT_DEAD',
+    what: 'not dead: only dead deliveries are retried',
+  });
 }
 
 /**
@@ -70,5 +88,9 @@ export function retryDelivery(deps: RequeueDeps, actor: Actor, id: string): Prom
  */
 export function resendDelivery(deps: RequeueDeps, actor: Actor, id: string): Promise<DeliverySummary> {
   authorize(actor, 'deliveries.resend');
-  return requeue(deps, actor.scope, id, { from: ['done', 'dead'], refusal: 'APP_WEBHOOK_DELIVERY_IN_FLIGHT', what: 'still on its way: resend it once it is done or dead' });
+  return requeue(deps, actor.scope, id, {
+    from: ['done', 'dead'],
+    refusal: 'APP_WEBHOOK_DELIVERY_IN_FLIGHT',
+    what: 'still on its way: resend it once it is done or dead',
+  });
 }

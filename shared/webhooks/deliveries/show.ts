@@ -1,18 +1,34 @@
 /** One delivery in full: its endpoint and every attempt. */
 import { isIdText } from '../ids.ts';
 import { endpointTable } from '../endpoints/store.ts';
-import { inScope, type TenantScope } from '../tenant-scope.ts';
+import { inScope, type TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { SUMMARY_COLUMNS, deliveryNotFound, summary, type AttemptDetails, type DeliveryDetails, type DeliveryRow } from './record.ts';
+import {
+  SUMMARY_COLUMNS,
+  deliveryNotFound,
+  summary,
+  type AttemptDetails,
+  type DeliveryDetails,
+  type DeliveryRow,
+} from './record.ts';
 
-type DetailsRow = DeliveryRow & { url: string; endpoint_owner: string | null; disabled_at: Date | null; disabled_reason: string | null };
+type DetailsRow = DeliveryRow & {
+  url: string;
+  endpoint_owner: string | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+};
 
 /**
  * Delivery `id` with its endpoint and every attempt (`jobs show <id>`). It is in a member's
  * scope when its event is the member's owner's and its endpoint still belongs to that owner;
  * anything else is a 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`, like a delivery that does not exist.
  */
-export async function showDelivery(deps: Pick<WebhookDeps, 'sql' | 'config'>, scope: TenantScope, id: string): Promise<DeliveryDetails> {
+export async function showDelivery(
+  deps: Pick<WebhookDeps, 'sql' | 'config'>,
+  scope: TenantScope,
+  id: string,
+): Promise<DeliveryDetails> {
   const { sql, config } = deps;
   if (!isIdText(id)) throw deliveryNotFound(id);
   const [rows, attempts] = await Promise.all([
@@ -20,15 +36,32 @@ export async function showDelivery(deps: Pick<WebhookDeps, 'sql' | 'config'>, sc
       select ${sql.unsafe(SUMMARY_COLUMNS)}, w.url, w.owner as endpoint_owner, w.disabled_at, w.disabled_reason
         from app_webhook_deliveries d join ${endpointTable(sql, config)} w on w.id = d.endpoint_id
        where d.id = ${id}`,
-    sql<{ attempt: number; started_at: Date; duration_ms: number; status: number | null; outcome: AttemptDetails['outcome']; error: string | null; excerpt: string | null }[]>`
+    sql<
+      {
+        attempt: number;
+        started_at: Date;
+        duration_ms: number;
+        status: number | null;
+        outcome: AttemptDetails['outcome'];
+        error: string | null;
+        excerpt: string | null;
+      }[]
+    >`
       select attempt, started_at, duration_ms, status, outcome, error, excerpt
         from app_webhook_attempts where delivery_id = ${id} order by attempt`,
   ]);
   const row = rows[0];
-  if (row === undefined || !inScope(scope, row.owner) || !inScope(scope, row.endpoint_owner)) throw deliveryNotFound(id);
+  if (row === undefined || !inScope(scope, row.owner) || !inScope(scope, row.endpoint_owner))
+    throw deliveryNotFound(id);
   return {
     ...summary(row),
-    endpoint: { id: row.endpoint_id, url: row.url, enabled: row.disabled_at === null, disabledAt: row.disabled_at, disabledReason: row.disabled_reason },
+    endpoint: {
+      id: row.endpoint_id,
+      url: row.url,
+      enabled: row.disabled_at === null,
+      disabledAt: row.disabled_at,
+      disabledReason: row.disabled_reason,
+    },
     attemptsMade: attempts.map((attempt) => ({
       attempt: attempt.attempt,
       startedAt: attempt.started_at,

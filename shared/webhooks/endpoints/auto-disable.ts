@@ -1,10 +1,10 @@
 /**
- * Auto-disable (README "Auto-disable"): an enabled endpoint whose every delivery attempt has failed
+ * Auto-disable (docs/reliability.md "Auto-disable"): an enabled endpoint whose every delivery attempt has failed
  * for `webhooks.disableAfter` (5 days) — its first failure since its last success (or since it
  * was last enabled) is that old — and that failed at least `webhooks.disableAfterFailures` (20)
  * times in that span is disabled, the reason kept. Run hourly by the worker's prune task (at
  * most one worker at a time), never in a delivery's path. Enabling the endpoint again starts the
- * count afresh. A 410 still disables at once (worker/delivery/store.ts `recordGone`).
+ * count afresh. A 410 still disables at once (shared/webhooks/deliveries/store.ts `recordGone`).
  */
 import type { WebhookDeps } from '../deps.ts';
 import { endpointTable, notifyEndpointsChanged } from './store.ts';
@@ -19,14 +19,19 @@ export interface AutoDisabled {
 }
 
 /** Disables the endpoints that have failed for long enough at `now`; answers them. */
-export async function disableFailingEndpoints(deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache'>, now = Date.now()): Promise<AutoDisabled[]> {
+export async function disableFailingEndpoints(
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache'>,
+  now = Date.now(),
+): Promise<AutoDisabled[]> {
   const { config } = deps;
   const after = config.webhooks.disableAfter;
   if (after === null) return [];
   const cutoff = new Date(now - after);
   const at = new Date(now);
   const disabled = await deps.sql.begin(async (tx) => {
-    const rows = await tx<{ id: string; owner: string | null; since: Date; failures: number; disabled_reason: string }[]>`
+    const rows = await tx<
+      { id: string; owner: string | null; since: Date; failures: number; disabled_reason: string }[]
+    >`
       with failing as (
         select w.id,
                min(a.started_at) filter (where a.outcome <> 'done' and a.started_at > coalesce(s.last_success, w.enabled_at, '-infinity')) as since,
@@ -54,8 +59,22 @@ export async function disableFailingEndpoints(deps: Pick<WebhookDeps, 'config' |
   });
   for (const row of disabled) {
     deps.cache?.invalidate(row.owner);
-    await emitOperational(deps, 'app.endpoint.disabled', { endpointId: row.id, reason: row.disabled_reason }, row.owner);
-    deps.log.warn({ endpoint: row.id, owner: row.owner, failingSince: row.since, failures: row.failures }, 'webhook endpoint disabled automatically: every attempt failed for webhooks.disableAfter');
+    await emitOperational(
+      deps,
+      'app.endpoint.disabled',
+      { endpointId: row.id, reason: row.disabled_reason },
+      row.owner,
+    );
+    deps.log.warn(
+      { endpoint: row.id, owner: row.owner, failingSince: row.since, failures: row.failures },
+      'webhook endpoint disabled automatically: every attempt failed for webhooks.disableAfter',
+    );
   }
-  return disabled.map((row) => ({ id: row.id, owner: row.owner, failingSince: row.since, failures: row.failures, reason: row.disabled_reason }));
+  return disabled.map((row) => ({
+    id: row.id,
+    owner: row.owner,
+    failingSince: row.since,
+    failures: row.failures,
+    reason: row.disabled_reason,
+  }));
 }

@@ -6,10 +6,14 @@
  */
 import type { WebhookDeps } from '../deps.ts';
 import { endpointTable, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
-import { inScope, type TenantScope } from '../tenant-scope.ts';
+import { inScope, type TenantScope } from '../../access/tenant-scope.ts';
 
 /** id -> endpoint for the ids that exist and are in `scope`; one statement whatever the number of ids. */
-export async function endpointsInScope(deps: Pick<WebhookDeps, 'config' | 'sql'>, scope: TenantScope, ids: readonly string[]): Promise<Map<string, Endpoint>> {
+export async function endpointsInScope(
+  deps: Pick<WebhookDeps, 'config' | 'sql'>,
+  scope: TenantScope,
+  ids: readonly string[],
+): Promise<Map<string, Endpoint>> {
   const wanted = [...new Set(ids.filter((id) => typeof id === 'string' && id.length > 0 && id.length <= 100))];
   if (wanted.length === 0) return new Map();
   const { sql, config } = deps;

@@ -43,11 +43,20 @@ export const ENDPOINT_CACHE_TTL_MS = 10_000;
 const LISTEN_RETRY_MS = 5_000;
 
 /** The enabled endpoints of exactly `owner`, straight from the table (uses the (owner, disabled_at) index). */
-export async function loadEnabledEndpoints(sql: Queryable, config: Pick<Config, 'webhooks'>, owner: string | null): Promise<CachedEndpoint[]> {
+export async function loadEnabledEndpoints(
+  sql: Queryable,
+  config: Pick<Config, 'webhooks'>,
+  owner: string | null,
+): Promise<CachedEndpoint[]> {
   const table = endpointTable(sql, config);
-  const rows = owner === null
-    ? await sql<{ id: string; events: string[] }[]>`select id, events from ${table} where owner is null and disabled_at is null order by id`
-    : await sql<{ id: string; events: string[] }[]>`select id, events from ${table} where owner = ${owner} and disabled_at is null order by id`;
+  const rows =
+    owner === null
+      ? await sql<
+          { id: string; events: string[] }[]
+        >`select id, events from ${table} where owner is null and disabled_at is null order by id`
+      : await sql<
+          { id: string; events: string[] }[]
+        >`select id, events from ${table} where owner = ${owner} and disabled_at is null order by id`;
   return rows.map((row) => Object.freeze({ id: row.id, events: Object.freeze([...row.events]) }));
 }
 
@@ -55,7 +64,10 @@ export async function loadEnabledEndpoints(sql: Queryable, config: Pick<Config, 
  * Creates the cache of one process (web or worker); `close()` it at shutdown. Listening starts
  * with the first `get`, so creating it needs no database.
  */
-export function createEndpointCache(deps: { config: Config; sql: Sql; log: Logger }, options: EndpointCacheOptions = {}): EndpointCache {
+export function createEndpointCache(
+  deps: { config: Config; sql: Sql; log: Logger },
+  options: EndpointCacheOptions = {},
+): EndpointCache {
   const ttl = options.ttlMs ?? ENDPOINT_CACHE_TTL_MS;
   const maxOwners = options.maxOwners ?? 10_000;
   const now = options.now ?? Date.now;
@@ -86,11 +98,17 @@ export function createEndpointCache(deps: { config: Config; sql: Sql; log: Logge
   function onNotify(payload: string): void {
     try {
       const parsed = JSON.parse(payload) as { owner?: unknown };
-      if (parsed !== null && typeof parsed === 'object' && (typeof parsed.owner === 'string' || parsed.owner === null)) {
+      if (
+        parsed !== null &&
+        typeof parsed === 'object' &&
+        (typeof parsed.owner === 'string' || parsed.owner === null)
+      ) {
         invalidate(parsed.owner);
         return;
       }
-    } catch { /* not ours: drop everything below */ }
+    } catch {
+      /* not ours: drop everything below */
+    }
     invalidate();
   }
 
@@ -139,7 +157,9 @@ export function createEndpointCache(deps: { config: Config; sql: Sql; log: Logge
       return frozen;
     });
     loading.set(owner, promise);
-    const clear = () => { if (loading.get(owner) === promise) loading.delete(owner); };
+    const clear = () => {
+      if (loading.get(owner) === promise) loading.delete(owner);
+    };
     promise.then(clear, clear);
     return promise;
   }

@@ -7,7 +7,7 @@ import { isAppError, unprocessable } from '../../errors/app-error.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { Config } from '../../config/index.ts';
 import { checkWebhookUrl, resolveAndCheck, type HostLookup } from '../address-rules.ts';
-import { storableText } from '../../db/storable-text.ts';
+import { isStoredAsGiven } from '../../db/storable-text.ts';
 
 /** Longest owner (tenant) value. */
 export const MAX_OWNER_LENGTH = 255;
@@ -25,12 +25,15 @@ export const MAX_URL_LENGTH = 2048;
 export function assertOwner(owner: unknown): string | null {
   if (owner === undefined || owner === null) return null;
   const refuse = (reason: string) =>
-    unprocessable(`invalid webhook owner: ${reason}`, { code: 'APP_WEBHOOK_OWNER_INVALID', data: { field: 'owner', reason } });
+    unprocessable(`invalid webhook owner: ${reason}`, {
+      code: 'APP_WEBHOOK_OWNER_INVALID',
+      data: { field: 'owner', reason },
+    });
   if (typeof owner !== 'string') throw refuse('must be a string');
   if (owner.length === 0) throw refuse('must not be empty (leave it out for no owner)');
   if (owner.length > MAX_OWNER_LENGTH) throw refuse(`must be at most ${MAX_OWNER_LENGTH} characters`);
   if (/[\x00-\x1f\x7f]/.test(owner)) throw refuse('must not contain control characters');
-  if (!storableText(owner)) throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
+  if (!isStoredAsGiven(owner)) throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
   return owner;
 }
 
@@ -41,11 +44,16 @@ export const UNSTORABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
 export function assertDescription(description: unknown): string | null {
   if (description === undefined || description === null) return null;
   const refuse = (reason: string) =>
-    unprocessable(`invalid webhook description: ${reason}`, { code: 'APP_WEBHOOK_DESCRIPTION_INVALID', data: { field: 'description', reason } });
+    unprocessable(`invalid webhook description: ${reason}`, {
+      code: 'APP_WEBHOOK_DESCRIPTION_INVALID',
+      data: { field: 'description', reason },
+    });
   if (typeof description !== 'string') throw refuse('must be a string');
   if (description.length > MAX_DESCRIPTION_LENGTH) throw refuse(`must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
-  if (UNSTORABLE.test(description)) throw refuse('must not contain NUL or other control characters (tab and line breaks are fine)');
-  if (!storableText(description)) throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
+  if (UNSTORABLE.test(description))
+    throw refuse('must not contain NUL or other control characters (tab and line breaks are fine)');
+  if (!isStoredAsGiven(description))
+    throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
   return description;
 }
 
@@ -76,7 +84,10 @@ export async function checkEndpointUrl(
       await resolveAndCheck(url.hostname, { allowPrivate, lookup: deps.lookup });
     } catch (error) {
       if (!isAppError(error) || error.code !== 'APP_WEBHOOK_HOST_UNRESOLVABLE') throw error;
-      deps.log.warn({ host: url.hostname, reason: error.data?.reason }, `webhook host ${url.hostname} does not resolve now; accepted, every delivery resolves and checks it again`);
+      deps.log.warn(
+        { host: url.hostname, reason: error.data?.reason },
+        `webhook host ${url.hostname} does not resolve now; accepted, every delivery resolves and checks it again`,
+      );
     }
   }
   return url.href;
@@ -90,7 +101,10 @@ export type Ordering = (typeof ORDERINGS)[number];
 export function assertOrdering(value: unknown): Ordering {
   if (value === undefined || value === null) return 'none';
   if (typeof value === 'string' && (ORDERINGS as readonly string[]).includes(value)) return value as Ordering;
-  throw unprocessable(`invalid ordering: must be one of ${ORDERINGS.join(', ')}`, { code: 'APP_WEBHOOK_ORDERING_INVALID', data: { field: 'ordering' } });
+  throw unprocessable(`invalid ordering: must be one of ${ORDERINGS.join(', ')}`, {
+    code: 'APP_WEBHOOK_ORDERING_INVALID',
+    data: { field: 'ordering' },
+  });
 }
 
 /** Most deliveries per second an endpoint's `rateLimit` may name. */
@@ -100,7 +114,10 @@ export const MAX_RATE_LIMIT = 10_000;
 export function assertRateLimit(value: unknown): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_RATE_LIMIT) {
-    throw unprocessable(`invalid rateLimit: a whole number of deliveries per second from 1 to ${MAX_RATE_LIMIT}, or null for none`, { code: 'APP_WEBHOOK_RATE_LIMIT_INVALID', data: { field: 'rateLimit' } });
+    throw unprocessable(
+      `invalid rateLimit: a whole number of deliveries per second from 1 to ${MAX_RATE_LIMIT}, or null for none`,
+      { code: 'APP_WEBHOOK_RATE_LIMIT_INVALID', data: { field: 'rateLimit' } },
+    );
   }
   return value;
 }

@@ -12,7 +12,8 @@ import { createSecretBox, type SecretBox } from '../secret-box.ts';
 const PURPOSE = 'endpoint-headers';
 
 /** The box of header values for `config.secret`. */
-export const headerBox = (config: Pick<Config, 'secret'>): SecretBox => createSecretBox(config.secret ?? undefined, { purpose: PURPOSE });
+export const headerBox = (config: Pick<Config, 'secret'>): SecretBox =>
+  createSecretBox(config.secret ?? undefined, { purpose: PURPOSE });
 
 /** The headers as stored: every value sealed. */
 export function sealHeaders(config: Pick<Config, 'secret'>, headers: Record<string, string>): Record<string, string> {
@@ -24,13 +25,19 @@ export function sealHeaders(config: Pick<Config, 'secret'>, headers: Record<stri
  * The headers with their values opened. Throws 500 `APP_WEBHOOK_SECRET_UNREADABLE` when a value
  * was sealed under another application secret (re-seal with `app secrets:seal`).
  */
-export function openHeaders(config: Pick<Config, 'secret'>, stored: Record<string, string> | null | undefined, endpointId?: string): Record<string, string> {
+export function openHeaders(
+  config: Pick<Config, 'secret'>,
+  stored: Record<string, string> | null | undefined,
+  endpointId?: string,
+): Record<string, string> {
   if (!stored || Object.keys(stored).length === 0) return {}; // most endpoints: no key derivation at all
   const box = headerBox(config);
-  return Object.fromEntries(Object.entries(stored ?? {}).map(([name, value]) => [
-    name,
-    value.startsWith('enc:') || value.startsWith('plain:') ? box.open(value, endpointId) : value,
-  ]));
+  return Object.fromEntries(
+    Object.entries(stored ?? {}).map(([name, value]) => [
+      name,
+      value.startsWith('enc:') || value.startsWith('plain:') ? box.open(value, endpointId) : value,
+    ]),
+  );
 }
 
 /** The names with values hidden (null): what is shown unless a member or admin reveals them. */

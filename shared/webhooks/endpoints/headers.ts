@@ -11,7 +11,11 @@ import { describeValue } from '../../errors/describe-value.ts';
 
 /** Names the service sets itself on every delivery. */
 export const RESERVED_HEADERS: readonly string[] = [
-  'webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'user-agent',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'content-type',
+  'user-agent',
 ];
 
 /**
@@ -19,7 +23,15 @@ export const RESERVED_HEADERS: readonly string[] = [
  * HTTP client refuses anyway. Every name starting with `proxy-` is refused as well.
  */
 export const HOP_BY_HOP_HEADERS: readonly string[] = [
-  'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
 ];
 
 /** Most headers one endpoint may carry. */
@@ -70,8 +82,14 @@ export function assertEndpointHeaders(headers: unknown): Record<string, string> 
     seen.add(name.toLowerCase());
     if (typeof value !== 'string') throw refuse(name, 'value', 'must have a string value');
     if (CONTROL.test(value)) throw refuse(name, 'value', 'has a value with CR, LF or another control character');
-    if (BEYOND_LATIN1.test(value)) throw refuse(name, 'value', 'has a value with characters outside ISO-8859-1 (encode them, e.g. percent-encoding)');
-    if (value.length > MAX_HEADER_VALUE_LENGTH) throw refuse(name, 'value', `has a value longer than ${MAX_HEADER_VALUE_LENGTH} characters`);
+    if (BEYOND_LATIN1.test(value))
+      throw refuse(
+        name,
+        'value',
+        'has a value with characters outside ISO-8859-1 (encode them, e.g. percent-encoding)',
+      );
+    if (value.length > MAX_HEADER_VALUE_LENGTH)
+      throw refuse(name, 'value', `has a value longer than ${MAX_HEADER_VALUE_LENGTH} characters`);
     out[name] = value.trim();
   }
   return out;

@@ -5,7 +5,7 @@
 import { endpointTable, toEndpoint, type Endpoint, type EndpointRow, type Queryable } from './store.ts';
 import { assertOwner } from './fields.ts';
 import { assertEventNameFilter, type PageWindow } from '../list-filters.ts';
-import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
+import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { DeliveryCounts } from '../deliveries/record.ts';
 import type { WebhookDeps } from '../deps.ts';
 
@@ -55,17 +55,27 @@ export async function listEndpoints(
   const { sql, config } = deps;
   const where = endpointFilter(sql, scope, query);
   const [rows, counted] = await Promise.all([
-    sql<EndpointRow[]>`select w.* from ${endpointTable(sql, config)} w where ${where} order by w.created_at, w.id ${pageWindow(sql, query)}`,
-    query.perPage === undefined ? undefined : sql<{ total: number }[]>`select count(*)::int as total from ${endpointTable(sql, config)} w where ${where}`,
+    sql<
+      EndpointRow[]
+    >`select w.* from ${endpointTable(sql, config)} w where ${where} order by w.created_at, w.id ${pageWindow(sql, query)}`,
+    query.perPage === undefined
+      ? undefined
+      : sql<{ total: number }[]>`select count(*)::int as total from ${endpointTable(sql, config)} w where ${where}`,
   ]);
   const total = counted === undefined ? rows.length : counted[0].total;
   return { records: rows.map((row) => toEndpoint(row, config)), total };
 }
 
 /** Endpoints filtered as `listEndpoints` (all of them), each with its delivery counts by state and latest delivery time. */
-export async function endpointStatuses(deps: Pick<WebhookDeps, 'config' | 'sql'>, scope: TenantScope, query: Omit<EndpointQuery, keyof PageWindow> = {}): Promise<EndpointStatus[]> {
+export async function endpointStatuses(
+  deps: Pick<WebhookDeps, 'config' | 'sql'>,
+  scope: TenantScope,
+  query: Omit<EndpointQuery, keyof PageWindow> = {},
+): Promise<EndpointStatus[]> {
   const { sql, config } = deps;
-  const rows = await sql<(EndpointRow & { pending: number; running: number; done: number; dead: number; last_delivery_at: Date | null })[]>`
+  const rows = await sql<
+    (EndpointRow & { pending: number; running: number; done: number; dead: number; last_delivery_at: Date | null })[]
+  >`
     select w.*,
       coalesce(c.pending, 0)::int as pending, coalesce(c.running, 0)::int as running,
       coalesce(c.done, 0)::int as done, coalesce(c.dead, 0)::int as dead, c.last_delivery_at
@@ -83,7 +93,13 @@ export async function endpointStatuses(deps: Pick<WebhookDeps, 'config' | 'sql'>
     order by w.created_at, w.id`;
   return rows.map((row) => ({
     ...toEndpoint(row, config),
-    deliveries: { pending: row.pending, running: row.running, done: row.done, dead: row.dead, total: row.pending + row.running + row.done + row.dead },
+    deliveries: {
+      pending: row.pending,
+      running: row.running,
+      done: row.done,
+      dead: row.dead,
+      total: row.pending + row.running + row.done + row.dead,
+    },
     lastDeliveryAt: row.last_delivery_at,
   }));
 }

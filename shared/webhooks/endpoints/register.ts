@@ -6,14 +6,21 @@ import { sealHeaders } from './header-box.ts';
 import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
 import { assertEndpointHeaders } from './headers.ts';
-import { assertDescription, assertOrdering, assertOwner, assertRateLimit, checkEndpointUrl, type Ordering } from './fields.ts';
+import {
+  assertDescription,
+  assertOrdering,
+  assertOwner,
+  assertRateLimit,
+  checkEndpointUrl,
+  type Ordering,
+} from './fields.ts';
 import { endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
 import { addSecret, secretBoxFor } from './secrets.ts';
 import { SIGNING_SCHEMES, shownSecret, type SigningScheme } from '../signing.ts';
 import { unprocessable } from '../../errors/app-error.ts';
 import { newEndpointId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite } from '../tenant-scope.ts';
+import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface RegisterOptions {
@@ -39,8 +46,12 @@ export type RegisteredEndpoint = Endpoint & { secret: string };
 /** `signing`: absent or null is `hmac-sha256`. Throws 422 `APP_WEBHOOK_SIGNING_INVALID`. */
 export function assertSigning(signing: unknown): SigningScheme {
   if (signing === undefined || signing === null) return 'hmac-sha256';
-  if (typeof signing === 'string' && (SIGNING_SCHEMES as readonly string[]).includes(signing)) return signing as SigningScheme;
-  throw unprocessable(`invalid signing: must be one of ${SIGNING_SCHEMES.join(', ')}`, { code: 'APP_WEBHOOK_SIGNING_INVALID', data: { field: 'signing' } });
+  if (typeof signing === 'string' && (SIGNING_SCHEMES as readonly string[]).includes(signing))
+    return signing as SigningScheme;
+  throw unprocessable(`invalid signing: must be one of ${SIGNING_SCHEMES.join(', ')}`, {
+    code: 'APP_WEBHOOK_SIGNING_INVALID',
+    data: { field: 'signing' },
+  });
 }
 
 /**
@@ -51,7 +62,11 @@ export function assertSigning(signing: unknown): SigningScheme {
  * one tenant registers for that tenant only (naming another owner: 404 `APP_TENANT_NOT_FOUND`);
  * a role that may not register is refused first (403 `APP_FORBIDDEN`).
  */
-export async function registerEndpoint(deps: WebhookDeps, actor: Actor, options: RegisterOptions): Promise<RegisteredEndpoint> {
+export async function registerEndpoint(
+  deps: WebhookDeps,
+  actor: Actor,
+  options: RegisterOptions,
+): Promise<RegisteredEndpoint> {
   authorize(actor, 'endpoints.register');
   const input = (options ?? {}) as Partial<RegisterOptions>;
   const owner = assertOwner(ownerForWrite(actor.scope, input.owner));

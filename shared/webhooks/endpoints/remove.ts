@@ -9,7 +9,11 @@ import { authorize, type Actor } from '../../access/actor.ts';
  * not deleted and, like an unknown id, answers 404 `APP_WEBHOOK_NOT_FOUND`. Answers
  * `{id, removed: true}`. A role that may not remove endpoints gets 403 `APP_FORBIDDEN`.
  */
-export async function removeEndpoint(deps: WebhookDeps, actor: Actor, id: string): Promise<{ id: string; removed: true }> {
+export async function removeEndpoint(
+  deps: WebhookDeps,
+  actor: Actor,
+  id: string,
+): Promise<{ id: string; removed: true }> {
   authorize(actor, 'endpoints.remove');
   const { scope } = actor;
   if (typeof id !== 'string') throw endpointNotFound(id);

@@ -31,7 +31,12 @@ export interface RevealedSecret {
  * Generates a secret of `scheme` for `endpointId` and stores it sealed; answers it (a `whsec_`
  * secret, or a `whsk_` signing key: show receivers `shownSecret` of it, the public key).
  */
-export async function addSecret(sql: Queryable, box: SecretBox, endpointId: string, scheme: SigningScheme = 'hmac-sha256'): Promise<string> {
+export async function addSecret(
+  sql: Queryable,
+  box: SecretBox,
+  endpointId: string,
+  scheme: SigningScheme = 'hmac-sha256',
+): Promise<string> {
   const secret = generateSecretFor(scheme);
   await sql`insert into app_webhook_secrets (endpoint_id, sealed) values (${endpointId}, ${box.seal(secret)})`;
   return secret;
@@ -85,7 +90,10 @@ export async function rotateSecret(
     const secret = shownSecret(await addSecret(tx, box, id, row.signing ?? 'hmac-sha256'));
     return { secret, graceEndsAt };
   });
-  deps.log.info({ endpoint: id, graceMs: grace }, grace === 0 ? 'webhook secret rotated; the old secret no longer signs' : 'webhook secret rotated with grace');
+  deps.log.info(
+    { endpoint: id, graceMs: grace },
+    grace === 0 ? 'webhook secret rotated; the old secret no longer signs' : 'webhook secret rotated with grace',
+  );
   return result;
 }
 
@@ -106,7 +114,11 @@ async function openSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string
     select sealed, created_at, expires_at from app_webhook_secrets
     where endpoint_id = ${id} and (expires_at is null or expires_at > now())
     order by id desc`;
-  return rows.map((row) => ({ secret: box.open(row.sealed, id), createdAt: row.created_at, expiresAt: row.expires_at }));
+  return rows.map((row) => ({
+    secret: box.open(row.sealed, id),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  }));
 }
 
 /** The secrets (`whsec_`) or signing keys (`whsk_`) that sign deliveries of endpoint `id` now, newest first (for the worker). */

@@ -11,6 +11,11 @@ export const TEST_EVENT = 'webhook.test';
  * Sends one event (default `webhook.test`, data `{}`) to endpoint `id` in `scope` alone, through
  * the queue. Throws what `sendToEndpoint` throws.
  */
-export function sendTestEvent(deps: WebhookDeps, actor: Actor, id: string, input: { type?: string; data?: unknown } = {}): Promise<Delivery> {
+export function sendTestEvent(
+  deps: WebhookDeps,
+  actor: Actor,
+  id: string,
+  input: { type?: string; data?: unknown } = {},
+): Promise<Delivery> {
   return sendToEndpoint(deps, actor, id, input.type ?? TEST_EVENT, input.data === undefined ? {} : input.data);
 }

@@ -9,7 +9,7 @@ import type { Ordering } from './fields.ts';
 import { isIdText } from '../ids.ts';
 import { notFound } from '../../errors/app-error.ts';
 import type { Config } from '../../config/index.ts';
-import { assertInScope, type TenantScope } from '../tenant-scope.ts';
+import { assertInScope, type TenantScope } from '../../access/tenant-scope.ts';
 import { clip, describeValue } from '../../errors/describe-value.ts';
 
 /** NOTIFY channel announcing a change to an endpoint; the payload is `{"owner": <owner|null>}`. */

@@ -9,13 +9,28 @@ import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
 import { emitOperational } from '../operational.ts';
 import { assertEndpointHeaders } from './headers.ts';
-import { assertDescription, assertOrdering, assertOwner, assertRateLimit, checkEndpointUrl, UNSTORABLE, type Ordering } from './fields.ts';
+import {
+  assertDescription,
+  assertOrdering,
+  assertOwner,
+  assertRateLimit,
+  checkEndpointUrl,
+  UNSTORABLE,
+  type Ordering,
+} from './fields.ts';
 import { admit } from '../deliveries/flow.ts';
-import { endpointRow, endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
+import {
+  endpointRow,
+  endpointTable,
+  notifyEndpointsChanged,
+  toEndpoint,
+  type Endpoint,
+  type EndpointRow,
+} from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite } from '../tenant-scope.ts';
+import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
-import { storableText } from '../../db/storable-text.ts';
+import { isStoredAsGiven } from '../../db/storable-text.ts';
 
 /** The fields `update` changes; a key left out (or undefined) is kept as it is. */
 export interface EndpointPatch {
@@ -37,7 +52,17 @@ export interface EndpointPatch {
   ordering?: Ordering | null;
 }
 
-const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 'enabled', 'disabledReason', 'rateLimit', 'ordering']);
+const PATCH_KEYS = new Set([
+  'url',
+  'events',
+  'owner',
+  'description',
+  'headers',
+  'enabled',
+  'disabledReason',
+  'rateLimit',
+  'ordering',
+]);
 
 /**
  * Applies `patch` to endpoint `id` with the same checks as `register` (a new url is checked and
@@ -48,7 +73,12 @@ const PATCH_KEYS = new Set(['url', 'events', 'owner', 'description', 'headers', 
  * `rotateSecret`). A caller whose role may not change endpoints is refused first (403
  * `APP_FORBIDDEN`), and one that may not disable or enable them when the patch does.
  */
-export async function updateEndpoint(deps: WebhookDeps, actor: Actor, id: string, patch: EndpointPatch): Promise<Endpoint> {
+export async function updateEndpoint(
+  deps: WebhookDeps,
+  actor: Actor,
+  id: string,
+  patch: EndpointPatch,
+): Promise<Endpoint> {
   authorize(actor, 'endpoints.update');
   const enabled = (patch as EndpointPatch | null)?.enabled;
   if (enabled !== undefined) authorize(actor, enabled === false ? 'endpoints.disable' : 'endpoints.enable');
@@ -57,9 +87,14 @@ export async function updateEndpoint(deps: WebhookDeps, actor: Actor, id: string
 
 async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: EndpointPatch): Promise<Endpoint> {
   const { scope } = actor;
-  const given = Object.fromEntries(Object.entries(patch ?? {}).filter(([, value]) => value !== undefined)) as EndpointPatch;
+  const given = Object.fromEntries(
+    Object.entries(patch ?? {}).filter(([, value]) => value !== undefined),
+  ) as EndpointPatch;
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
-    throw unprocessable('cannot update webhook endpoint: the patch must be an object', { code: 'APP_WEBHOOK_PATCH_INVALID', data: { field: null } });
+    throw unprocessable('cannot update webhook endpoint: the patch must be an object', {
+      code: 'APP_WEBHOOK_PATCH_INVALID',
+      data: { field: null },
+    });
   }
   const unknown = Object.keys(given).filter((key) => !PATCH_KEYS.has(key));
   if (unknown.length > 0) {
@@ -69,10 +104,13 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
     });
   }
   if (Object.keys(given).length === 0) {
-    throw unprocessable(`cannot update webhook endpoint: nothing to update (give one of ${[...PATCH_KEYS].join(', ')})`, {
-      code: 'APP_WEBHOOK_PATCH_INVALID',
-      data: { fields: [] },
-    });
+    throw unprocessable(
+      `cannot update webhook endpoint: nothing to update (give one of ${[...PATCH_KEYS].join(', ')})`,
+      {
+        code: 'APP_WEBHOOK_PATCH_INVALID',
+        data: { fields: [] },
+      },
+    );
   }
   if (given.enabled !== undefined && typeof given.enabled !== 'boolean') {
     throw unprocessable('cannot update webhook endpoint: enabled must be true or false', {
@@ -80,11 +118,20 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
       data: { field: 'enabled' },
     });
   }
-  if (given.disabledReason !== undefined && (typeof given.disabledReason !== 'string' || given.disabledReason.length > 1000 || UNSTORABLE.test(given.disabledReason) || !storableText(given.disabledReason))) {
-    throw unprocessable('cannot update webhook endpoint: disabledReason must be a string of at most 1000 characters without control characters or lone surrogates', {
-      code: 'APP_WEBHOOK_PATCH_INVALID',
-      data: { field: 'disabledReason' },
-    });
+  if (
+    given.disabledReason !== undefined &&
+    (typeof given.disabledReason !== 'string' ||
+      given.disabledReason.length > 1000 ||
+      UNSTORABLE.test(given.disabledReason) ||
+      !isStoredAsGiven(given.disabledReason))
+  ) {
+    throw unprocessable(
+      'cannot update webhook endpoint: disabledReason must be a string of at most 1000 characters without control characters or lone surrogates',
+      {
+        code: 'APP_WEBHOOK_PATCH_INVALID',
+        data: { field: 'disabledReason' },
+      },
+    );
   }
   const events = given.events === undefined ? undefined : assertEventPatterns(given.events);
   if (events) await checkSubscriptions(deps, events);
@@ -128,13 +175,23 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
   if (before.disabled_at !== null && after.disabled_at === null) {
     await emitOperational(deps, 'app.endpoint.enabled', { endpointId: id, url: after.url }, after.owner);
   } else if (before.disabled_at === null && after.disabled_at !== null) {
-    await emitOperational(deps, 'app.endpoint.disabled', { endpointId: id, url: after.url, reason: after.disabled_reason }, after.owner);
+    await emitOperational(
+      deps,
+      'app.endpoint.disabled',
+      { endpointId: id, url: after.url, reason: after.disabled_reason },
+      after.owner,
+    );
   }
   return toEndpoint(after, deps.config);
 }
 
 /** Disables endpoint `id` (no new deliveries are written for it); `reason` is kept with it. */
-export function disableEndpoint(deps: WebhookDeps, actor: Actor, id: string, options: { reason?: string } = {}): Promise<Endpoint> {
+export function disableEndpoint(
+  deps: WebhookDeps,
+  actor: Actor,
+  id: string,
+  options: { reason?: string } = {},
+): Promise<Endpoint> {
   authorize(actor, 'endpoints.disable');
   return applyPatch(deps, actor, id, { enabled: false, disabledReason: options.reason });
 }

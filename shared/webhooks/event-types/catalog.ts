@@ -1,15 +1,22 @@
 /**
- * The event-type catalog (README "Event-type catalog"): types with a description, an optional JSON
+ * The event-type catalog (docs/events.md "Event-type catalog"): types with a description, an optional JSON
  * Schema for `data`, examples and a deprecated flag. One catalog for the service; admins change it,
  * every role reads it (the REST and GraphQL role rules; the CLI acts as an admin).
  */
 import { conflict, notFound, unprocessable } from '../../errors/app-error.ts';
 import { clip, describeValue } from '../../errors/describe-value.ts';
-import { storableText } from '../../db/storable-text.ts';
+import { isStoredAsGiven } from '../../db/storable-text.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { assertEventName } from '../patterns.ts';
 import { createSchemaCompiler } from './schema-check.ts';
-import { countEventTypes, insertEventType, selectEventType, selectEventTypes, updateEventTypeRow, type EventTypeRow } from './store.ts';
+import {
+  countEventTypes,
+  insertEventType,
+  selectEventType,
+  selectEventTypes,
+  updateEventTypeRow,
+  type EventTypeRow,
+} from './store.ts';
 import { forgetEventType } from './validation.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
@@ -35,11 +42,17 @@ export const toEventType = (row: EventTypeRow): EventType => ({
 });
 
 const invalid = (field: string, reason: string) =>
-  unprocessable(`invalid event type ${field}: ${reason}`, { code: 'APP_WEBHOOK_EVENT_TYPE_INVALID', data: { field, reason } });
+  unprocessable(`invalid event type ${field}: ${reason}`, {
+    code: 'APP_WEBHOOK_EVENT_TYPE_INVALID',
+    data: { field, reason },
+  });
 
 /** AppError 404 `APP_WEBHOOK_EVENT_TYPE_NOT_FOUND`. */
 export const eventTypeNotFound = (name: unknown) =>
-  notFound(`event type ${typeof name === 'string' ? clip(name) : describeValue(name)} is not in the catalog`, { code: 'APP_WEBHOOK_EVENT_TYPE_NOT_FOUND', data: { name } });
+  notFound(`event type ${typeof name === 'string' ? clip(name) : describeValue(name)} is not in the catalog`, {
+    code: 'APP_WEBHOOK_EVENT_TYPE_NOT_FOUND',
+    data: { name },
+  });
 
 export const MAX_EXAMPLES = 20;
 
@@ -47,7 +60,8 @@ function checkDescription(value: unknown): string | null {
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string') throw invalid('description', 'must be a string');
   if (value.length > 2000) throw invalid('description', 'must be at most 2000 characters');
-  if (/\u0000/.test(value) || !storableText(value)) throw invalid('description', 'must not contain NUL or lone surrogates');
+  if (/\u0000/.test(value) || !isStoredAsGiven(value))
+    throw invalid('description', 'must not contain NUL or lone surrogates');
   return value;
 }
 
@@ -83,11 +97,16 @@ export interface EventTypeInput {
  * `APP_WEBHOOK_EVENT_SCHEMA_INVALID`; 409 `APP_WEBHOOK_EVENT_TYPE_EXISTS`; first 403
  * `APP_FORBIDDEN` to a role that may not change the catalog (it is the whole service's).
  */
-export async function createEventType(deps: Pick<WebhookDeps, 'sql' | 'log'>, actor: Actor, input: EventTypeInput): Promise<EventType> {
+export async function createEventType(
+  deps: Pick<WebhookDeps, 'sql' | 'log'>,
+  actor: Actor,
+  input: EventTypeInput,
+): Promise<EventType> {
   authorize(actor, 'eventTypes.create');
   const name = assertEventName(input?.name);
   const { schema, validate } = checkSchema(input.schema);
-  if (input.deprecated !== undefined && typeof input.deprecated !== 'boolean') throw invalid('deprecated', 'must be true or false');
+  if (input.deprecated !== undefined && typeof input.deprecated !== 'boolean')
+    throw invalid('deprecated', 'must be true or false');
   const row = await insertEventType(deps.sql, {
     name,
     description: checkDescription(input.description),
@@ -95,7 +114,11 @@ export async function createEventType(deps: Pick<WebhookDeps, 'sql' | 'log'>, ac
     examples: checkExamples(input.examples, validate),
     deprecated: input.deprecated === true,
   });
-  if (!row) throw conflict(`event type ${name} is already in the catalog; change it with an update`, { code: 'APP_WEBHOOK_EVENT_TYPE_EXISTS', data: { name } });
+  if (!row)
+    throw conflict(`event type ${name} is already in the catalog; change it with an update`, {
+      code: 'APP_WEBHOOK_EVENT_TYPE_EXISTS',
+      data: { name },
+    });
   deps.log.info({ eventType: name }, 'event type added');
   return toEventType(row);
 }
@@ -113,25 +136,43 @@ export async function listEventTypes(
   query: { includeDeprecated?: boolean; page?: number; perPage?: number } = {},
 ): Promise<{ records: EventType[]; total: number }> {
   const includeDeprecated = query.includeDeprecated !== false;
-  const window = query.perPage === undefined ? {} : { limit: query.perPage, offset: ((query.page ?? 1) - 1) * query.perPage };
-  const [rows, total] = await Promise.all([selectEventTypes(deps.sql, { includeDeprecated, ...window }), countEventTypes(deps.sql, { includeDeprecated })]);
+  const window =
+    query.perPage === undefined ? {} : { limit: query.perPage, offset: ((query.page ?? 1) - 1) * query.perPage };
+  const [rows, total] = await Promise.all([
+    selectEventTypes(deps.sql, { includeDeprecated, ...window }),
+    countEventTypes(deps.sql, { includeDeprecated }),
+  ]);
   return { records: rows.map(toEventType), total };
 }
 
 /** Changes the given fields of a type (`schema: null` removes the schema). Throws as create does, and 404. */
-export async function updateEventType(deps: Pick<WebhookDeps, 'sql' | 'log'>, actor: Actor, name: unknown, input: EventTypeInput): Promise<EventType> {
+export async function updateEventType(
+  deps: Pick<WebhookDeps, 'sql' | 'log'>,
+  actor: Actor,
+  name: unknown,
+  input: EventTypeInput,
+): Promise<EventType> {
   authorize(actor, 'eventTypes.update');
   const current = await showEventType(deps, name);
   const given = (input ?? {}) as EventTypeInput;
-  const unknown = Object.keys(given).filter((key) => !['description', 'schema', 'examples', 'deprecated'].includes(key));
-  if (unknown.length > 0) throw invalid(unknown[0], 'is not a field of an event type that can change (description, schema, examples, deprecated)');
+  const unknown = Object.keys(given).filter(
+    (key) => !['description', 'schema', 'examples', 'deprecated'].includes(key),
+  );
+  if (unknown.length > 0)
+    throw invalid(
+      unknown[0],
+      'is not a field of an event type that can change (description, schema, examples, deprecated)',
+    );
   if (Object.keys(given).length === 0) throw invalid('update', 'names no field to change');
   const checked = given.schema !== undefined ? checkSchema(given.schema) : checkSchema(current.schema);
-  if (given.deprecated !== undefined && typeof given.deprecated !== 'boolean') throw invalid('deprecated', 'must be true or false');
+  if (given.deprecated !== undefined && typeof given.deprecated !== 'boolean')
+    throw invalid('deprecated', 'must be true or false');
   const row = await updateEventTypeRow(deps.sql, current.name, {
     ...(given.description !== undefined ? { description: checkDescription(given.description) } : {}),
     ...(given.schema !== undefined ? { schema: checked.schema } : {}),
-    ...(given.examples !== undefined || given.schema !== undefined ? { examples: checkExamples(given.examples ?? current.examples, checked.validate) } : {}),
+    ...(given.examples !== undefined || given.schema !== undefined
+      ? { examples: checkExamples(given.examples ?? current.examples, checked.validate) }
+      : {}),
     ...(given.deprecated !== undefined ? { deprecated: given.deprecated as boolean } : {}),
   });
   if (!row) throw eventTypeNotFound(name);

@@ -13,7 +13,10 @@ export interface EventTypeRow {
 
 const COLUMNS = 'name, description, schema, examples, deprecated, created_at, updated_at';
 
-export async function insertEventType(sql: Sql, input: Omit<EventTypeRow, 'created_at' | 'updated_at'>): Promise<EventTypeRow | undefined> {
+export async function insertEventType(
+  sql: Sql,
+  input: Omit<EventTypeRow, 'created_at' | 'updated_at'>,
+): Promise<EventTypeRow | undefined> {
   const rows = await sql<EventTypeRow[]>`
     insert into app_event_types (name, description, schema, examples, deprecated)
     values (${input.name}, ${input.description}, ${input.schema === null ? null : sql.json(input.schema as never)}, ${sql.json(input.examples as never)}, ${input.deprecated})
@@ -28,7 +31,10 @@ export async function selectEventType(sql: Sql, name: string): Promise<EventType
 }
 
 /** Types in name order; one page when given; deprecated ones only when asked. */
-export function selectEventTypes(sql: Sql, options: { includeDeprecated: boolean; limit?: number; offset?: number }): Promise<EventTypeRow[]> {
+export function selectEventTypes(
+  sql: Sql,
+  options: { includeDeprecated: boolean; limit?: number; offset?: number },
+): Promise<EventTypeRow[]> {
   return sql<EventTypeRow[]>`
     select ${sql.unsafe(COLUMNS)} from app_event_types
      where ${options.includeDeprecated ? sql`true` : sql`not deprecated`}
@@ -37,7 +43,9 @@ export function selectEventTypes(sql: Sql, options: { includeDeprecated: boolean
 }
 
 export async function countEventTypes(sql: Sql, options: { includeDeprecated: boolean }): Promise<number> {
-  const [row] = await sql<{ count: number }[]>`select count(*)::int as count from app_event_types where ${options.includeDeprecated ? sql`true` : sql`not deprecated`}`;
+  const [row] = await sql<
+    { count: number }[]
+  >`select count(*)::int as count from app_event_types where ${options.includeDeprecated ? sql`true` : sql`not deprecated`}`;
   return row.count;
 }
 

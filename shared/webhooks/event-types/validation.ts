@@ -46,7 +46,10 @@ async function known(sql: Queryable, name: string): Promise<Known> {
   const hit = cache.get(name);
   if (hit && Date.now() - hit.at < CATALOG_CACHE_MS) return hit;
   const row = await selectEventType(sql, name);
-  const entry: Known = { at: Date.now(), validate: row === undefined ? undefined : row.schema === null ? null : compiler.compile(row.schema) };
+  const entry: Known = {
+    at: Date.now(),
+    validate: row === undefined ? undefined : row.schema === null ? null : compiler.compile(row.schema),
+  };
   cache.set(name, entry);
   if (cache.size > 10_000) cache.delete(cache.keys().next().value as string);
   return entry;
@@ -56,32 +59,51 @@ async function known(sql: Queryable, name: string): Promise<Known> {
  * Checks an emit's `data` against its type's schema, and (strict, unless `options.strict` is
  * false: one endpoint's `webhooks:send`, test events) that the type is known.
  */
-export async function checkEventData(deps: Pick<WebhookDeps, 'sql' | 'config'>, type: string, data: unknown, options: { strict?: boolean } = {}): Promise<void> {
+export async function checkEventData(
+  deps: Pick<WebhookDeps, 'sql' | 'config'>,
+  type: string,
+  data: unknown,
+  options: { strict?: boolean } = {},
+): Promise<void> {
   const entry = await known(deps.sql, type);
   if (entry.validate === undefined) {
     // the service's own operational events (`app.…`) are never held to the catalog
     if (deps.config.webhooks.strictEventTypes && options.strict !== false && !type.startsWith('app.')) {
-      throw unprocessable(`event type ${type} is not in the catalog (webhooks.strictEventTypes is on); add it first: app event-types:add ${type}`, {
-        code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN', data: { field: 'type', type },
-      });
+      throw unprocessable(
+        `event type ${type} is not in the catalog (webhooks.strictEventTypes is on); add it first: app event-types:add ${type}`,
+        {
+          code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN',
+          data: { field: 'type', type },
+        },
+      );
     }
     return;
   }
   if (entry.validate !== null && !entry.validate(data)) {
     throw unprocessable(`the data of event ${type} does not match the type's schema`, {
-      code: 'APP_WEBHOOK_EVENT_DATA_INVALID', data: { field: 'data', type, errors: validatorErrors(entry.validate.errors) },
+      code: 'APP_WEBHOOK_EVENT_DATA_INVALID',
+      data: { field: 'data', type, errors: validatorErrors(entry.validate.errors) },
     });
   }
 }
 
 /** With `webhooks.strictEventTypes`: each pattern must match a type of the catalog. */
-export async function checkSubscriptions(deps: Pick<WebhookDeps, 'sql' | 'config'>, patterns: readonly string[]): Promise<void> {
+export async function checkSubscriptions(
+  deps: Pick<WebhookDeps, 'sql' | 'config'>,
+  patterns: readonly string[],
+): Promise<void> {
   if (!deps.config.webhooks.strictEventTypes) return;
   const names = await selectEventTypeNames(deps.sql);
-  const unmatched = patterns.find((pattern) => !pattern.startsWith('app.') && !names.some((name) => matchesEvent([pattern], name)));
+  const unmatched = patterns.find(
+    (pattern) => !pattern.startsWith('app.') && !names.some((name) => matchesEvent([pattern], name)),
+  );
   if (unmatched !== undefined) {
-    throw unprocessable(`the pattern ${unmatched} matches no event type of the catalog (webhooks.strictEventTypes is on)`, {
-      code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN', data: { field: 'events', pattern: unmatched },
-    });
+    throw unprocessable(
+      `the pattern ${unmatched} matches no event type of the catalog (webhooks.strictEventTypes is on)`,
+      {
+        code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN',
+        data: { field: 'events', pattern: unmatched },
+      },
+    );
   }
 }

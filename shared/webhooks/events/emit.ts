@@ -11,7 +11,7 @@ import { payloadText } from './envelope.ts';
 import { checkEventData } from '../event-types/validation.ts';
 import { deliveriesOfEvent, DuplicateEvent, enqueueDeliveries, type Delivery } from './enqueue.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite } from '../tenant-scope.ts';
+import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface EmitOptions {
@@ -34,7 +34,10 @@ export interface EmitOptions {
 export function assertSourceId(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(value)) {
-    throw unprocessable('invalid eventId: must be 1 to 64 visible ASCII characters (your own id of the event)', { code: 'APP_WEBHOOK_EVENT_ID_INVALID', data: { field: 'eventId' } });
+    throw unprocessable('invalid eventId: must be 1 to 64 visible ASCII characters (your own id of the event)', {
+      code: 'APP_WEBHOOK_EVENT_ID_INVALID',
+      data: { field: 'eventId' },
+    });
   }
   return value;
 }
@@ -67,12 +70,22 @@ export function assertFanoutBytes(limit: number, payloadBytes: number, fanout: n
  * catalog's schema for the type), `APP_WEBHOOK_EVENT_TYPE_UNKNOWN` (strict catalog), 413
  * `APP_WEBHOOK_PAYLOAD_TOO_LARGE` or `APP_WEBHOOK_FANOUT_TOO_LARGE`, 503 `APP_WEBHOOK_QUEUE_MISSING`.
  */
-export async function emit(deps: WebhookDeps, event: string, payload: unknown, options: EmitOptions = {}): Promise<Delivery[]> {
+export async function emit(
+  deps: WebhookDeps,
+  event: string,
+  payload: unknown,
+  options: EmitOptions = {},
+): Promise<Delivery[]> {
   return (await emitOnce(deps, event, payload, options)).deliveries;
 }
 
 /** `emit`, also saying whether the `eventId` repeated an earlier event (then nothing was queued). */
-export async function emitOnce(deps: WebhookDeps, event: string, payload: unknown, options: EmitOptions = {}): Promise<{ deliveries: Delivery[]; duplicate: boolean }> {
+export async function emitOnce(
+  deps: WebhookDeps,
+  event: string,
+  payload: unknown,
+  options: EmitOptions = {},
+): Promise<{ deliveries: Delivery[]; duplicate: boolean }> {
   const type = assertEventName(event);
   const owner = assertOwner(options?.owner);
   const sourceId = assertSourceId(options?.eventId);
@@ -80,22 +93,40 @@ export async function emitOnce(deps: WebhookDeps, event: string, payload: unknow
   await checkEventData(deps, type, payload);
   const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps.sql, deps.config, owner);
   const only = options?.only;
-  const matched = endpoints.filter((endpoint) => (only ? matchesEvent(endpoint.events.filter(only), type) : matchesEvent(endpoint.events, type)));
+  const matched = endpoints.filter((endpoint) =>
+    only ? matchesEvent(endpoint.events.filter(only), type) : matchesEvent(endpoint.events, type),
+  );
   const limit = deps.config.webhooks.maxFanout;
   if (matched.length > limit) {
     throw unprocessable(
       `event ${type} matches ${matched.length} endpoints, more than webhooks.maxFanout (${limit}); nothing was sent`,
-      { code: 'APP_WEBHOOK_FANOUT_EXCEEDED', data: { field: 'type', limit, matched: matched.length, event: type, owner } },
+      {
+        code: 'APP_WEBHOOK_FANOUT_EXCEEDED',
+        data: { field: 'type', limit, matched: matched.length, event: type, owner },
+      },
     );
   }
   assertFanoutBytes(deps.config.webhooks.maxFanoutBytes, data.bytes, matched.length, type);
   try {
-    const deliveries = await enqueueDeliveries(deps, { type, data, owner, endpointIds: matched.map((e) => e.id), sourceId });
-    if (deliveries.length > 0) deps.log.debug({ event: type, owner, deliveries: deliveries.length, eventId: deliveries[0].eventId }, 'webhook event emitted');
+    const deliveries = await enqueueDeliveries(deps, {
+      type,
+      data,
+      owner,
+      endpointIds: matched.map((e) => e.id),
+      sourceId,
+    });
+    if (deliveries.length > 0)
+      deps.log.debug(
+        { event: type, owner, deliveries: deliveries.length, eventId: deliveries[0].eventId },
+        'webhook event emitted',
+      );
     return { deliveries, duplicate: false };
   } catch (error) {
     if (!(error instanceof DuplicateEvent)) throw error;
-    deps.log.info({ event: type, owner, eventId: error.eventId }, 'emit repeats an eventId: the original event is answered, nothing queued');
+    deps.log.info(
+      { event: type, owner, eventId: error.eventId },
+      'emit repeats an eventId: the original event is answered, nothing queued',
+    );
     return { deliveries: await deliveriesOfEvent(deps.sql, error.eventId), duplicate: true };
   }
 }
@@ -108,7 +139,13 @@ export async function emitOnce(deps: WebhookDeps, event: string, payload: unknow
  * endpoint outside the actor's scope) and the input errors of `emit`; a role that may not send
  * is refused first (403 `APP_FORBIDDEN`).
  */
-export async function sendToEndpoint(deps: WebhookDeps, actor: Actor, id: string, event: string, payload: unknown): Promise<Delivery> {
+export async function sendToEndpoint(
+  deps: WebhookDeps,
+  actor: Actor,
+  id: string,
+  event: string,
+  payload: unknown,
+): Promise<Delivery> {
   authorize(actor, 'endpoints.send');
   const { scope } = actor;
   const type = assertEventName(event);
@@ -124,7 +161,11 @@ export async function sendToEndpoint(deps: WebhookDeps, actor: Actor, id: string
   if (row.disabled_at !== null) throw disabled();
   const [delivery] = await enqueueDeliveries(deps, { type, data, owner: row.owner, endpointIds: [id] });
   // Disabled, removed or given to another owner between the read and the write.
-  if (delivery === undefined) throw conflict(`webhook endpoint ${id} changed while sending; try again`, { code: 'APP_WEBHOOK_ENDPOINT_CHANGED', data: { id } });
+  if (delivery === undefined)
+    throw conflict(`webhook endpoint ${id} changed while sending; try again`, {
+      code: 'APP_WEBHOOK_ENDPOINT_CHANGED',
+      data: { id },
+    });
   deps.log.debug({ event: type, endpoint: id, delivery: delivery.id }, 'webhook event sent to one endpoint');
   return delivery;
 }
@@ -145,13 +186,25 @@ export interface EmitResult {
  * another is 404 `APP_TENANT_NOT_FOUND`); an admin or the CLI names any owner, or none. A role
  * that may not emit is refused first (403 `APP_FORBIDDEN`).
  */
-export async function emitEvent(deps: WebhookDeps, actor: Actor, input: { type?: unknown; data?: unknown; owner?: unknown; eventId?: unknown }): Promise<EmitResult> {
+export async function emitEvent(
+  deps: WebhookDeps,
+  actor: Actor,
+  input: { type?: unknown; data?: unknown; owner?: unknown; eventId?: unknown },
+): Promise<EmitResult> {
   authorize(actor, 'events.emit');
   const owner = ownerForWrite(actor.scope, input.owner) as string | null | undefined;
-  const { deliveries, duplicate } = await emitOnce(deps, input.type as string, input.data === undefined ? {} : input.data, { owner, eventId: input.eventId as string | undefined });
+  const { deliveries, duplicate } = await emitOnce(
+    deps,
+    input.type as string,
+    input.data === undefined ? {} : input.data,
+    { owner, eventId: input.eventId as string | undefined },
+  );
   const first = deliveries[0];
   return {
-    event: first === undefined ? null : { id: first.eventId, type: first.event, owner: first.owner, createdAt: first.createdAt },
+    event:
+      first === undefined
+        ? null
+        : { id: first.eventId, type: first.event, owner: first.owner, createdAt: first.createdAt },
     type: input.type as string,
     owner: owner ?? null,
     deliveries,

@@ -10,7 +10,7 @@
  * (`webhooks.backoff`). No graphile `queue_name` (a named graphile queue runs one job at a time);
  * the logical queue `webhooks.queue` is recorded in `app_webhook_deliveries.queue`.
  */
-import { AppError, unavailable, unprocessable } from '../../errors/app-error.ts';
+import { type AppError, unavailable, unprocessable } from '../../errors/app-error.ts';
 import type { Sql } from '../../db/connect.ts';
 import { unprepared } from '../../db/unprepared.ts';
 import { envelopeBody, type PayloadText } from './envelope.ts';
@@ -37,15 +37,34 @@ export interface Delivery {
   createdAt: Date;
 }
 
-
 /** Delivery states as operators see them. */
 export type DeliveryStatus = 'pending' | 'running' | 'done' | 'dead';
 
 /** The deliveries of event `eventId`, as an emit answers them (a repeated `eventId`). */
 export async function deliveriesOfEvent(sql: Sql, eventId: string): Promise<Delivery[]> {
-  const rows = await sql<{ id: string; event_id: string; endpoint_id: string; owner: string | null; event_type: string; queue: string; status: DeliveryStatus; created_at: Date }[]>`
+  const rows = await sql<
+    {
+      id: string;
+      event_id: string;
+      endpoint_id: string;
+      owner: string | null;
+      event_type: string;
+      queue: string;
+      status: DeliveryStatus;
+      created_at: Date;
+    }[]
+  >`
     select id, event_id, endpoint_id, owner, event_type, queue, status, created_at from app_webhook_deliveries where event_id = ${eventId} order by id`;
-  return rows.map((row) => ({ id: row.id, eventId: row.event_id, endpointId: row.endpoint_id, owner: row.owner, event: row.event_type, queue: row.queue, status: row.status, createdAt: row.created_at }));
+  return rows.map((row) => ({
+    id: row.id,
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    owner: row.owner,
+    event: row.event_type,
+    queue: row.queue,
+    status: row.status,
+    createdAt: row.created_at,
+  }));
 }
 
 /** PostgreSQL errors meaning a schema, function, type or table does not exist. */
@@ -104,7 +123,10 @@ async function insertSourcedEvent(
 }
 
 /** The request an emit served timed out before its commit: rolled back (the client already has its 503). */
-const requestTimedOut = () => unavailable('the request timed out before the emit could commit; nothing was written', { code: 'APP_REQUEST_TIMEOUT' });
+const requestTimedOut = () =>
+  unavailable('the request timed out before the emit could commit; nothing was written', {
+    code: 'APP_REQUEST_TIMEOUT',
+  });
 
 /** AppError 503 `APP_WEBHOOK_QUEUE_MISSING` naming what is missing and how to install it. */
 function queueMissing(missing: string[], cause: unknown): AppError {
@@ -124,7 +146,14 @@ function queueMissing(missing: string[], cause: unknown): AppError {
  */
 export async function enqueueDeliveries(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'deadline'>,
-  input: { type: string; data: PayloadText; owner: string | null; endpointIds: readonly string[]; at?: Date; sourceId?: string | null },
+  input: {
+    type: string;
+    data: PayloadText;
+    owner: string | null;
+    endpointIds: readonly string[];
+    at?: Date;
+    sourceId?: string | null;
+  },
 ): Promise<Delivery[]> {
   if (input.endpointIds.length === 0) return [];
   const { config, sql } = deps;
@@ -140,12 +169,18 @@ export async function enqueueDeliveries(
     // on a pool: a transaction of its own; inside a caller's transaction (model events): a savepoint of it
     const inTransaction = (work: (tx: Sql) => Promise<Delivery[]>): Promise<Delivery[]> =>
       'savepoint' in sql && !('begin' in sql)
-        ? ((sql as unknown as { savepoint: (work: (tx: Sql) => Promise<Delivery[]>) => Promise<Delivery[]> }).savepoint(work))
+        ? (sql as unknown as { savepoint: (work: (tx: Sql) => Promise<Delivery[]>) => Promise<Delivery[]> }).savepoint(
+            work,
+          )
         : (sql.begin(work as never) as unknown as Promise<Delivery[]>);
     return await inTransaction(async (tx) => {
       if (deps.deadline?.expired) throw requestTimedOut();
       if (input.sourceId) {
-        const written = await insertSourcedEvent(tx, { id: eventId, type: input.type, owner: input.owner, text: input.data.text, at, sourceId: input.sourceId }, config.webhooks.dedupeWindow);
+        const written = await insertSourcedEvent(
+          tx,
+          { id: eventId, type: input.type, owner: input.owner, text: input.data.text, at, sourceId: input.sourceId },
+          config.webhooks.dedupeWindow,
+        );
         if (written !== eventId) throw new DuplicateEvent(written);
       } else {
         await tx`
@@ -182,16 +217,18 @@ export async function enqueueDeliveries(
       // The request this emit serves may have timed out meanwhile: then roll back, never commit
       // what the client was told had failed.
       if (deps.deadline && !deps.deadline.claimCommit()) throw requestTimedOut();
-      return rows.map((row): Delivery => ({
-        id: row.id,
-        eventId,
-        endpointId: row.endpoint_id,
-        owner: input.owner,
-        event: input.type,
-        queue,
-        status: 'pending',
-        createdAt: at,
-      }));
+      return rows.map(
+        (row): Delivery => ({
+          id: row.id,
+          eventId,
+          endpointId: row.endpoint_id,
+          owner: input.owner,
+          event: input.type,
+          queue,
+          status: 'pending',
+          createdAt: at,
+        }),
+      );
     });
   } catch (error) {
     if (error === nothing) return [];
@@ -201,7 +238,11 @@ export async function enqueueDeliveries(
       if (missing.length > 0) throw queueMissing(missing, error);
     }
     if (pg.code === '22P05' || pg.code === '22P02') {
-      throw unprocessable(`invalid webhook payload: ${pg.message}`, { code: 'APP_WEBHOOK_PAYLOAD_INVALID', data: { field: 'data', reason: pg.message }, cause: error });
+      throw unprocessable(`invalid webhook payload: ${pg.message}`, {
+        code: 'APP_WEBHOOK_PAYLOAD_INVALID',
+        data: { field: 'data', reason: pg.message },
+        cause: error,
+      });
     }
     throw error;
   }

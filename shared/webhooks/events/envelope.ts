@@ -27,7 +27,11 @@ const ESCAPED_SURROGATE = /(?:^|[^\\])(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
  */
 export function payloadText(payload: unknown, maxBytes: number): PayloadText {
   const invalid = (reason: string, cause?: unknown) =>
-    unprocessable(`invalid webhook payload: ${reason}`, { code: 'APP_WEBHOOK_PAYLOAD_INVALID', data: { field: 'data', reason }, cause });
+    unprocessable(`invalid webhook payload: ${reason}`, {
+      code: 'APP_WEBHOOK_PAYLOAD_INVALID',
+      data: { field: 'data', reason },
+      cause,
+    });
   let text: string | undefined;
   try {
     text = JSON.stringify(payload === undefined ? null : payload);

@@ -1,7 +1,7 @@
 /** Listing retained events: one page, newest first, for REST, GraphQL and the CLI (`events:list`). */
 import { assertOwner } from '../endpoints/fields.ts';
 import { assertEventNameFilter } from '../list-filters.ts';
-import { ownerFilter, type TenantScope } from '../tenant-scope.ts';
+import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';

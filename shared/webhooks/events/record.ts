@@ -18,7 +18,10 @@ export interface EventRecord {
 
 /** AppError 404 `APP_WEBHOOK_EVENT_NOT_FOUND`. */
 export const eventNotFound = (id: unknown) =>
-  notFound(`webhook event ${typeof id === 'string' ? clip(id) : describeValue(id)} does not exist`, { code: 'APP_WEBHOOK_EVENT_NOT_FOUND', data: { id } });
+  notFound(`webhook event ${typeof id === 'string' ? clip(id) : describeValue(id)} does not exist`, {
+    code: 'APP_WEBHOOK_EVENT_NOT_FOUND',
+    data: { id },
+  });
 
 export interface EventRow {
   id: string;
@@ -38,7 +41,13 @@ export const toEvent = (row: EventRow): EventRecord => ({
   owner: row.owner,
   data: row.payload,
   createdAt: row.created_at,
-  deliveries: { pending: row.pending, running: row.running, done: row.done, dead: row.dead, total: row.pending + row.running + row.done + row.dead },
+  deliveries: {
+    pending: row.pending,
+    running: row.running,
+    done: row.done,
+    dead: row.dead,
+    total: row.pending + row.running + row.done + row.dead,
+  },
 });
 
 /** The columns of an event with its delivery counts by state (from EVENTS_WITH_COUNTS_FROM). */

@@ -1,6 +1,6 @@
 /** One retained event with its payload and delivery counts. */
 import { isIdText } from '../ids.ts';
-import { inScope, type TenantScope } from '../tenant-scope.ts';
+import { inScope, type TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { EVENTS_WITH_COUNTS, eventNotFound, toEvent, type EventRecord, type EventRow } from './record.ts';
 

@@ -76,12 +76,17 @@ const outcomeOf = (answer: Answer): Outcome => ({ status: answer.status, code: a
 
 async function rest(fixture: Fixture, method: string, path: string, json?: unknown): Promise<Outcome> {
   const { browser, csrf } = fixture.caller;
-  return outcomeOf(await browser.request(method, path, { ...(json === undefined ? {} : { json }), headers: { 'x-csrf-token': csrf } }));
+  return outcomeOf(
+    await browser.request(method, path, { ...(json === undefined ? {} : { json }), headers: { 'x-csrf-token': csrf } }),
+  );
 }
 
 async function graphql(fixture: Fixture, query: string, variables: Record<string, unknown> = {}): Promise<Outcome> {
   const { browser, csrf } = fixture.caller;
-  const answer = await browser.request('POST', '/_app/gql', { json: { query, variables }, headers: { 'x-csrf-token': csrf } });
+  const answer = await browser.request('POST', '/_app/gql', {
+    json: { query, variables },
+    headers: { 'x-csrf-token': csrf },
+  });
   const error = answer.body?.errors?.[0];
   if (answer.status !== 200 || !error) return { status: answer.status, code: answer.body?.code };
   return { status: error.extensions?.status ?? 500, code: error.extensions?.code };
@@ -113,12 +118,15 @@ const disabledEndpoint = async (fixture: Fixture): Promise<Target> => {
 };
 
 /** A delivery of a fresh endpoint, set to `status` (no worker runs here: it stays so). */
-const deliveryIn = (status: 'dead' | 'done') => async (fixture: Fixture): Promise<Target> => {
-  const target = await endpoint(fixture);
-  const delivery = await sendToEndpoint(fixture.webhooks, OPERATOR, target.id, 'order.created', { n: 1 });
-  await fixture.webhooks.sql`update app_webhook_deliveries set status = ${status}, completed_at = now() where id = ${delivery.id}`;
-  return { ...target, delivery: delivery.id };
-};
+const deliveryIn =
+  (status: 'dead' | 'done') =>
+  async (fixture: Fixture): Promise<Target> => {
+    const target = await endpoint(fixture);
+    const delivery = await sendToEndpoint(fixture.webhooks, OPERATOR, target.id, 'order.created', { n: 1 });
+    await fixture.webhooks
+      .sql`update app_webhook_deliveries set status = ${status}, completed_at = now() where id = ${delivery.id}`;
+    return { ...target, delivery: delivery.id };
+  };
 
 const eventType = async ({ webhooks }: Fixture): Promise<Target> => {
   const made = await createEventType(webhooks, OPERATOR, { name: `matrix.t${unique()}` });
@@ -127,40 +135,65 @@ const eventType = async ({ webhooks }: Fixture): Promise<Target> => {
 
 /** A token of the caller's own user (so only its role can stop it from revoking it). */
 const ownToken = async ({ webhooks, caller }: Fixture): Promise<Target> => {
-  const made = await createToken(webhooks, { name: `own ${unique()}`, role: 'viewer', owner: OWNER }, { userId: caller.userId });
+  const made = await createToken(
+    webhooks,
+    { name: `own ${unique()}`, role: 'viewer', owner: OWNER },
+    { userId: caller.userId },
+  );
   return { id: made.id };
 };
 
-const user = (disabled: boolean) => async ({ accounts }: Fixture): Promise<Target> => {
-  const made = await createUser(accounts, OPERATOR, { email: `someone-${unique()}@example.com`, role: 'viewer', owner: OWNER, password: PASSWORD });
-  if (disabled) await setUserDisabled(accounts, OPERATOR, made.id, true);
-  return { id: made.id, email: made.email };
-};
+const user =
+  (disabled: boolean) =>
+  async ({ accounts }: Fixture): Promise<Target> => {
+    const made = await createUser(accounts, OPERATOR, {
+      email: `someone-${unique()}@example.com`,
+      role: 'viewer',
+      owner: OWNER,
+      password: PASSWORD,
+    });
+    if (disabled) await setUserDisabled(accounts, OPERATOR, made.id, true);
+    return { id: made.id, email: made.email };
+  };
 
 const nothing = async (): Promise<Target> => ({ name: unique() });
 
 // --- what is read back ------------------------------------------------------------------------
 
 const endpointRow = ({ webhooks }: Fixture, { id }: Target) =>
-  webhooks.sql`select url, events, description, disabled_at is null as enabled from app_webhooks where id = ${id}`.then((rows) => rows.map((row) => ({ ...row })));
+  webhooks.sql`select url, events, description, disabled_at is null as enabled from app_webhooks where id = ${id}`.then(
+    (rows) => rows.map((row) => ({ ...row })),
+  );
 const secretIds = ({ webhooks }: Fixture, { id }: Target) =>
-  webhooks.sql`select id from app_webhook_secrets where endpoint_id = ${id} order by id`.then((rows) => rows.map((row) => row.id));
+  webhooks.sql`select id from app_webhook_secrets where endpoint_id = ${id} order by id`.then((rows) =>
+    rows.map((row) => row.id),
+  );
 const deliveriesOf = ({ webhooks }: Fixture, { id }: Target) =>
-  webhooks.sql`select id, status from app_webhook_deliveries where endpoint_id = ${id} order by id`.then((rows) => rows.map((row) => ({ ...row })));
+  webhooks.sql`select id, status from app_webhook_deliveries where endpoint_id = ${id} order by id`.then((rows) =>
+    rows.map((row) => ({ ...row })),
+  );
 const deliveryStatus = ({ webhooks }: Fixture, { delivery }: Target) =>
-  webhooks.sql`select status, updated_at from app_webhook_deliveries where id = ${delivery}`.then((rows) => rows.map((row) => ({ ...row })));
+  webhooks.sql`select status, updated_at from app_webhook_deliveries where id = ${delivery}`.then((rows) =>
+    rows.map((row) => ({ ...row })),
+  );
 const endpointsAt = ({ webhooks }: Fixture, { url }: Target) =>
   webhooks.sql`select count(*)::int as n from app_webhooks where url = ${url}`.then(([row]) => row.n);
 const eventsOfType = ({ webhooks }: Fixture, { type }: Target) =>
   webhooks.sql`select count(*)::int as n from app_events where type = ${type}`.then(([row]) => row.n);
 const eventTypeRow = ({ webhooks }: Fixture, { name }: Target) =>
-  webhooks.sql`select name, description from app_event_types where name = ${name}`.then((rows) => rows.map((row) => ({ ...row })));
+  webhooks.sql`select name, description from app_event_types where name = ${name}`.then((rows) =>
+    rows.map((row) => ({ ...row })),
+  );
 const tokensNamed = ({ webhooks }: Fixture, { name }: Target) =>
   webhooks.sql`select count(*)::int as n from app_api_tokens where name = ${name}`.then(([row]) => row.n);
 const tokenRevoked = ({ webhooks }: Fixture, { id }: Target) =>
-  webhooks.sql`select revoked_at is not null as revoked from app_api_tokens where id = ${id}`.then(([row]) => row.revoked);
+  webhooks.sql`select revoked_at is not null as revoked from app_api_tokens where id = ${id}`.then(
+    ([row]) => row.revoked,
+  );
 const userRow = ({ accounts }: Fixture, { id, email }: Target) =>
-  accounts.sql`select email, disabled_at is null as enabled from app_users where id = ${id ?? ''} or email = ${email ?? ''}`.then((rows) => rows.map((row) => ({ ...row })));
+  accounts.sql`select email, disabled_at is null as enabled from app_users where id = ${id ?? ''} or email = ${email ?? ''}`.then(
+    (rows) => rows.map((row) => ({ ...row })),
+  );
 const passwordLinks = ({ accounts }: Fixture, { id }: Target) =>
   accounts.sql`select count(*)::int as n from app_password_links where user_id = ${id}`.then(([row]) => row.n);
 const portalLinks = ({ accounts }: Fixture, { owner }: Target) =>
@@ -183,24 +216,46 @@ export const CASES: Record<Operation, Case> = {
     prepare: async () => ({ url: hookUrl() }),
     readBack: endpointsAt,
     faces: {
-      rest: { route: 'POST /api/v1/webhooks', run: (f, t) => rest(f, 'POST', '/api/v1/webhooks', { url: t.url, events: ['*'], owner: OWNER }) },
+      rest: {
+        route: 'POST /api/v1/webhooks',
+        run: (f, t) => rest(f, 'POST', '/api/v1/webhooks', { url: t.url, events: ['*'], owner: OWNER }),
+      },
       graphql: {
         field: 'registerWebhookEndpoint',
-        run: (f, t) => graphql(f, 'mutation ($input: RegisterWebhookEndpointInput!) { registerWebhookEndpoint(input: $input) { secret } }', { input: { url: t.url, events: ['*'], owner: OWNER } }),
+        run: (f, t) =>
+          graphql(
+            f,
+            'mutation ($input: RegisterWebhookEndpointInput!) { registerWebhookEndpoint(input: $input) { secret } }',
+            { input: { url: t.url, events: ['*'], owner: OWNER } },
+          ),
       },
-      console: { form: 'POST /endpoints', run: (f, t) => form(f, '/endpoints', { url: t.url, events: '*', owner: OWNER }) },
+      console: {
+        form: 'POST /endpoints',
+        run: (f, t) => form(f, '/endpoints', { url: t.url, events: '*', owner: OWNER }),
+      },
     },
   },
   'endpoints.update': {
     prepare: endpoint,
     readBack: endpointRow,
     faces: {
-      rest: { route: 'PATCH /api/v1/webhooks/:externalId', run: (f, t) => rest(f, 'PATCH', `/api/v1/webhooks/${t.id}`, { description: 'changed' }) },
+      rest: {
+        route: 'PATCH /api/v1/webhooks/:externalId',
+        run: (f, t) => rest(f, 'PATCH', `/api/v1/webhooks/${t.id}`, { description: 'changed' }),
+      },
       graphql: {
         field: 'updateWebhookEndpoint',
-        run: (f, t) => graphql(f, `mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { description: "changed" }) { ${ENDPOINT_FIELDS} } }`, { id: t.id }),
+        run: (f, t) =>
+          graphql(
+            f,
+            `mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { description: "changed" }) { ${ENDPOINT_FIELDS} } }`,
+            { id: t.id },
+          ),
       },
-      console: { form: 'POST /endpoints/:id', run: (f, t) => form(f, `/endpoints/${t.id}`, { url: t.url, events: '*', description: 'changed' }) },
+      console: {
+        form: 'POST /endpoints/:id',
+        run: (f, t) => form(f, `/endpoints/${t.id}`, { url: t.url, events: '*', description: 'changed' }),
+      },
     },
   },
   'endpoints.disable': {
@@ -208,8 +263,19 @@ export const CASES: Record<Operation, Case> = {
     readBack: endpointRow,
     faces: {
       rest: { run: (f, t) => rest(f, 'PATCH', `/api/v1/webhooks/${t.id}`, { enabled: false }) },
-      graphql: { field: 'updateWebhookEndpoint', run: (f, t) => graphql(f, `mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { enabled: false }) { ${ENDPOINT_FIELDS} } }`, { id: t.id }) },
-      console: { form: 'POST /endpoints/:id/disable', run: (f, t) => form(f, `/endpoints/${t.id}/disable`, { reason: 'taken over' }) },
+      graphql: {
+        field: 'updateWebhookEndpoint',
+        run: (f, t) =>
+          graphql(
+            f,
+            `mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { enabled: false }) { ${ENDPOINT_FIELDS} } }`,
+            { id: t.id },
+          ),
+      },
+      console: {
+        form: 'POST /endpoints/:id/disable',
+        run: (f, t) => form(f, `/endpoints/${t.id}/disable`, { reason: 'taken over' }),
+      },
     },
   },
   'endpoints.enable': {
@@ -217,7 +283,15 @@ export const CASES: Record<Operation, Case> = {
     readBack: endpointRow,
     faces: {
       rest: { run: (f, t) => rest(f, 'PATCH', `/api/v1/webhooks/${t.id}`, { enabled: true }) },
-      graphql: { field: 'updateWebhookEndpoint', run: (f, t) => graphql(f, `mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { enabled: true }) { ${ENDPOINT_FIELDS} } }`, { id: t.id }) },
+      graphql: {
+        field: 'updateWebhookEndpoint',
+        run: (f, t) =>
+          graphql(
+            f,
+            `mutation ($id: ID!) { updateWebhookEndpoint(id: $id, input: { enabled: true }) { ${ENDPOINT_FIELDS} } }`,
+            { id: t.id },
+          ),
+      },
       console: { form: 'POST /endpoints/:id/enable', run: (f, t) => form(f, `/endpoints/${t.id}/enable`) },
     },
   },
@@ -225,16 +299,28 @@ export const CASES: Record<Operation, Case> = {
     prepare: endpoint,
     readBack: secretIds,
     faces: {
-      rest: { route: 'POST /api/v1/webhooks/:externalId/rotate', run: (f, t) => rest(f, 'POST', `/api/v1/webhooks/${t.id}/rotate`, {}) },
-      graphql: { field: 'rotateWebhookSecret', run: (f, t) => graphql(f, 'mutation ($id: ID!) { rotateWebhookSecret(id: $id) { secret } }', { id: t.id }) },
-      console: { form: 'POST /endpoints/:id/rotate', run: (f, t) => form(f, `/endpoints/${t.id}/rotate`, { grace: '0' }) },
+      rest: {
+        route: 'POST /api/v1/webhooks/:externalId/rotate',
+        run: (f, t) => rest(f, 'POST', `/api/v1/webhooks/${t.id}/rotate`, {}),
+      },
+      graphql: {
+        field: 'rotateWebhookSecret',
+        run: (f, t) => graphql(f, 'mutation ($id: ID!) { rotateWebhookSecret(id: $id) { secret } }', { id: t.id }),
+      },
+      console: {
+        form: 'POST /endpoints/:id/rotate',
+        run: (f, t) => form(f, `/endpoints/${t.id}/rotate`, { grace: '0' }),
+      },
     },
   },
   'endpoints.reveal': {
     prepare: endpoint,
     faces: {
       rest: { run: (f, t) => rest(f, 'GET', `/api/v1/webhooks/${t.id}?reveal=headers`) },
-      graphql: { run: (f, t) => graphql(f, 'query ($id: ID!) { webhookEndpoint(id: $id) { headers(reveal: true) } }', { id: t.id }) },
+      graphql: {
+        run: (f, t) =>
+          graphql(f, 'query ($id: ID!) { webhookEndpoint(id: $id) { headers(reveal: true) } }', { id: t.id }),
+      },
       console: { form: 'POST /endpoints/:id/secret', run: (f, t) => form(f, `/endpoints/${t.id}/secret`) },
     },
   },
@@ -242,8 +328,14 @@ export const CASES: Record<Operation, Case> = {
     prepare: endpoint,
     readBack: deliveriesOf,
     faces: {
-      rest: { route: 'POST /api/v1/webhooks/:externalId/test', run: (f, t) => rest(f, 'POST', `/api/v1/webhooks/${t.id}/test`, {}) },
-      graphql: { field: 'sendTestWebhookEvent', run: (f, t) => graphql(f, 'mutation ($id: ID!) { sendTestWebhookEvent(id: $id) { id } }', { id: t.id }) },
+      rest: {
+        route: 'POST /api/v1/webhooks/:externalId/test',
+        run: (f, t) => rest(f, 'POST', `/api/v1/webhooks/${t.id}/test`, {}),
+      },
+      graphql: {
+        field: 'sendTestWebhookEvent',
+        run: (f, t) => graphql(f, 'mutation ($id: ID!) { sendTestWebhookEvent(id: $id) { id } }', { id: t.id }),
+      },
       console: { form: 'POST /endpoints/:id/test', run: (f, t) => form(f, `/endpoints/${t.id}/test`, { data: '{}' }) },
     },
   },
@@ -251,8 +343,14 @@ export const CASES: Record<Operation, Case> = {
     prepare: endpoint,
     readBack: endpointRow,
     faces: {
-      rest: { route: 'DELETE /api/v1/webhooks/:externalId', run: (f, t) => rest(f, 'DELETE', `/api/v1/webhooks/${t.id}`) },
-      graphql: { field: 'removeWebhookEndpoint', run: (f, t) => graphql(f, 'mutation ($id: ID!) { removeWebhookEndpoint(id: $id) }', { id: t.id }) },
+      rest: {
+        route: 'DELETE /api/v1/webhooks/:externalId',
+        run: (f, t) => rest(f, 'DELETE', `/api/v1/webhooks/${t.id}`),
+      },
+      graphql: {
+        field: 'removeWebhookEndpoint',
+        run: (f, t) => graphql(f, 'mutation ($id: ID!) { removeWebhookEndpoint(id: $id) }', { id: t.id }),
+      },
       console: { form: 'POST /endpoints/:id/remove', run: (f, t) => form(f, `/endpoints/${t.id}/remove`) },
     },
   },
@@ -260,17 +358,37 @@ export const CASES: Record<Operation, Case> = {
     prepare: deliveryIn('dead'),
     readBack: deliveriesOf,
     faces: {
-      rest: { route: 'POST /api/v1/webhooks/:externalId/recover', run: (f, t) => rest(f, 'POST', `/api/v1/webhooks/${t.id}/recover`, { since: '1970-01-01T00:00:00Z' }) },
-      graphql: { field: 'recoverWebhookDeliveries', run: (f, t) => graphql(f, 'mutation ($id: ID!) { recoverWebhookDeliveries(id: $id, since: "1970-01-01T00:00:00Z") { recovered } }', { id: t.id }) },
-      console: { form: 'POST /dead-letters/replay', run: (f, t) => form(f, '/dead-letters/replay', { endpoint: t.id }) },
+      rest: {
+        route: 'POST /api/v1/webhooks/:externalId/recover',
+        run: (f, t) => rest(f, 'POST', `/api/v1/webhooks/${t.id}/recover`, { since: '1970-01-01T00:00:00Z' }),
+      },
+      graphql: {
+        field: 'recoverWebhookDeliveries',
+        run: (f, t) =>
+          graphql(
+            f,
+            'mutation ($id: ID!) { recoverWebhookDeliveries(id: $id, since: "1970-01-01T00:00:00Z") { recovered } }',
+            { id: t.id },
+          ),
+      },
+      console: {
+        form: 'POST /dead-letters/replay',
+        run: (f, t) => form(f, '/dead-letters/replay', { endpoint: t.id }),
+      },
     },
   },
   'deliveries.retry': {
     prepare: deliveryIn('dead'),
     readBack: deliveryStatus,
     faces: {
-      rest: { route: 'POST /api/v1/deliveries/:externalId/retry', run: (f, t) => rest(f, 'POST', `/api/v1/deliveries/${t.delivery}/retry`, {}) },
-      graphql: { field: 'retryWebhookDelivery', run: (f, t) => graphql(f, 'mutation ($id: ID!) { retryWebhookDelivery(id: $id) { id } }', { id: t.delivery }) },
+      rest: {
+        route: 'POST /api/v1/deliveries/:externalId/retry',
+        run: (f, t) => rest(f, 'POST', `/api/v1/deliveries/${t.delivery}/retry`, {}),
+      },
+      graphql: {
+        field: 'retryWebhookDelivery',
+        run: (f, t) => graphql(f, 'mutation ($id: ID!) { retryWebhookDelivery(id: $id) { id } }', { id: t.delivery }),
+      },
       console: { form: 'POST /deliveries/:id/retry', run: (f, t) => form(f, `/deliveries/${t.delivery}/retry`) },
     },
   },
@@ -278,8 +396,14 @@ export const CASES: Record<Operation, Case> = {
     prepare: deliveryIn('done'),
     readBack: deliveryStatus,
     faces: {
-      rest: { route: 'POST /api/v1/deliveries/:externalId/resend', run: (f, t) => rest(f, 'POST', `/api/v1/deliveries/${t.delivery}/resend`, {}) },
-      graphql: { field: 'resendWebhookDelivery', run: (f, t) => graphql(f, 'mutation ($id: ID!) { resendWebhookDelivery(id: $id) { id } }', { id: t.delivery }) },
+      rest: {
+        route: 'POST /api/v1/deliveries/:externalId/resend',
+        run: (f, t) => rest(f, 'POST', `/api/v1/deliveries/${t.delivery}/resend`, {}),
+      },
+      graphql: {
+        field: 'resendWebhookDelivery',
+        run: (f, t) => graphql(f, 'mutation ($id: ID!) { resendWebhookDelivery(id: $id) { id } }', { id: t.delivery }),
+      },
       console: { form: 'POST /deliveries/:id/resend', run: (f, t) => form(f, `/deliveries/${t.delivery}/resend`) },
     },
   },
@@ -288,10 +412,16 @@ export const CASES: Record<Operation, Case> = {
     prepare: async () => ({ type: `matrix.e${unique()}` }),
     readBack: eventsOfType,
     faces: {
-      rest: { route: 'POST /api/v1/events', run: (f, t) => rest(f, 'POST', '/api/v1/events', { type: t.type, data: {}, owner: OWNER }) },
+      rest: {
+        route: 'POST /api/v1/events',
+        run: (f, t) => rest(f, 'POST', '/api/v1/events', { type: t.type, data: {}, owner: OWNER }),
+      },
       graphql: {
         field: 'emitWebhookEvent',
-        run: (f, t) => graphql(f, 'mutation ($input: EmitWebhookEventInput!) { emitWebhookEvent(input: $input) { duplicate } }', { input: { type: t.type, data: {}, owner: OWNER } }),
+        run: (f, t) =>
+          graphql(f, 'mutation ($input: EmitWebhookEventInput!) { emitWebhookEvent(input: $input) { duplicate } }', {
+            input: { type: t.type, data: {}, owner: OWNER },
+          }),
       },
       console: { form: 'POST /events', run: (f, t) => form(f, '/events', { type: t.type, data: '{}', owner: OWNER }) },
     },
@@ -300,16 +430,36 @@ export const CASES: Record<Operation, Case> = {
     prepare: async () => ({ name: `matrix.c${unique()}` }),
     readBack: eventTypeRow,
     faces: {
-      rest: { route: 'POST /api/v1/event-types', run: (f, t) => rest(f, 'POST', '/api/v1/event-types', { name: t.name }) },
-      graphql: { field: 'createEventType', run: (f, t) => graphql(f, 'mutation ($input: EventTypeInput!) { createEventType(input: $input) { name } }', { input: { name: t.name } }) },
+      rest: {
+        route: 'POST /api/v1/event-types',
+        run: (f, t) => rest(f, 'POST', '/api/v1/event-types', { name: t.name }),
+      },
+      graphql: {
+        field: 'createEventType',
+        run: (f, t) =>
+          graphql(f, 'mutation ($input: EventTypeInput!) { createEventType(input: $input) { name } }', {
+            input: { name: t.name },
+          }),
+      },
     },
   },
   'eventTypes.update': {
     prepare: eventType,
     readBack: eventTypeRow,
     faces: {
-      rest: { route: 'PATCH /api/v1/event-types/:externalId', run: (f, t) => rest(f, 'PATCH', `/api/v1/event-types/${t.name}`, { description: 'changed' }) },
-      graphql: { field: 'updateEventType', run: (f, t) => graphql(f, 'mutation ($name: String!) { updateEventType(name: $name, input: { description: "changed" }) { name } }', { name: t.name }) },
+      rest: {
+        route: 'PATCH /api/v1/event-types/:externalId',
+        run: (f, t) => rest(f, 'PATCH', `/api/v1/event-types/${t.name}`, { description: 'changed' }),
+      },
+      graphql: {
+        field: 'updateEventType',
+        run: (f, t) =>
+          graphql(
+            f,
+            'mutation ($name: String!) { updateEventType(name: $name, input: { description: "changed" }) { name } }',
+            { name: t.name },
+          ),
+      },
     },
   },
   'tokens.read': {
@@ -342,7 +492,12 @@ export const CASES: Record<Operation, Case> = {
   'users.invite': {
     prepare: async () => ({ email: `invited-${unique()}@example.com` }),
     readBack: userRow,
-    faces: { console: { form: 'POST /users', run: (f, t) => form(f, '/users', { email: t.email, role: 'viewer', owner: OWNER }) } },
+    faces: {
+      console: {
+        form: 'POST /users',
+        run: (f, t) => form(f, '/users', { email: t.email, role: 'viewer', owner: OWNER }),
+      },
+    },
   },
   'users.disable': {
     prepare: user(false),
@@ -366,7 +521,12 @@ export const CASES: Record<Operation, Case> = {
   'portalLinks.create': {
     prepare: async () => ({ owner: `tenant-${unique()}` }),
     readBack: portalLinks,
-    faces: { console: { form: 'POST /tenants/portal-link', run: (f, t) => form(f, '/tenants/portal-link', { owner: t.owner, role: 'viewer' }) } },
+    faces: {
+      console: {
+        form: 'POST /tenants/portal-link',
+        run: (f, t) => form(f, '/tenants/portal-link', { owner: t.owner, role: 'viewer' }),
+      },
+    },
   },
 };
 
@@ -376,12 +536,20 @@ export const CASES: Record<Operation, Case> = {
 export async function signIn(base: string, accounts: AccountDeps, who: Who): Promise<Caller> {
   const browser = new Browser(base);
   if (who === 'portal member' || who === 'portal viewer') {
-    const { token } = await createPortalLink(accounts, OPERATOR, { owner: OWNER, role: who === 'portal member' ? 'member' : 'viewer' });
+    const { token } = await createPortalLink(accounts, OPERATOR, {
+      owner: OWNER,
+      role: who === 'portal member' ? 'member' : 'viewer',
+    });
     const landing = await browser.request('GET', `/portal?token=${encodeURIComponent(token)}`);
     const started = await browser.request('POST', '/portal', { json: { _csrf: landing.body.csrfToken, token } });
     if (started.status !== 200) throw new Error(`portal sign-in failed: ${started.status} ${started.text}`);
     return { who, browser, csrf: started.body.csrfToken as string, userId: null };
   }
-  const made = await createUser(accounts, OPERATOR, { email: `${who}-${unique()}@example.com`, role: who, owner: who === 'admin' ? null : OWNER, password: PASSWORD });
+  const made = await createUser(accounts, OPERATOR, {
+    email: `${who}-${unique()}@example.com`,
+    role: who,
+    owner: who === 'admin' ? null : OWNER,
+    password: PASSWORD,
+  });
   return { who, browser, csrf: await browser.signIn(made.email), userId: made.id };
 }

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { compileRoutes } from '../../../api/routing/table.ts';
+import { compileRoutes } from '../../../api/model-framework/routing/table.ts';
 import { consoleRouter } from '../../../api/console/plug.ts';
 import type { ConsoleDeps } from '../../../api/console/context.ts';
 import { TOKENS_API_ROUTES } from '../../../api/tokens-api/routes.ts';
@@ -59,7 +59,13 @@ describe('every operation is decided by the permission table, on every face', ()
 
 describe('no way in without a rule', () => {
   const asked = (pick: (ask: { route?: string; form?: string }) => string | undefined) =>
-    new Set(Object.values(CASES).flatMap((kase) => Object.values(kase.faces).map((ask) => pick(ask as { route?: string; form?: string })).filter(Boolean)));
+    new Set(
+      Object.values(CASES).flatMap((kase) =>
+        Object.values(kase.faces)
+          .map((ask) => pick(ask as { route?: string; form?: string }))
+          .filter(Boolean),
+      ),
+    );
 
   it('every operation of the table has a case with a face', () => {
     for (const operation of OPERATIONS) assert.ok(Object.keys(CASES[operation]?.faces ?? {}).length > 0, operation);
@@ -70,14 +76,20 @@ describe('no way in without a rule', () => {
     const mutating = routes.filter((route) => route.method !== 'GET').map((route) => `${route.method} ${route.path}`);
     assert.ok(mutating.length >= 10, mutating.join(', '));
     const covered = asked((ask) => ask.route);
-    assert.deepEqual(mutating.filter((route) => !covered.has(route)), []);
+    assert.deepEqual(
+      mutating.filter((route) => !covered.has(route)),
+      [],
+    );
   });
 
   it('every GraphQL mutation is asked by a case', () => {
     const fields = Object.keys(app.web.graphql?.schema?.getMutationType()?.getFields() ?? {});
     assert.ok(fields.length >= 10, fields.join(', '));
     const covered = new Set(Object.values(CASES).map((kase) => kase.faces.graphql?.field));
-    assert.deepEqual(fields.filter((field) => !covered.has(field)), []);
+    assert.deepEqual(
+      fields.filter((field) => !covered.has(field)),
+      [],
+    );
   });
 
   it('every console form is asked by a case (but the portal link, which signs in)', () => {
@@ -85,6 +97,9 @@ describe('no way in without a rule', () => {
     const forms = router.stack.filter((layer) => layer.methods.includes('POST')).map((layer) => `POST ${layer.path}`);
     assert.ok(forms.length >= 10, forms.join(', '));
     const covered = asked((ask) => ask.form);
-    assert.deepEqual(forms.filter((path) => !covered.has(path) && path !== 'POST /portal'), []);
+    assert.deepEqual(
+      forms.filter((path) => !covered.has(path) && path !== 'POST /portal'),
+      [],
+    );
   });
 });

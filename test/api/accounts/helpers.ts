@@ -54,7 +54,11 @@ export class Browser {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   }
 
-  async request(method: string, path: string, options: { json?: unknown; form?: Record<string, string>; headers?: Record<string, string>; html?: boolean } = {}): Promise<Answer> {
+  async request(
+    method: string,
+    path: string,
+    options: { json?: unknown; form?: Record<string, string>; headers?: Record<string, string>; html?: boolean } = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = {
       accept: options.html || options.form ? 'text/html' : 'application/json',
       ...(this.cookies.size ? { cookie: this.cookieHeader() } : {}),
@@ -68,7 +72,12 @@ export class Browser {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(options.form).toString();
     }
-    const response = await fetch(this.base + path, { method, headers: { ...headers, ...options.headers }, body, redirect: 'manual' });
+    const response = await fetch(this.base + path, {
+      method,
+      headers: { ...headers, ...options.headers },
+      body,
+      redirect: 'manual',
+    });
     for (const line of response.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(';');
       const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];

@@ -15,12 +15,17 @@ after(async () => {
 });
 
 async function anotherProcess(): Promise<string> {
-  const web = createWebServer({ config: app.db.configWith({ ...flags, rateLimit: { auth: { max: 100_000 } } }), log: app.db.log, now });
+  const web = createWebServer({
+    config: app.db.configWith({ ...flags, rateLimit: { auth: { max: 100_000 } } }),
+    log: app.db.log,
+    now,
+  });
   others.push(web);
   return `http://127.0.0.1:${(await web.start(0)).port}`;
 }
 
-const signIn = (base: string, email: string, password: string) => new Browser(base).request('POST', '/login', { json: { email, password } });
+const signIn = (base: string, email: string, password: string) =>
+  new Browser(base).request('POST', '/login', { json: { email, password } });
 
 describe('sign-in lockout', () => {
   it('the attempts-th wrong password within the window locks the account: 429 APP_AUTH_LOCKED with Retry-After, even with the right password', async () => {
@@ -78,7 +83,8 @@ describe('sign-in lockout', () => {
   });
 
   it('an email nobody has locks the same way (a lock never tells which emails exist)', async () => {
-    for (const attempt of [1, 2]) assert.equal((await signIn(app.base, 'ghost@example.com', `wrong ${attempt}`)).status, 401);
+    for (const attempt of [1, 2])
+      assert.equal((await signIn(app.base, 'ghost@example.com', `wrong ${attempt}`)).status, 401);
     assert.equal((await signIn(app.base, 'ghost@example.com', 'wrong 3')).status, 429);
   });
 });

@@ -4,7 +4,11 @@ import { startSmtpServer } from '../../helpers/smtp.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
 
 const mailbox = await startSmtpServer();
-const app = await startAccounts({ mail: { url: mailbox.url, from: 'hooks <hooks@example.com>' }, publicUrl: 'https://hooks.example.com', auth: { lockout: false } });
+const app = await startAccounts({
+  mail: { url: mailbox.url, from: 'hooks <hooks@example.com>' },
+  publicUrl: 'https://hooks.example.com',
+  auth: { lockout: false },
+});
 
 /** A browser that has visited the forgotten-password page: its anonymous CSRF token. */
 async function visit(browser: Browser, path: string): Promise<string> {
@@ -18,8 +22,14 @@ describe('forgotten password: a single-use link by mail', () => {
     const user = await app.user();
     const browser = new Browser(app.base);
     const token = await visit(browser, '/forgot-password');
-    const unknown = await browser.request('POST', '/forgot-password', { json: { email: 'nobody-here@example.com' }, headers: { 'x-csrf-token': token } });
-    const known = await browser.request('POST', '/forgot-password', { json: { email: user.email }, headers: { 'x-csrf-token': token } });
+    const unknown = await browser.request('POST', '/forgot-password', {
+      json: { email: 'nobody-here@example.com' },
+      headers: { 'x-csrf-token': token },
+    });
+    const known = await browser.request('POST', '/forgot-password', {
+      json: { email: user.email },
+      headers: { 'x-csrf-token': token },
+    });
     assert.equal(unknown.status, 202);
     assert.equal(known.status, 202);
     assert.deepEqual(unknown.body.data, known.body.data);
@@ -27,7 +37,11 @@ describe('forgotten password: a single-use link by mail', () => {
     assert.equal(mail.subject, 'Reset your password');
     assert.equal((mail.to as { text: string }).text, user.email, 'the mail went to the existing user only');
     assert.equal(mail.from?.value[0]?.address, 'hooks@example.com');
-    assert.match(mail.text ?? '', /https:\/\/hooks\.example\.com\/reset-password\?token=app_pwl_[\w-]{43}/, 'the link is built on publicUrl');
+    assert.match(
+      mail.text ?? '',
+      /https:\/\/hooks\.example\.com\/reset-password\?token=app_pwl_[\w-]{43}/,
+      'the link is built on publicUrl',
+    );
   });
 
   it('the link works once: it sets the password, ends every session, and is refused the second time', async () => {
@@ -36,7 +50,10 @@ describe('forgotten password: a single-use link by mail', () => {
     await signedIn.signIn(user.email);
     const browser = new Browser(app.base);
     const csrf = await visit(browser, '/forgot-password');
-    await browser.request('POST', '/forgot-password', { json: { email: user.email }, headers: { 'x-csrf-token': csrf } });
+    await browser.request('POST', '/forgot-password', {
+      json: { email: user.email },
+      headers: { 'x-csrf-token': csrf },
+    });
     const mail = await mailbox.next();
     const link = new URL(/https:\/\/\S+/.exec(mail.text ?? '')?.[0] as string);
     const form = await browser.request('GET', `${link.pathname}${link.search}`, { html: true });
@@ -44,25 +61,40 @@ describe('forgotten password: a single-use link by mail', () => {
     const token = link.searchParams.get('token') as string;
     assert.match(form.text, new RegExp(`name="token" value="${token}"`));
     const formCsrf = /<meta name="csrf-token" content="([^"]+)">/.exec(form.text)?.[1] as string;
-    const weak = await browser.request('POST', '/reset-password', { json: { token, password: 'short' }, headers: { 'x-csrf-token': formCsrf } });
+    const weak = await browser.request('POST', '/reset-password', {
+      json: { token, password: 'short' },
+      headers: { 'x-csrf-token': formCsrf },
+    });
     assert.equal(weak.status, 422);
     assert.equal(weak.body.code, 'APP_PASSWORD_WEAK', 'a refused password does not spend the link');
-    const reset = await browser.request('POST', '/reset-password', { form: { _csrf: formCsrf, token, password: 'a brand new passphrase' } });
+    const reset = await browser.request('POST', '/reset-password', {
+      form: { _csrf: formCsrf, token, password: 'a brand new passphrase' },
+    });
     assert.equal(reset.status, 200, reset.text);
     assert.match(reset.text, /Your password is set/);
     assert.equal((await signedIn.request('GET', '/api/v1/webhooks')).status, 401, 'the sessions of the user ended');
-    const again = await browser.request('POST', '/reset-password', { json: { token, password: 'yet another passphrase' }, headers: { 'x-csrf-token': formCsrf } });
+    const again = await browser.request('POST', '/reset-password', {
+      json: { token, password: 'yet another passphrase' },
+      headers: { 'x-csrf-token': formCsrf },
+    });
     assert.equal(again.status, 422);
     assert.equal(again.body.code, 'APP_PASSWORD_LINK_INVALID');
     await new Browser(app.base).signIn(user.email, 'a brand new passphrase');
-    assert.equal((await new Browser(app.base).request('POST', '/login', { json: { email: user.email, password: PASSWORD } })).status, 401);
+    assert.equal(
+      (await new Browser(app.base).request('POST', '/login', { json: { email: user.email, password: PASSWORD } }))
+        .status,
+      401,
+    );
   });
 
   it('made-up and malformed tokens are refused alike', async () => {
     const browser = new Browser(app.base);
     const csrf = await visit(browser, '/reset-password');
     for (const token of ['app_pwl_' + 'A'.repeat(43), 'nonsense', 42, null]) {
-      const answer = await browser.request('POST', '/reset-password', { json: { token, password: 'a fine long passphrase' }, headers: { 'x-csrf-token': csrf } });
+      const answer = await browser.request('POST', '/reset-password', {
+        json: { token, password: 'a fine long passphrase' },
+        headers: { 'x-csrf-token': csrf },
+      });
       assert.equal(answer.status, 422, String(token));
       assert.equal(answer.body.code, 'APP_PASSWORD_LINK_INVALID');
     }

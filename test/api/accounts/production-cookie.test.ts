@@ -3,12 +3,17 @@ import { describe, it } from 'node:test';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
 
 // production defaults: the cookie is Secure and __Host- prefixed even though TLS ends at a proxy in front
-const app = await startAccounts({ env: 'production', secret: 'a production secret of more than thirty-two characters' });
+const app = await startAccounts({
+  env: 'production',
+  secret: 'a production secret of more than thirty-two characters',
+});
 
 describe('the session cookie in production', () => {
   it('is __Host-app_session, Secure, HttpOnly, SameSite=Lax, Path=/, without Domain', async () => {
     const user = await app.user();
-    const answer = await new Browser(app.base).request('POST', '/login', { json: { email: user.email, password: PASSWORD } });
+    const answer = await new Browser(app.base).request('POST', '/login', {
+      json: { email: user.email, password: PASSWORD },
+    });
     assert.equal(answer.status, 200, answer.text);
     const cookie = answer.headers.getSetCookie().find((line) => line.startsWith('__Host-app_session='));
     assert.ok(cookie, answer.headers.getSetCookie().join(' | '));

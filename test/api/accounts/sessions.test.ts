@@ -17,7 +17,11 @@ after(async () => {
 
 /** Another web process over the same database, with the same clock. */
 async function anotherProcess(): Promise<{ web: WebServer; base: string }> {
-  const web = createWebServer({ config: app.db.configWith({ ...flags, rateLimit: { auth: { max: 100_000 } } }), log: app.db.log, now });
+  const web = createWebServer({
+    config: app.db.configWith({ ...flags, rateLimit: { auth: { max: 100_000 } } }),
+    log: app.db.log,
+    now,
+  });
   others.push(web);
   return { web, base: `http://127.0.0.1:${(await web.start(0)).port}` };
 }
@@ -69,17 +73,31 @@ describe('sessions live in PostgreSQL', () => {
     const phone = new Browser(app.base);
     const token = await laptop.signIn(user.email);
     await phone.signIn(user.email);
-    const weak = await laptop.request('POST', '/password', { json: { currentPassword: PASSWORD, newPassword: 'password123' }, headers: { 'x-csrf-token': token } });
+    const weak = await laptop.request('POST', '/password', {
+      json: { currentPassword: PASSWORD, newPassword: 'password123' },
+      headers: { 'x-csrf-token': token },
+    });
     assert.equal(weak.status, 422);
     assert.equal(weak.body.code, 'APP_PASSWORD_WEAK');
-    const wrong = await laptop.request('POST', '/password', { json: { currentPassword: 'not it at all', newPassword: 'another long passphrase' }, headers: { 'x-csrf-token': token } });
+    const wrong = await laptop.request('POST', '/password', {
+      json: { currentPassword: 'not it at all', newPassword: 'another long passphrase' },
+      headers: { 'x-csrf-token': token },
+    });
     assert.equal(wrong.status, 401);
     assert.equal(await status(phone), 200, 'refused changes end nothing');
-    const changed = await laptop.request('POST', '/password', { json: { currentPassword: PASSWORD, newPassword: 'another long passphrase' }, headers: { 'x-csrf-token': token } });
+    const changed = await laptop.request('POST', '/password', {
+      json: { currentPassword: PASSWORD, newPassword: 'another long passphrase' },
+      headers: { 'x-csrf-token': token },
+    });
     assert.equal(changed.status, 200, changed.text);
     assert.equal(await status(laptop), 200);
     assert.equal(await status(phone), 401);
-    assert.equal((await new Browser(app.base).request('POST', '/login', { json: { email: user.email, password: PASSWORD } })).status, 401, 'the old password no longer works');
+    assert.equal(
+      (await new Browser(app.base).request('POST', '/login', { json: { email: user.email, password: PASSWORD } }))
+        .status,
+      401,
+      'the old password no longer works',
+    );
     await new Browser(app.base).signIn(user.email, 'another long passphrase');
   });
 
@@ -89,13 +107,17 @@ describe('sessions live in PostgreSQL', () => {
     await browser.signIn(user.email);
     await setUserDisabled(app.accounts, OPERATOR, user.id, true);
     assert.equal(await status(browser), 401);
-    const again = await new Browser(app.base).request('POST', '/login', { json: { email: user.email, password: PASSWORD } });
+    const again = await new Browser(app.base).request('POST', '/login', {
+      json: { email: user.email, password: PASSWORD },
+    });
     assert.equal(again.status, 401);
     assert.equal(again.body.code, 'APP_AUTH_FAILED');
   });
 
   it('POST /password without a session is 401 APP_UNAUTHENTICATED', async () => {
-    const answer = await new Browser(app.base).request('POST', '/password', { json: { currentPassword: 'x', newPassword: 'y' } });
+    const answer = await new Browser(app.base).request('POST', '/password', {
+      json: { currentPassword: 'x', newPassword: 'y' },
+    });
     assert.equal(answer.status, 401);
     assert.equal(answer.body.code, 'APP_UNAUTHENTICATED');
   });
@@ -113,8 +135,13 @@ describe('ended sessions are pruned', () => {
     await liveBrowser.signIn(live.email);
     const removed = await pruneSessions({ ...app.accounts, now });
     assert.ok(removed >= 1);
-    const rows = await app.db.sql<{ user_id: string }[]>`select user_id from app_sessions where user_id in (${idle.id}, ${live.id})`;
-    assert.deepEqual(rows.map((row) => row.user_id), [live.id]);
+    const rows = await app.db.sql<
+      { user_id: string }[]
+    >`select user_id from app_sessions where user_id in (${idle.id}, ${live.id})`;
+    assert.deepEqual(
+      rows.map((row) => row.user_id),
+      [live.id],
+    );
     assert.equal(await status(liveBrowser), 200);
   });
 });

@@ -8,7 +8,9 @@ describe('sign-in over JSON and over a form', () => {
   it('JSON: 200 {user, csrfToken} and a session cookie that is HttpOnly, SameSite=Lax, Path=/ (not Secure outside production)', async () => {
     const user = await app.user({ role: 'admin' });
     const browser = new Browser(app.base);
-    const answer = await browser.request('POST', '/login', { json: { email: user.email.toUpperCase(), password: PASSWORD } });
+    const answer = await browser.request('POST', '/login', {
+      json: { email: user.email.toUpperCase(), password: PASSWORD },
+    });
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.user.id, user.id);
     assert.equal(answer.body.user.role, 'admin');
@@ -33,7 +35,9 @@ describe('sign-in over JSON and over a form', () => {
     assert.match(page.text, /<form method="post" action="\/login">/);
     assert.match(page.text, /<meta name="csrf-token" content="[\w-]+\.[\w-]+">/);
     assert.match(page.text, /name="next" value="\/api\/v1\/webhooks"/);
-    const answer = await browser.request('POST', '/login', { form: { email: user.email, password: PASSWORD, next: '/api/v1/webhooks' } });
+    const answer = await browser.request('POST', '/login', {
+      form: { email: user.email, password: PASSWORD, next: '/api/v1/webhooks' },
+    });
     assert.equal(answer.status, 303, answer.text);
     assert.equal(answer.headers.get('location'), '/api/v1/webhooks');
     const home = await browser.request('GET', '/account', { html: true });
@@ -54,8 +58,12 @@ describe('sign-in over JSON and over a form', () => {
   it('wrong password and unknown email: the same 401 APP_AUTH_FAILED; a browser gets the form again with the reason', async () => {
     const user = await app.user();
     const browser = new Browser(app.base);
-    const wrong = await browser.request('POST', '/login', { json: { email: user.email, password: 'not the password at all' } });
-    const unknown = await browser.request('POST', '/login', { json: { email: 'nobody@example.com', password: 'not the password at all' } });
+    const wrong = await browser.request('POST', '/login', {
+      json: { email: user.email, password: 'not the password at all' },
+    });
+    const unknown = await browser.request('POST', '/login', {
+      json: { email: 'nobody@example.com', password: 'not the password at all' },
+    });
     assert.equal(wrong.status, 401);
     assert.equal(unknown.status, 401);
     assert.equal(wrong.body.code, 'APP_AUTH_FAILED');

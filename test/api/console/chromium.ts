@@ -16,10 +16,14 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 /** The Chromium binary: `CHROMIUM_PATH`, else Debian's. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export const chromiumMissing = (): string | false => (existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: apt-get install chromium (as .ci/run does)`);
+export const chromiumMissing = (): string | false =>
+  existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}: apt-get install chromium (as .ci/run does)`;
 
 export function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+  });
 }
 
 /** Problems seen on a context's pages. */
@@ -33,7 +37,8 @@ export async function watchedContext(browser: Browser): Promise<{ context: Brows
   const watch: Watch = { problems: [] };
   // runs before the page's own scripts, through the DevTools protocol (not subject to the CSP)
   await context.addInitScript({
-    content: "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline')));",
+    content:
+      "document.addEventListener('securitypolicyviolation', (event) => console.error('CSP violation: ' + event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline')));",
   });
   context.on('page', (page) => observe(page, watch));
   return { context, watch };
@@ -43,13 +48,18 @@ function observe(page: Page, watch: Watch): void {
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
     // the browser's own note about a page answered 4xx (a test that opens a 404 page asserts the status itself)
-    if (message.location().url === page.url() && /^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
+    if (
+      message.location().url === page.url() &&
+      /^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())
+    )
+      return;
     watch.problems.push(`console error on ${page.url()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => watch.problems.push(`uncaught on ${page.url()}: ${error.message}`));
   page.on('requestfailed', (request) => {
     // a navigation that replaces a page in flight aborts its pending fetch: not a fault
-    if (request.failure()?.errorText !== 'net::ERR_ABORTED') watch.problems.push(`request failed on ${page.url()}: ${request.url()} ${request.failure()?.errorText}`);
+    if (request.failure()?.errorText !== 'net::ERR_ABORTED')
+      watch.problems.push(`request failed on ${page.url()}: ${request.url()} ${request.failure()?.errorText}`);
   });
 }
 

@@ -27,7 +27,11 @@ describe('the console in Chromium', { skip }, () => {
   let firstSecret = '';
 
   const shot = async (name: string) => {
-    if (SHOTS) await page.screenshot({ path: new URL(`../../../docs/console-${name}.png`, import.meta.url).pathname, fullPage: true });
+    if (SHOTS)
+      await page.screenshot({
+        path: new URL(`../../../docs/console-${name}.png`, import.meta.url).pathname,
+        fullPage: true,
+      });
   };
   const signIn = async (target: Page, email: string, next = '/') => {
     await target.goto(`${app.base}${next}`);
@@ -37,7 +41,8 @@ describe('the console in Chromium', { skip }, () => {
     await target.getByRole('button', { name: 'Sign in' }).click();
     await target.waitForURL(`${app.base}${next}`);
   };
-  const statusIs = (status: string) => page.locator('#delivery-status .status', { hasText: new RegExp(`^${status}$`) }).waitFor({ timeout: 20_000 });
+  const statusIs = (status: string) =>
+    page.locator('#delivery-status .status', { hasText: new RegExp(`^${status}$`) }).waitFor({ timeout: 20_000 });
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
@@ -87,7 +92,7 @@ describe('the console in Chromium', { skip }, () => {
     await checkPage(page, watch);
     assert.equal(receiver.requests.length, 1);
     assert.equal(receiver.requests[0].headers['webhook-id'], deliveryId);
-    assert.match(await page.locator('ol.timeline').textContent() ?? '', /status 200/);
+    assert.match((await page.locator('ol.timeline').textContent()) ?? '', /status 200/);
     await shot('delivery');
   });
 
@@ -95,14 +100,19 @@ describe('the console in Chromium', { skip }, () => {
     const failing = await app.receiver();
     failing.answer(503);
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
-    const endpoint = await registerEndpoint(deps, OPERATOR, { url: failing.url, events: ['*'], owner: 'acme', description: 'Billing of acme' });
+    const endpoint = await registerEndpoint(deps, OPERATOR, {
+      url: failing.url,
+      events: ['*'],
+      owner: 'acme',
+      description: 'Billing of acme',
+    });
     await page.goto(`${app.base}/endpoints/${endpoint.id}`);
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.waitForURL(/\/deliveries\/msg_/);
     const deliveryUrl = page.url().replace(/\?.*$/, '');
     await statusIs('dead');
     await checkPage(page, watch);
-    assert.match(await page.locator('ol.timeline').textContent() ?? '', /status 503/);
+    assert.match((await page.locator('ol.timeline').textContent()) ?? '', /status 503/);
     failing.answer(200);
 
     await page.getByRole('link', { name: 'Dead letters' }).click();
@@ -111,7 +121,7 @@ describe('the console in Chromium', { skip }, () => {
     await checkPage(page, watch);
     await shot('dead-letters');
     await page.getByRole('link', { name: /Replay these 1 dead deliveries/ }).click();
-    assert.match(await page.locator('#replay-count').textContent() ?? '', /Replay 1 dead delivery/);
+    assert.match((await page.locator('#replay-count').textContent()) ?? '', /Replay 1 dead delivery/);
     await checkPage(page, watch);
     await page.getByRole('button', { name: 'Yes, replay 1' }).click();
     await page.waitForURL(/\/dead-letters\?done=replayed/);
@@ -151,7 +161,7 @@ describe('the console in Chromium', { skip }, () => {
   it('the overview, find, emit, tokens and users pages', async () => {
     await page.goto(`${app.base}/`);
     await page.locator('table tbody tr', { hasText: 'Orders of acme' }).waitFor();
-    assert.match(await page.locator('table tbody').textContent() ?? '', /100 %/);
+    assert.match((await page.locator('table tbody').textContent()) ?? '', /100 %/);
     await checkPage(page, watch);
     await shot('overview');
     await page.goto(`${app.base}/endpoints/${endpointId}`);
@@ -179,7 +189,7 @@ describe('the console in Chromium', { skip }, () => {
     await page.getByLabel('Role').selectOption('viewer');
     await page.getByLabel(/^Owner/).fill('acme');
     await page.getByRole('button', { name: 'Mint' }).click();
-    assert.match(await page.locator('#token').textContent() ?? '', /\S{20,}/);
+    assert.match((await page.locator('#token').textContent()) ?? '', /\S{20,}/);
     await checkPage(page, watch);
     await page.getByRole('button', { name: 'Revoke ci' }).click();
     await page.getByText('The token is revoked.').waitFor();
@@ -189,26 +199,32 @@ describe('the console in Chromium', { skip }, () => {
     await page.getByLabel('Role').selectOption('member');
     await page.getByLabel(/^Owner/).fill('globex');
     await page.getByRole('button', { name: /Invite/ }).click();
-    assert.match(await page.locator('#link').textContent() ?? '', /\/reset-password\?token=/);
+    assert.match((await page.locator('#link').textContent()) ?? '', /\/reset-password\?token=/);
     await checkPage(page, watch);
     await shot('users');
   });
 
-  it('a member cannot reach another tenant\'s endpoint by editing the URL', async () => {
+  it("a member cannot reach another tenant's endpoint by editing the URL", async () => {
     const member = await app.user({ role: 'member', owner: 'globex' });
     const made = await watchedContext(chromium);
     const other = await made.context.newPage();
     await signIn(other, member.email);
-    assert.equal(await other.locator('table tbody').textContent().then((text) => /acme/.test(text ?? '')), false);
+    assert.equal(
+      await other
+        .locator('table tbody')
+        .textContent()
+        .then((text) => /acme/.test(text ?? '')),
+      false,
+    );
     const answer = await other.goto(`${app.base}/endpoints/${endpointId}`);
     assert.equal(answer?.status(), 404);
-    assert.match(await other.locator('[role="alert"]').textContent() ?? '', /does not exist/);
+    assert.match((await other.locator('[role="alert"]').textContent()) ?? '', /does not exist/);
     assert.equal(await other.getByText('Orders of acme').count(), 0);
     await checkPage(other, made.watch);
     await made.context.close();
   });
 
-  it('a portal link signs a tenant\'s member in once, and not twice', async () => {
+  it("a portal link signs a tenant's member in once, and not twice", async () => {
     await page.getByRole('link', { name: 'Tenants' }).click();
     await checkPage(page, watch);
     await page.getByRole('button', { name: 'Make a link for acme' }).click();
@@ -223,7 +239,7 @@ describe('the console in Chromium', { skip }, () => {
     await checkPage(tenant, first.watch);
     await tenant.getByRole('button', { name: 'Continue to the console' }).click();
     await tenant.waitForURL(`${app.base}/`);
-    assert.match(await tenant.locator('header').textContent() ?? '', /Portal of acme/);
+    assert.match((await tenant.locator('header').textContent()) ?? '', /Portal of acme/);
     await tenant.getByText('Orders of acme').waitFor();
     await checkPage(tenant, first.watch);
     await first.context.close();
@@ -231,10 +247,12 @@ describe('the console in Chromium', { skip }, () => {
     const second = await watchedContext(chromium);
     const again = await second.context.newPage();
     await again.goto(link);
-    const refused = again.waitForResponse((response) => response.url().endsWith('/portal') && response.request().method() === 'POST');
+    const refused = again.waitForResponse(
+      (response) => response.url().endsWith('/portal') && response.request().method() === 'POST',
+    );
     await again.getByRole('button', { name: 'Continue to the console' }).click();
     assert.equal((await refused).status(), 422);
-    assert.match(await again.locator('[role="alert"]').textContent() ?? '', /not valid/);
+    assert.match((await again.locator('[role="alert"]').textContent()) ?? '', /not valid/);
     await checkPage(again, second.watch);
     assert.equal((await again.goto(`${app.base}/`))?.url(), `${app.base}/login?next=%2F`);
     await second.context.close();

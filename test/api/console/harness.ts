@@ -15,7 +15,11 @@ import { receiver } from '../webhooks-api/helpers.ts';
 export { Browser, PASSWORD } from '../accounts/helpers.ts';
 
 export async function startConsole(extra: Record<string, unknown> = {}) {
-  const settings = merge(FAST, { webhooks: { maxAttempts: 2, backoff: { base: '20ms', factor: 1, max: '50ms', jitter: 0 } } }, extra);
+  const settings = merge(
+    FAST,
+    { webhooks: { maxAttempts: 2, backoff: { base: '20ms', factor: 1, max: '50ms', jitter: 0 } } },
+    extra,
+  );
   const app = await startAccounts(settings);
   // the web process and the receivers are stopped by their helpers' own hooks
   const h = harness(app.db, settings);

@@ -26,8 +26,11 @@ describe('console page objects', () => {
   before(async () => {
     app = await startConsole();
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
-    acme = (await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/acme', events: ['*'], owner: 'acme' })).id;
-    globex = (await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/globex', events: ['*'], owner: 'globex' })).id;
+    acme = (await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/acme', events: ['*'], owner: 'acme' }))
+      .id;
+    globex = (
+      await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/globex', events: ['*'], owner: 'globex' })
+    ).id;
   });
   after(() => app.close());
 
@@ -38,13 +41,25 @@ describe('console page objects', () => {
     assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
     const page = answer.body;
     assert.equal(page.page, 'console/overview');
-    assert.deepEqual(Object.keys(page).sort(), ['_links', 'csrfToken', 'data', 'graphql', 'page', 'paths', 'props', 'user']);
+    assert.deepEqual(Object.keys(page).sort(), [
+      '_links',
+      'csrfToken',
+      'data',
+      'graphql',
+      'page',
+      'paths',
+      'props',
+      'user',
+    ]);
     assert.equal(page.user.email, user.email);
     assert.equal(page.graphql.endpoint, '/_app/gql');
     assert.match(page.graphql.query, /webhookQueue/);
     assert.equal(page.paths.deadLetters, '/dead-letters');
     assert.match(page.csrfToken, /\./);
-    assert.deepEqual(page.data.webhookEndpoints.nodes.map((node: { externalId: string }) => node.externalId).sort(), [acme, globex].sort());
+    assert.deepEqual(
+      page.data.webhookEndpoints.nodes.map((node: { externalId: string }) => node.externalId).sort(),
+      [acme, globex].sort(),
+    );
     assert.equal(page.data.webhookEndpoints.nodes[0].health.successRate24h, null);
     assert.equal(typeof page.data.webhookQueue.depth, 'number');
     assert.equal(page._links.self.href, '/');
@@ -65,10 +80,13 @@ describe('console page objects', () => {
     assert.doesNotMatch(csp, /unsafe-inline/);
   });
 
-  it('the query runs as the principal: a member sees its own owner only, and another tenant\'s endpoint is a 404 page, not a 500', async () => {
+  it("the query runs as the principal: a member sees its own owner only, and another tenant's endpoint is a 404 page, not a 500", async () => {
     const { browser } = await signedIn('member', 'globex');
     const overview = await browser.request('GET', '/');
-    assert.deepEqual(overview.body.data.webhookEndpoints.nodes.map((node: { owner: string }) => node.owner), ['globex']);
+    assert.deepEqual(
+      overview.body.data.webhookEndpoints.nodes.map((node: { owner: string }) => node.owner),
+      ['globex'],
+    );
     const other = await browser.request('GET', `/endpoints/${acme}`);
     assert.equal(other.status, 404);
     assert.equal(other.body.data.webhookEndpoint, null);
@@ -82,7 +100,7 @@ describe('console page objects', () => {
     assert.equal(own.body.data.webhookEndpoint.url, 'http://127.0.0.1:9/globex');
   });
 
-  it('_links follow the HAL API\'s role rules: a viewer gets no action, a member the writer\'s actions', async () => {
+  it("_links follow the HAL API's role rules: a viewer gets no action, a member the writer's actions", async () => {
     const viewer = await signedIn('viewer', 'acme');
     const member = await signedIn('member', 'acme');
     const seen = await viewer.browser.request('GET', `/endpoints/${acme}`);
@@ -91,7 +109,17 @@ describe('console page objects', () => {
     const overview = await viewer.browser.request('GET', '/');
     assert.equal(overview.body._links.register, undefined);
     const changed = await member.browser.request('GET', `/endpoints/${acme}`);
-    assert.deepEqual(Object.keys(changed.body._links).sort(), ['api', 'disable', 'remove', 'replay', 'rotate', 'secret', 'self', 'test', 'update']);
+    assert.deepEqual(Object.keys(changed.body._links).sort(), [
+      'api',
+      'disable',
+      'remove',
+      'replay',
+      'rotate',
+      'secret',
+      'self',
+      'test',
+      'update',
+    ]);
     assert.equal(changed.body._links.rotate.method, 'POST');
     const refused = await viewer.browser.request('GET', `/endpoints/${acme}/secret`);
     assert.equal(refused.status, 403);
@@ -108,11 +136,13 @@ describe('console page objects', () => {
     assert.match(html.text, /role="alert"/);
   });
 
-  it('forms need the session\'s CSRF token; with it they act through the core and redirect', async () => {
+  it("forms need the session's CSRF token; with it they act through the core and redirect", async () => {
     const { browser, csrf } = await signedIn('member', 'acme');
     const without = await browser.request('POST', `/endpoints/${acme}/disable`, { form: { reason: 'x' } });
     assert.equal(without.status, 403);
-    const done = await browser.request('POST', `/endpoints/${acme}/disable`, { form: { _csrf: csrf, reason: 'maintenance' } });
+    const done = await browser.request('POST', `/endpoints/${acme}/disable`, {
+      form: { _csrf: csrf, reason: 'maintenance' },
+    });
     assert.equal(done.status, 303);
     assert.equal(done.headers.get('location'), `/endpoints/${acme}?done=disabled`);
     const page = await browser.request('GET', `/endpoints/${acme}`);
@@ -124,17 +154,28 @@ describe('console page objects', () => {
   it('the settings form sets the delivery settings the CLI sets: rate limit and FIFO ordering, and takes them off again', async () => {
     const { browser, csrf } = await signedIn('member', 'acme');
     const settings = { _csrf: csrf, url: 'http://127.0.0.1:9/acme', events: '*', description: '', headers: '' };
-    const set = await browser.request('POST', `/endpoints/${acme}`, { form: { ...settings, rateLimit: '5', ordering: 'fifo' } });
+    const set = await browser.request('POST', `/endpoints/${acme}`, {
+      form: { ...settings, rateLimit: '5', ordering: 'fifo' },
+    });
     assert.equal(set.status, 303);
     const page = await browser.request('GET', `/endpoints/${acme}`);
     assert.equal(page.body.data.webhookEndpoint.rateLimit, 5);
     assert.equal(page.body.data.webhookEndpoint.ordering, 'fifo');
-    const refused = await browser.request('POST', `/endpoints/${acme}`, { form: { ...settings, ordering: 'sideways' } });
+    const refused = await browser.request('POST', `/endpoints/${acme}`, {
+      form: { ...settings, ordering: 'sideways' },
+    });
     assert.equal(refused.status, 422);
-    assert.match(JSON.stringify(refused.body), /APP_WEBHOOK_ORDERING_INVALID/, JSON.stringify(refused.body).slice(0, 500));
+    assert.match(
+      JSON.stringify(refused.body),
+      /APP_WEBHOOK_ORDERING_INVALID/,
+      JSON.stringify(refused.body).slice(0, 500),
+    );
     await browser.request('POST', `/endpoints/${acme}`, { form: { ...settings, rateLimit: '', ordering: 'none' } });
     const back = await browser.request('GET', `/endpoints/${acme}`);
-    assert.deepEqual([back.body.data.webhookEndpoint.rateLimit, back.body.data.webhookEndpoint.ordering], [null, 'none']);
+    assert.deepEqual(
+      [back.body.data.webhookEndpoint.rateLimit, back.body.data.webhookEndpoint.ordering],
+      [null, 'none'],
+    );
   });
 
   it('anonymous: browsers go to the sign-in page and come back, JSON clients get 401', async () => {
@@ -157,7 +198,10 @@ describe('console page objects', () => {
     assert.equal(url.pathname, '/portal');
     const token = url.searchParams.get('token') as string;
     const rows = await app.db.sql`select digest from app_portal_links`;
-    assert.ok(rows.every((row) => row.digest !== token && /^[0-9a-f]{64}$/.test(row.digest)), 'only a digest is stored');
+    assert.ok(
+      rows.every((row) => row.digest !== token && /^[0-9a-f]{64}$/.test(row.digest)),
+      'only a digest is stored',
+    );
 
     const tenant = new Browser(app.base);
     const landing = await tenant.request('GET', `/portal?token=${encodeURIComponent(token)}`);
@@ -165,8 +209,17 @@ describe('console page objects', () => {
     assert.equal(first.status, 303, first.text);
     assert.equal(first.headers.get('location'), '/');
     const overview = await tenant.request('GET', '/');
-    assert.deepEqual(overview.body.user, { id: 'portal:globex', email: null, role: 'member', owner: 'globex', portal: true });
-    assert.deepEqual(overview.body.data.webhookEndpoints.nodes.map((node: { owner: string }) => node.owner), ['globex']);
+    assert.deepEqual(overview.body.user, {
+      id: 'portal:globex',
+      email: null,
+      role: 'member',
+      owner: 'globex',
+      portal: true,
+    });
+    assert.deepEqual(
+      overview.body.data.webhookEndpoints.nodes.map((node: { owner: string }) => node.owner),
+      ['globex'],
+    );
     assert.equal((await tenant.request('GET', `/endpoints/${acme}`)).status, 404);
 
     const again = new Browser(app.base);
@@ -178,13 +231,20 @@ describe('console page objects', () => {
 
   it('two racing uses of one portal link: exactly one signs in', async () => {
     const admin = await signedIn('admin');
-    const made = await admin.browser.request('POST', '/tenants/portal-link', { form: { _csrf: admin.csrf, owner: 'acme', role: 'viewer' }, headers: { accept: 'text/html' } });
+    const made = await admin.browser.request('POST', '/tenants/portal-link', {
+      form: { _csrf: admin.csrf, owner: 'acme', role: 'viewer' },
+      headers: { accept: 'text/html' },
+    });
     assert.equal(made.status, 201, made.text);
     const url = /<pre id="portal-link">([^<]+)<\/pre>/.exec(made.text)?.[1] as string;
     const token = new URL(url.replace(/&amp;/g, '&')).searchParams.get('token') as string;
     const browsers = [new Browser(app.base), new Browser(app.base), new Browser(app.base)];
-    const tokens = await Promise.all(browsers.map(async (browser) => (await browser.request('GET', '/portal')).body.csrfToken as string));
-    const answers = await Promise.all(browsers.map((browser, index) => browser.request('POST', '/portal', { json: { _csrf: tokens[index], token } })));
+    const tokens = await Promise.all(
+      browsers.map(async (browser) => (await browser.request('GET', '/portal')).body.csrfToken as string),
+    );
+    const answers = await Promise.all(
+      browsers.map((browser, index) => browser.request('POST', '/portal', { json: { _csrf: tokens[index], token } })),
+    );
     assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 422, 422]);
     const winner = answers.find((answer) => answer.status === 200);
     assert.deepEqual(winner?.body.portal, { owner: 'acme', role: 'viewer' });
@@ -196,6 +256,10 @@ describe('console page objects', () => {
     assert.equal((await browser.request('GET', '/tenants')).status, 403);
     const admin = await signedIn('admin');
     const tenants = await admin.browser.request('GET', '/tenants');
-    assert.ok(tenants.body.data.tenants.some((tenant: { owner: string; endpoints: number }) => tenant.owner === 'acme' && tenant.endpoints === 1));
+    assert.ok(
+      tenants.body.data.tenants.some(
+        (tenant: { owner: string; endpoints: number }) => tenant.owner === 'acme' && tenant.endpoints === 1,
+      ),
+    );
   });
 });

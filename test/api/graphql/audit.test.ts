@@ -5,7 +5,9 @@ import { startGraphqlApp } from './fixtures.ts';
 
 /** Every audit that is not ok, for the failure message. */
 const failures = (results: AuditResult[]) =>
-  results.filter((result) => result.status !== 'ok').map((result) => `${result.status} ${result.id} ${result.name}: ${'reason' in result ? result.reason : ''}`);
+  results
+    .filter((result) => result.status !== 'ok')
+    .map((result) => `${result.status} ${result.id} ${result.name}: ${'reason' in result ? result.reason : ''}`);
 
 describe('GraphQL over HTTP: the graphql-http server audit suite against the live server', () => {
   it('passes every audit, MUST, SHOULD and MAY alike (0 errors, 0 warnings)', async () => {

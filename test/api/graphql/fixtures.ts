@@ -4,7 +4,7 @@
  * the shared fixture's (stopped and dropped when the test file ends).
  */
 import type { Middleware } from 'koa';
-import type { ModelDeclaration } from '../../../api/data/types.ts';
+import type { ModelDeclaration } from '../../../api/model-framework/data/types.ts';
 import type { GraphqlContext } from '../../../api/graphql/context.ts';
 import { Author, Post } from '../fixtures/models.ts';
 import { startApp, type AppOptions, type TestApp } from '../fixtures/app.ts';
@@ -23,7 +23,11 @@ export const AuthorWithGraphql: ModelDeclaration = {
     resolvers: {
       Query: {
         authors: (async (_parent, args, context) =>
-          (await ctx(context).models.get('Author')!.paginate({ page: 1, perPage: Number(args.perPage) })).records) as Resolver,
+          (
+            await ctx(context)
+              .models.get('Author')!
+              .paginate({ page: 1, perPage: Number(args.perPage) })
+          ).records) as Resolver,
       },
     },
   },
@@ -40,12 +44,18 @@ export const PostWithGraphql: ModelDeclaration = {
     resolvers: {
       Query: {
         posts: (async (_parent, args, context) =>
-          (await ctx(context).models.get('Post')!.paginate({ page: 1, perPage: Number(args.perPage) })).records) as Resolver,
+          (
+            await ctx(context)
+              .models.get('Post')!
+              .paginate({ page: 1, perPage: Number(args.perPage) })
+          ).records) as Resolver,
         post: ((_parent, args, context) => ctx(context).load('Post', String(args.externalId))) as Resolver,
       },
       Post: {
-        author: ((post: unknown, _args, context) => ctx(context).load('Author', (post as { author: string | null }).author)) as Resolver,
-        reviewer: ((post: unknown, _args, context) => ctx(context).load('Author', (post as { reviewer: string | null }).reviewer)) as Resolver,
+        author: ((post: unknown, _args, context) =>
+          ctx(context).load('Author', (post as { author: string | null }).author)) as Resolver,
+        reviewer: ((post: unknown, _args, context) =>
+          ctx(context).load('Author', (post as { reviewer: string | null }).reviewer)) as Resolver,
       },
     },
   },
@@ -66,10 +76,14 @@ export function stubOwner(): Middleware {
 }
 
 /** The header of a caller: `as('admin')`, `as('member', 'acme')`. */
-export const as = (role: string, owner = '', id = `${role}-${owner || 'all'}`) => ({ 'X-Test-Principal': `${id};${role};${owner}` });
+export const as = (role: string, owner = '', id = `${role}-${owner || 'all'}`) => ({
+  'X-Test-Principal': `${id};${role};${owner}`,
+});
 
 /** A web process with the GraphQL test models; `graphql` flags laid over the defaults. */
-export function startGraphqlApp(options: AppOptions & { graphql?: Record<string, unknown> | false; env?: string } = {}): Promise<TestApp> {
+export function startGraphqlApp(
+  options: AppOptions & { graphql?: Record<string, unknown> | false; env?: string } = {},
+): Promise<TestApp> {
   const { graphql, env, ...rest } = options;
   return startApp({
     ...rest,
@@ -85,11 +99,24 @@ export function startGraphqlApp(options: AppOptions & { graphql?: Record<string,
 export interface GraphqlAnswer {
   status: number;
   headers: Headers;
-  body: { data?: Record<string, unknown> | null; errors?: Array<{ message: string; extensions?: Record<string, unknown>; path?: unknown[] }>; [key: string]: unknown };
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: Array<{ message: string; extensions?: Record<string, unknown>; path?: unknown[] }>;
+    [key: string]: unknown;
+  };
 }
 
 /** POSTs one operation to the GraphQL path. */
-export async function post(app: TestApp, query: string, options: { variables?: Record<string, unknown>; headers?: Record<string, string>; operationName?: string; path?: string } = {}): Promise<GraphqlAnswer> {
+export async function post(
+  app: TestApp,
+  query: string,
+  options: {
+    variables?: Record<string, unknown>;
+    headers?: Record<string, string>;
+    operationName?: string;
+    path?: string;
+  } = {},
+): Promise<GraphqlAnswer> {
   const response = await fetch(`${app.base}${options.path ?? '/_app/gql'}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json', ...options.headers },

@@ -27,7 +27,9 @@ describe('GraphiQL page', () => {
 
   it('still answers GraphQL to GraphQL clients on the same path in development', async () => {
     const app = await startGraphqlApp({ env: 'development' });
-    const response = await fetch(`${app.base}/_app/gql?query=${encodeURIComponent('{ __typename }')}`, { headers: { Accept: 'application/graphql-response+json' } });
+    const response = await fetch(`${app.base}/_app/gql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { Accept: 'application/graphql-response+json' },
+    });
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { data: { __typename: 'Query' } });
   });

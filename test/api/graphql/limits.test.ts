@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelDeclaration } from '../../../api/data/types.ts';
+import type { ModelDeclaration } from '../../../api/model-framework/data/types.ts';
 import { Author } from '../fixtures/models.ts';
 import { post, startGraphqlApp, type GraphqlAnswer } from './fixtures.ts';
 
@@ -16,7 +16,8 @@ const PEOPLE: ModelDeclaration = {
       Query: { me: () => ({ name: 'me' }) },
       Person: {
         friend: () => ({ name: 'friend' }),
-        friends: (_parent, args) => Array.from({ length: Number(args.first ?? 3) }, (_, i) => ({ name: `friend ${i}` })),
+        friends: (_parent, args) =>
+          Array.from({ length: Number(args.first ?? 3) }, (_, i) => ({ name: `friend ${i}` })),
       },
     },
   },
@@ -25,7 +26,8 @@ const PEOPLE: ModelDeclaration = {
 /** Starts a server with one limit set, answers `query` at `accept`. */
 async function within(limit: Record<string, number>) {
   const app = await startGraphqlApp({ models: [PEOPLE], routes: {}, graphql: limit });
-  return (query: string, accept = 'application/graphql-response+json') => post(app, query, { headers: { Accept: accept } });
+  return (query: string, accept = 'application/graphql-response+json') =>
+    post(app, query, { headers: { Accept: accept } });
 }
 
 /** A 200 with data and no errors. */
@@ -50,14 +52,26 @@ describe('GraphQL limits: each at its bound is served, just over it is a 400 Gra
     const ask = await within({ maxDepth: 3 });
     assertServed(await ask('{ me { friend { name } } }'));
     assertRefused(await ask('{ me { friend { friend { name } } } }'), 'maxDepth', 'APP_GRAPHQL_MAX_DEPTH');
-    assertRefused(await ask('{ ...Deep } fragment Deep on Query { me { friend { friend { name } } } }'), 'maxDepth', 'APP_GRAPHQL_MAX_DEPTH');
+    assertRefused(
+      await ask('{ ...Deep } fragment Deep on Query { me { friend { friend { name } } } }'),
+      'maxDepth',
+      'APP_GRAPHQL_MAX_DEPTH',
+    );
   });
 
   it('maxAliases: 2 aliases pass at 2, 3 are refused, each use of a fragment counted', async () => {
     const ask = await within({ maxAliases: 2 });
     assertServed(await ask('{ a: me { name } b: me { name } }'));
-    assertRefused(await ask('{ a: me { name } b: me { name } c: me { name } }'), 'maxAliases', 'APP_GRAPHQL_MAX_ALIASES');
-    assertRefused(await ask('{ me { ...Two friend { ...Two } } } fragment Two on Person { x: name y: name }'), 'maxAliases', 'APP_GRAPHQL_MAX_ALIASES');
+    assertRefused(
+      await ask('{ a: me { name } b: me { name } c: me { name } }'),
+      'maxAliases',
+      'APP_GRAPHQL_MAX_ALIASES',
+    );
+    assertRefused(
+      await ask('{ me { ...Two friend { ...Two } } } fragment Two on Person { x: name y: name }'),
+      'maxAliases',
+      'APP_GRAPHQL_MAX_ALIASES',
+    );
   });
 
   it('maxCost: a list multiplies its selection by its size (literal, variable or default)', async () => {
@@ -69,7 +83,7 @@ describe('GraphQL limits: each at its bound is served, just over it is a 400 Gra
     assertRefused(await ask('{ me { friends { name } } }'), 'maxCost', 'APP_GRAPHQL_MAX_COST');
   });
 
-  it('maxCost reads list sizes from the request\'s variables', async () => {
+  it("maxCost reads list sizes from the request's variables", async () => {
     const app = await startGraphqlApp({ models: [PEOPLE], routes: {}, graphql: { maxCost: 12 } });
     const query = 'query($n: Int) { me { friends(first: $n) { name } } }';
     assertServed(await post(app, query, { variables: { n: 10 } }));
@@ -99,7 +113,9 @@ describe('GraphQL limits: each at its bound is served, just over it is a 400 Gra
 
   it('no query can make it answer 500 or run unbounded: fragment cycles, huge lists and deep nesting are refused', async () => {
     const ask = await within({});
-    const cycle = await ask('{ me { ...A } } fragment A on Person { friend { ...B } } fragment B on Person { friend { ...A } }');
+    const cycle = await ask(
+      '{ me { ...A } } fragment A on Person { friend { ...B } } fragment B on Person { friend { ...A } }',
+    );
     assert.equal(cycle.status, 400);
     const huge = await ask('{ me { friends(first: 1000000) { friends(first: 1000000) { name } } } }');
     assertRefused(huge, 'maxCost', 'APP_GRAPHQL_MAX_COST');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ModelDeclaration } from '../../../api/data/types.ts';
+import type { ModelDeclaration } from '../../../api/model-framework/data/types.ts';
 import { unprocessable } from '../../../shared/errors/app-error.ts';
 import { Author } from '../fixtures/models.ts';
 import { post, startGraphqlApp } from './fixtures.ts';
@@ -38,7 +38,9 @@ describe('masked errors: internal failures never reach a client outside developm
     assert.deepEqual(error.extensions, { code: 'APP_GRAPHQL_INTERNAL', requestId: 'req-mask-1' });
     assert.deepEqual(error.path, ['bug']);
     assert.doesNotMatch(JSON.stringify(answer.body), /10\.0\.0\.7|password/);
-    assert.ok(app.logs.some((line) => line.msg === 'graphql field failed' && /10\.0\.0\.7/.test(JSON.stringify(line.err))));
+    assert.ok(
+      app.logs.some((line) => line.msg === 'graphql field failed' && /10\.0\.0\.7/.test(JSON.stringify(line.err))),
+    );
   });
 
   it('production: a null for a non-null field (a server bug) is masked too', async () => {
@@ -51,11 +53,15 @@ describe('masked errors: internal failures never reach a client outside developm
   it('refusals keep their message and carry code, status and data (AppError below 500)', async () => {
     const app = await start('production');
     const answer = await post(app, '{ refused }');
-    assert.deepEqual(answer.body.errors?.[0]?.extensions, { code: 'APP_VALIDATION_FAILED', status: 422, data: { field: 'title' } });
+    assert.deepEqual(answer.body.errors?.[0]?.extensions, {
+      code: 'APP_VALIDATION_FAILED',
+      status: 422,
+      data: { field: 'title' },
+    });
     assert.equal(answer.body.errors?.[0]?.message, 'the title is too long');
   });
 
-  it('GraphQL\'s own errors (syntax, validation) are never masked', async () => {
+  it("GraphQL's own errors (syntax, validation) are never masked", async () => {
     const app = await start('production');
     const answer = await post(app, '{ nosuchfield }');
     assert.match(answer.body.errors?.[0]?.message ?? '', /Cannot query field "nosuchfield"/);
@@ -86,7 +92,8 @@ describe('masked errors: a database that cannot be reached', () => {
     };
     const app = await startGraphqlApp({ env: 'production', models: [UNREACHABLE], routes: {} });
     const answer = await post(app, '{ down }');
-    const [error] = (answer.body as { errors: { message: string; extensions: { code: string; status: number } }[] }).errors;
+    const [error] = (answer.body as { errors: { message: string; extensions: { code: string; status: number } }[] })
+      .errors;
     assert.equal(error.extensions.code, 'APP_DATABASE_UNAVAILABLE');
     assert.equal(error.extensions.status, 503);
     assert.doesNotMatch(error.message, /10\.0\.0\.7/, 'nothing of the connection leaks');

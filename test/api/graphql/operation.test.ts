@@ -10,7 +10,8 @@ const SCHEMA = buildSchema(`
 const LIMITS = { maxBytes: 10_000, maxTokens: 500, maxDepth: 5, maxAliases: 5, maxCost: 12 };
 const RULES: OperationRules = { limits: LIMITS, introspection: false, defaultListSize: 25 };
 
-const codes = (prepared: ReturnType<typeof prepare>) => (prepared.ok ? [] : prepared.errors.map((error) => error.extensions?.code ?? error.message));
+const codes = (prepared: ReturnType<typeof prepare>) =>
+  prepared.ok ? [] : prepared.errors.map((error) => error.extensions?.code ?? error.message);
 
 describe('createPreparer: documents that passed every rule are kept per query text', () => {
   it('the same text is parsed and validated once: later requests get the same document', () => {
@@ -36,13 +37,17 @@ describe('createPreparer: documents that passed every rule are kept per query te
     assert.deepEqual(again.document, a.document);
   });
 
-  it('the cost of a kept document is measured again with each request\'s variables (list sizes given as variables)', () => {
+  it("the cost of a kept document is measured again with each request's variables (list sizes given as variables)", () => {
     const prepareKept = createPreparer(SCHEMA, RULES);
     const query = 'query($n: Int) { items(first: $n) { name } }';
     assert.ok(prepareKept({ query, variables: { n: 11 } }).ok); // 1 + 11 × 1 = 12
     const over = prepareKept({ query, variables: { n: 12 } });
     assert.deepEqual(codes(over), ['APP_GRAPHQL_MAX_COST']);
-    assert.deepEqual(over, prepare(SCHEMA, RULES, { query, variables: { n: 12 } }), 'refused exactly as a first preparation refuses it');
+    assert.deepEqual(
+      over,
+      prepare(SCHEMA, RULES, { query, variables: { n: 12 } }),
+      'refused exactly as a first preparation refuses it',
+    );
     assert.ok(prepareKept({ query, variables: { n: 3 } }).ok);
   });
 

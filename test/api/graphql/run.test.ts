@@ -13,9 +13,17 @@ before(async () => {
 
 describe('graphql.run and gql: queries in process', () => {
   it('run(query, variables) answers {data} through the same schema', async () => {
-    const result = await app.web.graphql?.run(gql`query Posts($n: Int) { posts(perPage: $n) { title author { name } } }`, { n: 2 });
+    const result = await app.web.graphql?.run(
+      gql`query Posts($n: Int) { posts(perPage: $n) { title author { name } } }`,
+      { n: 2 },
+    );
     assert.deepEqual(JSON.parse(JSON.stringify(result)), {
-      data: { posts: [{ title: 'Post 1', author: { name: 'Author 1' } }, { title: 'Post 2', author: { name: 'Author 2' } }] },
+      data: {
+        posts: [
+          { title: 'Post 1', author: { name: 'Author 1' } },
+          { title: 'Post 2', author: { name: 'Author 2' } },
+        ],
+      },
     });
   });
 
@@ -24,7 +32,9 @@ describe('graphql.run and gql: queries in process', () => {
     assert.match(bad?.errors?.[0]?.message ?? '', /Cannot query field "nosuch"/);
     const anonymous = await app.web.graphql?.run('{ webhookEndpoints { total } }');
     assert.equal(anonymous?.errors?.[0]?.extensions?.code, 'APP_UNAUTHENTICATED');
-    const admin = await app.web.graphql?.run('{ webhookEndpoints { total } }', null, { principal: { id: 'ops', roles: ['admin'] } });
+    const admin = await app.web.graphql?.run('{ webhookEndpoints { total } }', null, {
+      principal: { id: 'ops', roles: ['admin'] },
+    });
     assert.deepEqual(JSON.parse(JSON.stringify(admin?.data)), { webhookEndpoints: { total: 0 } });
   });
 
@@ -38,8 +48,10 @@ describe('batch loading of references between models, per request', () => {
   it('a page of posts with author and reviewer reads the authors with one statement, whatever the page size', async () => {
     const count = async (perPage: number) => {
       const before = app.statements.length;
-      const answer = await post(app, `{ posts(perPage: ${perPage}) { title author { name } reviewer { name } } }`, { headers: as('admin') });
-      assert.equal((answer.body.data?.posts as unknown[]).length, perPage);
+      const answer = await post(app, `{ posts(perPage: ${perPage}) { title author { name } reviewer { name } } }`, {
+        headers: as('admin'),
+      });
+      assert.equal((answer.body.data!.posts as unknown[]).length, perPage);
       return app.statements.slice(before);
     };
     const two = await count(2);
@@ -54,7 +66,10 @@ describe('batch loading of references between models, per request', () => {
       batches.push([...keys]);
       return new Map(keys.filter((key) => key !== 'missing').map((key) => [key, key.toUpperCase()]));
     });
-    assert.deepEqual(await Promise.all([loader.load('a'), loader.load('b'), loader.load('a'), loader.load('missing')]), ['A', 'B', 'A', undefined]);
+    assert.deepEqual(
+      await Promise.all([loader.load('a'), loader.load('b'), loader.load('a'), loader.load('missing')]),
+      ['A', 'B', 'A', undefined],
+    );
     assert.deepEqual(await loader.loadMany(['b', 'c']), ['B', 'C']);
     assert.deepEqual(batches, [['a', 'b', 'missing'], ['c']]);
 
@@ -62,6 +77,9 @@ describe('batch loading of references between models, per request', () => {
       throw new Error('down');
     });
     const results = await Promise.allSettled([failing.load('x'), failing.load('y')]);
-    assert.deepEqual(results.map((result) => result.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['rejected', 'rejected'],
+    );
   });
 });

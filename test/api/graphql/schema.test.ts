@@ -3,11 +3,15 @@ import { describe, it } from 'node:test';
 import { graphql, type GraphQLObjectType } from 'graphql';
 import type { Contribution } from '../../../api/graphql/contribution.ts';
 import { assembleSchema, GraphqlSchemaError } from '../../../api/graphql/schema.ts';
-import type { ModelDeclaration } from '../../../api/data/types.ts';
+import type { ModelDeclaration } from '../../../api/model-framework/data/types.ts';
 import { getJson } from '../fixtures/app.ts';
 import { AuthorWithGraphql, PostWithGraphql, post, startGraphqlApp } from './fixtures.ts';
 
-const contribution = (source: string, types: string, resolvers: Contribution['resolvers'] = {}): Contribution => ({ source, types, resolvers });
+const contribution = (source: string, types: string, resolvers: Contribution['resolvers'] = {}): Contribution => ({
+  source,
+  types,
+  resolvers,
+});
 
 /** The schema error of `contributions` (fails when they compile). */
 function failure(contributions: Contribution[]): GraphqlSchemaError {
@@ -23,13 +27,19 @@ function failure(contributions: Contribution[]): GraphqlSchemaError {
 describe('schema assembly: one schema merged from every declaration', () => {
   it('two declarations that both declare Query each add their fields, with their resolvers', async () => {
     const schema = assembleSchema([
-      contribution('model Author', 'type Author { name: String } type Query { authors: [Author] }', { Query: { authors: () => [{ name: 'Ann' }] } }),
-      contribution('model Post', 'type Post { title: String } extend type Query { posts: [Post] }', { Query: { posts: () => [{ title: 'Hi' }] } }),
+      contribution('model Author', 'type Author { name: String } type Query { authors: [Author] }', {
+        Query: { authors: () => [{ name: 'Ann' }] },
+      }),
+      contribution('model Post', 'type Post { title: String } extend type Query { posts: [Post] }', {
+        Query: { posts: () => [{ title: 'Hi' }] },
+      }),
       contribution('model Tag', 'type Tag { label: String } type Query { tags: [Tag] }', { Query: { tags: () => [] } }),
     ]);
     assert.deepEqual(Object.keys(schema.getQueryType()?.getFields() ?? {}), ['authors', 'posts', 'tags']);
     const result = await graphql({ schema, source: '{ authors { name } posts { title } tags { label } }' });
-    assert.deepEqual(JSON.parse(JSON.stringify(result)), { data: { authors: [{ name: 'Ann' }], posts: [{ title: 'Hi' }], tags: [] } });
+    assert.deepEqual(JSON.parse(JSON.stringify(result)), {
+      data: { authors: [{ name: 'Ann' }], posts: [{ title: 'Hi' }], tags: [] },
+    });
   });
 
   it('two declarations may extend one object type, and repeat a field with the same type', () => {
@@ -50,16 +60,23 @@ describe('schema assembly: one schema merged from every declaration', () => {
   });
 
   it('one name declared as two kinds is refused (an object type and an input)', () => {
-    const error = failure([contribution('model A', 'type Thing { x: Int } type Query { t: Thing }'), contribution('model B', 'input Thing { x: Int }')]);
+    const error = failure([
+      contribution('model A', 'type Thing { x: Int } type Query { t: Thing }'),
+      contribution('model B', 'input Thing { x: Int }'),
+    ]);
     assert.match(error.message, /Thing is declared as an object type by model A and as an input by model B/);
     assert.deepEqual([...error.sources].sort(), ['model A', 'model B']);
   });
 
   it('a resolver for a field that is not in the SDL is refused, naming the model', () => {
-    const error = failure([contribution('model Post', 'type Query { posts: [String] }', { Query: { postz: () => [] } })]);
+    const error = failure([
+      contribution('model Post', 'type Query { posts: [String] }', { Query: { postz: () => [] } }),
+    ]);
     assert.deepEqual(error.sources, ['model Post']);
     assert.match(error.message, /model Post resolves Query\.postz, but the SDL has no such field/);
-    const unknownType = failure([contribution('model Post', 'type Query { posts: [String] }', { Comment: { body: () => '' } })]);
+    const unknownType = failure([
+      contribution('model Post', 'type Query { posts: [String] }', { Comment: { body: () => '' } }),
+    ]);
     assert.match(unknownType.message, /model Post has resolvers for type Comment, which no type definition declares/);
   });
 
@@ -74,7 +91,10 @@ describe('schema assembly: one schema merged from every declaration', () => {
   it('SDL that does not parse, and a type referenced but never declared, are refused with the source', () => {
     const syntax = failure([contribution('model Post', 'type Query { posts: [String] ')]);
     assert.match(syntax.message, /model Post: graphql\.types: Syntax Error/);
-    const unknown = failure([contribution('model Author', 'type Author { name: String } type Query { a: Author }'), contribution('model Post', 'extend type Query { posts: [Comment] }')]);
+    const unknown = failure([
+      contribution('model Author', 'type Author { name: String } type Query { a: Author }'),
+      contribution('model Post', 'extend type Query { posts: [Comment] }'),
+    ]);
     assert.match(unknown.message, /Unknown type "Comment"/);
     assert.deepEqual(unknown.sources, ['model Post']);
   });
@@ -83,7 +103,10 @@ describe('schema assembly: one schema merged from every declaration', () => {
 /** Post declares Author.name again with another type: the merged schema cannot compile. */
 const BrokenPost: ModelDeclaration = {
   ...PostWithGraphql,
-  graphql: { types: `${PostWithGraphql.graphql?.types}\n extend type Author { name: Int }`, resolvers: PostWithGraphql.graphql?.resolvers ?? {} },
+  graphql: {
+    types: `${PostWithGraphql.graphql?.types}\n extend type Author { name: Int }`,
+    resolvers: PostWithGraphql.graphql?.resolvers ?? {},
+  },
 };
 
 describe('failure isolation: a broken declaration turns GraphQL off and nothing else', () => {
@@ -101,7 +124,10 @@ describe('failure isolation: a broken declaration turns GraphQL off and nothing 
     assert.match(answer.headers.get('content-type') ?? '', /^application\/problem\+json/);
     const problem = answer.body as unknown as { code: string; detail: string; data: { sources: string[] } };
     assert.equal(problem.code, 'APP_GRAPHQL_UNAVAILABLE');
-    assert.match(problem.detail, /the GraphQL service is off: its schema does not compile \(model Author, model Post\)/);
+    assert.match(
+      problem.detail,
+      /the GraphQL service is off: its schema does not compile \(model Author, model Post\)/,
+    );
     assert.deepEqual([...problem.data.sources].sort(), ['model Author', 'model Post']);
 
     const errors = app.logs.filter((line) => line.level === 50 && String(line.msg).startsWith('GraphQL service off'));

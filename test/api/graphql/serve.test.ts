@@ -12,7 +12,9 @@ const url = (query?: Record<string, string>) => `${app.base}/_app/gql${query ? `
 
 describe('serving at graphql.path: GET and POST per the GraphQL-over-HTTP spec', () => {
   it('GET runs a query from the URL; a mutation over GET is 405 with Allow: POST', async () => {
-    const got = await fetch(url({ query: '{ __typename }' }), { headers: { Accept: 'application/graphql-response+json' } });
+    const got = await fetch(url({ query: '{ __typename }' }), {
+      headers: { Accept: 'application/graphql-response+json' },
+    });
     assert.equal(got.status, 200);
     assert.match(got.headers.get('content-type') ?? '', /^application\/graphql-response\+json/);
     assert.deepEqual(await got.json(), { data: { __typename: 'Query' } });
@@ -35,7 +37,11 @@ describe('serving at graphql.path: GET and POST per the GraphQL-over-HTTP spec',
     assert.equal(put.headers.get('allow'), 'GET, POST');
     assert.equal(((await put.json()) as { code: string }).code, 'APP_METHOD_NOT_ALLOWED');
 
-    const text = await fetch(url(), { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{ __typename }' });
+    const text = await fetch(url(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: '{ __typename }',
+    });
     assert.equal(text.status, 415);
     assert.equal(((await text.json()) as { code: string }).code, 'APP_GRAPHQL_MEDIA_TYPE_UNSUPPORTED');
 
@@ -54,7 +60,7 @@ describe('serving at graphql.path: GET and POST per the GraphQL-over-HTTP spec',
     assert.equal(body.errors[0].extensions.code, 'APP_GRAPHQL_BATCHING_UNSUPPORTED');
   });
 
-  it('the request id applies: the client\'s X-Request-Id is echoed, else one is made', async () => {
+  it("the request id applies: the client's X-Request-Id is echoed, else one is made", async () => {
     const given = await post(app, '{ __typename }', { headers: { 'X-Request-Id': 'gql-req-7' } });
     assert.equal(given.headers.get('x-request-id'), 'gql-req-7');
     const made = await post(app, '{ __typename }');

@@ -25,7 +25,10 @@ describe('HAL collection: links and counters', () => {
     });
     assert.deepEqual([body.count, body.page, body.perPage, body.total], [3, 1, 3, 7]);
     assert.equal(body._embedded.posts.length, 3);
-    assert.deepEqual(body._embedded.posts.map((post: { title: string }) => post.title), ['Post 1', 'Post 2', 'Post 3']);
+    assert.deepEqual(
+      body._embedded.posts.map((post: { title: string }) => post.title),
+      ['Post 1', 'Post 2', 'Post 3'],
+    );
     assert.equal(headers.get('x-total-count'), '7');
     assert.equal(
       headers.get('link'),
@@ -49,7 +52,10 @@ describe('HAL collection: links and counters', () => {
     assert.equal('next' in body._links, false);
     assert.equal(body._links.last.href, href(3, 3));
     assert.deepEqual([body.count, body.page, body.total], [1, 3, 7]);
-    assert.deepEqual(body._embedded.posts.map((post: { title: string }) => post.title), ['Post 7']);
+    assert.deepEqual(
+      body._embedded.posts.map((post: { title: string }) => post.title),
+      ['Post 7'],
+    );
     assert.doesNotMatch(headers.get('link') ?? '', /rel="next"/);
   });
 
@@ -74,7 +80,9 @@ describe('HAL collection: links and counters', () => {
 
   it('each embedded item is a full HAL resource with its own self link and the author as externalId', async () => {
     const { body } = await getJson(`${app.api}/posts?per_page=2`);
-    const authors = (await getJson(`${app.api}/authors`)).body._embedded.authors.map((a: { externalId: string }) => a.externalId);
+    const authors = (await getJson(`${app.api}/authors`)).body._embedded.authors.map(
+      (a: { externalId: string }) => a.externalId,
+    );
     for (const post of body._embedded.posts) {
       assert.equal(post._links.self.href, `/api/v1/posts/${post.externalId}`);
       assert.equal(post._links.collection.href, '/api/v1/posts');

@@ -29,7 +29,11 @@ describe('Link header', () => {
       const kept = rels(header);
       assert.ok(kept.includes('next'), `${size}: next kept (${kept})`);
       const order = ['next', 'prev', 'first', 'last', 'self'];
-      assert.deepEqual(order.filter((rel) => kept.includes(rel)), order.slice(0, kept.length), `${size}: the most useful kept (${kept})`);
+      assert.deepEqual(
+        order.filter((rel) => kept.includes(rel)),
+        order.slice(0, kept.length),
+        `${size}: the most useful kept (${kept})`,
+      );
     }
   });
 

@@ -6,7 +6,13 @@ const limits = { perPage: 25, maxPerPage: 100 };
 
 describe('pagination()', () => {
   it('answers {page, perPage, skip, limit, offset}', () => {
-    assert.deepEqual(parsePagination({ page: '3', per_page: '10' }, limits), { page: 3, perPage: 10, skip: 20, limit: 10, offset: 20 });
+    assert.deepEqual(parsePagination({ page: '3', per_page: '10' }, limits), {
+      page: 3,
+      perPage: 10,
+      skip: 20,
+      limit: 10,
+      offset: 20,
+    });
     assert.deepEqual(parsePagination({}, limits), { page: 1, perPage: 25, skip: 0, limit: 25, offset: 0 });
   });
 
@@ -20,7 +26,11 @@ describe('pagination()', () => {
 
   it('refuses instead of defaulting', () => {
     for (const bad of ['0', '-1', 'x', '1.5', '', ' 2', '1e3']) {
-      assert.throws(() => parsePagination({ per_page: bad }, limits), { code: 'APP_PAGINATION_INVALID', status: 400 }, bad);
+      assert.throws(
+        () => parsePagination({ per_page: bad }, limits),
+        { code: 'APP_PAGINATION_INVALID', status: 400 },
+        bad,
+      );
     }
   });
 });

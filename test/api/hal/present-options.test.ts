@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { defineController } from '../../../api/routing/controller.ts';
+import { defineController } from '../../../api/model-framework/routing/controller.ts';
 import { ROUTES, getJson, seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 /** A dashboard that presents other resources' records: `type` picks their links and `_embedded` key. */
@@ -8,19 +8,36 @@ const dashboard = defineController({
   async authors(ctx) {
     const Author = ctx.models.get('Author');
     const page = await Author!.paginate({ page: 1, perPage: 10 });
-    await ctx.collection(page.records, { type: 'authors', page: 1, perPage: 10, total: page.total, links: { home: '/' } });
+    await ctx.collection(page.records, {
+      type: 'authors',
+      page: 1,
+      perPage: 10,
+      total: page.total,
+      links: { home: '/' },
+    });
   },
   async summary(ctx) {
     const post = (await ctx.models.get('Post')!.paginate({ page: 1, perPage: 1 })).records[0];
     // a plain object copied from a record: the type's model recognises the foreign key
-    await ctx.resource({ ...post }, {
-      type: 'posts',
-      links: { author: { href: '/api/v1/authors/x', title: 'the author' }, related: [{ href: '/a' }, { href: '/b' }] },
-    });
+    await ctx.resource(
+      { ...post },
+      {
+        type: 'posts',
+        links: {
+          author: { href: '/api/v1/authors/x', title: 'the author' },
+          related: [{ href: '/a' }, { href: '/b' }],
+        },
+      },
+    );
   },
   async things(ctx) {
     // a type without routes or model (like the webhook API's listings): records as given, each with _links
-    await ctx.collection([{ name: 'a' }, { _links: { self: { href: '/things/b' } }, name: 'b' }], { type: 'things', page: 1, perPage: 10, total: 2 });
+    await ctx.collection([{ name: 'a' }, { _links: { self: { href: '/things/b' } }, name: 'b' }], {
+      type: 'things',
+      page: 1,
+      perPage: 10,
+      total: 2,
+    });
   },
   async plain(ctx) {
     await ctx.resource({ greeting: 'hello' }, { links: { self: '/dashboard/plain' }, status: 201 });
@@ -52,7 +69,7 @@ describe('resource() and collection() options', () => {
     assert.match(body._embedded.authors[0]._links.self.href, /^\/api\/v1\/authors\/[A-Za-z0-9_-]{22}$/);
   });
 
-  it('a plain object is published through the type\'s model: no id, foreign keys as externalId; link objects kept', async () => {
+  it("a plain object is published through the type's model: no id, foreign keys as externalId; link objects kept", async () => {
     const { body } = await getJson(`${app.base}/dashboard/summary`);
     assert.equal('id' in body, false);
     assert.match(body.author, /^[A-Za-z0-9_-]{22}$/);
@@ -63,8 +80,14 @@ describe('resource() and collection() options', () => {
 
   it('a collection of a type without routes: each record as given, _links first (empty unless it brings its own)', async () => {
     const { body } = await getJson(`${app.base}/dashboard/things`);
-    assert.deepEqual(body._embedded.things, [{ _links: {}, name: 'a' }, { _links: { self: { href: '/things/b' } }, name: 'b' }]);
-    assert.deepEqual(body._embedded.things.map((thing: object) => Object.keys(thing)[0]), ['_links', '_links']);
+    assert.deepEqual(body._embedded.things, [
+      { _links: {}, name: 'a' },
+      { _links: { self: { href: '/things/b' } }, name: 'b' },
+    ]);
+    assert.deepEqual(
+      body._embedded.things.map((thing: object) => Object.keys(thing)[0]),
+      ['_links', '_links'],
+    );
     assert.equal(body.total, 2);
   });
 

@@ -13,7 +13,12 @@ describe('HAL resource: list, show, create, update, destroy', () => {
   });
 
   it('create answers 201 with Location = the self link, the record as HAL, defaults applied', async () => {
-    const created = await send('POST', `${app.api}/posts`, { title: 'Hello', author: authors[0], meta: { tags: ['a'] }, rating: 4.5 }, ADMIN);
+    const created = await send(
+      'POST',
+      `${app.api}/posts`,
+      { title: 'Hello', author: authors[0], meta: { tags: ['a'] }, rating: 4.5 },
+      ADMIN,
+    );
     assert.equal(created.status, 201);
     const self = `/api/v1/posts/${created.body.externalId}`;
     assert.equal(created.headers.get('location'), self);
@@ -50,7 +55,9 @@ describe('HAL resource: list, show, create, update, destroy', () => {
 
   it('the primary key never leaves the server, in any answer', async () => {
     const created = await send('POST', `${app.api}/posts`, { title: 'Secret id' });
-    const [{ id }] = await app.db.sql<{ id: string }[]>`select id from posts where external_id = ${created.body.externalId}`;
+    const [{ id }] = await app.db.sql<
+      { id: string }[]
+    >`select id from posts where external_id = ${created.body.externalId}`;
     const answers = [
       JSON.stringify(created.body),
       JSON.stringify((await getJson(`${app.api}/posts/${created.body.externalId}`)).body),
@@ -64,7 +71,12 @@ describe('HAL resource: list, show, create, update, destroy', () => {
 
   it('update (PATCH) changes only the given, permitted fields; unknown body fields are dropped', async () => {
     const created = await send('POST', `${app.api}/posts`, { title: 'Before', views: 3 });
-    const updated = await send('PATCH', `${app.api}/posts/${created.body.externalId}`, { title: 'After', reviewer: authors[1], id: 1, externalId: 'x' }, ADMIN);
+    const updated = await send(
+      'PATCH',
+      `${app.api}/posts/${created.body.externalId}`,
+      { title: 'After', reviewer: authors[1], id: 1, externalId: 'x' },
+      ADMIN,
+    );
     assert.equal(updated.status, 200);
     assert.equal(updated.body.title, 'After');
     assert.equal(updated.body.views, 3);
@@ -94,7 +106,11 @@ describe('HAL resource: list, show, create, update, destroy', () => {
   });
 
   it('an unknown externalId is 404 for show, update and destroy', async () => {
-    for (const [method, extra] of [['GET', undefined], ['PATCH', { title: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, extra] of [
+      ['GET', undefined],
+      ['PATCH', { title: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const answer = await send(method, `${app.api}/posts/AAAAAAAAAAAAAAAAAAAAAA`, extra, ADMIN);
       assert.equal(answer.status, 404, method);
       assert.equal(answer.body.code, 'APP_RECORD_NOT_FOUND');

@@ -5,15 +5,18 @@ import { getJson, seed, send, startApp, type TestApp } from '../fixtures/app.ts'
 // posts: update/edit need editor or admin, destroy needs admin (fixtures/app.ts ROUTES)
 const AS = (roles: string) => ({ 'X-Test-Principal': `u;${roles}` });
 
-describe('HAL links are filtered by the principal\'s roles', () => {
+describe("HAL links are filtered by the principal's roles", () => {
   let app: TestApp;
   let post: string;
   before(async () => {
     app = await startApp();
-    ({ posts: [post] } = await seed(app, { authors: 1, posts: 1 }));
+    ({
+      posts: [post],
+    } = await seed(app, { authors: 1, posts: 1 }));
   });
 
-  const rels = async (headers: Record<string, string>) => Object.keys((await getJson(`${app.api}/posts/${post}`, headers)).body._links).sort();
+  const rels = async (headers: Record<string, string>) =>
+    Object.keys((await getJson(`${app.api}/posts/${post}`, headers)).body._links).sort();
 
   it('anonymous: self and collection only (no edit, update, destroy)', async () => {
     assert.deepEqual(await rels({}), ['collection', 'self']);
@@ -35,7 +38,9 @@ describe('HAL links are filtered by the principal\'s roles', () => {
   });
 
   it('collection links follow the rules too: a route whose create needs a role hides create and new', async () => {
-    const locked = await startApp({ routes: { 'resources posts': { scope: 'api/v1', roles: { create: ['admin'], new: ['admin'] } } } });
+    const locked = await startApp({
+      routes: { 'resources posts': { scope: 'api/v1', roles: { create: ['admin'], new: ['admin'] } } },
+    });
     const anonymous = (await getJson(`${locked.api}/posts`)).body._links;
     assert.equal('create' in anonymous, false);
     assert.equal('new' in anonymous, false);

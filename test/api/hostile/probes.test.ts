@@ -26,17 +26,22 @@ interface Probe {
 
 /** Sends a raw request (bodies as given, any method token). */
 function raw(base: string, method: string, path: string, headers: Record<string, string>, body?: Buffer | string) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>((resolve, reject) => {
-    const url = new URL(path, base);
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>(
+    (resolve, reject) => {
+      const url = new URL(path, base);
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+        },
+      );
+      req.on('error', reject);
+      if (body !== undefined) req.write(body);
+      req.end();
+    },
+  );
 }
 
 describe('hostile input', () => {
@@ -50,41 +55,138 @@ describe('hostile input', () => {
     app = await startApi({ rateLimit: { max: 100_000 } });
     admin = await app.token('admin');
     viewer = await app.token('viewer', 'acme');
-    const created = await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: 'https://127.0.0.1/hostile', events: ['*'] } });
+    const created = await call('POST', `${app.api}/webhooks`, {
+      token: admin,
+      body: { url: 'https://127.0.0.1/hostile', events: ['*'] },
+    });
     endpointId = created.body.externalId;
   });
 
-  const problem = (answer: { status: number; headers: Headers | Record<string, unknown>; body?: { code?: string } }, what: string) => {
+  const problem = (
+    answer: { status: number; headers: Headers | Record<string, unknown>; body?: { code?: string } },
+    what: string,
+  ) => {
     assert.ok(answer.status >= 400 && answer.status < 500, `${what}: ${answer.status}`);
-    const type = answer.headers instanceof Headers ? answer.headers.get('content-type') : String(answer.headers['content-type']);
+    const type =
+      answer.headers instanceof Headers ? answer.headers.get('content-type') : String(answer.headers['content-type']);
     assert.match(type ?? '', /application\/problem\+json/, `${what}: ${type}`);
     assert.match(answer.body?.code ?? '', /^APP_[A-Z_]+$/, `${what}: code ${answer.body?.code}`);
   };
 
   it('NUL in every id, text field and filter: 4xx problem+json with a code, never 500', async () => {
     const probes: Probe[] = [
-      { name: 'webhook id', method: 'GET', path: `/api/v1/webhooks/${encodeURIComponent(NUL)}`, status: 404, code: 'APP_WEBHOOK_NOT_FOUND' },
-      { name: 'webhook id with text', method: 'GET', path: `/api/v1/webhooks/ep_${encodeURIComponent(NUL)}x`, status: 404 },
-      { name: 'event id', method: 'GET', path: `/api/v1/events/${encodeURIComponent(NUL)}`, status: 404, code: 'APP_WEBHOOK_EVENT_NOT_FOUND' },
-      { name: 'delivery id', method: 'GET', path: `/api/v1/deliveries/${encodeURIComponent(NUL)}`, status: 404, code: 'APP_WEBHOOK_DELIVERY_NOT_FOUND' },
+      {
+        name: 'webhook id',
+        method: 'GET',
+        path: `/api/v1/webhooks/${encodeURIComponent(NUL)}`,
+        status: 404,
+        code: 'APP_WEBHOOK_NOT_FOUND',
+      },
+      {
+        name: 'webhook id with text',
+        method: 'GET',
+        path: `/api/v1/webhooks/ep_${encodeURIComponent(NUL)}x`,
+        status: 404,
+      },
+      {
+        name: 'event id',
+        method: 'GET',
+        path: `/api/v1/events/${encodeURIComponent(NUL)}`,
+        status: 404,
+        code: 'APP_WEBHOOK_EVENT_NOT_FOUND',
+      },
+      {
+        name: 'delivery id',
+        method: 'GET',
+        path: `/api/v1/deliveries/${encodeURIComponent(NUL)}`,
+        status: 404,
+        code: 'APP_WEBHOOK_DELIVERY_NOT_FOUND',
+      },
       { name: 'retry id', method: 'POST', path: `/api/v1/deliveries/${encodeURIComponent(NUL)}/retry`, status: 404 },
       { name: 'rotate id', method: 'POST', path: `/api/v1/webhooks/${encodeURIComponent(NUL)}/rotate`, status: 404 },
-      { name: 'endpoint deliveries id', method: 'GET', path: `/api/v1/webhooks/${encodeURIComponent(NUL)}/deliveries`, status: 404 },
-      { name: 'description on create', method: 'POST', path: '/api/v1/webhooks', body: { url: 'https://127.0.0.1/x', events: ['*'], description: `a${NUL}b` }, status: 422 },
-      { name: 'owner on create', method: 'POST', path: '/api/v1/webhooks', body: { url: 'https://127.0.0.1/x', events: ['*'], owner: `a${NUL}b` }, status: 422 },
-      { name: 'description on update', method: 'PATCH', path: '/api/v1/webhooks/:id', body: { description: `a${NUL}b` }, status: 422 },
-      { name: 'disabledReason on update', method: 'PATCH', path: '/api/v1/webhooks/:id', body: { enabled: false, disabledReason: `a${NUL}b` }, status: 422 },
-      { name: 'header value on update', method: 'PATCH', path: '/api/v1/webhooks/:id', body: { headers: { 'X-A': `a${NUL}b` } }, status: 422 },
-      { name: 'endpoint filter', method: 'GET', path: `/api/v1/deliveries?endpoint=${encodeURIComponent(NUL)}`, status: 422, code: 'APP_WEBHOOK_LIST_INVALID' },
-      { name: 'event filter', method: 'GET', path: `/api/v1/deliveries?event=${encodeURIComponent(NUL)}`, status: 422, code: 'APP_WEBHOOK_LIST_INVALID' },
+      {
+        name: 'endpoint deliveries id',
+        method: 'GET',
+        path: `/api/v1/webhooks/${encodeURIComponent(NUL)}/deliveries`,
+        status: 404,
+      },
+      {
+        name: 'description on create',
+        method: 'POST',
+        path: '/api/v1/webhooks',
+        body: { url: 'https://127.0.0.1/x', events: ['*'], description: `a${NUL}b` },
+        status: 422,
+      },
+      {
+        name: 'owner on create',
+        method: 'POST',
+        path: '/api/v1/webhooks',
+        body: { url: 'https://127.0.0.1/x', events: ['*'], owner: `a${NUL}b` },
+        status: 422,
+      },
+      {
+        name: 'description on update',
+        method: 'PATCH',
+        path: '/api/v1/webhooks/:id',
+        body: { description: `a${NUL}b` },
+        status: 422,
+      },
+      {
+        name: 'disabledReason on update',
+        method: 'PATCH',
+        path: '/api/v1/webhooks/:id',
+        body: { enabled: false, disabledReason: `a${NUL}b` },
+        status: 422,
+      },
+      {
+        name: 'header value on update',
+        method: 'PATCH',
+        path: '/api/v1/webhooks/:id',
+        body: { headers: { 'X-A': `a${NUL}b` } },
+        status: 422,
+      },
+      {
+        name: 'endpoint filter',
+        method: 'GET',
+        path: `/api/v1/deliveries?endpoint=${encodeURIComponent(NUL)}`,
+        status: 422,
+        code: 'APP_WEBHOOK_LIST_INVALID',
+      },
+      {
+        name: 'event filter',
+        method: 'GET',
+        path: `/api/v1/deliveries?event=${encodeURIComponent(NUL)}`,
+        status: 422,
+        code: 'APP_WEBHOOK_LIST_INVALID',
+      },
       { name: 'owner filter', method: 'GET', path: `/api/v1/webhooks?owner=${encodeURIComponent(NUL)}`, status: 422 },
-      { name: 'event payload', method: 'POST', path: '/api/v1/events', body: { type: 'order.created', data: { note: `a${NUL}b` } } },
-      { name: 'event type', method: 'POST', path: '/api/v1/events', body: { type: `order${NUL}`, data: {} }, status: 422 },
-      { name: 'recover since', method: 'POST', path: '/api/v1/webhooks/:id/recover', body: { since: `2026${NUL}` }, status: 422 },
+      {
+        name: 'event payload',
+        method: 'POST',
+        path: '/api/v1/events',
+        body: { type: 'order.created', data: { note: `a${NUL}b` } },
+      },
+      {
+        name: 'event type',
+        method: 'POST',
+        path: '/api/v1/events',
+        body: { type: `order${NUL}`, data: {} },
+        status: 422,
+      },
+      {
+        name: 'recover since',
+        method: 'POST',
+        path: '/api/v1/webhooks/:id/recover',
+        body: { since: `2026${NUL}` },
+        status: 422,
+      },
     ];
     for (const probe of probes) {
       const path = probe.path.replace(':id', endpointId);
-      const answer = await call(probe.method, `${app.base}${path}`, { token: admin, ...(probe.body === undefined ? {} : { body: probe.body }) });
+      const answer = await call(probe.method, `${app.base}${path}`, {
+        token: admin,
+        ...(probe.body === undefined ? {} : { body: probe.body }),
+      });
       if (probe.name === 'event payload' && answer.status === 202) continue; // JSON may carry \u0000 in jsonb? then it must be accepted whole
       problem(answer, probe.name);
       if (probe.status) assert.equal(answer.status, probe.status, `${probe.name}: ${answer.text}`);
@@ -99,7 +201,11 @@ describe('hostile input', () => {
       `{ events(filter: { type: "a\\u0000" }) { total } }`,
     ];
     for (const query of queries) {
-      const answer = await call('POST', `${app.base}/_app/gql`, { token: admin, body: { query }, headers: { Accept: 'application/json' } });
+      const answer = await call('POST', `${app.base}/_app/gql`, {
+        token: admin,
+        body: { query },
+        headers: { Accept: 'application/json' },
+      });
       assert.ok(answer.status < 500, `${query}: ${answer.status}`);
       for (const error of answer.body.errors ?? []) {
         assert.notEqual(error.extensions?.code, 'APP_GRAPHQL_INTERNAL', `${query}: ${JSON.stringify(error)}`);
@@ -109,20 +215,46 @@ describe('hostile input', () => {
 
   it('a bad compressed body is 400 problem+json; an unknown encoding 415 that says so', async () => {
     for (const encoding of ['deflate', 'br', 'gzip']) {
-      const answer = await raw(app.base, 'POST', '/api/v1/events', {
-        Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', 'Content-Encoding': encoding, Accept: 'application/json',
-      }, Buffer.from('this is not compressed at all'));
+      const answer = await raw(
+        app.base,
+        'POST',
+        '/api/v1/events',
+        {
+          Authorization: `Bearer ${admin}`,
+          'Content-Type': 'application/json',
+          'Content-Encoding': encoding,
+          Accept: 'application/json',
+        },
+        Buffer.from('this is not compressed at all'),
+      );
       assert.equal(answer.status, 400, `${encoding}: ${answer.text}`);
       assert.match(String(answer.headers['content-type']), /problem\+json/);
       assert.match(JSON.parse(answer.text).code, /^APP_/);
     }
-    const good = await raw(app.base, 'POST', '/api/v1/events', {
-      Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', 'Content-Encoding': 'deflate', Accept: 'application/json',
-    }, deflateSync(JSON.stringify({ type: 'order.created', data: { ok: true } })));
+    const good = await raw(
+      app.base,
+      'POST',
+      '/api/v1/events',
+      {
+        Authorization: `Bearer ${admin}`,
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'deflate',
+        Accept: 'application/json',
+      },
+      deflateSync(JSON.stringify({ type: 'order.created', data: { ok: true } })),
+    );
     assert.ok(good.status < 300, `a real deflate body is read: ${good.status} ${good.text}`);
-    const unknown = await raw(app.base, 'POST', '/api/v1/events', {
-      Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', 'Content-Encoding': 'snappy',
-    }, '{}');
+    const unknown = await raw(
+      app.base,
+      'POST',
+      '/api/v1/events',
+      {
+        Authorization: `Bearer ${admin}`,
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'snappy',
+      },
+      '{}',
+    );
     assert.equal(unknown.status, 415);
     const body = JSON.parse(unknown.text);
     assert.match(body.code, /^APP_/);
@@ -135,7 +267,11 @@ describe('hostile input', () => {
       for (const path of ['/api/v1/webhooks', `/api/v1/webhooks/${endpointId}`, '/nowhere']) {
         const answer = await raw(app.base, method, path, { Authorization: `Bearer ${admin}` });
         assert.ok([405, 501, 404].includes(answer.status), `${method} ${path}: ${answer.status}`);
-        assert.match(String(answer.headers['content-type']), /application\/problem\+json/, `${method} ${path}: ${answer.headers['content-type']} ${answer.text}`);
+        assert.match(
+          String(answer.headers['content-type']),
+          /application\/problem\+json/,
+          `${method} ${path}: ${answer.headers['content-type']} ${answer.text}`,
+        );
         assert.match(JSON.parse(answer.text).code, /^APP_/);
       }
     }
@@ -146,7 +282,9 @@ describe('hostile input', () => {
     assert.equal(long.status, 414);
     problem({ ...long, status: 499 }, '414 body'); // the body shape
     assert.equal(long.body.code, 'APP_QUERY_TOO_LONG');
-    const page = await call('GET', `${app.api}/deliveries?per_page=1&junk=${'y'.repeat(500)}&status=dead`, { token: admin });
+    const page = await call('GET', `${app.api}/deliveries?per_page=1&junk=${'y'.repeat(500)}&status=dead`, {
+      token: admin,
+    });
     assert.equal(page.status, 200);
     const link = page.headers.get('link') ?? '';
     assert.doesNotMatch(link, /junk/);
@@ -157,7 +295,9 @@ describe('hostile input', () => {
     const limited = await startApi({ rateLimit: { max: 5 } });
     const statuses: number[] = [];
     for (let i = 0; i < 8; i += 1) {
-      const answer = await call('GET', `${limited.api}/webhooks`, { token: `app_tok_${'A'.repeat(43 - String(i).length)}${i}` });
+      const answer = await call('GET', `${limited.api}/webhooks`, {
+        token: `app_tok_${'A'.repeat(43 - String(i).length)}${i}`,
+      });
       statuses.push(answer.status);
     }
     assert.ok(statuses.includes(401), statuses.join(','));
@@ -192,18 +332,31 @@ describe('hostile input', () => {
       ['POST', '/api/v1/events', `{"type":${deep},"data":{}}`],
       ['POST', '/api/v1/events', `{"type":"order.created","data":${deep}}`],
     ];
-    const headers = (token: string) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' });
+    const headers = (token: string) => ({
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+    });
     for (const [method, path, body] of bodies) {
       const answer = await raw(app.base, method, path, headers(admin), body);
       const what = `${method} ${path} ${body.slice(0, 40)}`;
       assert.ok(answer.status >= 400 && answer.status < 500, `${what}: ${answer.status} ${answer.text.slice(0, 200)}`);
       assert.match(String(answer.headers['content-type']), /problem\+json/, what);
       assert.match(JSON.parse(answer.text).code, /^APP_[A-Z_]+$/, what);
-      assert.ok(answer.text.length < 20_000, `${what}: the answer echoes a bounded value (${answer.text.length} characters)`);
+      assert.ok(
+        answer.text.length < 20_000,
+        `${what}: the answer echoes a bounded value (${answer.text.length} characters)`,
+      );
     }
     // a member naming a deeply nested owner: the 404 names its kind, not the value
     const member = await app.token('member', 'acme');
-    const refused = await raw(app.base, 'POST', '/api/v1/webhooks', headers(member), `{"url":"https://127.0.0.1/x","events":["*"],"owner":${deep}}`);
+    const refused = await raw(
+      app.base,
+      'POST',
+      '/api/v1/webhooks',
+      headers(member),
+      `{"url":"https://127.0.0.1/x","events":["*"],"owner":${deep}}`,
+    );
     assert.equal(refused.status, 404, refused.text.slice(0, 200));
     assert.equal(JSON.parse(refused.text).code, 'APP_TENANT_NOT_FOUND');
     assert.match(JSON.parse(refused.text).detail, /no owner an array of 1 /);
@@ -212,44 +365,99 @@ describe('hostile input', () => {
   it('a lone UTF-16 surrogate is refused where it would be stored as something else; years outside 0001-9999 are a time-range error', async () => {
     const lone = '\ud800';
     const probes: Array<[string, string, unknown, string]> = [
-      ['POST', '/api/v1/webhooks', { url: 'https://127.0.0.1/x', events: ['*'], owner: `acme${lone}` }, 'APP_WEBHOOK_OWNER_INVALID'],
-      ['POST', '/api/v1/webhooks', { url: 'https://127.0.0.1/x', events: ['*'], description: `a${lone}` }, 'APP_WEBHOOK_DESCRIPTION_INVALID'],
-      ['PATCH', `/api/v1/webhooks/${endpointId}`, { enabled: false, disabledReason: `a${lone}` }, 'APP_WEBHOOK_PATCH_INVALID'],
+      [
+        'POST',
+        '/api/v1/webhooks',
+        { url: 'https://127.0.0.1/x', events: ['*'], owner: `acme${lone}` },
+        'APP_WEBHOOK_OWNER_INVALID',
+      ],
+      [
+        'POST',
+        '/api/v1/webhooks',
+        { url: 'https://127.0.0.1/x', events: ['*'], description: `a${lone}` },
+        'APP_WEBHOOK_DESCRIPTION_INVALID',
+      ],
+      [
+        'PATCH',
+        `/api/v1/webhooks/${endpointId}`,
+        { enabled: false, disabledReason: `a${lone}` },
+        'APP_WEBHOOK_PATCH_INVALID',
+      ],
       ['POST', '/api/v1/events', { type: 'order.created', data: { note: `a${lone}` } }, 'APP_WEBHOOK_PAYLOAD_INVALID'],
-      ['POST', `/api/v1/webhooks/${endpointId}/recover`, { since: '0000-01-01T00:00:00Z' }, 'APP_WEBHOOK_TIME_RANGE_INVALID'],
+      [
+        'POST',
+        `/api/v1/webhooks/${endpointId}/recover`,
+        { since: '0000-01-01T00:00:00Z' },
+        'APP_WEBHOOK_TIME_RANGE_INVALID',
+      ],
     ];
     for (const [method, path, body, code] of probes) {
       // JSON.stringify writes the lone surrogate as the escape \ud800, as a client would send it
       const text = JSON.stringify(body);
-      const answer = await raw(app.base, method, path, { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', Accept: 'application/json' }, text);
+      const answer = await raw(
+        app.base,
+        method,
+        path,
+        { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+        text,
+      );
       assert.equal(answer.status, 422, `${path}: ${answer.text}`);
       assert.equal(JSON.parse(answer.text).code, code, path);
     }
-    const since = await call('GET', `${app.api}/deliveries?since=${encodeURIComponent('0000-12-31T00:00:00Z')}`, { token: admin });
+    const since = await call('GET', `${app.api}/deliveries?since=${encodeURIComponent('0000-12-31T00:00:00Z')}`, {
+      token: admin,
+    });
     assert.equal(since.body.code, 'APP_WEBHOOK_TIME_RANGE_INVALID', since.text);
-    const pair = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'order.created', data: { note: 'a pair: \ud83d\ude00' } } });
+    const pair = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'order.created', data: { note: 'a pair: \ud83d\ude00' } },
+    });
     assert.equal(pair.status, 202, `a valid surrogate pair is accepted: ${pair.text}`);
   });
 
   it('content codings are case-insensitive, x-gzip is gzip, identity is none; two stacked codings are 415', async () => {
     const json = Buffer.from(JSON.stringify({ type: 'order.created', data: {} }));
-    const headers = (encoding: string) => ({ Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', 'Content-Encoding': encoding, Accept: 'application/json' });
-    for (const [encoding, body] of [['GZIP', gzipSync(json)], ['x-gzip', gzipSync(json)], ['Deflate', deflateSync(json)], ['identity', json]] as const) {
+    const headers = (encoding: string) => ({
+      Authorization: `Bearer ${admin}`,
+      'Content-Type': 'application/json',
+      'Content-Encoding': encoding,
+      Accept: 'application/json',
+    });
+    for (const [encoding, body] of [
+      ['GZIP', gzipSync(json)],
+      ['x-gzip', gzipSync(json)],
+      ['Deflate', deflateSync(json)],
+      ['identity', json],
+    ] as const) {
       const answer = await raw(app.base, 'POST', '/api/v1/events', headers(encoding), body);
       assert.equal(answer.status, 202, `${encoding}: ${answer.text}`);
     }
-    const stacked = await raw(app.base, 'POST', '/api/v1/events', headers('gzip, deflate'), deflateSync(gzipSync(json)));
+    const stacked = await raw(
+      app.base,
+      'POST',
+      '/api/v1/events',
+      headers('gzip, deflate'),
+      deflateSync(gzipSync(json)),
+    );
     assert.equal(stacked.status, 415, stacked.text);
     assert.equal(JSON.parse(stacked.text).code, 'APP_BODY_ENCODING_UNSUPPORTED');
     assert.match(JSON.parse(stacked.text).detail, /stacks 2 codings/);
   });
 
-  it('paging links keep each listing\'s own filters, events included; the Link header stays under 2 kB, next first', async () => {
+  it("paging links keep each listing's own filters, events included; the Link header stays under 2 kB, next first", async () => {
     for (let i = 0; i < 3; i += 1) {
-      await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: `https://127.0.0.1/paged-${i}`, events: ['paged.thing'], owner: 'paged' } });
+      await call('POST', `${app.api}/webhooks`, {
+        token: admin,
+        body: { url: `https://127.0.0.1/paged-${i}`, events: ['paged.thing'], owner: 'paged' },
+      });
     }
-    await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: 'https://127.0.0.1/paged-other', events: ['other.thing'], owner: 'paged' } });
-    const page = await call('GET', `${app.api}/webhooks?events=paged.thing&owner=paged&per_page=1&junk=1`, { token: admin });
+    await call('POST', `${app.api}/webhooks`, {
+      token: admin,
+      body: { url: 'https://127.0.0.1/paged-other', events: ['other.thing'], owner: 'paged' },
+    });
+    const page = await call('GET', `${app.api}/webhooks?events=paged.thing&owner=paged&per_page=1&junk=1`, {
+      token: admin,
+    });
     assert.equal(page.body.total, 3);
     const next = page.body._links.next.href as string;
     assert.match(next, /owner=paged/);
@@ -257,7 +465,11 @@ describe('hostile input', () => {
     assert.doesNotMatch(next, /junk/);
     const followed = await call('GET', `${app.base}${next}`, { token: admin });
     assert.equal(followed.body.total, 3, 'the next page lists the same filtered set');
-    const long = await call('GET', `${app.api}/webhooks?per_page=1&events=${'a'.repeat(250)},${Array.from({ length: 12 }, (_, i) => `e${i}.${'x'.repeat(200)}`).join(',')}`, { token: admin });
+    const long = await call(
+      'GET',
+      `${app.api}/webhooks?per_page=1&events=${'a'.repeat(250)},${Array.from({ length: 12 }, (_, i) => `e${i}.${'x'.repeat(200)}`).join(',')}`,
+      { token: admin },
+    );
     const link = long.headers instanceof Headers ? long.headers.get('link') : undefined;
     if (link !== null && link !== undefined) {
       assert.ok(link.length <= 2048, `Link header ${link.length} characters`);
@@ -268,7 +480,10 @@ describe('hostile input', () => {
 
   it('logs no stack trace for any of it', () => {
     const stacks = app.logs.filter((line) => /"stack"/.test(line) && /"level":(50|60)/.test(line));
-    assert.deepEqual(stacks.map((line) => JSON.parse(line).msg), []);
+    assert.deepEqual(
+      stacks.map((line) => JSON.parse(line).msg),
+      [],
+    );
     void viewer;
   });
 });

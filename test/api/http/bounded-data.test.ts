@@ -18,10 +18,16 @@ describe('boundedData', () => {
   });
 
   it('keeps BOUNDS.entries entries of a list or an object and BOUNDS.chars characters of a string', () => {
-    const bounded = boundedData({ list: Array.from({ length: 1000 }, (_, i) => i), text: 'y'.repeat(10_000) }) as { list: number[]; text: string };
+    const bounded = boundedData({ list: Array.from({ length: 1000 }, (_, i) => i), text: 'y'.repeat(10_000) }) as {
+      list: number[];
+      text: string;
+    };
     assert.equal(bounded.list.length, BOUNDS.entries);
     assert.equal(bounded.text.length, BOUNDS.chars + 1);
-    const object = boundedData(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i]))) as Record<string, number>;
+    const object = boundedData(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i]))) as Record<
+      string,
+      number
+    >;
     assert.equal(Object.keys(object).length, BOUNDS.entries);
   });
 

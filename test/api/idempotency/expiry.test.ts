@@ -18,7 +18,12 @@ const BACKENDS: Array<[string, (now: () => number) => Promise<SharedStore>]> = [
     'postgres',
     async (now) => {
       const db = await testDatabase();
-      return postgresStore({ config: db.configWith({ shared: { backend: 'postgres' } }), log: db.log, now, logFailure: ignore });
+      return postgresStore({
+        config: db.configWith({ shared: { backend: 'postgres' } }),
+        log: db.log,
+        now,
+        logFailure: ignore,
+      });
     },
   ],
 ];
@@ -34,7 +39,8 @@ for (const [name, make] of BACKENDS) {
     });
 
     it('replays the stored answer until 24 hours have passed, then runs the request anew', async () => {
-      const send = () => request('POST', `${app.base}/orders`, { body: { item: 'x' }, headers: { 'Idempotency-Key': `day-${name}` } });
+      const send = () =>
+        request('POST', `${app.base}/orders`, { body: { item: 'x' }, headers: { 'Idempotency-Key': `day-${name}` } });
       const first = await send();
       clock += DAY - 1;
       const late = await send();
@@ -50,7 +56,8 @@ for (const [name, make] of BACKENDS) {
     if (name === 'postgres') {
       it('expired records are purged from app_shared_entries', async () => {
         const db = await testDatabase();
-        const count = async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from app_shared_entries`)[0].n;
+        const count = async () =>
+          (await db.sql<{ n: number }[]>`select count(*)::int as n from app_shared_entries`)[0].n;
         assert.ok((await count()) >= 1);
         clock += DAY;
         const purged = await (store as ReturnType<typeof postgresStore>).purge();

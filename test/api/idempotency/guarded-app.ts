@@ -9,9 +9,9 @@ import { after } from 'node:test';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
-import type { Controller } from '../../../api/routing/controller.ts';
-import type { RouteTable } from '../../../api/routing/table.ts';
-import type { Principal } from '../../../api/routing/roles.ts';
+import type { Controller } from '../../../api/model-framework/routing/controller.ts';
+import type { RouteTable } from '../../../api/model-framework/routing/table.ts';
+import type { Principal } from '../../../api/model-framework/routing/roles.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import type { SharedStore } from '../../../shared/stores/types.ts';
@@ -37,9 +37,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Latches an action waits on (`?hold=<name>`) until the test releases them; `reached` says an action is waiting. */
 export class Holds {
-  private readonly waiting = new Map<string, {
-    promise: Promise<void>; release: () => void; reached: Promise<void>; arrive: () => void; closed: Promise<void>; close: () => void;
-  }>();
+  private readonly waiting = new Map<
+    string,
+    {
+      promise: Promise<void>;
+      release: () => void;
+      reached: Promise<void>;
+      arrive: () => void;
+      closed: Promise<void>;
+      close: () => void;
+    }
+  >();
   private entry(name: string) {
     let entry = this.waiting.get(name);
     if (!entry) {
@@ -128,8 +136,22 @@ export function stubCaller(): Middleware {
   return async function stubCaller(ctx, next) {
     const principal = ctx.get('X-Test-Principal');
     const session = ctx.get('X-Test-Session') || undefined;
-    if (principal) ctx.state.principal = { kind: 'user', id: principal, userId: principal, roles: [], sessionId: session } as Principal;
-    else if (session) ctx.state.principal = { kind: 'portal', id: 'portal:acme', roles: ['member'], owner: 'acme', sessionId: session } as Principal;
+    if (principal)
+      ctx.state.principal = {
+        kind: 'user',
+        id: principal,
+        userId: principal,
+        roles: [],
+        sessionId: session,
+      } as Principal;
+    else if (session)
+      ctx.state.principal = {
+        kind: 'portal',
+        id: 'portal:acme',
+        roles: ['member'],
+        owner: 'acme',
+        sessionId: session,
+      } as Principal;
     await next();
   };
 }
@@ -155,7 +177,14 @@ let database: Promise<TestDatabase> | undefined;
 export const testDatabase = () => (database ??= createTestDatabase());
 
 /** Starts the guarded app; stopped when the file's tests end. */
-export async function startGuardedApp(options: { flags?: Record<string, unknown>; env?: Record<string, string>; sharedStore?: SharedStore; routes?: RouteTable } = {}): Promise<GuardedApp> {
+export async function startGuardedApp(
+  options: {
+    flags?: Record<string, unknown>;
+    env?: Record<string, string>;
+    sharedStore?: SharedStore;
+    routes?: RouteTable;
+  } = {},
+): Promise<GuardedApp> {
   const db = await testDatabase();
   const config = db.configWith({ logLevel: 'info', ...options.flags }, options.env);
   const logs: Array<Record<string, unknown>> = [];
@@ -187,11 +216,20 @@ export interface Answer {
 }
 
 /** A request with a JSON body (or none); parses a JSON answer. */
-export async function request(method: string, url: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function request(
+  method: string,
+  url: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const response = await fetch(url, {
     method,
     headers: { ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }), ...options.headers },
-    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body),
   });
   const text = await response.text();
   let body: unknown;

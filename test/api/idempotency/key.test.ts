@@ -8,7 +8,11 @@ describe('Idempotency-Key: 1 to 255 printable ASCII characters', () => {
   const valid: Array<[string, string, string]> = [
     ['one character', 'a', 'a'],
     ['255 characters', 'k'.repeat(MAX_KEY_LENGTH), 'k'.repeat(MAX_KEY_LENGTH)],
-    ['every printable ASCII character, space included', 'a !#$%&\'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~', 'a !#$%&\'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~'],
+    [
+      'every printable ASCII character, space included',
+      "a !#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~",
+      "a !#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~",
+    ],
     ['a UUID', '8e0f3a5c-5b1d-4c8e-9f7a-2d6b1c0e4a11', '8e0f3a5c-5b1d-4c8e-9f7a-2d6b1c0e4a11'],
     ['an RFC 8941 string (quoted form)', '"abc-123"', 'abc-123'],
     ['a quoted form with escapes', '"a\\"b\\\\c"', 'a"b\\c'],
@@ -28,7 +32,8 @@ describe('Idempotency-Key: 1 to 255 printable ASCII characters', () => {
     ['a quoted form with a bare quote inside', '"a"b"'],
     ['a quoted form with an unknown escape', '"a\\nb"'],
   ];
-  for (let code = 0; code < 0x20; code += 1) invalid.push([`control character 0x${code.toString(16).padStart(2, '0')}`, `ab${String.fromCharCode(code)}cd`]);
+  for (let code = 0; code < 0x20; code += 1)
+    invalid.push([`control character 0x${code.toString(16).padStart(2, '0')}`, `ab${String.fromCharCode(code)}cd`]);
   for (const [rule, header] of invalid) {
     it(`refuses ${rule}`, () => assert.equal(parseIdempotencyKey(header).ok, false));
   }
@@ -36,7 +41,11 @@ describe('Idempotency-Key: 1 to 255 printable ASCII characters', () => {
 
 describe('the state table as a function (decide)', () => {
   const executing: IdempotencyRecord = { state: 'executing', fingerprint: 'F', token: 't' };
-  const stored: IdempotencyRecord = { state: 'stored', fingerprint: 'F', answer: { status: 201, headers: {}, body: { kind: 'empty' } } };
+  const stored: IdempotencyRecord = {
+    state: 'stored',
+    fingerprint: 'F',
+    answer: { status: 201, headers: {}, body: { kind: 'empty' } },
+  };
   const rows: Array<[string, IdempotencyRecord | undefined, string, string]> = [
     ['no record, first request: execute', undefined, 'F', 'execute'],
     ['stored, same request: replay', stored, 'F', 'replay'],

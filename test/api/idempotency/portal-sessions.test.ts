@@ -18,13 +18,20 @@ describe('idempotency keys of portal sessions are scoped by session', () => {
   let first: Caller;
   let second: Caller;
   before(async () => {
-    await registerEndpoint(depsOf(app.db, FLAGS), OPERATOR, { url: 'http://127.0.0.1:9/hook', events: ['*'], owner: OWNER });
+    await registerEndpoint(depsOf(app.db, FLAGS), OPERATOR, {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['*'],
+      owner: OWNER,
+    });
     first = await signIn(app.base, app.accounts, 'portal member');
     second = await signIn(app.base, app.accounts, 'portal member');
   });
 
   const emit = (caller: Caller, key: string) =>
-    caller.browser.request('POST', '/api/v1/events', { json: { type: 'order.created', data: { n: 1 } }, headers: { 'x-csrf-token': caller.csrf, 'idempotency-key': key } });
+    caller.browser.request('POST', '/api/v1/events', {
+      json: { type: 'order.created', data: { n: 1 } },
+      headers: { 'x-csrf-token': caller.csrf, 'idempotency-key': key },
+    });
 
   it('two portal sessions of one owner with the same key each run; the same session again is a replay', async () => {
     const a = await emit(first, 'same-key');

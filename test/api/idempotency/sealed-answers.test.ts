@@ -15,18 +15,38 @@ async function exercise(app: ApiHarness): Promise<string[]> {
   const token = await app.token('admin');
   const secrets: string[] = [];
   const twice = async (method: string, url: string, key: string, body: unknown, pick: (b: any) => string) => {
-    const first = await call(method, url, { token, body, headers: { 'Idempotency-Key': key, Accept: 'application/json' } });
-    const replay = await call(method, url, { token, body, headers: { 'Idempotency-Key': key, Accept: 'application/json' } });
+    const first = await call(method, url, {
+      token,
+      body,
+      headers: { 'Idempotency-Key': key, Accept: 'application/json' },
+    });
+    const replay = await call(method, url, {
+      token,
+      body,
+      headers: { 'Idempotency-Key': key, Accept: 'application/json' },
+    });
     assert.equal(replay.headers.get('idempotency-replayed'), 'true', `${url} replayed`);
     assert.equal(pick(replay.body), pick(first.body), 'the replay gives the client its secret');
     secrets.push(pick(first.body));
     return first.body;
   };
-  const created = await twice('POST', `${app.api}/webhooks`, 'sealed-1', { url: 'https://127.0.0.1/sealed', events: ['*'] }, (b) => b.secret);
+  const created = await twice(
+    'POST',
+    `${app.api}/webhooks`,
+    'sealed-1',
+    { url: 'https://127.0.0.1/sealed', events: ['*'] },
+    (b) => b.secret,
+  );
   await twice('POST', `${app.api}/webhooks/${created.externalId}/rotate`, 'sealed-2', {}, (b) => b.secret);
-  await twice('POST', `${app.base}/_app/gql`, 'sealed-3', {
-    query: 'mutation { registerWebhookEndpoint(input: { url: "https://127.0.0.1/gql", events: ["*"] }) { secret } }',
-  }, (b) => b.data.registerWebhookEndpoint.secret);
+  await twice(
+    'POST',
+    `${app.base}/_app/gql`,
+    'sealed-3',
+    {
+      query: 'mutation { registerWebhookEndpoint(input: { url: "https://127.0.0.1/gql", events: ["*"] }) { secret } }',
+    },
+    (b) => b.data.registerWebhookEndpoint.secret,
+  );
   for (const secret of secrets) assert.match(secret, /^whsec_/);
   return secrets;
 }
@@ -41,7 +61,13 @@ describe('stored idempotent answers are sealed', () => {
     const secrets = await exercise(app);
     const rows = await app.db.sql<{ text: string }[]>`select key || ' ' || value::text as text from app_shared_entries`;
     assert.ok(rows.length >= 3, `answers stored: ${rows.length}`);
-    assert.deepEqual(leaks(rows.map((row) => row.text), secrets), []);
+    assert.deepEqual(
+      leaks(
+        rows.map((row) => row.text),
+        secrets,
+      ),
+      [],
+    );
   });
 
   it('Redis shared store: no signing secret in any key', { skip: REDIS_SKIP }, async () => {
@@ -52,7 +78,10 @@ describe('stored idempotent answers are sealed', () => {
     try {
       const keys = await client.keys('*');
       const values = await Promise.all(keys.map(async (key) => `${key} ${await client.get(key).catch(() => '')}`));
-      assert.ok(keys.some((key) => key.includes('idem')), keys.join(', '));
+      assert.ok(
+        keys.some((key) => key.includes('idem')),
+        keys.join(', '),
+      );
       assert.deepEqual(leaks(values, secrets), []);
     } finally {
       client.disconnect();

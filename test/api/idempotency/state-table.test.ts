@@ -15,7 +15,20 @@ const freshKey = () => `key-${process.pid}-${(keys += 1)}`;
 
 /** Headers of an answer minus those that describe the exchange, for byte-for-byte comparisons. */
 const answerHeaders = (headers: Headers) =>
-  Object.fromEntries([...headers].filter(([name]) => !['date', 'x-request-id', 'idempotency-replayed', 'ratelimit', 'ratelimit-policy', 'keep-alive', 'connection'].includes(name)));
+  Object.fromEntries(
+    [...headers].filter(
+      ([name]) =>
+        ![
+          'date',
+          'x-request-id',
+          'idempotency-replayed',
+          'ratelimit',
+          'ratelimit-policy',
+          'keep-alive',
+          'connection',
+        ].includes(name),
+    ),
+  );
 
 /** Resolves with the first `count` answers of `answers` to settle (the others keep going). */
 function waitForAnswers<T>(answers: Promise<T>[], count: number): Promise<T[]> {
@@ -38,7 +51,10 @@ describe('idempotent request state table', () => {
 
   it('no record + first request with key: executed, the normal answer', async () => {
     const key = freshKey();
-    const first = await request('POST', `${app.base}/orders`, { body: { item: 'a' }, headers: { 'Idempotency-Key': key } });
+    const first = await request('POST', `${app.base}/orders`, {
+      body: { item: 'a' },
+      headers: { 'Idempotency-Key': key },
+    });
     assert.equal(first.status, 201);
     assert.equal(first.headers.get('idempotency-replayed'), null);
     assert.equal(first.body.received.item, 'a');
@@ -47,8 +63,14 @@ describe('idempotent request state table', () => {
   it('stored + same key, same request: the stored answer with Idempotency-Replayed: true; status, headers and body byte for byte', async () => {
     const key = freshKey();
     const before = app.runs.get('/orders') ?? 0;
-    const first = await request('POST', `${app.base}/orders`, { body: { item: 'b' }, headers: { 'Idempotency-Key': key } });
-    const again = await request('POST', `${app.base}/orders`, { body: { item: 'b' }, headers: { 'Idempotency-Key': key } });
+    const first = await request('POST', `${app.base}/orders`, {
+      body: { item: 'b' },
+      headers: { 'Idempotency-Key': key },
+    });
+    const again = await request('POST', `${app.base}/orders`, {
+      body: { item: 'b' },
+      headers: { 'Idempotency-Key': key },
+    });
     assert.equal(app.runs.get('/orders'), before + 1, 'the action ran once');
     assert.equal(again.headers.get('idempotency-replayed'), 'true');
     assert.equal(again.status, first.status);
@@ -56,15 +78,25 @@ describe('idempotent request state table', () => {
     assert.deepEqual(answerHeaders(again.headers), answerHeaders(first.headers));
     assert.equal(again.headers.get('location'), first.headers.get('location'));
     assert.equal(again.headers.get('x-run'), first.headers.get('x-run'));
-    assert.notEqual(again.headers.get('x-request-id'), first.headers.get('x-request-id'), 'the request id is the new request\'s');
+    assert.notEqual(
+      again.headers.get('x-request-id'),
+      first.headers.get('x-request-id'),
+      "the request id is the new request's",
+    );
   });
 
   it('executing + same key, same request: 409 APP_API_IDEMPOTENCY_IN_PROGRESS with Retry-After: 1', async () => {
     const key = freshKey();
     const hold = `in-progress-${key}`;
-    const slow = request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'c' }, headers: { 'Idempotency-Key': key } });
+    const slow = request('POST', `${app.base}/orders?hold=${hold}`, {
+      body: { item: 'c' },
+      headers: { 'Idempotency-Key': key },
+    });
     await app.holds.reached(hold); // the first request's action is running
-    const during = await request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'c' }, headers: { 'Idempotency-Key': key } });
+    const during = await request('POST', `${app.base}/orders?hold=${hold}`, {
+      body: { item: 'c' },
+      headers: { 'Idempotency-Key': key },
+    });
     assert.equal(during.status, 409);
     assert.equal(during.body.code, 'APP_API_IDEMPOTENCY_IN_PROGRESS');
     assert.equal(during.headers.get('retry-after'), '1');
@@ -81,7 +113,8 @@ describe('idempotent request state table', () => {
   ] as const) {
     it(`stored + same key with ${change}: 422 APP_API_IDEMPOTENCY_KEY_REUSED, record unchanged`, async () => {
       const key = freshKey();
-      const send = (r: { method: string; path: string; body: object }) => request(r.method, `${app.base}${r.path}`, { body: r.body, headers: { 'Idempotency-Key': key } });
+      const send = (r: { method: string; path: string; body: object }) =>
+        request(r.method, `${app.base}${r.path}`, { body: r.body, headers: { 'Idempotency-Key': key } });
       const stored = await send(first);
       const reused = await send(second);
       assert.equal(reused.status, IDEMPOTENCY_ERRORS.reused.status, reused.text);
@@ -95,9 +128,15 @@ describe('idempotent request state table', () => {
   it('executing + same key with a different body while in flight: 422 as well', async () => {
     const key = freshKey();
     const hold = `in-flight-${key}`;
-    const slow = request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'e' }, headers: { 'Idempotency-Key': key } });
+    const slow = request('POST', `${app.base}/orders?hold=${hold}`, {
+      body: { item: 'e' },
+      headers: { 'Idempotency-Key': key },
+    });
     await app.holds.reached(hold);
-    const other = await request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'f' }, headers: { 'Idempotency-Key': key } });
+    const other = await request('POST', `${app.base}/orders?hold=${hold}`, {
+      body: { item: 'f' },
+      headers: { 'Idempotency-Key': key },
+    });
     assert.equal(other.status, 422);
     app.holds.release(hold);
     await slow;
@@ -148,9 +187,10 @@ describe('idempotent request state table', () => {
     app.holds.release(hold); // the action finishes; its answer is not stored
     // until the finished action's record is let go, the same key is still in progress (409)
     // (the same request: its hold is released, so the action runs through)
-    const again = () => request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'g' }, headers: { 'Idempotency-Key': key } });
+    const again = () =>
+      request('POST', `${app.base}/orders?hold=${hold}`, { body: { item: 'g' }, headers: { 'Idempotency-Key': key } });
     let retry = await again();
-    for (const deadline = Date.now() + 10_000; retry.status === 409 && Date.now() < deadline;) {
+    for (const deadline = Date.now() + 10_000; retry.status === 409 && Date.now() < deadline; ) {
       await new Promise((resolve) => setImmediate(resolve));
       retry = await again();
     }
@@ -188,11 +228,16 @@ describe('idempotent request state table', () => {
     const hold = `parallel-${key}`;
     const path = `/orders?hold=${hold}`;
     const before = app.runs.get('/orders') ?? 0;
-    const send = () => request('POST', `${app.base}${path}`, { body: { item: 'p' }, headers: { 'Idempotency-Key': key } });
+    const send = () =>
+      request('POST', `${app.base}${path}`, { body: { item: 'p' }, headers: { 'Idempotency-Key': key } });
     const sent = Array.from({ length: 50 }, send);
     // the one that runs is held until released: every other one is answered meanwhile
     const answered = await waitForAnswers(sent, 49);
-    assert.deepEqual([...new Set(answered.map((a) => a.status))], [409], 'while the first runs, every other request is told 409');
+    assert.deepEqual(
+      [...new Set(answered.map((a) => a.status))],
+      [409],
+      'while the first runs, every other request is told 409',
+    );
     app.holds.release(hold);
     const all = await Promise.all(sent);
     const created = all.filter((a) => a.status === 201 && !a.headers.get('idempotency-replayed'));
@@ -221,7 +266,8 @@ describe('idempotent request state table', () => {
 
   it('keys are scoped: per user, else per session (a portal session has no user), else per ip', async () => {
     const key = freshKey();
-    const send = (headers: Record<string, string>) => request('POST', `${app.base}/orders`, { body: { item: 's' }, headers: { 'Idempotency-Key': key, ...headers } });
+    const send = (headers: Record<string, string>) =>
+      request('POST', `${app.base}/orders`, { body: { item: 's' }, headers: { 'Idempotency-Key': key, ...headers } });
     const alice = await send({ 'X-Test-Principal': 'alice' });
     const bob = await send({ 'X-Test-Principal': 'bob' });
     const session = await send({ 'X-Test-Session': 'sess-1' });
@@ -229,15 +275,25 @@ describe('idempotent request state table', () => {
     const anonymous = await send({});
     const runs = [alice, bob, session, otherSession, anonymous].map((a) => a.body.run);
     assert.equal(new Set(runs).size, 5, 'five scopes, five executions: two portal sessions of one owner share none');
-    assert.equal((await send({ 'X-Test-Principal': 'alice', 'X-Test-Session': 'other' })).body.run, alice.body.run, 'the user wins over the session');
+    assert.equal(
+      (await send({ 'X-Test-Principal': 'alice', 'X-Test-Session': 'other' })).body.run,
+      alice.body.run,
+      'the user wins over the session',
+    );
     assert.equal((await send({ 'X-Test-Session': 'sess-1' })).body.run, session.body.run);
     assert.equal((await send({})).body.run, anonymous.body.run);
   });
 
   it('a quoted RFC 8941 string key means its content', async () => {
     const key = freshKey();
-    const first = await request('POST', `${app.base}/orders`, { body: { item: 'q' }, headers: { 'Idempotency-Key': `"${key}"` } });
-    const again = await request('POST', `${app.base}/orders`, { body: { item: 'q' }, headers: { 'Idempotency-Key': key } });
+    const first = await request('POST', `${app.base}/orders`, {
+      body: { item: 'q' },
+      headers: { 'Idempotency-Key': `"${key}"` },
+    });
+    const again = await request('POST', `${app.base}/orders`, {
+      body: { item: 'q' },
+      headers: { 'Idempotency-Key': key },
+    });
     assert.equal(again.headers.get('idempotency-replayed'), 'true');
     assert.equal(again.text, first.text);
   });
@@ -256,7 +312,10 @@ describe('invalid Idempotency-Key: 400 APP_API_IDEMPOTENCY_KEY_INVALID, the acti
     ['a malformed quoted form', '"a"b"'],
   ] as const) {
     it(`refuses a key that is ${rule}`, async () => {
-      const answer = await request('POST', `${app.base}/orders`, { body: { item: 'x' }, headers: { 'Idempotency-Key': value } });
+      const answer = await request('POST', `${app.base}/orders`, {
+        body: { item: 'x' },
+        headers: { 'Idempotency-Key': value },
+      });
       assert.equal(answer.status, IDEMPOTENCY_ERRORS.invalid.status, answer.text);
       assert.equal(answer.body.code, IDEMPOTENCY_ERRORS.invalid.code);
       assert.equal(answer.headers.get('content-type'), 'application/problem+json');
@@ -265,7 +324,10 @@ describe('invalid Idempotency-Key: 400 APP_API_IDEMPOTENCY_KEY_INVALID, the acti
   }
 
   it('accepts 255 characters', async () => {
-    const answer = await request('POST', `${app.base}/orders`, { body: { item: 'x' }, headers: { 'Idempotency-Key': 'k'.repeat(255) } });
+    const answer = await request('POST', `${app.base}/orders`, {
+      body: { item: 'x' },
+      headers: { 'Idempotency-Key': 'k'.repeat(255) },
+    });
     assert.equal(answer.status, 201);
     app.runs.delete('/orders');
   });
@@ -275,7 +337,9 @@ describe('invalid Idempotency-Key: 400 APP_API_IDEMPOTENCY_KEY_INVALID, the acti
     const send = (value: string) =>
       new Promise<string>((resolve, reject) => {
         const socket = connect(port, '127.0.0.1', () => {
-          socket.end(`POST /orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nIdempotency-Key: ${value}\r\nConnection: close\r\n\r\n{}`);
+          socket.end(
+            `POST /orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nIdempotency-Key: ${value}\r\nConnection: close\r\n\r\n{}`,
+          );
         });
         let text = '';
         socket.on('data', (chunk) => (text += chunk.toString('latin1')));
@@ -295,14 +359,22 @@ describe('a request that outlives config.requestTimeout', () => {
   it('answers 503 to the client and stores nothing: 409 while the action still runs, a fresh run after', async () => {
     const app = await startGuardedApp({ flags: { requestTimeout: '200ms' } });
     // the action is held until released: it outlives the timeout however fast or slow the machine
-    const send = () => request('POST', `${app.base}/orders?hold=timeout-1`, { body: { item: 't' }, headers: { 'Idempotency-Key': 'timeout-1' } });
+    const send = () =>
+      request('POST', `${app.base}/orders?hold=timeout-1`, {
+        body: { item: 't' },
+        headers: { 'Idempotency-Key': 'timeout-1' },
+      });
     assert.equal((await send()).status, 503);
     assert.equal((await send()).status, 409, 'the first action is still running');
     app.holds.release('timeout-1'); // the first action ends (its answer goes nowhere), and its claim with it
-    const again = await eventually(async () => {
-      const answer = await send();
-      return answer.status === 409 ? undefined : answer;
-    }, 10_000, 'the first action\'s claim to be dropped');
+    const again = await eventually(
+      async () => {
+        const answer = await send();
+        return answer.status === 409 ? undefined : answer;
+      },
+      10_000,
+      "the first action's claim to be dropped",
+    );
     assert.equal(again.status, 201, 'it ran again: nothing had been stored');
     assert.equal(again.headers.get('idempotency-replayed'), null);
     assert.equal(again.body.run, 2);
@@ -316,6 +388,10 @@ describe('api.idempotency: false', () => {
     const first = await request('POST', `${app.base}/orders`, { body: {}, headers: { 'Idempotency-Key': 'same' } });
     const again = await request('POST', `${app.base}/orders`, { body: {}, headers: { 'Idempotency-Key': 'same' } });
     assert.equal(again.body.run, first.body.run + 1);
-    assert.equal((await request('POST', `${app.base}/orders`, { body: {}, headers: { 'Idempotency-Key': 'k'.repeat(300) } })).status, 201);
+    assert.equal(
+      (await request('POST', `${app.base}/orders`, { body: {}, headers: { 'Idempotency-Key': 'k'.repeat(300) } }))
+        .status,
+      201,
+    );
   });
 });

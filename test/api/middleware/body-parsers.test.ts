@@ -29,7 +29,11 @@ describe('body parsers', () => {
 
   it('the limit follows config.bodyLimit, for forms too', async () => {
     assert.equal((await post(small.api, JSON.stringify({ name: 'x'.repeat(2000) }))).status, 413);
-    const form = await post(small.api, new URLSearchParams({ name: 'x'.repeat(2000) }).toString(), 'application/x-www-form-urlencoded');
+    const form = await post(
+      small.api,
+      new URLSearchParams({ name: 'x'.repeat(2000) }).toString(),
+      'application/x-www-form-urlencoded',
+    );
     assert.equal(form.status, 413);
   });
 

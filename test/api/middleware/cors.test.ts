@@ -14,7 +14,8 @@ describe('CORS', () => {
     const allowed = await fetch(`${app.api}/authors`, { headers: { Origin: 'https://web.example' } });
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://web.example');
     const exposed = allowed.headers.get('access-control-expose-headers') ?? '';
-    for (const name of ['X-Request-Id', 'X-Total-Count', 'Link', 'ETag', 'Location']) assert.match(exposed, new RegExp(name));
+    for (const name of ['X-Request-Id', 'X-Total-Count', 'Link', 'ETag', 'Location'])
+      assert.match(exposed, new RegExp(name));
     const other = await fetch(`${app.api}/authors`, { headers: { Origin: 'https://evil.example' } });
     assert.equal(other.headers.get('access-control-allow-origin'), null);
     const preflight = await fetch(`${app.api}/authors`, {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { defineController } from '../../../api/routing/controller.ts';
-import type { RouteTable } from '../../../api/routing/table.ts';
+import { defineController } from '../../../api/model-framework/routing/controller.ts';
+import type { RouteTable } from '../../../api/model-framework/routing/table.ts';
 import { ROUTES, startApp, testDatabase, type TestApp } from '../fixtures/app.ts';
 
 const db = await testDatabase();
@@ -18,7 +18,11 @@ const failing = defineController({
     throw new Error('the file /etc/app/secret.key is unreadable');
   },
   boom(ctx) {
-    ctx.boom.tooManyRequests('slow down', { code: 'APP_API_RATE_LIMITED', data: { limit: 1, retryAfter: 2, windowMs: 1000 }, headers: { 'Retry-After': '2' } });
+    ctx.boom.tooManyRequests('slow down', {
+      code: 'APP_API_RATE_LIMITED',
+      data: { limit: 1, retryAfter: 2, windowMs: 1000 },
+      headers: { 'Retry-After': '2' },
+    });
   },
 });
 
@@ -33,7 +37,13 @@ const routes: RouteTable = {
 async function problem(url: string, init?: RequestInit) {
   const response = await fetch(url, init);
   const text = await response.text();
-  return { status: response.status, type: response.headers.get('content-type'), headers: response.headers, text, body: JSON.parse(text) };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    headers: response.headers,
+    text,
+    body: JSON.parse(text),
+  };
 }
 
 describe('errors are RFC 9457 problem+json', () => {

@@ -18,7 +18,8 @@ describe('audit finding trust-proxy.forwarded-ignored', () => {
     const { base, notices } = await serve(false);
     await (await fetch(`${base}/livez`)).text();
     assert.equal(notices().length, 0, 'no header, no finding');
-    for (let i = 0; i < 3; i++) await (await fetch(`${base}/livez`, { headers: { 'x-forwarded-for': '203.0.113.7' } })).text();
+    for (let i = 0; i < 3; i++)
+      await (await fetch(`${base}/livez`, { headers: { 'x-forwarded-for': '203.0.113.7' } })).text();
     assert.equal(notices().length, 1);
     assert.equal(notices()[0].level, 30);
     assert.match(String(notices()[0].remedy), /APP_TRUST_PROXY=true/);

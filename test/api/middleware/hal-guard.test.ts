@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { halProblem } from '../../../api/middleware/hal-guard.ts';
-import { defineController } from '../../../api/routing/controller.ts';
+import { defineController } from '../../../api/model-framework/routing/controller.ts';
 import { seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 /** posts answers plain JSON from index, a collection from show, and HTML from new. */
@@ -18,7 +18,8 @@ const posts = defineController({
   },
 });
 
-const warnings = (app: TestApp) => app.logs.filter((line) => line.level === 40 && String(line.msg).startsWith('resource route answered JSON'));
+const warnings = (app: TestApp) =>
+  app.logs.filter((line) => line.level === 40 && String(line.msg).startsWith('resource route answered JSON'));
 
 describe('HAL guard', () => {
   let lenient: TestApp;
@@ -27,7 +28,9 @@ describe('HAL guard', () => {
   before(async () => {
     lenient = await startApp({ controllers: { posts } });
     strict = await startApp({ controllers: { posts }, flags: { api: { strict: true } } });
-    ({ posts: [post] } = await seed(lenient, { authors: 1, posts: 1 }));
+    ({
+      posts: [post],
+    } = await seed(lenient, { authors: 1, posts: 1 }));
   });
 
   it('a resources route answering JSON without _links is served but logged once per route', async () => {
@@ -55,7 +58,10 @@ describe('HAL guard', () => {
     assert.equal(form.status, 200);
     assert.equal(await form.text(), '<form></form>');
     assert.equal((await fetch(`${strict.api}/authors`)).status, 200);
-    assert.equal((await fetch(`${strict.api}/posts/${post}/edit`, { headers: { 'X-Test-Principal': 'u;editor' } })).status, 200);
+    assert.equal(
+      (await fetch(`${strict.api}/posts/${post}/edit`, { headers: { 'X-Test-Principal': 'u;editor' } })).status,
+      200,
+    );
   });
 
   it('a client-side page visit (X-Inertia) is never checked', async () => {
@@ -66,7 +72,10 @@ describe('HAL guard', () => {
   it('halProblem names what is wrong', () => {
     assert.equal(halProblem('index', { items: [] }, undefined), 'without _links');
     assert.equal(halProblem('index', [], undefined), 'without _links');
-    assert.equal(halProblem('show', { _links: {}, _embedded: {}, total: 0 }, undefined), 'a collection where show declares a resource');
+    assert.equal(
+      halProblem('show', { _links: {}, _embedded: {}, total: 0 }, undefined),
+      'a collection where show declares a resource',
+    );
     assert.equal(halProblem('index', { _links: {} }, 'resource'), 'a resource where index declares a collection');
     assert.equal(halProblem('show', { _links: {} }, 'resource'), undefined);
   });

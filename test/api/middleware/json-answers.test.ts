@@ -8,7 +8,9 @@ describe('weak ETag on JSON answers and 304 for a matching If-None-Match', () =>
   let post: string;
   before(async () => {
     app = await startApp();
-    ({ posts: [post] } = await seed(app, { authors: 1, posts: 3 }));
+    ({
+      posts: [post],
+    } = await seed(app, { authors: 1, posts: 3 }));
   });
 
   for (const path of ['/posts', '/posts/:post', '/authors']) {
@@ -62,13 +64,21 @@ describe('weak ETag on JSON answers and 304 for a matching If-None-Match', () =>
   it('a JSON answer already written as text (GraphQL) gets the tag of its bytes; a POST is never answered 304', async () => {
     const url = `${app.base}/_app/gql`;
     const ask = (headers: Record<string, string> = {}) =>
-      fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers }, body: JSON.stringify({ query: '{ __typename }' }) });
+      fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      });
     const answer = await ask();
     const bytes = Buffer.from(await answer.arrayBuffer());
     assert.equal(answer.status, 200);
     assert.equal(Number(answer.headers.get('content-length')), bytes.length);
     assert.equal(answer.headers.get('etag'), weakEtag('application/json', bytes));
-    assert.equal((await ask({ 'If-None-Match': answer.headers.get('etag') as string })).status, 200, 'a POST is never answered 304');
+    assert.equal(
+      (await ask({ 'If-None-Match': answer.headers.get('etag') as string })).status,
+      200,
+      'a POST is never answered 304',
+    );
   });
 
   it('answers to a write carry an ETag too, but a write is never answered 304', async () => {
@@ -92,8 +102,11 @@ describe('weak ETag on JSON answers and 304 for a matching If-None-Match', () =>
 
   it('every answer carries X-Request-Id (HAL, 304, problem)', async () => {
     const ok = await fetch(`${app.api}/posts`);
-    const notModified = await fetch(`${app.api}/posts`, { headers: { 'If-None-Match': ok.headers.get('etag') as string } });
+    const notModified = await fetch(`${app.api}/posts`, {
+      headers: { 'If-None-Match': ok.headers.get('etag') as string },
+    });
     const problem = await fetch(`${app.api}/posts?page=0`);
-    for (const response of [ok, notModified, problem]) assert.match(response.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    for (const response of [ok, notModified, problem])
+      assert.match(response.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 });

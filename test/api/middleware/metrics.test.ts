@@ -43,31 +43,57 @@ describe('GET /metrics on the web process', () => {
 
   it('labels requests by route template, never by raw path; counts rate-limited requests and idempotent replays; is itself never limited', async () => {
     const db = await createTestDatabase();
-    const { base, scrape, text } = await serve(db, { metrics: { token: TOKEN }, rateLimit: { max: 6, windowMs: 60_000 } });
+    const { base, scrape, text } = await serve(db, {
+      metrics: { token: TOKEN },
+      rateLimit: { max: 6, windowMs: 60_000 },
+    });
     const { token } = await createToken({ sql: db.sql, log: db.log }, { name: 'metrics', role: 'admin' });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     assert.equal((await fetch(`${base}/api/v1/webhooks/ep_01NOTTHERE`, { headers })).status, 404);
     assert.equal((await fetch(`${base}/no/such/path/7`, { headers })).status, 404);
     const body = JSON.stringify({ url: 'https://127.0.0.1/metrics-hook', events: ['*'] });
-    const first = await fetch(`${base}/api/v1/webhooks`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'metrics-1' }, body });
+    const first = await fetch(`${base}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': 'metrics-1' },
+      body,
+    });
     assert.equal(first.status, 201);
-    const replay = await fetch(`${base}/api/v1/webhooks`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'metrics-1' }, body });
+    const replay = await fetch(`${base}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': 'metrics-1' },
+      body,
+    });
     assert.equal(replay.headers.get('idempotency-replayed'), 'true');
     let limited = 0;
-    for (let i = 0; i < 5; i += 1) if ((await fetch(`${base}/api/v1/deliveries`, { headers })).status === 429) limited += 1;
+    for (let i = 0; i < 5; i += 1)
+      if ((await fetch(`${base}/api/v1/deliveries`, { headers })).status === 429) limited += 1;
     assert.ok(limited >= 1, 'the global limit (6 a minute) was reached');
-    for (let i = 0; i < 8; i += 1) assert.equal((await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, 200);
+    for (let i = 0; i < 8; i += 1)
+      assert.equal((await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, 200);
 
     const families = await scrape();
     const routes = families.get('app_http_requests_total')?.metrics.map((sample) => sample.labels?.route) ?? [];
     assert.ok(routes.includes('/api/v1/webhooks/:externalId'), routes.join(', '));
     assert.ok(routes.includes('unmatched'));
     assert.ok(routes.includes('/metrics'));
-    assert.ok(routes.every((route) => route !== undefined && !/ep_|no\/such/.test(route)), `no raw path: ${routes.join(', ')}`);
-    assert.equal(sampleValue(families, 'app_http_requests_total', { route: '/api/v1/webhooks/:externalId', method: 'GET', status: '404' }), 1);
+    assert.ok(
+      routes.every((route) => route !== undefined && !/ep_|no\/such/.test(route)),
+      `no raw path: ${routes.join(', ')}`,
+    );
+    assert.equal(
+      sampleValue(families, 'app_http_requests_total', {
+        route: '/api/v1/webhooks/:externalId',
+        method: 'GET',
+        status: '404',
+      }),
+      1,
+    );
     assert.equal(sampleValue(families, 'app_rate_limited_total', { limiter: 'global' }), limited);
     assert.equal(sampleValue(families, 'app_idempotent_replays_total'), 1);
-    assert.equal(histogramCount(text(), 'app_http_request_duration_seconds', { route: '/api/v1/webhooks', method: 'POST' }), 2);
+    assert.equal(
+      histogramCount(text(), 'app_http_request_duration_seconds', { route: '/api/v1/webhooks', method: 'POST' }),
+      2,
+    );
     assert.ok(families.has('process_cpu_user_seconds_total'), 'the default process metrics');
     assert.ok(families.has('nodejs_eventloop_lag_seconds'));
   });

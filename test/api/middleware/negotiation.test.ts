@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { requestedVersion } from '../../../api/middleware/api-version.ts';
-import { defineController } from '../../../api/routing/controller.ts';
+import { defineController } from '../../../api/model-framework/routing/controller.ts';
 import { seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 /** posts.show answers HTML to browsers and `*\/*`, HAL to JSON clients; `X-Api-Version` echoes ctx.state.apiVersion. */
 const posts = defineController({
   /** An application controller's page (`ctx.render` with a query): the page object or the template. */
   async index(ctx) {
-    await ctx.render('home', { greeting: 'hello' }, { graphql: { query: 'query Probe { __typename n: __typename }', variables: { n: 1 } } });
+    await ctx.render(
+      'home',
+      { greeting: 'hello' },
+      { graphql: { query: 'query Probe { __typename n: __typename }', variables: { n: 1 } } },
+    );
   },
   async show(ctx) {
     ctx.set('X-Api-Version', String(ctx.state.apiVersion));
@@ -30,7 +34,9 @@ describe('content negotiation and versioning through Accept', () => {
   let post: string;
   before(async () => {
     app = await startApp({ controllers: { posts } });
-    ({ posts: [post] } = await seed(app, { authors: 1, posts: 1 }));
+    ({
+      posts: [post],
+    } = await seed(app, { authors: 1, posts: 1 }));
   });
 
   const get = (accept: string | undefined, path = `/posts/${post}`) =>
@@ -38,12 +44,28 @@ describe('content negotiation and versioning through Accept', () => {
 
   for (const [rule, accept, type] of [
     ['*/* gets HTML', '*/*', 'text/html; charset=utf-8'],
-    ["a browser's Accept gets HTML", 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'text/html; charset=utf-8'],
+    [
+      "a browser's Accept gets HTML",
+      'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      'text/html; charset=utf-8',
+    ],
     ['application/json gets JSON as application/json', 'application/json', 'application/json; charset=utf-8'],
     ['application/hal+json gets JSON as application/hal+json', 'application/hal+json', 'application/hal+json'],
-    ['the versioned type gets JSON as application/json', 'application/vnd.app.v1+json', 'application/json; charset=utf-8'],
-    ["a HAL client's weighted list gets application/hal+json", 'application/hal+json;q=0.9, application/json;q=0.7', 'application/hal+json'],
-    ['a weighted list preferring plain JSON gets application/json', 'application/hal+json;q=0.5, application/json', 'application/json; charset=utf-8'],
+    [
+      'the versioned type gets JSON as application/json',
+      'application/vnd.app.v1+json',
+      'application/json; charset=utf-8',
+    ],
+    [
+      "a HAL client's weighted list gets application/hal+json",
+      'application/hal+json;q=0.9, application/json;q=0.7',
+      'application/hal+json',
+    ],
+    [
+      'a weighted list preferring plain JSON gets application/json',
+      'application/hal+json;q=0.5, application/json',
+      'application/json; charset=utf-8',
+    ],
   ] as const) {
     it(rule, async () => {
       const response = await get(accept);
@@ -68,7 +90,13 @@ describe('content negotiation and versioning through Accept', () => {
   it('one route asked in turn with different Accept values answers each its own type (the choice is remembered per value)', async () => {
     const hal = 'application/hal+json';
     const json = 'application/json; charset=utf-8';
-    await inTurn('content-type', [[hal, hal], ['application/json', json], [hal, hal], ['application/hal+json;q=0.5, application/json', json], ['application/json', json]]);
+    await inTurn('content-type', [
+      [hal, hal],
+      ['application/json', json],
+      [hal, hal],
+      ['application/hal+json;q=0.5, application/json', json],
+      ['application/json', json],
+    ]);
   });
 
   it('ctx.render: the page object to JSON clients and X-App-Page visits (the query run, its text and variables), the template to browsers', async () => {
@@ -76,7 +104,11 @@ describe('content negotiation and versioning through Accept', () => {
     assert.equal(json.page, 'home');
     assert.deepEqual(json.data, { __typename: 'Query', n: 'Query' });
     assert.deepEqual(json.props, { greeting: 'hello' });
-    assert.deepEqual(json.graphql, { endpoint: '/_app/gql', query: 'query Probe { __typename n: __typename }', variables: { n: 1 } });
+    assert.deepEqual(json.graphql, {
+      endpoint: '/_app/gql',
+      query: 'query Probe { __typename n: __typename }',
+      variables: { n: 1 },
+    });
     assert.equal(json._links.self.href, '/api/v1/posts');
     assert.equal(json.errors, undefined);
     const visit = await fetch(`${app.api}/posts`, { headers: { Accept: 'text/html', 'X-App-Page': 'true' } });
@@ -87,9 +119,14 @@ describe('content negotiation and versioning through Accept', () => {
   });
 
   it('ctx.negotiate runs json for a client-side visit (X-App-Page: true) even when it accepts HTML', async () => {
-    const response = await fetch(`${app.api}/posts/${post}`, { headers: { Accept: 'text/html', 'X-App-Page': 'true' } });
+    const response = await fetch(`${app.api}/posts/${post}`, {
+      headers: { Accept: 'text/html', 'X-App-Page': 'true' },
+    });
     assert.equal(response.status, 200);
-    assert.equal(((await response.json()) as { _links: { self: { href: string } } })._links.self.href, `/api/v1/posts/${post}`);
+    assert.equal(
+      ((await response.json()) as { _links: { self: { href: string } } })._links.self.href,
+      `/api/v1/posts/${post}`,
+    );
     assert.match(response.headers.get('vary') ?? '', /X-App-Page/);
   });
 
@@ -106,13 +143,23 @@ describe('content negotiation and versioning through Accept', () => {
 
   it('the version is read per Accept value: asked in turn, each value gets its own (it is remembered per value)', async () => {
     const v1 = 'application/vnd.app.v1+json';
-    await inTurn('x-api-version', [[v1, 'v1'], ['application/json', 'null'], [v1, 'v1'], [`application/vnd.app.v2+json;q=0, ${v1}`, 'v1'], ['application/json', 'null']]);
+    await inTurn('x-api-version', [
+      [v1, 'v1'],
+      ['application/json', 'null'],
+      [v1, 'v1'],
+      [`application/vnd.app.v2+json;q=0, ${v1}`, 'v1'],
+      ['application/json', 'null'],
+    ]);
   });
 
   it('a route declared version v1 answers 406 to a client asking for v2', async () => {
     const response = await get('application/vnd.app.v2+json');
     assert.equal(response.status, 406);
-    const problem = (await response.json()) as { status: number; data: { version: string; requested: string }; code?: string };
+    const problem = (await response.json()) as {
+      status: number;
+      data: { version: string; requested: string };
+      code?: string;
+    };
     assert.equal(problem.status, 406);
     assert.deepEqual(problem.data, { version: 'v1', requested: 'v2' });
     assert.equal(problem.code, undefined, 'this 406 has no code');

@@ -5,10 +5,15 @@ import { permissionsPolicy } from '../../../api/security/permissions-policy.ts';
 import { seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 const directives = (csp: string | null) =>
-  new Map((csp ?? '').split(';').filter(Boolean).map((part) => {
-    const [name, ...values] = part.trim().split(/\s+/);
-    return [name, values] as const;
-  }));
+  new Map(
+    (csp ?? '')
+      .split(';')
+      .filter(Boolean)
+      .map((part) => {
+        const [name, ...values] = part.trim().split(/\s+/);
+        return [name, values] as const;
+      }),
+  );
 
 describe('secure headers: development vs production', () => {
   let development: TestApp;
@@ -21,7 +26,8 @@ describe('secure headers: development vs production', () => {
   it('development: CSP allows hot-reload tooling (unsafe-inline, unsafe-eval, ws:, blob:); no HSTS', async () => {
     const response = await fetch(`${development.api}/authors`);
     const csp = directives(response.headers.get('content-security-policy'));
-    for (const value of ["'unsafe-inline'", "'unsafe-eval'", 'blob:']) assert.ok(csp.get('script-src')?.includes(value), value);
+    for (const value of ["'unsafe-inline'", "'unsafe-eval'", 'blob:'])
+      assert.ok(csp.get('script-src')?.includes(value), value);
     assert.ok(csp.get('connect-src')?.includes('ws:'));
     assert.equal(response.headers.get('strict-transport-security'), null);
   });
@@ -43,7 +49,8 @@ describe('secure headers: development vs production', () => {
       assert.equal(response.headers.get('cross-origin-opener-policy'), 'same-origin');
       assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
       const policy = response.headers.get('permissions-policy') ?? '';
-      for (const feature of ['camera', 'microphone', 'geolocation', 'payment', 'usb']) assert.match(policy, new RegExp(`(^|, )${feature}=\\(\\)`));
+      for (const feature of ['camera', 'microphone', 'geolocation', 'payment', 'usb'])
+        assert.match(policy, new RegExp(`(^|, )${feature}=\\(\\)`));
     });
   }
 
@@ -69,7 +76,11 @@ describe('secure headers: https detection and configuration', () => {
     assert.equal(directives(viaHttp.headers.get('content-security-policy')).has('upgrade-insecure-requests'), false);
     const untrusted = await startApp({ flags: { env: 'production', trustProxy: false } });
     const spoofed = await fetch(`${untrusted.api}/authors`, { headers: { 'X-Forwarded-Proto': 'https' } });
-    assert.equal(directives(spoofed.headers.get('content-security-policy')).has('upgrade-insecure-requests'), false, 'X-Forwarded-Proto is ignored without trustProxy');
+    assert.equal(
+      directives(spoofed.headers.get('content-security-policy')).has('upgrade-insecure-requests'),
+      false,
+      'X-Forwarded-Proto is ignored without trustProxy',
+    );
   });
 
   it('config.helmet.options is merged over ours: upgrade-insecure-requests configured on is sent over http; other options replace ours', async () => {
@@ -77,7 +88,9 @@ describe('secure headers: https detection and configuration', () => {
       flags: {
         helmet: {
           options: {
-            contentSecurityPolicy: { directives: { upgradeInsecureRequests: [], imgSrc: ["'self'", 'https://images.example'] } },
+            contentSecurityPolicy: {
+              directives: { upgradeInsecureRequests: [], imgSrc: ["'self'", 'https://images.example'] },
+            },
             crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
           },
         },
@@ -92,7 +105,11 @@ describe('secure headers: https detection and configuration', () => {
   });
 
   it('config.helmet.permissionsPolicy allows named features (geolocation for self); the rest stay denied', async () => {
-    const app = await startApp({ flags: { helmet: { permissionsPolicy: { geolocation: ['self'], fullscreen: ['self', 'https://player.example'] } } } });
+    const app = await startApp({
+      flags: {
+        helmet: { permissionsPolicy: { geolocation: ['self'], fullscreen: ['self', 'https://player.example'] } },
+      },
+    });
     const policy = (await fetch(`${app.api}/authors`)).headers.get('permissions-policy') ?? '';
     assert.match(policy, /(^|, )geolocation=\(self\)/);
     assert.match(policy, /(^|, )fullscreen=\(self "https:\/\/player\.example"\)/);
@@ -106,7 +123,12 @@ describe('secure headers: https detection and configuration', () => {
     assert.ok(first.headers.get('content-security-policy'));
     const off = await startApp({ flags: { helmet: false } });
     const second = await fetch(`${off.api}/authors`);
-    for (const name of ['content-security-policy', 'permissions-policy', 'cross-origin-opener-policy', 'x-content-type-options']) {
+    for (const name of [
+      'content-security-policy',
+      'permissions-policy',
+      'cross-origin-opener-policy',
+      'x-content-type-options',
+    ]) {
       assert.equal(second.headers.get(name), null, name);
     }
   });
@@ -127,7 +149,9 @@ describe('compression', () => {
       request(url, { headers: { 'Accept-Encoding': 'gzip' } }, (response) => {
         response.resume();
         resolve(response.headers['content-encoding']);
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
 
   it('large answers are compressed in production only', async () => {

@@ -7,7 +7,12 @@ import { runAppInProcess } from '../../helpers/cli.ts';
 
 /** Runs `app openapi …` (in this process) with no database configured; stdout apart from stderr. */
 async function runOpenapi(args: string[]) {
-  const run = await runAppInProcess(['openapi', ...args], { ...process.env, DATABASE_URL: '', APP_DATABASE_URL: '', NODE_ENV: 'production' });
+  const run = await runAppInProcess(['openapi', ...args], {
+    ...process.env,
+    DATABASE_URL: '',
+    APP_DATABASE_URL: '',
+    NODE_ENV: 'production',
+  });
   return { code: run.code, stdout: run.stdout, output: `${run.stdout}${run.stderr}` };
 }
 

@@ -8,15 +8,19 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { openapiDocument } from '../../../api/openapi/document.ts';
 import { buildApiOffline } from '../../../api/openapi/offline.ts';
 import { openapiPath } from '../../../api/openapi/paths.ts';
-import type { Api } from '../../../api/routing/api.ts';
-import { discoverApi } from '../../../api/routing/discover.ts';
-import type { RouteTable } from '../../../api/routing/table.ts';
+import type { Api } from '../../../api/model-framework/routing/api.ts';
+import { discoverApi } from '../../../api/model-framework/routing/discover.ts';
+import type { RouteTable } from '../../../api/model-framework/routing/table.ts';
 import { resolveConfig, type Config } from '../../../shared/config/index.ts';
 import { MODELS } from '../fixtures/models.ts';
 
 /** The test route table (as test/api/fixtures/app.ts), plus a limited single route of a hand-written controller. */
 const TEST_ROUTES: RouteTable = {
-  'resources posts': { scope: 'api/v1', version: 'v1', roles: { update: ['editor', 'admin'], edit: ['editor', 'admin'], destroy: ['admin'] } },
+  'resources posts': {
+    scope: 'api/v1',
+    version: 'v1',
+    roles: { update: ['editor', 'admin'], edit: ['editor', 'admin'], destroy: ['admin'] },
+  },
   'crud authors': { scope: 'api/v1' },
   'POST /status/:name/ping': { controller: 'status.ping', rateLimit: { windowMs: 60_000, max: 5 } },
 };
@@ -25,17 +29,24 @@ type Doc = {
   openapi: string;
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { properties?: Record<string, { type?: unknown; format?: string }>; required?: string[] }>; securitySchemes: Record<string, unknown> };
+  components: {
+    schemas: Record<string, { properties?: Record<string, { type?: unknown; format?: string }>; required?: string[] }>;
+    securitySchemes: Record<string, unknown>;
+  };
 };
 type Operation = {
   operationId: string;
   parameters?: Array<{ $ref?: string; name?: string; in?: string }>;
   requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
-  responses: Record<string, { $ref?: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> }>;
+  responses: Record<
+    string,
+    { $ref?: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> }
+  >;
   security?: unknown[];
 };
 
-const configOf = (env: Record<string, string> = {}): Config => resolveConfig({ env: { NODE_ENV: 'production', ...env } }).config;
+const configOf = (env: Record<string, string> = {}): Config =>
+  resolveConfig({ env: { NODE_ENV: 'production', ...env } }).config;
 
 async function testApi(): Promise<Api> {
   const own = await discoverApi();
@@ -59,7 +70,9 @@ const statuses = (op: Operation) => Object.keys(op.responses).sort();
 function refsOf(value: unknown, at = '#'): Array<{ ref: string; at: string }> {
   if (Array.isArray(value)) return value.flatMap((item, index) => refsOf(item, `${at}/${index}`));
   if (typeof value !== 'object' || value === null) return [];
-  return Object.entries(value).flatMap(([key, child]) => (key === '$ref' && typeof child === 'string' ? [{ ref: child, at }] : refsOf(child, `${at}/${key}`)));
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === '$ref' && typeof child === 'string' ? [{ ref: child, at }] : refsOf(child, `${at}/${key}`),
+  );
 }
 
 describe('openapi document', () => {
@@ -95,7 +108,13 @@ describe('openapi document', () => {
     assert.ok(refs.length > 50);
     for (const { ref, at } of refs) {
       assert.match(ref, /^#\//, `${at}: local reference`);
-      const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce<unknown>(
+          (node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+          doc,
+        );
       assert.ok(target !== undefined, `${at}: ${ref} resolves`);
     }
     const validator = new Validator();
@@ -145,7 +164,10 @@ describe('openapi document', () => {
   it('answers HAL: collections embed items under _embedded.<type>; create is 201 with Location; destroy 204; GET 304', () => {
     const doc = documentOf();
     const index = operation(doc, '/api/v1/authors', 'get');
-    assert.equal(index.responses['200'].content?.['application/hal+json'].schema.$ref, '#/components/schemas/AuthorCollection');
+    assert.equal(
+      index.responses['200'].content?.['application/hal+json'].schema.$ref,
+      '#/components/schemas/AuthorCollection',
+    );
     const embedded = JSON.stringify(doc.components.schemas.AuthorCollection);
     assert.match(embedded, /"authors":\{"type":"array","items":\{"\$ref":"#\/components\/schemas\/AuthorResource"/);
     assert.ok(index.responses['200'].headers?.['X-Total-Count'] && index.responses['200'].headers.Link);
@@ -153,19 +175,35 @@ describe('openapi document', () => {
     const create = operation(doc, '/api/v1/authors', 'post');
     assert.ok(create.responses['201'].headers?.Location);
     assert.equal(create.requestBody?.content['application/json'].schema.$ref, '#/components/schemas/AuthorCreate');
-    assert.deepEqual(Object.keys(operation(doc, '/api/v1/authors/{externalId}', 'delete').responses).filter((s) => s < '300'), ['204']);
+    assert.deepEqual(
+      Object.keys(operation(doc, '/api/v1/authors/{externalId}', 'delete').responses).filter((s) => s < '300'),
+      ['204'],
+    );
     assert.ok(operation(doc, '/api/v1/authors/{externalId}', 'get').responses['304']);
     assert.match(JSON.stringify(doc.paths['/api/v1/webhooks'].get.responses['200']), /"webhooks":\{"type":"array"/);
   });
 
   it('answers 202 where the route does, with the documented bodies of the webhook API', () => {
     const doc = documentOf();
-    for (const [path, method] of [['/api/v1/events', 'post'], ['/api/v1/webhooks/{externalId}/test', 'post'], ['/api/v1/webhooks/{externalId}/recover', 'post'], ['/api/v1/deliveries/{externalId}/retry', 'post']]) {
+    for (const [path, method] of [
+      ['/api/v1/events', 'post'],
+      ['/api/v1/webhooks/{externalId}/test', 'post'],
+      ['/api/v1/webhooks/{externalId}/recover', 'post'],
+      ['/api/v1/deliveries/{externalId}/retry', 'post'],
+    ]) {
       assert.ok(operation(doc, path, method).responses['202'], `${method} ${path} answers 202`);
     }
-    assert.equal(operation(doc, '/api/v1/webhooks', 'post').requestBody?.content['application/json'].schema.$ref, '#/components/schemas/WebhookCreate');
-    assert.equal(operation(doc, '/api/v1/events', 'post').requestBody?.content['application/json'].schema.$ref, '#/components/schemas/EventCreate');
-    assert.ok(operation(doc, '/api/v1/deliveries', 'get').parameters?.some((p) => p.name === 'status' && p.in === 'query'));
+    assert.equal(
+      operation(doc, '/api/v1/webhooks', 'post').requestBody?.content['application/json'].schema.$ref,
+      '#/components/schemas/WebhookCreate',
+    );
+    assert.equal(
+      operation(doc, '/api/v1/events', 'post').requestBody?.content['application/json'].schema.$ref,
+      '#/components/schemas/EventCreate',
+    );
+    assert.ok(
+      operation(doc, '/api/v1/deliveries', 'get').parameters?.some((p) => p.name === 'status' && p.in === 'query'),
+    );
   });
 
   it('lists 401/403 and bearer or session security only where the route has roles', () => {
@@ -184,10 +222,14 @@ describe('openapi document', () => {
 
   it('describes the token API and the account paths', () => {
     const doc = documentOf();
-    assert.equal(operation(doc, '/api/v1/tokens', 'post').responses['201'].content?.['application/json'].schema.$ref, '#/components/schemas/TokenCreated');
+    assert.equal(
+      operation(doc, '/api/v1/tokens', 'post').responses['201'].content?.['application/json'].schema.$ref,
+      '#/components/schemas/TokenCreated',
+    );
     assert.ok(operation(doc, '/api/v1/tokens/{externalId}', 'delete'));
     assert.ok(operation(doc, '/login', 'post').responses['200']);
-    for (const path of ['/logout', '/register', '/signup', '/password', '/forgot-password', '/reset-password']) assert.ok(operation(doc, path, 'post'), path);
+    for (const path of ['/logout', '/register', '/signup', '/password', '/forgot-password', '/reset-password'])
+      assert.ok(operation(doc, path, 'post'), path);
   });
 
   it('lists 406 and the versioned media type only where the route has a version', () => {
@@ -198,7 +240,10 @@ describe('openapi document', () => {
     const unversioned = operation(doc, '/api/v1/authors', 'get');
     assert.ok(!unversioned.responses['406']);
     assert.ok(!unversioned.responses['200'].content?.['application/vnd.app.v1+json']);
-    assert.ok(unversioned.responses['200'].content?.['application/hal+json'] && unversioned.responses['200'].content['application/json']);
+    assert.ok(
+      unversioned.responses['200'].content?.['application/hal+json'] &&
+        unversioned.responses['200'].content['application/json'],
+    );
   });
 
   it('takes Idempotency-Key and lists 409/422 on mutations, not on reads, not when idempotency is off', () => {
@@ -222,6 +267,7 @@ describe('openapi document', () => {
     assert.ok(!operation(off, '/api/v1/authors', 'get').responses['429'], 'no limiter: no 429');
     assert.ok(operation(off, '/status/{name}/ping', 'post').responses['429'], 'a route limit is always enforced');
     const problem = JSON.stringify(doc.components.schemas.Problem);
-    for (const member of ['type', 'title', 'status', 'detail', 'code', 'data', 'requestId']) assert.match(problem, new RegExp(`"${member}"`));
+    for (const member of ['type', 'title', 'status', 'detail', 'code', 'data', 'requestId'])
+      assert.match(problem, new RegExp(`"${member}"`));
   });
 });

@@ -26,7 +26,13 @@ function limitFields(answer: Answer) {
   const [max, params] = quota as Item;
   assert.ok(Number.isInteger(max));
   assert.ok(Number.isInteger(params.get('w')), 'w is an Integer (seconds)');
-  return { limit: value('limit'), remaining: value('remaining'), reset: value('reset'), quota: max as number, w: params.get('w') as number };
+  return {
+    limit: value('limit'),
+    remaining: value('remaining'),
+    reset: value('reset'),
+    quota: max as number,
+    w: params.get('w') as number,
+  };
 }
 
 function assertRefused(answer: Answer, limit: number, windowMs: number) {
@@ -34,7 +40,10 @@ function assertRefused(answer: Answer, limit: number, windowMs: number) {
   assert.equal(answer.headers.get('content-type'), 'application/problem+json');
   assert.equal(answer.body.code, RATE_LIMITED.code);
   const retryAfter = Number(answer.headers.get('retry-after'));
-  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowMs / 1000, `Retry-After ${retryAfter}`);
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowMs / 1000,
+    `Retry-After ${retryAfter}`,
+  );
   assert.deepEqual(answer.body.data, { limit, retryAfter, windowMs });
   const fields = limitFields(answer);
   assert.equal(fields.limit, limit);
@@ -70,7 +79,7 @@ describe('global limiter', () => {
     assert.equal((await get(`${app.base}/orders`)).status, 429);
   });
 
-  it('ignores X-Forwarded-For without trustProxy (every client is the proxy\'s ip)', async () => {
+  it("ignores X-Forwarded-For without trustProxy (every client is the proxy's ip)", async () => {
     const app = await startGuardedApp({ flags: { rateLimit: { max: 2 }, trustProxy: false } });
     assert.equal((await get(`${app.base}/orders`, { 'X-Forwarded-For': '203.0.113.1' })).status, 200);
     assert.equal((await get(`${app.base}/orders`, { 'X-Forwarded-For': '203.0.113.2' })).status, 200);
@@ -93,7 +102,9 @@ describe('global limiter', () => {
       assert.equal(answer.status, 200);
       assert.equal(answer.headers.get('ratelimit'), null);
     }
-    const enforced = await startGuardedApp({ flags: { env: 'development', rateLimit: { max: 2, enforceInDevelopment: true } } });
+    const enforced = await startGuardedApp({
+      flags: { env: 'development', rateLimit: { max: 2, enforceInDevelopment: true } },
+    });
     await get(`${enforced.base}/orders`);
     await get(`${enforced.base}/orders`);
     assert.equal((await get(`${enforced.base}/orders`)).status, 429);
@@ -122,7 +133,10 @@ describe('authentication limiter', () => {
   /** What a browser's anonymous form carries: the app_csrf cookie and a token made from it (the CSRF check runs before the limiters). */
   async function formCredentials(base: string): Promise<Record<string, string>> {
     const page = await fetch(`${base}/forgot-password`, { headers: { accept: 'application/json' } });
-    const cookie = page.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+    const cookie = page.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
     return { cookie, 'x-csrf-token': ((await page.json()) as { csrfToken: string }).csrfToken };
   }
 
@@ -157,7 +171,7 @@ describe('authentication limiter', () => {
 });
 
 describe('route limiter', () => {
-  it('enforces a route\'s rateLimit {windowMs, max}, shows it as the tighter limit, leaves other routes alone', async () => {
+  it("enforces a route's rateLimit {windowMs, max}, shows it as the tighter limit, leaves other routes alone", async () => {
     const app = await startGuardedApp();
     for (let i = 1; i <= 3; i += 1) {
       const answer = await post(`${app.base}/limited`);
@@ -193,12 +207,23 @@ describe('rateLimit: false', () => {
 describe('the boot line and warnings', () => {
   it('says the limit and where it is counted (this process without a shared backend)', async () => {
     const app = await startGuardedApp();
-    assert.ok(app.logs.some((line) => line.msg === 'api rate limit 600 requests per 60s per user or ip, counted in this process'));
+    assert.ok(
+      app.logs.some(
+        (line) => line.msg === 'api rate limit 600 requests per 60s per user or ip, counted in this process',
+      ),
+    );
   });
 
   it('names the shared backend and the failure mode', async () => {
-    const app = await startGuardedApp({ flags: { shared: { backend: 'postgres', onError: 'open' }, rateLimit: { max: 100, windowMs: '30s' } } });
-    assert.ok(app.logs.some((line) => line.msg === 'api rate limit 100 requests per 30s per user or ip, counted in postgres (fail open)'), JSON.stringify(app.logs.map((l) => l.msg)));
+    const app = await startGuardedApp({
+      flags: { shared: { backend: 'postgres', onError: 'open' }, rateLimit: { max: 100, windowMs: '30s' } },
+    });
+    assert.ok(
+      app.logs.some(
+        (line) => line.msg === 'api rate limit 100 requests per 30s per user or ip, counted in postgres (fail open)',
+      ),
+      JSON.stringify(app.logs.map((l) => l.msg)),
+    );
   });
 
   it('warns in production when trustProxy is true', async () => {

@@ -39,14 +39,15 @@ const statusOf = async (base: string, token: string) =>
   (await fetch(`${base}/api/v1/deliveries?per_page=1`, { headers: { authorization: `Bearer ${token}` } })).status;
 
 /** Resolves when `web`'s cache drops token `id` (or every token). */
-const dropped = (web: WebServer, id: string) => new Promise<void>((resolve) => {
-  const off = cacheOf(web).onForget((ids) => {
-    if (ids === undefined || ids.includes(id)) {
-      off();
-      resolve();
-    }
+const dropped = (web: WebServer, id: string) =>
+  new Promise<void>((resolve) => {
+    const off = cacheOf(web).onForget((ids) => {
+      if (ids === undefined || ids.includes(id)) {
+        off();
+        resolve();
+      }
+    });
   });
-});
 
 describe('a revoked API token in two web processes', () => {
   after(() => second.shutdown('test')); // before the file's database is dropped
@@ -54,16 +55,32 @@ describe('a revoked API token in two web processes', () => {
     const token = await createToken(tokenDeps, { name: 'revoked over the API', role: 'admin' });
     for (const { base } of processes) assert.equal(await statusOf(base, token.token), 200);
     const noticed = dropped(two.web, token.id);
-    const revoked = await fetch(`${one.base}/api/v1/tokens/${token.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${admin.token}` } });
+    const revoked = await fetch(`${one.base}/api/v1/tokens/${token.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
     assert.equal(revoked.status, 200, await revoked.text());
     assert.equal(await statusOf(one.base, token.token), 401, 'the revoking process: at once');
     await noticed;
-    assert.equal(await statusOf(two.base, token.token), 401, 'the other process: on the notice, without its clock moving');
+    assert.equal(
+      await statusOf(two.base, token.token),
+      401,
+      'the other process: on the notice, without its clock moving',
+    );
   });
 
-  it('a disabled user\'s tokens: refused by the process that disabled it at once, by the other when the notices arrive', async () => {
-    const user = await createUser(two.web.accounts, OPERATOR, { email: `revoked-${Date.now()}@example.com`, role: 'member', owner: 'acme', password: 'correct horse battery staple' });
-    const token = await createToken(tokenDeps, { name: 'a user\'s', role: 'member', owner: 'acme' }, { userId: user.id });
+  it("a disabled user's tokens: refused by the process that disabled it at once, by the other when the notices arrive", async () => {
+    const user = await createUser(two.web.accounts, OPERATOR, {
+      email: `revoked-${Date.now()}@example.com`,
+      role: 'member',
+      owner: 'acme',
+      password: 'correct horse battery staple',
+    });
+    const token = await createToken(
+      tokenDeps,
+      { name: "a user's", role: 'member', owner: 'acme' },
+      { userId: user.id },
+    );
     for (const { base } of processes) assert.equal(await statusOf(base, token.token), 200);
     const noticed = dropped(one.web, token.id);
     await setUserDisabled(two.web.accounts, OPERATOR, user.id, true);

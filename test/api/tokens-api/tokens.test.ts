@@ -12,7 +12,8 @@ async function signedIn(input: { role?: string; owner?: string | null } = {}) {
   const user = await app.user(input);
   const browser = new Browser(app.base);
   const csrf = await browser.signIn(user.email);
-  const call = (method: string, path: string, json?: unknown) => browser.request(method, path, { json, headers: { 'x-csrf-token': csrf } });
+  const call = (method: string, path: string, json?: unknown) =>
+    browser.request(method, path, { json, headers: { 'x-csrf-token': csrf } });
   return { user, browser, call };
 }
 
@@ -29,32 +30,55 @@ describe('tokens over the API', () => {
     assert.equal(created.body._links.destroy.method, 'DELETE');
     const listed = await call('GET', '/api/v1/tokens');
     assert.equal(listed.status, 200);
-    assert.deepEqual(listed.body._embedded.tokens.map((token: { externalId: string }) => token.externalId), [created.body.externalId]);
+    assert.deepEqual(
+      listed.body._embedded.tokens.map((token: { externalId: string }) => token.externalId),
+      [created.body.externalId],
+    );
     assert.equal(listed.body._embedded.tokens[0].token, undefined, 'the text is never shown again');
-    const used = await fetch(`${app.base}/api/v1/webhooks`, { method: 'POST', headers: { ...bearer(created.body.token), 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://r.example/h', events: ['*'] }) });
+    const used = await fetch(`${app.base}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { ...bearer(created.body.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://r.example/h', events: ['*'] }),
+    });
     assert.equal(used.status, 201);
     assert.equal(((await used.json()) as { owner: string }).owner, 'acme');
   });
 
   it('a member cannot exceed its role or owner; a viewer mints no token at all', async () => {
     const member = await signedIn({ role: 'member', owner: 'acme' });
-    for (const [input, field] of [[{ name: 'x', role: 'admin' }, 'role'], [{ name: 'x', owner: 'globex' }, 'owner'], [{ name: 'x', role: 'viewer', owner: 'globex' }, 'owner']] as const) {
+    for (const [input, field] of [
+      [{ name: 'x', role: 'admin' }, 'role'],
+      [{ name: 'x', owner: 'globex' }, 'owner'],
+      [{ name: 'x', role: 'viewer', owner: 'globex' }, 'owner'],
+    ] as const) {
       const answer = await member.call('POST', '/api/v1/tokens', input);
       assert.equal(answer.status, 403, JSON.stringify(input));
       assert.equal(answer.body.code, 'APP_FORBIDDEN');
       assert.equal(answer.body.data.field, field);
     }
-    assert.equal((await member.call('POST', '/api/v1/tokens', { name: 'read only', role: 'viewer' })).status, 201, 'a lesser role of its own owner is fine');
+    assert.equal(
+      (await member.call('POST', '/api/v1/tokens', { name: 'read only', role: 'viewer' })).status,
+      201,
+      'a lesser role of its own owner is fine',
+    );
     const viewer = await signedIn({ role: 'viewer', owner: 'acme' });
     assert.equal((await viewer.call('POST', '/api/v1/tokens', { name: 'x', role: 'member' })).status, 403);
     const refused = await viewer.call('POST', '/api/v1/tokens', { name: 'mine' });
-    assert.equal(refused.status, 403, 'a read-only role changes nothing, its own tokens included: an admin mints one for it');
+    assert.equal(
+      refused.status,
+      403,
+      'a read-only role changes nothing, its own tokens included: an admin mints one for it',
+    );
     assert.equal(refused.body.code, 'APP_FORBIDDEN');
   });
 
   it('an admin mints for any owner and lists every token; bad fields are 422 APP_TOKEN_FIELD_INVALID', async () => {
     const admin = await signedIn({ role: 'admin' });
-    const forGlobex = await admin.call('POST', '/api/v1/tokens', { name: 'globex ci', role: 'member', owner: 'globex' });
+    const forGlobex = await admin.call('POST', '/api/v1/tokens', {
+      name: 'globex ci',
+      role: 'member',
+      owner: 'globex',
+    });
     assert.equal(forGlobex.status, 201, forGlobex.text);
     assert.equal(forGlobex.body.owner, 'globex');
     const bad = await admin.call('POST', '/api/v1/tokens', { name: '', role: 'member', owner: 'globex' });
@@ -62,7 +86,9 @@ describe('tokens over the API', () => {
     assert.equal(bad.body.code, 'APP_TOKEN_FIELD_INVALID');
     const all = await admin.call('GET', '/api/v1/tokens?per_page=100');
     assert.ok(all.body.total >= 1);
-    assert.ok(all.body._embedded.tokens.some((token: { externalId: string }) => token.externalId === forGlobex.body.externalId));
+    assert.ok(
+      all.body._embedded.tokens.some((token: { externalId: string }) => token.externalId === forGlobex.body.externalId),
+    );
   });
 
   it("revoking: one's own token is revoked at once; another user's is 404 like an unknown one", async () => {
@@ -90,10 +116,18 @@ describe('tokens over the API', () => {
   it('a member API token (no user) cannot mint; an admin API token can', async () => {
     const deps = { sql: app.db.sql, log: app.db.log };
     const member = await createToken(deps, { name: 'm', role: 'member', owner: 'acme' });
-    const refused = await fetch(`${app.base}/api/v1/tokens`, { method: 'POST', headers: { ...bearer(member.token), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'child' }) });
+    const refused = await fetch(`${app.base}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { ...bearer(member.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'child' }),
+    });
     assert.equal(refused.status, 403);
     const admin = await createToken(deps, { name: 'a', role: 'admin' });
-    const minted = await fetch(`${app.base}/api/v1/tokens`, { method: 'POST', headers: { ...bearer(admin.token), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'child', role: 'viewer', owner: 'acme' }) });
+    const minted = await fetch(`${app.base}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { ...bearer(admin.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'child', role: 'viewer', owner: 'acme' }),
+    });
     assert.equal(minted.status, 201, await minted.text());
   });
 

@@ -59,7 +59,10 @@ describe('bearer authentication', () => {
     assert.equal(list.status, 200);
     assert.equal('create' in list.body._links, false);
     const member = await app.token('member', 'tenant-v');
-    const created = await call('POST', `${app.api}/webhooks`, { token: member, body: { url: 'http://127.0.0.1:9/x', events: ['*'] } });
+    const created = await call('POST', `${app.api}/webhooks`, {
+      token: member,
+      body: { url: 'http://127.0.0.1:9/x', events: ['*'] },
+    });
     const id = created.body.externalId;
     const shown = await call('GET', `${app.api}/webhooks/${id}`, { token: viewer });
     assert.deepEqual(Object.keys(shown.body._links).sort(), ['collection', 'deliveries', 'self']);

@@ -11,17 +11,28 @@ import { call, closeAll, startApi } from './helpers.ts';
 const app = await startApi();
 const count = async (table: 'app_events' | 'app_webhook_deliveries', owner: string) =>
   (await app.db.sql<{ n: number }[]>`select count(*)::int as n from ${app.db.sql(table)} where owner = ${owner}`)[0].n;
-const jobs = async () => (await app.db.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker._private_jobs`)[0].n;
+const jobs = async () =>
+  (await app.db.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker._private_jobs`)[0].n;
 
 describe('emit deduplication by eventId', () => {
   after(closeAll);
 
   it('20 parallel emits with one eventId: one event and one delivery per endpoint; the others answer the original', async () => {
     const admin = await app.token('admin');
-    for (const path of ['a', 'b']) await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: `https://receiver.example/${path}`, events: ['order.*'], owner: 'dedupe' } });
+    for (const path of ['a', 'b'])
+      await call('POST', `${app.api}/webhooks`, {
+        token: admin,
+        body: { url: `https://receiver.example/${path}`, events: ['order.*'], owner: 'dedupe' },
+      });
     const jobsBefore = await jobs();
-    const answers = await Promise.all(Array.from({ length: 20 }, () =>
-      call('POST', `${app.api}/events`, { token: admin, body: { type: 'order.paid', owner: 'dedupe', eventId: 'order-42-paid', data: { n: 42 } } })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        call('POST', `${app.api}/events`, {
+          token: admin,
+          body: { type: 'order.paid', owner: 'dedupe', eventId: 'order-42-paid', data: { n: 42 } },
+        }),
+      ),
+    );
     assert.deepEqual(answers.map((answer) => answer.status).sort(), [...Array(19).fill(200), 202].sort());
     assert.equal(new Set(answers.map((answer) => answer.body.externalId)).size, 1, 'every answer names the same event');
     assert.equal(answers.filter((answer) => answer.body.duplicate).length, 19);
@@ -33,21 +44,41 @@ describe('emit deduplication by eventId', () => {
 
   it('ids are per owner; past webhooks.dedupeWindow the same id makes a new event; a bad id is 422 APP_WEBHOOK_EVENT_ID_INVALID', async () => {
     const admin = await app.token('admin');
-    for (const owner of ['one', 'two']) await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: `https://receiver.example/${owner}`, events: ['*'], owner } });
-    const first = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'a.b', owner: 'one', eventId: 'shared-id' } });
-    const other = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'a.b', owner: 'two', eventId: 'shared-id' } });
+    for (const owner of ['one', 'two'])
+      await call('POST', `${app.api}/webhooks`, {
+        token: admin,
+        body: { url: `https://receiver.example/${owner}`, events: ['*'], owner },
+      });
+    const first = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'a.b', owner: 'one', eventId: 'shared-id' },
+    });
+    const other = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'a.b', owner: 'two', eventId: 'shared-id' },
+    });
     assert.equal(first.status, 202);
     assert.equal(other.status, 202, "another owner's id space");
     assert.notEqual(first.body.externalId, other.body.externalId);
     // the original is older than the window (24 h)
-    await app.db.sql`update app_events set created_at = now() - interval '25 hours' where id = ${first.body.externalId}`;
-    const later = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'a.b', owner: 'one', eventId: 'shared-id' } });
+    await app.db
+      .sql`update app_events set created_at = now() - interval '25 hours' where id = ${first.body.externalId}`;
+    const later = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'a.b', owner: 'one', eventId: 'shared-id' },
+    });
     assert.equal(later.status, 202);
     assert.notEqual(later.body.externalId, first.body.externalId);
-    const repeat = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'a.b', owner: 'one', eventId: 'shared-id' } });
+    const repeat = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'a.b', owner: 'one', eventId: 'shared-id' },
+    });
     assert.equal(repeat.body.externalId, later.body.externalId, 'the id now names the new event');
     for (const eventId of ['', 'x'.repeat(65), 'has space', 12]) {
-      const bad = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'a.b', owner: 'one', eventId } });
+      const bad = await call('POST', `${app.api}/events`, {
+        token: admin,
+        body: { type: 'a.b', owner: 'one', eventId },
+      });
       assert.equal(bad.status, 422, String(eventId));
       assert.equal(bad.body.code, 'APP_WEBHOOK_EVENT_ID_INVALID');
     }
@@ -55,9 +86,20 @@ describe('emit deduplication by eventId', () => {
 
   it('GraphQL and the CLI take eventId too', async () => {
     const admin = await app.token('admin');
-    await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: 'https://receiver.example/g', events: ['*'], owner: 'gql' } });
-    const mutation = 'mutation { emitWebhookEvent(input: {type: "x.y", owner: "gql", eventId: "g-1"}) { duplicate event { externalId } } }';
-    const gql = async () => (await call('POST', `${app.base}/_app/gql`, { token: admin, headers: { Accept: 'application/json' }, body: { query: mutation } })).body.data.emitWebhookEvent;
+    await call('POST', `${app.api}/webhooks`, {
+      token: admin,
+      body: { url: 'https://receiver.example/g', events: ['*'], owner: 'gql' },
+    });
+    const mutation =
+      'mutation { emitWebhookEvent(input: {type: "x.y", owner: "gql", eventId: "g-1"}) { duplicate event { externalId } } }';
+    const gql = async () =>
+      (
+        await call('POST', `${app.base}/_app/gql`, {
+          token: admin,
+          headers: { Accept: 'application/json' },
+          body: { query: mutation },
+        })
+      ).body.data.emitWebhookEvent;
     const once = await gql();
     const twice = await gql();
     assert.equal(once.duplicate, false);

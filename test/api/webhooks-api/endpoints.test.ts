@@ -46,13 +46,19 @@ describe('crud webhooks', () => {
     const listed = await call('GET', `${api}/webhooks`, { token: member });
     assert.equal(listed.text.includes('whsec_'), false);
 
-    const rotated = await call('POST', `${api}/webhooks/${created.externalId}/rotate`, { token: member, body: { grace: 60_000 } });
+    const rotated = await call('POST', `${api}/webhooks/${created.externalId}/rotate`, {
+      token: member,
+      body: { grace: 60_000 },
+    });
     assert.equal(rotated.status, 200, rotated.text);
     assert.match(rotated.body.secret, /^whsec_/);
     assert.notEqual(rotated.body.secret, created.secret);
     assert.ok(Date.parse(rotated.body.graceEndsAt) > Date.now());
     assert.equal(rotated.body.secrets.length, 2, 'both sign during the grace period');
-    const updated = await call('PATCH', `${api}/webhooks/${created.externalId}`, { token: member, body: { description: 'x' } });
+    const updated = await call('PATCH', `${api}/webhooks/${created.externalId}`, {
+      token: member,
+      body: { description: 'x' },
+    });
     assert.equal(updated.text.includes('whsec_'), false);
     const logs = app.logs.join('');
     assert.ok(logs.includes('webhook endpoint registered'), 'the logs were captured');
@@ -66,10 +72,17 @@ describe('crud webhooks', () => {
     const everything = await createEndpoint(app, owner, { url: URL, events: ['*'] });
     const users = await createEndpoint(app, owner, { url: URL, events: ['user.created'] });
     await call('PATCH', `${api}/webhooks/${users.externalId}`, { token: owner, body: { enabled: false } });
-    const ids = async (query: string) => (await call('GET', `${api}/webhooks${query}`, { token: owner })).body._embedded.webhooks.map((e: { externalId: string }) => e.externalId);
+    const ids = async (query: string) =>
+      (await call('GET', `${api}/webhooks${query}`, { token: owner })).body._embedded.webhooks.map(
+        (e: { externalId: string }) => e.externalId,
+      );
     assert.deepEqual(await ids('?events=order.created'), [orders.externalId, everything.externalId]);
     assert.deepEqual(await ids('?events=order'), [everything.externalId], 'order.* does not match order itself');
-    assert.deepEqual(await ids('?events=user.created,order.paid.late'), [orders.externalId, everything.externalId, users.externalId]);
+    assert.deepEqual(await ids('?events=user.created,order.paid.late'), [
+      orders.externalId,
+      everything.externalId,
+      users.externalId,
+    ]);
     assert.deepEqual(await ids('?enabled=false'), [users.externalId]);
     assert.deepEqual(await ids('?enabled=true&events=user.created'), [everything.externalId]);
 
@@ -79,7 +92,10 @@ describe('crud webhooks', () => {
     assert.equal(page.body._links.next.href, '/api/v1/webhooks?enabled=true&page=2&per_page=1');
     assert.match(page.headers.get('link') ?? '', /<\/api\/v1\/webhooks\?enabled=true&page=2&per_page=1>; rel="next"/);
     const next = await call('GET', `${app.base}${page.body._links.next.href}`, { token: owner });
-    assert.deepEqual(next.body._embedded.webhooks.map((e: { externalId: string }) => e.externalId), [everything.externalId]);
+    assert.deepEqual(
+      next.body._embedded.webhooks.map((e: { externalId: string }) => e.externalId),
+      [everything.externalId],
+    );
     assert.deepEqual(page.body._links.create, { href: '/api/v1/webhooks', method: 'POST' });
   });
 
@@ -87,7 +103,13 @@ describe('crud webhooks', () => {
     const created = await createEndpoint(app, member, { url: URL });
     const patched = await call('PATCH', `${api}/webhooks/${created.externalId}`, {
       token: member,
-      body: { url: 'http://127.0.0.1:9/other', events: ['a.b'], description: 'd', headers: { 'X-A': '1' }, enabled: false },
+      body: {
+        url: 'http://127.0.0.1:9/other',
+        events: ['a.b'],
+        description: 'd',
+        headers: { 'X-A': '1' },
+        enabled: false,
+      },
     });
     assert.equal(patched.status, 200, patched.text);
     assert.deepEqual(
@@ -103,7 +125,10 @@ describe('crud webhooks', () => {
   });
 
   it('a client asking for another API version gets 406', async () => {
-    const answer = await call('GET', `${api}/webhooks`, { token: member, headers: { Accept: 'application/vnd.app.v2+json' } });
+    const answer = await call('GET', `${api}/webhooks`, {
+      token: member,
+      headers: { Accept: 'application/vnd.app.v2+json' },
+    });
     assert.equal(answer.status, 406);
   });
 });
@@ -117,7 +142,15 @@ describe('refusals: 4xx problem+json with a stable code and the offending field 
     strict = await startApi({ webhooks: { allowHttp: false, allowPrivate: false } });
   });
 
-  const refused = async (target: ApiHarness, method: string, path: string, body: unknown, status: number, code: string, field?: string) => {
+  const refused = async (
+    target: ApiHarness,
+    method: string,
+    path: string,
+    body: unknown,
+    status: number,
+    code: string,
+    field?: string,
+  ) => {
     const token = target === app ? member : await target.token('member', 'refusals');
     const answer = await call(method, `${target.api}${path}`, { token, body });
     assert.equal(answer.status, status, `${method} ${path}: ${answer.text}`);
@@ -128,22 +161,78 @@ describe('refusals: 4xx problem+json with a stable code and the offending field 
   };
 
   it('a refused URL: APP_WEBHOOK_URL_INVALID (shape, scheme) or APP_WEBHOOK_ADDRESS_REFUSED (internal address), field url', async () => {
-    await refused(app, 'POST', '/webhooks', { url: 'ftp://example.com/x', events: ['*'] }, 422, 'APP_WEBHOOK_URL_INVALID', 'url');
-    await refused(app, 'POST', '/webhooks', { url: 'http://user:pass@example.com/x', events: ['*'] }, 422, 'APP_WEBHOOK_URL_INVALID', 'url');
-    await refused(strict, 'POST', '/webhooks', { url: 'http://example.com/x', events: ['*'] }, 422, 'APP_WEBHOOK_URL_INVALID', 'url');
-    await refused(strict, 'POST', '/webhooks', { url: 'https://127.0.0.1/x', events: ['*'] }, 422, 'APP_WEBHOOK_ADDRESS_REFUSED', 'url');
-    await refused(strict, 'POST', '/webhooks', { url: 'https://[::ffff:10.0.0.1]/x', events: ['*'] }, 422, 'APP_WEBHOOK_ADDRESS_REFUSED', 'url');
+    await refused(
+      app,
+      'POST',
+      '/webhooks',
+      { url: 'ftp://example.com/x', events: ['*'] },
+      422,
+      'APP_WEBHOOK_URL_INVALID',
+      'url',
+    );
+    await refused(
+      app,
+      'POST',
+      '/webhooks',
+      { url: 'http://user:pass@example.com/x', events: ['*'] },
+      422,
+      'APP_WEBHOOK_URL_INVALID',
+      'url',
+    );
+    await refused(
+      strict,
+      'POST',
+      '/webhooks',
+      { url: 'http://example.com/x', events: ['*'] },
+      422,
+      'APP_WEBHOOK_URL_INVALID',
+      'url',
+    );
+    await refused(
+      strict,
+      'POST',
+      '/webhooks',
+      { url: 'https://127.0.0.1/x', events: ['*'] },
+      422,
+      'APP_WEBHOOK_ADDRESS_REFUSED',
+      'url',
+    );
+    await refused(
+      strict,
+      'POST',
+      '/webhooks',
+      { url: 'https://[::ffff:10.0.0.1]/x', events: ['*'] },
+      422,
+      'APP_WEBHOOK_ADDRESS_REFUSED',
+      'url',
+    );
   });
 
   it('a reserved header: APP_WEBHOOK_HEADERS_INVALID, field headers', async () => {
     for (const name of ['webhook-signature', 'Content-Type', 'Connection']) {
-      const body = await refused(app, 'POST', '/webhooks', { url: URL, events: ['*'], headers: { [name]: 'x' } }, 422, 'APP_WEBHOOK_HEADERS_INVALID', 'headers');
+      const body = await refused(
+        app,
+        'POST',
+        '/webhooks',
+        { url: URL, events: ['*'], headers: { [name]: 'x' } },
+        422,
+        'APP_WEBHOOK_HEADERS_INVALID',
+        'headers',
+      );
       assert.equal(body.data.name, name);
     }
   });
 
   it('an unknown event pattern: APP_WEBHOOK_EVENTS_INVALID, field events', async () => {
-    const body = await refused(app, 'POST', '/webhooks', { url: URL, events: ['order.*.paid'] }, 422, 'APP_WEBHOOK_EVENTS_INVALID', 'events');
+    const body = await refused(
+      app,
+      'POST',
+      '/webhooks',
+      { url: URL, events: ['order.*.paid'] },
+      422,
+      'APP_WEBHOOK_EVENTS_INVALID',
+      'events',
+    );
     assert.equal(body.data.value, 'order.*.paid');
     await refused(app, 'POST', '/webhooks', { url: URL, events: [] }, 422, 'APP_WEBHOOK_EVENTS_INVALID', 'events');
   });
@@ -161,20 +250,46 @@ describe('refusals: 4xx problem+json with a stable code and the offending field 
     assert.equal(answer.status, 422);
     assert.equal(answer.body.code, 'APP_WEBHOOK_FANOUT_EXCEEDED');
     assert.deepEqual([answer.body.data.field, answer.body.data.limit, answer.body.data.matched], ['type', 2, 3]);
-    const [{ count }] = await app.db.sql<{ count: number }[]>`select count(*)::int as count from app_events where owner = 'fan'`;
+    const [{ count }] = await app.db.sql<
+      { count: number }[]
+    >`select count(*)::int as count from app_events where owner = 'fan'`;
     assert.equal(count, 0);
   });
 
   it('an invalid event name, owner, grace, filter or time: each its code and field', async () => {
-    await refused(app, 'POST', '/events', { type: 'order..created', data: {} }, 422, 'APP_WEBHOOK_EVENT_INVALID', 'type');
+    await refused(
+      app,
+      'POST',
+      '/events',
+      { type: 'order..created', data: {} },
+      422,
+      'APP_WEBHOOK_EVENT_INVALID',
+      'type',
+    );
     await refused(app, 'POST', '/events', { data: {} }, 422, 'APP_WEBHOOK_EVENT_INVALID', 'type');
     const endpoint = await createEndpoint(app, member, { url: URL });
-    await refused(app, 'POST', `/webhooks/${endpoint.externalId}/rotate`, { grace: -1 }, 422, 'APP_WEBHOOK_GRACE_INVALID', 'grace');
+    await refused(
+      app,
+      'POST',
+      `/webhooks/${endpoint.externalId}/rotate`,
+      { grace: -1 },
+      422,
+      'APP_WEBHOOK_GRACE_INVALID',
+      'grace',
+    );
     await refused(app, 'GET', '/deliveries?status=lost', undefined, 422, 'APP_WEBHOOK_LIST_INVALID', 'status');
     await refused(app, 'GET', '/webhooks?enabled=maybe', undefined, 422, 'APP_WEBHOOK_LIST_INVALID', 'enabled');
     await refused(app, 'GET', '/webhooks?events=a..b', undefined, 422, 'APP_WEBHOOK_LIST_INVALID', 'events');
     await refused(app, 'GET', '/events?since=yesterday', undefined, 422, 'APP_WEBHOOK_TIME_RANGE_INVALID', 'since');
-    await refused(app, 'GET', '/deliveries?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z', undefined, 422, 'APP_WEBHOOK_TIME_RANGE_INVALID', 'until');
+    await refused(
+      app,
+      'GET',
+      '/deliveries?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z',
+      undefined,
+      422,
+      'APP_WEBHOOK_TIME_RANGE_INVALID',
+      'until',
+    );
     await refused(app, 'GET', '/events?page=0', undefined, 400, 'APP_PAGINATION_INVALID');
   });
 
@@ -182,7 +297,10 @@ describe('refusals: 4xx problem+json with a stable code and the offending field 
     const quiet = await app.token('member', 'nobody-listens');
     const answer = await call('POST', `${api}/events`, { token: quiet, body: { type: 'order.created', data: {} } });
     assert.equal(answer.status, 202);
-    assert.deepEqual([answer.body.externalId, answer.body.deliveryCount, answer.body.owner], [null, 0, 'nobody-listens']);
+    assert.deepEqual(
+      [answer.body.externalId, answer.body.deliveryCount, answer.body.owner],
+      [null, 0, 'nobody-listens'],
+    );
     assert.deepEqual(answer.body._links, { collection: { href: '/api/v1/events' }, delivery: [] });
   });
 });

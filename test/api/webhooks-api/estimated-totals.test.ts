@@ -14,10 +14,16 @@ describe('estimated totals', () => {
 
   it('REST and GraphQL say when a total is an estimate, and never give less than the bound', async () => {
     const admin = await app.token('admin');
-    const made = await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: 'https://receiver.example/in', events: ['*'], owner: 'estimates' } });
+    const made = await call('POST', `${app.api}/webhooks`, {
+      token: admin,
+      body: { url: 'https://receiver.example/in', events: ['*'], owner: 'estimates' },
+    });
     assert.equal(made.status, 201, made.text);
     for (let i = 0; i < 5; i++) {
-      const emitted = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'order.created', data: { i }, owner: 'estimates' } });
+      const emitted = await call('POST', `${app.api}/events`, {
+        token: admin,
+        body: { type: 'order.created', data: { i }, owner: 'estimates' },
+      });
       assert.equal(emitted.status, 202, emitted.text);
     }
 
@@ -28,16 +34,25 @@ describe('estimated totals', () => {
     assert.equal(deliveries.headers.get('x-total-count'), String(deliveries.body.total));
     assert.equal(deliveries.body._embedded.deliveries.length, 2);
 
-    const events = await call('GET', `${app.api}/events?owner=estimates&type=order.created&per_page=2`, { token: admin });
+    const events = await call('GET', `${app.api}/events?owner=estimates&type=order.created&per_page=2`, {
+      token: admin,
+    });
     assert.equal(events.body.totalEstimated, true);
 
-    const one = await call('GET', `${app.api}/deliveries?owner=estimates&event=${deliveries.body._embedded.deliveries[0].eventId}`, { token: admin });
+    const one = await call(
+      'GET',
+      `${app.api}/deliveries?owner=estimates&event=${deliveries.body._embedded.deliveries[0].eventId}`,
+      { token: admin },
+    );
     assert.deepEqual([one.body.total, one.body.totalEstimated, one.headers.get('x-total-count')], [1, false, '1']);
 
     const gql = await call('POST', `${app.base}/_app/gql`, {
       token: admin,
       headers: { Accept: 'application/json' },
-      body: { query: '{ webhookDeliveries(filter: { owner: "estimates" }, perPage: 2) { total totalEstimated pages } webhookEvents(filter: { owner: "estimates" }, perPage: 2) { total totalEstimated } }' },
+      body: {
+        query:
+          '{ webhookDeliveries(filter: { owner: "estimates" }, perPage: 2) { total totalEstimated pages } webhookEvents(filter: { owner: "estimates" }, perPage: 2) { total totalEstimated } }',
+      },
     });
     assert.equal(gql.status, 200, gql.text);
     assert.equal(gql.body.errors, undefined, gql.text);

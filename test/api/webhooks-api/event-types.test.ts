@@ -15,7 +15,12 @@ const strict = await startApi({ webhooks: { strictEventTypes: true } });
 const ORDER_PAID = {
   name: 'order.paid',
   description: 'An order was paid',
-  schema: { type: 'object', required: ['orderId', 'amount'], properties: { orderId: { type: 'string' }, amount: { type: 'integer', minimum: 0 } }, additionalProperties: false },
+  schema: {
+    type: 'object',
+    required: ['orderId', 'amount'],
+    properties: { orderId: { type: 'string' }, amount: { type: 'integer', minimum: 0 } },
+    additionalProperties: false,
+  },
   examples: [{ orderId: 'o_1', amount: 1200 }],
 };
 
@@ -31,59 +36,118 @@ describe('the event-type catalog', () => {
     assert.equal(made.body.name, 'order.paid');
     assert.equal(made.body._links.update.method, 'PATCH');
     const listed = await call('GET', `${app.api}/event-types`, { token: viewer });
-    assert.deepEqual(listed.body._embedded.eventTypes.map((type: { name: string }) => type.name), ['order.paid']);
+    assert.deepEqual(
+      listed.body._embedded.eventTypes.map((type: { name: string }) => type.name),
+      ['order.paid'],
+    );
     assert.equal(listed.body._embedded.eventTypes[0]._links.update, undefined, 'no update link for a viewer');
-    assert.equal((await call('GET', `${app.api}/event-types/order.paid`, { token: member })).body.description, 'An order was paid');
+    assert.equal(
+      (await call('GET', `${app.api}/event-types/order.paid`, { token: member })).body.description,
+      'An order was paid',
+    );
     assert.equal((await call('POST', `${app.api}/event-types`, { token: member, body: { name: 'x.y' } })).status, 403);
-    assert.equal((await call('PATCH', `${app.api}/event-types/order.paid`, { token: member, body: { deprecated: true } })).status, 403);
+    assert.equal(
+      (await call('PATCH', `${app.api}/event-types/order.paid`, { token: member, body: { deprecated: true } })).status,
+      403,
+    );
     const again = await call('POST', `${app.api}/event-types`, { token: admin, body: ORDER_PAID });
     assert.equal(again.status, 409);
     assert.equal(again.body.code, 'APP_WEBHOOK_EVENT_TYPE_EXISTS');
-    assert.equal((await call('GET', `${app.api}/event-types/nope.nope`, { token: admin })).body.code, 'APP_WEBHOOK_EVENT_TYPE_NOT_FOUND');
+    assert.equal(
+      (await call('GET', `${app.api}/event-types/nope.nope`, { token: admin })).body.code,
+      'APP_WEBHOOK_EVENT_TYPE_NOT_FOUND',
+    );
   });
 
   it("an emit whose data fails the type's schema is 422 APP_WEBHOOK_EVENT_DATA_INVALID with the validator's errors, and writes nothing", async () => {
     const admin = await app.token('admin');
-    await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: 'https://receiver.example/hook', events: ['order.*'], owner: 'acme' } });
-    const refused = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'order.paid', owner: 'acme', data: { orderId: 7, amount: -1, extra: true } } });
+    await call('POST', `${app.api}/webhooks`, {
+      token: admin,
+      body: { url: 'https://receiver.example/hook', events: ['order.*'], owner: 'acme' },
+    });
+    const refused = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'order.paid', owner: 'acme', data: { orderId: 7, amount: -1, extra: true } },
+    });
     assert.equal(refused.status, 422, JSON.stringify(refused.body));
     assert.equal(refused.body.code, 'APP_WEBHOOK_EVENT_DATA_INVALID');
-    const paths = refused.body.data.errors.map((error: { instancePath: string; keyword: string }) => `${error.instancePath} ${error.keyword}`).sort();
+    const paths = refused.body.data.errors
+      .map((error: { instancePath: string; keyword: string }) => `${error.instancePath} ${error.keyword}`)
+      .sort();
     assert.deepEqual(paths, [' additionalProperties', '/amount minimum', '/orderId type']);
-    assert.equal((await call('GET', `${app.api}/events?type=order.paid`, { token: admin })).body.total, 0, 'nothing was written');
-    const accepted = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'order.paid', owner: 'acme', data: { orderId: 'o_2', amount: 5 } } });
+    assert.equal(
+      (await call('GET', `${app.api}/events?type=order.paid`, { token: admin })).body.total,
+      0,
+      'nothing was written',
+    );
+    const accepted = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'order.paid', owner: 'acme', data: { orderId: 'o_2', amount: 5 } },
+    });
     assert.equal(accepted.status, 202);
     assert.equal(accepted.body.deliveryCount, 1);
-    const untyped = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'order.shipped', owner: 'acme', data: 'anything' } });
+    const untyped = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'order.shipped', owner: 'acme', data: 'anything' },
+    });
     assert.equal(untyped.status, 202, 'a type the catalog lacks is not checked unless strict');
   });
 
   it('an invalid schema is refused (422 APP_WEBHOOK_EVENT_SCHEMA_INVALID), so are examples that do not match; schema: null removes it', async () => {
     const admin = await app.token('admin');
-    const bad = await call('POST', `${app.api}/event-types`, { token: admin, body: { name: 'bad.schema', schema: { type: 'no-such-type' } } });
+    const bad = await call('POST', `${app.api}/event-types`, {
+      token: admin,
+      body: { name: 'bad.schema', schema: { type: 'no-such-type' } },
+    });
     assert.equal(bad.status, 422);
     assert.equal(bad.body.code, 'APP_WEBHOOK_EVENT_SCHEMA_INVALID');
-    const example = await call('POST', `${app.api}/event-types`, { token: admin, body: { name: 'bad.example', schema: { type: 'integer' }, examples: ['text'] } });
+    const example = await call('POST', `${app.api}/event-types`, {
+      token: admin,
+      body: { name: 'bad.example', schema: { type: 'integer' }, examples: ['text'] },
+    });
     assert.equal(example.body.code, 'APP_WEBHOOK_EVENT_TYPE_INVALID');
-    await call('POST', `${app.api}/event-types`, { token: admin, body: { name: 'user.created', schema: { type: 'object' } } });
-    assert.equal((await call('POST', `${app.api}/events`, { token: admin, body: { type: 'user.created', data: 5 } })).status, 422);
-    const cleared = await call('PATCH', `${app.api}/event-types/user.created`, { token: admin, body: { schema: null, deprecated: true } });
+    await call('POST', `${app.api}/event-types`, {
+      token: admin,
+      body: { name: 'user.created', schema: { type: 'object' } },
+    });
+    assert.equal(
+      (await call('POST', `${app.api}/events`, { token: admin, body: { type: 'user.created', data: 5 } })).status,
+      422,
+    );
+    const cleared = await call('PATCH', `${app.api}/event-types/user.created`, {
+      token: admin,
+      body: { schema: null, deprecated: true },
+    });
     assert.equal(cleared.status, 200);
     assert.equal(cleared.body.schema, null);
-    assert.equal((await call('POST', `${app.api}/events`, { token: admin, body: { type: 'user.created', data: 5 } })).status, 202, 'this process sees the change at once');
+    assert.equal(
+      (await call('POST', `${app.api}/events`, { token: admin, body: { type: 'user.created', data: 5 } })).status,
+      202,
+      'this process sees the change at once',
+    );
   });
 
   it('GraphQL: eventTypes, eventType and the admin mutations, with the same refusals', async () => {
     const admin = await app.token('admin');
     const member = await app.token('member', 'acme');
     const gql = async (token: string, query: string) =>
-      (await call('POST', `${app.base}/_app/gql`, { token, headers: { Accept: 'application/json' }, body: { query } })).body;
-    const created = await gql(admin, 'mutation { createEventType(input: {name: "invoice.sent", description: "Sent", schema: {type: "object"}}) { name schema } }');
+      (await call('POST', `${app.base}/_app/gql`, { token, headers: { Accept: 'application/json' }, body: { query } }))
+        .body;
+    const created = await gql(
+      admin,
+      'mutation { createEventType(input: {name: "invoice.sent", description: "Sent", schema: {type: "object"}}) { name schema } }',
+    );
     assert.deepEqual(created.data.createEventType, { name: 'invoice.sent', schema: { type: 'object' } });
-    const listed = await gql(member, '{ eventTypes { total nodes { name } } eventType(name: "invoice.sent") { description } }');
+    const listed = await gql(
+      member,
+      '{ eventTypes { total nodes { name } } eventType(name: "invoice.sent") { description } }',
+    );
     assert.ok(listed.data.eventTypes.nodes.some((node: { name: string }) => node.name === 'invoice.sent'));
     assert.equal(listed.data.eventType.description, 'Sent');
-    const refused = await gql(member, 'mutation { updateEventType(name: "invoice.sent", input: {deprecated: true}) { name } }');
+    const refused = await gql(
+      member,
+      'mutation { updateEventType(name: "invoice.sent", input: {deprecated: true}) { name } }',
+    );
     assert.equal(refused.errors[0].extensions.code, 'APP_FORBIDDEN');
   });
 
@@ -93,19 +157,41 @@ describe('the event-type catalog', () => {
     const emit = await call('POST', `${strict.api}/events`, { token: admin, body: { type: 'order.lost', data: {} } });
     assert.equal(emit.status, 422);
     assert.equal(emit.body.code, 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN');
-    const subscribe = await call('POST', `${strict.api}/webhooks`, { token: admin, body: { url: 'https://receiver.example/s', events: ['order.paid', 'refund.*'] } });
+    const subscribe = await call('POST', `${strict.api}/webhooks`, {
+      token: admin,
+      body: { url: 'https://receiver.example/s', events: ['order.paid', 'refund.*'] },
+    });
     assert.equal(subscribe.status, 422);
     assert.equal(subscribe.body.data.pattern, 'refund.*');
-    const made = await call('POST', `${strict.api}/webhooks`, { token: admin, body: { url: 'https://receiver.example/s', events: ['order.*'] } });
+    const made = await call('POST', `${strict.api}/webhooks`, {
+      token: admin,
+      body: { url: 'https://receiver.example/s', events: ['order.*'] },
+    });
     assert.equal(made.status, 201);
-    assert.equal((await call('POST', `${strict.api}/events`, { token: admin, body: { type: 'order.paid', data: {} } })).status, 202);
+    assert.equal(
+      (await call('POST', `${strict.api}/events`, { token: admin, body: { type: 'order.paid', data: {} } })).status,
+      202,
+    );
     const test = await call('POST', `${strict.api}/webhooks/${made.body.externalId}/test`, { token: admin, body: {} });
     assert.equal(test.status, 202, 'test events are not held to the strict rule');
   });
 
   it('the CLI manages the catalog, and app openapi describes it as the webhooks object', async () => {
     const env = { PATH: process.env.PATH ?? '', HOME: '/tmp', NODE_ENV: 'test', DATABASE_URL: app.db.url };
-    const added = await runAppInProcess(['event-types:add', 'shipment.sent', '--description', 'Shipped', '--schema', '{"type":"object","required":["tracking"]}', '--example', '{"tracking":"T1"}', '--json'], env);
+    const added = await runAppInProcess(
+      [
+        'event-types:add',
+        'shipment.sent',
+        '--description',
+        'Shipped',
+        '--schema',
+        '{"type":"object","required":["tracking"]}',
+        '--example',
+        '{"tracking":"T1"}',
+        '--json',
+      ],
+      env,
+    );
     assert.equal(added.code, 0, added.stderr);
     assert.equal(JSON.parse(added.stdout).name, 'shipment.sent');
     const badJson = await runAppInProcess(['event-types:add', 'x.y', '--schema', '{nope'], env);
@@ -120,7 +206,10 @@ describe('the event-type catalog', () => {
     const document = JSON.parse(openapi.stdout);
     const shipment = document.webhooks['shipment.sent'].post;
     assert.equal(shipment.deprecated, true);
-    assert.deepEqual(shipment.requestBody.content['application/json'].schema.properties.data, { type: 'object', required: ['tracking'] });
+    assert.deepEqual(shipment.requestBody.content['application/json'].schema.properties.data, {
+      type: 'object',
+      required: ['tracking'],
+    });
     assert.deepEqual(shipment.requestBody.content['application/json'].examples.example1.value.data, { tracking: 'T1' });
     const result = await new Validator().validate(structuredClone(document));
     assert.equal(result.valid, true, JSON.stringify(result.errors));

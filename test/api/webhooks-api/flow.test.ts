@@ -17,7 +17,12 @@ const hook = await receiver();
 
 /** `app tokens:create ... --json` against this file's database: the operator's step. */
 async function cliToken(args: string[]): Promise<string> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: app.db.url };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'test',
+    DATABASE_URL: app.db.url,
+  };
   const run = await runAppInProcess(['tokens:create', ...args, '--json'], env);
   if (run.code !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout).token;
@@ -25,10 +30,14 @@ async function cliToken(args: string[]): Promise<string> {
 
 /** Polls a delivery until its status is one of `statuses`. */
 function deliveryUntil(token: string, id: string, statuses: string[]): Promise<Answer> {
-  return eventually(async () => {
-    const answer = await call('GET', `${app.api}/deliveries/${id}`, { token });
-    return statuses.includes(answer.body?.status) ? answer : undefined;
-  }, 15_000, `delivery ${id} to be ${statuses.join(' or ')}`);
+  return eventually(
+    async () => {
+      const answer = await call('GET', `${app.api}/deliveries/${id}`, { token });
+      return statuses.includes(answer.body?.status) ? answer : undefined;
+    },
+    15_000,
+    `delivery ${id} to be ${statuses.join(' or ')}`,
+  );
 }
 
 describe('a tenant backend over HTTP only', () => {
@@ -38,16 +47,22 @@ describe('a tenant backend over HTTP only', () => {
 
   it('registers an endpoint with a token made by tokens:create; the secret comes once, in the 201', async () => {
     token = await cliToken(['--name', 'acme backend', '--role', 'member', '--owner', 'acme']);
-    const created = await call('POST', `${app.api}/webhooks`, { token, body: { url: hook.url, events: ['order.*'], description: 'orders' } });
+    const created = await call('POST', `${app.api}/webhooks`, {
+      token,
+      body: { url: hook.url, events: ['order.*'], description: 'orders' },
+    });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.headers.get('location'), `/api/v1/webhooks/${created.body.externalId}`);
     assert.match(created.body.secret, /^whsec_/);
-    assert.equal(created.body.owner, 'acme', 'bound to the token\'s tenant');
+    assert.equal(created.body.owner, 'acme', "bound to the token's tenant");
     endpoint = created.body;
   });
 
   it('emit answers 202 with the event and a link to each delivery; the receiver gets a request the standardwebhooks library verifies', async () => {
-    const emitted = await call('POST', `${app.api}/events`, { token, body: { type: 'order.created', data: { order: 42 } } });
+    const emitted = await call('POST', `${app.api}/events`, {
+      token,
+      body: { type: 'order.created', data: { order: 42 } },
+    });
     assert.equal(emitted.status, 202, emitted.text);
     assert.equal(emitted.body.deliveryCount, 1);
     assert.match(emitted.body.externalId, /^evt_/);
@@ -55,9 +70,21 @@ describe('a tenant backend over HTTP only', () => {
     const deliveryId = emitted.body.deliveryIds[0];
     assert.equal(link.href, `/api/v1/deliveries/${deliveryId}`);
 
-    const received = await eventually(() => hook.requests.find((r) => r.headers['webhook-id'] === deliveryId), 15_000, 'the receiver');
-    const payload = new Webhook(endpoint.secret).verify(received.body, received.headers as Record<string, string>) as Record<string, unknown>;
-    assert.deepEqual(payload, { data: { order: 42 }, id: deliveryId, timestamp: payload.timestamp, type: 'order.created' });
+    const received = await eventually(
+      () => hook.requests.find((r) => r.headers['webhook-id'] === deliveryId),
+      15_000,
+      'the receiver',
+    );
+    const payload = new Webhook(endpoint.secret).verify(
+      received.body,
+      received.headers as Record<string, string>,
+    ) as Record<string, unknown>;
+    assert.deepEqual(payload, {
+      data: { order: 42 },
+      id: deliveryId,
+      timestamp: payload.timestamp,
+      type: 'order.created',
+    });
 
     const done = await deliveryUntil(token, deliveryId, ['done']);
     assert.equal(done.body.attempts.length, 1);
@@ -75,7 +102,10 @@ describe('a tenant backend over HTTP only', () => {
 
   it('a receiver answering 500 until told otherwise: dead after the attempts run out; retry sends it again with the same webhook-id; done', async () => {
     hook.answer(500);
-    const emitted = await call('POST', `${app.api}/events`, { token, body: { type: 'order.paid', data: { order: 43 } } });
+    const emitted = await call('POST', `${app.api}/events`, {
+      token,
+      body: { type: 'order.paid', data: { order: 43 } },
+    });
     const deliveryId = emitted.body.deliveryIds[0];
     const dead = await deliveryUntil(token, deliveryId, ['dead']);
     assert.equal(dead.body.attempts.length, 3, 'webhooks.maxAttempts of the fast test config');
@@ -83,7 +113,10 @@ describe('a tenant backend over HTTP only', () => {
     assert.match(dead.body.attempts[0].excerpt, /failing with 500/);
     assert.deepEqual(dead.body._links.retry, { href: `/api/v1/deliveries/${deliveryId}/retry`, method: 'POST' });
     const listed = await call('GET', `${app.api}/deliveries?status=dead`, { token });
-    assert.deepEqual(listed.body._embedded.deliveries.map((d: { externalId: string }) => d.externalId), [deliveryId]);
+    assert.deepEqual(
+      listed.body._embedded.deliveries.map((d: { externalId: string }) => d.externalId),
+      [deliveryId],
+    );
 
     hook.answer(200);
     const retried = await call('POST', `${app.api}${dead.body._links.retry.href.slice('/api/v1'.length)}`, { token });
@@ -104,18 +137,33 @@ describe('a tenant backend over HTTP only', () => {
     assert.equal(answer.body.code, 'APP_WEBHOOK_DELIVERY_NOT_DEAD');
   });
 
-  it('recover replays the endpoint\'s dead deliveries created in a time range, and only those', async () => {
+  it("recover replays the endpoint's dead deliveries created in a time range, and only those", async () => {
     hook.answer(500);
     const before = new Date().toISOString();
-    const emitted = await Promise.all([1, 2].map((n) => call('POST', `${app.api}/events`, { token, body: { type: 'order.refunded', data: { n } } })));
+    const emitted = await Promise.all(
+      [1, 2].map((n) => call('POST', `${app.api}/events`, { token, body: { type: 'order.refunded', data: { n } } })),
+    );
     const ids = emitted.map((answer) => answer.body.deliveryIds[0] as string);
     for (const id of ids) await deliveryUntil(token, id, ['dead']);
     hook.answer(200);
-    const range = await call('GET', `${app.api}/webhooks/${endpoint.externalId}/deliveries?status=dead&since=${encodeURIComponent(before)}`, { token });
-    assert.deepEqual(range.body._embedded.deliveries.map((d: { externalId: string }) => d.externalId).sort(), [...ids].sort());
-    const future = await call('POST', `${app.api}/webhooks/${endpoint.externalId}/recover`, { token, body: { since: new Date(Date.now() + 60_000).toISOString() } });
+    const range = await call(
+      'GET',
+      `${app.api}/webhooks/${endpoint.externalId}/deliveries?status=dead&since=${encodeURIComponent(before)}`,
+      { token },
+    );
+    assert.deepEqual(
+      range.body._embedded.deliveries.map((d: { externalId: string }) => d.externalId).sort(),
+      [...ids].sort(),
+    );
+    const future = await call('POST', `${app.api}/webhooks/${endpoint.externalId}/recover`, {
+      token,
+      body: { since: new Date(Date.now() + 60_000).toISOString() },
+    });
     assert.equal(future.body.recovered, 0, 'nothing dead in that range');
-    const recovered = await call('POST', `${app.api}/webhooks/${endpoint.externalId}/recover`, { token, body: { since: before } });
+    const recovered = await call('POST', `${app.api}/webhooks/${endpoint.externalId}/recover`, {
+      token,
+      body: { since: before },
+    });
     assert.equal(recovered.status, 202, recovered.text);
     assert.deepEqual([...recovered.body.deliveryIds].sort(), [...ids].sort());
     assert.equal(recovered.body.more, false);
@@ -130,7 +178,11 @@ describe('a tenant backend over HTTP only', () => {
     const sent = await call('POST', `${app.api}/webhooks/${endpoint.externalId}/test`, { token, body: {} });
     assert.equal(sent.status, 202, sent.text);
     assert.equal(sent.body.type, 'webhook.test');
-    const received = await eventually(() => hook.requests.find((r) => r.headers['webhook-id'] === sent.body.externalId), 15_000, 'the test event');
+    const received = await eventually(
+      () => hook.requests.find((r) => r.headers['webhook-id'] === sent.body.externalId),
+      15_000,
+      'the test event',
+    );
     assert.equal(JSON.parse(received.body).type, 'webhook.test');
   });
 });

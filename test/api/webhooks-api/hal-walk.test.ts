@@ -12,12 +12,19 @@ import { call, closeAll, createEndpoint, startApi } from './helpers.ts';
 const app = await startApi();
 const URL = 'http://127.0.0.1:9/hook';
 
-interface FoundLink { rel: string; href: string; method: string }
+interface FoundLink {
+  rel: string;
+  href: string;
+  method: string;
+}
 
 /** Every link object of a HAL document, top level and embedded items. */
 function linksOf(document: unknown, found: FoundLink[] = []): FoundLink[] {
   if (typeof document !== 'object' || document === null) return found;
-  const { _links: links, _embedded: embedded } = document as { _links?: Record<string, unknown>; _embedded?: Record<string, unknown[]> };
+  const { _links: links, _embedded: embedded } = document as {
+    _links?: Record<string, unknown>;
+    _embedded?: Record<string, unknown[]>;
+  };
   for (const [rel, value] of Object.entries(links ?? {})) {
     for (const link of Array.isArray(value) ? value : [value]) {
       const { href, method } = link as { href: string; method?: string };
@@ -30,7 +37,8 @@ function linksOf(document: unknown, found: FoundLink[] = []): FoundLink[] {
 
 /** Bodies the walk sends to each action. */
 const BODIES: Record<string, (href: string) => unknown> = {
-  create: (href) => (href.endsWith('/events') ? { type: 'walk.created', data: { walked: true } } : { url: URL, events: ['walk.*'] }),
+  create: (href) =>
+    href.endsWith('/events') ? { type: 'walk.created', data: { walked: true } } : { url: URL, events: ['walk.*'] },
   update: () => ({ description: 'walked' }),
   rotate: () => ({ grace: 1000 }),
   test: () => ({ data: { walked: true } }),
@@ -47,9 +55,13 @@ async function walk(token: string): Promise<{ followed: Set<string>; used: Set<s
     request.headers.set('Authorization', `Bearer ${token}`);
     const response = await next(request);
     requests += 1;
-    assert.ok(response.ok, `${request.method} ${request.url} answered ${response.status}: ${await response.clone().text()}`);
+    assert.ok(
+      response.ok,
+      `${request.method} ${request.url} answered ${response.status}: ${await response.clone().text()}`,
+    );
     const url = new globalThis.URL(request.url);
-    if (response.headers.get('content-type')?.includes('json')) bodies.set(`${request.method} ${url.pathname}${url.search}`, await response.clone().json());
+    if (response.headers.get('content-type')?.includes('json'))
+      bodies.set(`${request.method} ${url.pathname}${url.search}`, await response.clone().json());
     return response;
   });
   const followed = new Set<string>();
@@ -108,7 +120,8 @@ describe('a HAL client follows every link of every answer, for each principal', 
     viewer = await app.token('viewer', 'walk');
     const other = await app.token('member', 'elsewhere');
     for (const token of [member, member, other]) await createEndpoint(app, token, { url: URL });
-    for (const token of [member, other]) await call('POST', `${app.api}/events`, { token, body: { type: 'walk.started', data: { n: 1 } } });
+    for (const token of [member, other])
+      await call('POST', `${app.api}/events`, { token, body: { type: 'walk.started', data: { n: 1 } } });
     // One dead delivery per tenant, so retry links are offered.
     await app.db.sql`
       update app_webhook_deliveries set status = 'dead', completed_at = now(), last_error = 'receiver answered 500'
@@ -118,20 +131,30 @@ describe('a HAL client follows every link of every answer, for each principal', 
   it('a viewer: every link answers 2xx and none of them changes anything', async () => {
     const { followed, used, requests } = await walk(viewer);
     assert.deepEqual([...used], [], 'a viewer is offered no create, update, destroy or action');
-    for (const rel of ['self', 'collection', 'first', 'last', 'deliveries', 'endpoint', 'event']) assert.ok(followed.has(rel), `followed ${rel}`);
+    for (const rel of ['self', 'collection', 'first', 'last', 'deliveries', 'endpoint', 'event'])
+      assert.ok(followed.has(rel), `followed ${rel}`);
     assert.ok(requests > 10, String(requests));
   });
 
   it('a member: every link answers 2xx, actions and destroy included', async () => {
     const { followed, used } = await walk(member);
-    for (const rel of ['create', 'update', 'destroy', 'rotate', 'test', 'recover', 'retry']) assert.ok(used.has(rel), `used ${rel}; used: ${[...used]}`);
-    for (const rel of ['self', 'collection', 'deliveries', 'endpoint', 'event', 'delivery']) assert.ok(followed.has(rel), `followed ${rel}`);
-    const owners = await app.db.sql<{ owner: string }[]>`select distinct owner from app_events where type like 'walk.%' and payload ? 'walked'`;
-    assert.deepEqual(owners.map((row) => row.owner), ['walk'], 'everything the member did stayed in its tenant');
+    for (const rel of ['create', 'update', 'destroy', 'rotate', 'test', 'recover', 'retry'])
+      assert.ok(used.has(rel), `used ${rel}; used: ${[...used]}`);
+    for (const rel of ['self', 'collection', 'deliveries', 'endpoint', 'event', 'delivery'])
+      assert.ok(followed.has(rel), `followed ${rel}`);
+    const owners = await app.db.sql<
+      { owner: string }[]
+    >`select distinct owner from app_events where type like 'walk.%' and payload ? 'walked'`;
+    assert.deepEqual(
+      owners.map((row) => row.owner),
+      ['walk'],
+      'everything the member did stayed in its tenant',
+    );
   });
 
   it('an admin: every link of every tenant answers 2xx', async () => {
     const { used } = await walk(admin);
-    for (const rel of ['create', 'update', 'destroy', 'rotate', 'test', 'retry']) assert.ok(used.has(rel), `used ${rel}; used: ${[...used]}`);
+    for (const rel of ['create', 'update', 'destroy', 'rotate', 'test', 'retry'])
+      assert.ok(used.has(rel), `used ${rel}; used: ${[...used]}`);
   });
 });

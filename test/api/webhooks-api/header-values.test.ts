@@ -17,7 +17,10 @@ describe('endpoint header values', () => {
     const member = await app.token('member', 'acme');
     const viewer = await app.token('viewer', 'acme');
     const hook = await receiver();
-    const created = await call('POST', `${app.api}/webhooks`, { token: member, body: { url: hook.url, events: ['*'], headers: { Authorization: CREDENTIAL, 'X-Tenant': 'acme' } } });
+    const created = await call('POST', `${app.api}/webhooks`, {
+      token: member,
+      body: { url: hook.url, events: ['*'], headers: { Authorization: CREDENTIAL, 'X-Tenant': 'acme' } },
+    });
     assert.equal(created.status, 201, created.text);
     const id = created.body.externalId;
 
@@ -37,12 +40,20 @@ describe('endpoint header values', () => {
     assert.equal(refused.status, 403);
     assert.equal(refused.body.code, 'APP_FORBIDDEN');
 
-    const gql = (token: string, reveal: boolean) => call('POST', `${app.base}/_app/gql`, {
-      token, headers: { Accept: 'application/json' },
-      body: { query: `{ webhookEndpoint(id: "${id}") { headers(reveal: ${reveal}) } }` },
+    const gql = (token: string, reveal: boolean) =>
+      call('POST', `${app.base}/_app/gql`, {
+        token,
+        headers: { Accept: 'application/json' },
+        body: { query: `{ webhookEndpoint(id: "${id}") { headers(reveal: ${reveal}) } }` },
+      });
+    assert.deepEqual((await gql(viewer, false)).body.data.webhookEndpoint.headers, {
+      Authorization: null,
+      'X-Tenant': null,
     });
-    assert.deepEqual((await gql(viewer, false)).body.data.webhookEndpoint.headers, { Authorization: null, 'X-Tenant': null });
-    assert.deepEqual((await gql(member, true)).body.data.webhookEndpoint.headers, { Authorization: CREDENTIAL, 'X-Tenant': 'acme' });
+    assert.deepEqual((await gql(member, true)).body.data.webhookEndpoint.headers, {
+      Authorization: CREDENTIAL,
+      'X-Tenant': 'acme',
+    });
     assert.equal((await gql(viewer, true)).body.errors?.[0]?.extensions?.code, 'APP_FORBIDDEN');
 
     await startDeliveryWorker(app);

@@ -51,15 +51,18 @@ export async function startApi(flags: Record<string, unknown> = {}): Promise<Api
   const db = await createTestDatabase();
   const h = harness(db, flags);
   const logs: string[] = [];
-  const log = createLogger({ ...h.config, logLevel: 'debug' }, {
-    name: 'test-web',
-    destination: new Writable({
-      write(chunk, _encoding, done) {
-        logs.push(String(chunk));
-        done();
-      },
-    }),
-  });
+  const log = createLogger(
+    { ...h.config, logLevel: 'debug' },
+    {
+      name: 'test-web',
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          logs.push(String(chunk));
+          done();
+        },
+      }),
+    },
+  );
   const web = createWebServer({
     config: h.config,
     log,
@@ -78,7 +81,14 @@ export async function startApi(flags: Record<string, unknown> = {}): Promise<Api
     db,
     h,
     logs,
-    token: async (role, owner) => (await createToken(tokenDeps, { name: `${role} ${owner ?? ''}`.trim(), role, owner: role === 'admin' ? undefined : owner })).token,
+    token: async (role, owner) =>
+      (
+        await createToken(tokenDeps, {
+          name: `${role} ${owner ?? ''}`.trim(),
+          role,
+          owner: role === 'admin' ? undefined : owner,
+        })
+      ).token,
   };
 }
 
@@ -98,14 +108,23 @@ export interface Answer {
 }
 
 /** One request with a bearer token (or none) and an optional JSON body; parses the answer. */
-export async function call(method: string, url: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function call(
+  method: string,
+  url: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { Accept: 'application/hal+json', ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['Content-Type'] ??= 'application/json';
   const response = await fetch(url, {
     method,
     headers,
-    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body),
   });
   const text = await response.text();
   let body: unknown;
@@ -142,7 +161,12 @@ export async function receiver(path = '/hook'): Promise<Receiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const received = {
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(received);
       for (const resolve of waiting.splice(0)) resolve(received);
       response.writeHead(status, { 'content-type': 'text/plain' });
@@ -150,7 +174,13 @@ export async function receiver(path = '/hook'): Promise<Receiver> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push({ close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }) });
+  servers.push({
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${path}`,
@@ -164,5 +194,10 @@ export async function receiver(path = '/hook'): Promise<Receiver> {
 export async function createEndpoint(app: ApiHarness, token: string, body: Record<string, unknown>) {
   const created = await call('POST', `${app.api}/webhooks`, { token, body: { events: ['*'], ...body } });
   if (created.status !== 201) throw new Error(`create failed: ${created.status} ${created.text}`);
-  return created.body as { externalId: string; secret: string; owner: string | null; _links: Record<string, { href: string; method?: string }> };
+  return created.body as {
+    externalId: string;
+    secret: string;
+    owner: string | null;
+    _links: Record<string, { href: string; method?: string }>;
+  };
 }

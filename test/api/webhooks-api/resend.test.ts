@@ -24,8 +24,14 @@ describe('resending a delivery', () => {
     const receiver = await startReceiver((_req, res) => res.end('ok'));
     receivers.push(receiver);
     const admin = await app.token('admin');
-    await call('POST', `${app.api}/webhooks`, { token: admin, body: { url: `${receiver.origin}/hook`, events: ['*'], owner: 'resend' } });
-    const emitted = await call('POST', `${app.api}/events`, { token: admin, body: { type: 'a.b', owner: 'resend', data: { n: 1 } } });
+    await call('POST', `${app.api}/webhooks`, {
+      token: admin,
+      body: { url: `${receiver.origin}/hook`, events: ['*'], owner: 'resend' },
+    });
+    const emitted = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'a.b', owner: 'resend', data: { n: 1 } },
+    });
     const id = emitted.body.deliveryIds[0] as string;
     const inFlight = await call('POST', `${app.api}/deliveries/${id}/resend`, { token: admin });
     assert.equal(inFlight.status, 409);
@@ -35,15 +41,26 @@ describe('resending a delivery', () => {
     assert.equal(done.body.status, 'done');
     assert.equal(done.body._links.resend.method, 'POST');
     assert.equal(done.body._links.retry, undefined);
-    assert.equal((await call('POST', `${app.api}/deliveries/${id}/retry`, { token: admin })).body.code, 'APP_WEBHOOK_DELIVERY_NOT_DEAD');
+    assert.equal(
+      (await call('POST', `${app.api}/deliveries/${id}/retry`, { token: admin })).body.code,
+      'APP_WEBHOOK_DELIVERY_NOT_DEAD',
+    );
     const resent = await call('POST', `${app.api}/deliveries/${id}/resend`, { token: admin });
     assert.equal(resent.status, 202, JSON.stringify(resent.body));
     assert.equal(resent.body.status, 'pending');
     await runOnce(h);
     assert.equal(receiver.requests.length, 2);
-    assert.deepEqual(receiver.requests.map((request) => request.headers['webhook-id']), [id, id], 'the same webhook-id');
+    assert.deepEqual(
+      receiver.requests.map((request) => request.headers['webhook-id']),
+      [id, id],
+      'the same webhook-id',
+    );
     assert.equal(receiver.requests[0].body.toString(), receiver.requests[1].body.toString(), 'the same body');
-    const gql = await call('POST', `${app.base}/_app/gql`, { token: admin, headers: { Accept: 'application/json' }, body: { query: `mutation { resendWebhookDelivery(id: "${id}") { status } }` } });
+    const gql = await call('POST', `${app.base}/_app/gql`, {
+      token: admin,
+      headers: { Accept: 'application/json' },
+      body: { query: `mutation { resendWebhookDelivery(id: "${id}") { status } }` },
+    });
     assert.equal(gql.body.data.resendWebhookDelivery.status, 'PENDING');
     await runOnce(h);
     const env = { PATH: process.env.PATH ?? '', HOME: '/tmp', NODE_ENV: 'test', DATABASE_URL: app.db.url };

@@ -26,7 +26,10 @@ describe('tenant isolation: a member reaches only its owner; another tenant look
     endpointA = (await createEndpoint(app, memberA, { url: URL_A })).externalId;
     endpointB = (await createEndpoint(app, memberB, { url: URL_B, description: 'B' })).externalId;
     await call('POST', `${api}/events`, { token: memberA, body: { type: 'order.created', data: { tenant: 'a' } } });
-    const emitted = await call('POST', `${api}/events`, { token: memberB, body: { type: 'order.created', data: { tenant: 'b' } } });
+    const emitted = await call('POST', `${api}/events`, {
+      token: memberB,
+      body: { type: 'order.created', data: { tenant: 'b' } },
+    });
     eventB = emitted.body.externalId;
     deliveryB = emitted.body.deliveryIds[0];
     await app.db.sql`update app_webhook_deliveries set status = 'dead', completed_at = now() where id = ${deliveryB}`;
@@ -44,7 +47,12 @@ describe('tenant isolation: a member reaches only its owner; another tenant look
       await notFound('PATCH', `${api}/webhooks/${id}`, { description: 'mine now' }, 'APP_WEBHOOK_NOT_FOUND');
       await notFound('POST', `${api}/webhooks/${id}/rotate`, {}, 'APP_WEBHOOK_NOT_FOUND');
       await notFound('POST', `${api}/webhooks/${id}/test`, {}, 'APP_WEBHOOK_NOT_FOUND');
-      await notFound('POST', `${api}/webhooks/${id}/recover`, { since: '2020-01-01T00:00:00Z' }, 'APP_WEBHOOK_NOT_FOUND');
+      await notFound(
+        'POST',
+        `${api}/webhooks/${id}/recover`,
+        { since: '2020-01-01T00:00:00Z' },
+        'APP_WEBHOOK_NOT_FOUND',
+      );
       await notFound('GET', `${api}/webhooks/${id}/deliveries`, undefined, 'APP_WEBHOOK_NOT_FOUND');
       await notFound('DELETE', `${api}/webhooks/${id}`, undefined, 'APP_WEBHOOK_NOT_FOUND');
     }
@@ -52,7 +60,9 @@ describe('tenant isolation: a member reaches only its owner; another tenant look
     assert.equal(still.status, 200, 'not deleted');
     assert.equal(still.body.description, 'B', 'not changed');
     assert.equal(still.body.secrets.length, 1, 'not rotated');
-    const [{ count }] = await app.db.sql<{ count: number }[]>`select count(*)::int as count from app_webhook_deliveries where endpoint_id = ${endpointB}`;
+    const [{ count }] = await app.db.sql<
+      { count: number }[]
+    >`select count(*)::int as count from app_webhook_deliveries where endpoint_id = ${endpointB}`;
     assert.equal(count, 1, 'no test event was sent to it');
   });
 
@@ -60,42 +70,71 @@ describe('tenant isolation: a member reaches only its owner; another tenant look
     await notFound('GET', `${api}/events/${eventB}`, undefined, 'APP_WEBHOOK_EVENT_NOT_FOUND');
     await notFound('GET', `${api}/deliveries/${deliveryB}`, undefined, 'APP_WEBHOOK_DELIVERY_NOT_FOUND');
     await notFound('POST', `${api}/deliveries/${deliveryB}/retry`, undefined, 'APP_WEBHOOK_DELIVERY_NOT_FOUND');
-    const [row] = await app.db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = ${deliveryB}`;
+    const [row] = await app.db.sql<
+      { status: string }[]
+    >`select status from app_webhook_deliveries where id = ${deliveryB}`;
     assert.equal(row.status, 'dead');
   });
 
-  it("listings show member A only its own records, and naming tenant B is 404 APP_TENANT_NOT_FOUND", async () => {
+  it('listings show member A only its own records, and naming tenant B is 404 APP_TENANT_NOT_FOUND', async () => {
     const owners = async (path: string, key: string) =>
-      (await call('GET', `${api}/${path}`, { token: memberA })).body._embedded[key].map((item: { owner: string }) => item.owner);
+      (await call('GET', `${api}/${path}`, { token: memberA })).body._embedded[key].map(
+        (item: { owner: string }) => item.owner,
+      );
     assert.deepEqual(await owners('webhooks', 'webhooks'), ['tenant-a']);
     assert.deepEqual(await owners('events', 'events'), ['tenant-a']);
     assert.deepEqual(await owners('deliveries', 'deliveries'), ['tenant-a']);
     assert.deepEqual(await owners(`deliveries?endpoint=${endpointB}`, 'deliveries'), []);
     assert.deepEqual(await owners(`deliveries?event=${eventB}`, 'deliveries'), []);
-    for (const path of ['webhooks?owner=tenant-b', 'events?owner=tenant-b', 'deliveries?owner=tenant-b', 'webhooks?without_owner=true']) {
+    for (const path of [
+      'webhooks?owner=tenant-b',
+      'events?owner=tenant-b',
+      'deliveries?owner=tenant-b',
+      'webhooks?without_owner=true',
+    ]) {
       await notFound('GET', `${api}/${path}`, undefined, 'APP_TENANT_NOT_FOUND');
     }
   });
 
   it('member A cannot emit into, register for, or give an endpoint to tenant B (404 APP_TENANT_NOT_FOUND), nor emit without owner', async () => {
-    await notFound('POST', `${api}/events`, { type: 'order.created', data: {}, owner: 'tenant-b' }, 'APP_TENANT_NOT_FOUND');
+    await notFound(
+      'POST',
+      `${api}/events`,
+      { type: 'order.created', data: {}, owner: 'tenant-b' },
+      'APP_TENANT_NOT_FOUND',
+    );
     await notFound('POST', `${api}/events`, { type: 'order.created', data: {}, owner: null }, 'APP_TENANT_NOT_FOUND');
     await notFound('POST', `${api}/webhooks`, { url: URL_A, events: ['*'], owner: 'tenant-b' }, 'APP_TENANT_NOT_FOUND');
     await notFound('PATCH', `${api}/webhooks/${endpointA}`, { owner: 'tenant-b' }, 'APP_TENANT_NOT_FOUND');
-    const [{ count }] = await app.db.sql<{ count: number }[]>`select count(*)::int as count from app_events where owner = 'tenant-b'`;
+    const [{ count }] = await app.db.sql<
+      { count: number }[]
+    >`select count(*)::int as count from app_events where owner = 'tenant-b'`;
     assert.equal(count, 1, 'nothing was emitted as tenant B');
-    const own = await call('POST', `${api}/events`, { token: memberA, body: { type: 'order.created', data: {}, owner: 'tenant-a' } });
+    const own = await call('POST', `${api}/events`, {
+      token: memberA,
+      body: { type: 'order.created', data: {}, owner: 'tenant-a' },
+    });
     assert.equal(own.status, 202, 'naming its own owner is fine');
     assert.equal(own.body.owner, 'tenant-a');
   });
 
-  it('an admin reaches every tenant: lists by owner, shows, changes, emits as B and retries B\'s dead delivery', async () => {
+  it("an admin reaches every tenant: lists by owner, shows, changes, emits as B and retries B's dead delivery", async () => {
     const listed = await call('GET', `${api}/webhooks?owner=tenant-b`, { token: admin });
-    assert.deepEqual(listed.body._embedded.webhooks.map((e: { externalId: string }) => e.externalId), [endpointB]);
+    assert.deepEqual(
+      listed.body._embedded.webhooks.map((e: { externalId: string }) => e.externalId),
+      [endpointB],
+    );
     assert.equal((await call('GET', `${api}/webhooks`, { token: admin })).body.total, 2);
     assert.equal((await call('GET', `${api}/webhooks/${endpointB}`, { token: admin })).status, 200);
-    assert.equal((await call('PATCH', `${api}/webhooks/${endpointB}`, { token: admin, body: { description: 'by admin' } })).body.description, 'by admin');
-    const emitted = await call('POST', `${api}/events`, { token: admin, body: { type: 'order.paid', data: {}, owner: 'tenant-b' } });
+    assert.equal(
+      (await call('PATCH', `${api}/webhooks/${endpointB}`, { token: admin, body: { description: 'by admin' } })).body
+        .description,
+      'by admin',
+    );
+    const emitted = await call('POST', `${api}/events`, {
+      token: admin,
+      body: { type: 'order.paid', data: {}, owner: 'tenant-b' },
+    });
     assert.equal(emitted.status, 202);
     assert.equal(emitted.body.deliveryCount, 1);
     assert.equal((await call('GET', `${api}/events/${eventB}`, { token: admin })).status, 200);
@@ -109,10 +148,15 @@ describe('tenant isolation: a member reaches only its owner; another tenant look
     const emitted = await call('POST', `${api}/events`, { token: memberA, body: { type: 'user.moved', data: {} } });
     const delivery = emitted.body.deliveryIds.find((id: string) => id);
     assert.equal((await call('GET', `${api}/deliveries/${delivery}`, { token: memberA })).status, 200);
-    const moved = await call('PATCH', `${api}/webhooks/${moving.externalId}`, { token: admin, body: { owner: 'tenant-b' } });
+    const moved = await call('PATCH', `${api}/webhooks/${moving.externalId}`, {
+      token: admin,
+      body: { owner: 'tenant-b' },
+    });
     assert.equal(moved.body.owner, 'tenant-b');
     await notFound('GET', `${api}/webhooks/${moving.externalId}`, undefined, 'APP_WEBHOOK_NOT_FOUND');
-    const deliveries = await Promise.all(emitted.body.deliveryIds.map((id: string) => call('GET', `${api}/deliveries/${id}`, { token: memberA })));
+    const deliveries = await Promise.all(
+      emitted.body.deliveryIds.map((id: string) => call('GET', `${api}/deliveries/${id}`, { token: memberA })),
+    );
     const toMoved = deliveries.filter((answer) => answer.status === 404);
     assert.equal(toMoved.length, 1, 'the delivery to the moved endpoint is out of reach');
   });

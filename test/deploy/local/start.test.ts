@@ -13,7 +13,6 @@ import { spawnNode } from '../../helpers/processes.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { startReceiver } from '../../worker/delivery/receiver.ts';
 
-
 describe('npm start', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   after(async () => {
@@ -33,15 +32,19 @@ describe('npm start', () => {
     cleanups.push(() => receiver.close());
 
     const port = await freePort();
-    const start = spawnNode('deploy/local/start.ts', {
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      NODE_ENV: 'development',
-      APP_SECRET: 'a local application secret, long enough for any check',
-      LOG_LEVEL: 'info',
-      APP_WEBHOOKS__ALLOW_HTTP: undefined,
-      APP_WEBHOOKS__ALLOW_PRIVATE: undefined,
-    }, ['--allow-local']);
+    const start = spawnNode(
+      'deploy/local/start.ts',
+      {
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        NODE_ENV: 'development',
+        APP_SECRET: 'a local application secret, long enough for any check',
+        LOG_LEVEL: 'info',
+        APP_WEBHOOKS__ALLOW_HTTP: undefined,
+        APP_WEBHOOKS__ALLOW_PRIVATE: undefined,
+      },
+      ['--allow-local'],
+    );
     cleanups.push(async () => {
       if (start.child.exitCode === null) start.child.kill('SIGKILL');
     });
@@ -51,16 +54,31 @@ describe('npm start', () => {
 
     const { token } = await createToken({ sql: db.sql, log: db.log }, { name: 'start-test', role: 'admin' });
     const api = `http://127.0.0.1:${port}/api/v1`;
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/hal+json' };
-    const created = await fetch(`${api}/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: `${receiver.origin}/hook`, events: ['order.*'] }) });
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/hal+json',
+    };
+    const created = await fetch(`${api}/webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `${receiver.origin}/hook`, events: ['order.*'] }),
+    });
     const endpoint = (await created.json()) as { secret: string };
     assert.equal(created.status, 201, JSON.stringify(endpoint));
-    const emitted = await fetch(`${api}/events`, { method: 'POST', headers, body: JSON.stringify({ type: 'order.created', data: { id: 42 } }) });
+    const emitted = await fetch(`${api}/events`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ type: 'order.created', data: { id: 42 } }),
+    });
     assert.equal(emitted.status, 202, await emitted.text());
 
     const body = await arrived;
     const request = receiver.requests[0];
-    const verified = new Webhook(endpoint.secret).verify(body, request.headers as Record<string, string>) as { type: string; data: unknown };
+    const verified = new Webhook(endpoint.secret).verify(body, request.headers as Record<string, string>) as {
+      type: string;
+      data: unknown;
+    };
     assert.equal(verified.type, 'order.created');
     assert.deepEqual(verified.data, { id: 42 });
 

@@ -4,7 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { actorOf, allows, authorize, grantOf, isRoleRefusal, OPERATOR, principalMay } from '../../../shared/access/actor.ts';
+import {
+  actorOf,
+  allows,
+  authorize,
+  grantOf,
+  isRoleRefusal,
+  OPERATOR,
+  principalMay,
+} from '../../../shared/access/actor.ts';
 import { GRANTS, OPERATION_TEXT, OPERATIONS, PERMISSIONS, rolesFor } from '../../../shared/access/permissions.ts';
 import { principalOfPortal, principalOfUser } from '../../../shared/tokens/principal.ts';
 
@@ -20,14 +28,25 @@ describe('actor of a principal', () => {
   });
 
   it('a signed-in user acts as its user; a portal session has the portal grant and no user', () => {
-    const user = actorOf(principalOfUser({ id: 'usr_1', role: 'member', owner: 'acme', email: 'a@example.com' }, 'ses_1'));
-    assert.deepEqual({ kind: user.kind, userId: user.userId, grant: grantOf(user) }, { kind: 'user', userId: 'usr_1', grant: 'member' });
+    const user = actorOf(
+      principalOfUser({ id: 'usr_1', role: 'member', owner: 'acme', email: 'a@example.com' }, 'ses_1'),
+    );
+    assert.deepEqual(
+      { kind: user.kind, userId: user.userId, grant: grantOf(user) },
+      { kind: 'user', userId: 'usr_1', grant: 'member' },
+    );
     const portal = actorOf(principalOfPortal({ owner: 'acme', role: 'viewer' }, 'ses_2'));
-    assert.deepEqual({ kind: portal.kind, userId: portal.userId, grant: grantOf(portal) }, { kind: 'portal', userId: null, grant: 'portal viewer' });
+    assert.deepEqual(
+      { kind: portal.kind, userId: portal.userId, grant: grantOf(portal) },
+      { kind: 'portal', userId: null, grant: 'portal viewer' },
+    );
   });
 
   it('the operator is an admin of every tenant', () => {
-    assert.deepEqual({ role: OPERATOR.role, scope: OPERATOR.scope, grant: grantOf(OPERATOR) }, { role: 'admin', scope: { kind: 'all' }, grant: 'admin' });
+    assert.deepEqual(
+      { role: OPERATOR.role, scope: OPERATOR.scope, grant: grantOf(OPERATOR) },
+      { role: 'admin', scope: { kind: 'all' }, grant: 'admin' },
+    );
     for (const operation of OPERATIONS) assert.equal(allows(OPERATOR, operation), true, operation);
   });
 });
@@ -35,22 +54,26 @@ describe('actor of a principal', () => {
 describe('the permission table', () => {
   it('names only known grants, and says in words what each operation is', () => {
     for (const operation of OPERATIONS) {
-      for (const grant of PERMISSIONS[operation]) assert.ok((GRANTS as readonly string[]).includes(grant), `${operation}: ${grant}`);
+      for (const grant of PERMISSIONS[operation])
+        assert.ok((GRANTS as readonly string[]).includes(grant), `${operation}: ${grant}`);
       assert.ok(OPERATION_TEXT[operation].length > 0, operation);
     }
   });
 
   it('refuses with 403 APP_FORBIDDEN naming the operation and the grant', () => {
     const viewer = actorOf({ id: 'v', roles: ['viewer'], owner: 'acme' });
-    assert.throws(() => authorize(viewer, 'endpoints.update'), (error: unknown) => {
-      const refused = error as { status: number; code: string; data: Record<string, unknown>; message: string };
-      assert.equal(refused.status, 403);
-      assert.equal(refused.code, 'APP_FORBIDDEN');
-      assert.deepEqual(refused.data, { operation: 'endpoints.update', role: 'viewer' });
-      assert.match(refused.message, /a viewer may not change an endpoint's settings/);
-      assert.equal(isRoleRefusal(error), true);
-      return true;
-    });
+    assert.throws(
+      () => authorize(viewer, 'endpoints.update'),
+      (error: unknown) => {
+        const refused = error as { status: number; code: string; data: Record<string, unknown>; message: string };
+        assert.equal(refused.status, 403);
+        assert.equal(refused.code, 'APP_FORBIDDEN');
+        assert.deepEqual(refused.data, { operation: 'endpoints.update', role: 'viewer' });
+        assert.match(refused.message, /a viewer may not change an endpoint's settings/);
+        assert.equal(isRoleRefusal(error), true);
+        return true;
+      },
+    );
     assert.doesNotThrow(() => authorize(viewer, 'webhooks.read'));
   });
 

@@ -46,8 +46,17 @@ describe('portal links', () => {
   });
 
   it('needs an owner and a member or viewer role', async () => {
-    await assert.rejects(createPortalLink(deps, OPERATOR, { owner: undefined }), refusedWith('APP_PORTAL_LINK_FIELD_INVALID'));
-    await assert.rejects(createPortalLink(deps, OPERATOR, { owner: 'acme', role: 'admin' }), refusedWith('APP_PORTAL_LINK_FIELD_INVALID'));
-    await assert.rejects(createPortalLink(deps, OPERATOR, { owner: 'a\u0000b' }), refusedWith('APP_WEBHOOK_OWNER_INVALID'));
+    await assert.rejects(
+      createPortalLink(deps, OPERATOR, { owner: undefined }),
+      refusedWith('APP_PORTAL_LINK_FIELD_INVALID'),
+    );
+    await assert.rejects(
+      createPortalLink(deps, OPERATOR, { owner: 'acme', role: 'admin' }),
+      refusedWith('APP_PORTAL_LINK_FIELD_INVALID'),
+    );
+    await assert.rejects(
+      createPortalLink(deps, OPERATOR, { owner: 'a\u0000b' }),
+      refusedWith('APP_WEBHOOK_OWNER_INVALID'),
+    );
   });
 });

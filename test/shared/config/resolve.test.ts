@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, envName, maskConfig, resolveConfig } from '../../../shared/config/index.ts';
 
-const files = (content: unknown) => ({ readFile: () => (typeof content === 'string' ? content : JSON.stringify(content)) });
+const files = (content: unknown) => ({
+  readFile: () => (typeof content === 'string' ? content : JSON.stringify(content)),
+});
 
 describe('config layers', () => {
   it('uses the documented defaults of each environment', () => {
@@ -38,7 +40,13 @@ describe('config layers', () => {
 
   it('reads the conventional variables DATABASE_URL, PORT, APP_SECRET, NODE_ENV, LOG_LEVEL', () => {
     const { config } = resolveConfig({
-      env: { DATABASE_URL: 'postgres://u:p@db/app', PORT: '8080', APP_SECRET: 's3cret', NODE_ENV: 'test', LOG_LEVEL: 'debug' },
+      env: {
+        DATABASE_URL: 'postgres://u:p@db/app',
+        PORT: '8080',
+        APP_SECRET: 's3cret',
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'debug',
+      },
     });
     assert.equal(config.databaseUrl, 'postgres://u:p@db/app');
     assert.equal(config.port, 8080);
@@ -60,7 +68,10 @@ describe('config layers', () => {
   });
 
   it('accepts durations as milliseconds or text such as 10s and 6h', () => {
-    const { config } = resolveConfig({ env: {}, flags: { requestTimeout: 1500, shutdown: { drain: '2m', delay: '250ms' }, webhooks: { backoff: { max: '1d' } } } });
+    const { config } = resolveConfig({
+      env: {},
+      flags: { requestTimeout: 1500, shutdown: { drain: '2m', delay: '250ms' }, webhooks: { backoff: { max: '1d' } } },
+    });
     assert.equal(config.requestTimeout, 1500);
     assert.equal(config.shutdown.drain, 120_000);
     assert.equal(config.shutdown.delay, 250);
@@ -102,7 +113,10 @@ describe('config layers', () => {
   });
 
   it('reports a config file that is not JSON', () => {
-    assert.throws(() => resolveConfig({ env: { APP_CONFIG: 'broken.json' }, ...files('{ not json') }), /APP_CONFIG \(broken\.json\)/);
+    assert.throws(
+      () => resolveConfig({ env: { APP_CONFIG: 'broken.json' }, ...files('{ not json') }),
+      /APP_CONFIG \(broken\.json\)/,
+    );
   });
 
   it('warns about APP_ variables that are not keys instead of failing (PaaS set their own)', () => {
@@ -120,7 +134,9 @@ describe('config layers', () => {
   });
 
   it('masks secrets when printed, keeping the database host visible', () => {
-    const { config } = resolveConfig({ env: { APP_SECRET: 'topsecret', DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app' } });
+    const { config } = resolveConfig({
+      env: { APP_SECRET: 'topsecret', DATABASE_URL: 'postgres://app:hunter2@db.internal:5432/app' },
+    });
     const masked = JSON.stringify(maskConfig(config));
     assert.doesNotMatch(masked, /topsecret|hunter2/);
     assert.match(masked, /db\.internal:5432/);

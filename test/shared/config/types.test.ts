@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveConfig, type Config } from '../../../shared/config/index.ts';
 
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 /** Each assignable to the other (object types built by mapping are not identical to literals). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type RateLimit = Exclude<Config['rateLimit'], false>;

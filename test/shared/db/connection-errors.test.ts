@@ -54,7 +54,10 @@ describe('connection errors from a real server', () => {
     const database = await refusal(withPath('/app_test_no_such_database'));
     assert.equal((database as { code?: string }).code, '3D000');
     assert.equal(isConnectionError(database), true);
-    assert.deepEqual(configurationProblem(database), { problem: 'DATABASE_URL names a database that does not exist', reason: 'database "app_test_no_such_database" does not exist' });
+    assert.deepEqual(configurationProblem(database), {
+      problem: 'DATABASE_URL names a database that does not exist',
+      reason: 'database "app_test_no_such_database" does not exist',
+    });
 
     const role = await refusal(withUser('app_test_no_such_role'));
     assert.equal((role as { code?: string }).code, '28000');
@@ -64,9 +67,9 @@ describe('connection errors from a real server', () => {
     assert.equal(problemFrom(role, { exposeInternals: false }).code, 'APP_DATABASE_UNAVAILABLE');
   });
 
-  it('the same SQLSTATEs raised by a statement are that statement\'s errors, not an outage', async () => {
+  it("the same SQLSTATEs raised by a statement are that statement's errors, not an outage", async () => {
     const cases = [
-      ['55000', 'create temporary sequence s; select currval(\'s\')'], // currval before nextval
+      ['55000', "create temporary sequence s; select currval('s')"], // currval before nextval
       ['3D000', 'alter database app_test_no_such_database set work_mem = 1024'],
     ] as const;
     for (const [code, query] of cases) {

@@ -10,12 +10,26 @@ function driverError(message: string, frame: string): TypeError {
 }
 
 describe('postgres driver crash guard', () => {
-  it('recognises exactly the driver\'s null-socket write, and nothing else', () => {
+  it("recognises exactly the driver's null-socket write, and nothing else", () => {
     const frame = 'Immediate.nextWrite (file:///app/node_modules/postgres/src/connection.js:255:22)';
     assert.equal(isDriverNullSocketWrite(driverError("Cannot read properties of null (reading 'write')", frame)), true);
-    assert.equal(isDriverNullSocketWrite(driverError("Cannot read properties of null (reading 'write')", 'nextWrite (file:///app/api/mine.ts:1:1)')), false, 'another module');
-    assert.equal(isDriverNullSocketWrite(driverError("Cannot read properties of null (reading 'end')", frame)), false, 'another property');
-    assert.equal(isDriverNullSocketWrite(new Error("Cannot read properties of null (reading 'write')")), false, 'not a TypeError');
+    assert.equal(
+      isDriverNullSocketWrite(
+        driverError("Cannot read properties of null (reading 'write')", 'nextWrite (file:///app/api/mine.ts:1:1)'),
+      ),
+      false,
+      'another module',
+    );
+    assert.equal(
+      isDriverNullSocketWrite(driverError("Cannot read properties of null (reading 'end')", frame)),
+      false,
+      'another property',
+    );
+    assert.equal(
+      isDriverNullSocketWrite(new Error("Cannot read properties of null (reading 'write')")),
+      false,
+      'not a TypeError',
+    );
     assert.equal(isDriverNullSocketWrite('nextWrite'), false);
   });
 });

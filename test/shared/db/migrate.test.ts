@@ -13,7 +13,8 @@ describe('migrate', () => {
     const db = await createTestDatabase({ empty: true });
     const first = await migrate(db);
     assert.ok(first.applied.includes('001_webhooks.sql'));
-    const [worker] = await db.sql`select count(*)::int as n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'graphile_worker' and p.proname = 'add_jobs'`;
+    const [worker] =
+      await db.sql`select count(*)::int as n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'graphile_worker' and p.proname = 'add_jobs'`;
     assert.equal(worker.n, 1);
     const again = await migrate(db);
     assert.deepEqual(again.applied, []);
@@ -23,11 +24,22 @@ describe('migrate', () => {
   it('is safe when two processes run it at once (advisory lock): each file applied exactly once', async () => {
     const db = await createTestDatabase({ empty: true });
     const env = { DATABASE_URL: db.url, NODE_ENV: 'test' };
-    const runs = [spawnNode('cli/main.ts', env, ['migrate', '--json']), spawnNode('cli/main.ts', env, ['migrate', '--json'])];
+    const runs = [
+      spawnNode('cli/main.ts', env, ['migrate', '--json']),
+      spawnNode('cli/main.ts', env, ['migrate', '--json']),
+    ];
     const exits = await Promise.all(runs.map((run) => run.exited));
-    assert.deepEqual(exits.map((exit) => exit.code), [0, 0], runs.map((run) => run.output()).join('\n'));
+    assert.deepEqual(
+      exits.map((exit) => exit.code),
+      [0, 0],
+      runs.map((run) => run.output()).join('\n'),
+    );
     const applied = runs.map((run) => (JSON.parse(run.output()) as { applied: string[] }).applied);
-    assert.equal(applied.filter((list) => list.includes('001_webhooks.sql')).length, 1, 'one process applied it, the other found it done');
+    assert.equal(
+      applied.filter((list) => list.includes('001_webhooks.sql')).length,
+      1,
+      'one process applied it, the other found it done',
+    );
     const rows = await db.sql`select name from app_migrations where name = '001_webhooks.sql'`;
     assert.equal(rows.length, 1);
   });
@@ -38,11 +50,18 @@ describe('migrate', () => {
     await writeFile(join(dir, '001_ok.sql'), 'create table t_ok (id int);');
     await writeFile(join(dir, '002_bad.sql'), 'create table t_half (id int); select no_such_function();');
     await assert.rejects(migrate(db, { dir }), /migration 002_bad\.sql failed/);
-    const tables = await db.sql`select table_name from information_schema.tables where table_name in ('t_ok', 't_half')`;
-    assert.deepEqual(tables.map((row) => row.table_name), ['t_ok']);
+    const tables =
+      await db.sql`select table_name from information_schema.tables where table_name in ('t_ok', 't_half')`;
+    assert.deepEqual(
+      tables.map((row) => row.table_name),
+      ['t_ok'],
+    );
     const sql = connect(db.config, db.log, { max: 1 });
     const names = await sql`select name from app_migrations order by name`;
-    assert.deepEqual(names.map((row) => row.name), ['001_ok.sql']);
+    assert.deepEqual(
+      names.map((row) => row.name),
+      ['001_ok.sql'],
+    );
     await sql.end();
   });
 });

@@ -19,18 +19,34 @@ function capture() {
 
 describe('redact', () => {
   it('masks keys containing the default names, case-insensitively, at any depth and in arrays', () => {
-    const out = redact({ password: 'a', user: { apiToken: 'b', list: [{ Authorization: 'Bearer c' }] }, clientSecret: 'd', name: 'kept' });
-    assert.deepEqual(out, { password: FILTERED, user: { apiToken: FILTERED, list: [{ Authorization: FILTERED }] }, clientSecret: FILTERED, name: 'kept' });
+    const out = redact({
+      password: 'a',
+      user: { apiToken: 'b', list: [{ Authorization: 'Bearer c' }] },
+      clientSecret: 'd',
+      name: 'kept',
+    });
+    assert.deepEqual(out, {
+      password: FILTERED,
+      user: { apiToken: FILTERED, list: [{ Authorization: FILTERED }] },
+      clientSecret: FILTERED,
+      name: 'kept',
+    });
   });
 
   it('masks sensitive query parameters inside URLs and messages', () => {
     assert.equal(redact('GET /hooks?token=abc&page=2'), `GET /hooks?token=${FILTERED}&page=2`);
-    assert.deepEqual(redact({ url: 'https://x.test/cb?a=1&client_secret=zzz' }), { url: `https://x.test/cb?a=1&client_secret=${FILTERED}` });
+    assert.deepEqual(redact({ url: 'https://x.test/cb?a=1&client_secret=zzz' }), {
+      url: `https://x.test/cb?a=1&client_secret=${FILTERED}`,
+    });
   });
 
   it('replaces the defaults when a list is given, but always masks encryption', () => {
     const custom = createRedactor(['pin']);
-    assert.deepEqual(custom({ pin: '1234', password: 'shown', encryptionKey: 'k' }), { pin: FILTERED, password: 'shown', encryptionKey: FILTERED });
+    assert.deepEqual(custom({ pin: '1234', password: 'shown', encryptionKey: 'k' }), {
+      pin: FILTERED,
+      password: 'shown',
+      encryptionKey: FILTERED,
+    });
   });
 
   it('masks the own properties of error objects and survives cycles', () => {
@@ -52,7 +68,11 @@ describe('redact, deep values', () => {
     const text = JSON.stringify(masked);
     assert.match(text, /\[Nested\]/);
     assert.ok(text.length < 500, text);
-    assert.deepEqual(redact({ a: { b: { token: 'x' } } }), { a: { b: { token: FILTERED } } }, 'shallow values are masked as before');
+    assert.deepEqual(
+      redact({ a: { b: { token: 'x' } } }),
+      { a: { b: { token: FILTERED } } },
+      'shallow values are masked as before',
+    );
   });
 });
 
@@ -79,7 +99,10 @@ describe('logger', () => {
       log.child({ component: 'x' }).warn('second');
     });
     log.info('outside');
-    assert.deepEqual(out.lines.map((line) => line.reqId), ['req-42', 'req-42', undefined]);
+    assert.deepEqual(
+      out.lines.map((line) => line.reqId),
+      ['req-42', 'req-42', undefined],
+    );
   });
 
   it('writes JSON in production', () => {

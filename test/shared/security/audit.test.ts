@@ -9,14 +9,27 @@ import { runAppInProcess } from '../../helpers/cli.ts';
 const SECRET = 'a production application secret of more than 32 characters';
 /** A production configuration with nothing to report, changed by `env`, without the variables `drop` names. */
 const production = (env: Record<string, string> = {}, drop: readonly string[] = []) => {
-  const all: Record<string, string> = { NODE_ENV: 'production', APP_SECRET: SECRET, DATABASE_URL: 'postgres://db/app', APP_PUBLIC_URL: 'https://hooks.example.com', APP_MAIL__URL: 'smtp://mail.example.com:587', ...env };
+  const all: Record<string, string> = {
+    NODE_ENV: 'production',
+    APP_SECRET: SECRET,
+    DATABASE_URL: 'postgres://db/app',
+    APP_PUBLIC_URL: 'https://hooks.example.com',
+    APP_MAIL__URL: 'smtp://mail.example.com:587',
+    ...env,
+  };
   for (const name of drop) delete all[name];
   return resolveConfig({ env: all }).config;
 };
 const ids = (findings: { id: string }[]) => findings.map((finding) => finding.id);
 
 /** Each misconfiguration the audit knows, with the severity it gives it. */
-const CASES: { id: string; severity: string; env?: Record<string, string>; drop?: string[]; facts?: Record<string, unknown> }[] = [
+const CASES: {
+  id: string;
+  severity: string;
+  env?: Record<string, string>;
+  drop?: string[];
+  facts?: Record<string, unknown>;
+}[] = [
   { id: 'webhooks.private-addresses-allowed', severity: 'high', env: { APP_WEBHOOKS__ALLOW_PRIVATE: 'true' } },
   { id: 'webhooks.http-allowed', severity: 'high', env: { APP_WEBHOOKS__ALLOW_HTTP: 'true' } },
   { id: 'secret.missing', severity: 'high', env: { APP_SECRET: '' } },
@@ -25,7 +38,11 @@ const CASES: { id: string; severity: string; env?: Record<string, string>; drop?
   { id: 'graphql.introspection-enabled', severity: 'medium', env: { APP_GRAPHQL__INTROSPECTION: 'true' } },
   { id: 'rate-limit.disabled', severity: 'medium', env: { APP_RATE_LIMIT: 'false' } },
   { id: 'rate-limit.auth-disabled', severity: 'medium', env: { APP_RATE_LIMIT__AUTH: 'false' } },
-  { id: 'cors.any-origin-with-credentials', severity: 'high', env: { APP_CORS__ORIGINS: '*', APP_CORS__CREDENTIALS: 'true' } },
+  {
+    id: 'cors.any-origin-with-credentials',
+    severity: 'high',
+    env: { APP_CORS__ORIGINS: '*', APP_CORS__CREDENTIALS: 'true' },
+  },
   { id: 'trust-proxy.forwarded-ignored', severity: 'info', facts: { forwardedForSeen: true } },
   { id: 'auth.lockout-disabled', severity: 'medium', env: { APP_AUTH__LOCKOUT: 'false' } },
   { id: 'public-url.missing', severity: 'low', drop: ['APP_PUBLIC_URL'] },
@@ -48,20 +65,37 @@ describe('security audit rules', () => {
   }
 
   it('http, private addresses, no secret and introspection are ordinary in development and not reported there', () => {
-    const config = resolveConfig({ env: { NODE_ENV: 'development', APP_WEBHOOKS__ALLOW_HTTP: 'true', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' } }).config;
+    const config = resolveConfig({
+      env: { NODE_ENV: 'development', APP_WEBHOOKS__ALLOW_HTTP: 'true', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' },
+    }).config;
     assert.deepEqual(ids(auditConfig(config)), ['graphql.graphiql-enabled']);
   });
 
   it('findings come most severe first, and the summary line counts them', () => {
-    const findings = auditConfig(production({ APP_RATE_LIMIT: 'false', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' }), { forwardedForSeen: true });
-    assert.deepEqual(findings.map((finding) => finding.severity), ['high', 'medium', 'info']);
-    assert.match(summaryLine(findings), /^security audit: 1 high, 1 medium, 1 info \(webhooks\.private-addresses-allowed, rate-limit\.disabled, trust-proxy\.forwarded-ignored\)/);
+    const findings = auditConfig(production({ APP_RATE_LIMIT: 'false', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' }), {
+      forwardedForSeen: true,
+    });
+    assert.deepEqual(
+      findings.map((finding) => finding.severity),
+      ['high', 'medium', 'info'],
+    );
+    assert.match(
+      summaryLine(findings),
+      /^security audit: 1 high, 1 medium, 1 info \(webhooks\.private-addresses-allowed, rate-limit\.disabled, trust-proxy\.forwarded-ignored\)/,
+    );
   });
 });
 
 describe('app audit', () => {
   const run = (env: Record<string, string>) =>
-    runAppInProcess(['audit', '--json'], { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', APP_PUBLIC_URL: 'https://hooks.example.com', APP_MAIL__URL: 'smtp://mail.example.com', ...env });
+    runAppInProcess(['audit', '--json'], {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'production',
+      APP_PUBLIC_URL: 'https://hooks.example.com',
+      APP_MAIL__URL: 'smtp://mail.example.com',
+      ...env,
+    });
 
   it('counts the signing secrets stored unencrypted that can still sign', async () => {
     const db = await createTestDatabase();
@@ -86,7 +120,11 @@ describe('app audit', () => {
     const result = await run({ APP_WEBHOOKS__ALLOW_PRIVATE: 'true', APP_GRAPHQL__INTROSPECTION: 'true' });
     assert.equal(result.code, 1, result.stderr);
     const report = JSON.parse(result.stdout);
-    assert.deepEqual(ids(report.findings), ['webhooks.private-addresses-allowed', 'secret.missing', 'graphql.introspection-enabled']);
+    assert.deepEqual(ids(report.findings), [
+      'webhooks.private-addresses-allowed',
+      'secret.missing',
+      'graphql.introspection-enabled',
+    ]);
     assert.deepEqual(report.summary, { high: 2, medium: 1, low: 0, info: 0 });
     assert.equal(report.database, 'not checked: no DATABASE_URL');
   });

@@ -31,7 +31,8 @@ const BACKENDS: Array<{ name: string; skip?: string | false; make(): Promise<Sha
   { name: 'memory', make: async () => memoryStore({ logFailure: ignore }) },
   {
     name: 'postgres',
-    make: async () => postgresStore({ config: db.configWith({ shared: { backend: 'postgres' } }), log: db.log, logFailure: ignore }),
+    make: async () =>
+      postgresStore({ config: db.configWith({ shared: { backend: 'postgres' } }), log: db.log, logFailure: ignore }),
   },
   {
     name: 'redis',
@@ -61,7 +62,15 @@ for (const backend of BACKENDS) {
       assert.equal(counter.windowMs, 60_000);
       const hits = [];
       for (let i = 0; i < 4; i += 1) hits.push(await counter.hit('ip:1'));
-      assert.deepEqual(hits.map((h) => [h.allowed, h.remaining]), [[true, 2], [true, 1], [true, 0], [false, 0]]);
+      assert.deepEqual(
+        hits.map((h) => [h.allowed, h.remaining]),
+        [
+          [true, 2],
+          [true, 1],
+          [true, 0],
+          [false, 0],
+        ],
+      );
       for (const hit of hits) assert.ok(hit.resetMs > 0 && hit.resetMs <= 60_000, String(hit.resetMs));
     });
 
@@ -79,15 +88,26 @@ for (const backend of BACKENDS) {
       const askedAt = performance.now(); // before the backend decided: its window cannot end earlier than resetMs after this
       const refused = await counter.hit('k');
       assert.equal(refused.allowed, false);
-      assert.ok(refused.resetMs > 0 && refused.resetMs <= 1000, `the window ends within its second: ${refused.resetMs} ms`);
+      assert.ok(
+        refused.resetMs > 0 && refused.resetMs <= 1000,
+        `the window ends within its second: ${refused.resetMs} ms`,
+      );
       // the backend's clock ends the window (Redis, PostgreSQL, the limiter's timers): hit until it
       // lets one through; a refused hit neither starts nor lengthens a window
-      const fresh = await eventually(async () => {
-        const hit = await counter.hit('k');
-        return hit.allowed ? hit : undefined;
-      }, 10_000, 'a hit allowed in a new window', 50);
+      const fresh = await eventually(
+        async () => {
+          const hit = await counter.hit('k');
+          return hit.allowed ? hit : undefined;
+        },
+        10_000,
+        'a hit allowed in a new window',
+        50,
+      );
       const waited = performance.now() - askedAt;
-      assert.ok(waited >= refused.resetMs - 10, `refused until the window ended: allowed ${waited} ms after a refusal ${refused.resetMs} ms before its end`);
+      assert.ok(
+        waited >= refused.resetMs - 10,
+        `refused until the window ended: allowed ${waited} ms after a refusal ${refused.resetMs} ms before its end`,
+      );
       assert.equal(fresh.remaining, 0, 'a new window of one point');
     });
 
@@ -97,7 +117,14 @@ for (const backend of BACKENDS) {
         const counterName = name();
         const a = store.counter({ name: counterName, points: 4, windowMs: 60_000 });
         const b = second.counter({ name: counterName, points: 4, windowMs: 60_000 });
-        const results = await Promise.all([a.hit('ip:9'), b.hit('ip:9'), a.hit('ip:9'), b.hit('ip:9'), a.hit('ip:9'), b.hit('ip:9')]);
+        const results = await Promise.all([
+          a.hit('ip:9'),
+          b.hit('ip:9'),
+          a.hit('ip:9'),
+          b.hit('ip:9'),
+          a.hit('ip:9'),
+          b.hit('ip:9'),
+        ]);
         assert.equal(results.filter((r) => r.allowed).length, 4);
       });
     }
@@ -120,28 +147,42 @@ describe('a shared store that does not answer', () => {
 
   // Which error ends the wait says what decided it, however long a loaded machine took to get there:
   /** The store's own timeout (`shared.timeout` of `ms`) cut a wait for an answer that was never coming. */
-  const cutByTimeout = (ms: number) => (error: unknown) => error instanceof StoreTimeoutError && error.message.endsWith(`within ${ms} ms`);
+  const cutByTimeout = (ms: number) => (error: unknown) =>
+    error instanceof StoreTimeoutError && error.message.endsWith(`within ${ms} ms`);
   /** The failure itself, before any timeout had a say (a client that refuses at once, in the same turn). */
   const failedAtOnce = (error: unknown) => error instanceof Error && !(error instanceof StoreTimeoutError);
 
   it('postgres that hangs: hits, entries and ping fail after shared.timeout, not later', async () => {
-    const config = db.configWith({ shared: { backend: 'postgres', timeout: '300ms', url: `postgres://postgres@127.0.0.1:${silentPort}/x` } });
+    const config = db.configWith({
+      shared: { backend: 'postgres', timeout: '300ms', url: `postgres://postgres@127.0.0.1:${silentPort}/x` },
+    });
     const store = await open(async () => postgresStore({ config, log: db.log, logFailure: ignore }));
     await assert.rejects(store.counter({ name: 'hang', points: 5, windowMs: 60_000 }).hit('k'), cutByTimeout(300));
     await assert.rejects(store.entries.add('k', 1, 1000), cutByTimeout(300));
   });
 
   it('postgres that is down (connection refused): hits fail', async () => {
-    const config = db.configWith({ shared: { backend: 'postgres', timeout: '500ms', url: `postgres://postgres@127.0.0.1:${await freePort()}/x` } });
+    const config = db.configWith({
+      shared: { backend: 'postgres', timeout: '500ms', url: `postgres://postgres@127.0.0.1:${await freePort()}/x` },
+    });
     const store = await open(async () => postgresStore({ config, log: db.log, logFailure: ignore }));
     // refused, or cut by the timeout should the machine be too busy to hear the refusal first
     await assert.rejects(store.counter({ name: 'down', points: 5, windowMs: 60_000 }).hit('k'));
     await assert.rejects(store.ping());
   });
 
-  it('redis that is down: start does not throw, then hits, entries and ping fail at once', { skip: REDIS_SKIP }, async () => {
+  it('redis that is down: start does not throw, then hits, entries and ping fail at once', {
+    skip: REDIS_SKIP,
+  }, async () => {
     const failures: string[] = [];
-    const store = await open(async () => redisStore({ url: `redis://127.0.0.1:${await freePort()}`, timeoutMs: 300, log: db.log, logFailure: (_e, what) => failures.push(what) }));
+    const store = await open(async () =>
+      redisStore({
+        url: `redis://127.0.0.1:${await freePort()}`,
+        timeoutMs: 300,
+        log: db.log,
+        logFailure: (_e, what) => failures.push(what),
+      }),
+    );
     await assert.rejects(store.counter({ name: 'down', points: 5, windowMs: 60_000 }).hit('k'), failedAtOnce);
     await assert.rejects(store.entries.get('k'), failedAtOnce);
     await assert.rejects(store.ping(), failedAtOnce);

@@ -79,7 +79,12 @@ for (const backend of BACKENDS) {
     it('get answers undefined for an absent key, the value after set', async () => {
       const k = key();
       assert.equal(await store.get(k), undefined);
-      const value = { status: 201, headers: { location: '/x' }, body: { kind: 'json', text: '{"a":1}' }, list: [1, 'two', null, true] };
+      const value = {
+        status: 201,
+        headers: { location: '/x' },
+        body: { kind: 'json', text: '{"a":1}' },
+        list: [1, 'two', null, true],
+      };
       await store.set(k, value, DAY);
       assert.deepEqual(await other.get(k), value);
     });
@@ -144,6 +149,9 @@ describe('purging expired entries', () => {
     clock += 5000;
     assert.equal(await store.purge(), 1);
     const rows = await db.sql<{ key: string }[]>`select key from app_shared_entries order by key`;
-    assert.deepEqual(rows.map((row) => row.key), ['purge:new']);
+    assert.deepEqual(
+      rows.map((row) => row.key),
+      ['purge:new'],
+    );
   });
 });

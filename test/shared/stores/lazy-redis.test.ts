@@ -22,7 +22,11 @@ function importsIoredis(backend: string, use: boolean): boolean {
     await store.stop().catch(() => undefined);
     process.stdout.write(String(seen));
     process.exit(0);`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(run.status, 0, run.stderr);
   return run.stdout.trim() === 'true';
 }

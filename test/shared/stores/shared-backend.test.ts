@@ -54,7 +54,11 @@ const BACKENDS: Backend[] = [
       cleanups.push(() => proxy.stop());
       const url = new URL(db.url);
       url.host = `127.0.0.1:${port}`;
-      return { env: { APP_SHARED__BACKEND: 'postgres', APP_SHARED__URL: url.toString() }, goAway: () => proxy.stop(), comeBack: () => proxy.start() };
+      return {
+        env: { APP_SHARED__BACKEND: 'postgres', APP_SHARED__URL: url.toString() },
+        goAway: () => proxy.stop(),
+        comeBack: () => proxy.start(),
+      };
     },
   },
   {
@@ -62,7 +66,11 @@ const BACKENDS: Backend[] = [
     skip: REDIS_SKIP,
     async setup() {
       const redis = await startRedis();
-      return { env: { APP_SHARED__BACKEND: 'redis', APP_SHARED__URL: redis.url }, goAway: () => redis.stop(), comeBack: () => redis.restart() };
+      return {
+        env: { APP_SHARED__BACKEND: 'redis', APP_SHARED__URL: redis.url },
+        goAway: () => redis.stop(),
+        comeBack: () => redis.restart(),
+      };
     },
   },
 ];
@@ -75,21 +83,38 @@ interface Web {
 async function startWeb(db: TestDatabase, env: Record<string, string>): Promise<Web> {
   // A timeout a loaded machine never reaches: only the store going away (connections refused at
   // once) fails a store call, so no test inherits a failure (or its throttled log line) from another.
-  const spawned = spawnNode(FIXTURE, { NODE_ENV: 'test', DATABASE_URL: db.url, LOG_LEVEL: 'warn', APP_SHARED__TIMEOUT: '10s', ...env });
+  const spawned = spawnNode(FIXTURE, {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'warn',
+    APP_SHARED__TIMEOUT: '10s',
+    ...env,
+  });
   const [, port] = await spawned.waitFor(/LISTENING (\d+)/, 20_000);
   return { base: `http://127.0.0.1:${port}`, process: spawned };
 }
 
-async function send(web: Web, method: string, path: string, options: { key?: string; body?: unknown; signal?: AbortSignal } = {}) {
+async function send(
+  web: Web,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; signal?: AbortSignal } = {},
+) {
   const response = await fetch(`${web.base}${path}`, {
     method,
     signal: options.signal,
-    headers: { 'Content-Type': 'application/json', ...(options.key === undefined ? {} : { 'Idempotency-Key': options.key }) },
+    headers: {
+      'Content-Type': 'application/json',
+      ...(options.key === undefined ? {} : { 'Idempotency-Key': options.key }),
+    },
     body: method === 'GET' ? undefined : JSON.stringify(options.body ?? {}),
   }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
     if (options.signal?.aborted) throw error;
     // say what failed: a fetch error alone ("fetch failed") hides the socket's reason
-    throw new Error(`${method} ${path} on ${web.base}: ${error.message} (${error.cause?.code ?? ''} ${error.cause?.message ?? ''})`, { cause: error });
+    throw new Error(
+      `${method} ${path} on ${web.base}: ${error.message} (${error.cause?.code ?? ''} ${error.cause?.message ?? ''})`,
+      { cause: error },
+    );
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
@@ -106,7 +131,8 @@ before(async () => {
   await db.sql`create table guarded_runs (id serial primary key, path text not null, key text, pid integer not null)`;
 });
 
-const runsOf = async (key: string) => (await db.sql<{ n: number }[]>`select count(*)::int as n from guarded_runs where key = ${key}`)[0].n;
+const runsOf = async (key: string) =>
+  (await db.sql<{ n: number }[]>`select count(*)::int as n from guarded_runs where key = ${key}`)[0].n;
 
 /** How long the waits of these tests allow: two processes, each with a pool and a store, on a loaded machine. */
 const WAIT_MS = 20_000;
@@ -123,7 +149,10 @@ for (const backend of BACKENDS) {
 
     before(async () => {
       store = await backend.setup(db);
-      [a, b] = await Promise.all([startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'closed' }), startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'open' })]);
+      [a, b] = await Promise.all([
+        startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'closed' }),
+        startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'open' }),
+      ]);
     });
     after(async () => {
       for (const web of [a, b]) {
@@ -156,15 +185,29 @@ for (const backend of BACKENDS) {
       let settled = 0;
       let failure: unknown;
       const answers = Array.from({ length: 50 }, (_, i) => {
-        const answer = send(i % 2 ? a : b, 'POST', '/orders?hold=parallel', { key: key('parallel'), body: { item: 'p' } });
-        void answer.then(() => { settled += 1; }, (error: unknown) => { failure ??= error; }); // a failure is not an answer: it fails the test
+        const answer = send(i % 2 ? a : b, 'POST', '/orders?hold=parallel', {
+          key: key('parallel'),
+          body: { item: 'p' },
+        });
+        void answer.then(
+          () => {
+            settled += 1;
+          },
+          (error: unknown) => {
+            failure ??= error;
+          },
+        ); // a failure is not an answer: it fails the test
         return answer;
       });
       // 49 answered (409: the claim exists) and the one holder's run recorded (it may come later)
-      await eventually(async () => {
-        if (failure !== undefined) throw failure;
-        return settled >= 49 && (await runsOf(key('parallel'))) > 0;
-      }, WAIT_MS, '49 of the 50 are answered and the 50th is running');
+      await eventually(
+        async () => {
+          if (failure !== undefined) throw failure;
+          return settled >= 49 && (await runsOf(key('parallel'))) > 0;
+        },
+        WAIT_MS,
+        '49 of the 50 are answered and the 50th is running',
+      );
       const [{ pid }] = await db.sql<{ pid: number }[]>`select pid from guarded_runs where key = ${key('parallel')}`;
       const holder = a.process.child.pid === pid ? a : b;
       assert.equal((await send(holder, 'POST', '/release/parallel')).status, 204);
@@ -174,7 +217,10 @@ for (const backend of BACKENDS) {
       assert.equal(executed.length, 1);
       for (const other of all) {
         if (other === executed[0]) continue;
-        assert.ok(other.status === 409 || other.headers.get('idempotency-replayed') === 'true', `${other.status} ${other.text}`);
+        assert.ok(
+          other.status === 409 || other.headers.get('idempotency-replayed') === 'true',
+          `${other.status} ${other.text}`,
+        );
         if (other.status === 409) assert.equal(other.headers.get('retry-after'), '1');
       }
     });
@@ -209,7 +255,11 @@ for (const backend of BACKENDS) {
     it('a request aborted on A stores nothing: the retry on B runs again', async () => {
       const controller = new AbortController();
       const path = '/orders?hold=aborted';
-      const aborted = send(a, 'POST', path, { key: key('aborted'), body: { item: 4 }, signal: controller.signal }).catch((error: Error) => error);
+      const aborted = send(a, 'POST', path, {
+        key: key('aborted'),
+        body: { item: 4 },
+        signal: controller.signal,
+      }).catch((error: Error) => error);
       await started(key('aborted'));
       controller.abort();
       assert.ok((await aborted) instanceof Error);
@@ -217,11 +267,15 @@ for (const backend of BACKENDS) {
       for (const web of [a, b]) assert.equal((await send(web, 'POST', '/release/aborted')).status, 204);
       // A drops its claim once the aborted action has ended; until then B is told 409 (same request, in flight)
       let retry = await send(b, 'POST', path, { key: key('aborted'), body: { item: 4 } });
-      await eventually(async () => {
-        if (retry.status !== 409) return true;
-        retry = await send(b, 'POST', path, { key: key('aborted'), body: { item: 4 } });
-        return retry.status !== 409;
-      }, WAIT_MS, 'A has dropped the aborted request\'s claim');
+      await eventually(
+        async () => {
+          if (retry.status !== 409) return true;
+          retry = await send(b, 'POST', path, { key: key('aborted'), body: { item: 4 } });
+          return retry.status !== 409;
+        },
+        WAIT_MS,
+        "A has dropped the aborted request's claim",
+      );
       assert.equal(retry.status, 201, retry.text);
       assert.equal(retry.headers.get('idempotency-replayed'), null);
       assert.equal(await runsOf(key('aborted')), 2);
@@ -254,14 +308,22 @@ for (const backend of BACKENDS) {
 
     it('the store going away: A (closed) answers 503 APP_STORE_SHARED_UNAVAILABLE + Retry-After, B (open) serves uncounted, idempotent requests refused on both, one log line each; then both recover', async () => {
       // Processes of its own: their failure log's throttle has seen nothing before this test.
-      const [a, b] = await Promise.all([startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'closed' }), startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'open' })]);
+      const [a, b] = await Promise.all([
+        startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'closed' }),
+        startWeb(db, { ...store.env, APP_SHARED__ON_ERROR: 'open' }),
+      ]);
       cleanups.push(async () => {
         for (const web of [a, b]) {
           web.process.child.kill('SIGTERM');
           await web.process.exited;
         }
       });
-      await eventually(async () => (await send(a, 'GET', '/readyz')).status === 200 && (await send(b, 'GET', '/readyz')).status === 200, WAIT_MS, 'both processes reach the store');
+      await eventually(
+        async () =>
+          (await send(a, 'GET', '/readyz')).status === 200 && (await send(b, 'GET', '/readyz')).status === 200,
+        WAIT_MS,
+        'both processes reach the store',
+      );
       await store.goAway();
       try {
         const ready = await send(a, 'GET', '/readyz');
@@ -289,24 +351,35 @@ for (const backend of BACKENDS) {
         }
         assert.equal(await runsOf(key('down-0')), 0, 'refused idempotent requests never ran');
         for (const web of [a, b]) {
-          const lines = web.process.output().split('\n').filter((line) => line.includes('shared store failed'));
+          const lines = web.process
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('shared store failed'));
           assert.equal(lines.length, 1, `one failure line per ten seconds:\n${lines.join('\n')}`);
         }
       } finally {
         await store.comeBack();
       }
       let back = await send(a, 'GET', '/orders');
-      await eventually(async () => {
-        back = await send(a, 'GET', '/orders');
-        return back.status === 200;
-      }, WAIT_MS, 'A counts again');
+      await eventually(
+        async () => {
+          back = await send(a, 'GET', '/orders');
+          return back.status === 200;
+        },
+        WAIT_MS,
+        'A counts again',
+      );
       assert.ok(back.headers.get('ratelimit'), 'counted again');
       let idempotent = await send(b, 'POST', '/orders', { key: key('back'), body: {} });
-      await eventually(async () => {
-        if (idempotent.status === 201) return true;
-        idempotent = await send(b, 'POST', '/orders', { key: key('back'), body: {} });
-        return idempotent.status === 201;
-      }, WAIT_MS, 'B stores idempotent answers again');
+      await eventually(
+        async () => {
+          if (idempotent.status === 201) return true;
+          idempotent = await send(b, 'POST', '/orders', { key: key('back'), body: {} });
+          return idempotent.status === 201;
+        },
+        WAIT_MS,
+        'B stores idempotent answers again',
+      );
       assert.equal(idempotent.status, 201);
     });
   });

@@ -37,21 +37,25 @@ function countingPool(options: { listenFails?: boolean } = {}) {
 async function listeningCache(options: { ttlMs?: number } = {}) {
   const pool = countingPool();
   const clock = { now: 1_000_000 };
-  const cache = createTokenCache({ sql: pool.sql, log: db.log }, { ttlMs: options.ttlMs ?? 5_000, now: () => clock.now });
+  const cache = createTokenCache(
+    { sql: pool.sql, log: db.log },
+    { ttlMs: options.ttlMs ?? 5_000, now: () => clock.now },
+  );
   after(() => cache.close());
   assert.equal(await cache.listen(), true);
   return { cache, pool, clock };
 }
 
 /** Resolves when `cache` drops token `id` (or every token). */
-const dropped = (cache: TokenCache, id: string) => new Promise<void>((resolve) => {
-  const off = cache.onForget((ids) => {
-    if (ids === undefined || ids.includes(id)) {
-      off();
-      resolve();
-    }
+const dropped = (cache: TokenCache, id: string) =>
+  new Promise<void>((resolve) => {
+    const off = cache.onForget((ids) => {
+      if (ids === undefined || ids.includes(id)) {
+        off();
+        resolve();
+      }
+    });
   });
-});
 
 describe('API token cache', () => {
   it('answers a token it read within ttlMs without a statement, and reads it again at ttlMs', async () => {
@@ -93,7 +97,9 @@ describe('API token cache', () => {
     const { cache } = await listeningCache();
     const seen: string[] = [];
     cache.onForget((ids) => seen.push(...(ids ?? ['(all)'])));
-    const tokens = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => createToken(deps, { name: `change ${i}`, role: 'member', owner: 'acme' })));
+    const tokens = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((i) => createToken(deps, { name: `change ${i}`, role: 'member', owner: 'acme' })),
+    );
     const [used, expires, role, owner, name, deleted] = tokens.map((token) => token.id);
     await db.sql`update app_api_tokens set last_used_at = now() where id = ${used}`;
     await db.sql`update app_api_tokens set expires_at = now() + interval '1 hour' where id = ${expires}`;
@@ -122,7 +128,7 @@ describe('API token cache', () => {
     assert.equal(await cache.verify(created.token), null, 'at the bound, read again: revoked');
   });
 
-  it('a token past its own expiry on the cache\'s clock is read again, whatever its age in the cache', async () => {
+  it("a token past its own expiry on the cache's clock is read again, whatever its age in the cache", async () => {
     const { cache, pool, clock } = await listeningCache({ ttlMs: 60_000 });
     const created = await createToken(deps, { name: 'expiring', role: 'admin', expiresInMs: 3_600_000 });
     clock.now = created.expiresAt!.getTime() - 1;
@@ -130,7 +136,11 @@ describe('API token cache', () => {
     const before = pool.statements();
     clock.now += 1;
     await cache.verify(created.token);
-    assert.equal(pool.statements(), before + 1, 'expired on the cache\'s clock: looked up again (the database\'s clock decides)');
+    assert.equal(
+      pool.statements(),
+      before + 1,
+      "expired on the cache's clock: looked up again (the database's clock decides)",
+    );
   });
 
   it('does not keep a token whose lookup a drop overtook', async () => {

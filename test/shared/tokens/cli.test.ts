@@ -7,7 +7,12 @@ import { createTestDatabase } from '../../helpers/database.ts';
 const db = await createTestDatabase();
 /** Runs the CLI (in this process) against this file's database. */
 function app(args: string[]): Promise<Run> {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+  };
   return runAppInProcess(args, env);
 }
 
@@ -27,7 +32,10 @@ describe('tokens:create, tokens:list, tokens:revoke', () => {
     assert.equal(listed.stdout.includes(token), false);
     const json = await app(['tokens:list', '--json']);
     assert.equal(json.stdout.includes(token), false);
-    assert.deepEqual(JSON.parse(json.stdout).map((t: { id: string }) => t.id), [id]);
+    assert.deepEqual(
+      JSON.parse(json.stdout).map((t: { id: string }) => t.id),
+      [id],
+    );
 
     const revoked = await app(['tokens:revoke', id, '--json']);
     assert.equal(revoked.code, 0, revoked.stderr);

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createToken, listTokens, revokeToken, verifyToken, principalOfToken, TOKEN_PREFIX } from '../../../shared/tokens/index.ts';
+import {
+  createToken,
+  listTokens,
+  revokeToken,
+  verifyToken,
+  principalOfToken,
+  TOKEN_PREFIX,
+} from '../../../shared/tokens/index.ts';
 import { tokenDigest } from '../../../shared/tokens/format.ts';
 import { isAppError } from '../../../shared/errors/app-error.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
@@ -42,7 +49,16 @@ describe('API tokens', () => {
     const short = await createToken(deps, { name: 'short', role: 'admin', expiresInMs: 1 });
     assert.ok(short.expiresAt instanceof Date);
     // a token expires by the database's clock, which verify asks (the row's own microseconds, not a Date's milliseconds)
-    await eventually(async () => (await db.sql<{ ended: boolean }[]>`select now() >= expires_at as ended from app_api_tokens where id = ${short.id}`)[0].ended, 10_000, 'the database clock to pass the token\'s expiry');
+    await eventually(
+      async () =>
+        (
+          await db.sql<
+            { ended: boolean }[]
+          >`select now() >= expires_at as ended from app_api_tokens where id = ${short.id}`
+        )[0].ended,
+      10_000,
+      "the database clock to pass the token's expiry",
+    );
     assert.equal(await verifyToken(deps, short.token), null, 'expired');
   });
 
@@ -51,18 +67,34 @@ describe('API tokens', () => {
     assert.equal(created.lastUsedAt, null);
     await verifyToken(deps, created.token);
     // the use is recorded without verify waiting for it
-    const lastUsedAt = await eventually(async () => (await listTokens(deps)).find((t) => t.id === created.id)?.lastUsedAt, 10_000, 'the use to be recorded');
+    const lastUsedAt = await eventually(
+      async () => (await listTokens(deps)).find((t) => t.id === created.id)?.lastUsedAt,
+      10_000,
+      'the use to be recorded',
+    );
     assert.ok(lastUsedAt instanceof Date);
   });
 
   it('member and viewer tokens need an owner; admin tokens refuse one (422 APP_TOKEN_FIELD_INVALID naming the field)', async () => {
     await assert.rejects(createToken(deps, { name: 'm', role: 'member' }), code('APP_TOKEN_FIELD_INVALID', 'owner'));
     await assert.rejects(createToken(deps, { name: 'v', role: 'viewer' }), code('APP_TOKEN_FIELD_INVALID', 'owner'));
-    await assert.rejects(createToken(deps, { name: 'a', role: 'admin', owner: 'x' }), code('APP_TOKEN_FIELD_INVALID', 'owner'));
-    await assert.rejects(createToken(deps, { name: 'r', role: 'root' as never }), code('APP_TOKEN_FIELD_INVALID', 'role'));
+    await assert.rejects(
+      createToken(deps, { name: 'a', role: 'admin', owner: 'x' }),
+      code('APP_TOKEN_FIELD_INVALID', 'owner'),
+    );
+    await assert.rejects(
+      createToken(deps, { name: 'r', role: 'root' as never }),
+      code('APP_TOKEN_FIELD_INVALID', 'role'),
+    );
     await assert.rejects(createToken(deps, { name: ' ', role: 'admin' }), code('APP_TOKEN_FIELD_INVALID', 'name'));
-    await assert.rejects(createToken(deps, { name: 'e', role: 'admin', expiresInMs: -5 }), code('APP_TOKEN_FIELD_INVALID', 'expiresInMs'));
-    await assert.rejects(createToken(deps, { name: 'o', role: 'member', owner: '' }), code('APP_WEBHOOK_OWNER_INVALID', 'owner'));
+    await assert.rejects(
+      createToken(deps, { name: 'e', role: 'admin', expiresInMs: -5 }),
+      code('APP_TOKEN_FIELD_INVALID', 'expiresInMs'),
+    );
+    await assert.rejects(
+      createToken(deps, { name: 'o', role: 'member', owner: '' }),
+      code('APP_WEBHOOK_OWNER_INVALID', 'owner'),
+    );
   });
 
   it('revoke: listed as revoked only when asked; again is harmless; unknown id is 404 APP_TOKEN_NOT_FOUND', async () => {
@@ -70,8 +102,14 @@ describe('API tokens', () => {
     const revoked = await revokeToken(deps, created.id);
     assert.ok(revoked.revokedAt instanceof Date);
     assert.deepEqual((await revokeToken(deps, created.id)).revokedAt, revoked.revokedAt);
-    assert.equal((await listTokens(deps)).some((t) => t.id === created.id), false);
-    assert.equal((await listTokens(deps, { includeRevoked: true })).some((t) => t.id === created.id), true);
+    assert.equal(
+      (await listTokens(deps)).some((t) => t.id === created.id),
+      false,
+    );
+    assert.equal(
+      (await listTokens(deps, { includeRevoked: true })).some((t) => t.id === created.id),
+      true,
+    );
     await assert.rejects(revokeToken(deps, 'tok_nope'), code('APP_TOKEN_NOT_FOUND'));
   });
 });
@@ -80,6 +118,9 @@ describe('principal of a token', () => {
   it('a token principal has the token id, its one role and its owner', async () => {
     const created = await createToken(deps, { name: 'p', role: 'member', owner: 'tenant-b' });
     const principal = principalOfToken(created);
-    assert.deepEqual({ ...principal, roles: [...principal.roles] }, { kind: 'token', id: created.id, tokenId: created.id, name: 'p', roles: ['member'], owner: 'tenant-b' });
+    assert.deepEqual(
+      { ...principal, roles: [...principal.roles] },
+      { kind: 'token', id: created.id, tokenId: created.id, name: 'p', roles: ['member'], owner: 'tenant-b' },
+    );
   });
 });

@@ -24,9 +24,24 @@ const isCode = (code: string, check?: (error: AppError) => void) => (error: unkn
 // The usual list (loopback, link-local, private, shared, unspecified, multicast, reserved,
 // documentation and benchmarking ranges), written canonically.
 const USUAL_RANGES = [
-  '127.0.0.0/8', '::1/128', '169.254.0.0/16', 'fe80::/10', '10.0.0.0/8', '172.16.0.0/12',
-  '192.168.0.0/16', 'fc00::/7', '100.64.0.0/10', '0.0.0.0/8', '224.0.0.0/4', '240.0.0.0/4',
-  '::/128', 'ff00::/8', '192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '198.18.0.0/15',
+  '127.0.0.0/8',
+  '::1/128',
+  '169.254.0.0/16',
+  'fe80::/10',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  'fc00::/7',
+  '100.64.0.0/10',
+  '0.0.0.0/8',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+  '::/128',
+  'ff00::/8',
+  '192.0.2.0/24',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '198.18.0.0/15',
 ];
 // Our additions: all of ::/8 and the IPv6 forms that carry an IPv4 address.
 const EXTRA_RANGES = ['::/8', '::/96', '::ffff:0:0/96', '2002::/16', '64:ff9b::/96', '64:ff9b:1::/48'];
@@ -47,10 +62,7 @@ function bounds(range: RefusedRange) {
 
 describe('REFUSED_RANGES', () => {
   it('holds exactly the usual list plus ::/8 and the IPv4-embedding IPv6 ranges', () => {
-    assert.deepEqual(
-      REFUSED_RANGES.map((r) => r.cidr).toSorted(),
-      [...USUAL_RANGES, ...EXTRA_RANGES].toSorted(),
-    );
+    assert.deepEqual(REFUSED_RANGES.map((r) => r.cidr).toSorted(), [...USUAL_RANGES, ...EXTRA_RANGES].toSorted());
   });
 
   it('declares each range with the family of its address', () => {
@@ -94,19 +106,50 @@ describe('REFUSED_RANGES', () => {
 
 describe('checkAddress', () => {
   const refused = [
-    '127.0.0.1', '0.0.0.0', '169.254.169.254', '::1', '::', 'fe80::1', '::ffff:127.0.0.1',
-    '64:ff9b::7f00:1', '::ffff:169.254.169.254', '::127.0.0.1', '::8.8.8.8', '2002:808:808::1',
-    '64:ff9b:1::808:808', 'fd00::1', 'ff02::1', '255.255.255.255', '[::1]', 'fe80::1%eth0',
+    '127.0.0.1',
+    '0.0.0.0',
+    '169.254.169.254',
+    '::1',
+    '::',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '64:ff9b::7f00:1',
+    '::ffff:169.254.169.254',
+    '::127.0.0.1',
+    '::8.8.8.8',
+    '2002:808:808::1',
+    '64:ff9b:1::808:808',
+    'fd00::1',
+    'ff02::1',
+    '255.255.255.255',
+    '[::1]',
+    'fe80::1%eth0',
   ];
   for (const address of refused) {
     it(`refuses ${address}`, () => assert.equal(checkAddress(address).ok, false));
   }
 
   const allowed = [
-    '8.8.8.8', '1.1.1.1', '2606:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8',
-    '64:ff9b::808:808', '11.0.0.0', '126.255.255.255', '128.0.0.0', '172.15.255.255', '172.32.0.0',
-    '100.63.255.255', '100.128.0.0', '192.0.3.0', '198.17.255.255', '198.20.0.0', '223.255.255.255',
-    '100::1', 'fec0::1', '2001:db8::1',
+    '8.8.8.8',
+    '1.1.1.1',
+    '2606:4700::1111',
+    '2001:4860:4860::8888',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '11.0.0.0',
+    '126.255.255.255',
+    '128.0.0.0',
+    '172.15.255.255',
+    '172.32.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '192.0.3.0',
+    '198.17.255.255',
+    '198.20.0.0',
+    '223.255.255.255',
+    '100::1',
+    'fec0::1',
+    '2001:db8::1',
   ];
   for (const address of allowed) {
     it(`allows the public address ${address}`, () => assert.deepEqual(checkAddress(address), { ok: true }));
@@ -145,7 +188,10 @@ describe('checkWebhookUrl', () => {
       () => checkWebhookUrl('https://127.0.0.1:8443/hook', strict),
       isCode('APP_WEBHOOK_ADDRESS_REFUSED', (e) => {
         assert.equal(e.data?.setting, 'webhooks.allowPrivate');
-        assert.match(e.message, /APP_WEBHOOKS__ALLOW_PRIVATE=true for the web process, the CLI and the worker \(npm start -- --allow-local/);
+        assert.match(
+          e.message,
+          /APP_WEBHOOKS__ALLOW_PRIVATE=true for the web process, the CLI and the worker \(npm start -- --allow-local/,
+        );
       }),
     );
   });
@@ -155,10 +201,16 @@ describe('checkWebhookUrl', () => {
       () => checkWebhookUrl('http://hooks.example.com/', strict),
       isCode('APP_WEBHOOK_URL_INVALID', (e) => {
         assert.deepEqual(e.data, {
-          field: 'url', value: 'http://hooks.example.com/', reason: 'scheme http is not allowed (https only)', setting: 'webhooks.allowHttp',
+          field: 'url',
+          value: 'http://hooks.example.com/',
+          reason: 'scheme http is not allowed (https only)',
+          setting: 'webhooks.allowHttp',
         });
         // the message names the setting, and that the worker needs it too
-        assert.match(e.message, /APP_WEBHOOKS__ALLOW_HTTP=true for the web process, the CLI and the worker \(npm start -- --allow-local/);
+        assert.match(
+          e.message,
+          /APP_WEBHOOKS__ALLOW_HTTP=true for the web process, the CLI and the worker \(npm start -- --allow-local/,
+        );
       }),
     );
     assert.equal(checkWebhookUrl('http://hooks.example.com/', { ...strict, allowHttp: true }).protocol, 'http:');
@@ -184,7 +236,11 @@ describe('checkWebhookUrl', () => {
     });
   }
 
-  for (const raw of ['https://user:pass@host.example.com/', 'https://user@host.example.com/', 'https://@host.example.com/']) {
+  for (const raw of [
+    'https://user:pass@host.example.com/',
+    'https://user@host.example.com/',
+    'https://@host.example.com/',
+  ]) {
     it(`refuses credentials in ${raw} without echoing them`, () => {
       assert.throws(
         () => checkWebhookUrl(raw, lenient),
@@ -246,7 +302,10 @@ describe('resolveAndCheck', () => {
   it('answers every address of a name that resolves only to public addresses, resolving once', async () => {
     const lookup = answering('8.8.8.8', '2606:4700::1111');
     const addresses = await resolveAndCheck('hooks.example.test', { allowPrivate: false, lookup });
-    assert.deepEqual(addresses, [{ address: '8.8.8.8', family: 4 }, { address: '2606:4700::1111', family: 6 }]);
+    assert.deepEqual(addresses, [
+      { address: '8.8.8.8', family: 4 },
+      { address: '2606:4700::1111', family: 6 },
+    ]);
     assert.deepEqual(lookup.calls, ['hooks.example.test']);
   });
 
@@ -277,8 +336,13 @@ describe('resolveAndCheck', () => {
 
   it('checks an IP literal without resolving it', async () => {
     const lookup = answering('8.8.8.8');
-    await assert.rejects(resolveAndCheck('[::1]', { allowPrivate: false, lookup }), isCode('APP_WEBHOOK_ADDRESS_REFUSED'));
-    assert.deepEqual(await resolveAndCheck('8.8.8.8', { allowPrivate: false, lookup }), [{ address: '8.8.8.8', family: 4 }]);
+    await assert.rejects(
+      resolveAndCheck('[::1]', { allowPrivate: false, lookup }),
+      isCode('APP_WEBHOOK_ADDRESS_REFUSED'),
+    );
+    assert.deepEqual(await resolveAndCheck('8.8.8.8', { allowPrivate: false, lookup }), [
+      { address: '8.8.8.8', family: 4 },
+    ]);
     assert.deepEqual(lookup.calls, []);
   });
 
@@ -288,7 +352,9 @@ describe('resolveAndCheck', () => {
     };
     await assert.rejects(
       resolveAndCheck('nowhere.invalid', { allowPrivate: false, lookup: failing }),
-      isCode('APP_WEBHOOK_HOST_UNRESOLVABLE', (e) => assert.deepEqual(e.data, { host: 'nowhere.invalid', reason: 'ENOTFOUND' })),
+      isCode('APP_WEBHOOK_HOST_UNRESOLVABLE', (e) =>
+        assert.deepEqual(e.data, { host: 'nowhere.invalid', reason: 'ENOTFOUND' }),
+      ),
     );
     await assert.rejects(
       resolveAndCheck('empty.example.test', { allowPrivate: true, lookup: answering() }),

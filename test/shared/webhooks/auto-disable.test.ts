@@ -29,7 +29,12 @@ async function withAttempts(outcomes: ('done' | 'retry')[], spanMs: number): Pro
   return made.id;
 }
 
-const enabled = async (id: string) => (await db.sql<{ disabled_at: Date | null; disabled_reason: string | null }[]>`select disabled_at, disabled_reason from app_webhooks where id = ${id}`)[0];
+const enabled = async (id: string) =>
+  (
+    await db.sql<
+      { disabled_at: Date | null; disabled_reason: string | null }[]
+    >`select disabled_at, disabled_reason from app_webhooks where id = ${id}`
+  )[0];
 
 describe('auto-disable', () => {
   it('every attempt failed for 5 days and at least 20 times: disabled with the reason kept; shorter, fewer, or a recent success: left alone', async () => {
@@ -38,12 +43,18 @@ describe('auto-disable', () => {
     const tooFew = await withAttempts(Array(10).fill('retry'), 6 * DAY);
     const recovered = await withAttempts([...Array(24).fill('retry'), 'done'], 6 * DAY);
     const disabled = await disableFailingEndpoints(deps, NOW);
-    assert.deepEqual(disabled.map((row) => row.id), [failing]);
+    assert.deepEqual(
+      disabled.map((row) => row.id),
+      [failing],
+    );
     assert.equal(disabled[0].failures, 25);
     const row = await enabled(failing);
     assert.ok(row.disabled_at);
     const since = new Date(NOW - 6 * DAY).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    assert.equal(row.disabled_reason, `disabled automatically: every delivery attempt failed since ${since} (25 attempts; webhooks.disableAfter)`);
+    assert.equal(
+      row.disabled_reason,
+      `disabled automatically: every delivery attempt failed since ${since} (25 attempts; webhooks.disableAfter)`,
+    );
     for (const id of [tooRecent, tooFew, recovered]) assert.equal((await enabled(id)).disabled_at, null, id);
     assert.deepEqual(await disableFailingEndpoints(deps, NOW), [], 'a second sweep changes nothing');
   });

@@ -23,7 +23,12 @@ export function captureLogger(config: Config): { log: Logger; text(): string; li
   return {
     log,
     text: () => chunks.join(''),
-    lines: () => chunks.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
   };
 }
 
@@ -40,7 +45,11 @@ export function scriptedLookup(table: Record<string, string[]>): HostLookup & { 
 }
 
 /** Dependencies over the test database; `flags` laid over its config (like configWith). */
-export function depsOf(db: TestDatabase, flags: Record<string, unknown> = {}, extra: Partial<WebhookDeps> = {}): WebhookDeps {
+export function depsOf(
+  db: TestDatabase,
+  flags: Record<string, unknown> = {},
+  extra: Partial<WebhookDeps> = {},
+): WebhookDeps {
   return { config: db.configWith(flags), sql: db.sql, log: db.log, ...extra };
 }
 
@@ -78,10 +87,21 @@ export async function clearQueue(sql: Sql): Promise<void> {
 }
 
 /** Asserts-by-predicate helper for `assert.rejects`: an AppError with this code and status. */
-export function appError(code: string, status?: number, check?: (error: { message: string; data?: Record<string, unknown> }) => void) {
+export function appError(
+  code: string,
+  status?: number,
+  check?: (error: { message: string; data?: Record<string, unknown> }) => void,
+) {
   return (error: unknown) => {
-    const e = error as { name?: string; code?: string; status?: number; message: string; data?: Record<string, unknown> };
-    if (e?.name !== 'AppError') throw new Error(`expected an AppError ${code}, got ${String((error as Error)?.stack ?? error)}`);
+    const e = error as {
+      name?: string;
+      code?: string;
+      status?: number;
+      message: string;
+      data?: Record<string, unknown>;
+    };
+    if (e?.name !== 'AppError')
+      throw new Error(`expected an AppError ${code}, got ${String((error as Error)?.stack ?? error)}`);
     if (e.code !== code) throw new Error(`expected code ${code}, got ${e.code}: ${e.message}`);
     if (status !== undefined && e.status !== status) throw new Error(`expected status ${status}, got ${e.status}`);
     check?.(e);

@@ -1,6 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ID_PATTERNS, newDeliveryId, newDeliveryIds, newEndpointId, newEventId, ulid } from '../../../shared/webhooks/ids.ts';
+import {
+  ID_PATTERNS,
+  newDeliveryId,
+  newDeliveryIds,
+  newEndpointId,
+  newEventId,
+  ulid,
+} from '../../../shared/webhooks/ids.ts';
 
 describe('ids', () => {
   it('endpoint ids are ep_ + 26 Crockford base32 characters, all different', () => {

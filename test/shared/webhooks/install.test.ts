@@ -11,7 +11,7 @@ import { ensureWebhookTablesAtBoot } from '../../../shared/webhooks/boot.ts';
 import { emit } from '../../../shared/webhooks/events/emit.ts';
 import { appError, captureLogger } from './fixtures.ts';
 import { listEndpoints, registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS } from '../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 
 // These tests need databases without the migrations, so they make their own.
@@ -35,8 +35,12 @@ async function blankDatabase(): Promise<string> {
 
 /** PostgreSQL's answer while it is starting: an ErrorResponse with SQLSTATE 57P03. */
 function startingUpError(): Buffer {
-  const fields = [['S', 'FATAL'], ['V', 'FATAL'], ['C', '57P03'], ['M', 'the database system is starting up']]
-    .map(([key, value]) => Buffer.from(`${key}${value}\0`));
+  const fields = [
+    ['S', 'FATAL'],
+    ['V', 'FATAL'],
+    ['C', '57P03'],
+    ['M', 'the database system is starting up'],
+  ].map(([key, value]) => Buffer.from(`${key}${value}\0`));
   const body = Buffer.concat([...fields, Buffer.from([0])]);
   const head = Buffer.alloc(5);
   head.write('E', 0);
@@ -48,7 +52,9 @@ function startingUpError(): Buffer {
  * A TCP proxy to the database that answers every connection as a database still starting up
  * (57P03) until `open()`, then passes connections through.
  */
-async function gate(target: URL): Promise<{ url: (databaseUrl: string) => string; open(): void; close(): Promise<void> }> {
+async function gate(
+  target: URL,
+): Promise<{ url: (databaseUrl: string) => string; open(): void; close(): Promise<void> }> {
   let isOpen = false;
   const sockets = new Set<net.Socket>();
   const track = (socket: net.Socket) => {
@@ -98,7 +104,13 @@ describe('ensureWebhookTables (webhooks:install)', () => {
         select array(select tablename::text from pg_tables where schemaname = 'public' and tablename like 'app\\_%' order by 1) as tables,
                (select indexdef from pg_indexes where indexname = 'app_webhooks_owner_disabled_at') as index,
                exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'graphile_worker' and p.proname = 'add_jobs') as queue`;
-      for (const table of ['app_webhooks', 'app_webhook_secrets', 'app_events', 'app_webhook_deliveries', 'app_webhook_attempts']) {
+      for (const table of [
+        'app_webhooks',
+        'app_webhook_secrets',
+        'app_events',
+        'app_webhook_deliveries',
+        'app_webhook_attempts',
+      ]) {
         assert.ok(row.tables.includes(table), `${table} exists`);
       }
       assert.match(row.index ?? '', /\(owner, disabled_at\)/);
@@ -116,13 +128,22 @@ describe('ensureWebhookTables (webhooks:install)', () => {
     const { log } = captureLogger(config);
     const sql = connect(config, log, { max: 2 });
     try {
-      await assert.rejects(ensureWebhookTables({ config, sql, log }), appError('APP_WEBHOOK_TABLE_MISSING', 500, (e) => {
-        assert.match(e.message, /alter table app_webhooks rename to tenant_hooks/);
-      }));
+      await assert.rejects(
+        ensureWebhookTables({ config, sql, log }),
+        appError('APP_WEBHOOK_TABLE_MISSING', 500, (e) => {
+          assert.match(e.message, /alter table app_webhooks rename to tenant_hooks/);
+        }),
+      );
       await sql`alter table app_webhooks rename to tenant_hooks`;
       await ensureWebhookTables({ config, sql, log });
-      const endpoint = await registerEndpoint({ config, sql, log }, OPERATOR, { url: 'https://127.0.0.1/t', events: ['*'] });
-      assert.deepEqual(((await listEndpoints({ config, sql }, ALL_TENANTS)).records).map((e) => e.id), [endpoint.id]);
+      const endpoint = await registerEndpoint({ config, sql, log }, OPERATOR, {
+        url: 'https://127.0.0.1/t',
+        events: ['*'],
+      });
+      assert.deepEqual(
+        (await listEndpoints({ config, sql }, ALL_TENANTS)).records.map((e) => e.id),
+        [endpoint.id],
+      );
       assert.equal((await emit({ config, sql, log }, 'a.b', {})).length, 1);
     } finally {
       await sql.end({ timeout: 5 });
@@ -148,8 +169,11 @@ describe('ensureWebhookTablesAtBoot', () => {
     try {
       let settled: boolean | undefined;
       const boot = ensureWebhookTablesAtBoot({ config, sql, log: capture.log }, { initialDelayMs: 20, maxDelayMs: 80 });
-      void boot.then((value) => { settled = value; });
-      const warnings = () => capture.lines().filter((line) => line.level === 40 && /not reachable/.test(String(line.msg)));
+      void boot.then((value) => {
+        settled = value;
+      });
+      const warnings = () =>
+        capture.lines().filter((line) => line.level === 40 && /not reachable/.test(String(line.msg)));
       // the second retry's warning (a condition, not a guess at how long two take)
       await eventually(() => warnings().length >= 2, 20_000, 'a second "not reachable" warning');
       assert.equal(settled, undefined, 'still waiting for the database');
@@ -168,10 +192,14 @@ describe('ensureWebhookTablesAtBoot', () => {
     const capture = captureLogger(config);
     const sql = connect(config, capture.log, { max: 1 });
     const controller = new AbortController();
-    const boot = ensureWebhookTablesAtBoot({ config, sql, log: capture.log }, { initialDelayMs: 10_000, signal: controller.signal });
-    const warnings = () => capture.lines().filter((line) => line.level === 40 && /not reachable/.test(String(line.msg)));
+    const boot = ensureWebhookTablesAtBoot(
+      { config, sql, log: capture.log },
+      { initialDelayMs: 10_000, signal: controller.signal },
+    );
+    const warnings = () =>
+      capture.lines().filter((line) => line.level === 40 && /not reachable/.test(String(line.msg)));
     // the first attempt has failed: it is waiting 10 s before the next when the signal aborts
-    await eventually(() => warnings().length === 1, 10_000, 'the first attempt\'s warning');
+    await eventually(() => warnings().length === 1, 10_000, "the first attempt's warning");
     controller.abort();
     assert.equal(await boot, false);
     assert.equal(warnings().length, 1, 'the wait ended at the abort, without another attempt');

@@ -17,12 +17,17 @@ async function setup() {
   return { db, depsWith };
 }
 
-const sealedRows = (db: TestDatabase) => db.sql<{ sealed: string }[]>`select sealed from app_webhook_secrets order by id`;
+const sealedRows = (db: TestDatabase) =>
+  db.sql<{ sealed: string }[]>`select sealed from app_webhook_secrets order by id`;
 
 describe('secrets:seal', () => {
   it('encrypts secrets stored before APP_SECRET was set; the signing secrets stay the same', async () => {
     const { db, depsWith } = await setup();
-    const plain = await registerEndpoint(depsWith(null), OPERATOR, { url: 'https://127.0.0.1/a', events: ['*'], headers: { Authorization: 'Bearer k1' } });
+    const plain = await registerEndpoint(depsWith(null), OPERATOR, {
+      url: 'https://127.0.0.1/a',
+      events: ['*'],
+      headers: { Authorization: 'Bearer k1' },
+    });
     assert.equal(await countUnencryptedSecrets(db.sql), 1);
     const result = await resealSecrets(depsWith(NEW));
     assert.deepEqual(result, { resealed: 1, headers: 1, current: 0, unreadable: [], dryRun: false });
@@ -32,7 +37,11 @@ describe('secrets:seal', () => {
     assert.equal(await countUnencryptedSecrets(db.sql), 0);
     assert.ok((await sealedRows(db)).every((row) => row.sealed.startsWith('enc:v1:')));
     assert.deepEqual(await signingSecrets(depsWith(NEW), plain.id), [plain.secret]);
-    assert.deepEqual(await resealSecrets(depsWith(NEW)), { resealed: 0, headers: 0, current: 1, unreadable: [], dryRun: false }, 'a second run changes nothing');
+    assert.deepEqual(
+      await resealSecrets(depsWith(NEW)),
+      { resealed: 0, headers: 0, current: 1, unreadable: [], dryRun: false },
+      'a second run changes nothing',
+    );
   });
 
   it('re-seals secrets sealed under the previous application secret, given it; without it they are reported, not touched', async () => {
@@ -40,7 +49,10 @@ describe('secrets:seal', () => {
     const endpoint = await registerEndpoint(depsWith(OLD), OPERATOR, { url: 'https://127.0.0.1/b', events: ['*'] });
     const before = await sealedRows(db);
     const blind = await resealSecrets(depsWith(NEW));
-    assert.deepEqual(blind.unreadable.map((row) => row.endpointId), [endpoint.id]);
+    assert.deepEqual(
+      blind.unreadable.map((row) => row.endpointId),
+      [endpoint.id],
+    );
     assert.deepEqual(await sealedRows(db), before, 'nothing changed');
 
     const dry = await resealSecrets(depsWith(NEW), { fromSecret: OLD, dryRun: true });
@@ -48,7 +60,11 @@ describe('secrets:seal', () => {
     assert.deepEqual(await sealedRows(db), before, 'a dry run changes nothing');
 
     assert.equal((await resealSecrets(depsWith(NEW), { fromSecret: OLD })).resealed, 1);
-    assert.deepEqual(await signingSecrets(depsWith(NEW), endpoint.id), [endpoint.secret], 'opens under the new secret, same signing secret');
+    assert.deepEqual(
+      await signingSecrets(depsWith(NEW), endpoint.id),
+      [endpoint.secret],
+      'opens under the new secret, same signing secret',
+    );
     await assert.rejects(signingSecrets(depsWith(OLD), endpoint.id), { code: 'APP_WEBHOOK_SECRET_UNREADABLE' });
   });
 
@@ -61,7 +77,12 @@ describe('secrets:seal', () => {
     const { db, depsWith } = await setup();
     const endpoint = await registerEndpoint(depsWith(OLD), OPERATOR, { url: 'https://127.0.0.1/c', events: ['*'] });
     const run = await runAppInProcess(['secrets:seal', '--from-secret-env', 'PREVIOUS_APP_SECRET', '--json'], {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url, APP_SECRET: NEW, PREVIOUS_APP_SECRET: OLD,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      APP_SECRET: NEW,
+      PREVIOUS_APP_SECRET: OLD,
     });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(JSON.parse(run.stdout).resealed, 1);

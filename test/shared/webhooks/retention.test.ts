@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { newDeliveryId, newEventId } from '../../../shared/webhooks/ids.ts';
 import { prune, PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
 import { cronItems } from '../../../worker/runner.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
@@ -26,8 +27,46 @@ async function seed(h: Harness, entries: { status: string; ageDays: number; atte
   return ids;
 }
 
+/**
+ * Deliveries written straight into weekly partitions of a time ahead of the clock (where the
+ * legacy partition of a fresh database does not reach): each is its own event's, created at
+ * `base + offsetDays`, with `attempts` attempts. The partitions of the first two weeks are made
+ * first, as the prune makes them ahead of time; later rows go to the default partition.
+ */
+async function seedAt(
+  h: Harness,
+  base: number,
+  entries: { status: string; offsetDays: number; attempts?: number }[],
+): Promise<string[]> {
+  const ep = await endpoint(h, 'http://127.0.0.1:9/partitions');
+  await h.sql`select app_delivery_partitions_ensure(${new Date(base + 7 * DAY)})`;
+  const ids: string[] = [];
+  for (const entry of entries) {
+    const time = base + entry.offsetDays * DAY;
+    const [id, event] = [newDeliveryId(time), newEventId(time)];
+    await h.sql`insert into app_events (id, type, payload, created_at) values (${event}, 'order.created', '{}', ${new Date(time)})`;
+    await h.sql`
+      insert into app_webhook_deliveries (id, event_id, endpoint_id, event_type, queue, body, status, created_at)
+      values (${id}, ${event}, ${ep.id}, 'order.created', 'webhooks', '{}', ${entry.status}, ${new Date(time)})`;
+    for (let attempt = 1; attempt <= (entry.attempts ?? 0); attempt += 1) {
+      await h.sql`insert into app_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, outcome) values (${id}, ${attempt}, ${new Date(time)}, 5, 500, 'retry')`;
+    }
+    ids.push(id);
+  }
+  return ids;
+}
+
+const partitionOf = async (h: Harness, id: string) =>
+  (
+    await h.sql<
+      { name: string }[]
+    >`select tableoid::regclass::text as name from app_webhook_deliveries where id = ${id}`
+  )[0]?.name;
+
 const remaining = async (h: Harness, ids: string[]) =>
-  (await h.sql<{ id: string }[]>`select id from app_webhook_deliveries where id = any(${ids})`).map((row) => row.id).sort();
+  (await h.sql<{ id: string }[]>`select id from app_webhook_deliveries where id = any(${ids})`)
+    .map((row) => row.id)
+    .sort();
 
 describe('retention', () => {
   it('removes done deliveries past webhooks.retention and dead ones past webhooks.deadRetention, with their attempts and emptied events; never pending or running ones', async () => {
@@ -51,7 +90,9 @@ describe('retention', () => {
     const result = await prune(deps, { batch: 1 });
     assert.deepEqual([result.done, result.dead, result.events, result.attempts], [1, 1, 2, 5]);
     assert.deepEqual(await remaining(h, all), [newDone, deadKept, oldPending, oldRunning].sort());
-    const [{ attempts }] = await h.sql<{ attempts: number }[]>`select count(*)::int as attempts from app_webhook_attempts where delivery_id = any(${[oldDone, oldDead]})`;
+    const [{ attempts }] = await h.sql<
+      { attempts: number }[]
+    >`select count(*)::int as attempts from app_webhook_attempts where delivery_id = any(${[oldDone, oldDead]})`;
     assert.equal(attempts, 0, 'attempts went with their deliveries');
     const [{ events }] = await h.sql<{ events: number }[]>`select count(*)::int as events from app_events`;
     assert.equal(events, 4, 'events with a delivery left stay');
@@ -67,7 +108,10 @@ describe('retention', () => {
     assert.equal(result.cutoffs.done, null);
     assert.deepEqual(await remaining(keepDone, [done]), [done]);
 
-    assert.deepEqual(cronItems(harness(db).config).map((item) => item.task), [PRUNE_TASK]);
+    assert.deepEqual(
+      cronItems(harness(db).config).map((item) => item.task),
+      [PRUNE_TASK],
+    );
     assert.deepEqual(cronItems(harness(db, { webhooks: { retention: null, deadRetention: null } }).config), []);
   });
 
@@ -76,7 +120,10 @@ describe('retention', () => {
     const h = harness(db);
     const [old] = await seed(h, [{ status: 'done', ageDays: 45 }]);
     const cli = await runAppInProcess(['prune', '--dry-run', '--json'], {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
     });
     assert.equal(cli.code, 0, cli.stderr);
     assert.equal(JSON.parse(cli.stdout).done, 1);
@@ -85,5 +132,138 @@ describe('retention', () => {
     await h.sql`select graphile_worker.add_job(${PRUNE_TASK}, '{}'::json)`;
     await runOnce(h);
     assert.deepEqual(await remaining(h, [old]), [], 'pruned by the worker');
+  });
+
+  describe('by partition', () => {
+    // a Monday (00:00 UTC) three weeks or more ahead of the clock: its weeks are weekly
+    // partitions, beyond the legacy partition of a fresh database
+    const ahead = new Date(Date.now() + 21 * DAY);
+    const base = Date.UTC(
+      ahead.getUTCFullYear(),
+      ahead.getUTCMonth(),
+      ahead.getUTCDate() + ((8 - ahead.getUTCDay()) % 7),
+    );
+    const week = (time: number) => new Date(time).toISOString().slice(0, 10).replaceAll('-', '');
+
+    it('drops a partition whole once everything in it is past retention, attempts partition and all', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const [done, dead] = await seedAt(h, base, [
+        { status: 'done', offsetDays: 1, attempts: 2 },
+        { status: 'dead', offsetDays: 2, attempts: 1 },
+      ]);
+      const partition = await partitionOf(h, done);
+      assert.equal(partition, `app_webhook_deliveries_${week(base)}`);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+
+      const notYet = await prune(deps, { now: base + 40 * DAY });
+      assert.deepEqual(
+        [notYet.done, notYet.dead],
+        [1, 0],
+        'past the done cut-off only: the done delivery goes, the dead one stays',
+      );
+      assert.deepEqual(await remaining(h, [done, dead]), [dead]);
+
+      const now = base + 120 * DAY;
+      const dry = await prune(deps, { now, dryRun: true });
+      assert.deepEqual([dry.done, dry.dead, dry.attempts], [0, 1, 1]);
+      const result = await prune(deps, { now });
+      assert.deepEqual([result.done, result.dead, result.attempts], [0, 1, 1]);
+      const tables =
+        await h.sql`select relname from pg_class where relname in (${`app_webhook_deliveries_${week(base)}`}, ${`app_webhook_attempts_${week(base)}`})`;
+      assert.equal(tables.length, 0, 'both partitions dropped');
+      assert.deepEqual(await remaining(h, [done, dead]), []);
+    });
+
+    it('rewrites a partition with the rows it keeps (dead within retention, pending, running) and their attempts; pending ones are never pruned', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const [done, dead, pending, running, newer] = await seedAt(h, base, [
+        { status: 'done', offsetDays: 1, attempts: 1 },
+        { status: 'dead', offsetDays: 2, attempts: 3 },
+        { status: 'pending', offsetDays: 3, attempts: 1 },
+        { status: 'running', offsetDays: 4 },
+        { status: 'done', offsetDays: 20 },
+      ]);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      assert.equal(
+        await partitionOf(h, newer),
+        'app_webhook_deliveries_default',
+        'no partition made that far ahead yet: the default one took it',
+      );
+      const before = await h.sql<
+        { oid: number }[]
+      >`select ${`app_webhook_deliveries_${week(base)}`}::regclass::oid as oid`;
+
+      const result = await prune(deps, { now: base + 40 * DAY });
+      assert.deepEqual([result.done, result.dead, result.attempts], [1, 0, 1]);
+      assert.deepEqual(
+        await remaining(h, [done, dead, pending, running, newer]),
+        [dead, pending, running, newer].sort(),
+      );
+      const after = await h.sql<
+        { oid: number }[]
+      >`select ${`app_webhook_deliveries_${week(base)}`}::regclass::oid as oid`;
+      assert.notEqual(after[0].oid, before[0].oid, "a new table took the partition's place");
+      assert.equal(await partitionOf(h, dead), `app_webhook_deliveries_${week(base)}`);
+      assert.equal(
+        await partitionOf(h, newer),
+        `app_webhook_deliveries_${week(base + 14 * DAY)}`,
+        'moved out of the default partition once its week was made',
+      );
+      const attempts = await h.sql<
+        { delivery_id: string; n: number }[]
+      >`select delivery_id, count(*)::int as n from app_webhook_attempts group by delivery_id order by delivery_id`;
+      assert.deepEqual(
+        attempts.map((row) => [row.delivery_id, row.n]),
+        [
+          [dead, 3],
+          [pending, 1],
+        ],
+        "the kept deliveries' attempts came along",
+      );
+      // the rewritten partition behaves as before: looked up, updated, cascaded
+      await h.sql`update app_webhook_deliveries set status = 'running' where id = ${pending}`;
+      assert.equal((await h.sql`select status from app_webhook_deliveries where id = ${pending}`)[0].status, 'running');
+
+      const later = await prune(deps, { now: base + 100 * DAY });
+      assert.deepEqual([later.done, later.dead], [1, 1], 'the dead one past its own retention, and the newer done one');
+      assert.deepEqual(
+        await remaining(h, [done, dead, pending, running, newer]),
+        [pending, running].sort(),
+        'pending and running stay whatever their age',
+      );
+      const [{ n }] = await h.sql<
+        { n: number }[]
+      >`select count(*)::int as n from app_webhook_attempts where delivery_id = ${dead}`;
+      assert.equal(n, 0);
+    });
+
+    it('removes events once no delivery is left and they are past retention, and makes the partitions ahead', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const [done, dead] = await seedAt(h, base, [
+        { status: 'done', offsetDays: 1 },
+        { status: 'dead', offsetDays: 1 },
+      ]);
+      const events = async () =>
+        (
+          await h.sql<
+            { id: string }[]
+          >`select event_id as id from app_webhook_deliveries where id = any(${[done, dead]})`
+        ).map((row) => row.id);
+      const [doneEvent, deadEvent] = await events();
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      const result = await prune(deps, { now: base + 40 * DAY });
+      assert.equal(result.events, 1);
+      const left = (
+        await h.sql<{ id: string }[]>`select id from app_events where id = any(${[doneEvent, deadEvent]})`
+      ).map((row) => row.id);
+      assert.deepEqual(left, [deadEvent], 'the event of the kept dead delivery stays');
+      const ahead = await h.sql<{ name: string }[]>`
+        select c.relname::text as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+         where i.inhparent = 'app_webhook_deliveries'::regclass and c.relname = ${`app_webhook_deliveries_${week(base + 49 * DAY)}`}`;
+      assert.equal(ahead.length, 1, 'the partition of two weeks after `now` exists');
+    });
   });
 });

@@ -93,12 +93,18 @@ describe('signatureFor and sign', () => {
   });
 
   it('refuses to sign without any secret', () => {
-    assert.throws(() => sign({ ...VECTOR, secrets: [] }), (error: unknown) => error instanceof AppError);
+    assert.throws(
+      () => sign({ ...VECTOR, secrets: [] }),
+      (error: unknown) => error instanceof AppError,
+    );
   });
 
   for (const timestamp of [1614265330.5, -1, Number.NaN]) {
     it(`refuses a timestamp that is not integer seconds (${timestamp})`, () => {
-      assert.throws(() => signatureFor({ ...VECTOR, timestamp }), (error: unknown) => error instanceof AppError);
+      assert.throws(
+        () => signatureFor({ ...VECTOR, timestamp }),
+        (error: unknown) => error instanceof AppError,
+      );
     });
   }
 
@@ -139,7 +145,10 @@ describe('interoperability with the standardwebhooks library', () => {
       'webhook-signature': signature,
     };
     assert.deepEqual(verify({ body, headers, secret }), { ok: true });
-    assert.deepEqual(verify({ body, headers, secret: generateSecret() }), { ok: false, reason: 'no-matching-signature' });
+    assert.deepEqual(verify({ body, headers, secret: generateSecret() }), {
+      ok: false,
+      reason: 'no-matching-signature',
+    });
   });
 });
 
@@ -179,19 +188,64 @@ describe('verify (receiver rules)', () => {
     toleranceSeconds?: number;
     expected: { ok: true } | { ok: false; reason: string };
   }> = [
-    { rule: 'rejects a delivery without webhook-id', headers: { 'webhook-id': undefined }, expected: { ok: false, reason: 'missing-header' } },
-    { rule: 'rejects a delivery without webhook-timestamp', headers: { 'webhook-timestamp': undefined }, expected: { ok: false, reason: 'missing-header' } },
-    { rule: 'rejects a delivery without webhook-signature', headers: { 'webhook-signature': undefined }, expected: { ok: false, reason: 'missing-header' } },
-    { rule: 'rejects an empty webhook-id as missing', headers: { 'webhook-id': '' }, expected: { ok: false, reason: 'missing-header' } },
+    {
+      rule: 'rejects a delivery without webhook-id',
+      headers: { 'webhook-id': undefined },
+      expected: { ok: false, reason: 'missing-header' },
+    },
+    {
+      rule: 'rejects a delivery without webhook-timestamp',
+      headers: { 'webhook-timestamp': undefined },
+      expected: { ok: false, reason: 'missing-header' },
+    },
+    {
+      rule: 'rejects a delivery without webhook-signature',
+      headers: { 'webhook-signature': undefined },
+      expected: { ok: false, reason: 'missing-header' },
+    },
+    {
+      rule: 'rejects an empty webhook-id as missing',
+      headers: { 'webhook-id': '' },
+      expected: { ok: false, reason: 'missing-header' },
+    },
     { rule: 'accepts a timestamp exactly 300 s in the past', now: t + 300, expected: { ok: true } },
-    { rule: 'rejects a timestamp more than 300 s in the past (301 s)', now: t + 301, expected: { ok: false, reason: 'timestamp-too-old' } },
+    {
+      rule: 'rejects a timestamp more than 300 s in the past (301 s)',
+      now: t + 301,
+      expected: { ok: false, reason: 'timestamp-too-old' },
+    },
     { rule: 'accepts a timestamp exactly 300 s in the future', now: t - 300, expected: { ok: true } },
-    { rule: 'rejects a timestamp more than 300 s in the future (301 s)', now: t - 301, expected: { ok: false, reason: 'timestamp-too-new' } },
-    { rule: 'honours a custom toleranceSeconds', now: t + 61, toleranceSeconds: 60, expected: { ok: false, reason: 'timestamp-too-old' } },
-    { rule: 'rejects a fractional timestamp', headers: { 'webhook-timestamp': `${t}.5` }, expected: { ok: false, reason: 'invalid-timestamp' } },
-    { rule: 'rejects a non-numeric timestamp', headers: { 'webhook-timestamp': 'yesterday' }, expected: { ok: false, reason: 'invalid-timestamp' } },
-    { rule: 'rejects a negative timestamp', headers: { 'webhook-timestamp': `-${t}` }, expected: { ok: false, reason: 'invalid-timestamp' } },
-    { rule: 'rejects a timestamp with trailing text', headers: { 'webhook-timestamp': `${t}abc` }, expected: { ok: false, reason: 'invalid-timestamp' } },
+    {
+      rule: 'rejects a timestamp more than 300 s in the future (301 s)',
+      now: t - 301,
+      expected: { ok: false, reason: 'timestamp-too-new' },
+    },
+    {
+      rule: 'honours a custom toleranceSeconds',
+      now: t + 61,
+      toleranceSeconds: 60,
+      expected: { ok: false, reason: 'timestamp-too-old' },
+    },
+    {
+      rule: 'rejects a fractional timestamp',
+      headers: { 'webhook-timestamp': `${t}.5` },
+      expected: { ok: false, reason: 'invalid-timestamp' },
+    },
+    {
+      rule: 'rejects a non-numeric timestamp',
+      headers: { 'webhook-timestamp': 'yesterday' },
+      expected: { ok: false, reason: 'invalid-timestamp' },
+    },
+    {
+      rule: 'rejects a negative timestamp',
+      headers: { 'webhook-timestamp': `-${t}` },
+      expected: { ok: false, reason: 'invalid-timestamp' },
+    },
+    {
+      rule: 'rejects a timestamp with trailing text',
+      headers: { 'webhook-timestamp': `${t}abc` },
+      expected: { ok: false, reason: 'invalid-timestamp' },
+    },
     {
       rule: 'ignores an entry of an unknown scheme alongside a valid v1 entry',
       headers: { 'webhook-signature': `v1a,${validEntry.slice(3)} ${validEntry}` },
@@ -217,10 +271,26 @@ describe('verify (receiver rules)', () => {
       headers: { 'webhook-signature': `v1${validEntry.slice(3)}` },
       expected: { ok: false, reason: 'no-matching-signature' },
     },
-    { rule: 'rejects a tampered body', body: '{"test": 2432232315}', expected: { ok: false, reason: 'no-matching-signature' } },
-    { rule: 'rejects a re-serialised body that differs from the raw bytes', body: '{"test":2432232314}', expected: { ok: false, reason: 'no-matching-signature' } },
-    { rule: 'rejects a tampered webhook-id', headers: { 'webhook-id': 'msg_other' }, expected: { ok: false, reason: 'no-matching-signature' } },
-    { rule: 'rejects a signature made with another secret', secret: other, expected: { ok: false, reason: 'no-matching-signature' } },
+    {
+      rule: 'rejects a tampered body',
+      body: '{"test": 2432232315}',
+      expected: { ok: false, reason: 'no-matching-signature' },
+    },
+    {
+      rule: 'rejects a re-serialised body that differs from the raw bytes',
+      body: '{"test":2432232314}',
+      expected: { ok: false, reason: 'no-matching-signature' },
+    },
+    {
+      rule: 'rejects a tampered webhook-id',
+      headers: { 'webhook-id': 'msg_other' },
+      expected: { ok: false, reason: 'no-matching-signature' },
+    },
+    {
+      rule: 'rejects a signature made with another secret',
+      secret: other,
+      expected: { ok: false, reason: 'no-matching-signature' },
+    },
     {
       rule: 'accepts two signatures where only the second matches',
       headers: { 'webhook-signature': `${otherEntry} ${validEntry}` },

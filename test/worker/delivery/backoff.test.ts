@@ -17,7 +17,10 @@ describe('retryDelayMs', () => {
 
   it('grows from base by factor per failed attempt without jitter', () => {
     const delays = [1, 2, 3, 4, 5, 6, 7].map((attempt) => retryDelayMs(attempt, DEFAULT_BACKOFF, middle));
-    assert.deepEqual(delays, [10, 30, 90, 270, 810, 2430, 7290].map((s) => s * SECOND));
+    assert.deepEqual(
+      delays,
+      [10, 30, 90, 270, 810, 2430, 7290].map((s) => s * SECOND),
+    );
   });
 
   it('caps the delay at max', () => {
@@ -49,11 +52,14 @@ describe('retryDelayMs', () => {
 
   for (const attempt of [0, -1, 1.5, Number.NaN]) {
     it(`refuses attempt number ${attempt} (attempts are 1-based integers)`, () => {
-      assert.throws(() => retryDelayMs(attempt, DEFAULT_BACKOFF), (error: unknown) => {
-        assert.ok(error instanceof AppError);
-        assert.equal(error.code, 'APP_WEBHOOK_BACKOFF_INVALID');
-        return true;
-      });
+      assert.throws(
+        () => retryDelayMs(attempt, DEFAULT_BACKOFF),
+        (error: unknown) => {
+          assert.ok(error instanceof AppError);
+          assert.equal(error.code, 'APP_WEBHOOK_BACKOFF_INVALID');
+          return true;
+        },
+      );
     });
   }
 
@@ -62,7 +68,8 @@ describe('retryDelayMs', () => {
   // 3 hours. This test pins the arithmetic of the configured values.
   it('spreads the 8 default attempts over 10 930 s (about 3 h) without jitter, ±20 % with it', () => {
     const waits = Array.from({ length: DEFAULT_MAX_ATTEMPTS - 1 }, (_, i) => i + 1);
-    const total = (random: () => number) => waits.reduce((sum, attempt) => sum + retryDelayMs(attempt, DEFAULT_BACKOFF, random), 0);
+    const total = (random: () => number) =>
+      waits.reduce((sum, attempt) => sum + retryDelayMs(attempt, DEFAULT_BACKOFF, random), 0);
     assert.equal(total(middle), 10_930 * SECOND);
     assert.equal(total(lowest), 8_744 * SECOND);
     assert.ok(total(highest) <= 13_116 * SECOND);

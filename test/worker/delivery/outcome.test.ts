@@ -1,6 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { OUTCOME_RULES, classifyAttempt, outcomeRuleFor, type AttemptOutcome } from '../../../worker/delivery/outcome.ts';
+import {
+  OUTCOME_RULES,
+  classifyAttempt,
+  outcomeRuleFor,
+  type AttemptOutcome,
+} from '../../../worker/delivery/outcome.ts';
 import type { AttemptResult } from '../../../worker/delivery/post.ts';
 
 const answer = (status: number, extra: { location?: string } = {}): AttemptResult => ({
@@ -76,7 +81,15 @@ const TABLE_CASES: Case[] = [
   },
   {
     name: 'a refused address is dead at once and the error carries the address',
-    attempts: [{ kind: 'address-refused', address: '10.0.0.7', rule: 'private, RFC 1918 (10.0.0.0/8)', error: 'x', durationMs: 1 }],
+    attempts: [
+      {
+        kind: 'address-refused',
+        address: '10.0.0.7',
+        rule: 'private, RFC 1918 (10.0.0.0/8)',
+        error: 'x',
+        durationMs: 1,
+      },
+    ],
     expected: { result: 'dead', disableEndpoint: false },
     errorIncludes: ['10.0.0.7', '10.0.0.0/8'],
   },
@@ -99,7 +112,8 @@ describe('classifyAttempt', () => {
           assert.equal(outcome.error, undefined);
         } else {
           assert.equal(typeof outcome.error, 'string');
-          for (const text of c.errorIncludes) assert.ok(outcome.error!.includes(text), `${outcome.error} lacks ${text}`);
+          for (const text of c.errorIncludes)
+            assert.ok(outcome.error!.includes(text), `${outcome.error} lacks ${text}`);
         }
       }
     });

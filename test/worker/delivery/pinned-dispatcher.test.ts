@@ -27,8 +27,6 @@ yvV9mw==
 -----END CERTIFICATE-----
 `;
 
-
-
 /** The AppError found in `error` or its causes. */
 function appErrorIn(error: unknown): AppError | undefined {
   for (let link = error; link instanceof Error; link = link.cause) if (link instanceof AppError) return link;
@@ -40,22 +38,37 @@ function callLookup(
   hostname: string,
   options: { all?: boolean; family?: number },
 ): Promise<{ error: Error | null; address: string | LookupAddress[]; family?: number }> {
-  return new Promise((resolve) => lookup(hostname, options, (error, address, family) => resolve({ error, address, family })));
+  return new Promise((resolve) =>
+    lookup(hostname, options, (error, address, family) => resolve({ error, address, family })),
+  );
 }
 
 describe('pinnedLookup', () => {
   it('answers every checked address when asked for all, after one resolution', async () => {
     const resolver = lookupAnswering('8.8.8.8', '2606:4700::1111');
-    const answer = await callLookup(pinnedLookup({ allowPrivate: false, lookup: resolver }), 'hooks.example.test', { all: true });
+    const answer = await callLookup(pinnedLookup({ allowPrivate: false, lookup: resolver }), 'hooks.example.test', {
+      all: true,
+    });
     assert.equal(answer.error, null);
-    assert.deepEqual(answer.address, [{ address: '8.8.8.8', family: 4 }, { address: '2606:4700::1111', family: 6 }]);
+    assert.deepEqual(answer.address, [
+      { address: '8.8.8.8', family: 4 },
+      { address: '2606:4700::1111', family: 6 },
+    ]);
     assert.equal(resolver.calls, 1);
   });
 
   it('answers the first checked address of the asked family when not asked for all', async () => {
     const lookup = pinnedLookup({ allowPrivate: false, lookup: lookupAnswering('8.8.8.8', '2606:4700::1111') });
-    assert.deepEqual(await callLookup(lookup, 'hooks.example.test', {}), { error: null, address: '8.8.8.8', family: 4 });
-    assert.deepEqual(await callLookup(lookup, 'hooks.example.test', { family: 6 }), { error: null, address: '2606:4700::1111', family: 6 });
+    assert.deepEqual(await callLookup(lookup, 'hooks.example.test', {}), {
+      error: null,
+      address: '8.8.8.8',
+      family: 4,
+    });
+    assert.deepEqual(await callLookup(lookup, 'hooks.example.test', { family: 6 }), {
+      error: null,
+      address: '2606:4700::1111',
+      family: 6,
+    });
   });
 
   it('fails with APP_WEBHOOK_ADDRESS_REFUSED when any answer is refused, handing out no address', async () => {
@@ -83,7 +96,12 @@ describe('createPinnedDispatcher', () => {
     // pool's return of the socket with a timer.
     const agent = dispatcher({ allowPrivate: true, lookup, connections: 1 });
     for (let i = 0; i < 3; i += 1) {
-      const response = await agent.request({ origin: `http://hooks.example.test:${server.port}`, path: '/', method: 'POST', body: 'x' });
+      const response = await agent.request({
+        origin: `http://hooks.example.test:${server.port}`,
+        path: '/',
+        method: 'POST',
+        body: 'x',
+      });
       assert.equal(await response.body.text(), 'ok');
     }
     assert.equal(server.requests.length, 3);
@@ -94,12 +112,15 @@ describe('createPinnedDispatcher', () => {
   it('refuses a refused IP literal in the connector itself, before any connection', async () => {
     const server = await receiver((_req, res) => res.end('ok'));
     const agent = dispatcher({ allowPrivate: false });
-    await assert.rejects(agent.request({ origin: server.origin, path: '/', method: 'POST', body: 'x' }), (error: unknown) => {
-      const refusal = appErrorIn(error);
-      assert.equal(refusal?.code, 'APP_WEBHOOK_ADDRESS_REFUSED');
-      assert.equal(refusal?.data?.address, '127.0.0.1');
-      return true;
-    });
+    await assert.rejects(
+      agent.request({ origin: server.origin, path: '/', method: 'POST', body: 'x' }),
+      (error: unknown) => {
+        const refusal = appErrorIn(error);
+        assert.equal(refusal?.code, 'APP_WEBHOOK_ADDRESS_REFUSED');
+        assert.equal(refusal?.data?.address, '127.0.0.1');
+        return true;
+      },
+    );
     assert.equal(server.connections, 0);
   });
 
@@ -115,13 +136,21 @@ describe('createPinnedDispatcher', () => {
 
   it('connects TLS to the checked address but sends and validates the host name', async () => {
     let servername: string | false | null | undefined;
-    const server = await receiver((req, res) => {
-      servername = (req.socket as TLSSocket).servername;
-      res.end('secure');
-    }, { key: TLS_KEY, cert: TLS_CERT });
+    const server = await receiver(
+      (req, res) => {
+        servername = (req.socket as TLSSocket).servername;
+        res.end('secure');
+      },
+      { key: TLS_KEY, cert: TLS_CERT },
+    );
     const agent = dispatcher({ allowPrivate: true, lookup: lookupAnswering('127.0.0.1'), ca: TLS_CERT });
 
-    const response = await agent.request({ origin: `https://hooks.example.test:${server.port}`, path: '/', method: 'POST', body: 'x' });
+    const response = await agent.request({
+      origin: `https://hooks.example.test:${server.port}`,
+      path: '/',
+      method: 'POST',
+      body: 'x',
+    });
     assert.equal(await response.body.text(), 'secure');
     assert.equal(servername, 'hooks.example.test');
 
@@ -138,7 +167,8 @@ describe('createPinnedDispatcher', () => {
     const agent = dispatcher({ allowPrivate: true, lookup: lookupAnswering('127.0.0.1') });
     await assert.rejects(
       agent.request({ origin: `https://hooks.example.test:${server.port}`, path: '/', method: 'POST', body: 'x' }),
-      (error: unknown) => /SELF_SIGNED|self.signed/i.test(`${(error as { code?: string }).code} ${(error as Error).message}`),
+      (error: unknown) =>
+        /SELF_SIGNED|self.signed/i.test(`${(error as { code?: string }).code} ${(error as Error).message}`),
     );
     assert.equal(server.requests.length, 0);
   });

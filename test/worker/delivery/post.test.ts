@@ -5,7 +5,6 @@ import { postDelivery, type AttemptResult, type DeliveryRequest } from '../../..
 import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
 import { dispatcher, lookupAnswering, receiver } from './harness.ts';
 
-
 const loopback = dispatcher({ allowPrivate: true });
 
 const request = (url: string, extra: Partial<DeliveryRequest> = {}): DeliveryRequest => ({
@@ -18,8 +17,10 @@ const request = (url: string, extra: Partial<DeliveryRequest> = {}): DeliveryReq
   ...extra,
 });
 
-
-function expectKind<K extends AttemptResult['kind']>(result: AttemptResult, kind: K): Extract<AttemptResult, { kind: K }> {
+function expectKind<K extends AttemptResult['kind']>(
+  result: AttemptResult,
+  kind: K,
+): Extract<AttemptResult, { kind: K }> {
   assert.equal(result.kind, kind, JSON.stringify(result));
   return result as Extract<AttemptResult, { kind: K }>;
 }
@@ -95,7 +96,10 @@ describe('postDelivery: receiver answers', () => {
 describe('postDelivery: the whole exchange is bounded by timeoutMs', () => {
   it('times out when the receiver never answers', async () => {
     const server = await receiver(() => {});
-    const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`, { timeoutMs: 300 })), 'timeout');
+    const result = expectKind(
+      await postDelivery(loopback, request(`${server.origin}/`, { timeoutMs: 300 })),
+      'timeout',
+    );
     // the receiver never answers, so only the 300 ms timeout ended it (however late a busy machine ran it)
     assert.ok(result.durationMs >= 290, String(result.durationMs));
     assert.match(result.error, /300 ms/);
@@ -107,7 +111,10 @@ describe('postDelivery: the whole exchange is bounded by timeoutMs', () => {
       res.writeHead(200, { 'content-length': '1000' });
       res.write('partial');
     });
-    const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`, { timeoutMs: 300 })), 'timeout');
+    const result = expectKind(
+      await postDelivery(loopback, request(`${server.origin}/`, { timeoutMs: 300 })),
+      'timeout',
+    );
     assert.ok(result.durationMs >= 290, String(result.durationMs));
     assert.match(result.error, /300 ms/);
   });
@@ -118,7 +125,10 @@ describe('postDelivery: the whole exchange is bounded by timeoutMs', () => {
       const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write('x')), 50);
       res.on('close', () => clearInterval(drip));
     });
-    const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`, { timeoutMs: 400 })), 'timeout');
+    const result = expectKind(
+      await postDelivery(loopback, request(`${server.origin}/`, { timeoutMs: 400 })),
+      'timeout',
+    );
     assert.ok(result.durationMs >= 390, String(result.durationMs));
     assert.match(result.error, /400 ms/);
   });
@@ -156,7 +166,10 @@ describe('postDelivery: reading the answer', () => {
 
   it('honours a smaller excerptBytes', async () => {
     const server = await receiver((_req, res) => res.end('0123456789'));
-    const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`, { excerptBytes: 4 })), 'response');
+    const result = expectKind(
+      await postDelivery(loopback, request(`${server.origin}/`, { excerptBytes: 4 })),
+      'response',
+    );
     assert.equal(result.excerpt, '0123');
   });
 
@@ -221,7 +234,10 @@ describe('postDelivery: addresses and urls', () => {
     const lookup = lookupAnswering('127.0.0.1', '8.8.8.8');
     const strict = dispatcher({ allowPrivate: false, lookup });
     const result = expectKind(
-      await postDelivery(strict, request(`http://hooks.example.test:${server.port}/`, { allowPrivate: false, timeoutMs: 1000 })),
+      await postDelivery(
+        strict,
+        request(`http://hooks.example.test:${server.port}/`, { allowPrivate: false, timeoutMs: 1000 }),
+      ),
       'address-refused',
     );
     assert.equal(result.address, '127.0.0.1');
@@ -232,7 +248,10 @@ describe('postDelivery: addresses and urls', () => {
     const server = await receiver((_req, res) => res.end('ok'));
     const lookup = lookupAnswering('127.0.0.1');
     const lenient = dispatcher({ allowPrivate: true, lookup });
-    const result = expectKind(await postDelivery(lenient, request(`http://hooks.example.test:${server.port}/in`)), 'response');
+    const result = expectKind(
+      await postDelivery(lenient, request(`http://hooks.example.test:${server.port}/in`)),
+      'response',
+    );
     assert.equal(result.status, 200);
     assert.equal(server.requests[0].headers.host, `hooks.example.test:${server.port}`);
     assert.equal(lookup.calls, 1);
@@ -243,7 +262,10 @@ describe('postDelivery: addresses and urls', () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example.test'), { code: 'ENOTFOUND' });
     };
     const result = expectKind(
-      await postDelivery(dispatcher({ allowPrivate: false, lookup: failing }), request('https://nowhere.example.test/', { allowPrivate: false })),
+      await postDelivery(
+        dispatcher({ allowPrivate: false, lookup: failing }),
+        request('https://nowhere.example.test/', { allowPrivate: false }),
+      ),
       'connection-error',
     );
     assert.match(result.error, /ENOTFOUND|does not resolve/);

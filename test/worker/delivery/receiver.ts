@@ -3,7 +3,13 @@
  * the TCP connections and the requests reaching them and keep each request's method, url, headers and
  * body.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createTlsServer, type ServerOptions as TlsServerOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 

@@ -21,8 +21,17 @@ function recorder() {
     until(total: number, timeoutMs = 2_000): Promise<void> {
       if (seen() >= total) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`only ${seen()} of ${total} wake-ups after ${timeoutMs} ms`)), timeoutMs);
-        waiting = { total, resolve: () => { clearTimeout(timer); resolve(); } };
+        const timer = setTimeout(
+          () => reject(new Error(`only ${seen()} of ${total} wake-ups after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiting = {
+          total,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
       });
     },
   };
@@ -40,13 +49,19 @@ describe('wake-ups', () => {
     await seen.until(4);
     assert.equal(wakeUps.pending(), 0);
     const expected = [...new Set(times)].sort((a, b) => a - b);
-    assert.ok(seen.nudges.length <= expected.length, `one nudge per distinct time at most: ${JSON.stringify(seen.nudges)}`);
+    assert.ok(
+      seen.nudges.length <= expected.length,
+      `one nudge per distinct time at most: ${JSON.stringify(seen.nudges)}`,
+    );
     // every wake-up is nudged at or after its time
     let covered = 0;
     for (const nudge of seen.nudges) {
       covered += nudge.count;
       const dueBy = [...times].sort((a, b) => a - b).slice(0, covered);
-      assert.ok(dueBy.every((at) => at <= nudge.at), `nudge at +${nudge.at - start} ms carried a wake-up not yet due`);
+      assert.ok(
+        dueBy.every((at) => at <= nudge.at),
+        `nudge at +${nudge.at - start} ms carried a wake-up not yet due`,
+      );
     }
     wakeUps.stop();
   });

@@ -11,7 +11,7 @@ import postgres from 'postgres';
 import type { Sql } from '../../../../shared/db/connect.ts';
 import { listDeliveries } from '../../../../shared/webhooks/deliveries/index.ts';
 import { listEvents } from '../../../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS, tenantScope } from '../../../../shared/webhooks/tenant-scope.ts';
+import { ALL_TENANTS, tenantScope } from '../../../../shared/access/tenant-scope.ts';
 import { forgetTableSizes } from '../../../../shared/db/bounded-total.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { endpoint, harness, send } from '../../../worker/helpers.ts';
@@ -57,26 +57,48 @@ describe('delivery listing', () => {
       assert.equal(totalEstimated, false);
       pages.push(records.map((record) => record.id));
     }
-    assert.deepEqual(pages, [expected.slice(0, 5), expected.slice(5, 10), expected.slice(10)], 'a small table: one sorted query');
+    assert.deepEqual(
+      pages,
+      [expected.slice(0, 5), expected.slice(5, 10), expected.slice(10)],
+      'a small table: one sorted query',
+    );
     forgetTableSizes();
     const merged: string[][] = [];
     for (let page = 1; page <= 3; page++) {
-      merged.push((await listDeliveries(bounded, ALL_TENANTS, { owner, page, perPage: 5 })).records.map((record) => record.id));
+      merged.push(
+        (await listDeliveries(bounded, ALL_TENANTS, { owner, page, perPage: 5 })).records.map((record) => record.id),
+      );
     }
-    assert.deepEqual(merged, pages, 'a table past api.exactTotal: the newest of each state, merged, page for page the same');
+    assert.deepEqual(
+      merged,
+      pages,
+      'a table past api.exactTotal: the newest of each state, merged, page for page the same',
+    );
   });
 
   it('a state filter lists only those states, in the same order, and a state named twice lists its deliveries once', async () => {
     const { owner } = await history();
-    const { records, total } = await listDeliveries(h, ALL_TENANTS, { owner, statuses: ['dead', 'done', 'dead'], page: 1, perPage: 25 });
-    assert.deepEqual(records.map((record) => record.id), await sortedIds(owner, ['done', 'dead']));
+    const { records, total } = await listDeliveries(h, ALL_TENANTS, {
+      owner,
+      statuses: ['dead', 'done', 'dead'],
+      page: 1,
+      perPage: 25,
+    });
+    assert.deepEqual(
+      records.map((record) => record.id),
+      await sortedIds(owner, ['done', 'dead']),
+    );
     assert.equal(total, 6);
   });
 
-  it('a small table counts the total in the page\'s own statement, and a page past the end on its own', async () => {
+  it("a small table counts the total in the page's own statement, and a page past the end on its own", async () => {
     const { owner } = await history();
     const statements: string[] = [];
-    const watched = postgres(db.url, { max: 1, onnotice: () => {}, debug: (_connection, text) => statements.push(text) }) as unknown as Sql;
+    const watched = postgres(db.url, {
+      max: 1,
+      onnotice: () => {},
+      debug: (_connection, text) => statements.push(text),
+    }) as unknown as Sql;
     after(() => watched.end());
     const counting = { ...h, sql: watched };
     forgetTableSizes();
@@ -93,21 +115,33 @@ describe('delivery listing', () => {
     assert.deepEqual([none.total, none.totalEstimated, none.records.length], [0, false, 0]);
   });
 
-  it('past api.exactTotal the total is PostgreSQL\'s estimate, above the bound, and says so; a last page or a count under the bound is exact', async () => {
+  it("past api.exactTotal the total is PostgreSQL's estimate, above the bound, and says so; a last page or a count under the bound is exact", async () => {
     const { owner } = await history();
     forgetTableSizes(); // the table is past the bound of 5 now: the listing for big tables answers
     const past = await listDeliveries(bounded, ALL_TENANTS, { owner, page: 1, perPage: 5 });
     assert.equal(past.totalEstimated, true);
     assert.ok(past.total >= 6, `an estimate is at least the bound + 1, got ${past.total}`);
-    assert.deepEqual(past.records.map((record) => record.id), (await sortedIds(owner)).slice(0, 5), 'the page itself is exact');
+    assert.deepEqual(
+      past.records.map((record) => record.id),
+      (await sortedIds(owner)).slice(0, 5),
+      'the page itself is exact',
+    );
     const under = await listDeliveries(bounded, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 5 });
     assert.deepEqual([under.total, under.totalEstimated], [3, false]);
     const exact = await listDeliveries(always, ALL_TENANTS, { owner, page: 1, perPage: 5 });
     assert.deepEqual([exact.total, exact.totalEstimated], [12, false], 'api.exactTotal 0 always counts');
     const last = await listDeliveries(bounded, ALL_TENANTS, { owner, page: 3, perPage: 5 });
-    assert.deepEqual([last.total, last.totalEstimated, last.records.length], [12, false, 2], 'a last page tells the total without counting');
+    assert.deepEqual(
+      [last.total, last.totalEstimated, last.records.length],
+      [12, false, 2],
+      'a last page tells the total without counting',
+    );
     const beyond = await listDeliveries(bounded, ALL_TENANTS, { owner, statuses: ['dead'], page: 2, perPage: 5 });
-    assert.deepEqual([beyond.total, beyond.totalEstimated, beyond.records.length], [3, false, 0], 'a page past the end still counts');
+    assert.deepEqual(
+      [beyond.total, beyond.totalEstimated, beyond.records.length],
+      [3, false, 0],
+      'a page past the end still counts',
+    );
   });
 
   it('each listed delivery says whether its endpoint is enabled, for an admin and a member, in a small table and a big one', async () => {
@@ -117,15 +151,33 @@ describe('delivery listing', () => {
     for (let i = 0; i < 4; i++) await send(h, on);
     await db.sql`update app_webhooks set disabled_at = now() where id = ${off.id}`;
     const expected = await sortedIds(owner);
-    const enabledOf = new Map((await db.sql<{ id: string; endpoint_id: string }[]>`
-      select id, endpoint_id from app_webhook_deliveries where owner = ${owner}`).map((row) => [row.id, row.endpoint_id === on.id]));
+    const enabledOf = new Map(
+      (
+        await db.sql<{ id: string; endpoint_id: string }[]>`
+      select id, endpoint_id from app_webhook_deliveries where owner = ${owner}`
+      ).map((row) => [row.id, row.endpoint_id === on.id]),
+    );
     assert.deepEqual(new Set(enabledOf.values()), new Set([true, false]), 'deliveries to both endpoints');
     forgetTableSizes();
-    for (const [shape, deps] of [['small table', h], ['big table', bounded]] as const) {
-      for (const [who, scope] of [['admin', ALL_TENANTS], ['member', tenantScope(owner)]] as const) {
+    for (const [shape, deps] of [
+      ['small table', h],
+      ['big table', bounded],
+    ] as const) {
+      for (const [who, scope] of [
+        ['admin', ALL_TENANTS],
+        ['member', tenantScope(owner)],
+      ] as const) {
         const { records } = await listDeliveries(deps, scope, { owner, page: 1, perPage: 25 });
-        assert.deepEqual(records.map((record) => record.id), expected, `${shape}, ${who}: every delivery, in order`);
-        assert.deepEqual(records.map((record) => record.endpointEnabled), expected.map((id) => enabledOf.get(id)), `${shape}, ${who}: endpointEnabled`);
+        assert.deepEqual(
+          records.map((record) => record.id),
+          expected,
+          `${shape}, ${who}: every delivery, in order`,
+        );
+        assert.deepEqual(
+          records.map((record) => record.endpointEnabled),
+          expected.map((id) => enabledOf.get(id)),
+          `${shape}, ${who}: endpointEnabled`,
+        );
       }
     }
   });
@@ -143,13 +195,16 @@ describe('delivery listing', () => {
 
 /** Rows a plan read and dropped or returned at its scans (EXPLAIN ANALYZE, JSON). */
 function rowsRead(node: Record<string, unknown>): number {
-  const own = /Scan/.test(String(node['Node Type'])) ? Number(node['Actual Rows'] ?? 0) + Number(node['Rows Removed by Filter'] ?? 0) : 0;
-  return own + ((node.Plans as Record<string, unknown>[] | undefined) ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
+  const own = /Scan/.test(String(node['Node Type']))
+    ? Number(node['Actual Rows'] ?? 0) + Number(node['Rows Removed by Filter'] ?? 0)
+    : 0;
+  return (
+    own + ((node.Plans as Record<string, unknown>[] | undefined) ?? []).reduce((sum, child) => sum + rowsRead(child), 0)
+  );
 }
 
 describe('delivery listing: what one state of an endpoint costs to read', () => {
-
-  it('a state the endpoint has none of is found empty without reading the endpoint\'s history or that state\'s other deliveries', async () => {
+  it("a state the endpoint has none of is found empty without reading the endpoint's history or that state's other deliveries", async () => {
     const quiet = await endpoint(h, 'http://127.0.0.1:9/quiet');
     const busy = await endpoint(h, 'http://127.0.0.1:9/busy');
     // the endpoint's history is all done; another endpoint has as many pending
@@ -167,12 +222,15 @@ describe('delivery listing: what one state of an endpoint costs to read', () => 
        where d.status = 'pending' and d.endpoint_id = ${quiet.id}
        order by d.created_at desc, d.id desc limit 25`;
     const read = rowsRead(plan[0].Plan);
-    assert.ok(read < 50, `the listing read ${read} rows to find none (migrations/017: the state is in the endpoint's index)`);
+    assert.ok(
+      read < 50,
+      `the listing read ${read} rows to find none (migrations/017: the state is in the endpoint's index)`,
+    );
   });
 });
 
-describe('delivery listing: what a tenant\'s state costs to read', () => {
-  it('a state the tenant has none of is found empty without reading the other tenants\' deliveries in that state', async () => {
+describe("delivery listing: what a tenant's state costs to read", () => {
+  it("a state the tenant has none of is found empty without reading the other tenants' deliveries in that state", async () => {
     const mine = await endpoint(h, 'http://127.0.0.1:9/mine');
     const theirs = await endpoint(h, 'http://127.0.0.1:9/theirs');
     await db.sql`
@@ -190,6 +248,9 @@ describe('delivery listing: what a tenant\'s state costs to read', () => {
        where d.status = 'pending' and d.owner = ${mine.owner}
        order by d.created_at desc, d.id desc limit 25`;
     const read = rowsRead(plan[0].Plan);
-    assert.ok(read < 50, `the listing read ${read} rows to find none (migrations/018: the owner is indexed with the state)`);
+    assert.ok(
+      read < 50,
+      `the listing read ${read} rows to find none (migrations/018: the owner is indexed with the state)`,
+    );
   });
 });

@@ -6,7 +6,12 @@ import { connect } from '../../../../shared/db/connect.ts';
 import { createEndpointCache } from '../../../../shared/webhooks/endpoints/cache.ts';
 import { createWebhooks } from '../../../../shared/webhooks/index.ts';
 import { depsOf } from '../fixtures.ts';
-import { disableEndpoint, registerEndpoint, removeEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
+import {
+  disableEndpoint,
+  registerEndpoint,
+  removeEndpoint,
+  updateEndpoint,
+} from '../../../../shared/webhooks/endpoints/index.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
@@ -34,7 +39,12 @@ function countingPool(options: { listenFails?: boolean } = {}) {
 
 describe('endpoint cache', () => {
   it('keeps the enabled endpoints of exactly one owner, id and patterns only, the null owner being its own key', async () => {
-    const a = await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['a.*'], owner: 'cache-A', headers: { 'X-Key': 'not cached' } });
+    const a = await registerEndpoint(depsOf(db), OPERATOR, {
+      url,
+      events: ['a.*'],
+      owner: 'cache-A',
+      headers: { 'X-Key': 'not cached' },
+    });
     const none = await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'] });
     const cache = createEndpointCache({ config: db.config, sql: db.sql, log: db.log });
     try {
@@ -54,12 +64,16 @@ describe('endpoint cache', () => {
     try {
       await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'], owner: 'cache-ttl' });
       await cache.get('cache-ttl'); // starts listening; not kept until LISTEN is active
-      await eventually(async () => {
-        const before = pool.queries();
-        await cache.get('cache-ttl');
-        await cache.get('cache-ttl');
-        return pool.queries() - before <= 1;
-      }, WAIT_MS, 'the cache to keep entries once listening');
+      await eventually(
+        async () => {
+          const before = pool.queries();
+          await cache.get('cache-ttl');
+          await cache.get('cache-ttl');
+          return pool.queries() - before <= 1;
+        },
+        WAIT_MS,
+        'the cache to keep entries once listening',
+      );
       const before = pool.queries();
       now += 9_999;
       await cache.get('cache-ttl');
@@ -79,12 +93,16 @@ describe('endpoint cache', () => {
     const ids = async (owner: string | null) => (await cache.get(owner)).map((e) => e.id).sort();
     try {
       await cache.get('cache-n'); // starts listening; nothing is kept (nor invalidated) before LISTEN is active
-      await eventually(async () => {
-        const before = other.queries();
-        await cache.get('cache-n');
-        await cache.get('cache-n');
-        return other.queries() - before <= 1;
-      }, WAIT_MS, 'the cache to keep entries once listening');
+      await eventually(
+        async () => {
+          const before = other.queries();
+          await cache.get('cache-n');
+          await cache.get('cache-n');
+          return other.queries() - before <= 1;
+        },
+        WAIT_MS,
+        'the cache to keep entries once listening',
+      );
       // This process changes endpoints through the main pool; the other process's cache must follow.
       const e1 = await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'], owner: 'cache-n' });
       await eventually(async () => (await ids('cache-n')).includes(e1.id), WAIT_MS, 'register to be seen');
@@ -108,7 +126,11 @@ describe('endpoint cache', () => {
     try {
       assert.deepEqual(await webhooks.cache.get('cache-local'), []);
       const endpoint = await webhooks.register({ url, events: ['*'], owner: 'cache-local' });
-      assert.equal((await webhooks.emit('a.b', {}, { owner: 'cache-local' })).length, 1, 'the new endpoint is reached by the very next emit');
+      assert.equal(
+        (await webhooks.emit('a.b', {}, { owner: 'cache-local' })).length,
+        1,
+        'the new endpoint is reached by the very next emit',
+      );
       await webhooks.disable(endpoint.id);
       assert.equal((await webhooks.emit('a.b', {}, { owner: 'cache-local' })).length, 0);
     } finally {

@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { clearQueue, depsOf } from '../fixtures.ts';
-import { registerEndpoint, removeEndpoint, rotateSecret, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
+import {
+  registerEndpoint,
+  removeEndpoint,
+  rotateSecret,
+  updateEndpoint,
+} from '../../../../shared/webhooks/endpoints/index.ts';
 import { sendToEndpoint } from '../../../../shared/webhooks/events/index.ts';
 import { actorOf, OPERATOR } from '../../../../shared/access/actor.ts';
 
@@ -48,7 +53,10 @@ describe('tenant scope of endpoint writes (checked on the locked row)', () => {
     const before = await db.sql`select id from app_webhook_secrets where endpoint_id = ${endpoint.id}`;
     await assert.rejects(rotateSecret(deps(), tenantA, endpoint.id), isNotFound);
     const after = await db.sql`select id from app_webhook_secrets where endpoint_id = ${endpoint.id}`;
-    assert.deepEqual(after.map((r) => r.id), before.map((r) => r.id));
+    assert.deepEqual(
+      after.map((r) => r.id),
+      before.map((r) => r.id),
+    );
   });
 
   it('send: refused with 404 for another tenant, nothing queued', async () => {
@@ -59,7 +67,11 @@ describe('tenant scope of endpoint writes (checked on the locked row)', () => {
   });
 
   it('lets the tenant itself through', async () => {
-    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/hook', events: ['*'], owner: 'a' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, {
+      url: 'https://127.0.0.1/hook',
+      events: ['*'],
+      owner: 'a',
+    });
     const updated = await updateEndpoint(deps(), tenantA, endpoint.id, { description: 'mine' });
     assert.equal(updated.description, 'mine');
   });

@@ -3,8 +3,14 @@ import assert from 'node:assert/strict';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { emit } from '../../../../shared/webhooks/events/emit.ts';
 import { appError, depsOf } from '../fixtures.ts';
-import { disableEndpoint, endpointStatuses, listEndpoints, registerEndpoint, showEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import {
+  disableEndpoint,
+  endpointStatuses,
+  listEndpoints,
+  registerEndpoint,
+  showEndpoint,
+} from '../../../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
@@ -19,16 +25,31 @@ await disableEndpoint(deps(), OPERATOR, a2.id);
 
 describe('list', () => {
   it('lists every endpoint in creation order without an owner filter', async () => {
-    assert.deepEqual(((await listEndpoints(deps(), ALL_TENANTS)).records).map((e) => e.id), [a1.id, a2.id, b1.id, n1.id]);
+    assert.deepEqual(
+      (await listEndpoints(deps(), ALL_TENANTS)).records.map((e) => e.id),
+      [a1.id, a2.id, b1.id, n1.id],
+    );
   });
-  it('lists one owner\'s endpoints, or only owner-less ones with owner null', async () => {
-    assert.deepEqual((await listEndpoints(deps(), ALL_TENANTS, { owner: 'read-A' })).records.map((e) => e.id), [a1.id, a2.id]);
-    assert.deepEqual((await listEndpoints(deps(), ALL_TENANTS, { owner: null })).records.map((e) => e.id), [n1.id]);
+  it("lists one owner's endpoints, or only owner-less ones with owner null", async () => {
+    assert.deepEqual(
+      (await listEndpoints(deps(), ALL_TENANTS, { owner: 'read-A' })).records.map((e) => e.id),
+      [a1.id, a2.id],
+    );
+    assert.deepEqual(
+      (await listEndpoints(deps(), ALL_TENANTS, { owner: null })).records.map((e) => e.id),
+      [n1.id],
+    );
     assert.deepEqual((await listEndpoints(deps(), ALL_TENANTS, { owner: 'nobody' })).records, []);
   });
   it('filters by state', async () => {
-    assert.deepEqual((await listEndpoints(deps(), ALL_TENANTS, { owner: 'read-A', enabled: true })).records.map((e) => e.id), [a1.id]);
-    assert.deepEqual((await listEndpoints(deps(), ALL_TENANTS, { enabled: false })).records.map((e) => e.id), [a2.id]);
+    assert.deepEqual(
+      (await listEndpoints(deps(), ALL_TENANTS, { owner: 'read-A', enabled: true })).records.map((e) => e.id),
+      [a1.id],
+    );
+    assert.deepEqual(
+      (await listEndpoints(deps(), ALL_TENANTS, { enabled: false })).records.map((e) => e.id),
+      [a2.id],
+    );
   });
   it('never includes a secret', async () => {
     const text = JSON.stringify((await listEndpoints(deps(), ALL_TENANTS)).records);
@@ -64,6 +85,9 @@ describe('status', () => {
     assert.equal(byId.get(a2.id)?.lastDeliveryAt, null);
     assert.deepEqual(byId.get(b1.id)?.deliveries, { pending: 1, running: 0, done: 0, dead: 0, total: 1 });
     assert.ok(byId.get(a1.id)?.lastDeliveryAt instanceof Date);
-    assert.deepEqual((await endpointStatuses(deps(), ALL_TENANTS, { owner: 'read-B' })).map((r) => r.id), [b1.id]);
+    assert.deepEqual(
+      (await endpointStatuses(deps(), ALL_TENANTS, { owner: 'read-B' })).map((r) => r.id),
+      [b1.id],
+    );
   });
 });

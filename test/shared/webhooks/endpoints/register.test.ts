@@ -2,8 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../../../helpers/database.ts';
 import { appError, captureLogger, depsOf, scriptedLookup } from '../fixtures.ts';
-import { listEndpoints, registerEndpoint, revealEndpoint, showEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import {
+  listEndpoints,
+  registerEndpoint,
+  revealEndpoint,
+  showEndpoint,
+} from '../../../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db: TestDatabase = await createTestDatabase();
@@ -24,7 +29,10 @@ const endpointCount = async () => (await db.sql<{ n: number }[]>`select count(*)
 describe('register: the endpoint and its secret', () => {
   it('answers the endpoint with an ep_ id and a whsec_ secret of 32 random bytes', async () => {
     const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
-      url: 'https://hooks.example.com/in', events: ['order.*', 'invoice.paid'], owner: 'acme', description: 'orders',
+      url: 'https://hooks.example.com/in',
+      events: ['order.*', 'invoice.paid'],
+      owner: 'acme',
+      description: 'orders',
       headers: { 'X-Api-Key': 'k1' },
     });
     assert.match(endpoint.id, /^ep_[0-9A-Z]{26}$/);
@@ -46,23 +54,35 @@ describe('register: the endpoint and its secret', () => {
   });
 
   it('never shows the secret again, except through show with reveal', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/once', events: ['a.b'] });
-    const listed = ((await listEndpoints(strictDeps(), ALL_TENANTS)).records).find((e) => e.id === endpoint.id);
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'https://hooks.example.com/once',
+      events: ['a.b'],
+    });
+    const listed = (await listEndpoints(strictDeps(), ALL_TENANTS)).records.find((e) => e.id === endpoint.id);
     assert.ok(listed);
     assert.ok(!JSON.stringify(listed).includes(endpoint.secret));
     const shown = await showEndpoint(strictDeps(), ALL_TENANTS, endpoint.id);
     assert.ok(!JSON.stringify(shown).includes(endpoint.secret));
     const revealed = await revealEndpoint(strictDeps(), OPERATOR, endpoint.id);
-    assert.deepEqual(revealed.secrets.map((s) => ('secret' in s ? s.secret : null)), [endpoint.secret]);
+    assert.deepEqual(
+      revealed.secrets.map((s) => ('secret' in s ? s.secret : null)),
+      [endpoint.secret],
+    );
   });
 
   it('stores the url in its WHATWG serialisation', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'HTTPS://Hooks.Example.COM:443/a/../in', events: ['*'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'HTTPS://Hooks.Example.COM:443/a/../in',
+      events: ['*'],
+    });
     assert.equal(endpoint.url, 'https://hooks.example.com/in');
   });
 
   it('drops duplicate event patterns, keeping their order', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/d', events: ['b.*', 'a', 'b.*'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'https://hooks.example.com/d',
+      events: ['b.*', 'a', 'b.*'],
+    });
     assert.deepEqual(endpoint.events, ['b.*', 'a']);
   });
 });
@@ -83,26 +103,51 @@ describe('register: url rules (refused at registration, nothing written)', () =>
   for (const [name, url] of shapeCases) {
     it(`refuses ${name} with APP_WEBHOOK_URL_INVALID`, async () => {
       const before = await endpointCount();
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: url as string, events: ['*'] }), appError('APP_WEBHOOK_URL_INVALID', 422, (e) => {
-        assert.equal(e.data?.field, 'url');
-      }));
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, { url: url as string, events: ['*'] }),
+        appError('APP_WEBHOOK_URL_INVALID', 422, (e) => {
+          assert.equal(e.data?.field, 'url');
+        }),
+      );
       assert.equal(await endpointCount(), before);
     });
   }
 
   it('does not echo the password of a refused url', async () => {
-    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://user:hunter2@hooks.example.com/', events: ['*'] }), (error: Error & { data?: unknown }) => {
-      assert.ok(!error.message.includes('hunter2'));
-      assert.ok(!JSON.stringify(error.data).includes('hunter2'));
-      return true;
-    });
+    await assert.rejects(
+      registerEndpoint(strictDeps(), OPERATOR, { url: 'https://user:hunter2@hooks.example.com/', events: ['*'] }),
+      (error: Error & { data?: unknown }) => {
+        assert.ok(!error.message.includes('hunter2'));
+        assert.ok(!JSON.stringify(error.data).includes('hunter2'));
+        return true;
+      },
+    );
   });
 
-  const literalHosts = ['localhost', 'api.localhost', '127.1', '0x7f.1', '2130706433', '127.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '0.0.0.0', '[::]', '10.1.2.3', '169.254.169.254', '[fe80::1]', '192.168.0.1', '100.64.0.1'];
+  const literalHosts = [
+    'localhost',
+    'api.localhost',
+    '127.1',
+    '0x7f.1',
+    '2130706433',
+    '127.0.0.1',
+    '[::1]',
+    '[::ffff:127.0.0.1]',
+    '0.0.0.0',
+    '[::]',
+    '10.1.2.3',
+    '169.254.169.254',
+    '[fe80::1]',
+    '192.168.0.1',
+    '100.64.0.1',
+  ];
   for (const host of literalHosts) {
     it(`refuses the host ${host} with APP_WEBHOOK_ADDRESS_REFUSED`, async () => {
       const before = await endpointCount();
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: `https://${host}/hook`, events: ['*'] }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, { url: `https://${host}/hook`, events: ['*'] }),
+        appError('APP_WEBHOOK_ADDRESS_REFUSED', 422),
+      );
       assert.equal(await endpointCount(), before);
     });
   }
@@ -117,15 +162,21 @@ describe('register: url rules (refused at registration, nothing written)', () =>
   ];
   for (const [host, address] of resolvedCases) {
     it(`refuses ${host}, which resolves to ${address} (one refused answer refuses the name)`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: `https://${host}/hook`, events: ['*'] }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422, (e) => {
-        assert.equal(e.data?.address, address);
-      }));
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, { url: `https://${host}/hook`, events: ['*'] }),
+        appError('APP_WEBHOOK_ADDRESS_REFUSED', 422, (e) => {
+          assert.equal(e.data?.address, address);
+        }),
+      );
     });
   }
 
   it('accepts a name that does not resolve now, with a warning in the log (the worker checks at every request)', async () => {
     const capture = captureLogger(db.config);
-    const endpoint = await registerEndpoint({ ...strictDeps(), log: capture.log }, OPERATOR, { url: 'https://not-yet.example.com/hook', events: ['*'] });
+    const endpoint = await registerEndpoint({ ...strictDeps(), log: capture.log }, OPERATOR, {
+      url: 'https://not-yet.example.com/hook',
+      events: ['*'],
+    });
     assert.equal(endpoint.url, 'https://not-yet.example.com/hook');
     const warning = capture.lines().find((line) => line.level === 40);
     assert.ok(warning, capture.text());
@@ -134,7 +185,12 @@ describe('register: url rules (refused at registration, nothing written)', () =>
 
   it('accepts private and loopback receivers with webhooks.allowPrivate and http with webhooks.allowHttp', async () => {
     const deps = depsOf(db, { webhooks: { allowHttp: true, allowPrivate: true } }, { lookup });
-    for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'https://[::1]/hook', 'https://internal.example.com/hook']) {
+    for (const url of [
+      'http://127.0.0.1:8080/hook',
+      'http://localhost/hook',
+      'https://[::1]/hook',
+      'https://internal.example.com/hook',
+    ]) {
       const endpoint = await registerEndpoint(deps, OPERATOR, { url, events: ['*'] });
       assert.equal(endpoint.enabled, true);
     }
@@ -143,79 +199,183 @@ describe('register: url rules (refused at registration, nothing written)', () =>
 
 describe('register: event patterns', () => {
   const refused: [string, unknown][] = [
-    ['a*', ['a*']], ['*.b', ['*.b']], ['a.*.c', ['a.*.c']], ['an empty string', ['']], ['**', ['**']],
-    ['a.', ['a.']], ['.a', ['.a']], ['a..b', ['a..b']], ['a space', ['a b']], ['an empty list', []], ['not a list', 'a.b'],
-    ['a non-string entry', [1]], ['one bad entry among good ones', ['a.b', 'c*']],
+    ['a*', ['a*']],
+    ['*.b', ['*.b']],
+    ['a.*.c', ['a.*.c']],
+    ['an empty string', ['']],
+    ['**', ['**']],
+    ['a.', ['a.']],
+    ['.a', ['.a']],
+    ['a..b', ['a..b']],
+    ['a space', ['a b']],
+    ['an empty list', []],
+    ['not a list', 'a.b'],
+    ['a non-string entry', [1]],
+    ['one bad entry among good ones', ['a.b', 'c*']],
   ];
   for (const [name, events] of refused) {
     it(`refuses ${name} with APP_WEBHOOK_EVENTS_INVALID`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/e', events: events as string[] }), appError('APP_WEBHOOK_EVENTS_INVALID', 422, (e) => {
-        assert.equal(e.data?.field, 'events');
-      }));
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/e', events: events as string[] }),
+        appError('APP_WEBHOOK_EVENTS_INVALID', 422, (e) => {
+          assert.equal(e.data?.field, 'events');
+        }),
+      );
     });
   }
   it('accepts exact names, families and *', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/e', events: ['order.created', 'order.*', 'a.b.*', '*', 'x_y-z'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'https://hooks.example.com/e',
+      events: ['order.created', 'order.*', 'a.b.*', '*', 'x_y-z'],
+    });
     assert.deepEqual(endpoint.events, ['order.created', 'order.*', 'a.b.*', '*', 'x_y-z']);
   });
 });
 
 describe('register: headers', () => {
   const reserved = ['webhook-id', 'Webhook-Timestamp', 'WEBHOOK-SIGNATURE', 'Content-Type', 'user-agent', 'USER-AGENT'];
-  const hopByHop = ['Connection', 'keep-alive', 'Proxy-Authorization', 'proxy-connection', 'PROXY-anything', 'TE', 'Trailer', 'Transfer-Encoding', 'upgrade', 'Host', 'content-length', 'Keep-Alive'];
+  const hopByHop = [
+    'Connection',
+    'keep-alive',
+    'Proxy-Authorization',
+    'proxy-connection',
+    'PROXY-anything',
+    'TE',
+    'Trailer',
+    'Transfer-Encoding',
+    'upgrade',
+    'Host',
+    'content-length',
+    'Keep-Alive',
+  ];
   for (const name of reserved) {
     it(`refuses the reserved name ${name} (any letter case)`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, {
+          url: 'https://hooks.example.com/h',
+          events: ['*'],
+          headers: { [name]: 'x' },
+        }),
         appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => {
           assert.equal(e.data?.field, 'headers');
           assert.equal(e.data?.rule, 'reserved');
           assert.equal(e.data?.name, name);
-        }));
+        }),
+      );
     });
   }
   for (const name of hopByHop) {
     it(`refuses the hop-by-hop name ${name}`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
-        appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'hop-by-hop')));
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, {
+          url: 'https://hooks.example.com/h',
+          events: ['*'],
+          headers: { [name]: 'x' },
+        }),
+        appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'hop-by-hop')),
+      );
     });
   }
-  for (const [name, value] of [['CR', 'a\rb'], ['LF', 'a\nb'], ['CRLF injection', 'x\r\nX-Evil: 1'], ['NUL', 'a\0b']]) {
+  for (const [name, value] of [
+    ['CR', 'a\rb'],
+    ['LF', 'a\nb'],
+    ['CRLF injection', 'x\r\nX-Evil: 1'],
+    ['NUL', 'a\0b'],
+  ]) {
     it(`refuses a header value with ${name}`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-Ok': value } }),
-        appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'value')));
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, {
+          url: 'https://hooks.example.com/h',
+          events: ['*'],
+          headers: { 'X-Ok': value },
+        }),
+        appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'value')),
+      );
     });
   }
   for (const name of ['X Bad', 'X-Bad:', 'X-Bäd', '', 'X-Bad\r\n']) {
     it(`refuses the header name ${JSON.stringify(name)}, which is not an HTTP token`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { [name]: 'x' } }),
-        appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'name')));
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, {
+          url: 'https://hooks.example.com/h',
+          events: ['*'],
+          headers: { [name]: 'x' },
+        }),
+        appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'name')),
+      );
     });
   }
   it('refuses the same name twice in another letter case', async () => {
-    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-A': '1', 'x-a': '2' } }),
-      appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'duplicate')));
+    await assert.rejects(
+      registerEndpoint(strictDeps(), OPERATOR, {
+        url: 'https://hooks.example.com/h',
+        events: ['*'],
+        headers: { 'X-A': '1', 'x-a': '2' },
+      }),
+      appError('APP_WEBHOOK_HEADERS_INVALID', 422, (e) => assert.equal(e.data?.rule, 'duplicate')),
+    );
   });
   it('refuses a non-string value and a non-object map', async () => {
-    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { 'X-A': 1 as unknown as string } }), appError('APP_WEBHOOK_HEADERS_INVALID'));
-    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: ['X-A: 1'] as unknown as Record<string, string> }), appError('APP_WEBHOOK_HEADERS_INVALID'));
+    await assert.rejects(
+      registerEndpoint(strictDeps(), OPERATOR, {
+        url: 'https://hooks.example.com/h',
+        events: ['*'],
+        headers: { 'X-A': 1 as unknown as string },
+      }),
+      appError('APP_WEBHOOK_HEADERS_INVALID'),
+    );
+    await assert.rejects(
+      registerEndpoint(strictDeps(), OPERATOR, {
+        url: 'https://hooks.example.com/h',
+        events: ['*'],
+        headers: ['X-A: 1'] as unknown as Record<string, string>,
+      }),
+      appError('APP_WEBHOOK_HEADERS_INVALID'),
+    );
   });
   it('keeps receiver headers with tabs and visible characters', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/h', events: ['*'], headers: { Authorization: 'Bearer abc.def', 'X-Tab': 'a\tb' } });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'https://hooks.example.com/h',
+      events: ['*'],
+      headers: { Authorization: 'Bearer abc.def', 'X-Tab': 'a\tb' },
+    });
     assert.deepEqual(endpoint.headers, { Authorization: 'Bearer abc.def', 'X-Tab': 'a\tb' });
   });
 });
 
 describe('register: owner and description', () => {
-  for (const [name, owner] of [['an empty owner', ''], ['a non-string owner', 7], ['an owner with a newline', 'a\nb'], ['an owner of 256 characters', 'o'.repeat(256)]] as const) {
+  for (const [name, owner] of [
+    ['an empty owner', ''],
+    ['a non-string owner', 7],
+    ['an owner with a newline', 'a\nb'],
+    ['an owner of 256 characters', 'o'.repeat(256)],
+  ] as const) {
     it(`refuses ${name} with APP_WEBHOOK_OWNER_INVALID`, async () => {
-      await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/o', events: ['*'], owner: owner as string }), appError('APP_WEBHOOK_OWNER_INVALID', 422));
+      await assert.rejects(
+        registerEndpoint(strictDeps(), OPERATOR, {
+          url: 'https://hooks.example.com/o',
+          events: ['*'],
+          owner: owner as string,
+        }),
+        appError('APP_WEBHOOK_OWNER_INVALID', 422),
+      );
     });
   }
   it('refuses a description longer than 1000 characters with APP_WEBHOOK_DESCRIPTION_INVALID', async () => {
-    await assert.rejects(registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/o', events: ['*'], description: 'd'.repeat(1001) }), appError('APP_WEBHOOK_DESCRIPTION_INVALID', 422));
+    await assert.rejects(
+      registerEndpoint(strictDeps(), OPERATOR, {
+        url: 'https://hooks.example.com/o',
+        events: ['*'],
+        description: 'd'.repeat(1001),
+      }),
+      appError('APP_WEBHOOK_DESCRIPTION_INVALID', 422),
+    );
   });
   it('stores no owner as null', async () => {
-    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: 'https://hooks.example.com/o', events: ['*'] });
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'https://hooks.example.com/o',
+      events: ['*'],
+    });
     assert.equal(endpoint.owner, null);
     assert.equal(endpoint.description, null);
     assert.deepEqual(endpoint.headers, {});

@@ -8,8 +8,16 @@ import { sign, verify } from '../../../../shared/webhooks/signing.ts';
 import { createWebhooks } from '../../../../shared/webhooks/index.ts';
 import { UNENCRYPTED_SECRETS_WARNING, warnIfSecretsUnencrypted } from '../../../../shared/webhooks/boot.ts';
 import { appError, captureLogger, depsOf } from '../fixtures.ts';
-import { endpointStatuses, listEndpoints, registerEndpoint, rotateSecret, revealEndpoint, showEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/webhooks/tenant-scope.ts';
+import {
+  endpointStatuses,
+  listEndpoints,
+  registerEndpoint,
+  rotateSecret,
+  revealEndpoint,
+  showEndpoint,
+  updateEndpoint,
+} from '../../../../shared/webhooks/endpoints/index.ts';
+import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
@@ -26,7 +34,9 @@ async function dumpAppTables(): Promise<string> {
   assert.ok(columns.some((c) => c.table_name === 'app_webhook_secrets' && c.column_name === 'sealed'));
   let dump = '';
   for (const { table_name, column_name } of columns) {
-    const rows = await db.sql<{ value: string | null }[]>`select ${db.sql(column_name)}::text as value from ${db.sql(table_name)}`;
+    const rows = await db.sql<
+      { value: string | null }[]
+    >`select ${db.sql(column_name)}::text as value from ${db.sql(table_name)}`;
     dump += rows.map((row) => row.value ?? '').join('\n');
   }
   return dump;
@@ -40,15 +50,25 @@ describe('secrets at rest', () => {
     for (const secret of [endpoint.secret, rotated.secret]) {
       assert.ok(!dump.includes(secret), 'whsec_ secret found in the database');
       assert.ok(!dump.includes(secret.slice('whsec_'.length)), 'base64 key found in the database');
-      assert.ok(!dump.includes(Buffer.from(secret.slice(6), 'base64').toString('hex')), 'hex key found in the database');
+      assert.ok(
+        !dump.includes(Buffer.from(secret.slice(6), 'base64').toString('hex')),
+        'hex key found in the database',
+      );
     }
-    const [row] = await db.sql<{ sealed: string }[]>`select sealed from app_webhook_secrets where endpoint_id = ${endpoint.id} limit 1`;
+    const [row] = await db.sql<
+      { sealed: string }[]
+    >`select sealed from app_webhook_secrets where endpoint_id = ${endpoint.id} limit 1`;
     assert.match(row.sealed, /^enc:v1:[0-9a-f]{8}:/);
   });
 
   it('stores secrets unencrypted (plain:) without config.secret, and the boot warning says so once', async () => {
-    const endpoint = await registerEndpoint(withSecret(null), OPERATOR, { url: 'https://127.0.0.1/plain', events: ['*'] });
-    const [row] = await db.sql<{ sealed: string }[]>`select sealed from app_webhook_secrets where endpoint_id = ${endpoint.id}`;
+    const endpoint = await registerEndpoint(withSecret(null), OPERATOR, {
+      url: 'https://127.0.0.1/plain',
+      events: ['*'],
+    });
+    const [row] = await db.sql<
+      { sealed: string }[]
+    >`select sealed from app_webhook_secrets where endpoint_id = ${endpoint.id}`;
     assert.equal(row.sealed, `plain:${endpoint.secret}`);
     const capture = captureLogger(db.config);
     assert.equal(warnIfSecretsUnencrypted({ config: { secret: null }, log: capture.log }), true);
@@ -60,7 +80,10 @@ describe('secrets at rest', () => {
   });
 
   it('opens secrets stored unencrypted after an application secret is set', async () => {
-    const endpoint = await registerEndpoint(withSecret(null), OPERATOR, { url: 'https://127.0.0.1/later', events: ['*'] });
+    const endpoint = await registerEndpoint(withSecret(null), OPERATOR, {
+      url: 'https://127.0.0.1/later',
+      events: ['*'],
+    });
     assert.deepEqual(await signingSecrets(withSecret(), endpoint.id), [endpoint.secret]);
   });
 });
@@ -74,7 +97,9 @@ describe('rotate', () => {
     assert.notEqual(secret, endpoint.secret);
     assert.equal(graceEndsAt, null);
     assert.deepEqual(await signingSecrets(deps, endpoint.id), [secret]);
-    const [{ n }] = await db.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_secrets where endpoint_id = ${endpoint.id}`;
+    const [{ n }] = await db.sql<
+      { n: number }[]
+    >`select count(*)::int as n from app_webhook_secrets where endpoint_id = ${endpoint.id}`;
     assert.equal(n, 1, 'the old secret is deleted');
   });
 
@@ -91,7 +116,14 @@ describe('rotate', () => {
     const header = sign({ id: 'msg_1', timestamp, body: '{}', secrets });
     assert.equal(header.split(' ').length, 2);
     for (const s of [secret, endpoint.secret]) {
-      assert.equal(verify({ body: '{}', secret: s, headers: { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': header } }).ok, true);
+      assert.equal(
+        verify({
+          body: '{}',
+          secret: s,
+          headers: { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': header },
+        }).ok,
+        true,
+      );
     }
     const shown = await showEndpoint(deps, ALL_TENANTS, endpoint.id);
     assert.equal(shown.secrets.length, 2);
@@ -105,8 +137,11 @@ describe('rotate', () => {
     const { secret, graceEndsAt } = await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 50 });
     assert.ok(graceEndsAt instanceof Date);
     // the grace ends by the database's clock, which decides which secrets still sign (the rows' own microseconds, not a Date's milliseconds)
-    const ended = async () => (await db.sql<{ ended: boolean }[]>`
-      select bool_and(now() >= expires_at) as ended from app_webhook_secrets where endpoint_id = ${endpoint.id} and expires_at is not null`)[0].ended;
+    const ended = async () =>
+      (
+        await db.sql<{ ended: boolean }[]>`
+      select bool_and(now() >= expires_at) as ended from app_webhook_secrets where endpoint_id = ${endpoint.id} and expires_at is not null`
+      )[0].ended;
     await eventually(ended, 10_000, 'the database clock to pass the end of the grace');
     assert.deepEqual(await signingSecrets(deps, endpoint.id), [secret]);
   });
@@ -134,7 +169,10 @@ describe('rotate', () => {
   for (const grace of [-1, Number.NaN, Infinity, '24h', 366 * 86_400_000]) {
     it(`refuses a grace of ${String(grace)} with APP_WEBHOOK_GRACE_INVALID`, async () => {
       const endpoint = await registerEndpoint(withSecret(), OPERATOR, { url: 'https://127.0.0.1/g', events: ['*'] });
-      await assert.rejects(rotateSecret(withSecret(), OPERATOR, endpoint.id, { grace: grace as number }), appError('APP_WEBHOOK_GRACE_INVALID', 422));
+      await assert.rejects(
+        rotateSecret(withSecret(), OPERATOR, endpoint.id, { grace: grace as number }),
+        appError('APP_WEBHOOK_GRACE_INVALID', 422),
+      );
     });
   }
 
@@ -145,18 +183,32 @@ describe('rotate', () => {
 
 describe('a changed application secret', () => {
   it('makes reading the secret fail with APP_WEBHOOK_SECRET_UNREADABLE naming the endpoint and the remedy; nothing else breaks; rotating recovers', async () => {
-    const endpoint = await registerEndpoint(withSecret(), OPERATOR, { url: 'https://127.0.0.1/changed', events: ['changed.*'], owner: 'tenant-changed' });
+    const endpoint = await registerEndpoint(withSecret(), OPERATOR, {
+      url: 'https://127.0.0.1/changed',
+      events: ['changed.*'],
+      owner: 'tenant-changed',
+    });
     const changed = withSecret('another application secret entirely');
-    await assert.rejects(signingSecrets(changed, endpoint.id), appError('APP_WEBHOOK_SECRET_UNREADABLE', 500, (e) => {
-      assert.match(e.message, new RegExp(endpoint.id));
-      assert.match(e.message, new RegExp(`app webhooks:rotate ${endpoint.id}`));
-    }));
+    await assert.rejects(
+      signingSecrets(changed, endpoint.id),
+      appError('APP_WEBHOOK_SECRET_UNREADABLE', 500, (e) => {
+        assert.match(e.message, new RegExp(endpoint.id));
+        assert.match(e.message, new RegExp(`app webhooks:rotate ${endpoint.id}`));
+      }),
+    );
     await assert.rejects(revealEndpoint(changed, OPERATOR, endpoint.id), appError('APP_WEBHOOK_SECRET_UNREADABLE'));
     // Everything that does not open the secret keeps working.
     assert.equal((await showEndpoint(changed, ALL_TENANTS, endpoint.id)).id, endpoint.id);
-    assert.ok((await listEndpoints(changed, ALL_TENANTS, { owner: 'tenant-changed' })).records.some((e) => e.id === endpoint.id));
+    assert.ok(
+      (await listEndpoints(changed, ALL_TENANTS, { owner: 'tenant-changed' })).records.some(
+        (e) => e.id === endpoint.id,
+      ),
+    );
     assert.equal((await endpointStatuses(changed, ALL_TENANTS, { owner: 'tenant-changed' })).length, 1);
-    assert.equal((await updateEndpoint(changed, OPERATOR, endpoint.id, { description: 'still editable' })).description, 'still editable');
+    assert.equal(
+      (await updateEndpoint(changed, OPERATOR, endpoint.id, { description: 'still editable' })).description,
+      'still editable',
+    );
     assert.equal((await emit(changed, 'changed.thing', { a: 1 }, { owner: 'tenant-changed' })).length, 1);
     // Rotating gives a readable secret again (without grace the unreadable one is gone).
     const { secret } = await rotateSecret(changed, OPERATOR, endpoint.id);

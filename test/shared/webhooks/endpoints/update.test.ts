@@ -4,7 +4,13 @@ import { createTestDatabase } from '../../../helpers/database.ts';
 import { emit } from '../../../../shared/webhooks/events/emit.ts';
 import { signingSecrets } from '../../../../shared/webhooks/endpoints/secrets.ts';
 import { appError, depsOf, scriptedLookup } from '../fixtures.ts';
-import { disableEndpoint, enableEndpoint, registerEndpoint, removeEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
+import {
+  disableEndpoint,
+  enableEndpoint,
+  registerEndpoint,
+  removeEndpoint,
+  updateEndpoint,
+} from '../../../../shared/webhooks/endpoints/index.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
@@ -14,15 +20,28 @@ const strict = () => depsOf(db, { webhooks: { allowHttp: false, allowPrivate: fa
 
 describe('update', () => {
   it('changes url, events, owner, description and headers, keeping what is not given', async () => {
-    const endpoint = await registerEndpoint(strict(), OPERATOR, { url: 'https://public.example.com/a', events: ['a.*'], owner: 'o1', description: 'd1', headers: { 'X-A': '1' } });
-    const changed = await updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'https://public.example.com/b', events: ['b.*', 'c'] });
+    const endpoint = await registerEndpoint(strict(), OPERATOR, {
+      url: 'https://public.example.com/a',
+      events: ['a.*'],
+      owner: 'o1',
+      description: 'd1',
+      headers: { 'X-A': '1' },
+    });
+    const changed = await updateEndpoint(strict(), OPERATOR, endpoint.id, {
+      url: 'https://public.example.com/b',
+      events: ['b.*', 'c'],
+    });
     assert.equal(changed.url, 'https://public.example.com/b');
     assert.deepEqual(changed.events, ['b.*', 'c']);
     assert.equal(changed.owner, 'o1');
     assert.equal(changed.description, 'd1');
     assert.deepEqual(changed.headers, { 'X-A': '1' });
     assert.ok(changed.updatedAt.getTime() >= endpoint.updatedAt.getTime());
-    const cleared = await updateEndpoint(strict(), OPERATOR, endpoint.id, { owner: null, description: null, headers: null });
+    const cleared = await updateEndpoint(strict(), OPERATOR, endpoint.id, {
+      owner: null,
+      description: null,
+      headers: null,
+    });
     assert.equal(cleared.owner, null);
     assert.equal(cleared.description, null);
     assert.deepEqual(cleared.headers, {});
@@ -33,26 +52,54 @@ describe('update', () => {
 
   it('checks a new url like registration does, resolving its host again', async () => {
     const endpoint = await registerEndpoint(strict(), OPERATOR, { url: 'https://public.example.com/a', events: ['*'] });
-    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'https://private.example.com/x' }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
-    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'http://public.example.com/x' }), appError('APP_WEBHOOK_URL_INVALID', 422));
-    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'https://[::1]/x' }), appError('APP_WEBHOOK_ADDRESS_REFUSED', 422));
-    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { events: ['a*'] }), appError('APP_WEBHOOK_EVENTS_INVALID', 422));
-    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { headers: { 'Webhook-Signature': 'x' } }), appError('APP_WEBHOOK_HEADERS_INVALID', 422));
-    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { owner: '' }), appError('APP_WEBHOOK_OWNER_INVALID', 422));
-    await assert.rejects(updateEndpoint(strict(), OPERATOR, endpoint.id, { secret: 'whsec_x' } as never), appError('APP_WEBHOOK_PATCH_INVALID', 422));
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'https://private.example.com/x' }),
+      appError('APP_WEBHOOK_ADDRESS_REFUSED', 422),
+    );
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'http://public.example.com/x' }),
+      appError('APP_WEBHOOK_URL_INVALID', 422),
+    );
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { url: 'https://[::1]/x' }),
+      appError('APP_WEBHOOK_ADDRESS_REFUSED', 422),
+    );
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { events: ['a*'] }),
+      appError('APP_WEBHOOK_EVENTS_INVALID', 422),
+    );
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { headers: { 'Webhook-Signature': 'x' } }),
+      appError('APP_WEBHOOK_HEADERS_INVALID', 422),
+    );
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { owner: '' }),
+      appError('APP_WEBHOOK_OWNER_INVALID', 422),
+    );
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { secret: 'whsec_x' } as never),
+      appError('APP_WEBHOOK_PATCH_INVALID', 422),
+    );
     const [row] = await db.sql<{ url: string }[]>`select url from app_webhooks where id = ${endpoint.id}`;
     assert.equal(row.url, 'https://public.example.com/a', 'nothing changed');
   });
 
   it('moving an endpoint to another owner moves its deliveries with it (tenant isolation)', async () => {
-    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/m', events: ['*'], owner: 'move-from' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, {
+      url: 'https://127.0.0.1/m',
+      events: ['*'],
+      owner: 'move-from',
+    });
     await updateEndpoint(deps(), OPERATOR, endpoint.id, { owner: 'move-to' });
     assert.deepEqual(await emit(deps(), 'a.b', {}, { owner: 'move-from' }), []);
     assert.equal((await emit(deps(), 'a.b', {}, { owner: 'move-to' })).length, 1);
   });
 
   it('refuses an unknown id with APP_WEBHOOK_NOT_FOUND', async () => {
-    await assert.rejects(updateEndpoint(deps(), OPERATOR, 'ep_NOPE', { description: 'x' }), appError('APP_WEBHOOK_NOT_FOUND', 404));
+    await assert.rejects(
+      updateEndpoint(deps(), OPERATOR, 'ep_NOPE', { description: 'x' }),
+      appError('APP_WEBHOOK_NOT_FOUND', 404),
+    );
   });
 
   it('does not change the secrets', async () => {
@@ -64,7 +111,11 @@ describe('update', () => {
 
 describe('disable and enable', () => {
   it('disable records when and why; enable clears both', async () => {
-    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/d', events: ['*'], owner: 'dis' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, {
+      url: 'https://127.0.0.1/d',
+      events: ['*'],
+      owner: 'dis',
+    });
     const disabled = await disableEndpoint(deps(), OPERATOR, endpoint.id, { reason: 'receiver moving' });
     assert.equal(disabled.enabled, false);
     assert.ok(disabled.disabledAt instanceof Date);
@@ -87,7 +138,11 @@ describe('disable and enable', () => {
 
 describe('remove', () => {
   it('deletes the endpoint with its secrets and deliveries', async () => {
-    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/r', events: ['*'], owner: 'rm' });
+    const endpoint = await registerEndpoint(deps(), OPERATOR, {
+      url: 'https://127.0.0.1/r',
+      events: ['*'],
+      owner: 'rm',
+    });
     await emit(deps(), 'a.b', {}, { owner: 'rm' });
     assert.deepEqual(await removeEndpoint(deps(), OPERATOR, endpoint.id), { id: endpoint.id, removed: true });
     const [row] = await db.sql<{ endpoints: number; secrets: number; deliveries: number }[]>`

@@ -16,13 +16,23 @@ describe('emit without the queue schema', () => {
     const deps = depsOf(db);
     const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/q', events: ['*'] });
     await db.sql`drop schema graphile_worker cascade`;
-    for (const attempt of [() => emit(deps, 'a.b', { a: 1 }), () => sendToEndpoint(deps, OPERATOR, endpoint.id, 'a.b', {})]) {
-      await assert.rejects(attempt(), appError('APP_WEBHOOK_QUEUE_MISSING', 503, (e) => {
-        assert.match(e.message, /schema graphile_worker/);
-        assert.match(e.message, /function graphile_worker\.add_jobs/);
-        assert.match(e.message, /app migrate/);
-        assert.deepEqual(e.data?.missing, ['schema graphile_worker', 'type graphile_worker.job_spec', 'function graphile_worker.add_jobs']);
-      }));
+    for (const attempt of [
+      () => emit(deps, 'a.b', { a: 1 }),
+      () => sendToEndpoint(deps, OPERATOR, endpoint.id, 'a.b', {}),
+    ]) {
+      await assert.rejects(
+        attempt(),
+        appError('APP_WEBHOOK_QUEUE_MISSING', 503, (e) => {
+          assert.match(e.message, /schema graphile_worker/);
+          assert.match(e.message, /function graphile_worker\.add_jobs/);
+          assert.match(e.message, /app migrate/);
+          assert.deepEqual(e.data?.missing, [
+            'schema graphile_worker',
+            'type graphile_worker.job_spec',
+            'function graphile_worker.add_jobs',
+          ]);
+        }),
+      );
     }
     const [{ events, deliveries }] = await db.sql<{ events: number; deliveries: number }[]>`
       select (select count(*) from app_events)::int as events, (select count(*) from app_webhook_deliveries)::int as deliveries`;

@@ -7,9 +7,24 @@ const at = new Date('2026-05-01T12:34:56.789+02:00');
 
 describe('event envelope', () => {
   it('is JSON.stringify of {data, id, timestamp, type} in that key order, timestamp in ISO 8601 UTC', () => {
-    for (const data of [{ b: 1, a: [1, 'x', null], '1': true }, [1, 2], 'text', 3.5, null, { nested: { 'ü': '✓', quote: '"\\' } }]) {
-      const body = envelopeBody({ data: payloadText(data, 1e6), id: 'msg_01ABC', timestamp: at, type: 'order.created' });
-      assert.equal(body, JSON.stringify({ data, id: 'msg_01ABC', timestamp: '2026-05-01T10:34:56.789Z', type: 'order.created' }));
+    for (const data of [
+      { b: 1, a: [1, 'x', null], '1': true },
+      [1, 2],
+      'text',
+      3.5,
+      null,
+      { nested: { ü: '✓', quote: '"\\' } },
+    ]) {
+      const body = envelopeBody({
+        data: payloadText(data, 1e6),
+        id: 'msg_01ABC',
+        timestamp: at,
+        type: 'order.created',
+      });
+      assert.equal(
+        body,
+        JSON.stringify({ data, id: 'msg_01ABC', timestamp: '2026-05-01T10:34:56.789Z', type: 'order.created' }),
+      );
       assert.deepEqual(Object.keys(JSON.parse(body)), ['data', 'id', 'timestamp', 'type']);
     }
   });
@@ -39,8 +54,11 @@ describe('event envelope', () => {
 
   it('measures the size in UTF-8 bytes and refuses more than the limit with 413 APP_WEBHOOK_PAYLOAD_TOO_LARGE', () => {
     assert.equal(payloadText('é', 100).bytes, 4);
-    assert.throws(() => payloadText('x'.repeat(99), 100), appError('APP_WEBHOOK_PAYLOAD_TOO_LARGE', 413, (e) => {
-      assert.deepEqual(e.data, { field: 'data', bytes: 101, limit: 100 });
-    }));
+    assert.throws(
+      () => payloadText('x'.repeat(99), 100),
+      appError('APP_WEBHOOK_PAYLOAD_TOO_LARGE', 413, (e) => {
+        assert.deepEqual(e.data, { field: 'data', bytes: 101, limit: 100 });
+      }),
+    );
   });
 });

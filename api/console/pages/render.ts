@@ -1,0 +1,152 @@
+/**
+ * `ctx.render(page, props, {graphql: {query, variables}})` (docs/accounts-and-console.md "Console"): runs the page's
+ * query through the service's own GraphQL schema as the request's principal (in process: the
+ * resolvers, roles and tenant scope of `/_app/gql`, without its HTTP limits), then answers the page
+ * object (page-object.ts) to JSON clients and client-side visits (`X-App-Page: true`), or the
+ * page's Eta template (api/console/views/, escaped by default) to browsers and `*\/*`. A query that fails
+ * reaches the page as `errors` (a root record out of reach makes the page a 404), never a 500.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Context } from 'koa';
+import { Eta } from 'eta';
+import { createCsrfToken } from '../../../shared/accounts/csrf.ts';
+import type { Config } from '../../../shared/config/index.ts';
+import { notAcceptable } from '../../../shared/errors/app-error.ts';
+import type { PortalPrincipal, UserPrincipal } from '../../../shared/tokens/principal.ts';
+import { anonymousCsrfSecret, type CookieSettings } from '../../accounts/cookies.ts';
+import { sessionOf } from '../../auth/session-strategy.ts';
+import type { GraphqlService } from '../../graphql/service.ts';
+import type { Links } from '../../hal/links.ts';
+import { jsonContentType, PAGE_VISIT_HEADER, pageRepresentation } from '../../model-framework/routing/negotiate.ts';
+import { pageErrors, pageStatus, type PageError, type PageObject } from './page-object.ts';
+import { VIEW_HELPERS } from './view-helpers.ts';
+
+/** The Eta templates of every page (the console's and the account pages'), `<page>.eta`. */
+export const VIEWS_DIR = fileURLToPath(new URL('../views/', import.meta.url));
+
+/** The templates, read once in production and afresh at each render elsewhere (edits show without a restart). */
+export const createViews = (config: Pick<Config, 'env'>) =>
+  new Eta({ views: VIEWS_DIR, cache: config.env === 'production' });
+
+export interface RenderDeps {
+  config: Pick<Config, 'graphql' | 'env'>;
+  cookies: CookieSettings;
+  views: Eta;
+  /** The process's GraphQL service (built at start; undefined when `graphql` is false). */
+  graphql?: () => GraphqlService | undefined;
+  /** The paths every page object carries. */
+  paths: Readonly<Record<string, string | null>>;
+}
+
+export interface PageQuery {
+  query: string;
+  variables?: Record<string, unknown> | null;
+}
+
+export interface RenderOptions {
+  /** The page's GraphQL query; its result becomes `data`. */
+  graphql?: PageQuery;
+  /** The answer's status (default 200, or what a failed root field of the query says). */
+  status?: number;
+  /** Errors to show besides the query's (a refused form). */
+  errors?: PageError[];
+  /** `_links` besides `self`: the actions this principal may take (a function: made from the query's data). */
+  links?: Links | ((data: any) => Links);
+  /** The user to show (default: the request's signed-in user or portal session). */
+  user?: Record<string, unknown> | null;
+  /** A line for browsers only (a change just made), never in the page object. */
+  notice?: string;
+}
+
+/** The CSRF token for the request's next unsafe request: its session's, else the anonymous `app_csrf` cookie's. */
+export function csrfTokenFor(ctx: Context, cookies: CookieSettings): string {
+  const session = sessionOf(ctx.state.principal);
+  return createCsrfToken(session ? session.csrfSecret : (anonymousCsrfSecret(ctx, cookies, true) as string));
+}
+
+/** Who a page shows as signed in: a user, a tenant portal session (`portal: true`, no email), or null. */
+export function pageUser(
+  ctx: Context,
+): { id: string; email: string | null; role: string; owner: string | null; portal?: true } | null {
+  const principal = ctx.state.principal as UserPrincipal | PortalPrincipal | undefined;
+  if (principal?.kind === 'user')
+    return { id: principal.userId, email: principal.email, role: principal.roles[0], owner: principal.owner };
+  if (principal?.kind === 'portal')
+    return { id: principal.id, email: null, role: principal.roles[0], owner: principal.owner, portal: true };
+  return null;
+}
+
+/** Runs a page's query as the request's principal; GraphQL off or failing gives errors, never a throw. */
+async function runQuery(
+  ctx: Context,
+  deps: RenderDeps,
+  query: PageQuery,
+): Promise<{ data: unknown; errors?: PageError[] }> {
+  const service = deps.graphql?.();
+  if (!service)
+    return {
+      data: null,
+      errors: [
+        {
+          message: 'the GraphQL service is off (`graphql: false`): this page needs it',
+          code: 'APP_GRAPHQL_UNAVAILABLE',
+          status: 503,
+        },
+      ],
+    };
+  const result = await service.run(query.query, query.variables ?? null, {
+    principal: ctx.state.principal,
+    requestId: ctx.state.requestId,
+    signal: ctx.state.signal,
+  });
+  return { data: result.data ?? null, errors: pageErrors(result.errors) };
+}
+
+/** Renders `page` with `props` (see the file's comment). */
+export async function renderPage(
+  ctx: Context,
+  deps: RenderDeps,
+  page: string,
+  props: Record<string, unknown> = {},
+  options: RenderOptions = {},
+): Promise<void> {
+  const wanted = pageRepresentation({ get: (name) => ctx.get(name), accepts: (...types) => ctx.accepts(...types) });
+  if (wanted === false)
+    throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
+  const queried = options.graphql ? await runQuery(ctx, deps, options.graphql) : undefined;
+  const errors = [...(options.errors ?? []), ...(queried?.errors ?? [])];
+  const object: PageObject = {
+    page,
+    data: queried ? queried.data : props,
+    ...(queried ? { props } : {}),
+    user: options.user === undefined ? pageUser(ctx) : options.user,
+    paths: deps.paths,
+    csrfToken: csrfTokenFor(ctx, deps.cookies),
+    ...(errors.length > 0 ? { errors } : {}),
+    ...(options.graphql
+      ? {
+          graphql: {
+            endpoint: deps.config.graphql ? deps.config.graphql.path : null,
+            query: options.graphql.query,
+            variables: options.graphql.variables ?? null,
+          },
+        }
+      : {}),
+    _links: {
+      self: { href: ctx.originalUrl },
+      ...(typeof options.links === 'function' ? options.links(queried ? queried.data : props) : options.links),
+    },
+  };
+  ctx.state.page = page;
+  ctx.status = options.status ?? pageStatus(queried?.errors, queried !== undefined && queried.data === null);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.vary('Accept');
+  ctx.vary(PAGE_VISIT_HEADER);
+  if (wanted === 'json') {
+    ctx.type = jsonContentType((...types) => ctx.accepts(...types));
+    ctx.body = object;
+    return;
+  }
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = await deps.views.renderAsync(`./${page}`, { ...object, props, notice: options.notice, h: VIEW_HELPERS });
+}

@@ -1,0 +1,68 @@
+/**
+ * Formatting helpers every page template gets as `it.h` (templates stay free of logic beyond
+ * loops and conditions). Every value they return is plain text: the template escapes it.
+ */
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `2026-05-01 12:03:04 UTC`; '-' for none. */
+export function time(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '-';
+  const date = value instanceof Date ? value : new Date(String(value));
+  if (Number.isNaN(date.getTime())) return String(value);
+  return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} UTC`;
+}
+
+/** The ISO form of a time, for `<time datetime>`. */
+export const iso = (value: unknown): string =>
+  value === null || value === undefined
+    ? ''
+    : new Date(String(value instanceof Date ? value.toISOString() : value)).toISOString();
+
+/** A duration in seconds as `42 s`, `3 min`, `2 h 5 min`, `3 d`. */
+export function age(seconds: unknown): string {
+  const s = Math.max(0, Math.round(Number(seconds) || 0));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+}
+
+/** A rate from 0 to 1 as `99.5 %`; '-' for null. */
+export const percent = (rate: unknown): string =>
+  rate === null || rate === undefined ? '-' : `${(Math.floor(Number(rate) * 1000) / 10).toString()} %`;
+
+/** A page's total as people read it: `12`, or `about 48,000` when it is PostgreSQL's estimate (past `api.exactTotal`). */
+export const total = (page: { total: number; totalEstimated?: boolean }): string =>
+  page.totalEstimated ? `about ${page.total.toLocaleString('en')}` : String(page.total);
+
+/** A value as indented JSON. */
+export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?? 'null';
+
+/** A query string from the non-empty values of `params` (with `?`), or ''. */
+export function query(params: Record<string, unknown>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    for (const one of Array.isArray(value) ? value : [value])
+      if (one !== undefined && one !== null && one !== '') search.append(name, String(one));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * FNV-1a (32 bits, hex) of the JSON text of `value`: a page that keeps itself up to date
+ * (api/console/assets/console.js computes the same over its page object's `data`) puts it in its
+ * `data-live` attribute, and reloads when its data no longer hashes to it.
+ */
+export function fingerprint(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'null';
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+export const VIEW_HELPERS = Object.freeze({ time, iso, age, percent, total, json, query, fingerprint });

@@ -1,0 +1,355 @@
+import type { Queryable, Sql } from '../../../shared/db/connect.ts';
+import { unprocessable } from '../../../shared/errors/app-error.ts';
+import { newExternalId } from './external-id.ts';
+import {
+  countRows,
+  deleteRow,
+  insertRow,
+  selectByExternalId,
+  selectExternalIds,
+  selectInternalIds,
+  selectMany,
+  selectPage,
+  updateRow,
+  type Row,
+} from './queries.ts';
+import type { Field, ModelShape } from './shape.ts';
+import { Types, type ModelChange, type ModelDeclaration } from './types.ts';
+import { checkInput } from './values.ts';
+
+/** A record as a model returns it: internal `id`, `externalId`, fields, timestamps; foreign keys as internal ids. */
+export interface ModelRecord {
+  id: string;
+  externalId: string;
+  [field: string]: unknown;
+}
+
+/** A record in public form: no `id`, foreign keys as `externalId`s. */
+export interface PublicRecord {
+  externalId?: string;
+  [field: string]: unknown;
+}
+
+/** What `Model.paginate()` answers: a pagination object. */
+export interface Page<T = ModelRecord> {
+  records: T[];
+  page: number;
+  perPage: number;
+  total: number;
+  pages: number;
+}
+
+export interface Model {
+  readonly name: string;
+  readonly collection: string;
+  readonly table: string;
+  readonly shape: ModelShape;
+  readonly declaration: ModelDeclaration;
+  /**
+   * One page in creation order with the counters: `{records, page, perPage, total, pages}`;
+   * with `where` (field -> value, scalar fields), only the records whose fields equal those values.
+   */
+  paginate(
+    pagination: { page: number; perPage: number },
+    where?: Readonly<Record<string, string | number | boolean | null>>,
+  ): Promise<Page>;
+  /** The record with this external id, if any. */
+  find(externalId: string): Promise<ModelRecord | undefined>;
+  /**
+   * The records with these keys, each an internal id (digits, as foreign keys hold them) or an
+   * `externalId`, in one statement; in no particular order, unknown keys left out (the GraphQL
+   * layer's batch loading of references).
+   */
+  findMany(keys: readonly string[]): Promise<ModelRecord[]>;
+  /** Checks the input (public form), resolves foreign keys, inserts; 422 on invalid input or an unknown reference. */
+  create(input: Record<string, unknown>): Promise<ModelRecord>;
+  /** Like create for the given fields only; undefined when there is no such record. */
+  update(externalId: string, input: Record<string, unknown>): Promise<ModelRecord | undefined>;
+  /** Deletes the record; whether there was one. */
+  destroy(externalId: string): Promise<boolean>;
+  /**
+   * The public form of records or plain objects: declared fields, `externalId`, timestamps;
+   * every foreign key becomes the referenced record's `externalId`, looked up with one
+   * statement per referenced model for the whole list. A foreign key that is not an internal
+   * id (digits) is taken to be an `externalId` already and kept.
+   */
+  publish(records: readonly object[]): Promise<PublicRecord[]>;
+  publish(record: object): Promise<PublicRecord>;
+  /** A record-to-be with the declared defaults, for `new` forms. */
+  template(): PublicRecord;
+}
+
+/** The models of one application, by name and by collection. */
+export interface Models {
+  get(name: string): Model | undefined;
+  byCollection(collection: string): Model | undefined;
+  all(): readonly Model[];
+}
+
+const modelOfRecord = new WeakMap<object, Model>();
+const publishedRecords = new WeakSet<object>();
+
+/** The model a record was read by (records only, not plain objects). */
+export const modelOf = (record: object): Model | undefined => modelOfRecord.get(record);
+
+/** Whether an object is already in public form (made by `publish()`). */
+export const isPublished = (record: object): boolean => publishedRecords.has(record);
+
+const INTERNAL_ID = /^\d+$/;
+
+function recordFromRow(model: Model, row: Row): ModelRecord {
+  const { shape } = model;
+  const record: ModelRecord = { id: String(row.id), externalId: row.external_id as string };
+  for (const field of shape.fields) {
+    let value = row[field.column];
+    if ((field.type === Types.INTEGER || field.type === Types.NUMBER) && typeof value === 'string')
+      value = Number(value);
+    if (field.type === Types.ObjectId && value !== null && value !== undefined) value = String(value);
+    record[field.name] = value;
+  }
+  if (shape.timestamps) {
+    record.createdAt = row.created_at;
+    record.updatedAt = row.updated_at;
+  }
+  modelOfRecord.set(record, model);
+  return record;
+}
+
+function columnsFor(
+  sql: Sql,
+  shape: ModelShape,
+  values: Record<string, unknown>,
+  internalIds: Map<string, Map<string, string>>,
+): Row {
+  const row: Row = {};
+  for (const field of shape.fields) {
+    if (!(field.name in values)) continue;
+    const value = values[field.name];
+    if (field.type === Types.ObjectId && value !== null)
+      row[field.column] = internalIds.get(field.ref as string)?.get(value as string);
+    else if (field.type === Types.JSON && value !== null)
+      row[field.column] = sql.json(value as Parameters<Sql['json']>[0]);
+    else row[field.column] = value;
+  }
+  return row;
+}
+
+/**
+ * Builds the models of an application over one connection pool. `shapes` come from
+ * `compileShape` and have been checked against each other (registry.ts).
+ */
+/** Where the changes of models that emit them go (api/model-framework/data/model-events.ts); called inside the write's transaction. */
+export interface ModelEvents {
+  emit(tx: Queryable, model: Model, change: ModelChange, record: ModelRecord): Promise<void>;
+}
+
+export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: readonly ModelShape[]): Models {
+  const { sql } = deps;
+  const byName = new Map<string, Model>();
+  const byCollection = new Map<string, Model>();
+  const referenced = (field: Field): Model => byName.get(field.ref as string) as Model;
+
+  /** externalId -> internal id of every reference in `values`, one statement per referenced model; 422 for unknown ones. */
+  async function resolveReferences(
+    shape: ModelShape,
+    values: Record<string, unknown>,
+  ): Promise<Map<string, Map<string, string>>> {
+    const wanted = new Map<string, Set<string>>();
+    for (const field of shape.references) {
+      const value = values[field.name];
+      if (typeof value === 'string')
+        wanted.set(field.ref as string, (wanted.get(field.ref as string) ?? new Set()).add(value));
+    }
+    const found = new Map<string, Map<string, string>>();
+    await Promise.all(
+      [...wanted].map(async ([ref, ids]) =>
+        found.set(ref, await selectInternalIds(sql, (byName.get(ref) as Model).table, [...ids])),
+      ),
+    );
+    const missing = shape.references
+      .filter(
+        (field) =>
+          typeof values[field.name] === 'string' && !found.get(field.ref as string)?.has(values[field.name] as string),
+      )
+      .map((field) => ({
+        field: field.name,
+        message: `no ${field.ref} has this externalId`,
+        value: values[field.name],
+      }));
+    if (missing.length > 0) {
+      throw unprocessable(`a referenced record does not exist: ${missing.map((m) => m.field).join(', ')}`, {
+        code: 'APP_REFERENCE_INVALID',
+        data: { errors: missing },
+      });
+    }
+    return found;
+  }
+
+  async function publishMany(model: Model, records: readonly object[]): Promise<PublicRecord[]> {
+    const { shape } = model;
+    const wanted = new Map<Model, Set<string>>();
+    for (const record of records) {
+      if (publishedRecords.has(record)) continue;
+      for (const field of shape.references) {
+        const value = (record as Record<string, unknown>)[field.name];
+        if (
+          (typeof value === 'string' && INTERNAL_ID.test(value)) ||
+          typeof value === 'number' ||
+          typeof value === 'bigint'
+        ) {
+          const target = referenced(field);
+          wanted.set(target, (wanted.get(target) ?? new Set()).add(String(value)));
+        }
+      }
+    }
+    const lookups = new Map<Model, Map<string, string>>();
+    await Promise.all(
+      [...wanted].map(async ([target, ids]) =>
+        lookups.set(target, await selectExternalIds(sql, target.table, [...ids])),
+      ),
+    );
+    return records.map((record) => {
+      if (publishedRecords.has(record)) return record as PublicRecord;
+      const source = record as Record<string, unknown>;
+      const output: PublicRecord = {};
+      if (source.externalId !== undefined) output.externalId = source.externalId as string;
+      for (const field of shape.fields) {
+        if (!(field.name in source)) continue;
+        const value = source[field.name];
+        if (field.type === Types.ObjectId && value !== null && value !== undefined) {
+          const text = String(value);
+          output[field.name] = INTERNAL_ID.test(text) ? (lookups.get(referenced(field))?.get(text) ?? null) : text;
+        } else {
+          output[field.name] = value;
+        }
+      }
+      if (shape.timestamps) {
+        if ('createdAt' in source) output.createdAt = source.createdAt;
+        if ('updatedAt' in source) output.updatedAt = source.updatedAt;
+      }
+      publishedRecords.add(output);
+      return output;
+    });
+  }
+
+  function build(shape: ModelShape): Model {
+    const emits = (change: ModelChange) =>
+      deps.events !== undefined && (shape.declaration.webhooks?.events ?? []).includes(change);
+    /**
+     * Runs a write; when the model emits this change, in one transaction with the event's
+     * deliveries and jobs (a write that rolls back emits nothing, an emit that fails undoes the write).
+     */
+    const writing = <T extends ModelRecord | undefined>(
+      change: ModelChange,
+      write: (db: Queryable) => Promise<T>,
+    ): Promise<T> =>
+      emits(change)
+        ? (sql.begin(async (tx) => {
+            const record = await write(tx);
+            if (record) await (deps.events as ModelEvents).emit(tx, model, change, record);
+            return record;
+          }) as Promise<T>)
+        : write(sql);
+    const model: Model = {
+      name: shape.name,
+      collection: shape.collection,
+      table: shape.table,
+      shape,
+      declaration: shape.declaration,
+      async paginate({ page, perPage }, where = {}) {
+        const columns = Object.fromEntries(
+          Object.entries(where).map(([name, value]) => {
+            const field = shape.fields.find(
+              (candidate) => candidate.name === name && candidate.type !== Types.ObjectId,
+            );
+            if (!field) throw new Error(`${shape.name}.paginate: "${name}" is not a scalar field of the model`);
+            return [field.column, value];
+          }),
+        );
+        const total = await countRows(sql, shape.table, columns);
+        const rows = await selectPage(
+          sql,
+          shape.table,
+          shape.columns,
+          { limit: perPage, offset: (page - 1) * perPage },
+          columns,
+        );
+        return {
+          records: rows.map((row) => recordFromRow(model, row)),
+          page,
+          perPage,
+          total,
+          pages: Math.ceil(total / perPage),
+        };
+      },
+      async find(externalId) {
+        const row = await selectByExternalId(sql, shape.table, shape.columns, externalId);
+        return row ? recordFromRow(model, row) : undefined;
+      },
+      async findMany(keys) {
+        if (keys.length === 0) return [];
+        const isId = (key: string) => key.length <= 18 && INTERNAL_ID.test(key); // fits a bigint
+        const ids = keys.filter(isId);
+        const externalIds = keys.filter((key) => !isId(key));
+        const rows = await selectMany(sql, shape.table, shape.columns, { ids, externalIds });
+        return rows.map((row) => recordFromRow(model, row));
+      },
+      async create(input) {
+        const values = checkInput(shape, input, 'create');
+        const ids = await resolveReferences(shape, values);
+        const row = columnsFor(sql, shape, values, ids);
+        row.external_id = newExternalId();
+        return writing('created', async (db) =>
+          recordFromRow(model, await insertRow(db, shape.table, shape.columns, row)),
+        );
+      },
+      async update(externalId, input) {
+        const values = checkInput(shape, input, 'update');
+        const ids = await resolveReferences(shape, values);
+        const row = columnsFor(sql, shape, values, ids);
+        if (shape.timestamps && Object.keys(row).length > 0) row.updated_at = new Date();
+        return writing('updated', async (db) => {
+          const updated = await updateRow(db, shape.table, shape.columns, externalId, row);
+          return updated ? recordFromRow(model, updated) : undefined;
+        });
+      },
+      async destroy(externalId) {
+        if (!emits('deleted')) return deleteRow(sql, shape.table, externalId);
+        const gone = await writing('deleted', async (db) => {
+          const existing = await selectByExternalId(db, shape.table, shape.columns, externalId);
+          return existing && (await deleteRow(db, shape.table, externalId))
+            ? recordFromRow(model, existing)
+            : undefined;
+        });
+        return gone !== undefined;
+      },
+      publish: (async (input: object | readonly object[]) =>
+        Array.isArray(input) ? publishMany(model, input) : (await publishMany(model, [input]))[0]) as Model['publish'],
+      template() {
+        const output: PublicRecord = {};
+        for (const field of shape.fields) {
+          output[field.name] = field.hasDefault
+            ? typeof field.default === 'function'
+              ? (field.default as () => unknown)()
+              : field.default
+            : null;
+        }
+        publishedRecords.add(output);
+        return output;
+      },
+    };
+    return model;
+  }
+
+  for (const shape of shapes) {
+    const model = build(shape);
+    byName.set(shape.name, model);
+    byCollection.set(shape.collection, model);
+  }
+  const all = [...byName.values()];
+  return {
+    get: (name) => byName.get(name),
+    byCollection: (collection) => byCollection.get(collection),
+    all: () => all,
+  };
+}

@@ -1,0 +1,116 @@
+import { COLLECTION_NAME, FIELD_NAME, IDENTIFIER, kebabCase, pluralize, snakeCase } from './names.ts';
+import { Types, type FieldType, type ModelDeclaration } from './types.ts';
+
+/** One field of a compiled model. */
+export interface Field {
+  name: string;
+  column: string;
+  type: FieldType;
+  required: boolean;
+  hasDefault: boolean;
+  default: unknown;
+  ref: string | undefined;
+}
+
+/** A declaration with every default filled in and checked: what the queries and `publish()` read. */
+export interface ModelShape {
+  name: string;
+  collection: string;
+  table: string;
+  fields: readonly Field[];
+  /** Foreign-key fields (type `ObjectId`). */
+  references: readonly Field[];
+  timestamps: boolean;
+  /** Every column a record is read with, in order. */
+  columns: readonly string[];
+  declaration: ModelDeclaration;
+}
+
+const FIELD_TYPES = new Set<string>(Object.values(Types));
+const RESERVED_FIELDS = new Set(['id', 'externalId', 'createdAt', 'updatedAt', '_links', '_embedded']);
+const RESERVED_COLUMNS = new Set(['id', 'external_id', 'created_at', 'updated_at']);
+
+/**
+ * Fills in a declaration's defaults (collection, table, columns) and lists every problem with
+ * it, so a bad model stops the boot with one message naming them all.
+ */
+export function compileShape(declaration: ModelDeclaration): { shape: ModelShape; problems: string[] } {
+  const problems: string[] = [];
+  const name = declaration?.name;
+  const label = `model ${typeof name === 'string' ? name : '(unnamed)'}`;
+  if (typeof name !== 'string' || !/^[A-Z][A-Za-z0-9]*$/.test(name))
+    problems.push(`${label}: name must be PascalCase letters and digits`);
+  const plural = pluralize(typeof name === 'string' ? name : 'model');
+  const collection = declaration?.collection ?? kebabCase(plural);
+  const table = declaration?.table ?? snakeCase(plural);
+  if (!COLLECTION_NAME.test(collection))
+    problems.push(`${label}: collection "${collection}" must be lower-case letters, digits and dashes`);
+  if (!IDENTIFIER.test(table)) problems.push(`${label}: table "${table}" must be a lower-case SQL identifier`);
+  const timestamps = declaration?.options?.timestamps === true;
+
+  const fields: Field[] = [];
+  const columns = new Set<string>();
+  const schema = declaration?.schema;
+  if (typeof schema !== 'object' || schema === null)
+    problems.push(`${label}: schema must be an object of field definitions`);
+  for (const [fieldName, definition] of Object.entries(schema ?? {})) {
+    const where = `${label}, field ${fieldName}`;
+    if (!FIELD_NAME.test(fieldName)) problems.push(`${where}: not a valid field name`);
+    if (RESERVED_FIELDS.has(fieldName)) problems.push(`${where}: the name is reserved`);
+    if (!definition || !FIELD_TYPES.has(definition.type)) {
+      problems.push(`${where}: type must be one of ${[...FIELD_TYPES].join(', ')}`);
+      continue;
+    }
+    if (definition.type === Types.ObjectId && typeof definition.ref !== 'string')
+      problems.push(`${where}: an ObjectId field needs \`ref\` (a model name)`);
+    if (definition.type !== Types.ObjectId && definition.ref !== undefined)
+      problems.push(`${where}: only ObjectId fields take \`ref\``);
+    const column = definition.column ?? snakeCase(fieldName);
+    if (!IDENTIFIER.test(column)) problems.push(`${where}: column "${column}" must be a lower-case SQL identifier`);
+    if (RESERVED_COLUMNS.has(column) || columns.has(column))
+      problems.push(`${where}: column "${column}" is reserved or used twice`);
+    columns.add(column);
+    fields.push({
+      name: fieldName,
+      column,
+      type: definition.type,
+      required: definition.required === true,
+      hasDefault: 'default' in definition,
+      default: definition.default,
+      ref: definition.ref,
+    });
+  }
+  const shape: ModelShape = {
+    name,
+    collection,
+    table,
+    fields,
+    references: fields.filter((field) => field.type === Types.ObjectId),
+    timestamps,
+    columns: [
+      'id',
+      'external_id',
+      ...fields.map((field) => field.column),
+      ...(timestamps ? ['created_at', 'updated_at'] : []),
+    ],
+    declaration,
+  };
+  const webhooks = declaration.webhooks;
+  if (webhooks !== undefined) {
+    const changes = ['created', 'updated', 'deleted'];
+    if (
+      !Array.isArray(webhooks.events) ||
+      webhooks.events.length === 0 ||
+      webhooks.events.some((change) => !changes.includes(change))
+    ) {
+      problems.push(`${label}: webhooks.events must list some of ${changes.join(', ')}`);
+    }
+    if (
+      webhooks.owner !== undefined &&
+      !fields.some((field) => field.name === webhooks.owner && field.type === Types.STRING)
+    ) {
+      problems.push(`${label}: webhooks.owner "${webhooks.owner}" is not a STRING field of the model`);
+    }
+  }
+  return { shape, problems };
+}

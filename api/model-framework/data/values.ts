@@ -1,0 +1,88 @@
+import { unprocessable } from '../../../shared/errors/app-error.ts';
+import { EXTERNAL_ID } from './external-id.ts';
+import type { Field, ModelShape } from './shape.ts';
+import { Types } from './types.ts';
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+type Checked = { value: unknown } | { problem: string };
+
+/** Reads one value as its field's type; form bodies send text, so text forms are accepted too. */
+function checkValue(field: Field, raw: unknown): Checked {
+  if (raw === null) return field.required ? { problem: 'is required' } : { value: null };
+  switch (field.type) {
+    case Types.STRING:
+      return typeof raw === 'string' ? { value: raw } : { problem: 'must be text' };
+    case Types.BOOLEAN:
+      if (typeof raw === 'boolean') return { value: raw };
+      if (raw === 'true' || raw === 'false') return { value: raw === 'true' };
+      return { problem: 'must be true or false' };
+    case Types.INTEGER: {
+      const value = typeof raw === 'string' && /^-?\d{1,16}$/.test(raw) ? Number(raw) : raw;
+      return Number.isSafeInteger(value) ? { value } : { problem: 'must be a whole number' };
+    }
+    case Types.NUMBER: {
+      const value = typeof raw === 'string' && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(raw) ? Number(raw) : raw;
+      return typeof value === 'number' && Number.isFinite(value) ? { value } : { problem: 'must be a number' };
+    }
+    case Types.DATE: {
+      if (raw instanceof Date && !Number.isNaN(raw.getTime())) return { value: raw };
+      if (
+        typeof raw === 'string' &&
+        /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)
+      ) {
+        const date = new Date(raw);
+        if (!Number.isNaN(date.getTime())) return { value: date };
+      }
+      return { problem: 'must be an ISO 8601 date-time' };
+    }
+    case Types.JSON:
+      return raw === undefined ? { problem: 'must be a JSON value' } : { value: raw };
+    case Types.ObjectId:
+      return typeof raw === 'string' && EXTERNAL_ID.test(raw)
+        ? { value: raw }
+        : { problem: `must be the externalId of a ${field.ref}` };
+  }
+}
+
+/**
+ * Checks a create or update input given in public form (field names, foreign keys as
+ * `externalId`) and returns the values to write, defaults applied on create. Every problem is
+ * reported at once: 422 `APP_VALIDATION_FAILED`, `data.errors` = `[{field, message}]`.
+ */
+export function checkInput(
+  shape: ModelShape,
+  input: Record<string, unknown>,
+  mode: 'create' | 'update',
+): Record<string, unknown> {
+  const problems: FieldProblem[] = [];
+  const values: Record<string, unknown> = {};
+  const known = new Set(shape.fields.map((field) => field.name));
+  for (const key of Object.keys(input ?? {})) {
+    if (!known.has(key)) problems.push({ field: key, message: 'is not a field of this model' });
+  }
+  for (const field of shape.fields) {
+    let raw = input?.[field.name];
+    if (raw === undefined && mode === 'create' && field.hasDefault) {
+      raw = typeof field.default === 'function' ? (field.default as () => unknown)() : field.default;
+    }
+    if (raw === undefined) {
+      if (mode === 'create' && field.required) problems.push({ field: field.name, message: 'is required' });
+      continue;
+    }
+    const checked = checkValue(field, raw);
+    if ('problem' in checked) problems.push({ field: field.name, message: checked.problem });
+    else values[field.name] = checked.value;
+  }
+  if (problems.length > 0) {
+    const summary = problems.map((problem) => `${problem.field} ${problem.message}`).join('; ');
+    throw unprocessable(`${shape.name} is not valid: ${summary}`, {
+      code: 'APP_VALIDATION_FAILED',
+      data: { errors: problems },
+    });
+  }
+  return values;
+}

@@ -1,0 +1,68 @@
+import { EXTERNAL_ID } from '../data/external-id.ts';
+import type { Model, ModelRecord } from '../data/model.ts';
+import { authorizeCollection, authorizeRecord, hiddenRecord, visibleRecords } from '../data/policy.ts';
+import type { Controller } from './controller.ts';
+
+async function findOrFail(model: Model, externalId: string): Promise<ModelRecord> {
+  const record = EXTERNAL_ID.test(externalId) ? await model.find(externalId) : undefined;
+  if (!record) throw hiddenRecord(model, externalId);
+  return record;
+}
+
+/**
+ * The controller of a model without a hand-written one: list, show, create, update, destroy as
+ * HAL JSON; `new` answers a template with the declared defaults and `edit` the record (there is
+ * no HTML view layer yet, so both answer JSON). Writable fields are the declared ones (permit).
+ * A model's `policy` is applied on top of the route's roles (api/model-framework/data/policy.ts): a record the
+ * caller may not see is 404, another refused action 403, and a listing holds only what it may
+ * see (limited in SQL by `policyScope`, else filtered page by page).
+ */
+export function genericController(model: Model): Controller {
+  const writable = model.shape.fields.map((field) => field.name);
+  const scope = model.declaration.policyScope;
+  return {
+    async index(ctx) {
+      const principal = ctx.state.principal;
+      await authorizeCollection(model, principal, 'index');
+      const page = await model.paginate(ctx.pagination(), scope?.(principal) ?? {});
+      const records = scope ? page.records : await visibleRecords(model, principal, page.records);
+      await ctx.collection(records, { page: page.page, perPage: page.perPage, total: page.total });
+    },
+    async new(ctx) {
+      await authorizeCollection(model, ctx.state.principal, 'new');
+      await ctx.resource(model.template());
+    },
+    async create(ctx) {
+      const input = ctx.permit(...writable);
+      await authorizeCollection(model, ctx.state.principal, 'create', input);
+      const record = await model.create(input);
+      await ctx.resource(record, { status: 201 });
+    },
+    async show(ctx) {
+      const record = await findOrFail(model, ctx.params.externalId);
+      await authorizeRecord(model, ctx.state.principal, 'show', record);
+      await ctx.resource(record);
+    },
+    async edit(ctx) {
+      const record = await findOrFail(model, ctx.params.externalId);
+      await authorizeRecord(model, ctx.state.principal, 'edit', record);
+      await ctx.resource(record);
+    },
+    async update(ctx) {
+      const externalId = ctx.params.externalId;
+      if (model.declaration.policy)
+        await authorizeRecord(model, ctx.state.principal, 'update', await findOrFail(model, externalId));
+      const record = EXTERNAL_ID.test(externalId) ? await model.update(externalId, ctx.permit(...writable)) : undefined;
+      if (!record) throw hiddenRecord(model, externalId);
+      await ctx.resource(record);
+    },
+    async destroy(ctx) {
+      const externalId = ctx.params.externalId;
+      if (model.declaration.policy)
+        await authorizeRecord(model, ctx.state.principal, 'destroy', await findOrFail(model, externalId));
+      const deleted = EXTERNAL_ID.test(externalId) && (await model.destroy(externalId));
+      if (!deleted) throw hiddenRecord(model, externalId);
+      ctx.status = 204;
+    },
+  };
+}

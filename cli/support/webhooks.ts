@@ -1,0 +1,78 @@
+/**
+ * What the `webhooks:*` and `events:emit` commands share: the core's dependencies from the CLI
+ * context, the parsing of option texts (event lists, `--header 'Name: value'`, `--data` JSON,
+ * `--grace 24h`) and the text forms of endpoints and deliveries. `--json` prints the records
+ * themselves.
+ */
+import { isoOrDash, table } from './text-forms.ts';
+import { publicEndpoint } from '../../shared/webhooks/public-shapes.ts';
+import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
+import type { SigningScheme } from '../../shared/webhooks/signing.ts';
+import type { Endpoint } from '../../shared/webhooks/endpoints/store.ts';
+import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
+import type { CliContext } from '../context.ts';
+
+/** The core's dependencies for one command (no endpoint cache: a command runs once). */
+export const webhookDeps = (context: CliContext): WebhookDeps => ({
+  config: context.config,
+  sql: context.sql(),
+  log: context.log,
+});
+
+export { parseEventList, parseGrace, parseHeaderList, parseJsonData } from '../../shared/webhooks/text-input.ts';
+
+/** ISO text of a date, `-` for none. */
+
+/**
+ * An endpoint as the CLI prints it: its public fields (shared/webhooks/public-shapes.ts, the
+ * names REST and GraphQL use), header values (receiver credentials) hidden (null) unless
+ * `reveal` (`webhooks:show --reveal`), in the text and in `--json` alike.
+ */
+export const shown = (endpoint: Endpoint, reveal = false): ShownEndpoint =>
+  publicEndpoint(endpoint, { revealHeaders: reveal });
+
+export type ShownEndpoint = ReturnType<typeof publicEndpoint>;
+
+/** Several lines describing one endpoint (pass it through `shown` first). */
+export function endpointText(endpoint: ShownEndpoint): string {
+  const headers = Object.entries(endpoint.headers).map(
+    ([name, value]) => `${name}: ${value ?? '(hidden; webhooks:show --reveal)'}`,
+  );
+  return [
+    `id:          ${endpoint.externalId}`,
+    `url:         ${endpoint.url}`,
+    `events:      ${endpoint.events.join(', ')}`,
+    `owner:       ${endpoint.owner ?? '(none)'}`,
+    `description: ${endpoint.description ?? ''}`,
+    `headers:     ${headers.length === 0 ? '(none)' : headers.join('\n             ')}`,
+    `state:       ${endpoint.enabled ? 'enabled' : `disabled since ${isoOrDash(endpoint.disabledAt)} (${endpoint.disabledReason ?? 'no reason given'})`}`,
+    `rate limit:  ${endpoint.rateLimit === null ? 'none' : `${endpoint.rateLimit} deliveries per second`}`,
+    `ordering:    ${endpoint.ordering === 'fifo' ? 'fifo (one at a time, in emit order)' : 'none (in parallel)'}`,
+    `signing:     ${endpoint.signing === 'ed25519' ? 'ed25519 (v1a, signatures; receivers verify with the public key)' : 'hmac-sha256 (v1, signatures)'}`,
+    `created:     ${isoOrDash(endpoint.createdAt)}`,
+    `updated:     ${isoOrDash(endpoint.updatedAt)}`,
+  ].join('\n');
+}
+
+/**
+ * What the text forms call the value a receiver is given: an hmac-sha256 endpoint's secret
+ * (`whsec_`), an ed25519 endpoint's public key (`whpk_`; its private key is never printed).
+ * `--json` keeps the field name `secret` of REST and GraphQL, beside `signing`.
+ */
+export const receiverKeyWords = (signing: SigningScheme) =>
+  signing === 'ed25519'
+    ? { key: 'public key', previous: 'the previous key', inUse: 'public keys that verify its signatures' }
+    : { key: 'secret', previous: 'the previous secret', inUse: 'secrets that sign' };
+
+/** Endpoints as a table, one line each. */
+export function endpointTable(endpoints: readonly Endpoint[]): string {
+  return table([
+    ['ID', 'STATE', 'OWNER', 'EVENTS', 'URL'],
+    ...endpoints.map((e) => [e.id, e.enabled ? 'enabled' : 'disabled', e.owner ?? '-', e.events.join(','), e.url]),
+  ]);
+}
+
+/** One line per delivery. */
+export function deliveryLines(deliveries: readonly Delivery[]): string {
+  return deliveries.map((d) => `${d.id}  ${d.event} -> ${d.endpointId}  (queue ${d.queue})`).join('\n');
+}
