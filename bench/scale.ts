@@ -37,14 +37,14 @@
  * Debian's package) in transaction pooling mode in front of it (`default_pool_size`
  * `--pool-size`); the database is created and migrated directly (as a release would), this
  * process reads the results directly, and every worker and web process connects through
- * PgBouncer (`--session 1`: session pooling instead). Whatever fails is reported and the run
+ * PgBouncer (`--session-pooling 1`: session pooling instead). Whatever fails is reported and the run
  * goes on where it can. `--prepare 0` adds
  * `prepare=false` to the processes' DATABASE_URL, which postgres.js reads as its option of that
  * name (unnamed statements only); graphile-worker's own client does not read it.
  *
  * Options (a count of 0 in --workers or --webs skips that phase): --workers 1,2,4 --webs 1,2 --deliveries 20000 --endpoints 10 --seconds 10 --warmup 3
  * --connections 20 --api-deliveries 2000 --runs 3 --pickups 10 --sample 100 --pgbouncer 0
- * --pool-size 20 --session 0 --prepare 1 --drain-timeout 300
+ * --pool-size 20 --session-pooling 0 --prepare 1 --drain-timeout 300
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -112,7 +112,7 @@ const args = numberArgs(
     sample: 100,
     pgbouncer: 0,
     'pool-size': 20,
-    session: 0,
+    'session-pooling': 0,
     prepare: 1,
     'drain-timeout': 300,
   },
@@ -639,11 +639,11 @@ async function main() {
   let bouncer: Bouncer | undefined;
   if (args.pgbouncer) {
     cluster = await (await import('../deploy/local/embedded-postgres.ts')).startCluster();
-    bouncer = await startPgbouncer(cluster.port, args['pool-size'], args.session ? 'session' : 'transaction');
+    bouncer = await startPgbouncer(cluster.port, args['pool-size'], args['session-pooling'] ? 'session' : 'transaction');
     process.env.DATABASE_URL = cluster.adminUrl;
     process.env.BENCH_PG_PID = String(cluster.pid);
     note(
-      `PgBouncer (${args.session ? 'session' : 'transaction'} pooling, default_pool_size ${args['pool-size']}) on port ${bouncer.port} in front of PostgreSQL on ${cluster.port}`,
+      `PgBouncer (${args['session-pooling'] ? 'session' : 'transaction'} pooling, default_pool_size ${args['pool-size']}) on port ${bouncer.port} in front of PostgreSQL on ${cluster.port}`,
     );
   }
   const db = await benchDatabase();
@@ -655,7 +655,7 @@ async function main() {
   })();
   const receiver = await benchReceiver((_req, body) => arrived(body));
   const where =
-    `${db.server}${bouncer ? `, worker and web processes through PgBouncer ${spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]} in ${args.session ? 'session' : 'transaction'} pooling mode, default_pool_size ${args['pool-size']}` : ''}` +
+    `${db.server}${bouncer ? `, worker and web processes through PgBouncer ${spawnSync('pgbouncer', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0]} in ${args['session-pooling'] ? 'session' : 'transaction'} pooling mode, default_pool_size ${args['pool-size']}` : ''}` +
     `${args.prepare ? '' : ', prepare=false in their DATABASE_URL'}`;
   try {
     const deps = { config: db.config, sql: db.sql, log: db.log };
