@@ -639,7 +639,11 @@ async function main() {
   let bouncer: Bouncer | undefined;
   if (args.pgbouncer) {
     cluster = await (await import('../deploy/local/embedded-postgres.ts')).startCluster();
-    bouncer = await startPgbouncer(cluster.port, args['pool-size'], args['session-pooling'] ? 'session' : 'transaction');
+    bouncer = await startPgbouncer(
+      cluster.port,
+      args['pool-size'],
+      args['session-pooling'] ? 'session' : 'transaction',
+    );
     process.env.DATABASE_URL = cluster.adminUrl;
     process.env.BENCH_PG_PID = String(cluster.pid);
     note(
