@@ -59,7 +59,8 @@ begin
      where exists (select 1 from app_webhook_deliveries p where p.endpoint_id = e.endpoint_id and p.parked_at is not null);
 end $$;
 
--- The claim, as migration 022's, asking for the cap only past the least cap, its plans kept.
+-- The claim, as migration 022's, asking for the cap only past the least cap, locking the gates of
+-- capped and FIFO endpoints only, its plans kept.
 create or replace function app_claim_deliveries(p_ids text[], p_jobs text[], p_parks boolean[], p_cap integer)
 returns table (id text, endpoint_id text, state text, slot boolean, fifo boolean)
 language plpgsql volatile
@@ -78,10 +79,16 @@ declare
   v_slots boolean[];
   v_fifos boolean[];
 begin
+  -- the gates of endpoints whose slots are counted exactly: FIFO ones, and those held to their cap
+  -- (not known to answer quickly); a quick endpoint's claims take no lock, so workers starting
+  -- its deliveries at once do not queue behind one another (its cap of 256 is a ceiling, not a
+  -- count that must be exact)
   perform 1 from app_endpoint_gate g
+   join app_webhooks w on w.id = g.endpoint_id
    where g.endpoint_id in (select x.endpoint_id from app_webhook_deliveries x where x.id = any(p_ids))
+     and (w.ordering = 'fifo' or not coalesce(g.fast_until > now() and (g.slow_until is null or g.slow_until <= now()), false))
    order by g.endpoint_id
-     for update;
+     for update of g;
   -- a new statement: it sees every claim and release committed before the locks were granted
   with asked as (
     select * from unnest(p_ids, p_parks) as a (id, park)
