@@ -33,7 +33,11 @@ async function seed(h: Harness, entries: { status: string; ageDays: number; atte
  * `base + offsetDays`, with `attempts` attempts. The partitions of the first two weeks are made
  * first, as the prune makes them ahead of time; later rows go to the default partition.
  */
-async function seedAt(h: Harness, base: number, entries: { status: string; offsetDays: number; attempts?: number }[]): Promise<string[]> {
+async function seedAt(
+  h: Harness,
+  base: number,
+  entries: { status: string; offsetDays: number; attempts?: number }[],
+): Promise<string[]> {
   const ep = await endpoint(h, 'http://127.0.0.1:9/partitions');
   await h.sql`select app_delivery_partitions_ensure(${new Date(base + 7 * DAY)})`;
   const ids: string[] = [];
@@ -53,10 +57,50 @@ async function seedAt(h: Harness, base: number, entries: { status: string; offse
 }
 
 const partitionOf = async (h: Harness, id: string) =>
-  (await h.sql<{ name: string }[]>`select tableoid::regclass::text as name from app_webhook_deliveries where id = ${id}`)[0]?.name;
+  (
+    await h.sql<
+      { name: string }[]
+    >`select tableoid::regclass::text as name from app_webhook_deliveries where id = ${id}`
+  )[0]?.name;
 
 const remaining = async (h: Harness, ids: string[]) =>
-  (await h.sql<{ id: string }[]>`select id from app_webhook_deliveries where id = any(${ids})`).map((row) => row.id).sort();
+  (await h.sql<{ id: string }[]>`select id from app_webhook_deliveries where id = any(${ids})`)
+    .map((row) => row.id)
+    .sort();
+
+/**
+ * Events written straight into the tables, each with its deliveries: the event created at
+ * `base + offsetDays`, each delivery at `base + (its own offsetDays, default the event's)`, to
+ * `endpointId`. A delivery of another time than its event's is not what the service writes
+ * (an emit writes them at one time) but must still keep its event.
+ */
+async function seedEvents(
+  h: Harness,
+  base: number,
+  endpointId: string,
+  events: { offsetDays: number; deliveries: { status: string; offsetDays?: number; endpointId?: string }[] }[],
+): Promise<{ event: string; deliveries: string[] }[]> {
+  const seeded: { event: string; deliveries: string[] }[] = [];
+  for (const entry of events) {
+    const time = base + entry.offsetDays * DAY;
+    const event = newEventId(time);
+    await h.sql`insert into app_events (id, type, payload, created_at) values (${event}, 'order.created', '{}', ${new Date(time)})`;
+    const deliveries: string[] = [];
+    for (const delivery of entry.deliveries) {
+      const at = base + (delivery.offsetDays ?? entry.offsetDays) * DAY;
+      const id = newDeliveryId(at);
+      await h.sql`
+        insert into app_webhook_deliveries (id, event_id, endpoint_id, event_type, queue, body, status, created_at)
+        values (${id}, ${event}, ${delivery.endpointId ?? endpointId}, 'order.created', 'webhooks', '{}', ${delivery.status}, ${new Date(at)})`;
+      deliveries.push(id);
+    }
+    seeded.push({ event, deliveries });
+  }
+  return seeded;
+}
+
+const eventsLeft = async (h: Harness, ids: string[]) =>
+  (await h.sql<{ id: string }[]>`select id from app_events where id = any(${ids})`).map((row) => row.id).sort();
 
 describe('retention', () => {
   it('removes done deliveries past webhooks.retention and dead ones past webhooks.deadRetention, with their attempts and emptied events; never pending or running ones', async () => {
@@ -80,7 +124,9 @@ describe('retention', () => {
     const result = await prune(deps, { batch: 1 });
     assert.deepEqual([result.done, result.dead, result.events, result.attempts], [1, 1, 2, 5]);
     assert.deepEqual(await remaining(h, all), [newDone, deadKept, oldPending, oldRunning].sort());
-    const [{ attempts }] = await h.sql<{ attempts: number }[]>`select count(*)::int as attempts from app_webhook_attempts where delivery_id = any(${[oldDone, oldDead]})`;
+    const [{ attempts }] = await h.sql<
+      { attempts: number }[]
+    >`select count(*)::int as attempts from app_webhook_attempts where delivery_id = any(${[oldDone, oldDead]})`;
     assert.equal(attempts, 0, 'attempts went with their deliveries');
     const [{ events }] = await h.sql<{ events: number }[]>`select count(*)::int as events from app_events`;
     assert.equal(events, 4, 'events with a delivery left stay');
@@ -96,7 +142,10 @@ describe('retention', () => {
     assert.equal(result.cutoffs.done, null);
     assert.deepEqual(await remaining(keepDone, [done]), [done]);
 
-    assert.deepEqual(cronItems(harness(db).config).map((item) => item.task), [PRUNE_TASK]);
+    assert.deepEqual(
+      cronItems(harness(db).config).map((item) => item.task),
+      [PRUNE_TASK],
+    );
     assert.deepEqual(cronItems(harness(db, { webhooks: { retention: null, deadRetention: null } }).config), []);
   });
 
@@ -105,7 +154,10 @@ describe('retention', () => {
     const h = harness(db);
     const [old] = await seed(h, [{ status: 'done', ageDays: 45 }]);
     const cli = await runAppInProcess(['prune', '--dry-run', '--json'], {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
     });
     assert.equal(cli.code, 0, cli.stderr);
     assert.equal(JSON.parse(cli.stdout).done, 1);
@@ -120,19 +172,30 @@ describe('retention', () => {
     // a Monday (00:00 UTC) three weeks or more ahead of the clock: its weeks are weekly
     // partitions, beyond the legacy partition of a fresh database
     const ahead = new Date(Date.now() + 21 * DAY);
-    const base = Date.UTC(ahead.getUTCFullYear(), ahead.getUTCMonth(), ahead.getUTCDate() + ((8 - ahead.getUTCDay()) % 7));
+    const base = Date.UTC(
+      ahead.getUTCFullYear(),
+      ahead.getUTCMonth(),
+      ahead.getUTCDate() + ((8 - ahead.getUTCDay()) % 7),
+    );
     const week = (time: number) => new Date(time).toISOString().slice(0, 10).replaceAll('-', '');
 
     it('drops a partition whole once everything in it is past retention, attempts partition and all', async () => {
       const db = await createTestDatabase();
       const h = harness(db);
-      const [done, dead] = await seedAt(h, base, [{ status: 'done', offsetDays: 1, attempts: 2 }, { status: 'dead', offsetDays: 2, attempts: 1 }]);
+      const [done, dead] = await seedAt(h, base, [
+        { status: 'done', offsetDays: 1, attempts: 2 },
+        { status: 'dead', offsetDays: 2, attempts: 1 },
+      ]);
       const partition = await partitionOf(h, done);
       assert.equal(partition, `app_webhook_deliveries_${week(base)}`);
       const deps = { config: h.config, sql: h.sql, log: h.log };
 
       const notYet = await prune(deps, { now: base + 40 * DAY });
-      assert.deepEqual([notYet.done, notYet.dead], [1, 0], 'past the done cut-off only: the done delivery goes, the dead one stays');
+      assert.deepEqual(
+        [notYet.done, notYet.dead],
+        [1, 0],
+        'past the done cut-off only: the done delivery goes, the dead one stays',
+      );
       assert.deepEqual(await remaining(h, [done, dead]), [dead]);
 
       const now = base + 120 * DAY;
@@ -140,7 +203,8 @@ describe('retention', () => {
       assert.deepEqual([dry.done, dry.dead, dry.attempts], [0, 1, 1]);
       const result = await prune(deps, { now });
       assert.deepEqual([result.done, result.dead, result.attempts], [0, 1, 1]);
-      const tables = await h.sql`select relname from pg_class where relname in (${`app_webhook_deliveries_${week(base)}`}, ${`app_webhook_attempts_${week(base)}`})`;
+      const tables =
+        await h.sql`select relname from pg_class where relname in (${`app_webhook_deliveries_${week(base)}`}, ${`app_webhook_attempts_${week(base)}`})`;
       assert.equal(tables.length, 0, 'both partitions dropped');
       assert.deepEqual(await remaining(h, [done, dead]), []);
     });
@@ -156,44 +220,176 @@ describe('retention', () => {
         { status: 'done', offsetDays: 20 },
       ]);
       const deps = { config: h.config, sql: h.sql, log: h.log };
-      assert.equal(await partitionOf(h, newer), 'app_webhook_deliveries_default', 'no partition made that far ahead yet: the default one took it');
-      const before = await h.sql<{ oid: number }[]>`select ${`app_webhook_deliveries_${week(base)}`}::regclass::oid as oid`;
+      assert.equal(
+        await partitionOf(h, newer),
+        'app_webhook_deliveries_default',
+        'no partition made that far ahead yet: the default one took it',
+      );
+      const before = await h.sql<
+        { oid: number }[]
+      >`select ${`app_webhook_deliveries_${week(base)}`}::regclass::oid as oid`;
 
       const result = await prune(deps, { now: base + 40 * DAY });
       assert.deepEqual([result.done, result.dead, result.attempts], [1, 0, 1]);
-      assert.deepEqual(await remaining(h, [done, dead, pending, running, newer]), [dead, pending, running, newer].sort());
-      const after = await h.sql<{ oid: number }[]>`select ${`app_webhook_deliveries_${week(base)}`}::regclass::oid as oid`;
-      assert.notEqual(after[0].oid, before[0].oid, 'a new table took the partition\'s place');
+      assert.deepEqual(
+        await remaining(h, [done, dead, pending, running, newer]),
+        [dead, pending, running, newer].sort(),
+      );
+      const after = await h.sql<
+        { oid: number }[]
+      >`select ${`app_webhook_deliveries_${week(base)}`}::regclass::oid as oid`;
+      assert.notEqual(after[0].oid, before[0].oid, "a new table took the partition's place");
       assert.equal(await partitionOf(h, dead), `app_webhook_deliveries_${week(base)}`);
-      assert.equal(await partitionOf(h, newer), `app_webhook_deliveries_${week(base + 14 * DAY)}`, 'moved out of the default partition once its week was made');
-      const attempts = await h.sql<{ delivery_id: string; n: number }[]>`select delivery_id, count(*)::int as n from app_webhook_attempts group by delivery_id order by delivery_id`;
-      assert.deepEqual(attempts.map((row) => [row.delivery_id, row.n]), [[dead, 3], [pending, 1]], 'the kept deliveries\' attempts came along');
+      assert.equal(
+        await partitionOf(h, newer),
+        `app_webhook_deliveries_${week(base + 14 * DAY)}`,
+        'moved out of the default partition once its week was made',
+      );
+      const attempts = await h.sql<
+        { delivery_id: string; n: number }[]
+      >`select delivery_id, count(*)::int as n from app_webhook_attempts group by delivery_id order by delivery_id`;
+      assert.deepEqual(
+        attempts.map((row) => [row.delivery_id, row.n]),
+        [
+          [dead, 3],
+          [pending, 1],
+        ],
+        "the kept deliveries' attempts came along",
+      );
       // the rewritten partition behaves as before: looked up, updated, cascaded
       await h.sql`update app_webhook_deliveries set status = 'running' where id = ${pending}`;
       assert.equal((await h.sql`select status from app_webhook_deliveries where id = ${pending}`)[0].status, 'running');
 
       const later = await prune(deps, { now: base + 100 * DAY });
       assert.deepEqual([later.done, later.dead], [1, 1], 'the dead one past its own retention, and the newer done one');
-      assert.deepEqual(await remaining(h, [done, dead, pending, running, newer]), [pending, running].sort(), 'pending and running stay whatever their age');
-      const [{ n }] = await h.sql<{ n: number }[]>`select count(*)::int as n from app_webhook_attempts where delivery_id = ${dead}`;
+      assert.deepEqual(
+        await remaining(h, [done, dead, pending, running, newer]),
+        [pending, running].sort(),
+        'pending and running stay whatever their age',
+      );
+      const [{ n }] = await h.sql<
+        { n: number }[]
+      >`select count(*)::int as n from app_webhook_attempts where delivery_id = ${dead}`;
       assert.equal(n, 0);
     });
 
     it('removes events once no delivery is left and they are past retention, and makes the partitions ahead', async () => {
       const db = await createTestDatabase();
       const h = harness(db);
-      const [done, dead] = await seedAt(h, base, [{ status: 'done', offsetDays: 1 }, { status: 'dead', offsetDays: 1 }]);
-      const events = async () => (await h.sql<{ id: string }[]>`select event_id as id from app_webhook_deliveries where id = any(${[done, dead]})`).map((row) => row.id);
+      const [done, dead] = await seedAt(h, base, [
+        { status: 'done', offsetDays: 1 },
+        { status: 'dead', offsetDays: 1 },
+      ]);
+      const events = async () =>
+        (
+          await h.sql<
+            { id: string }[]
+          >`select event_id as id from app_webhook_deliveries where id = any(${[done, dead]})`
+        ).map((row) => row.id);
       const [doneEvent, deadEvent] = await events();
       const deps = { config: h.config, sql: h.sql, log: h.log };
       const result = await prune(deps, { now: base + 40 * DAY });
       assert.equal(result.events, 1);
-      const left = (await h.sql<{ id: string }[]>`select id from app_events where id = any(${[doneEvent, deadEvent]})`).map((row) => row.id);
+      const left = (
+        await h.sql<{ id: string }[]>`select id from app_events where id = any(${[doneEvent, deadEvent]})`
+      ).map((row) => row.id);
       assert.deepEqual(left, [deadEvent], 'the event of the kept dead delivery stays');
       const ahead = await h.sql<{ name: string }[]>`
         select c.relname::text as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
          where i.inhparent = 'app_webhook_deliveries'::regclass and c.relname = ${`app_webhook_deliveries_${week(base + 49 * DAY)}`}`;
       assert.equal(ahead.length, 1, 'the partition of two weeks after `now` exists');
+    });
+    it("removes the events of a dropped or rewritten partition's weeks once none of their deliveries is left, and keeps every event with a delivery left, wherever it lies", async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const ep = await endpoint(h, 'http://127.0.0.1:9/events');
+      await h.sql`select app_delivery_partitions_ensure(${new Date(base + 21 * DAY)})`;
+      const [mixed, doneOnly, later, pending, young] = await seedEvents(h, base, ep.id, [
+        { offsetDays: 1, deliveries: [{ status: 'done' }, { status: 'dead' }] },
+        { offsetDays: 2, deliveries: [{ status: 'done' }, { status: 'done' }] },
+        // a delivery two weeks after its event: in a partition the prune does not touch yet
+        { offsetDays: 3, deliveries: [{ status: 'done' }, { status: 'done', offsetDays: 17 }] },
+        { offsetDays: 4, deliveries: [{ status: 'pending' }, { status: 'done' }] },
+        { offsetDays: 15, deliveries: [{ status: 'done' }] },
+      ]);
+      const all = [mixed, doneOnly, later, pending, young].map((seeded) => seeded.event);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+
+      // the first week is past the done cut-off (30 days), the third is not
+      let now = base + 40 * DAY;
+      const dry = await prune(deps, { now, dryRun: true });
+      const first = await prune(deps, { now });
+      assert.deepEqual([first.done, first.dead, first.events], [5, 0, 1]);
+      assert.equal(dry.events, first.events, 'the dry run counts the events the prune removes');
+      assert.deepEqual(
+        await eventsLeft(h, all),
+        [mixed, later, pending, young].map((seeded) => seeded.event).sort(),
+        'only the event with no delivery left went',
+      );
+
+      // the dead one past its retention (90 days): the first week is dropped; the third week is past the done cut-off
+      now = base + 100 * DAY;
+      const second = await prune(deps, { now });
+      assert.deepEqual([second.done, second.dead], [2, 1]);
+      const left = await eventsLeft(h, all);
+      assert.ok(!left.includes(mixed.event), 'its last delivery went: the event goes');
+      assert.ok(left.includes(pending.event), 'a pending delivery is left: the event stays');
+      assert.ok(!left.includes(young.event), "the third week's event goes with its week");
+      const [{ n }] = await h.sql<
+        { n: number }[]
+      >`select count(*)::int as n from app_webhook_deliveries where event_id = ${pending.event}`;
+      assert.equal(n, 1);
+
+      // an event whose last delivery went in a week other than its own is found by the hourly turns
+      const ranges = (
+        await h.sql<
+          { n: number }[]
+        >`select count(*)::int as n from pg_inherits where inhparent = 'app_webhook_deliveries'::regclass`
+      )[0].n;
+      for (let hour = 1; hour <= ranges && (await eventsLeft(h, [later.event])).length > 0; hour += 1) {
+        await prune(deps, { now: now + hour * 3_600_000 });
+      }
+      assert.deepEqual(
+        await eventsLeft(h, all),
+        [pending.event],
+        'within as many hourly prunes as there are partitions',
+      );
+    });
+
+    it('removes, within as many hourly prunes as there are partitions, the old events whose deliveries went with their endpoint', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const [kept, removed] = [
+        await endpoint(h, 'http://127.0.0.1:9/kept'),
+        await endpoint(h, 'http://127.0.0.1:9/removed'),
+      ];
+      await h.sql`select app_delivery_partitions_ensure(${new Date(base + 7 * DAY)})`;
+      const [stays, orphaned] = await seedEvents(h, base, kept.id, [
+        { offsetDays: 1, deliveries: [{ status: 'dead' }] },
+        { offsetDays: 1, deliveries: [{ status: 'dead', endpointId: removed.id }] },
+      ]);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      const now = base + 40 * DAY;
+      assert.equal((await prune(deps, { now })).events, 0, 'dead deliveries within their retention keep their events');
+      await h.sql`delete from app_webhooks where id = ${removed.id}`;
+      const ranges = (
+        await h.sql<
+          { n: number }[]
+        >`select count(*)::int as n from pg_inherits where inhparent = 'app_webhook_deliveries'::regclass`
+      )[0].n;
+      let hours = 0;
+      while ((await eventsLeft(h, [orphaned.event])).length > 0) {
+        hours += 1;
+        assert.ok(hours <= ranges, `still there after ${ranges} hourly prunes`);
+        const dry = await prune(deps, { now: now + hours * 3_600_000, dryRun: true });
+        const result = await prune(deps, { now: now + hours * 3_600_000 });
+        assert.equal(dry.events, result.events, 'the dry run counts the events the prune removes');
+      }
+      assert.deepEqual(
+        await eventsLeft(h, [stays.event, orphaned.event]),
+        [stays.event],
+        'the event with a delivery left stays',
+      );
     });
   });
 });
