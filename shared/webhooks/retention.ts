@@ -1,5 +1,5 @@
 /**
- * Retention (docs/operations.md "Retention"): done deliveries (with their attempts) are kept for
+ * Retention (README "Retention"): done deliveries (with their attempts) are kept for
  * `webhooks.retention` (default 30 days), dead ones for `webhooks.deadRetention` (90 days), both
  * counted from the delivery's creation; an event goes once none of its deliveries is left and it
  * is older than `webhooks.retention`. Pending and running deliveries are never pruned, whatever
@@ -15,6 +15,16 @@
  * transaction holds (`for update skip locked`). Every prune also makes the partitions of the next
  * two weeks. The worker runs it every hour (graphile-worker cron, task `app/prune`, once across
  * all workers); `app prune` runs it by hand.
+ *
+ * Events are checked only where deliveries went, so the work is that of what the prune removed,
+ * not of every old event still kept by a delivery. An event and its deliveries are written at one
+ * time (shared/webhooks/events/enqueue.ts) and their ids carry it, so the events of a partition's
+ * deliveries have ids in the same range (`evt_` instead of `msg_`): when a partition is dropped or
+ * rewritten, the events of its range past `webhooks.retention` with no delivery left go in one
+ * statement, and when deliveries go row by row, their events are checked. Deliveries can also go
+ * otherwise (an endpoint removed takes its deliveries): so every prune checks one more range of
+ * those wholly past `webhooks.retention` in turn (by the hour), and such an event goes within as
+ * many hours as there are such ranges.
  */
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
@@ -34,6 +44,8 @@ export interface PruneResult {
   dryRun: boolean;
   /** The cut-offs applied: records created before them go (null: kept forever). */
   cutoffs: { done: Date | null; dead: Date | null; events: Date | null };
+  /** Milliseconds spent dropping and rewriting partitions, deleting rows one by one (legacy and default partitions), and removing events. */
+  timings: { partitions: number; rows: number; events: number };
 }
 
 interface PruneDeps {
@@ -98,6 +110,44 @@ function boundsOf(partitions: Partition[], cutoffs: PruneResult['cutoffs']): Bou
   };
 }
 
+/** Event ids from `lo` (null: the lowest) to below `hi` (null: the highest). */
+interface EventRange {
+  lo: string | null;
+  hi: string | null;
+}
+
+/** The event ids of the deliveries below a partition bound: the same time characters after `evt_`. */
+const eventBound = (bound: string | null) => (bound === null ? null : `evt_${bound.slice('msg_'.length)}`);
+
+/**
+ * The event ids that go with each range partition: from the bound below it (the lowest from the
+ * lowest id, so ranges of partitions dropped before are covered too) to its upper bound; and,
+ * last, those above the highest (the default partition's, `upperTime` null).
+ */
+function eventRanges(
+  partitions: Partition[],
+): (EventRange & { partition: Partition | null; upperTime: Date | null })[] {
+  const ranges = partitions.map((partition, i) => ({
+    lo: i === 0 ? null : eventBound(partitions[i - 1].upper),
+    hi: eventBound(partition.upper),
+    partition,
+    upperTime: partition.upperTime,
+  }));
+  return [...ranges, { lo: eventBound(partitions.at(-1)?.upper ?? null), hi: null, partition: null, upperTime: null }];
+}
+
+const inRange = (sql: Sql, column: string, range: EventRange) =>
+  sql`(${range.lo === null ? sql`true` : sql`${sql(column)} >= ${range.lo}`} and ${range.hi === null ? sql`true` : sql`${sql(column)} < ${range.hi}`})`;
+
+/**
+ * The range of events a prune at `now` checks in turn, whatever it removed: one of those wholly
+ * past `cutoff` and the one above the partitions, a different one each hour.
+ */
+function rotatingRange(ranges: ReturnType<typeof eventRanges>, cutoff: Date, now: number): EventRange | undefined {
+  const old = ranges.filter((range) => range.upperTime === null || range.upperTime <= cutoff);
+  return old[Math.floor(now / 3_600_000) % old.length];
+}
+
 /**
  * The deliveries in `status` a prune removes, as SQL on alias `d`: those in partitions wholly
  * past the status's cut-off, and, in the legacy and default partitions (which hold ids of any
@@ -134,9 +184,9 @@ async function deleteDeliveryBatch(
   cutoff: Date,
   bounds: Bounds,
   batch: number,
-): Promise<[number, number]> {
+): Promise<[number, number, string[]]> {
   const rowRule = { ...bounds, below: { done: null, dead: null } };
-  const [row] = await sql<{ deliveries: number; attempts: number }[]>`
+  const [row] = await sql<{ deliveries: number; attempts: number; events: string[] }[]>`
     with doomed as (
       select d.id from app_webhook_deliveries d
        where ${prunable(sql, status, cutoff, rowRule)}
@@ -145,34 +195,63 @@ async function deleteDeliveryBatch(
     ), counted as (
       select count(*)::int as attempts from app_webhook_attempts a join doomed on a.delivery_id = doomed.id
     ), gone as (
-      delete from app_webhook_deliveries d using doomed where d.id = doomed.id returning 1
+      delete from app_webhook_deliveries d using doomed where d.id = doomed.id returning d.event_id
     )
-    select (select count(*)::int from gone) as deliveries, (select attempts from counted) as attempts`;
-  return [row.deliveries, row.attempts];
+    select (select count(*)::int from gone) as deliveries, (select attempts from counted) as attempts,
+           array(select distinct event_id from gone) as events`;
+  return [row.deliveries, row.attempts, row.events];
 }
 
-/** Deletes one batch of events created before `cutoff` that have no delivery left. */
-async function deleteEventBatch(sql: Sql, cutoff: Date, batch: number): Promise<number> {
+/**
+ * Deletes the events of `range` created before `cutoff` that have no delivery left, in one
+ * statement: the deliveries of those events are read once through the event index (of every
+ * partition: a delivery of an event elsewhere than its time's partition still counts), then the
+ * range of events is read through its primary key. The work is that of the range.
+ */
+async function deleteEventRange(sql: Sql, cutoff: Date, range: EventRange): Promise<number> {
   const [row] = await sql<{ events: number }[]>`
-    with doomed as (
-      select e.id from app_events e
-       where e.created_at < ${cutoff}
-         and not exists (select 1 from app_webhook_deliveries d where d.event_id = e.id)
-       order by e.created_at limit ${batch}
-       for update skip locked
+    with kept as materialized (
+      select distinct d.event_id from app_webhook_deliveries d where ${inRange(sql, 'd.event_id', range)}
     ), gone as (
-      delete from app_events e using doomed where e.id = doomed.id returning 1
+      delete from app_events e
+       where ${inRange(sql, 'e.id', range)} and e.created_at < ${cutoff}
+         and not exists (select 1 from kept where kept.event_id = e.id)
+      returning 1
     )
     select count(*)::int as events from gone`;
   return row.events;
+}
+
+/** Deletes those of events `ids` created before `cutoff` that have no delivery left (the events of deliveries deleted row by row). */
+async function deleteEventsOf(sql: Sql, cutoff: Date, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const [row] = await sql<{ events: number }[]>`
+    with gone as (
+      delete from app_events e
+       where e.id = any(${ids}::text[]) and e.created_at < ${cutoff}
+         and not exists (select 1 from app_webhook_deliveries d where d.event_id = e.id)
+      returning 1
+    )
+    select count(*)::int as events from gone`;
+  return row.events;
+}
+
+/** Whether partition `partition` holds deliveries of `status` (through its `(status, created_at)` index): whether a prune past that status's cut-off has work there. */
+async function holds(sql: Sql, partition: Partition, status: 'done' | 'dead'): Promise<boolean> {
+  const [row] = await sql<
+    { found: boolean }[]
+  >`select exists (select 1 from ${sql(partition.deliveries)} where status = ${status}) as found`;
+  return row.found;
 }
 
 /** What a prune would remove, without removing it. */
 async function countPrunable(
   sql: Sql,
   cutoffs: PruneResult['cutoffs'],
+  partitions: Partition[],
   bounds: Bounds,
-): Promise<Omit<PruneResult, 'dryRun' | 'cutoffs'>> {
+  now: number,
+): Promise<Omit<PruneResult, 'dryRun' | 'cutoffs' | 'timings'>> {
   const count = async (status: 'done' | 'dead') => {
     const [row] = await sql<{ deliveries: number; attempts: number }[]>`
       select count(*)::int as deliveries,
@@ -183,10 +262,26 @@ async function countPrunable(
   const [[done, doneAttempts], [dead, deadAttempts]] = await Promise.all([count('done'), count('dead')]);
   let events = 0;
   if (cutoffs.events !== null) {
-    // events whose every delivery is prunable now, or that have none
+    // the events a prune checks (the ranges of the partitions it would drop or rewrite, the range
+    // of this hour, the events of deliveries it would delete row by row) whose every delivery is
+    // prunable now
+    const ranges: EventRange[] = [];
+    for (const range of eventRanges(partitions)) {
+      const p = range.partition;
+      if (p === null) continue;
+      const doneGone = cutoffs.done !== null && p.upperTime <= cutoffs.done && (await holds(sql, p, 'done'));
+      const deadGone = cutoffs.dead !== null && p.upperTime <= cutoffs.dead && (await holds(sql, p, 'dead'));
+      if (doneGone || deadGone) ranges.push(range);
+    }
+    const turn = rotatingRange(eventRanges(partitions), cutoffs.events, now);
+    if (turn) ranges.push(turn);
+    const rowRule = { ...bounds, below: { done: null, dead: null } };
     [{ events }] = await sql<{ events: number }[]>`
       select count(*)::int as events from app_events e
        where e.created_at < ${cutoffs.events}
+         and (${ranges.reduce((any, range) => sql`${any} or ${inRange(sql, 'e.id', range)}`, sql`false`)}
+              or e.id in (select d.event_id from app_webhook_deliveries d
+                           where ${prunable(sql, 'done', cutoffs.done, rowRule)} or ${prunable(sql, 'dead', cutoffs.dead, rowRule)}))
          and not exists (
            select 1 from app_webhook_deliveries d
             where d.event_id = e.id
@@ -214,33 +309,70 @@ export async function prune(
   if (!options.dryRun) await sql`select app_delivery_partitions_ensure(${new Date(now + AHEAD_MS)})`;
   const partitions = await rangePartitions(sql);
   const bounds = boundsOf(partitions, cutoffs);
-  if (options.dryRun) return { ...(await countPrunable(sql, cutoffs, bounds)), dryRun: true, cutoffs };
-  const result: PruneResult = { done: 0, dead: 0, events: 0, attempts: 0, dryRun: false, cutoffs };
-  for (const partition of partitions) {
+  if (options.dryRun) {
+    return {
+      ...(await countPrunable(sql, cutoffs, partitions, bounds, now)),
+      dryRun: true,
+      cutoffs,
+      timings: { partitions: 0, rows: 0, events: 0 },
+    };
+  }
+  const result: PruneResult = {
+    done: 0,
+    dead: 0,
+    events: 0,
+    attempts: 0,
+    dryRun: false,
+    cutoffs,
+    timings: { partitions: 0, rows: 0, events: 0 },
+  };
+  const ranges = eventRanges(partitions);
+  const swept = new Set<EventRange>();
+  const sweep = async (range: EventRange) => {
+    if (cutoffs.events === null || swept.has(range)) return;
+    swept.add(range);
+    const started = performance.now();
+    result.events += await deleteEventRange(sql, cutoffs.events, range);
+    result.timings.events += performance.now() - started;
+  };
+  for (const range of ranges) {
+    const partition = range.partition;
+    if (partition === null) continue;
     const doneGone = cutoffs.done !== null && partition.upperTime <= cutoffs.done;
     const deadGone = cutoffs.dead !== null && partition.upperTime <= cutoffs.dead;
     if (!doneGone && !deadGone) continue;
-    const [done, dead, attempts] = await prunePartition(sql, partition, doneGone, deadGone);
+    const started = performance.now();
+    // most hours a partition past a cut-off has nothing more to lose: a look into its status
+    // index says so, where the function would count its rows
+    const due =
+      (doneGone && (await holds(sql, partition, 'done'))) || (deadGone && (await holds(sql, partition, 'dead')));
+    const [done, dead, attempts] = due ? await prunePartition(sql, partition, doneGone, deadGone) : [0, 0, 0];
+    result.timings.partitions += performance.now() - started;
     result.done += done;
     result.dead += dead;
     result.attempts += attempts;
+    if (done + dead > 0) await sweep(range);
   }
   for (const status of ['done', 'dead'] as const) {
     const cutoff = cutoffs[status];
     if (cutoff === null) continue;
     for (;;) {
-      const [deliveries, attempts] = await deleteDeliveryBatch(sql, status, cutoff, bounds, batch);
+      let started = performance.now();
+      const [deliveries, attempts, events] = await deleteDeliveryBatch(sql, status, cutoff, bounds, batch);
+      result.timings.rows += performance.now() - started;
       result[status] += deliveries;
       result.attempts += attempts;
+      if (cutoffs.events !== null) {
+        started = performance.now();
+        result.events += await deleteEventsOf(sql, cutoffs.events, events);
+        result.timings.events += performance.now() - started;
+      }
       if (deliveries < batch) break;
     }
   }
   if (cutoffs.events !== null) {
-    for (;;) {
-      const events = await deleteEventBatch(sql, cutoffs.events, batch);
-      result.events += events;
-      if (events < batch) break;
-    }
+    const turn = rotatingRange(ranges, cutoffs.events, now);
+    if (turn) await sweep(turn);
   }
   if (result.done + result.dead + result.events > 0) {
     log.info(

@@ -68,6 +68,40 @@ const remaining = async (h: Harness, ids: string[]) =>
     .map((row) => row.id)
     .sort();
 
+/**
+ * Events written straight into the tables, each with its deliveries: the event created at
+ * `base + offsetDays`, each delivery at `base + (its own offsetDays, default the event's)`, to
+ * `endpointId`. A delivery of another time than its event's is not what the service writes
+ * (an emit writes them at one time) but must still keep its event.
+ */
+async function seedEvents(
+  h: Harness,
+  base: number,
+  endpointId: string,
+  events: { offsetDays: number; deliveries: { status: string; offsetDays?: number; endpointId?: string }[] }[],
+): Promise<{ event: string; deliveries: string[] }[]> {
+  const seeded: { event: string; deliveries: string[] }[] = [];
+  for (const entry of events) {
+    const time = base + entry.offsetDays * DAY;
+    const event = newEventId(time);
+    await h.sql`insert into app_events (id, type, payload, created_at) values (${event}, 'order.created', '{}', ${new Date(time)})`;
+    const deliveries: string[] = [];
+    for (const delivery of entry.deliveries) {
+      const at = base + (delivery.offsetDays ?? entry.offsetDays) * DAY;
+      const id = newDeliveryId(at);
+      await h.sql`
+        insert into app_webhook_deliveries (id, event_id, endpoint_id, event_type, queue, body, status, created_at)
+        values (${id}, ${event}, ${delivery.endpointId ?? endpointId}, 'order.created', 'webhooks', '{}', ${delivery.status}, ${new Date(at)})`;
+      deliveries.push(id);
+    }
+    seeded.push({ event, deliveries });
+  }
+  return seeded;
+}
+
+const eventsLeft = async (h: Harness, ids: string[]) =>
+  (await h.sql<{ id: string }[]>`select id from app_events where id = any(${ids})`).map((row) => row.id).sort();
+
 describe('retention', () => {
   it('removes done deliveries past webhooks.retention and dead ones past webhooks.deadRetention, with their attempts and emptied events; never pending or running ones', async () => {
     const db = await createTestDatabase();
@@ -264,6 +298,98 @@ describe('retention', () => {
         select c.relname::text as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
          where i.inhparent = 'app_webhook_deliveries'::regclass and c.relname = ${`app_webhook_deliveries_${week(base + 49 * DAY)}`}`;
       assert.equal(ahead.length, 1, 'the partition of two weeks after `now` exists');
+    });
+    it("removes the events of a dropped or rewritten partition's weeks once none of their deliveries is left, and keeps every event with a delivery left, wherever it lies", async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const ep = await endpoint(h, 'http://127.0.0.1:9/events');
+      await h.sql`select app_delivery_partitions_ensure(${new Date(base + 21 * DAY)})`;
+      const [mixed, doneOnly, later, pending, young] = await seedEvents(h, base, ep.id, [
+        { offsetDays: 1, deliveries: [{ status: 'done' }, { status: 'dead' }] },
+        { offsetDays: 2, deliveries: [{ status: 'done' }, { status: 'done' }] },
+        // a delivery two weeks after its event: in a partition the prune does not touch yet
+        { offsetDays: 3, deliveries: [{ status: 'done' }, { status: 'done', offsetDays: 17 }] },
+        { offsetDays: 4, deliveries: [{ status: 'pending' }, { status: 'done' }] },
+        { offsetDays: 15, deliveries: [{ status: 'done' }] },
+      ]);
+      const all = [mixed, doneOnly, later, pending, young].map((seeded) => seeded.event);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+
+      // the first week is past the done cut-off (30 days), the third is not
+      let now = base + 40 * DAY;
+      const dry = await prune(deps, { now, dryRun: true });
+      const first = await prune(deps, { now });
+      assert.deepEqual([first.done, first.dead, first.events], [5, 0, 1]);
+      assert.equal(dry.events, first.events, 'the dry run counts the events the prune removes');
+      assert.deepEqual(
+        await eventsLeft(h, all),
+        [mixed, later, pending, young].map((seeded) => seeded.event).sort(),
+        'only the event with no delivery left went',
+      );
+
+      // the dead one past its retention (90 days): the first week is dropped; the third week is past the done cut-off
+      now = base + 100 * DAY;
+      const second = await prune(deps, { now });
+      assert.deepEqual([second.done, second.dead], [2, 1]);
+      const left = await eventsLeft(h, all);
+      assert.ok(!left.includes(mixed.event), 'its last delivery went: the event goes');
+      assert.ok(left.includes(pending.event), 'a pending delivery is left: the event stays');
+      assert.ok(!left.includes(young.event), "the third week's event goes with its week");
+      const [{ n }] = await h.sql<
+        { n: number }[]
+      >`select count(*)::int as n from app_webhook_deliveries where event_id = ${pending.event}`;
+      assert.equal(n, 1);
+
+      // an event whose last delivery went in a week other than its own is found by the hourly turns
+      const ranges = (
+        await h.sql<
+          { n: number }[]
+        >`select count(*)::int as n from pg_inherits where inhparent = 'app_webhook_deliveries'::regclass`
+      )[0].n;
+      for (let hour = 1; hour <= ranges && (await eventsLeft(h, [later.event])).length > 0; hour += 1) {
+        await prune(deps, { now: now + hour * 3_600_000 });
+      }
+      assert.deepEqual(
+        await eventsLeft(h, all),
+        [pending.event],
+        'within as many hourly prunes as there are partitions',
+      );
+    });
+
+    it('removes, within as many hourly prunes as there are partitions, the old events whose deliveries went with their endpoint', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const [kept, removed] = [
+        await endpoint(h, 'http://127.0.0.1:9/kept'),
+        await endpoint(h, 'http://127.0.0.1:9/removed'),
+      ];
+      await h.sql`select app_delivery_partitions_ensure(${new Date(base + 7 * DAY)})`;
+      const [stays, orphaned] = await seedEvents(h, base, kept.id, [
+        { offsetDays: 1, deliveries: [{ status: 'dead' }] },
+        { offsetDays: 1, deliveries: [{ status: 'dead', endpointId: removed.id }] },
+      ]);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      const now = base + 40 * DAY;
+      assert.equal((await prune(deps, { now })).events, 0, 'dead deliveries within their retention keep their events');
+      await h.sql`delete from app_webhooks where id = ${removed.id}`;
+      const ranges = (
+        await h.sql<
+          { n: number }[]
+        >`select count(*)::int as n from pg_inherits where inhparent = 'app_webhook_deliveries'::regclass`
+      )[0].n;
+      let hours = 0;
+      while ((await eventsLeft(h, [orphaned.event])).length > 0) {
+        hours += 1;
+        assert.ok(hours <= ranges, `still there after ${ranges} hourly prunes`);
+        const dry = await prune(deps, { now: now + hours * 3_600_000, dryRun: true });
+        const result = await prune(deps, { now: now + hours * 3_600_000 });
+        assert.equal(dry.events, result.events, 'the dry run counts the events the prune removes');
+      }
+      assert.deepEqual(
+        await eventsLeft(h, [stays.event, orphaned.event]),
+        [stays.event],
+        'the event with a delivery left stays',
+      );
     });
   });
 });
