@@ -37,6 +37,7 @@ import {
   wallClock,
   type BenchDatabase,
 } from './common.ts';
+import { emitMany } from './emit-many.ts';
 import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';
 import { OPERATOR } from '../shared/access/actor.ts';
@@ -55,23 +56,6 @@ const args = numberArgs({
 
 const startWorker = (db: BenchDatabase) =>
   startWorkerProcess(db, args.concurrency > 0 ? { APP_WEBHOOKS__CONCURRENCY: String(args.concurrency) } : {});
-
-/** Emits `count` events of `type` to the owner-less endpoints subscribed, `parallel` at a time. */
-async function emitMany(db: BenchDatabase, type: string, count: number, parallel = 4): Promise<number> {
-  let next = 0;
-  let written = 0;
-  const deps = { config: db.config, sql: db.sql, log: db.log };
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < count) {
-        next += 1;
-        const deliveries = await emit(deps, type, { i: next, t: 0 });
-        written += deliveries.length; // not `written += (await …)`: that reads `written` before the await
-      }
-    }),
-  );
-  return written;
-}
 
 /** CPU milliseconds per delivery: worker process, PostgreSQL server, this process (receiver, emitter). */
 interface CpuShare {

@@ -71,6 +71,7 @@ import {
   wallClock,
   type BenchDatabase,
 } from './common.ts';
+import { emitMany } from './emit-many.ts';
 import { loadHistory } from './load-history.ts';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts';
 
@@ -405,23 +406,6 @@ function arrived(body: string): void {
   arrivals.bench += 1;
   if (arrivals.first === 0) arrivals.first = now;
   arrivals.last = now;
-}
-
-/** Emits `count` events of `type` to the owner-less endpoints subscribed, `parallel` at a time; answers the deliveries written. */
-async function emitMany(db: BenchDatabase, type: string, count: number, parallel = 4): Promise<number> {
-  let next = 0;
-  let written = 0;
-  const deps = { config: db.config, sql: db.sql, log: db.log };
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < count) {
-        next += 1;
-        const deliveries = await emit(deps, type, { i: next });
-        written += deliveries.length;
-      }
-    }),
-  );
-  return written;
 }
 
 async function doneCount(db: BenchDatabase): Promise<number> {
