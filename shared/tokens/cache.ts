@@ -15,6 +15,7 @@
  * table, the bound of a revocation in that case. Unknown tokens are never kept (a token made a
  * moment later works at once, and made-up tokens cannot fill the cache).
  */
+import { createChangeListener } from '../db/change-listener.ts';
 import { logConfigurationProblem } from '../db/configuration-problem-log.ts';
 import type { Sql } from '../db/connect.ts';
 import { isConnectionError } from '../db/connection-errors.ts';
@@ -86,10 +87,6 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
   const listeners = new Set<(ids: readonly string[] | undefined) => void>();
   // bumped by every drop: a lookup that a drop overtook answers its request but is not kept
   let epoch = 0;
-  let listening = false;
-  let listenStarted = false;
-  let lastListenFailure = -Infinity;
-  let unlisten: (() => Promise<void>) | undefined;
   let closed = false;
 
   function forget(ids?: readonly string[]): void {
@@ -108,31 +105,15 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
     forget(payload.length > 0 ? [payload] : undefined);
   }
 
-  // the current attempt to listen: true once LISTEN is active, false when it failed
-  let attempt: Promise<boolean> = Promise.resolve(false);
-
-  function ensureListening(): void {
-    if (listenStarted || closed || now() - lastListenFailure < LISTEN_RETRY_MS) return;
-    listenStarted = true;
-    attempt = deps.sql
-      .listen(TOKEN_CHANGES_CHANNEL, onNotify, () => {
-        // called on every (re)connection: whatever was announced meanwhile is lost, so start empty
-        forget();
-        listening = !closed;
-      })
-      .then((meta) => {
-        unlisten = meta.unlisten;
-        if (closed) void meta.unlisten().catch(() => undefined);
-        return listening;
-      })
-      .catch((error: unknown) => {
-        listenStarted = false;
-        listening = false;
-        lastListenFailure = now();
-        logListenFailure(deps.log, error);
-        return false;
-      });
-  }
+  const changes = createChangeListener({
+    sql: deps.sql,
+    channel: TOKEN_CHANGES_CHANNEL,
+    onNotify,
+    onConnect: () => forget(),
+    onFailure: (error) => logListenFailure(deps.log, error),
+    retryMs: LISTEN_RETRY_MS,
+    now,
+  });
 
   function keep(digest: string, entry: Entry): void {
     entries.delete(digest);
@@ -151,7 +132,7 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
       const token = toToken(row);
       const lastUsed = token.lastUsedAt?.getTime() ?? -Infinity;
       const usedAt = recordUse(deps, token.id, lastUsed, at) ? at : lastUsed;
-      if (listening && !closed && epoch === seen) keep(digest, { token, readAt: at, usedAt });
+      if (changes.listening() && !closed && epoch === seen) keep(digest, { token, readAt: at, usedAt });
       return token;
     });
     loading.set(digest, promise);
@@ -166,12 +147,12 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
     if (!looksLikeToken(text)) return null;
     const digest = tokenDigest(text);
     if (closed) return lookUp(digest);
-    ensureListening();
+    changes.ensure();
     const entry = entries.get(digest);
     const at = now();
     if (entry !== undefined) {
       const expiresAt = entry.token.expiresAt?.getTime() ?? Infinity;
-      if (at - entry.readAt < ttl && at < expiresAt && listening) {
+      if (at - entry.readAt < ttl && at < expiresAt && changes.listening()) {
         if (recordUse(deps, entry.token.id, entry.usedAt, at)) entry.usedAt = at;
         return entry.token;
       }
@@ -184,8 +165,8 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
     verify,
     forget,
     listen() {
-      ensureListening();
-      return attempt;
+      changes.ensure();
+      return changes.attempt();
     },
     onForget(listener) {
       listeners.add(listener);
@@ -195,9 +176,8 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
     },
     async close() {
       closed = true;
-      listening = false;
       forget();
-      await unlisten?.().catch(() => undefined);
+      await changes.close();
     },
   };
 }

@@ -10,6 +10,7 @@
  * cache for the same reason.
  */
 import type { Config } from '../../config/index.ts';
+import { createChangeListener } from '../../db/change-listener.ts';
 import type { Sql } from '../../db/connect.ts';
 import type { Logger } from '../../log/logger.ts';
 import { ENDPOINTS_CHANGED_CHANNEL, endpointTable, type Queryable } from './store.ts';
@@ -75,10 +76,6 @@ export function createEndpointCache(
   const loading = new Map<string | null, Promise<readonly CachedEndpoint[]>>();
   const versions = new Map<string | null, number>();
   let epoch = 0;
-  let listening = false;
-  let listenStarted = false;
-  let lastListenFailure = -Infinity;
-  let unlisten: (() => Promise<void>) | undefined;
   let closed = false;
 
   const version = (owner: string | null) => `${epoch}:${versions.get(owner) ?? 0}`;
@@ -112,26 +109,16 @@ export function createEndpointCache(
     invalidate();
   }
 
-  function ensureListening(): void {
-    if (listenStarted || closed || now() - lastListenFailure < LISTEN_RETRY_MS) return;
-    listenStarted = true;
-    deps.sql
-      .listen(ENDPOINTS_CHANGED_CHANNEL, onNotify, () => {
-        // Called on every (re)connection: whatever was announced meanwhile is lost, so start empty.
-        invalidate();
-        listening = !closed;
-      })
-      .then((meta) => {
-        unlisten = meta.unlisten;
-        if (closed) void meta.unlisten().catch(() => undefined);
-      })
-      .catch((error: unknown) => {
-        listenStarted = false;
-        listening = false;
-        lastListenFailure = now();
-        deps.log.warn({ err: error }, 'webhook endpoint cache cannot listen for changes; reading endpoints uncached');
-      });
-  }
+  const changes = createChangeListener({
+    sql: deps.sql,
+    channel: ENDPOINTS_CHANGED_CHANNEL,
+    onNotify,
+    onConnect: () => invalidate(),
+    onFailure: (error) =>
+      deps.log.warn({ err: error }, 'webhook endpoint cache cannot listen for changes; reading endpoints uncached'),
+    retryMs: LISTEN_RETRY_MS,
+    now,
+  });
 
   function remember(owner: string | null, endpoints: readonly CachedEndpoint[]): void {
     entries.delete(owner);
@@ -145,7 +132,7 @@ export function createEndpointCache(
 
   async function get(owner: string | null): Promise<readonly CachedEndpoint[]> {
     if (closed) return loadEnabledEndpoints(deps.sql, deps.config, owner);
-    ensureListening();
+    changes.ensure();
     const entry = entries.get(owner);
     if (entry !== undefined && entry.expiresAt > now()) return entry.endpoints;
     const pending = loading.get(owner);
@@ -153,7 +140,7 @@ export function createEndpointCache(
     const seen = version(owner);
     const promise = loadEnabledEndpoints(deps.sql, deps.config, owner).then((endpoints) => {
       const frozen = Object.freeze(endpoints);
-      if (listening && !closed && version(owner) === seen) remember(owner, frozen);
+      if (changes.listening() && !closed && version(owner) === seen) remember(owner, frozen);
       return frozen;
     });
     loading.set(owner, promise);
@@ -166,9 +153,8 @@ export function createEndpointCache(
 
   async function close(): Promise<void> {
     closed = true;
-    listening = false;
     invalidate();
-    await unlisten?.().catch(() => undefined);
+    await changes.close();
   }
 
   return { get, invalidate, close };
