@@ -1,0 +1,217 @@
+/**
+ * The `postgresql` endpoint store: the endpoint table in a PostgreSQL database. Without a `url`
+ * it is the service's own database and pool, where migrations create and upgrade the table
+ * (`app_webhooks`, migrations/001 and 025) and triggers keep each endpoint's gate row equal to
+ * it; with a `url` it is a table in another database, created by `install`.
+ */
+import postgres from 'postgres';
+import type { Sql } from '../../db/connect.ts';
+import type {
+  EndpointStore,
+  StoreContext,
+  StoredEndpoint,
+  StoredEndpointPage,
+  StoredEndpointQuery,
+  StoredSecret,
+  SubscriberEndpoint,
+} from './types.ts';
+import { pageOf } from './paging.ts';
+
+interface Row {
+  id: string;
+  url: string;
+  events: string[];
+  owner: string | null;
+  description: string | null;
+  headers: Record<string, string> | null;
+  secrets: { sealed: string; createdAt: string; expiresAt: string | null }[] | null;
+  signing: StoredEndpoint['signing'] | null;
+  rate_limit: number | null;
+  ordering: StoredEndpoint['ordering'] | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  enabled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number | null;
+}
+
+const COLUMNS = [
+  'id',
+  'url',
+  'events',
+  'owner',
+  'description',
+  'headers',
+  'secrets',
+  'signing',
+  'rate_limit',
+  'ordering',
+  'disabled_at',
+  'disabled_reason',
+  'enabled_at',
+  'created_at',
+  'updated_at',
+  'version',
+] as const;
+
+/** The secrets as a JSON array (dates as ISO text), as every store keeps them. */
+export const secretsToJson = (secrets: readonly StoredSecret[]) =>
+  secrets.map((secret) => ({
+    sealed: secret.sealed,
+    createdAt: secret.createdAt.toISOString(),
+    expiresAt: secret.expiresAt === null ? null : secret.expiresAt.toISOString(),
+  }));
+
+/** The secrets of a JSON array written by `secretsToJson`. */
+export const secretsFromJson = (
+  json: readonly { sealed: string; createdAt: string; expiresAt: string | null }[] | null | undefined,
+): StoredSecret[] =>
+  (json ?? []).map((secret) => ({
+    sealed: secret.sealed,
+    createdAt: new Date(secret.createdAt),
+    expiresAt: secret.expiresAt === null || secret.expiresAt === undefined ? null : new Date(secret.expiresAt),
+  }));
+
+function toStored(row: Row): StoredEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    owner: row.owner,
+    description: row.description,
+    headers: row.headers ?? {},
+    secrets: secretsFromJson(row.secrets),
+    signing: row.signing ?? 'hmac-sha256',
+    rateLimit: row.rate_limit,
+    ordering: row.ordering ?? 'none',
+    disabledAt: row.disabled_at,
+    disabledReason: row.disabled_reason,
+    enabledAt: row.enabled_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version ?? 1,
+  };
+}
+
+function toRow(sql: Sql, endpoint: StoredEndpoint) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    owner: endpoint.owner,
+    description: endpoint.description,
+    headers: sql.json(endpoint.headers),
+    secrets: sql.json(secretsToJson(endpoint.secrets)),
+    signing: endpoint.signing,
+    rate_limit: endpoint.rateLimit,
+    ordering: endpoint.ordering,
+    disabled_at: endpoint.disabledAt,
+    disabled_reason: endpoint.disabledReason,
+    enabled_at: endpoint.enabledAt,
+    created_at: endpoint.createdAt,
+    updated_at: endpoint.updatedAt,
+    version: endpoint.version,
+  };
+}
+
+/** A PostgreSQL endpoint store over `sql` (owned: closed by `close`, else the caller's). */
+export function postgresqlStore(name: string, sql: Sql, table: string, options: { owned: boolean }): EndpointStore {
+  const t = () => sql(table);
+  return {
+    name,
+    adapter: 'postgresql',
+    async install() {
+      if (!options.owned) return; // the service's own database: the migrations own the table
+      await sql.begin(async (tx) => {
+        // one installer at a time, whoever runs it
+        await tx`select pg_advisory_xact_lock(hashtext(${`app endpoint store ${table}`}))`;
+        await tx`
+          create table if not exists ${tx(table)} (
+            id              text primary key,
+            url             text not null,
+            events          text[] not null,
+            owner           text,
+            description     text,
+            headers         jsonb not null default '{}'::jsonb,
+            secrets         jsonb not null default '[]'::jsonb,
+            signing         text not null default 'hmac-sha256',
+            rate_limit      integer,
+            ordering        text not null default 'none',
+            disabled_at     timestamptz,
+            disabled_reason text,
+            enabled_at      timestamptz,
+            created_at      timestamptz not null default now(),
+            updated_at      timestamptz not null default now(),
+            version         integer not null default 1
+          )`;
+        await tx`create index if not exists ${tx(`${table}_owner_disabled_at`)} on ${tx(table)} (owner, disabled_at)`;
+      });
+    },
+    async ping() {
+      await sql`select 1`;
+    },
+    async close() {
+      if (options.owned) await sql.end({ timeout: 5 });
+    },
+    async get(id) {
+      const rows = await sql<Row[]>`select * from ${t()} where id = ${id}`;
+      return rows.length === 0 ? null : toStored(rows[0]);
+    },
+    async getMany(ids) {
+      if (ids.length === 0) return [];
+      const rows = await sql<Row[]>`select * from ${t()} where id = any(${[...ids]}::text[])`;
+      return rows.map(toStored);
+    },
+    async list(query: StoredEndpointQuery): Promise<StoredEndpointPage> {
+      const where = sql`
+        ${query.owner === undefined ? sql`true` : query.owner === null ? sql`owner is null` : sql`owner = ${query.owner}`}
+        and ${query.enabled === undefined ? sql`true` : query.enabled ? sql`disabled_at is null` : sql`disabled_at is not null`}
+        and ${query.patterns === undefined || query.patterns.length === 0 ? sql`true` : sql`events && ${[...query.patterns]}::text[]`}`;
+      const window =
+        query.perPage === undefined
+          ? sql``
+          : sql`limit ${query.perPage} offset ${((query.page ?? 1) - 1) * query.perPage}`;
+      const [rows, counted] = await Promise.all([
+        sql<Row[]>`select * from ${t()} where ${where} order by created_at, id ${window}`,
+        query.perPage === undefined
+          ? undefined
+          : sql<{ total: number }[]>`select count(*)::int as total from ${t()} where ${where}`,
+      ]);
+      return pageOf(rows.map(toStored), counted === undefined ? rows.length : counted[0].total, query);
+    },
+    async subscribers(owner): Promise<SubscriberEndpoint[]> {
+      // the (owner, disabled_at) index answers both forms
+      return owner === null
+        ? await sql<SubscriberEndpoint[]>`select id, events from ${t()} where owner is null and disabled_at is null order by id`
+        : await sql<
+            SubscriberEndpoint[]
+          >`select id, events from ${t()} where owner = ${owner} and disabled_at is null order by id`;
+    },
+    async insert(endpoint) {
+      await sql`insert into ${t()} ${sql(toRow(sql, endpoint), ...COLUMNS)}`;
+    },
+    async update(endpoint, expectedVersion) {
+      const { id: _id, created_at: _created, ...changed } = toRow(sql, endpoint);
+      const rows = await sql`
+        update ${t()} set ${sql(changed)}
+         where id = ${endpoint.id} and version = ${expectedVersion}
+        returning 1`;
+      return rows.length === 1;
+    },
+    async delete(id) {
+      const rows = await sql`delete from ${t()} where id = ${id} returning 1`;
+      return rows.length === 1;
+    },
+  };
+}
+
+/** Opens `stores.<name>` with adapter `postgresql`: its own pool when it names a `url`, else the service's. */
+export async function openStore(context: StoreContext, service?: { sql: Sql }): Promise<EndpointStore> {
+  if (context.options.url === undefined) {
+    if (service === undefined) throw new Error(`stores.${context.name}.url is required for adapter postgresql`);
+    return postgresqlStore(context.name, service.sql, context.table, { owned: false });
+  }
+  const sql = postgres(context.options.url, { max: 5, onnotice: () => {} }) as unknown as Sql;
+  return postgresqlStore(context.name, sql, context.table, { owned: true });
+}
