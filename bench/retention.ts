@@ -32,6 +32,8 @@ import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts'
 import { historyPartitions, loadHistory } from './load-history.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 import { OPERATOR } from '../shared/access/actor.ts';
+import { endpointRecords } from '../shared/webhooks/endpoints/records.ts';
+import { endpointStoreOf } from '../shared/webhooks/endpoints/store.ts';
 
 const args = numberArgs({
   history: 0,
@@ -62,6 +64,8 @@ const db = await benchDatabase({
   webhooks: { retention: `${RETENTION_DAYS}d`, deadRetention: `${DEAD_RETENTION_DAYS}d` },
 });
 const deps = { config: db.config, sql: db.sql, log: db.log };
+/** The worker's endpoint records, as a worker keeps them between claims. */
+const records = endpointRecords(endpointStoreOf(deps));
 const timed = async (action: () => Promise<number | unknown>): Promise<number> => {
   const times: number[] = [];
   for (let run = -3; run < args.runs; run++) {
@@ -90,7 +94,7 @@ const text = (f: Latencies) =>
 async function claimOne(): Promise<number> {
   const [delivery] = await emit(deps, 'bench.retention', { n: 1 }, { owner: 'bench-emit' });
   const started = wallClock();
-  const claim = await claimDelivery(db.sql, db.config, delivery.id, true);
+  const claim = await claimDelivery(db.sql, db.config, delivery.id, true, records);
   const ms = wallClock() - started;
   if (claim === null || !('url' in claim))
     throw new Error(`the claim of ${delivery.id} answered ${JSON.stringify(claim)}`);

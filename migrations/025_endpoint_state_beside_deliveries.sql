@@ -4,8 +4,10 @@
 -- by the core at every change of the endpoint whatever the store: its owner, whether it is
 -- disabled, its ordering and rate limit, when it was last enabled, and the version of its record.
 -- Claims, fairness, the emit's insert, delivery listings and the hourly checks read the gate
--- alone; none of them names the endpoint table any more. Deliveries reference the gate, so
--- removing an endpoint (its gate row) still removes its deliveries.
+-- alone; none of them names the endpoint table any more. Removing an endpoint's gate row removes
+-- its deliveries (and their attempts), as the foreign key to the endpoint table did; the emit
+-- holds the gate rows it inserts deliveries for (`for key share`), so no delivery is written for
+-- an endpoint being removed.
 --
 -- When the endpoint table is this database's own `app_webhooks`, triggers keep the gate equal to
 -- it as well, so a row written by a deployer's own SQL is seen by the pipeline as before.
@@ -13,6 +15,18 @@
 -- Secrets move into the endpoint record (`secrets`, a JSON array of {sealed, createdAt,
 -- expiresAt}), so every store holds an endpoint whole, and each record carries the `version` that
 -- guards its updates.
+
+-- first, on its own: deliveries no longer reference the endpoint table (it may be elsewhere); the
+-- lock is taken patiently so writers queue behind it for half a second at most
+do $$
+begin
+  if exists (select 1 from pg_constraint where conname = 'app_webhook_deliveries_endpoint_id_fkey') then
+    perform app_lock_patiently('lock table app_webhook_deliveries in access exclusive mode');
+    alter table app_webhook_deliveries drop constraint app_webhook_deliveries_endpoint_id_fkey;
+  end if;
+end $$;
+
+-- migrate: commit
 
 alter table app_endpoint_gate add column if not exists owner text;
 alter table app_endpoint_gate add column if not exists disabled_at timestamptz;
@@ -52,11 +66,17 @@ update app_endpoint_gate g
        enabled_at = w.enabled_at, failing_notified_at = w.failing_notified_at, version = w.version
   from app_webhooks w where w.id = g.endpoint_id;
 
--- deliveries and gates no longer reference the endpoint table (it may be elsewhere)
-alter table app_webhook_deliveries drop constraint if exists app_webhook_deliveries_endpoint_id_fkey;
-alter table app_webhook_deliveries add constraint app_webhook_deliveries_endpoint_id_fkey
-  foreign key (endpoint_id) references app_endpoint_gate (endpoint_id) on delete cascade;
 alter table app_endpoint_gate drop constraint if exists app_endpoint_gate_endpoint_id_fkey;
+
+-- an endpoint's deliveries go with its gate row (their attempts with them: migration 023)
+create or replace function app_endpoint_gate_removed() returns trigger language plpgsql as $$
+begin
+  delete from app_webhook_deliveries where endpoint_id = old.endpoint_id;
+  return old;
+end $$;
+drop trigger if exists app_endpoint_gate_removed on app_endpoint_gate;
+create trigger app_endpoint_gate_removed after delete on app_endpoint_gate
+  for each row execute function app_endpoint_gate_removed();
 
 -- `app_webhooks` keeps its gate rows equal to it: inserted and updated with it, removed with it
 create or replace function app_endpoint_gate_open() returns trigger language plpgsql as $$
@@ -104,7 +124,7 @@ begin
    where g.endpoint_id in (select x.endpoint_id from app_webhook_deliveries x where x.id = any(p_ids))
      and (g.ordering = 'fifo' or not coalesce(g.fast_until > now() and (g.slow_until is null or g.slow_until <= now()), false))
    order by g.endpoint_id
-     for update of g;
+     for no key update of g; -- not against the emit's key share
   -- a new statement: it sees every claim and release committed before the locks were granted
   with asked as (
     select * from unnest(p_ids, p_parks) as a (id, park)
@@ -162,7 +182,7 @@ begin
   return query select * from unnest(v_ids, v_endpoints, v_states, v_slots, v_fifos);
 end $$;
 
--- The partition prune, as migration 023's, its kept rows referencing the gates and checked against them.
+-- The partition prune, as migration 023's, its kept rows checked against the gates (no foreign key).
 create or replace function app_delivery_partition_prune(p_deliveries text, p_attempts text, p_done_gone boolean, p_dead_gone boolean)
 returns table (done integer, dead integer, attempts integer)
 language plpgsql
@@ -219,7 +239,6 @@ begin
   execute format('insert into %I select a.* from %I a where a.delivery_id in (select n.id from %I n)', v_new_attempts, p_attempts, v_new);
   execute format('alter table %I add primary key (id)', v_new);
   execute format('alter table %I add primary key (delivery_id, attempt)', v_new_attempts);
-  execute format('alter table %I add foreign key (endpoint_id) references app_endpoint_gate (endpoint_id) on delete cascade', v_new);
   for v_def in
     select regexp_replace(pg_get_indexdef(x.indexrelid), '^CREATE (UNIQUE )?INDEX \S+ ON ONLY \S+ ', 'CREATE \1INDEX ON ' || quote_ident(v_new) || ' ')
       from pg_index x where x.indrelid = 'app_webhook_deliveries'::regclass and not x.indisprimary

@@ -1,5 +1,6 @@
 import type { AuditFacts, Finding } from '../../shared/security/audit.ts';
 import { defineCommand } from '../command.ts';
+import { webhookDeps } from '../support/webhooks.ts';
 
 function table(findings: readonly Finding[]): string {
   if (findings.length === 0) return 'no findings';
@@ -25,7 +26,7 @@ export const auditCommand = defineCommand({
     let database: string;
     if (context.config.databaseUrl) {
       try {
-        facts = await databaseFacts(context.sql());
+        facts = await databaseFacts(webhookDeps(context));
         database = 'checked';
       } catch (error) {
         database = `not checked: ${(error as Error).message.split('\n')[0]}`;

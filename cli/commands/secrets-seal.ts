@@ -1,5 +1,6 @@
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
+import { webhookDeps } from '../support/webhooks.ts';
 
 /**
  * `secrets:seal [--from-secret-env VAR] [--dry-run]`: encrypts the signing secrets stored before
@@ -17,10 +18,10 @@ export const secretsSealCommand = defineCommand({
     if (variable !== undefined && !fromSecret)
       throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);
     const { resealSecrets } = await import('../../shared/webhooks/reseal.ts');
-    const result = await resealSecrets(
-      { sql: context.sql(), config: context.config },
-      { ...(fromSecret ? { fromSecret } : {}), dryRun: args['dry-run'] },
-    );
+    const result = await resealSecrets(webhookDeps(context), {
+      ...(fromSecret ? { fromSecret } : {}),
+      dryRun: args['dry-run'],
+    });
     context.print(result, () =>
       [
         `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,

@@ -20,10 +20,10 @@ export const MAX_TENANTS = 1000;
 
 /** Every tenant, by owner, at most {@link MAX_TENANTS}. */
 export async function listTenants(deps: { sql: Sql; config: Pick<Config, 'webhooks'> }): Promise<Tenant[]> {
-  const { sql, config } = deps;
+  const { sql } = deps;
   return sql<Tenant[]>`
     select owner, sum(endpoints)::int as endpoints, sum(users)::int as users, sum(tokens)::int as tokens from (
-      select owner, count(*) as endpoints, 0 as users, 0 as tokens from ${sql(config.webhooks.table)} where owner is not null group by owner
+      select owner, count(*) as endpoints, 0 as users, 0 as tokens from app_endpoint_gate where owner is not null group by owner
       union all
       select owner, 0, count(*), 0 from app_users where owner is not null and disabled_at is null group by owner
       union all

@@ -1,17 +1,24 @@
-/** What the audit reads from the database (shared/security/audit.ts). */
+/** What the audit reads from the database and the endpoint store (shared/security/audit.ts). */
 import type { Sql } from '../db/connect.ts';
+import type { Config } from '../config/index.ts';
 import type { AuditFacts } from './audit.ts';
+import { endpointStoreOf } from '../webhooks/endpoints/store.ts';
+import { activeSecrets } from '../webhooks/endpoints/secrets.ts';
+import type { EndpointStore } from '../webhooks/endpoint-stores/types.ts';
+
+type FactsDeps = { sql: Sql; config: Pick<Config, 'webhooks'>; endpoints?: EndpointStore };
 
 /** Signing secrets stored as `plain:` that still sign (not expired). */
-export async function countUnencryptedSecrets(sql: Sql): Promise<number> {
-  const [{ count }] = await sql<{ count: number }[]>`
-    select count(*)::int as count
-      from app_webhook_secrets
-     where sealed like 'plain:%' and (expires_at is null or expires_at > now())`;
-  return count;
+export async function countUnencryptedSecrets(deps: FactsDeps): Promise<number> {
+  const { records } = await endpointStoreOf(deps).list({});
+  const now = new Date();
+  return records.reduce(
+    (count, record) => count + activeSecrets(record, now).filter((secret) => secret.sealed.startsWith('plain:')).length,
+    0,
+  );
 }
 
 /** The database facts of the audit. */
-export async function databaseFacts(sql: Sql): Promise<AuditFacts> {
-  return { unencryptedSecrets: await countUnencryptedSecrets(sql) };
+export async function databaseFacts(deps: FactsDeps): Promise<AuditFacts> {
+  return { unencryptedSecrets: await countUnencryptedSecrets(deps) };
 }

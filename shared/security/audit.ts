@@ -88,7 +88,7 @@ const RULES: readonly Rule[] = [
   {
     id: 'secrets.stored-unencrypted',
     severity: 'high',
-    setting: 'database: app_webhook_secrets',
+    setting: 'endpoint store: signing secrets',
     productionOnly: false,
     check: (config, facts) =>
       (facts.unencryptedSecrets ?? 0) > 0

@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.ts';
 import type { HostLookup } from './address-rules.ts';
 import type { EndpointCache } from './endpoints/cache.ts';
 import type { CommitDeadline } from '../db/commit-deadline.ts';
+import type { EndpointStore } from './endpoint-stores/types.ts';
 
 export interface WebhookDeps {
   config: Config;
@@ -21,6 +22,11 @@ export interface WebhookDeps {
    * through NOTIFY.
    */
   cache?: EndpointCache;
+  /**
+   * The store that holds the endpoint table (`webhooks.store`), opened by the entry point; absent:
+   * `webhooks.table` in this database (endpoints/store.ts `endpointStoreOf`).
+   */
+  endpoints?: EndpointStore;
   /**
    * The deadline of the request the call serves (web process only): a write that reaches its
    * commit after the request timed out rolls back instead (shared/db/commit-deadline.ts).

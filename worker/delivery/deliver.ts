@@ -15,6 +15,10 @@ import { secretBoxFor } from '../../shared/webhooks/endpoints/secrets.ts';
 import type { SecretBox } from '../../shared/webhooks/secret-box.ts';
 import { emitOperational, isOperational } from '../../shared/webhooks/operational.ts';
 import { signedHeaders } from '../../shared/webhooks/signing.ts';
+import { endpointRecords } from '../../shared/webhooks/endpoints/records.ts';
+import { endpointStoreOf } from '../../shared/webhooks/endpoints/store.ts';
+import { disableForService } from '../../shared/webhooks/endpoints/update.ts';
+import type { EndpointStore } from '../../shared/webhooks/endpoint-stores/types.ts';
 import { retryDelayMs } from './backoff.ts';
 import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
 import { idTime } from '../../shared/webhooks/ids.ts';
@@ -50,6 +54,8 @@ export interface DeliveryDeps {
   log: Logger;
   /** The worker's pinned-address dispatcher (pinned-dispatcher.ts). */
   dispatcher: Dispatcher;
+  /** The endpoint store (`webhooks.store`); absent: `webhooks.table` in this database. */
+  endpoints?: EndpointStore;
   /** Source of the backoff jitter (default Math.random). */
   random?: () => number;
   /** The process's shared queries (`deliveryQueries`); made per call when absent. */
@@ -84,13 +90,17 @@ export interface DeliveryQueries {
 
 /** The batched queries of one worker process (`maxSize`: most deliveries per statement). */
 export function deliveryQueries(
-  deps: Pick<DeliveryDeps, 'config' | 'sql'>,
+  deps: Pick<DeliveryDeps, 'config' | 'sql' | 'endpoints'>,
   options: { maxSize?: number } = {},
 ): DeliveryQueries {
   const maxSize = options.maxSize ?? Math.max(1, deps.config.webhooks.concurrency * 2);
-  const claims = createBatcher((requests: ClaimRequest[]) => claimDeliveries(deps.sql, deps.config, requests), {
-    maxSize,
-  });
+  const details = endpointRecords(endpointStoreOf(deps));
+  const claims = createBatcher(
+    (requests: ClaimRequest[]) => claimDeliveries(deps.sql, deps.config, requests, details),
+    {
+      maxSize,
+    },
+  );
   const records = createBatcher((items: AttemptRecord[]) => recordAttempts(deps.sql, items), { maxSize });
   const frees = createBatcher(
     async (endpointIds: string[]) => {
@@ -319,7 +329,7 @@ async function announceFailure(
   claimed: ClaimedDelivery,
   failed: { id: string; event: string; startedAt: Date; dead: boolean; error: string | null },
 ): Promise<void> {
-  const failing = await firstFailureAfterSuccess(deps.sql, deps.config, claimed.endpointId, failed.startedAt).catch(
+  const failing = await firstFailureAfterSuccess(deps.sql, claimed.endpointId, failed.startedAt).catch(
     (error: unknown) => {
       deps.log.warn(
         { err: error, endpoint: claimed.endpointId },
@@ -332,7 +342,7 @@ async function announceFailure(
     await emitOperational(
       deps,
       'app.endpoint.failing',
-      { endpointId: claimed.endpointId, url: failing.url, deliveryId: failed.id, error: failed.error },
+      { endpointId: claimed.endpointId, url: claimed.url, deliveryId: failed.id, error: failed.error },
       failing.owner,
     );
   if (failed.dead) {
@@ -487,8 +497,14 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
 
   const operational = isOperational(payload.event); // its deliveries never raise operational events
   if (outcome.disableEndpoint) {
-    const gone = await recordGone(sql, config, record);
+    const gone = await recordGone(sql, record);
     if (gone === null) return skip(deps, id, true);
+    await disableForService(deps, claimed.endpointId, gone.reason).catch((error: unknown) =>
+      log.error(
+        { err: error, endpoint: claimed.endpointId },
+        'receiver answered 410: the endpoint no longer gets deliveries, but its record could not be marked disabled',
+      ),
+    );
     log.warn(
       { delivery: id, endpoint: claimed.endpointId, stopped: gone.stopped },
       'receiver answered 410: endpoint disabled, its pending deliveries stopped',

@@ -27,15 +27,15 @@ export async function admit(
 ): Promise<number> {
   const ids = [...new Set(endpointIds)].sort();
   if (ids.length === 0) return 0;
-  await tx`select endpoint_id from app_endpoint_gate where endpoint_id = any(${ids}::text[]) order by endpoint_id for update`;
+  await tx`select endpoint_id from app_endpoint_gate where endpoint_id = any(${ids}::text[]) order by endpoint_id for no key update`;
   // A new statement: it sees every change committed by whoever held these locks before us.
   const rows = await tx<{ woken: number }[]>`
     with free as (
-      select w.id as endpoint_id,
-             greatest(app_endpoint_cap(w.id, w.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)
-                      - (select count(*) from app_webhook_deliveries d where d.endpoint_id = w.id and d.slot)::int, 0) as slots
-        from app_webhooks w
-       where w.id = any(${ids}::text[])
+      select g.endpoint_id,
+             greatest(app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)
+                      - (select count(*) from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.slot)::int, 0) as slots
+        from app_endpoint_gate g
+       where g.endpoint_id = any(${ids}::text[])
     ), picked as (
       select p.* from free f
        cross join lateral (
@@ -81,10 +81,10 @@ export async function wakeEndpoints(
  */
 export async function gatesToWake(sql: Queryable, config: Pick<Config, 'webhooks'>): Promise<string[]> {
   const rows = await sql<{ endpoint_id: string }[]>`
-    select w.id as endpoint_id
+    select g.endpoint_id
       from (select distinct d.endpoint_id from app_webhook_deliveries d where d.parked_at is not null) p
-      join app_webhooks w on w.id = p.endpoint_id
-     where (select count(*) from app_webhook_deliveries d where d.endpoint_id = w.id and d.slot)
-           < app_endpoint_cap(w.id, w.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
+      join app_endpoint_gate g on g.endpoint_id = p.endpoint_id
+     where (select count(*) from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.slot)
+           < app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
   return rows.map((row) => row.endpoint_id);
 }

@@ -6,7 +6,6 @@
  */
 import type { Config } from '../../config/index.ts';
 import type { Sql } from '../../db/connect.ts';
-import { endpointTable } from '../endpoints/store.ts';
 import type { TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 
@@ -35,7 +34,7 @@ export async function endpointHealth(
   scope: TenantScope,
   endpointIds: readonly string[],
 ): Promise<Map<string, EndpointHealth>> {
-  const { sql, config } = deps;
+  const { sql } = deps;
   if (endpointIds.length === 0) return new Map();
   const rows = await sql<
     {
@@ -51,28 +50,28 @@ export async function endpointHealth(
       delivery_id: string | null;
     }[]
   >`
-    select w.id, c.pending, c.running, c.dead, s.attempts, s.succeeded,
+    select g.endpoint_id as id, c.pending, c.running, c.dead, s.attempts, s.succeeded,
            f.started_at as failed_at, f.error, f.status, f.delivery_id
-      from ${endpointTable(sql, config)} w
+      from app_endpoint_gate g
       cross join lateral (
         select count(*) filter (where d.status = 'pending')::int as pending,
                count(*) filter (where d.status = 'running')::int as running,
                count(*) filter (where d.status = 'dead')::int as dead
-          from app_webhook_deliveries d where d.endpoint_id = w.id and d.status in ('pending', 'running', 'dead')
+          from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.status in ('pending', 'running', 'dead')
       ) c
       cross join lateral (
         select count(*)::int as attempts, count(*) filter (where a.outcome = 'done')::int as succeeded
           from app_webhook_deliveries d join app_webhook_attempts a on a.delivery_id = d.id
-         where d.endpoint_id = w.id and a.started_at >= now() - ${HEALTH_WINDOW_MS} * interval '1 millisecond'
+         where d.endpoint_id = g.endpoint_id and a.started_at >= now() - ${HEALTH_WINDOW_MS} * interval '1 millisecond'
       ) s
       left join lateral (
         select a.started_at, a.error, a.status, a.delivery_id
           from app_webhook_deliveries d join app_webhook_attempts a on a.delivery_id = d.id
-         where d.endpoint_id = w.id and a.outcome <> 'done'
+         where d.endpoint_id = g.endpoint_id and a.outcome <> 'done'
          order by a.started_at desc limit 1
       ) f on true
-     where w.id = any(${endpointIds as string[]}::text[])
-       and ${scope.kind === 'all' ? sql`true` : sql`w.owner = ${scope.owner}`}`;
+     where g.endpoint_id = any(${endpointIds as string[]}::text[])
+       and ${scope.kind === 'all' ? sql`true` : sql`g.owner = ${scope.owner}`}`;
   return new Map(
     rows.map((row) => [
       row.id,
@@ -118,7 +117,6 @@ export async function queueFigures(
   options: { owner?: string | null } = {},
 ): Promise<QueueFigures> {
   const { sql } = deps;
-  const endpoints = deps.config ? endpointTable(sql, deps.config) : sql('app_webhooks'); // the metrics read every tenant: no table named
   const owner = scope.kind === 'tenant' ? scope.owner : options.owner;
   const [row] = await sql<
     { pending: number; running: number; dead: number; oldest_at: Date | null; oldest: number | null }[]
@@ -131,7 +129,7 @@ export async function queueFigures(
       from app_webhook_deliveries d
      where d.status in ('pending', 'running', 'dead')
        and ${owner === undefined ? sql`true` : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`}
-       and ${scope.kind === 'all' ? sql`true` : sql`exists (select 1 from ${endpoints} w where w.id = d.endpoint_id and w.owner = ${scope.owner})`}`;
+       and ${scope.kind === 'all' ? sql`true` : sql`exists (select 1 from app_endpoint_gate g where g.endpoint_id = d.endpoint_id and g.owner = ${scope.owner})`}`;
   return {
     depth: row.pending + row.running,
     pending: row.pending,

@@ -1,6 +1,5 @@
 /** Listing deliveries: the one filtered, paged listing of REST, GraphQL and the CLI (`jobs:list`, `jobs:dead`). */
 import { isIdText } from '../ids.ts';
-import { endpointTable } from '../endpoints/store.ts';
 import { assertOwner } from '../endpoints/fields.ts';
 import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
@@ -84,11 +83,10 @@ export async function listDeliveries(
   if (query.type !== undefined) assertEventNameFilter('type', query.type);
   // only the conditions asked for: a condition that holds for every row (every state asked, say)
   // still costs PostgreSQL its test on each row counted, and its planning
-  const endpoints = endpointTable(sql, config);
   const member = scope.kind !== 'all';
   const conditions = [
     owner === undefined ? undefined : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`,
-    member ? sql`w.owner = ${scope.owner}` : undefined,
+    member ? sql`g.owner = ${scope.owner}` : undefined,
     query.endpoint === undefined ? undefined : sql`d.endpoint_id = ${query.endpoint}`,
     query.event === undefined ? undefined : sql`d.event_id = ${query.event}`,
     query.type === undefined ? undefined : sql`d.event_type = ${query.type}`,
@@ -99,15 +97,15 @@ export async function listDeliveries(
   const inStates = statuses.length === DELIVERY_STATUSES.length ? undefined : sql`d.status = any(${statuses}::text[])`;
   const whereOf = (all: Fragment[]) =>
     all.length === 0 ? sql`` : sql`where ${all.reduce((both, next) => sql`${both} and ${next}`)}`;
-  // a member's listing joins the endpoint to keep its own; an admin's needs no join to filter
-  // (every delivery has its endpoint: a cascading foreign key). The endpoint's state is read for
+  // a member's listing joins the endpoint's gate (migrations/025) to keep its own; an admin's needs
+  // no join to filter (every delivery has its gate: a cascading foreign key). The endpoint's state is read for
   // the page's rows alone: a subquery of the select list, evaluated for those rows (joined in
   // each state's branch of a big table's page, it cost its first page about half as much again
   // in planning and reading)
   const scoped = member
-    ? sql`app_webhook_deliveries d join ${endpoints} w on w.id = d.endpoint_id`
+    ? sql`app_webhook_deliveries d join app_endpoint_gate g on g.endpoint_id = d.endpoint_id`
     : sql`app_webhook_deliveries d`;
-  const endpointEnabled = sql`coalesce((select w.disabled_at is null from ${endpoints} w where w.id = d.endpoint_id), false) as endpoint_enabled`;
+  const endpointEnabled = sql`coalesce((select e.disabled_at is null from app_endpoint_gate e where e.endpoint_id = d.endpoint_id), false) as endpoint_enabled`;
   const counted = sql`from ${scoped} ${whereOf(inStates ? [...conditions, inStates] : conditions)}`;
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);

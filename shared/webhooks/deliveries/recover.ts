@@ -30,7 +30,7 @@ export interface RecoverResult {
  * that may not replay.
  */
 export async function recoverDeliveries(
-  deps: Pick<WebhookDeps, 'sql' | 'config' | 'log'>,
+  deps: Pick<WebhookDeps, 'sql' | 'config' | 'log' | 'endpoints'>,
   actor: Actor,
   endpointId: string,
   range: { since?: unknown; until?: unknown },
@@ -43,9 +43,9 @@ export async function recoverDeliveries(
   if (since === undefined) throw timeRangeInvalid('since', 'is required: replay dead deliveries created since when?');
   if (until !== undefined && until.getTime() <= since.getTime())
     throw timeRangeInvalid('until', 'must be after since', range.until);
-  if (endpoint.disabled_at !== null) {
+  if (endpoint.disabledAt !== null) {
     throw conflict(
-      `webhook endpoint ${endpointId} is disabled (${endpoint.disabled_reason ?? 'no reason given'}); enable it first`,
+      `webhook endpoint ${endpointId} is disabled (${endpoint.disabledReason ?? 'no reason given'}); enable it first`,
       {
         code: 'APP_WEBHOOK_ENDPOINT_DISABLED',
         data: { id: endpointId },

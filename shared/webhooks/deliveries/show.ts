@@ -1,6 +1,6 @@
 /** One delivery in full: its endpoint and every attempt. */
 import { isIdText } from '../ids.ts';
-import { endpointTable } from '../endpoints/store.ts';
+import { endpointStoreOf } from '../endpoints/store.ts';
 import { inScope, type TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 import {
@@ -12,12 +12,7 @@ import {
   type DeliveryRow,
 } from './record.ts';
 
-type DetailsRow = DeliveryRow & {
-  url: string;
-  endpoint_owner: string | null;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-};
+type DetailsRow = DeliveryRow & { endpoint_owner: string | null };
 
 /**
  * Delivery `id` with its endpoint and every attempt (`jobs show <id>`). It is in a member's
@@ -25,16 +20,16 @@ type DetailsRow = DeliveryRow & {
  * anything else is a 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`, like a delivery that does not exist.
  */
 export async function showDelivery(
-  deps: Pick<WebhookDeps, 'sql' | 'config'>,
+  deps: Pick<WebhookDeps, 'sql' | 'config' | 'endpoints'>,
   scope: TenantScope,
   id: string,
 ): Promise<DeliveryDetails> {
-  const { sql, config } = deps;
+  const { sql } = deps;
   if (!isIdText(id)) throw deliveryNotFound(id);
   const [rows, attempts] = await Promise.all([
     sql<DetailsRow[]>`
-      select ${sql.unsafe(SUMMARY_COLUMNS)}, w.url, w.owner as endpoint_owner, w.disabled_at, w.disabled_reason
-        from app_webhook_deliveries d join ${endpointTable(sql, config)} w on w.id = d.endpoint_id
+      select ${sql.unsafe(SUMMARY_COLUMNS)}, g.owner as endpoint_owner
+        from app_webhook_deliveries d join app_endpoint_gate g on g.endpoint_id = d.endpoint_id
        where d.id = ${id}`,
     sql<
       {
@@ -53,14 +48,16 @@ export async function showDelivery(
   const row = rows[0];
   if (row === undefined || !inScope(scope, row.owner) || !inScope(scope, row.endpoint_owner))
     throw deliveryNotFound(id);
+  const endpoint = await endpointStoreOf(deps).get(row.endpoint_id);
+  if (endpoint === null) throw deliveryNotFound(id); // its endpoint is being removed, and the delivery with it
   return {
     ...summary(row),
     endpoint: {
       id: row.endpoint_id,
-      url: row.url,
-      enabled: row.disabled_at === null,
-      disabledAt: row.disabled_at,
-      disabledReason: row.disabled_reason,
+      url: endpoint.url,
+      enabled: endpoint.disabledAt === null,
+      disabledAt: endpoint.disabledAt,
+      disabledReason: endpoint.disabledReason,
     },
     attemptsMade: attempts.map((attempt) => ({
       attempt: attempt.attempt,

@@ -16,7 +16,9 @@
  */
 import type { Config } from '../../config/index.ts';
 import type { Sql } from '../../db/connect.ts';
-import { endpointTable, notifyEndpointsChanged, type Queryable } from '../endpoints/store.ts';
+import { endpointStoreOf, type Queryable } from '../endpoints/store.ts';
+import { endpointRecords, type EndpointRecords } from '../endpoints/records.ts';
+import { activeSecrets } from '../endpoints/secrets.ts';
 
 import { deliveryJobSpec, type DeliveryJobPayload } from './job.ts';
 import type { DeliveryStatus } from '../events/enqueue.ts';
@@ -42,6 +44,7 @@ export interface ClaimedDelivery {
   disabledReason: string | null;
   /** The endpoint's signing secrets as stored (sealed), newest first; open them with the secret box. */
   sealed: string[];
+
   /** It holds one of its endpoint's slots (give it back when recording: `AttemptRecord.release`). */
   slot: boolean;
   /** Its endpoint delivers in emit order, one at a time (`ordering: "fifo"`). */
@@ -51,18 +54,6 @@ export interface ClaimedDelivery {
 /** `text` with U+FFFD for each U+0000: PostgreSQL text cannot hold U+0000, and a receiver's answer may. */
 export const replaceNul = (text: string | null | undefined): string | null =>
   text === null || text === undefined ? null : text.replaceAll('\u0000', '\uFFFD');
-
-/**
- * The sealed secrets that sign for endpoint `e` now, newest first: the selection of
- * shared/webhooks/endpoints/secrets.ts `revealSecrets` (not expired), read inside the claim so a delivery
- * needs one round trip for its delivery, endpoint and secrets. They are opened with that
- * module's secret box (`secretBoxFor(config).open`), which throws
- * `APP_WEBHOOK_SECRET_UNREADABLE`; test/shared/webhooks/deliveries/claim.test.ts keeps the two selections equal.
- */
-const activeSealedSecrets = (sql: Queryable) => sql`
-  array(select s.sealed from app_webhook_secrets as s
-         where s.endpoint_id = e.id and (s.expires_at is null or s.expires_at > now())
-         order by s.id desc)`;
 
 /** What `claimDeliveries` is asked: a delivery id, whether its body must be read, and its job's payload (kept if it is parked). */
 export interface ClaimRequest {
@@ -106,11 +97,8 @@ interface ClaimRow {
   clock_ms: number | null;
   attempts: number;
   body: string | null;
-  url: string;
-  headers: Record<string, string> | null;
   disabled_at: Date | null;
-  disabled_reason: string | null;
-  sealed: string[];
+  version: number;
 }
 
 /**
@@ -130,6 +118,7 @@ export async function claimDeliveries(
   sql: Queryable,
   config: Pick<Config, 'webhooks'>,
   requests: readonly ClaimRequest[],
+  details: EndpointRecords = endpointRecords(endpointStoreOf({ config, sql: sql as Sql })),
 ): Promise<Claim[]> {
   const ids = requests.map((request) => request.id);
   const withBody = requests.filter((request) => request.withBody).map((request) => request.id);
@@ -150,13 +139,18 @@ export async function claimDeliveries(
     )
     select c.id, c.endpoint_id, c.state, c.slot, c.fifo, d.owner, d.attempts,
            case when c.state = 'claimed' and d.id = any(${withBody}::text[]) then d.body end as body,
-           e.url, e.headers, e.disabled_at, e.disabled_reason, e.rate_limit,
-           case when c.state = 'claimed' and e.rate_limit is not null then (extract(epoch from clock_timestamp()) * 1000)::float8 end as clock_ms,
-           case when c.state = 'claimed' then ${activeSealedSecrets(sql)} else '{}'::text[] end as sealed
+           g.disabled_at, g.rate_limit, g.version,
+           case when c.state = 'claimed' and g.rate_limit is not null then (extract(epoch from clock_timestamp()) * 1000)::float8 end as clock_ms
       from c
       join app_webhook_deliveries d on d.id = c.id
-      join ${endpointTable(sql, config)} e on e.id = c.endpoint_id
+      join app_endpoint_gate g on g.endpoint_id = c.endpoint_id
      where d.id = any(${ids}::text[]) -- primary key lookups, whatever the function's row estimate`;
+  const claimed = rows.filter((row) => row.state === 'claimed');
+  const records =
+    claimed.length === 0
+      ? new Map()
+      : await details.load(claimed.map((row) => ({ id: row.endpoint_id, version: row.version })));
+  const now = new Date();
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id): Claim => {
     const row = byId.get(id);
@@ -164,6 +158,7 @@ export async function claimDeliveries(
     if (row.state === 'full') return { full: true, id, endpointId: row.endpoint_id };
     if (row.state === 'parked')
       return { parked: true, id, endpointId: row.endpoint_id, rateLimit: row.rate_limit ?? null, fifo: row.fifo };
+    const endpoint = records.get(row.endpoint_id);
     return {
       id,
       endpointId: row.endpoint_id,
@@ -172,11 +167,12 @@ export async function claimDeliveries(
       clockMs: row.clock_ms ?? null,
       attempts: row.attempts,
       body: row.body ?? '',
-      url: row.url,
-      headers: row.headers ?? {},
-      disabledAt: row.disabled_at,
-      disabledReason: row.disabled_reason,
-      sealed: row.sealed,
+      url: endpoint?.url ?? '',
+      headers: endpoint?.headers ?? {},
+      // an endpoint whose record is gone is being removed: nothing is sent to it
+      disabledAt: endpoint === undefined ? (row.disabled_at ?? now) : row.disabled_at,
+      disabledReason: endpoint === undefined ? 'the endpoint was removed' : endpoint.disabledReason,
+      sealed: endpoint === undefined ? [] : activeSecrets(endpoint, now).map((secret) => secret.sealed),
       slot: row.slot,
       fifo: row.fifo,
     };
@@ -189,8 +185,9 @@ export async function claimDelivery(
   config: Pick<Config, 'webhooks'>,
   id: string,
   withBody: boolean,
+  details?: EndpointRecords,
 ): Promise<Claim> {
-  return (await claimDeliveries(sql, config, [{ id, withBody }]))[0];
+  return (await claimDeliveries(sql, config, [{ id, withBody }], details))[0];
 }
 
 /** The status of delivery `id`, or null when it does not exist (for the log of a skipped job). */
@@ -244,10 +241,10 @@ export async function withSlotFree(
 ): Promise<Set<string>> {
   if (endpointIds.length === 0) return new Set();
   const rows = await sql<{ id: string }[]>`
-    select w.id from app_webhooks w
-     where w.id = any(${[...new Set(endpointIds)]}::text[])
-       and (select count(*) from app_webhook_deliveries d where d.endpoint_id = w.id and d.slot)
-           < app_endpoint_cap(w.id, w.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
+    select g.endpoint_id as id from app_endpoint_gate g
+     where g.endpoint_id = any(${[...new Set(endpointIds)]}::text[])
+       and (select count(*) from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.slot)
+           < app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
   return new Set(rows.map((row) => row.id));
 }
 
@@ -343,22 +340,21 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
 /**
  * Whether a failed attempt of endpoint `endpointId` at `startedAt` is its first failure after a
  * success, and no `app.endpoint.failing` went out for it within the hour: then marks it notified
- * and answers the endpoint's owner and url (else undefined).
+ * (on its gate row) and answers the endpoint's owner (else undefined).
  */
 export async function firstFailureAfterSuccess(
   sql: Queryable,
-  config: Pick<Config, 'webhooks'>,
   endpointId: string,
   startedAt: Date,
-): Promise<{ owner: string | null; url: string } | undefined> {
-  const rows = await sql<{ owner: string | null; url: string }[]>`
-    update ${endpointTable(sql, config)} w set failing_notified_at = now()
-     where w.id = ${endpointId}
-       and (w.failing_notified_at is null or w.failing_notified_at < now() - interval '1 hour')
+): Promise<{ owner: string | null } | undefined> {
+  const rows = await sql<{ owner: string | null }[]>`
+    update app_endpoint_gate g set failing_notified_at = now()
+     where g.endpoint_id = ${endpointId}
+       and (g.failing_notified_at is null or g.failing_notified_at < now() - interval '1 hour')
        and (select a.outcome from app_webhook_attempts a join app_webhook_deliveries d on d.id = a.delivery_id
              where d.endpoint_id = ${endpointId} and a.started_at < ${startedAt}
              order by a.started_at desc limit 1) = 'done'
-    returning w.owner, w.url`;
+    returning g.owner`;
   return rows[0];
 }
 
@@ -462,30 +458,25 @@ export async function markUnsent(sql: Queryable, id: string, error: string): Pro
 
 /**
  * After a 410 (the endpoint is disabled; nothing further is queued for it), in one
- * transaction with the attempt that got it: records the attempt (dead), disables the endpoint
- * (`disabled_at`, `disabled_reason`; an earlier disable is kept), makes every other PENDING
- * delivery of the endpoint dead with a reason and removes its job, and announces the endpoint
- * change to every process's endpoint cache. Deliveries running at that moment finish their
- * attempt; their next one finds the endpoint disabled and is not sent. Answers how many pending
- * deliveries were stopped (with the endpoint's owner and the reason kept), or null when the
- * attempt was not recorded (see `recordAttempt`).
+ * transaction with the attempt that got it: records the attempt (dead), disables the endpoint's
+ * gate (so no claim or emit uses it from the commit on), and makes every other PENDING delivery of
+ * the endpoint dead with a reason and removes its job. The caller then disables the endpoint's
+ * record (endpoints/update.ts `disableGone`), which the gate follows. Deliveries running at that
+ * moment finish their attempt; their next one finds the endpoint disabled and is not sent.
+ * Answers how many pending deliveries were stopped (with the endpoint's owner and the reason), or
+ * null when the attempt was not recorded (see `recordAttempt`).
  */
 export async function recordGone(
   sql: Sql,
-  config: Pick<Config, 'webhooks'>,
   record: AttemptRecord & { endpointId: string },
 ): Promise<{ stopped: number; owner: string | null; reason: string } | null> {
   return sql.begin(async (tx) => {
     if (!(await recordAttempt(tx, record))) return null;
     const reason = `the receiver answered 410 Gone to delivery ${record.deliveryId}`;
     const endpoints = await tx<{ owner: string | null }[]>`
-      update ${endpointTable(tx, config)}
-         set disabled_at = coalesce(disabled_at, now()),
-             disabled_reason = case when disabled_at is null then ${reason} else disabled_reason end,
-             updated_at = now()
-       where id = ${record.endpointId}
+      update app_endpoint_gate set disabled_at = coalesce(disabled_at, now())
+       where endpoint_id = ${record.endpointId}
       returning owner`;
-    if (endpoints.length > 0) await notifyEndpointsChanged(tx, [endpoints[0].owner]);
     const stopped = await tx<{ id: string }[]>`
       with d as (
         update app_webhook_deliveries

@@ -17,7 +17,10 @@ export function pageOf(
 }
 
 /** The records of one page of `all` (already filtered and in order), for stores that filter in memory. */
-export function pageInMemory(all: StoredEndpoint[], query: Pick<StoredEndpointQuery, 'page' | 'perPage'>): StoredEndpointPage {
+export function pageInMemory(
+  all: StoredEndpoint[],
+  query: Pick<StoredEndpointQuery, 'page' | 'perPage'>,
+): StoredEndpointPage {
   if (query.perPage === undefined) return pageOf(all, all.length, query);
   const start = ((query.page ?? 1) - 1) * query.perPage;
   return pageOf(all.slice(start, start + query.perPage), all.length, query);

@@ -183,7 +183,9 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
     async subscribers(owner): Promise<SubscriberEndpoint[]> {
       // the (owner, disabled_at) index answers both forms
       return owner === null
-        ? await sql<SubscriberEndpoint[]>`select id, events from ${t()} where owner is null and disabled_at is null order by id`
+        ? await sql<
+            SubscriberEndpoint[]
+          >`select id, events from ${t()} where owner is null and disabled_at is null order by id`
         : await sql<
             SubscriberEndpoint[]
           >`select id, events from ${t()} where owner = ${owner} and disabled_at is null order by id`;

@@ -13,7 +13,8 @@ import type { Config } from '../../config/index.ts';
 import { createChangeListener } from '../../db/change-listener.ts';
 import type { Sql } from '../../db/connect.ts';
 import type { Logger } from '../../log/logger.ts';
-import { ENDPOINTS_CHANGED_CHANNEL, endpointTable, type Queryable } from './store.ts';
+import { ENDPOINTS_CHANGED_CHANNEL, endpointStoreOf } from './store.ts';
+import type { EndpointStore } from '../endpoint-stores/types.ts';
 
 /** What the cache keeps of an endpoint. */
 export interface CachedEndpoint {
@@ -43,21 +44,12 @@ export interface EndpointCacheOptions {
 export const ENDPOINT_CACHE_TTL_MS = 10_000;
 const LISTEN_RETRY_MS = 5_000;
 
-/** The enabled endpoints of exactly `owner`, straight from the table (uses the (owner, disabled_at) index). */
+/** The enabled endpoints of exactly `owner`, straight from the endpoint store. */
 export async function loadEnabledEndpoints(
-  sql: Queryable,
-  config: Pick<Config, 'webhooks'>,
+  deps: { config: Pick<Config, 'webhooks'>; sql: Sql; endpoints?: EndpointStore },
   owner: string | null,
 ): Promise<CachedEndpoint[]> {
-  const table = endpointTable(sql, config);
-  const rows =
-    owner === null
-      ? await sql<
-          { id: string; events: string[] }[]
-        >`select id, events from ${table} where owner is null and disabled_at is null order by id`
-      : await sql<
-          { id: string; events: string[] }[]
-        >`select id, events from ${table} where owner = ${owner} and disabled_at is null order by id`;
+  const rows = await endpointStoreOf(deps).subscribers(owner);
   return rows.map((row) => Object.freeze({ id: row.id, events: Object.freeze([...row.events]) }));
 }
 
@@ -66,7 +58,7 @@ export async function loadEnabledEndpoints(
  * with the first `get`, so creating it needs no database.
  */
 export function createEndpointCache(
-  deps: { config: Config; sql: Sql; log: Logger },
+  deps: { config: Config; sql: Sql; log: Logger; endpoints?: EndpointStore },
   options: EndpointCacheOptions = {},
 ): EndpointCache {
   const ttl = options.ttlMs ?? ENDPOINT_CACHE_TTL_MS;
@@ -131,14 +123,14 @@ export function createEndpointCache(
   }
 
   async function get(owner: string | null): Promise<readonly CachedEndpoint[]> {
-    if (closed) return loadEnabledEndpoints(deps.sql, deps.config, owner);
+    if (closed) return loadEnabledEndpoints(deps, owner);
     changes.ensure();
     const entry = entries.get(owner);
     if (entry !== undefined && entry.expiresAt > now()) return entry.endpoints;
     const pending = loading.get(owner);
     if (pending !== undefined) return pending;
     const seen = version(owner);
-    const promise = loadEnabledEndpoints(deps.sql, deps.config, owner).then((endpoints) => {
+    const promise = loadEnabledEndpoints(deps, owner).then((endpoints) => {
       const frozen = Object.freeze(endpoints);
       if (changes.listening() && !closed && version(owner) === seen) remember(owner, frozen);
       return frozen;

@@ -2,7 +2,8 @@
  * Listing endpoints: one filter (owner, state, events received) for REST, GraphQL, the CLI and
  * the programmatic interface, paged or whole, with or without delivery counts. Never secrets.
  */
-import { endpointTable, toEndpoint, type Endpoint, type EndpointRow, type Queryable } from './store.ts';
+import { endpointStoreOf, toEndpoint, type Endpoint } from './store.ts';
+import type { StoredEndpointQuery } from '../endpoint-stores/types.ts';
 import { assertOwner } from './fields.ts';
 import { assertEventNameFilter, type PageWindow } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
@@ -32,74 +33,65 @@ export function patternsMatching(name: string): string[] {
   return ['*', name, ...families];
 }
 
-/** The WHERE of an endpoint listing (alias `w`); throws 422 `APP_WEBHOOK_LIST_INVALID` or 404 `APP_TENANT_NOT_FOUND`. */
-function endpointFilter(sql: Queryable, scope: TenantScope, query: EndpointQuery) {
+/** The store's query of a listing; throws 422 `APP_WEBHOOK_LIST_INVALID` or 404 `APP_TENANT_NOT_FOUND`. */
+function storeQuery(scope: TenantScope, query: EndpointQuery): StoredEndpointQuery {
   const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
   const names = query.events ?? [];
   for (const name of names) assertEventNameFilter('events', name);
-  return sql`
-    ${owner === undefined ? sql`true` : owner === null ? sql`w.owner is null` : sql`w.owner = ${owner}`}
-    and ${query.enabled === undefined ? sql`true` : query.enabled ? sql`w.disabled_at is null` : sql`w.disabled_at is not null`}
-    and ${names.length === 0 ? sql`true` : sql`w.events && ${names.flatMap(patternsMatching)}::text[]`}`;
+  return {
+    ...(owner === undefined ? {} : { owner }),
+    ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
+    ...(names.length === 0 ? {} : { patterns: [...new Set(names.flatMap(patternsMatching))] }),
+  };
 }
-
-const pageWindow = (sql: Queryable, query: PageWindow) =>
-  query.perPage === undefined ? sql`` : sql`limit ${query.perPage} offset ${((query.page ?? 1) - 1) * query.perPage}`;
 
 /** Endpoints in creation order with the total, filtered; one page when `perPage` is given, else all. */
 export async function listEndpoints(
-  deps: Pick<WebhookDeps, 'config' | 'sql'>,
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
   scope: TenantScope,
   query: EndpointQuery = {},
 ): Promise<{ records: Endpoint[]; total: number }> {
-  const { sql, config } = deps;
-  const where = endpointFilter(sql, scope, query);
-  const [rows, counted] = await Promise.all([
-    sql<
-      EndpointRow[]
-    >`select w.* from ${endpointTable(sql, config)} w where ${where} order by w.created_at, w.id ${pageWindow(sql, query)}`,
-    query.perPage === undefined
-      ? undefined
-      : sql<{ total: number }[]>`select count(*)::int as total from ${endpointTable(sql, config)} w where ${where}`,
-  ]);
-  const total = counted === undefined ? rows.length : counted[0].total;
-  return { records: rows.map((row) => toEndpoint(row, config)), total };
+  const page = await endpointStoreOf(deps).list({
+    ...storeQuery(scope, query),
+    ...(query.perPage === undefined ? {} : { page: query.page ?? 1, perPage: query.perPage }),
+  });
+  return { records: page.records.map((record) => toEndpoint(record, deps.config)), total: page.total };
 }
 
 /** Endpoints filtered as `listEndpoints` (all of them), each with its delivery counts by state and latest delivery time. */
 export async function endpointStatuses(
-  deps: Pick<WebhookDeps, 'config' | 'sql'>,
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
   scope: TenantScope,
   query: Omit<EndpointQuery, keyof PageWindow> = {},
 ): Promise<EndpointStatus[]> {
   const { sql, config } = deps;
-  const rows = await sql<
-    (EndpointRow & { pending: number; running: number; done: number; dead: number; last_delivery_at: Date | null })[]
+  const { records } = await endpointStoreOf(deps).list(storeQuery(scope, query));
+  const ids = records.map((record) => record.id);
+  const counts = await sql<
+    {
+      endpoint_id: string;
+      pending: number;
+      running: number;
+      done: number;
+      dead: number;
+      last_delivery_at: Date | null;
+    }[]
   >`
-    select w.*,
-      coalesce(c.pending, 0)::int as pending, coalesce(c.running, 0)::int as running,
-      coalesce(c.done, 0)::int as done, coalesce(c.dead, 0)::int as dead, c.last_delivery_at
-    from ${endpointTable(sql, config)} w
-    left join (
-      select endpoint_id,
-        count(*) filter (where status = 'pending') as pending,
-        count(*) filter (where status = 'running') as running,
-        count(*) filter (where status = 'done') as done,
-        count(*) filter (where status = 'dead') as dead,
-        max(created_at) as last_delivery_at
-      from app_webhook_deliveries group by endpoint_id
-    ) c on c.endpoint_id = w.id
-    where ${endpointFilter(sql, scope, query)}
-    order by w.created_at, w.id`;
-  return rows.map((row) => ({
-    ...toEndpoint(row, config),
-    deliveries: {
-      pending: row.pending,
-      running: row.running,
-      done: row.done,
-      dead: row.dead,
-      total: row.pending + row.running + row.done + row.dead,
-    },
-    lastDeliveryAt: row.last_delivery_at,
-  }));
+    select endpoint_id,
+      count(*) filter (where status = 'pending')::int as pending,
+      count(*) filter (where status = 'running')::int as running,
+      count(*) filter (where status = 'done')::int as done,
+      count(*) filter (where status = 'dead')::int as dead,
+      max(created_at) as last_delivery_at
+    from app_webhook_deliveries where endpoint_id = any(${ids}::text[]) group by endpoint_id`;
+  const byEndpoint = new Map(counts.map((row) => [row.endpoint_id, row]));
+  return records.map((record) => {
+    const row = byEndpoint.get(record.id);
+    const [pending, running, done, dead] = [row?.pending ?? 0, row?.running ?? 0, row?.done ?? 0, row?.dead ?? 0];
+    return {
+      ...toEndpoint(record, config),
+      deliveries: { pending, running, done, dead, total: pending + running + done + dead },
+      lastDeliveryAt: row?.last_delivery_at ?? null,
+    };
+  });
 }

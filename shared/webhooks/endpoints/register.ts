@@ -14,8 +14,8 @@ import {
   checkEndpointUrl,
   type Ordering,
 } from './fields.ts';
-import { endpointTable, notifyEndpointsChanged, toEndpoint, type Endpoint, type EndpointRow } from './store.ts';
-import { addSecret, secretBoxFor } from './secrets.ts';
+import { createEndpoint, toEndpoint, type Endpoint } from './store.ts';
+import { newSecret, secretBoxFor } from './secrets.ts';
 import { SIGNING_SCHEMES, shownSecret, type SigningScheme } from '../signing.ts';
 import { unprocessable } from '../../errors/app-error.ts';
 import { newEndpointId } from '../ids.ts';
@@ -57,8 +57,8 @@ export function assertSigning(signing: unknown): SigningScheme {
 /**
  * Checks every field (url shape and resolved addresses, event patterns, headers, owner,
  * description; each refusal a 422 whose `APP_WEBHOOK_*` code names the field), then writes the
- * endpoint and its first secret (`whsec_` + base64 of 32 random bytes, or an Ed25519 key, sealed at rest) in one
- * transaction, and announces the change to every process's endpoint cache. A caller bound to
+ * endpoint with its first secret (`whsec_` + base64 of 32 random bytes, or an Ed25519 key, sealed before it
+ * reaches the store), and announces the change to every process's endpoint cache. A caller bound to
  * one tenant registers for that tenant only (naming another owner: 404 `APP_TENANT_NOT_FOUND`);
  * a role that may not register is refused first (403 `APP_FORBIDDEN`).
  */
@@ -81,16 +81,27 @@ export async function registerEndpoint(
   const box = secretBoxFor(deps.config);
   const id = newEndpointId();
 
-  const { row, secret } = await deps.sql.begin(async (tx) => {
-    const [inserted] = await tx<EndpointRow[]>`
-      insert into ${endpointTable(tx, deps.config)} (id, url, events, owner, description, headers, signing, rate_limit, ordering)
-      values (${id}, ${url}, ${events}, ${owner}, ${description}, ${tx.json(sealHeaders(deps.config, headers))}, ${signing}, ${rateLimit}, ${ordering})
-      returning *`;
-    const plain = shownSecret(await addSecret(tx, box, id, signing));
-    await notifyEndpointsChanged(tx, [owner]);
-    return { row: inserted, secret: plain };
-  });
-  deps.cache?.invalidate(owner);
+  const now = new Date();
+  const { secret, stored: sealed } = newSecret(box, signing, now);
+  const stored = {
+    id,
+    url,
+    events,
+    owner,
+    description,
+    headers: sealHeaders(deps.config, headers),
+    secrets: [sealed],
+    signing,
+    rateLimit,
+    ordering,
+    disabledAt: null,
+    disabledReason: null,
+    enabledAt: null,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  await createEndpoint(deps, stored);
   deps.log.info({ endpoint: id, owner, events, host: new URL(url).host }, 'webhook endpoint registered');
-  return { ...toEndpoint(row, deps.config), secret };
+  return { ...toEndpoint(stored, deps.config), secret: shownSecret(secret) };
 }

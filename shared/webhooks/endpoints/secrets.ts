@@ -1,15 +1,15 @@
 /**
- * Signing secrets of endpoints (sealed at rest: secret-box.ts). Each endpoint
- * has one row in `app_webhook_secrets` per secret that still signs: `expires_at` null (no end)
- * or in the future. Rotation adds a secret; without grace the old ones are deleted at once, with
- * grace they get an `expires_at` and sign alongside the new one until then. Rows hold the
- * secret sealed by secret-box.ts. Secrets are never logged and never cached.
+ * Signing secrets of endpoints (sealed before they reach any store: secret-box.ts). Each endpoint
+ * record holds its secrets, each signing while its `expiresAt` is null (no end) or in the future.
+ * Rotation adds a secret; without grace the old ones go at once, with grace they get an
+ * `expiresAt` and sign alongside the new one until then. Secrets are never logged.
  */
 import { unprocessable } from '../../errors/app-error.ts';
 import type { Config } from '../../config/index.ts';
 import { createSecretBox, type SecretBox } from '../secret-box.ts';
 import { generateSecretFor, shownSecret, type SigningScheme } from '../signing.ts';
-import { endpointRow, type Queryable } from './store.ts';
+import { changeEndpoint, endpointRecord } from './store.ts';
+import type { StoredEndpoint, StoredSecret } from '../endpoint-stores/types.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
@@ -28,18 +28,19 @@ export interface RevealedSecret {
 }
 
 /**
- * Generates a secret of `scheme` for `endpointId` and stores it sealed; answers it (a `whsec_`
- * secret, or a `whsk_` signing key: show receivers `shownSecret` of it, the public key).
+ * A new secret of `scheme`: the secret itself (a `whsec_` secret, or a
+ * `whsk_` signing key: show receivers `shownSecret` of it, the public key) and its sealed form.
  */
-export async function addSecret(
-  sql: Queryable,
-  box: SecretBox,
-  endpointId: string,
-  scheme: SigningScheme = 'hmac-sha256',
-): Promise<string> {
+export function newSecret(box: SecretBox, scheme: SigningScheme, now: Date): { secret: string; stored: StoredSecret } {
   const secret = generateSecretFor(scheme);
-  await sql`insert into app_webhook_secrets (endpoint_id, sealed) values (${endpointId}, ${box.seal(secret)})`;
-  return secret;
+  return { secret, stored: { sealed: box.seal(secret), createdAt: now, expiresAt: null } };
+}
+
+/** The secrets of `endpoint` that sign at `now`, newest first. */
+export function activeSecrets(endpoint: Pick<StoredEndpoint, 'secrets'>, now: Date): StoredSecret[] {
+  return endpoint.secrets
+    .filter((secret) => secret.expiresAt === null || secret.expiresAt.getTime() > now.getTime())
+    .reverse();
 }
 
 /** Grace in milliseconds: undefined/null/0 = none. Throws 422 `APP_WEBHOOK_GRACE_INVALID`. */
@@ -56,7 +57,7 @@ export function assertGrace(grace: unknown): number {
 
 /**
  * `webhooks.rotate(id, {grace})`: a new secret for endpoint `id` (in `scope`), which signs from now on.
- * Without grace (or 0) every older secret stops signing at once (its row is deleted); with
+ * Without grace (or 0) every older secret stops signing at once (it is removed); with
  * `grace` milliseconds the older secrets that still sign keep signing until then (an earlier end
  * already set is kept), so the header carries two `v1,` entries meanwhile. Works on a disabled
  * endpoint, and on one whose stored secrets can no longer be read (the remedy for
@@ -65,7 +66,7 @@ export function assertGrace(grace: unknown): number {
  * role that may not rotate.
  */
 export async function rotateSecret(
-  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log'>,
+  deps: WebhookDeps,
   actor: Actor,
   id: string,
   options: { grace?: number } = {},
@@ -74,22 +75,26 @@ export async function rotateSecret(
   const { scope } = actor;
   const grace = assertGrace(options.grace);
   const box = secretBoxFor(deps.config);
-  const result = await deps.sql.begin(async (tx) => {
-    const row = await endpointRow(tx, deps.config, id, { forUpdate: true, scope });
-    let graceEndsAt: Date | null = null;
-    if (grace === 0) {
-      await tx`delete from app_webhook_secrets where endpoint_id = ${id}`;
-    } else {
-      await tx`delete from app_webhook_secrets where endpoint_id = ${id} and expires_at <= now()`;
-      const [row] = await tx<{ ends: Date }[]>`select now() + ${grace} * interval '1 millisecond' as ends`;
-      graceEndsAt = row.ends;
-      await tx`
-        update app_webhook_secrets set expires_at = least(coalesce(expires_at, 'infinity'), ${graceEndsAt})
-        where endpoint_id = ${id}`;
-    }
-    const secret = shownSecret(await addSecret(tx, box, id, row.signing ?? 'hmac-sha256'));
-    return { secret, graceEndsAt };
+  let result: { secret: string; graceEndsAt: Date | null } | undefined;
+  await changeEndpoint(deps, id, scope, (current, now) => {
+    const fresh = newSecret(box, current.signing, now);
+    const graceEndsAt = grace === 0 ? null : new Date(now.getTime() + grace);
+    const kept =
+      graceEndsAt === null
+        ? []
+        : activeSecrets(current, now)
+            .reverse()
+            .map((secret) => ({
+              ...secret,
+              expiresAt:
+                secret.expiresAt !== null && secret.expiresAt.getTime() < graceEndsAt.getTime()
+                  ? secret.expiresAt
+                  : graceEndsAt,
+            }));
+    result = { secret: shownSecret(fresh.secret), graceEndsAt };
+    return { ...current, secrets: [...kept, fresh.stored] };
   });
+  if (result === undefined) throw new Error('rotation ended without a secret');
   deps.log.info(
     { endpoint: id, graceMs: grace },
     grace === 0 ? 'webhook secret rotated; the old secret no longer signs' : 'webhook secret rotated with grace',
@@ -103,25 +108,31 @@ export async function rotateSecret(
  * `APP_WEBHOOK_SECRET_UNREADABLE` (naming the endpoint and the remedy) when one was sealed under
  * another application secret.
  */
-export async function revealSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string): Promise<RevealedSecret[]> {
+export async function revealSecrets(
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
+  id: string,
+): Promise<RevealedSecret[]> {
   return (await openSecrets(deps, id)).map((entry) => ({ ...entry, secret: shownSecret(entry.secret) }));
 }
 
 /** The secrets that sign deliveries of endpoint `id` now, newest first, opened (private keys included). */
-async function openSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string): Promise<RevealedSecret[]> {
+async function openSecrets(
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
+  id: string,
+): Promise<RevealedSecret[]> {
   const box = secretBoxFor(deps.config);
-  const rows = await deps.sql<{ sealed: string; created_at: Date; expires_at: Date | null }[]>`
-    select sealed, created_at, expires_at from app_webhook_secrets
-    where endpoint_id = ${id} and (expires_at is null or expires_at > now())
-    order by id desc`;
-  return rows.map((row) => ({
-    secret: box.open(row.sealed, id),
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
+  const record = await endpointRecord(deps, id);
+  return activeSecrets(record, new Date()).map((secret) => ({
+    secret: box.open(secret.sealed, id),
+    createdAt: secret.createdAt,
+    expiresAt: secret.expiresAt,
   }));
 }
 
 /** The secrets (`whsec_`) or signing keys (`whsk_`) that sign deliveries of endpoint `id` now, newest first (for the worker). */
-export async function signingSecrets(deps: Pick<WebhookDeps, 'config' | 'sql'>, id: string): Promise<string[]> {
+export async function signingSecrets(
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
+  id: string,
+): Promise<string[]> {
   return (await openSecrets(deps, id)).map((entry) => entry.secret);
 }

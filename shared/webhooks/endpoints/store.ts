@@ -1,16 +1,23 @@
 /**
- * The endpoint table (`webhooks.table`, default `app_webhooks`; schema in
- * migrations/001_webhooks.sql): the record shape, the row mapping, reads by id, and the change
- * notification every process listens to (cache.ts).
+ * The endpoint records as the core sees them, whatever store holds them (`webhooks.store`:
+ * endpoint-stores/): the record shape shown to callers, reads by id with the tenant scope applied,
+ * and the three writes (create, change, delete). Each write keeps the endpoint's gate row in
+ * PostgreSQL (migrations/025: owner, enabled, ordering, rate limit, version) equal to the record,
+ * so the pipeline reads the gate and never the store, and announces the change to every
+ * process's endpoint cache (cache.ts).
  */
 import { openHeaders } from './header-box.ts';
 import type { SigningScheme } from '../signing.ts';
 import type { Ordering } from './fields.ts';
 import { isIdText } from '../ids.ts';
-import { notFound } from '../../errors/app-error.ts';
+import { AppError, notFound } from '../../errors/app-error.ts';
 import type { Config } from '../../config/index.ts';
 import { assertInScope, type TenantScope } from '../../access/tenant-scope.ts';
 import { clip, describeValue } from '../../errors/describe-value.ts';
+import type { Sql } from '../../db/connect.ts';
+import type { WebhookDeps } from '../deps.ts';
+import type { EndpointStore, StoredEndpoint } from '../endpoint-stores/types.ts';
+import { postgresqlStore } from '../endpoint-stores/postgresql.ts';
 
 /** NOTIFY channel announcing a change to an endpoint; the payload is `{"owner": <owner|null>}`. */
 export const ENDPOINTS_CHANGED_CHANNEL = 'app_webhooks_changed';
@@ -37,51 +44,55 @@ export interface Endpoint {
   updatedAt: Date;
 }
 
-/** A row of the endpoint table as the driver returns it. */
-export interface EndpointRow {
-  id: string;
-  url: string;
-  events: string[];
-  owner: string | null;
-  description: string | null;
-  headers: Record<string, string> | null;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  /** Absent on a table from before migration 008 (read as `hmac-sha256`). */
-  signing?: SigningScheme;
-  rate_limit?: number | null;
-  /** Absent on a table from before migration 014 (read as `none`). */
-  ordering?: Ordering;
-  created_at: Date;
-  updated_at: Date;
-}
-
 /** Anything that runs tagged-template queries: the pool or a transaction. */
 export type { Queryable } from '../../db/connect.ts';
 import type { Queryable } from '../../db/connect.ts';
 
-/** The record of a row, its header values opened (header-box.ts). */
-export function toEndpoint(row: EndpointRow, config: Pick<Config, 'secret'>): Endpoint {
+/** The record of a stored endpoint, its header values opened (header-box.ts), its secrets left out. */
+export function toEndpoint(stored: StoredEndpoint, config: Pick<Config, 'secret'>): Endpoint {
   return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
-    owner: row.owner,
-    description: row.description,
-    headers: openHeaders(config, row.headers, row.id),
-    enabled: row.disabled_at === null,
-    disabledAt: row.disabled_at,
-    disabledReason: row.disabled_reason,
-    signing: row.signing ?? 'hmac-sha256',
-    rateLimit: row.rate_limit ?? null,
-    ordering: row.ordering ?? 'none',
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    id: stored.id,
+    url: stored.url,
+    events: stored.events,
+    owner: stored.owner,
+    description: stored.description,
+    headers: openHeaders(config, stored.headers, stored.id),
+    enabled: stored.disabledAt === null,
+    disabledAt: stored.disabledAt,
+    disabledReason: stored.disabledReason,
+    signing: stored.signing,
+    rateLimit: stored.rateLimit,
+    ordering: stored.ordering,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
   };
 }
 
-/** The configured endpoint table as an identifier fragment. */
-export const endpointTable = (sql: Queryable, config: Pick<Config, 'webhooks'>) => sql(config.webhooks.table);
+const defaultStores = new WeakMap<Sql, Map<string, EndpointStore>>();
+
+/**
+ * The endpoint store of `deps`: the one the process opened (`deps.endpoints`), else the table
+ * `webhooks.table` in the service's own database (tests and tools that build deps by hand).
+ */
+export function endpointStoreOf(deps: {
+  config: Pick<Config, 'webhooks'>;
+  sql: Sql;
+  endpoints?: EndpointStore;
+}): EndpointStore {
+  if (deps.endpoints !== undefined) return deps.endpoints;
+  let byTable = defaultStores.get(deps.sql);
+  if (byTable === undefined) {
+    byTable = new Map();
+    defaultStores.set(deps.sql, byTable);
+  }
+  const table = deps.config.webhooks.table;
+  let store = byTable.get(table);
+  if (store === undefined) {
+    store = postgresqlStore('default', deps.sql, table, { owned: false });
+    byTable.set(table, store);
+  }
+  return store;
+}
 
 /** AppError 404 `APP_WEBHOOK_NOT_FOUND` for an unknown endpoint id. */
 export const endpointNotFound = (id: unknown) =>
@@ -91,24 +102,34 @@ export const endpointNotFound = (id: unknown) =>
   });
 
 /**
- * The row of endpoint `id`, or a 404 `APP_WEBHOOK_NOT_FOUND`; with `scope`, an endpoint outside
- * it is the same 404 (tenant-scope.ts). With `forUpdate` the row is locked until the
- * transaction ends, so concurrent changes of one endpoint apply one after the other and the
- * scope is checked on the row the write will change: no change of owner slips in between.
+ * The stored endpoint `id`, or a 404 `APP_WEBHOOK_NOT_FOUND`; with `scope`, an endpoint outside
+ * it is the same 404 (tenant-scope.ts).
  */
-export async function endpointRow(
-  sql: Queryable,
-  config: Pick<Config, 'webhooks'>,
+export async function endpointRecord(
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
   id: unknown,
-  options: { forUpdate?: boolean; scope?: TenantScope } = {},
-): Promise<EndpointRow> {
+  options: { scope?: TenantScope } = {},
+): Promise<StoredEndpoint> {
   if (!isIdText(id)) throw endpointNotFound(id);
-  const rows = options.forUpdate
-    ? await sql<EndpointRow[]>`select * from ${endpointTable(sql, config)} where id = ${id} for update`
-    : await sql<EndpointRow[]>`select * from ${endpointTable(sql, config)} where id = ${id}`;
-  if (rows.length === 0) throw endpointNotFound(id);
-  if (options.scope !== undefined) assertInScope(options.scope, rows[0].owner, () => endpointNotFound(id));
-  return rows[0];
+  const stored = await endpointStoreOf(deps).get(id);
+  if (stored === null) throw endpointNotFound(id);
+  if (options.scope !== undefined) assertInScope(options.scope, stored.owner, () => endpointNotFound(id));
+  return stored;
+}
+
+/**
+ * Makes the gate row of `endpoint` (migrations/025) what the record says, unless it already holds
+ * a later version (a concurrent change that was written after this one).
+ */
+export async function syncGate(sql: Queryable, endpoint: StoredEndpoint): Promise<void> {
+  await sql`
+    insert into app_endpoint_gate (endpoint_id, owner, disabled_at, ordering, rate_limit, enabled_at, version)
+    values (${endpoint.id}, ${endpoint.owner}, ${endpoint.disabledAt}, ${endpoint.ordering}, ${endpoint.rateLimit},
+            ${endpoint.enabledAt}, ${endpoint.version})
+    on conflict (endpoint_id) do update
+      set owner = excluded.owner, disabled_at = excluded.disabled_at, ordering = excluded.ordering,
+          rate_limit = excluded.rate_limit, enabled_at = excluded.enabled_at, version = excluded.version
+      where app_endpoint_gate.version <= excluded.version`;
 }
 
 /**
@@ -119,4 +140,76 @@ export async function notifyEndpointsChanged(sql: Queryable, owners: ReadonlyArr
   for (const owner of new Set(owners)) {
     await sql`select pg_notify(${ENDPOINTS_CHANGED_CHANNEL}, ${JSON.stringify({ owner })})`;
   }
+}
+
+/** Most tries of a change that keeps meeting a concurrent one. */
+const CHANGE_TRIES = 10;
+
+/**
+ * Stores a new endpoint: its gate row first (a gate without its record reaches no one: emits find
+ * endpoints in the store), then the record; when the store refuses, the gate row goes again, so a
+ * failed registration leaves nothing behind.
+ */
+export async function createEndpoint(deps: WebhookDeps, endpoint: StoredEndpoint): Promise<void> {
+  await syncGate(deps.sql, endpoint);
+  try {
+    await endpointStoreOf(deps).insert(endpoint);
+  } catch (error) {
+    await deps.sql`delete from app_endpoint_gate where endpoint_id = ${endpoint.id}`.catch(() => {});
+    throw error;
+  }
+  await notifyEndpointsChanged(deps.sql, [endpoint.owner]);
+  deps.cache?.invalidate(endpoint.owner);
+}
+
+/**
+ * Reads endpoint `id` (in `scope`), gives it to `change` and stores what it answers as the next
+ * version; when another process changed the endpoint in between, reads it again and asks again
+ * (`change` must be a pure function of the record). Then the gate follows and the caches are told.
+ * Answers the record before and after.
+ */
+export async function changeEndpoint(
+  deps: WebhookDeps,
+  id: unknown,
+  scope: TenantScope | undefined,
+  change: (current: StoredEndpoint, now: Date) => Omit<StoredEndpoint, 'version' | 'updatedAt'>,
+): Promise<{ before: StoredEndpoint; after: StoredEndpoint }> {
+  const store = endpointStoreOf(deps);
+  for (let attempt = 1; ; attempt++) {
+    const before = await endpointRecord(deps, id, { scope });
+    const now = new Date();
+    const after: StoredEndpoint = {
+      ...change(before, now),
+      id: before.id,
+      updatedAt: now,
+      version: before.version + 1,
+    };
+    if (await store.update(after, before.version)) {
+      await syncGate(deps.sql, after);
+      await notifyEndpointsChanged(deps.sql, [before.owner, after.owner]);
+      deps.cache?.invalidate(before.owner);
+      deps.cache?.invalidate(after.owner);
+      return { before, after };
+    }
+    if (attempt >= CHANGE_TRIES) {
+      throw new AppError(409, `webhook endpoint ${before.id} kept changing while this change was applied; try again`, {
+        code: 'APP_WEBHOOK_CONFLICT',
+        expose: true,
+        data: { id: before.id },
+      });
+    }
+  }
+}
+
+/**
+ * Removes endpoint `id` (in `scope`): the record, then its gate row, which takes its deliveries
+ * and attempts with it (foreign keys). Answers the removed record; 404 when it is not there.
+ */
+export async function deleteEndpoint(deps: WebhookDeps, id: unknown, scope: TenantScope): Promise<StoredEndpoint> {
+  const record = await endpointRecord(deps, id, { scope });
+  if (!(await endpointStoreOf(deps).delete(record.id))) throw endpointNotFound(id);
+  await deps.sql`delete from app_endpoint_gate where endpoint_id = ${record.id}`;
+  await notifyEndpointsChanged(deps.sql, [record.owner]);
+  deps.cache?.invalidate(record.owner);
+  return record;
 }

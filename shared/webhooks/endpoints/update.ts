@@ -4,7 +4,8 @@
  * process, for the old owner and the new one.
  */
 import { sealHeaders } from './header-box.ts';
-import { unprocessable } from '../../errors/app-error.ts';
+import { isAppError, unprocessable } from '../../errors/app-error.ts';
+import type { StoredEndpoint } from '../endpoint-stores/types.ts';
 import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
 import { emitOperational } from '../operational.ts';
@@ -18,15 +19,8 @@ import {
   UNSTORABLE,
   type Ordering,
 } from './fields.ts';
-import { admit } from '../deliveries/flow.ts';
-import {
-  endpointRow,
-  endpointTable,
-  notifyEndpointsChanged,
-  toEndpoint,
-  type Endpoint,
-  type EndpointRow,
-} from './store.ts';
+import { wakeEndpoints } from '../deliveries/flow.ts';
+import { changeEndpoint, toEndpoint, type Endpoint } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
@@ -68,7 +62,7 @@ const PATCH_KEYS = new Set([
  * Applies `patch` to endpoint `id` with the same checks as `register` (a new url is checked and
  * its host resolved again) and answers the updated endpoint. Unknown keys and an empty patch are
  * refused (422 `APP_WEBHOOK_PATCH_INVALID`); an unknown id, or an endpoint outside `scope`, is a
- * 404 `APP_WEBHOOK_NOT_FOUND` (checked on the locked row), and a caller bound to one tenant cannot
+ * 404 `APP_WEBHOOK_NOT_FOUND` (checked on the record the change is applied to), and a caller bound to one tenant cannot
  * give the endpoint to another (404 `APP_TENANT_NOT_FOUND`). Secrets are not changed here (see
  * `rotateSecret`). A caller whose role may not change endpoints is refused first (403
  * `APP_FORBIDDEN`), and one that may not disable or enable them when the patch does.
@@ -142,43 +136,35 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
   const description = 'description' in given ? assertDescription(given.description) : undefined;
   const url = given.url === undefined ? undefined : await checkEndpointUrl(deps, given.url);
 
-  const { before, after } = await deps.sql.begin(async (tx) => {
-    const current = await endpointRow(tx, deps.config, id, { forUpdate: true, scope });
-    const disabling = given.enabled === false;
-    const enabling = given.enabled === true;
-    const [row] = await tx<EndpointRow[]>`
-      update ${endpointTable(tx, deps.config)} set
-        url = ${url ?? current.url},
-        events = ${events ?? current.events},
-        owner = ${owner === undefined ? current.owner : owner},
-        description = ${description === undefined ? current.description : description},
-        headers = ${tx.json(headers === undefined ? (current.headers ?? {}) : sealHeaders(deps.config, headers ?? {}))},
-        disabled_at = case when ${enabling} then null when ${disabling} then coalesce(disabled_at, now()) else disabled_at end,
-        enabled_at = case when ${enabling} and disabled_at is not null then now() else enabled_at end,
-        rate_limit = ${rateLimit === undefined ? tx`rate_limit` : tx`${rateLimit}::int`},
-        ordering = ${ordering ?? current.ordering ?? 'none'},
-        disabled_reason = case
-          when ${enabling} then null
-          when ${disabling} then coalesce(${given.disabledReason ?? null}::text, disabled_reason, 'disabled by an operator')
-          else disabled_reason end,
-        updated_at = now()
-      where id = ${id}
-      returning *`;
-    await notifyEndpointsChanged(tx, [current.owner, row.owner]);
-    // a line dissolved (fifo to none) has slots free for the deliveries that waited in it
-    if (ordering !== undefined && ordering !== (current.ordering ?? 'none')) await admit(tx, deps.config, [id]);
-    return { before: current, after: row };
-  });
-  deps.cache?.invalidate(before.owner);
-  deps.cache?.invalidate(after.owner);
+  const disabling = given.enabled === false;
+  const enabling = given.enabled === true;
+  const { before, after } = await changeEndpoint(deps, id, scope, (current, now) => ({
+    ...current,
+    url: url ?? current.url,
+    events: events ?? current.events,
+    owner: owner === undefined ? current.owner : owner,
+    description: description === undefined ? current.description : description,
+    headers: headers === undefined ? current.headers : sealHeaders(deps.config, headers ?? {}),
+    disabledAt: enabling ? null : disabling ? (current.disabledAt ?? now) : current.disabledAt,
+    enabledAt: enabling && current.disabledAt !== null ? now : current.enabledAt,
+    rateLimit: rateLimit === undefined ? current.rateLimit : rateLimit,
+    ordering: ordering ?? current.ordering,
+    disabledReason: enabling
+      ? null
+      : disabling
+        ? (given.disabledReason ?? current.disabledReason ?? 'disabled by an operator')
+        : current.disabledReason,
+  }));
+  // a line dissolved (fifo to none) has slots free for the deliveries that waited in it
+  if (after.ordering !== before.ordering) await wakeEndpoints(deps.sql, deps.config, [before.id]);
   deps.log.info({ endpoint: id, fields: Object.keys(given) }, 'webhook endpoint updated');
-  if (before.disabled_at !== null && after.disabled_at === null) {
+  if (before.disabledAt !== null && after.disabledAt === null) {
     await emitOperational(deps, 'app.endpoint.enabled', { endpointId: id, url: after.url }, after.owner);
-  } else if (before.disabled_at === null && after.disabled_at !== null) {
+  } else if (before.disabledAt === null && after.disabledAt !== null) {
     await emitOperational(
       deps,
       'app.endpoint.disabled',
-      { endpointId: id, url: after.url, reason: after.disabled_reason },
+      { endpointId: id, url: after.url, reason: after.disabledReason },
       after.owner,
     );
   }
@@ -200,4 +186,28 @@ export function disableEndpoint(
 export function enableEndpoint(deps: WebhookDeps, actor: Actor, id: string): Promise<Endpoint> {
   authorize(actor, 'endpoints.enable');
   return applyPatch(deps, actor, id, { enabled: true });
+}
+
+/**
+ * Disables endpoint `id` for the service itself (a receiver answered 410 Gone, or every attempt
+ * failed for `webhooks.disableAfter`): no actor, no scope. An endpoint disabled already keeps its
+ * earlier date and reason. Answers the record after the change, or null when the endpoint is gone.
+ */
+export async function disableForService(
+  deps: WebhookDeps,
+  id: string,
+  reason: string,
+  at?: Date,
+): Promise<StoredEndpoint | null> {
+  try {
+    const { after } = await changeEndpoint(deps, id, undefined, (current, now) => ({
+      ...current,
+      disabledAt: current.disabledAt ?? at ?? now,
+      disabledReason: current.disabledAt === null ? reason : current.disabledReason,
+    }));
+    return after;
+  } catch (error) {
+    if (isAppError(error) && error.code === 'APP_WEBHOOK_NOT_FOUND') return null;
+    throw error;
+  }
 }

@@ -5,7 +5,7 @@
 import { conflict, payloadTooLarge, unprocessable } from '../../errors/app-error.ts';
 import { assertEventName, matchesEvent } from '../patterns.ts';
 import { assertOwner } from '../endpoints/fields.ts';
-import { endpointRow } from '../endpoints/store.ts';
+import { endpointRecord } from '../endpoints/store.ts';
 import { loadEnabledEndpoints } from '../endpoints/cache.ts';
 import { payloadText } from './envelope.ts';
 import { checkEventData } from '../event-types/validation.ts';
@@ -91,7 +91,7 @@ export async function emitOnce(
   const sourceId = assertSourceId(options?.eventId);
   const data = payloadText(payload, deps.config.bodyLimit);
   await checkEventData(deps, type, payload);
-  const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps.sql, deps.config, owner);
+  const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps, owner);
   const only = options?.only;
   const matched = endpoints.filter((endpoint) =>
     only ? matchesEvent(endpoint.events.filter(only), type) : matchesEvent(endpoint.events, type),
@@ -152,13 +152,13 @@ export async function sendToEndpoint(
   const data = payloadText(payload, deps.config.bodyLimit);
   await checkEventData(deps, type, payload, { strict: false });
   // the write below joins the endpoint again on this owner, so the scope checked on this read holds
-  const row = await endpointRow(deps.sql, deps.config, id, { scope });
+  const row = await endpointRecord(deps, id, { scope });
   const disabled = () =>
     conflict(`webhook endpoint ${id} is disabled; enable it first (app webhooks:enable ${id})`, {
       code: 'APP_WEBHOOK_ENDPOINT_DISABLED',
-      data: { id, disabledAt: row.disabled_at, disabledReason: row.disabled_reason },
+      data: { id, disabledAt: row.disabledAt, disabledReason: row.disabledReason },
     });
-  if (row.disabled_at !== null) throw disabled();
+  if (row.disabledAt !== null) throw disabled();
   const [delivery] = await enqueueDeliveries(deps, { type, data, owner: row.owner, endpointIds: [id] });
   // Disabled, removed or given to another owner between the read and the write.
   if (delivery === undefined)

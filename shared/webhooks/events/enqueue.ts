@@ -14,7 +14,6 @@ import { type AppError, unavailable, unprocessable } from '../../errors/app-erro
 import type { Sql } from '../../db/connect.ts';
 import { unprepared } from '../../db/unprepared.ts';
 import { envelopeBody, type PayloadText } from './envelope.ts';
-import { endpointTable } from '../endpoints/store.ts';
 import { newDeliveryIds, newEventId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { deliveryJobSpec } from '../deliveries/job.ts';
@@ -194,12 +193,13 @@ export async function enqueueDeliveries(
         with inserted as (
           insert into app_webhook_deliveries (id, event_id, endpoint_id, owner, event_type, queue, body, next_attempt_at, created_at, updated_at, parked_at, seq)
           select d.id, ${eventId}, d.endpoint_id, ${input.owner}, ${input.type}, ${queue}, d.body,
-                 case when w.ordering = 'fifo' then null else ${at}::timestamptz end, ${at}, ${at},
-                 case when w.ordering = 'fifo' then ${at}::timestamptz end,
-                 case when w.ordering = 'fifo' then nextval('app_delivery_seq') end
+                 case when g.ordering = 'fifo' then null else ${at}::timestamptz end, ${at}, ${at},
+                 case when g.ordering = 'fifo' then ${at}::timestamptz end,
+                 case when g.ordering = 'fifo' then nextval('app_delivery_seq') end
           from unnest(${ids}::text[], ${endpointIds}::text[], ${bodies}::text[]) as d (id, endpoint_id, body)
-          join ${endpointTable(tx, config)} w on w.id = d.endpoint_id
-          where w.owner is not distinct from ${input.owner} and w.disabled_at is null
+          join app_endpoint_gate g on g.endpoint_id = d.endpoint_id
+          where g.owner is not distinct from ${input.owner} and g.disabled_at is null
+          for key share of g -- an endpoint being removed waits for this emit, then takes its deliveries
           returning id, endpoint_id, event_type, body, parked_at is not null as fifo
         ), jobs as (
           select count(*) as added from graphile_worker.add_jobs(array(

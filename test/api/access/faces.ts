@@ -165,8 +165,8 @@ const endpointRow = ({ webhooks }: Fixture, { id }: Target) =>
     (rows) => rows.map((row) => ({ ...row })),
   );
 const secretIds = ({ webhooks }: Fixture, { id }: Target) =>
-  webhooks.sql`select id from app_webhook_secrets where endpoint_id = ${id} order by id`.then((rows) =>
-    rows.map((row) => row.id),
+  webhooks.sql`select s.value ->> 'sealed' as id from app_webhooks, jsonb_array_elements(secrets) as s (value) where id = ${id}`.then(
+    (rows) => rows.map((row) => row.id),
   );
 const deliveriesOf = ({ webhooks }: Fixture, { id }: Target) =>
   webhooks.sql`select id, status from app_webhook_deliveries where endpoint_id = ${id} order by id`.then((rows) =>

@@ -82,12 +82,8 @@ describe('migration 023: deliveries and attempts partitioned', () => {
         db.sql`update app_webhook_deliveries set status = 'lost' where id = ${loadedId(1)}`,
         /status_check/,
       );
-      await assert.rejects(
-        db.sql`insert into app_webhook_deliveries (id, event_id, endpoint_id, event_type, queue, body) values ('msg_x', 'evt_x', 'ep_none', 't', 'q', '{}')`,
-        /foreign key/,
-      );
-
-      // an endpoint removed takes its deliveries and their attempts, as the foreign keys did
+      // an endpoint removed takes its deliveries and their attempts, as the foreign keys did (since
+      // migration 025 through its gate row, whatever store holds the endpoint)
       await db.sql`delete from app_webhooks where id = ${endpoint}`;
       const [left] =
         await db.sql`select (select count(*)::int from app_webhook_deliveries) + (select count(*)::int from app_webhook_attempts) as n`;

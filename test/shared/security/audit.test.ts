@@ -100,9 +100,17 @@ describe('app audit', () => {
   it('counts the signing secrets stored unencrypted that can still sign', async () => {
     const db = await createTestDatabase();
     await db.sql`insert into app_webhooks (id, url, events) values ('ep_audit', 'https://receiver.example/hook', '{*}')`;
-    await db.sql`insert into app_webhook_secrets (endpoint_id, sealed, expires_at) values
-      ('ep_audit', 'plain:whsec_AAAA', null), ('ep_audit', 'plain:whsec_BBBB', now() - interval '1 hour'), ('ep_audit', 'enc:v1:abcd:x:y:z', null)`;
-    assert.equal(await countUnencryptedSecrets(db.sql), 1);
+    const secret = (sealed: string, expiresAt: string | null) => ({
+      sealed,
+      createdAt: new Date().toISOString(),
+      expiresAt,
+    });
+    await db.sql`update app_webhooks set secrets = ${db.sql.json([
+      secret('plain:whsec_AAAA', null),
+      secret('plain:whsec_BBBB', new Date(Date.now() - 3_600_000).toISOString()),
+      secret('enc:v1:abcd:x:y:z', null),
+    ])} where id = 'ep_audit'`;
+    assert.equal(await countUnencryptedSecrets(db), 1);
 
     const found = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
     assert.equal(found.code, 1, found.stderr);
@@ -110,7 +118,7 @@ describe('app audit', () => {
     assert.equal(report.database, 'checked');
     assert.deepEqual(ids(report.findings), ['secrets.stored-unencrypted']);
 
-    await db.sql`delete from app_webhook_secrets where sealed like 'plain:%'`;
+    await db.sql`update app_webhooks set secrets = '[]'::jsonb where id = 'ep_audit'`;
     const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
     assert.equal(clean.code, 0, clean.stderr);
     assert.deepEqual(JSON.parse(clean.stdout).findings, []);

@@ -104,13 +104,7 @@ describe('ensureWebhookTables (webhooks:install)', () => {
         select array(select tablename::text from pg_tables where schemaname = 'public' and tablename like 'app\\_%' order by 1) as tables,
                (select indexdef from pg_indexes where indexname = 'app_webhooks_owner_disabled_at') as index,
                exists (select 1 from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'graphile_worker' and p.proname = 'add_jobs') as queue`;
-      for (const table of [
-        'app_webhooks',
-        'app_webhook_secrets',
-        'app_events',
-        'app_webhook_deliveries',
-        'app_webhook_attempts',
-      ]) {
+      for (const table of ['app_webhooks', 'app_events', 'app_webhook_deliveries', 'app_webhook_attempts']) {
         assert.ok(row.tables.includes(table), `${table} exists`);
       }
       assert.match(row.index ?? '', /\(owner, disabled_at\)/);

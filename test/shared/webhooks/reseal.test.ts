@@ -18,7 +18,9 @@ async function setup() {
 }
 
 const sealedRows = (db: TestDatabase) =>
-  db.sql<{ sealed: string }[]>`select sealed from app_webhook_secrets order by id`;
+  db.sql<{ sealed: string }[]>`
+    select s.value ->> 'sealed' as sealed from app_webhooks w, jsonb_array_elements(w.secrets) with ordinality as s (value, n)
+     order by w.created_at, w.id, s.n`;
 
 describe('secrets:seal', () => {
   it('encrypts secrets stored before APP_SECRET was set; the signing secrets stay the same', async () => {
@@ -28,13 +30,13 @@ describe('secrets:seal', () => {
       events: ['*'],
       headers: { Authorization: 'Bearer k1' },
     });
-    assert.equal(await countUnencryptedSecrets(db.sql), 1);
+    assert.equal(await countUnencryptedSecrets(db), 1);
     const result = await resealSecrets(depsWith(NEW));
     assert.deepEqual(result, { resealed: 1, headers: 1, current: 0, unreadable: [], dryRun: false });
     const [row] = await db.sql<{ headers: string }[]>`select headers::text from app_webhooks where id = ${plain.id}`;
     assert.match(row.headers, /"Authorization": "enc:v1:/, 'header values sealed too');
     assert.doesNotMatch(row.headers, /Bearer k1/);
-    assert.equal(await countUnencryptedSecrets(db.sql), 0);
+    assert.equal(await countUnencryptedSecrets(db), 0);
     assert.ok((await sealedRows(db)).every((row) => row.sealed.startsWith('enc:v1:')));
     assert.deepEqual(await signingSecrets(depsWith(NEW), plain.id), [plain.secret]);
     assert.deepEqual(

@@ -37,7 +37,14 @@ describe('claimDeliveries', () => {
     const { secret: second } = await rotateSecret(deps, OPERATOR, ep.id, { grace: 60_000 });
     assert.deepEqual(await opened(), await signingSecrets(deps, ep.id));
     assert.deepEqual(await opened(), [second, ep.secret], 'newest first, both sign during the grace period');
-    await h.sql`update app_webhook_secrets set expires_at = now() - interval '1 second' where endpoint_id = ${ep.id} and expires_at is not null`;
+    await h.sql`
+      update app_webhooks set secrets = (
+        select jsonb_agg(case when s.value ->> 'expiresAt' is null then s.value
+                              else jsonb_set(s.value, '{expiresAt}', to_jsonb(to_char((now() - interval '1 second') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) end
+                         order by s.n)
+          from jsonb_array_elements(secrets) with ordinality as s (value, n)),
+        version = version + 1
+       where id = ${ep.id}`;
     assert.deepEqual(await opened(), await signingSecrets(deps, ep.id));
     assert.deepEqual(await opened(), [second]);
     const { secret: third } = await rotateSecret(deps, OPERATOR, ep.id);

@@ -137,7 +137,7 @@ describe('disable and enable', () => {
 });
 
 describe('remove', () => {
-  it('deletes the endpoint with its secrets and deliveries', async () => {
+  it('deletes the endpoint with its gate and deliveries', async () => {
     const endpoint = await registerEndpoint(deps(), OPERATOR, {
       url: 'https://127.0.0.1/r',
       events: ['*'],
@@ -145,11 +145,11 @@ describe('remove', () => {
     });
     await emit(deps(), 'a.b', {}, { owner: 'rm' });
     assert.deepEqual(await removeEndpoint(deps(), OPERATOR, endpoint.id), { id: endpoint.id, removed: true });
-    const [row] = await db.sql<{ endpoints: number; secrets: number; deliveries: number }[]>`
+    const [row] = await db.sql<{ endpoints: number; gates: number; deliveries: number }[]>`
       select (select count(*) from app_webhooks where id = ${endpoint.id})::int as endpoints,
-             (select count(*) from app_webhook_secrets where endpoint_id = ${endpoint.id})::int as secrets,
+             (select count(*) from app_endpoint_gate where endpoint_id = ${endpoint.id})::int as gates,
              (select count(*) from app_webhook_deliveries where endpoint_id = ${endpoint.id})::int as deliveries`;
-    assert.deepEqual({ ...row }, { endpoints: 0, secrets: 0, deliveries: 0 });
+    assert.deepEqual({ ...row }, { endpoints: 0, gates: 0, deliveries: 0 });
     await assert.rejects(removeEndpoint(deps(), OPERATOR, endpoint.id), appError('APP_WEBHOOK_NOT_FOUND', 404));
   });
 });

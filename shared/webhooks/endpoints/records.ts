@@ -1,0 +1,42 @@
+/**
+ * What a worker needs of an endpoint to send a delivery (url, headers, secrets, signing), kept in
+ * the process by endpoint id. A claim answers the version of each endpoint's record off its gate
+ * row (migrations/025), and an entry is used only while it holds that version: a change made by
+ * any process is seen by the next claim, with no notice to wait for, and an endpoint whose record
+ * has not changed costs its store nothing.
+ */
+import type { EndpointStore, StoredEndpoint } from '../endpoint-stores/types.ts';
+
+export interface EndpointRecords {
+  /** The records of these endpoints at (at least) these versions; an endpoint gone from the store is left out. */
+  load(wanted: ReadonlyArray<{ id: string; version: number }>): Promise<Map<string, StoredEndpoint>>;
+}
+
+/** Most endpoints kept at once (the least recently loaded go first). */
+const MAX_ENTRIES = 10_000;
+
+export function endpointRecords(store: EndpointStore, options: { maxEntries?: number } = {}): EndpointRecords {
+  const maxEntries = options.maxEntries ?? MAX_ENTRIES;
+  const kept = new Map<string, StoredEndpoint>();
+  return {
+    async load(wanted) {
+      const found = new Map<string, StoredEndpoint>();
+      const missing = new Set<string>();
+      for (const { id, version } of wanted) {
+        const entry = kept.get(id);
+        if (entry !== undefined && entry.version >= version) found.set(id, entry);
+        else missing.add(id);
+      }
+      if (missing.size > 0) {
+        for (const record of await store.getMany([...missing])) {
+          found.set(record.id, record);
+          kept.delete(record.id);
+          kept.set(record.id, record);
+        }
+        for (const id of missing) if (!found.has(id)) kept.delete(id);
+        while (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
+      }
+      return found;
+    },
+  };
+}
