@@ -41,7 +41,7 @@ export interface BootInstallOptions {
  * too (an operator may fix it without a restart).
  */
 export async function ensureWebhookTablesAtBoot(
-  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log'>,
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'endpoints'>,
   options: BootInstallOptions = {},
 ): Promise<boolean> {
   if (!deps.config.webhooks.install) return false;

@@ -121,6 +121,7 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
   return {
     name,
     adapter: 'postgresql',
+    serviceDatabase: !options.owned,
     async install() {
       if (!options.owned) return; // the service's own database: the migrations own the table
       await sql.begin(async (tx) => {

@@ -93,6 +93,8 @@ export interface EndpointStore {
   /** The store's name in `stores` (`default` …). */
   readonly name: string;
   readonly adapter: AdapterName;
+  /** True for the endpoint table in the service's own database (made and upgraded by the migrations). */
+  readonly serviceDatabase?: boolean;
   /** Creates the table (collection, directory) and its indexes when missing; idempotent, safe from several processes at once. */
   install(): Promise<void>;
   /** Answers when the store can serve; throws (or never settles) when it cannot. Used by health. */
