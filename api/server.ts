@@ -9,7 +9,7 @@ import { openSharedStore } from '../shared/stores/open.ts';
 import type { SharedStore } from '../shared/stores/types.ts';
 import { plugGraphql } from './graphql/plug.ts';
 import type { GraphqlService } from './graphql/service.ts';
-import { postgresProbe, type StoreProbe } from './health/stores.ts';
+import { postgresProbe, withConfiguredStores, type StoreProbe } from './health/stores.ts';
 import { plugIdempotency } from './idempotency/plug.ts';
 import { Lifecycle, type Module } from './lifecycle.ts';
 import { apiVersion } from './middleware/api-version.ts';
@@ -55,6 +55,11 @@ export interface WebDeps {
   sql?: Sql;
   /** Stores readiness asks (default: the `default` PostgreSQL store). */
   stores?: StoreProbe[];
+  /**
+   * Stores readiness asks besides those: the configured endpoint stores (`endpointStoreProbes`
+   * of the opened `stores`), each listed under its name.
+   */
+  configuredStores?: readonly StoreProbe[];
   shared?: StoreProbe;
   /** Idempotency records and rate-limit counters (default: the backend `config.shared` names; in process for `none`). */
   sharedStore?: SharedStore;
@@ -102,7 +107,10 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   const { config, log } = deps;
   const sql = deps.sql ?? connect(config, log, { name: 'app-web' });
   const probeSql = deps.stores ? undefined : connect(config, log, { max: 1, name: 'app-web-health' });
-  const stores = deps.stores ?? [postgresProbe('default', probeSql as Sql)];
+  const stores = withConfiguredStores(
+    deps.stores ?? [postgresProbe('default', probeSql as Sql)],
+    deps.configuredStores ?? [],
+  );
   const lifecycle = new Lifecycle(config, log);
   const startedAt = Date.now();
   const pipeline = createPipeline();

@@ -148,7 +148,7 @@ code says what kind of failure it was:
 | 1 | refused or failed (invalid input, a conflict, an invalid configuration, a high audit finding) | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
 | 2 | wrong usage: unknown command or option, missing or invalid argument, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
-| 4 | the database (or a store) cannot be reached; the message names \`DATABASE_URL\` and the host tried | \`APP_DATABASE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
+| 4 | the database (or a store) cannot be reached; the message names \`DATABASE_URL\` and the host tried | \`APP_DATABASE_UNAVAILABLE\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
 
 Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).`;
 

@@ -1,4 +1,5 @@
 import type { Sql } from '../../shared/db/connect.ts';
+import type { EndpointStores } from '../../shared/webhooks/endpoint-stores/open.ts';
 
 /** Something readiness asks "do you answer?": a database, the shared store. */
 export interface StoreProbe {
@@ -21,6 +22,40 @@ export function postgresProbe(name: string, sql: Sql): StoreProbe {
       await sql`select 1`;
     },
   };
+}
+
+/**
+ * Readiness probes of the configured endpoint stores (`stores`): each store's own `ping`, under
+ * its name and with its adapter. A store on the service's own pool is left out: it is the
+ * service's database, which the web process's own probe already reports (`withConfiguredStores`),
+ * so it is listed once.
+ */
+export function endpointStoreProbes(stores: EndpointStores): StoreProbe[] {
+  return [...stores.all.values()]
+    .filter((store) => !stores.servicePool.has(store.name))
+    .map((store) => ({ name: store.name, adapter: store.adapter, ping: () => store.ping() }));
+}
+
+/** Names the service's database is reported under when a configured store has taken `default`. */
+const DATABASE_NAMES = ['database', 'service-database'];
+
+/**
+ * What readiness asks: the web process's own probes (the service's database, reported as
+ * `default`, the name of the store that is it out of the box) and the configured stores, each
+ * under its name. When a configured store has taken the name of an own probe (a store `default`
+ * on another database), the own probe is reported as `database` instead, so neither hides the
+ * other.
+ */
+export function withConfiguredStores(own: readonly StoreProbe[], configured: readonly StoreProbe[]): StoreProbe[] {
+  const taken = new Set(configured.map((probe) => probe.name));
+  const renamed = own.map((probe) => {
+    const name = taken.has(probe.name)
+      ? (DATABASE_NAMES.find((candidate) => !taken.has(candidate)) ?? `${probe.name}-own`)
+      : probe.name;
+    taken.add(name);
+    return name === probe.name ? probe : { name, adapter: probe.adapter, ping: () => probe.ping() };
+  });
+  return [...renamed, ...configured];
 }
 
 /** Asks one store, giving up after `timeoutMs` (two seconds in readiness.ts). */

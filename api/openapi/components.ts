@@ -33,7 +33,7 @@ export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
   415: "The request body's media type is not accepted.",
   422: 'A field is not valid, or the same `Idempotency-Key` came with another method, path or body (`APP_API_IDEMPOTENCY_KEY_REUSED`).',
   429: 'Rate limit exceeded (`APP_API_RATE_LIMITED`); `data` is `{limit, retryAfter, windowMs}`.',
-  503: 'The request ran longer than `requestTimeout`, or the shared store did not answer (`APP_STORE_SHARED_UNAVAILABLE`).',
+  503: 'The request ran longer than `requestTimeout`, the shared store did not answer (`APP_STORE_SHARED_UNAVAILABLE`), or an endpoint store did not (`APP_STORE_UNAVAILABLE`).',
 };
 
 const string = { type: 'string' };

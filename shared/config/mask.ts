@@ -3,30 +3,49 @@ import type { Config } from './types.ts';
 
 const MASK = '[masked]';
 
+/** Query parameters that carry a credential in some drivers' URLs (`?password=…`, `?sslkey=…`). */
+const SECRET_PARAMETER = /pass|secret|token|key/i;
+
 /** A URL with its password replaced, so an operator can still see host and database. */
 function maskUrl(value: string): string {
   try {
     const url = new URL(value);
     if (url.password) url.password = MASK;
+    for (const name of [...url.searchParams.keys()]) {
+      if (SECRET_PARAMETER.test(name)) url.searchParams.set(name, MASK);
+    }
     return url.toString();
   } catch {
     return MASK;
   }
 }
 
-/** A copy of the config for printing: every key marked secret is masked (URLs keep all but the password). */
+type Tree = Record<string, unknown>;
+const asTree = (value: unknown): Tree | undefined =>
+  typeof value === 'object' && value !== null ? (value as Tree) : undefined;
+
+/** Masks `parent[key]` when it is a string. */
+function maskAt(parent: Tree | undefined, key: string): void {
+  const value = parent?.[key];
+  if (parent && typeof value === 'string') parent[key] = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? maskUrl(value) : MASK;
+}
+
+/**
+ * A copy of the config for printing: every key marked secret is masked (URLs keep all but the
+ * password), and so is every secret field of each entry of a map (`stores.<name>.url`).
+ */
 export function maskConfig(config: Config): Record<string, unknown> {
-  const copy = structuredClone(config) as unknown as Record<string, unknown>;
+  const copy = structuredClone(config) as unknown as Tree;
   for (const { path, leaf } of leaves()) {
-    if (!leaf.secret) continue;
-    let parent: Record<string, unknown> | undefined = copy;
-    for (const part of path.slice(0, -1)) {
-      const next: unknown = parent?.[part];
-      parent = typeof next === 'object' && next !== null ? (next as Record<string, unknown>) : undefined;
-    }
+    let parent: Tree | undefined = copy;
+    for (const part of path.slice(0, -1)) parent = asTree(parent?.[part]);
     const last = path[path.length - 1];
-    const value = parent?.[last];
-    if (parent && typeof value === 'string') parent[last] = /^[a-z]+:\/\//i.test(value) ? maskUrl(value) : MASK;
+    if (leaf.secret) maskAt(parent, last);
+    const secretFields = Object.entries(leaf.entry ?? {}).filter(([, field]) => field.secret);
+    if (secretFields.length === 0) continue;
+    for (const entry of Object.values(asTree(parent?.[last]) ?? {})) {
+      for (const [name] of secretFields) maskAt(asTree(entry), name);
+    }
   }
   return copy;
 }

@@ -33,11 +33,18 @@ function* rows(node: Group, path: string[]): Generator<string> {
         yield `| \`${keyPath.join('.')}\` | on/off | \`${child.enabled === false ? 'false' : 'on'}\` | ${names} | ${child.doc} |`;
       yield* rows(child, keyPath);
     } else {
-      const type = child.type === 'enum' ? (child.values ?? []).join(' \\| ') : child.type;
-      yield `| \`${keyPath.join('.')}\` | ${type} | ${describeDefault(child)} | ${names} | ${child.doc} |`;
+      yield `| \`${keyPath.join('.')}\` | ${typeOf(child)} | ${describeDefault(child)} | ${names} | ${child.doc} |`;
+      // a map's fields, one row each, under a placeholder for the entry's name
+      for (const [field, fieldLeaf] of Object.entries(child.entry ?? {})) {
+        const fieldKey = [...keyPath, '<name>', field].join('.');
+        const presence = fieldLeaf.nullable ? 'unset' : 'required';
+        yield `| \`${fieldKey}\` | ${typeOf(fieldLeaf)} | ${presence} | in \`${envName(keyPath)}\` | ${fieldLeaf.doc} |`;
+      }
     }
   }
 }
+
+const typeOf = (leaf: Leaf) => (leaf.type === 'enum' ? (leaf.values ?? []).join(' \\| ') : leaf.type);
 
 const HEADER = ['| Key | Type | Default | Environment | Meaning |', '|---|---|---|---|---|'];
 
@@ -51,6 +58,7 @@ const TITLES: Record<string, string> = {
   auth: 'Users, sessions and sign-in',
   mail: 'Mail',
   db: 'Database pool',
+  stores: 'Stores',
   api: 'HTTP API',
   rateLimit: 'Rate limits',
   shared: 'Shared backend',
@@ -65,6 +73,16 @@ const TITLES: Record<string, string> = {
 
 /** Prose printed after a section's table. */
 const NOTES: Record<string, string> = {
+  stores: [
+    'In a file: `{"stores": {"registry": {"adapter": "mysql", "url": "mysql://app:…@db:3306/hooks"}},',
+    '"webhooks": {"store": "registry"}}`. In the environment, `APP_STORES` holds the same map as JSON',
+    '(`APP_STORES=\'{"registry": {"adapter": "disk", "path": "/var/lib/app/hooks"}}\'`). The start is refused',
+    "when a store lacks what its adapter needs (`url`, `path`, a `drizzle` store's `dialect`), has an",
+    'option its adapter does not use, or when `webhooks.store` names no store. URLs are masked like',
+    '`databaseUrl` (all but the password). `/readyz` lists every store under `stores`; a store that',
+    'does not answer within 2 s makes it 503, and a request that needs a store that cannot be reached',
+    'answers 503 `APP_STORE_UNAVAILABLE` with `Retry-After`.',
+  ].join('\n'),
   webhooks: [
     '`webhooks.backoff` with `maxAttempts` 8 gives seven waits of 10 s, 30 s, 90 s, 4.5 min,',
     '13.5 min, 40.5 min and about 2 h (±20 % each): about **3 hours** in total, not the "about',
@@ -86,11 +104,12 @@ listed. \`npx app config\` prints the effective configuration with secrets maske
 
 Environment naming rule: \`APP_\` + the key path in upper snake case, levels joined by \`__\`
 (\`webhooks.allowHttp\` → \`APP_WEBHOOKS__ALLOW_HTTP\`, \`webhooks.backoff.base\` →
-\`APP_WEBHOOKS__BACKOFF__BASE\`). Lists accept JSON or a comma list; objects accept JSON; a
-feature group accepts \`false\` (\`APP_RATE_LIMIT=false\`). Durations accept milliseconds or text
-(\`500ms\`, \`10s\`, \`6h\`, \`2d\`); sizes accept bytes or text (\`64kb\`, \`1mb\`). \`APP_*\` variables
-that are not keys are ignored with a warning (platforms set their own). The conventional
-variables \`DATABASE_URL\`, \`PORT\`, \`NODE_ENV\`, \`LOG_LEVEL\` and \`APP_SECRET\` are read too.
+\`APP_WEBHOOKS__BACKOFF__BASE\`). Lists accept JSON or a comma list; objects and maps of named
+entries (\`stores\`) accept JSON; a feature group accepts \`false\` (\`APP_RATE_LIMIT=false\`).
+Durations accept milliseconds or text (\`500ms\`, \`10s\`, \`6h\`, \`2d\`); sizes accept bytes or
+text (\`64kb\`, \`1mb\`). \`APP_*\` variables that are not keys are ignored with a warning
+(platforms set their own). The conventional variables \`DATABASE_URL\`, \`PORT\`, \`NODE_ENV\`,
+\`LOG_LEVEL\` and \`APP_SECRET\` are read too.
 
 Where a default differs by environment, the table gives the development value first, then the
 test and production values.`;
@@ -108,7 +127,7 @@ export function configPage(): string {
   const general: Group = { kind: 'group', children: {} };
   const sections: { key: string; title: string; group: Group }[] = [{ key: '', title: 'General', group: general }];
   for (const [key, child] of Object.entries(SCHEMA.children)) {
-    if (child.kind === 'leaf') general.children[key] = child;
+    if (child.kind === 'leaf' && child.type !== 'map') general.children[key] = child;
     else
       sections.push({
         key,

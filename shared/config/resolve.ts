@@ -100,6 +100,11 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
       }
       if (!isPlainObject(value)) return { problem: `must be an object, got ${JSON.stringify(raw)}` };
       break;
+    case 'map':
+      // a default; what a layer gives is laid by applyMap, entry by entry
+      if (!isPlainObject(raw)) return { problem: `must be an object, got ${JSON.stringify(raw)}` };
+      value = structuredClone(raw);
+      break;
   }
   return { value };
 }
@@ -156,6 +161,10 @@ function apply(
       continue;
     }
     if (value === undefined) continue;
+    if (child.kind === 'leaf' && child.type === 'map') {
+      applyMap(child, target, key, value, keyPath, layer, fromText, problems);
+      continue;
+    }
     if (child.kind === 'leaf') {
       const result = coerce(child, value, fromText);
       if ('problem' in result) problems.push(`${keyPath} (${layer}): ${result.problem}`);
@@ -197,6 +206,88 @@ function applyGroup(
   const current = isPlainObject(target[key]) ? target[key] : defaults(child, env);
   apply(child, current, value, keyPath, layer, fromText, env, problems);
   target[key] = current;
+}
+
+/** The names a map's entries may have: they appear in messages, logs and the health answer. */
+const ENTRY_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
+
+/**
+ * Lays a layer's `map` (JSON text from the environment) over the lower layers' one: an entry
+ * is laid over the entry of the same name field by field (a null field removes that field, a
+ * null entry the whole entry), each field checked as the leaf `leaf.entry` declares.
+ */
+function applyMap(
+  leaf: Leaf,
+  target: Tree,
+  key: string,
+  raw: unknown,
+  keyPath: string,
+  layer: string,
+  fromText: boolean,
+  problems: string[],
+): void {
+  let value = raw;
+  if (fromText && typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      problems.push(`${keyPath} (${layer}): must be a JSON object of named entries`);
+      return;
+    }
+  }
+  if (!isPlainObject(value)) {
+    problems.push(`${keyPath} (${layer}): must be an object of named entries, got ${JSON.stringify(value)}`);
+    return;
+  }
+  const merged: Tree = isPlainObject(target[key]) ? { ...target[key] } : {};
+  for (const [name, given] of Object.entries(value)) {
+    const entryPath = `${keyPath}.${name}`;
+    if (!ENTRY_NAME.test(name)) {
+      problems.push(
+        `${entryPath} (${layer}): a name is a letter then letters, digits, _ or - (at most 63), got ${JSON.stringify(name)}`,
+      );
+      continue;
+    }
+    if (given === undefined) continue;
+    if (given === null) {
+      delete merged[name];
+      continue;
+    }
+    if (!isPlainObject(given)) {
+      problems.push(`${entryPath} (${layer}): must be an object, got ${JSON.stringify(given)}`);
+      continue;
+    }
+    const entry: Tree = isPlainObject(merged[name]) ? { ...merged[name] } : {};
+    for (const [field, fieldValue] of Object.entries(given)) {
+      const fieldLeaf = leaf.entry?.[field];
+      if (fieldLeaf === undefined) {
+        problems.push(`${entryPath}.${field} (${layer}): unknown key`);
+        continue;
+      }
+      if (fieldValue === undefined) continue;
+      const result = coerce(fieldLeaf, fieldValue, false);
+      if ('problem' in result) problems.push(`${entryPath}.${field} (${layer}): ${result.problem}`);
+      else if (result.value === null) delete entry[field];
+      else entry[field] = result.value;
+    }
+    merged[name] = entry;
+  }
+  target[key] = merged;
+}
+
+/**
+ * The problems of the `check` rules of the schema's leaves, on the tree every layer made (a
+ * leaf under a group turned off is not judged).
+ */
+function checkRules(tree: Tree): string[] {
+  const problems: string[] = [];
+  for (const { path, leaf } of leaves()) {
+    if (!leaf.check) continue;
+    let value: unknown = tree;
+    for (const part of path) value = isPlainObject(value) ? value[part] : undefined;
+    if (value !== undefined) problems.push(...leaf.check(value, tree));
+  }
+  return problems;
 }
 
 /** Collects the environment variables the schema knows into a raw tree of strings. */
@@ -275,6 +366,8 @@ export function resolveConfig(sources: ConfigSources = {}): Resolved {
   apply(SCHEMA, tree, file, '', 'file', false, env, problems);
   apply(SCHEMA, tree, fromEnv, '', 'environment', true, env, problems);
   apply(SCHEMA, tree, flags, '', 'flags', false, env, problems);
+  // the rules across keys judge the merged values, so only once each value has its own type right
+  if (problems.length === 0) problems.push(...checkRules(tree));
 
   if (problems.length > 0) throw new ConfigError(problems);
   return { config: deepFreeze(tree) as unknown as Config, warnings };

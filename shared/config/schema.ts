@@ -8,6 +8,9 @@
  * conventional names (`DATABASE_URL`, `PORT`, `NODE_ENV`, `LOG_LEVEL`, `APP_SECRET`).
  */
 
+import { ADAPTERS } from '../webhooks/endpoint-stores/types.ts';
+import { checkStoreName, checkStores } from './stores.ts';
+
 export type Environment = 'development' | 'test' | 'production';
 
 export type LeafType =
@@ -19,7 +22,8 @@ export type LeafType =
   | 'size'
   | 'enum'
   | 'string[]'
-  | 'object';
+  | 'object'
+  | 'map';
 
 export interface Leaf {
   kind: 'leaf';
@@ -38,6 +42,17 @@ export interface Leaf {
   min?: number;
   /** An `object` leaf that also accepts `false` (a feature turned off). */
   allowFalse?: boolean;
+  /**
+   * The fields of each named entry of a `map` (`{"<name>": {"<field>": …}}`), each checked as a
+   * leaf of its own; a field that is not `nullable` is required, one set to null is removed.
+   */
+  entry?: Readonly<Record<string, Leaf>>;
+  /**
+   * Rules across fields or keys, judged once every layer is laid and each value has passed its own
+   * type: the problems of `value` in `config` (the whole resolved tree), each a message naming
+   * the setting.
+   */
+  check?: (value: unknown, config: Readonly<Record<string, unknown>>) => string[];
 }
 
 export interface Group {
@@ -72,6 +87,13 @@ const group = <const C extends Record<string, Node>, const E extends Partial<Gro
   extra: E = {} as E,
 ) => ({ kind: 'group', children, ...extra }) as Omit<Group, 'children'> & { children: C } & E;
 const inProduction = (env: Environment) => env === 'production';
+
+/** A map entry's field: no default of its own (an entry has the fields it is given). */
+const field = <const T extends LeafType, const E extends Partial<Leaf> = Record<never, never>>(
+  type: T,
+  doc: string,
+  extra: E = {} as E,
+) => leaf(type, null, doc, extra);
 
 export const SCHEMA = group({
   env: leaf('enum', 'development', 'Runtime environment; picks the defaults of the other keys.', {
@@ -194,6 +216,27 @@ export const SCHEMA = group({
   db: group({
     poolMax: leaf('integer', 10, "Connections in each process's pool for the service's own queries.", { min: 1 }),
   }),
+  stores: leaf(
+    'map',
+    { default: { adapter: 'postgresql' } },
+    "Named stores, each `{adapter, url?, path?, dialect?}`; `webhooks.store` names the one that holds the endpoint table. `default` out of the box is the service's own PostgreSQL (`databaseUrl`). A store given in a layer is laid over the same store of the layers below it, field by field; null removes a field, or a whole store.",
+    {
+      entry: {
+        adapter: field('enum', 'Driver of the store.', { values: ADAPTERS }),
+        url: field(
+          'string',
+          "Connection URL; required by `mysql`, `mssql`, `mongoose` and `drizzle`. A `postgresql` store without one is the service's own database and pool.",
+          { nullable: true, secret: true },
+        ),
+        path: field('string', 'Directory of a `disk` store (required by it).', { nullable: true }),
+        dialect: field('enum', 'SQL dialect of a `drizzle` store (required by it).', {
+          values: ['postgresql', 'mysql'],
+          nullable: true,
+        }),
+      },
+      check: checkStores,
+    },
+  ),
   api: group({
     perPage: leaf('integer', 25, 'Default page size.', { min: 1 }),
     maxPerPage: leaf('integer', 100, 'Cap on `per_page`.', { min: 1 }),
@@ -326,6 +369,9 @@ export const SCHEMA = group({
   }),
   webhooks: group({
     table: leaf('string', 'app_webhooks', 'Table of webhook endpoints.'),
+    store: leaf('string', 'default', 'Name of the store (one of `stores`) that holds the table of webhook endpoints.', {
+      check: checkStoreName,
+    }),
     queue: leaf('string', 'webhooks', 'graphile-worker queue of delivery jobs.'),
     install: leaf(
       'boolean',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ModelDeclaration } from '../../../api/model-framework/data/types.ts';
 import { unprocessable } from '../../../shared/errors/app-error.ts';
+import { storeUnavailable } from '../../../shared/webhooks/endpoint-stores/guard.ts';
 import { Author } from '../fixtures/models.ts';
 import { post, startGraphqlApp } from './fixtures.ts';
 
@@ -97,5 +98,36 @@ describe('masked errors: a database that cannot be reached', () => {
     assert.equal(error.extensions.code, 'APP_DATABASE_UNAVAILABLE');
     assert.equal(error.extensions.status, 503);
     assert.doesNotMatch(error.message, /10\.0\.0\.7/, 'nothing of the connection leaks');
+  });
+
+  it('a field whose endpoint store cannot be reached carries APP_STORE_UNAVAILABLE naming the store', async () => {
+    const STORE_AWAY: ModelDeclaration = {
+      ...Author,
+      graphql: {
+        types: 'type Query { away: String }',
+        resolvers: {
+          Query: {
+            away: () => {
+              throw storeUnavailable(
+                { name: 'registry', adapter: 'mysql' },
+                Object.assign(new Error('connect ECONNREFUSED 10.0.0.8:3306'), { code: 'ECONNREFUSED' }),
+              );
+            },
+          },
+        },
+      },
+    };
+    const app = await startGraphqlApp({ env: 'production', models: [STORE_AWAY], routes: {} });
+    const answer = await post(app, '{ away }');
+    const [error] = (
+      answer.body as {
+        errors: { message: string; extensions: { code: string; status: number; data: Record<string, unknown> } }[];
+      }
+    ).errors;
+    assert.equal(error.extensions.code, 'APP_STORE_UNAVAILABLE');
+    assert.equal(error.extensions.status, 503);
+    assert.equal(error.message, 'endpoint store "registry" (mysql) did not answer');
+    assert.deepEqual(error.extensions.data, { store: 'registry', adapter: 'mysql', retryAfter: 5 });
+    assert.doesNotMatch(JSON.stringify(answer.body), /10\.0\.0\.8/, 'nothing of the connection leaks');
   });
 });

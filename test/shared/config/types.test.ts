@@ -24,13 +24,24 @@ const checks: [
   Equal<Config['webhooks']['backoff']['factor'], number>,
   Same<Config['api']['idempotency'], false | { readonly ttl: number; readonly store: string | null }>,
   Equal<Same<Config['api']['idempotency'], false | { readonly ttl: string; readonly store: string | null }>, false>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true];
+  Same<
+    Config['stores'][string],
+    {
+      readonly adapter: 'postgresql' | 'mysql' | 'mssql' | 'drizzle' | 'mongoose' | 'disk';
+      readonly url?: string;
+      readonly path?: string;
+      readonly dialect?: 'postgresql' | 'mysql';
+    }
+  >,
+  Equal<Config['webhooks']['store'], string>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 describe('Config type', () => {
   it('is derived from the schema, key for key (compile-time checks), and matches what resolveConfig answers', () => {
     assert.ok(checks.every(Boolean));
     const config: Config = resolveConfig({ env: { NODE_ENV: 'test' } }).config;
     assert.equal(config.webhooks.backoff.factor, 3);
-    assert.equal('store' in config.webhooks, false, 'webhooks.store was read by nothing and is gone');
+    assert.equal(config.webhooks.store, 'default');
+    assert.deepEqual(config.stores, { default: { adapter: 'postgresql' } });
   });
 });

@@ -1,0 +1,226 @@
+/**
+ * The guard every endpoint store is opened behind (open.ts). A call that fails because the store
+ * cannot be reached (a refused, reset or timed-out connection, a closed pool, a server refusing
+ * the session, or no answer within the time limit) fails with 503 `APP_STORE_UNAVAILABLE` and
+ * `Retry-After`, naming the store: the client is told to come back rather than getting a 500,
+ * and no request waits on a hung store longer than the limit. Anything else a store throws (a
+ * taken id on insert, a refused value, a bug) passes through unchanged.
+ *
+ * A store on the service's own PostgreSQL pool is that database: its outage is the database's,
+ * answered as 503 `APP_DATABASE_UNAVAILABLE` like every other query of the service (api/problem.ts),
+ * so the guard leaves its errors alone, and the pool's own connect timeout and the request
+ * timeout bound its calls instead of the guard's limit.
+ */
+import { isConnectionError } from '../../db/connection-errors.ts';
+import { isAppError, unavailable, type AppError } from '../../errors/app-error.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { EndpointStore } from './types.ts';
+
+/** Seconds a client is told to wait when an endpoint store does not answer. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/** Longest wait for one call of an endpoint store before it counts as not answering. */
+export const STORE_TIME_LIMIT_MS = 5000;
+
+/** A store failure is logged at most once per store every ten seconds (it fails every request while down). */
+const FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/** A call that did not settle within the guard's time limit. */
+export class StoreTimeLimitError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not answer within ${ms} ms`);
+    this.name = 'StoreTimeLimitError';
+  }
+}
+
+/**
+ * Codes other drivers give an error that means "cannot reach the store" (the `postgres` driver's
+ * and Node's socket codes are shared/db/connection-errors.ts's).
+ */
+const UNREACHABLE_CODES = new Set([
+  // mysql2: the connection lost or a query's own timeout; the server full, shutting down, or refusing the session
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_BAD_DB_ERROR',
+  'ER_HOST_IS_BLOCKED',
+  'ER_HOST_NOT_PRIVILEGED',
+  // mssql (tedious): socket, timeout, a closed or not yet open pool, a refused login, no instance
+  'ESOCKET',
+  'ETIMEOUT',
+  'ECONNCLOSED',
+  'ENOTOPEN',
+  'ELOGIN',
+  'EINSTLOOKUP',
+  // the disk store: its file system failing or gone (a network mount), or its lock held too long
+  'EIO',
+  'ENOTCONN',
+  'ESTALE',
+  'ELOCKED',
+]);
+
+/** Error names (mongodb, mongoose, mssql) that mean the same whatever their code. */
+const UNREACHABLE_NAMES = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoClientClosedError',
+  'MongoPoolClosedError',
+  'MongoPoolClearedError',
+  'MongoPoolClearedOnNetworkError',
+  'MongoWaitQueueTimeoutError',
+  'MongoOperationTimeoutError',
+  'ConnectionError',
+  StoreTimeLimitError.name,
+]);
+
+/** Messages of errors drivers throw without a code for a pool or connection that is closed or never came. */
+const UNREACHABLE_MESSAGES = [
+  /^Pool is closed\.?$/, // mysql2
+  /connection is in closed state/, // mysql2
+  /buffering timed out after \d+ms/, // mongoose, while it has no connection
+];
+
+interface ErrorLike {
+  code?: unknown;
+  name?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  originalError?: unknown;
+}
+
+/** `error` and what it wraps (`cause`: Drizzle, mongodb; `originalError`: mssql), at most five deep. */
+function* chain(error: unknown): Generator<ErrorLike> {
+  let e = error as ErrorLike | undefined;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    yield e;
+    e = (e.cause ?? e.originalError) as ErrorLike | undefined;
+  }
+}
+
+/** True when `error` (or what it wraps) says the store cannot be reached, rather than that it refused the call. */
+export function isStoreUnreachable(error: unknown): boolean {
+  if (isConnectionError(error)) return true;
+  for (const e of chain(error)) {
+    if (typeof e.code === 'string' && UNREACHABLE_CODES.has(e.code)) return true;
+    if (typeof e.name === 'string' && UNREACHABLE_NAMES.has(e.name)) return true;
+    if (typeof e.message === 'string' && UNREACHABLE_MESSAGES.some((pattern) => pattern.test(e.message as string)))
+      return true;
+  }
+  return false;
+}
+
+/** 503 `APP_STORE_UNAVAILABLE` with `Retry-After`: the endpoint store `store` did not answer. */
+export function storeUnavailable(store: Pick<EndpointStore, 'name' | 'adapter'>, cause?: unknown): AppError {
+  return unavailable(`endpoint store "${store.name}" (${store.adapter}) did not answer`, {
+    code: 'APP_STORE_UNAVAILABLE',
+    headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+    data: { store: store.name, adapter: store.adapter, retryAfter: STORE_RETRY_AFTER_SECONDS },
+    expose: true,
+    cause,
+  });
+}
+
+/**
+ * `promise`, or a rejection with StoreTimeLimitError after `ms` (0 or Infinity: no limit). The
+ * call itself goes on; only the wait for it ends.
+ */
+export function withinTimeLimit<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  if (!(ms > 0) || !Number.isFinite(ms)) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeLimitError(what, ms)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+export interface GuardOptions {
+  /** Longest wait for one call (default five seconds; 0: none). */
+  timeoutMs?: number;
+  /**
+   * The store is on the service's own PostgreSQL pool: its errors pass through (the database's
+   * outage is `APP_DATABASE_UNAVAILABLE`) and its calls have no time limit of the guard's.
+   */
+  servicePool?: boolean;
+  /** Where a store that does not answer is logged (at most one line per store every ten seconds). */
+  log?: Logger;
+  /** The clock of that throttle (default `Date.now`). */
+  now?: () => number;
+}
+
+/** Logs one line per `FAILURE_LOG_INTERVAL_MS`, saying in the next how many it kept quiet about. */
+function throttledLog(store: EndpointStore, options: GuardOptions): (error: unknown, what: string) => void {
+  const now = options.now ?? Date.now;
+  let last = -Infinity;
+  let suppressed = 0;
+  return (error, what) => {
+    if (!options.log) return;
+    const at = now();
+    if (at - last < FAILURE_LOG_INTERVAL_MS) {
+      suppressed += 1;
+      return;
+    }
+    last = at;
+    options.log.error(
+      { err: error, store: store.name, adapter: store.adapter, suppressed },
+      `endpoint store "${store.name}" (${store.adapter}) did not answer: ${what}${suppressed ? ` (${suppressed} more since the last line)` : ''}`,
+    );
+    suppressed = 0;
+  };
+}
+
+/**
+ * `store` behind the guard: every call but `close` within the time limit, and a failure to
+ * reach the store turned into 503 `APP_STORE_UNAVAILABLE` (see the top of this file).
+ */
+export function guardStore(store: EndpointStore, options: GuardOptions = {}): EndpointStore {
+  if (options.servicePool) return passThrough(store);
+  const limit = options.timeoutMs ?? STORE_TIME_LIMIT_MS;
+  const logFailure = throttledLog(store, options);
+  async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await withinTimeLimit(run(), limit, `endpoint store "${store.name}" (${what})`);
+    } catch (error) {
+      if (isAppError(error) || !isStoreUnreachable(error)) throw error;
+      logFailure(error, what);
+      throw storeUnavailable(store, error);
+    }
+  }
+  return {
+    name: store.name,
+    adapter: store.adapter,
+    install: () => call('install', () => store.install()),
+    ping: () => call('ping', () => store.ping()),
+    close: () => store.close(),
+    get: (id) => call('get', () => store.get(id)),
+    getMany: (ids) => call('getMany', () => store.getMany(ids)),
+    list: (query) => call('list', () => store.list(query)),
+    subscribers: (owner) => call('subscribers', () => store.subscribers(owner)),
+    insert: (endpoint) => call('insert', () => store.insert(endpoint)),
+    update: (endpoint, expectedVersion) => call('update', () => store.update(endpoint, expectedVersion)),
+    delete: (id) => call('delete', () => store.delete(id)),
+  };
+}
+
+/** The store's own calls, under an object of the guard's shape (so no caller reaches past it to the adapter). */
+function passThrough(store: EndpointStore): EndpointStore {
+  return {
+    name: store.name,
+    adapter: store.adapter,
+    install: () => store.install(),
+    ping: () => store.ping(),
+    close: () => store.close(),
+    get: (id) => store.get(id),
+    getMany: (ids) => store.getMany(ids),
+    list: (query) => store.list(query),
+    subscribers: (owner) => store.subscribers(owner),
+    insert: (endpoint) => store.insert(endpoint),
+    update: (endpoint, expectedVersion) => store.update(endpoint, expectedVersion),
+    delete: (id) => store.delete(id),
+  };
+}
