@@ -47,7 +47,10 @@ export async function runWeb(
     return {
       name: 'webhooks-install',
       start: async () => {
-        void ensureWebhookTablesAtBoot({ config, log, sql: web.sql }, { signal: stop.signal });
+        void ensureWebhookTablesAtBoot(
+          { config, log, sql: web.sql, endpoints: web.endpoints },
+          { signal: stop.signal },
+        );
       },
       stop: async () => stop.abort(),
     };

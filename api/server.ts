@@ -9,7 +9,10 @@ import { openSharedStore } from '../shared/stores/open.ts';
 import type { SharedStore } from '../shared/stores/types.ts';
 import { plugGraphql } from './graphql/plug.ts';
 import type { GraphqlService } from './graphql/service.ts';
-import { postgresProbe, withConfiguredStores, type StoreProbe } from './health/stores.ts';
+import { endpointStoreProbes, postgresProbe, withConfiguredStores, type StoreProbe } from './health/stores.ts';
+import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
+import type { EndpointStores } from '../shared/webhooks/endpoint-stores/open.ts';
+import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
 import { plugIdempotency } from './idempotency/plug.ts';
 import { Lifecycle, type Module } from './lifecycle.ts';
 import { apiVersion } from './middleware/api-version.ts';
@@ -60,6 +63,8 @@ export interface WebDeps {
    * of the opened `stores`), each listed under its name.
    */
   configuredStores?: readonly StoreProbe[];
+  /** The configured endpoint stores (default: `stores` of the config, each opened on first use). */
+  endpointStores?: EndpointStores;
   shared?: StoreProbe;
   /** Idempotency records and rate-limit counters (default: the backend `config.shared` names; in process for `none`). */
   sharedStore?: SharedStore;
@@ -76,6 +81,8 @@ export interface WebServer {
   server: Server;
   lifecycle: Lifecycle;
   sql: Sql;
+  /** The store of the endpoint table (`webhooks.store`). */
+  endpoints: EndpointStore;
   /** Listens (on `config.port`, or the given port; 0 picks a free one) and boots the modules. */
   start(port?: number): Promise<AddressInfo>;
   /** Graceful shutdown; resolves to the exit code. */
@@ -106,10 +113,11 @@ export interface WebServer {
 export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServer {
   const { config, log } = deps;
   const sql = deps.sql ?? connect(config, log, { name: 'app-web' });
+  const endpointStores = deps.endpointStores ?? endpointStoresOnDemand(config, { sql, log });
   const probeSql = deps.stores ? undefined : connect(config, log, { max: 1, name: 'app-web-health' });
   const stores = withConfiguredStores(
     deps.stores ?? [postgresProbe('default', probeSql as Sql)],
-    deps.configuredStores ?? [],
+    deps.configuredStores ?? endpointStoreProbes(endpointStores),
   );
   const lifecycle = new Lifecycle(config, log);
   const startedAt = Date.now();
@@ -170,7 +178,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   ];
   // bearer tokens and sign-in sessions, then CSRF (user slot); the webhook API's dependencies (endpoint cache)
   plugAuthentication(pipeline, { config, accounts: accountsWeb.accounts });
-  const webhooksApi = plugWebhooksApi({ config, sql, log });
+  const webhooksApi = plugWebhooksApi({ config, sql, log, endpoints: endpointStores.endpoints });
 
   // GraphQL in its slot, the schema built from the models with the API
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
@@ -209,6 +217,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     ...guards.filter((module): module is Module => !!module),
     ...(graphql ? [graphql.module] : []),
     { name: 'database', stop: () => sql.end({ timeout: 5 }) },
+    { name: 'endpoint-stores', stop: () => endpointStores.close() }, // stopped before the pool they may share
     webhooksApi.module, // stopped before the pool: its endpoint cache stops listening
     ...(tokenCache ? [{ name: 'token-cache', stop: () => tokenCache.close() }] : []), // the same for the token cache
     accountsWeb.module,
@@ -221,6 +230,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
     server,
     lifecycle,
     sql,
+    endpoints: endpointStores.endpoints,
     get api() {
       return api;
     },

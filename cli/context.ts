@@ -6,6 +6,9 @@ import { AppError } from '../shared/errors/app-error.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
 import { ownStderr, type CliIo } from './io.ts';
+import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
+import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
+import type { EndpointStores } from '../shared/webhooks/endpoint-stores/open.ts';
 
 /** What every command gets: the config, a lazily opened database client, a logger and where it runs. */
 export interface CliContext {
@@ -17,6 +20,8 @@ export interface CliContext {
   exit(code: number): void;
   /** Opens the pool on first use. */
   sql(): Sql;
+  /** The store of the endpoint table (`webhooks.store`), opened on first use. */
+  endpoints(): EndpointStore;
   /** Prints records: one JSON document with --json, else the text form. */
   print(records: unknown, text: () => string): void;
 }
@@ -78,6 +83,7 @@ export function createCliContext(options: { json: boolean; io: CliIo; production
   );
   for (const warning of warnings) log.warn(warning);
   let pool: Sql | undefined;
+  let stores: EndpointStores | undefined;
   const context: CliContext = {
     config,
     log,
@@ -99,9 +105,19 @@ export function createCliContext(options: { json: boolean; io: CliIo; production
       pool ??= connect(config, log, { max: 2, name: 'app-cli' });
       return pool;
     },
+    endpoints() {
+      stores ??= endpointStoresOnDemand(config, { sql: context.sql(), log });
+      return stores.endpoints;
+    },
     print(records, text) {
       io.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
     },
   };
-  return { context, close: async () => void (await pool?.end({ timeout: 5 })) };
+  return {
+    context,
+    close: async () => {
+      await stores?.close();
+      await pool?.end({ timeout: 5 });
+    },
+  };
 }

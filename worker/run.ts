@@ -6,6 +6,7 @@ import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import { ensureWebhookTables } from '../shared/webhooks/install.ts';
+import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { startWorker, type WorkerDeps, type WorkerHandle, type WorkerOptions } from './runner.ts';
 import { tasks } from './tasks/index.ts';
@@ -99,9 +100,11 @@ export async function serveWorker(
 /** `webhooks.install`: the worker makes sure the tables exist before it claims a job. */
 async function installTables(config: Config, log: Logger): Promise<void> {
   const sql = connect(config, log, { max: 1, name: 'app-worker-install' });
+  const stores = endpointStoresOnDemand(config, { sql, log });
   try {
-    await ensureWebhookTables({ config, sql, log });
+    await ensureWebhookTables({ config, sql, log, endpoints: stores.endpoints });
   } finally {
+    await stores.close();
     await sql.end({ timeout: 5 });
   }
 }

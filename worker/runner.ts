@@ -9,6 +9,9 @@ import type { HostLookup } from '../shared/webhooks/address-rules.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
+import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
+import type { EndpointStores } from '../shared/webhooks/endpoint-stores/open.ts';
+import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
 import { createWakeUps, type WakeUps } from './delivery/wake-ups.ts';
 import { workerGraphileLogger } from './graphile-log.ts';
 import { releasePools, startHeartbeat, type Heartbeat } from './heartbeat.ts';
@@ -26,6 +29,9 @@ export interface WorkerDeps {
  */
 export interface WorkerResources extends WorkerDeps {
   sql: Sql;
+  /** The configured endpoint stores, each opened on first use; `endpoints` is the one of the endpoint table. */
+  stores: EndpointStores;
+  endpoints: EndpointStore;
   dispatcher: Dispatcher;
   metrics: Metrics;
   wakeUps: WakeUps;
@@ -151,12 +157,14 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
     ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
-  return { ...deps, sql, dispatcher, metrics, wakeUps: createWakeUps() };
+  const stores = endpointStoresOnDemand(config, { sql, log });
+  return { ...deps, sql, stores, endpoints: stores.endpoints, dispatcher, metrics, wakeUps: createWakeUps() };
 }
 
 async function closeResources(resources: WorkerResources, force: boolean): Promise<void> {
   resources.wakeUps.stop();
   await (force ? resources.dispatcher.destroy() : resources.dispatcher.close()).catch(() => undefined);
+  await resources.stores.close().catch(() => undefined);
   await resources.sql.end({ timeout: force ? 0 : 5 }).catch(() => undefined);
 }
 

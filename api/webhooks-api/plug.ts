@@ -9,12 +9,13 @@ import type { Logger } from '../../shared/log/logger.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import { createEndpointCache } from '../../shared/webhooks/endpoints/cache.ts';
 import type { Module } from '../lifecycle.ts';
+import type { EndpointStore } from '../../shared/webhooks/endpoint-stores/types.ts';
 
 /**
  * Makes the web process's webhook dependencies (one endpoint cache, which GraphQL shares) and
  * the module that stops the cache's LISTEN at shutdown (before the pool ends).
  */
-export function plugWebhooksApi(deps: { config: Config; sql: Sql; log: Logger }): {
+export function plugWebhooksApi(deps: { config: Config; sql: Sql; log: Logger; endpoints?: EndpointStore }): {
   webhooks: WebhookDeps;
   module: Module;
 } {

@@ -69,7 +69,11 @@ const idPositional = <T>(yargs: Argv<T>) =>
 async function showCommandRun(context: CliContext, args: { id?: string }) {
   const { showDelivery } = await core();
   const { publicDeliveryDetails } = await shapes();
-  const details = await showDelivery({ sql: context.sql(), config: context.config }, ALL_TENANTS, String(args.id));
+  const details = await showDelivery(
+    { sql: context.sql(), config: context.config, endpoints: context.endpoints() },
+    ALL_TENANTS,
+    String(args.id),
+  );
   context.print(publicDeliveryDetails(details), () => deliveryText(details));
 }
 

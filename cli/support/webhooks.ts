@@ -17,6 +17,7 @@ export const webhookDeps = (context: CliContext): WebhookDeps => ({
   config: context.config,
   sql: context.sql(),
   log: context.log,
+  endpoints: context.endpoints(),
 });
 
 export { parseEventList, parseGrace, parseHeaderList, parseJsonData } from '../../shared/webhooks/text-input.ts';

@@ -194,6 +194,7 @@ export function guardStore(store: EndpointStore, options: GuardOptions = {}): En
   return {
     name: store.name,
     adapter: store.adapter,
+    serviceDatabase: store.serviceDatabase,
     install: () => call('install', () => store.install()),
     ping: () => call('ping', () => store.ping()),
     close: () => store.close(),
@@ -212,6 +213,7 @@ function passThrough(store: EndpointStore): EndpointStore {
   return {
     name: store.name,
     adapter: store.adapter,
+    serviceDatabase: store.serviceDatabase,
     install: () => store.install(),
     ping: () => store.ping(),
     close: () => store.close(),

@@ -116,7 +116,7 @@ export async function openEndpointStores(
 }
 
 /** Loads the adapter and opens one store, within the time limit; a store that opens too late is closed. */
-async function openOne(
+export async function openOne(
   context: StoreContext,
   service: { sql: Sql },
   load: LoadAdapter,
