@@ -11,7 +11,7 @@ import { plugGraphql } from './graphql/plug.ts';
 import type { GraphqlService } from './graphql/service.ts';
 import { postgresProbe, type StoreProbe } from './health/stores.ts';
 import { plugIdempotency } from './idempotency/plug.ts';
-import { Lifecycle, type Module } from './lifecycle.ts';
+import { Lifecycle, withModules, type BootModules, type Module } from './lifecycle.ts';
 import { apiVersion } from './middleware/api-version.ts';
 import { bodyParsers } from './middleware/body-parsers.ts';
 import { compression } from './middleware/compression.ts';
@@ -47,6 +47,7 @@ import { createTokenCache, type TokenCache } from '../shared/tokens/cache.ts';
 import { withProductApis } from './product-apis.ts';
 import { modelEventSink } from './model-framework/data/model-events.ts';
 import { discoverApi } from './model-framework/routing/discover.ts';
+import { webhooksContext } from './model-framework/routing/webhooks-context.ts';
 
 export interface WebDeps {
   config: Config;
@@ -98,7 +99,7 @@ export interface WebServer {
  * server, the readiness phase and the modules it stops at shutdown. Listening happens before
  * the boot so `/livez` answers at once and `/readyz` says `starting` until the boot ends.
  */
-export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServer {
+export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootModules> = []): WebServer {
   const { config, log } = deps;
   const sql = deps.sql ?? connect(config, log, { name: 'app-web' });
   const probeSql = deps.stores ? undefined : connect(config, log, { max: 1, name: 'app-web-health' });
@@ -163,6 +164,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   // bearer tokens and sign-in sessions, then CSRF (user slot); the webhook API's dependencies (endpoint cache)
   plugAuthentication(pipeline, { config, accounts: accountsWeb.accounts });
   const webhooksApi = plugWebhooksApi({ config, sql, log });
+  pipeline.use('errorHelpers', webhooksContext(webhooksApi.webhooks)); // ctx.webhooks: the same core, as the caller
 
   // GraphQL in its slot, the schema built from the models with the API
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
@@ -196,17 +198,26 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   server.on('clientError', answerClientError); // what the HTTP parser refuses is problem+json too
   lifecycle.watch(server);
 
-  const ownModules: Module[] = [
-    sharedStore, // started first, stopped last
-    ...guards.filter((module): module is Module => !!module),
-    ...(graphql ? [graphql.module] : []),
-    { name: 'database', stop: () => sql.end({ timeout: 5 }) },
-    webhooksApi.module, // stopped before the pool: its endpoint cache stops listening
-    ...(tokenCache ? [{ name: 'token-cache', stop: () => tokenCache.close() }] : []), // the same for the token cache
-    accountsWeb.module,
-    ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
-    ...modules,
-  ];
+  // by phase of the boot order (api/lifecycle.ts BOOT_ORDER); a phase stops after those that follow it
+  const ownModules = withModules(
+    {
+      stores: [
+        sharedStore,
+        ...guards.filter((module): module is Module => !!module),
+        { name: 'database', stop: () => sql.end({ timeout: 5 }) },
+        ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
+        ...webhooksApi.stores,
+      ],
+      queue: [],
+      webhooks: [webhooksApi.module], // stopped before the pool: its endpoint cache stops listening
+      routes: [
+        ...(graphql ? [graphql.module] : []),
+        ...(tokenCache ? [{ name: 'token-cache', stop: () => tokenCache.close() }] : []), // the same for the token cache
+        accountsWeb.module,
+      ],
+    },
+    modules,
+  );
 
   return {
     app,
