@@ -6,8 +6,8 @@
  *   `req.apiVersion`).
  * - `ctx.state.principal`: the authenticated caller, set by the `user` slot (token or session).
  * - `ctx.state.route`: the matched route's declaration.
- * - `ctx.pagination()`, `ctx.boom`, `ctx.render()`, `ctx.negotiate()`: on every request; `ctx.resource()`, `ctx.collection()`,
- *   `ctx.permit()`, `ctx.model`, `ctx.models`: on routed requests.
+ * - `ctx.pagination()`, `ctx.boom`, `ctx.render()`, `ctx.negotiate()`, `ctx.webhooks`: on every request; `ctx.resource()`,
+ *   `ctx.collection()`, `ctx.permit()`, `ctx.model`, `ctx.models`: on routed requests.
  */
 import type { Model, Models } from './model-framework/data/model.ts';
 import type { Pagination } from './hal/pagination.ts';
@@ -16,6 +16,7 @@ import type { ErrorHelpers } from './middleware/error-helpers.ts';
 import type { RenderOptions } from './console/pages/render.ts';
 import type { Principal } from './model-framework/routing/roles.ts';
 import type { CompiledRoute } from './model-framework/routing/table.ts';
+import type { RequestWebhooks } from './model-framework/routing/webhooks-context.ts';
 
 /** The two representations `negotiate()` chooses between. */
 export interface NegotiateHandlers<T> {
@@ -63,5 +64,10 @@ declare module 'koa' {
     model?: Model;
     /** Every model of the application. */
     models: Models;
+    /**
+     * The webhook core as the request's caller (`register`, `emit`, `rotate`, …): its role and
+     * tenant decide, exactly as in the webhook API (api/model-framework/routing/webhooks-context.ts).
+     */
+    webhooks: RequestWebhooks;
   }
 }

@@ -10,6 +10,40 @@ export interface Module {
   stop?(): Promise<void>;
 }
 
+/**
+ * The web process's boot order, the one place it is written: `Lifecycle.boot` starts the modules
+ * phase by phase in this order (each phase's in its listed order) and shutdown stops them in
+ * reverse, so what a phase uses is started before it and stopped after it.
+ *
+ * - `stores`: where state lives: the shared store (idempotency records, rate-limit counters), the
+ *   limiters' and idempotency's own stores, the pool, the health probe's pool, and the endpoint
+ *   store (`webhooks.store`) the webhook module reads and writes endpoints through, whose module
+ *   the webhook API's plug gives (api/webhooks-api/plug.ts `stores`).
+ * - `queue`: the webhook tables and graphile-worker's job queue schema that emits write into
+ *   (`webhooks.install`, api/run.ts; it retries in the background, so a database that is down
+ *   does not hold the boot).
+ * - `webhooks`: the webhook module: the one `WebhookDeps` and endpoint cache of the process, which
+ *   the webhook API, GraphQL, the console and the application's `ctx.webhooks` share.
+ * - `routes`: what the routes answer with: GraphQL, the token cache, the account pages' mail, then
+ *   the modules a caller adds. The route table itself is discovered and compiled before the port
+ *   opens (a mistake in it stops the process before it listens); readiness says `starting`
+ *   until every phase has started.
+ */
+export const BOOT_ORDER = ['stores', 'queue', 'webhooks', 'routes'] as const;
+
+export type BootPhase = (typeof BOOT_ORDER)[number];
+
+/** The modules of each boot phase. */
+export type BootModules = Readonly<Record<BootPhase, readonly Module[]>>;
+
+/** `own` with a caller's modules added: a list goes after the `routes` phase's, phases to their own. */
+export function withModules(own: BootModules, added: readonly Module[] | Partial<BootModules>): BootModules {
+  const extra: Partial<BootModules> = Array.isArray(added) ? { routes: added } : (added as Partial<BootModules>);
+  return Object.fromEntries(
+    BOOT_ORDER.map((phase) => [phase, [...own[phase], ...(extra[phase] ?? [])]]),
+  ) as unknown as BootModules;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -41,11 +75,19 @@ export class Lifecycle {
     });
   }
 
-  /** Starts the modules in order; the phase turns `ready` when all have started. */
-  async boot(modules: Module[]): Promise<void> {
-    for (const module of modules) {
-      await module.start?.();
-      this.modules.push(module);
+  /**
+   * Starts the modules in {@link BOOT_ORDER}, saying the order once and each module as it starts;
+   * the phase turns `ready` when all have started.
+   */
+  async boot(modules: BootModules): Promise<void> {
+    const names = Object.fromEntries(BOOT_ORDER.map((phase) => [phase, modules[phase].map((module) => module.name)]));
+    this.log.info({ modules: names }, `boot order: ${BOOT_ORDER.join(', ')}`);
+    for (const phase of BOOT_ORDER) {
+      for (const module of modules[phase]) {
+        this.log.debug({ phase, module: module.name }, `starting ${phase} module ${module.name}`);
+        await module.start?.();
+        this.modules.push(module);
+      }
     }
     if (this.phase === 'starting') this.phase = 'ready';
   }

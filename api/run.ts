@@ -18,7 +18,7 @@ export async function runWeb(
   installDriverCrashGuard(log);
 
   warnIfSecretsUnencrypted({ config, log });
-  const web = createWebServer({ config, log }, [webhookInstall()]);
+  const web = createWebServer({ config, log }, { queue: [webhookInstall()] });
   await options.setup?.(web);
   if (config.shutdown.signals) {
     let signalled = false;

@@ -14,7 +14,7 @@ import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-de
 import type { EndpointStores } from '../shared/webhooks/endpoint-stores/open.ts';
 import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
 import { plugIdempotency } from './idempotency/plug.ts';
-import { Lifecycle, type Module } from './lifecycle.ts';
+import { Lifecycle, withModules, type BootModules, type Module } from './lifecycle.ts';
 import { apiVersion } from './middleware/api-version.ts';
 import { bodyParsers } from './middleware/body-parsers.ts';
 import { compression } from './middleware/compression.ts';
@@ -50,6 +50,7 @@ import { createTokenCache, type TokenCache } from '../shared/tokens/cache.ts';
 import { withProductApis } from './product-apis.ts';
 import { modelEventSink } from './model-framework/data/model-events.ts';
 import { discoverApi } from './model-framework/routing/discover.ts';
+import { webhooksContext } from './model-framework/routing/webhooks-context.ts';
 
 export interface WebDeps {
   config: Config;
@@ -110,7 +111,7 @@ export interface WebServer {
  * server, the readiness phase and the modules it stops at shutdown. Listening happens before
  * the boot so `/livez` answers at once and `/readyz` says `starting` until the boot ends.
  */
-export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServer {
+export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootModules> = []): WebServer {
   const { config, log } = deps;
   const sql = deps.sql ?? connect(config, log, { name: 'app-web' });
   const endpointStores = deps.endpointStores ?? endpointStoresOnDemand(config, { sql, log });
@@ -179,6 +180,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   // bearer tokens and sign-in sessions, then CSRF (user slot); the webhook API's dependencies (endpoint cache)
   plugAuthentication(pipeline, { config, accounts: accountsWeb.accounts });
   const webhooksApi = plugWebhooksApi({ config, sql, log, endpoints: endpointStores.endpoints });
+  pipeline.use('errorHelpers', webhooksContext(webhooksApi.webhooks)); // ctx.webhooks: the same core, as the caller
 
   // GraphQL in its slot, the schema built from the models with the API
   const graphql = plugGraphql(pipeline, { config, log, sql, webhooks: webhooksApi.webhooks });
@@ -212,18 +214,26 @@ export function createWebServer(deps: WebDeps, modules: Module[] = []): WebServe
   server.on('clientError', answerClientError); // what the HTTP parser refuses is problem+json too
   lifecycle.watch(server);
 
-  const ownModules: Module[] = [
-    sharedStore, // started first, stopped last
-    ...guards.filter((module): module is Module => !!module),
-    ...(graphql ? [graphql.module] : []),
-    { name: 'database', stop: () => sql.end({ timeout: 5 }) },
-    { name: 'endpoint-stores', stop: () => endpointStores.close() }, // stopped before the pool they may share
-    webhooksApi.module, // stopped before the pool: its endpoint cache stops listening
-    ...(tokenCache ? [{ name: 'token-cache', stop: () => tokenCache.close() }] : []), // the same for the token cache
-    accountsWeb.module,
-    ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
-    ...modules,
-  ];
+  // by phase of the boot order (api/lifecycle.ts BOOT_ORDER); a phase stops after those that follow it
+  const ownModules = withModules(
+    {
+      stores: [
+        sharedStore,
+        ...guards.filter((module): module is Module => !!module),
+        { name: 'database', stop: () => sql.end({ timeout: 5 }) },
+        ...(probeSql ? [{ name: 'health-probe', stop: () => probeSql.end({ timeout: 1 }) }] : []),
+        { name: 'endpoint-stores', stop: () => endpointStores.close() }, // stopped before the pool they may share
+      ],
+      queue: [],
+      webhooks: [webhooksApi.module], // stopped before the pool: its endpoint cache stops listening
+      routes: [
+        ...(graphql ? [graphql.module] : []),
+        ...(tokenCache ? [{ name: 'token-cache', stop: () => tokenCache.close() }] : []), // the same for the token cache
+        accountsWeb.module,
+      ],
+    },
+    modules,
+  );
 
   return {
     app,

@@ -13,7 +13,9 @@ import type { EndpointStore } from '../../shared/webhooks/endpoint-stores/types.
 
 /**
  * Makes the web process's webhook dependencies (one endpoint cache, which GraphQL shares) and
- * the module that stops the cache's LISTEN at shutdown (before the pool ends).
+ * the module that stops the cache's LISTEN at shutdown (before the pool ends). The endpoint store
+ * (`webhooks.store`) is opened by the server and closed in the `stores` phase (api/lifecycle.ts
+ * BOOT_ORDER).
  */
 export function plugWebhooksApi(deps: { config: Config; sql: Sql; log: Logger; endpoints?: EndpointStore }): {
   webhooks: WebhookDeps;

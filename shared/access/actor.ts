@@ -10,8 +10,11 @@ import { ALL_TENANT_ROLES } from '../tokens/roles.ts';
 import { ALL_TENANTS, tenantScope, type TenantScope } from './tenant-scope.ts';
 import { grants, OPERATION_TEXT, type Operation } from './permissions.ts';
 
-/** How the caller came: the operator (CLI, in-process interface), an API token, a password session, a tenant portal session. */
-export type ActorKind = 'operator' | 'token' | 'user' | 'portal';
+/**
+ * How the caller came: the operator (CLI, in-process interface), an API token, a password
+ * session, a tenant portal session, or no credentials at all (an open route of the application).
+ */
+export type ActorKind = 'operator' | 'token' | 'user' | 'portal' | 'anonymous';
 
 export interface Actor {
   /** The caller's stable id (user, token, `portal:<owner>` or `operator`), for logs. */
@@ -31,6 +34,20 @@ export const OPERATOR: Actor = Object.freeze({
   role: 'admin',
   userId: null,
   scope: ALL_TENANTS,
+});
+
+/**
+ * The caller of an open route that came without credentials, for the faces that hand the core an
+ * actor there (the application's controllers, `ctx.webhooks`): its role is in no row of the
+ * permission table, so every operation is refused with 403 `APP_FORBIDDEN`, and its scope names
+ * an owner no record can have (an owner is never empty), so it reaches nothing either way.
+ */
+export const ANONYMOUS: Actor = Object.freeze({
+  id: 'anonymous',
+  kind: 'anonymous',
+  role: 'anonymous',
+  userId: null,
+  scope: tenantScope(''),
 });
 
 /** The grant of the permission table an actor holds: its role, or `portal <role>` for a portal session. */
@@ -80,7 +97,7 @@ export const allows = (actor: Actor | undefined, operation: Operation): boolean 
 export function authorize(actor: Actor, operation: Operation): void {
   if (allows(actor, operation)) return;
   const grant = grantOf(actor);
-  throw forbidden(`a ${grant} may not ${OPERATION_TEXT[operation]}`, {
+  throw forbidden(`${/^[aeiou]/.test(grant) ? 'an' : 'a'} ${grant} may not ${OPERATION_TEXT[operation]}`, {
     code: 'APP_FORBIDDEN',
     data: { operation, role: grant },
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import type { Socket } from 'node:net';
 import { before, describe, it } from 'node:test';
+import { BOOT_ORDER } from '../../api/lifecycle.ts';
 import { createWebServer } from '../../api/server.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { spawnNode } from '../helpers/processes.ts';
@@ -113,6 +114,69 @@ describe('graceful shutdown of the web process', () => {
     await web.start(0);
     assert.equal(await web.shutdown('test'), 1);
     assert.deepEqual(stopped, ['last', 'broken', 'first']);
+  });
+
+  it('boots phase by phase in BOOT_ORDER, says the order once and each module as it starts, stops in reverse', async () => {
+    const config = db.configWith({ logLevel: 'debug' });
+    const logs: Record<string, unknown>[] = [];
+    const events: string[] = [];
+    const probe = (name: string) => ({
+      name,
+      start: async () => void events.push(`start ${name}`),
+      stop: async () => void events.push(`stop ${name}`),
+    });
+    const web = createWebServer(
+      { config, log: createLogger(config, { name: 'test', destination: linesInto(logs) }) },
+      // given out of order: the phases decide
+      {
+        routes: [probe('a-route')],
+        webhooks: [probe('a-webhook')],
+        queue: [probe('a-queue')],
+        stores: [probe('a-store')],
+      },
+    );
+    await web.start(0);
+    assert.equal(await web.shutdown('test'), 0);
+    assert.deepEqual(events, [
+      'start a-store',
+      'start a-queue',
+      'start a-webhook',
+      'start a-route',
+      'stop a-route',
+      'stop a-webhook',
+      'stop a-queue',
+      'stop a-store',
+    ]);
+
+    assert.deepEqual(BOOT_ORDER, ['stores', 'queue', 'webhooks', 'routes']);
+    const order = logs.filter((line) => line.msg === 'boot order: stores, queue, webhooks, routes');
+    assert.equal(order.length, 1);
+    const phases = order[0].modules as Record<string, string[]>;
+    assert.deepEqual(Object.keys(phases), [...BOOT_ORDER]);
+    // the pool and the endpoint stores are stores; the webhook module (the endpoint cache every face shares) follows the queue
+    assert.ok(phases.stores.includes('database') && phases.stores.includes('endpoint-stores') && phases.stores.at(-1) === 'a-store', phases.stores.join());
+    assert.deepEqual(phases.queue, ['a-queue']);
+    assert.deepEqual(phases.webhooks, ['webhooks-api', 'a-webhook']);
+    assert.equal(phases.routes.at(-1), 'a-route');
+
+    const starting = logs.filter((line) => line.msg === `starting ${line.phase} module ${line.module}`);
+    assert.deepEqual(
+      starting.map((line) => `${line.phase} ${line.module}`),
+      BOOT_ORDER.flatMap((phase) => phases[phase].map((name) => `${phase} ${name}`)),
+    );
+    assert.ok(starting.every((line) => line.level === 20)); // debug: the order's own line is the info
+  });
+
+  it('the modules a caller lists go last, after the routes phase', async () => {
+    const logs: Record<string, unknown>[] = [];
+    const config = db.configWith({ logLevel: 'info' });
+    const web = createWebServer({ config, log: createLogger(config, { name: 'test', destination: linesInto(logs) }) }, [
+      { name: 'listed' },
+    ]);
+    await web.start(0);
+    await web.shutdown('test');
+    const [order] = logs.filter((line) => String(line.msg).startsWith('boot order:'));
+    assert.equal((order.modules as Record<string, string[]>).routes.at(-1), 'listed');
   });
 });
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  ANONYMOUS,
   actorOf,
   allows,
   authorize,
@@ -14,6 +15,7 @@ import {
   principalMay,
 } from '../../../shared/access/actor.ts';
 import { GRANTS, OPERATION_TEXT, OPERATIONS, PERMISSIONS, rolesFor } from '../../../shared/access/permissions.ts';
+import { inScope } from '../../../shared/access/tenant-scope.ts';
 import { principalOfPortal, principalOfUser } from '../../../shared/tokens/principal.ts';
 
 const code = (expected: string) => (error: unknown) => (error as { code?: string }).code === expected;
@@ -40,6 +42,24 @@ describe('actor of a principal', () => {
       { kind: portal.kind, userId: portal.userId, grant: grantOf(portal) },
       { kind: 'portal', userId: null, grant: 'portal viewer' },
     );
+  });
+
+  it('a caller without credentials holds no grant and reaches no owner', () => {
+    assert.equal(ANONYMOUS.kind, 'anonymous');
+    for (const operation of OPERATIONS) assert.equal(allows(ANONYMOUS, operation), false, operation);
+    assert.throws(
+      () => authorize(ANONYMOUS, 'events.emit'),
+      (error: unknown) => {
+        const refused = error as { status: number; code: string; data: Record<string, unknown>; message: string };
+        assert.deepEqual(
+          { status: refused.status, code: refused.code, data: refused.data },
+          { status: 403, code: 'APP_FORBIDDEN', data: { operation: 'events.emit', role: 'anonymous' } },
+        );
+        assert.match(refused.message, /an anonymous may not emit an event/);
+        return true;
+      },
+    );
+    for (const owner of [null, 'acme', ' ']) assert.equal(inScope(ANONYMOUS.scope, owner), false, String(owner));
   });
 
   it('the operator is an admin of every tenant', () => {
