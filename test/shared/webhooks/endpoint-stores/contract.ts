@@ -685,13 +685,20 @@ function runUpdater(args: UpdaterArguments): UpdaterRun {
         reject(new Error(`child exited (${code}) before ${what}:\n${output}`));
       });
     });
+  // a child that died early closes its stdin: the GO written to it is lost, and its exit says why
+  child.stdin.on('error', () => {});
+  const ready = wait('READY', () => (/^READY$/m.test(output) ? true : undefined)).then(() => undefined);
+  const done = wait('DONE line', () => {
+    const match = /^DONE (\{.*\})$/m.exec(output);
+    return match ? (JSON.parse(match[1]) as { committed: number; conflicts: number }) : undefined;
+  });
+  // when one wait fails the case stops awaiting the others: their failures are not unhandled
+  ready.catch(() => {});
+  done.catch(() => {});
   return {
-    ready: wait('READY', () => (/^READY$/m.test(output) ? true : undefined)).then(() => undefined),
+    ready,
     go: () => child.stdin.end('GO\n'),
-    done: wait('DONE line', () => {
-      const match = /^DONE (\{.*\})$/m.exec(output);
-      return match ? (JSON.parse(match[1]) as { committed: number; conflicts: number }) : undefined;
-    }),
+    done,
     kill: () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
