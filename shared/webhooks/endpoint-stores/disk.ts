@@ -54,13 +54,24 @@ import type {
   SubscriberEndpoint,
 } from './types.ts';
 import type { SigningScheme } from '../signing.ts';
+import { STORE_TIME_LIMIT_MS } from './guard.ts';
+import { pageOf } from './paging.ts';
 
-/** A lock whose mtime has not been refreshed for this long belongs to a dead process and is taken over. */
-export const LOCK_STALE_MS = 5_000;
+/**
+ * A writer waits for the lock at most this long, then fails with the lock's `ELOCKED` (which the
+ * guard answers as 503, come back later): a second less than the guard's limit of a call, so a
+ * write never lands after its caller was told it failed (the core would not know of it).
+ */
+const LOCK_WAIT_MS = STORE_TIME_LIMIT_MS - 1_000;
+/**
+ * A lock whose mtime has not been refreshed for this long belongs to a dead process and is taken
+ * over: shorter than LOCK_WAIT_MS, so a writer that finds the lock of a killed process gets it
+ * within its wait. A live holder refreshes it every LOCK_UPDATE_MS, and only loses it if its
+ * event loop stalls for this long; then its write is refused (see `locked`).
+ */
+export const LOCK_STALE_MS = 3_000;
 /** How often a holder refreshes its lock's mtime (proper-lockfile's minimum). */
 const LOCK_UPDATE_MS = 1_000;
-/** How long a writer waits for the lock before it gives up: well past a stale lock's take-over. */
-const LOCK_WAIT_MS = 30_000;
 /** The file's format, so that a later layout can tell an old file from its own. */
 const FORMAT = 1;
 /** Table names become file names: letters, digits, `_` and `-` only, so no name reaches outside the directory. */
@@ -363,7 +374,10 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
         if (isCode(error, 'ENOENT')) throw notInstalled(paths, error);
         if (!isCode(error, 'ELOCKED')) throw error;
         if (performance.now() > deadline)
-          throw new Error(`disk store: ${paths.lock} stayed locked for ${LOCK_WAIT_MS} ms`, { cause: error });
+          throw Object.assign(new Error(`disk store: ${paths.lock} stayed locked for ${LOCK_WAIT_MS} ms`), {
+            code: 'ELOCKED',
+            cause: error,
+          });
         // short and random, so that waiting writers do not retry in step
         await sleep(randomInt(1, Math.min(2 + attempt * 2, 50)));
       }
@@ -439,19 +453,9 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
 
     async list(query): Promise<StoredEndpointPage> {
       const matched = [...(await rows()).values()].filter((row) => matches(row, query)).sort(creationOrder);
-      const total = matched.length;
-      const page = query.page ?? 1;
-      if (query.perPage === undefined)
-        return { records: matched.map(fromDisk), page, perPage: total, total, pages: total > 0 ? 1 : 0 };
-      const perPage = query.perPage;
-      const start = (page - 1) * perPage;
-      return {
-        records: matched.slice(start, start + perPage).map(fromDisk),
-        page,
-        perPage,
-        total,
-        pages: Math.ceil(total / perPage),
-      };
+      if (query.perPage === undefined) return pageOf(matched.map(fromDisk), matched.length, query);
+      const start = ((query.page ?? 1) - 1) * query.perPage;
+      return pageOf(matched.slice(start, start + query.perPage).map(fromDisk), matched.length, query);
     },
 
     async subscribers(owner): Promise<SubscriberEndpoint[]> {

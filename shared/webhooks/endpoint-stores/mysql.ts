@@ -24,6 +24,7 @@ import type {
   StoredOrdering,
   SubscriberEndpoint,
 } from './types.ts';
+import { pageOf } from './paging.ts';
 
 /** The collations that compare strings byte for byte without padding, in the order they are preferred. */
 const EXACT_COLLATIONS = ['utf8mb4_nopad_bin', 'utf8mb4_0900_bin'] as const;
@@ -262,20 +263,17 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
 
     async list(query): Promise<StoredEndpointPage> {
       const { where, values } = conditions(query);
-      const page = query.page ?? 1;
       const select = `SELECT ${SELECT_COLUMNS} FROM ${table} ${where} ORDER BY \`created_at\`, \`id\``;
       if (query.perPage === undefined) {
         const records = (await rows(select, values)).map(fromRow);
-        const total = records.length;
-        return { records, page, perPage: total, total, pages: total > 0 ? 1 : 0 };
+        return pageOf(records, records.length, query);
       }
-      const perPage = query.perPage;
+      const offset = ((query.page ?? 1) - 1) * query.perPage;
       const [records, [count]] = await Promise.all([
-        rows(`${select} LIMIT ? OFFSET ?`, [...values, perPage, (page - 1) * perPage]),
+        rows(`${select} LIMIT ? OFFSET ?`, [...values, query.perPage, offset]),
         pool.query<RowDataPacket[]>(`SELECT COUNT(*) AS \`total\` FROM ${table} ${where}`, values).then(([r]) => r),
       ]);
-      const total = Number(count.total);
-      return { records: records.map(fromRow), page, perPage, total, pages: Math.ceil(total / perPage) };
+      return pageOf(records.map(fromRow), Number(count.total), query);
     },
 
     async subscribers(owner): Promise<SubscriberEndpoint[]> {

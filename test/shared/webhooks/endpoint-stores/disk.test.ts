@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { diskPaths, LOCK_STALE_MS, openStore } from '../../../../shared/webhooks/endpoint-stores/disk.ts';
-import type { StoreContext } from '../../../../shared/webhooks/endpoint-stores/types.ts';
+import { isStoreUnreachable, STORE_TIME_LIMIT_MS } from '../../../../shared/webhooks/endpoint-stores/guard.ts';
+import type { EndpointStore, StoreContext, StoredEndpoint } from '../../../../shared/webhooks/endpoint-stores/types.ts';
 import { eventually } from '../../../helpers/poll.ts';
 import { spawnNode, type Spawned } from '../../../helpers/processes.ts';
 import { describeEndpointStoreContract, makeEndpoint } from './contract.ts';
@@ -52,14 +53,34 @@ const prefix = 'ep_kill_' + process.pid + '_';
 for (let i = 0; ; i++) {
   const id = prefix + String(i).padStart(6, '0');
   const at = new Date();
-  await store.insert({
+  const record = {
     id, url: 'https://receiver.example/' + i, events: ['a.*'], owner: 'k', description: ${JSON.stringify(BULK)},
     headers: { 'x-n': String(i) }, secrets: [{ sealed: 'plain:s', createdAt: at, expiresAt: null }],
     signing: 'hmac-sha256', rateLimit: null, ordering: 'none', disabledAt: null, disabledReason: null,
     enabledAt: null, createdAt: at, updatedAt: at, version: 1,
-  });
+  };
+  // the lock still held (its holder killed, not yet stale) fails an insert that wrote nothing: try again
+  for (;;) {
+    try {
+      await store.insert(record);
+      break;
+    } catch (error) {
+      if (error.code !== 'ELOCKED') throw error;
+    }
+  }
   process.stdout.write('COMMITTED ' + id + '\\n');
 }
+`;
+
+/** Takes the table's lock as the store does, says LOCKED, and holds it (refreshing it) until killed. */
+const LOCK_HOLDER = `
+const lockfile = await import('proper-lockfile');
+const { diskPaths } = await import(${JSON.stringify(DISK_MODULE)});
+const context = JSON.parse(process.env.STORE_CONTEXT);
+const paths = diskPaths(context.options.path, context.table);
+await lockfile.lock(paths.file, { lockfilePath: paths.lock, realpath: false, stale: ${LOCK_STALE_MS}, update: 1000 });
+process.stdout.write('LOCKED\\n');
+setInterval(() => {}, 60_000);
 `;
 
 /** The ids a writer printed, from whole lines only (a line cut by the kill is not counted). */
@@ -89,7 +110,24 @@ function killOnTemporaryFile(writer: Spawned, prefix: string): Promise<void> {
 /** How long a step that waits for a stale lock to be taken over may take on a loaded machine. */
 const TAKE_OVER_MS = LOCK_STALE_MS + 25_000;
 
-describe('disk store: processes killed with SIGKILL', () => {
+/**
+ * Inserts `record`, trying again while the store answers ELOCKED (a writer gives up on a held lock
+ * before the guard's time limit; the caller is told to come back): answers how many attempts it took.
+ * A lock that is never taken over fails the insert after TAKE_OVER_MS.
+ */
+async function insertWaitingForLock(store: EndpointStore, record: StoredEndpoint): Promise<number> {
+  const deadline = performance.now() + TAKE_OVER_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await store.insert(record);
+      return attempt;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ELOCKED' || performance.now() > deadline) throw error;
+    }
+  }
+}
+
+describe('disk store: processes killed with SIGKILL, and the lock', () => {
   it('a writer killed while writing in a loop leaves a file that reads and holds every committed record', async (t) => {
     const table = `killed_${randomBytes(4).toString('hex')}`;
     const context = contextOf(table);
@@ -142,7 +180,7 @@ describe('disk store: processes killed with SIGKILL', () => {
 
     // and the store still takes writes, once the killed writer's lock is stale
     const after = makeEndpoint({ owner: 'k' });
-    await store.insert(after);
+    await insertWaitingForLock(store, after);
     assert.deepEqual(await store.get(after.id), after);
     const names = await readdir(directory);
     assert.deepEqual(
@@ -160,18 +198,7 @@ describe('disk store: processes killed with SIGKILL', () => {
     t.after(() => store.close());
     await store.install();
     const paths = diskPaths(directory, table);
-    const holder = runChild(
-      `
-      const lockfile = await import('proper-lockfile');
-      const { diskPaths } = await import(${JSON.stringify(DISK_MODULE)});
-      const context = JSON.parse(process.env.STORE_CONTEXT);
-      const paths = diskPaths(context.options.path, context.table);
-      await lockfile.lock(paths.file, { lockfilePath: paths.lock, realpath: false, stale: ${LOCK_STALE_MS} });
-      process.stdout.write('LOCKED\\n');
-      setInterval(() => {}, 60_000);
-      `,
-      context,
-    );
+    const holder = runChild(LOCK_HOLDER, context);
     try {
       await holder.waitFor(/^LOCKED$/m, 20_000);
     } finally {
@@ -182,11 +209,34 @@ describe('disk store: processes killed with SIGKILL', () => {
 
     const record = makeEndpoint();
     const started = performance.now();
-    await store.insert(record);
+    const attempts = await insertWaitingForLock(store, record);
     const waited = performance.now() - started;
-    t.diagnostic(`the next writer waited ${Math.round(waited)} ms for the stale lock`);
+    t.diagnostic(`the next writer waited ${Math.round(waited)} ms for the stale lock (${attempts} attempt(s))`);
     assert.deepEqual(await store.get(record.id), record);
     await assert.rejects(stat(paths.lock), { code: 'ENOENT' }, 'the lock was released after the write');
+  });
+
+  it('a lock held by a live process fails a write with ELOCKED within the guard’s time limit, writing nothing', async (t) => {
+    const table = `held_${randomBytes(4).toString('hex')}`;
+    const context = contextOf(table);
+    const store = await openStore(context);
+    t.after(() => store.close());
+    await store.install();
+    const holder = runChild(LOCK_HOLDER, context);
+    t.after(() => void holder.child.kill('SIGKILL'));
+    await holder.waitFor(/^LOCKED$/m, 20_000);
+    const record = makeEndpoint();
+    const started = performance.now();
+    const error = await store.insert(record).then(
+      () => assert.fail('the insert went through a held lock'),
+      (failure: unknown) => failure,
+    );
+    const waited = performance.now() - started;
+    t.diagnostic(`the writer gave up after ${Math.round(waited)} ms`);
+    assert.equal((error as { code?: string }).code, 'ELOCKED');
+    assert.ok(isStoreUnreachable(error), 'the guard answers it as a store that cannot serve (503)');
+    assert.ok(waited < STORE_TIME_LIMIT_MS, `gave up within the guard's ${STORE_TIME_LIMIT_MS} ms`);
+    assert.equal(await store.get(record.id), null);
   });
 });
 
