@@ -217,6 +217,19 @@ function notInstalled(paths: DiskPaths, error: unknown): Error {
   });
 }
 
+/** Whether `promise` settles before `deadline` (a `performance.now()` time). */
+async function settlesBefore(promise: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()));
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const isCode = (error: unknown, code: string): boolean => (error as { code?: unknown } | null)?.code === code;
 
 export async function openStore(context: StoreContext): Promise<EndpointStore> {
@@ -325,20 +338,22 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
 
   /**
    * Runs `body` holding the table's lock: first this process's queue, then the lock directory
-   * every process shares (retried with a short random back-off until {@link LOCK_WAIT_MS}).
+   * every process shares (retried with a short random back-off), both within one
+   * {@link LOCK_WAIT_MS} from the call.
    */
   async function locked<T>(
     body: (commit: (rows: Map<string, DiskEndpoint>) => Promise<void>) => Promise<T>,
   ): Promise<T> {
+    const deadline = performance.now() + LOCK_WAIT_MS;
     const before = localQueues.get(paths.lock) ?? Promise.resolve();
     let leave!: () => void;
     const mine = new Promise<void>((resolve) => (leave = resolve));
     const queue = before.then(() => mine);
     localQueues.set(paths.lock, queue);
-    await before;
     try {
+      if (!(await settlesBefore(before, deadline))) throw heldTooLong();
       let compromised: Error | undefined;
-      const release = await acquire((error) => (compromised = error));
+      const release = await acquire(deadline, (error) => (compromised = error));
       try {
         return await body(async (next) => {
           // a holder stalled past the stale time may have been taken over: it must not write then
@@ -358,8 +373,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
     }
   }
 
-  async function acquire(onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
-    const deadline = performance.now() + LOCK_WAIT_MS;
+  async function acquire(deadline: number, onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await lock(paths.file, {
@@ -373,18 +387,22 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
       } catch (error) {
         if (isCode(error, 'ENOENT')) throw notInstalled(paths, error);
         if (!isCode(error, 'ELOCKED')) throw error;
-        if (performance.now() > deadline)
-          throw Object.assign(new Error(`disk store: ${paths.lock} stayed locked for ${LOCK_WAIT_MS} ms`), {
-            code: 'ELOCKED',
-            cause: error,
-          });
+        if (performance.now() > deadline) throw heldTooLong(error);
         // short and random, so that waiting writers do not retry in step
         await sleep(randomInt(1, Math.min(2 + attempt * 2, 50)));
       }
     }
   }
 
-  /** Reads the rows under the lock, and writes back what `change` answers (nothing when it answers undefined). */
+  /** The error of a writer that did not get the lock within LOCK_WAIT_MS: `ELOCKED`, as the lock's own. */
+  function heldTooLong(cause?: unknown): Error {
+    return Object.assign(new Error(`disk store: ${paths.lock} stayed locked for ${LOCK_WAIT_MS} ms`), {
+      code: 'ELOCKED',
+      cause,
+    });
+  }
+
+  /** Reads the rows under the lock and writes back the rows `mutate` answers (nothing when it answers none). */
   async function change<T>(
     mutate: (rows: Map<string, DiskEndpoint>) => { rows?: Map<string, DiskEndpoint>; answer: T },
   ): Promise<T> {
