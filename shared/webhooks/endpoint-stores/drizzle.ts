@@ -88,6 +88,21 @@ const mysqlJson = <T>(column: string) =>
     fromDriver: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as T,
   })(column);
 
+/**
+ * Text kept as its UTF-8 bytes (VARBINARY), for the owner: MySQL's and MariaDB's binary collation
+ * (`utf8mb4_bin`) still pads, so `'a' = 'a '` there, and the no-pad ones are named differently on
+ * each server; bytes compare exactly on both, and the index on (owner, disabled_at) still serves.
+ */
+const mysqlUtf8Bytes = (column: string, bytes: number) =>
+  customType<{ data: string; driverData: Buffer }>({
+    dataType: () => `varbinary(${bytes})`,
+    toDriver: (value) => Buffer.from(value, 'utf8'),
+    fromDriver: (value) => (Buffer.isBuffer(value) ? value.toString('utf8') : String(value)),
+  })(column);
+
+/** UTF-8 bytes of an owner: at most 255 UTF-16 code units, so at most 765 bytes. */
+const OWNER_BYTES = 1020;
+
 /** The endpoint table as Drizzle sees it on MySQL and MariaDB. */
 export function mysqlEndpointTable(name: string) {
   const moment = (column: string) => datetime(column, { mode: 'date', fsp: 3 });
@@ -97,7 +112,7 @@ export function mysqlEndpointTable(name: string) {
       id: varchar('id', { length: 255 }).primaryKey(),
       url: mysqlText('url').notNull(),
       events: mysqlJson<string[]>('events').notNull(),
-      owner: varchar('owner', { length: 255 }),
+      owner: mysqlUtf8Bytes('owner', OWNER_BYTES),
       description: mysqlText('description'),
       headers: mysqlJson<Record<string, string>>('headers').notNull(),
       secrets: mysqlJson<SecretJson[]>('secrets').notNull(),
@@ -361,7 +376,7 @@ function openMysql(context: StoreContext, url: string): EndpointStore {
         id varchar(255) not null,
         url text not null,
         events json not null,
-        owner varchar(255),
+        owner varbinary(${sql.raw(String(OWNER_BYTES))}),
         description text,
         headers json not null,
         secrets json not null,

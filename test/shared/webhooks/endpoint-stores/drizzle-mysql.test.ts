@@ -1,28 +1,33 @@
 /**
- * The drizzle adapter on MariaDB (or MySQL) at 127.0.0.1:3306 as root without password: a
- * database of this file's own, dropped at the end. An unreachable server fails the file.
+ * The drizzle adapter on MySQL/MariaDB (a mysql2 pool under drizzle-orm/mysql2), against the
+ * server at 127.0.0.1:3306 (root, no password; TEST_MYSQL_URL names another): a database of this
+ * file's own, `app_test_<random hex>`, dropped at the end. An unreachable server fails the file:
+ * the adapter is not tested at all otherwise.
  */
 import { randomBytes } from 'node:crypto';
 import { after } from 'node:test';
 import { createConnection } from 'mysql2/promise';
 import { openStore } from '../../../../shared/webhooks/endpoint-stores/drizzle.ts';
-import { describeSmoke } from './smoke.ts';
+import type { StoreContext } from '../../../../shared/webhooks/endpoint-stores/types.ts';
+import { describeEndpointStoreContract } from './contract.ts';
 
-const SERVER = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
-const name = `app_test_${randomBytes(6).toString('hex')}`;
-const admin = await createConnection({ uri: SERVER });
-await admin.query(`create database \`${name}\``);
+const server = new URL(process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');
+const database = `app_test_${randomBytes(6).toString('hex')}`;
+const admin = await createConnection({ uri: server.toString() });
+await admin.query(`create database \`${database}\``);
 after(async () => {
-  await admin.query(`drop database if exists \`${name}\``);
+  await admin.query(`drop database if exists \`${database}\``);
   await admin.end();
 });
-const url = new URL(SERVER);
-url.pathname = `/${name}`;
+const url = new URL(server);
+url.pathname = `/${database}`;
 
-describeSmoke('drizzle (mysql)', () =>
-  openStore({
-    name: 'registry',
-    options: { adapter: 'drizzle', dialect: 'mysql', url: url.toString() },
-    table: 'drizzle_endpoints',
-  }),
-);
+const contextOf = (table: string): StoreContext => ({
+  name: 'registry',
+  options: { adapter: 'drizzle', dialect: 'mysql', url: url.toString() },
+  table,
+});
+
+describeEndpointStoreContract('drizzle (mysql)', (table) => openStore(contextOf(table)), {
+  child: (table) => ({ context: contextOf(table) }),
+});
