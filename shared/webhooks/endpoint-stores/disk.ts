@@ -1,0 +1,456 @@
+/**
+ * The disk endpoint store (`adapter: disk`, `path`: a directory): the endpoint table as one JSON
+ * file, `<path>/<table>.json`, for deployments without a database of their own for endpoints
+ * (one machine; web, worker and CLI processes sharing the directory).
+ *
+ * Layout: one file for the whole table, not one file per endpoint. What is asked of the store
+ * most is reading many records at once (`subscribers` at every emit, `list`), and a single file
+ * answers those from one read; a process keeps the parsed file and asks the file system only
+ * whether it changed (one `stat`), so reads cost almost nothing while nobody writes. A single
+ * file also makes every write one atomic step: the file is whole before and after, never half of
+ * a change, and a reader never needs the lock. The cost: every write rewrites (and fsyncs) the
+ * whole table, so a write costs time in proportion to the number of endpoints (about a
+ * millisecond per thousand endpoints, plus the fsync), and all writes of a table take turns on one
+ * lock. Endpoints change rarely (an operator or an API call), so this suits tables of thousands of
+ * endpoints; a table of hundreds of thousands belongs in a database adapter.
+ *
+ * Writes: every change is a read-modify-write under a lock shared by every process on the
+ * machine (proper-lockfile: a directory `<table>.lock` made with mkdir, its mtime refreshed while
+ * held, taken over once it is older than {@link LOCK_STALE_MS}, so a process killed while holding
+ * it delays other writers by at most that long). The new file is written whole to a temporary
+ * file beside it, fsynced and renamed over the old one (write-file-atomic), then the directory is
+ * fsynced so the rename survives a power cut: a process killed at any point leaves either the old
+ * file or the new one, plus perhaps a temporary file that the next writer removes.
+ *
+ * Reads take no lock: a rename replaces the file at once, so a reader sees one whole version.
+ * The cached parse is keyed on the file's inode, and the process keeps that inode open, so the
+ * number cannot be reused by a later version while it is cached: a `stat` showing the same inode
+ * (and size and mtime) proves the cache is the file's current content. The file must only be
+ * replaced, never edited in place (an editor that saves in place changes size or mtime, which
+ * also invalidates the cache).
+ *
+ * Dates are ISO 8601 strings in the file and `Date`s in records. The file holds one endpoint per
+ * line, so it stays readable and diffs well.
+ */
+import { randomInt } from 'node:crypto';
+import { constants, type BigIntStats } from 'node:fs';
+import { access, mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { lock } from 'proper-lockfile';
+import writeFileAtomic from 'write-file-atomic';
+import type {
+  EndpointStore,
+  StoreContext,
+  StoredEndpoint,
+  StoredEndpointPage,
+  StoredEndpointQuery,
+  StoredOrdering,
+  StoredSecret,
+  SubscriberEndpoint,
+} from './types.ts';
+import type { SigningScheme } from '../signing.ts';
+
+/** A lock whose mtime has not been refreshed for this long belongs to a dead process and is taken over. */
+export const LOCK_STALE_MS = 5_000;
+/** How often a holder refreshes its lock's mtime (proper-lockfile's minimum). */
+const LOCK_UPDATE_MS = 1_000;
+/** How long a writer waits for the lock before it gives up: well past a stale lock's take-over. */
+const LOCK_WAIT_MS = 30_000;
+/** The file's format, so that a later layout can tell an old file from its own. */
+const FORMAT = 1;
+/** Table names become file names: letters, digits, `_` and `-` only, so no name reaches outside the directory. */
+const TABLE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Where a table's files are: the data, its lock, and the prefix of write-file-atomic's temporary files. */
+export interface DiskPaths {
+  directory: string;
+  file: string;
+  lock: string;
+  /** A temporary file is `<file>.<hex>`. */
+  temporaryPrefix: string;
+}
+
+export function diskPaths(directory: string, table: string): DiskPaths {
+  if (!TABLE_NAME.test(table))
+    throw new Error(`disk store: table name ${JSON.stringify(table)} must be 1 to 128 letters, digits, _ or -`);
+  const dir = resolve(directory);
+  const file = join(dir, `${table}.json`);
+  return { directory: dir, file, lock: join(dir, `${table}.lock`), temporaryPrefix: `${table}.json.` };
+}
+
+/** An endpoint as the file holds it: dates as ISO strings. */
+interface DiskSecret {
+  sealed: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+interface DiskEndpoint {
+  id: string;
+  url: string;
+  events: string[];
+  owner: string | null;
+  description: string | null;
+  headers: Record<string, string>;
+  secrets: DiskSecret[];
+  signing: SigningScheme;
+  rateLimit: number | null;
+  ordering: StoredOrdering;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  enabledAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+const dateOf = (text: string | null): Date | null => (text === null ? null : new Date(text));
+
+function toDisk(record: StoredEndpoint): DiskEndpoint {
+  return {
+    id: record.id,
+    url: record.url,
+    events: [...record.events],
+    owner: record.owner,
+    description: record.description,
+    headers: { ...record.headers },
+    secrets: record.secrets.map((secret) => ({
+      sealed: secret.sealed,
+      createdAt: secret.createdAt.toISOString(),
+      expiresAt: iso(secret.expiresAt),
+    })),
+    signing: record.signing,
+    rateLimit: record.rateLimit,
+    ordering: record.ordering,
+    disabledAt: iso(record.disabledAt),
+    disabledReason: record.disabledReason,
+    enabledAt: iso(record.enabledAt),
+    createdAt: record.createdAt.toISOString(),
+    updatedAt: record.updatedAt.toISOString(),
+    version: record.version,
+  };
+}
+
+/** A new record each time: the cached rows are never handed out. */
+function fromDisk(row: DiskEndpoint): StoredEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: [...row.events],
+    owner: row.owner,
+    description: row.description,
+    headers: { ...row.headers },
+    secrets: row.secrets.map(
+      (secret): StoredSecret => ({
+        sealed: secret.sealed,
+        createdAt: new Date(secret.createdAt),
+        expiresAt: dateOf(secret.expiresAt),
+      }),
+    ),
+    signing: row.signing,
+    rateLimit: row.rateLimit,
+    ordering: row.ordering,
+    disabledAt: dateOf(row.disabledAt),
+    disabledReason: row.disabledReason,
+    enabledAt: dateOf(row.enabledAt),
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    version: row.version,
+  };
+}
+
+/** Creation order: `createdAt`, then `id` (ISO strings of one format sort as their times). */
+function creationOrder(a: DiskEndpoint, b: DiskEndpoint): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** The file's text: one endpoint per line, in creation order. */
+function serialize(rows: Iterable<DiskEndpoint>): string {
+  const lines = [...rows].sort(creationOrder).map((row) => JSON.stringify(row));
+  return `{"format":${FORMAT},"endpoints":[\n${lines.join(',\n')}\n]}\n`;
+}
+
+function parse(text: string, file: string): Map<string, DiskEndpoint> {
+  const data = JSON.parse(text) as { format?: unknown; endpoints?: unknown };
+  if (data?.format !== FORMAT || !Array.isArray(data.endpoints))
+    throw new Error(`disk store: ${file} is not an endpoint table of format ${FORMAT}`);
+  return new Map((data.endpoints as DiskEndpoint[]).map((row) => [row.id, row]));
+}
+
+/** One parsed version of the file, with the open handle that keeps its inode from being reused. */
+interface Snapshot {
+  handle: FileHandle;
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  rows: Map<string, DiskEndpoint>;
+}
+
+/**
+ * Writers of one lock in this process take turns here before they take the file lock, so that
+ * they queue instead of polling the lock directory against each other.
+ */
+const localQueues = new Map<string, Promise<unknown>>();
+
+function notInstalled(paths: DiskPaths, error: unknown): Error {
+  return new Error(`disk store: ${paths.file} does not exist; install the store first (app migrate)`, {
+    cause: error,
+  });
+}
+
+const isCode = (error: unknown, code: string): boolean => (error as { code?: unknown } | null)?.code === code;
+
+export async function openStore(context: StoreContext): Promise<EndpointStore> {
+  if (!context.options.path) throw new Error(`store ${context.name}: the disk adapter needs a path (a directory)`);
+  const paths = diskPaths(context.options.path, context.table);
+  let cache: Snapshot | undefined;
+  let closed = false;
+
+  async function replaceCache(next: Snapshot): Promise<void> {
+    const previous = cache;
+    cache = next;
+    if (previous && previous.handle !== next.handle) await previous.handle.close().catch(() => undefined);
+  }
+
+  /** The file's current rows: the cache when the file is still the cached inode, else a fresh read. */
+  async function rows(): Promise<Map<string, DiskEndpoint>> {
+    if (closed) throw new Error(`disk store ${context.name} is closed`);
+    let now: BigIntStats;
+    try {
+      now = await stat(paths.file, { bigint: true });
+    } catch (error) {
+      throw isCode(error, 'ENOENT') ? notInstalled(paths, error) : error;
+    }
+    if (
+      cache &&
+      cache.dev === now.dev &&
+      cache.ino === now.ino &&
+      cache.size === now.size &&
+      cache.mtimeNs === now.mtimeNs
+    )
+      return cache.rows;
+    let handle: FileHandle;
+    try {
+      handle = await open(paths.file, 'r');
+    } catch (error) {
+      throw isCode(error, 'ENOENT') ? notInstalled(paths, error) : error;
+    }
+    try {
+      // the handle's own stat: the rows below are this inode's, whatever the path names meanwhile
+      const held = await handle.stat({ bigint: true });
+      const parsed = parse(await handle.readFile('utf8'), paths.file);
+      await replaceCache({
+        handle,
+        dev: held.dev,
+        ino: held.ino,
+        size: held.size,
+        mtimeNs: held.mtimeNs,
+        rows: parsed,
+      });
+      return parsed;
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Removes temporary files of writers killed before their rename. Only called under the lock,
+   * where no live writer of this table has one (a writer that lost its lock to a take-over loses
+   * its temporary file too, and its write fails, as it should).
+   */
+  async function sweepTemporaryFiles(): Promise<void> {
+    for (const name of await readdir(paths.directory)) {
+      if (!name.startsWith(paths.temporaryPrefix)) continue;
+      if (!/^[0-9a-f]+$/.test(name.slice(paths.temporaryPrefix.length))) continue;
+      await rm(join(paths.directory, name), { force: true });
+    }
+  }
+
+  /** Flushes the directory entry of a rename to disk (where the platform allows opening a directory). */
+  async function syncDirectory(): Promise<void> {
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(paths.directory, 'r');
+      await handle.sync();
+    } catch (error) {
+      if (!isCode(error, 'EISDIR') && !isCode(error, 'EPERM') && !isCode(error, 'EINVAL')) throw error;
+    } finally {
+      await handle?.close();
+    }
+  }
+
+  /**
+   * Runs `body` holding the table's lock: first this process's queue, then the lock directory
+   * every process shares (retried with a short random back-off until {@link LOCK_WAIT_MS}).
+   */
+  async function locked<T>(body: (commit: (rows: Iterable<DiskEndpoint>) => Promise<void>) => Promise<T>): Promise<T> {
+    const before = localQueues.get(paths.lock) ?? Promise.resolve();
+    let leave!: () => void;
+    const mine = new Promise<void>((resolve) => (leave = resolve));
+    const queue = before.then(() => mine);
+    localQueues.set(paths.lock, queue);
+    await before;
+    try {
+      let compromised: Error | undefined;
+      const release = await acquire((error) => (compromised = error));
+      try {
+        return await body(async (next) => {
+          if (compromised) throw new Error(`disk store: lost the lock of ${paths.file}`, { cause: compromised });
+          const text = serialize(next);
+          await writeFileAtomic(paths.file, text, { fsync: true });
+          await syncDirectory();
+          await sweepTemporaryFiles();
+          if (compromised)
+            throw new Error(`disk store: lost the lock of ${paths.file} while writing`, { cause: compromised });
+        });
+      } finally {
+        await release().catch(() => undefined);
+      }
+    } finally {
+      leave();
+      if (localQueues.get(paths.lock) === queue) localQueues.delete(paths.lock);
+    }
+  }
+
+  async function acquire(onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
+    const deadline = performance.now() + LOCK_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await lock(paths.file, {
+          lockfilePath: paths.lock,
+          realpath: false,
+          stale: LOCK_STALE_MS,
+          update: LOCK_UPDATE_MS,
+          retries: 0,
+          onCompromised,
+        });
+      } catch (error) {
+        if (isCode(error, 'ENOENT')) throw notInstalled(paths, error);
+        if (!isCode(error, 'ELOCKED')) throw error;
+        if (performance.now() > deadline)
+          throw new Error(`disk store: ${paths.lock} stayed locked for ${LOCK_WAIT_MS} ms`, { cause: error });
+        // short and random, so that waiting writers do not retry in step
+        await sleep(randomInt(1, Math.min(2 + attempt * 2, 50)));
+      }
+    }
+  }
+
+  /** Reads the rows under the lock, and writes back what `change` answers (nothing when it answers undefined). */
+  async function change<T>(
+    mutate: (rows: Map<string, DiskEndpoint>) => { rows?: Map<string, DiskEndpoint>; answer: T },
+  ): Promise<T> {
+    return locked(async (commit) => {
+      const current = await rows();
+      const { rows: next, answer } = mutate(new Map(current));
+      if (next) await commit(next.values());
+      return answer;
+    });
+  }
+
+  function matches(row: DiskEndpoint, query: StoredEndpointQuery): boolean {
+    if (query.owner !== undefined && row.owner !== query.owner) return false;
+    if (query.enabled !== undefined && (row.disabledAt === null) !== query.enabled) return false;
+    if (query.patterns !== undefined && !row.events.some((pattern) => query.patterns!.includes(pattern))) return false;
+    return true;
+  }
+
+  return {
+    name: context.name,
+    adapter: 'disk',
+
+    async install() {
+      await mkdir(paths.directory, { recursive: true });
+      await locked(async (commit) => {
+        const exists = await access(paths.file, constants.F_OK).then(
+          () => true,
+          (error: unknown) => {
+            if (isCode(error, 'ENOENT')) return false;
+            throw error;
+          },
+        );
+        if (!exists) return commit([]);
+        // a file that does not parse stops the install here: it is never replaced by an empty one
+        await rows();
+        await sweepTemporaryFiles();
+      });
+    },
+
+    async ping() {
+      await access(paths.directory, constants.R_OK | constants.W_OK);
+      await rows();
+    },
+
+    async close() {
+      closed = true;
+      const last = cache;
+      cache = undefined;
+      await last?.handle.close().catch(() => undefined);
+    },
+
+    async get(id) {
+      const row = (await rows()).get(id);
+      return row ? fromDisk(row) : null;
+    },
+
+    async getMany(ids) {
+      const all = await rows();
+      const found: StoredEndpoint[] = [];
+      for (const id of new Set(ids)) {
+        const row = all.get(id);
+        if (row) found.push(fromDisk(row));
+      }
+      return found;
+    },
+
+    async list(query): Promise<StoredEndpointPage> {
+      const matched = [...(await rows()).values()].filter((row) => matches(row, query)).sort(creationOrder);
+      const total = matched.length;
+      const page = query.page ?? 1;
+      if (query.perPage === undefined)
+        return { records: matched.map(fromDisk), page, perPage: total, total, pages: total > 0 ? 1 : 0 };
+      const perPage = query.perPage;
+      const start = (page - 1) * perPage;
+      return {
+        records: matched.slice(start, start + perPage).map(fromDisk),
+        page,
+        perPage,
+        total,
+        pages: Math.ceil(total / perPage),
+      };
+    },
+
+    async subscribers(owner): Promise<SubscriberEndpoint[]> {
+      return [...(await rows()).values()]
+        .filter((row) => row.owner === owner && row.disabledAt === null)
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((row) => ({ id: row.id, events: [...row.events] }));
+    },
+
+    async insert(endpoint) {
+      const row = toDisk(endpoint);
+      await change((all) => {
+        if (all.has(row.id)) throw new Error(`disk store: endpoint ${row.id} already exists`);
+        all.set(row.id, row);
+        return { rows: all, answer: undefined };
+      });
+    },
+
+    async update(endpoint, expectedVersion) {
+      const row = toDisk(endpoint);
+      return change((all) => {
+        if (all.get(row.id)?.version !== expectedVersion) return { answer: false };
+        all.set(row.id, row);
+        return { rows: all, answer: true };
+      });
+    },
+
+    async delete(id) {
+      return change((all) => (all.delete(id) ? { rows: all, answer: true } : { answer: false }));
+    },
+  };
+}

@@ -1,0 +1,304 @@
+/**
+ * The MySQL / MariaDB endpoint store (`adapter: mysql`, `url`: `mysql://user:pass@host:3306/db`):
+ * the endpoint table in a database of the deployer's, through a mysql2 pool of its own.
+ *
+ * Needs MariaDB 10.2+ or MySQL 8.0.17+: text columns use a binary collation without padding
+ * (`utf8mb4_nopad_bin` on MariaDB, `utf8mb4_0900_bin` on MySQL), so ids, owners and patterns
+ * compare as the exact strings they are: `a`, `A` and `a ` are three tenants (a padding
+ * collation such as `utf8mb4_bin` would make `'a' = 'a '` true). Times are DATETIME(3) holding
+ * UTC: the pool's `timezone: 'Z'` makes the driver write and read them as UTC whatever the zone
+ * of the process or the server, to the millisecond. Events, headers and secrets are JSON columns
+ * (MariaDB's JSON is LONGTEXT with a validity check; the driver hands back either text or parsed
+ * values, both are read). `list` filters, pages and counts in SQL: `patterns` is one
+ * `JSON_CONTAINS` per pattern, OR'ed (JSON_OVERLAPS would leave out MariaDB before 10.9), and
+ * the owner is compared NULL-safely (`<=>`), since `owner = NULL` is never true.
+ */
+import mysql, { type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import type { SigningScheme } from '../signing.ts';
+import type {
+  EndpointStore,
+  StoreContext,
+  StoredEndpoint,
+  StoredEndpointPage,
+  StoredEndpointQuery,
+  StoredOrdering,
+  SubscriberEndpoint,
+} from './types.ts';
+
+/** The collations that compare strings byte for byte without padding, in the order they are preferred. */
+const EXACT_COLLATIONS = ['utf8mb4_nopad_bin', 'utf8mb4_0900_bin'] as const;
+/** The server's error number of a duplicate key. */
+const ER_DUP_ENTRY = 1062;
+
+/** A MySQL identifier in backticks (a backtick inside doubled); refuses names the server would refuse anyway. */
+export function quoteIdentifier(name: string): string {
+  if (name.length === 0 || name.length > 64 || name.includes('\0') || name.endsWith(' '))
+    throw new Error(
+      `mysql store: ${JSON.stringify(name)} is not a usable table name (1 to 64 characters, no NUL, no trailing space)`,
+    );
+  return '`' + name.replaceAll('`', '``') + '`';
+}
+
+const COLUMNS = [
+  'id',
+  'url',
+  'events',
+  'owner',
+  'description',
+  'headers',
+  'secrets',
+  'signing',
+  'rate_limit',
+  'ordering',
+  'disabled_at',
+  'disabled_reason',
+  'enabled_at',
+  'created_at',
+  'updated_at',
+  'version',
+] as const;
+const SELECT_COLUMNS = COLUMNS.map((column) => '`' + column + '`').join(', ');
+
+interface EndpointRow extends RowDataPacket {
+  id: string;
+  url: string;
+  events: unknown;
+  owner: string | null;
+  description: string | null;
+  headers: unknown;
+  secrets: unknown;
+  signing: SigningScheme;
+  rate_limit: number | null;
+  ordering: StoredOrdering;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  enabled_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+}
+
+interface JsonSecret {
+  sealed: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+/** A JSON column's value: MySQL's JSON type comes back parsed, MariaDB's (LONGTEXT) may come back as text. */
+const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+
+function fromRow(row: EndpointRow): StoredEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: json<string[]>(row.events),
+    owner: row.owner,
+    description: row.description,
+    headers: json<Record<string, string>>(row.headers),
+    secrets: json<JsonSecret[]>(row.secrets).map((secret) => ({
+      sealed: secret.sealed,
+      createdAt: new Date(secret.createdAt),
+      expiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
+    })),
+    signing: row.signing,
+    rateLimit: row.rate_limit,
+    ordering: row.ordering,
+    disabledAt: row.disabled_at,
+    disabledReason: row.disabled_reason,
+    enabledAt: row.enabled_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+  };
+}
+
+/** The values of `COLUMNS`, in their order, for one record. */
+function toValues(record: StoredEndpoint): unknown[] {
+  const secrets: JsonSecret[] = record.secrets.map((secret) => ({
+    sealed: secret.sealed,
+    createdAt: secret.createdAt.toISOString(),
+    expiresAt: secret.expiresAt === null ? null : secret.expiresAt.toISOString(),
+  }));
+  return [
+    record.id,
+    record.url,
+    JSON.stringify(record.events),
+    record.owner,
+    record.description,
+    JSON.stringify(record.headers),
+    JSON.stringify(secrets),
+    record.signing,
+    record.rateLimit,
+    record.ordering,
+    record.disabledAt,
+    record.disabledReason,
+    record.enabledAt,
+    record.createdAt,
+    record.updatedAt,
+    record.version,
+  ];
+}
+
+/** The WHERE clause of a listing's conditions, and its values. */
+function conditions(query: StoredEndpointQuery): { where: string; values: unknown[] } {
+  const parts: string[] = [];
+  const values: unknown[] = [];
+  if (query.owner !== undefined) {
+    parts.push('`owner` <=> ?');
+    values.push(query.owner);
+  }
+  if (query.enabled !== undefined) parts.push(query.enabled ? '`disabled_at` IS NULL' : '`disabled_at` IS NOT NULL');
+  if (query.patterns !== undefined) {
+    if (query.patterns.length === 0) parts.push('FALSE');
+    else {
+      parts.push(`(${query.patterns.map(() => 'JSON_CONTAINS(`events`, ?)').join(' OR ')})`);
+      for (const pattern of query.patterns) values.push(JSON.stringify(pattern));
+    }
+  }
+  return { where: parts.length > 0 ? `WHERE ${parts.join(' AND ')}` : '', values };
+}
+
+export async function openStore(context: StoreContext): Promise<EndpointStore> {
+  if (!context.options.url) throw new Error(`store ${context.name}: the mysql adapter needs a url (mysql://…)`);
+  const table = quoteIdentifier(context.table);
+  const pool: Pool = mysql.createPool({
+    uri: context.options.url,
+    // DATETIME has no zone: the driver writes and reads it as UTC, so a Date comes back as it went in
+    timezone: 'Z',
+    charset: 'UTF8MB4_GENERAL_CI',
+    dateStrings: false,
+    supportBigNumbers: true,
+    enableKeepAlive: true,
+  });
+
+  async function rows(sql: string, values: unknown[] = []): Promise<EndpointRow[]> {
+    const [result] = await pool.query<EndpointRow[]>(sql, values);
+    return result;
+  }
+
+  async function changeCount(sql: string, values: unknown[]): Promise<number> {
+    const [result] = await pool.query<ResultSetHeader>(sql, values);
+    // matched rows, not changed ones: mysql2 sets the FOUND_ROWS flag by default
+    return result.affectedRows;
+  }
+
+  /** The first collation of EXACT_COLLATIONS the server has. */
+  async function exactCollation(): Promise<string> {
+    const [found] = await pool.query<RowDataPacket[]>(
+      'SELECT `COLLATION_NAME` AS `name` FROM `information_schema`.`COLLATIONS` WHERE `COLLATION_NAME` IN (?)',
+      [EXACT_COLLATIONS],
+    );
+    const names = new Set(found.map((row) => String(row.name)));
+    const collation = EXACT_COLLATIONS.find((name) => names.has(name));
+    if (!collation)
+      throw new Error(
+        `store ${context.name}: the server has none of ${EXACT_COLLATIONS.join(', ')}; the mysql adapter needs MariaDB 10.2+ or MySQL 8.0.17+`,
+      );
+    return collation;
+  }
+
+  return {
+    name: context.name,
+    adapter: 'mysql',
+
+    async install() {
+      const collation = await exactCollation();
+      // one statement with its indexes: concurrent installs meet on the server's metadata lock
+      await pool.query(
+        `CREATE TABLE IF NOT EXISTS ${table} (
+          \`id\` VARCHAR(255) NOT NULL,
+          \`url\` TEXT NOT NULL,
+          \`events\` JSON NOT NULL,
+          \`owner\` VARCHAR(255) NULL,
+          \`description\` TEXT NULL,
+          \`headers\` JSON NOT NULL,
+          \`secrets\` JSON NOT NULL,
+          \`signing\` VARCHAR(32) NOT NULL,
+          \`rate_limit\` INT NULL,
+          \`ordering\` VARCHAR(16) NOT NULL,
+          \`disabled_at\` DATETIME(3) NULL,
+          \`disabled_reason\` TEXT NULL,
+          \`enabled_at\` DATETIME(3) NULL,
+          \`created_at\` DATETIME(3) NOT NULL,
+          \`updated_at\` DATETIME(3) NOT NULL,
+          \`version\` INT NOT NULL,
+          PRIMARY KEY (\`id\`),
+          KEY \`owner_disabled_at\` (\`owner\`, \`disabled_at\`),
+          KEY \`created_at_id\` (\`created_at\`, \`id\`)
+        ) ENGINE=InnoDB DEFAULT CHARACTER SET utf8mb4 COLLATE ${collation}`,
+      );
+    },
+
+    async ping() {
+      await pool.query(`SELECT 1 FROM ${table} LIMIT 1`);
+    },
+
+    async close() {
+      await pool.end();
+    },
+
+    async get(id) {
+      const [row] = await rows(`SELECT ${SELECT_COLUMNS} FROM ${table} WHERE \`id\` = ?`, [id]);
+      return row ? fromRow(row) : null;
+    },
+
+    async getMany(ids) {
+      if (ids.length === 0) return [];
+      const found = await rows(`SELECT ${SELECT_COLUMNS} FROM ${table} WHERE \`id\` IN (?)`, [[...new Set(ids)]]);
+      return found.map(fromRow);
+    },
+
+    async list(query): Promise<StoredEndpointPage> {
+      const { where, values } = conditions(query);
+      const page = query.page ?? 1;
+      const select = `SELECT ${SELECT_COLUMNS} FROM ${table} ${where} ORDER BY \`created_at\`, \`id\``;
+      if (query.perPage === undefined) {
+        const records = (await rows(select, values)).map(fromRow);
+        const total = records.length;
+        return { records, page, perPage: total, total, pages: total > 0 ? 1 : 0 };
+      }
+      const perPage = query.perPage;
+      const [records, [count]] = await Promise.all([
+        rows(`${select} LIMIT ? OFFSET ?`, [...values, perPage, (page - 1) * perPage]),
+        pool.query<RowDataPacket[]>(`SELECT COUNT(*) AS \`total\` FROM ${table} ${where}`, values).then(([r]) => r),
+      ]);
+      const total = Number(count.total);
+      return { records: records.map(fromRow), page, perPage, total, pages: Math.ceil(total / perPage) };
+    },
+
+    async subscribers(owner): Promise<SubscriberEndpoint[]> {
+      const found = await rows(
+        `SELECT \`id\`, \`events\` FROM ${table} WHERE \`owner\` <=> ? AND \`disabled_at\` IS NULL ORDER BY \`id\``,
+        [owner],
+      );
+      return found.map((row) => ({ id: row.id, events: json<string[]>(row.events) }));
+    },
+
+    async insert(endpoint) {
+      try {
+        await pool.query(`INSERT INTO ${table} (${SELECT_COLUMNS}) VALUES (?)`, [toValues(endpoint)]);
+      } catch (error) {
+        if ((error as { errno?: number }).errno === ER_DUP_ENTRY)
+          throw new Error(`mysql store: endpoint ${endpoint.id} already exists`, { cause: error });
+        throw error;
+      }
+    },
+
+    async update(endpoint, expectedVersion) {
+      const [, ...values] = toValues(endpoint);
+      const assignments = COLUMNS.slice(1)
+        .map((column) => '`' + column + '` = ?')
+        .join(', ');
+      const matched = await changeCount(`UPDATE ${table} SET ${assignments} WHERE \`id\` = ? AND \`version\` = ?`, [
+        ...values,
+        endpoint.id,
+        expectedVersion,
+      ]);
+      return matched === 1;
+    },
+
+    async delete(id) {
+      return (await changeCount(`DELETE FROM ${table} WHERE \`id\` = ?`, [id])) === 1;
+    },
+  };
+}
