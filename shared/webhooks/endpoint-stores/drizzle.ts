@@ -100,7 +100,7 @@ const mysqlUtf8Bytes = (column: string, bytes: number) =>
     fromDriver: (value) => (Buffer.isBuffer(value) ? value.toString('utf8') : String(value)),
   })(column);
 
-/** UTF-8 bytes of an owner: at most 255 UTF-16 code units, so at most 765 bytes. */
+/** Room for an owner's UTF-8 bytes: 255 characters of 4 bytes (the core allows at most 255 UTF-16 code units, 765 bytes). */
 const OWNER_BYTES = 1020;
 
 /** The endpoint table as Drizzle sees it on MySQL and MariaDB. */
@@ -209,7 +209,7 @@ function filterConditions(columns: FilterColumns, query: StoredEndpointQuery): S
   return conditions;
 }
 
-/** Limit and offset of a listing's page; undefined when the listing is not paged. */
+/** Limit and offset of a listing's page; no limit when the listing is not paged. */
 function pageWindow(query: StoredEndpointQuery): { page: number; limit?: number; offset: number } {
   const page = query.page ?? 1;
   if (query.perPage === undefined) return { page, offset: 0 };
