@@ -10,13 +10,14 @@
  *   `connectTimeout` / `requestTimeout` in milliseconds. The `mssql` package itself reads no URL,
  *   so this module turns it into the package's config object.
  * - an ADO.NET connection string, `Server=host,1433;Database=db;User Id=sa;Password=…;Encrypt=false`,
- *   handed to the package as it is (it parses those).
+ *   read by the package's own parser.
+ * Either way the pool holds at most 4 connections unless the string sets `Max Pool Size`.
  *
  * Stored shape: one row per endpoint; `events`, `headers` and `secrets` are JSON in NVARCHAR(MAX)
  * (the secrets' dates inside as ISO-8601 strings), dates DATETIME2(3) in UTC, `id` and `owner` in a
  * binary collation so that equality and order are exact (the server's default collation usually
  * ignores case). Every value reaches the server as a typed parameter; the table's name, the only
- * text spliced into statements, is quoted as a [delimited identifier].
+ * configured text spliced into statements, is quoted as a [delimited identifier].
  */
 import mssql from 'mssql';
 import type {
@@ -95,7 +96,7 @@ export function configFromUrl(text: string): mssql.config {
     database: database || undefined,
     connectionTimeout: milliseconds(url, 'connectTimeout'),
     requestTimeout: milliseconds(url, 'requestTimeout'),
-    pool: { max: 4 },
+    pool: { max: POOL_MAX },
     options: {
       encrypt: flag(url, 'encrypt') ?? true,
       trustServerCertificate: flag(url, 'trustServerCertificate') ?? false,
@@ -106,11 +107,20 @@ export function configFromUrl(text: string): mssql.config {
   };
 }
 
-/** A connection pool (not connected yet) for either form of `url`. */
-export function poolFor(url: string): mssql.ConnectionPool {
-  if (/^(mssql|sqlserver):\/\//i.test(url)) return new mssql.ConnectionPool(configFromUrl(url));
-  return new mssql.ConnectionPool(url);
+/** The pool size when the URL or connection string sets none (`Max Pool Size`). */
+const POOL_MAX = 4;
+
+/** The `mssql` package's config for either form of `url`. */
+export function configFor(url: string): mssql.config {
+  if (/^(mssql|sqlserver):\/\//i.test(url)) return configFromUrl(url);
+  const config = mssql.ConnectionPool.parseConnectionString(url);
+  config.pool.max ??= POOL_MAX;
+  config.options.useUTC ??= true;
+  return config;
 }
+
+/** A connection pool (not connected yet) for either form of `url`. */
+export const poolFor = (url: string): mssql.ConnectionPool => new mssql.ConnectionPool(configFor(url));
 
 /** A row as the table holds it. */
 interface Row {

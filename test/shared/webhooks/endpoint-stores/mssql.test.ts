@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import {
+  configFor,
   configFromUrl,
   openStore,
   poolFor,
@@ -51,11 +52,14 @@ describe('mssql url and identifiers', () => {
     assert.throws(() => configFromUrl('mssql://h/db?encrypt=maybe'), /encrypt must be true or false/);
   });
 
-  it('an ADO.NET connection string goes to the package as it is', () => {
-    const pool = poolFor('Server=db.example,1444;Database=hooks;User Id=sa;Password=x;Encrypt=false');
-    // the parsed config is a public property of the pool, missing from @types/mssql
-    const { config } = pool as unknown as { config: { server: string; port: number; database: string } };
-    assert.deepEqual([config.server, config.port, config.database], ['db.example', 1444, 'hooks']);
+  it('an ADO.NET connection string is read by the package; pool size and UTC dates unless it says otherwise', () => {
+    const config = configFor('Server=db.example,1444;Database=hooks;User Id=sa;Password=x;Encrypt=false');
+    assert.deepEqual(
+      [config.server, config.port, config.database, config.user, config.options?.encrypt, config.options?.useUTC],
+      ['db.example', 1444, 'hooks', 'sa', false, true],
+    );
+    assert.equal(config.pool?.max, 4);
+    assert.equal(configFor('Server=h;Database=d;Max Pool Size=20').pool?.max, 20);
   });
 
   it('identifiers are bracketed with every ] doubled', () => {
