@@ -132,6 +132,8 @@ export function mysqlEndpointTable(name: string) {
 
 /** PostgreSQL index names share the schema's namespace with tables: prefixed by the table's name. */
 const pgIndexName = (table: string) => `${table}_owner_disabled_at`;
+/** The SQL mode of the MySQL sessions (see openMysql). */
+const MYSQL_SQL_MODE = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION';
 /** MySQL index names are per table. */
 const MYSQL_INDEX_NAME = 'owner_disabled_at';
 
@@ -350,6 +352,16 @@ function openPostgresql(context: StoreContext, url: string): EndpointStore {
 function openMysql(context: StoreContext, url: string): EndpointStore {
   // timezone 'Z': dates the driver itself converts are read and written as UTC
   const pool = createPool({ uri: url, timezone: 'Z', connectionLimit: 4 });
+  // every connection starts in a known SQL mode, whatever the server's default: strict, so that a
+  // value too long for its column is refused rather than cut (a store answers what it was given or
+  // fails), without engine substitution (the table is InnoDB or is not made), and without modes
+  // that change how the driver's quoted values read (NO_BACKSLASH_ESCAPES, ANSI_QUOTES)
+  pool.on('connection', (connection) => {
+    connection.query(`set session sql_mode = '${MYSQL_SQL_MODE}'`, (error) => {
+      // the query this connection was opened for then fails with it, instead of running in another mode
+      if (error) connection.destroy();
+    });
+  });
   const db = drizzleMysql(pool);
   const table = mysqlEndpointTable(context.table);
 

@@ -4,12 +4,13 @@
  * file's own, `app_test_<random hex>`, dropped at the end. An unreachable server fails the file:
  * the adapter is not tested at all otherwise.
  */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { createConnection } from 'mysql2/promise';
 import { openStore } from '../../../../shared/webhooks/endpoint-stores/drizzle.ts';
 import type { StoreContext } from '../../../../shared/webhooks/endpoint-stores/types.ts';
-import { describeEndpointStoreContract } from './contract.ts';
+import { describeEndpointStoreContract, makeEndpoint } from './contract.ts';
 
 const server = new URL(process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');
 const database = `app_test_${randomBytes(6).toString('hex')}`;
@@ -30,4 +31,19 @@ const contextOf = (table: string): StoreContext => ({
 
 describeEndpointStoreContract('drizzle (mysql)', (table) => openStore(contextOf(table)), {
   child: (table) => ({ context: contextOf(table) }),
+});
+
+describe('drizzle (mysql): the session mode', () => {
+  it('a value too long for its column is refused, never cut, whatever the server default', async () => {
+    const store = await openStore(contextOf(`too_long_${randomBytes(4).toString('hex')}`));
+    try {
+      await store.install();
+      // 1,200 bytes of UTF-8 for a column of 1,020
+      const record = makeEndpoint({ owner: '😀'.repeat(300) });
+      await assert.rejects(store.insert(record));
+      assert.equal(await store.get(record.id), null);
+    } finally {
+      await store.close();
+    }
+  });
 });
