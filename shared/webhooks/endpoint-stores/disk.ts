@@ -211,6 +211,8 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
   let closed = false;
 
   async function replaceCache(next: Snapshot): Promise<void> {
+    // a read that ends after close() keeps nothing open
+    if (closed) return next.handle.close();
     const previous = cache;
     cache = next;
     if (previous && previous.handle !== next.handle) await previous.handle.close().catch(() => undefined);

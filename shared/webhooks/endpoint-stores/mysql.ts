@@ -27,6 +27,8 @@ import type {
 
 /** The collations that compare strings byte for byte without padding, in the order they are preferred. */
 const EXACT_COLLATIONS = ['utf8mb4_nopad_bin', 'utf8mb4_0900_bin'] as const;
+/** The SQL mode of the store's sessions (see openStore). */
+const SQL_MODE = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION';
 /** The server's error number of a duplicate key. */
 const ER_DUP_ENTRY = 1062;
 
@@ -169,6 +171,16 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
     dateStrings: false,
     supportBigNumbers: true,
     enableKeepAlive: true,
+  });
+
+  // Every connection starts in a known SQL mode, whatever the server's default: strict, so that a
+  // value too long for its column is refused instead of cut (a store gives back what it was
+  // given or nothing), and without engine substitution, so that the table is InnoDB or not made.
+  pool.pool.on('connection', (connection) => {
+    connection.query(`SET SESSION sql_mode = '${SQL_MODE}'`, (error) => {
+      // the query this connection was opened for fails with it, instead of running in another mode
+      if (error) connection.destroy();
+    });
   });
 
   async function rows(sql: string, values: unknown[] = []): Promise<EndpointRow[]> {

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { watch } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +41,10 @@ function runChild(code: string, context: StoreContext): Spawned {
   ]);
 }
 
-/** Inserts endpoints of owner `k` in a loop, each 2 kB, printing `COMMITTED <id>` once an insert is answered. */
+/** The description of each endpoint the writer inserts: large, so that each rewrite of the file takes a while. */
+const BULK = 'x'.repeat(20_000);
+
+/** Inserts endpoints of owner `k` in a loop, each 20 kB, printing `COMMITTED <id>` once an insert is answered. */
 const WRITER = `
 const { openStore } = await import(${JSON.stringify(DISK_MODULE)});
 const store = await openStore(JSON.parse(process.env.STORE_CONTEXT));
@@ -49,7 +53,7 @@ for (let i = 0; ; i++) {
   const id = prefix + String(i).padStart(6, '0');
   const at = new Date();
   await store.insert({
-    id, url: 'https://receiver.example/' + i, events: ['a.*'], owner: 'k', description: 'x'.repeat(2000),
+    id, url: 'https://receiver.example/' + i, events: ['a.*'], owner: 'k', description: ${JSON.stringify(BULK)},
     headers: { 'x-n': String(i) }, secrets: [{ sealed: 'plain:s', createdAt: at, expiresAt: null }],
     signing: 'hmac-sha256', rateLimit: null, ordering: 'none', disabledAt: null, disabledReason: null,
     enabledAt: null, createdAt: at, updatedAt: at, version: 1,
@@ -64,6 +68,25 @@ function committedIds(output: string): string[] {
   return [...whole.matchAll(/^COMMITTED (\S+)$/gm)].map((match) => match[1]);
 }
 
+/**
+ * Kills `writer` with SIGKILL as soon as a temporary file of the table appears in the directory
+ * (a write between its start and its rename); answers whether that happened within 10 s (if
+ * not, the caller kills it wherever it is).
+ */
+function killOnTemporaryFile(writer: Spawned, prefix: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const watcher = watch(directory, (_event, name) => {
+      if (name?.startsWith(prefix) && writer.child.kill('SIGKILL')) finish(true);
+    });
+    const timer = setTimeout(() => finish(false), 10_000);
+    function finish(seen: boolean) {
+      clearTimeout(timer);
+      watcher.close();
+      resolve(seen);
+    }
+  });
+}
+
 /** How long a step that waits for a stale lock to be taken over may take on a loaded machine. */
 const TAKE_OVER_MS = LOCK_STALE_MS + 25_000;
 
@@ -76,21 +99,28 @@ describe('disk store: processes killed with SIGKILL', () => {
     await store.install();
     const paths = diskPaths(directory, table);
     const committed: string[] = [];
-    // three writers in turn, each killed after a different number of writes; each one after the
-    // first starts by taking over the lock its killed predecessor most likely still held
-    for (const [round, writes] of [15, 40, 25].entries()) {
+    // two writers in turn, each killed after a different number of writes; the second starts by
+    // taking over the lock its killed predecessor held
+    let killedMidWrite = 0;
+    for (const [round, writes] of [15, 40].entries()) {
       const writer = runChild(WRITER, context);
+      let midWrite = false;
       try {
         await eventually(() => committedIds(writer.output()).length >= writes, TAKE_OVER_MS, `${writes} commits`, 5);
+        // then kill it the moment its next write has created its temporary file (or soon anyway)
+        midWrite = await killOnTemporaryFile(writer, paths.temporaryPrefix);
       } finally {
         writer.child.kill('SIGKILL');
       }
+      if (midWrite) killedMidWrite++;
       const exit = await writer.exitedWithin(10_000);
       assert.equal(exit.signal, 'SIGKILL', writer.output());
       const mine = committedIds(writer.output());
       committed.push(...mine);
       const leftovers = (await readdir(directory)).filter((name) => name.startsWith(paths.temporaryPrefix));
-      t.diagnostic(`killed after ${mine.length} commits; temporary files left: ${leftovers.length}`);
+      t.diagnostic(
+        `killed after ${mine.length} commits, ${midWrite ? 'mid-write' : 'between writes'}; temporary files left: ${leftovers.length}`,
+      );
 
       // the file is one whole version: it parses, and every answered insert is in it
       const raw = JSON.parse(await readFile(paths.file, 'utf8')) as { endpoints: { id: string }[] };
@@ -102,8 +132,10 @@ describe('disk store: processes killed with SIGKILL', () => {
       );
       const listed = await store.list({ owner: 'k' });
       assert.equal(listed.total, onDisk.size);
-      for (const record of listed.records) assert.equal(record.description, 'x'.repeat(2000));
+      for (const record of listed.records) assert.equal(record.description, BULK);
     }
+
+    assert.ok(killedMidWrite > 0, 'at least one writer was killed between creating its temporary file and its rename');
 
     // and the store still takes writes, once the killed writer's lock is stale
     const after = makeEndpoint({ owner: 'k' });

@@ -111,6 +111,15 @@ describe('mysql store: the table', () => {
     }
   });
 
+  it('a value too long for its column is refused, never stored cut', async (t) => {
+    const store = await openStore(contextOf(`long_${randomBytes(4).toString('hex')}`));
+    t.after(() => store.close());
+    await store.install();
+    const record = makeEndpoint({ owner: 'o'.repeat(256) });
+    await assert.rejects(store.insert(record));
+    assert.equal(await store.get(record.id), null);
+  });
+
   it('ping throws before install (the table is missing) and answers after', async (t) => {
     const store = await openStore(contextOf(`ping_${randomBytes(4).toString('hex')}`));
     t.after(() => store.close());
