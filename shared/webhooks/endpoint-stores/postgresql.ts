@@ -168,7 +168,7 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
       const where = sql`
         ${query.owner === undefined ? sql`true` : query.owner === null ? sql`owner is null` : sql`owner = ${query.owner}`}
         and ${query.enabled === undefined ? sql`true` : query.enabled ? sql`disabled_at is null` : sql`disabled_at is not null`}
-        and ${query.patterns === undefined || query.patterns.length === 0 ? sql`true` : sql`events && ${[...query.patterns]}::text[]`}`;
+        and ${query.patterns === undefined ? sql`true` : sql`events && ${[...query.patterns]}::text[]`}`;
       const window =
         query.perPage === undefined
           ? sql``
@@ -183,13 +183,15 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
     },
     async subscribers(owner): Promise<SubscriberEndpoint[]> {
       // the (owner, disabled_at) index answers both forms
-      return owner === null
-        ? await sql<
-            SubscriberEndpoint[]
-          >`select id, events from ${t()} where owner is null and disabled_at is null order by id`
-        : await sql<
-            SubscriberEndpoint[]
-          >`select id, events from ${t()} where owner = ${owner} and disabled_at is null order by id`;
+      const rows =
+        owner === null
+          ? await sql<
+              SubscriberEndpoint[]
+            >`select id, events from ${t()} where owner is null and disabled_at is null order by id`
+          : await sql<
+              SubscriberEndpoint[]
+            >`select id, events from ${t()} where owner = ${owner} and disabled_at is null order by id`;
+      return rows.map((row) => ({ id: row.id, events: row.events }));
     },
     async insert(endpoint) {
       await sql`insert into ${t()} ${sql(toRow(sql, endpoint), ...COLUMNS)}`;
