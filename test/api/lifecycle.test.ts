@@ -154,7 +154,12 @@ describe('graceful shutdown of the web process', () => {
     const phases = order[0].modules as Record<string, string[]>;
     assert.deepEqual(Object.keys(phases), [...BOOT_ORDER]);
     // the pool and the endpoint stores are stores; the webhook module (the endpoint cache every face shares) follows the queue
-    assert.ok(phases.stores.includes('database') && phases.stores.includes('endpoint-stores') && phases.stores.at(-1) === 'a-store', phases.stores.join());
+    assert.ok(
+      phases.stores.includes('database') &&
+        phases.stores.includes('endpoint-stores') &&
+        phases.stores.at(-1) === 'a-store',
+      phases.stores.join(),
+    );
     assert.deepEqual(phases.queue, ['a-queue']);
     assert.deepEqual(phases.webhooks, ['webhooks-api', 'a-webhook']);
     assert.equal(phases.routes.at(-1), 'a-route');
