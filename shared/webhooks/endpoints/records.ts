@@ -1,9 +1,11 @@
 /**
  * What a worker needs of an endpoint to send a delivery (url, headers, secrets, signing), kept in
  * the process by endpoint id. A claim answers the version of each endpoint's record off its gate
- * row (migrations/025), and an entry is used only while it holds that version: a change made by
- * any process is seen by the next claim, with no notice to wait for, and an endpoint whose record
- * has not changed costs its store nothing.
+ * row (migrations/025), and an entry is used only while it holds that version: a change made
+ * through the service, by any process, is seen by the next claim with no notice to wait for, and
+ * an endpoint whose record has not changed costs its store nothing. An entry is also read again
+ * after `ttlMs` (10 s), so a change made to the store by other software (which no gate row
+ * follows) reaches the deliveries within that time.
  */
 import type { EndpointStore, StoredEndpoint } from '../endpoint-stores/types.ts';
 
@@ -14,24 +16,33 @@ export interface EndpointRecords {
 
 /** Most endpoints kept at once (the least recently loaded go first). */
 const MAX_ENTRIES = 10_000;
+/** How long an entry is used at most, whatever its version. */
+export const RECORD_TTL_MS = 10_000;
 
-export function endpointRecords(store: EndpointStore, options: { maxEntries?: number } = {}): EndpointRecords {
+export function endpointRecords(
+  store: EndpointStore,
+  options: { maxEntries?: number; ttlMs?: number; now?: () => number } = {},
+): EndpointRecords {
   const maxEntries = options.maxEntries ?? MAX_ENTRIES;
-  const kept = new Map<string, StoredEndpoint>();
+  const ttlMs = options.ttlMs ?? RECORD_TTL_MS;
+  const now = options.now ?? Date.now;
+  const kept = new Map<string, { record: StoredEndpoint; loadedAt: number }>();
   return {
     async load(wanted) {
       const found = new Map<string, StoredEndpoint>();
       const missing = new Set<string>();
+      const time = now();
       for (const { id, version } of wanted) {
         const entry = kept.get(id);
-        if (entry !== undefined && entry.version >= version) found.set(id, entry);
+        if (entry !== undefined && entry.record.version >= version && time - entry.loadedAt < ttlMs)
+          found.set(id, entry.record);
         else missing.add(id);
       }
       if (missing.size > 0) {
         for (const record of await store.getMany([...missing])) {
           found.set(record.id, record);
           kept.delete(record.id);
-          kept.set(record.id, record);
+          kept.set(record.id, { record, loadedAt: time });
         }
         for (const id of missing) if (!found.has(id)) kept.delete(id);
         while (kept.size > maxEntries) kept.delete(kept.keys().next().value as string);
