@@ -68,6 +68,11 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     externalId: id('ep_', 'The endpoint id (`ep_…`).'),
     url: text('The receiver URL.', { format: 'uri' }),
     events: listOf({ type: 'string' }, 'Exact event names, families `<prefix>.*`, or `*`.'),
+    filter: {
+      schema: { type: ['object', 'null'] },
+      description:
+        "A subscription filter in MongoDB's query style, matched against `{type, timestamp, data}`: an event reaches the endpoint when its type matches `events` and it matches the filter (docs/webhooks-api.md). null: no filter.",
+    },
     owner: orNull(text('The tenant; null: reached only by emits without owner.')),
     description: orNull(text()),
     headers: {
@@ -113,6 +118,9 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     data: { schema: {}, description: "The payload given to emit (the envelope's data)." },
     createdAt: time(),
     deliveryCounts: shapeOf('DeliveryCounts', 'Its deliveries by state.'),
+    filteredOut: whole('Endpoints subscribed to its type that their filters left out, counted when it was emitted.', {
+      minimum: 0,
+    }),
   },
   Delivery: {
     externalId: id('msg_', 'The delivery id (`msg_…`), the `webhook-id` header.'),
@@ -149,6 +157,7 @@ export function publicEndpoint(endpoint: Endpoint, options: { revealHeaders?: bo
     externalId: endpoint.id,
     url: endpoint.url,
     events: endpoint.events,
+    filter: endpoint.filter,
     owner: endpoint.owner,
     description: endpoint.description,
     headers: options.revealHeaders
@@ -177,6 +186,7 @@ export function publicEvent(event: EventRecord) {
     data: event.data,
     createdAt: event.createdAt,
     deliveryCounts: publicCounts(event.deliveries),
+    filteredOut: event.filteredOut,
   };
 }
 

@@ -65,7 +65,7 @@ export function inTestStore(name: string, adapter: AdapterName, behaviour: Behav
       answer(() =>
         [...records.values()]
           .filter((record) => record.owner === owner && record.disabledAt === null)
-          .map(({ id, events }) => ({ id, events })),
+          .map(({ id, events, filter }) => ({ id, events, filter })),
       ),
     insert: (endpoint) =>
       answer(() => {
@@ -118,6 +118,7 @@ export function storedEndpoint(id: string, overrides: Partial<StoredEndpoint> = 
     id,
     url: 'https://receiver.example/hooks',
     events: ['order.created'],
+    filter: null,
     owner: null,
     description: null,
     headers: {},

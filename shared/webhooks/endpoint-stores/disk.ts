@@ -105,6 +105,8 @@ interface DiskEndpoint {
   id: string;
   url: string;
   events: string[];
+  /** Absent in a file written before subscription filters: none. */
+  filter?: Record<string, unknown> | null;
   owner: string | null;
   description: string | null;
   headers: Record<string, string>;
@@ -128,6 +130,7 @@ function toDisk(record: StoredEndpoint): DiskEndpoint {
     id: record.id,
     url: record.url,
     events: [...record.events],
+    filter: record.filter === null ? null : structuredClone(record.filter),
     owner: record.owner,
     description: record.description,
     headers: { ...record.headers },
@@ -154,6 +157,7 @@ function fromDisk(row: DiskEndpoint): StoredEndpoint {
     id: row.id,
     url: row.url,
     events: [...row.events],
+    filter: row.filter === undefined || row.filter === null ? null : structuredClone(row.filter),
     owner: row.owner,
     description: row.description,
     headers: { ...row.headers },
@@ -480,7 +484,11 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
       return [...(await rows()).values()]
         .filter((row) => row.owner === owner && row.disabledAt === null)
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-        .map((row) => ({ id: row.id, events: [...row.events] }));
+        .map((row) => ({
+          id: row.id,
+          events: [...row.events],
+          filter: row.filter === undefined || row.filter === null ? null : structuredClone(row.filter),
+        }));
     },
 
     async insert(endpoint) {

@@ -59,6 +59,7 @@ export function pgEndpointTable(name: string) {
       id: text('id').primaryKey(),
       url: text('url').notNull(),
       events: jsonb('events').$type<string[]>().notNull(),
+      filter: jsonb('filter').$type<Record<string, unknown>>(),
       owner: text('owner'),
       description: text('description'),
       headers: jsonb('headers').$type<Record<string, string>>().notNull(),
@@ -112,6 +113,7 @@ export function mysqlEndpointTable(name: string) {
       id: varchar('id', { length: 255 }).primaryKey(),
       url: mysqlText('url').notNull(),
       events: mysqlJson<string[]>('events').notNull(),
+      filter: mysqlJson<Record<string, unknown>>('filter'),
       owner: mysqlUtf8Bytes('owner', OWNER_BYTES),
       description: mysqlText('description'),
       headers: mysqlJson<Record<string, string>>('headers').notNull(),
@@ -136,6 +138,12 @@ const pgIndexName = (table: string) => `${table}_owner_disabled_at`;
 const MYSQL_SQL_MODE = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION';
 /** MySQL index names are per table. */
 const MYSQL_INDEX_NAME = 'owner_disabled_at';
+
+/** MySQL's "Duplicate column name" (ER_DUP_FIELDNAME), as mysql2 throws it or as Drizzle wraps it: another process added the column first. */
+const isDuplicateColumn = (error: unknown): boolean => {
+  const { errno, cause } = error as { errno?: number; cause?: { errno?: number } };
+  return errno === 1060 || cause?.errno === 1060;
+};
 
 type Row = ReturnType<typeof pgEndpointTable>['$inferSelect'];
 
@@ -164,6 +172,7 @@ function toRow(endpoint: StoredEndpoint): Row {
     id: endpoint.id,
     url: endpoint.url,
     events: [...endpoint.events],
+    filter: endpoint.filter,
     owner: endpoint.owner,
     description: endpoint.description,
     headers: { ...endpoint.headers },
@@ -185,6 +194,7 @@ function fromRow(row: Row): StoredEndpoint {
     id: row.id,
     url: row.url,
     events: row.events,
+    filter: row.filter ?? null,
     owner: row.owner,
     description: row.description,
     headers: row.headers,
@@ -264,6 +274,7 @@ function openPostgresql(context: StoreContext, url: string): EndpointStore {
           id text collate "C" primary key,
           url text not null,
           events jsonb not null,
+          filter jsonb,
           owner text collate "C",
           description text,
           headers jsonb not null,
@@ -278,6 +289,8 @@ function openPostgresql(context: StoreContext, url: string): EndpointStore {
           updated_at timestamptz(3) not null,
           version integer not null
         )`);
+        // a table made before subscription filters gets their column
+        await tx.execute(sql`alter table ${name} add column if not exists filter jsonb`);
         await tx.execute(
           sql`create index if not exists ${sql.identifier(pgIndexName(context.table))} on ${name} (owner, disabled_at)`,
         );
@@ -320,12 +333,12 @@ function openPostgresql(context: StoreContext, url: string): EndpointStore {
     },
 
     async subscribers(owner) {
-      const rows: SubscriberEndpoint[] = await db
-        .select({ id: table.id, events: table.events })
+      const rows = await db
+        .select({ id: table.id, events: table.events, filter: table.filter })
         .from(table)
         .where(and(owner === null ? isNull(table.owner) : eq(table.owner, owner), isNull(table.disabledAt)))
         .orderBy(asc(table.id));
-      return rows;
+      return rows.map((row): SubscriberEndpoint => ({ ...row, filter: row.filter ?? null }));
     },
 
     async insert(endpoint) {
@@ -388,6 +401,7 @@ function openMysql(context: StoreContext, url: string): EndpointStore {
         id varchar(255) not null,
         url text not null,
         events json not null,
+        filter json,
         owner varbinary(${sql.raw(String(OWNER_BYTES))}),
         description text,
         headers json not null,
@@ -404,6 +418,17 @@ function openMysql(context: StoreContext, url: string): EndpointStore {
         primary key (id),
         index ${sql.identifier(MYSQL_INDEX_NAME)} (owner, disabled_at)
       ) engine = InnoDB default character set utf8mb4 collate utf8mb4_bin`);
+      // a table made before subscription filters gets their column (MySQL has no add column if not exists)
+      const [found] = (await db.execute(
+        sql`select 1 from information_schema.columns where table_schema = database() and table_name = ${context.table} and column_name = 'filter'`,
+      )) as unknown as [unknown[]];
+      if (found.length === 0) {
+        await db
+          .execute(sql`alter table ${sql.identifier(context.table)} add column filter json after events`)
+          .catch((error: unknown) => {
+            if (!isDuplicateColumn(error)) throw error;
+          });
+      }
     },
 
     async ping() {
@@ -442,12 +467,12 @@ function openMysql(context: StoreContext, url: string): EndpointStore {
     },
 
     async subscribers(owner) {
-      const rows: SubscriberEndpoint[] = await db
-        .select({ id: table.id, events: table.events })
+      const rows = await db
+        .select({ id: table.id, events: table.events, filter: table.filter })
         .from(table)
         .where(and(owner === null ? isNull(table.owner) : eq(table.owner, owner), isNull(table.disabledAt)))
         .orderBy(asc(table.id));
-      return rows;
+      return rows.map((row): SubscriberEndpoint => ({ ...row, filter: row.filter ?? null }));
     },
 
     async insert(endpoint) {

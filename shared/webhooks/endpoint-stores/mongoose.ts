@@ -27,6 +27,8 @@ export interface EndpointDocument {
   _id: string;
   url: string;
   events: string[];
+  /** The filter's JSON text: its keys are paths with dots and operators starting with `$`, which MongoDB field names shun. */
+  filter: string | null;
   owner: string | null;
   description: string | null;
   headers: { name: string; value: string }[];
@@ -58,6 +60,7 @@ export function endpointSchema(collection: string): Schema<EndpointDocument> {
       _id: { type: String },
       url: { type: String },
       events: { type: [String] },
+      filter: { type: String, default: null },
       owner: { type: String, default: null },
       description: { type: String, default: null },
       headers: { type: [header], default: [] },
@@ -83,6 +86,7 @@ export function toDocument(endpoint: StoredEndpoint): EndpointDocument {
     _id: endpoint.id,
     url: endpoint.url,
     events: [...endpoint.events],
+    filter: endpoint.filter === null ? null : JSON.stringify(endpoint.filter),
     owner: endpoint.owner,
     description: endpoint.description,
     headers: Object.entries(endpoint.headers).map(([name, value]) => ({ name, value })),
@@ -103,11 +107,16 @@ export function toDocument(endpoint: StoredEndpoint): EndpointDocument {
   };
 }
 
+/** A document's filter: absent (written before filters) or null is none. */
+const filterOfText = (text: string | null | undefined): Record<string, unknown> | null =>
+  text === null || text === undefined ? null : (JSON.parse(text) as Record<string, unknown>);
+
 export function fromDocument(document: EndpointDocument): StoredEndpoint {
   return {
     id: document._id,
     url: document.url,
     events: [...document.events],
+    filter: filterOfText(document.filter),
     owner: document.owner ?? null,
     description: document.description ?? null,
     headers: Object.fromEntries(document.headers.map((header) => [header.name, header.value])),
@@ -216,10 +225,16 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
     async subscribers(owner) {
       await open();
       const documents = await model
-        .find({ owner, disabledAt: null }, { events: 1 })
+        .find({ owner, disabledAt: null }, { events: 1, filter: 1 })
         .sort({ _id: 1 })
-        .lean<Pick<EndpointDocument, '_id' | 'events'>[]>();
-      return documents.map((document): SubscriberEndpoint => ({ id: document._id, events: document.events }));
+        .lean<Pick<EndpointDocument, '_id' | 'events' | 'filter'>[]>();
+      return documents.map(
+        (document): SubscriberEndpoint => ({
+          id: document._id,
+          events: document.events,
+          filter: filterOfText(document.filter),
+        }),
+      );
     },
 
     async insert(endpoint) {

@@ -43,6 +43,8 @@ const SAME_OWNER = '[owner] = @owner AND DATALENGTH([owner]) = DATALENGTH(@owner
 
 /** "There is already an object named … in the database": another process created the table first. */
 const ALREADY_EXISTS = 2714;
+/** "Column names in each table must be unique": another process added the column first. */
+const DUPLICATE_COLUMN = 2705;
 
 /** `[name]`, with every `]` inside doubled (the only character a delimited identifier escapes). */
 export const quoteIdentifier = (name: string): string => `[${name.replaceAll(']', ']]')}]`;
@@ -127,6 +129,7 @@ interface Row {
   id: string;
   url: string;
   events: string;
+  filter: string | null;
   owner: string | null;
   description: string | null;
   headers: string;
@@ -146,6 +149,7 @@ const COLUMNS = [
   'id',
   'url',
   'events',
+  'filter',
   'owner',
   'description',
   'headers',
@@ -192,6 +196,7 @@ function fromRow(row: Row): StoredEndpoint {
     id: row.id,
     url: row.url,
     events: JSON.parse(row.events),
+    filter: row.filter === null ? null : JSON.parse(row.filter),
     owner: row.owner,
     description: row.description,
     headers: JSON.parse(row.headers),
@@ -218,6 +223,7 @@ function bindEndpoint(request: mssql.Request, endpoint: StoredEndpoint): mssql.R
     .input('id', key(), endpoint.id)
     .input('url', long(), endpoint.url)
     .input('events', long(), JSON.stringify(endpoint.events))
+    .input('filter', long(), endpoint.filter === null ? null : JSON.stringify(endpoint.filter))
     .input('owner', key(), endpoint.owner)
     .input('description', long(), endpoint.description)
     .input('headers', long(), JSON.stringify(endpoint.headers))
@@ -287,6 +293,7 @@ CREATE TABLE ${table} (
   [id] NVARCHAR(${KEY_LENGTH}) COLLATE ${BINARY} NOT NULL PRIMARY KEY,
   [url] NVARCHAR(MAX) NOT NULL,
   [events] NVARCHAR(MAX) NOT NULL CHECK (ISJSON([events]) = 1),
+  [filter] NVARCHAR(MAX) NULL CHECK (ISJSON([filter]) = 1),
   [owner] NVARCHAR(${KEY_LENGTH}) COLLATE ${BINARY} NULL,
   [description] NVARCHAR(MAX) NULL,
   [headers] NVARCHAR(MAX) NOT NULL CHECK (ISJSON([headers]) = 1),
@@ -305,6 +312,17 @@ CREATE TABLE ${table} (
       } catch (error) {
         // the table and its index are made by one statement: whoever made it made both
         if ((error as { number?: number }).number !== ALREADY_EXISTS) throw error;
+      }
+      // a table made before subscription filters gets their column
+      try {
+        await (await request())
+          .input('table', long(), table)
+          .query(
+            `IF COL_LENGTH(@table, N'filter') IS NULL ALTER TABLE ${table} ADD [filter] NVARCHAR(MAX) NULL CHECK (ISJSON([filter]) = 1)`,
+          );
+      } catch (error) {
+        // another process added it first
+        if ((error as { number?: number }).number !== DUPLICATE_COLUMN) throw error;
       }
     },
 
@@ -369,10 +387,16 @@ CREATE TABLE ${table} (
         selecting.input('owner', key(), owner);
         condition = SAME_OWNER;
       }
-      const result = await selecting.query<{ id: string; events: string }>(
-        `SELECT [id], [events] FROM ${table} WHERE ${condition} AND [disabled_at] IS NULL ORDER BY [id]`,
+      const result = await selecting.query<{ id: string; events: string; filter: string | null }>(
+        `SELECT [id], [events], [filter] FROM ${table} WHERE ${condition} AND [disabled_at] IS NULL ORDER BY [id]`,
       );
-      return result.recordset.map((row): SubscriberEndpoint => ({ id: row.id, events: JSON.parse(row.events) }));
+      return result.recordset.map(
+        (row): SubscriberEndpoint => ({
+          id: row.id,
+          events: JSON.parse(row.events),
+          filter: row.filter === null ? null : JSON.parse(row.filter),
+        }),
+      );
     },
 
     async insert(endpoint) {

@@ -32,6 +32,8 @@ const EXACT_COLLATIONS = ['utf8mb4_nopad_bin', 'utf8mb4_0900_bin'] as const;
 const SQL_MODE = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION';
 /** The server's error number of a duplicate key. */
 const ER_DUP_ENTRY = 1062;
+/** The server's error number of a column added twice (two processes installing at once). */
+const ER_DUP_FIELDNAME = 1060;
 
 /** A MySQL identifier in backticks (a backtick inside doubled); refuses names the server would refuse anyway. */
 export function quoteIdentifier(name: string): string {
@@ -46,6 +48,7 @@ const COLUMNS = [
   'id',
   'url',
   'events',
+  'filter',
   'owner',
   'description',
   'headers',
@@ -66,6 +69,7 @@ interface EndpointRow extends RowDataPacket {
   id: string;
   url: string;
   events: unknown;
+  filter: unknown;
   owner: string | null;
   description: string | null;
   headers: unknown;
@@ -95,6 +99,7 @@ function fromRow(row: EndpointRow): StoredEndpoint {
     id: row.id,
     url: row.url,
     events: json<string[]>(row.events),
+    filter: row.filter === null ? null : json<Record<string, unknown>>(row.filter),
     owner: row.owner,
     description: row.description,
     headers: json<Record<string, string>>(row.headers),
@@ -126,6 +131,7 @@ function toValues(record: StoredEndpoint): unknown[] {
     record.id,
     record.url,
     JSON.stringify(record.events),
+    record.filter === null ? null : JSON.stringify(record.filter),
     record.owner,
     record.description,
     JSON.stringify(record.headers),
@@ -222,6 +228,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
           \`id\` VARCHAR(255) NOT NULL,
           \`url\` TEXT NOT NULL,
           \`events\` JSON NOT NULL,
+          \`filter\` JSON NULL,
           \`owner\` VARCHAR(255) NULL,
           \`description\` TEXT NULL,
           \`headers\` JSON NOT NULL,
@@ -240,6 +247,16 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
           KEY \`created_at_id\` (\`created_at\`, \`id\`)
         ) ENGINE=InnoDB DEFAULT CHARACTER SET utf8mb4 COLLATE ${collation}`,
       );
+      // a table made before subscription filters gets their column (MySQL has no ADD COLUMN IF NOT EXISTS)
+      const [found] = await pool.query<RowDataPacket[]>(
+        'SELECT 1 FROM `information_schema`.`COLUMNS` WHERE `TABLE_SCHEMA` = DATABASE() AND `TABLE_NAME` = ? AND `COLUMN_NAME` = ?',
+        [context.table, 'filter'],
+      );
+      if (found.length === 0) {
+        await pool.query(`ALTER TABLE ${table} ADD COLUMN \`filter\` JSON NULL AFTER \`events\``).catch((error) => {
+          if ((error as { errno?: number }).errno !== ER_DUP_FIELDNAME) throw error;
+        });
+      }
     },
 
     async ping() {
@@ -278,10 +295,14 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
 
     async subscribers(owner): Promise<SubscriberEndpoint[]> {
       const found = await rows(
-        `SELECT \`id\`, \`events\` FROM ${table} WHERE \`owner\` <=> ? AND \`disabled_at\` IS NULL ORDER BY \`id\``,
+        `SELECT \`id\`, \`events\`, \`filter\` FROM ${table} WHERE \`owner\` <=> ? AND \`disabled_at\` IS NULL ORDER BY \`id\``,
         [owner],
       );
-      return found.map((row) => ({ id: row.id, events: json<string[]>(row.events) }));
+      return found.map((row) => ({
+        id: row.id,
+        events: json<string[]>(row.events),
+        filter: row.filter === null ? null : json<Record<string, unknown>>(row.filter),
+      }));
     },
 
     async insert(endpoint) {

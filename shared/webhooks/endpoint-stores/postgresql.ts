@@ -21,6 +21,8 @@ interface Row {
   id: string;
   url: string;
   events: string[];
+  /** Absent from a table made before filters (until install adds the column). */
+  filter?: Record<string, unknown> | null;
   owner: string | null;
   description: string | null;
   headers: Record<string, string> | null;
@@ -40,6 +42,7 @@ const COLUMNS = [
   'id',
   'url',
   'events',
+  'filter',
   'owner',
   'description',
   'headers',
@@ -78,6 +81,7 @@ function toStored(row: Row): StoredEndpoint {
     id: row.id,
     url: row.url,
     events: row.events,
+    filter: row.filter ?? null,
     owner: row.owner,
     description: row.description,
     headers: row.headers ?? {},
@@ -99,6 +103,7 @@ function toRow(sql: Sql, endpoint: StoredEndpoint) {
     id: endpoint.id,
     url: endpoint.url,
     events: endpoint.events,
+    filter: endpoint.filter === null ? null : sql.json(endpoint.filter as never),
     owner: endpoint.owner,
     description: endpoint.description,
     headers: sql.json(endpoint.headers),
@@ -132,6 +137,7 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
             id              text primary key,
             url             text not null,
             events          text[] not null,
+            filter          jsonb,
             owner           text,
             description     text,
             headers         jsonb not null default '{}'::jsonb,
@@ -146,6 +152,8 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
             updated_at      timestamptz not null default now(),
             version         integer not null default 1
           )`;
+        // a table made before subscription filters gets their column
+        await tx`alter table ${tx(table)} add column if not exists filter jsonb`;
         await tx`create index if not exists ${tx(`${table}_owner_disabled_at`)} on ${tx(table)} (owner, disabled_at)`;
       });
     },
@@ -187,11 +195,11 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
         owner === null
           ? await sql<
               SubscriberEndpoint[]
-            >`select id, events from ${t()} where owner is null and disabled_at is null order by id`
+            >`select id, events, filter from ${t()} where owner is null and disabled_at is null order by id`
           : await sql<
               SubscriberEndpoint[]
-            >`select id, events from ${t()} where owner = ${owner} and disabled_at is null order by id`;
-      return rows.map((row) => ({ id: row.id, events: row.events }));
+            >`select id, events, filter from ${t()} where owner = ${owner} and disabled_at is null order by id`;
+      return rows.map((row) => ({ id: row.id, events: row.events, filter: row.filter ?? null }));
     },
     async insert(endpoint) {
       await sql`insert into ${t()} ${sql(toRow(sql, endpoint), ...COLUMNS)}`;

@@ -35,6 +35,12 @@ export interface StoredEndpoint {
   url: string;
   /** Event-type patterns (`order.created`, `order.*`, `*`); at least one. */
   events: string[];
+  /**
+   * The subscription filter (shared/webhooks/filters/): a JSON document an event must match as
+   * well as the patterns; null: none. Stored and given back as the same JSON (an object's keys
+   * may come back in another order).
+   */
+  filter: Record<string, unknown> | null;
   /** The tenant; null: no owner. */
   owner: string | null;
   description: string | null;
@@ -87,6 +93,8 @@ export interface StoredEndpointPage {
 export interface SubscriberEndpoint {
   id: string;
   events: string[];
+  /** Its subscription filter, null when it has none. */
+  filter: Record<string, unknown> | null;
 }
 
 export interface EndpointStore {

@@ -18,6 +18,8 @@ import { createEndpoint, toEndpoint, type Endpoint } from './store.ts';
 import { newSecret, secretBoxFor } from './secrets.ts';
 import { SIGNING_SCHEMES, shownSecret, type SigningScheme } from '../signing.ts';
 import { unprocessable } from '../../errors/app-error.ts';
+import { assertFilter, type WebhookFilter } from '../filters/grammar.ts';
+import type { StoredEndpoint } from '../endpoint-stores/types.ts';
 import { newEndpointId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite } from '../../access/tenant-scope.ts';
@@ -27,6 +29,8 @@ export interface RegisterOptions {
   url: string;
   /** Exact event names, families `<prefix>.*`, or `*`. */
   events: string[];
+  /** A subscription filter the events must match as well (shared/webhooks/filters/); absent or null: none. */
+  filter?: WebhookFilter | null;
   /** The tenant; absent: an owner-less endpoint, reached only by emits without owner. */
   owner?: string | null;
   description?: string | null;
@@ -55,7 +59,7 @@ export function assertSigning(signing: unknown): SigningScheme {
 }
 
 /**
- * Checks every field (url shape and resolved addresses, event patterns, headers, owner,
+ * Checks every field (url shape and resolved addresses, event patterns, filter, headers, owner,
  * description; each refusal a 422 whose `APP_WEBHOOK_*` code names the field), then writes the
  * endpoint with its first secret (`whsec_` + base64 of 32 random bytes, or an Ed25519 key, sealed before it
  * reaches the store), and announces the change to every process's endpoint cache. A caller bound to
@@ -71,6 +75,7 @@ export async function registerEndpoint(
   const input = (options ?? {}) as Partial<RegisterOptions>;
   const owner = assertOwner(ownerForWrite(actor.scope, input.owner));
   const events = assertEventPatterns(input.events);
+  const filter = assertFilter(input.filter);
   await checkSubscriptions(deps, events);
   const headers = assertEndpointHeaders(input.headers);
   const description = assertDescription(input.description);
@@ -83,10 +88,11 @@ export async function registerEndpoint(
 
   const now = new Date();
   const { secret, stored: sealed } = newSecret(box, signing, now);
-  const stored = {
+  const stored: StoredEndpoint = {
     id,
     url,
     events,
+    filter,
     owner,
     description,
     headers: sealHeaders(deps.config, headers),
@@ -102,6 +108,9 @@ export async function registerEndpoint(
     version: 1,
   };
   await createEndpoint(deps, stored);
-  deps.log.info({ endpoint: id, owner, events, host: new URL(url).host }, 'webhook endpoint registered');
+  deps.log.info(
+    { endpoint: id, owner, events, filtered: filter !== null, host: new URL(url).host },
+    'webhook endpoint registered',
+  );
   return { ...toEndpoint(stored, deps.config), secret: shownSecret(secret) };
 }

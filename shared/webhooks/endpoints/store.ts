@@ -18,6 +18,7 @@ import type { Sql } from '../../db/connect.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { EndpointStore, StoredEndpoint } from '../endpoint-stores/types.ts';
 import { postgresqlStore } from '../endpoint-stores/postgresql.ts';
+import type { WebhookFilter } from '../filters/grammar.ts';
 
 /** NOTIFY channel announcing a change to an endpoint; the payload is `{"owner": <owner|null>}`. */
 export const ENDPOINTS_CHANGED_CHANNEL = 'app_webhooks_changed';
@@ -27,6 +28,8 @@ export interface Endpoint {
   id: string;
   url: string;
   events: string[];
+  /** The subscription filter an event must match as well as `events` (shared/webhooks/filters/); null: none. */
+  filter: WebhookFilter | null;
   owner: string | null;
   description: string | null;
   headers: Record<string, string>;
@@ -54,6 +57,7 @@ export function toEndpoint(stored: StoredEndpoint, config: Pick<Config, 'secret'
     id: stored.id,
     url: stored.url,
     events: stored.events,
+    filter: stored.filter,
     owner: stored.owner,
     description: stored.description,
     headers: openHeaders(config, stored.headers, stored.id),

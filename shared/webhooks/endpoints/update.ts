@@ -1,5 +1,5 @@
 /**
- * Changing an endpoint: `updateEndpoint` (url, events, owner, description, headers, enabled),
+ * Changing an endpoint: `updateEndpoint` (url, events, filter, owner, description, headers, enabled),
  * and the shorthands `disableEndpoint` and `enableEndpoint`. Every change is announced to the endpoint caches of every
  * process, for the old owner and the new one.
  */
@@ -25,11 +25,14 @@ import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
+import { assertFilter, type WebhookFilter } from '../filters/grammar.ts';
 
 /** The fields `update` changes; a key left out (or undefined) is kept as it is. */
 export interface EndpointPatch {
   url?: string;
   events?: string[];
+  /** Replaces the subscription filter; null removes it. */
+  filter?: WebhookFilter | null;
   /** null removes the owner (the endpoint then receives only emits without owner). */
   owner?: string | null;
   /** null removes the description. */
@@ -49,6 +52,7 @@ export interface EndpointPatch {
 const PATCH_KEYS = new Set([
   'url',
   'events',
+  'filter',
   'owner',
   'description',
   'headers',
@@ -128,6 +132,8 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
     );
   }
   const events = given.events === undefined ? undefined : assertEventPatterns(given.events);
+  // a filter given as null removes it: `given` keeps nulls, only undefined means "unchanged"
+  const filter = 'filter' in given ? assertFilter(given.filter) : undefined;
   if (events) await checkSubscriptions(deps, events);
   const rateLimit = given.rateLimit === undefined ? undefined : assertRateLimit(given.rateLimit);
   const ordering = 'ordering' in given ? assertOrdering(given.ordering) : undefined;
@@ -142,6 +148,7 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
     ...current,
     url: url ?? current.url,
     events: events ?? current.events,
+    filter: filter === undefined ? current.filter : filter,
     owner: owner === undefined ? current.owner : owner,
     description: description === undefined ? current.description : description,
     headers: headers === undefined ? current.headers : sealHeaders(deps.config, headers ?? {}),

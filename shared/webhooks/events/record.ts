@@ -14,6 +14,8 @@ export interface EventRecord {
   createdAt: Date;
   /** Its deliveries by state. */
   deliveries: DeliveryCounts;
+  /** Endpoints subscribed to its type that their filters left out, counted at emit time. */
+  filteredOut: number;
 }
 
 /** AppError 404 `APP_WEBHOOK_EVENT_NOT_FOUND`. */
@@ -29,6 +31,7 @@ export interface EventRow {
   owner: string | null;
   payload: unknown;
   created_at: Date;
+  filtered_out: number;
   pending: number;
   running: number;
   done: number;
@@ -48,10 +51,11 @@ export const toEvent = (row: EventRow): EventRecord => ({
     dead: row.dead,
     total: row.pending + row.running + row.done + row.dead,
   },
+  filteredOut: row.filtered_out,
 });
 
 /** The columns of an event with its delivery counts by state (from EVENTS_WITH_COUNTS_FROM). */
-export const EVENT_COLUMNS = `e.id, e.type, e.owner, e.payload, e.created_at,
+export const EVENT_COLUMNS = `e.id, e.type, e.owner, e.payload, e.created_at, e.filtered_out,
          c.pending::int, c.running::int, c.done::int, c.dead::int`;
 
 /** Events and their delivery counts by state (one aggregate per event, through the event_id index); alias `e`, a `where` may follow. */

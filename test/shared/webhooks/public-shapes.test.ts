@@ -162,6 +162,7 @@ describe('public shapes: one source for REST, GraphQL, OpenAPI and the CLI', () 
       id: 'ep_1',
       url: 'https://example.com/h',
       events: ['*'],
+      filter: null,
       owner: null,
       description: null,
       headers: { 'X-Key': 'secret' },
@@ -207,7 +208,17 @@ describe('public shapes: one source for REST, GraphQL, OpenAPI and the CLI', () 
     assert.deepEqual(keys(publicSecret({ createdAt: at, expiresAt: null })), shapeKeys('WebhookSecret'));
     assert.deepEqual(keys(publicCounts(counts)), shapeKeys('DeliveryCounts'));
     assert.deepEqual(
-      keys(publicEvent({ id: 'evt_1', type: 'a.b', owner: null, data: {}, createdAt: at, deliveries: counts })),
+      keys(
+        publicEvent({
+          id: 'evt_1',
+          type: 'a.b',
+          owner: null,
+          data: {},
+          createdAt: at,
+          deliveries: counts,
+          filteredOut: 0,
+        }),
+      ),
       shapeKeys('Event'),
     );
     assert.deepEqual(keys(publicDelivery(summary)), shapeKeys('Delivery'));

@@ -38,6 +38,11 @@ export interface ChildStore {
 export interface ContractOptions {
   /** The store over `table` in the child processes of the cross-process case. */
   child(table: string): ChildStore;
+  /**
+   * Makes the installed `table` what it was before subscription filters (no `filter` column or
+   * field), with its rows; absent: that case is not run for this adapter.
+   */
+  withoutFilters?(table: string): Promise<void>;
 }
 
 /** What the child script is given (as JSON, its only argument). */
@@ -60,6 +65,7 @@ export function makeEndpoint(fields: Partial<StoredEndpoint> = {}): StoredEndpoi
     id: `ep_contract_${String(sequence).padStart(6, '0')}`,
     url: `https://receiver.example/hooks/${sequence}`,
     events: ['order.created'],
+    filter: null,
     owner: null,
     description: null,
     headers: {},
@@ -127,12 +133,17 @@ export function describeEndpointStoreContract(
     }
 
     /**
-     * `subscribers(owner)` as plain `{ id, events }` entries, in the order answered: it promises
-     * each endpoint's id and events, by id; not the class of the array a driver hands back (the
-     * postgres driver's result is an Array subclass), nor that no other field rides along.
+     * `subscribers(owner)` as plain `{ id, events, filter }` entries, in the order answered: it
+     * promises each endpoint's id, events and filter, by id; not the class of the array a driver
+     * hands back (the postgres driver's result is an Array subclass), nor that no other field
+     * rides along.
      */
     async function subscribersOf(owner: string | null): Promise<SubscriberEndpoint[]> {
-      return [...(await store.subscribers(owner))].map(({ id, events }) => ({ id, events: [...events] }));
+      return [...(await store.subscribers(owner))].map(({ id, events, filter }) => ({
+        id,
+        events: [...events],
+        filter,
+      }));
     }
 
     async function seed(...records: StoredEndpoint[]): Promise<StoredEndpoint[]> {
@@ -309,7 +320,7 @@ export function describeEndpointStoreContract(
         assert.deepEqual(idsOf(await store.list({ owner: 'before' })), []);
         assert.deepEqual(idsOf(await store.list({ owner: null })), [a.id]);
         assert.deepEqual(await subscribersOf('before'), []);
-        assert.deepEqual(await subscribersOf(null), [{ id: a.id, events: ['invoice.paid'] }]);
+        assert.deepEqual(await subscribersOf(null), [{ id: a.id, events: ['invoice.paid'], filter: null }]);
         assert.deepEqual(idsOf(await store.list({ patterns: ['order.*'] })), []);
         assert.deepEqual(idsOf(await store.list({ patterns: ['invoice.paid'] })), [a.id]);
       });
@@ -471,7 +482,7 @@ export function describeEndpointStoreContract(
     });
 
     describe('subscribers', () => {
-      it('subscribers(owner): the enabled endpoints of exactly that owner, by id, as { id, events }', async () => {
+      it('subscribers(owner): the enabled endpoints of exactly that owner, by id, as { id, events, filter }', async () => {
         const [, b, , d, , f] = await seed(
           makeEndpoint({ id: 'ep_contract_f', owner: 't', disabledAt: new Date(BASE), disabledReason: 'r' }),
           makeEndpoint({ id: 'ep_contract_c', owner: 't', events: ['order.*', 'x'] }),
@@ -482,7 +493,7 @@ export function describeEndpointStoreContract(
         );
         assert.deepEqual(
           await subscribersOf('t'),
-          [d, b, f].map(({ id, events }) => ({ id, events })),
+          [d, b, f].map(({ id, events, filter }) => ({ id, events, filter })),
         );
         assert.deepEqual(await subscribersOf('nobody'), []);
       });
@@ -501,6 +512,70 @@ export function describeEndpointStoreContract(
         assert.equal((await store.subscribers('null')).length, 1);
         assert.equal((await store.list({ owner: '' })).total, 1);
         assert.equal((await store.list({ owner: null })).total, 3);
+      });
+    });
+
+    describe('filters', () => {
+      /** A filter with what a store could lose: dotted keys, $ keys, nesting, arrays, unicode, nulls, numbers. */
+      const FILTER = {
+        'data.customer.country': { $in: ['FR', 'DE', null] },
+        $or: [{ 'data.amount': { $gte: 10.5, $lt: 1e6 } }, { 'data.tags': ['vip', 'b2b'] }],
+        'data.名前.😀': { $regex: '^注文|שלום$', $options: 'i' },
+        'data.nested': { $eq: { a: [1, { b: null, c: [true, false] }], 'x.y': '', z: -0.25 } },
+        'data.missing': null,
+        $not: { type: { $exists: false } },
+      };
+
+      it('a filter round-trips whole: dotted and $ keys, nested objects, arrays, unicode, null values', async () => {
+        const [a, none] = await seed(makeEndpoint({ owner: 'f', filter: FILTER }), makeEndpoint({ owner: 'f' }));
+        assert.deepEqual((await store.get(a.id))!.filter, FILTER);
+        assert.deepEqual(await store.get(a.id), a);
+        assert.equal((await store.get(none.id))!.filter, null);
+        assert.deepEqual(byId(await store.getMany([a.id, none.id])), byId([a, none]));
+        assert.deepEqual((await store.list({ owner: 'f' })).records, [a, none]);
+        assert.deepEqual(await subscribersOf('f'), [
+          { id: a.id, events: a.events, filter: FILTER },
+          { id: none.id, events: none.events, filter: null },
+        ]);
+      });
+
+      it('update sets a filter, changes it and removes it (null)', async () => {
+        const [a] = await seed(makeEndpoint({ owner: 'g' }));
+        const set = changed(a, { filter: { 'data.x': 1 } });
+        assert.equal(await store.update(set, 1), true);
+        assert.deepEqual(await store.get(a.id), set);
+        const other = changed(set, { filter: FILTER });
+        assert.equal(await store.update(other, 2), true);
+        assert.deepEqual((await store.get(a.id))!.filter, FILTER);
+        const removed = changed(other, { filter: null });
+        assert.equal(await store.update(removed, 3), true);
+        assert.deepEqual(await store.get(a.id), removed);
+        assert.deepEqual(await subscribersOf('g'), [{ id: a.id, events: a.events, filter: null }]);
+      });
+
+      it('a table made before filters keeps working: install adds what filters need, its rows read as having none', {
+        skip: options.withoutFilters === undefined && 'this adapter has no older table to make',
+      }, async () => {
+        const [a] = await seed(makeEndpoint({ owner: 'h', description: 'before filters' }));
+        await options.withoutFilters!(table);
+        const older = await openAnother();
+        await older.install();
+        assert.deepEqual(await older.get(a.id), a);
+        assert.deepEqual(await subscribersOf('h'), [{ id: a.id, events: a.events, filter: null }]);
+        const filtered = changed(a, { filter: { 'data.x': { $gt: 1 } } });
+        assert.equal(await older.update(filtered, 1), true);
+        assert.deepEqual(await older.get(a.id), filtered);
+        await older.install();
+        assert.deepEqual(await older.get(a.id), filtered, 'installing again changes nothing');
+      });
+
+      it('a filter as large as the core allows (4 kB of JSON) round-trips', async () => {
+        const large = Object.fromEntries(
+          Array.from({ length: 60 }, (_, i) => [`data.field${i}`, { $in: [`välue-${i}`, i, '😀'.repeat(4)] }]),
+        );
+        assert.ok(Buffer.byteLength(JSON.stringify(large)) > 3_000);
+        const [a] = await seed(makeEndpoint({ filter: large }));
+        assert.deepEqual((await store.get(a.id))!.filter, large);
       });
     });
 
@@ -591,7 +666,7 @@ export function describeEndpointStoreContract(
         assert.deepEqual(idsOf(await store.list({ owner })), [record.id]);
         assert.deepEqual(idsOf(await store.list({ patterns: ['注文.作成'] })), [record.id]);
         assert.deepEqual(idsOf(await store.list({ patterns: ['🚀.launched'] })), [record.id]);
-        assert.deepEqual(await subscribersOf(owner), [{ id: record.id, events: record.events }]);
+        assert.deepEqual(await subscribersOf(owner), [{ id: record.id, events: record.events, filter: null }]);
         assert.deepEqual(idsOf(await store.list({ owner: '\u00e9' })), [composed.id]);
         assert.deepEqual(idsOf(await store.list({ owner: 'e\u0301' })), [decomposed.id]);
       });

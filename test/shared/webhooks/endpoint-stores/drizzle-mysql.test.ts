@@ -31,6 +31,9 @@ const contextOf = (table: string): StoreContext => ({
 
 describeEndpointStoreContract('drizzle (mysql)', (table) => openStore(contextOf(table)), {
   child: (table) => ({ context: contextOf(table) }),
+  withoutFilters: async (table) => {
+    await admin.query(`alter table \`${database}\`.\`${table}\` drop column filter`);
+  },
 });
 
 describe('drizzle (mysql): the session mode', () => {

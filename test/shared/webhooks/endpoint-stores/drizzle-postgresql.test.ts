@@ -18,4 +18,7 @@ const contextOf = (table: string): StoreContext => ({
 
 describeEndpointStoreContract('drizzle (postgresql)', (table) => openStore(contextOf(table)), {
   child: (table) => ({ context: contextOf(table) }),
+  withoutFilters: async (table) => {
+    await db.sql`alter table ${db.sql(table)} drop column filter`;
+  },
 });

@@ -22,7 +22,7 @@ import { describeEndpointStoreContract, makeEndpoint } from './contract.ts';
 const server = process.env.TEST_MONGODB_URL;
 
 describe('mongoose documents', () => {
-  it("a record cast through the store's schema comes back unchanged (headers with dots and $, dates, nulls)", async () => {
+  it("a record cast through the store's schema comes back unchanged (headers and a filter with dots and $, dates, nulls)", async () => {
     const connection = mongoose.createConnection();
     try {
       const model = connection.model<EndpointDocument>('cast-check', endpointSchema('cast_check'));
@@ -30,6 +30,7 @@ describe('mongoose documents', () => {
         owner: 'tenant 😀 ',
         description: '',
         headers: { 'x.dotted': 'enc:v1:a', $dollar: 'enc:v1:b', 'X-Empty': '' },
+        filter: { 'data.a.b': { $in: ['x', null] }, $or: [{ type: { $regex: '^o' } }, { 'data.n': { $gt: 1.5 } }] },
         secrets: [
           {
             sealed: 'enc:v1:k1:old',
@@ -45,6 +46,8 @@ describe('mongoose documents', () => {
       const document = new model(toDocument(record));
       await document.validate();
       assert.deepEqual(fromDocument(document.toObject() as EndpointDocument), record);
+      const { filter: _filter, ...older } = document.toObject() as EndpointDocument;
+      assert.equal(fromDocument(older as EndpointDocument).filter, null, 'a document written before filters has none');
     } finally {
       await connection.destroy();
     }

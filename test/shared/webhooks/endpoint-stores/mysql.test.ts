@@ -44,6 +44,9 @@ const contextOf = (table: string): StoreContext => ({
 
 describeEndpointStoreContract('mysql', (table) => openStore(contextOf(table)), {
   child: (table) => ({ context: contextOf(table) }),
+  withoutFilters: async (table) => {
+    await admin.query(`ALTER TABLE ${quoteIdentifier(database)}.${quoteIdentifier(table)} DROP COLUMN \`filter\``);
+  },
 });
 
 describe('mysql store: the table', () => {

@@ -20,6 +20,9 @@ const contextOf = (table: string): StoreContext => ({
 
 describeEndpointStoreContract('postgresql', (table) => openStore(contextOf(table)), {
   child: (table) => ({ context: contextOf(table) }),
+  withoutFilters: async (table) => {
+    await db.sql`alter table ${db.sql(table)} drop column filter`;
+  },
 });
 
 describe('postgresql store on the service database', () => {
