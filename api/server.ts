@@ -179,7 +179,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   ];
   // bearer tokens and sign-in sessions, then CSRF (user slot); the webhook API's dependencies (endpoint cache)
   plugAuthentication(pipeline, { config, accounts: accountsWeb.accounts });
-  const webhooksApi = plugWebhooksApi({ config, sql, log, endpoints: endpointStores.endpoints });
+  const webhooksApi = plugWebhooksApi({ config, sql, log, endpoints: endpointStores.endpoints, metrics });
   pipeline.use('errorHelpers', webhooksContext(webhooksApi.webhooks)); // ctx.webhooks: the same core, as the caller
 
   // GraphQL in its slot, the schema built from the models with the API

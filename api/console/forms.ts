@@ -6,7 +6,7 @@
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
 import type { EndpointPatch } from '../../shared/webhooks/endpoints/update.ts';
-import { parseEventList, parseHeaderList } from '../../shared/webhooks/text-input.ts';
+import { parseEventList, parseFilterText, parseHeaderList } from '../../shared/webhooks/text-input.ts';
 import { field } from './context.ts';
 
 type Form = Record<string, unknown>;
@@ -28,13 +28,15 @@ function wholeNumber(form: Form, name: string, code: string): number | undefined
   return value;
 }
 
-/** The register form: url, events, description, owner (admins), headers, signing, rate limit, ordering. */
+/** The register form: url, events, filter, description, owner (admins), headers, signing, rate limit, ordering. */
 export function registerInput(form: Form, options: { admin: boolean }): RegisterOptions {
   const headers = parseHeaderList(headerLines(field(form, 'headers')));
+  const filter = parseFilterText(field(form, 'filter'), 'the filter');
   const rateLimit = wholeNumber(form, 'rateLimit', 'APP_WEBHOOK_RATE_LIMIT_INVALID');
   return {
     url: field(form, 'url') ?? '',
     events: parseEventList(field(form, 'events') ?? '') ?? [],
+    ...(filter === undefined ? {} : { filter }),
     ...(field(form, 'description') ? { description: field(form, 'description') } : {}),
     ...(options.admin && field(form, 'owner') ? { owner: field(form, 'owner') } : {}),
     ...(headers ? { headers } : {}),
@@ -44,12 +46,13 @@ export function registerInput(form: Form, options: { admin: boolean }): Register
   } as RegisterOptions;
 }
 
-/** The settings form: every field it shows is sent; an empty description, header list or rate limit removes it. */
+/** The settings form: every field it shows is sent; an empty filter, description, header list or rate limit removes it. */
 export function settingsPatch(form: Form): EndpointPatch {
   const headers = parseHeaderList(headerLines(field(form, 'headers')));
   return {
     url: field(form, 'url') ?? '',
     events: parseEventList(field(form, 'events') ?? '') ?? [],
+    filter: (parseFilterText(field(form, 'filter'), 'the filter') ?? null) as EndpointPatch['filter'],
     description: field(form, 'description') ?? null,
     headers: headers ?? null,
     rateLimit: wholeNumber(form, 'rateLimit', 'APP_WEBHOOK_RATE_LIMIT_INVALID') ?? null,

@@ -7,13 +7,14 @@
 import type { Link, Links } from '../hal/links.ts';
 import type { Principal } from '../model-framework/routing/roles.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
+import { principalMay } from '../../shared/access/actor.ts';
 import { createLink, deliveryLinks, endpointLinks } from '../webhooks-api/links.ts';
 import { PATHS } from '../webhooks-api/routes.ts';
 import { CONSOLE_PATHS, consolePath } from './paths.ts';
 
 const post = (href: string): Link => ({ href, method: 'POST' });
 
-/** An endpoint's page: update, enable or disable, secret, rotate, test, remove, replay. */
+/** An endpoint's page: update, enable or disable, secret, rotate, test, remove, replay, try a filter. */
 export function endpointPageLinks(
   principal: Principal | undefined,
   endpoint: { externalId: string; enabled: boolean } | null | undefined,
@@ -34,6 +35,7 @@ export function endpointPageLinks(
   if (api.test) links.test = post(consolePath.endpointAction(id, 'test'));
   if (api.destroy) links.remove = { href: consolePath.endpointAction(id, 'remove') };
   if (api.recover) links.replay = { href: `${CONSOLE_PATHS.replay}?endpoint=${encodeURIComponent(id)}` };
+  if (principalMay(principal, 'filters.test')) links.filterTest = post(consolePath.endpointAction(id, 'filter-test'));
   return links;
 }
 

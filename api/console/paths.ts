@@ -9,6 +9,7 @@
  * | `/endpoints/new`, `/endpoints` | register form | register |
  * | `/endpoints/:id` | settings, secrets, deliveries (filters, paging) | update |
  * | `/endpoints/:id/{enable,disable,rotate,test,remove}` | | the action |
+ * | `/endpoints/:id/filter-test` | | try a filter: the endpoint's page with the answer |
  * | `/endpoints/:id/secret` | confirmation | reveal the signing secrets |
  * | `/deliveries/:id` | payload, attempts | |
  * | `/deliveries/:id/{retry,resend}` | | the action |
@@ -45,8 +46,10 @@ export const CONSOLE_PATHS = Object.freeze({
 
 export const consolePath = {
   endpoint: (endpointId: string) => `/endpoints/${id(endpointId)}`,
-  endpointAction: (endpointId: string, action: 'enable' | 'disable' | 'rotate' | 'test' | 'remove' | 'secret') =>
-    `/endpoints/${id(endpointId)}/${action}`,
+  endpointAction: (
+    endpointId: string,
+    action: 'enable' | 'disable' | 'rotate' | 'test' | 'remove' | 'secret' | 'filter-test',
+  ) => `/endpoints/${id(endpointId)}/${action}`,
   delivery: (deliveryId: string) => `/deliveries/${id(deliveryId)}`,
   deliveryAction: (deliveryId: string, action: 'retry' | 'resend') => `/deliveries/${id(deliveryId)}/${action}`,
   revokeToken: (tokenId: string) => `/tokens/${id(tokenId)}/revoke`,

@@ -22,7 +22,8 @@ export const OVERVIEW = gql`
 export const ENDPOINT = gql`
   query Endpoint($id: ID!, $reveal: Boolean!, $status: [WebhookDeliveryStatus!], $type: String, $since: DateTime, $until: DateTime, $page: Int) {
     webhookEndpoint(id: $id) {
-      externalId url events owner description headers(reveal: $reveal) enabled disabledAt disabledReason rateLimit ordering signing createdAt updatedAt
+      externalId url events filter owner description headers(reveal: $reveal) enabled disabledAt disabledReason rateLimit ordering signing createdAt updatedAt
+      recentEvents(limit: 10) { externalId type createdAt }
       ${HEALTH}
     }
     webhookDeliveries(filter: { endpoint: $id, status: $status, type: $type, since: $since, until: $until }, page: $page, perPage: 20) {
@@ -58,7 +59,7 @@ export const DEAD_LETTERS = gql`
 
 export const FIND_EVENT = gql`
   query FindEvent($id: ID!) {
-    webhookEvent(id: $id) { externalId type owner data createdAt deliveryCounts { pending running done dead total } }
+    webhookEvent(id: $id) { externalId type owner data createdAt filteredOut deliveryCounts { pending running done dead total } }
     webhookDeliveries(filter: { event: $id }, perPage: 100) { total totalEstimated nodes { ${DELIVERY_ROW} endpoint { url } } }
   }`;
 

@@ -12,6 +12,11 @@ const nullableString = { type: ['string', 'null'] };
 const time = { type: 'string', format: 'date-time' };
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 const eventName = { type: 'string', description: 'An event name such as `invoice.paid`.' };
+const filterSchema = {
+  type: ['object', 'null'],
+  description:
+    'A subscription filter in MongoDB\'s query style over `{type, timestamp, data}` (docs/webhooks-api.md "Filters"): keys are dot paths, operators `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$exists`, `$regex` (RE2), `$and`, `$or`, `$not`; at most 4 kB, 8 levels deep, 64 conditions. Refused: 422 `APP_WEBHOOK_FILTER_INVALID`.',
+};
 const headersMap = {
   type: 'object',
   additionalProperties: { type: 'string' },
@@ -108,6 +113,7 @@ export const WEBHOOK_SCHEMAS: Json = {
     properties: {
       url: { type: 'string', format: 'uri' },
       events: { type: 'array', minItems: 1, items: string },
+      filter: filterSchema,
       owner: string,
       description: string,
       headers: headersMap,
@@ -140,6 +146,7 @@ export const WEBHOOK_SCHEMAS: Json = {
     properties: {
       url: { type: 'string', format: 'uri' },
       events: { type: 'array', minItems: 1, items: string },
+      filter: { ...filterSchema, description: `${filterSchema.description} null removes it.` },
       description: nullableString,
       headers: { ...headersMap, type: ['object', 'null'] },
       enabled: { type: 'boolean' },
@@ -195,7 +202,7 @@ export const WEBHOOK_SCHEMAS: Json = {
     type: 'object',
     description:
       'The emit answer: `externalId` null when no endpoint matched (nothing written); a `delivery` link to each delivery.',
-    required: ['externalId', 'type', 'owner', 'createdAt', 'deliveryCount', 'deliveryIds', 'duplicate'],
+    required: ['externalId', 'type', 'owner', 'createdAt', 'deliveryCount', 'deliveryIds', 'duplicate', 'filteredOut'],
     properties: {
       externalId: nullableString,
       type: eventName,
@@ -206,6 +213,50 @@ export const WEBHOOK_SCHEMAS: Json = {
       duplicate: {
         type: 'boolean',
         description: 'The `eventId` repeated an earlier event: this is the original, nothing was queued (status 200).',
+      },
+      filteredOut: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Endpoints subscribed to the type that their filters left out (when it is every one, the event is still written, without deliveries).',
+      },
+    },
+  },
+  FilterTest: {
+    type: 'object',
+    required: ['filter'],
+    additionalProperties: false,
+    description: 'A filter and the event to try it on: `event` given whole, or `eventId`, a retained event in reach.',
+    properties: {
+      filter: filterSchema,
+      event: {
+        type: 'object',
+        required: ['type'],
+        additionalProperties: false,
+        properties: {
+          type: string,
+          timestamp: { ...string, description: 'ISO 8601; now when absent.' },
+          data: { description: 'The payload (default `{}`).' },
+        },
+      },
+      eventId: { ...string, description: "A retained event (`evt_…`) in the caller's reach." },
+    },
+  },
+  FilterTestResult: {
+    allOf: [ref('schemas', 'HalResource')],
+    type: 'object',
+    required: ['matches', 'failed'],
+    properties: {
+      matches: { type: 'boolean' },
+      failed: {
+        type: ['object', 'null'],
+        description: 'The condition that failed first; null when the event matches.',
+        required: ['path', 'operator', 'at'],
+        properties: {
+          path: { ...nullableString, description: "The event field it tests; null for `$or` and a filter's `$not`." },
+          operator: string,
+          at: { ...string, description: 'Where it is in the filter, as a dot path (`$and.1.data.amount.$gt`).' },
+        },
       },
     },
   },
@@ -324,6 +375,12 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
     status: 202,
     answer: ref('schemas', 'WebhookRecovered'),
     body: 'WebhookRecover',
+  },
+  'webhooks.filterTest': {
+    summary: 'Try a subscription filter on an event (changes nothing)',
+    status: 200,
+    answer: ref('schemas', 'FilterTestResult'),
+    body: 'FilterTest',
   },
   'webhooks.deliveries': {
     summary: "List the endpoint's deliveries",

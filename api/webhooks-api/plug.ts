@@ -17,7 +17,13 @@ import type { EndpointStore } from '../../shared/webhooks/endpoint-stores/types.
  * (`webhooks.store`) is opened by the server and closed in the `stores` phase (api/lifecycle.ts
  * BOOT_ORDER).
  */
-export function plugWebhooksApi(deps: { config: Config; sql: Sql; log: Logger; endpoints?: EndpointStore }): {
+export function plugWebhooksApi(deps: {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  endpoints?: EndpointStore;
+  metrics?: WebhookDeps['metrics'];
+}): {
   webhooks: WebhookDeps;
   module: Module;
 } {

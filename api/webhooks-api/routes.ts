@@ -10,6 +10,7 @@
  * | `crud webhooks` | index, show / create, update, destroy | webhooks.read / endpoints.register, update, remove |
  * | `POST /webhooks/:externalId/rotate`, `/test`, `/recover` | member actions | endpoints.rotate, send, recover |
  * | `GET /webhooks/:externalId/deliveries` | the endpoint's deliveries | webhooks.read |
+ * | `POST /webhooks/filter-test` | try a filter on an event | filters.test |
  * | `GET /events`, `GET /events/:id` / `POST /events` | list, show / emit | webhooks.read / events.emit |
  * | `GET /deliveries`, `GET /deliveries/:id` / `POST /deliveries/:id/retry`, `/resend` | list, show / retry, resend | webhooks.read / deliveries.retry, resend |
  * | `GET /event-types`, `GET /event-types/:name` / `POST /event-types`, `PATCH /event-types/:name` | the catalog | webhooks.read / eventTypes.create, update |
@@ -40,6 +41,7 @@ const single = (controller: string, operation: Operation): RouteOptions => ({
 });
 
 export const WEBHOOKS_API_ROUTES: RouteTable = {
+  'POST /webhooks/filter-test': single('webhooks.filterTest', 'filters.test'),
   'crud webhooks': { scope: SCOPE, version: VERSION, roles: WEBHOOK_ROLES },
   'POST /webhooks/:externalId/rotate': single('webhooks.rotate', 'endpoints.rotate'),
   'POST /webhooks/:externalId/test': single('webhooks.test', 'endpoints.send'),
@@ -66,6 +68,7 @@ const id = (value: string) => (PLAIN.test(value) ? value : encodeURIComponent(va
 /** Paths of the webhook API (what the links point at). */
 export const PATHS = {
   webhooks: `${BASE}/webhooks`,
+  filterTest: `${BASE}/webhooks/filter-test`,
   webhook: (endpointId: string) => `${BASE}/webhooks/${id(endpointId)}`,
   rotate: (endpointId: string) => `${BASE}/webhooks/${id(endpointId)}/rotate`,
   test: (endpointId: string) => `${BASE}/webhooks/${id(endpointId)}/test`,

@@ -136,6 +136,17 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./webhooks-send.ts')).webhooksSendCommand,
   },
   {
+    command: 'webhooks:filter-test',
+    describe: 'Try a subscription filter on an event (given as JSON, or a retained one); changes nothing',
+    examples: [
+      [
+        '$0 webhooks:filter-test --filter \'{"data.amount": {"$gte": 100}}\' --event \'{"type": "order.created", "data": {"amount": 42}}\'',
+        'says which condition fails for this event',
+      ],
+    ],
+    load: async () => (await import('./webhooks-filter-test.ts')).webhooksFilterTestCommand,
+  },
+  {
     command: 'events:emit <event>',
     describe: 'Emit an event to every subscribed endpoint of one owner (or, without --owner, of no owner)',
     examples: [

@@ -1,5 +1,6 @@
 import { defineCommand } from '../command.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
+import type { RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
 
 /** `webhooks:add <url>`: registers an endpoint and prints its id and secret (shown this once). */
 export const webhooksAddCommand = defineCommand({
@@ -14,6 +15,11 @@ export const webhooksAddCommand = defineCommand({
         type: 'string',
         demandOption: true,
         describe: "Comma-separated event names, families like 'order.*', or '*'",
+      })
+      .option('filter', {
+        type: 'string',
+        describe:
+          "Subscription filter as JSON, MongoDB's query style over {type, timestamp, data} (--no-filter: none, the default)",
       })
       .option('owner', {
         type: 'string',
@@ -41,13 +47,14 @@ export const webhooksAddCommand = defineCommand({
   run: async (context, args) => {
     const { registerEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import(
+    const { endpointText, parseEventList, parseFilterText, parseHeaderList, shown, webhookDeps } = await import(
       '../support/webhooks.ts'
     );
     const deps = webhookDeps(context);
     const endpoint = await registerEndpoint(deps, OPERATOR, {
       url: args.url as string,
       events: parseEventList(args.events) ?? [],
+      ...(typeof args.filter === 'string' ? { filter: parseFilterText(args.filter) as RegisterOptions['filter'] } : {}),
       owner: args.owner,
       description: args.description,
       headers: parseHeaderList(args.header),

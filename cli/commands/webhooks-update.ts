@@ -3,13 +3,17 @@ import type { EndpointPatch } from '../../shared/webhooks/endpoints/index.ts';
 import { defineCommand } from '../command.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
-/** `webhooks:update <id>`: changes the url, events, owner, description or headers of an endpoint. */
+/** `webhooks:update <id>`: changes the url, events, filter, owner, description or headers of an endpoint. */
 export const webhooksUpdateCommand = defineCommand({
   builder: (yargs) =>
     yargs
       .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
       .option('url', { type: 'string', describe: 'New receiver URL (checked like at registration)' })
       .option('events', { type: 'string', describe: 'New comma-separated event patterns (replace the old ones)' })
+      .option('filter', {
+        type: 'string',
+        describe: 'New subscription filter as JSON (replaces the old one); --no-filter removes it',
+      })
       .option('owner', { type: 'string', describe: 'New owner' })
       .option('clear-owner', { type: 'boolean', describe: 'Remove the owner' })
       .option('description', { type: 'string', describe: 'New description' })
@@ -31,12 +35,16 @@ export const webhooksUpdateCommand = defineCommand({
       .conflicts('header', 'clear-headers'),
   run: async (context, args) => {
     const { updateEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
-    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import(
+    const { endpointText, parseEventList, parseFilterText, parseHeaderList, shown, webhookDeps } = await import(
       '../support/webhooks.ts'
     );
     const patch: EndpointPatch = {};
     if (args.url !== undefined) patch.url = args.url;
     if (args.events !== undefined) patch.events = parseEventList(args.events);
+    // --no-filter reads as false; an empty --filter '' is refused by the core as not an object
+    const filter = args.filter as string | false | undefined;
+    if (filter === false) patch.filter = null;
+    else if (filter !== undefined) patch.filter = (parseFilterText(filter) ?? '') as EndpointPatch['filter'];
     if (args.owner !== undefined) patch.owner = args.owner;
     if (args['clear-owner']) patch.owner = null;
     if (args.description !== undefined) patch.description = args.description;
@@ -48,7 +56,7 @@ export const webhooksUpdateCommand = defineCommand({
     if (args.fifo !== undefined) patch.ordering = args.fifo ? 'fifo' : 'none';
     if (Object.keys(patch).length === 0) {
       throw unprocessable(
-        'nothing to update: give --url, --events, --owner, --description, --header, --rate-limit, --fifo/--no-fifo or a --clear-… option',
+        'nothing to update: give --url, --events, --filter/--no-filter, --owner, --description, --header, --rate-limit, --fifo/--no-fifo or a --clear-… option',
         {
           code: 'APP_WEBHOOK_PATCH_INVALID',
         },

@@ -20,7 +20,13 @@ export const webhookDeps = (context: CliContext): WebhookDeps => ({
   endpoints: context.endpoints(),
 });
 
-export { parseEventList, parseGrace, parseHeaderList, parseJsonData } from '../../shared/webhooks/text-input.ts';
+export {
+  parseEventList,
+  parseFilterText,
+  parseGrace,
+  parseHeaderList,
+  parseJsonData,
+} from '../../shared/webhooks/text-input.ts';
 
 /** ISO text of a date, `-` for none. */
 
@@ -43,6 +49,7 @@ export function endpointText(endpoint: ShownEndpoint): string {
     `id:          ${endpoint.externalId}`,
     `url:         ${endpoint.url}`,
     `events:      ${endpoint.events.join(', ')}`,
+    `filter:      ${endpoint.filter === null ? '(none)' : JSON.stringify(endpoint.filter)}`,
     `owner:       ${endpoint.owner ?? '(none)'}`,
     `description: ${endpoint.description ?? ''}`,
     `headers:     ${headers.length === 0 ? '(none)' : headers.join('\n             ')}`,

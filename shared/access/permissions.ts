@@ -31,6 +31,8 @@ const ADMINS: readonly Grant[] = ['admin'];
  */
 export const PERMISSIONS = Object.freeze({
   'webhooks.read': EVERYONE,
+  // trying a filter changes nothing and reads only what the caller may read: as reading endpoints
+  'filters.test': EVERYONE,
   'endpoints.register': WRITERS,
   'endpoints.update': WRITERS,
   'endpoints.disable': WRITERS,
@@ -65,6 +67,7 @@ export const OPERATIONS = Object.keys(PERMISSIONS) as Operation[];
 /** What each operation does, in words: the 403's message and the documented table. */
 export const OPERATION_TEXT: Readonly<Record<Operation, string>> = Object.freeze({
   'webhooks.read': 'read endpoints, events, deliveries and the event-type catalog',
+  'filters.test': 'try a subscription filter on an event',
   'endpoints.register': 'register an endpoint',
   'endpoints.update': "change an endpoint's settings",
   'endpoints.disable': 'disable an endpoint',

@@ -21,6 +21,7 @@ export interface Metrics {
   deliveries: Counter<'outcome'>;
   deliveryDuration: Histogram;
   deliveryLag: Histogram;
+  filteredOut: Counter;
 }
 
 /** Makes a registry with the default process metrics and every metric of the service. */
@@ -71,6 +72,11 @@ export function createMetrics(options: { process: 'web' | 'worker' }): Metrics {
       name: 'app_delivery_lag_seconds',
       help: 'Time from the emit to the first attempt of a delivery',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    }),
+    filteredOut: new Counter({
+      name: 'app_deliveries_filtered_total',
+      help: 'Deliveries not written because the endpoint subscribed to the event type but its filter left the event out',
       registers,
     }),
   };

@@ -9,6 +9,7 @@ import type { HostLookup } from './address-rules.ts';
 import type { EndpointCache } from './endpoints/cache.ts';
 import type { CommitDeadline } from '../db/commit-deadline.ts';
 import type { EndpointStore } from './endpoint-stores/types.ts';
+import type { Metrics } from '../metrics/registry.ts';
 
 export interface WebhookDeps {
   config: Config;
@@ -32,4 +33,9 @@ export interface WebhookDeps {
    * commit after the request timed out rolls back instead (shared/db/commit-deadline.ts).
    */
   deadline?: CommitDeadline;
+  /**
+   * The process's metrics (web, worker): emits count the deliveries their filters left out.
+   * Absent (the CLI): nothing is counted.
+   */
+  metrics?: Pick<Metrics, 'filteredOut'>;
 }

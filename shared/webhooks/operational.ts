@@ -30,7 +30,7 @@ const operatorPattern = (pattern: string): boolean => pattern.startsWith('app.')
  * tenant's event) to owner-less endpoints subscribed to an `app.` pattern.
  */
 export async function emitOperational(
-  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache'>,
+  deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache' | 'metrics'>,
   type: OperationalEvent,
   data: Record<string, unknown>,
   owner: string | null,

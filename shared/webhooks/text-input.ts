@@ -45,6 +45,21 @@ export function parseJsonData(text: string | undefined, label = '--data'): unkno
   }
 }
 
+/**
+ * A filter typed as JSON text (`--filter`, the console's filter field): empty or blank gives
+ * undefined (none given); text that is not JSON is a 422 `APP_WEBHOOK_FILTER_INVALID` naming the
+ * problem. The core checks the filter itself.
+ */
+export function parseFilterText(text: string | undefined, label = '--filter'): unknown {
+  if (text === undefined || String(text).trim() === '') return undefined;
+  try {
+    return JSON.parse(String(text));
+  } catch (error) {
+    const reason = `${label} is not valid JSON: ${(error as Error).message}`;
+    throw unprocessable(reason, { code: 'APP_WEBHOOK_FILTER_INVALID', data: { field: 'filter', path: '', reason } });
+  }
+}
+
 /** A grace such as `24h` (any duration of shared/config/units.ts, or milliseconds) in milliseconds; 422 `APP_WEBHOOK_GRACE_INVALID` otherwise. */
 export function parseGrace(text: string | undefined, label = '--grace'): number | undefined {
   if (text === undefined) return undefined;

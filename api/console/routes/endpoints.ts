@@ -4,9 +4,13 @@ import type { Context } from 'koa';
 import {
   disableEndpoint,
   enableEndpoint,
+  endpointInScope,
   registerEndpoint,
   updateEndpoint,
 } from '../../../shared/webhooks/endpoints/index.ts';
+import type { FilterMiss } from '../../../shared/webhooks/filters/grammar.ts';
+import { testFilter } from '../../../shared/webhooks/filters/try.ts';
+import { parseFilterText, parseJsonData } from '../../../shared/webhooks/text-input.ts';
 import { publicEndpoint } from '../../../shared/webhooks/public-shapes.ts';
 import type { PageError } from '../pages/page-object.ts';
 import {
@@ -21,6 +25,7 @@ import {
   param,
   principalOf,
   redirectDone,
+  scopeFor,
   signedIn,
   type ConsoleDeps,
 } from '../context.ts';
@@ -33,6 +38,7 @@ import { tenantChoices } from './overview.ts';
 const REGISTER_FIELDS = [
   'url',
   'events',
+  'filter',
   'description',
   'owner',
   'headers',
@@ -42,11 +48,17 @@ const REGISTER_FIELDS = [
 ] as const;
 const STATUSES = ['pending', 'running', 'done', 'dead'];
 
+/** What the "try it" box shows again: what was typed, and the answer once there is one. */
+interface TryIt {
+  form: Record<string, string>;
+  result?: { matches: boolean; failed: FilterMiss | null };
+}
+
 /** The endpoint page (settings, health, deliveries with filters and paging), optionally with a refused form's errors. */
 export async function showEndpointPage(
   ctx: Context,
   id: string,
-  options: { errors?: PageError[]; status?: number; form?: Record<string, string> } = {},
+  options: { errors?: PageError[]; status?: number; form?: Record<string, string>; tryIt?: TryIt } = {},
 ): Promise<void> {
   const status = param(ctx, 'status');
   const filters = {
@@ -57,7 +69,7 @@ export async function showEndpointPage(
   };
   await ctx.render(
     'console/endpoint',
-    { filters, form: options.form ?? null, statuses: STATUSES },
+    { filters, form: options.form ?? null, statuses: STATUSES, tryIt: options.tryIt ?? null },
     {
       graphql: {
         query: ENDPOINT,
@@ -129,8 +141,30 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
         showEndpointPage(ctx, ctx.params.id, {
           errors,
           status,
-          form: echo(form, ['url', 'events', 'description', 'headers', 'rateLimit', 'ordering']),
+          form: echo(form, ['url', 'events', 'filter', 'description', 'headers', 'rateLimit', 'ordering']),
         }),
+    );
+  });
+
+  // the "try it" box: a filter (the endpoint's, or one being written) on a sample event or one of its recent events
+  router.post('/endpoints/:id/filter-test', signedIn, async (ctx) => {
+    const form = formOf(ctx);
+    const typed = echo(form, ['filter', 'eventId', 'sample']);
+    await orShowAgain(
+      ctx,
+      async () => {
+        // another tenant's endpoint is a 404 here as on its page; an event out of reach is a 404 in the core
+        await endpointInScope(deps.webhooks, scopeFor(ctx), ctx.params.id);
+        const eventId = field(form, 'eventId');
+        const result = await testFilter(deps.webhooks, actorFor(ctx), {
+          filter: parseFilterText(field(form, 'filter'), 'the filter') ?? null,
+          ...(eventId ? { eventId } : { event: parseJsonData(field(form, 'sample'), 'the sample event') }),
+        });
+        await showEndpointPage(ctx, ctx.params.id, {
+          tryIt: { form: typed, result: { matches: result.matches, failed: result.failed } },
+        });
+      },
+      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, tryIt: { form: typed } }),
     );
   });
 

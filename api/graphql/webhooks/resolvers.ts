@@ -37,6 +37,7 @@ import {
 import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/events/index.ts';
 import type { RegisterOptions } from '../../../shared/webhooks/endpoints/register.ts';
 import { parseTimeRange } from '../../../shared/webhooks/time-range.ts';
+import { recentEventsOfEndpoint, testFilter } from '../../../shared/webhooks/filters/try.ts';
 import type { EndpointPatch } from '../../../shared/webhooks/endpoints/update.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { ResolverMap } from '../contribution.ts';
@@ -107,6 +108,15 @@ export function webhookResolvers(
     },
     webhookDelivery: async (_root, args, context) =>
       publicDeliveryDetails(await showDelivery(deps, readScope(context.principal), args.id)),
+    async testWebhookFilter(_root, args, context) {
+      const input = {
+        filter: args.filter ?? null,
+        ...(args.event == null ? {} : { event: args.event }),
+        ...(args.eventId == null ? {} : { eventId: args.eventId }),
+      };
+      const { matches, failed } = await testFilter(deps, actorIn(context.principal), input);
+      return { matches, failed };
+    },
   };
 
   const mutation: Record<string, Resolve> = {
@@ -152,6 +162,7 @@ export function webhookResolvers(
         owner: result.owner,
         deliveries: result.deliveries.map(publicNewDelivery),
         duplicate: result.duplicate,
+        filteredOut: result.filteredOut,
       };
     },
     retryWebhookDelivery: async (_root, args, context) =>
@@ -190,6 +201,16 @@ export function webhookResolvers(
     // header values are receiver credentials: names for everyone, values on request for writers
     WebhookEndpoint: {
       id: idAlias,
+      recentEvents: async (
+        endpoint: { externalId: string },
+        args: { limit?: number | null },
+        context: GraphqlContext,
+      ) =>
+        (
+          await recentEventsOfEndpoint(deps, readScope(context.principal), endpoint.externalId, {
+            limit: args.limit ?? 10,
+          })
+        ).map((event) => ({ externalId: event.id, type: event.type, createdAt: event.createdAt })),
       headers: ((
         endpoint: ReturnType<typeof endpointNode> & { headers: Record<string, string> },
         args: { reveal?: boolean | null },

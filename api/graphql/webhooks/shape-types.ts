@@ -26,6 +26,7 @@ export const GRAPHQL_EXTRAS: Readonly<
     args: { headers: '(reveal: Boolean = false)' },
     fields: [
       '"Deprecated alias of externalId."\n    id: ID! @deprecated(reason: "Use externalId, the id\'s name in REST, GraphQL and the CLI.")',
+      '"The latest events of its owner whose type its patterns match, newest first (what its filter decides on; at most 50)."\n    recentEvents(limit: Int = 10): [WebhookRecentEvent!]!',
     ],
   },
   Event: {

@@ -99,11 +99,15 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     "Newest first."
     webhookDeliveries(filter: WebhookDeliveryFilter, page: Int, perPage: Int): WebhookDeliveryPage!
     webhookDelivery(id: ID!): WebhookDelivery
+    "Tries a subscription filter on an event given whole ({type, timestamp?, data?}) or on a retained event (eventId); changes nothing."
+    testWebhookFilter(filter: JSON, event: JSON, eventId: ID): WebhookFilterTest!
   }
 
   input RegisterWebhookEndpointInput {
     url: String!
     events: [String!]!
+    "A subscription filter over {type, timestamp, data} (MongoDB's query style); none by default."
+    filter: JSON
     "An admin names any owner; a member's endpoints are its own owner's."
     owner: String
     description: String
@@ -119,6 +123,8 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
   input UpdateWebhookEndpointInput {
     url: String
     events: [String!]
+    "Replaces the subscription filter; null removes it."
+    filter: JSON
     "null removes the owner (admins)."
     owner: String
     "null removes the description."
@@ -165,6 +171,30 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     deliveries: [WebhookDelivery!]!
     "The eventId repeated an earlier event: event and deliveries are the original's, nothing was queued."
     duplicate: Boolean!
+    "Endpoints subscribed to the type that their filters left out."
+    filteredOut: Int!
+  }
+
+  "The condition of a filter that failed first."
+  type WebhookFilterMiss {
+    "The event field it tests; null for $or and a filter's $not."
+    path: String
+    operator: String!
+    "Where it is in the filter, as a dot path ($and.1.data.amount.$gt)."
+    at: String!
+  }
+
+  type WebhookFilterTest {
+    matches: Boolean!
+    "Null when the event matches."
+    failed: WebhookFilterMiss
+  }
+
+  "A retained event an endpoint's filter decides on."
+  type WebhookRecentEvent {
+    externalId: ID!
+    type: String!
+    createdAt: DateTime!
   }
 
   type RecoveredWebhookDeliveries {

@@ -16,6 +16,7 @@ import {
   type EndpointPatch,
   type RegisterOptions,
 } from '../../../shared/webhooks/endpoints/index.ts';
+import { testFilter, type FilterTestInput } from '../../../shared/webhooks/filters/try.ts';
 import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink, LISTING_FILTERS } from '../links.ts';
@@ -42,11 +43,12 @@ export const endpointsController = (deps: WebhookDeps) =>
       }),
     ),
 
-    /** POST /webhooks {url, events, owner?, description?, headers?}: 201 with the secret, shown this once. */
+    /** POST /webhooks {url, events, filter?, owner?, description?, headers?}: 201 with the secret, shown this once. */
     create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
       const input = ctx.permit(
         'url',
         'events',
+        'filter',
         'owner',
         'description',
         'headers',
@@ -65,7 +67,7 @@ export const endpointsController = (deps: WebhookDeps) =>
     }),
 
     /**
-     * PATCH /webhooks/:id {url?, events?, description?, headers?, enabled?, disabledReason?, owner?}.
+     * PATCH /webhooks/:id {url?, events?, filter?, description?, headers?, enabled?, disabledReason?, owner?}.
      * The body goes to the core whole (not through `permit`): an unknown field or an empty patch is
      * a 422 `APP_WEBHOOK_PATCH_INVALID`, as documented, not silently nothing.
      */
@@ -117,6 +119,21 @@ export const endpointsController = (deps: WebhookDeps) =>
         },
         { status: 202 },
       );
+    }),
+
+    /**
+     * POST /webhooks/filter-test {filter, event} or {filter, eventId}: whether the filter matches
+     * the event, and for a miss the condition that failed first. The body goes to the core whole,
+     * which refuses an unknown field.
+     */
+    filterTest: webhookAction(deps, async ({ ctx, actor, deps }) => {
+      const result = await testFilter(deps, actor, (ctx.request.body ?? {}) as FilterTestInput);
+      await ctx.resource({
+        _links: { self: { href: PATHS.filterTest } },
+        externalId: null,
+        matches: result.matches,
+        failed: result.failed,
+      });
     }),
 
     /** GET /webhooks/:id/deliveries?status=&type=&since=&until=: this endpoint's deliveries (404 for an endpoint out of reach). */

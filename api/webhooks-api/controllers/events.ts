@@ -34,8 +34,9 @@ export const eventsController = (deps: WebhookDeps) =>
 
     /**
      * POST /events {type, data?, owner?, eventId?}: emits to every subscribed endpoint of the owner;
-     * 202 with the event (null `externalId` when no endpoint matched: nothing is written then), the
-     * number of deliveries and a `delivery` link to each. An `eventId` seen within
+     * 202 with the event (null `externalId` when no endpoint subscribed: nothing is written then), the
+     * number of deliveries, how many subscribed endpoints their filters left out, and a `delivery`
+     * link to each. An `eventId` seen within
      * `webhooks.dedupeWindow` answers 200 with the original event (`duplicate: true`), queuing nothing.
      */
     create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
@@ -53,6 +54,7 @@ export const eventsController = (deps: WebhookDeps) =>
           deliveryCount: result.deliveries.length,
           deliveryIds: result.deliveries.map((delivery) => delivery.id),
           duplicate: result.duplicate,
+          filteredOut: result.filteredOut,
         },
         { status: result.duplicate ? 200 : 202 },
       );

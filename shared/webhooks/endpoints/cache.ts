@@ -1,8 +1,9 @@
 /**
  * The per-owner endpoint lookup of emit (an endpoint lookup is cached 10 seconds per owner).
  * An entry holds the enabled endpoints of exactly one owner (the null
- * owner being its own key) with only what matching needs: id and event patterns; never a secret,
- * url or header. Entries live `ttlMs` and are dropped whenever an endpoint of that owner changes:
+ * owner being its own key) with only what matching needs: id, event patterns and the
+ * subscription filter, compiled once when the entry is loaded (so an emit never parses a
+ * filter); never a secret, url or header. Entries live `ttlMs` and are dropped whenever an endpoint of that owner changes:
  * at once in this process (the change functions call `invalidate`), and in every other process
  * through LISTEN on `app_webhooks_changed`. While this process is not listening (the database
  * was unreachable, or the listening connection is being re-established) nothing is kept, so a
@@ -15,11 +16,14 @@ import type { Sql } from '../../db/connect.ts';
 import type { Logger } from '../../log/logger.ts';
 import { ENDPOINTS_CHANGED_CHANNEL, endpointStoreOf } from './store.ts';
 import type { EndpointStore } from '../endpoint-stores/types.ts';
+import { compileStoredFilter, type CompiledFilter } from '../filters/grammar.ts';
 
 /** What the cache keeps of an endpoint. */
 export interface CachedEndpoint {
   readonly id: string;
   readonly events: readonly string[];
+  /** Its filter, ready to run; null: none. */
+  readonly filter: CompiledFilter | null;
 }
 
 export interface EndpointCache {
@@ -44,13 +48,28 @@ export interface EndpointCacheOptions {
 export const ENDPOINT_CACHE_TTL_MS = 10_000;
 const LISTEN_RETRY_MS = 5_000;
 
-/** The enabled endpoints of exactly `owner`, straight from the endpoint store. */
+/**
+ * The enabled endpoints of exactly `owner`, straight from the endpoint store, their filters
+ * compiled. A stored filter that no longer passes the checks (written by other software) matches
+ * nothing, with a warning in the log.
+ */
 export async function loadEnabledEndpoints(
-  deps: { config: Pick<Config, 'webhooks'>; sql: Sql; endpoints?: EndpointStore },
+  deps: { config: Pick<Config, 'webhooks'>; sql: Sql; endpoints?: EndpointStore; log?: Logger },
   owner: string | null,
 ): Promise<CachedEndpoint[]> {
   const rows = await endpointStoreOf(deps).subscribers(owner);
-  return rows.map((row) => Object.freeze({ id: row.id, events: Object.freeze([...row.events]) }));
+  return rows.map((row) =>
+    Object.freeze({
+      id: row.id,
+      events: Object.freeze([...row.events]),
+      filter: compileStoredFilter(row.filter, (error) =>
+        deps.log?.warn(
+          { endpoint: row.id, err: error },
+          'webhook endpoint has a stored filter that does not pass the checks: it receives no event until the filter is replaced',
+        ),
+      ),
+    }),
+  );
 }
 
 /**

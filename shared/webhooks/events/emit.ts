@@ -11,6 +11,7 @@ import { payloadText } from './envelope.ts';
 import { checkEventData } from '../event-types/validation.ts';
 import { deliveriesOfEvent, DuplicateEvent, enqueueDeliveries, type Delivery } from './enqueue.ts';
 import type { WebhookDeps } from '../deps.ts';
+import type { CompiledFilter, FilterEvent } from '../filters/grammar.ts';
 import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
@@ -61,7 +62,10 @@ export function assertFanoutBytes(limit: number, payloadBytes: number, fanout: n
 /**
  * Emits `event` with `payload` (any JSON value) to every enabled endpoint of `options.owner`
  * whose patterns match it (`*`, the exact name, or a family `<prefix>.*` matching every deeper
- * name), matching in process over the owner's endpoints (read through `deps.cache` when given).
+ * name) and whose filter, if it has one, matches `{type, timestamp, data}` as its receiver will
+ * see them, matching in process over the owner's endpoints (read through `deps.cache` when given,
+ * their filters compiled there). How many subscribed endpoints their filters left out is kept
+ * with the event and counted in `app_deliveries_filtered_total`.
  * More matches than `webhooks.maxFanout` refuses with 422 `APP_WEBHOOK_FANOUT_EXCEEDED`
  * (data `{field: 'type', limit, matched}`) and writes nothing. Otherwise one transaction writes the event, one
  * delivery and one `app/webhook` job per endpoint; answers the deliveries (none when nothing
@@ -79,13 +83,36 @@ export async function emit(
   return (await emitOnce(deps, event, payload, options)).deliveries;
 }
 
-/** `emit`, also saying whether the `eventId` repeated an earlier event (then nothing was queued). */
+/** What one emit wrote, or the earlier event its `eventId` repeated. */
+export interface EmitOutcome {
+  /** The event written (or repeated); null when no endpoint subscribed to it (nothing written). */
+  event: { id: string; createdAt: Date; filteredOut: number } | null;
+  deliveries: Delivery[];
+  /** The `eventId` repeated an earlier event: nothing was queued. */
+  duplicate: boolean;
+}
+
+/**
+ * The endpoints among `subscribed` whose filter matches `event`, and how many were left out. The
+ * same test as the filter-test route and command (filters/try.ts): a filter's `miss`.
+ */
+export function passFilters<T extends { filter: CompiledFilter | null }>(
+  subscribed: readonly T[],
+  event: () => FilterEvent,
+): { passed: readonly T[]; filteredOut: number } {
+  if (!subscribed.some((endpoint) => endpoint.filter !== null)) return { passed: subscribed, filteredOut: 0 };
+  const seen = event();
+  const passed = subscribed.filter((endpoint) => endpoint.filter === null || endpoint.filter.miss(seen) === null);
+  return { passed, filteredOut: subscribed.length - passed.length };
+}
+
+/** `emit`, also answering the event and whether the `eventId` repeated an earlier event (then nothing was queued). */
 export async function emitOnce(
   deps: WebhookDeps,
   event: string,
   payload: unknown,
   options: EmitOptions = {},
-): Promise<{ deliveries: Delivery[]; duplicate: boolean }> {
+): Promise<EmitOutcome> {
   const type = assertEventName(event);
   const owner = assertOwner(options?.owner);
   const sourceId = assertSourceId(options?.eventId);
@@ -93,9 +120,16 @@ export async function emitOnce(
   await checkEventData(deps, type, payload);
   const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps, owner);
   const only = options?.only;
-  const matched = endpoints.filter((endpoint) =>
+  const subscribed = endpoints.filter((endpoint) =>
     only ? matchesEvent(endpoint.events.filter(only), type) : matchesEvent(endpoint.events, type),
   );
+  const at = new Date();
+  // filters see the data as the receiver will: the JSON text every delivery's body carries
+  const { passed: matched, filteredOut } = passFilters(subscribed, () => ({
+    type,
+    timestamp: at.toISOString(),
+    data: JSON.parse(data.text),
+  }));
   const limit = deps.config.webhooks.maxFanout;
   if (matched.length > limit) {
     throw unprocessable(
@@ -108,26 +142,39 @@ export async function emitOnce(
   }
   assertFanoutBytes(deps.config.webhooks.maxFanoutBytes, data.bytes, matched.length, type);
   try {
-    const deliveries = await enqueueDeliveries(deps, {
+    const { eventId, deliveries } = await enqueueDeliveries(deps, {
       type,
       data,
       owner,
       endpointIds: matched.map((e) => e.id),
       sourceId,
+      at,
+      filteredOut,
     });
-    if (deliveries.length > 0)
-      deps.log.debug(
-        { event: type, owner, deliveries: deliveries.length, eventId: deliveries[0].eventId },
-        'webhook event emitted',
-      );
-    return { deliveries, duplicate: false };
+    if (eventId === null) return { event: null, deliveries, duplicate: false };
+    if (filteredOut > 0) deps.metrics?.filteredOut.inc(filteredOut);
+    deps.log.debug(
+      { event: type, owner, deliveries: deliveries.length, filteredOut, eventId },
+      'webhook event emitted',
+    );
+    return { event: { id: eventId, createdAt: at, filteredOut }, deliveries, duplicate: false };
   } catch (error) {
     if (!(error instanceof DuplicateEvent)) throw error;
     deps.log.info(
       { event: type, owner, eventId: error.eventId },
       'emit repeats an eventId: the original event is answered, nothing queued',
     );
-    return { deliveries: await deliveriesOfEvent(deps.sql, error.eventId), duplicate: true };
+    const [original] = await deps.sql<{ created_at: Date; filtered_out: number }[]>`
+      select created_at, filtered_out from app_events where id = ${error.eventId}`;
+    return {
+      event: {
+        id: error.eventId,
+        createdAt: original?.created_at ?? at,
+        filteredOut: original?.filtered_out ?? 0,
+      },
+      deliveries: await deliveriesOfEvent(deps.sql, error.eventId),
+      duplicate: true,
+    };
   }
 }
 
@@ -159,7 +206,9 @@ export async function sendToEndpoint(
       data: { id, disabledAt: row.disabledAt, disabledReason: row.disabledReason },
     });
   if (row.disabledAt !== null) throw disabled();
-  const [delivery] = await enqueueDeliveries(deps, { type, data, owner: row.owner, endpointIds: [id] });
+  const {
+    deliveries: [delivery],
+  } = await enqueueDeliveries(deps, { type, data, owner: row.owner, endpointIds: [id] });
   // Disabled, removed or given to another owner between the read and the write.
   if (delivery === undefined)
     throw conflict(`webhook endpoint ${id} changed while sending; try again`, {
@@ -170,7 +219,10 @@ export async function sendToEndpoint(
   return delivery;
 }
 
-/** What an emit wrote: the event (null when no endpoint matched: nothing is written then) and its deliveries. */
+/**
+ * What an emit wrote: the event (null when no endpoint subscribed to it: nothing is written then;
+ * an event whose subscribers' filters all left it out is written, without deliveries) and its deliveries.
+ */
 export interface EmitResult {
   event: { id: string; type: string; owner: string | null; createdAt: Date } | null;
   /** The event type and the owner it was emitted as (also when nothing matched). */
@@ -179,6 +231,8 @@ export interface EmitResult {
   deliveries: Delivery[];
   /** The `eventId` repeated an earlier event: `event` and `deliveries` are the original's, nothing was queued. */
   duplicate: boolean;
+  /** Endpoints subscribed to the type that their filters left out. */
+  filteredOut: number;
 }
 
 /**
@@ -193,21 +247,26 @@ export async function emitEvent(
 ): Promise<EmitResult> {
   authorize(actor, 'events.emit');
   const owner = ownerForWrite(actor.scope, input.owner) as string | null | undefined;
-  const { deliveries, duplicate } = await emitOnce(
+  const { event, deliveries, duplicate } = await emitOnce(
     deps,
     input.type as string,
     input.data === undefined ? {} : input.data,
     { owner, eventId: input.eventId as string | undefined },
   );
-  const first = deliveries[0];
   return {
     event:
-      first === undefined
+      event === null
         ? null
-        : { id: first.eventId, type: first.event, owner: first.owner, createdAt: first.createdAt },
+        : {
+            id: event.id,
+            type: input.type as string,
+            owner: (owner as string | null) ?? null,
+            createdAt: event.createdAt,
+          },
     type: input.type as string,
     owner: owner ?? null,
     deliveries,
     duplicate,
+    filteredOut: event?.filteredOut ?? 0,
   };
 }

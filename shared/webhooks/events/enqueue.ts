@@ -102,13 +102,21 @@ export class DuplicateEvent extends Error {
  */
 async function insertSourcedEvent(
   tx: Sql,
-  event: { id: string; type: string; owner: string | null; text: string; at: Date; sourceId: string },
+  event: {
+    id: string;
+    type: string;
+    owner: string | null;
+    text: string;
+    at: Date;
+    sourceId: string;
+    filteredOut: number;
+  },
   windowMs: number,
 ): Promise<string> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const [inserted] = await tx<{ id: string }[]>`
-      insert into app_events (id, type, owner, payload, created_at, source_id)
-      values (${event.id}, ${event.type}, ${event.owner}, ${event.text}::text::jsonb, ${event.at}, ${event.sourceId})
+      insert into app_events (id, type, owner, payload, created_at, source_id, filtered_out)
+      values (${event.id}, ${event.type}, ${event.owner}, ${event.text}::text::jsonb, ${event.at}, ${event.sourceId}, ${event.filteredOut})
       on conflict ((coalesce(owner, '')), source_id) where source_id is not null do nothing
       returning id`;
     if (inserted) return inserted.id;
@@ -136,12 +144,20 @@ function queueMissing(missing: string[], cause: unknown): AppError {
   );
 }
 
+/** What an enqueue wrote: the event (null when nothing was written) and its deliveries. */
+export interface Enqueued {
+  eventId: string | null;
+  deliveries: Delivery[];
+}
+
 /**
  * Writes event `type` with `data` for `endpointIds` (all of `owner`; checked again inside the
  * transaction, so an endpoint removed, disabled or moved to another owner since the caller
- * looked gets nothing) and answers the deliveries written. Nothing is written when no
- * endpoint remains. Throws 503 `APP_WEBHOOK_QUEUE_MISSING` without the queue
- * schema, 422 `APP_WEBHOOK_PAYLOAD_INVALID` when PostgreSQL refuses the payload.
+ * looked gets nothing) and answers the event and the deliveries written. Nothing is written when
+ * no endpoint remains, unless filters left some out (`filteredOut`, kept with the event): then
+ * the event is written without deliveries, so its page tells what the filters decided. Throws
+ * 503 `APP_WEBHOOK_QUEUE_MISSING` without the queue schema, 422 `APP_WEBHOOK_PAYLOAD_INVALID`
+ * when PostgreSQL refuses the payload.
  */
 export async function enqueueDeliveries(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'deadline'>,
@@ -152,9 +168,12 @@ export async function enqueueDeliveries(
     endpointIds: readonly string[];
     at?: Date;
     sourceId?: string | null;
+    /** Endpoints subscribed to the type that their filters left out. */
+    filteredOut?: number;
   },
-): Promise<Delivery[]> {
-  if (input.endpointIds.length === 0) return [];
+): Promise<Enqueued> {
+  const filteredOut = input.filteredOut ?? 0;
+  if (input.endpointIds.length === 0 && filteredOut === 0) return { eventId: null, deliveries: [] };
   const { config, sql } = deps;
   const at = input.at ?? new Date();
   const queue = config.webhooks.queue;
@@ -166,25 +185,31 @@ export async function enqueueDeliveries(
 
   try {
     // on a pool: a transaction of its own; inside a caller's transaction (model events): a savepoint of it
-    const inTransaction = (work: (tx: Sql) => Promise<Delivery[]>): Promise<Delivery[]> =>
+    const inTransaction = (work: (tx: Sql) => Promise<Enqueued>): Promise<Enqueued> =>
       'savepoint' in sql && !('begin' in sql)
-        ? (sql as unknown as { savepoint: (work: (tx: Sql) => Promise<Delivery[]>) => Promise<Delivery[]> }).savepoint(
-            work,
-          )
-        : (sql.begin(work as never) as unknown as Promise<Delivery[]>);
+        ? (sql as unknown as { savepoint: (work: (tx: Sql) => Promise<Enqueued>) => Promise<Enqueued> }).savepoint(work)
+        : (sql.begin(work as never) as unknown as Promise<Enqueued>);
     return await inTransaction(async (tx) => {
       if (deps.deadline?.expired) throw requestTimedOut();
       if (input.sourceId) {
         const written = await insertSourcedEvent(
           tx,
-          { id: eventId, type: input.type, owner: input.owner, text: input.data.text, at, sourceId: input.sourceId },
+          {
+            id: eventId,
+            type: input.type,
+            owner: input.owner,
+            text: input.data.text,
+            at,
+            sourceId: input.sourceId,
+            filteredOut,
+          },
           config.webhooks.dedupeWindow,
         );
         if (written !== eventId) throw new DuplicateEvent(written);
       } else {
         await tx`
-          insert into app_events (id, type, owner, payload, created_at)
-          values (${eventId}, ${input.type}, ${input.owner}, ${input.data.text}::text::jsonb, ${at})`;
+          insert into app_events (id, type, owner, payload, created_at, filtered_out)
+          values (${eventId}, ${input.type}, ${input.owner}, ${input.data.text}::text::jsonb, ${at}, ${filteredOut})`;
       }
       // One statement: the delivery rows, and their jobs built from what the insert returned. A
       // FIFO endpoint's delivery is parked in emit order instead (no job): `admit` below queues
@@ -213,25 +238,28 @@ export async function enqueueDeliveries(
         select inserted.id, inserted.endpoint_id, inserted.fifo from inserted, jobs where jobs.added >= 0`);
       const lines = rows.filter((row) => row.fifo).map((row) => row.endpoint_id);
       if (lines.length > 0) await admit(tx, config, lines);
-      if (rows.length === 0) throw nothing;
+      if (rows.length === 0 && filteredOut === 0) throw nothing;
       // The request this emit serves may have timed out meanwhile: then roll back, never commit
       // what the client was told had failed.
       if (deps.deadline && !deps.deadline.claimCommit()) throw requestTimedOut();
-      return rows.map(
-        (row): Delivery => ({
-          id: row.id,
-          eventId,
-          endpointId: row.endpoint_id,
-          owner: input.owner,
-          event: input.type,
-          queue,
-          status: 'pending',
-          createdAt: at,
-        }),
-      );
+      return {
+        eventId,
+        deliveries: rows.map(
+          (row): Delivery => ({
+            id: row.id,
+            eventId,
+            endpointId: row.endpoint_id,
+            owner: input.owner,
+            event: input.type,
+            queue,
+            status: 'pending',
+            createdAt: at,
+          }),
+        ),
+      };
     });
   } catch (error) {
-    if (error === nothing) return [];
+    if (error === nothing) return { eventId: null, deliveries: [] };
     const pg = error as { code?: string; message?: string };
     if (typeof pg.code === 'string' && MISSING_OBJECT.has(pg.code) && /graphile_worker/.test(pg.message ?? '')) {
       const missing = await missingQueueObjects(sql).catch(() => ['graphile_worker (could not tell what exactly)']);

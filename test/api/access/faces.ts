@@ -212,6 +212,38 @@ export const CASES: Record<Operation, Case> = {
       console: { run: (f, t) => page(f, `/endpoints/${t.id}`) },
     },
   },
+  'filters.test': {
+    prepare: endpoint,
+    faces: {
+      rest: {
+        route: 'POST /api/v1/webhooks/filter-test',
+        run: (f) =>
+          rest(f, 'POST', '/api/v1/webhooks/filter-test', {
+            filter: { 'data.n': { $gt: 1 } },
+            event: { type: 'order.created', data: { n: 2 } },
+          }),
+      },
+      graphql: {
+        run: (f) =>
+          graphql(
+            f,
+            'query ($filter: JSON, $event: JSON) { testWebhookFilter(filter: $filter, event: $event) { matches } }',
+            {
+              filter: { 'data.n': 1 },
+              event: { type: 'order.created', data: { n: 1 } },
+            },
+          ),
+      },
+      console: {
+        form: 'POST /endpoints/:id/filter-test',
+        run: (f, t) =>
+          form(f, `/endpoints/${t.id}/filter-test`, {
+            filter: '{"data.n": 1}',
+            sample: '{"type": "order.created", "data": {"n": 1}}',
+          }),
+      },
+    },
+  },
   'endpoints.register': {
     prepare: async () => ({ url: hookUrl() }),
     readBack: endpointsAt,

@@ -104,7 +104,7 @@ describe('the permission table', () => {
     for (const role of ['viewer']) {
       const actor = actorOf({ id: role, roles: [role], owner: 'acme' });
       const allowed = OPERATIONS.filter((operation) => allows(actor, operation));
-      assert.deepEqual(allowed, ['webhooks.read', 'tokens.read']);
+      assert.deepEqual(allowed, ['webhooks.read', 'filters.test', 'tokens.read']);
     }
   });
 

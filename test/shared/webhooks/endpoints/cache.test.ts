@@ -38,7 +38,7 @@ function countingPool(options: { listenFails?: boolean } = {}) {
 }
 
 describe('endpoint cache', () => {
-  it('keeps the enabled endpoints of exactly one owner, id and patterns only, the null owner being its own key', async () => {
+  it('keeps the enabled endpoints of exactly one owner, id, patterns and filter only, the null owner being its own key', async () => {
     const a = await registerEndpoint(depsOf(db), OPERATOR, {
       url,
       events: ['a.*'],
@@ -48,7 +48,7 @@ describe('endpoint cache', () => {
     const none = await registerEndpoint(depsOf(db), OPERATOR, { url, events: ['*'] });
     const cache = createEndpointCache({ config: db.config, sql: db.sql, log: db.log });
     try {
-      assert.deepEqual(await cache.get('cache-A'), [{ id: a.id, events: ['a.*'] }]);
+      assert.deepEqual(await cache.get('cache-A'), [{ id: a.id, events: ['a.*'], filter: null }]);
       const owned = (await cache.get(null)).map((e) => e.id);
       assert.ok(owned.includes(none.id));
       assert.ok(!owned.includes(a.id));

@@ -229,7 +229,7 @@ describe('secrets never reach a log line or the cache', () => {
         assert.ok(!text.includes(secret.slice(6)), 'a secret appears in the log');
         assert.ok(!JSON.stringify(cached).includes(secret.slice(6)), 'a secret appears in the cache');
       }
-      assert.deepEqual(Object.keys(cached[0]).sort(), ['events', 'id']);
+      assert.deepEqual(Object.keys(cached[0]).sort(), ['events', 'filter', 'id']);
     } finally {
       await webhooks.close();
     }
