@@ -153,6 +153,66 @@ describe('console page objects', () => {
     await browser.request('POST', `/endpoints/${acme}/enable`, { form: { _csrf: csrf } });
   });
 
+  it('the settings form sets a filter and an empty one removes it; the try-it box runs one on a sample or a recent event, for a viewer too', async () => {
+    const { browser, csrf } = await signedIn('member', 'acme');
+    const settings = { _csrf: csrf, url: 'http://127.0.0.1:9/acme', events: '*', description: '', headers: '' };
+    const set = await browser.request('POST', `/endpoints/${acme}`, {
+      form: { ...settings, filter: '{"data.country": {"$in": ["FR", "DE"]}}' },
+    });
+    assert.equal(set.status, 303, set.text);
+    const page = await browser.request('GET', `/endpoints/${acme}`);
+    assert.deepEqual(page.body.data.webhookEndpoint.filter, { 'data.country': { $in: ['FR', 'DE'] } });
+    const html = await browser.request('GET', `/endpoints/${acme}`, { html: true });
+    assert.match(html.text, /<textarea id="filter" name="filter"[^>]*>\{\n {2}&quot;data\.country&quot;/);
+    assert.match(html.text, /<h2 id="try-filter">Try a filter<\/h2>/);
+    const refused = await browser.request('POST', `/endpoints/${acme}`, {
+      form: { ...settings, filter: '{"$where": 1}' },
+    });
+    assert.equal(refused.status, 422);
+    assert.match(JSON.stringify(refused.body), /APP_WEBHOOK_FILTER_INVALID/);
+
+    const reader = await signedIn('viewer', 'acme');
+    const tried = await reader.browser.request('POST', `/endpoints/${acme}/filter-test`, {
+      headers: { accept: 'application/json' },
+      form: {
+        _csrf: reader.csrf,
+        filter: '{"data.country": "FR", "data.amount": {"$gte": 100}}',
+        eventId: '',
+        sample: '{"type": "order.created", "data": {"country": "FR", "amount": 5}}',
+      },
+    });
+    assert.equal(tried.status, 200, tried.text);
+    assert.deepEqual(tried.body.props.tryIt.result, {
+      matches: false,
+      failed: { path: 'data.amount', operator: '$gte', at: 'data.amount.$gte' },
+    });
+    const shown = await reader.browser.request('POST', `/endpoints/${acme}/filter-test`, {
+      html: true,
+      form: { _csrf: reader.csrf, filter: '', eventId: '', sample: '{"type": "a"}' },
+    });
+    assert.match(shown.text, /<p class="notice" role="status" id="try-result">Matches/);
+    // one of the endpoint's recent events, as the page offers them
+    await runAppInProcess(['events:emit', 'order.created', '--owner', 'acme', '--data', '{"country": "DE"}'], {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      DATABASE_URL: app.db.url,
+    });
+    const offered = (await reader.browser.request('GET', `/endpoints/${acme}`)).body.data.webhookEndpoint.recentEvents;
+    assert.ok(offered.length > 0);
+    const recent = await reader.browser.request('POST', `/endpoints/${acme}/filter-test`, {
+      headers: { accept: 'application/json' },
+      form: { _csrf: reader.csrf, filter: '{"data.country": "DE"}', eventId: offered[0].externalId, sample: '' },
+    });
+    assert.equal(recent.body.props.tryIt.result.matches, true);
+    const other = await reader.browser.request('POST', `/endpoints/${globex}/filter-test`, {
+      form: { _csrf: reader.csrf, filter: '', eventId: '', sample: '{"type": "a"}' },
+    });
+    assert.equal(other.status, 404, 'another tenant’s endpoint');
+    await browser.request('POST', `/endpoints/${acme}`, { form: { ...settings, filter: '' } });
+    assert.equal((await browser.request('GET', `/endpoints/${acme}`)).body.data.webhookEndpoint.filter, null);
+  });
+
   it('the settings form sets the delivery settings the CLI sets: rate limit and FIFO ordering, and takes them off again', async () => {
     const { browser, csrf } = await signedIn('member', 'acme');
     const settings = { _csrf: csrf, url: 'http://127.0.0.1:9/acme', events: '*', description: '', headers: '' };
