@@ -96,6 +96,38 @@ describe('the console in Chromium', { skip }, () => {
     await shot('delivery');
   });
 
+  it('tries a filter on a sample event and on the test event just sent, then saves it in the settings', async () => {
+    await page.goto(`${app.base}/endpoints/${endpointId}`);
+    await page.locator('#try-filter-text').fill('{"type": "order.created", "data.amount": {"$gte": 100}}');
+    await page.getByLabel('Sample event').fill('{"type": "order.created", "data": {"amount": 42}}');
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await page.locator('#try-result').waitFor();
+    assert.match(
+      (await page.locator('#try-result').textContent()) ?? '',
+      /No match: \$gte on data\.amount failed first/,
+    );
+    await checkPage(page, watch);
+    // the test event just sent is among the endpoint's recent events
+    const offered = await page.locator('#try-event option').allTextContents();
+    assert.ok(
+      offered.some((text) => text.startsWith('webhook.test')),
+      offered.join(' | '),
+    );
+    await page.locator('#try-filter-text').fill('{"type": "webhook.test"}');
+    await page.locator('#try-event').selectOption({ index: 1 });
+    await page.getByRole('button', { name: 'Try it' }).click();
+    await page.locator('#try-result', { hasText: 'Matches' }).waitFor();
+    await page.locator('#filter').fill('{"data.amount": {"$gte": 100}}');
+    await page.getByRole('button', { name: 'Save the settings' }).click();
+    await page.waitForURL(/done=updated/);
+    assert.match((await page.locator('dl.fields').textContent()) ?? '', /\{"data\.amount":\{"\$gte":100\}\}/);
+    await page.locator('#filter').fill('');
+    await page.getByRole('button', { name: 'Save the settings' }).click();
+    await page.waitForURL(/done=updated/);
+    assert.match((await page.locator('dl.fields').textContent()) ?? '', /none \(every event of its types\)/);
+    await checkPage(page, watch);
+  });
+
   it('a receiver failing until the delivery is dead: replayed from the dead-letter page after a confirmation, then done', async () => {
     const failing = await app.receiver();
     failing.answer(503);
