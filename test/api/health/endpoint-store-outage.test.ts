@@ -6,7 +6,10 @@
  * 200, and a registration or an emit answers 503 `APP_STORE_UNAVAILABLE` with `Retry-After`,
  * leaving nothing half-written in PostgreSQL or in the store. Once the port listens again the
  * same process, never restarted, installs its table (it booted while the store was down), turns
- * ready and registers; the same holds when the store goes away while the process runs.
+ * ready and registers; the same holds when the store goes away while the process runs. A store
+ * that answers too late (its table locked) makes readiness say `timeout` and a registration 503;
+ * the insert that lands once the lock is released is removed again, since its caller was told
+ * it failed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -145,6 +148,35 @@ describe('an endpoint store that is down', () => {
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(await storedIds(), [...stored, created.body.externalId].sort());
     assert.equal((await serviceRows()).gates, 2);
+  });
+
+  it('a store that answers too late (its table locked): readiness says timeout, a registration 503; landing after the lock, it is removed again', async () => {
+    const stored = await storedIds();
+    const gates = (await serviceRows()).gates;
+    await maria.rows('SELECT 1'); // the admin connection in the test database
+    await maria.admin.query(`LOCK TABLES \`${TABLE}\` WRITE`);
+    try {
+      const [ready, refused] = await Promise.all([readiness(), register('/behind-a-lock')]);
+      assert.equal(ready.status, 503, ready.text);
+      assert.deepEqual(ready.body.stores.registry, { adapter: 'mysql', ok: false, error: 'timeout' });
+      assertUnavailable(refused);
+      assert.equal((await serviceRows()).gates, gates, 'the gate row went with the 503');
+    } finally {
+      await maria.admin.query('UNLOCK TABLES');
+    }
+    // the insert waiting behind the lock lands now, after its caller was told it failed
+    const [, id] = await web.spawned.waitFor(
+      /the registration of endpoint (ep_\w+) completed in the store after it was answered 503; removed again/,
+      20_000,
+    );
+    assert.deepEqual(await storedIds(), stored, `${id} is not left in the store`);
+    assert.equal((await serviceRows()).gates, gates);
+    const listed = await call('GET', `${web.base}/api/v1/webhooks`, { token });
+    assert.deepEqual(
+      listed.body._embedded.webhooks.map((webhook: { externalId: string }) => webhook.externalId).sort(),
+      stored,
+      'nor listed',
+    );
   });
 });
 
