@@ -3,6 +3,7 @@ import { configForProcess } from '../shared/config/for-process.ts';
 import type { Config, ConfigSources } from '../shared/config/index.ts';
 import { connect } from '../shared/db/connect.ts';
 import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
+import { isAppError } from '../shared/errors/app-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import { ensureWebhookTables } from '../shared/webhooks/install.ts';
@@ -97,12 +98,24 @@ export async function serveWorker(
   return { handle, stopped, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) };
 }
 
-/** `webhooks.install`: the worker makes sure the tables exist before it claims a job. */
+/**
+ * `webhooks.install`: the worker makes sure the tables exist before it claims a job. An endpoint
+ * store elsewhere that cannot be reached does not stop the start (its table is installed after
+ * the service's own tables, which are in place by then): the worker reads the store only to
+ * deliver, a delivery exists only for an endpoint the store already holds, and a delivery taken
+ * up while the store is down waits until it answers (its run fails and is taken up again).
+ */
 async function installTables(config: Config, log: Logger): Promise<void> {
   const sql = connect(config, log, { max: 1, name: 'app-worker-install' });
   const stores = endpointStoresOnDemand(config, { sql, log });
   try {
     await ensureWebhookTables({ config, sql, log, endpoints: stores.endpoints });
+  } catch (error) {
+    if (!isAppError(error) || error.code !== 'APP_STORE_UNAVAILABLE') throw error;
+    log.warn(
+      { store: stores.endpoints.name, reason: error.message },
+      'endpoint store not reachable at start; deliveries wait until it answers',
+    );
   } finally {
     await stores.close();
     await sql.end({ timeout: 5 });

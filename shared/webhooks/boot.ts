@@ -7,6 +7,7 @@ import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import type { WebhookDeps } from './deps.ts';
 import { isConnectionError } from '../db/connection-errors.ts';
+import { isAppError } from '../errors/app-error.ts';
 import { logConfigurationProblem } from '../db/configuration-problem-log.ts';
 import { ensureWebhookTables } from './install.ts';
 
@@ -74,6 +75,11 @@ function logInstallFailure(log: Logger, error: unknown, retry: { attempt: number
     log.warn(
       { ...retry, reason: (error as Error).message },
       'database not reachable; webhook tables will be installed once it answers',
+    );
+  } else if (isAppError(error) && error.code === 'APP_STORE_UNAVAILABLE') {
+    log.warn(
+      { ...retry, reason: error.message },
+      'endpoint store not reachable; its table will be installed once it answers',
     );
   } else {
     log.error({ err: error, ...retry }, 'installing the webhook tables failed; retrying');

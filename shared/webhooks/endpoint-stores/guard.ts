@@ -126,6 +126,22 @@ export function storeUnavailable(store: Pick<EndpointStore, 'name' | 'adapter'>,
   });
 }
 
+/** Where a 503 of the guard keeps the call it stopped waiting for (see `lateCall`). */
+const LATE_CALL = Symbol('late store call');
+
+/**
+ * The call behind a 503 `APP_STORE_UNAVAILABLE` that the guard answered because the call did
+ * not settle within the time limit, or undefined for any other error. Such a call goes on and
+ * may still complete (a write waiting behind a lock in the store lands once the lock is
+ * released), after its caller was told it failed; the core follows it (endpoints/store.ts), so
+ * that the store and the gate rows in PostgreSQL agree again.
+ */
+export function lateCall(error: unknown): Promise<unknown> | undefined {
+  return error !== null && typeof error === 'object'
+    ? ((error as { [LATE_CALL]?: Promise<unknown> })[LATE_CALL] ?? undefined)
+    : undefined;
+}
+
 /**
  * `promise`, or a rejection with StoreTimeLimitError after `ms` (0 or Infinity: no limit). The
  * call itself goes on; only the wait for it ends.
@@ -183,12 +199,17 @@ export function guardStore(store: EndpointStore, options: GuardOptions = {}): En
   const limit = options.timeoutMs ?? STORE_TIME_LIMIT_MS;
   const logFailure = throttledLog(store, options);
   async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    let running: Promise<T> | undefined;
     try {
-      return await withinTimeLimit(run(), limit, `endpoint store "${store.name}" (${what})`);
+      running = run();
+      return await withinTimeLimit(running, limit, `endpoint store "${store.name}" (${what})`);
     } catch (error) {
       if (isAppError(error) || !isStoreUnreachable(error)) throw error;
       logFailure(error, what);
-      throw storeUnavailable(store, error);
+      const failure = storeUnavailable(store, error);
+      if (error instanceof StoreTimeLimitError && running !== undefined)
+        Object.defineProperty(failure, LATE_CALL, { value: running });
+      throw failure;
     }
   }
   return {

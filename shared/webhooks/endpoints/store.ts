@@ -19,6 +19,7 @@ import type { WebhookDeps } from '../deps.ts';
 import type { EndpointStore, StoredEndpoint } from '../endpoint-stores/types.ts';
 import { postgresqlStore } from '../endpoint-stores/postgresql.ts';
 import type { WebhookFilter } from '../filters/grammar.ts';
+import { lateCall } from '../endpoint-stores/guard.ts';
 
 /** NOTIFY channel announcing a change to an endpoint; the payload is `{"owner": <owner|null>}`. */
 export const ENDPOINTS_CHANGED_CHANNEL = 'app_webhooks_changed';
@@ -150,16 +151,63 @@ export async function notifyEndpointsChanged(sql: Queryable, owners: ReadonlyArr
 const CHANGE_TRIES = 10;
 
 /**
+ * When `error` is the guard's 503 for a store call that did not answer in time (guard.ts
+ * `lateCall`), runs `follow` with the call's outcome if the call completes after all: the caller
+ * was told the write failed, so what landed is taken back or made known, and the store and the
+ * gate rows agree again. A call that fails in the end needs nothing.
+ */
+function followLateWrite<T>(
+  deps: Pick<WebhookDeps, 'log'>,
+  error: unknown,
+  late: { endpoint: string; write: string; followed: string },
+  follow: (outcome: T) => Promise<void>,
+): void {
+  const call = lateCall(error) as Promise<T> | undefined;
+  if (call === undefined) return;
+  const what = `the ${late.write} of endpoint ${late.endpoint} completed in the store after it was answered 503`;
+  call.then(
+    (outcome) =>
+      follow(outcome).then(
+        () => deps.log.warn({ endpoint: late.endpoint }, `${what}; ${late.followed}`),
+        (followError: unknown) =>
+          deps.log.error({ err: followError, endpoint: late.endpoint }, `${what}, and could not be followed`),
+      ),
+    () => {}, // failed in the end: nothing was written
+  );
+}
+
+/** Makes the gate row and every process's cache follow a record the store now holds. */
+async function announceChange(deps: WebhookDeps, before: StoredEndpoint, after: StoredEndpoint): Promise<void> {
+  await syncGate(deps.sql, after);
+  await notifyEndpointsChanged(deps.sql, [before.owner, after.owner]);
+  deps.cache?.invalidate(before.owner);
+  deps.cache?.invalidate(after.owner);
+}
+
+/** Removes the gate row of a removed record (its deliveries and attempts go with it) and tells the caches. */
+async function announceRemoval(deps: WebhookDeps, record: StoredEndpoint): Promise<void> {
+  await deps.sql`delete from app_endpoint_gate where endpoint_id = ${record.id}`;
+  await notifyEndpointsChanged(deps.sql, [record.owner]);
+  deps.cache?.invalidate(record.owner);
+}
+
+/**
  * Stores a new endpoint: its gate row first (a gate without its record reaches no one: emits find
  * endpoints in the store), then the record; when the store refuses, the gate row goes again, so a
- * failed registration leaves nothing behind.
+ * failed registration leaves nothing behind. An insert that did not answer in time and lands
+ * later is removed again when it lands, for the same reason.
  */
 export async function createEndpoint(deps: WebhookDeps, endpoint: StoredEndpoint): Promise<void> {
   await syncGate(deps.sql, endpoint);
+  const store = endpointStoreOf(deps);
   try {
-    await endpointStoreOf(deps).insert(endpoint);
+    await store.insert(endpoint);
   } catch (error) {
     await deps.sql`delete from app_endpoint_gate where endpoint_id = ${endpoint.id}`.catch(() => {});
+    const late = { endpoint: endpoint.id, write: 'registration', followed: 'removed again' };
+    followLateWrite(deps, error, late, async () => {
+      await store.delete(endpoint.id);
+    });
     throw error;
   }
   await notifyEndpointsChanged(deps.sql, [endpoint.owner]);
@@ -188,11 +236,19 @@ export async function changeEndpoint(
       updatedAt: now,
       version: before.version + 1,
     };
-    if (await store.update(after, before.version)) {
-      await syncGate(deps.sql, after);
-      await notifyEndpointsChanged(deps.sql, [before.owner, after.owner]);
-      deps.cache?.invalidate(before.owner);
-      deps.cache?.invalidate(after.owner);
+    let updated: boolean;
+    try {
+      updated = await store.update(after, before.version);
+    } catch (error) {
+      // an update that lands after its 503 is the record now: the gate follows it
+      const late = { endpoint: before.id, write: 'change', followed: 'its gate row follows it' };
+      followLateWrite<boolean>(deps, error, late, async (landed) => {
+        if (landed) await announceChange(deps, before, after);
+      });
+      throw error;
+    }
+    if (updated) {
+      await announceChange(deps, before, after);
       return { before, after };
     }
     if (attempt >= CHANGE_TRIES) {
@@ -211,9 +267,18 @@ export async function changeEndpoint(
  */
 export async function deleteEndpoint(deps: WebhookDeps, id: unknown, scope: TenantScope): Promise<StoredEndpoint> {
   const record = await endpointRecord(deps, id, { scope });
-  if (!(await endpointStoreOf(deps).delete(record.id))) throw endpointNotFound(id);
-  await deps.sql`delete from app_endpoint_gate where endpoint_id = ${record.id}`;
-  await notifyEndpointsChanged(deps.sql, [record.owner]);
-  deps.cache?.invalidate(record.owner);
+  let deleted: boolean;
+  try {
+    deleted = await endpointStoreOf(deps).delete(record.id);
+  } catch (error) {
+    // a removal that lands after its 503 takes the gate row and the deliveries with it all the same
+    const late = { endpoint: record.id, write: 'removal', followed: 'its gate row and deliveries removed too' };
+    followLateWrite<boolean>(deps, error, late, async (gone) => {
+      if (gone) await announceRemoval(deps, record);
+    });
+    throw error;
+  }
+  if (!deleted) throw endpointNotFound(id);
+  await announceRemoval(deps, record);
   return record;
 }
