@@ -215,6 +215,24 @@ export function describeStoreEndToEnd(adapter: string, setUp: () => Promise<Stor
       assert.equal(hook.requests.length, received + 1, 'only the emit after enabling reached the receiver');
     });
 
+    it('a filter set over REST is kept by the store and decides the emits; null removes it', async () => {
+      const filter = { 'data.order': { $gte: 100 }, $or: [{ type: 'order.shipped' }, { 'data.rush': true }] };
+      const set = await call('PATCH', `${api}/webhooks/${endpoint.externalId}`, { token, body: { filter } });
+      assert.equal(set.status, 200, set.text);
+      assert.deepEqual(set.body.filter, filter);
+      const received = hook.requests.length;
+      const left = await emit('order.shipped', { order: 7 });
+      assert.equal(left.status, 202, left.text);
+      assert.equal(left.body.deliveryCount, 0, left.text);
+      assert.equal(left.body.filteredOut, 1, 'its filter left it out');
+      const { request } = await deliverOne('order.shipped', { order: 100 });
+      assert.deepEqual(verify(endpoint.secret, request).data, { order: 100 });
+      assert.equal(hook.requests.length, received + 1, 'only the event its filter lets through reached the receiver');
+      const removed = await call('PATCH', `${api}/webhooks/${endpoint.externalId}`, { token, body: { filter: null } });
+      assert.equal(removed.status, 200, removed.text);
+      assert.equal(removed.body.filter, null);
+    });
+
     it('a receiver answering 410: the worker disables the endpoint in the store, and the web process reads it so', async () => {
       hook.answer(410);
       const emitted = await emit('order.cancelled', { order: 5 });
@@ -309,8 +327,8 @@ export function describeStoreEndToEnd(adapter: string, setUp: () => Promise<Stor
         select owner, disabled_at, version from app_endpoint_gate where endpoint_id = ${endpoint.externalId}`;
       assert.equal(gate?.owner, OWNER, 'the gate row mirrors the owner');
       assert.equal(gate.disabled_at, null, 'and that it is enabled');
-      // create, rotate, disable, enable, the worker's disable after the 410, enable
-      assert.equal(gate.version, 6, 'and the version of the last write');
+      // create, rotate, disable, enable, set and remove a filter, the worker's disable after the 410, enable
+      assert.equal(gate.version, 8, 'and the version of the last write');
     });
 
     it('removed over REST: gone from the store and the gate, its deliveries with it; a further emit reaches nothing', async () => {
