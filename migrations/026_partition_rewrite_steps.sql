@@ -29,11 +29,13 @@ create table if not exists app_delivery_rewrites (
   -- how many of the new tables (deliveries, then attempts) have been vacuumed
   vacuumed     integer not null default 0,
   -- what the swap will remove, counted once the new tables are ready: the deliveries not kept,
-  -- and the attempts of the old partition (those not copied go)
+  -- and the attempts of the old partition not copied
   counted      boolean not null default false,
   gone_done    integer not null default 0,
   gone_dead    integer not null default 0,
-  old_attempts integer not null default 0,
+  gone_attempts integer not null default 0,
+  -- swapped (or dropped): the old tables, detached and renamed `<name>_old`, are left to drop
+  swapped      boolean not null default false,
   started_at   timestamptz not null default now()
 );
 
@@ -78,7 +80,7 @@ end $$;
 -- Answers the step taken and, for `swapped` and `dropped`, the done and dead deliveries and the
 -- attempts removed (for `swapped`, counted in the step before the swap; a row written between the
 -- two counts as it was then):
---   dropped   nothing to keep: both partitions dropped (under the cut-off only)
+--   dropped   nothing to keep: both partitions taken out of the parents (past the cut-off only)
 --   waiting   nothing to keep, the cut-off not passed: nothing to prepare
 --   started   the new tables made, the old partitions' trigger set
 --   copied    one slice of `p_blocks` blocks read, the deliveries kept copied with their attempts
@@ -88,6 +90,7 @@ end $$;
 --   counted   what the swap will remove counted
 --   ready     everything prepared, the cut-off not passed
 --   swapped   the rows changed meanwhile copied again, the new tables in the old ones' place
+--   cleaned   the old tables of a swap or drop dropped
 --   restarted a rewrite under way with another `p_keep` (or broken) abandoned
 --   gone      no such partition
 create or replace function app_delivery_partition_rewrite(
@@ -115,6 +118,14 @@ begin
   -- one step at a time (the hourly task and `app prune` may meet)
   perform pg_advisory_xact_lock(hashtext('app_delivery_partition_rewrite'));
   select * into v_state from app_delivery_rewrites r where r.deliveries = p_deliveries;
+  if v_state.swapped then
+    -- the old tables, out of the parents since the swap: dropping them (their files unlinked at
+    -- commit, a tenth of a second or more for a week's) holds up nobody
+    execute format('drop table if exists %I, %I', p_attempts || '_old', p_deliveries || '_old');
+    delete from app_delivery_rewrites r where r.deliveries = p_deliveries;
+    return query select 'cleaned', 0, 0, 0, null::text;
+    return;
+  end if;
   if to_regclass(p_deliveries) is null or to_regclass(p_attempts) is null then
     execute format('drop table if exists %I, %I', v_new, v_new_attempts);
     delete from app_delivery_rewrites r where r.deliveries = p_deliveries;
@@ -161,8 +172,14 @@ begin
       -- a row may have changed since it was looked at (a dead delivery sent again by hand)
       execute format('select not exists (select 1 from %I where status = any($1))', p_deliveries) into strict v_none using p_keep;
       if v_none then
-        execute format('drop table %I', p_attempts);
-        execute format('drop table %I', p_deliveries);
+        -- out of the parents now, dropped in the next step (not under this lock)
+        execute format('alter table app_webhook_attempts detach partition %I', p_attempts);
+        execute format('alter table app_webhook_deliveries detach partition %I', p_deliveries);
+        execute format('drop table if exists %I, %I', p_attempts || '_old', p_deliveries || '_old');
+        execute format('alter table %I rename to %I', p_attempts, p_attempts || '_old');
+        execute format('alter table %I rename to %I', p_deliveries, p_deliveries || '_old');
+        insert into app_delivery_rewrites (deliveries, attempts, keep, filenode, swapped)
+        values (p_deliveries, p_attempts, p_keep, 0, true);
         insert into app_event_sweeps (lo, hi) values (p_events_lo, p_events_hi) on conflict do nothing;
         return query select 'dropped', v_done, v_dead, v_attempts, null::text;
         return;
@@ -287,8 +304,8 @@ begin
   if not v_state.counted then
     execute format('select count(*) filter (where status = ''done''), count(*) filter (where status = ''dead'') from %I where status in (''done'', ''dead'') and not status = any($1)', p_deliveries)
        into v_done, v_dead using p_keep;
-    execute format('select count(*) from %I', p_attempts) into v_attempts;
-    update app_delivery_rewrites r set counted = true, gone_done = v_done, gone_dead = v_dead, old_attempts = v_attempts
+    execute format('select (select count(*) from %I) - (select count(*) from %I)', p_attempts, v_new_attempts) into v_attempts;
+    update app_delivery_rewrites r set counted = true, gone_done = v_done, gone_dead = v_dead, gone_attempts = v_attempts
      where r.deliveries = p_deliveries;
     return query select 'counted', 0, 0, 0, null::text;
     return;
@@ -298,31 +315,36 @@ begin
     return;
   end if;
 
-  -- the attempts kept, before the lock (nobody else writes the new tables but a cascade)
-  execute format('select count(*) from %I', v_new_attempts) into v_attempts;
+  v_attempts := 0;
   perform app_lock_patiently(format('lock table only app_webhook_deliveries, only app_webhook_attempts, %I, %I in access exclusive mode', p_deliveries, p_attempts));
   -- the rows written since the copy began, as they are now
   v_changed := array(select c.delivery_id from app_delivery_rewrite_changes c
                       where (v_lo is null or c.delivery_id >= v_lo) and c.delivery_id < v_hi);
+  -- (the attempts counted gone change by those of the rows recorded: v_attempts, those kept less)
   execute format('delete from %I where delivery_id = any($1)', v_new_attempts) using v_changed;
   get diagnostics v_rows = row_count;
-  v_attempts := v_attempts - v_rows;
+  v_attempts := v_attempts + v_rows;
   execute format('delete from %I where id = any($1)', v_new) using v_changed;
   execute format('insert into %I select * from %I where id = any($1) and status = any($2)', v_new, p_deliveries) using v_changed, p_keep;
   execute format('insert into %I select a.* from %I a where a.delivery_id = any($1) and a.delivery_id in (select n.id from %I n where n.id = any($1))',
                  v_new_attempts, p_attempts, v_new) using v_changed;
   get diagnostics v_rows = row_count;
-  v_attempts := v_attempts + v_rows;
+  v_attempts := v_attempts - v_rows;
   delete from app_delivery_rewrite_changes c where c.delivery_id = any(v_changed);
-  execute format('drop table %I', p_attempts);
-  execute format('drop table %I', p_deliveries);
+  -- the old tables out of the parents and renamed (dropped in the next step: dropping them here
+  -- would hold this lock while their files are unlinked at commit), the new ones in their place
+  execute format('alter table app_webhook_attempts detach partition %I', p_attempts);
+  execute format('alter table app_webhook_deliveries detach partition %I', p_deliveries);
+  execute format('drop table if exists %I, %I', p_attempts || '_old', p_deliveries || '_old');
+  execute format('alter table %I rename to %I', p_attempts, p_attempts || '_old');
+  execute format('alter table %I rename to %I', p_deliveries, p_deliveries || '_old');
   execute format('alter table %I rename to %I', v_new, p_deliveries);
   execute format('alter table %I rename to %I', v_new_attempts, p_attempts);
   execute format('alter table app_webhook_deliveries attach partition %I %s', p_deliveries, v_bound);
   execute format('alter table app_webhook_attempts attach partition %I %s', p_attempts, v_bound);
-  delete from app_delivery_rewrites r where r.deliveries = p_deliveries;
+  update app_delivery_rewrites r set swapped = true where r.deliveries = p_deliveries;
   insert into app_event_sweeps (lo, hi) values (p_events_lo, p_events_hi) on conflict do nothing;
-  return query select 'swapped', v_state.gone_done, v_state.gone_dead, greatest(v_state.old_attempts - v_attempts, 0), null::text;
+  return query select 'swapped', v_state.gone_done, v_state.gone_dead, greatest(v_state.gone_attempts + v_attempts, 0), null::text;
 end $$;
 
 -- Replaced by the steps above.

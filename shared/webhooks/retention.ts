@@ -486,13 +486,6 @@ export async function prune(
   const ranges = eventRanges(partitions);
   let started = performance.now();
   const plans = await plansOf(sql, config, ranges, now);
-  // a rewrite under way of a partition with nothing to do now (retention made longer) is abandoned
-  const underWay = await sql<{ deliveries: string; attempts: string }[]>`
-    select deliveries, attempts from app_delivery_rewrites order by deliveries`;
-  for (const rewrite of underWay) {
-    if (plans.some((plan) => plan.partition.deliveries === rewrite.deliveries)) continue;
-    await rewriteStep(sql, rewrite, null, false, { lo: null, hi: null }, 0);
-  }
   result.timings.partitions += performance.now() - started;
   const rewrite = async (plan: Plan) => {
     while (mayStep()) {
@@ -511,6 +504,7 @@ export async function prune(
       result.done += step.done;
       result.dead += step.dead;
       result.attempts += step.attempts;
+      // the old tables are dropped later (below), after what is due
       if (step.step === 'swapped' || step.step === 'dropped') return;
     }
   };
@@ -552,6 +546,19 @@ export async function prune(
     }
     result.timings.events += performance.now() - started;
   }
+
+  // the old tables of a swap or drop dropped, and a rewrite under way of a partition with nothing
+  // to do now (retention made longer) abandoned
+  started = performance.now();
+  const underWay = await sql<{ deliveries: string; attempts: string }[]>`
+    select deliveries, attempts from app_delivery_rewrites order by deliveries`;
+  for (const rewrite of underWay) {
+    if (plans.some((plan) => plan.partition.deliveries === rewrite.deliveries)) continue;
+    if (!mayStep()) break;
+    const step = await rewriteStep(sql, rewrite, null, false, { lo: null, hi: null }, 0);
+    if (step.step === 'cleaned' || step.step === 'restarted') result.steps += 1;
+  }
+  result.timings.partitions += performance.now() - started;
 
   for (const plan of plans) if (!plan.swap) await rewrite(plan);
 

@@ -84,13 +84,14 @@ const attemptsOf = async (h: Harness, ids: string[]) =>
        group by delivery_id order by delivery_id`
   ).map((row) => [row.id, row.n]);
 
-/** The rewrites under way (migrations/026) and the new tables they are preparing. */
+/** The rewrites under way (migrations/026), the new tables they are preparing and the old ones left to drop. */
 const underWay = async (h: Harness) => ({
   rewrites: (await h.sql<{ deliveries: string }[]>`select deliveries from app_delivery_rewrites`).map(
     (row) => row.deliveries,
   ),
   tables: (
-    await h.sql<{ name: string }[]>`select relname::text as name from pg_class where relname like '%\_keep' order by 1`
+    await h.sql<{ name: string }[]>`
+      select relname::text as name from pg_class where relkind = 'r' and (relname like '%\_keep' or relname like '%\_old') order by 1`
   ).map((row) => row.name),
 });
 
@@ -412,12 +413,28 @@ describe('retention', () => {
         ].sort(),
         'attempts as they were at the swap, those of the rows gone gone with them',
       );
-      assert.deepEqual(await underWay(h), { rewrites: [], tables: [] });
+      assert.deepEqual(
+        await underWay(h),
+        {
+          rewrites: [`app_webhook_deliveries_${week(base)}`],
+          tables: [`app_webhook_attempts_${week(base)}_old`, `app_webhook_deliveries_${week(base)}_old`],
+        },
+        'the old tables, out of the partitioned ones, are left for the next step',
+      );
       assert.equal(await partitionOf(h, stays), `app_webhook_deliveries_${week(base)}`);
       // the new partition is the service's: updated, and its deletes cascade
       await h.sql`update app_webhook_deliveries set status = 'pending' where id = ${stays}`;
       await h.sql`delete from app_webhook_deliveries where id = ${dead}`;
       assert.deepEqual(await attemptsOf(h, [dead]), []);
+
+      // the next prunes, a step each: the events of the week, then the old tables dropped
+      for (let hour = 1, more = true; more; hour += 1) {
+        assert.ok(hour <= 5, 'done within a few prunes');
+        const next = await pruneWithin(deps, { now: cutoff + hour * HOUR, budgetMs: 0 });
+        assert.deepEqual([next.done, next.dead], [0, 0]);
+        more = next.remaining;
+      }
+      assert.deepEqual(await underWay(h), { rewrites: [], tables: [] }, 'the old tables dropped');
       const [{ triggers }] = await h.sql<{ triggers: number }[]>`
         select count(*)::int as triggers from pg_trigger where tgname = 'app_delivery_rewrite_log'`;
       assert.equal(triggers, 0, 'the old tables went with their trigger');
