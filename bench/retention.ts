@@ -14,9 +14,10 @@
  *   ones `deadRetention` days, default `days - 10`), on a clock moved by hand: a dry run; the
  *   first prune and the hourly ones after it until the backlog of weeks past the cut-offs is gone
  *   (each prune works within its time budget and leaves the rest to the next), their removals
- *   checked against the dry run's; then `steps` times, the prunes of the day before the next time
- *   a week passes a cut-off (they prepare its rewrite), the prune of that hour and those after it
- *   until nothing is left to do (what the hourly prune does once a week); then `hours` prunes an
+ *   checked against the dry run's; then `steps` times, the prunes of the hours before the next
+ *   time a week passes a cut-off (from LEAD_MS ahead: they prepare its rewrite), the prune of that
+ *   hour and those after it until nothing is left to do (what the hourly prune does once a week);
+ *   then `hours` prunes an
  *   hour apart (what it does the other hours). Each prune's time, with the time spent on
  *   partitions, rows and events, the medians and the slowest of each kind and of all; the
  *   partitions, sizes and dead tuples of the tables before and after;
@@ -30,7 +31,7 @@ import { loadavg } from 'node:os';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
 import { claimDelivery, recordAttempt } from '../shared/webhooks/deliveries/store.ts';
-import { prune, type PruneResult } from '../shared/webhooks/retention.ts';
+import { LEAD_MS, prune, type PruneResult } from '../shared/webhooks/retention.ts';
 import { ALL_TENANTS, tenantScope } from '../shared/access/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
 import { historyPartitions, loadHistory } from './load-history.ts';
@@ -168,7 +169,7 @@ const tablesText = (t: Awaited<ReturnType<typeof tables>>) =>
 const pruneText = (r: PruneResult, ms: number) =>
   `${(ms / 1000).toFixed(3)} s: ${r.done} done + ${r.dead} dead deliveries, ${r.attempts} attempts, ${r.events} events ` +
   `(partitions ${r.timings.partitions.toFixed(0)} ms, rows ${r.timings.rows.toFixed(0)} ms, events ${r.timings.events.toFixed(0)} ms; ` +
-  `${r.steps} steps${r.remaining ? ', more left' : ''})`;
+  `${r.steps} steps, the longest ${r.timings.longestStep.toFixed(0)} ms${r.remaining ? ', more left' : ''})`;
 
 /** The events step as the prune ran it before it was made proportional, verbatim, in a transaction rolled back: answers its milliseconds and the events it found. */
 async function formerEventStep(cutoff: Date): Promise<[number, number]> {
@@ -269,6 +270,7 @@ try {
       hourly: [],
     };
     const hourEventsMs: number[] = [];
+    let longestStep = 0;
     /** One prune at `at`, timed; its line goes to stdout for the first, the weekly and the hourly ones, to stderr only for the others. */
     const timedPrune = async (kind: keyof typeof kinds, label: string, at: number) => {
       started = wallClock();
@@ -276,6 +278,7 @@ try {
       const ms = wallClock() - started;
       allMs.push(ms);
       kinds[kind].push(ms);
+      longestStep = Math.max(longestStep, result.timings.longestStep);
       const line = `${label}: ${pruneText(result, ms)}`;
       if (kind === 'crossing' || kind === 'hourly' || label === 'first prune') report(line);
       else note(`${line} (load average ${load()})`);
@@ -302,8 +305,8 @@ try {
 
     for (let step = 1; step <= args.steps; step++) {
       const crossing = await nextCrossing(now);
-      for (let at = Math.max(now + HOUR, crossing - 25 * HOUR); at < crossing; at += HOUR)
-        await timedPrune('before', `the day before (${step}), ${((crossing - at) / HOUR).toFixed(0)} h ahead`, at);
+      for (let at = Math.max(now + HOUR, crossing - LEAD_MS - HOUR); at < crossing; at += HOUR)
+        await timedPrune('before', `before it (${step}), ${((crossing - at) / HOUR).toFixed(0)} h ahead`, at);
       now = crossing;
       let result = await timedPrune('crossing', `a week past a cut-off (${step})`, now);
       while (result.remaining) {
@@ -330,7 +333,7 @@ try {
       `median ${(median(values) / 1000).toFixed(3)} s, slowest ${(Math.max(...values) / 1000).toFixed(3)} s of ${values.length}`;
     report(`first prune and catching up: ${figures(kinds.catchUp)}`);
     if (args.steps > 0) {
-      report(`prunes of the day before a week passes a cut-off: ${figures(kinds.before)}`);
+      report(`prunes of the ${LEAD_MS / HOUR} hours before a week passes a cut-off: ${figures(kinds.before)}`);
       report(`prune of the hour a week passes a cut-off: ${figures(kinds.crossing)}`);
       if (kinds.after.length > 0) report(`prunes after it, until done: ${figures(kinds.after)}`);
     }
@@ -340,7 +343,7 @@ try {
           `former events step: median ${(median(formerMs) / 1000).toFixed(3)} s of ${formerMs.length}`,
       );
     }
-    report(`every prune: ${figures(allMs)}`);
+    report(`every prune: ${figures(allMs)}; the longest step ${longestStep.toFixed(0)} ms`);
   } finally {
     conn.release();
   }

@@ -12,7 +12,7 @@
  * its retention has passed. A rewrite is cut into short steps (migrations/026: the copy a slice at
  * a time, each index, the analyze, the swap), and every prune works for at most `budgetMs`
  * (default PRUNE_BUDGET_MS) before leaving the rest to the next: so no prune takes long whatever
- * the size of a week. The steps start a day ahead of the cut-off (LEAD_MS), and in the hour it
+ * the size of a week. The steps start two days ahead of the cut-off (LEAD_MS), and in the hour it
  * passes only the swap is left. The legacy partition (the table as it was before partitioning)
  * and the default one (ids outside every range) are pruned row by row, as before partitioning: in
  * batches of `batch` rows (default 5,000), each its own short transaction that skips rows another
@@ -40,15 +40,19 @@ export const PRUNE_SCHEDULE = '0 * * * *';
 
 /**
  * How long a prune starts new steps for, in milliseconds: past it, what is left (a rewrite's
- * steps, slices of events, batches of rows) waits for the next prune. A step takes tens of
- * milliseconds at 10 million deliveries (BENCHMARKS.md, "Retention by partition"), so a prune
- * stays well under a second; the steps of a week's rewrite fit in the prunes of the day before its
- * cut-off many times over.
+ * steps, slices of events, batches of rows) waits for the next prune. A prune takes its budget
+ * and one step at most: at 10 million deliveries a step takes up to a few hundred milliseconds
+ * (an index of a week's kept rows built, a slice copied), so a prune stays under a second
+ * (BENCHMARKS.md, "Retention by partition").
  */
-export const PRUNE_BUDGET_MS = 400;
+export const PRUNE_BUDGET_MS = 300;
 
-/** How long before a partition passes a cut-off its rewrite is prepared (the steps before the swap). */
-const LEAD_MS = 24 * 3_600_000;
+/**
+ * How long before a partition passes a cut-off its rewrite is prepared (every step but the swap):
+ * at 10 million deliveries a week's steps take about 3 seconds, which the budgets of the 48
+ * prunes before the cut-off hold twice over, events and the rest aside.
+ */
+export const LEAD_MS = 48 * 3_600_000;
 
 /** Blocks (8 kB) of a partition one copy step reads (its deliveries kept copied with their attempts). */
 const COPY_BLOCKS = 2_048;
@@ -66,8 +70,12 @@ export interface PruneResult {
   dryRun: boolean;
   /** The cut-offs applied: records created before them go (null: kept forever). */
   cutoffs: { done: Date | null; dead: Date | null; events: Date | null };
-  /** Milliseconds spent dropping and rewriting partitions, deleting rows one by one (legacy and default partitions), and removing events. */
-  timings: { partitions: number; rows: number; events: number };
+  /**
+   * Milliseconds spent dropping and rewriting partitions, deleting rows one by one (legacy and
+   * default partitions), and removing events; and the longest step (what a prune may take past
+   * its budget).
+   */
+  timings: { partitions: number; rows: number; events: number; longestStep: number };
   /** Steps that did work (of rewrites, event sweeps, row batches). */
   steps: number;
   /** Whether the budget ran out with work left, which the next prunes take up. */
@@ -460,7 +468,7 @@ export async function prune(
       ...(await countPrunable(sql, config, cutoffs, partitions, bounds, now)),
       dryRun: true,
       cutoffs,
-      timings: { partitions: 0, rows: 0, events: 0 },
+      timings: { partitions: 0, rows: 0, events: 0, longestStep: 0 },
       steps: 0,
       remaining: false,
     };
@@ -472,7 +480,7 @@ export async function prune(
     attempts: 0,
     dryRun: false,
     cutoffs,
-    timings: { partitions: 0, rows: 0, events: 0 },
+    timings: { partitions: 0, rows: 0, events: 0, longestStep: 0 },
     steps: 0,
     remaining: false,
   };
@@ -481,6 +489,12 @@ export async function prune(
     if (result.steps === 0 || performance.now() - began < budget) return true;
     result.remaining = true;
     return false;
+  };
+  /** Milliseconds since `from`, counted as a step's. */
+  const stepTime = (from: number) => {
+    const ms = performance.now() - from;
+    result.timings.longestStep = Math.max(result.timings.longestStep, ms);
+    return ms;
   };
 
   const ranges = eventRanges(partitions);
@@ -498,7 +512,7 @@ export async function prune(
         plan.events,
         options.copyBlocks ?? COPY_BLOCKS,
       );
-      result.timings.partitions += performance.now() - started;
+      result.timings.partitions += stepTime(started);
       if (step.step === 'waiting' || step.step === 'ready' || step.step === 'gone') return;
       result.steps += 1;
       result.done += step.done;
@@ -517,7 +531,7 @@ export async function prune(
     while (mayStep()) {
       started = performance.now();
       const [deliveries, attempts, events] = await deleteDeliveryBatch(sql, status, cutoff, bounds, batch);
-      result.timings.rows += performance.now() - started;
+      result.timings.rows += stepTime(started);
       if (deliveries > 0) result.steps += 1;
       result[status] += deliveries;
       result.attempts += attempts;
@@ -537,7 +551,9 @@ export async function prune(
     sweeps: for (const sweep of await sweepsQueued(sql)) {
       for (;;) {
         if (!mayStep()) break sweeps;
+        const from = performance.now();
         const [events, after] = await sweepStep(sql, cutoffs.events, sweep, options.sweepEvents ?? SWEEP_EVENTS);
+        stepTime(from);
         if (events > 0 || after !== null) result.steps += 1;
         result.events += events;
         if (after === null) break;
@@ -555,7 +571,9 @@ export async function prune(
   for (const rewrite of underWay) {
     if (plans.some((plan) => plan.partition.deliveries === rewrite.deliveries)) continue;
     if (!mayStep()) break;
+    const from = performance.now();
     const step = await rewriteStep(sql, rewrite, null, false, { lo: null, hi: null }, 0);
+    stepTime(from);
     if (step.step === 'cleaned' || step.step === 'restarted') result.steps += 1;
   }
   result.timings.partitions += performance.now() - started;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newDeliveryId, newEventId } from '../../../shared/webhooks/ids.ts';
-import { prune as pruneWithin, PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
+import { LEAD_MS, prune as pruneWithin, PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
 import { cronItems } from '../../../worker/runner.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
@@ -315,8 +315,8 @@ describe('retention', () => {
       const kept = [ids[3], ids[4], ids[5], ids[6]].sort();
       const attemptsBefore = await attemptsOf(h, kept);
       const deps = { config: h.config, sql: h.sql, log: h.log };
-      // the first week is past the done cut-off (30 days), not the dead one (90); the next week's
-      // cut-off is four days on, beyond the prunes below
+      // the first week is past the done cut-off (30 days), not the dead one (90); the weeks after
+      // it hold nothing
       const now = base + 40 * DAY;
       const dry = await prune(deps, { now, dryRun: true });
       assert.deepEqual([dry.done, dry.dead, dry.attempts], [3, 0, 3]);
@@ -351,7 +351,7 @@ describe('retention', () => {
       assert.equal(changes, 0);
     });
 
-    it('prepares a rewrite in the day before the cut-off, removing nothing, and swaps it in at the first prune past it, with the rows written meanwhile as they are then', async () => {
+    it('prepares a rewrite in the hours before the cut-off (LEAD_MS), removing nothing, and swaps it in at the first prune past it, with the rows written meanwhile as they are then', async () => {
       const db = await createTestDatabase();
       const h = harness(db);
       const other = await endpoint(h, 'http://127.0.0.1:9/removed');
@@ -369,11 +369,11 @@ describe('retention', () => {
       // the week's range ends at base + 7 days: past the done cut-off (30 days) 37 days on
       const cutoff = base + 37 * DAY;
 
-      const early = await prune(deps, { now: cutoff - 25 * HOUR });
-      assert.equal(early.steps, 0, 'more than a day ahead: nothing prepared');
+      const early = await prune(deps, { now: cutoff - LEAD_MS - HOUR });
+      assert.equal(early.steps, 0, 'earlier: nothing prepared');
       assert.deepEqual(await underWay(h), { rewrites: [], tables: [] });
 
-      const ahead = await prune(deps, { now: cutoff - 23 * HOUR });
+      const ahead = await prune(deps, { now: cutoff - LEAD_MS + HOUR });
       assert.deepEqual([ahead.done, ahead.dead, ahead.remaining], [0, 0, false]);
       assert.deepEqual(await remaining(h, all), all.sort(), 'nothing removed before the cut-off');
       assert.deepEqual(await underWay(h), {
