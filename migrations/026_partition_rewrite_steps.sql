@@ -5,9 +5,10 @@
 -- rows and 233,000 attempts) and took seconds in the prune of the hour the week passed the
 -- cut-off. Here the same rewrite is cut into steps, each its own short transaction, that the
 -- hourly prunes take in turn within a time budget: the copy, a slice of the partition at a time,
--- and each index, key and the analyze one by one, all on tables nobody else reads. They start
--- ahead of the cut-off, so in the hour it passes only the swap is left: the rows that changed
--- since they were copied copied again, and the new tables in the old ones' place.
+-- each key and index, the foreign key, the vacuum and analyze of each table, the count, all on
+-- tables nobody else reads. They start ahead of the cut-off, so in the hour it passes only the
+-- swap is left: the rows that changed since they were copied copied again, and the new tables in
+-- the old ones' place (the old ones dropped in a later step, not under the swap's lock).
 --
 -- Rows of the old partition change while it is copied (a dead delivery sent again, a pending one
 -- sent, an endpoint removed with its deliveries): from the first step on, a trigger on the old
@@ -15,7 +16,7 @@
 -- swap copies those again, so the new tables hold what the old ones held at the swap.
 
 -- A rewrite under way: the partition rewritten, the statuses it keeps (the rest goes at the
--- swap), how far the copy has gone (by id) and what it left out so far.
+-- swap), how far it has gone and what the swap will remove.
 create table if not exists app_delivery_rewrites (
   deliveries   text primary key,
   attempts     text not null,
@@ -74,8 +75,11 @@ end $$;
 -- pending and running) and remove the others with their attempts. `p_swap`: whether the cut-off
 -- has passed (the old rows may go now); before, the steps prepare the new tables only. `p_blocks`:
 -- the blocks (8 kB) of the old partition one copy step reads. `p_events_lo`, `p_events_hi`: the range of
--- event ids checked once the partition's deliveries went (app_event_sweeps). A null `p_keep`
--- abandons a rewrite under way (retention changed).
+-- event ids checked once the partition's deliveries went (app_event_sweeps). `p_long`: whether a
+-- long step may start (one that reads or builds a whole table over 8 MB: a key, an index, the
+-- vacuum, the count, a drop), which the caller allows early in its prune only, so that such a step
+-- never comes on top of a prune's budget already spent. A null `p_keep` abandons a rewrite under
+-- way (retention changed).
 --
 -- Answers the step taken and, for `swapped` and `dropped`, the done and dead deliveries and the
 -- attempts removed (for `swapped`, counted in the step before the swap; a row written between the
@@ -85,17 +89,19 @@ end $$;
 --   started   the new tables made, the old partitions' trigger set
 --   copied    one slice of `p_blocks` blocks read, the deliveries kept copied with their attempts
 --   built     one key, index or foreign key made on the new tables
---   vacuum    the caller is to run VACUUM (ANALYZE) on the new table `target`, then count it
---             vacuumed (app_delivery_rewrites.vacuumed)
+--   vacuum    the caller is to run VACUUM on the new table `target`, then count it vacuumed
+--             (app_delivery_rewrites.vacuumed)
+--   analyzed  a new table analyzed
 --   counted   what the swap will remove counted
 --   ready     everything prepared, the cut-off not passed
 --   swapped   the rows changed meanwhile copied again, the new tables in the old ones' place
 --   cleaned   the old tables of a swap or drop dropped
 --   restarted a rewrite under way with another `p_keep` (or broken) abandoned
+--   later     the next step is long and `p_long` is false: nothing done
 --   gone      no such partition
 create or replace function app_delivery_partition_rewrite(
   p_deliveries text, p_attempts text, p_keep text[], p_swap boolean, p_blocks integer,
-  p_events_lo text, p_events_hi text)
+  p_events_lo text, p_events_hi text, p_long boolean)
 returns table (step text, done integer, dead integer, attempts integer, target text)
 language plpgsql
 as $$
@@ -113,6 +119,7 @@ declare
   v_rows integer;
   v_def text;
   v_none boolean;
+  v_large boolean;
   v_changed text[];
 begin
   -- one step at a time (the hourly task and `app prune` may meet)
@@ -120,8 +127,20 @@ begin
   select * into v_state from app_delivery_rewrites r where r.deliveries = p_deliveries;
   if v_state.swapped then
     -- the old tables, out of the parents since the swap: dropping them (their files unlinked at
-    -- commit, a tenth of a second or more for a week's) holds up nobody
-    execute format('drop table if exists %I, %I', p_attempts || '_old', p_deliveries || '_old');
+    -- commit, a tenth of a second or more for a week's) holds up nobody; one a step
+    v_def := coalesce(to_regclass(p_attempts || '_old')::text, to_regclass(p_deliveries || '_old')::text);
+    if v_def is not null then
+      if not p_long and pg_total_relation_size(v_def) > 1024 * current_setting('block_size')::bigint then
+        return query select 'later', 0, 0, 0, null::text;
+        return;
+      end if;
+      execute format('drop table %s', v_def);
+      if to_regclass(p_attempts || '_old') is null and to_regclass(p_deliveries || '_old') is null then
+        delete from app_delivery_rewrites r where r.deliveries = p_deliveries;
+      end if;
+      return query select 'cleaned', 0, 0, 0, null::text;
+      return;
+    end if;
     delete from app_delivery_rewrites r where r.deliveries = p_deliveries;
     return query select 'cleaned', 0, 0, 0, null::text;
     return;
@@ -233,8 +252,17 @@ begin
     return;
   end if;
 
+  -- from here on a step reads or builds a whole new table (or the old one): with new tables over
+  -- 8 MB, only when the caller allows a long step (the foreign key added NOT VALID and the swap
+  -- aside)
+  v_large := pg_relation_size(v_new) + pg_relation_size(v_new_attempts) > 1024 * current_setting('block_size')::bigint;
+
   -- the keys, then the indexes of the parents one at a time, then the foreign keys
   if not exists (select 1 from pg_index x where x.indrelid = v_new::regclass and x.indisprimary) then
+    if v_large and not p_long then
+      return query select 'later', 0, 0, 0, null::text;
+      return;
+    end if;
     -- a row written during the copy may have been read twice (before and after it moved): the
     -- rows recorded are left out until the swap copies them again
     v_changed := array(select c.delivery_id from app_delivery_rewrite_changes c
@@ -246,6 +274,10 @@ begin
     return;
   end if;
   if not exists (select 1 from pg_index x where x.indrelid = v_new_attempts::regclass and x.indisprimary) then
+    if v_large and not p_long then
+      return query select 'later', 0, 0, 0, null::text;
+      return;
+    end if;
     execute format('alter table %I add primary key (delivery_id, attempt)', v_new_attempts);
     return query select 'built', 0, 0, 0, null::text;
     return;
@@ -259,6 +291,10 @@ begin
              from pg_index y where y.indrelid = p.new_table::regclass)
    order by p.def limit 1;
   if v_def is not null then
+    if v_large and not p_long then
+      return query select 'later', 0, 0, 0, null::text;
+      return;
+    end if;
     execute v_def;
     return query select 'built', 0, 0, 0, null::text;
     return;
@@ -283,6 +319,10 @@ begin
    where n.conrelid in (v_new::regclass, v_new_attempts::regclass) and n.contype = 'f' and not n.convalidated
    order by 1 limit 1;
   if v_def is not null then
+    if v_large and not p_long then
+      return query select 'later', 0, 0, 0, null::text;
+      return;
+    end if;
     -- a row of an endpoint removed before its key was added is one the trigger recorded: those
     -- rows are left out here and copied again (as they are then) at the swap
     v_changed := array(select c.delivery_id from app_delivery_rewrite_changes c
@@ -293,15 +333,37 @@ begin
     return query select 'built', 0, 0, 0, null::text;
     return;
   end if;
-  -- each new table vacuumed and analyzed, which only the caller can do (VACUUM runs outside a
-  -- transaction): its rows then need no hint bits set by the first reads, index-only scans skip
-  -- the heap, the planner has its statistics, and autovacuum has no reason to visit it (a visit
-  -- that would hold up the swap's lock)
+  -- each new table vacuumed, which only the caller can do (VACUUM runs outside a transaction), and
+  -- analyzed, a step each: its rows then need no hint bits set by the first reads, index-only
+  -- scans skip the heap, the planner has its statistics, and autovacuum has no reason to visit it
+  -- (a visit that would hold up the swap's lock)
   if v_state.vacuumed < 2 then
+    if v_large and not p_long then
+      return query select 'later', 0, 0, 0, null::text;
+      return;
+    end if;
     return query select 'vacuum', 0, 0, 0, case v_state.vacuumed when 0 then v_new else v_new_attempts end;
     return;
   end if;
+  select format('analyze %I', t.new_table) into v_def
+    from (values (1, v_new), (2, v_new_attempts)) t (n, new_table)
+   where (select c.reltuples from pg_class c where c.oid = t.new_table::regclass) > 0
+     and not exists (select 1 from pg_statistic st where st.starelid = t.new_table::regclass)
+   order by t.n limit 1;
+  if v_def is not null then
+    if v_large and not p_long then
+      return query select 'later', 0, 0, 0, null::text;
+      return;
+    end if;
+    execute v_def;
+    return query select 'analyzed', 0, 0, 0, null::text;
+    return;
+  end if;
   if not v_state.counted then
+    if v_large and not p_long then
+      return query select 'later', 0, 0, 0, null::text;
+      return;
+    end if;
     execute format('select count(*) filter (where status = ''done''), count(*) filter (where status = ''dead'') from %I where status in (''done'', ''dead'') and not status = any($1)', p_deliveries)
        into v_done, v_dead using p_keep;
     execute format('select (select count(*) from %I) - (select count(*) from %I)', p_attempts, v_new_attempts) into v_attempts;

@@ -239,27 +239,41 @@ async function plansOf(
   ranges: ReturnType<typeof eventRanges>,
   now: number,
 ): Promise<Plan[]> {
+  const goneAt = (partition: Partition, time: number) =>
+    STATUSES.filter((status) => !keptAt(config, partition, time).includes(status)) as ('done' | 'dead')[];
+  const candidates = ranges.filter(
+    (range): range is typeof range & { partition: Partition } =>
+      range.partition !== null && goneAt(range.partition, now + LEAD_MS).length > 0,
+  );
+  if (candidates.length === 0) return [];
+  // most hours a partition past a cut-off has nothing more to lose: a look into its status index
+  // says so (for every partition in one statement)
+  const held = new Map(
+    (
+      await sql<{ deliveries: string; done: boolean; dead: boolean }[]>`${candidates
+        .map(
+          ({ partition }) =>
+            sql`select ${partition.deliveries}::text as deliveries,
+                       exists (select 1 from ${sql(partition.deliveries)} where status = 'done') as done,
+                       exists (select 1 from ${sql(partition.deliveries)} where status = 'dead') as dead`,
+        )
+        .reduce((all, one) => sql`${all} union all ${one}`)}`
+    ).map((row) => [row.deliveries, row]),
+  );
   const plans: Plan[] = [];
-  for (const range of ranges) {
-    const partition = range.partition;
-    if (partition === null) continue;
-    // most hours a partition past a cut-off has nothing more to lose: a look into its status
-    // index says so
-    const held = new Map<'done' | 'dead', Promise<boolean>>();
-    const holding = async (statuses: ('done' | 'dead')[]) => {
-      for (const status of statuses) {
-        if (!held.has(status)) held.set(status, holds(sql, partition, status));
-        if (await held.get(status)) return true;
-      }
-      return false;
-    };
+  for (const range of candidates) {
+    const holding = held.get(range.partition.deliveries);
     for (const [time, swap] of [
       [now, true],
       [now + LEAD_MS, false],
     ] as const) {
-      const keep = keptAt(config, partition, time);
-      if (await holding(STATUSES.filter((status) => !keep.includes(status)) as ('done' | 'dead')[])) {
-        plans.push({ partition, events: { lo: range.lo, hi: range.hi }, keep, swap });
+      if (holding && goneAt(range.partition, time).some((status) => holding[status])) {
+        plans.push({
+          partition: range.partition,
+          events: { lo: range.lo, hi: range.hi },
+          keep: keptAt(config, range.partition, time),
+          swap,
+        });
         break;
       }
     }
@@ -269,8 +283,9 @@ async function plansOf(
 
 /**
  * One step of a partition's rewrite (migrations/026); answers the step and what a swap or drop
- * removed. The step that vacuums a new table is the caller's (VACUUM cannot run in a function):
- * run here, then recorded.
+ * removed. `long`: whether a long step (a whole table over 8 MB read or built) may start. The step
+ * that vacuums a new table is the caller's (VACUUM cannot run in a function): run here, then
+ * recorded.
  */
 async function rewriteStep(
   sql: Sql,
@@ -279,13 +294,14 @@ async function rewriteStep(
   swap: boolean,
   events: EventRange,
   blocks: number,
+  long: boolean,
 ): Promise<{ step: string; done: number; dead: number; attempts: number }> {
   const [row] = await sql<{ step: string; done: number; dead: number; attempts: number; target: string | null }[]>`
     select step, done, dead, attempts, target
       from app_delivery_partition_rewrite(${partition.deliveries}, ${partition.attempts}, ${keep}::text[], ${swap},
-                                          ${blocks}, ${events.lo}, ${events.hi})`;
+                                          ${blocks}, ${events.lo}, ${events.hi}, ${long})`;
   if (row.step === 'vacuum' && row.target !== null) {
-    await sql`vacuum (analyze) ${sql(row.target)}`;
+    await sql`vacuum ${sql(row.target)}`;
     // the first new table, then the second (two prunes at once may both have vacuumed one)
     await sql`
       update app_delivery_rewrites
@@ -375,14 +391,6 @@ async function deleteEventsOf(sql: Sql, cutoff: Date, ids: string[]): Promise<nu
   return row.events;
 }
 
-/** Whether partition `partition` holds deliveries of `status` (through its `(status, created_at)` index): whether a prune past that status's cut-off has work there. */
-async function holds(sql: Sql, partition: Partition, status: 'done' | 'dead'): Promise<boolean> {
-  const [row] = await sql<
-    { found: boolean }[]
-  >`select exists (select 1 from ${sql(partition.deliveries)} where status = ${status}) as found`;
-  return row.found;
-}
-
 /** The sweeps of events queued, oldest first. */
 const sweepsQueued = (sql: Sql) => sql<Sweep[]>`select id::text as id, lo, hi, after from app_event_sweeps order by id`;
 
@@ -436,8 +444,10 @@ async function countPrunable(
  * every prune moves on); `copyBlocks` and `sweepEvents` size a copy step and an events step.
  *
  * In order: the partitions whose cut-off has passed (swapped or dropped, or their rewrite moved
- * on), the rows one by one, the events, then the rewrites of partitions whose cut-off comes within
- * LEAD_MS. What the budget leaves goes to the next prune (`remaining`).
+ * on), the rows one by one, the old tables of a swap dropped, the rewrites of partitions whose
+ * cut-off comes within LEAD_MS, then the events: the long steps of a rewrite come early in a prune,
+ * and events, in short steps, take what the budget leaves. What it leaves goes to the next prune
+ * (`remaining`).
  */
 export async function prune(
   deps: PruneDeps,
@@ -490,6 +500,12 @@ export async function prune(
     result.remaining = true;
     return false;
   };
+  /**
+   * Whether a long step (a key, an index, a vacuum, a count or a drop of a large table: up to
+   * half a second at 10 million deliveries on a busy machine) may start: as the first step, or
+   * within the first half of the budget, so that one never comes on top of a budget spent.
+   */
+  const mayLong = () => result.steps === 0 || performance.now() - began < budget / 2;
   /** Milliseconds since `from`, counted as a step's. */
   const stepTime = (from: number) => {
     const ms = performance.now() - from;
@@ -511,9 +527,11 @@ export async function prune(
         plan.swap,
         plan.events,
         options.copyBlocks ?? COPY_BLOCKS,
+        mayLong(),
       );
       result.timings.partitions += stepTime(started);
-      if (step.step === 'waiting' || step.step === 'ready' || step.step === 'gone') return;
+      if (step.step === 'later') result.remaining = true;
+      if (step.step === 'waiting' || step.step === 'ready' || step.step === 'gone' || step.step === 'later') return;
       result.steps += 1;
       result.done += step.done;
       result.dead += step.dead;
@@ -544,6 +562,27 @@ export async function prune(
     }
   }
 
+  // the old tables of a swap or drop dropped, and a rewrite under way of a partition with nothing
+  // to do now (retention made longer) abandoned
+  started = performance.now();
+  const underWay = await sql<{ deliveries: string; attempts: string }[]>`
+    select deliveries, attempts from app_delivery_rewrites order by deliveries`;
+  cleanups: for (const rewrite of underWay) {
+    if (plans.some((plan) => plan.partition.deliveries === rewrite.deliveries)) continue;
+    for (;;) {
+      if (!mayStep()) break cleanups;
+      const from = performance.now();
+      const step = await rewriteStep(sql, rewrite, null, false, { lo: null, hi: null }, 0, mayLong());
+      stepTime(from);
+      if (step.step === 'later') result.remaining = true;
+      if (step.step !== 'cleaned' && step.step !== 'restarted') break;
+      result.steps += 1;
+    }
+  }
+  result.timings.partitions += performance.now() - started;
+
+  for (const plan of plans) if (!plan.swap) await rewrite(plan);
+
   if (cutoffs.events !== null) {
     started = performance.now();
     const turn = rotatingRange(ranges, cutoffs.events, now);
@@ -562,23 +601,6 @@ export async function prune(
     }
     result.timings.events += performance.now() - started;
   }
-
-  // the old tables of a swap or drop dropped, and a rewrite under way of a partition with nothing
-  // to do now (retention made longer) abandoned
-  started = performance.now();
-  const underWay = await sql<{ deliveries: string; attempts: string }[]>`
-    select deliveries, attempts from app_delivery_rewrites order by deliveries`;
-  for (const rewrite of underWay) {
-    if (plans.some((plan) => plan.partition.deliveries === rewrite.deliveries)) continue;
-    if (!mayStep()) break;
-    const from = performance.now();
-    const step = await rewriteStep(sql, rewrite, null, false, { lo: null, hi: null }, 0);
-    stepTime(from);
-    if (step.step === 'cleaned' || step.step === 'restarted') result.steps += 1;
-  }
-  result.timings.partitions += performance.now() - started;
-
-  for (const plan of plans) if (!plan.swap) await rewrite(plan);
 
   if (result.done + result.dead + result.events > 0) {
     log.info(

@@ -427,7 +427,7 @@ describe('retention', () => {
       await h.sql`delete from app_webhook_deliveries where id = ${dead}`;
       assert.deepEqual(await attemptsOf(h, [dead]), []);
 
-      // the next prunes, a step each: the events of the week, then the old tables dropped
+      // the next prunes, a step each: the old tables dropped, the events of the week
       for (let hour = 1, more = true; more; hour += 1) {
         assert.ok(hour <= 5, 'done within a few prunes');
         const next = await pruneWithin(deps, { now: cutoff + hour * HOUR, budgetMs: 0 });
