@@ -199,7 +199,9 @@ begin
         execute format('alter table %I rename to %I', p_deliveries, p_deliveries || '_old');
         insert into app_delivery_rewrites (deliveries, attempts, keep, filenode, swapped)
         values (p_deliveries, p_attempts, p_keep, 0, true);
-        insert into app_event_sweeps (lo, hi) values (p_events_lo, p_events_hi) on conflict do nothing;
+        -- (a sweep of that range under way started over: it may have passed events kept until now)
+        insert into app_event_sweeps (lo, hi) values (p_events_lo, p_events_hi)
+        on conflict (lo, hi) do update set after = null;
         return query select 'dropped', v_done, v_dead, v_attempts, null::text;
         return;
       end if;
@@ -405,7 +407,10 @@ begin
   execute format('alter table app_webhook_deliveries attach partition %I %s', p_deliveries, v_bound);
   execute format('alter table app_webhook_attempts attach partition %I %s', p_attempts, v_bound);
   update app_delivery_rewrites r set swapped = true where r.deliveries = p_deliveries;
-  insert into app_event_sweeps (lo, hi) values (p_events_lo, p_events_hi) on conflict do nothing;
+  -- the range of its events checked (a sweep of it under way started over: it may have passed
+  -- events whose deliveries went only now)
+  insert into app_event_sweeps (lo, hi) values (p_events_lo, p_events_hi)
+  on conflict (lo, hi) do update set after = null;
   return query select 'swapped', v_state.gone_done, v_state.gone_dead, greatest(v_state.gone_attempts + v_attempts, 0), null::text;
 end $$;
 

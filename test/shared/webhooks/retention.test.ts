@@ -440,6 +440,31 @@ describe('retention', () => {
       assert.equal(triggers, 0, 'the old tables went with their trigger');
     });
 
+    it("starts a sweep of a week's events over when the week's deliveries go, so events passed while their deliveries were still there go too", async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const ep = await endpoint(h, 'http://127.0.0.1:9/sweep');
+      await h.sql`select app_delivery_partitions_ensure(${new Date(base + 7 * DAY)})`;
+      const seeded = await seedEvents(
+        h,
+        base,
+        ep.id,
+        [1, 2, 3].map((offsetDays) => ({ offsetDays, deliveries: [{ status: 'done' }] })),
+      );
+      const events = seeded.map((one) => one.event).sort();
+      // a sweep of the week's range that went past the first two events (their deliveries were
+      // there then), as the hourly turn may have
+      const [{ bound }] = await h.sql<{ bound: string }[]>`
+        select pg_get_expr(c.relpartbound, c.oid) as bound from pg_class c where c.relname = ${`app_webhook_deliveries_${week(base)}`}`;
+      const [, lo, hi] = /FROM \('msg_([^']+)'\) TO \('msg_([^']+)'\)/.exec(bound) ?? [];
+      await h.sql`insert into app_event_sweeps (lo, hi, after) values (${`evt_${lo}`}, ${`evt_${hi}`}, ${events[1]})`;
+      const result = await prune({ config: h.config, sql: h.sql, log: h.log }, { now: base + 40 * DAY });
+      assert.equal(result.done, 3);
+      assert.deepEqual(await eventsLeft(h, events), [], 'all three events went');
+      const [{ sweeps }] = await h.sql<{ sweeps: number }[]>`select count(*)::int as sweeps from app_event_sweeps`;
+      assert.equal(sweeps, 0);
+    });
+
     it('abandons a rewrite under way once retention is made longer, removing nothing', async () => {
       const db = await createTestDatabase();
       const h = harness(db);
