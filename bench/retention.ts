@@ -11,11 +11,16 @@
  *   page, counted exactly), at full size, and after the prunes;
  * - the hourly prune (`app/prune`'s code, shared/webhooks/retention.ts) with retention set so
  *   that a few weeks are past it (done deliveries kept `retention` days, default `days - 24`; dead
- *   ones `deadRetention` days, default `days - 10`): a dry run and the first prune; then `steps`
- *   prunes a week apart (each when one more week passes each cut-off: what the hourly prune does
- *   once a week) and `hours` prunes an hour apart (what it does the other hours), with their
- *   medians; per prune the time spent on partitions, rows and events, and the partitions, sizes
- *   and dead tuples of the tables before and after;
+ *   ones `deadRetention` days, default `days - 10`), on a clock moved by hand: a dry run; the
+ *   first prune and the hourly ones after it until the backlog of weeks past the cut-offs is gone
+ *   (each prune works within its time budget and leaves the rest to the next), their removals
+ *   checked against the dry run's; then `steps` times, the prunes of the hours before the next
+ *   time a week passes a cut-off (from LEAD_MS ahead: they prepare its rewrite), the prune of that
+ *   hour and those after it until nothing is left to do (what the hourly prune does once a week);
+ *   then `hours` prunes an
+ *   hour apart (what it does the other hours). Each prune's time, with the time spent on
+ *   partitions, rows and events, the medians and the slowest of each kind and of all; the
+ *   partitions, sizes and dead tuples of the tables before and after;
  * - the events step as it was before it was made proportional (every event past retention
  *   checked against every partition, in batches of 5,000), run on the same tables after the
  *   prunes inside a transaction rolled back: the figure the new one replaces.
@@ -26,7 +31,7 @@ import { loadavg } from 'node:os';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
 import { claimDelivery, recordAttempt } from '../shared/webhooks/deliveries/store.ts';
-import { prune, type PruneResult } from '../shared/webhooks/retention.ts';
+import { LEAD_MS, prune, type PruneResult } from '../shared/webhooks/retention.ts';
 import { ALL_TENANTS, tenantScope } from '../shared/access/tenant-scope.ts';
 import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
 import { historyPartitions, loadHistory } from './load-history.ts';
@@ -129,7 +134,7 @@ async function latencies(label: string, filterEndpoint: string): Promise<Latenci
   return figures;
 }
 
-/** Partitions, sizes and dead tuples of deliveries, attempts and events, as `conn` sees them (its own statistics flushed first). */
+/** Partitions, sizes and dead tuples of deliveries, attempts and events (and the events counted), as `conn` sees them (its own statistics flushed first). */
 async function tables(conn: typeof db.sql) {
   await conn`select pg_stat_force_next_flush()`;
   const [row] = await conn<
@@ -157,7 +162,7 @@ async function tables(conn: typeof db.sql) {
            (select coalesce(sum(n_dead_tup), 0) from dead join parts p on p.inhrelid = dead.relid where p.inhparent = 'app_webhook_deliveries'::regclass)::float8 as "deadDeliveries",
            (select coalesce(sum(n_dead_tup), 0) from dead join parts p on p.inhrelid = dead.relid where p.inhparent = 'app_webhook_attempts'::regclass)::float8 as "deadAttempts",
            (select n_dead_tup from dead where relid = 'app_events'::regclass)::float8 as "deadEvents",
-           (select n_live_tup from pg_stat_user_tables where relid = 'app_events'::regclass)::float8 as "eventRows"`;
+           (select count(*) from app_events)::float8 as "eventRows"`;
   return row;
 }
 
@@ -167,7 +172,8 @@ const tablesText = (t: Awaited<ReturnType<typeof tables>>) =>
   `dead tuples: deliveries ${t.deadDeliveries}, attempts ${t.deadAttempts}, events ${t.deadEvents}`;
 const pruneText = (r: PruneResult, ms: number) =>
   `${(ms / 1000).toFixed(3)} s: ${r.done} done + ${r.dead} dead deliveries, ${r.attempts} attempts, ${r.events} events ` +
-  `(partitions ${r.timings.partitions.toFixed(0)} ms, rows ${r.timings.rows.toFixed(0)} ms, events ${r.timings.events.toFixed(0)} ms)`;
+  `(partitions ${r.timings.partitions.toFixed(0)} ms, rows ${r.timings.rows.toFixed(0)} ms, events ${r.timings.events.toFixed(0)} ms; ` +
+  `${r.steps} steps, the longest ${r.timings.longestStep.toFixed(0)} ms${r.remaining ? ', more left' : ''})`;
 
 /** The events step as the prune ran it before it was made proportional, verbatim, in a transaction rolled back: answers its milliseconds and the events it found. */
 async function formerEventStep(cutoff: Date): Promise<[number, number]> {
@@ -197,6 +203,18 @@ async function formerEventStep(cutoff: Date): Promise<[number, number]> {
       if (error !== rollback) throw error;
     });
   return [wallClock() - started, found];
+}
+
+/** The next time after `now` a range partition passes the done or the dead cut-off (its upper bound plus the retention). */
+async function nextCrossing(now: number): Promise<number> {
+  const uppers = await db.sql<{ upper: Date }[]>`
+    select app_id_time_of(substring(pg_get_expr(c.relpartbound, c.oid) from 'TO [(]''([^'']+)''[)]')) as upper
+      from pg_inherits i join pg_class c on c.oid = i.inhrelid
+     where i.inhparent = 'app_webhook_deliveries'::regclass and pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT'`;
+  const times = uppers
+    .flatMap((row) => [row.upper.getTime() + RETENTION_DAYS * DAY, row.upper.getTime() + DEAD_RETENTION_DAYS * DAY])
+    .filter((time) => time > now);
+  return Math.min(...times);
 }
 
 try {
@@ -245,39 +263,68 @@ try {
     started = wallClock();
     const dry = await prune(pruneDeps, { dryRun: true, now });
     const dryMs = wallClock() - started;
-    started = wallClock();
-    const first = await prune(pruneDeps, { now });
-    const firstMs = wallClock() - started;
-    if (dry.done !== first.done || dry.dead !== first.dead || dry.events !== first.events) {
+    report(`dry run ${(dryMs / 1000).toFixed(3)} s (retention ${RETENTION_DAYS} days, dead ${DEAD_RETENTION_DAYS})`);
+    /** Every prune's milliseconds, and those of each kind. */
+    const allMs: number[] = [];
+    const kinds: Record<'catchUp' | 'before' | 'crossing' | 'after' | 'hourly', number[]> = {
+      catchUp: [],
+      before: [],
+      crossing: [],
+      after: [],
+      hourly: [],
+    };
+    const hourEventsMs: number[] = [];
+    let longestStep = 0;
+    /** One prune at `at`, timed; its line goes to stdout for the first, the weekly and the hourly ones, to stderr only for the others. */
+    const timedPrune = async (kind: keyof typeof kinds, label: string, at: number) => {
+      started = wallClock();
+      const result = await prune(pruneDeps, { now: at });
+      const ms = wallClock() - started;
+      allMs.push(ms);
+      kinds[kind].push(ms);
+      longestStep = Math.max(longestStep, result.timings.longestStep);
+      const line = `${label}: ${pruneText(result, ms)}`;
+      if (kind === 'crossing' || kind === 'hourly' || label === 'first prune') report(line);
+      else note(`${line} (load average ${load()})`);
+      return result;
+    };
+
+    // the backlog: three weeks past the done cut-off, one past the dead one
+    const caughtUp = { done: 0, dead: 0, events: 0, attempts: 0 };
+    for (let run = 1; ; run++) {
+      const result = await timedPrune('catchUp', run === 1 ? 'first prune' : `catching up (${run})`, now);
+      for (const key of ['done', 'dead', 'events', 'attempts'] as const) caughtUp[key] += result[key];
+      if (!result.remaining) break;
+      now += HOUR;
+    }
+    if (dry.done !== caughtUp.done || dry.dead !== caughtUp.dead || dry.events !== caughtUp.events) {
       throw new Error(
-        `the dry run (${dry.done}/${dry.dead}/${dry.events}) and the prune (${first.done}/${first.dead}/${first.events}) disagree`,
+        `the dry run (${dry.done}/${dry.dead}/${dry.events}) and the prunes (${caughtUp.done}/${caughtUp.dead}/${caughtUp.events}) disagree`,
       );
     }
     report(
-      `dry run ${(dryMs / 1000).toFixed(3)} s; first prune (retention ${RETENTION_DAYS} days, dead ${DEAD_RETENTION_DAYS}) ${pruneText(first, firstMs)}`,
+      `caught up in ${kinds.catchUp.length} prunes: ${caughtUp.done} done + ${caughtUp.dead} dead deliveries, ${caughtUp.attempts} attempts, ${caughtUp.events} events, as the dry run counted`,
     );
-    report(`after the first prune: ${tablesText(await tables(conn as unknown as typeof db.sql))}`);
+    report(`after catching up: ${tablesText(await tables(conn as unknown as typeof db.sql))}`);
 
-    const stepMs: number[] = [];
     for (let step = 1; step <= args.steps; step++) {
-      now += 7 * DAY;
-      started = wallClock();
-      const result = await prune(pruneDeps, { now });
-      stepMs.push(wallClock() - started);
-      report(`a week later (${step}): ${pruneText(result, stepMs.at(-1)!)}`);
+      const crossing = await nextCrossing(now);
+      for (let at = Math.max(now + HOUR, crossing - LEAD_MS - HOUR); at < crossing; at += HOUR)
+        await timedPrune('before', `before it (${step}), ${((crossing - at) / HOUR).toFixed(0)} h ahead`, at);
+      now = crossing;
+      let result = await timedPrune('crossing', `a week past a cut-off (${step})`, now);
+      while (result.remaining) {
+        now += HOUR;
+        result = await timedPrune('after', `after it (${step}), ${((now - crossing) / HOUR).toFixed(0)} h on`, now);
+      }
     }
     if (args.steps > 0)
       report(`after the weekly prunes: ${tablesText(await tables(conn as unknown as typeof db.sql))}`);
 
-    const hourMs: number[] = [];
-    const hourEventsMs: number[] = [];
     for (let hour = 1; hour <= args.hours; hour++) {
       now += HOUR;
-      started = wallClock();
-      const result = await prune(pruneDeps, { now });
-      hourMs.push(wallClock() - started);
+      const result = await timedPrune('hourly', `an hour later (${hour})`, now);
       hourEventsMs.push(result.timings.events);
-      report(`an hour later (${hour}): ${pruneText(result, hourMs.at(-1)!)}`);
     }
     const formerMs: number[] = [];
     for (let run = 0; run < Math.min(args.hours, 5); run++) {
@@ -286,13 +333,21 @@ try {
       report(`former events step (rolled back): ${(ms / 1000).toFixed(3)} s, ${found} events found`);
     }
     report(`after the hourly prunes: ${tablesText(await tables(conn as unknown as typeof db.sql))}`);
-    if (args.steps > 0) report(`weekly prune: median ${(median(stepMs) / 1000).toFixed(3)} s of ${stepMs.length}`);
+    const figures = (values: number[]) =>
+      `median ${(median(values) / 1000).toFixed(3)} s, slowest ${(Math.max(...values) / 1000).toFixed(3)} s of ${values.length}`;
+    report(`first prune and catching up: ${figures(kinds.catchUp)}`);
+    if (args.steps > 0) {
+      report(`prunes of the ${LEAD_MS / HOUR} hours before a week passes a cut-off: ${figures(kinds.before)}`);
+      report(`prune of the hour a week passes a cut-off: ${figures(kinds.crossing)}`);
+      if (kinds.after.length > 0) report(`prunes after it, until done: ${figures(kinds.after)}`);
+    }
     if (args.hours > 0) {
       report(
-        `hourly prune: median ${(median(hourMs) / 1000).toFixed(3)} s of ${hourMs.length}, of which events ${median(hourEventsMs).toFixed(0)} ms; ` +
+        `hourly prune: ${figures(kinds.hourly)}, of which events ${median(hourEventsMs).toFixed(0)} ms; ` +
           `former events step: median ${(median(formerMs) / 1000).toFixed(3)} s of ${formerMs.length}`,
       );
     }
+    report(`every prune: ${figures(allMs)}; the longest step ${longestStep.toFixed(0)} ms`);
   } finally {
     conn.release();
   }

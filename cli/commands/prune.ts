@@ -20,6 +20,7 @@ export const pruneCommand = defineCommand({
       [
         `${result.dryRun ? 'would remove' : 'removed'}: ${result.done} done and ${result.dead} dead deliveries (${result.attempts} attempts), ${result.events} events`,
         `  done deliveries ${day(result.cutoffs.done)}; dead ${day(result.cutoffs.dead)}; events ${day(result.cutoffs.events)} with no delivery left`,
+        ...(result.remaining ? ['  more is left: the next prunes (hourly, or `app prune` again) take it up'] : []),
       ].join('\n'),
     );
   },

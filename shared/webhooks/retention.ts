@@ -9,8 +9,12 @@
  * a partition whose whole range is past a cut-off is dropped, or rewritten with only the rows it
  * must keep (dead ones still within their retention, pending and running ones), so the work is
  * that of the rows kept, not of the rows that go. A delivery therefore goes within a week after
- * its retention has passed. The legacy partition (the table as it was before partitioning) and
- * the default one (ids outside every range) are pruned row by row, as before partitioning: in
+ * its retention has passed. A rewrite is cut into short steps (migrations/026: the copy a slice at
+ * a time, each index, the analyze, the swap), and every prune works for at most `budgetMs`
+ * (default PRUNE_BUDGET_MS) before leaving the rest to the next: so no prune takes long whatever
+ * the size of a week. The steps start two days ahead of the cut-off (LEAD_MS), and in the hour it
+ * passes only the swap is left. The legacy partition (the table as it was before partitioning)
+ * and the default one (ids outside every range) are pruned row by row, as before partitioning: in
  * batches of `batch` rows (default 5,000), each its own short transaction that skips rows another
  * transaction holds (`for update skip locked`). Every prune also makes the partitions of the next
  * two weeks. The worker runs it every hour (graphile-worker cron, task `app/prune`, once across
@@ -20,11 +24,11 @@
  * not of every old event still kept by a delivery. An event and its deliveries are written at one
  * time (shared/webhooks/events/enqueue.ts) and their ids carry it, so the events of a partition's
  * deliveries have ids in the same range (`evt_` instead of `msg_`): when a partition is dropped or
- * rewritten, the events of its range past `webhooks.retention` with no delivery left go in one
- * statement, and when deliveries go row by row, their events are checked. Deliveries can also go
- * otherwise (an endpoint removed takes its deliveries): so every prune checks one more range of
- * those wholly past `webhooks.retention` in turn (by the hour), and such an event goes within as
- * many hours as there are such ranges.
+ * rewritten, the events of its range past `webhooks.retention` with no delivery left go, a slice
+ * of the range at a time (app_event_sweeps, within the same budget), and when deliveries go row by
+ * row, their events are checked. Deliveries can also go otherwise (an endpoint removed takes its
+ * deliveries): so every prune adds one more range of those wholly past `webhooks.retention` in
+ * turn (by the hour), and such an event goes within as many hours as there are such ranges.
  */
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
@@ -33,6 +37,28 @@ import type { Logger } from '../log/logger.ts';
 /** The graphile-worker task that prunes, and when it runs (every hour, on the hour). */
 export const PRUNE_TASK = 'app/prune';
 export const PRUNE_SCHEDULE = '0 * * * *';
+
+/**
+ * How long a prune starts new steps for, in milliseconds: past it, what is left (a rewrite's
+ * steps, slices of events, batches of rows) waits for the next prune. A prune takes its budget
+ * and one step at most: at 10 million deliveries a step takes up to a few hundred milliseconds
+ * (an index of a week's kept rows built, a slice copied), so a prune stays under a second
+ * (BENCHMARKS.md, "Retention by partition").
+ */
+export const PRUNE_BUDGET_MS = 300;
+
+/**
+ * How long before a partition passes a cut-off its rewrite is prepared (every step but the swap):
+ * at 10 million deliveries a week's steps take about 3 seconds, which the budgets of the 48
+ * prunes before the cut-off hold twice over, events and the rest aside.
+ */
+export const LEAD_MS = 48 * 3_600_000;
+
+/** Blocks (8 kB) of a partition one copy step reads (its deliveries kept copied with their attempts). */
+const COPY_BLOCKS = 2_048;
+
+/** Event ids one step of a sweep checks. */
+const SWEEP_EVENTS = 10_000;
 
 export interface PruneResult {
   /** Done deliveries removed (or, with `dryRun`, that would be). */
@@ -44,8 +70,16 @@ export interface PruneResult {
   dryRun: boolean;
   /** The cut-offs applied: records created before them go (null: kept forever). */
   cutoffs: { done: Date | null; dead: Date | null; events: Date | null };
-  /** Milliseconds spent dropping and rewriting partitions, deleting rows one by one (legacy and default partitions), and removing events. */
-  timings: { partitions: number; rows: number; events: number };
+  /**
+   * Milliseconds spent dropping and rewriting partitions, deleting rows one by one (legacy and
+   * default partitions), and removing events; and the longest step (what a prune may take past
+   * its budget).
+   */
+  timings: { partitions: number; rows: number; events: number; longestStep: number };
+  /** Steps that did work (of rewrites, event sweeps, row batches). */
+  steps: number;
+  /** Whether the budget ran out with work left, which the next prunes take up. */
+  remaining: boolean;
 }
 
 interface PruneDeps {
@@ -110,10 +144,14 @@ function boundsOf(partitions: Partition[], cutoffs: PruneResult['cutoffs']): Bou
   };
 }
 
-/** Event ids from `lo` (null: the lowest) to below `hi` (null: the highest). */
+/**
+ * Event ids from `lo` (null: the lowest) to below `hi` (null: the highest); with `after`, only
+ * those above it (where a sweep of the range stopped).
+ */
 interface EventRange {
   lo: string | null;
   hi: string | null;
+  after?: string | null;
 }
 
 /** The event ids of the deliveries below a partition bound: the same time characters after `evt_`. */
@@ -137,7 +175,13 @@ function eventRanges(
 }
 
 const inRange = (sql: Sql, column: string, range: EventRange) =>
-  sql`(${range.lo === null ? sql`true` : sql`${sql(column)} >= ${range.lo}`} and ${range.hi === null ? sql`true` : sql`${sql(column)} < ${range.hi}`})`;
+  sql`(${
+    range.after
+      ? sql`${sql(column)} > ${range.after}`
+      : range.lo === null
+        ? sql`true`
+        : sql`${sql(column)} >= ${range.lo}`
+  } and ${range.hi === null ? sql`true` : sql`${sql(column)} < ${range.hi}`})`;
 
 /**
  * The range of events a prune at `now` checks in turn, whatever it removed: one of those wholly
@@ -161,16 +205,110 @@ function prunable(sql: Sql, status: 'done' | 'dead', cutoff: Date | null, bounds
     or (d.created_at < ${cutoff} and (${bounds.legacy === null ? sql`false` : sql`d.id < ${bounds.legacy}`} or ${bounds.top === null ? sql`true` : sql`d.id >= ${bounds.top}`}))))`;
 }
 
-/** Drops or rewrites one partition wholly past a cut-off (migrations/023); answers [done, dead, attempts] removed. */
-async function prunePartition(
+type Status = 'pending' | 'running' | 'done' | 'dead';
+
+/** In this order everywhere, so a plan compares with the one recorded for a rewrite under way. */
+const STATUSES: readonly Status[] = ['pending', 'running', 'done', 'dead'];
+
+/**
+ * What to do with a range partition: keep the deliveries of `keep` and remove the rest, now
+ * (`swap`: its range is past a cut-off and it holds rows that go) or, before the cut-off, prepare
+ * it (its range passes a cut-off within LEAD_MS).
+ */
+interface Plan {
+  partition: Partition;
+  events: EventRange;
+  keep: Status[];
+  swap: boolean;
+}
+
+/** The statuses partition `partition` keeps at `time`: pending and running always, done and dead while its range is within their retention. */
+function keptAt(config: PruneDeps['config'], partition: Partition, time: number): Status[] {
+  const retention = { done: config.webhooks.retention, dead: config.webhooks.deadRetention };
+  return STATUSES.filter((status) => {
+    if (status === 'pending' || status === 'running') return true;
+    const ms = retention[status];
+    return ms === null || partition.upperTime.getTime() > time - ms;
+  });
+}
+
+/** The plan for each range partition with work now or within LEAD_MS, lowest first. */
+async function plansOf(
   sql: Sql,
-  partition: Partition,
-  doneGone: boolean,
-  deadGone: boolean,
-): Promise<[number, number, number]> {
-  const rows = await sql<{ done: number; dead: number; attempts: number }[]>`
-    select done, dead, attempts from app_delivery_partition_prune(${partition.deliveries}, ${partition.attempts}, ${doneGone}, ${deadGone})`;
-  return rows.length === 0 ? [0, 0, 0] : [rows[0].done, rows[0].dead, rows[0].attempts];
+  config: PruneDeps['config'],
+  ranges: ReturnType<typeof eventRanges>,
+  now: number,
+): Promise<Plan[]> {
+  const goneAt = (partition: Partition, time: number) =>
+    STATUSES.filter((status) => !keptAt(config, partition, time).includes(status)) as ('done' | 'dead')[];
+  const candidates = ranges.filter(
+    (range): range is typeof range & { partition: Partition } =>
+      range.partition !== null && goneAt(range.partition, now + LEAD_MS).length > 0,
+  );
+  if (candidates.length === 0) return [];
+  // most hours a partition past a cut-off has nothing more to lose: a look into its status index
+  // says so (for every partition in one statement)
+  const held = new Map(
+    (
+      await sql<{ deliveries: string; done: boolean; dead: boolean }[]>`${candidates
+        .map(
+          ({ partition }) =>
+            sql`select ${partition.deliveries}::text as deliveries,
+                       exists (select 1 from ${sql(partition.deliveries)} where status = 'done') as done,
+                       exists (select 1 from ${sql(partition.deliveries)} where status = 'dead') as dead`,
+        )
+        .reduce((all, one) => sql`${all} union all ${one}`)}`
+    ).map((row) => [row.deliveries, row]),
+  );
+  const plans: Plan[] = [];
+  for (const range of candidates) {
+    const holding = held.get(range.partition.deliveries);
+    for (const [time, swap] of [
+      [now, true],
+      [now + LEAD_MS, false],
+    ] as const) {
+      if (holding && goneAt(range.partition, time).some((status) => holding[status])) {
+        plans.push({
+          partition: range.partition,
+          events: { lo: range.lo, hi: range.hi },
+          keep: keptAt(config, range.partition, time),
+          swap,
+        });
+        break;
+      }
+    }
+  }
+  return plans;
+}
+
+/**
+ * One step of a partition's rewrite (migrations/026); answers the step and what a swap or drop
+ * removed. `long`: whether a long step (a whole table over 8 MB read or built) may start. The step
+ * that vacuums a new table is the caller's (VACUUM cannot run in a function): run here, then
+ * recorded.
+ */
+async function rewriteStep(
+  sql: Sql,
+  partition: { deliveries: string; attempts: string },
+  keep: Status[] | null,
+  swap: boolean,
+  events: EventRange,
+  blocks: number,
+  long: boolean,
+): Promise<{ step: string; done: number; dead: number; attempts: number }> {
+  const [row] = await sql<{ step: string; done: number; dead: number; attempts: number; target: string | null }[]>`
+    select step, done, dead, attempts, target
+      from app_delivery_partition_rewrite(${partition.deliveries}, ${partition.attempts}, ${keep}::text[], ${swap},
+                                          ${blocks}, ${events.lo}, ${events.hi}, ${long})`;
+  if (row.step === 'vacuum' && row.target !== null) {
+    await sql`vacuum ${sql(row.target)}`;
+    // the first new table, then the second (two prunes at once may both have vacuumed one)
+    await sql`
+      update app_delivery_rewrites
+         set vacuumed = greatest(vacuumed, case when ${row.target} = attempts || '_keep' then 2 else 1 end)
+       where deliveries = ${partition.deliveries}`;
+  }
+  return row;
 }
 
 /**
@@ -202,24 +340,41 @@ async function deleteDeliveryBatch(
   return [row.deliveries, row.attempts, row.events];
 }
 
+/** A range of events left to check (app_event_sweeps, migrations/026). */
+interface Sweep extends EventRange {
+  id: string;
+}
+
 /**
- * Deletes the events of `range` created before `cutoff` that have no delivery left, in one
- * statement: the deliveries of those events are read once through the event index (of every
- * partition: a delivery of an event elsewhere than its time's partition still counts), then the
- * range of events is read through its primary key. The work is that of the range.
+ * One step of a sweep: the next `size` events of its range, those created before `cutoff` with no
+ * delivery left deleted. The deliveries of those events are read once through the event index (of
+ * every partition: a delivery of an event elsewhere than its time's partition still counts), then
+ * the events through their primary key: the work is that of the slice. Moves the sweep on past the
+ * slice, or ends it when the slice was the last; answers the events deleted and where the next
+ * step starts (null: the sweep ended).
  */
-async function deleteEventRange(sql: Sql, cutoff: Date, range: EventRange): Promise<number> {
-  const [row] = await sql<{ events: number }[]>`
-    with kept as materialized (
-      select distinct d.event_id from app_webhook_deliveries d where ${inRange(sql, 'd.event_id', range)}
+async function sweepStep(sql: Sql, cutoff: Date, sweep: Sweep, size: number): Promise<[number, string | null]> {
+  const [row] = await sql<{ events: number; after: string | null }[]>`
+    with slice as materialized (
+      select e.id from app_events e where ${inRange(sql, 'e.id', sweep)} order by e.id limit ${size}
+    ), bounds as materialized (
+      select min(id) as lo, max(id) as hi, count(*) as n from slice
+    ), kept as materialized (
+      select distinct d.event_id from app_webhook_deliveries d
+       where d.event_id >= (select lo from bounds) and d.event_id <= (select hi from bounds)
     ), gone as (
       delete from app_events e
-       where ${inRange(sql, 'e.id', range)} and e.created_at < ${cutoff}
+       where e.id >= (select lo from bounds) and e.id <= (select hi from bounds) and e.created_at < ${cutoff}
          and not exists (select 1 from kept where kept.event_id = e.id)
       returning 1
+    ), moved as (
+      update app_event_sweeps s set after = b.hi from bounds b where s.id = ${sweep.id} and b.n = ${size} returning 1
+    ), ended as (
+      delete from app_event_sweeps s using bounds b where s.id = ${sweep.id} and b.n < ${size} returning 1
     )
-    select count(*)::int as events from gone`;
-  return row.events;
+    select (select count(*) from gone)::int as events,
+           case when exists (select 1 from ended) then null else (select hi from bounds) end as after`;
+  return [row.events, row.after];
 }
 
 /** Deletes those of events `ids` created before `cutoff` that have no delivery left (the events of deliveries deleted row by row). */
@@ -236,22 +391,18 @@ async function deleteEventsOf(sql: Sql, cutoff: Date, ids: string[]): Promise<nu
   return row.events;
 }
 
-/** Whether partition `partition` holds deliveries of `status` (through its `(status, created_at)` index): whether a prune past that status's cut-off has work there. */
-async function holds(sql: Sql, partition: Partition, status: 'done' | 'dead'): Promise<boolean> {
-  const [row] = await sql<
-    { found: boolean }[]
-  >`select exists (select 1 from ${sql(partition.deliveries)} where status = ${status}) as found`;
-  return row.found;
-}
+/** The sweeps of events queued, oldest first. */
+const sweepsQueued = (sql: Sql) => sql<Sweep[]>`select id::text as id, lo, hi, after from app_event_sweeps order by id`;
 
-/** What a prune would remove, without removing it. */
+/** What a prune would remove, without removing it (over as many prunes as its budget needs). */
 async function countPrunable(
   sql: Sql,
+  config: PruneDeps['config'],
   cutoffs: PruneResult['cutoffs'],
   partitions: Partition[],
   bounds: Bounds,
   now: number,
-): Promise<Omit<PruneResult, 'dryRun' | 'cutoffs' | 'timings'>> {
+): Promise<Omit<PruneResult, 'dryRun' | 'cutoffs' | 'timings' | 'steps' | 'remaining'>> {
   const count = async (status: 'done' | 'dead') => {
     const [row] = await sql<{ deliveries: number; attempts: number }[]>`
       select count(*)::int as deliveries,
@@ -262,17 +413,13 @@ async function countPrunable(
   const [[done, doneAttempts], [dead, deadAttempts]] = await Promise.all([count('done'), count('dead')]);
   let events = 0;
   if (cutoffs.events !== null) {
-    // the events a prune checks (the ranges of the partitions it would drop or rewrite, the range
-    // of this hour, the events of deliveries it would delete row by row) whose every delivery is
-    // prunable now
-    const ranges: EventRange[] = [];
-    for (const range of eventRanges(partitions)) {
-      const p = range.partition;
-      if (p === null) continue;
-      const doneGone = cutoffs.done !== null && p.upperTime <= cutoffs.done && (await holds(sql, p, 'done'));
-      const deadGone = cutoffs.dead !== null && p.upperTime <= cutoffs.dead && (await holds(sql, p, 'dead'));
-      if (doneGone || deadGone) ranges.push(range);
-    }
+    // the events a prune checks (the ranges of the partitions it would drop or rewrite, those
+    // queued, the range of this hour, the events of deliveries it would delete row by row) whose
+    // every delivery is prunable now
+    const ranges: EventRange[] = (await plansOf(sql, config, eventRanges(partitions), now))
+      .filter((plan) => plan.swap)
+      .map((plan) => plan.events);
+    ranges.push(...(await sweepsQueued(sql)));
     const turn = rotatingRange(eventRanges(partitions), cutoffs.events, now);
     if (turn) ranges.push(turn);
     const rowRule = { ...bounds, below: { done: null, dead: null } };
@@ -292,15 +439,32 @@ async function countPrunable(
 
 /**
  * Prunes what retention allows (see the file comment), or with `dryRun` counts it. `now` (tests)
- * defaults to the clock; `batch` bounds each transaction of the row-by-row part.
+ * defaults to the clock; `batch` bounds each transaction of the row-by-row part; `budgetMs`
+ * (default PRUNE_BUDGET_MS) is how long the prune starts new steps for (it always takes one, so
+ * every prune moves on); `copyBlocks` and `sweepEvents` size a copy step and an events step.
+ *
+ * In order: the partitions whose cut-off has passed (swapped or dropped, or their rewrite moved
+ * on), the rows one by one, the old tables of a swap dropped, the rewrites of partitions whose
+ * cut-off comes within LEAD_MS, then the events: the long steps of a rewrite come early in a prune,
+ * and events, in short steps, take what the budget leaves. What it leaves goes to the next prune
+ * (`remaining`).
  */
 export async function prune(
   deps: PruneDeps,
-  options: { dryRun?: boolean; now?: number; batch?: number } = {},
+  options: {
+    dryRun?: boolean;
+    now?: number;
+    batch?: number;
+    budgetMs?: number;
+    copyBlocks?: number;
+    sweepEvents?: number;
+  } = {},
 ): Promise<PruneResult> {
   const { sql, config, log } = deps;
+  const began = performance.now();
   const now = options.now ?? Date.now();
   const batch = options.batch ?? 5_000;
+  const budget = options.budgetMs ?? PRUNE_BUDGET_MS;
   const cutoffs = {
     done: before(now, config.webhooks.retention),
     dead: before(now, config.webhooks.deadRetention),
@@ -311,10 +475,12 @@ export async function prune(
   const bounds = boundsOf(partitions, cutoffs);
   if (options.dryRun) {
     return {
-      ...(await countPrunable(sql, cutoffs, partitions, bounds, now)),
+      ...(await countPrunable(sql, config, cutoffs, partitions, bounds, now)),
       dryRun: true,
       cutoffs,
-      timings: { partitions: 0, rows: 0, events: 0 },
+      timings: { partitions: 0, rows: 0, events: 0, longestStep: 0 },
+      steps: 0,
+      remaining: false,
     };
   }
   const result: PruneResult = {
@@ -324,42 +490,67 @@ export async function prune(
     attempts: 0,
     dryRun: false,
     cutoffs,
-    timings: { partitions: 0, rows: 0, events: 0 },
+    timings: { partitions: 0, rows: 0, events: 0, longestStep: 0 },
+    steps: 0,
+    remaining: false,
   };
+  /** Whether another step may start: until one has done work, always; then within the budget. */
+  const mayStep = () => {
+    if (result.steps === 0 || performance.now() - began < budget) return true;
+    result.remaining = true;
+    return false;
+  };
+  /**
+   * Whether a long step (a key, an index, a vacuum, a count or a drop of a large table: up to
+   * half a second at 10 million deliveries on a busy machine) may start: as the first step, or
+   * within the first half of the budget, so that one never comes on top of a budget spent.
+   */
+  const mayLong = () => result.steps === 0 || performance.now() - began < budget / 2;
+  /** Milliseconds since `from`, counted as a step's. */
+  const stepTime = (from: number) => {
+    const ms = performance.now() - from;
+    result.timings.longestStep = Math.max(result.timings.longestStep, ms);
+    return ms;
+  };
+
   const ranges = eventRanges(partitions);
-  const swept = new Set<EventRange>();
-  const sweep = async (range: EventRange) => {
-    if (cutoffs.events === null || swept.has(range)) return;
-    swept.add(range);
-    const started = performance.now();
-    result.events += await deleteEventRange(sql, cutoffs.events, range);
-    result.timings.events += performance.now() - started;
+  let started = performance.now();
+  const plans = await plansOf(sql, config, ranges, now);
+  result.timings.partitions += performance.now() - started;
+  const rewrite = async (plan: Plan) => {
+    while (mayStep()) {
+      const started = performance.now();
+      const step = await rewriteStep(
+        sql,
+        plan.partition,
+        plan.keep,
+        plan.swap,
+        plan.events,
+        options.copyBlocks ?? COPY_BLOCKS,
+        mayLong(),
+      );
+      result.timings.partitions += stepTime(started);
+      if (step.step === 'later') result.remaining = true;
+      if (step.step === 'waiting' || step.step === 'ready' || step.step === 'gone' || step.step === 'later') return;
+      result.steps += 1;
+      result.done += step.done;
+      result.dead += step.dead;
+      result.attempts += step.attempts;
+      // the old tables are dropped later (below), after what is due
+      if (step.step === 'swapped' || step.step === 'dropped') return;
+    }
   };
-  for (const range of ranges) {
-    const partition = range.partition;
-    if (partition === null) continue;
-    const doneGone = cutoffs.done !== null && partition.upperTime <= cutoffs.done;
-    const deadGone = cutoffs.dead !== null && partition.upperTime <= cutoffs.dead;
-    if (!doneGone && !deadGone) continue;
-    const started = performance.now();
-    // most hours a partition past a cut-off has nothing more to lose: a look into its status
-    // index says so, where the function would count its rows
-    const due =
-      (doneGone && (await holds(sql, partition, 'done'))) || (deadGone && (await holds(sql, partition, 'dead')));
-    const [done, dead, attempts] = due ? await prunePartition(sql, partition, doneGone, deadGone) : [0, 0, 0];
-    result.timings.partitions += performance.now() - started;
-    result.done += done;
-    result.dead += dead;
-    result.attempts += attempts;
-    if (done + dead > 0) await sweep(range);
-  }
+
+  for (const plan of plans) if (plan.swap) await rewrite(plan);
+
   for (const status of ['done', 'dead'] as const) {
     const cutoff = cutoffs[status];
     if (cutoff === null) continue;
-    for (;;) {
-      let started = performance.now();
+    while (mayStep()) {
+      started = performance.now();
       const [deliveries, attempts, events] = await deleteDeliveryBatch(sql, status, cutoff, bounds, batch);
-      result.timings.rows += performance.now() - started;
+      result.timings.rows += stepTime(started);
+      if (deliveries > 0) result.steps += 1;
       result[status] += deliveries;
       result.attempts += attempts;
       if (cutoffs.events !== null) {
@@ -370,13 +561,56 @@ export async function prune(
       if (deliveries < batch) break;
     }
   }
-  if (cutoffs.events !== null) {
-    const turn = rotatingRange(ranges, cutoffs.events, now);
-    if (turn) await sweep(turn);
+
+  // the old tables of a swap or drop dropped, and a rewrite under way of a partition with nothing
+  // to do now (retention made longer) abandoned
+  started = performance.now();
+  const underWay = await sql<{ deliveries: string; attempts: string }[]>`
+    select deliveries, attempts from app_delivery_rewrites order by deliveries`;
+  cleanups: for (const rewrite of underWay) {
+    if (plans.some((plan) => plan.partition.deliveries === rewrite.deliveries)) continue;
+    for (;;) {
+      if (!mayStep()) break cleanups;
+      const from = performance.now();
+      const step = await rewriteStep(sql, rewrite, null, false, { lo: null, hi: null }, 0, mayLong());
+      stepTime(from);
+      if (step.step === 'later') result.remaining = true;
+      if (step.step !== 'cleaned' && step.step !== 'restarted') break;
+      result.steps += 1;
+    }
   }
+  result.timings.partitions += performance.now() - started;
+
+  for (const plan of plans) if (!plan.swap) await rewrite(plan);
+
+  if (cutoffs.events !== null) {
+    started = performance.now();
+    const turn = rotatingRange(ranges, cutoffs.events, now);
+    if (turn) await sql`insert into app_event_sweeps (lo, hi) values (${turn.lo}, ${turn.hi}) on conflict do nothing`;
+    sweeps: for (const sweep of await sweepsQueued(sql)) {
+      for (;;) {
+        if (!mayStep()) break sweeps;
+        const from = performance.now();
+        const [events, after] = await sweepStep(sql, cutoffs.events, sweep, options.sweepEvents ?? SWEEP_EVENTS);
+        stepTime(from);
+        if (events > 0 || after !== null) result.steps += 1;
+        result.events += events;
+        if (after === null) break;
+        sweep.after = after;
+      }
+    }
+    result.timings.events += performance.now() - started;
+  }
+
   if (result.done + result.dead + result.events > 0) {
     log.info(
-      { done: result.done, dead: result.dead, events: result.events, attempts: result.attempts },
+      {
+        done: result.done,
+        dead: result.dead,
+        events: result.events,
+        attempts: result.attempts,
+        remaining: result.remaining,
+      },
       'pruned deliveries and events past their retention',
     );
   }

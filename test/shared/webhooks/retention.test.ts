@@ -1,13 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newDeliveryId, newEventId } from '../../../shared/webhooks/ids.ts';
-import { prune, PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
+import { LEAD_MS, prune as pruneWithin, PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
 import { cronItems } from '../../../worker/runner.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
 import { endpoint, harness, runOnce, send, type Harness } from '../../worker/helpers.ts';
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+/**
+ * A prune with no time budget: it takes every step there is, so one prune does what retention
+ * allows (the budget, which spreads the steps over prunes, has its own tests below).
+ */
+const prune = (deps: Parameters<typeof pruneWithin>[0], options: Parameters<typeof pruneWithin>[1] = {}) =>
+  pruneWithin(deps, { budgetMs: Infinity, ...options });
 
 /** One delivery per entry, emitted as its own event, then aged and put in its state by hand. */
 async function seed(h: Harness, entries: { status: string; ageDays: number; attempts?: number }[]): Promise<string[]> {
@@ -67,6 +75,25 @@ const remaining = async (h: Harness, ids: string[]) =>
   (await h.sql<{ id: string }[]>`select id from app_webhook_deliveries where id = any(${ids})`)
     .map((row) => row.id)
     .sort();
+
+/** Attempts of deliveries `ids`, as [delivery, attempt count], by delivery. */
+const attemptsOf = async (h: Harness, ids: string[]) =>
+  (
+    await h.sql<{ id: string; n: number }[]>`
+      select delivery_id as id, count(*)::int as n from app_webhook_attempts where delivery_id = any(${ids})
+       group by delivery_id order by delivery_id`
+  ).map((row) => [row.id, row.n]);
+
+/** The rewrites under way (migrations/026), the new tables they are preparing and the old ones left to drop. */
+const underWay = async (h: Harness) => ({
+  rewrites: (await h.sql<{ deliveries: string }[]>`select deliveries from app_delivery_rewrites`).map(
+    (row) => row.deliveries,
+  ),
+  tables: (
+    await h.sql<{ name: string }[]>`
+      select relname::text as name from pg_class where relkind = 'r' and (relname like '%\_keep' or relname like '%\_old') order by 1`
+  ).map((row) => row.name),
+});
 
 /**
  * Events written straight into the tables, each with its deliveries: the event created at
@@ -271,6 +298,190 @@ describe('retention', () => {
         { n: number }[]
       >`select count(*)::int as n from app_webhook_attempts where delivery_id = ${dead}`;
       assert.equal(n, 0);
+    });
+
+    it('with a short budget, spreads a rewrite over successive prunes (one step each), removes nothing before its swap and exactly what is past retention at it', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const ids = await seedAt(h, base, [
+        { status: 'done', offsetDays: 1, attempts: 1 },
+        { status: 'done', offsetDays: 2, attempts: 2 },
+        { status: 'done', offsetDays: 3 },
+        { status: 'dead', offsetDays: 2, attempts: 3 },
+        { status: 'dead', offsetDays: 4, attempts: 1 },
+        { status: 'pending', offsetDays: 5, attempts: 1 },
+        { status: 'running', offsetDays: 6 },
+      ]);
+      const kept = [ids[3], ids[4], ids[5], ids[6]].sort();
+      const attemptsBefore = await attemptsOf(h, kept);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      // the first week is past the done cut-off (30 days), not the dead one (90); the weeks after
+      // it hold nothing
+      const now = base + 40 * DAY;
+      const dry = await prune(deps, { now, dryRun: true });
+      assert.deepEqual([dry.done, dry.dead, dry.attempts], [3, 0, 3]);
+
+      const total = { done: 0, dead: 0, attempts: 0, events: 0 };
+      let prunes = 0;
+      let swappedAt = 0;
+      for (let more = true; more; ) {
+        assert.ok(prunes < 60, 'the work ends');
+        // one step a prune: every prune past the first step is over budget
+        const result = await pruneWithin(deps, { now: now + prunes * HOUR, budgetMs: 0, copyBlocks: 1 });
+        prunes += 1;
+        assert.ok(result.steps <= 1, `one step a prune, not ${result.steps}`);
+        total.done += result.done;
+        total.dead += result.dead;
+        total.attempts += result.attempts;
+        total.events += result.events;
+        if (result.done > 0) swappedAt = prunes;
+        if (swappedAt === 0)
+          assert.deepEqual((await remaining(h, ids)).length, ids.length, 'nothing removed before the swap');
+        more = result.remaining;
+      }
+      assert.ok(swappedAt > 10, `the rewrite took ${swappedAt} prunes: copy slices, keys, indexes, analyze, swap`);
+      assert.deepEqual([total.done, total.dead, total.attempts], [dry.done, dry.dead, dry.attempts]);
+      assert.equal(total.events, 3, "the done deliveries' events went, in the prunes after the swap");
+      assert.deepEqual(await remaining(h, ids), kept);
+      assert.deepEqual(await attemptsOf(h, kept), attemptsBefore, "the kept deliveries' attempts came along");
+      assert.deepEqual(await underWay(h), { rewrites: [], tables: [] });
+      const [{ changes }] = await h.sql<
+        { changes: number }[]
+      >`select count(*)::int as changes from app_delivery_rewrite_changes`;
+      assert.equal(changes, 0);
+    });
+
+    it('prepares a rewrite in the hours before the cut-off (LEAD_MS), removing nothing, and swaps it in at the first prune past it, with the rows written meanwhile as they are then', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const other = await endpoint(h, 'http://127.0.0.1:9/removed');
+      const [done, dead, retried, sent, stays, pending] = await seedAt(h, base, [
+        { status: 'done', offsetDays: 1, attempts: 1 },
+        { status: 'dead', offsetDays: 2, attempts: 2 },
+        { status: 'dead', offsetDays: 3, attempts: 1 },
+        { status: 'pending', offsetDays: 4, attempts: 1 },
+        { status: 'dead', offsetDays: 5, attempts: 1 },
+        { status: 'pending', offsetDays: 6 },
+      ]);
+      const [removed] = await seedEvents(h, base, other.id, [{ offsetDays: 2, deliveries: [{ status: 'dead' }] }]);
+      const all = [done, dead, retried, sent, stays, pending, ...removed.deliveries];
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      // the week's range ends at base + 7 days: past the done cut-off (30 days) 37 days on
+      const cutoff = base + 37 * DAY;
+
+      const early = await prune(deps, { now: cutoff - LEAD_MS - HOUR });
+      assert.equal(early.steps, 0, 'earlier: nothing prepared');
+      assert.deepEqual(await underWay(h), { rewrites: [], tables: [] });
+
+      const ahead = await prune(deps, { now: cutoff - LEAD_MS + HOUR });
+      assert.deepEqual([ahead.done, ahead.dead, ahead.remaining], [0, 0, false]);
+      assert.deepEqual(await remaining(h, all), all.sort(), 'nothing removed before the cut-off');
+      assert.deepEqual(await underWay(h), {
+        rewrites: [`app_webhook_deliveries_${week(base)}`],
+        tables: [`app_webhook_attempts_${week(base)}_keep`, `app_webhook_deliveries_${week(base)}_keep`],
+      });
+
+      // written after the copy: a dead delivery sent again and now done, a pending one sent
+      // (done), one more attempt of a dead one, an endpoint removed with its delivery
+      await h.sql`update app_webhook_deliveries set status = 'done', attempts = 2 where id = ${retried}`;
+      await h.sql`insert into app_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, outcome) values (${retried}, 2, now(), 5, 200, 'done')`;
+      await h.sql`update app_webhook_deliveries set status = 'done' where id = ${sent}`;
+      await h.sql`insert into app_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, outcome) values (${stays}, 2, now(), 5, 500, 'dead')`;
+      await h.sql`delete from app_webhooks where id = ${other.id}`;
+
+      const still = await prune(deps, { now: cutoff - HOUR });
+      assert.deepEqual(
+        [still.done, still.dead, still.steps],
+        [0, 0, 0],
+        'prepared: nothing more to do before the cut-off',
+      );
+      assert.deepEqual(await remaining(h, all), [done, dead, retried, sent, stays, pending].sort());
+
+      // the cut-off passes: one step, the swap
+      const swap = await pruneWithin(deps, { now: cutoff, budgetMs: 0 });
+      assert.equal(swap.steps, 1);
+      assert.deepEqual(
+        await remaining(h, all),
+        [dead, stays, pending].sort(),
+        'the done ones went, as they were at the swap',
+      );
+      assert.deepEqual(
+        await attemptsOf(h, [dead, retried, sent, stays, pending]),
+        [
+          [dead, 2],
+          [stays, 2],
+        ].sort(),
+        'attempts as they were at the swap, those of the rows gone gone with them',
+      );
+      assert.deepEqual(
+        await underWay(h),
+        {
+          rewrites: [`app_webhook_deliveries_${week(base)}`],
+          tables: [`app_webhook_attempts_${week(base)}_old`, `app_webhook_deliveries_${week(base)}_old`],
+        },
+        'the old tables, out of the partitioned ones, are left for the next step',
+      );
+      assert.equal(await partitionOf(h, stays), `app_webhook_deliveries_${week(base)}`);
+      // the new partition is the service's: updated, and its deletes cascade
+      await h.sql`update app_webhook_deliveries set status = 'pending' where id = ${stays}`;
+      await h.sql`delete from app_webhook_deliveries where id = ${dead}`;
+      assert.deepEqual(await attemptsOf(h, [dead]), []);
+
+      // the next prunes, a step each: the old tables dropped, the events of the week
+      for (let hour = 1, more = true; more; hour += 1) {
+        assert.ok(hour <= 5, 'done within a few prunes');
+        const next = await pruneWithin(deps, { now: cutoff + hour * HOUR, budgetMs: 0 });
+        assert.deepEqual([next.done, next.dead], [0, 0]);
+        more = next.remaining;
+      }
+      assert.deepEqual(await underWay(h), { rewrites: [], tables: [] }, 'the old tables dropped');
+      const [{ triggers }] = await h.sql<{ triggers: number }[]>`
+        select count(*)::int as triggers from pg_trigger where tgname = 'app_delivery_rewrite_log'`;
+      assert.equal(triggers, 0, 'the old tables went with their trigger');
+    });
+
+    it("starts a sweep of a week's events over when the week's deliveries go, so events passed while their deliveries were still there go too", async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const ep = await endpoint(h, 'http://127.0.0.1:9/sweep');
+      await h.sql`select app_delivery_partitions_ensure(${new Date(base + 7 * DAY)})`;
+      const seeded = await seedEvents(
+        h,
+        base,
+        ep.id,
+        [1, 2, 3].map((offsetDays) => ({ offsetDays, deliveries: [{ status: 'done' }] })),
+      );
+      const events = seeded.map((one) => one.event).sort();
+      // a sweep of the week's range that went past the first two events (their deliveries were
+      // there then), as the hourly turn may have
+      const [{ bound }] = await h.sql<{ bound: string }[]>`
+        select pg_get_expr(c.relpartbound, c.oid) as bound from pg_class c where c.relname = ${`app_webhook_deliveries_${week(base)}`}`;
+      const [, lo, hi] = /FROM \('msg_([^']+)'\) TO \('msg_([^']+)'\)/.exec(bound) ?? [];
+      await h.sql`insert into app_event_sweeps (lo, hi, after) values (${`evt_${lo}`}, ${`evt_${hi}`}, ${events[1]})`;
+      const result = await prune({ config: h.config, sql: h.sql, log: h.log }, { now: base + 40 * DAY });
+      assert.equal(result.done, 3);
+      assert.deepEqual(await eventsLeft(h, events), [], 'all three events went');
+      const [{ sweeps }] = await h.sql<{ sweeps: number }[]>`select count(*)::int as sweeps from app_event_sweeps`;
+      assert.equal(sweeps, 0);
+    });
+
+    it('abandons a rewrite under way once retention is made longer, removing nothing', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const ids = await seedAt(h, base, [
+        { status: 'done', offsetDays: 1, attempts: 1 },
+        { status: 'dead', offsetDays: 2 },
+      ]);
+      const cutoff = base + 37 * DAY;
+      await prune({ config: h.config, sql: h.sql, log: h.log }, { now: cutoff - 2 * HOUR });
+      assert.equal((await underWay(h)).tables.length, 2, 'prepared');
+      const longer = harness(db, { webhooks: { retention: '60d' } });
+      await prune({ config: longer.config, sql: longer.sql, log: longer.log }, { now: cutoff });
+      assert.deepEqual(await underWay(h), { rewrites: [], tables: [] });
+      assert.deepEqual(await remaining(h, ids), ids.sort());
+      const [{ triggers }] = await h.sql<{ triggers: number }[]>`
+        select count(*)::int as triggers from pg_trigger where tgname = 'app_delivery_rewrite_log'`;
+      assert.equal(triggers, 0);
     });
 
     it('removes events once no delivery is left and they are past retention, and makes the partitions ahead', async () => {
