@@ -9,6 +9,7 @@ import type { HostLookup } from '../shared/webhooks/address-rules.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
+import { createDestinations, type Destinations } from './destinations/index.ts';
 import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
 import type { EndpointStores } from '../shared/webhooks/endpoint-stores/open.ts';
 import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
@@ -33,6 +34,10 @@ export interface WorkerResources extends WorkerDeps {
   stores: EndpointStores;
   endpoints: EndpointStore;
   dispatcher: Dispatcher;
+  /** The broker senders, each made on first use (worker/destinations/). */
+  destinations: Destinations;
+  /** Resolver of delivery host names, when not the system's. */
+  lookup?: HostLookup;
   metrics: Metrics;
   wakeUps: WakeUps;
 }
@@ -158,12 +163,24 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
   const stores = endpointStoresOnDemand(config, { sql, log });
-  return { ...deps, sql, stores, endpoints: stores.endpoints, dispatcher, metrics, wakeUps: createWakeUps() };
+  const destinations = createDestinations({ log, ...(options.ca === undefined ? {} : { ca: options.ca }) });
+  return {
+    ...deps,
+    sql,
+    stores,
+    endpoints: stores.endpoints,
+    dispatcher,
+    destinations,
+    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+    metrics,
+    wakeUps: createWakeUps(),
+  };
 }
 
 async function closeResources(resources: WorkerResources, force: boolean): Promise<void> {
   resources.wakeUps.stop();
   await (force ? resources.dispatcher.destroy() : resources.dispatcher.close()).catch(() => undefined);
+  await resources.destinations.close();
   await resources.stores.close().catch(() => undefined);
   await resources.sql.end({ timeout: force ? 0 : 5 }).catch(() => undefined);
 }

@@ -24,6 +24,8 @@
 import { isIP } from 'node:net';
 import { promises as dns } from 'node:dns';
 import { AppError } from '../errors/app-error.ts';
+import { schemeNames, schemeOf } from './destinations/kinds.ts';
+import { brokerHost, parseBrokerUrl } from './destinations/parse.ts';
 
 /** One refused address range. */
 export interface RefusedRange {
@@ -199,48 +201,53 @@ function writtenAuthority(raw: string): string | null {
 }
 
 /** `raw` with any userinfo replaced, so a password never reaches an error body or a log. */
-function redact(raw: string): string {
+export function redact(raw: string): string {
   return raw.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/\\?#]*@/, '$1***@');
 }
 
 /**
- * Parses a webhook URL (WHATWG) and checks its shape: scheme `https` (`http` only with
- * `allowHttp`), a host written after `//`, no username or password. An IP literal host (WHATWG
- * normalises `127.1`, `0x7f.1` and `2130706433` to `127.0.0.1`) and the name `localhost` are
- * checked against the address rules unless `allowPrivate`. Host names are not resolved here
- * (see `resolveAndCheck`).
+ * Parses a webhook URL (WHATWG) and checks its shape: a scheme of destinations/kinds.ts, `https`
+ * or a broker's TLS scheme (`amqps`, `tls`, `mqtts`, `rediss`), a plain one (`http`, `amqp`,
+ * `nats`, `mqtt`, `redis`) only with `allowHttp`; a host written after `//`; no user name or
+ * password for an HTTP receiver (a broker's credentials are accepted: the caller seals them);
+ * a broker URL must name where its messages go (destinations/parse.ts). An IP literal host
+ * (WHATWG normalises `127.1`, `0x7f.1` and `2130706433` to `127.0.0.1`, for broker schemes too)
+ * and the name `localhost` are checked against the address rules unless `allowPrivate`. Host
+ * names are not resolved here (see `resolveAndCheck`).
  *
  * Throws AppError 422 `APP_WEBHOOK_URL_INVALID` (data `{field, value, reason}`) or
- * `APP_WEBHOOK_ADDRESS_REFUSED` (data also `address` and `rule`).
+ * `APP_WEBHOOK_ADDRESS_REFUSED` (data also `address` and `rule`); `value` never shows a password.
  */
 export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allowPrivate: boolean }): URL {
-  const invalid = (reason: string, value = raw, lift?: { setting: string; hint: string }) =>
+  const invalid = (reason: string, value = redact(raw), lift?: { setting: string; hint: string }) =>
     new AppError(422, `webhook url is not acceptable: ${reason}${lift ? `; ${lift.hint}` : ''}`, {
       code: 'APP_WEBHOOK_URL_INVALID',
       data: { field: 'url', value, reason, ...(lift ? { setting: lift.setting } : {}) },
     });
 
-  if (typeof raw !== 'string') throw invalid('must be a string');
+  if (typeof raw !== 'string') throw invalid('must be a string', raw);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw invalid('not a valid URL');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowHttp)) {
-    const allowed = options.allowHttp ? 'https or http' : 'https';
-    const lift = url.protocol === 'http:' ? { setting: 'webhooks.allowHttp', hint: ALLOW_HINT.http } : undefined;
-    throw invalid(`scheme ${url.protocol.slice(0, -1)} is not allowed (${allowed} only)`, raw, lift);
+  const scheme = schemeOf(url.protocol);
+  if (scheme === undefined || (!scheme.tls && !options.allowHttp)) {
+    const allowed = schemeNames(options.allowHttp).join(', ');
+    const lift = scheme !== undefined ? { setting: 'webhooks.allowHttp', hint: ALLOW_HINT.http } : undefined;
+    throw invalid(`scheme ${url.protocol.slice(0, -1)} is not allowed (${allowed} only)`, redact(raw), lift);
   }
   // WHATWG forgives `https:///host` and `https:\\host`; a registered URL must name its host
   // after `//` (RFC 3986 authority).
   const authority = writtenAuthority(raw);
   if (authority === null || authority === '' || url.hostname === '') throw invalid('missing host');
-  if (url.username !== '' || url.password !== '' || authority.includes('@')) {
-    throw invalid('credentials are not allowed in the url', redact(raw));
+  if (!scheme.credentials && (url.username !== '' || url.password !== '' || authority.includes('@'))) {
+    throw invalid('credentials are not allowed in the url');
   }
+  parseBrokerUrl(url, redact(raw));
   if (!options.allowPrivate) {
-    const host = url.hostname;
+    const host = scheme.kind === 'http' ? url.hostname : brokerHost(url);
     const literal = unbracket(host);
     let refusal: { address: string; rule: string } | null = null;
     if (isIP(literal) !== 0) {
@@ -256,7 +263,13 @@ export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allo
         `webhook url address ${refusal.address} is refused: ${refusal.rule}; ${ALLOW_HINT.private}`,
         {
           code: 'APP_WEBHOOK_ADDRESS_REFUSED',
-          data: { field: 'url', value: raw, reason: 'address refused', ...refusal, setting: 'webhooks.allowPrivate' },
+          data: {
+            field: 'url',
+            value: redact(raw),
+            reason: 'address refused',
+            ...refusal,
+            setting: 'webhooks.allowPrivate',
+          },
         },
       );
     }
@@ -270,7 +283,7 @@ export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allo
  * local shortcut.
  */
 export const ALLOW_HINT = {
-  http: 'to allow plain http receivers (local testing), set APP_WEBHOOKS__ALLOW_HTTP=true for the web process, the CLI and the worker (npm start -- --allow-local sets it for all)',
+  http: 'to allow plain http receivers and plain broker connections (local testing), set APP_WEBHOOKS__ALLOW_HTTP=true for the web process, the CLI and the worker (npm start -- --allow-local sets it for all)',
   private:
     'to allow receivers on loopback or private addresses (local testing), set APP_WEBHOOKS__ALLOW_PRIVATE=true for the web process, the CLI and the worker (npm start -- --allow-local sets it for all)',
 } as const;

@@ -24,7 +24,10 @@ import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
 import { idTime } from '../../shared/webhooks/ids.ts';
 import { openHeaders } from '../../shared/webhooks/endpoints/header-box.ts';
 import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registry.ts';
-import { postDelivery, type AttemptResult } from './post.ts';
+import type { AttemptResult } from './post.ts';
+import { sendDelivery } from './send.ts';
+import type { Destinations } from '../destinations/index.ts';
+import type { HostLookup } from '../../shared/webhooks/address-rules.ts';
 import { createBatcher } from './batch.ts';
 import {
   claimDeliveries,
@@ -54,6 +57,10 @@ export interface DeliveryDeps {
   log: Logger;
   /** The worker's pinned-address dispatcher (pinned-dispatcher.ts). */
   dispatcher: Dispatcher;
+  /** The worker's broker senders (worker/destinations/); absent: broker URLs are not sent. */
+  destinations?: Destinations;
+  /** Resolver of broker host names, when not the system's. */
+  lookup?: HostLookup;
   /** The endpoint store (`webhooks.store`); absent: `webhooks.table` in this database. */
   endpoints?: EndpointStore;
   /** Source of the backoff jitter (default Math.random). */
@@ -446,7 +453,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const body = payload.body ?? claimed.body;
   const attempt = claimed.attempts + 1;
   const startedAt = new Date();
-  const result = await postDelivery(deps.dispatcher, {
+  const result = await sendDelivery(deps, {
     url: claimed.url,
     headers: deliveryHeaders({ id, body, secrets, endpointHeaders, now: startedAt.getTime() }),
     body,

@@ -38,6 +38,20 @@ export const OUTCOME_RULES: readonly OutcomeRule[] = [
     disableEndpoint: false,
   },
   {
+    trigger: 'broker acknowledges the message',
+    when: (a) => a.kind === 'acknowledged',
+    result: 'done',
+    disableEndpoint: false,
+  },
+  {
+    trigger:
+      'broker refuses the message (negative acknowledgement, login refused, no such exchange, stream or subject)',
+    when: (a) => a.kind === 'rejected',
+    result: 'retry',
+    disableEndpoint: false,
+    error: (a) => `broker refused: ${errorOf(a)}`,
+  },
+  {
     trigger: 'receiver answers 3xx (redirect not followed)',
     when: (a) => status(a) >= 300 && status(a) <= 399,
     result: 'dead',
@@ -78,7 +92,7 @@ export const OUTCOME_RULES: readonly OutcomeRule[] = [
     error: (a) => answered(a, ', not a status the service expects'),
   },
   {
-    trigger: 'no complete answer within webhooks.timeout',
+    trigger: 'no complete answer (or broker acknowledgement) within webhooks.timeout',
     when: (a) => a.kind === 'timeout',
     result: 'retry',
     disableEndpoint: false,

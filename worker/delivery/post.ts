@@ -15,9 +15,16 @@ import type { Dispatcher } from 'undici';
 import { AppError, isAppError } from '../../shared/errors/app-error.ts';
 import { checkWebhookUrl } from '../../shared/webhooks/address-rules.ts';
 
-/** What one attempt came to. `error` texts are meant for the operator's failure record. */
+/**
+ * What one attempt came to. `error` texts are meant for the operator's failure record. A broker
+ * destination (worker/destinations/) answers `acknowledged` (its acknowledgement, described in
+ * `detail`) or `rejected` (a negative acknowledgement, a refused login, a missing exchange,
+ * stream or subject) where an HTTP receiver answers a `response`.
+ */
 export type AttemptResult =
   | { kind: 'response'; status: number; location?: string; excerpt: string; durationMs: number }
+  | { kind: 'acknowledged'; detail: string; durationMs: number }
+  | { kind: 'rejected'; error: string; durationMs: number }
   | { kind: 'timeout'; durationMs: number; error: string }
   | { kind: 'connection-error'; error: string; durationMs: number }
   | { kind: 'address-refused'; address: string; rule: string; error: string; durationMs: number }

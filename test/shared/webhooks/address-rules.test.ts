@@ -203,7 +203,7 @@ describe('checkWebhookUrl', () => {
         assert.deepEqual(e.data, {
           field: 'url',
           value: 'http://hooks.example.com/',
-          reason: 'scheme http is not allowed (https only)',
+          reason: 'scheme http is not allowed (https, amqps, tls, mqtts, rediss only)',
           setting: 'webhooks.allowHttp',
         });
         // the message names the setting, and that the worker needs it too

@@ -94,6 +94,17 @@ const TABLE_CASES: Case[] = [
     errorIncludes: ['10.0.0.7', '10.0.0.0/8'],
   },
   {
+    name: "a broker's acknowledgement is done",
+    attempts: [{ kind: 'acknowledged', detail: 'stream WEBHOOKS seq 7', durationMs: 2 }],
+    expected: { result: 'done', disableEndpoint: false },
+  },
+  {
+    name: "a broker's refusal is retried and the error carries its reason",
+    attempts: [{ kind: 'rejected', error: 'NOT_FOUND - no exchange orders', durationMs: 2 }],
+    expected: { result: 'retry', disableEndpoint: false },
+    errorIncludes: ['broker refused', 'no exchange orders'],
+  },
+  {
     name: 'an invalid url is dead at once',
     attempts: [{ kind: 'invalid-url', error: 'webhook url is not acceptable: missing host' }],
     expected: { result: 'dead', disableEndpoint: false },
