@@ -72,7 +72,6 @@ function decode(text: string, what: string, value: string): string {
 function name(text: string, what: string, value: string, forbidden: RegExp, rule: string): string {
   if (text === '') throw invalid(`${what} is missing`, value);
   if (text.length > MAX_NAME_LENGTH) throw invalid(`${what} is longer than ${MAX_NAME_LENGTH} characters`, value);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(text)) throw invalid(`${what} must not contain control characters`, value);
   if (forbidden.test(text)) throw invalid(`${what} ${rule}`, value);
   return text;
