@@ -10,9 +10,9 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { runAppInProcess } from '../../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import {
+  operatorToken,
   startWebProcess,
   startWorkerProcess,
   type DeployedProcess,
@@ -81,14 +81,7 @@ describe('one trace per event, from the emit to every attempt', () => {
       APP_WEBHOOKS__BACKOFF__BASE: '100ms',
       APP_WEBHOOKS__BACKOFF__JITTER: '0',
     });
-    const made = await runAppInProcess(['tokens:create', '--name', 'operator', '--role', 'admin', '--json'], {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      APP_SECRET,
-    });
-    assert.equal(made.code, 0, made.stderr);
-    token = JSON.parse(made.stdout).token;
+    token = await operatorToken(db.url, APP_SECRET);
     steady = await receiver('/steady');
     flaky = await receiver('/flaky');
     for (const hook of [steady, flaky]) {
