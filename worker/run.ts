@@ -59,7 +59,6 @@ export async function serveWorker(
       }
     },
   };
-  log.info({ concurrency: config.webhooks.concurrency, queue: config.webhooks.queue }, 'worker started');
   let signals = 0;
   let settle: (code: number) => void = () => {};
   const stopped = new Promise<number>((resolve) => {
@@ -86,6 +85,8 @@ export async function serveWorker(
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // said once a signal drains the worker: one sent on seeing this line is never the default kill
+  log.info({ concurrency: config.webhooks.concurrency, queue: config.webhooks.queue }, 'worker started');
   // The supervisor restarts the runner after a shorter outage; past worker.outageLimit it gives up.
   handle.ended.catch((error: unknown) => {
     if (signals > 0) return;

@@ -5,7 +5,7 @@
  * can fail.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -42,6 +42,12 @@ async function tracingModulesOf(
     ...env,
   });
   await started.stop();
+  const exit = await started.spawned.exited;
+  assert.equal(
+    existsSync(file),
+    true,
+    `no module list written; exit ${JSON.stringify(exit)}: ${started.spawned.output()}`,
+  );
   const loaded = readFileSync(file, 'utf8').split('\n');
   return loaded.filter((url) => TRACING_MODULES.some((module) => url.includes(module)));
 }
