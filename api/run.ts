@@ -1,12 +1,14 @@
 import type { ConfigSources } from '../shared/config/index.ts';
 import { configForProcess } from '../shared/config/for-process.ts';
 import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
+import { startTelemetry } from '../shared/telemetry/start.ts';
 import { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import type { Module } from './lifecycle.ts';
 import { createWebServer, type WebServer } from './server.ts';
 
 /**
- * Runs the web process: config resolved once (every problem listed, exit 1), logger, server,
+ * Runs the web process: config resolved once (every problem listed, exit 1), logger, traces
+ * (when configured; their last spans flushed at shutdown, once the requests drained), server,
  * signal handling (SIGINT/SIGTERM start the graceful shutdown unless `shutdown.signals` is
  * false; a second signal stops at once with exit code 1). `setup` lets a caller mount more
  * before the server starts.
@@ -18,7 +20,12 @@ export async function runWeb(
   installDriverCrashGuard(log);
 
   warnIfSecretsUnencrypted({ config, log });
-  const web = createWebServer({ config, log }, { queue: [webhookInstall()] });
+  // traces first: started before anything makes spans; stopped (the last spans flushed) after the requests drained
+  const telemetry = await startTelemetry({ config, log }, 'web');
+  const web = createWebServer(
+    { config, log, tracing: telemetry.enabled },
+    { stores: [{ name: 'telemetry', stop: () => telemetry.shutdown() }], queue: [webhookInstall()] },
+  );
   await options.setup?.(web);
   if (config.shutdown.signals) {
     let signalled = false;

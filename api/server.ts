@@ -23,6 +23,7 @@ import { errorHelpers } from './middleware/error-helpers.ts';
 import { errors } from './middleware/errors.ts';
 import { forwardedNotice } from './middleware/forwarded-notice.ts';
 import { httpMetrics } from './middleware/http-metrics.ts';
+import { serverSpan } from './middleware/server-span.ts';
 import { metricsEndpoint } from './middleware/metrics-endpoint.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
@@ -75,6 +76,8 @@ export interface WebDeps {
   metrics?: Metrics;
   /** The clock of sessions, password links, the sign-in lockout and the token cache's entries (default `Date.now`; tests move it). */
   now?: () => number;
+  /** The process traces (shared/telemetry/start.ts): every request gets a server span. */
+  tracing?: boolean;
 }
 
 export interface WebServer {
@@ -134,6 +137,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   pipeline.use('requestId', requestId());
   pipeline.use('requestId', forwardedNotice({ config, log }));
   pipeline.use('requestId', httpMetrics({ metrics, fixedPaths })); // outside the error handler: sees the final status
+  if (deps.tracing) pipeline.use('requestId', serverSpan({ fixedPaths })); // likewise: the span has the final status
   pipeline.use('errors', errors({ log, exposeInternals: config.env === 'development' }));
   pipeline.use('timeout', timeout({ ms: config.requestTimeout }));
   pipeline.use('secureHeaders', secureHeaders({ env: config.env, helmet: config.helmet }));

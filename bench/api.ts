@@ -55,6 +55,8 @@ import { publishDelivery } from '../api/webhooks-api/present.ts';
 import { PATHS } from '../api/webhooks-api/routes.ts';
 import type { Sql } from '../shared/db/connect.ts';
 import { createLogger } from '../shared/log/logger.ts';
+import { resolveConfig } from '../shared/config/index.ts';
+import { startTelemetry } from '../shared/telemetry/start.ts';
 import { principalOfToken } from '../shared/tokens/principal.ts';
 import { createToken } from '../shared/tokens/tokens.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
@@ -228,9 +230,16 @@ try {
   const admin = await createToken({ sql: db.sql, log: db.log }, { name: 'bench admin', role: 'admin' });
   const principal = principalOfToken(admin);
 
-  // the web process as api/run.ts builds it (production config), its modules booted
+  // the web process as api/run.ts builds it (production config), its modules booted; traced when
+  // OTEL_EXPORTER_OTLP_ENDPOINT is set (the OTEL_* variables alone: measuring what tracing costs)
   const log = createLogger(db.config, { name: 'web', stderr: true });
-  const web = createWebServer({ config: db.config, log });
+  const otel = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_')));
+  const telemetry = await startTelemetry(
+    { config: resolveConfig({ env: { NODE_ENV: 'production', ...otel } }).config, log },
+    'web',
+  );
+  closers.push(() => telemetry.shutdown());
+  const web = createWebServer({ config: db.config, log, tracing: telemetry.enabled });
   const { port: webPort } = await web.start(0);
   closers.push(() => web.shutdown('bench'));
   const deps = { config: db.config, sql: web.sql, log };

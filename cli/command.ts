@@ -38,7 +38,7 @@ export function defineCommand<A extends object>(spec: {
     builder: (spec.builder ?? ((yargs: Argv<GlobalArgs>) => yargs)) as unknown as CommandAction['builder'],
     handler: async (args, io = currentIo()) => {
       const { createCliContext } = await import('./context.ts');
-      const { context, close } = createCliContext({
+      const { context, close } = await createCliContext({
         json: Boolean(args.json),
         io,
         productionGuard: spec.productionGuard ?? true,

@@ -5,6 +5,7 @@ import { LOCAL_DATABASE_FILE } from '../shared/db/local-database.ts';
 import { AppError } from '../shared/errors/app-error.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
+import { startTelemetry, type Telemetry } from '../shared/telemetry/start.ts';
 import { ownStderr, type CliIo } from './io.ts';
 import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
 import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
@@ -24,6 +25,8 @@ export interface CliContext {
   endpoints(): EndpointStore;
   /** Prints records: one JSON document with --json, else the text form. */
   print(records: unknown, text: () => string): void;
+  /** The command's tracing (shared/telemetry/start.ts): an emit from the command line starts a trace of its own. */
+  telemetry: Telemetry;
 }
 
 /**
@@ -55,10 +58,10 @@ function localDatabase(): { url: string; allowLocal: boolean } | undefined {
  * store secrets unencrypted; commands without the database (`config`, `openapi`) are unaffected,
  * and `productionGuard: false` lets `audit` read the database to say what is wrong.
  */
-export function createCliContext(options: { json: boolean; io: CliIo; productionGuard?: boolean }): {
+export async function createCliContext(options: { json: boolean; io: CliIo; productionGuard?: boolean }): Promise<{
   context: CliContext;
   close(): Promise<void>;
-} {
+}> {
   const { io } = options;
   const env = { ...io.env };
   if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
@@ -82,6 +85,7 @@ export function createCliContext(options: { json: boolean; io: CliIo; production
     },
   );
   for (const warning of warnings) log.warn(warning);
+  const telemetry = await startTelemetry({ config, log }, 'cli');
   let pool: Sql | undefined;
   let stores: EndpointStores | undefined;
   const context: CliContext = {
@@ -112,12 +116,14 @@ export function createCliContext(options: { json: boolean; io: CliIo; production
     print(records, text) {
       io.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
     },
+    telemetry,
   };
   return {
     context,
     close: async () => {
       await stores?.close();
       await pool?.end({ timeout: 5 });
+      await telemetry.shutdown();
     },
   };
 }

@@ -7,6 +7,7 @@ import { isAppError } from '../shared/errors/app-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import { ensureWebhookTables } from '../shared/webhooks/install.ts';
+import { startTelemetry } from '../shared/telemetry/start.ts';
 import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { startWorker, type WorkerDeps, type WorkerHandle, type WorkerOptions } from './runner.ts';
@@ -58,7 +59,6 @@ export async function serveWorker(
       }
     },
   };
-  log.info({ concurrency: config.webhooks.concurrency, queue: config.webhooks.queue }, 'worker started');
   let signals = 0;
   let settle: (code: number) => void = () => {};
   const stopped = new Promise<number>((resolve) => {
@@ -85,6 +85,8 @@ export async function serveWorker(
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // said once a signal drains the worker: one sent on seeing this line is never the default kill
+  log.info({ concurrency: config.webhooks.concurrency, queue: config.webhooks.queue }, 'worker started');
   // The supervisor restarts the runner after a shorter outage; past worker.outageLimit it gives up.
   handle.ended.catch((error: unknown) => {
     if (signals > 0) return;
@@ -124,7 +126,8 @@ async function installTables(config: Config, log: Logger): Promise<void> {
 
 /**
  * Runs the worker process: on SIGINT/SIGTERM it stops claiming jobs, finishes those it holds,
- * records their outcomes and exits 0; a second signal forces the stop (exit 1).
+ * records their outcomes, flushes its last spans (when it traces) and exits 0; a second signal
+ * forces the stop (exit 1).
  */
 export async function runWorker(
   options: { sources?: ConfigSources; extraTasks?: TaskList } = {},
@@ -133,14 +136,20 @@ export async function runWorker(
   installDriverCrashGuard(log);
 
   warnIfSecretsUnencrypted({ config, log });
+  const telemetry = await startTelemetry({ config, log }, 'worker');
   let served: ServedWorker;
   try {
     if (config.webhooks.install) await installTables(config, log);
-    served = await serveWorker({ config, log }, { extraTasks: options.extraTasks });
+    served = await serveWorker({ config, log, telemetry }, { extraTasks: options.extraTasks });
   } catch (error) {
     log.fatal({ err: error }, 'worker could not start');
+    await telemetry.shutdown();
     process.exit(1);
   }
-  void served.stopped.then((code) => process.exit(code));
+  // the spans of the last attempts are flushed once the worker has stopped
+  void served.stopped.then(async (code) => {
+    await telemetry.shutdown();
+    process.exit(code);
+  });
   return served.handle;
 }

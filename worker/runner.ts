@@ -10,6 +10,7 @@ import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
 import { createDestinations, type Destinations } from './destinations/index.ts';
+import type { Telemetry } from '../shared/telemetry/start.ts';
 import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
 import type { EndpointStores } from '../shared/webhooks/endpoint-stores/open.ts';
 import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
@@ -22,6 +23,8 @@ import { watchQueueStatistics, type QueueStatisticsWatch } from './queue-statist
 export interface WorkerDeps {
   config: Config;
   log: Logger;
+  /** The process's tracing (shared/telemetry/start.ts): attempts are spans while it is on. */
+  telemetry?: Telemetry;
 }
 
 /**

@@ -101,7 +101,7 @@ export const jobsCommand = defineCommand({
     if (args.once) {
       const { runWorkerOnce } = await import('../../worker/runner.ts');
       const { tasks } = await import('../../worker/tasks/index.ts');
-      await runWorkerOnce({ config: context.config, log }, tasks);
+      await runWorkerOnce({ config: context.config, log, telemetry: context.telemetry }, tasks);
       const counts = await countDeliveries({ sql: context.sql() });
       context.print(
         { once: true, counts },
@@ -111,7 +111,7 @@ export const jobsCommand = defineCommand({
       return;
     }
     const { serveWorker } = await import('../../worker/run.ts');
-    const served = await serveWorker({ config: context.config, log });
+    const served = await serveWorker({ config: context.config, log, telemetry: context.telemetry });
     const code = await served.stopped;
     if (code !== 0) context.exit(code);
   },

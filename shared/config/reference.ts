@@ -67,6 +67,7 @@ const TITLES: Record<string, string> = {
   cors: 'CORS',
   graphql: 'GraphQL',
   metrics: 'Metrics',
+  telemetry: 'Tracing',
   webhooks: 'Webhooks and delivery',
   worker: 'Worker',
 };
@@ -89,6 +90,13 @@ const NOTES: Record<string, string> = {
     'three days" sometimes quoted for these same numbers; we honour the numbers. To retry for',
     'about three days, set `webhooks.maxAttempts` to 19 (seven growing waits, then twelve of 6 h).',
     'Receivers see the same schedule in [receiving.md](receiving.md#when-we-try-again).',
+  ].join('\n'),
+  telemetry: [
+    'The standard variables work without any `telemetry` key: `OTEL_EXPORTER_OTLP_ENDPOINT` turns',
+    'traces on (unless `OTEL_SDK_DISABLED=true`), and the SDK reads the others itself:',
+    '`OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG` (default `parentbased_always_on`),',
+    '`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_PROPAGATORS`, `OTEL_BSP_*`.',
+    'What is traced: [operations.md](operations.md#tracing).',
   ].join('\n'),
 };
 

@@ -367,6 +367,33 @@ export const SCHEMA = group({
       { nullable: true, secret: true },
     ),
   }),
+  telemetry: group({
+    enabled: leaf(
+      'boolean',
+      null,
+      'OpenTelemetry traces (docs/operations.md, "Tracing"). Unset: on when `endpoint` is set (`OTEL_EXPORTER_OTLP_ENDPOINT`); `true` with no endpoint exports to `http://localhost:4318`. Off: the SDK is not even loaded.',
+      { nullable: true },
+    ),
+    sdkDisabled: leaf(
+      'boolean',
+      false,
+      'The standard `OTEL_SDK_DISABLED`: `true` turns traces off whatever else is set.',
+      { envAliases: ['OTEL_SDK_DISABLED'] },
+    ),
+    endpoint: leaf(
+      'string',
+      null,
+      'Base URL of the OTLP collector (`http://collector:4318`); spans go to `<endpoint>/v1/traces` (`<endpoint>` itself with `grpc`).',
+      { nullable: true, envAliases: ['OTEL_EXPORTER_OTLP_ENDPOINT'] },
+    ),
+    protocol: leaf('enum', 'http/protobuf', 'OTLP transport of the spans.', {
+      values: ['http/protobuf', 'http/json', 'grpc'],
+      envAliases: ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL'],
+    }),
+    serviceName: leaf('string', 'app-webhooks', '`service.name` of every span (web, worker and CLI alike).', {
+      envAliases: ['OTEL_SERVICE_NAME'],
+    }),
+  }),
   webhooks: group({
     table: leaf('string', 'app_webhooks', 'Table of webhook endpoints.'),
     store: leaf('string', 'default', 'Name of the store (one of `stores`) that holds the table of webhook endpoints.', {
@@ -380,6 +407,11 @@ export const SCHEMA = group({
     ),
     allowHttp: leaf('boolean', false, 'Allow plain `http` receiver URLs.'),
     allowPrivate: leaf('boolean', false, 'Allow receivers on private, loopback and other refused addresses.'),
+    traceHeaders: leaf(
+      'boolean',
+      true,
+      "Send a W3C `traceparent` header naming the attempt's span with every delivery while the worker traces (`telemetry`); `false`: never.",
+    ),
     maxAttempts: leaf('integer', 8, 'Delivery attempts before a delivery is dead.', { min: 1 }),
     retention: leaf(
       'duration',

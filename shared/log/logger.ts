@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/index.ts';
 import { createRedactor } from './redact.ts';
@@ -18,6 +19,21 @@ export interface LogContext {
 
 /** Per-request log context; the request-id middleware and the worker task enter it. */
 export const logContext = new AsyncLocalStorage<LogContext>();
+
+/**
+ * What a line carries besides: its request (or job) id, and inside a traced span the ids of its
+ * trace and span (`trace_id`, `span_id`, the names OpenTelemetry's log data model uses), so a log
+ * line leads to its trace. Tracing off, there is never an active span: nothing is added.
+ */
+export function lineContext(): Record<string, string> {
+  const fields: Record<string, string> = { ...logContext.getStore() };
+  const span = trace.getActiveSpan()?.spanContext();
+  if (span && isSpanContextValid(span)) {
+    fields.trace_id = span.traceId;
+    fields.span_id = span.spanId;
+  }
+  return fields;
+}
 
 export interface LoggerOptions {
   /** Name shown in every line (`web`, `worker`, `cli`). */
@@ -46,7 +62,8 @@ function prettyStream(fd: 1 | 2): DestinationStream | undefined {
 /**
  * The process logger: pino, JSON in production, readable in development. Every value it prints
  * (bindings, objects, errors, messages, query strings in URLs) goes through the
- * `config.filterParameters` masking, and every line written inside a request carries `reqId`.
+ * `config.filterParameters` masking, every line written inside a request carries `reqId`, and
+ * every line written inside a traced span its `trace_id` and `span_id`.
  */
 export function createLogger(
   config: Pick<Config, 'env' | 'logLevel' | 'filterParameters'>,
@@ -59,7 +76,7 @@ export function createLogger(
     {
       name: options.name,
       level: config.logLevel,
-      mixin: () => ({ ...logContext.getStore() }),
+      mixin: lineContext,
       // errors are already turned into masked plain objects by formatters.log
       serializers: { err: (value: unknown) => value },
       formatters: {

@@ -6,7 +6,9 @@
  * outside production). The web process listens on a port of its choosing on 127.0.0.1; the test
  * reads it from the process's log.
  */
+import assert from 'node:assert/strict';
 import { after } from 'node:test';
+import { runAppInProcess } from './cli.ts';
 import { spawnNode, type Spawned } from './processes.ts';
 
 /** Settings of every process started here: test mode, receivers on the loopback allowed, a fast worker. */
@@ -76,4 +78,16 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<D
   const deployed = track(spawned);
   await spawned.waitFor(/"msg":"worker started"/, 30_000);
   return deployed;
+}
+
+/** An admin API token for the deployment on `databaseUrl`, made as an operator does (`app tokens:create`); its text. */
+export async function operatorToken(databaseUrl: string, appSecret: string): Promise<string> {
+  const run = await runAppInProcess(['tokens:create', '--name', 'operator', '--role', 'admin', '--json'], {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    APP_SECRET: appSecret,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  return (JSON.parse(run.stdout) as { token: string }).token;
 }

@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { runAppInProcess } from '../helpers/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import {
+  operatorToken,
   startWebProcess,
   startWorkerProcess,
   stopDeployment,
@@ -52,14 +52,7 @@ describe("the worker's endpoint store down", () => {
       20_000,
       'the web process to be ready',
     );
-    const run = await runAppInProcess(['tokens:create', '--name', 'operator', '--role', 'admin', '--json'], {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      APP_SECRET,
-    });
-    assert.equal(run.code, 0, run.stderr);
-    token = JSON.parse(run.stdout).token;
+    token = await operatorToken(db.url, APP_SECRET);
   });
   after(async () => {
     await stopDeployment();

@@ -49,6 +49,9 @@ import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { createSlotWaits, type SlotWaits } from './slot-waits.ts';
 import type { WakeUps } from './wake-ups.ts';
 import { USER_AGENT } from './user-agent.ts';
+import { inAttemptSpan, type AttemptSpan } from './attempt-span.ts';
+import type { Telemetry } from '../../shared/telemetry/start.ts';
+import { parseTraceparent } from '../../shared/telemetry/traceparent.ts';
 
 /** What a delivery run needs: one object per worker process. */
 export interface DeliveryDeps {
@@ -69,6 +72,8 @@ export interface DeliveryDeps {
   queries?: DeliveryQueries;
   /** The process's metrics (shared/metrics/registry.ts); nothing is recorded when absent. */
   metrics?: Metrics;
+  /** The process's tracing (shared/telemetry/start.ts); absent or off: no attempt span, no `traceparent` header. */
+  telemetry?: Pick<Telemetry, 'enabled'>;
   /**
    * The process's wake-ups of its job queue (wake-ups.ts): a delivery sent back to wait for its
    * rate-limited start asks for one when its job is due (`PACE_LEAD_MS` before that start).
@@ -157,7 +162,7 @@ const SECRET_UNREADABLE = 'APP_WEBHOOK_SECRET_UNREADABLE';
  */
 export function parseDeliveryPayload(payload: unknown): DeliveryJobPayload | null {
   if (typeof payload !== 'object' || payload === null) return null;
-  const { deliveryId, endpointId, event, body, priorAttempts, paced } = payload as Record<string, unknown>;
+  const { deliveryId, endpointId, event, body, priorAttempts, paced, traceparent } = payload as Record<string, unknown>;
   if (typeof deliveryId !== 'string' || deliveryId === '') return null;
   if (typeof endpointId !== 'string' || typeof event !== 'string') return null;
   if (body !== undefined && body !== null && typeof body !== 'string') return null;
@@ -171,6 +176,8 @@ export function parseDeliveryPayload(payload: unknown): DeliveryJobPayload | nul
     ...(paced === true || (typeof paced === 'number' && Number.isFinite(paced))
       ? { paced: paced as boolean | number }
       : {}),
+    // a malformed one is dropped: the attempt then starts a trace of its own
+    ...(parseTraceparent(traceparent) ? { traceparent: traceparent as string } : {}),
   };
 }
 
@@ -450,18 +457,39 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     if (hold > 0) await sleep(hold);
   }
 
+  const attempt = { deliveryId: id, endpointId: claimed.endpointId, event: payload.event, url: claimed.url };
+  return inAttemptSpan(deps, { ...attempt, number: claimed.attempts + 1, traceparent: payload.traceparent }, (span) =>
+    attemptDelivery(deps, queries, payload, claimed, { secrets, endpointHeaders }, span),
+  );
+}
+
+/**
+ * The attempt itself, inside its span (attempt-span.ts): the signed POST, its outcome recorded,
+ * the endpoint's slot given back, what the failure announces, the log line.
+ */
+async function attemptDelivery(
+  deps: DeliveryDeps,
+  queries: DeliveryQueries,
+  payload: DeliveryJobPayload,
+  claimed: ClaimedDelivery,
+  { secrets, endpointHeaders }: { secrets: string[]; endpointHeaders: Record<string, string> },
+  span: AttemptSpan,
+): Promise<DeliveryRun> {
+  const { config, sql, log } = deps;
+  const id = payload.deliveryId;
   const body = payload.body ?? claimed.body;
   const attempt = claimed.attempts + 1;
   const startedAt = new Date();
   const result = await sendDelivery(deps, {
     url: claimed.url,
-    headers: deliveryHeaders({ id, body, secrets, endpointHeaders, now: startedAt.getTime() }),
+    headers: span.headers(deliveryHeaders({ id, body, secrets, endpointHeaders, now: startedAt.getTime() })),
     body,
     timeoutMs: config.webhooks.timeout,
     allowHttp: config.webhooks.allowHttp,
     allowPrivate: config.webhooks.allowPrivate,
   });
   const outcome = decide(result, attempt, payload, config);
+  span.record(result, outcome.disableEndpoint ? 'gone' : outcome.result);
   observeAttempt(deps.metrics, {
     outcome: outcome.disableEndpoint ? 'gone' : result.kind === 'address-refused' ? 'refused' : outcome.result,
     durationMs: 'durationMs' in result ? result.durationMs : undefined,
@@ -497,6 +525,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
               endpointId: claimed.endpointId,
               event: payload.event,
               ...(payload.priorAttempts ? { priorAttempts: payload.priorAttempts } : {}),
+              ...(payload.traceparent ? { traceparent: payload.traceparent } : {}),
             },
           },
         }),

@@ -14,19 +14,22 @@
 import type { Dispatcher } from 'undici';
 import { AppError, isAppError } from '../../shared/errors/app-error.ts';
 import { checkWebhookUrl } from '../../shared/webhooks/address-rules.ts';
+import { dialledAddress, trackDial, type Dial } from './dialled-address.ts';
 
 /**
- * What one attempt came to. `error` texts are meant for the operator's failure record. A broker
- * destination (worker/destinations/) answers `acknowledged` (its acknowledgement, described in
- * `detail`) or `rejected` (a negative acknowledgement, a refused login, a missing exchange,
- * stream or subject) where an HTTP receiver answers a `response`.
+ * What one attempt came to. `error` texts are meant for the operator's failure record; `address`
+ * is the address the attempt was sent to, when it reached a socket (dialled-address.ts for HTTP,
+ * the checked dial for a broker). A broker destination (worker/destinations/) answers
+ * `acknowledged` (its acknowledgement, described in `detail`) or `rejected` (a negative
+ * acknowledgement, a refused login, a missing exchange, stream or subject) where an HTTP receiver
+ * answers a `response`.
  */
 export type AttemptResult =
-  | { kind: 'response'; status: number; location?: string; excerpt: string; durationMs: number }
-  | { kind: 'acknowledged'; detail: string; durationMs: number }
-  | { kind: 'rejected'; error: string; durationMs: number }
-  | { kind: 'timeout'; durationMs: number; error: string }
-  | { kind: 'connection-error'; error: string; durationMs: number }
+  | { kind: 'response'; status: number; location?: string; excerpt: string; durationMs: number; address?: string }
+  | { kind: 'acknowledged'; detail: string; durationMs: number; address?: string }
+  | { kind: 'rejected'; error: string; durationMs: number; address?: string }
+  | { kind: 'timeout'; durationMs: number; error: string; address?: string }
+  | { kind: 'connection-error'; error: string; durationMs: number; address?: string }
   | { kind: 'address-refused'; address: string; rule: string; error: string; durationMs: number }
   | { kind: 'invalid-url'; error: string };
 
@@ -124,17 +127,20 @@ export async function postDelivery(dispatcher: Dispatcher, request: DeliveryRequ
     () => controller.abort(new AppError(504, timeoutMessage, { code: 'APP_WEBHOOK_DELIVERY_TIMEOUT' })),
     timeoutMs,
   );
+  const dial: Dial = {};
   try {
-    const response = await dispatcher.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      signal: controller.signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
+    const response = await trackDial(dial, () =>
+      dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      }),
+    );
     const excerpt = await readExcerpt(response.body, excerptBytes);
     const location = response.headers.location;
     return {
@@ -143,16 +149,18 @@ export async function postDelivery(dispatcher: Dispatcher, request: DeliveryRequ
       ...(location === undefined ? {} : { location: Array.isArray(location) ? location[0] : location }),
       excerpt: new TextDecoder('utf-8', { fatal: false }).decode(excerpt),
       durationMs: elapsed(),
+      ...dialledAddress(dial),
     };
   } catch (error) {
     for (const link of errorChain(error)) {
       if (isAppError(link) && link.code === REFUSED) return refused(link, elapsed());
     }
-    if (controller.signal.aborted) return { kind: 'timeout', durationMs: elapsed(), error: timeoutMessage };
+    if (controller.signal.aborted)
+      return { kind: 'timeout', durationMs: elapsed(), error: timeoutMessage, ...dialledAddress(dial) };
     if ([...errorChain(error)].some((link) => TIMEOUT_CODES.has(String((link as { code?: unknown }).code)))) {
-      return { kind: 'timeout', durationMs: elapsed(), error: describe(error) };
+      return { kind: 'timeout', durationMs: elapsed(), error: describe(error), ...dialledAddress(dial) };
     }
-    return { kind: 'connection-error', error: describe(error), durationMs: elapsed() };
+    return { kind: 'connection-error', error: describe(error), durationMs: elapsed(), ...dialledAddress(dial) };
   } finally {
     clearTimeout(timer);
   }

@@ -58,10 +58,13 @@ export async function sendDelivery(senders: Senders, request: DeliveryRequest): 
   });
   if ('kind' in dial) return dial;
   const body = typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString('utf8');
-  return sender.send({
+  const result = await sender.send({
     destination,
     dial,
     message: { id: request.headers['webhook-id'] ?? '', body, headers: request.headers },
     timeoutMs: Math.max(1, request.timeoutMs - Math.round(performance.now() - started)),
   });
+  return result.kind === 'address-refused' || result.kind === 'invalid-url' || result.address !== undefined
+    ? result
+    : { ...result, address: dial.address };
 }

@@ -40,7 +40,7 @@ export async function admit(
       select p.* from free f
        cross join lateral (
          select d.id, d.endpoint_id,
-                (coalesce(d.parked_job, jsonb_build_object('deliveryId', d.id, 'endpointId', d.endpoint_id, 'event', d.event_type)) - 'paced')::json as payload
+                (coalesce(d.parked_job, jsonb_strip_nulls(jsonb_build_object('deliveryId', d.id, 'endpointId', d.endpoint_id, 'event', d.event_type, 'traceparent', d.traceparent))) - 'paced')::json as payload
            from app_webhook_deliveries d
           where d.endpoint_id = f.endpoint_id and d.parked_at is not null
           order by d.seq, d.id

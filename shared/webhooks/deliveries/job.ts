@@ -55,6 +55,13 @@ export interface DeliveryJobPayload {
    * (jobs written before the time was kept): it goes.
    */
   paced?: boolean | number;
+  /**
+   * The W3C `traceparent` of the span that emitted the delivery (shared/telemetry/traceparent.ts):
+   * each attempt is a span of that trace. Also kept in the delivery row's `traceparent` column,
+   * which the jobs rebuilt from the row (requeue, FIFO admission) carry on; absent when the
+   * emitting process did not trace.
+   */
+  traceparent?: string;
 }
 
 /**
@@ -62,4 +69,4 @@ export interface DeliveryJobPayload {
  * ones made, the body read from the delivery row. `alias` names the updated delivery rows.
  */
 export const requeuePayload = (sql: Queryable, alias: string) =>
-  sql`json_build_object('deliveryId', ${sql(alias)}.id, 'endpointId', ${sql(alias)}.endpoint_id, 'event', ${sql(alias)}.event_type, 'priorAttempts', ${sql(alias)}.attempts)`;
+  sql`json_strip_nulls(json_build_object('deliveryId', ${sql(alias)}.id, 'endpointId', ${sql(alias)}.endpoint_id, 'event', ${sql(alias)}.event_type, 'priorAttempts', ${sql(alias)}.attempts, 'traceparent', ${sql(alias)}.traceparent))`;

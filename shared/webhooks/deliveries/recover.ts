@@ -65,7 +65,7 @@ export async function recoverDeliveries(
       update app_webhook_deliveries w
          set status = 'pending', next_attempt_at = now(), completed_at = null, updated_at = now()
         from picked where w.id = picked.id and w.status = 'dead'
-      returning w.id, w.endpoint_id, w.event_type, w.attempts, w.created_at
+      returning w.id, w.endpoint_id, w.event_type, w.attempts, w.created_at, w.traceparent
     ), jobs as (
       select count(*) as added from graphile_worker.add_jobs(array(
         select ${deliveryJobSpec(sql, {

@@ -14,6 +14,7 @@ import type { WebhookDeps } from '../deps.ts';
 import type { CompiledFilter, FilterEvent } from '../filters/grammar.ts';
 import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
+import { inEmitSpan, type EmitSpan } from './emit-span.ts';
 
 export interface EmitOptions {
   /**
@@ -106,15 +107,30 @@ export function passFilters<T extends { filter: CompiledFilter | null }>(
   return { passed, filteredOut: subscribed.length - passed.length };
 }
 
-/** `emit`, also answering the event and whether the `eventId` repeated an earlier event (then nothing was queued). */
-export async function emitOnce(
+/**
+ * `emit`, also answering the event and whether the `eventId` repeated an earlier event (then
+ * nothing was queued). Traced as span `emit` (emit-span.ts), the parent of every
+ * attempt of its deliveries.
+ */
+export function emitOnce(
   deps: WebhookDeps,
   event: string,
   payload: unknown,
   options: EmitOptions = {},
 ): Promise<EmitOutcome> {
+  return inEmitSpan((span) => emitInSpan(deps, span, event, payload, options));
+}
+
+async function emitInSpan(
+  deps: WebhookDeps,
+  span: EmitSpan,
+  event: string,
+  payload: unknown,
+  options: EmitOptions,
+): Promise<EmitOutcome> {
   const type = assertEventName(event);
   const owner = assertOwner(options?.owner);
+  span.describe({ type, owner });
   const sourceId = assertSourceId(options?.eventId);
   const data = payloadText(payload, deps.config.bodyLimit);
   await checkEventData(deps, type, payload);
@@ -151,6 +167,7 @@ export async function emitOnce(
       at,
       filteredOut,
     });
+    span.describe({ eventId, fanout: deliveries.length });
     if (eventId === null) return { event: null, deliveries, duplicate: false };
     if (filteredOut > 0) deps.metrics?.filteredOut.inc(filteredOut);
     deps.log.debug(
@@ -186,8 +203,19 @@ export async function emitOnce(
  * endpoint outside the actor's scope) and the input errors of `emit`; a role that may not send
  * is refused first (403 `APP_FORBIDDEN`).
  */
-export async function sendToEndpoint(
+export function sendToEndpoint(
   deps: WebhookDeps,
+  actor: Actor,
+  id: string,
+  event: string,
+  payload: unknown,
+): Promise<Delivery> {
+  return inEmitSpan((span) => sendInSpan(deps, span, actor, id, event, payload));
+}
+
+async function sendInSpan(
+  deps: WebhookDeps,
+  span: EmitSpan,
   actor: Actor,
   id: string,
   event: string,
@@ -209,6 +237,7 @@ export async function sendToEndpoint(
   const {
     deliveries: [delivery],
   } = await enqueueDeliveries(deps, { type, data, owner: row.owner, endpointIds: [id] });
+  span.describe({ type, owner: row.owner, eventId: delivery?.eventId ?? null, fanout: delivery ? 1 : 0 });
   // Disabled, removed or given to another owner between the read and the write.
   if (delivery === undefined)
     throw conflict(`webhook endpoint ${id} changed while sending; try again`, {

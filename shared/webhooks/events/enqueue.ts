@@ -5,7 +5,8 @@
  * whatever the number of endpoints.
  *
  * Job shape, relied on by the worker (worker/tasks): task `app/webhook`, payload
- * `{deliveryId, endpointId, event, body}` (body = the exact signed envelope text), `max_attempts` 1
+ * `{deliveryId, endpointId, event, body, traceparent?}` (body = the exact signed envelope text;
+ * traceparent = the emit span's, when the process traces, also kept on the row), `max_attempts` 1
  * and `job_key` = the delivery id: the worker schedules retries itself with the configured backoff
  * (`webhooks.backoff`). No graphile `queue_name` (a named graphile queue runs one job at a time);
  * the logical queue `webhooks.queue` is recorded in `app_webhook_deliveries.queue`.
@@ -18,6 +19,7 @@ import { newDeliveryIds, newEventId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { deliveryJobSpec } from '../deliveries/job.ts';
 import { admit } from '../deliveries/flow.ts';
+import { activeTraceparent } from '../../telemetry/traceparent.ts';
 
 /** One delivery written by emit or send (what they answer). */
 export interface Delivery {
@@ -181,6 +183,8 @@ export async function enqueueDeliveries(
   const ids = newDeliveryIds(input.endpointIds.length, at.getTime());
   const bodies = ids.map((id) => envelopeBody({ data: input.data, id, timestamp: at, type: input.type }));
   const endpointIds = [...input.endpointIds];
+  // the span active now (the emit's) is the parent of every attempt: kept on each row and in its job
+  const traceparent = activeTraceparent();
   const nothing = Symbol('nothing to write');
 
   try {
@@ -216,11 +220,11 @@ export async function enqueueDeliveries(
       // it when it heads its endpoint's line (shared/webhooks/deliveries/flow.ts).
       const rows = await unprepared(tx<{ id: string; endpoint_id: string; fifo: boolean }[]>`
         with inserted as (
-          insert into app_webhook_deliveries (id, event_id, endpoint_id, owner, event_type, queue, body, next_attempt_at, created_at, updated_at, parked_at, seq)
+          insert into app_webhook_deliveries (id, event_id, endpoint_id, owner, event_type, queue, body, next_attempt_at, created_at, updated_at, parked_at, seq, traceparent)
           select d.id, ${eventId}, d.endpoint_id, ${input.owner}, ${input.type}, ${queue}, d.body,
                  case when g.ordering = 'fifo' then null else ${at}::timestamptz end, ${at}, ${at},
                  case when g.ordering = 'fifo' then ${at}::timestamptz end,
-                 case when g.ordering = 'fifo' then nextval('app_delivery_seq') end
+                 case when g.ordering = 'fifo' then nextval('app_delivery_seq') end, ${traceparent}::text
           from unnest(${ids}::text[], ${endpointIds}::text[], ${bodies}::text[]) as d (id, endpoint_id, body)
           join app_endpoint_gate g on g.endpoint_id = d.endpoint_id
           where g.owner is not distinct from ${input.owner} and g.disabled_at is null
@@ -230,7 +234,10 @@ export async function enqueueDeliveries(
           select count(*) as added from graphile_worker.add_jobs(array(
             select ${deliveryJobSpec(tx, {
               id: tx`i.id`,
-              payload: tx`json_build_object('deliveryId', i.id, 'endpointId', i.endpoint_id, 'event', i.event_type, 'body', i.body)`,
+              payload:
+                traceparent === null
+                  ? tx`json_build_object('deliveryId', i.id, 'endpointId', i.endpoint_id, 'event', i.event_type, 'body', i.body)`
+                  : tx`json_build_object('deliveryId', i.id, 'endpointId', i.endpoint_id, 'event', i.event_type, 'body', i.body, 'traceparent', ${traceparent}::text)`,
             })}
             from inserted i where not i.fifo
           ))

@@ -14,12 +14,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { startWebProcess, stopDeployment, type DeployedWeb } from '../../helpers/deployment.ts';
+import { operatorToken, startWebProcess, stopDeployment, type DeployedWeb } from '../../helpers/deployment.ts';
 import { createMariaDatabase, type TestMariaDatabase } from '../../helpers/mariadb.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { call, type Answer } from '../webhooks-api/helpers.ts';
-import { runAppInProcess } from '../../helpers/cli.ts';
 
 const APP_SECRET = 'outage test application secret of at least 32 characters';
 const TABLE = 'app_webhooks';
@@ -41,14 +40,7 @@ before(async () => {
     APP_STORES: JSON.stringify({ registry: { adapter: 'mysql', url: proxy.url } }),
     APP_WEBHOOKS__STORE: 'registry',
   });
-  const run = await runAppInProcess(['tokens:create', '--name', 'operator', '--role', 'admin', '--json'], {
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'test',
-    DATABASE_URL: db.url,
-    APP_SECRET,
-  });
-  assert.equal(run.code, 0, run.stderr);
-  token = JSON.parse(run.stdout).token;
+  token = await operatorToken(db.url, APP_SECRET);
 });
 
 const readiness = () => call('GET', `${web.base}/readyz`);
