@@ -113,8 +113,16 @@ function timeAxis(series: ChartSeries, x: (index: number) => number, slot: numbe
 }
 
 /** The frame every chart shares: its title and description, the value axis with its top, the time axis. */
-function frame(id: string, title: string, description: string, top: string, series: ChartSeries, body: string): string {
+function frame(
+  name: string,
+  title: string,
+  description: string,
+  top: string,
+  series: ChartSeries,
+  body: string,
+): string {
   const { slot, x } = geometry(series);
+  const id = xmlText(name);
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-title ${id}-desc" class="chart-svg" font-family="system-ui, sans-serif" font-size="12" fill="#1f2328">`,
     `<title id="${id}-title">${xmlText(title)}</title>`,
@@ -155,7 +163,7 @@ export function countsChart(series: ChartSeries, id: string): string {
   return frame(
     id,
     `Attempts per ${per} by outcome`,
-    `${totals.done} done, ${totals.failed} failed attempts and ${totals.dead} dead from ${clock(series.from)} to ${clock(series.until)} UTC; the axis goes up to ${top} attempts.`,
+    `${totals.done} done, ${totals.failed} failed attempts and ${totals.dead} dead in the ${series.buckets.length} ${per}s up to ${clock(series.until)} UTC; the axis goes up to ${top} attempt${top === 1 ? '' : 's'}.`,
     String(top),
     series,
     bars,

@@ -13,6 +13,7 @@
  * Latency is every attempt's duration, whatever its outcome. One statement per series, scoped
  * like every read: a member sees its own owner's endpoints' attempts only.
  */
+import type { Fragment } from '../../db/bounded-total.ts';
 import type { Sql } from '../../db/connect.ts';
 import type { TenantScope } from '../../access/tenant-scope.ts';
 
@@ -116,11 +117,15 @@ export interface SeriesQuery {
 }
 
 /**
- * The delivery series of `query.window` in `scope`. One statement: the attempts started in the
- * window, read through the attempts' `started_at` index (migration 030) in each partition, with
- * the partitions of deliveries made after the window pruned (an attempt never starts before its
- * delivery was made, and a delivery's id carries that time); the delivery of each attempt is read
- * by its key only when the endpoints are narrowed (a tenant, an owner, an endpoint).
+ * The delivery series of `query.window` in `scope`. One statement over the attempts started in
+ * the window, read through the attempts' `started_at` index (migration 030). An attempt never
+ * starts before its delivery was made, and a delivery's id carries that time, so the partitions of
+ * deliveries made after the window are never read. When the endpoints are narrowed (a tenant, an
+ * owner, an endpoint) each attempt's delivery is needed, in two parts: the deliveries made within
+ * the window (almost every attempt's: first attempts and their retries), joined in the
+ * partitions of the window only; and the few attempts of deliveries made before it (a retry
+ * across the window's start, a dead delivery replayed), each of whose delivery is looked up by
+ * its key, so that the tenant's older deliveries are never read.
  */
 export async function deliverySeries(
   deps: { sql: Sql },
@@ -131,7 +136,14 @@ export async function deliverySeries(
   const now = query.now ?? new Date();
   const { from, until, stepMs } = seriesGrid(query.window, now);
   const owner = scope.kind === 'tenant' ? scope.owner : query.owner;
-  const narrowed = owner !== undefined || query.endpoint !== undefined;
+  const lo = sql`'msg_' || app_id_time(${from}::timestamptz)`;
+  const hi = sql`'msg_' || app_id_time(${until}::timestamptz)`;
+  const inWindow = sql`a.started_at >= ${from}::timestamptz and a.started_at < ${until}::timestamptz`;
+  const attempts =
+    owner === undefined && query.endpoint === undefined
+      ? sql`select a.started_at, a.outcome, a.duration_ms from app_webhook_attempts a
+             where ${inWindow} and a.delivery_id < ${hi}`
+      : narrowed(sql, { lo, hi, inWindow, owner, endpoint: query.endpoint });
   const rows = await sql<SeriesRow[]>`
     select case when grouping(x.start) = 0 then x.start end as start,
            count(*) filter (where x.outcome = 'done')::int as done,
@@ -139,22 +151,33 @@ export async function deliverySeries(
            count(*) filter (where x.outcome = 'dead')::int as dead,
            round(percentile_cont(0.5) within group (order by x.duration_ms)::numeric, 1)::float8 as p50,
            round(percentile_cont(0.95) within group (order by x.duration_ms)::numeric, 1)::float8 as p95
-      from (
-        select date_bin(${stepMs} * interval '1 millisecond', a.started_at, ${from}::timestamptz) as start,
-               a.outcome, a.duration_ms
-          from app_webhook_attempts a
-          ${narrowed ? sql`join app_webhook_deliveries d on d.id = a.delivery_id` : sql``}
-         where a.started_at >= ${from}::timestamptz and a.started_at < ${until}::timestamptz
-           and a.delivery_id < 'msg_' || app_id_time(${until}::timestamptz)
-           ${narrowed ? sql`and d.id < 'msg_' || app_id_time(${until}::timestamptz)` : sql``}
-           ${query.endpoint === undefined ? sql`` : sql`and d.endpoint_id = ${query.endpoint}`}
-           ${
-             owner === undefined
-               ? sql``
-               : sql`and d.endpoint_id in (select g.endpoint_id from app_endpoint_gate g
-                                            where ${owner === null ? sql`g.owner is null` : sql`g.owner = ${owner}`})`
-           }
-      ) x
+      from (select date_bin(${stepMs} * interval '1 millisecond', w.started_at, ${from}::timestamptz) as start,
+                   w.outcome, w.duration_ms
+              from (${attempts}) w) x
      group by rollup (x.start)`;
   return fillSeries(query.window, now, rows);
+}
+
+/** The attempts of the window whose delivery's endpoint is `endpoint`, or one of `owner`'s (null: without owner), or both. */
+function narrowed(
+  sql: Sql,
+  parts: { lo: Fragment; hi: Fragment; inWindow: Fragment; owner?: string | null; endpoint?: string },
+): Fragment {
+  const { lo, hi, inWindow, owner, endpoint } = parts;
+  const endpoints =
+    owner === undefined
+      ? sql`select ${endpoint ?? null}::text`
+      : sql`select g.endpoint_id from app_endpoint_gate g
+             where ${owner === null ? sql`g.owner is null` : sql`g.owner = ${owner}`}
+               ${endpoint === undefined ? sql`` : sql`and g.endpoint_id = ${endpoint}`}`;
+  return sql`
+    select a.started_at, a.outcome, a.duration_ms
+      from app_webhook_deliveries d join app_webhook_attempts a on a.delivery_id = d.id
+     where d.id >= ${lo} and d.id < ${hi} and a.delivery_id >= ${lo} and a.delivery_id < ${hi}
+       and ${inWindow} and d.endpoint_id in (${endpoints})
+    union all
+    select a.started_at, a.outcome, a.duration_ms
+      from app_webhook_attempts a
+     where ${inWindow} and a.delivery_id < ${lo}
+       and (select d.endpoint_id from app_webhook_deliveries d where d.id = a.delivery_id) in (${endpoints})`;
 }
