@@ -90,7 +90,7 @@ describe('console charts', () => {
     assert.match(svg, /<title id="chart-x-title">Attempts per hour by outcome<\/title>/);
     assert.match(
       svg,
-      /<desc id="chart-x-desc">2 done, 0 failed attempts and 1 dead in the 24 hours up to 15:00 UTC; the axis goes up to 1 attempt\./,
+      /<desc id="chart-x-desc">2 done, 0 failed attempts and 1 dead in the 24 hours up to 15:00 UTC; the axis goes up to 5 attempts\./,
     );
     assert.doesNotMatch(svg, /style=/, 'no style attribute: the CSP allows none');
   });
