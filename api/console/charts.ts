@@ -5,16 +5,11 @@
  * Pure functions from a series (the GraphQL `WebhookDeliverySeries` the page object carries) to
  * markup and to the text summary shown beside each chart; every text in the markup is escaped.
  */
+import type { SeriesFigures } from '../../shared/webhooks/deliveries/series.ts';
 
 /** A bucket as the page object carries it (times as ISO text or Date). */
-export interface ChartBucket {
+export interface ChartBucket extends SeriesFigures {
   start: string | Date;
-  done: number;
-  failed: number;
-  dead: number;
-  attempts: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
 }
 
 export interface ChartSeries {
@@ -23,7 +18,7 @@ export interface ChartSeries {
   from: string | Date;
   until: string | Date;
   buckets: ChartBucket[];
-  totals: Omit<ChartBucket, 'start'>;
+  totals: SeriesFigures;
 }
 
 /** The outcomes stacked from the bottom up, with their colours (each 3:1 or more against white). */
