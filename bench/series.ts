@@ -91,27 +91,40 @@ try {
 }
 
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of the series statement as deliverySeries sends it: its tagged
- * template is caught (the one that starts with the select of the buckets; its fragments are
- * made by the same tag and pass through) and sent with EXPLAIN in front.
+ * EXPLAIN (ANALYZE, BUFFERS) of the series statement as deliverySeries sends it (in its
+ * transaction, with its settings): its tagged template is caught (the one that starts with the
+ * select of the buckets; its fragments and the transaction's other statements pass through) and
+ * sent with EXPLAIN in front.
  */
 async function explain(scope: TenantScope, query: Omit<SeriesQuery, 'window'>): Promise<string> {
   const captured: string[] = [];
-  const explaining = new Proxy(db.sql, {
-    apply(target, self, argv: [TemplateStringsArray, ...unknown[]]) {
-      const [strings, ...values] = argv;
-      if (!Array.isArray(strings) || !/^\s*select case when grouping/.test(strings[0]))
-        return Reflect.apply(target, self, argv);
-      const prefix = 'explain (analyze, buffers, costs off) ';
-      const patched = Object.assign([prefix + strings[0], ...strings.slice(1)], {
-        raw: [prefix + strings.raw[0], ...strings.raw.slice(1)],
-      });
-      return (Reflect.apply(target, self, [patched, ...values]) as Promise<{ 'QUERY PLAN': string }[]>).then((rows) => {
-        captured.push(...rows.map((row) => row['QUERY PLAN']));
-        return [];
-      });
-    },
-  });
-  await deliverySeries({ sql: explaining }, scope, { ...query, window: 'day', now: new Date() });
+  const explaining = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, key, receiver) {
+        const value = Reflect.get(object, key, receiver);
+        return key === 'begin'
+          ? (run: (tx: object) => unknown) =>
+              (value as (run: (tx: object) => unknown) => unknown).call(object, (tx: object) => run(explaining(tx)))
+          : value;
+      },
+      apply(fn, self, argv: [TemplateStringsArray, ...unknown[]]) {
+        const [strings, ...values] = argv;
+        if (!Array.isArray(strings) || !/^\s*select case when grouping/.test(strings[0]))
+          return Reflect.apply(fn as (...args: unknown[]) => unknown, self, argv);
+        const prefix = 'explain (analyze, buffers, costs off) ';
+        const patched = Object.assign([prefix + strings[0], ...strings.slice(1)], {
+          raw: [prefix + strings.raw[0], ...strings.raw.slice(1)],
+        });
+        return (
+          Reflect.apply(fn as (...args: unknown[]) => unknown, self, [patched, ...values]) as Promise<
+            { 'QUERY PLAN': string }[]
+          >
+        ).then((rows) => {
+          captured.push(...rows.map((row) => row['QUERY PLAN']));
+          return [];
+        });
+      },
+    });
+  await deliverySeries({ sql: explaining(db.sql) }, scope, { ...query, window: 'day', now: new Date() });
   return captured.join('\n');
 }

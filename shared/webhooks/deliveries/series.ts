@@ -144,7 +144,12 @@ export async function deliverySeries(
       ? sql`select a.started_at, a.outcome, a.duration_ms from app_webhook_attempts a
              where ${inWindow} and a.delivery_id < ${hi}`
       : narrowed(sql, { lo, hi, inWindow, owner, endpoint: query.endpoint });
-  const rows = await sql<SeriesRow[]>`
+  // planned for these very bounds every time: a generic plan (the driver's statements are
+  // prepared, and PostgreSQL may switch to one after five runs) knows neither the partitions to
+  // leave out nor how few attempts the window holds, and reads every partition whole
+  const rows = await sql.begin(async (tx) => {
+    await tx`set local plan_cache_mode = force_custom_plan`;
+    return tx<SeriesRow[]>`
     select case when grouping(x.start) = 0 then x.start end as start,
            count(*) filter (where x.outcome = 'done')::int as done,
            count(*) filter (where x.outcome = 'retry')::int as failed,
@@ -155,6 +160,7 @@ export async function deliverySeries(
                    w.outcome, w.duration_ms
               from (${attempts}) w) x
      group by rollup (x.start)`;
+  });
   return fillSeries(query.window, now, rows);
 }
 
