@@ -73,6 +73,9 @@ export function pageParam(ctx: Context): number {
   return Number.isInteger(page) && page >= 1 ? page : 1;
 }
 
+/** The charts' window from `?window=`: `hour` (the last hour, per minute), else `day` (the last 24 hours, per hour). */
+export const windowParam = (ctx: Context): 'day' | 'hour' => (param(ctx, 'window') === 'hour' ? 'hour' : 'day');
+
 /** The owner an admin picked (`?owner=`; `?owner=-`: endpoints without owner); members and viewers have theirs. */
 export function pickedOwner(ctx: Context): { owner?: string; withoutOwner?: boolean } {
   if (!allTenants(ctx)) return {};

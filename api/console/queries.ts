@@ -7,12 +7,16 @@ import { gql } from '../graphql/gql.ts';
 
 const HEALTH =
   'health { successRate24h attempts24h succeeded24h lastFailureAt lastFailure lastFailureDeliveryId pending running dead }';
+/** The charts' series (api/console/charts.ts): every bucket and the window's totals. */
+const SERIES =
+  'window stepSeconds from until buckets { start done failed dead attempts p50Ms p95Ms } totals { done failed dead attempts p50Ms p95Ms }';
 const DELIVERY_ROW =
   'externalId status type eventId endpointId owner attemptCount nextAttemptAt lastStatus lastError createdAt completedAt';
 
 export const OVERVIEW = gql`
-  query Overview($owner: String, $withoutOwner: Boolean, $page: Int) {
+  query Overview($owner: String, $withoutOwner: Boolean, $page: Int, $window: WebhookSeriesWindow) {
     webhookQueue(owner: $owner, withoutOwner: $withoutOwner) { depth pending running dead oldestPendingAgeSeconds oldestPendingAt }
+    webhookDeliverySeries(window: $window, owner: $owner, withoutOwner: $withoutOwner) { ${SERIES} }
     webhookEndpoints(filter: { owner: $owner, withoutOwner: $withoutOwner }, page: $page, perPage: 50) {
       total page pages perPage
       nodes { externalId url owner description enabled disabledReason events ${HEALTH} }
@@ -20,11 +24,12 @@ export const OVERVIEW = gql`
   }`;
 
 export const ENDPOINT = gql`
-  query Endpoint($id: ID!, $reveal: Boolean!, $status: [WebhookDeliveryStatus!], $type: String, $since: DateTime, $until: DateTime, $page: Int) {
+  query Endpoint($id: ID!, $reveal: Boolean!, $status: [WebhookDeliveryStatus!], $type: String, $since: DateTime, $until: DateTime, $page: Int, $window: WebhookSeriesWindow) {
     webhookEndpoint(id: $id) {
       externalId url events filter owner description headers(reveal: $reveal) enabled disabledAt disabledReason rateLimit ordering signing createdAt updatedAt
       recentEvents(limit: 10) { externalId type createdAt }
       ${HEALTH}
+      deliverySeries(window: $window) { ${SERIES} }
     }
     webhookDeliveries(filter: { endpoint: $id, status: $status, type: $type, since: $since, until: $until }, page: $page, perPage: 20) {
       total totalEstimated page pages perPage

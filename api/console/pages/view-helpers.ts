@@ -2,6 +2,7 @@
  * Formatting helpers every page template gets as `it.h` (templates stay free of logic beyond
  * loops and conditions). Every value they return is plain text: the template escapes it.
  */
+import { bucketText, countsChart, duration, latencyChart, legend, seriesSummary, span } from '../charts.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -65,4 +66,15 @@ export function fingerprint(value: unknown): string {
   return hash.toString(16).padStart(8, '0');
 }
 
-export const VIEW_HELPERS = Object.freeze({ time, iso, age, percent, total, json, query, fingerprint });
+/** The delivery charts (api/console/charts.ts): SVG markup, written unescaped, and their summary's words. */
+const chart = Object.freeze({
+  counts: countsChart,
+  latency: latencyChart,
+  legend,
+  summary: seriesSummary,
+  bucketText,
+  duration,
+  span,
+});
+
+export const VIEW_HELPERS = Object.freeze({ time, iso, age, percent, total, json, query, fingerprint, chart });

@@ -27,6 +27,7 @@ import {
   redirectDone,
   scopeFor,
   signedIn,
+  windowParam,
   type ConsoleDeps,
 } from '../context.ts';
 import { echo, registerInput, settingsPatch, timeField } from '../forms.ts';
@@ -67,9 +68,10 @@ export async function showEndpointPage(
     since: param(ctx, 'since') ?? '',
     until: param(ctx, 'until') ?? '',
   };
+  const window = windowParam(ctx);
   await ctx.render(
     'console/endpoint',
-    { filters, form: options.form ?? null, statuses: STATUSES, tryIt: options.tryIt ?? null },
+    { filters, form: options.form ?? null, statuses: STATUSES, tryIt: options.tryIt ?? null, window },
     {
       graphql: {
         query: ENDPOINT,
@@ -81,6 +83,7 @@ export async function showEndpointPage(
           since: timeField(filters.since || undefined) ?? null,
           until: timeField(filters.until || undefined) ?? null,
           page: pageParam(ctx),
+          window: window.toUpperCase(),
         },
       },
       links: (data) => endpointPageLinks(principalOf(ctx), data?.webhookEndpoint),

@@ -11,6 +11,7 @@ import {
   pickedOwner,
   principalOf,
   signedIn,
+  windowParam,
   type ConsoleDeps,
 } from '../context.ts';
 import { consoleCreateLink } from '../links.ts';
@@ -24,11 +25,15 @@ export const tenantChoices = async (ctx: Context, deps: ConsoleDeps): Promise<st
 export function overviewRoutes(router: Router, deps: ConsoleDeps): void {
   router.get(CONSOLE_PATHS.overview, signedIn, async (ctx) => {
     const principal = principalOf(ctx);
+    const window = windowParam(ctx);
     await ctx.render(
       'console/overview',
-      { owner: param(ctx, 'owner') ?? '', tenants: await tenantChoices(ctx, deps), admin: allTenants(ctx) },
+      { owner: param(ctx, 'owner') ?? '', tenants: await tenantChoices(ctx, deps), admin: allTenants(ctx), window },
       {
-        graphql: { query: OVERVIEW, variables: { ...pickedOwner(ctx), page: pageParam(ctx) } },
+        graphql: {
+          query: OVERVIEW,
+          variables: { ...pickedOwner(ctx), page: pageParam(ctx), window: window.toUpperCase() },
+        },
         links: {
           ...consoleCreateLink(principal, 'register', CONSOLE_PATHS.endpoints, 'endpoints.register'),
           ...consoleCreateLink(principal, 'emit', CONSOLE_PATHS.events, 'events.emit'),

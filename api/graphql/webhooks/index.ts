@@ -11,6 +11,7 @@ import { WEBHOOK_TYPES } from './types.ts';
 import { eventTypesContribution } from './event-types.ts';
 import { healthContribution } from './health.ts';
 import { relationsContribution } from './relations.ts';
+import { seriesContribution } from './series.ts';
 
 export function serviceContributions(deps: WebhookDeps & { config: Config }): Contribution[] {
   return [
@@ -18,6 +19,7 @@ export function serviceContributions(deps: WebhookDeps & { config: Config }): Co
     { source: 'webhooks', types: WEBHOOK_TYPES, resolvers: webhookResolvers(deps, deps.config.api) },
     eventTypesContribution(deps, deps.config.api),
     healthContribution(deps),
+    seriesContribution(deps),
     relationsContribution(deps),
   ];
 }

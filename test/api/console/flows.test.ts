@@ -193,7 +193,13 @@ describe('the console in Chromium', { skip }, () => {
   it('the overview, find, emit, tokens and users pages', async () => {
     await page.goto(`${app.base}/`);
     await page.locator('table tbody tr', { hasText: 'Orders of acme' }).waitFor();
-    assert.match((await page.locator('table tbody').textContent()) ?? '', /100 %/);
+    assert.match(
+      (await page
+        .getByRole('table', { name: /endpoints?$/ })
+        .locator('tbody')
+        .textContent()) ?? '',
+      /100 %/,
+    );
     await checkPage(page, watch);
     await shot('overview');
     await page.goto(`${app.base}/endpoints/${endpointId}`);
@@ -243,7 +249,8 @@ describe('the console in Chromium', { skip }, () => {
     await signIn(other, member.email);
     assert.equal(
       await other
-        .locator('table tbody')
+        .getByRole('table', { name: /endpoints?$/ })
+        .locator('tbody')
         .textContent()
         .then((text) => /acme/.test(text ?? '')),
       false,

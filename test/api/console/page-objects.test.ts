@@ -11,6 +11,7 @@ import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
 import { Browser, startConsole } from './harness.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
+import { seedAttempts, type PastAttempt } from '../../helpers/attempt-history.ts';
 
 describe('console page objects', () => {
   let app: Awaited<ReturnType<typeof startConsole>>;
@@ -323,5 +324,58 @@ describe('console page objects', () => {
         (tenant: { owner: string; endpoints: number }) => tenant.owner === 'acme' && tenant.endpoints === 1,
       ),
     );
+  });
+
+  it("the overview and an endpoint page carry the delivery series; a tenant's never counts another tenant's attempts", async () => {
+    const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
+    const [ours, theirs] = await Promise.all(
+      ['charts-a', 'charts-b'].map((owner) =>
+        registerEndpoint(deps, OPERATOR, { url: `http://127.0.0.1:9/${owner}`, events: ['*'], owner }),
+      ),
+    );
+    const ago = (minutes: number, outcome: PastAttempt['outcome']): PastAttempt => ({
+      at: new Date(Date.now() - minutes * 60_000),
+      outcome,
+      durationMs: 40,
+    });
+    await seedAttempts(app.db.sql, ours, [
+      [ago(180, 'done')],
+      [ago(180, 'retry'), ago(179, 'done')],
+      [ago(10, 'retry'), ago(9, 'dead')],
+    ]);
+    await seedAttempts(app.db.sql, theirs, [[ago(120, 'dead')], [ago(5, 'done')]]);
+    const figures = (series: { totals: Record<string, number> }) => {
+      const { done, failed, dead } = series.totals;
+      return { done, failed, dead };
+    };
+
+    const member = await signedIn('member', 'charts-a');
+    const overview = await member.browser.request('GET', '/');
+    assert.equal(overview.status, 200);
+    const series = overview.body.data.webhookDeliverySeries;
+    assert.equal(series.window, 'DAY');
+    assert.equal(series.buckets.length, 24);
+    assert.deepEqual(figures(series), { done: 2, failed: 2, dead: 1 });
+    assert.equal(
+      series.buckets.reduce((sum: number, bucket: { attempts: number }) => sum + bucket.attempts, 0),
+      5,
+    );
+    assert.equal(series.totals.p50Ms, 40);
+
+    const lastHour = await member.browser.request('GET', '/?window=hour');
+    assert.equal(lastHour.body.data.webhookDeliverySeries.buckets.length, 60);
+    assert.equal(lastHour.body.data.webhookDeliverySeries.stepSeconds, 60);
+    assert.deepEqual(figures(lastHour.body.data.webhookDeliverySeries), { done: 0, failed: 1, dead: 1 });
+
+    const page = await member.browser.request('GET', `/endpoints/${ours.id}`);
+    assert.deepEqual(figures(page.body.data.webhookEndpoint.deliverySeries), { done: 2, failed: 2, dead: 1 });
+    assert.equal((await member.browser.request('GET', `/endpoints/${theirs.id}`)).status, 404);
+
+    const admin = await signedIn('admin');
+    const picked = await admin.browser.request('GET', '/?owner=charts-b');
+    assert.deepEqual(figures(picked.body.data.webhookDeliverySeries), { done: 1, failed: 0, dead: 1 });
+    const html = await admin.browser.request('GET', `/endpoints/${theirs.id}`, { html: true });
+    assert.match(html.text, /<svg [^>]*role="img" aria-labelledby="chart-counts-title chart-counts-desc"/);
+    assert.match(html.text, /<dd data-total="dead">1<\/dd>/);
   });
 });
