@@ -60,7 +60,8 @@ describe('postDelivery: receiver answers', () => {
     });
     const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`)), 'response');
     assert.equal(result.status, 429);
-    assert.deepEqual(Object.keys(result).toSorted(), ['durationMs', 'excerpt', 'kind', 'status']);
+    assert.deepEqual(Object.keys(result).toSorted(), ['address', 'durationMs', 'excerpt', 'kind', 'status']);
+    assert.equal(result.address, '127.0.0.1', 'the address dialled, nothing of the answer');
   });
 
   it('does not follow a 301: it reports the Location and the target sees no request', async () => {
