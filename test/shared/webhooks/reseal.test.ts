@@ -32,7 +32,7 @@ describe('secrets:seal', () => {
     });
     assert.equal(await countUnencryptedSecrets(db), 1);
     const result = await resealSecrets(depsWith(NEW));
-    assert.deepEqual(result, { resealed: 1, headers: 1, current: 0, unreadable: [], dryRun: false });
+    assert.deepEqual(result, { resealed: 1, headers: 1, urls: 0, current: 0, unreadable: [], dryRun: false });
     const [row] = await db.sql<{ headers: string }[]>`select headers::text from app_webhooks where id = ${plain.id}`;
     assert.match(row.headers, /"Authorization": "enc:v1:/, 'header values sealed too');
     assert.doesNotMatch(row.headers, /Bearer k1/);
@@ -41,7 +41,7 @@ describe('secrets:seal', () => {
     assert.deepEqual(await signingSecrets(depsWith(NEW), plain.id), [plain.secret]);
     assert.deepEqual(
       await resealSecrets(depsWith(NEW)),
-      { resealed: 0, headers: 0, current: 1, unreadable: [], dryRun: false },
+      { resealed: 0, headers: 0, urls: 0, current: 1, unreadable: [], dryRun: false },
       'a second run changes nothing',
     );
   });
