@@ -15,6 +15,8 @@ import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { openUrlCredentials } from '../../../../shared/webhooks/destinations/credentials.ts';
 import { openStore } from '../../../../shared/webhooks/endpoint-stores/disk.ts';
 import {
+  disableEndpoint,
+  enableEndpoint,
   listEndpoints,
   registerEndpoint,
   showEndpoint,
@@ -192,6 +194,34 @@ describe('updating a broker url', () => {
     assert.ok(!stored.includes('another-password'));
     assert.equal(openUrlCredentials(db.configWith(strict), stored, endpoint.id), elsewhere);
     holdsNoCredential(captured.text(), 'the log');
+  });
+
+  it('disabling and enabling announce app.endpoint.disabled and app.endpoint.enabled with the url masked', async () => {
+    const owner = 'ops-watch';
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: BROKER_URL, events: ['order.*'], owner });
+    // an operator's endpoint of the same tenant, subscribed to the service's own events
+    const watcher = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'https://rabbit.example.com/watch',
+      events: ['app.endpoint.*'],
+      owner,
+    });
+    await disableEndpoint(strictDeps(), OPERATOR, endpoint.id, { reason: 'maintenance' });
+    await enableEndpoint(strictDeps(), OPERATOR, endpoint.id);
+    const payloads = (
+      await db.sql<{ payload: string }[]>`
+        select payload::text from app_events where payload -> 'data' ->> 'endpointId' = ${endpoint.id}
+                                                 or payload ->> 'endpointId' = ${endpoint.id}`
+    ).map((row) => row.payload);
+    assert.equal(payloads.length, 2, payloads.join('\n'));
+    for (const payload of payloads) {
+      assert.match(payload, /"url": "amqps:\/\/\*\*\*@rabbit\.example\.com:5671\/prod\?exchange=events/);
+      holdsNoCredential(payload, 'the operational event');
+    }
+    const bodies = await db.sql<
+      { body: string }[]
+    >`select body from app_webhook_deliveries where endpoint_id = ${watcher.id}`;
+    assert.equal(bodies.length, 2, 'the watcher got both events');
+    for (const { body } of bodies) holdsNoCredential(body, 'a delivery body');
   });
 
   it('*** at registration: 422 APP_WEBHOOK_URL_CREDENTIALS_REQUIRED (there is nothing to keep)', async () => {
