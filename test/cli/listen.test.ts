@@ -107,6 +107,44 @@ describe('app listen', () => {
     assert.deepEqual(await endpointIds(), [], 'no endpoint left behind');
   });
 
+  it("forwards to a broker url through the worker's sender, and shows that url masked in every line it prints", async () => {
+    const password = 'listen-fwd-Pw-4417';
+    const run = listen([
+      '--owner',
+      'broker-forward',
+      '--forward-to',
+      `amqp://fwd-user:${password}@127.0.0.1:5672/%2F?routingKey=listen-forward-${process.pid}`,
+    ]);
+    await run.waitFor(/"kind":"listening"/);
+    const listening = lines(run)[0];
+    assert.equal(listening.forwardTo, `amqp://***@127.0.0.1:5672/%2F?routingKey=listen-forward-${process.pid}`);
+    const emitted = await runAppInProcess(
+      ['events:emit', 'order.paid', '--owner', 'broker-forward', '--data', '{"n":8}', '--json'],
+      { PATH: process.env.PATH ?? '', HOME: '/tmp', ...ENV },
+    );
+    assert.equal(emitted.code, 0, emitted.stderr);
+    await runOnce(h);
+    await run.waitFor(/"kind":"delivery"/);
+    const delivery = lines(run).find((document) => document.kind === 'delivery') as Record<string, unknown>;
+    assert.equal(delivery.verified, true);
+    // 204 once the broker acknowledged it; 502 with the sender's reason where this build has no AMQP sender
+    assert.ok(
+      delivery.status === 204 || (delivery.status === 502 && /amqp/.test(String(delivery.forwardError))),
+      JSON.stringify(delivery),
+    );
+    run.child.kill('SIGINT');
+    assert.equal((await run.exited).code, 0, run.output());
+    assert.ok(!run.output().includes(password) && !run.output().includes('fwd-user'), run.output());
+  });
+
+  it('a broker url to forward to that names no destination: refused at start (exit 2), the url masked', async () => {
+    const run = listen(['--forward-to', 'amqp://fwd-user:listen-bad-Pw@127.0.0.1:5672/%2F']);
+    const { code } = await run.exited;
+    assert.equal(code, 2, run.output());
+    assert.match(run.output(), /amqp:\/\/\*\*\*@127\.0\.0\.1:5672.*routingKey is missing/);
+    assert.ok(!run.output().includes('listen-bad-Pw') && !run.output().includes('fwd-user'), run.output());
+  });
+
   it('a killed listen leaves its endpoint; the next start removes it', async () => {
     const killed = listen();
     await killed.waitFor(/"kind":"listening"/);
