@@ -7,10 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import amqp from 'amqplib';
-import { createLogger } from '../../shared/log/logger.ts';
+import { captureLogger } from '../shared/webhooks/fixtures.ts';
 import { showDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { createDestinations } from '../../worker/destinations/index.ts';
@@ -21,23 +20,11 @@ import { attemptRows, deliveryRow, endpoint, harness, jobRows, runOnce, send, se
 const db = await createTestDatabase();
 const RABBIT = 'amqp://guest:guest@127.0.0.1:5672';
 
-/** A harness whose log lines are kept in `lines`. */
+/** A harness whose log lines are kept (`text()`). */
 function loggedHarness(secret: string) {
   const base = harness(db, { secret, webhooks: { allowHttp: true, allowPrivate: true } });
-  const lines: string[] = [];
-  const log = createLogger(
-    { ...base.config, logLevel: 'debug' },
-    {
-      name: 'test-worker',
-      destination: new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    },
-  );
-  return { h: { ...base, log }, lines };
+  const captured = captureLogger(base.config);
+  return { h: { ...base, log: captured.log }, text: captured.text };
 }
 
 describe('a broker url in the worker', () => {
@@ -61,13 +48,13 @@ describe('a broker url in the worker', () => {
     assert.match(details.lastError ?? '', /secrets:seal/, 'the error names the remedy');
     assert.equal(details.endpoint?.url, 'amqp://***@127.0.0.1:5672/%2F?routingKey=never-sent');
     assert.equal((await jobRows(afterChange.h, id)).length, 0, 'no failed job left to loop on');
-    const everything = [JSON.stringify(details), ...afterChange.lines, ...before.lines].join('\n');
+    const everything = [JSON.stringify(details), afterChange.text(), before.text()].join('\n');
     assert.ok(!everything.includes(password) && !everything.includes('publisher'));
   });
 
   it("an attempt that fails stores its error without the url's credentials", async () => {
     const password = `pw-${randomBytes(6).toString('hex')}`;
-    const { h, lines } = loggedHarness('one application secret for this test, 32 chars+');
+    const { h, text } = loggedHarness('one application secret for this test, 32 chars+');
     const ep = await endpoint(h, `mqtt://watcher:${password}@127.0.0.1:1/orders`);
     const [id] = await send(h, ep);
     await runOnce(h);
@@ -76,7 +63,7 @@ describe('a broker url in the worker', () => {
     assert.ok(row.last_error !== null, 'the attempt failed (no broker on port 1, or no sender here)');
     const stored = [row.last_error, ...attempts.map((attempt) => attempt.error)].join('\n');
     assert.ok(!stored.includes(password) && !stored.includes('watcher'), stored);
-    assert.ok(!lines.join('').includes(password));
+    assert.ok(!text().includes(password));
   });
 
   const amqpSender = createDestinations({ log: harness(db).log }).sender('amqp');

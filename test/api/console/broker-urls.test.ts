@@ -6,10 +6,9 @@
  * object or log line of the web process holds the user name or the password.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { Browser as Chromium, Page } from 'playwright-core';
-import { createLogger } from '../../../shared/log/logger.ts';
+import { captureLogger } from '../../shared/webhooks/fixtures.ts';
 import { openUrlCredentials } from '../../../shared/webhooks/destinations/credentials.ts';
 import { testConfig } from '../../helpers/database.ts';
 import { checkPage, chromiumMissing, launch, watchedContext, type Watch } from './chromium.ts';
@@ -28,7 +27,7 @@ describe('a broker url in the console', { skip }, () => {
   let page: Page;
   let watch: Watch;
   let email = '';
-  const logs: string[] = [];
+  const captured = captureLogger(testConfig(null));
   const seen: string[] = [];
   const clean = (text: string, what: string) => {
     assert.ok(!text.includes(PW), `${what} holds the password`);
@@ -38,18 +37,7 @@ describe('a broker url in the console', { skip }, () => {
     (await app.db.sql<{ url: string }[]>`select url from app_webhooks where id = ${id}`)[0].url;
 
   before(async () => {
-    const log = createLogger(
-      { ...testConfig(null), logLevel: 'debug' },
-      {
-        name: 'test-web',
-        destination: new Writable({
-          write(chunk, _encoding, done) {
-            logs.push(String(chunk));
-            done();
-          },
-        }),
-      },
-    );
+    const { log } = captured;
     [app, chromium] = await Promise.all([startConsole({ secret: SECRET }, { log }), launch()]);
     const made = await watchedContext(chromium);
     page = await made.context.newPage();
@@ -130,6 +118,7 @@ describe('a broker url in the console', { skip }, () => {
   it('no page Chromium received and no line of the web log holds the credentials', () => {
     assert.ok(seen.length >= 4, `${seen.length} pages seen`);
     for (const html of seen) clean(html, 'a page');
-    clean(logs.join(''), 'the web log');
+    assert.ok(captured.text().length > 0, 'the web process logged');
+    clean(captured.text(), 'the web log');
   });
 });
