@@ -26,9 +26,18 @@ export const SEALED_PREFIX = 'sealed.';
 /** The userinfo every face shows in place of the credentials, and an update may give back. */
 export const MASK = '***';
 
+/** Boxes made per config object (resolved once, frozen): deriving the key costs more than opening. */
+const boxes = new WeakMap<Pick<Config, 'secret'>, SecretBox>();
+
 /** The box of URL credentials for `config.secret`. */
-export const urlCredentialsBox = (config: Pick<Config, 'secret'>): SecretBox =>
-  createSecretBox(config.secret ?? undefined, { purpose: URL_CREDENTIALS_PURPOSE });
+export function urlCredentialsBox(config: Pick<Config, 'secret'>): SecretBox {
+  let box = boxes.get(config);
+  if (box === undefined) {
+    box = createSecretBox(config.secret ?? undefined, { purpose: URL_CREDENTIALS_PURPOSE });
+    boxes.set(config, box);
+  }
+  return box;
+}
 
 const parsed = (text: string): URL | null => {
   try {
