@@ -201,6 +201,8 @@ describe('a broker url through REST, GraphQL and the CLI: masked in every answer
     const refused = await run(['webhooks:update', made.externalId, '--url', masked('127.0.0.9', 'cli-2')]);
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /APP_WEBHOOK_URL_CREDENTIALS_REQUIRED|credentials are needed/);
+    const openapi = await run(['openapi']);
+    assert.match(openapi.stdout, /amqps:\/\/user:pass@host/, 'the OpenAPI document says which url forms are accepted');
     for (const text of outputs) clean(text, 'the CLI output');
     clean(await storedUrl(made.externalId), 'the stored row');
   });
