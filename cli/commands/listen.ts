@@ -26,7 +26,7 @@ import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
 import { isBrokerUrl } from '../../shared/webhooks/destinations/kinds.ts';
-import { maskUrl } from '../../shared/webhooks/destinations/credentials.ts';
+import { maskUrl, scrubCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import type { Senders } from '../../worker/delivery/send.ts';
 
 /** What the action needs, loaded when it runs (`--help` reads the options alone). */
@@ -143,7 +143,7 @@ async function forwardToBroker(
   });
   if (result.kind === 'acknowledged') return { status: 204 };
   if (result.kind === 'response') return { status: result.status };
-  return { status: 502, error: `${result.kind}: ${result.error.split(url).join(maskUrl(url))}` };
+  return { status: 502, error: `${result.kind}: ${scrubCredentials(result.error, url)}` };
 }
 
 /**
