@@ -8,6 +8,7 @@ import type { RegisterOptions } from '../../shared/webhooks/endpoints/register.t
 import type { EndpointPatch } from '../../shared/webhooks/endpoints/update.ts';
 import { parseEventList, parseFilterText, parseHeaderList } from '../../shared/webhooks/text-input.ts';
 import { field } from './context.ts';
+import { maskUrl } from '../../shared/webhooks/destinations/credentials.ts';
 
 type Form = Record<string, unknown>;
 
@@ -71,6 +72,12 @@ export function timeField(text: string | undefined): string | undefined {
     : text;
 }
 
-/** The values a form showed, to show them again after a refusal. */
+/**
+ * The values a form showed, to show them again after a refusal; a url's credentials come back as
+ * `***` (a page never shows them: on the settings form `***` keeps the stored ones, on the
+ * register form they are typed again).
+ */
 export const echo = (form: Form, names: readonly string[]): Record<string, string> =>
-  Object.fromEntries(names.map((name) => [name, field(form, name) ?? '']));
+  Object.fromEntries(
+    names.map((name) => [name, name === 'url' ? maskUrl(field(form, name) ?? '') : (field(form, name) ?? '')]),
+  );

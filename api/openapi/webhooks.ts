@@ -4,6 +4,7 @@
  * generated from their public shapes (shared/webhooks/public-shapes.ts). The endpoint row is not a model, so these play the part the
  * model schemas play for the generic controller.
  */
+import { URL_DESCRIPTION } from '../../shared/webhooks/destinations/forms.ts';
 import { PUBLIC_SHAPES, DELIVERY_STATUS_VALUES, type ShapeName } from '../../shared/webhooks/public-shapes.ts';
 import { ref, type Json } from './components.ts';
 
@@ -111,7 +112,7 @@ export const WEBHOOK_SCHEMAS: Json = {
     type: 'object',
     required: ['url', 'events'],
     properties: {
-      url: { type: 'string', format: 'uri' },
+      url: { type: 'string', format: 'uri', description: URL_DESCRIPTION },
       events: { type: 'array', minItems: 1, items: string },
       filter: filterSchema,
       owner: string,
@@ -144,7 +145,7 @@ export const WEBHOOK_SCHEMAS: Json = {
     minProperties: 1,
     additionalProperties: false,
     properties: {
-      url: { type: 'string', format: 'uri' },
+      url: { type: 'string', format: 'uri', description: URL_DESCRIPTION },
       events: { type: 'array', minItems: 1, items: string },
       filter: { ...filterSchema, description: `${filterSchema.description} null removes it.` },
       description: nullableString,

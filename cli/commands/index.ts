@@ -46,7 +46,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     command: 'secrets:seal',
     describe:
-      'Encrypt signing secrets stored before APP_SECRET was set; re-seal them under a new APP_SECRET (--from-secret-env)',
+      'Encrypt signing secrets, header values and broker url credentials stored before APP_SECRET was set; re-seal them under a new APP_SECRET (--from-secret-env)',
     examples: [
       [
         'OLD_APP_SECRET=… $0 secrets:seal --from-secret-env OLD_APP_SECRET',
@@ -276,6 +276,10 @@ export const COMMANDS: readonly CommandEntry[] = [
       [
         "$0 listen --events 'order.*' --forward-to http://localhost:8080/webhooks",
         'watch order events arrive and pass them to your local app',
+      ],
+      [
+        "$0 listen --forward-to 'amqp://guest:guest@127.0.0.1:5672/%2F?routingKey=orders'",
+        'publish each delivery to a local RabbitMQ queue, as the worker would (printed as amqp://***@…)',
       ],
     ],
     load: async () => (await import('./listen.ts')).listenCommand,

@@ -4,6 +4,9 @@
  * free loopback port, registers a temporary endpoint pointing at it, prints every delivery with
  * its verification result (one JSON document a line with --json), optionally forwards it to a
  * local url and answers with that url's answer, and removes the endpoint on Ctrl-C or SIGTERM.
+ * The url forwarded to may name a broker (amqp, nats, mqtt, redis): each delivery is then
+ * published there by the worker's own sender (worker/delivery/send.ts), and the url is shown with
+ * its credentials masked.
  *
  * Temporary endpoints are marked in their description (`app listen: pid <pid> on <host>`); at
  * start, those of this host whose process is gone (a `listen` that was killed) are removed.
@@ -22,6 +25,9 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
+import { isBrokerUrl } from '../../shared/webhooks/destinations/kinds.ts';
+import { maskUrl, scrubCredentials } from '../../shared/webhooks/destinations/credentials.ts';
+import type { Senders } from '../../worker/delivery/send.ts';
 
 /** What the action needs, loaded when it runs (`--help` reads the options alone). */
 const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
@@ -93,15 +99,67 @@ async function closeReceiver(server: Server): Promise<void> {
 /** What the receiver prints of each delivery: the JSON document and the text line. */
 type PrintDelivery = (document: Record<string, unknown>, text: string) => void;
 
+/** The answer of one forwarded delivery: relayed as the receiver's own. */
+interface Forwarded {
+  status: number;
+  answer?: Buffer;
+  contentType?: string | null;
+  error?: string;
+}
+
+/** Forwards to an HTTP url with fetch, the receiver's answer relayed as it is. */
+async function forwardToHttp(url: string, headers: Record<string, string>, body: Buffer): Promise<Forwarded> {
+  try {
+    const forwarded = await fetch(url, { method: 'POST', headers, body, redirect: 'manual' });
+    return {
+      status: forwarded.status,
+      answer: Buffer.from(await forwarded.arrayBuffer()),
+      contentType: forwarded.headers.get('content-type'),
+    };
+  } catch (error) {
+    return { status: 502, error: (error as Error).message };
+  }
+}
+
+/**
+ * Forwards to a broker url as the worker does (worker/delivery/send.ts): 204 once the broker
+ * acknowledged the message, 502 with the reason otherwise (the reason never shows the credentials).
+ */
+async function forwardToBroker(
+  senders: Senders,
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  timeoutMs: number,
+): Promise<Forwarded> {
+  const { sendDelivery } = await import('../../worker/delivery/send.ts');
+  const result = await sendDelivery(senders, {
+    url,
+    headers,
+    body: body.toString('utf8'),
+    timeoutMs,
+    allowHttp: true,
+    allowPrivate: true,
+  });
+  if (result.kind === 'acknowledged') return { status: 204 };
+  if (result.kind === 'response') return { status: result.status };
+  return { status: 502, error: `${result.kind}: ${scrubCredentials(result.error, url)}` };
+}
+
 /**
  * The local receiver: verifies each delivery (`verify`) with the endpoint's current `secret()`, forwards it
  * to `forwardTo` (its answer becomes the receiver's; 502 when it cannot be reached) and prints it.
  */
 function createReceiver(
   context: CliContext,
-  options: { verify: typeof verify; secret: () => string; forwardTo: string | undefined; print: PrintDelivery },
+  options: {
+    verify: typeof verify;
+    secret: () => string;
+    forward: ((headers: Record<string, string>, body: Buffer) => Promise<Forwarded>) | undefined;
+    print: PrintDelivery;
+  },
 ): Server {
-  const { forwardTo, print } = options;
+  const { forward, print } = options;
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const body = await readBody(req);
@@ -116,22 +174,17 @@ function createReceiver(
       let status = 204;
       let answer: Buffer | undefined;
       let forwardError: string | undefined;
-      if (forwardTo) {
-        try {
-          const headers = Object.fromEntries(
-            Object.entries(req.headers)
-              .filter(([name]) => FORWARDED.test(name))
-              .map(([name, value]) => [name, String(value)]),
-          );
-          const forwarded = await fetch(forwardTo, { method: 'POST', headers, body, redirect: 'manual' });
-          status = forwarded.status;
-          answer = Buffer.from(await forwarded.arrayBuffer());
-          const contentType = forwarded.headers.get('content-type');
-          if (contentType) res.setHeader('content-type', contentType);
-        } catch (error) {
-          status = 502;
-          forwardError = (error as Error).message;
-        }
+      if (forward) {
+        const headers = Object.fromEntries(
+          Object.entries(req.headers)
+            .filter(([name]) => FORWARDED.test(name))
+            .map(([name, value]) => [name, String(value)]),
+        );
+        const forwarded = await forward(headers, body);
+        status = forwarded.status;
+        answer = forwarded.answer;
+        forwardError = forwarded.error;
+        if (forwarded.contentType) res.setHeader('content-type', forwarded.contentType);
       }
       res.statusCode = status;
       res.end(answer);
@@ -158,6 +211,16 @@ function createReceiver(
   });
 }
 
+/** Refuses a broker url to forward to that names no destination (the reason shows no credentials). */
+async function checkBrokerForward(url: string): Promise<void> {
+  const { checkWebhookUrl } = await import('../../shared/webhooks/address-rules.ts');
+  try {
+    checkWebhookUrl(url, { allowHttp: true, allowPrivate: true });
+  } catch (error) {
+    throw new UsageError(`--forward-to ${JSON.stringify(maskUrl(url))}: ${(error as Error).message}`);
+  }
+}
+
 export const listenCommand = defineCommand({
   builder: (yargs) =>
     yargs
@@ -172,7 +235,8 @@ export const listenCommand = defineCommand({
       })
       .option('forward-to', {
         type: 'string',
-        describe: 'Forward each delivery to this url and answer with its answer',
+        describe:
+          'Forward each delivery to this url and answer with its answer; a broker url (amqp://user:pass@host/vhost?exchange=…, nats://, mqtt://, redis://) gets it published as the worker would',
       })
       .option('port', { type: 'number', default: 0, describe: 'Port of the local receiver (default: a free one)' }),
   run: async (context, args) => {
@@ -183,8 +247,13 @@ export const listenCommand = defineCommand({
       );
     }
     const forwardTo = args['forward-to'];
-    if (forwardTo !== undefined && !/^https?:\/\//.test(forwardTo))
-      throw new UsageError(`--forward-to ${JSON.stringify(forwardTo)} is not an http(s) url`);
+    const toBroker = forwardTo !== undefined && isBrokerUrl(forwardTo);
+    if (forwardTo !== undefined && !toBroker && !/^https?:\/\//.test(forwardTo))
+      throw new UsageError(
+        `--forward-to ${JSON.stringify(maskUrl(forwardTo))} is not an http(s) or broker (amqp, nats, mqtt, redis) url`,
+      );
+    if (toBroker) await checkBrokerForward(forwardTo);
+    const shownForward = forwardTo === undefined ? undefined : maskUrl(forwardTo);
     const json = args.json === true;
     const line = (document: Record<string, unknown>, text: string) =>
       io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${text}\n`);
@@ -197,7 +266,21 @@ export const listenCommand = defineCommand({
     // registered still stops this run, after which the endpoint is removed as usual
     const signal = stopSignal();
     let secret = '';
-    const server = createReceiver(context, { verify, secret: () => secret, forwardTo, print: line });
+    const destinations = toBroker
+      ? (await import('../../worker/destinations/index.ts')).createDestinations({ log: context.log })
+      : undefined;
+    const senders: Senders | undefined = destinations && {
+      dispatcher: (await import('undici')).getGlobalDispatcher(),
+      destinations,
+    };
+    const forward =
+      forwardTo === undefined
+        ? undefined
+        : senders
+          ? (headers: Record<string, string>, body: Buffer) =>
+              forwardToBroker(senders, forwardTo, headers, body, config.webhooks.timeout)
+          : (headers: Record<string, string>, body: Buffer) => forwardToHttp(forwardTo, headers, body);
+    const server = createReceiver(context, { verify, secret: () => secret, forward, print: line });
     try {
       const removed = await removeStaleListeners(context);
       await new Promise<void>((resolve, reject) => {
@@ -219,11 +302,11 @@ export const listenCommand = defineCommand({
           endpointId: endpoint.id,
           events: endpoint.events,
           owner: endpoint.owner,
-          forwardTo: forwardTo ?? null,
+          forwardTo: shownForward ?? null,
           removedStale: removed,
         },
         `listening on ${url} as endpoint ${endpoint.id} (events ${endpoint.events.join(', ')}${endpoint.owner ? `, owner ${endpoint.owner}` : ', no owner'})` +
-          `${forwardTo ? `, forwarding to ${forwardTo}` : ''}${removed.length ? `; removed ${removed.length} left by a killed listen` : ''}\nCtrl-C stops and removes the endpoint`,
+          `${shownForward ? `, forwarding to ${shownForward}` : ''}${removed.length ? `; removed ${removed.length} left by a killed listen` : ''}\nCtrl-C stops and removes the endpoint`,
       );
 
       await signal.stopped;
@@ -234,6 +317,7 @@ export const listenCommand = defineCommand({
       // every way out, a failure included: nothing left to hold the process open or catch its signals
       signal.remove();
       await closeReceiver(server);
+      await destinations?.close();
     }
   },
 });

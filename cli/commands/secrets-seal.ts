@@ -3,8 +3,8 @@ import { UsageError } from '../failure.ts';
 import { webhookDeps } from '../support/webhooks.ts';
 
 /**
- * `secrets:seal [--from-secret-env VAR] [--dry-run]`: encrypts the signing secrets stored before
- * APP_SECRET was set, and re-seals those sealed under a previous application secret (read from
+ * `secrets:seal [--from-secret-env VAR] [--dry-run]`: encrypts the signing secrets, header values
+ * and broker url credentials stored before APP_SECRET was set, and re-seals those sealed under a previous application secret (read from
  * the environment variable VAR, never from the command line).
  */
 export const secretsSealCommand = defineCommand({
@@ -24,7 +24,7 @@ export const secretsSealCommand = defineCommand({
     });
     context.print(result, () =>
       [
-        `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,
+        `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} and the url credentials of ${result.urls} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,
         ...(result.unreadable.length === 0
           ? []
           : [

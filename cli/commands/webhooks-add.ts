@@ -9,7 +9,8 @@ export const webhooksAddCommand = defineCommand({
       .positional('url', {
         type: 'string',
         demandOption: true,
-        describe: 'Receiver URL (https; http only with webhooks.allowHttp)',
+        describe:
+          'Where deliveries go: https://…, or a broker: amqps://user:pass@host/vhost?exchange=…&routingKey=…, tls://user:pass@host/<subject>, mqtts://user:pass@host/<topic>, rediss://user:pass@host/<db>?stream=… (plain http, amqp, nats, mqtt, redis only with webhooks.allowHttp; credentials sealed, shown as ***)',
       })
       .option('events', {
         type: 'string',

@@ -8,7 +8,11 @@ export const webhooksUpdateCommand = defineCommand({
   builder: (yargs) =>
     yargs
       .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-      .option('url', { type: 'string', describe: 'New receiver URL (checked like at registration)' })
+      .option('url', {
+        type: 'string',
+        describe:
+          'New url (checked like at registration); a broker url with *** for its credentials keeps the stored ones (same scheme, host and port)',
+      })
       .option('events', { type: 'string', describe: 'New comma-separated event patterns (replace the old ones)' })
       .option('filter', {
         type: 'string',

@@ -10,6 +10,7 @@
  */
 import type { WebhookDeps } from './deps.ts';
 import { emit } from './events/emit.ts';
+import { maskUrl } from './destinations/credentials.ts';
 
 export const OPERATIONAL_EVENTS = [
   'app.endpoint.disabled',
@@ -27,7 +28,8 @@ const operatorPattern = (pattern: string): boolean => pattern.startsWith('app.')
 
 /**
  * Emits `type` with `data` about something of `owner`: to its subscribed endpoints, and (for a
- * tenant's event) to owner-less endpoints subscribed to an `app.` pattern.
+ * tenant's event) to owner-less endpoints subscribed to an `app.` pattern. An endpoint's `url` in
+ * `data` is sent masked (a broker url's credentials as `***`), whoever passes it in.
  */
 export async function emitOperational(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'cache' | 'metrics'>,
@@ -35,6 +37,7 @@ export async function emitOperational(
   data: Record<string, unknown>,
   owner: string | null,
 ): Promise<void> {
+  if (typeof data.url === 'string') data = { ...data, url: maskUrl(data.url) };
   try {
     await emit(deps, type, data, { owner, only: operatorPattern });
     if (owner !== null) await emit(deps, type, { ...data, owner }, { owner: null, only: operatorPattern });

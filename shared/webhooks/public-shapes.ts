@@ -7,6 +7,7 @@
  * (the public identifier every model carries); the ids of the records it refers to are
  * `endpointId` and `eventId`.
  */
+import { URL_DESCRIPTION } from './destinations/forms.ts';
 import type { Endpoint } from './endpoints/store.ts';
 import type { SecretInfo } from './endpoints/show.ts';
 import type { EventRecord } from './events/record.ts';
@@ -66,7 +67,7 @@ export const ATTEMPT_OUTCOMES = ['done', 'retry', 'dead'] as const;
 export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, PublicField>>>> = {
   Webhook: {
     externalId: id('ep_', 'The endpoint id (`ep_…`).'),
-    url: text('The receiver URL.', { format: 'uri' }),
+    url: text(URL_DESCRIPTION, { format: 'uri' }),
     events: listOf({ type: 'string' }, 'Exact event names, families `<prefix>.*`, or `*`.'),
     filter: {
       schema: { type: ['object', 'null'] },

@@ -1,6 +1,6 @@
 /**
- * `app secrets:seal`: brings every stored signing secret under the current
- * application secret. Secrets stored `plain:` (made before `APP_SECRET` was set) are encrypted;
+ * `app secrets:seal`: brings every stored signing secret, header value and broker url's
+ * credentials under the current application secret. Secrets stored `plain:` (made before `APP_SECRET` was set) are encrypted;
  * secrets sealed under a previous application secret are opened with it (`fromSecret`) and sealed
  * again under the current one, so the application secret can be rotated without rotating every
  * endpoint's signing secret. Values already sealed under the current key are left alone, so a run
@@ -10,6 +10,13 @@
 import { isAppError, unprocessable } from '../errors/app-error.ts';
 import { createSecretBox, type SecretBox } from './secret-box.ts';
 import { headerBox } from './endpoints/header-box.ts';
+import {
+  hasOpenCredentials,
+  resealUrlCredentials,
+  sealUrlCredentials,
+  URL_CREDENTIALS_PURPOSE,
+  urlCredentialsBox,
+} from './destinations/credentials.ts';
 import { changeEndpoint, endpointStoreOf } from './endpoints/store.ts';
 import type { StoredEndpoint } from './endpoint-stores/types.ts';
 import type { WebhookDeps } from './deps.ts';
@@ -19,6 +26,8 @@ export interface ResealResult {
   resealed: number;
   /** Endpoints whose header values were sealed again (shared/webhooks/endpoints/header-box.ts). */
   headers: number;
+  /** Endpoints whose url credentials were sealed again (shared/webhooks/destinations/credentials.ts). */
+  urls: number;
   /** Secrets already sealed under the current key. */
   current: number;
   /** Secrets (or header values) that neither key opens: their endpoints need `webhooks:rotate`. */
@@ -49,7 +58,7 @@ function resealed(
 }
 
 /**
- * Re-seals every stored signing secret and header value under `config.secret` (see the file
+ * Re-seals every stored signing secret, header value and url's credentials under `config.secret` (see the file
  * comment). Throws 422 `APP_SECRET_REQUIRED` when the application has no secret to seal with.
  */
 export async function resealSecrets(
@@ -68,13 +77,24 @@ export async function resealSecrets(
   const previousHeaders = options.fromSecret
     ? createSecretBox(options.fromSecret, { purpose: 'endpoint-headers' })
     : undefined;
-  const result: ResealResult = { resealed: 0, headers: 0, current: 0, unreadable: [], dryRun: options.dryRun === true };
+  const currentUrls = urlCredentialsBox(deps.config);
+  const previousUrls = options.fromSecret
+    ? createSecretBox(options.fromSecret, { purpose: URL_CREDENTIALS_PURPOSE })
+    : undefined;
+  const result: ResealResult = {
+    resealed: 0,
+    headers: 0,
+    urls: 0,
+    current: 0,
+    unreadable: [],
+    dryRun: options.dryRun === true,
+  };
   const { records } = await endpointStoreOf(deps).list({});
   for (const record of records) {
     // the same pure change is applied again if the record changed meanwhile; counted on the last
     let counted: ResealResult | undefined;
     const change = (endpoint: StoredEndpoint) => {
-      const tally: ResealResult = { ...result, resealed: 0, headers: 0, current: 0, unreadable: [] };
+      const tally: ResealResult = { ...result, resealed: 0, headers: 0, urls: 0, current: 0, unreadable: [] };
       const secrets = endpoint.secrets.map((secret, index) => {
         const next = resealed({ endpointId: endpoint.id, sealed: secret.sealed }, current, previous);
         if (next === null) tally.current += 1;
@@ -98,11 +118,21 @@ export async function resealSecrets(
       );
       if (headersUnreadable) tally.unreadable.push({ id: `headers of ${endpoint.id}`, endpointId: endpoint.id });
       if (headersChanged) tally.headers += 1;
+      let urlUnreadable = false;
+      const url = hasOpenCredentials(endpoint.url)
+        ? sealUrlCredentials(deps.config, endpoint.url)
+        : resealUrlCredentials(endpoint.url, (sealed) => {
+            const next = resealed({ endpointId: endpoint.id, sealed }, currentUrls, previousUrls);
+            if (next === 'unreadable') urlUnreadable = true;
+            return next === 'unreadable' ? null : next;
+          });
+      if (urlUnreadable) tally.unreadable.push({ id: `url credentials of ${endpoint.id}`, endpointId: endpoint.id });
+      if (url !== null) tally.urls += 1;
       counted = tally;
-      return { ...endpoint, secrets, headers };
+      return { ...endpoint, secrets, headers, url: url ?? endpoint.url };
     };
     change(record);
-    const changed = counted !== undefined && (counted.resealed > 0 || counted.headers > 0);
+    const changed = counted !== undefined && (counted.resealed > 0 || counted.headers > 0 || counted.urls > 0);
     if (changed && !result.dryRun) {
       try {
         await changeEndpoint(deps, record.id, undefined, change);
@@ -114,6 +144,7 @@ export async function resealSecrets(
     if (counted !== undefined) {
       result.resealed += counted.resealed;
       result.headers += counted.headers;
+      result.urls += counted.urls;
       result.current += counted.current;
       result.unreadable.push(...counted.unreadable);
     }

@@ -57,6 +57,24 @@ const endpointIds = async () =>
     (row) => row.id,
   );
 
+/**
+ * Emits `order.paid` with `data` to `owner` as `app events:emit` does, runs the worker once and
+ * answers the delivery `run` printed, its signature verified.
+ */
+async function emitTo(run: Spawned, owner: string, data: string): Promise<Record<string, unknown>> {
+  const emitted = await runAppInProcess(['events:emit', 'order.paid', '--owner', owner, '--data', data, '--json'], {
+    PATH: process.env.PATH ?? '',
+    HOME: '/tmp',
+    ...ENV,
+  });
+  assert.equal(emitted.code, 0, emitted.stderr);
+  await runOnce(h);
+  await run.waitFor(/"kind":"delivery"/);
+  const delivery = lines(run).find((document) => document.kind === 'delivery') as Record<string, unknown>;
+  assert.equal(delivery.verified, true);
+  return delivery;
+}
+
 describe('app listen', () => {
   it('prints a verified delivery emitted by another command, forwards it and relays the answer, and removes its endpoint on SIGINT', async () => {
     const forwarded: string[] = [];
@@ -82,15 +100,7 @@ describe('app listen', () => {
     await run.waitFor(/"kind":"listening"/);
     const listening = lines(run)[0];
     assert.match(String(listening.url), /^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const emitted = await runAppInProcess(
-      ['events:emit', 'order.paid', '--owner', 'acme', '--data', '{"n":7}', '--json'],
-      { PATH: process.env.PATH ?? '', HOME: '/tmp', ...ENV },
-    );
-    assert.equal(emitted.code, 0, emitted.stderr);
-    await runOnce(h);
-    await run.waitFor(/"kind":"delivery"/);
-    const delivery = lines(run).find((document) => document.kind === 'delivery') as Record<string, unknown>;
-    assert.equal(delivery.verified, true);
+    const delivery = await emitTo(run, 'acme', '{"n":7}');
     assert.equal(delivery.type, 'order.paid');
     assert.deepEqual(delivery.data, { n: 7 });
     assert.equal(delivery.status, 202, "the forwarded url's answer is the receiver's");
@@ -105,6 +115,36 @@ describe('app listen', () => {
     run.child.kill('SIGINT');
     assert.equal((await run.exited).code, 0, run.output());
     assert.deepEqual(await endpointIds(), [], 'no endpoint left behind');
+  });
+
+  it("forwards to a broker url through the worker's sender, and shows that url masked in every line it prints", async () => {
+    const password = 'listen-fwd-Pw-4417';
+    const run = listen([
+      '--owner',
+      'broker-forward',
+      '--forward-to',
+      `amqp://fwd-user:${password}@127.0.0.1:5672/%2F?routingKey=listen-forward-${process.pid}`,
+    ]);
+    await run.waitFor(/"kind":"listening"/);
+    const listening = lines(run)[0];
+    assert.equal(listening.forwardTo, `amqp://***@127.0.0.1:5672/%2F?routingKey=listen-forward-${process.pid}`);
+    const delivery = await emitTo(run, 'broker-forward', '{"n":8}');
+    // 204 once the broker acknowledged it; 502 with the sender's reason where this build has no AMQP sender
+    assert.ok(
+      delivery.status === 204 || (delivery.status === 502 && /amqp/.test(String(delivery.forwardError))),
+      JSON.stringify(delivery),
+    );
+    run.child.kill('SIGINT');
+    assert.equal((await run.exited).code, 0, run.output());
+    assert.ok(!run.output().includes(password) && !run.output().includes('fwd-user'), run.output());
+  });
+
+  it('a broker url to forward to that names no destination: refused at start (exit 2), the url masked', async () => {
+    const run = listen(['--forward-to', 'amqp://fwd-user:listen-bad-Pw@127.0.0.1:5672/%2F']);
+    const { code } = await run.exited;
+    assert.equal(code, 2, run.output());
+    assert.match(run.output(), /amqp:\/\/\*\*\*@127\.0\.0\.1:5672.*routingKey is missing/);
+    assert.ok(!run.output().includes('listen-bad-Pw') && !run.output().includes('fwd-user'), run.output());
   });
 
   it('a killed listen leaves its endpoint; the next start removes it', async () => {

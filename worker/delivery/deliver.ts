@@ -17,6 +17,7 @@ import { emitOperational, isOperational } from '../../shared/webhooks/operationa
 import { signedHeaders } from '../../shared/webhooks/signing.ts';
 import { endpointRecords } from '../../shared/webhooks/endpoints/records.ts';
 import { endpointStoreOf } from '../../shared/webhooks/endpoints/store.ts';
+import { openUrlCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import { disableForService } from '../../shared/webhooks/endpoints/update.ts';
 import type { EndpointStore } from '../../shared/webhooks/endpoint-stores/types.ts';
 import { retryDelayMs } from './backoff.ts';
@@ -435,9 +436,11 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   }
   let secrets: string[];
   let endpointHeaders: Record<string, string>;
+  let url: string; // a broker url's credentials opened for this attempt only (never logged or stored)
   try {
     secrets = claimed.sealed.map((sealed) => queries.box.open(sealed, claimed.endpointId));
     endpointHeaders = openHeaders(config, claimed.headers, claimed.endpointId);
+    url = openUrlCredentials(config, claimed.url, claimed.endpointId);
   } catch (error) {
     if (isAppError(error) && error.code === SECRET_UNREADABLE)
       return unsent(deps, claimed, `${SECRET_UNREADABLE}: ${error.message}`);
@@ -459,7 +462,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
 
   const attempt = { deliveryId: id, endpointId: claimed.endpointId, event: payload.event, url: claimed.url };
   return inAttemptSpan(deps, { ...attempt, number: claimed.attempts + 1, traceparent: payload.traceparent }, (span) =>
-    attemptDelivery(deps, queries, payload, claimed, { secrets, endpointHeaders }, span),
+    attemptDelivery(deps, queries, payload, claimed, { secrets, endpointHeaders, url }, span),
   );
 }
 
@@ -472,7 +475,7 @@ async function attemptDelivery(
   queries: DeliveryQueries,
   payload: DeliveryJobPayload,
   claimed: ClaimedDelivery,
-  { secrets, endpointHeaders }: { secrets: string[]; endpointHeaders: Record<string, string> },
+  { secrets, endpointHeaders, url }: { secrets: string[]; endpointHeaders: Record<string, string>; url: string },
   span: AttemptSpan,
 ): Promise<DeliveryRun> {
   const { config, sql, log } = deps;
@@ -481,7 +484,7 @@ async function attemptDelivery(
   const attempt = claimed.attempts + 1;
   const startedAt = new Date();
   const result = await sendDelivery(deps, {
-    url: claimed.url,
+    url,
     headers: span.headers(deliveryHeaders({ id, body, secrets, endpointHeaders, now: startedAt.getTime() })),
     body,
     timeoutMs: config.webhooks.timeout,

@@ -12,6 +12,7 @@ import type { Dispatcher } from 'undici';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import { checkWebhookUrl, type HostLookup } from '../../shared/webhooks/address-rules.ts';
 import { parseBrokerUrl } from '../../shared/webhooks/destinations/parse.ts';
+import { scrubCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import { dialTarget } from '../destinations/dial.ts';
 import type { Destinations } from '../destinations/index.ts';
 import { postDelivery, type AttemptResult, type DeliveryRequest } from './post.ts';
@@ -64,7 +65,14 @@ export async function sendDelivery(senders: Senders, request: DeliveryRequest): 
     message: { id: request.headers['webhook-id'] ?? '', body, headers: request.headers },
     timeoutMs: Math.max(1, request.timeoutMs - Math.round(performance.now() - started)),
   });
-  return result.kind === 'address-refused' || result.kind === 'invalid-url' || result.address !== undefined
-    ? result
-    : { ...result, address: dial.address };
+  // what a broker client says is stored and shown: never with the credentials it was given
+  const scrubbed =
+    'error' in result
+      ? { ...result, error: scrubCredentials(result.error, request.url) }
+      : 'detail' in result
+        ? { ...result, detail: scrubCredentials(result.detail, request.url) }
+        : result;
+  return scrubbed.kind === 'address-refused' || scrubbed.kind === 'invalid-url' || scrubbed.address !== undefined
+    ? scrubbed
+    : { ...scrubbed, address: dial.address };
 }

@@ -6,6 +6,7 @@
  * types are generated from their public shapes (shape-types.ts).
  */
 import { objectTypeSdl } from './shape-types.ts';
+import { URL_DESCRIPTION } from '../../../shared/webhooks/destinations/forms.ts';
 
 export const WEBHOOK_TYPES = /* GraphQL */ `
   ${objectTypeSdl('Webhook', 'A receiver URL subscribed to events (a row of the endpoint table). Never carries a secret.')}
@@ -104,6 +105,7 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
   }
 
   input RegisterWebhookEndpointInput {
+    ${JSON.stringify(URL_DESCRIPTION)}
     url: String!
     events: [String!]!
     "A subscription filter over {type, timestamp, data} (MongoDB's query style); none by default."
@@ -121,6 +123,7 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
   }
 
   input UpdateWebhookEndpointInput {
+    ${JSON.stringify(URL_DESCRIPTION)}
     url: String
     events: [String!]
     "Replaces the subscription filter; null removes it."

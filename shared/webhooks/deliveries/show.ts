@@ -1,6 +1,7 @@
 /** One delivery in full: its endpoint and every attempt. */
 import { isIdText } from '../ids.ts';
 import { endpointStoreOf } from '../endpoints/store.ts';
+import { maskUrl } from '../destinations/credentials.ts';
 import { inScope, type TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 import {
@@ -54,7 +55,7 @@ export async function showDelivery(
     ...summary(row),
     endpoint: {
       id: row.endpoint_id,
-      url: endpoint.url,
+      url: maskUrl(endpoint.url),
       enabled: endpoint.disabledAt === null,
       disabledAt: endpoint.disabledAt,
       disabledReason: endpoint.disabledReason,

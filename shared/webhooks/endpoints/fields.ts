@@ -8,6 +8,8 @@ import type { Logger } from '../../log/logger.ts';
 import type { Config } from '../../config/index.ts';
 import { checkWebhookUrl, resolveAndCheck, type HostLookup } from '../address-rules.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
+import { schemeOf } from '../destinations/kinds.ts';
+import { brokerHost } from '../destinations/parse.ts';
 
 /** Longest owner (tenant) value. */
 export const MAX_OWNER_LENGTH = 255;
@@ -59,9 +61,10 @@ export function assertDescription(description: unknown): string | null {
 
 /**
  * The url of an endpoint, checked at registration or update (address-rules.ts): the shape rules of
- * `checkWebhookUrl` (WHATWG parsing; https, or http with `webhooks.allowHttp`; a host; no
- * credentials; literal and `localhost` hosts against the address rules), then, unless
- * `webhooks.allowPrivate`, every address the host name resolves to. A name that resolves to one
+ * `checkWebhookUrl` (WHATWG parsing; https or a broker's TLS scheme, the plain ones with
+ * `webhooks.allowHttp`; a host; credentials only for a broker; literal and `localhost` hosts
+ * against the address rules), then, unless `webhooks.allowPrivate`, every address the host name
+ * resolves to (a broker's host normalised as an https host is, destinations/parse.ts). A name that resolves to one
  * refused address is refused (`APP_WEBHOOK_ADDRESS_REFUSED`). A name that does not resolve now is
  * accepted with a warning in the log: the worker resolves and checks again before every request,
  * and DNS may simply not be set up yet. Returns the normalised url text (WHATWG serialisation,
@@ -80,13 +83,14 @@ export async function checkEndpointUrl(
   }
   const url = checkWebhookUrl(raw as string, { allowHttp, allowPrivate });
   if (!allowPrivate) {
+    const host = schemeOf(url.protocol)?.kind === 'http' ? url.hostname : brokerHost(url);
     try {
-      await resolveAndCheck(url.hostname, { allowPrivate, lookup: deps.lookup });
+      await resolveAndCheck(host, { allowPrivate, lookup: deps.lookup });
     } catch (error) {
       if (!isAppError(error) || error.code !== 'APP_WEBHOOK_HOST_UNRESOLVABLE') throw error;
       deps.log.warn(
-        { host: url.hostname, reason: error.data?.reason },
-        `webhook host ${url.hostname} does not resolve now; accepted, every delivery resolves and checks it again`,
+        { host, reason: error.data?.reason },
+        `webhook host ${host} does not resolve now; accepted, every delivery resolves and checks it again`,
       );
     }
   }

@@ -3,6 +3,7 @@
  * way to create one, for REST, GraphQL, the CLI and the programmatic interface alike.
  */
 import { sealHeaders } from './header-box.ts';
+import { assertNotMasked, sealUrlCredentials } from '../destinations/credentials.ts';
 import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
 import { assertEndpointHeaders } from './headers.ts';
@@ -61,7 +62,7 @@ export function assertSigning(signing: unknown): SigningScheme {
 /**
  * Checks every field (url shape and resolved addresses, event patterns, filter, headers, owner,
  * description; each refusal a 422 whose `APP_WEBHOOK_*` code names the field), then writes the
- * endpoint with its first secret (`whsec_` + base64 of 32 random bytes, or an Ed25519 key, sealed before it
+ * endpoint, a broker url's credentials sealed (destinations/credentials.ts), with its first secret (`whsec_` + base64 of 32 random bytes, or an Ed25519 key, sealed before it
  * reaches the store), and announces the change to every process's endpoint cache. A caller bound to
  * one tenant registers for that tenant only (naming another owner: 404 `APP_TENANT_NOT_FOUND`);
  * a role that may not register is refused first (403 `APP_FORBIDDEN`).
@@ -83,6 +84,7 @@ export async function registerEndpoint(
   const rateLimit = assertRateLimit(input.rateLimit);
   const ordering = assertOrdering(input.ordering);
   const url = await checkEndpointUrl(deps, input.url);
+  assertNotMasked(url);
   const box = secretBoxFor(deps.config);
   const id = newEndpointId();
 
@@ -90,7 +92,7 @@ export async function registerEndpoint(
   const { secret, stored: sealed } = newSecret(box, signing, now);
   const stored: StoredEndpoint = {
     id,
-    url,
+    url: sealUrlCredentials(deps.config, url),
     events,
     filter,
     owner,

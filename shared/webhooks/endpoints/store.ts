@@ -7,6 +7,7 @@
  * process's endpoint cache (cache.ts).
  */
 import { openHeaders } from './header-box.ts';
+import { maskUrl } from '../destinations/credentials.ts';
 import type { SigningScheme } from '../signing.ts';
 import type { Ordering } from './fields.ts';
 import { isIdText } from '../ids.ts';
@@ -27,6 +28,7 @@ export const ENDPOINTS_CHANGED_CHANNEL = 'app_webhooks_changed';
 /** A webhook endpoint as the programmatic interface and `--json` present it (never a secret). */
 export interface Endpoint {
   id: string;
+  /** Where deliveries go; a broker url's credentials shown as `***` (destinations/credentials.ts). */
   url: string;
   events: string[];
   /** The subscription filter an event must match as well as `events` (shared/webhooks/filters/); null: none. */
@@ -52,11 +54,14 @@ export interface Endpoint {
 export type { Queryable } from '../../db/connect.ts';
 import type { Queryable } from '../../db/connect.ts';
 
-/** The record of a stored endpoint, its header values opened (header-box.ts), its secrets left out. */
+/**
+ * The record of a stored endpoint as every face shows it: its header values opened
+ * (header-box.ts), its url's credentials masked, its secrets left out.
+ */
 export function toEndpoint(stored: StoredEndpoint, config: Pick<Config, 'secret'>): Endpoint {
   return {
     id: stored.id,
-    url: stored.url,
+    url: maskUrl(stored.url),
     events: stored.events,
     filter: stored.filter,
     owner: stored.owner,

@@ -4,6 +4,7 @@
  * process, for the old owner and the new one.
  */
 import { sealHeaders } from './header-box.ts';
+import { givesMaskedCredentials, keepMaskedCredentials, sealUrlCredentials } from '../destinations/credentials.ts';
 import { isAppError, unprocessable } from '../../errors/app-error.ts';
 import type { StoredEndpoint } from '../endpoint-stores/types.ts';
 import { assertEventPatterns } from '../patterns.ts';
@@ -64,7 +65,9 @@ const PATCH_KEYS = new Set([
 
 /**
  * Applies `patch` to endpoint `id` with the same checks as `register` (a new url is checked and
- * its host resolved again) and answers the updated endpoint. Unknown keys and an empty patch are
+ * its host resolved again; a broker url whose credentials are given as `***` keeps the stored
+ * ones for the same scheme, host and port, else 422 `APP_WEBHOOK_URL_CREDENTIALS_REQUIRED`) and
+ * answers the updated endpoint. Unknown keys and an empty patch are
  * refused (422 `APP_WEBHOOK_PATCH_INVALID`); an unknown id, or an endpoint outside `scope`, is a
  * 404 `APP_WEBHOOK_NOT_FOUND` (checked on the record the change is applied to), and a caller bound to one tenant cannot
  * give the endpoint to another (404 `APP_TENANT_NOT_FOUND`). Secrets are not changed here (see
@@ -141,12 +144,16 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
   const owner = 'owner' in given ? assertOwner(ownerForWrite(scope, given.owner)) : undefined;
   const description = 'description' in given ? assertDescription(given.description) : undefined;
   const url = given.url === undefined ? undefined : await checkEndpointUrl(deps, given.url);
+  // `***` for the credentials (the url as shown) keeps the stored ones; others are sealed anew
+  const keepCredentials = url !== undefined && givesMaskedCredentials(url);
+  const sealedUrl = url === undefined || keepCredentials ? undefined : sealUrlCredentials(deps.config, url);
 
   const disabling = given.enabled === false;
   const enabling = given.enabled === true;
   const { before, after } = await changeEndpoint(deps, id, scope, (current, now) => ({
     ...current,
-    url: url ?? current.url,
+    url:
+      url === undefined ? current.url : keepCredentials ? keepMaskedCredentials(url, current.url) : (sealedUrl ?? url),
     events: events ?? current.events,
     filter: filter === undefined ? current.filter : filter,
     owner: owner === undefined ? current.owner : owner,

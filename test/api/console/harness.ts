@@ -5,6 +5,7 @@
  * and a cookie-keeping client (test/api/accounts/helpers.ts). `close()` stops the worker before the
  * database goes; call it from the file's describe `after`.
  */
+import type { WebDeps } from '../../../api/server.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { startWorker } from '../../../worker/runner.ts';
 import { tasks } from '../../../worker/tasks/index.ts';
@@ -14,13 +15,13 @@ import { receiver } from '../webhooks-api/helpers.ts';
 
 export { Browser, PASSWORD } from '../accounts/helpers.ts';
 
-export async function startConsole(extra: Record<string, unknown> = {}) {
+export async function startConsole(extra: Record<string, unknown> = {}, deps: Partial<WebDeps> = {}) {
   const settings = merge(
     FAST,
     { webhooks: { maxAttempts: 2, backoff: { base: '20ms', factor: 1, max: '50ms', jitter: 0 } } },
     extra,
   );
-  const app = await startAccounts(settings);
+  const app = await startAccounts(settings, deps);
   // the web process and the receivers are stopped by their helpers' own hooks
   const h = harness(app.db, settings);
   const quiet = createLogger({ ...h.config, logLevel: 'error' }, { name: 'test-worker' });

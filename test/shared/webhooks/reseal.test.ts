@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts
 import { runAppInProcess } from '../../helpers/cli.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
+import { openUrlCredentials } from '../../../shared/webhooks/destinations/credentials.ts';
 
 const OLD = 'the application secret the service had before, 40 chars';
 const NEW = 'the application secret the service has now, long enough';
@@ -32,7 +33,7 @@ describe('secrets:seal', () => {
     });
     assert.equal(await countUnencryptedSecrets(db), 1);
     const result = await resealSecrets(depsWith(NEW));
-    assert.deepEqual(result, { resealed: 1, headers: 1, current: 0, unreadable: [], dryRun: false });
+    assert.deepEqual(result, { resealed: 1, headers: 1, urls: 0, current: 0, unreadable: [], dryRun: false });
     const [row] = await db.sql<{ headers: string }[]>`select headers::text from app_webhooks where id = ${plain.id}`;
     assert.match(row.headers, /"Authorization": "enc:v1:/, 'header values sealed too');
     assert.doesNotMatch(row.headers, /Bearer k1/);
@@ -41,7 +42,7 @@ describe('secrets:seal', () => {
     assert.deepEqual(await signingSecrets(depsWith(NEW), plain.id), [plain.secret]);
     assert.deepEqual(
       await resealSecrets(depsWith(NEW)),
-      { resealed: 0, headers: 0, current: 1, unreadable: [], dryRun: false },
+      { resealed: 0, headers: 0, urls: 0, current: 1, unreadable: [], dryRun: false },
       'a second run changes nothing',
     );
   });
@@ -68,6 +69,32 @@ describe('secrets:seal', () => {
       'opens under the new secret, same signing secret',
     );
     await assert.rejects(signingSecrets(depsWith(OLD), endpoint.id), { code: 'APP_WEBHOOK_SECRET_UNREADABLE' });
+  });
+
+  it("re-seals a broker url's credentials after the application secret rotates: they open with the new secret, no longer with the old", async () => {
+    const { db, depsWith } = await setup();
+    const url = 'amqps://publisher:rotate-me-9f@127.0.0.1:5671/prod?exchange=events';
+    const endpoint = await registerEndpoint(depsWith(OLD), OPERATOR, { url, events: ['*'] });
+    const storedUrl = async () =>
+      (await db.sql<{ url: string }[]>`select url from app_webhooks where id = ${endpoint.id}`)[0].url;
+    const before = await storedUrl();
+    assert.throws(() => openUrlCredentials(depsWith(NEW).config, before, endpoint.id), {
+      code: 'APP_WEBHOOK_SECRET_UNREADABLE',
+    });
+    const blind = await resealSecrets(depsWith(NEW));
+    assert.ok(blind.unreadable.some((row) => row.id === `url credentials of ${endpoint.id}`));
+    assert.equal(await storedUrl(), before, 'unreadable without the previous secret: left as it is');
+
+    const result = await resealSecrets(depsWith(NEW), { fromSecret: OLD });
+    assert.equal(result.urls, 1);
+    const after = await storedUrl();
+    assert.notEqual(after, before);
+    assert.doesNotMatch(after, /publisher|rotate-me/);
+    assert.equal(openUrlCredentials(depsWith(NEW).config, after, endpoint.id), url);
+    assert.throws(() => openUrlCredentials(depsWith(OLD).config, after, endpoint.id), {
+      code: 'APP_WEBHOOK_SECRET_UNREADABLE',
+    });
+    assert.equal((await resealSecrets(depsWith(NEW))).urls, 0, 'a second run changes nothing');
   });
 
   it('refuses without an application secret to seal with', async () => {
