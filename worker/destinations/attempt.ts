@@ -5,6 +5,7 @@
  * the logs).
  */
 import { createHash } from 'node:crypto';
+import { AppError, isAppError } from '../../shared/errors/app-error.ts';
 import type { BrokerConnection } from '../../shared/webhooks/destinations/parse.ts';
 
 /**
@@ -58,3 +59,15 @@ export async function within<T>(promise: Promise<T>, ms: number): Promise<T | ty
     clearTimeout(timer);
   }
 }
+
+const TIMEOUT_CODE = 'APP_WEBHOOK_DELIVERY_TIMEOUT';
+
+/**
+ * The error a connection's opening fails with when the broker did not let it in within `ms`
+ * (`what` did not come): every attempt waiting on that opening is a `timeout`.
+ */
+export const openingTimeout = (what: string, ms: number): AppError =>
+  new AppError(504, `no ${what} within ${ms} ms`, { code: TIMEOUT_CODE });
+
+/** Whether `error` is one `openingTimeout` made. */
+export const isOpeningTimeout = (error: unknown): error is AppError => isAppError(error) && error.code === TIMEOUT_CODE;

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, ReasonCodes, type IClientOptions, type MqttClient, type Packet } from 'mqtt';
 import type { MqttDestination } from '../../shared/webhooks/destinations/parse.ts';
-import { connectionKey, describeError, TIMED_OUT, within } from './attempt.ts';
+import { connectionKey, describeError, isOpeningTimeout, openingTimeout, TIMED_OUT, within } from './attempt.ts';
 import { servernameOf, type DialTarget } from './dial.ts';
 import { createConnectionPool } from './pool.ts';
 import { IDLE_CLOSE_MS, type BrokerSender, type BrokerSenderOptions } from './types.ts';
@@ -64,10 +64,12 @@ function clientOptions(
 
 /**
  * Connects and waits for the CONNACK; rejects with the library's error (a refusal carries its
- * reason code) or when the connection closes first. Once connected, `onLost` is told when the
+ * reason code), `openingTimeout` when no CONNACK came within `connectTimeout`, or when the
+ * connection closes first. Once connected, `onLost` is told when the
  * connection goes.
  */
 function open(clientOpts: IClientOptions, onLost: (connection: MqttConnection) => void): Promise<MqttConnection> {
+  const connectTimeoutMs = clientOpts.connectTimeout ?? 0;
   return new Promise((resolve, reject) => {
     const client = connect(clientOpts);
     let connected = false;
@@ -80,7 +82,9 @@ function open(clientOpts: IClientOptions, onLost: (connection: MqttConnection) =
     const connection: MqttConnection = { client, lost };
     // an 'error' without a listener would throw; every error also closes or fails an attempt
     client.on('error', (error) => {
-      failure ??= error;
+      // mqtt.js says `connack timeout` when connectTimeout passes without a CONNACK
+      failure ??=
+        !connected && error.message === 'connack timeout' ? openingTimeout('CONNACK', connectTimeoutMs) : error;
       if (!connected) client.end(true);
     });
     client.on('disconnect', (packet) => {
@@ -146,6 +150,7 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<MqttDes
         }
         return { kind: 'acknowledged', detail: pubackDetail(packet), durationMs: elapsed() };
       } catch (error) {
+        if (isOpeningTimeout(error)) return { kind: 'timeout', error: error.message, durationMs: elapsed() };
         const code = reasonCodeOf(error);
         if (code !== undefined && code >= 0x80) {
           const packet = connection === undefined ? 'CONNACK' : 'PUBACK';

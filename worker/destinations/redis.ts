@@ -17,7 +17,7 @@
  */
 import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import type { RedisDestination } from '../../shared/webhooks/destinations/parse.ts';
-import { connectionKey, describeError, TIMED_OUT, within } from './attempt.ts';
+import { connectionKey, describeError, isOpeningTimeout, openingTimeout, TIMED_OUT, within } from './attempt.ts';
 import { servernameOf, type DialTarget } from './dial.ts';
 import { createConnectionPool } from './pool.ts';
 import { IDLE_CLOSE_MS, type BrokerSender, type BrokerSenderOptions } from './types.ts';
@@ -37,7 +37,7 @@ function clientOptions(
   dial: DialTarget,
   options: BrokerSenderOptions,
   connectTimeoutMs: number,
-): RedisOptions {
+): RedisOptions & { connectTimeout: number } {
   const servername = servernameOf(dial);
   return {
     host: dial.address,
@@ -64,16 +64,18 @@ function clientOptions(
 }
 
 /**
- * Connects, logs in and selects database `db`; rejects with the library's error (an error reply
- * when the login or the database is refused). Once connected, `onLost` is told when the
- * connection goes.
+ * Connects, logs in and selects database `db`, within `connectTimeout`; rejects with the
+ * library's error (an error reply when the login or the database is refused), or
+ * `openingTimeout` when that took too long. Once connected, `onLost` is told when
+ * the connection goes.
  */
 async function open(
-  clientOpts: RedisOptions,
+  clientOpts: RedisOptions & { connectTimeout: number },
   db: number,
   onLost: (connection: RedisConnection) => void,
 ): Promise<RedisConnection> {
   const redis = new Redis(clientOpts);
+  const connectTimeoutMs = clientOpts.connectTimeout;
   let failure: unknown;
   let lose: (error: Error) => void = () => undefined;
   const lost = new Promise<never>((_resolve, rejectLost) => {
@@ -85,14 +87,26 @@ async function open(
   redis.on('error', (error) => {
     failure ??= error;
   });
-  try {
+  const ready = (async (): Promise<undefined> => {
     await redis.connect();
     // selected here rather than by ioredis's `db` option, whose refusal would only be logged
     // and leave the connection on database 0
     if (db !== 0) await redis.select(db);
+    return undefined;
+  })();
+  ready.catch(() => undefined);
+  let outcome: undefined | typeof TIMED_OUT;
+  try {
+    // ioredis's connectTimeout ends at the TCP connection; a server that accepts and then says
+    // nothing would hold the opening (and every attempt waiting on it) for ever
+    outcome = await within(ready, connectTimeoutMs);
   } catch (error) {
     redis.disconnect();
     throw failure instanceof Error ? failure : error;
+  }
+  if (outcome === TIMED_OUT) {
+    redis.disconnect();
+    throw openingTimeout('connection', connectTimeoutMs);
   }
   redis.once('end', () => {
     lose(failure instanceof Error ? failure : new Error('the connection closed'));
@@ -132,11 +146,12 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<RedisDe
         const id = await within(adding, timeoutMs);
         if (id === TIMED_OUT) {
           if (connection !== undefined) pool.discard(key, connection);
-          const awaited = connection === undefined ? 'the connection' : 'the XADD answer';
+          const awaited = connection === undefined ? 'connection' : 'XADD answer';
           return { kind: 'timeout', error: `no ${awaited} within ${timeoutMs} ms`, durationMs: elapsed() };
         }
         return { kind: 'acknowledged', detail: `entry ${String(id)}`, durationMs: elapsed() };
       } catch (error) {
+        if (isOpeningTimeout(error)) return { kind: 'timeout', error: error.message, durationMs: elapsed() };
         if (error instanceof ReplyError)
           return { kind: 'rejected', error: describeError(error, destination), durationMs: elapsed() };
         if (connection !== undefined) pool.discard(key, connection);

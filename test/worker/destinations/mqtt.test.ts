@@ -115,7 +115,10 @@ describe('MQTT sender', () => {
       attempt(broker.port, 'allowed/a', { username: 'webhooks', password: 'wrong-S3CRET' }),
     );
     assert.equal(result.kind, 'rejected', JSON.stringify(result));
-    assert.match(result.kind === 'rejected' ? result.error : '', /^CONNACK (0x86 Bad User Name or Password|0x87 Not authorized)$/);
+    assert.match(
+      result.kind === 'rejected' ? result.error : '',
+      /^CONNACK (0x86 Bad User Name or Password|0x87 Not authorized)$/,
+    );
     assert.doesNotMatch(JSON.stringify(result), /S3CRET/);
   });
 
@@ -144,7 +147,7 @@ describe('MQTT sender', () => {
     const stalled = await mqtt.send(attempt(front.port, topic, {}, 500));
     assert.equal(stalled.kind, 'timeout', JSON.stringify(stalled));
     assert.equal(stalled.kind === 'timeout' && stalled.error, 'no PUBACK within 500 ms');
-    assert.ok(stalled.durationMs < 2_000, `bounded: ${stalled.durationMs} ms`);
+    assert.ok('durationMs' in stalled && stalled.durationMs < 2_000, `bounded: ${JSON.stringify(stalled)}`);
     const connecting = await mqtt.send(attempt(front.port, topic, {}, 500));
     assert.equal(connecting.kind === 'timeout' && connecting.error, 'no CONNACK within 500 ms');
     front.resume();
