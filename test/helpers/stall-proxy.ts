@@ -19,8 +19,8 @@ export interface StallProxy {
   close(): Promise<void>;
 }
 
-/** Starts one on 127.0.0.1, port 0, forwarding to `targetPort` on 127.0.0.1. */
-export async function startStallProxy(targetPort: number): Promise<StallProxy> {
+/** Starts one on 127.0.0.1 `port` (default: any free one), forwarding to `targetPort` on 127.0.0.1. */
+export async function startStallProxy(targetPort: number, port = 0): Promise<StallProxy> {
   const sockets = new Set<Socket>();
   /** Whether each forwarding connection still forwards: a stalled one stays silent for good. */
   const forwarding = new Set<{ on: boolean }>();
@@ -57,13 +57,13 @@ export async function startStallProxy(targetPort: number): Promise<StallProxy> {
       if (state.on) client.write(chunk);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const listening = (server.address() as { port: number }).port;
   const cut = () => {
     for (const socket of sockets) socket.destroy();
   };
   return {
-    port,
+    port: listening,
     get accepted() {
       return accepted;
     },

@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { connectAsync, type MqttClient } from 'mqtt';
 import { createLogger } from '../../../shared/log/logger.ts';
 import type { MqttDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { createSender } from '../../../worker/destinations/mqtt.ts';
 import type { BrokerAttempt, BrokerSender } from '../../../worker/destinations/types.ts';
+import { mqttSubscriber } from '../../helpers/broker-consumers.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { startMosquitto } from '../../helpers/private-brokers.ts';
@@ -63,33 +63,17 @@ function attempt(
   };
 }
 
-/** A subscriber of `topic` on `port` that keeps every message with its MQTT 5 properties. */
-async function subscriber(port: number, topic: string, login: { username?: string; password?: string } = {}) {
-  const client: MqttClient = await connectAsync({ host: '127.0.0.1', port, protocolVersion: 5, ...login });
-  closing.push(() => client.endAsync(true));
-  const messages: Array<{ body: string; userProperties: unknown; contentType: unknown }> = [];
-  client.on('message', (_topic, payload, packet) =>
-    messages.push({
-      body: payload.toString('utf8'),
-      userProperties: { ...packet.properties?.userProperties },
-      contentType: packet.properties?.contentType,
-    }),
-  );
-  await client.subscribeAsync(topic, { qos: 1 });
-  return messages;
-}
-
 describe('MQTT sender', () => {
   it('a PUBACK acknowledges the attempt; the subscriber gets the body, every header as a user property and the content type', async () => {
     const topic = topicOf();
-    const messages = await subscriber(MOSQUITTO, topic);
+    const { messages } = await mqttSubscriber(MOSQUITTO, topic);
     const sent = attempt(MOSQUITTO, topic);
     const result = await sender().send(sent);
     assert.equal(result.kind, 'acknowledged', JSON.stringify(result));
     assert.match(result.kind === 'acknowledged' ? result.detail : '', /^PUBACK/);
     const [message] = await eventually(() => (messages.length > 0 ? messages : undefined), 5_000, 'the message');
     assert.equal(message.body, sent.message.body);
-    assert.deepEqual(message.userProperties, sent.message.headers);
+    assert.deepEqual(message.headers, sent.message.headers);
     assert.equal(message.contentType, 'application/json');
   });
 
