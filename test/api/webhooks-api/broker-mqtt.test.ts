@@ -4,8 +4,7 @@
  * MQTT 5 message that a subscriber of ours verifies with standardwebhooks; a FIFO endpoint's
  * events arrive in order; each fault (wrong credentials, a topic the broker refuses, the broker
  * unreachable, a PUBACK that never comes) makes failed attempts with the reason, and the
- * delivery is done once the fault is fixed; a broker on a private address is refused without
- * `webhooks.allowPrivate`.
+ * delivery is done once the fault is fixed.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +15,7 @@ import { freePort } from '../../helpers/ports.ts';
 import { startMosquitto } from '../../helpers/private-brokers.ts';
 import { startStallProxy } from '../../helpers/stall-proxy.ts';
 import { attemptsOf, deliveryIs, emitOrder, startBrokerApp, tenantEndpoint, verified } from './broker-flow.ts';
-import { call, closeAll, startApi } from './helpers.ts';
+import { closeAll } from './helpers.ts';
 
 const MOSQUITTO = 1883;
 const app = await startBrokerApp();
@@ -107,20 +106,5 @@ describe('MQTT destinations, end to end', () => {
     }
     front.resume();
     await deliveryIs(app, id, 'done');
-  });
-});
-
-describe('MQTT destinations and the address rules', () => {
-  after(closeAll);
-
-  it('a broker on a loopback or private address is refused at registration without webhooks.allowPrivate', async () => {
-    const strict = await startApi({ webhooks: { allowPrivate: false } });
-    const token = await strict.token('member', 'acme');
-    for (const url of [`mqtt://127.0.0.1:${MOSQUITTO}/orders`, 'mqtts://user:pw@10.1.2.3/orders']) {
-      const refused = await call('POST', `${strict.api}/webhooks`, { token, body: { url, events: ['*'] } });
-      assert.equal(refused.status, 422, refused.text);
-      assert.equal(refused.body.code, 'APP_WEBHOOK_ADDRESS_REFUSED', refused.text);
-      assert.doesNotMatch(refused.text, /:pw@/, 'the password is not echoed');
-    }
   });
 });
