@@ -26,7 +26,7 @@ interface MqttConnection {
   lost: Promise<never>;
 }
 
-/** An MQTT 5 reason code as the specification names it, e.g. `0x87 Not authorized`. */
+/** An MQTT 5 reason code in hex with its name (mqtt.js's table), e.g. `0x87 Not authorized`. */
 export const reasonText = (code: number): string =>
   `0x${code.toString(16).padStart(2, '0')} ${(ReasonCodes as Record<number, string>)[code] ?? 'unknown reason'}`;
 
