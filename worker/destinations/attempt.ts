@@ -71,3 +71,17 @@ export const openingTimeout = (what: string, ms: number): AppError =>
 
 /** Whether `error` is one `openingTimeout` made. */
 export const isOpeningTimeout = (error: unknown): error is AppError => isAppError(error) && error.code === TIMEOUT_CODE;
+
+/**
+ * A promise that rejects once `lose` is called: an attempt races its publish against it, so a
+ * connection that goes mid-attempt fails the attempt at once instead of leaving it waiting.
+ * Nobody is obliged to wait on it (its rejection is never unhandled).
+ */
+export function lossSignal(): { lost: Promise<never>; lose: (error: Error) => void } {
+  let lose: (error: Error) => void = () => undefined;
+  const lost = new Promise<never>((_resolve, reject) => {
+    lose = reject;
+  });
+  lost.catch(() => undefined);
+  return { lost, lose };
+}

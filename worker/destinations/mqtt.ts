@@ -15,7 +15,15 @@
 import { randomUUID } from 'node:crypto';
 import { connect, ReasonCodes, type IClientOptions, type MqttClient, type Packet } from 'mqtt';
 import type { MqttDestination } from '../../shared/webhooks/destinations/parse.ts';
-import { connectionKey, describeError, isOpeningTimeout, openingTimeout, TIMED_OUT, within } from './attempt.ts';
+import {
+  connectionKey,
+  describeError,
+  isOpeningTimeout,
+  lossSignal,
+  openingTimeout,
+  TIMED_OUT,
+  within,
+} from './attempt.ts';
 import { servernameOf, type DialTarget } from './dial.ts';
 import { createConnectionPool } from './pool.ts';
 import { IDLE_CLOSE_MS, type BrokerSender, type BrokerSenderOptions } from './types.ts';
@@ -74,11 +82,7 @@ function open(clientOpts: IClientOptions, onLost: (connection: MqttConnection) =
     const client = connect(clientOpts);
     let connected = false;
     let failure: unknown;
-    let lose: (error: Error) => void = () => undefined;
-    const lost = new Promise<never>((_resolve, rejectLost) => {
-      lose = rejectLost;
-    });
-    lost.catch(() => undefined);
+    const { lost, lose } = lossSignal();
     const connection: MqttConnection = { client, lost };
     // an 'error' without a listener would throw; every error also closes or fails an attempt
     client.on('error', (error) => {

@@ -17,7 +17,15 @@
  */
 import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import type { RedisDestination } from '../../shared/webhooks/destinations/parse.ts';
-import { connectionKey, describeError, isOpeningTimeout, openingTimeout, TIMED_OUT, within } from './attempt.ts';
+import {
+  connectionKey,
+  describeError,
+  isOpeningTimeout,
+  lossSignal,
+  openingTimeout,
+  TIMED_OUT,
+  within,
+} from './attempt.ts';
 import { servernameOf, type DialTarget } from './dial.ts';
 import { createConnectionPool } from './pool.ts';
 import { IDLE_CLOSE_MS, type BrokerSender, type BrokerSenderOptions } from './types.ts';
@@ -77,11 +85,7 @@ async function open(
   const redis = new Redis(clientOpts);
   const connectTimeoutMs = clientOpts.connectTimeout;
   let failure: unknown;
-  let lose: (error: Error) => void = () => undefined;
-  const lost = new Promise<never>((_resolve, rejectLost) => {
-    lose = rejectLost;
-  });
-  lost.catch(() => undefined);
+  const { lost, lose } = lossSignal();
   const connection: RedisConnection = { redis, lost };
   // an 'error' without a listener would be reported by ioredis; every error also fails an attempt
   redis.on('error', (error) => {

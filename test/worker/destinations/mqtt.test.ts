@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, it } from 'node:test';
-import { createLogger } from '../../../shared/log/logger.ts';
+import { describe, it } from 'node:test';
 import type { MqttDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { createSender } from '../../../worker/destinations/mqtt.ts';
 import type { BrokerAttempt, BrokerSender } from '../../../worker/destinations/types.ts';
@@ -14,27 +13,10 @@ import { mqttSubscriber } from '../../helpers/broker-consumers.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { startMosquitto } from '../../helpers/private-brokers.ts';
-import { startStallProxy, type StallProxy } from '../../helpers/stall-proxy.ts';
+import { closedAfter, proxy, senderOptions, testMessage } from './senders.ts';
 
 const MOSQUITTO = 1883;
-const log = createLogger({ env: 'test', logLevel: 'silent', filterParameters: [] }, { name: 'test' });
-const closing: Array<() => Promise<unknown>> = [];
-after(async () => {
-  for (const close of closing.splice(0).reverse()) await close().catch(() => undefined);
-});
-
-function sender(idleMs?: number): BrokerSender<MqttDestination> {
-  const made = createSender({ log, ...(idleMs === undefined ? {} : { idleMs }) });
-  closing.push(() => made.close());
-  return made;
-}
-
-function proxy(port: number): Promise<StallProxy> {
-  return startStallProxy(port).then((started) => {
-    closing.push(() => started.close());
-    return started;
-  });
-}
+const sender = (idleMs?: number): BrokerSender<MqttDestination> => closedAfter(createSender(senderOptions(idleMs)));
 
 const topicOf = () => `webhooks-test/${randomUUID()}`;
 
@@ -44,21 +26,10 @@ function attempt(
   extra: Partial<MqttDestination> = {},
   timeoutMs = 2_000,
 ): BrokerAttempt<MqttDestination> {
-  const id = `msg_${randomUUID()}`;
   return {
     destination: { kind: 'mqtt', host: '127.0.0.1', port, tls: false, username: '', password: '', topic, ...extra },
     dial: { address: '127.0.0.1', family: 4, host: '127.0.0.1', port },
-    message: {
-      id,
-      body: JSON.stringify({ type: 'order.created', data: { id } }),
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': '1700000000',
-        'webhook-signature': 'v1,c2lnbmF0dXJl',
-        'x-tenant': 'acme',
-      },
-    },
+    message: testMessage(),
     timeoutMs,
   };
 }

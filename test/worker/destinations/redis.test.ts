@@ -5,36 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { createLogger } from '../../../shared/log/logger.ts';
 import type { RedisDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { BODY_FIELD, createSender } from '../../../worker/destinations/redis.ts';
 import type { BrokerAttempt, BrokerSender } from '../../../worker/destinations/types.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { startRedisServer } from '../../helpers/private-brokers.ts';
-import { startStallProxy, type StallProxy } from '../../helpers/stall-proxy.ts';
+import { closedAfter, proxy, senderOptions, testMessage } from './senders.ts';
 
 const REDIS = 6379;
-const log = createLogger({ env: 'test', logLevel: 'silent', filterParameters: [] }, { name: 'test' });
-const closing: Array<() => Promise<unknown>> = [];
-after(async () => {
-  for (const close of closing.splice(0).reverse()) await close().catch(() => undefined);
-});
-
-function sender(idleMs?: number): BrokerSender<RedisDestination> {
-  const made = createSender({ log, ...(idleMs === undefined ? {} : { idleMs }) });
-  closing.push(() => made.close());
-  return made;
-}
-
-function proxy(port: number): Promise<StallProxy> {
-  return startStallProxy(port).then((started) => {
-    closing.push(() => started.close());
-    return started;
-  });
-}
+const sender = (idleMs?: number): BrokerSender<RedisDestination> => closedAfter(createSender(senderOptions(idleMs)));
 
 let spaces = 0;
 /**
@@ -46,10 +28,12 @@ async function space() {
   const prefix = `webhooks-test:${randomUUID()}:`;
   const client = new Redis({ host: '127.0.0.1', port: REDIS, db, lazyConnect: true });
   await client.connect();
-  closing.push(async () => {
-    const keys = await client.keys(`${prefix}*`);
-    if (keys.length > 0) await client.del(...keys);
-    client.disconnect();
+  closedAfter({
+    async close() {
+      const keys = await client.keys(`${prefix}*`);
+      if (keys.length > 0) await client.del(...keys);
+      client.disconnect();
+    },
   });
   return { db, key: (name: string) => `${prefix}${name}`, client };
 }
@@ -59,21 +43,10 @@ function attempt(
   destination: Partial<RedisDestination> & { db: number; stream: string },
   timeoutMs = 2_000,
 ): BrokerAttempt<RedisDestination> {
-  const id = `msg_${randomUUID()}`;
   return {
     destination: { kind: 'redis', host: '127.0.0.1', port, tls: false, username: '', password: '', ...destination },
     dial: { address: '127.0.0.1', family: 4, host: '127.0.0.1', port },
-    message: {
-      id,
-      body: JSON.stringify({ type: 'order.created', data: { id } }),
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': '1700000000',
-        'webhook-signature': 'v1,c2lnbmF0dXJl',
-        'x-tenant': 'acme',
-      },
-    },
+    message: testMessage(),
     timeoutMs,
   };
 }
