@@ -73,8 +73,7 @@ function clientOptions(
 /**
  * Connects and waits for the CONNACK; rejects with the library's error (a refusal carries its
  * reason code), `openingTimeout` when no CONNACK came within `connectTimeout`, or when the
- * connection closes first. Once connected, `onLost` is told when the
- * connection goes.
+ * connection closes first. Once connected, `onLost` is told when the connection goes.
  */
 function open(clientOpts: IClientOptions, onLost: (connection: MqttConnection) => void): Promise<MqttConnection> {
   const connectTimeoutMs = clientOpts.connectTimeout ?? 0;
@@ -129,10 +128,13 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<MqttDes
       const elapsed = () => Math.round(performance.now() - started);
       const key = connectionKey(destination);
       let connection: MqttConnection | undefined;
+      let abandoned = false;
       const publishing = (async () => {
         connection = await pool.get(key, () =>
           open(clientOptions(destination, dial, options, timeoutMs), (gone) => pool.discard(key, gone)),
         );
+        // a connection that came after the attempt gave up: publishing now would be a late duplicate
+        if (abandoned) return undefined;
         const contentType = message.headers['content-type'];
         const published = connection.client.publishAsync(destination.topic, message.body, {
           qos: 1,
@@ -148,6 +150,7 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<MqttDes
       try {
         const packet = await within(publishing, timeoutMs);
         if (packet === TIMED_OUT) {
+          abandoned = true;
           if (connection !== undefined) pool.discard(key, connection);
           const awaited = connection === undefined ? 'CONNACK' : 'PUBACK';
           return { kind: 'timeout', error: `no ${awaited} within ${timeoutMs} ms`, durationMs: elapsed() };

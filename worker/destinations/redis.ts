@@ -138,10 +138,13 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<RedisDe
       const elapsed = () => Math.round(performance.now() - started);
       const key = connectionKey(destination, destination.db);
       let connection: RedisConnection | undefined;
+      let abandoned = false;
       const adding = (async () => {
         connection = await pool.get(key, () =>
           open(clientOptions(destination, dial, options, timeoutMs), destination.db, (gone) => pool.discard(key, gone)),
         );
+        // a connection that came after the attempt gave up: adding now would be a late duplicate
+        if (abandoned) return undefined;
         const [stream, ...rest] = xaddArguments(destination, message.headers, message.body);
         return Promise.race([connection.redis.xadd(stream, ...(rest as ['*', string])), connection.lost]);
       })();
@@ -149,6 +152,7 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<RedisDe
       try {
         const id = await within(adding, timeoutMs);
         if (id === TIMED_OUT) {
+          abandoned = true;
           if (connection !== undefined) pool.discard(key, connection);
           const awaited = connection === undefined ? 'connection' : 'XADD answer';
           return { kind: 'timeout', error: `no ${awaited} within ${timeoutMs} ms`, durationMs: elapsed() };
