@@ -514,7 +514,8 @@ async function attemptDelivery(
     httpStatus,
     outcome: outcome.result,
     error: outcome.error ?? null,
-    excerpt: result.kind === 'response' ? result.excerpt : null,
+    // a broker's acknowledgement (an entry id, a stream sequence) is kept where an answer's excerpt is
+    excerpt: result.kind === 'response' ? result.excerpt : result.kind === 'acknowledged' ? result.detail : null,
     endpointId: claimed.endpointId,
     // a FIFO endpoint's delivery keeps its slot while it waits for a retry: the line waits with it
     release: claimed.slot && (outcome.result !== 'retry' || !claimed.fifo),

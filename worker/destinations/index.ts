@@ -9,7 +9,10 @@ type BrokerKind = BrokerDestination['kind'];
 type SenderModule = { createSender(options: BrokerSenderOptions): BrokerSender };
 
 /** How each broker's sender module is loaded. */
-const LOADERS: { [K in BrokerKind]?: () => Promise<SenderModule> } = {};
+const LOADERS: { [K in BrokerKind]?: () => Promise<SenderModule> } = {
+  mqtt: () => import('./mqtt.ts') as Promise<SenderModule>,
+  redis: () => import('./redis.ts') as Promise<SenderModule>,
+};
 
 /** The broker senders of a process. */
 export interface Destinations {
