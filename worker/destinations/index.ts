@@ -9,7 +9,10 @@ type BrokerKind = BrokerDestination['kind'];
 type SenderModule = { createSender(options: BrokerSenderOptions): BrokerSender };
 
 /** How each broker's sender module is loaded. */
-const LOADERS: { [K in BrokerKind]?: () => Promise<SenderModule> } = {};
+const LOADERS: { [K in BrokerKind]?: () => Promise<SenderModule> } = {
+  amqp: () => import('./amqp.ts'),
+  nats: () => import('./nats.ts'),
+};
 
 /** The broker senders of a process. */
 export interface Destinations {
