@@ -9,8 +9,8 @@ import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { eventually } from './poll.ts';
 import { freePort } from './ports.ts';
 
@@ -20,6 +20,8 @@ export interface NatsAdmin {
   jsm: JetStreamManager;
   /** A stream named `name` capturing `subject` (deleted at the end). */
   stream(name: string, subject: string): Promise<void>;
+  /** A JetStream publish of `body` with `headers` to `subject` (no message id: never de-duplicated). */
+  publish(subject: string, body: string, headers: Record<string, string>): Promise<void>;
   /** The first `count` messages of `stream`, waiting for them (deadline `timeoutMs`). */
   take(stream: string, count?: number, timeoutMs?: number): Promise<StoredMsg[]>;
 }
@@ -43,6 +45,11 @@ export async function natsAdmin(): Promise<NatsAdmin> {
     async stream(name, subject) {
       await jsm.streams.add({ name, subjects: [subject] });
       streams.push(name);
+    },
+    async publish(subject, body, values) {
+      const h = natsHeaders();
+      for (const [name, value] of Object.entries(values)) h.set(name, value);
+      await jetstream(nc as NatsConnection).publish(subject, body, { headers: h });
     },
     async take(stream, count = 1, timeoutMs = 10_000) {
       await eventually(
