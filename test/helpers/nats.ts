@@ -4,7 +4,7 @@
  * `nats-server` on a free port for a test that needs one configured otherwise (a password).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,13 +68,26 @@ export async function natsAdmin(): Promise<NatsAdmin> {
   };
 }
 
-/** A private nats-server with JetStream, requiring `user`/`pass`; stopped when the file's tests end. */
-export async function privateNatsServer(user: string, pass: string): Promise<{ port: number; stop(): Promise<void> }> {
+/**
+ * A private nats-server with JetStream, requiring `user`/`pass` (and TLS with `tls`'s key and
+ * certificate when given); stopped when the file's tests end.
+ */
+export async function privateNatsServer(
+  user: string,
+  pass: string,
+  tls?: { key: string; cert: string },
+): Promise<{ port: number; stop(): Promise<void> }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'nats-test-'));
+  const tlsArgs: string[] = [];
+  if (tls !== undefined) {
+    writeFileSync(join(dir, 'key.pem'), tls.key);
+    writeFileSync(join(dir, 'cert.pem'), tls.cert);
+    tlsArgs.push('--tls', '--tlscert', join(dir, 'cert.pem'), '--tlskey', join(dir, 'key.pem'));
+  }
   const child: ChildProcess = spawn(
     'nats-server',
-    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, '--user', user, '--pass', pass],
+    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js'), '--user', user, '--pass', pass, ...tlsArgs],
     { stdio: 'ignore' },
   );
   const stop = async () => {

@@ -8,12 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { connect as connectTcp, type AddressInfo } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { Webhook } from 'standardwebhooks';
 import { createSender } from '../../../worker/destinations/amqp.ts';
 import type { AmqpDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { RABBITMQ, rabbitAdmin } from '../../helpers/rabbitmq.ts';
+import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptTo, capturedLog, SECRET, unique } from './attempts.ts';
 
@@ -168,5 +171,35 @@ describe('amqp sender', () => {
     await p.restore();
     assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
     assert.equal(p.accepted, 2);
+  });
+
+  it('amqps connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {
+    const admin = await rabbitAdmin();
+    const queue = await admin.queue(unique('q'));
+    const names: (string | false | null)[] = [];
+    // TLS in front of the local broker, with a certificate for hooks.example.test only
+    const terminator = createTlsServer({ key: TLS_KEY, cert: TLS_CERT }, (socket) => {
+      names.push((socket as TLSSocket).servername);
+      const backend = connectTcp(RABBITMQ.port, RABBITMQ.host);
+      socket.on('error', () => backend.destroy());
+      backend.on('error', () => socket.destroy());
+      socket.pipe(backend).pipe(socket);
+    });
+    await new Promise<void>((resolve) => terminator.listen(0, '127.0.0.1', resolve));
+    const { port } = terminator.address() as AddressInfo;
+    const trusting = createSender({ log, ca: TLS_CERT });
+    try {
+      const url = `amqps://guest:guest@hooks.example.test:${port}/?routingKey=${queue}`;
+      const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
+      const result = await trusting.send(await attemptTo(url, { lookup }));
+      assert.equal(result.kind, 'acknowledged', JSON.stringify(result));
+      assert.deepEqual(names, ['hooks.example.test'], 'SNI carries the host name, not the address');
+      const untrusted = await sender.send(await attemptTo(url, { lookup }));
+      assert.equal(untrusted.kind, 'connection-error', 'a certificate the sender does not trust is refused');
+      assert.match(untrusted.kind === 'connection-error' ? untrusted.error : '', /self.signed|certificate/i);
+    } finally {
+      await trusting.close();
+      terminator.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { resolveConfig } from '../../../shared/config/index.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
+import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
 import { parseBrokerUrl, type BrokerDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { dialTarget } from '../../../worker/destinations/dial.ts';
 import type { BrokerAttempt } from '../../../worker/destinations/types.ts';
@@ -20,13 +21,16 @@ let count = 0;
 /** A unique name for a queue, exchange, subject or stream of one test. */
 export const unique = (prefix: string) => `${prefix}_${process.pid}_${Date.now().toString(36)}_${++count}`;
 
-/** An attempt of a signed `{"data":{n},…}` message to `url` (the loopback allowed). */
+/** An attempt of a signed `{"data":{n},…}` message to `url` (the loopback allowed; `lookup` resolves its host). */
 export async function attemptTo<D extends BrokerDestination>(
   url: string,
-  options: { n?: number; timeoutMs?: number; headers?: Record<string, string> } = {},
+  options: { n?: number; timeoutMs?: number; headers?: Record<string, string>; lookup?: HostLookup } = {},
 ): Promise<BrokerAttempt<D>> {
   const destination = parseBrokerUrl(new URL(url)) as D;
-  const dial = await dialTarget(destination.host, destination.port, { allowPrivate: true });
+  const dial = await dialTarget(destination.host, destination.port, {
+    allowPrivate: true,
+    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+  });
   if ('kind' in dial) throw new Error(`no dial target for ${url}: ${dial.kind}`);
   const id = `msg_${randomBytes(12).toString('hex')}`;
   const at = new Date();

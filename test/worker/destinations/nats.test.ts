@@ -14,6 +14,7 @@ import { createSender } from '../../../worker/destinations/nats.ts';
 import { NATS, natsAdmin, privateNatsServer } from '../../helpers/nats.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { freePort } from '../../helpers/ports.ts';
+import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptTo, capturedLog, SECRET, unique } from './attempts.ts';
 
@@ -160,5 +161,24 @@ describe('nats sender', () => {
     await p.restore();
     assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
     assert.equal(p.accepted, 2);
+  });
+
+  it('tls connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {
+    const server = await privateNatsServer('hooks', 'Right-Pa55', { key: TLS_KEY, cert: TLS_CERT });
+    const trusting = createSender({ log, ca: TLS_CERT });
+    try {
+      const url = `tls://hooks:Right-Pa55@hooks.example.test:${server.port}/nobody.here`;
+      const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
+      // connected, logged in and published over TLS: the server answers that no stream captures the subject
+      const result = await trusting.send(await attemptTo(url, { lookup }));
+      assert.equal(result.kind, 'rejected', JSON.stringify(result));
+      assert.match(result.kind === 'rejected' ? result.error : '', /no stream captures subject nobody\.here/);
+      const untrusted = await sender.send(await attemptTo(url, { lookup }));
+      assert.equal(untrusted.kind, 'connection-error', JSON.stringify(untrusted));
+      assert.match(untrusted.kind === 'connection-error' ? untrusted.error : '', /self.signed|certificate/i);
+    } finally {
+      await trusting.close();
+      await server.stop();
+    }
   });
 });
