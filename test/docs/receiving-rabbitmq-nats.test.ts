@@ -14,7 +14,8 @@ import { NATS, natsAdmin } from '../helpers/nats.ts';
 import { eventually } from '../helpers/poll.ts';
 import { ROOT } from '../helpers/processes.ts';
 import { RABBITMQ, rabbitAdmin } from '../helpers/rabbitmq.ts';
-import { endpoint, harness, runOnce, send } from '../worker/helpers.ts';
+import type { RegisteredEndpoint } from '../../shared/webhooks/endpoints/register.ts';
+import { endpoint, harness, runOnce, send, type Harness } from '../worker/helpers.ts';
 import { unique } from '../worker/destinations/attempts.ts';
 import { snippet } from './guide.ts';
 
@@ -45,6 +46,22 @@ const printed = (output: string) =>
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { id: string; type: string; data: unknown });
+
+/**
+ * A real delivery of `order.created {order: 42}` to `ep` by the worker: acknowledged by the
+ * broker (the delivery is done) and printed by the consumer; its id and body.
+ */
+async function deliveredAndPrinted(h: Harness, ep: RegisteredEndpoint, output: () => string) {
+  const [id] = await send(h, ep, 'order.created', { order: 42 });
+  await runOnce(h);
+  const [row] = await h.sql<
+    { status: string; body: string }[]
+  >`select status, body from app_webhook_deliveries where id = ${id}`;
+  assert.equal(row.status, 'done', 'the broker acknowledged the real delivery');
+  await eventually(() => output().includes(id), 15_000, `the consumer printed the event; output: ${output()}`);
+  assert.deepEqual(printed(output()), [{ id, type: 'order.created', data: { order: 42 } }]);
+  return { id, body: row.body };
+}
 
 /** The Standard Webhooks headers of `body` as delivery `id`, signed with `secret` at `at`. */
 const signed = (secret: string, id: string, at: Date, body: string) => ({
@@ -88,17 +105,9 @@ describe('docs/receiving.md: the RabbitMQ consumer', () => {
     const broker = `amqp://guest:guest@${RABBITMQ.host}:${RABBITMQ.port}`;
     const ep = await endpoint(h, `${broker}/?routingKey=${queue}`);
     const output = run('amqp', { WEBHOOK_SECRET: ep.secret, AMQP_URL: broker, QUEUE: queue });
-    const [id] = await send(h, ep, 'order.created', { order: 42 });
-    await runOnce(h);
-    const [row] = await db.sql<
-      { status: string; body: string }[]
-    >`select status, body from app_webhook_deliveries where id = ${id}`;
-    assert.equal(row.status, 'done', 'the broker confirmed the real delivery');
-    await eventually(() => output().includes(id), 15_000, `the consumer printed the event; output: ${output()}`);
-    assert.deepEqual(printed(output()), [{ id, type: 'order.created', data: { order: 42 } }]);
     await refusesForgeriesAndRepeats(
       ep.secret,
-      { id, body: row.body },
+      await deliveredAndPrinted(h, ep, output),
       async (body, headers) => {
         admin.channel.sendToQueue(queue, Buffer.from(body), { headers, contentType: 'application/json' });
       },
@@ -123,17 +132,9 @@ describe('docs/receiving.md: the NATS JetStream consumer', () => {
       STREAM: stream,
       CONSUMER: 'receiver',
     });
-    const [id] = await send(h, ep, 'order.created', { order: 42 });
-    await runOnce(h);
-    const [row] = await db.sql<
-      { status: string; body: string }[]
-    >`select status, body from app_webhook_deliveries where id = ${id}`;
-    assert.equal(row.status, 'done', 'the stream acknowledged the real delivery');
-    await eventually(() => output().includes(id), 15_000, `the consumer printed the event; output: ${output()}`);
-    assert.deepEqual(printed(output()), [{ id, type: 'order.created', data: { order: 42 } }]);
     await refusesForgeriesAndRepeats(
       ep.secret,
-      { id, body: row.body },
+      await deliveredAndPrinted(h, ep, output),
       async (body, headers) => {
         await admin.publish(subject, body, headers);
       },

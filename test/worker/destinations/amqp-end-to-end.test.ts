@@ -12,25 +12,19 @@ import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { call, closeAll, startApi } from '../../api/webhooks-api/helpers.ts';
 import { RABBITMQ, rabbitAdmin } from '../../helpers/rabbitmq.ts';
-import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptRows } from '../helpers.ts';
 import { unique } from './attempts.ts';
 import { brokerFlow } from './broker-flow.ts';
+import { proxyTo } from './faults.ts';
 
 const flow = await brokerFlow();
 const BROKER = `amqp://guest:guest@${RABBITMQ.host}:${RABBITMQ.port}`;
-const proxies: TcpProxy[] = [];
 
-async function proxy(): Promise<TcpProxy> {
-  const made = await startTcpProxy(`amqp://${RABBITMQ.host}:${RABBITMQ.port}`);
-  proxies.push(made);
-  return made;
-}
+const proxy = () => proxyTo(`amqp://${RABBITMQ.host}:${RABBITMQ.port}`);
 
 describe('RabbitMQ destinations end to end', () => {
   after(async () => {
     await closeAll();
-    for (const p of proxies) await p.close();
   });
 
   it('register, emit: the consumer gets the body and headers, standardwebhooks verifies them, and the delivery is done', async () => {

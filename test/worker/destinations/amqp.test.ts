@@ -14,28 +14,22 @@ import { Webhook } from 'standardwebhooks';
 import { createSender } from '../../../worker/destinations/amqp.ts';
 import type { AmqpDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { freePort } from '../../helpers/ports.ts';
-import { eventually } from '../../helpers/poll.ts';
 import { RABBITMQ, rabbitAdmin } from '../../helpers/rabbitmq.ts';
 import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
-import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
+import type { TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptTo, capturedLog, SECRET, unique } from './attempts.ts';
+import { proxyTo, reconnectsAfterADrop, sharesOneConnectionClosedWhenIdle, timesOutThenRecovers } from './faults.ts';
 
 const { log, lines } = capturedLog();
 const sender = createSender({ log });
-const proxies: TcpProxy[] = [];
 after(async () => {
   await sender.close();
-  for (const proxy of proxies) await proxy.close();
 });
 
 const BROKER = `amqp://guest:guest@${RABBITMQ.host}:${RABBITMQ.port}`;
 const toQueue = (queue: string, base = BROKER) => `${base}/?routingKey=${queue}`;
 
-async function proxy(): Promise<TcpProxy> {
-  const made = await startTcpProxy(`amqp://${RABBITMQ.host}:${RABBITMQ.port}`);
-  proxies.push(made);
-  return made;
-}
+const proxy = () => proxyTo(`amqp://${RABBITMQ.host}:${RABBITMQ.port}`);
 const through = (p: TcpProxy) => `amqp://guest:guest@${new URL(p.url).host}`;
 
 describe('amqp sender', () => {
@@ -115,62 +109,26 @@ describe('amqp sender', () => {
   });
 
   it('connections are pooled: many deliveries share one, and it is closed when idle', async () => {
-    const admin = await rabbitAdmin();
-    const queue = await admin.queue(unique('q'));
+    const queue = await (await rabbitAdmin()).queue(unique('q'));
     const p = await proxy();
     const idle = createSender({ log, idleMs: 300 });
     try {
-      const attempts = await Promise.all(
-        Array.from({ length: 20 }, (_, n) => attemptTo<AmqpDestination>(toQueue(queue, through(p)), { n })),
-      );
-      const results = await Promise.all(attempts.map((attempt) => idle.send(attempt)));
-      assert.deepEqual(new Set(results.map((r) => r.kind)), new Set(['acknowledged']));
-      assert.equal((await idle.send(await attemptTo(toQueue(queue, through(p))))).kind, 'acknowledged');
-      assert.equal(p.accepted, 1, 'one connection for every delivery');
-      await eventually(() => p.open === 0, 10_000, 'the idle connection closed');
+      await sharesOneConnectionClosedWhenIdle(idle, p, toQueue(queue, through(p)));
     } finally {
       await idle.close();
     }
   });
 
   it('a broker that stops answering is a timeout within the bound; once it answers again the next attempt is acknowledged', async () => {
-    const admin = await rabbitAdmin();
-    const queue = await admin.queue(unique('q'));
+    const queue = await (await rabbitAdmin()).queue(unique('q'));
     const p = await proxy();
-    const url = toQueue(queue, through(p));
-    assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
-    p.stall();
-    const started = performance.now();
-    const stalled = await sender.send(await attemptTo(url, { timeoutMs: 500 }));
-    assert.equal(stalled.kind, 'timeout', JSON.stringify(stalled));
-    assert.ok(performance.now() - started < 3_000, 'bounded by the timeout');
-    // a new connection that never completes its handshake is bounded too
-    const opening = await sender.send(await attemptTo(url, { timeoutMs: 500 }));
-    assert.ok(['timeout', 'connection-error'].includes(opening.kind), JSON.stringify(opening));
-    p.flow();
-    const back = await eventually(
-      async () => {
-        const result = await sender.send(await attemptTo(url, { timeoutMs: 2_000 }));
-        return result.kind === 'acknowledged' ? result : undefined;
-      },
-      15_000,
-      'an acknowledged attempt after the broker answers again',
-    );
-    assert.equal(back.kind, 'acknowledged');
+    await timesOutThenRecovers(sender, p, toQueue(queue, through(p)));
   });
 
   it('a connection the broker drops (a restart) costs a failed attempt, then a new connection is made', async () => {
-    const admin = await rabbitAdmin();
-    const queue = await admin.queue(unique('q'));
+    const queue = await (await rabbitAdmin()).queue(unique('q'));
     const p = await proxy();
-    const url = toQueue(queue, through(p));
-    assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
-    await p.cut();
-    const down = await sender.send(await attemptTo(url, { timeoutMs: 1_000 }));
-    assert.equal(down.kind, 'connection-error', JSON.stringify(down));
-    await p.restore();
-    assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
-    assert.equal(p.accepted, 2);
+    await reconnectsAfterADrop(sender, p, toQueue(queue, through(p)));
   });
 
   it('amqps connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {

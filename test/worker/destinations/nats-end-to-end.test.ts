@@ -14,20 +14,15 @@ import { connect } from '@nats-io/transport-node';
 import { Webhook } from 'standardwebhooks';
 import { call, closeAll, startApi } from '../../api/webhooks-api/helpers.ts';
 import { NATS, natsAdmin, privateNatsServer } from '../../helpers/nats.ts';
-import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptRows } from '../helpers.ts';
 import { unique } from './attempts.ts';
 import { brokerFlow } from './broker-flow.ts';
+import { proxyTo } from './faults.ts';
 
 const flow = await brokerFlow();
 const BROKER = `nats://${NATS.host}:${NATS.port}`;
-const proxies: TcpProxy[] = [];
 
-async function proxy(): Promise<TcpProxy> {
-  const made = await startTcpProxy(`nats://${NATS.host}:${NATS.port}`);
-  proxies.push(made);
-  return made;
-}
+const proxy = () => proxyTo(`nats://${NATS.host}:${NATS.port}`);
 
 /** A subject of the test's own, and a stream name for it. */
 const names = () => ({ stream: unique('S'), subject: `${unique('hooks')}.orders` });
@@ -35,7 +30,6 @@ const names = () => ({ stream: unique('S'), subject: `${unique('hooks')}.orders`
 describe('NATS JetStream destinations end to end', () => {
   after(async () => {
     await closeAll();
-    for (const p of proxies) await p.close();
   });
 
   it('register, emit: the stream holds the body and headers, standardwebhooks verifies them, and the delivery is done', async () => {

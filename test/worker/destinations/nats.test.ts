@@ -12,18 +12,15 @@ import { Webhook } from 'standardwebhooks';
 import type { NatsDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { createSender } from '../../../worker/destinations/nats.ts';
 import { NATS, natsAdmin, privateNatsServer } from '../../helpers/nats.ts';
-import { eventually } from '../../helpers/poll.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
-import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptTo, capturedLog, SECRET, unique } from './attempts.ts';
+import { proxyTo, reconnectsAfterADrop, sharesOneConnectionClosedWhenIdle, timesOutThenRecovers } from './faults.ts';
 
 const { log, lines } = capturedLog();
 const sender = createSender({ log });
-const proxies: TcpProxy[] = [];
 after(async () => {
   await sender.close();
-  for (const proxy of proxies) await proxy.close();
 });
 
 const BROKER = `nats://${NATS.host}:${NATS.port}`;
@@ -36,11 +33,7 @@ async function streamAndSubject(): Promise<{ stream: string; subject: string }> 
   return { stream, subject };
 }
 
-async function proxy(): Promise<TcpProxy> {
-  const made = await startTcpProxy(`nats://${NATS.host}:${NATS.port}`);
-  proxies.push(made);
-  return made;
-}
+const proxy = () => proxyTo(`nats://${NATS.host}:${NATS.port}`);
 
 describe('nats sender', () => {
   it('a PubAck is acknowledged; the stream holds the body, the headers and Nats-Msg-Id, and standardwebhooks verifies it', async () => {
@@ -114,13 +107,8 @@ describe('nats sender', () => {
     const p = await proxy();
     const idle = createSender({ log, idleMs: 300 });
     try {
-      const url = `nats://${new URL(p.url).host}/${subject}`;
-      const attempts = await Promise.all(Array.from({ length: 20 }, (_, n) => attemptTo<NatsDestination>(url, { n })));
-      const results = await Promise.all(attempts.map((attempt) => idle.send(attempt)));
-      assert.deepEqual(new Set(results.map((r) => r.kind)), new Set(['acknowledged']));
-      assert.equal((await (await natsAdmin()).jsm.streams.info(stream)).state.messages, 20);
-      assert.equal(p.accepted, 1, 'one connection for every delivery');
-      await eventually(() => p.open === 0, 10_000, 'the idle connection closed');
+      await sharesOneConnectionClosedWhenIdle(idle, p, `nats://${new URL(p.url).host}/${subject}`);
+      assert.equal((await (await natsAdmin()).jsm.streams.info(stream)).state.messages, 21);
     } finally {
       await idle.close();
     }
@@ -129,38 +117,13 @@ describe('nats sender', () => {
   it('a server that stops answering is a timeout within the bound; once it answers again the next attempt is acknowledged', async () => {
     const { subject } = await streamAndSubject();
     const p = await proxy();
-    const url = `nats://${new URL(p.url).host}/${subject}`;
-    assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
-    p.stall();
-    const started = performance.now();
-    const stalled = await sender.send(await attemptTo(url, { timeoutMs: 500 }));
-    assert.equal(stalled.kind, 'timeout', JSON.stringify(stalled));
-    assert.ok(performance.now() - started < 3_000, 'bounded by the timeout');
-    const opening = await sender.send(await attemptTo(url, { timeoutMs: 500 }));
-    assert.ok(['timeout', 'connection-error'].includes(opening.kind), JSON.stringify(opening));
-    p.flow();
-    const back = await eventually(
-      async () => {
-        const result = await sender.send(await attemptTo(url, { timeoutMs: 2_000 }));
-        return result.kind === 'acknowledged' ? result : undefined;
-      },
-      15_000,
-      'an acknowledged attempt after the server answers again',
-    );
-    assert.equal(back.kind, 'acknowledged');
+    await timesOutThenRecovers(sender, p, `nats://${new URL(p.url).host}/${subject}`);
   });
 
   it('a connection the server drops (a restart) costs a failed attempt, then a new connection is made', async () => {
     const { subject } = await streamAndSubject();
     const p = await proxy();
-    const url = `nats://${new URL(p.url).host}/${subject}`;
-    assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
-    await p.cut();
-    const down = await sender.send(await attemptTo(url, { timeoutMs: 1_000 }));
-    assert.ok(['connection-error', 'timeout'].includes(down.kind), JSON.stringify(down));
-    await p.restore();
-    assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
-    assert.equal(p.accepted, 2);
+    await reconnectsAfterADrop(sender, p, `nats://${new URL(p.url).host}/${subject}`);
   });
 
   it('tls connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {
