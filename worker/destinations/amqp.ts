@@ -40,7 +40,7 @@ interface AmqpConnection {
 }
 
 /** Replies of the broker that refuse the destination rather than fail the network. */
-const REFUSALS = /ACCESS[-_]REFUSED|NOT[-_]ALLOWED|NOT[-_]FOUND|\b(403|404|530)\b/;
+const REFUSALS = /ACCESS[-_]REFUSED|NOT[-_]ALLOWED|NOT[-_]FOUND/;
 
 async function openConnection(
   destination: AmqpDestination,
