@@ -119,11 +119,34 @@ function publishOptions(message: BrokerAttempt['message']): Options.Publish {
   };
 }
 
+/** How long closing a connection waits for the broker's close-ok before dropping the socket. */
+const CLOSE_WITHIN_MS = 2_000;
+
+/**
+ * Closes `connection` politely, or drops its socket when the broker does not answer within
+ * CLOSE_WITHIN_MS: amqplib waits for close-ok without a bound, and a broker that stopped
+ * answering must not hold a worker's shutdown.
+ */
+async function closeWithin(connection: AmqpConnection): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      (connection.model.connection as { stream?: { destroy(): void } }).stream?.destroy();
+      resolve();
+    }, CLOSE_WITHIN_MS);
+  });
+  try {
+    await Promise.race([connection.model.close().catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The RabbitMQ sender of a worker process. */
 export function createSender(options: BrokerSenderOptions): BrokerSender<AmqpDestination> {
   const pool = createConnectionPool<AmqpConnection>({
     idleMs: options.idleMs ?? IDLE_CLOSE_MS,
-    closeConnection: (connection) => connection.model.close(),
+    closeConnection: (connection) => closeWithin(connection),
   });
 
   const open = (key: string, destination: AmqpDestination, dial: DialTarget, timeoutMs: number) =>

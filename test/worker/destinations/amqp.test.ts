@@ -18,7 +18,13 @@ import { RABBITMQ, rabbitAdmin } from '../../helpers/rabbitmq.ts';
 import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 import type { TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptTo, capturedLog, SECRET, unique } from './attempts.ts';
-import { proxyTo, reconnectsAfterADrop, sharesOneConnectionClosedWhenIdle, timesOutThenRecovers } from './faults.ts';
+import {
+  closesWhileStalled,
+  proxyTo,
+  reconnectsAfterADrop,
+  sharesOneConnectionClosedWhenIdle,
+  timesOutThenRecovers,
+} from './faults.ts';
 
 const { log, lines } = capturedLog();
 const sender = createSender({ log });
@@ -129,6 +135,12 @@ describe('amqp sender', () => {
     const queue = await (await rabbitAdmin()).queue(unique('q'));
     const p = await proxy();
     await reconnectsAfterADrop(sender, p, toQueue(queue, through(p)));
+  });
+
+  it('a sender whose broker stopped answering still closes, within a few seconds', async () => {
+    const queue = await (await rabbitAdmin()).queue(unique('q'));
+    const p = await proxy();
+    await closesWhileStalled(createSender({ log }), p, toQueue(queue, through(p)));
   });
 
   it('amqps connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {

@@ -64,3 +64,15 @@ export async function reconnectsAfterADrop(sender: BrokerSender, proxy: TcpProxy
   assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
   assert.equal(proxy.accepted, 2);
 }
+
+/** A sender whose broker stopped answering still closes within a few seconds, its sockets gone (a worker's shutdown is not held). */
+export async function closesWhileStalled(sender: BrokerSender, proxy: TcpProxy, url: string) {
+  assert.equal(proxy.accepted, 0);
+  const first = await sender.send(await attemptTo(url));
+  assert.equal(first.kind, 'acknowledged', JSON.stringify(first));
+  proxy.stall();
+  const started = performance.now();
+  await sender.close();
+  assert.ok(performance.now() - started < 5_000, 'closed within the bound');
+  await eventually(() => proxy.open === 0, 5_000, 'the stalled connection dropped');
+}

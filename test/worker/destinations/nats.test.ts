@@ -15,7 +15,13 @@ import { NATS, natsAdmin, privateNatsServer } from '../../helpers/nats.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 import { attemptTo, capturedLog, SECRET, unique } from './attempts.ts';
-import { proxyTo, reconnectsAfterADrop, sharesOneConnectionClosedWhenIdle, timesOutThenRecovers } from './faults.ts';
+import {
+  closesWhileStalled,
+  proxyTo,
+  reconnectsAfterADrop,
+  sharesOneConnectionClosedWhenIdle,
+  timesOutThenRecovers,
+} from './faults.ts';
 
 const { log, lines } = capturedLog();
 const sender = createSender({ log });
@@ -124,6 +130,12 @@ describe('nats sender', () => {
     const { subject } = await streamAndSubject();
     const p = await proxy();
     await reconnectsAfterADrop(sender, p, `nats://${new URL(p.url).host}/${subject}`);
+  });
+
+  it('a sender whose server stopped answering still closes, within a few seconds', async () => {
+    const { subject } = await streamAndSubject();
+    const p = await proxy();
+    await closesWhileStalled(createSender({ log }), p, `nats://${new URL(p.url).host}/${subject}`);
   });
 
   it('tls connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {
