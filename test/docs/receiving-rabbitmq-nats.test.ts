@@ -19,6 +19,9 @@ import { endpoint, harness, runOnce, send, type Harness } from '../worker/helper
 import { unique } from '../worker/destinations/attempts.ts';
 import { snippet } from './guide.ts';
 
+/** One attempt may take up to 10 s: the first publish opens the broker connection, on a machine the whole suite loads. */
+const SLOW_MACHINE = { webhooks: { timeout: '10s' } };
+
 const children: ChildProcess[] = [];
 after(() => {
   for (const child of children) child.kill('SIGKILL');
@@ -99,7 +102,7 @@ async function refusesForgeriesAndRepeats(
 describe('docs/receiving.md: the RabbitMQ consumer', () => {
   it('verifies a real delivery, drops a tampered body and a stale timestamp, and handles a repeated webhook-id once', async () => {
     const db = await createTestDatabase();
-    const h = harness(db);
+    const h = harness(db, SLOW_MACHINE);
     const admin = await rabbitAdmin();
     const queue = await admin.queue(unique('guide'));
     const broker = `amqp://guest:guest@${RABBITMQ.host}:${RABBITMQ.port}`;
@@ -119,7 +122,7 @@ describe('docs/receiving.md: the RabbitMQ consumer', () => {
 describe('docs/receiving.md: the NATS JetStream consumer', () => {
   it('verifies a real delivery, drops a tampered body and a stale timestamp, and handles a repeated webhook-id once', async () => {
     const db = await createTestDatabase();
-    const h = harness(db);
+    const h = harness(db, SLOW_MACHINE);
     const admin = await natsAdmin();
     const stream = unique('GUIDE');
     const subject = `${unique('guide')}.orders`;
