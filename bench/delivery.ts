@@ -16,6 +16,11 @@
  *    second by the same worker process.
  * Each is repeated `--runs` times; the medians are printed on one line (per-run figures on stderr).
  *
+ * `--destination <kind>` (default `http`, the HTTP receiver) sends to a broker instead
+ * (bench/destinations/: `amqp`, `nats`, …): the endpoints are the broker's URLs, and a consumer
+ * of ours counts the messages where the receiver counts the requests, in the throughput and the
+ * latency phases alike (latency: the consumer's clock at arrival minus the clock at emit).
+ *
  * Options: --deliveries 20000 --endpoints 10 --rate 100 --seconds 10 --runs 3 --concurrency 0
  * (0: the configured default, webhooks.concurrency) --history 0 (deliveries of other tenants
  * written straight into the tables first, bench/load-history.ts: the same figures on big tables)
@@ -42,17 +47,23 @@ import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';
 import { OPERATOR } from '../shared/access/actor.ts';
 import { startWorkerProcess } from './worker-process.ts';
+import { BENCH_DESTINATIONS, destinationArg } from './destinations/index.ts';
+import type { BenchDestination } from './destinations/types.ts';
 
-const args = numberArgs({
-  deliveries: 20_000,
-  endpoints: 10,
-  rate: 100,
-  seconds: 10,
-  runs: 3,
-  concurrency: 0,
-  history: 0,
-  profile: 0,
-});
+const { destination, rest: numericArgv } = destinationArg(process.argv.slice(2));
+const args = numberArgs(
+  {
+    deliveries: 20_000,
+    endpoints: 10,
+    rate: 100,
+    seconds: 10,
+    runs: 3,
+    concurrency: 0,
+    history: 0,
+    profile: 0,
+  },
+  numericArgv,
+);
 
 const startWorker = (db: BenchDatabase) =>
   startWorkerProcess(db, args.concurrency > 0 ? { APP_WEBHOOKS__CONCURRENCY: String(args.concurrency) } : {});
@@ -113,7 +124,7 @@ async function main() {
   let first = 0;
   let last = 0;
   const latencies: number[] = [];
-  const receiver = await benchReceiver((_req, body) => {
+  const arrived = (body: string) => {
     const now = wallClock();
     received += 1;
     if (first === 0) first = now;
@@ -122,12 +133,24 @@ async function main() {
       const sent = (JSON.parse(body) as { data: { t: number } }).data.t;
       latencies.push(now - sent);
     }
-  });
+  };
+  const receiver = await benchReceiver((_req, body) => arrived(body));
+  const broker: BenchDestination | undefined =
+    destination === 'http'
+      ? undefined
+      : await (await BENCH_DESTINATIONS[destination]()).openBenchDestination(Math.random().toString(36).slice(2, 8));
   const deps = { config: db.config, sql: db.sql, log: db.log };
   try {
     for (let i = 0; i < args.endpoints; i++)
-      await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/in/${i}`, events: ['bench.*'] });
-    await registerEndpoint(deps, OPERATOR, { url: `${receiver.origin}/latency`, events: ['latency.*'] });
+      await registerEndpoint(deps, OPERATOR, {
+        url: broker?.url(i) ?? `${receiver.origin}/in/${i}`,
+        events: ['bench.*'],
+      });
+    await registerEndpoint(deps, OPERATOR, {
+      url: broker?.url(args.endpoints) ?? `${receiver.origin}/latency`,
+      events: ['latency.*'],
+    });
+    await broker?.start(arrived);
     if (args.history > 0) {
       const started = wallClock();
       await loadHistory(db, { deliveries: args.history });
@@ -226,11 +249,13 @@ async function main() {
         `${args.history > 0 ? `, ${args.history} older deliveries in the tables` : ''}); ` +
         `emit->receiver p50 ${median(p50s).toFixed(1)} ms, p99 ${median(p99s).toFixed(1)} ms at ${args.rate} events/s for ${args.seconds} s; ` +
         `graphile-worker no-op ${noop.toFixed(0)} jobs/s; ratio ${(rate / noop).toFixed(2)}; ` +
+        `destination ${destination}; ` +
         (cpuPerDelivery.length > 0 ? `CPU per delivery ${cpuText(medianShare(cpuPerDelivery))} ` : '') +
         `(medians of ${args.runs} runs; ${db.server})\n`,
     );
   } finally {
     await profile?.close();
+    await broker?.close();
     await receiver.close();
     await db.close();
   }

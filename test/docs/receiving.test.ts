@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -15,15 +14,7 @@ import { ROOT } from '../helpers/processes.ts';
 import { freePort } from '../helpers/ports.ts';
 import { endpoint, harness, runOnce, send } from '../worker/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
-
-const guide = readFileSync(`${ROOT}docs/receiving.md`, 'utf8');
-
-/** The code block that follows `<!-- snippet:<name> -->` in the guide. */
-function snippet(name: string): string {
-  const match = new RegExp(`<!-- snippet:${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\\n\`\`\``).exec(guide);
-  assert.ok(match, `the guide has a ${name} snippet`);
-  return match[1];
-}
+import { snippet } from './guide.ts';
 
 const children: ChildProcess[] = [];
 after(() => {

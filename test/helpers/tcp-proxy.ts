@@ -1,25 +1,49 @@
 /**
- * A TCP proxy in front of PostgreSQL that a test can cut: `cut()` destroys every connection and
- * refuses new ones (the port is closed), `restore()` listens again on the same port. The service
- * under test is given `url`; the test keeps its own direct connection.
+ * A TCP proxy in front of a server (PostgreSQL, a broker) that a test can cut: `cut()` destroys
+ * every connection and refuses new ones (the port is closed), `restore()` listens again on the
+ * same port. `stall()` makes it a black hole instead: connections stay open (and new ones are
+ * accepted) but nothing passes either way, as with a server that stopped answering; `flow()`
+ * forwards new connections again. The service under test is given `url`; the test keeps its own
+ * direct connection.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
   /** `target` with host and port replaced by the proxy's. */
   url: string;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  /** Client connections open now. */
+  readonly open: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
+  stall(): void;
+  flow(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const upstream = new URL(target);
   const sockets = new Set<Socket>();
+  const clients = new Set<Socket>();
+  /** Stops a forwarding connection: both sockets stay open, their data is read and dropped. */
+  const holes = new Set<() => void>();
   let server: Server | undefined;
   let port = 0;
+  let accepted = 0;
+  let stalled = false;
   const listen = async () => {
     server = createServer((client) => {
+      accepted += 1;
+      clients.add(client);
+      client.on('close', () => clients.delete(client));
+      sockets.add(client);
+      client.on('error', () => client.destroy());
+      client.on('close', () => sockets.delete(client));
+      if (stalled) {
+        client.resume();
+        return;
+      }
       const backend = connect(Number(upstream.port || 5432), upstream.hostname);
       for (const socket of [client, backend]) {
         sockets.add(socket);
@@ -31,6 +55,12 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
         });
       }
       client.pipe(backend).pipe(client);
+      holes.add(() => {
+        client.unpipe(backend);
+        backend.unpipe(client);
+        client.resume();
+        backend.resume();
+      });
     });
     await new Promise<void>((resolve) => (server as Server).listen(port, '127.0.0.1', resolve));
     port = (server.address() as { port: number }).port;
@@ -46,8 +76,22 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   };
   return {
     url: url.toString(),
+    get accepted() {
+      return accepted;
+    },
+    get open() {
+      return clients.size;
+    },
     cut,
     restore: listen,
+    stall() {
+      stalled = true;
+      for (const hole of holes) hole();
+      holes.clear();
+    },
+    flow() {
+      stalled = false;
+    },
     close: cut,
   };
 }

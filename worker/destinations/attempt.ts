@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '../../shared/errors/app-error.ts';
 import type { BrokerConnection } from '../../shared/webhooks/destinations/parse.ts';
+import type { AttemptResult } from '../delivery/post.ts';
 
 /**
  * The pool key of a connection to `destination`: host, port, TLS, user and a digest of the
@@ -18,16 +19,27 @@ export function connectionKey(destination: BrokerConnection, ...scope: Array<str
   return JSON.stringify([destination.host, destination.port, destination.tls, destination.username, digest, ...scope]);
 }
 
-/** `text` with the password of `destination` (as written and percent-encoded) replaced by `***`. */
+/** Longest error text kept from a broker client. */
+const MAX_ERROR_LENGTH = 500;
+
+/**
+ * `text` with the password of `destination` (as written, percent-encoded or JSON-escaped) and
+ * the password of any `user:pass@` of a URL replaced by `***`.
+ */
 export function scrub(text: string, destination: Pick<BrokerConnection, 'password'>): string {
-  const { password } = destination;
-  if (password === '') return text;
   let out = text;
-  for (const form of new Set([password, encodeURIComponent(password)])) out = out.split(form).join('***');
-  return out;
+  const { password } = destination;
+  if (password !== '') {
+    for (const form of new Set([password, encodeURIComponent(password), JSON.stringify(password).slice(1, -1)]))
+      out = out.split(form).join('***');
+  }
+  return out.replace(/(\/\/[^/\s:@]*):[^/\s@]*@/g, '$1:***@');
 }
 
-/** The message of `error` (with its code when the message lacks it), scrubbed of the password. */
+/**
+ * The message of `error` (with its code when the message lacks it; its cause's when it has none),
+ * scrubbed of the password and cut to a readable length.
+ */
 export function describeError(error: unknown, destination: Pick<BrokerConnection, 'password'>): string {
   let text = String(error);
   if (error instanceof Error) {
@@ -36,9 +48,11 @@ export function describeError(error: unknown, destination: Pick<BrokerConnection
       typeof code === 'string' && code !== '' && !error.message.includes(code)
         ? `${code}: ${error.message}`
         : error.message;
+    if (text === '' && error.cause !== undefined) text = describeError(error.cause, destination);
     if (text === '') text = error.name;
   }
-  return scrub(text, destination);
+  const scrubbed = scrub(text, destination);
+  return scrubbed.length > MAX_ERROR_LENGTH ? `${scrubbed.slice(0, MAX_ERROR_LENGTH)}…` : scrubbed;
 }
 
 /** What `within` answers when the time ran out first. */
@@ -84,4 +98,30 @@ export function lossSignal(): { lost: Promise<never>; lose: (error: Error) => vo
   });
   lost.catch(() => undefined);
   return { lost, lose };
+}
+
+/** The attempt's result, or a `timeout` once `timeoutMs` has passed (then `onTimeout` runs). */
+export async function boundedAttempt(
+  timeoutMs: number,
+  what: string,
+  attempt: () => Promise<AttemptResult>,
+  onTimeout: () => void,
+): Promise<AttemptResult> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<AttemptResult>((resolve) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      resolve({
+        kind: 'timeout',
+        durationMs: Math.round(performance.now() - started),
+        error: `no ${what} within ${timeoutMs} ms`,
+      });
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([attempt(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

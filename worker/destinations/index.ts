@@ -10,6 +10,8 @@ type SenderModule = { createSender(options: BrokerSenderOptions): BrokerSender }
 
 /** How each broker's sender module is loaded. */
 const LOADERS: { [K in BrokerKind]?: () => Promise<SenderModule> } = {
+  amqp: () => import('./amqp.ts') as Promise<SenderModule>,
+  nats: () => import('./nats.ts') as Promise<SenderModule>,
   mqtt: () => import('./mqtt.ts') as Promise<SenderModule>,
   redis: () => import('./redis.ts') as Promise<SenderModule>,
 };

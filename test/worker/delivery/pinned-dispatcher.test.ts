@@ -5,27 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import { AppError } from '../../../shared/errors/app-error.ts';
 import { pinnedLookup } from '../../../worker/delivery/pinned-dispatcher.ts';
 import { dispatcher, lookupAnswering, receiver } from './harness.ts';
-
-// A self-signed certificate for hooks.example.test (EC P-256, valid until 2126), test-only.
-const TLS_KEY = `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgpFRqHMfW/doI7osD
-uUA1qGb9ZJx8gLKAj6u3Cfyu172hRANCAAS3mEfWYLQMTUqRxNeSES+o5iUMwPmf
-wFVVusFkJc+L62bOpSSUwSOCwXcgtCJGfpODl+PvPwksOykwmpWA47WB
------END PRIVATE KEY-----
-`;
-const TLS_CERT = `-----BEGIN CERTIFICATE-----
-MIIBsDCCAVagAwIBAgIUQSMdWpsNjZNFS3Xh2ABsTFk+fKgwCgYIKoZIzj0EAwIw
-HTEbMBkGA1UEAwwSaG9va3MuZXhhbXBsZS50ZXN0MCAXDTI2MTEyMjAwMTQzOVoY
-DzIxMjYxMDI5MDAxNDM5WjAdMRswGQYDVQQDDBJob29rcy5leGFtcGxlLnRlc3Qw
-WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAAS3mEfWYLQMTUqRxNeSES+o5iUMwPmf
-wFVVusFkJc+L62bOpSSUwSOCwXcgtCJGfpODl+PvPwksOykwmpWA47WBo3IwcDAd
-BgNVHQ4EFgQUfsXNM95OcWlg/MbzJji+5YW/yKowHwYDVR0jBBgwFoAUfsXNM95O
-cWlg/MbzJji+5YW/yKowHQYDVR0RBBYwFIISaG9va3MuZXhhbXBsZS50ZXN0MA8G
-A1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIgGog+4e6Hp45RaMWRYi4g
-L0Qoyt/qrKr77Dcr2ORsMeECIQDcRPKadQqt06YxQDLa5yJacVUlspTPVmMcXwg9
-yvV9mw==
------END CERTIFICATE-----
-`;
+import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 
 /** The AppError found in `error` or its causes. */
 function appErrorIn(error: unknown): AppError | undefined {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { parseBrokerUrl } from '../../../shared/webhooks/destinations/parse.ts';
 import {
+  boundedAttempt,
   connectionKey,
   describeError,
   isOpeningTimeout,
@@ -39,5 +41,42 @@ describe('broker attempts', () => {
     assert.equal(late.message, 'no CONNACK within 500 ms');
     assert.ok(isOpeningTimeout(late));
     assert.ok(!isOpeningTimeout(new Error('no CONNACK within 500 ms')));
+  });
+});
+
+describe('broker attempts: what an amqp destination adds', () => {
+  const destination = parseBrokerUrl(new URL('amqp://hooks:p%40ss%2Fw0rd@broker.example:5672/orders?routingKey=q'))!;
+
+  it('the pool key tells destinations apart by password, address and vhost without holding the password', () => {
+    const key = connectionKey(destination, '192.0.2.7', 'orders');
+    assert.ok(!key.includes('p@ss/w0rd') && !key.includes('p%40ss%2Fw0rd'));
+    const other = parseBrokerUrl(new URL('amqp://hooks:other@broker.example:5672/orders?routingKey=q'))!;
+    assert.notEqual(connectionKey(other, '192.0.2.7', 'orders'), key);
+    assert.notEqual(connectionKey(destination, '192.0.2.7', 'billing'), key, 'the vhost is part of the key');
+    assert.notEqual(connectionKey(destination, '192.0.2.8', 'orders'), key, 'the checked address is part of the key');
+    assert.equal(connectionKey(destination, '192.0.2.7', 'orders'), key);
+  });
+
+  it('error texts lose the password in every written form, and any URL credentials', () => {
+    const error = Object.assign(new Error('login p@ss/w0rd refused for amqp://hooks:p%40ss%2Fw0rd@broker.example'), {
+      code: 'EAUTH',
+    });
+    assert.equal(describeError(error, destination), 'EAUTH: login *** refused for amqp://hooks:***@broker.example');
+    assert.equal(describeError(new Error('see nats://u:secret@host'), { password: '' }), 'see nats://u:***@host');
+  });
+
+  it('an attempt that outlives its bound is a timeout, and the late one is told', async () => {
+    let told = false;
+    const result = await boundedAttempt(
+      30,
+      'PubAck',
+      () => new Promise(() => undefined),
+      () => {
+        told = true;
+      },
+    );
+    assert.equal(result.kind, 'timeout');
+    assert.equal(result.kind === 'timeout' ? result.error : '', 'no PubAck within 30 ms');
+    assert.equal(told, true);
   });
 });
