@@ -52,8 +52,11 @@ export const DEFAULT_EXCERPT_BYTES = 65_536;
 const REFUSED = 'APP_WEBHOOK_ADDRESS_REFUSED';
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/** Whether `error` is the address rules' refusal (`APP_WEBHOOK_ADDRESS_REFUSED`). */
+export const isAddressRefusal = (error: unknown): error is AppError => isAppError(error) && error.code === REFUSED;
+
 /** The refusal carried by an `APP_WEBHOOK_ADDRESS_REFUSED` AppError, as an attempt result. */
-function refused(error: AppError, durationMs: number): AttemptResult {
+export function refused(error: AppError, durationMs: number): AttemptResult {
   const data = error.data ?? {};
   return {
     kind: 'address-refused',
@@ -115,7 +118,7 @@ export async function postDelivery(dispatcher: Dispatcher, request: DeliveryRequ
   try {
     url = checkWebhookUrl(request.url, { allowHttp: request.allowHttp, allowPrivate: request.allowPrivate });
   } catch (error) {
-    if (isAppError(error) && error.code === REFUSED) return refused(error, elapsed());
+    if (isAddressRefusal(error)) return refused(error, elapsed());
     return { kind: 'invalid-url', error: describe(error) };
   }
 
@@ -153,7 +156,7 @@ export async function postDelivery(dispatcher: Dispatcher, request: DeliveryRequ
     };
   } catch (error) {
     for (const link of errorChain(error)) {
-      if (isAppError(link) && link.code === REFUSED) return refused(link, elapsed());
+      if (isAddressRefusal(link)) return refused(link, elapsed());
     }
     if (controller.signal.aborted)
       return { kind: 'timeout', durationMs: elapsed(), error: timeoutMessage, ...dialledAddress(dial) };

@@ -9,13 +9,12 @@
  * every address checked, and the connection made to a checked address.
  */
 import type { Dispatcher } from 'undici';
-import { isAppError } from '../../shared/errors/app-error.ts';
 import { checkWebhookUrl, type HostLookup } from '../../shared/webhooks/address-rules.ts';
 import { parseBrokerUrl } from '../../shared/webhooks/destinations/parse.ts';
 import { scrubCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import { dialTarget } from '../destinations/dial.ts';
 import type { Destinations } from '../destinations/index.ts';
-import { postDelivery, type AttemptResult, type DeliveryRequest } from './post.ts';
+import { isAddressRefusal, postDelivery, refused, type AttemptResult, type DeliveryRequest } from './post.ts';
 
 /** What an attempt is sent with: the process's HTTP dispatcher and broker senders. */
 export interface Senders {
@@ -36,16 +35,7 @@ export async function sendDelivery(senders: Senders, request: DeliveryRequest): 
   try {
     url = checkWebhookUrl(request.url, { allowHttp: request.allowHttp, allowPrivate: request.allowPrivate });
   } catch (error) {
-    if (isAppError(error) && error.code === 'APP_WEBHOOK_ADDRESS_REFUSED') {
-      const data = error.data ?? {};
-      return {
-        kind: 'address-refused',
-        address: String(data.address),
-        rule: String(data.rule),
-        error: error.message,
-        durationMs: Math.round(performance.now() - started),
-      };
-    }
+    if (isAddressRefusal(error)) return refused(error, Math.round(performance.now() - started));
     return { kind: 'invalid-url', error: describe(error) };
   }
   const destination = parseBrokerUrl(url);

@@ -6,9 +6,8 @@
  * between the check and the connection (no DNS rebinding).
  */
 import { isIP } from 'node:net';
-import { isAppError } from '../../shared/errors/app-error.ts';
 import { resolveAndCheck, type HostLookup } from '../../shared/webhooks/address-rules.ts';
-import type { AttemptResult } from '../delivery/post.ts';
+import { isAddressRefusal, refused, type AttemptResult } from '../delivery/post.ts';
 
 /** A checked address to connect to, and the name it was resolved from. */
 export interface DialTarget {
@@ -39,16 +38,7 @@ export async function dialTarget(
     return { address: first.address, family: first.family === 6 ? 6 : 4, host, port };
   } catch (error) {
     const durationMs = Math.round(performance.now() - started);
-    if (isAppError(error) && error.code === 'APP_WEBHOOK_ADDRESS_REFUSED') {
-      const data = error.data ?? {};
-      return {
-        kind: 'address-refused',
-        address: String(data.address),
-        rule: String(data.rule),
-        error: error.message,
-        durationMs,
-      };
-    }
+    if (isAddressRefusal(error)) return refused(error, durationMs);
     return { kind: 'connection-error', error: error instanceof Error ? error.message : String(error), durationMs };
   }
 }
