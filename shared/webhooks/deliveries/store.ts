@@ -108,7 +108,7 @@ interface ClaimRow {
  * job ran again after a crash: the wake will queue it), or it no longer exists (its endpoint was
  * removed). The body is read only for requests `withBody` (jobs whose payload lacks it).
  *
- * Fairness (migrations/014 `app_claim_deliveries`, shared/webhooks/deliveries/flow.ts): a
+ * Fairness (migrations/029 `app_claim_deliveries_whole`, after 014, shared/webhooks/deliveries/flow.ts): a
  * delivery that holds no slot of its enabled endpoint takes one if the endpoint has fewer than its
  * cap held (those that would park first, then the oldest); the others are parked, or answered
  * `full` when asked without `park`. The slots are counted under the endpoints' gate locks, so
@@ -132,19 +132,11 @@ export async function claimDeliveries(
   // alone): losing a `running` mark to a server crash leaves the delivery pending, which the
   // worker treats the same (and the job's completion, committed durably later, flushes it).
   const rows = await sql<ClaimRow[]>`
-    with async as (select set_config('synchronous_commit', 'off', true) as off),
-    c as (
-      select * from app_claim_deliveries(${ids}::text[], ${jobs}::text[], ${parks}::text[]::boolean[], ${config.webhooks.endpointConcurrency}::int)
-       where (select off from async) = 'off'
-    )
-    select c.id, c.endpoint_id, c.state, c.slot, c.fifo, d.owner, d.attempts,
-           case when c.state = 'claimed' and d.id = any(${withBody}::text[]) then d.body end as body,
-           g.disabled_at, g.rate_limit, g.version,
-           case when c.state = 'claimed' and g.rate_limit is not null then (extract(epoch from clock_timestamp()) * 1000)::float8 end as clock_ms
-      from c
-      join app_webhook_deliveries d on d.id = c.id
-      join app_endpoint_gate g on g.endpoint_id = c.endpoint_id
-     where d.id = any(${ids}::text[]) -- primary key lookups, whatever the function's row estimate`;
+    with async as (select set_config('synchronous_commit', 'off', true) as off)
+    select c.id, c.endpoint_id, c.state, c.slot, c.fifo, c.owner, c.attempts, c.body, c.disabled_at, c.rate_limit, c.version,
+           case when c.state = 'claimed' and c.rate_limit is not null then (extract(epoch from clock_timestamp()) * 1000)::float8 end as clock_ms
+      from app_claim_deliveries_whole(${ids}::text[], ${jobs}::text[], ${parks}::text[]::boolean[], ${config.webhooks.endpointConcurrency}::int, ${withBody}::text[]) c
+     where (select off from async) = 'off'`;
   const claimed = rows.filter((row) => row.state === 'claimed');
   const records =
     claimed.length === 0
