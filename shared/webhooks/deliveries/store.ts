@@ -235,8 +235,7 @@ export async function withSlotFree(
   const rows = await sql<{ id: string }[]>`
     select g.endpoint_id as id from app_endpoint_gate g
      where g.endpoint_id = any(${[...new Set(endpointIds)]}::text[])
-       and (select count(*) from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.slot)
-           < app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
+       and app_endpoint_held(g.endpoint_id) < app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
   return new Set(rows.map((row) => row.id));
 }
 
@@ -299,6 +298,10 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
       from input as i
       where d.id = i.id and d.attempts = i.prior and d.status in ('pending', 'running') and (select off from async) = 'off'
       returning d.id, d.endpoint_id, d.attempts, d.next_attempt_at
+    ), runs as (
+      -- the run rows of quick claims (migrations/029), whether or not the record was written: a
+      -- delivery finished meanwhile has no run left either
+      delete from app_delivery_runs r using input as i where r.delivery_id = i.id
     ), a as (
       insert into app_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, outcome, error, excerpt)
       select d.id, d.attempts, i.started, i.duration, i.http, i.outcome, i.error, i.excerpt
@@ -440,6 +443,7 @@ export async function recordAttempt(sql: Queryable, record: AttemptRecord): Prom
  */
 export async function markUnsent(sql: Queryable, id: string, error: string): Promise<boolean> {
   const rows = await sql`
+    with run as (delete from app_delivery_runs where delivery_id = ${id})
     update app_webhook_deliveries
        set status = 'dead', last_error = ${replaceNul(error)}::text, next_attempt_at = null, completed_at = now(), updated_at = now(),
            slot = false, parked_at = null, parked_job = null
@@ -481,4 +485,32 @@ export async function recordGone(
       select d.id, graphile_worker.remove_job(d.id) from d`;
     return { stopped: stopped.length, owner: endpoints[0]?.owner ?? null, reason };
   });
+}
+
+/** An attempt on the quick path (migrations/029) running this long is shown `running` on its delivery's row. */
+export const RUN_SHOWN_AFTER_MS = 500;
+
+/**
+ * For the recovery sweep, on the run rows of quick claims (migrations/029): a delivery whose run
+ * is older than RUN_SHOWN_AFTER_MS is marked `running` on its row (since its run began, as a
+ * claim off the quick path marks it), so a receiver that hangs is seen as one; a run row whose
+ * delivery is finished or gone (an attempt that ended without its record: the delivery died
+ * meanwhile, its endpoint was removed) is deleted, giving back the slot it held. Answers how many
+ * of each.
+ */
+export async function sweepRuns(sql: Queryable): Promise<{ shown: number; dropped: number }> {
+  const [row] = await sql<{ shown: number; dropped: number }[]>`
+    with shown as (
+      update app_webhook_deliveries d set status = 'running', updated_at = r.started_at
+        from app_delivery_runs r
+       where d.id = r.delivery_id and d.status = 'pending'
+         and r.started_at < now() - ${RUN_SHOWN_AFTER_MS}::int * interval '1 millisecond'
+      returning d.id
+    ), dropped as (
+      delete from app_delivery_runs r
+       where not exists (select 1 from app_webhook_deliveries d where d.id = r.delivery_id and d.status in ('pending', 'running'))
+      returning r.delivery_id
+    )
+    select (select count(*) from shown)::int as shown, (select count(*) from dropped)::int as dropped`;
+  return row;
 }
