@@ -117,7 +117,9 @@ begin
   ), wanted as materialized (
     -- once per endpoint: how many of its slots are held, and how many this call asks for
     select c.endpoint_id, bool_or(c.fifo) as fifo, count(*)::int as wanted,
-           app_endpoint_held(c.endpoint_id) as held
+           -- `app_endpoint_held`, written out: called as a function it is run on its own per endpoint
+           ((select count(*) from app_webhook_deliveries x where x.endpoint_id = c.endpoint_id and x.slot)
+          + (select count(*) from app_delivery_runs r where r.endpoint_id = c.endpoint_id))::int as held
       from cand c where c.needs group by c.endpoint_id
   ), free as materialized (
     select e.endpoint_id,
