@@ -499,16 +499,19 @@ export const RUN_SHOWN_AFTER_MS = 500;
  * of each.
  */
 export async function sweepRuns(sql: Queryable): Promise<{ shown: number; dropped: number }> {
+  // driven by the run rows (a few, one per attempt in flight): each delivery is looked up by its
+  // primary key, never by a scan of the deliveries
   const [row] = await sql<{ shown: number; dropped: number }[]>`
     with shown as (
       update app_webhook_deliveries d set status = 'running', updated_at = r.started_at
         from app_delivery_runs r
-       where d.id = r.delivery_id and d.status = 'pending'
-         and r.started_at < now() - ${RUN_SHOWN_AFTER_MS}::int * interval '1 millisecond'
+       where d.id = any(array(select x.delivery_id from app_delivery_runs x
+                               where x.started_at < now() - ${RUN_SHOWN_AFTER_MS}::int * interval '1 millisecond'))
+         and r.delivery_id = d.id and d.status = 'pending'
       returning d.id
     ), dropped as (
       delete from app_delivery_runs r
-       where not exists (select 1 from app_webhook_deliveries d where d.id = r.delivery_id and d.status in ('pending', 'running'))
+       where not coalesce((select d.status in ('pending', 'running') from app_webhook_deliveries d where d.id = r.delivery_id), false)
       returning r.delivery_id
     )
     select (select count(*) from shown)::int as shown, (select count(*) from dropped)::int as dropped`;
