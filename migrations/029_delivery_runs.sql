@@ -22,8 +22,11 @@
 -- in its recovery; a standby promoted in a failover has it empty), and nothing is lost with it: a
 -- run row stands only for a slot and the age of an attempt, every state that matters is on the
 -- delivery's row and its job (an attempt in flight at the crash is recorded by its worker or, that
--- failing, its job runs again: at least once, as after any crash), and the slots count anew. A worker crash leaves its rows, as it left its `running` rows: they hold their slots until
--- the job runs again (its claim takes the row over) or the sweep finds the delivery finished.
+-- failing, its job runs again: at least once, as after any crash), and the slots count anew. A
+-- worker crash leaves its rows, as it left its `running` rows: they hold their slots until the job
+-- runs again (its claim takes the row over) or the sweep finds the delivery finished.
+--
+-- Safe on a live database: a new, empty table and functions; nothing here locks the deliveries.
 create unlogged table if not exists app_delivery_runs (
   delivery_id text primary key,
   endpoint_id text not null,
