@@ -16,7 +16,9 @@
  *    superseded by its scheduled retry, or one whose delivery is finished or gone) and is
  *    deleted (`complete_jobs`).
  *
- * 3. Endpoints with deliveries parked while a slot is free (see `wakeStranded`).
+ * 3. Run rows of quick claims (migrations/029): a long one shows its delivery `running`, one whose
+ *    delivery is finished or gone is deleted (`sweepRuns`).
+ * 4. Endpoints with deliveries parked while a slot is free (see `wakeStranded`).
  *
  * Delivery is at least once: a delivery in flight at the crash is sent again (same
  * `webhook-id`, which the receiver dedupes on); nothing is lost. One sweep runs at a time
@@ -28,6 +30,7 @@ import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { DELIVERY_TASK } from '../shared/webhooks/deliveries/job.ts';
 import { gatesToWake, wakeEndpoints } from '../shared/webhooks/deliveries/flow.ts';
+import { sweepRuns } from '../shared/webhooks/deliveries/store.ts';
 import { isConnectionError } from '../shared/db/connection-errors.ts';
 
 /** A failed beat in the log: an unreachable database by its reason alone (every beat of an outage fails alike), anything else with its stack. */
@@ -128,6 +131,7 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
     // internal channel and message (what its add_job trigger sends), checked against
     // graphile-worker 0.18.0: an upgrade that changes it only costs up to worker.pollInterval.
     if (now.length + later.length > 0) await tx`select pg_notify('jobs:insert', '{"r":0,"count":1}')`;
+    await sweepRuns(tx);
     return { stalePools, rearmed: now.length + later.length, removed: remnants.length, swept: true, woken: 0 };
   });
   if (result.swept) result.woken = await wakeStranded(deps);

@@ -125,9 +125,12 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
   },
   Delivery: {
     externalId: id('msg_', 'The delivery id (`msg_…`), the `webhook-id` header.'),
-    status: text('pending (queued, or waiting for a retry at nextAttemptAt), running, done, dead.', {
-      enum: [...DELIVERY_STATUSES],
-    }),
+    status: text(
+      'pending (queued, or waiting for a retry at nextAttemptAt; an endpoint that answers quickly: also while its attempt runs, for the first half second), running, done, dead.',
+      {
+        enum: [...DELIVERY_STATUSES],
+      },
+    ),
     endpointId: id('ep_', 'The endpoint id.'),
     eventId: id('evt_', 'The event id.'),
     type: text('The event type.'),

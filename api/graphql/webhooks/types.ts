@@ -34,7 +34,7 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
   }
 
   enum WebhookDeliveryStatus {
-    "Queued, or waiting for a retry at nextAttemptAt."
+    "Queued, or waiting for a retry at nextAttemptAt; for an endpoint that answers quickly, also while its attempt runs, for the first half second."
     PENDING
     RUNNING
     "Delivered (the receiver answered 2xx)."

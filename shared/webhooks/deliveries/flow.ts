@@ -33,7 +33,7 @@ export async function admit(
     with free as (
       select g.endpoint_id,
              greatest(app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)
-                      - (select count(*) from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.slot)::int, 0) as slots
+                      - app_endpoint_held(g.endpoint_id), 0) as slots
         from app_endpoint_gate g
        where g.endpoint_id = any(${ids}::text[])
     ), picked as (
@@ -84,7 +84,6 @@ export async function gatesToWake(sql: Queryable, config: Pick<Config, 'webhooks
     select g.endpoint_id
       from (select distinct d.endpoint_id from app_webhook_deliveries d where d.parked_at is not null) p
       join app_endpoint_gate g on g.endpoint_id = p.endpoint_id
-     where (select count(*) from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.slot)
-           < app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
+     where app_endpoint_held(g.endpoint_id) < app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
   return rows.map((row) => row.endpoint_id);
 }

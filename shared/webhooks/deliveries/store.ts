@@ -108,7 +108,7 @@ interface ClaimRow {
  * job ran again after a crash: the wake will queue it), or it no longer exists (its endpoint was
  * removed). The body is read only for requests `withBody` (jobs whose payload lacks it).
  *
- * Fairness (migrations/014 `app_claim_deliveries`, shared/webhooks/deliveries/flow.ts): a
+ * Fairness (migrations/029 `app_claim_deliveries_whole`, after 014, shared/webhooks/deliveries/flow.ts): a
  * delivery that holds no slot of its enabled endpoint takes one if the endpoint has fewer than its
  * cap held (those that would park first, then the oldest); the others are parked, or answered
  * `full` when asked without `park`. The slots are counted under the endpoints' gate locks, so
@@ -132,19 +132,11 @@ export async function claimDeliveries(
   // alone): losing a `running` mark to a server crash leaves the delivery pending, which the
   // worker treats the same (and the job's completion, committed durably later, flushes it).
   const rows = await sql<ClaimRow[]>`
-    with async as (select set_config('synchronous_commit', 'off', true) as off),
-    c as (
-      select * from app_claim_deliveries(${ids}::text[], ${jobs}::text[], ${parks}::text[]::boolean[], ${config.webhooks.endpointConcurrency}::int)
-       where (select off from async) = 'off'
-    )
-    select c.id, c.endpoint_id, c.state, c.slot, c.fifo, d.owner, d.attempts,
-           case when c.state = 'claimed' and d.id = any(${withBody}::text[]) then d.body end as body,
-           g.disabled_at, g.rate_limit, g.version,
-           case when c.state = 'claimed' and g.rate_limit is not null then (extract(epoch from clock_timestamp()) * 1000)::float8 end as clock_ms
-      from c
-      join app_webhook_deliveries d on d.id = c.id
-      join app_endpoint_gate g on g.endpoint_id = c.endpoint_id
-     where d.id = any(${ids}::text[]) -- primary key lookups, whatever the function's row estimate`;
+    with async as (select set_config('synchronous_commit', 'off', true) as off)
+    select c.id, c.endpoint_id, c.state, c.slot, c.fifo, c.owner, c.attempts, c.body, c.disabled_at, c.rate_limit, c.version,
+           case when c.state = 'claimed' and c.rate_limit is not null then (extract(epoch from clock_timestamp()) * 1000)::float8 end as clock_ms
+      from app_claim_deliveries_whole(${ids}::text[], ${jobs}::text[], ${parks}::text[]::boolean[], ${config.webhooks.endpointConcurrency}::int, ${withBody}::text[]) c
+     where (select off from async) = 'off'`;
   const claimed = rows.filter((row) => row.state === 'claimed');
   const records =
     claimed.length === 0
@@ -243,8 +235,7 @@ export async function withSlotFree(
   const rows = await sql<{ id: string }[]>`
     select g.endpoint_id as id from app_endpoint_gate g
      where g.endpoint_id = any(${[...new Set(endpointIds)]}::text[])
-       and (select count(*) from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.slot)
-           < app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
+       and app_endpoint_held(g.endpoint_id) < app_endpoint_cap(g.endpoint_id, g.ordering = 'fifo', ${config.webhooks.endpointConcurrency}::int)`;
   return new Set(rows.map((row) => row.id));
 }
 
@@ -307,6 +298,10 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
       from input as i
       where d.id = i.id and d.attempts = i.prior and d.status in ('pending', 'running') and (select off from async) = 'off'
       returning d.id, d.endpoint_id, d.attempts, d.next_attempt_at
+    ), runs as (
+      -- the run rows of quick claims (migrations/029), whether or not the record was written: a
+      -- delivery finished meanwhile has no run left either
+      delete from app_delivery_runs r using input as i where r.delivery_id = i.id
     ), a as (
       insert into app_webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, outcome, error, excerpt)
       select d.id, d.attempts, i.started, i.duration, i.http, i.outcome, i.error, i.excerpt
@@ -448,6 +443,7 @@ export async function recordAttempt(sql: Queryable, record: AttemptRecord): Prom
  */
 export async function markUnsent(sql: Queryable, id: string, error: string): Promise<boolean> {
   const rows = await sql`
+    with run as (delete from app_delivery_runs where delivery_id = ${id})
     update app_webhook_deliveries
        set status = 'dead', last_error = ${replaceNul(error)}::text, next_attempt_at = null, completed_at = now(), updated_at = now(),
            slot = false, parked_at = null, parked_job = null
@@ -489,4 +485,35 @@ export async function recordGone(
       select d.id, graphile_worker.remove_job(d.id) from d`;
     return { stopped: stopped.length, owner: endpoints[0]?.owner ?? null, reason };
   });
+}
+
+/** An attempt on the quick path (migrations/029) running this long is shown `running` on its delivery's row. */
+export const RUN_SHOWN_AFTER_MS = 500;
+
+/**
+ * For the recovery sweep, on the run rows of quick claims (migrations/029): a delivery whose run
+ * is older than RUN_SHOWN_AFTER_MS is marked `running` on its row (since its run began, as a
+ * claim off the quick path marks it), so a receiver that hangs is seen as one; a run row whose
+ * delivery is finished or gone (an attempt that ended without its record: the delivery died
+ * meanwhile, its endpoint was removed) is deleted, giving back the slot it held. Answers how many
+ * of each.
+ */
+export async function sweepRuns(sql: Queryable): Promise<{ shown: number; dropped: number }> {
+  // driven by the run rows (a few, one per attempt in flight): each delivery is looked up by its
+  // primary key, never by a scan of the deliveries
+  const [row] = await sql<{ shown: number; dropped: number }[]>`
+    with shown as (
+      update app_webhook_deliveries d set status = 'running', updated_at = r.started_at
+        from app_delivery_runs r
+       where d.id = any(array(select x.delivery_id from app_delivery_runs x
+                               where x.started_at < now() - ${RUN_SHOWN_AFTER_MS}::int * interval '1 millisecond'))
+         and r.delivery_id = d.id and d.status = 'pending'
+      returning d.id
+    ), dropped as (
+      delete from app_delivery_runs r
+       where not coalesce((select d.status in ('pending', 'running') from app_webhook_deliveries d where d.id = r.delivery_id), false)
+      returning r.delivery_id
+    )
+    select (select count(*) from shown)::int as shown, (select count(*) from dropped)::int as dropped`;
+  return row;
 }
