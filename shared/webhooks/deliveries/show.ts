@@ -27,12 +27,14 @@ export async function showDelivery(
 ): Promise<DeliveryDetails> {
   const { sql } = deps;
   if (!isIdText(id)) throw deliveryNotFound(id);
-  const [rows, attempts] = await Promise.all([
-    sql<DetailsRow[]>`
-      select ${sql.unsafe(SUMMARY_COLUMNS)}, g.owner as endpoint_owner
+  // One snapshot for both reads: an outcome recorded between them would otherwise show a
+  // finished delivery without its last attempt.
+  const [rows, attempts] = await sql.begin('isolation level repeatable read read only', async (tx) => [
+    await tx<DetailsRow[]>`
+      select ${tx.unsafe(SUMMARY_COLUMNS)}, g.owner as endpoint_owner
         from app_webhook_deliveries d join app_endpoint_gate g on g.endpoint_id = d.endpoint_id
        where d.id = ${id}`,
-    sql<
+    await tx<
       {
         attempt: number;
         started_at: Date;
