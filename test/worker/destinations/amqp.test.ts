@@ -8,14 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { connect as connectTcp, type AddressInfo } from 'node:net';
-import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { Webhook } from 'standardwebhooks';
 import { createSender } from '../../../worker/destinations/amqp.ts';
 import type { AmqpDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { RABBITMQ, rabbitAdmin } from '../../helpers/rabbitmq.ts';
-import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
+import { TLS_CERT } from '../../fixtures/tls.ts';
+import { startTlsFront } from '../../helpers/tls-front.ts';
 import type { TcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptTo, capturedLog, SECRET, unique } from './attempts.ts';
 import {
@@ -146,17 +145,9 @@ describe('amqp sender', () => {
   it('amqps connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {
     const admin = await rabbitAdmin();
     const queue = await admin.queue(unique('q'));
-    const names: (string | false | null)[] = [];
     // TLS in front of the local broker, with a certificate for hooks.example.test only
-    const terminator = createTlsServer({ key: TLS_KEY, cert: TLS_CERT }, (socket) => {
-      names.push((socket as TLSSocket).servername);
-      const backend = connectTcp(RABBITMQ.port, RABBITMQ.host);
-      socket.on('error', () => backend.destroy());
-      backend.on('error', () => socket.destroy());
-      socket.pipe(backend).pipe(socket);
-    });
-    await new Promise<void>((resolve) => terminator.listen(0, '127.0.0.1', resolve));
-    const { port } = terminator.address() as AddressInfo;
+    const front = await startTlsFront(RABBITMQ.port, RABBITMQ.host);
+    const { port, names } = front;
     const trusting = createSender({ log, ca: TLS_CERT });
     try {
       const url = `amqps://guest:guest@hooks.example.test:${port}/?routingKey=${queue}`;
@@ -169,7 +160,7 @@ describe('amqp sender', () => {
       assert.match(untrusted.kind === 'connection-error' ? untrusted.error : '', /self.signed|certificate/i);
     } finally {
       await trusting.close();
-      terminator.close();
+      await front.close();
     }
   });
 });

@@ -11,7 +11,9 @@ import { createSender } from '../../../worker/destinations/mqtt.ts';
 import type { BrokerAttempt, BrokerSender } from '../../../worker/destinations/types.ts';
 import { mqttSubscriber } from '../../helpers/broker-consumers.ts';
 import { eventually } from '../../helpers/poll.ts';
+import { TLS_CERT } from '../../fixtures/tls.ts';
 import { freePort } from '../../helpers/ports.ts';
+import { startTlsFront } from '../../helpers/tls-front.ts';
 import { startMosquitto } from '../../helpers/private-brokers.ts';
 import { closedAfter, proxy, senderOptions, testMessage } from './senders.ts';
 
@@ -131,5 +133,27 @@ describe('MQTT sender', () => {
     );
     assert.ok(kinds.length <= 2, `at most one failed attempt: ${kinds.join(', ')}`);
     assert.equal(front.accepted, 2);
+  });
+});
+
+describe('MQTT sender over TLS (mqtts)', () => {
+  it('connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {
+    const front = closedAfter(await startTlsFront(MOSQUITTO));
+    const topic = topicOf();
+    const { messages } = await mqttSubscriber(MOSQUITTO, topic);
+    const overTls = (): BrokerAttempt<MqttDestination> => ({
+      ...attempt(front.port, topic, { host: 'hooks.example.test', tls: true }),
+      dial: { address: '127.0.0.1', family: 4, host: 'hooks.example.test', port: front.port },
+    });
+    const trusting = closedAfter(createSender({ ...senderOptions(), ca: TLS_CERT }));
+    const sent = overTls();
+    const result = await trusting.send(sent);
+    assert.equal(result.kind, 'acknowledged', JSON.stringify(result));
+    assert.deepEqual(front.names, ['hooks.example.test'], 'SNI carries the host name, not the address');
+    const [message] = await eventually(() => (messages.length > 0 ? messages : undefined), 5_000, 'the message');
+    assert.equal(message.body, sent.message.body);
+    const untrusted = await sender().send(overTls());
+    assert.notEqual(untrusted.kind, 'acknowledged', 'a certificate the sender does not trust is refused');
+    assert.match('error' in untrusted ? untrusted.error : '', /self.signed|certificate/i, JSON.stringify(untrusted));
   });
 });

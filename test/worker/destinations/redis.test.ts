@@ -11,7 +11,9 @@ import type { RedisDestination } from '../../../shared/webhooks/destinations/par
 import { BODY_FIELD, createSender } from '../../../worker/destinations/redis.ts';
 import type { BrokerAttempt, BrokerSender } from '../../../worker/destinations/types.ts';
 import { eventually } from '../../helpers/poll.ts';
+import { TLS_CERT } from '../../fixtures/tls.ts';
 import { freePort } from '../../helpers/ports.ts';
+import { startTlsFront } from '../../helpers/tls-front.ts';
 import { startRedisServer } from '../../helpers/private-brokers.ts';
 import { closedAfter, proxy, senderOptions, testMessage } from './senders.ts';
 
@@ -182,5 +184,26 @@ describe('Redis Streams sender', () => {
     );
     assert.ok(kinds.length <= 2, `at most one failed attempt: ${kinds.join(', ')}`);
     assert.equal(front.accepted, 2);
+  });
+});
+
+describe('Redis Streams sender over TLS (rediss)', () => {
+  it('connects to the checked address and verifies the certificate for the URL host name (servername)', async () => {
+    const front = closedAfter(await startTlsFront(REDIS));
+    const { db, key, client } = await space();
+    const stream = key('tls');
+    const overTls = (): BrokerAttempt<RedisDestination> => ({
+      ...attempt(front.port, { db, stream, host: 'hooks.example.test', tls: true }),
+      dial: { address: '127.0.0.1', family: 4, host: 'hooks.example.test', port: front.port },
+    });
+    const trusting = closedAfter(createSender({ ...senderOptions(), ca: TLS_CERT }));
+    const result = await trusting.send(overTls());
+    assert.equal(result.kind, 'acknowledged', JSON.stringify(result));
+    assert.deepEqual(front.names, ['hooks.example.test'], 'SNI carries the host name, not the address');
+    assert.equal(await client.xlen(stream), 1, 'the entry is in the stream');
+    const untrusted = await sender().send(overTls());
+    assert.notEqual(untrusted.kind, 'acknowledged', 'a certificate the sender does not trust is refused');
+    assert.match('error' in untrusted ? untrusted.error : '', /self.signed|certificate/i, JSON.stringify(untrusted));
+    assert.equal(await client.xlen(stream), 1, 'nothing more was added');
   });
 });
