@@ -3,7 +3,7 @@
  * right before an attempt and nowhere else; a seal it cannot open (another application secret)
  * is a delivery not sent, with APP_WEBHOOK_SECRET_UNREADABLE and the remedy; and what it stores
  * of an attempt (its error), its log lines and the operational events never hold the
- * credentials. End to end through the local RabbitMQ once this build has an AMQP sender.
+ * credentials. End to end through the local RabbitMQ.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +12,6 @@ import amqp from 'amqplib';
 import { captureLogger } from '../shared/webhooks/fixtures.ts';
 import { showDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
-import { createDestinations } from '../../worker/destinations/index.ts';
 import { sealUrlCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { attemptRows, deliveryRow, endpoint, harness, jobRows, runOnce, send } from './helpers.ts';
@@ -67,12 +66,7 @@ describe('a broker url in the worker', () => {
     assert.ok(!text().includes(password));
   });
 
-  const amqpSender = createDestinations({ log: harness(db).log }).sender('amqp');
-  it('end to end: the worker opens the credentials and the message reaches a queue of the local RabbitMQ', async (t) => {
-    if ((await amqpSender) === undefined) {
-      t.skip('this build has no AMQP sender (worker/destinations/amqp.ts is written apart): nothing publishes yet');
-      return;
-    }
+  it('end to end: the worker opens the credentials and the message reaches a queue of the local RabbitMQ', async () => {
     const queue = `broker-credentials-${randomBytes(6).toString('hex')}`;
     const connection = await amqp.connect(RABBIT);
     after(() => connection.close());
