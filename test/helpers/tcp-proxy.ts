@@ -11,6 +11,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 export interface TcpProxy {
   /** `target` with host and port replaced by the proxy's. */
   url: string;
+  /** The port it listens on (on 127.0.0.1). */
+  port: number;
   /** Connections accepted so far. */
   readonly accepted: number;
   /** Client connections open now. */
@@ -22,14 +24,15 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: string): Promise<TcpProxy> {
+/** Starts one on 127.0.0.1 `listenPort` (default: a free port) in front of `target`'s host and port. */
+export async function startTcpProxy(target: string, listenPort = 0): Promise<TcpProxy> {
   const upstream = new URL(target);
   const sockets = new Set<Socket>();
   const clients = new Set<Socket>();
   /** Stops a forwarding connection: both sockets stay open, their data is read and dropped. */
   const holes = new Set<() => void>();
   let server: Server | undefined;
-  let port = 0;
+  let port = listenPort;
   let accepted = 0;
   let stalled = false;
   const listen = async () => {
@@ -76,6 +79,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   };
   return {
     url: url.toString(),
+    port,
     get accepted() {
       return accepted;
     },

@@ -13,7 +13,7 @@ import { mqttSubscriber } from '../../helpers/broker-consumers.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { startMosquitto } from '../../helpers/private-brokers.ts';
-import { startStallProxy } from '../../helpers/stall-proxy.ts';
+import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptsOf, deliveryIs, emitOrder, startBrokerApp, tenantEndpoint, verified } from './broker-flow.ts';
 import { closeAll } from './helpers.ts';
 
@@ -88,13 +88,13 @@ describe('MQTT destinations, end to end', () => {
     const id = await emitOrder(app, token, { order: 3 });
     const failed = await attemptsOf(app, id, 2);
     for (const attempt of failed) assert.match(attempt.error ?? '', /^connection error: .*ECONNREFUSED/);
-    const front = await startStallProxy(MOSQUITTO, port);
+    const front = await startTcpProxy(`tcp://127.0.0.1:${MOSQUITTO}`, port);
     after(() => front.close());
     await deliveryIs(app, id, 'done');
   });
 
   it('a PUBACK that never comes: timeouts after webhooks.timeout, then done once the broker answers', async () => {
-    const front = await startStallProxy(MOSQUITTO);
+    const front = await startTcpProxy(`tcp://127.0.0.1:${MOSQUITTO}`);
     after(() => front.close());
     front.stall();
     const { token } = await tenantEndpoint(app, `mqtt://127.0.0.1:${front.port}/${topicOf()}`);
@@ -104,7 +104,7 @@ describe('MQTT destinations, end to end', () => {
       assert.match(attempt.error ?? '', /^timeout: no (CONNACK|PUBACK) within \d+ ms$/);
       assert.ok(attempt.duration_ms < 3_000, `bounded by webhooks.timeout: ${attempt.duration_ms} ms`);
     }
-    front.resume();
+    front.flow();
     await deliveryIs(app, id, 'done');
   });
 });

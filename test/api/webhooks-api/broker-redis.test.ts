@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { streamEntries } from '../../helpers/broker-consumers.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { startRedisServer } from '../../helpers/private-brokers.ts';
-import { startStallProxy } from '../../helpers/stall-proxy.ts';
+import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
 import { attemptsOf, deliveryIs, emitOrder, startBrokerApp, tenantEndpoint, verified } from './broker-flow.ts';
 import { closeAll } from './helpers.ts';
 
@@ -103,13 +103,13 @@ describe('Redis Streams destinations, end to end', () => {
     const id = await emitOrder(app, token, { order: 3 });
     const failed = await attemptsOf(app, id, 2);
     for (const attempt of failed) assert.match(attempt.error ?? '', /^connection error: .*ECONNREFUSED/);
-    const front = await startStallProxy(REDIS, port);
+    const front = await startTcpProxy(`tcp://127.0.0.1:${REDIS}`, port);
     after(() => front.close());
     await deliveryIs(app, id, 'done');
   });
 
   it('an answer that never comes: timeouts after webhooks.timeout, then done once the server answers', async () => {
-    const front = await startStallProxy(REDIS);
+    const front = await startTcpProxy(`tcp://127.0.0.1:${REDIS}`);
     after(() => front.close());
     front.stall();
     const { token } = await tenantEndpoint(app, `redis://127.0.0.1:${front.port}/${DB}?stream=${streamOf()}`);
@@ -119,7 +119,7 @@ describe('Redis Streams destinations, end to end', () => {
       assert.match(attempt.error ?? '', /^timeout: no (connection|XADD answer) within \d+ ms$/);
       assert.ok(attempt.duration_ms < 3_000, `bounded by webhooks.timeout: ${attempt.duration_ms} ms`);
     }
-    front.resume();
+    front.flow();
     await deliveryIs(app, id, 'done');
   });
 });

@@ -107,7 +107,7 @@ describe('MQTT sender', () => {
     assert.ok('durationMs' in stalled && stalled.durationMs < 2_000, `bounded: ${JSON.stringify(stalled)}`);
     const connecting = await mqtt.send(attempt(front.port, topic, {}, 500));
     assert.equal(connecting.kind === 'timeout' && connecting.error, 'no CONNACK within 500 ms');
-    front.resume();
+    front.flow();
     await eventually(
       async () => (await mqtt.send(attempt(front.port, topic, {}, 1_000))).kind === 'acknowledged',
       10_000,
@@ -120,7 +120,8 @@ describe('MQTT sender', () => {
     const topic = topicOf();
     const mqtt = sender();
     assert.equal((await mqtt.send(attempt(front.port, topic))).kind, 'acknowledged');
-    front.cut();
+    await front.cut(); // a broker restart, as the client sees it: every connection dropped
+    await front.restore();
     const kinds: string[] = [];
     await eventually(
       async () => {

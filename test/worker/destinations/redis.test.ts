@@ -157,7 +157,7 @@ describe('Redis Streams sender', () => {
     assert.ok('durationMs' in stalled && stalled.durationMs < 2_000, `bounded: ${JSON.stringify(stalled)}`);
     const connecting = await redis.send(attempt(front.port, { db, stream }, 500));
     assert.equal(connecting.kind, 'timeout', JSON.stringify(connecting));
-    front.resume();
+    front.flow();
     await eventually(
       async () => (await redis.send(attempt(front.port, { db, stream }, 1_000))).kind === 'acknowledged',
       10_000,
@@ -171,7 +171,8 @@ describe('Redis Streams sender', () => {
     const stream = key('cut');
     const redis = sender();
     assert.equal((await redis.send(attempt(front.port, { db, stream }))).kind, 'acknowledged');
-    front.cut();
+    await front.cut(); // a broker restart, as the client sees it: every connection dropped
+    await front.restore();
     const kinds: string[] = [];
     await eventually(
       async () => {

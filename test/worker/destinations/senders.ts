@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after } from 'node:test';
 import { createLogger } from '../../../shared/log/logger.ts';
 import type { BrokerMessage, BrokerSenderOptions } from '../../../worker/destinations/types.ts';
-import { startStallProxy, type StallProxy } from '../../helpers/stall-proxy.ts';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.ts';
 
 const closing: Array<() => Promise<unknown>> = [];
 after(async () => {
@@ -26,9 +26,9 @@ export function senderOptions(idleMs?: number): BrokerSenderOptions {
   return { log, ...(idleMs === undefined ? {} : { idleMs }) };
 }
 
-/** A stall proxy in front of `port`, closed when the test file ends. */
-export async function proxy(port: number): Promise<StallProxy> {
-  return closedAfter(await startStallProxy(port));
+/** A proxy in front of 127.0.0.1 `port`, closed when the test file ends. */
+export async function proxy(port: number): Promise<TcpProxy> {
+  return closedAfter(await startTcpProxy(`tcp://127.0.0.1:${port}`));
 }
 
 /** A message with a new id, a JSON body and the headers an HTTP receiver would get. */
