@@ -93,12 +93,16 @@ export interface WorkerHealth {
  *   recovered by the sweep after a crash;
  * - completions batched over 2 ms (one DELETE for many jobs); a crash inside that window only
  *   re-runs jobs whose delivery is already recorded, which the task then skips;
- * - graphile-worker's own pool: up to c + 2 connections, its recommendation (opened on demand;
- *   with the local queue and batched completion a handful are in use);
+ * - graphile-worker's own pool: up to min(c, 32) + 2 connections, opened on demand. With the
+ *   local queue and batched completion no job holds a connection and a handful are in use at
+ *   any c: the ceiling stays at 34 however many deliveries a worker runs at once;
  * - the service's own pool (`db.poolMax`): claims and outcomes are batched (one statement in
  *   flight for each), so a few connections carry any concurrency;
  * - the drain waits for attempts in flight up to `webhooks.timeout` before aborting.
  */
+/** graphile-worker's own pool at most (see `runnerOptions`). */
+export const graphilePoolSize = (config: Config): number => Math.min(config.webhooks.concurrency, 32) + 2;
+
 /** Jobs a local queue fetches at once (see `runnerOptions`). */
 export const localQueueSize = (config: Config): number => Math.max(2, config.webhooks.concurrency * 2);
 
@@ -114,7 +118,7 @@ export function runnerOptions(
     connectionString: config.databaseUrl ?? undefined,
     concurrency,
     pollInterval: config.worker.pollInterval,
-    maxPoolSize: concurrency + 2,
+    maxPoolSize: graphilePoolSize(config),
     noHandleSignals: true,
     logger: workerGraphileLogger(logger, { stopping }),
     events,

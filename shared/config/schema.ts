@@ -456,8 +456,8 @@ export const SCHEMA = group({
     ),
     concurrency: leaf(
       'integer',
-      32,
-      'Deliveries one worker process performs at once (they wait on receivers, not on CPU).',
+      128,
+      'Deliveries one worker process performs at once (they wait on receivers, not on CPU; more at once also means fewer, larger batches of claims and outcomes).',
       { min: 1 },
     ),
     endpointConcurrency: leaf(

@@ -11,25 +11,22 @@ import type { Sql } from '../../shared/db/connect.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { headerNameProblem } from '../../shared/webhooks/endpoints/headers.ts';
-import { secretBoxFor } from '../../shared/webhooks/endpoints/secrets.ts';
-import type { SecretBox } from '../../shared/webhooks/secret-box.ts';
 import { emitOperational, isOperational } from '../../shared/webhooks/operational.ts';
 import { signedHeaders } from '../../shared/webhooks/signing.ts';
 import { endpointRecords } from '../../shared/webhooks/endpoints/records.ts';
 import { endpointStoreOf } from '../../shared/webhooks/endpoints/store.ts';
-import { openUrlCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import { disableForService } from '../../shared/webhooks/endpoints/update.ts';
 import type { EndpointStore } from '../../shared/webhooks/endpoint-stores/types.ts';
 import { retryDelayMs } from './backoff.ts';
 import { classifyAttempt, type AttemptOutcome } from './outcome.ts';
 import { idTime } from '../../shared/webhooks/ids.ts';
-import { openHeaders } from '../../shared/webhooks/endpoints/header-box.ts';
 import type { DeliveryOutcomeLabel, Metrics } from '../../shared/metrics/registry.ts';
 import type { AttemptResult } from './post.ts';
 import { sendDelivery } from './send.ts';
 import type { Destinations } from '../destinations/index.ts';
 import type { HostLookup } from '../../shared/webhooks/address-rules.ts';
 import { createBatcher } from './batch.ts';
+import { createOpener, type Opener } from './opener.ts';
 import {
   claimDeliveries,
   deliveryStatus,
@@ -91,8 +88,8 @@ export interface DeliveryDeps {
 export interface DeliveryQueries {
   claim(request: ClaimRequest): Promise<Claim>;
   record(record: AttemptRecord): Promise<boolean>;
-  /** Opens stored secrets: shared/webhooks/endpoints/secrets.ts's box for `config.secret`. */
-  box: SecretBox;
+  /** Opens endpoints' sealed values, each once per process (opener.ts). */
+  opener: Opener;
   /** The process's patience for endpoints at their cap (slot-waits.ts). */
   slots: SlotWaits;
   /** Whether the endpoint has a slot free now (asked by a claim that parked, after its commit). */
@@ -133,7 +130,7 @@ export function deliveryQueries(
     parkedFor: (endpointId) => parked.add(endpointId),
     claim: (request) => claims.add(request),
     record: (record) => records.add(record),
-    box: secretBoxFor(deps.config),
+    opener: createOpener(deps.config),
     slots: createSlotWaits(),
     slotFree: (endpointId) => frees.add(endpointId),
   };
@@ -397,7 +394,7 @@ async function claimPatiently(
 
 /** Performs one run of delivery `payload.deliveryId` (see the file comment). */
 export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPayload): Promise<DeliveryRun> {
-  const { config, sql, log } = deps;
+  const { sql, log } = deps;
   const queries = deps.queries ?? deliveryQueries(deps, { maxSize: 1 });
   const id = payload.deliveryId;
   // One read: the delivery, its endpoint and the endpoint's secrets as they are now (secrets
@@ -438,9 +435,9 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   let endpointHeaders: Record<string, string>;
   let url: string; // a broker url's credentials opened for this attempt only (never logged or stored)
   try {
-    secrets = claimed.sealed.map((sealed) => queries.box.open(sealed, claimed.endpointId));
-    endpointHeaders = openHeaders(config, claimed.headers, claimed.endpointId);
-    url = openUrlCredentials(config, claimed.url, claimed.endpointId);
+    secrets = claimed.sealed.map((sealed) => queries.opener.secret(sealed, claimed.endpointId));
+    endpointHeaders = queries.opener.headers(claimed.headers, claimed.endpointId);
+    url = queries.opener.url(claimed.url, claimed.endpointId);
   } catch (error) {
     if (isAppError(error) && error.code === SECRET_UNREADABLE)
       return unsent(deps, claimed, `${SECRET_UNREADABLE}: ${error.message}`);
