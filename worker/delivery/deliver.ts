@@ -397,8 +397,9 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
   const { sql, log } = deps;
   const queries = deps.queries ?? deliveryQueries(deps, { maxSize: 1 });
   const id = payload.deliveryId;
-  // One read: the delivery, its endpoint and the endpoint's secrets as they are now (secrets
-  // are never cached: a rotation without grace stops the old secret at once).
+  // One read: the delivery, its endpoint and the endpoint's secrets as they are now (which
+  // secrets sign is never cached: a rotation without grace stops the old secret at once; only
+  // the opening of a sealed value is kept, by its sealed text, opener.ts).
   const claimed = await claimPatiently(queries, { id, withBody: payload.body === undefined, job: payload });
   if (claimed === null) return skip(deps, id);
   if ('parked' in claimed) {
