@@ -107,4 +107,35 @@ describe('a work-conserving endpoint cap', () => {
     );
     assert.ok(most <= 2, `at most its cap of two in flight once slow (saw ${most})`);
   });
+
+  it('an attempt slow only because the worker itself was held up does not mark its endpoint slow; the attempt keeps its whole duration', async () => {
+    const h = harness(db, { webhooks: { concurrency: 16, endpointConcurrency: 2 } });
+    // The receiver lives in the worker's process here: holding the event loop before it answers
+    // holds the worker up as a busy process (starting, or short of cores) would, while the
+    // receiver itself is quick once it runs.
+    const quick = await startReceiver((_req, res) => {
+      const until = performance.now() + 700;
+      while (performance.now() < until) {
+        // the whole process held up: no timer, no socket of the worker's runs meanwhile
+      }
+      res.end('ok');
+    });
+    receivers.push(quick);
+    const made = await endpoint(h, `${quick.origin}/held-up`);
+    const first = await send(h, made, 'order.created', { n: 0 });
+    await worker(h);
+    await eventually(async () => (await statuses(first))[0] === 'done' || undefined, 10_000, 'the delivery done');
+    const [attempt] = await db.sql<
+      { duration_ms: number }[]
+    >`select duration_ms from app_webhook_attempts where delivery_id = ${first[0]}`;
+    assert.ok(
+      attempt.duration_ms >= 650,
+      `the attempt's duration is what the worker timed (${attempt.duration_ms} ms)`,
+    );
+    const [gate] = await db.sql<
+      { slow: boolean | null; fast: boolean | null }[]
+    >`select slow_until > now() as slow, fast_until > now() as fast from app_endpoint_gate where endpoint_id = ${made.id}`;
+    assert.notEqual(gate.slow, true, "the worker's own delay was not taken for the receiver's");
+    assert.equal(gate.fast, true, 'the receiver answered quickly once it ran: known to answer quickly');
+  });
 });

@@ -27,6 +27,7 @@ import type { Destinations } from '../destinations/index.ts';
 import type { HostLookup } from '../../shared/webhooks/address-rules.ts';
 import { createBatcher } from './batch.ts';
 import { createOpener, type Opener } from './opener.ts';
+import { processLateness, type Lateness } from './lateness.ts';
 import {
   claimDeliveries,
   deliveryStatus,
@@ -90,6 +91,8 @@ export interface DeliveryQueries {
   record(record: AttemptRecord): Promise<boolean>;
   /** Opens endpoints' sealed values, each once per process (opener.ts). */
   opener: Opener;
+  /** How late the process has been running (lateness.ts): taken out of an attempt's time when judging its endpoint slow. */
+  lateness: Lateness;
   /** The process's patience for endpoints at their cap (slot-waits.ts). */
   slots: SlotWaits;
   /** Whether the endpoint has a slot free now (asked by a claim that parked, after its commit). */
@@ -131,6 +134,7 @@ export function deliveryQueries(
     claim: (request) => claims.add(request),
     record: (record) => records.add(record),
     opener: createOpener(deps.config),
+    lateness: processLateness(),
     slots: createSlotWaits(),
     slotFree: (endpointId) => frees.add(endpointId),
   };
@@ -481,6 +485,7 @@ async function attemptDelivery(
   const body = payload.body ?? claimed.body;
   const attempt = claimed.attempts + 1;
   const startedAt = new Date();
+  const lateBefore = queries.lateness.total();
   const result = await sendDelivery(deps, {
     url,
     headers: span.headers(deliveryHeaders({ id, body, secrets, endpointHeaders, now: startedAt.getTime() })),
@@ -489,6 +494,7 @@ async function attemptDelivery(
     allowHttp: config.webhooks.allowHttp,
     allowPrivate: config.webhooks.allowPrivate,
   });
+  const ownDelayMs = queries.lateness.total() - lateBefore;
   const outcome = decide(result, attempt, payload, config);
   span.record(result, outcome.disableEndpoint ? 'gone' : outcome.result);
   observeAttempt(deps.metrics, {
@@ -509,6 +515,7 @@ async function attemptDelivery(
     priorAttempts: claimed.attempts,
     startedAt,
     durationMs: 'durationMs' in result ? result.durationMs : 0,
+    receiverMs: 'durationMs' in result ? Math.max(0, result.durationMs - ownDelayMs) : 0,
     httpStatus,
     outcome: outcome.result,
     error: outcome.error ?? null,
@@ -556,7 +563,7 @@ async function attemptDelivery(
       );
     return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
   }
-  if ('durationMs' in result) queries.slots.observe(claimed.endpointId, result.durationMs);
+  if ('durationMs' in result) queries.slots.observe(claimed.endpointId, record.receiverMs ?? result.durationMs);
   if (!(await queries.record(record))) return skip(deps, id, true);
   if (record.release) await releasedSlot(deps, queries, claimed);
   if (!operational && outcome.result !== 'done')

@@ -195,6 +195,11 @@ export interface AttemptRecord {
   priorAttempts: number;
   startedAt: Date;
   durationMs: number;
+  /**
+   * The part of `durationMs` the receiver took: without the worker's own delays meanwhile
+   * (worker/delivery/lateness.ts). Judges the endpoint slow or quick; `durationMs` when absent.
+   */
+  receiverMs?: number;
   /** The receiver's status, when it answered. */
   httpStatus: number | null;
   outcome: 'done' | 'retry' | 'dead';
@@ -283,8 +288,9 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
         ${column((r) => r.outcome)}::text[],
         ${column((r) => replaceNul(r.excerpt))}::text[],
         ${column((r) => (retrying(r) ? JSON.stringify(r.retry!.payload) : null))}::text[],
-        ${column((r) => String(r.release))}::text[]::boolean[]
-      ) as i (id, prior, status, error, http, delay, started, duration, outcome, excerpt, payload, release)
+        ${column((r) => String(r.release))}::text[]::boolean[],
+        ${column((r) => Math.round(r.receiverMs ?? r.durationMs))}::int[]
+      ) as i (id, prior, status, error, http, delay, started, duration, outcome, excerpt, payload, release, judged)
     ), d as (
       update app_webhook_deliveries as d set
         status = i.status,
@@ -321,7 +327,7 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
       update app_endpoint_gate g
          set slow_until = case when s.slow then now() + ${SLOW_FOR_MS} * interval '1 millisecond' else g.slow_until end,
              fast_until = case when s.fast then now() + ${FAST_FOR_MS} * interval '1 millisecond' else g.fast_until end
-        from (select d.endpoint_id, bool_or(i.duration >= ${SLOW_ATTEMPT_MS}) as slow, bool_or(i.duration < ${SLOW_ATTEMPT_MS}) as fast
+        from (select d.endpoint_id, bool_or(i.judged >= ${SLOW_ATTEMPT_MS}) as slow, bool_or(i.judged < ${SLOW_ATTEMPT_MS}) as fast
                 from d join input as i on i.id = d.id group by d.endpoint_id) s
        where g.endpoint_id = s.endpoint_id
          and ((s.slow and (g.slow_until is null or g.slow_until < now() + ${SLOW_FOR_MS / 2} * interval '1 millisecond'))
