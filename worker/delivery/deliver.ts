@@ -494,7 +494,9 @@ async function attemptDelivery(
     allowHttp: config.webhooks.allowHttp,
     allowPrivate: config.webhooks.allowPrivate,
   });
-  const ownDelayMs = queries.lateness.total() - lateBefore;
+  // the receiver's part of the attempt's time: without the delays of this process meanwhile
+  const receiverMs =
+    'durationMs' in result ? Math.max(0, result.durationMs - (queries.lateness.total() - lateBefore)) : 0;
   const outcome = decide(result, attempt, payload, config);
   span.record(result, outcome.disableEndpoint ? 'gone' : outcome.result);
   observeAttempt(deps.metrics, {
@@ -515,7 +517,7 @@ async function attemptDelivery(
     priorAttempts: claimed.attempts,
     startedAt,
     durationMs: 'durationMs' in result ? result.durationMs : 0,
-    receiverMs: 'durationMs' in result ? Math.max(0, result.durationMs - ownDelayMs) : 0,
+    receiverMs,
     httpStatus,
     outcome: outcome.result,
     error: outcome.error ?? null,
@@ -563,7 +565,7 @@ async function attemptDelivery(
       );
     return { result: 'dead', attempt, status: httpStatus, error: outcome.error, endpointDisabled: true };
   }
-  if ('durationMs' in result) queries.slots.observe(claimed.endpointId, record.receiverMs ?? result.durationMs);
+  if ('durationMs' in result) queries.slots.observe(claimed.endpointId, receiverMs);
   if (!(await queries.record(record))) return skip(deps, id, true);
   if (record.release) await releasedSlot(deps, queries, claimed);
   if (!operational && outcome.result !== 'done')
