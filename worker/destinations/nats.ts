@@ -11,6 +11,9 @@
  * - A subject no stream captures has no responders: `rejected` with that reason, as is a refused
  *   login (authorization violation), a permission violation or a JetStream API error (a full
  *   stream, …); no PubAck within the attempt's time is a `timeout`.
+ * - A message larger than the server takes (its `max_payload`, body and headers together) is
+ *   refused by the client before anything is sent: `rejected` with both sizes, and the connection
+ *   is kept (nothing went wrong with it).
  * - TLS (`tls://`) verifies the certificate for the URL's host name while connecting to the
  *   checked address (`servername`).
  */
@@ -19,6 +22,7 @@ import {
   AuthorizationError,
   connect,
   headers as natsHeaders,
+  InvalidArgumentError,
   PermissionViolationError,
   RequestError,
   TimeoutError,
@@ -138,6 +142,17 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<NatsDes
               durationMs: elapsed(),
             };
           const text = describeError(error, destination);
+          if (error instanceof InvalidArgumentError) {
+            const limit = link.nc.info?.max_payload;
+            return {
+              kind: 'rejected',
+              error:
+                limit === undefined
+                  ? text
+                  : `the message (${Buffer.byteLength(message.body)} bytes of body, with its headers) is over the server's max_payload of ${limit} bytes`,
+              durationMs: elapsed(),
+            };
+          }
           if (error instanceof JetStreamApiError)
             return {
               kind: 'rejected',

@@ -2,14 +2,16 @@
  * The NATS JetStream sender against a real nats-server: a PubAck is `acknowledged` and the
  * stream holds the body with the Standard Webhooks headers (verified by `standardwebhooks`) and
  * `Nats-Msg-Id` = the delivery id, so a retry is de-duplicated; a subject no stream captures and
- * a refused login are `rejected` with the reason; a closed port is a `connection-error`; a server
- * that stops answering is a `timeout` within the bound; connections are pooled, reused, closed
- * when idle, and replaced after the server drops them. No error text holds the password.
+ * a refused login are `rejected` with the reason, as is a message over the server's size limit
+ * (the connection kept); a closed port is a `connection-error`; a server that stops answering is
+ * a `timeout` within the bound; connections are pooled, reused, closed when idle, and replaced
+ * after the server drops them. No error text holds the password.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { NatsDestination } from '../../../shared/webhooks/destinations/parse.ts';
+import { connect } from '@nats-io/transport-node';
 import { createSender } from '../../../worker/destinations/nats.ts';
 import { NATS, natsAdmin, privateNatsServer } from '../../helpers/nats.ts';
 import { freePort } from '../../helpers/ports.ts';
@@ -75,6 +77,26 @@ describe('nats sender', () => {
       result.kind === 'rejected' ? result.error : '',
       `no stream captures subject ${subject} (no responders)`,
     );
+  });
+
+  it("a message over the server's max_payload is rejected with both sizes, and its connection serves the next one", async () => {
+    const { stream, subject } = await streamAndSubject();
+    const tcp = await proxy();
+    const url = `nats://127.0.0.1:${tcp.port}/${subject}`;
+    const probe = await connect({ servers: `${NATS.host}:${NATS.port}` });
+    const limit = probe.info!.max_payload;
+    await probe.close();
+    const big = await attemptTo<NatsDestination>(url);
+    big.message.body = 'x'.repeat(limit + 1);
+    const result = await sender.send(big);
+    assert.equal(result.kind, 'rejected', JSON.stringify(result).slice(0, 300));
+    assert.equal(
+      result.kind === 'rejected' ? result.error : '',
+      `the message (${limit + 1} bytes of body, with its headers) is over the server's max_payload of ${limit} bytes`,
+    );
+    assert.equal((await sender.send(await attemptTo(url))).kind, 'acknowledged');
+    assert.equal(tcp.accepted, 1, 'the refusal kept the connection');
+    assert.equal((await (await natsAdmin()).jsm.streams.info(stream)).state.messages, 1, 'only the second was stored');
   });
 
   it('a refused login is rejected, the password is in no error text or log line, and the right one is acknowledged', async () => {
