@@ -14,7 +14,7 @@ function table(findings: readonly Finding[]): string {
 
 /**
  * `app audit [--json]`: the security audit of the effective configuration and of the database
- * (signing secrets stored unencrypted). Exit status 1 when a high finding stands. Runs even when
+ * (signing secrets and url credentials stored unencrypted, counted, never printed). Exit status 1 when a high finding stands. Runs even when
  * the production guard would refuse the config, since it says why.
  */
 export const auditCommand = defineCommand({

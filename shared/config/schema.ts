@@ -371,7 +371,7 @@ export const SCHEMA = group({
     enabled: leaf(
       'boolean',
       null,
-      'OpenTelemetry traces (docs/operations.md, "Tracing"). Unset: on when `endpoint` is set (`OTEL_EXPORTER_OTLP_ENDPOINT`); `true` with no endpoint exports to `http://localhost:4318`. Off: the SDK is not even loaded.',
+      'OpenTelemetry traces (docs/operations.md, "Tracing"). Unset: on when `endpoint` or `tracesEndpoint` is set (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`); `true` with no endpoint exports to `http://localhost:4318`. Off: the SDK is not even loaded.',
       { nullable: true },
     ),
     sdkDisabled: leaf(
@@ -385,6 +385,14 @@ export const SCHEMA = group({
       null,
       'Base URL of the OTLP collector (`http://collector:4318`); spans go to `<endpoint>/v1/traces` (`<endpoint>` itself with `grpc`).',
       { nullable: true, envAliases: ['OTEL_EXPORTER_OTLP_ENDPOINT'] },
+    ),
+    // a key of its own, not a second alias of `endpoint`: the traces-specific variable is the whole
+    // URL of the spans (nothing appended), and it wins over the base one whatever layer sets each
+    tracesEndpoint: leaf(
+      'string',
+      null,
+      'Full URL spans are sent to, used as given (`http://collector:4318/v1/traces`, `https://gateway/otlp/spans`): nothing is appended. Wins over `endpoint`; set, it turns traces on as `endpoint` does.',
+      { nullable: true, envAliases: ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] },
     ),
     protocol: leaf('enum', 'http/protobuf', 'OTLP transport of the spans.', {
       values: ['http/protobuf', 'http/json', 'grpc'],

@@ -4,21 +4,42 @@ import type { Config } from '../config/index.ts';
 import type { AuditFacts } from './audit.ts';
 import { endpointStoreOf } from '../webhooks/endpoints/store.ts';
 import { activeSecrets } from '../webhooks/endpoints/secrets.ts';
-import type { EndpointStore } from '../webhooks/endpoint-stores/types.ts';
+import { holdsCredentialsInClear } from '../webhooks/destinations/credentials.ts';
+import type { EndpointStore, StoredEndpoint } from '../webhooks/endpoint-stores/types.ts';
 
 type FactsDeps = { sql: Sql; config: Pick<Config, 'webhooks'>; endpoints?: EndpointStore };
 
-/** Signing secrets stored as `plain:` that still sign (not expired). */
-export async function countUnencryptedSecrets(deps: FactsDeps): Promise<number> {
-  const { records } = await endpointStoreOf(deps).list({});
-  const now = new Date();
-  return records.reduce(
+/** Every endpoint record, whatever its state. */
+const recordsOf = async (deps: FactsDeps): Promise<StoredEndpoint[]> => (await endpointStoreOf(deps).list({})).records;
+
+const unencryptedSecretsOf = (records: readonly StoredEndpoint[], now: Date): number =>
+  records.reduce(
     (count, record) => count + activeSecrets(record, now).filter((secret) => secret.sealed.startsWith('plain:')).length,
     0,
   );
+
+/** Endpoints (disabled ones too: the credentials are at rest all the same) whose url holds credentials in clear. */
+const urlCredentialsInClearOf = (records: readonly StoredEndpoint[]): number =>
+  records.filter((record) => holdsCredentialsInClear(record.url)).length;
+
+/** Signing secrets stored as `plain:` that still sign (not expired). */
+export async function countUnencryptedSecrets(deps: FactsDeps): Promise<number> {
+  return unencryptedSecretsOf(await recordsOf(deps), new Date());
 }
 
-/** The database facts of the audit. */
+/**
+ * Endpoints whose url's credentials (a broker's `user:pass@`) are stored unencrypted: sealed
+ * while `APP_SECRET` was unset, or never sealed. Counted only: the credentials are not read out.
+ */
+export async function countUrlCredentialsInClear(deps: FactsDeps): Promise<number> {
+  return urlCredentialsInClearOf(await recordsOf(deps));
+}
+
+/** The database facts of the audit (the endpoint records are read once). */
 export async function databaseFacts(deps: FactsDeps): Promise<AuditFacts> {
-  return { unencryptedSecrets: await countUnencryptedSecrets(deps) };
+  const records = await recordsOf(deps);
+  return {
+    unencryptedSecrets: unencryptedSecretsOf(records, new Date()),
+    urlCredentialsInClear: urlCredentialsInClearOf(records),
+  };
 }

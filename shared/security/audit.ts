@@ -27,6 +27,11 @@ export interface Finding {
 export interface AuditFacts {
   /** Signing secrets in the database stored unencrypted (`plain:`) that can still sign. */
   unencryptedSecrets?: number;
+  /**
+   * Endpoints in the database whose url holds credentials (a broker's `user:pass@`) stored
+   * unencrypted: sealed while `APP_SECRET` was unset, or written unsealed by other software.
+   */
+  urlCredentialsInClear?: number;
   /** Requests seen with `X-Forwarded-For` while `trustProxy` is off. */
   forwardedForSeen?: boolean;
 }
@@ -71,7 +76,9 @@ const RULES: readonly Rule[] = [
     setting: 'secret',
     productionOnly: true,
     check: (config) =>
-      config.secret ? undefined : 'no APP_SECRET: signing secrets are stored unencrypted in the database',
+      config.secret
+        ? undefined
+        : 'no APP_SECRET: signing secrets, header values and url credentials are stored unencrypted in the database',
     remedy: `set APP_SECRET to a random value of at least ${MIN_SECRET_LENGTH} characters (openssl rand -base64 48)`,
   },
   {
@@ -95,6 +102,17 @@ const RULES: readonly Rule[] = [
         ? `${facts.unencryptedSecrets} signing secret(s) are stored unencrypted in the database${config.secret ? ' (stored before APP_SECRET was set)' : ''}`
         : undefined,
     remedy: 'set APP_SECRET, then run app secrets:seal (it encrypts them; the signing secrets stay the same)',
+  },
+  {
+    id: 'url-credentials.stored-unencrypted',
+    severity: 'high',
+    setting: 'endpoint store: url credentials',
+    productionOnly: false,
+    check: (config, facts) =>
+      (facts.urlCredentialsInClear ?? 0) > 0
+        ? `${facts.urlCredentialsInClear} endpoint url(s) hold credentials (user:password@) stored unencrypted in the endpoint store${config.secret ? ' (stored before APP_SECRET was set, or written by other software)' : ''}`
+        : undefined,
+    remedy: 'set APP_SECRET, then run app secrets:seal (it encrypts them; the credentials stay the same)',
   },
   {
     id: 'graphql.introspection-enabled',

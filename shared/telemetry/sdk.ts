@@ -15,7 +15,12 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { Logger } from '../log/logger.ts';
 import type { TelemetryTarget } from './settings.ts';
 
-/** The exporter of `target.protocol`; headers (`OTEL_EXPORTER_OTLP_HEADERS`) and timeouts come from the environment. */
+/**
+ * The exporter of `target.protocol`, sending to `target.url` as settings.ts made it (the whole
+ * URL: the exporter appends nothing to a URL it is given, and a given URL wins over its own
+ * reading of the `OTEL_EXPORTER_OTLP_*ENDPOINT` variables); headers (`OTEL_EXPORTER_OTLP_HEADERS`)
+ * and timeouts come from the environment.
+ */
 function exporterFor(target: TelemetryTarget) {
   if (target.protocol === 'grpc') return new GrpcExporter({ url: target.url });
   if (target.protocol === 'http/json') return new JsonExporter({ url: target.url });

@@ -10,7 +10,10 @@ export type TelemetryProtocol = Config['telemetry']['protocol'];
 
 /** Where and how spans are exported, when traces are on. */
 export interface TelemetryTarget {
-  /** The URL spans are sent to: `<endpoint>/v1/traces` over HTTP, the endpoint itself over gRPC. */
+  /**
+   * The URL spans are sent to: `telemetry.tracesEndpoint` as given; else `<endpoint>/v1/traces`
+   * over HTTP, the endpoint itself over gRPC.
+   */
   url: string;
   protocol: TelemetryProtocol;
   serviceName: string;
@@ -26,13 +29,20 @@ const DEFAULT_ENDPOINT: Record<TelemetryProtocol, string> = {
 /**
  * The export target, or null when traces are off: `OTEL_SDK_DISABLED=true`
  * (`telemetry.sdkDisabled`) or `telemetry.enabled: false` turn them off; otherwise they are on
- * when `telemetry.enabled` is true or an endpoint is set (`OTEL_EXPORTER_OTLP_ENDPOINT`).
+ * when `telemetry.enabled` is true or an endpoint is set (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`,
+ * `OTEL_EXPORTER_OTLP_ENDPOINT`).
+ *
+ * As the OpenTelemetry specification has it ("OTLP Exporter Configuration"), the traces-specific
+ * endpoint is the whole URL, used as is with every protocol, and wins over the base endpoint; to
+ * the base endpoint the HTTP protocols append `/v1/traces` (gRPC uses it as given).
  */
 export function telemetryTarget(config: Pick<Config, 'telemetry'>): TelemetryTarget | null {
-  const { enabled, sdkDisabled, endpoint, protocol, serviceName } = config.telemetry;
+  const { enabled, sdkDisabled, endpoint, tracesEndpoint, protocol, serviceName } = config.telemetry;
   if (sdkDisabled || enabled === false) return null;
+  const exact = tracesEndpoint?.trim() || null;
   const given = endpoint?.trim() || null;
-  if (enabled !== true && given === null) return null;
+  if (enabled !== true && exact === null && given === null) return null;
+  if (exact !== null) return { url: exact, protocol, serviceName };
   const base = (given ?? DEFAULT_ENDPOINT[protocol]).replace(/\/+$/, '');
   return { url: protocol === 'grpc' ? base : `${base}/v1/traces`, protocol, serviceName };
 }

@@ -1,7 +1,8 @@
 /**
- * An OTLP/HTTP trace receiver in the test process (a collector's `/v1/traces` on 127.0.0.1 port
- * 0): it takes what exporters send over `http/json` and `http/protobuf` and keeps every span in
- * one plain shape, so a test can ask what a process exported.
+ * An OTLP/HTTP trace receiver in the test process (a collector's `/v1/traces`, or another path
+ * given, on 127.0.0.1 port 0): it takes what exporters send over `http/json` and `http/protobuf`
+ * and keeps every span in one plain shape, so a test can ask what a process exported; a request
+ * to any other path is answered 404, and the paths of all requests are kept.
  *
  * The installed OpenTelemetry packages serialize requests but decode only responses
  * (`@opentelemetry/otlp-transformer`'s serializers), so the request's protobuf is read here with
@@ -36,9 +37,13 @@ export interface ReceivedSpan {
 export interface OtlpReceiver {
   /** The endpoint to give as `OTEL_EXPORTER_OTLP_ENDPOINT`: `http://127.0.0.1:<port>`. */
   endpoint: string;
+  /** The whole URL exports are taken at (`<endpoint><path>`), to give as `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`. */
+  url: string;
   spans: ReceivedSpan[];
   /** The content types of the export requests received. */
   contentTypes: string[];
+  /** `<method> <path>` of every request, accepted or not, in order. */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -214,11 +219,14 @@ after(async () => {
   for (const receiver of open.splice(0)) await receiver.close();
 });
 
-/** Starts a receiver (closed when the file's tests end). */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/** Starts a receiver taking exports at `path` (default `/v1/traces`); closed when the file's tests end. */
+export async function startOtlpReceiver(options: { path?: string } = {}): Promise<OtlpReceiver> {
+  const path = options.path ?? '/v1/traces';
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
+  const requests: string[] = [];
   const server: Server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -226,7 +234,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       let body = Buffer.concat(chunks);
       if (request.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
       const json = type.includes('json');
-      if (request.method !== 'POST' || request.url !== '/v1/traces') {
+      if (request.method !== 'POST' || request.url !== path) {
         response.writeHead(404).end();
         return;
       }
@@ -246,8 +254,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const { port } = server.address() as AddressInfo;
   const receiver: OtlpReceiver = {
     endpoint: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}${path}`,
     spans,
     contentTypes,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -25,6 +25,8 @@ export const URL_CREDENTIALS_PURPOSE = 'endpoint-url-credentials';
 export const SEALED_PREFIX = 'sealed.';
 /** The userinfo every face shows in place of the credentials, and an update may give back. */
 export const MASK = '***';
+/** What a sealed value starts with when the box had no application secret to seal with (secret-box.ts). */
+const PLAIN_PREFIX = 'plain:';
 
 /** Boxes made per config object (resolved once, frozen): deriving the key costs more than opening. */
 const boxes = new WeakMap<Pick<Config, 'secret'>, SecretBox>();
@@ -64,6 +66,24 @@ function withUserinfo(url: URL, userinfo: string): string {
 export function hasOpenCredentials(stored: string): boolean {
   const url = parsed(stored);
   return url !== null && userinfoOf(url) !== '' && !url.username.startsWith(SEALED_PREFIX);
+}
+
+/**
+ * Whether a stored url holds credentials that anyone reading the endpoint store can read: sealed
+ * while the application had no secret (`sealed.plain%3A…`: the box stores `plain:` then) or never
+ * sealed at all (`hasOpenCredentials`). What `app secrets:seal` encrypts, and what the security
+ * audit counts (shared/security/audit-facts.ts); a damaged seal is not counted (it reads as nothing).
+ */
+export function holdsCredentialsInClear(stored: string): boolean {
+  if (!stored.includes('@')) return false; // most urls: no userinfo, no parsing
+  const url = parsed(stored);
+  if (url === null || userinfoOf(url) === '') return false;
+  if (!url.username.startsWith(SEALED_PREFIX)) return true;
+  try {
+    return sealedValue(url)?.startsWith(PLAIN_PREFIX) ?? false;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveConfig } from '../../../shared/config/index.ts';
 import { auditConfig, summaryLine } from '../../../shared/security/audit.ts';
-import { countUnencryptedSecrets } from '../../../shared/security/audit-facts.ts';
-import { createTestDatabase } from '../../helpers/database.ts';
+import { countUnencryptedSecrets, countUrlCredentialsInClear } from '../../../shared/security/audit-facts.ts';
+import { OPERATOR } from '../../../shared/access/actor.ts';
+import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
 
 const SECRET = 'a production application secret of more than 32 characters';
@@ -35,6 +37,7 @@ const CASES: {
   { id: 'secret.missing', severity: 'high', env: { APP_SECRET: '' } },
   { id: 'secret.short', severity: 'high', env: { APP_SECRET: 'short but set' } },
   { id: 'secrets.stored-unencrypted', severity: 'high', facts: { unencryptedSecrets: 3 } },
+  { id: 'url-credentials.stored-unencrypted', severity: 'high', facts: { urlCredentialsInClear: 2 } },
   { id: 'graphql.introspection-enabled', severity: 'medium', env: { APP_GRAPHQL__INTROSPECTION: 'true' } },
   { id: 'rate-limit.disabled', severity: 'medium', env: { APP_RATE_LIMIT: 'false' } },
   { id: 'rate-limit.auth-disabled', severity: 'medium', env: { APP_RATE_LIMIT__AUTH: 'false' } },
@@ -87,8 +90,8 @@ describe('security audit rules', () => {
 });
 
 describe('app audit', () => {
-  const run = (env: Record<string, string>) =>
-    runAppInProcess(['audit', '--json'], {
+  const app = (args: string[], env: Record<string, string>) =>
+    runAppInProcess(args, {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       NODE_ENV: 'production',
@@ -96,6 +99,15 @@ describe('app audit', () => {
       APP_MAIL__URL: 'smtp://mail.example.com',
       ...env,
     });
+  const run = (env: Record<string, string>) => app(['audit', '--json'], env);
+  /** Registers `url` as the service does, sealing with `secret` (null: as while APP_SECRET was unset). */
+  const register = (db: TestDatabase, secret: string | null, url: string) =>
+    registerEndpoint({ config: db.configWith({ secret }), sql: db.sql, log: db.log }, OPERATOR, { url, events: ['*'] });
+  const storedUrl = async (db: TestDatabase, id: string) =>
+    (await db.sql<{ url: string }[]>`select url from app_webhooks where id = ${id}`)[0].url;
+  const BROKER_USER = 'publisher-4d2e';
+  const BROKER_PASSWORD = 'clear-pw-7c1b';
+  const BROKER_URL = `amqps://${BROKER_USER}:${BROKER_PASSWORD}@127.0.0.1:5671/prod?exchange=events`;
 
   it('counts the signing secrets stored unencrypted that can still sign', async () => {
     const db = await createTestDatabase();
@@ -122,6 +134,62 @@ describe('app audit', () => {
     const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
     assert.equal(clean.code, 0, clean.stderr);
     assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+  });
+
+  it('counts the broker url credentials stored unencrypted (registered without APP_SECRET), never printing them, until secrets:seal', async () => {
+    const db = await createTestDatabase();
+    const endpoint = await register(db, null, BROKER_URL);
+    assert.match(await storedUrl(db, endpoint.id), /^amqps:\/\/sealed\.plain%3A/, 'stored as plain: behind sealed.');
+    assert.equal(await countUrlCredentialsInClear(db), 1);
+
+    // the secret set since: the rows made before it stay in clear
+    const found = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(found.code, 1, found.stderr);
+    const report = JSON.parse(found.stdout);
+    assert.deepEqual(ids(report.findings), ['secrets.stored-unencrypted', 'url-credentials.stored-unencrypted']);
+    const finding = report.findings[1];
+    assert.equal(finding.severity, 'high');
+    assert.equal(finding.setting, 'endpoint store: url credentials');
+    assert.match(finding.message, /^1 endpoint url\(s\) hold credentials/);
+    assert.match(finding.remedy, /app secrets:seal/);
+    const text = await app(['audit'], { DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(text.code, 1, text.stderr);
+    assert.match(text.stdout, /HIGH {3}url-credentials\.stored-unencrypted \(endpoint store: url credentials\)/);
+    for (const output of [found.stdout, found.stderr, text.stdout, text.stderr]) {
+      for (const part of [BROKER_USER, BROKER_PASSWORD]) assert.ok(!output.includes(part), `${part} is printed`);
+    }
+
+    // the url's credentials alone are a high finding: exit 1
+    await db.sql`update app_webhooks set secrets = '[]'::jsonb where id = ${endpoint.id}`;
+    const alone = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(alone.code, 1, alone.stderr);
+    assert.deepEqual(ids(JSON.parse(alone.stdout).findings), ['url-credentials.stored-unencrypted']);
+
+    // the remedy: sealed under the secret, no longer flagged
+    const sealed = await app(['secrets:seal', '--json'], { DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(sealed.code, 0, sealed.stderr);
+    assert.equal(JSON.parse(sealed.stdout).urls, 1);
+    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+  });
+
+  it('a url sealed under APP_SECRET, or without credentials, is not flagged; one written unsealed by other software is', async () => {
+    const db = await createTestDatabase();
+    const sealed = await register(db, SECRET, BROKER_URL);
+    assert.match(await storedUrl(db, sealed.id), /^amqps:\/\/sealed\.enc%3Av1%3A/);
+    await register(db, SECRET, 'https://127.0.0.1/plain-receiver');
+    assert.equal(await countUrlCredentialsInClear(db), 0);
+    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+
+    await db.sql`insert into app_webhooks (id, url, events)
+      values ('ep_foreign', ${`redis://default:${BROKER_PASSWORD}@127.0.0.1:6379/0?stream=orders`}, '{*}')`;
+    const found = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(found.code, 1, found.stderr);
+    assert.deepEqual(ids(JSON.parse(found.stdout).findings), ['url-credentials.stored-unencrypted']);
+    assert.ok(!found.stdout.includes(BROKER_PASSWORD));
   });
 
   it('runs without a secret in production (the guard would refuse it) and exits 1 on the high findings', async () => {

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import {
   assertNotMasked,
   givesMaskedCredentials,
+  holdsCredentialsInClear,
   keepMaskedCredentials,
   maskUrl,
   openUrlCredentials,
@@ -76,6 +77,19 @@ describe('sealed at rest: the stored url holds no readable credential and opens 
     const stored = sealUrlCredentials({ secret: null }, URLS[2]);
     assert.match(new URL(stored).username, /^sealed\.plain%3A/);
     assert.equal(openUrlCredentials({ secret: null }, stored), URLS[2]);
+  });
+
+  it('credentials in clear (what the audit counts): sealed without an application secret, or never sealed', () => {
+    for (const url of URLS) {
+      assert.equal(holdsCredentialsInClear(sealUrlCredentials({ secret: null }, url)), true, `plain: ${maskUrl(url)}`);
+      assert.equal(holdsCredentialsInClear(url), true, `never sealed: ${maskUrl(url)}`);
+      assert.equal(holdsCredentialsInClear(sealUrlCredentials(config, url)), false, `sealed: ${maskUrl(url)}`);
+      assert.equal(holdsCredentialsInClear(sealUrlCredentials(other, url)), false, 'sealed under another secret');
+    }
+    for (const url of ['https://hooks.example.com/in?to=a@b', 'nats://nats.example.com:4222/orders', 'not a url @']) {
+      assert.equal(holdsCredentialsInClear(url), false, url);
+    }
+    assert.equal(holdsCredentialsInClear('amqp://sealed.%E0%A4%A@host/vh'), false, 'a damaged seal reads as nothing');
   });
 
   it('sealed under another application secret: 500 APP_WEBHOOK_SECRET_UNREADABLE naming the endpoint and the way out', () => {
