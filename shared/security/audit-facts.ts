@@ -5,6 +5,7 @@ import type { AuditFacts } from './audit.ts';
 import { endpointStoreOf } from '../webhooks/endpoints/store.ts';
 import { activeSecrets } from '../webhooks/endpoints/secrets.ts';
 import { holdsCredentialsInClear } from '../webhooks/destinations/credentials.ts';
+import { PLAIN_PREFIX } from '../webhooks/secret-box.ts';
 import type { EndpointStore, StoredEndpoint } from '../webhooks/endpoint-stores/types.ts';
 
 type FactsDeps = { sql: Sql; config: Pick<Config, 'webhooks'>; endpoints?: EndpointStore };
@@ -14,7 +15,7 @@ const recordsOf = async (deps: FactsDeps): Promise<StoredEndpoint[]> => (await e
 
 const unencryptedSecretsOf = (records: readonly StoredEndpoint[], now: Date): number =>
   records.reduce(
-    (count, record) => count + activeSecrets(record, now).filter((secret) => secret.sealed.startsWith('plain:')).length,
+    (count, record) => count + activeSecrets(record, now).filter((secret) => secret.sealed.startsWith(PLAIN_PREFIX)).length,
     0,
   );
 

@@ -12,7 +12,7 @@ import { AppError } from '../errors/app-error.ts';
 const HKDF_SALT = 'app-webhooks/secret-box/v1';
 const HKDF_INFO = 'webhook-signing-secrets';
 const ENC_PREFIX = 'enc:';
-const PLAIN_PREFIX = 'plain:';
+export const PLAIN_PREFIX = 'plain:';
 const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -14,7 +14,7 @@
  */
 import type { Config } from '../../config/index.ts';
 import { AppError, isAppError, unprocessable } from '../../errors/app-error.ts';
-import { createSecretBox, type SecretBox } from '../secret-box.ts';
+import { createSecretBox, PLAIN_PREFIX, type SecretBox } from '../secret-box.ts';
 import { redact } from '../address-rules.ts';
 import { schemeOf } from './kinds.ts';
 import { brokerHost } from './parse.ts';
@@ -25,8 +25,6 @@ export const URL_CREDENTIALS_PURPOSE = 'endpoint-url-credentials';
 export const SEALED_PREFIX = 'sealed.';
 /** The userinfo every face shows in place of the credentials, and an update may give back. */
 export const MASK = '***';
-/** What a sealed value starts with when the box had no application secret to seal with (secret-box.ts). */
-const PLAIN_PREFIX = 'plain:';
 
 /** Boxes made per config object (resolved once, frozen): deriving the key costs more than opening. */
 const boxes = new WeakMap<Pick<Config, 'secret'>, SecretBox>();
