@@ -6,6 +6,7 @@ import { endpointStoreOf } from '../webhooks/endpoints/store.ts';
 import { activeSecrets } from '../webhooks/endpoints/secrets.ts';
 import { holdsCredentialsInClear } from '../webhooks/destinations/credentials.ts';
 import { PLAIN_PREFIX } from '../webhooks/secret-box.ts';
+import { holdsHeaderValuesInClear } from '../webhooks/endpoints/header-box.ts';
 import type { EndpointStore, StoredEndpoint } from '../webhooks/endpoint-stores/types.ts';
 
 type FactsDeps = { sql: Sql; config: Pick<Config, 'webhooks'>; endpoints?: EndpointStore };
@@ -15,7 +16,8 @@ const recordsOf = async (deps: FactsDeps): Promise<StoredEndpoint[]> => (await e
 
 const unencryptedSecretsOf = (records: readonly StoredEndpoint[], now: Date): number =>
   records.reduce(
-    (count, record) => count + activeSecrets(record, now).filter((secret) => secret.sealed.startsWith(PLAIN_PREFIX)).length,
+    (count, record) =>
+      count + activeSecrets(record, now).filter((secret) => secret.sealed.startsWith(PLAIN_PREFIX)).length,
     0,
   );
 
@@ -23,9 +25,18 @@ const unencryptedSecretsOf = (records: readonly StoredEndpoint[], now: Date): nu
 const urlCredentialsInClearOf = (records: readonly StoredEndpoint[]): number =>
   records.filter((record) => holdsCredentialsInClear(record.url)).length;
 
+/** Endpoints (disabled ones too) with a header value stored unencrypted. */
+const headerValuesInClearOf = (records: readonly StoredEndpoint[]): number =>
+  records.filter((record) => holdsHeaderValuesInClear(record.headers)).length;
+
 /** Signing secrets stored as `plain:` that still sign (not expired). */
 export async function countUnencryptedSecrets(deps: FactsDeps): Promise<number> {
   return unencryptedSecretsOf(await recordsOf(deps), new Date());
+}
+
+/** Endpoints with a header value (receivers put credentials there) stored unencrypted. Counted only. */
+export async function countHeaderValuesInClear(deps: FactsDeps): Promise<number> {
+  return headerValuesInClearOf(await recordsOf(deps));
 }
 
 /**
@@ -42,5 +53,6 @@ export async function databaseFacts(deps: FactsDeps): Promise<AuditFacts> {
   return {
     unencryptedSecrets: unencryptedSecretsOf(records, new Date()),
     urlCredentialsInClear: urlCredentialsInClearOf(records),
+    headerValuesInClear: headerValuesInClearOf(records),
   };
 }

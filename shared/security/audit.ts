@@ -32,6 +32,8 @@ export interface AuditFacts {
    * unencrypted: sealed while `APP_SECRET` was unset, or written unsealed by other software.
    */
   urlCredentialsInClear?: number;
+  /** Endpoints in the database with a header value stored unencrypted (`plain:`, or from before values were sealed). */
+  headerValuesInClear?: number;
   /** Requests seen with `X-Forwarded-For` while `trustProxy` is off. */
   forwardedForSeen?: boolean;
 }
@@ -113,6 +115,17 @@ const RULES: readonly Rule[] = [
         ? `${facts.urlCredentialsInClear} endpoint url(s) hold credentials (user:password@) stored unencrypted in the endpoint store${config.secret ? ' (stored before APP_SECRET was set, or written by other software)' : ''}`
         : undefined,
     remedy: 'set APP_SECRET, then run app secrets:seal (it encrypts them; the credentials stay the same)',
+  },
+  {
+    id: 'header-values.stored-unencrypted',
+    severity: 'high',
+    setting: 'endpoint store: header values',
+    productionOnly: false,
+    check: (config, facts) =>
+      (facts.headerValuesInClear ?? 0) > 0
+        ? `${facts.headerValuesInClear} endpoint(s) have header values (Authorization, API keys …) stored unencrypted in the endpoint store${config.secret ? ' (stored before APP_SECRET was set)' : ''}`
+        : undefined,
+    remedy: 'set APP_SECRET, then run app secrets:seal (it encrypts them; the values sent stay the same)',
   },
   {
     id: 'graphql.introspection-enabled',

@@ -11,7 +11,7 @@ import { AppError } from '../errors/app-error.ts';
 
 const HKDF_SALT = 'app-webhooks/secret-box/v1';
 const HKDF_INFO = 'webhook-signing-secrets';
-const ENC_PREFIX = 'enc:';
+export const ENC_PREFIX = 'enc:';
 export const PLAIN_PREFIX = 'plain:';
 const VERSION = 'v1';
 const IV_BYTES = 12;

@@ -7,7 +7,7 @@
  * (`maskHeaders`).
  */
 import type { Config } from '../../config/index.ts';
-import { createSecretBox, type SecretBox } from '../secret-box.ts';
+import { createSecretBox, ENC_PREFIX, type SecretBox } from '../secret-box.ts';
 
 const PURPOSE = 'endpoint-headers';
 
@@ -43,4 +43,13 @@ export function openHeaders(
 /** The names with values hidden (null): what is shown unless a member or admin reveals them. */
 export function maskHeaders(headers: Record<string, string>): Record<string, null> {
   return Object.fromEntries(Object.keys(headers).map((name) => [name, null]));
+}
+
+/**
+ * Whether any of the stored values can be read by anyone reading the endpoint store: sealed while
+ * the application had no secret (`plain:`), or stored before values were sealed (no prefix).
+ * What `app secrets:seal` encrypts and the security audit counts.
+ */
+export function holdsHeaderValuesInClear(stored: Record<string, string> | null | undefined): boolean {
+  return Object.values(stored ?? {}).some((value) => !value.startsWith(ENC_PREFIX));
 }

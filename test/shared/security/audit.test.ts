@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveConfig } from '../../../shared/config/index.ts';
 import { auditConfig, summaryLine } from '../../../shared/security/audit.ts';
-import { countUnencryptedSecrets, countUrlCredentialsInClear } from '../../../shared/security/audit-facts.ts';
+import {
+  countHeaderValuesInClear,
+  countUnencryptedSecrets,
+  countUrlCredentialsInClear,
+} from '../../../shared/security/audit-facts.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
@@ -38,6 +42,7 @@ const CASES: {
   { id: 'secret.short', severity: 'high', env: { APP_SECRET: 'short but set' } },
   { id: 'secrets.stored-unencrypted', severity: 'high', facts: { unencryptedSecrets: 3 } },
   { id: 'url-credentials.stored-unencrypted', severity: 'high', facts: { urlCredentialsInClear: 2 } },
+  { id: 'header-values.stored-unencrypted', severity: 'high', facts: { headerValuesInClear: 1 } },
   { id: 'graphql.introspection-enabled', severity: 'medium', env: { APP_GRAPHQL__INTROSPECTION: 'true' } },
   { id: 'rate-limit.disabled', severity: 'medium', env: { APP_RATE_LIMIT: 'false' } },
   { id: 'rate-limit.auth-disabled', severity: 'medium', env: { APP_RATE_LIMIT__AUTH: 'false' } },
@@ -190,6 +195,39 @@ describe('app audit', () => {
     assert.equal(found.code, 1, found.stderr);
     assert.deepEqual(ids(JSON.parse(found.stdout).findings), ['url-credentials.stored-unencrypted']);
     assert.ok(!found.stdout.includes(BROKER_PASSWORD));
+  });
+
+  it('counts the endpoints with header values stored unencrypted, never printing them, until secrets:seal; sealed ones are not flagged', async () => {
+    const db = await createTestDatabase();
+    const HEADER_VALUE = 'Bearer hv-5e0a91';
+    const headers = { authorization: HEADER_VALUE };
+    const config = (secret: string | null) => ({ config: db.configWith({ secret }), sql: db.sql, log: db.log });
+    const clear = await registerEndpoint(config(null), OPERATOR, {
+      url: 'https://127.0.0.1/with-headers',
+      events: ['*'],
+      headers,
+    });
+    await registerEndpoint(config(SECRET), OPERATOR, {
+      url: 'https://127.0.0.1/sealed-headers',
+      events: ['*'],
+      headers,
+    });
+    assert.equal(await countHeaderValuesInClear(db), 1, 'the one registered without APP_SECRET only');
+    await db.sql`update app_webhooks set secrets = '[]'::jsonb where id = ${clear.id}`;
+
+    const found = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(found.code, 1, found.stderr);
+    const report = JSON.parse(found.stdout);
+    assert.deepEqual(ids(report.findings), ['header-values.stored-unencrypted']);
+    assert.equal(report.findings[0].severity, 'high');
+    assert.match(report.findings[0].message, /^1 endpoint\(s\) have header values/);
+    assert.ok(!found.stdout.includes(HEADER_VALUE) && !found.stderr.includes(HEADER_VALUE), 'the value is not printed');
+
+    const sealed = await app(['secrets:seal', '--json'], { DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(sealed.code, 0, sealed.stderr);
+    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
   });
 
   it('runs without a secret in production (the guard would refuse it) and exits 1 on the high findings', async () => {
