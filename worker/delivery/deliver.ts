@@ -99,6 +99,13 @@ export interface DeliveryQueries {
   slotFree(endpointId: string): Promise<boolean>;
   /** Whether deliveries are parked for the endpoint (asked after giving a slot back, after its commit). */
   parkedFor(endpointId: string): Promise<boolean>;
+  /**
+   * Wakes the deliveries parked for the endpoint (flow.ts `admit`), in one transaction with the
+   * other wakes this process asked meanwhile: runs finishing together for endpoints with a line (a
+   * burst at start, several workers) lock each gate once per transaction, not once per run. Each
+   * wake is asked after its release committed, and its transaction starts after it was asked.
+   */
+  wake(endpointId: string): Promise<void>;
 }
 
 /** The batched queries of one worker process (`maxSize`: most deliveries per statement). */
@@ -129,8 +136,16 @@ export function deliveryQueries(
     },
     { maxSize },
   );
+  const wakes = createBatcher(
+    async (endpointIds: string[]) => {
+      await wakeEndpoints(deps.sql, deps.config, endpointIds);
+      return endpointIds.map(() => undefined);
+    },
+    { maxSize },
+  );
   return {
     parkedFor: (endpointId) => parked.add(endpointId),
+    wake: (endpointId) => wakes.add(endpointId),
     claim: (request) => claims.add(request),
     record: (record) => records.add(record),
     opener: createOpener(deps.config),
@@ -251,11 +266,18 @@ async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<Deli
 
 /**
  * Wakes the deliveries parked for endpoint `endpointId` when a statement left its gate with a
- * free slot and someone waiting. A failure is only logged: the recovery sweep wakes them too.
+ * free slot and someone waiting: with the process's other wakes when its queries are given. A
+ * failure is only logged: the recovery sweep wakes them too.
  */
-async function wakeIfOwed(deps: DeliveryDeps, endpointId: string, owed: boolean): Promise<void> {
+async function wakeIfOwed(
+  deps: DeliveryDeps,
+  queries: DeliveryQueries | undefined,
+  endpointId: string,
+  owed: boolean,
+): Promise<void> {
   if (!owed) return;
-  await wakeEndpoints(deps.sql, deps.config, [endpointId]).catch((error: unknown) => {
+  const woken = queries ? queries.wake(endpointId) : wakeEndpoints(deps.sql, deps.config, [endpointId]);
+  await woken.catch((error: unknown) => {
     deps.log.warn(
       { err: error, endpoint: endpointId },
       'could not wake the deliveries parked for this endpoint; the recovery sweep will',
@@ -271,7 +293,7 @@ async function wakeIfOwed(deps: DeliveryDeps, endpointId: string, owed: boolean)
 async function releasedSlot(deps: DeliveryDeps, queries: DeliveryQueries, claimed: ClaimedDelivery): Promise<void> {
   queries.slots.released(claimed.endpointId);
   const parked = claimed.fifo || (await queries.parkedFor(claimed.endpointId).catch(() => true));
-  await wakeIfOwed(deps, claimed.endpointId, parked);
+  await wakeIfOwed(deps, queries, claimed.endpointId, parked);
 }
 
 /**
@@ -318,7 +340,7 @@ async function paceStart(
 /** Rare, so not batched. */
 async function unsent(deps: DeliveryDeps, claimed: ClaimedDelivery, error: string): Promise<DeliveryRun> {
   if (!(await markUnsent(deps.sql, claimed.id, error))) return skip(deps, claimed.id, true);
-  await wakeIfOwed(deps, claimed.endpointId, claimed.slot); // the slot it held is free: whoever waits for it goes
+  await wakeIfOwed(deps, deps.queries, claimed.endpointId, claimed.slot); // the slot it held is free: whoever waits for it goes
   deps.metrics?.deliveries.inc({ outcome: 'dead' });
   deps.log.warn({ delivery: claimed.id, endpoint: claimed.endpointId, error }, 'delivery dead without being sent');
   return { result: 'unsent', error };
@@ -426,7 +448,7 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
     );
     // a slot given back while this claim counted (seen now that the park committed): wake
     const free = await queries.slotFree(claimed.endpointId).catch(() => false);
-    await wakeIfOwed(deps, claimed.endpointId, free);
+    await wakeIfOwed(deps, queries, claimed.endpointId, free);
     return { result: 'parked' };
   }
   if (claimed.disabledAt !== null) {
