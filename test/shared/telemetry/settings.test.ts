@@ -1,7 +1,7 @@
 /**
  * When a process traces, and where to: the standard `OTEL_*` variables alone turn traces on and
  * off, the `telemetry` keys do the same, and off is the default. The traces-specific endpoint is
- * the whole URL and wins over the base one (the OpenTelemetry specification's "OTLP Exporter
+ * the whole URL and wins over the base one (OpenTelemetry's "OTLP Exporter
  * Configuration"); where spans then really arrive: traces-endpoint.test.ts.
  */
 import assert from 'node:assert/strict';
