@@ -2,13 +2,16 @@
  * An OTLP/HTTP trace receiver in the test process (a collector's `/v1/traces`, or another path
  * given, on 127.0.0.1 port 0): it takes what exporters send over `http/json` and `http/protobuf`
  * and keeps every span in one plain shape, so a test can ask what a process exported; a request
- * to any other path is answered 404, and the paths of all requests are kept.
+ * to any other path is answered 404, and the paths of all requests are kept. Its gRPC twin
+ * (`startOtlpGrpcReceiver`) serves the collector's `TraceService/Export` over HTTP/2 with
+ * `@grpc/grpc-js`, the library the `grpc` exporter itself uses.
  *
  * The installed OpenTelemetry packages serialize requests but decode only responses
  * (`@opentelemetry/otlp-transformer`'s serializers), so the request's protobuf is read here with
  * a small wire-format reader over the few messages of `opentelemetry/proto/trace/v1/trace.proto`
  * that carry spans (field numbers below are that file's).
  */
+import { Server as GrpcServer, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
@@ -30,7 +33,7 @@ export interface ReceivedSpan {
   status: { code: number; message: string };
   /** Attributes of the resource that exported it (`service.name`…). */
   resource: Record<string, AttributeValue>;
-  /** `http/json` or `http/protobuf`. */
+  /** `http/json`, `http/protobuf` or `grpc`. */
   protocol: string;
 }
 
@@ -128,7 +131,7 @@ const protoAttributes = (list: Field[]): Record<string, AttributeValue> =>
  * scope_spans 2. ScopeSpans: spans 2. Span: trace_id 1, span_id 2, parent_span_id 4, name 5,
  * kind 6, attributes 9, status 15 (message 2, code 3).
  */
-function fromProtobuf(body: Buffer): ReceivedSpan[] {
+function fromProtobuf(body: Buffer, protocol = 'http/protobuf'): ReceivedSpan[] {
   const spans: ReceivedSpan[] = [];
   for (const resourceSpans of all(body, 1)) {
     const resourceMessage = one(resourceSpans.bytes as Buffer, 1)?.bytes;
@@ -149,7 +152,7 @@ function fromProtobuf(body: Buffer): ReceivedSpan[] {
             message: status ? text(one(status, 2)) : '',
           },
           resource,
-          protocol: 'http/protobuf',
+          protocol,
         });
       }
     }
@@ -267,3 +270,66 @@ export async function startOtlpReceiver(options: { path?: string } = {}): Promis
   open.push(receiver);
   return receiver;
 }
+
+/** What the gRPC receiver offers: the spans, and where to send them (`OTEL_EXPORTER_OTLP_ENDPOINT`). */
+export interface OtlpGrpcReceiver {
+  /** `http://127.0.0.1:<port>`: plain HTTP/2, as an `http` endpoint tells the exporter. */
+  endpoint: string;
+  spans: ReceivedSpan[];
+  /** The gRPC method of every call received, in order. */
+  calls: string[];
+  close(): Promise<void>;
+}
+
+/** The collector's trace service (opentelemetry/proto/collector/trace/v1/trace_service.proto). */
+const EXPORT_METHOD = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+const raw = (buffer: Buffer) => buffer;
+
+/** Starts a gRPC receiver of trace exports; closed when the file's tests end. */
+export async function startOtlpGrpcReceiver(): Promise<OtlpGrpcReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const calls: string[] = [];
+  const server = new GrpcServer();
+  // the messages stay bytes: the request is read with the wire-format reader above, and an
+  // empty ExportTraceServiceResponse (no bytes) is full success
+  const service: ServiceDefinition = {
+    Export: {
+      path: EXPORT_METHOD,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: raw,
+      requestDeserialize: raw,
+      responseSerialize: raw,
+      responseDeserialize: raw,
+    },
+  };
+  server.addService(service, {
+    Export: (call: { request: Buffer }, callback: (error: Error | null, response?: Buffer) => void) => {
+      calls.push(EXPORT_METHOD);
+      try {
+        spans.push(...fromProtobuf(call.request, 'grpc'));
+        callback(null, Buffer.alloc(0));
+      } catch (error) {
+        callback(error as Error);
+      }
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  const receiver = {
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    calls,
+    close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  };
+  grpcOpen.push(receiver);
+  return receiver;
+}
+
+const grpcOpen: OtlpGrpcReceiver[] = [];
+after(async () => {
+  for (const receiver of grpcOpen.splice(0)) await receiver.close();
+});
