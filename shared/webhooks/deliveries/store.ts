@@ -320,18 +320,26 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
          where d.next_attempt_at is not null
       ))
       where exists (select 1 from d where d.next_attempt_at is not null)
-    ), pace as (
+    ), pace_due as materialized (
       -- an attempt of SLOW_ATTEMPT_MS or more: its endpoint stays capped even alone for a while
       -- (migrations/022); a quicker one: its endpoint counts as quick for a while (migrations/024).
-      -- Written at most about twice a window per endpoint, so the gate row is rarely touched.
+      -- Written at most about twice a window per endpoint, so the gate row is rarely touched. The
+      -- rows to write are locked in key order first, as claims and wakes lock gates, so this
+      -- statement and a wake of several endpoints never wait for each other in a cycle.
+      select g.endpoint_id, s.slow, s.fast
+        from app_endpoint_gate g
+        join (select d.endpoint_id, bool_or(i.judged >= ${SLOW_ATTEMPT_MS}) as slow, bool_or(i.judged < ${SLOW_ATTEMPT_MS}) as fast
+                from d join input as i on i.id = d.id group by d.endpoint_id) s on s.endpoint_id = g.endpoint_id
+       where (s.slow and (g.slow_until is null or g.slow_until < now() + ${SLOW_FOR_MS / 2} * interval '1 millisecond'))
+          or (s.fast and (g.fast_until is null or g.fast_until < now() + ${FAST_FOR_MS / 2} * interval '1 millisecond'))
+       order by g.endpoint_id
+         for no key update of g
+    ), pace as (
       update app_endpoint_gate g
-         set slow_until = case when s.slow then now() + ${SLOW_FOR_MS} * interval '1 millisecond' else g.slow_until end,
-             fast_until = case when s.fast then now() + ${FAST_FOR_MS} * interval '1 millisecond' else g.fast_until end
-        from (select d.endpoint_id, bool_or(i.judged >= ${SLOW_ATTEMPT_MS}) as slow, bool_or(i.judged < ${SLOW_ATTEMPT_MS}) as fast
-                from d join input as i on i.id = d.id group by d.endpoint_id) s
-       where g.endpoint_id = s.endpoint_id
-         and ((s.slow and (g.slow_until is null or g.slow_until < now() + ${SLOW_FOR_MS / 2} * interval '1 millisecond'))
-           or (s.fast and (g.fast_until is null or g.fast_until < now() + ${FAST_FOR_MS / 2} * interval '1 millisecond')))
+         set slow_until = case when p.slow then now() + ${SLOW_FOR_MS} * interval '1 millisecond' else g.slow_until end,
+             fast_until = case when p.fast then now() + ${FAST_FOR_MS} * interval '1 millisecond' else g.fast_until end
+        from pace_due p
+       where g.endpoint_id = p.endpoint_id
     )
     select d.id, d.endpoint_id from d where (select count(*) from j) >= 0`;
   const written = new Set(rows.map((row) => row.id));
