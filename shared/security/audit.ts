@@ -49,6 +49,32 @@ interface Rule {
   remedy: string;
 }
 
+/**
+ * A high finding, in every environment, for values the endpoint store holds readable (counted by
+ * audit-facts.ts): `found` says how many, `since` why there are some although APP_SECRET is set,
+ * and the remedy is always to set the secret and seal them (`unchanged`: what stays the same).
+ */
+function storedInClear(rule: {
+  id: string;
+  kind: string;
+  count(facts: AuditFacts): number | undefined;
+  found(count: number): string;
+  since: string;
+  unchanged: string;
+}): Rule {
+  return {
+    id: rule.id,
+    severity: 'high',
+    setting: `endpoint store: ${rule.kind}`,
+    productionOnly: false,
+    check: (config, facts) => {
+      const count = rule.count(facts) ?? 0;
+      return count > 0 ? `${rule.found(count)}${config.secret ? ` (${rule.since})` : ''}` : undefined;
+    },
+    remedy: `set APP_SECRET, then run app secrets:seal (it encrypts them; ${rule.unchanged} stay the same)`,
+  };
+}
+
 const RULES: readonly Rule[] = [
   {
     id: 'webhooks.private-addresses-allowed',
@@ -94,39 +120,31 @@ const RULES: readonly Rule[] = [
         : undefined,
     remedy: `use a random APP_SECRET of at least ${MIN_SECRET_LENGTH} characters`,
   },
-  {
+  storedInClear({
     id: 'secrets.stored-unencrypted',
-    severity: 'high',
-    setting: 'endpoint store: signing secrets',
-    productionOnly: false,
-    check: (config, facts) =>
-      (facts.unencryptedSecrets ?? 0) > 0
-        ? `${facts.unencryptedSecrets} signing secret(s) are stored unencrypted in the database${config.secret ? ' (stored before APP_SECRET was set)' : ''}`
-        : undefined,
-    remedy: 'set APP_SECRET, then run app secrets:seal (it encrypts them; the signing secrets stay the same)',
-  },
-  {
+    kind: 'signing secrets',
+    count: (facts) => facts.unencryptedSecrets,
+    found: (n) => `${n} signing secret(s) are stored unencrypted in the database`,
+    since: 'stored before APP_SECRET was set',
+    unchanged: 'the signing secrets',
+  }),
+  storedInClear({
     id: 'url-credentials.stored-unencrypted',
-    severity: 'high',
-    setting: 'endpoint store: url credentials',
-    productionOnly: false,
-    check: (config, facts) =>
-      (facts.urlCredentialsInClear ?? 0) > 0
-        ? `${facts.urlCredentialsInClear} endpoint url(s) hold credentials (user:password@) stored unencrypted in the endpoint store${config.secret ? ' (stored before APP_SECRET was set, or written by other software)' : ''}`
-        : undefined,
-    remedy: 'set APP_SECRET, then run app secrets:seal (it encrypts them; the credentials stay the same)',
-  },
-  {
+    kind: 'url credentials',
+    count: (facts) => facts.urlCredentialsInClear,
+    found: (n) => `${n} endpoint url(s) hold credentials (user:password@) stored unencrypted in the endpoint store`,
+    since: 'stored before APP_SECRET was set, or written by other software',
+    unchanged: 'the credentials',
+  }),
+  storedInClear({
     id: 'header-values.stored-unencrypted',
-    severity: 'high',
-    setting: 'endpoint store: header values',
-    productionOnly: false,
-    check: (config, facts) =>
-      (facts.headerValuesInClear ?? 0) > 0
-        ? `${facts.headerValuesInClear} endpoint(s) have header values (Authorization, API keys …) stored unencrypted in the endpoint store${config.secret ? ' (stored before APP_SECRET was set)' : ''}`
-        : undefined,
-    remedy: 'set APP_SECRET, then run app secrets:seal (it encrypts them; the values sent stay the same)',
-  },
+    kind: 'header values',
+    count: (facts) => facts.headerValuesInClear,
+    found: (n) =>
+      `${n} endpoint(s) have header values (Authorization, API keys …) stored unencrypted in the endpoint store`,
+    since: 'stored before APP_SECRET was set',
+    unchanged: 'the values sent',
+  }),
   {
     id: 'graphql.introspection-enabled',
     severity: 'medium',
