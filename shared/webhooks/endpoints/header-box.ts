@@ -7,7 +7,7 @@
  * (`maskHeaders`).
  */
 import type { Config } from '../../config/index.ts';
-import { createSecretBox, ENC_PREFIX, type SecretBox } from '../secret-box.ts';
+import { createSecretBox, ENC_PREFIX, PLAIN_PREFIX, type SecretBox } from '../secret-box.ts';
 
 const PURPOSE = 'endpoint-headers';
 
@@ -35,7 +35,7 @@ export function openHeaders(
   return Object.fromEntries(
     Object.entries(stored ?? {}).map(([name, value]) => [
       name,
-      value.startsWith('enc:') || value.startsWith('plain:') ? box.open(value, endpointId) : value,
+      value.startsWith(ENC_PREFIX) || value.startsWith(PLAIN_PREFIX) ? box.open(value, endpointId) : value,
     ]),
   );
 }

@@ -110,6 +110,12 @@ describe('app audit', () => {
     registerEndpoint({ config: db.configWith({ secret }), sql: db.sql, log: db.log }, OPERATOR, { url, events: ['*'] });
   const storedUrl = async (db: TestDatabase, id: string) =>
     (await db.sql<{ url: string }[]>`select url from app_webhooks where id = ${id}`)[0].url;
+  /** `app audit` with the secret set over `db`: exit 0, no finding. */
+  const assertNoFindings = async (db: TestDatabase) => {
+    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+  };
   const BROKER_USER = 'publisher-4d2e';
   const BROKER_PASSWORD = 'clear-pw-7c1b';
   const BROKER_URL = `amqps://${BROKER_USER}:${BROKER_PASSWORD}@127.0.0.1:5671/prod?exchange=events`;
@@ -136,9 +142,7 @@ describe('app audit', () => {
     assert.deepEqual(ids(report.findings), ['secrets.stored-unencrypted']);
 
     await db.sql`update app_webhooks set secrets = '[]'::jsonb where id = 'ep_audit'`;
-    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
-    assert.equal(clean.code, 0, clean.stderr);
-    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+    await assertNoFindings(db);
   });
 
   it('counts the broker url credentials stored unencrypted (registered without APP_SECRET), never printing them, until secrets:seal', async () => {
@@ -174,9 +178,7 @@ describe('app audit', () => {
     const sealed = await app(['secrets:seal', '--json'], { DATABASE_URL: db.url, APP_SECRET: SECRET });
     assert.equal(sealed.code, 0, sealed.stderr);
     assert.equal(JSON.parse(sealed.stdout).urls, 1);
-    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
-    assert.equal(clean.code, 0, clean.stderr);
-    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+    await assertNoFindings(db);
   });
 
   it('a url sealed under APP_SECRET, or without credentials, is not flagged; one written unsealed by other software is', async () => {
@@ -185,9 +187,7 @@ describe('app audit', () => {
     assert.match(await storedUrl(db, sealed.id), /^amqps:\/\/sealed\.enc%3Av1%3A/);
     await register(db, SECRET, 'https://127.0.0.1/plain-receiver');
     assert.equal(await countUrlCredentialsInClear(db), 0);
-    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
-    assert.equal(clean.code, 0, clean.stderr);
-    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+    await assertNoFindings(db);
 
     await db.sql`insert into app_webhooks (id, url, events)
       values ('ep_foreign', ${`redis://default:${BROKER_PASSWORD}@127.0.0.1:6379/0?stream=orders`}, '{*}')`;
@@ -225,9 +225,7 @@ describe('app audit', () => {
 
     const sealed = await app(['secrets:seal', '--json'], { DATABASE_URL: db.url, APP_SECRET: SECRET });
     assert.equal(sealed.code, 0, sealed.stderr);
-    const clean = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
-    assert.equal(clean.code, 0, clean.stderr);
-    assert.deepEqual(JSON.parse(clean.stdout).findings, []);
+    await assertNoFindings(db);
   });
 
   it('runs without a secret in production (the guard would refuse it) and exits 1 on the high findings', async () => {
