@@ -5,7 +5,7 @@ import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { countBound, pageWithTotal, type Fragment } from '../../db/bounded-total.ts';
+import { countBound, pageWithTotal, windowNumber, type Fragment } from '../../db/bounded-total.ts';
 import {
   DELIVERY_STATUSES,
   SUMMARY_COLUMNS,
@@ -110,7 +110,8 @@ export async function listDeliveries(
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
-  const window = sql`limit ${query.perPage} offset ${offset}`;
+  const number = (n: number) => windowNumber(sql, n, query.page);
+  const window = sql`limit ${number(query.perPage)} offset ${number(offset)}`;
   const readPage = (total?: Fragment): Promise<ListedRow[]> => {
     if (bound === 0) {
       // a small table (or api.exactTotal 0) is sorted as it is, but on its ids and creation times
@@ -125,12 +126,32 @@ export async function listDeliveries(
     // a big one gives the newest of each state asked, merged
     const upTo = query.page * query.perPage;
     const newestOf = (status: DeliveryStatus) => sql`(
-      select ${sql.unsafe(SUMMARY_COLUMNS)} from ${scoped} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${upTo})`;
+      select ${sql.unsafe(SUMMARY_COLUMNS)} from ${scoped} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${number(upTo)})`;
     const merged = statuses
       .slice(1)
       .reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
     return sql<ListedRow[]>`select d.*, ${endpointEnabled} from (${merged}) as d ${order} ${window}`;
   };
-  const { rows, total } = await pageWithTotal(sql, counted, bound, { offset, perPage: query.perPage }, readPage);
+  // the listing's matching rows, named for the estimates a process remembers (bounded-total.ts)
+  const estimateKey = JSON.stringify([
+    'deliveries',
+    member ? scope.owner : null,
+    owner === undefined ? 'any owner' : [owner], // an owner filter may be null (no owner)
+    [...statuses].sort(),
+    query.endpoint,
+    query.event,
+    query.type,
+    query.queue,
+    query.since,
+    query.until,
+  ]);
+  const { rows, total } = await pageWithTotal(
+    sql,
+    counted,
+    bound,
+    { offset, perPage: query.perPage },
+    readPage,
+    estimateKey,
+  );
   return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };
 }

@@ -5,7 +5,7 @@ import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
-import { countBound, pageWithTotal, type Fragment } from '../../db/bounded-total.ts';
+import { countBound, pageWithTotal, windowNumber, type Fragment } from '../../db/bounded-total.ts';
 import { EVENT_COLUMNS, EVENTS_WITH_COUNTS_FROM, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
@@ -38,9 +38,16 @@ export async function listEvents(
   const offset = (query.page - 1) * query.perPage;
   const page = (total?: Fragment) => sql<EventRow[]>`
     select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``} ${sql.unsafe(EVENTS_WITH_COUNTS_FROM)} where ${where}
-     order by e.created_at desc, e.id desc limit ${query.perPage} offset ${offset}`;
+     order by e.created_at desc, e.id desc limit ${windowNumber(sql, query.perPage, query.page)} offset ${windowNumber(sql, offset, query.page)}`;
   const from = sql`from app_events e where ${where}`;
   const bound = await countBound(sql, 'app_events', deps.config.api.exactTotal);
-  const { rows, total } = await pageWithTotal(sql, from, bound, { offset, perPage: query.perPage }, page);
+  const estimateKey = JSON.stringify([
+    'events',
+    owner === undefined ? 'any owner' : [owner],
+    query.type,
+    query.since,
+    query.until,
+  ]);
+  const { rows, total } = await pageWithTotal(sql, from, bound, { offset, perPage: query.perPage }, page, estimateKey);
   return { records: rows.map(toEvent), total: total.total, totalEstimated: total.estimated };
 }

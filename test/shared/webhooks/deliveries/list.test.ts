@@ -46,6 +46,18 @@ async function sortedIds(owner: string, statuses?: string[]): Promise<string[]> 
   return rows.map((row) => row.id);
 }
 
+/** One connection of its own (closed after the file's tests), and the statements it sends, in order. */
+function watchedConnection(): { sql: Sql; statements: string[] } {
+  const statements: string[] = [];
+  const sql = postgres(db.url, {
+    max: 1,
+    onnotice: () => {},
+    debug: (_connection, text) => statements.push(text),
+  }) as unknown as Sql;
+  after(() => sql.end());
+  return { sql, statements };
+}
+
 describe('delivery listing', () => {
   it('merges the newest of each state into one order: every page is the slice of the sorted listing, ties broken by id', async () => {
     const { owner } = await history();
@@ -93,13 +105,7 @@ describe('delivery listing', () => {
 
   it("a small table counts the total in the page's own statement, and a page past the end on its own", async () => {
     const { owner } = await history();
-    const statements: string[] = [];
-    const watched = postgres(db.url, {
-      max: 1,
-      onnotice: () => {},
-      debug: (_connection, text) => statements.push(text),
-    }) as unknown as Sql;
-    after(() => watched.end());
+    const { sql: watched, statements } = watchedConnection();
     const counting = { ...h, sql: watched };
     forgetTableSizes();
     await listDeliveries(counting, ALL_TENANTS, { owner, page: 1, perPage: 5 }); // reads the table's size once
@@ -190,6 +196,54 @@ describe('delivery listing', () => {
     assert.ok(past.total >= 6);
     const exact = await listEvents(h, ALL_TENANTS, { owner, page: 3, perPage: 5 });
     assert.deepEqual([exact.total, exact.totalEstimated, exact.records.length], [12, false, 2]);
+  });
+
+  it("past api.exactTotal a listing asked again within ten seconds neither asks PostgreSQL's estimate nor counts past the bound again; a total under the bound is counted each time", async () => {
+    const { owner, ids } = await history();
+    const { sql: watched, statements } = watchedConnection();
+    const deps = { ...bounded, sql: watched };
+    forgetTableSizes();
+    await listDeliveries(deps, ALL_TENANTS, { owner: 'nobody-here', page: 1, perPage: 5 }); // the table's size, read once
+    statements.length = 0;
+    const first = await listDeliveries(deps, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    assert.equal(first.totalEstimated, true);
+    assert.ok(
+      statements.some((text) => /^\s*explain/.test(text)),
+      'the first listing asks for the estimate',
+    );
+    statements.length = 0;
+    const again = await listDeliveries(deps, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    assert.deepEqual([again.total, again.totalEstimated], [first.total, true], 'the same estimate');
+    assert.equal(statements.length, 1, `the page alone:\n${statements.join('\n---\n')}`);
+
+    const under = await listDeliveries(deps, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 2 });
+    assert.deepEqual([under.total, under.totalEstimated], [3, false], 'under the bound: counted');
+    await db.sql`update app_webhook_deliveries set status = 'dead' where id = ${ids[0]} and status <> 'dead'`;
+    const more = await listDeliveries(deps, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 2 });
+    assert.deepEqual([more.total, more.totalEstimated], [4, false], 'counted again: the new dead delivery is in');
+  });
+
+  it('the first page of a big table has its limits in the text and keeps a plan on its connection; a later page keeps them as parameters', async () => {
+    const { owner } = await history();
+    const { sql: watched } = watchedConnection();
+    const deps = { ...bounded, sql: watched };
+    forgetTableSizes();
+    for (let i = 0; i < 8; i++) {
+      await listDeliveries(deps, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+      await listDeliveries(deps, ALL_TENANTS, { owner, page: 2, perPage: 5 });
+      await listEvents(deps, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    }
+    const plans = await watched<{ statement: string; generic_plans: number; custom_plans: number }[]>`
+      select statement, generic_plans::int, custom_plans::int from pg_prepared_statements
+       where statement like '%union all%' or statement like '%order by e.created_at desc%'`;
+    const first = plans.filter((plan) => /limit 5 offset 0\s*$/.test(plan.statement));
+    const later = plans.filter((plan) => /limit \$\d+ offset \$\d+\s*$/.test(plan.statement));
+    assert.equal(first.length, 2, `the first pages of deliveries and events: ${JSON.stringify(plans)}`);
+    for (const plan of first)
+      assert.ok(plan.generic_plans > 0, `a first page reuses its plan: ${JSON.stringify(plan)}`);
+    // whether PostgreSQL plans a later page each time depends on the table's size (a generic plan
+    // guesses a tenth of the rows for a parameter limit): small here, so it is not asserted
+    assert.equal(later.length, 1, 'the second page of deliveries, its limits as parameters');
   });
 });
 
