@@ -12,7 +12,9 @@
  *
  * 1. API, for each count in `--webs`: that many web processes; one autocannon per process
  *    (`--connections` split evenly, as a load balancer would), `GET /api/v1/deliveries?per_page=25`
- *    with an admin token over `--api-deliveries` deliveries (bench/load-history.ts, as bench:api),
+ *    with an admin token over `--api-deliveries` deliveries (bench/load-history.ts; by default more
+ *    than `api.exactTotal`, so every round lists the table the way a big one is listed: the delivery
+ *    rounds add to it, and a table crossing that bound between rounds made the rounds unalike),
  *    `--warmup` seconds then `--seconds` measured. Then the revocation's reach: a second token,
  *    used once on every process (cached), is revoked by plain SQL, and every process is asked
  *    every 10 ms until it answers 401; reach = the slowest process's first 401 after the commit.
@@ -43,7 +45,7 @@
  * name (unnamed statements only); graphile-worker's own client does not read it.
  *
  * Options (a count of 0 in --workers or --webs skips that phase): --workers 1,2,4 --webs 1,2 --deliveries 20000 --endpoints 10 --seconds 10 --warmup 3
- * --connections 20 --api-deliveries 2000 --runs 3 --pickups 10 --sample 100 --pgbouncer 0
+ * --connections 20 --api-deliveries 20000 --runs 3 --pickups 10 --sample 100 --pgbouncer 0
  * --pool-size 20 --session-pooling 0 --prepare 1 --drain-timeout 300
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -107,7 +109,7 @@ const args = numberArgs(
     seconds: 10,
     warmup: 3,
     connections: 20,
-    'api-deliveries': 2000,
+    'api-deliveries': 20000,
     runs: 3,
     pickups: 10,
     sample: 100,
