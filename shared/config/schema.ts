@@ -243,7 +243,7 @@ export const SCHEMA = group({
     exactTotal: leaf(
       'integer',
       10000,
-      "The event and delivery listings count their `total` when PostgreSQL expects at most this many matches (and read it off a last page); past it, `total` is PostgreSQL's estimate and the page says `totalEstimated: true` (0: always count, slow on large tables).",
+      "The event and delivery listings count their `total` when PostgreSQL expects at most this many matches (and read it off a last page); past it, `total` is PostgreSQL's estimate, remembered by each process for 10 s per filter and tenant, and the page says `totalEstimated: true` (0: always count, slow on large tables).",
       { min: 0 },
     ),
     strict: leaf('boolean', false, 'Refuse (500) a resource/crud answer without `_links` or contrary to its action.'),
