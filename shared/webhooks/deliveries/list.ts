@@ -110,8 +110,8 @@ export async function listDeliveries(
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
-  const number = (n: number) => windowNumber(sql, n, query.page);
-  const window = sql`limit ${number(query.perPage)} offset ${number(offset)}`;
+  const windowed = (n: number) => windowNumber(sql, n, query.page);
+  const window = sql`limit ${windowed(query.perPage)} offset ${windowed(offset)}`;
   const readPage = (total?: Fragment): Promise<ListedRow[]> => {
     if (bound === 0) {
       // a small table (or api.exactTotal 0) is sorted as it is, but on its ids and creation times
@@ -126,7 +126,7 @@ export async function listDeliveries(
     // a big one gives the newest of each state asked, merged
     const upTo = query.page * query.perPage;
     const newestOf = (status: DeliveryStatus) => sql`(
-      select ${sql.unsafe(SUMMARY_COLUMNS)} from ${scoped} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${number(upTo)})`;
+      select ${sql.unsafe(SUMMARY_COLUMNS)} from ${scoped} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${windowed(upTo)})`;
     const merged = statuses
       .slice(1)
       .reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
