@@ -7,7 +7,7 @@
  *
  * The listings are the core's (`listDeliveries`, `listEvents`), called in this process on one
  * pool: the first page of every delivery, a tenant's first page (the largest tenant, as its
- * member sees it), one endpoint's, the dead deliveries', the second page of every delivery, and
+ * member sees it), a small tenant's (200 deliveries among the millions), one endpoint's, the dead deliveries', the second page of every delivery, and
  * the first page of events. Each is called `--calls` times after 10 warm-ups, `--runs` times;
  * the figure is the median time a call. With `--profile 1` PostgreSQL's own time a call
  * (pg_stat_statements over one more run: executing, planning) is printed beside it.
@@ -28,6 +28,8 @@ const profile = args.profile ? await openStatementProfile(db.adminUrl) : undefin
 try {
   note(`loading ${args.history} deliveries over ${args.days} days`);
   await loadHistory(db, { deliveries: args.history, endpoints: 10, days: args.days });
+  // five small tenants of 200 deliveries each beside the big ones, as bench:retention has them
+  await loadHistory(db, { deliveries: 1_000, endpoints: 10, days: args.days, prefix: 'smal' });
   await db.sql`vacuum analyze`;
   const [tenant] = await db.sql<{ owner: string }[]>`
     select owner from app_webhook_deliveries where owner is not null group by owner order by count(*) desc limit 1`;
@@ -37,6 +39,7 @@ try {
   const listings: [string, () => Promise<unknown>][] = [
     ['first page', () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25 })],
     ['tenant page', () => listDeliveries(deps, tenantScope(tenant.owner), { page: 1, perPage: 25 })],
+    ['small tenant page', () => listDeliveries(deps, tenantScope('smal-1'), { page: 1, perPage: 25 })],
     [
       'endpoint page',
       () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, endpoint: endpoint.endpoint_id }),

@@ -110,7 +110,10 @@ export async function listDeliveries(
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
-  const windowed = (n: number) => windowNumber(sql, n, query.page);
+  // the first page of every tenant's deliveries, filtered by state at most, keeps its plan (a
+  // member's listing has its tenant among the conditions)
+  const keepPlan = query.page === 1 && conditions.length === 0;
+  const windowed = (n: number) => windowNumber(sql, n, keepPlan);
   const window = sql`limit ${windowed(query.perPage)} offset ${windowed(offset)}`;
   const readPage = (total?: Fragment): Promise<ListedRow[]> => {
     if (bound === 0) {

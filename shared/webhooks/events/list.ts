@@ -36,9 +36,16 @@ export async function listEvents(
     and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
   const offset = (query.page - 1) * query.perPage;
+  // the first page of every tenant's events, unfiltered, keeps its plan
+  const keepPlan =
+    query.page === 1 &&
+    owner === undefined &&
+    query.type === undefined &&
+    query.since === undefined &&
+    query.until === undefined;
   const page = (total?: Fragment) => sql<EventRow[]>`
     select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``} ${sql.unsafe(EVENTS_WITH_COUNTS_FROM)} where ${where}
-     order by e.created_at desc, e.id desc limit ${windowNumber(sql, query.perPage, query.page)} offset ${windowNumber(sql, offset, query.page)}`;
+     order by e.created_at desc, e.id desc limit ${windowNumber(sql, query.perPage, keepPlan)} offset ${windowNumber(sql, offset, keepPlan)}`;
   const from = sql`from app_events e where ${where}`;
   const bound = await countBound(sql, 'app_events', deps.config.api.exactTotal);
   const estimateKey = JSON.stringify([
