@@ -7,7 +7,8 @@
  *
  * The listings are the core's (`listDeliveries`, `listEvents`), called in this process on one
  * pool: the first page of every delivery, a tenant's first page (the largest tenant, as its
- * member sees it), a small tenant's (200 deliveries among the millions), one endpoint's, the dead deliveries', the second page of every delivery, and
+ * member sees it), a small tenant's (200 deliveries among the millions), one endpoint's, a small
+ * endpoint's (100 deliveries), the dead deliveries', the second page of every delivery, and
  * the first page of events. Each is called `--calls` times after 10 warm-ups, `--runs` times;
  * the figure is the median time a call. With `--profile 1` PostgreSQL's own time a call
  * (pg_stat_statements over one more run: executing, planning) is printed beside it.
@@ -35,6 +36,8 @@ try {
     select owner from app_webhook_deliveries where owner is not null group by owner order by count(*) desc limit 1`;
   const [endpoint] = await db.sql<{ endpoint_id: string }[]>`
     select endpoint_id from app_webhook_deliveries group by endpoint_id order by count(*) desc limit 1`;
+  const [small] = await db.sql<{ endpoint_id: string }[]>`
+    select endpoint_id from app_webhook_deliveries where owner = 'smal-1' limit 1`;
   const deps = { sql: db.sql, config: db.config };
   const listings: [string, () => Promise<unknown>][] = [
     ['first page', () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25 })],
@@ -43,6 +46,10 @@ try {
     [
       'endpoint page',
       () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, endpoint: endpoint.endpoint_id }),
+    ],
+    [
+      'small endpoint page',
+      () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, endpoint: small.endpoint_id }),
     ],
     ['dead page', () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, statuses: ['dead'] })],
     ['second page', () => listDeliveries(deps, ALL_TENANTS, { page: 2, perPage: 25 })],

@@ -110,9 +110,17 @@ export async function listDeliveries(
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
-  // the first page of every tenant's deliveries, filtered by state at most, keeps its plan (a
-  // member's listing has its tenant among the conditions)
-  const keepPlan = query.page === 1 && conditions.length === 0;
+  // the first page keeps its plan when one plan serves every value of its filters: states, an
+  // endpoint (read in order through an index led by it, whatever its size) or an event (a few
+  // rows); not a tenant's, an owner's, a type's, a queue's or a time range's (bounded-total.ts)
+  const keepPlan =
+    query.page === 1 &&
+    !member &&
+    owner === undefined &&
+    query.type === undefined &&
+    query.queue === undefined &&
+    query.since === undefined &&
+    query.until === undefined;
   const windowed = (n: number) => windowNumber(sql, n, keepPlan);
   const window = sql`limit ${windowed(query.perPage)} offset ${windowed(offset)}`;
   const readPage = (total?: Fragment): Promise<ListedRow[]> => {

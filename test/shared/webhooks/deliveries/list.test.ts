@@ -223,14 +223,17 @@ describe('delivery listing', () => {
     assert.deepEqual([more.total, more.totalEstimated], [4, false], 'counted again: the new dead delivery is in');
   });
 
-  it("the first page of every tenant's deliveries or events, filtered by state at most, has its limits in the text and keeps a plan; a later page, a tenant's or a filtered one keeps them as parameters", async () => {
+  it("the first page of every tenant's deliveries or events, filtered by state or endpoint at most, has its limits in the text and keeps a plan; a later page, a tenant's or an owner's keeps them as parameters", async () => {
     const { owner } = await history();
+    const [{ endpoint_id: endpointId }] = await db.sql<{ endpoint_id: string }[]>`
+      select endpoint_id from app_webhook_deliveries where owner = ${owner} limit 1`;
     const { sql: watched } = watchedConnection();
     const deps = { ...bounded, sql: watched };
     forgetTableSizes();
     for (let i = 0; i < 8; i++) {
       await listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 5 });
       await listDeliveries(deps, ALL_TENANTS, { statuses: ['dead'], page: 1, perPage: 5 });
+      await listDeliveries(deps, ALL_TENANTS, { endpoint: endpointId, page: 1, perPage: 5 });
       await listEvents(deps, ALL_TENANTS, { page: 1, perPage: 5 });
       await listDeliveries(deps, ALL_TENANTS, { page: 2, perPage: 5 });
       await listDeliveries(deps, tenantScope(owner), { page: 1, perPage: 5 });
@@ -242,9 +245,13 @@ describe('delivery listing', () => {
        where statement like '%endpoint_enabled%' or statement like '%order by e.created_at desc%'`;
     const kept = plans.filter((plan) => /limit 5 offset 0\s*$/.test(plan.statement));
     const parameters = plans.filter((plan) => /limit \$\d+ offset \$\d+\s*$/.test(plan.statement));
-    assert.equal(kept.length, 3, `every delivery, the dead ones, every event: ${JSON.stringify(plans)}`);
+    assert.equal(
+      kept.length,
+      4,
+      `every delivery, the dead ones, one endpoint's, every event: ${JSON.stringify(plans)}`,
+    );
     for (const plan of kept) assert.ok(plan.generic_plans > 0, `a first page reuses its plan: ${JSON.stringify(plan)}`);
-    // a plan kept for a tenant or an endpoint would serve a small one as an average one (through
+    // a plan kept for a tenant or an owner would serve a small one as an average one (through
     // everybody else's rows); whether PostgreSQL plans these each time also depends on the table's
     // size (a generic plan guesses a tenth of the rows for a parameter limit), so it is not asserted
     assert.equal(
