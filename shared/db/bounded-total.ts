@@ -44,10 +44,11 @@ export interface PageWindow {
  * - on its first page: each distinct text is one more statement kept on every connection (until
  *   the driver recycles it, within the hour), and the first page is the one asked again and again
  *   (the console, a client polling for what is new);
- * - with filters whose best plan is the same for every value: the states, an endpoint (its index
- *   leads with it and reads its rows in order, whatever its size), an event (a few rows). A plan
- *   made for an average tenant, owner, type, queue or time range may read a small one's 25 rows
- *   through millions of others', so those listings are planned for their values each time.
+ * - with filters whose best plan is the same for every value: the states, an owner or a member's
+ *   tenant, an endpoint (an index leads with each and reads its rows in order, whatever its
+ *   size), an event (a few rows). A plan made for an average type, queue or time range may read a
+ *   rare one's 25 rows through millions of others', so those listings are planned for their
+ *   values each time.
  */
 export function windowNumber(sql: Queryable, n: number, keepPlan: boolean): Fragment {
   if (!Number.isSafeInteger(n) || n < 0)
