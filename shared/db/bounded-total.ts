@@ -112,13 +112,13 @@ export async function pageWithTotal<T>(
   return pastBound;
 }
 
-/** What a listing (by its `estimateKey`) learnt of its total: PostgreSQL's estimate, and whether a count went past the bound. */
+/** What a listing (by its `estimateKey`) learnt of its total, or a table of its size: PostgreSQL's estimate, and whether a count went past the bound. */
 interface RememberedEstimate {
   expected: number;
   pastBound: boolean;
 }
 
-/** How long a process trusts what it learnt of a listing's total (and of a table's size, below). */
+/** How long a process trusts what it learnt of a listing's total or a table's size. */
 const ESTIMATE_TTL_MS = 10_000;
 /** Listings remembered at most per process; past it the oldest is forgotten first. */
 const ESTIMATES_KEPT = 1_000;
@@ -152,24 +152,22 @@ export async function countBound(
   return (await estimatedTableRows(sql, table)) <= exactTotal ? 0 : exactTotal;
 }
 
-const tableSizes = new Map<string, { rows: number; until: number }>();
-
 /**
  * PostgreSQL's estimate of the rows of `table` (from its current size on disk and statistics),
- * asked at most every ten seconds per process: a listing of a table under `api.exactTotal` rows
- * counts exactly beside its page and sorts it as it is, the cheapest way while it is small.
+ * asked at most every ten seconds per process (remembered with the listings' estimates): a
+ * listing of a table under `api.exactTotal` rows counts exactly beside its page and sorts it as
+ * it is, the cheapest way while it is small.
  */
 async function estimatedTableRows(sql: Queryable, table: 'app_webhook_deliveries' | 'app_events'): Promise<number> {
-  const now = Date.now();
-  const known = tableSizes.get(table);
-  if (known && known.until > now) return known.rows;
+  const key = `table ${table}`;
+  const known = rememberedEstimate(key);
+  if (known) return known.expected;
   const rows = await expectedRows(sql, sql`from ${sql(table)}`);
-  tableSizes.set(table, { rows, until: now + ESTIMATE_TTL_MS });
+  rememberEstimate(key, { expected: rows, pastBound: false });
   return rows;
 }
 
 /** Forgets the table sizes and listings' estimates this process knows (tests that change a table's size at once). */
 export function forgetTableSizes(): void {
-  tableSizes.clear();
   estimates.clear();
 }

@@ -105,9 +105,8 @@ export async function listDeliveries(
   // the endpoint's state is read for the page's rows alone: a subquery of the select list,
   // evaluated for those rows (joined in each state's branch of a big table's page, it cost its
   // first page about half as much again in planning and reading)
-  const scoped = sql`app_webhook_deliveries d`;
   const endpointEnabled = sql`coalesce((select e.disabled_at is null from app_endpoint_gate e where e.endpoint_id = d.endpoint_id), false) as endpoint_enabled`;
-  const counted = sql`from ${scoped} ${whereOf(inStates ? [...conditions, inStates] : conditions)}`;
+  const counted = sql`from app_webhook_deliveries d ${whereOf(inStates ? [...conditions, inStates] : conditions)}`;
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
@@ -136,7 +135,7 @@ export async function listDeliveries(
     // a big one gives the newest of each state asked, merged
     const upTo = query.page * query.perPage;
     const newestOf = (status: DeliveryStatus) => sql`(
-      select ${sql.unsafe(SUMMARY_COLUMNS)} from ${scoped} ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${windowed(upTo)})`;
+      select ${sql.unsafe(SUMMARY_COLUMNS)} from app_webhook_deliveries d ${whereOf([sql`d.status = ${status}`, ...conditions])} ${order} limit ${windowed(upTo)})`;
     const merged = statuses
       .slice(1)
       .reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));

@@ -6,30 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { recordAttempts, type AttemptRecord } from '../../../../shared/webhooks/deliveries/store.ts';
+import { recordAttempts } from '../../../../shared/webhooks/deliveries/store.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { eventually } from '../../../helpers/poll.ts';
 import { endpoint, harness, send } from '../../../worker/helpers.ts';
+import { quickAttempt } from './attempt-record.ts';
 
 const db = await createTestDatabase();
 const h = harness(db);
 
 afterEach(async () => {
   await db.sql`delete from app_webhooks`;
-});
-
-/** A quick attempt's record: its endpoint's quick mark is due (the gate has none yet). */
-const quickRecord = (deliveryId: string, endpointId: string): AttemptRecord => ({
-  deliveryId,
-  priorAttempts: 0,
-  startedAt: new Date(),
-  durationMs: 3,
-  httpStatus: 204,
-  outcome: 'done',
-  error: null,
-  excerpt: null,
-  endpointId,
-  release: false,
 });
 
 describe('gate locks taken by the record', () => {
@@ -54,8 +41,8 @@ describe('gate locks taken by the record', () => {
 
       // the later key listed first, so an update in input order would take it first
       const recording = recordAttempts(h.sql, [
-        quickRecord(secondDelivery, second.id),
-        quickRecord(firstDelivery, first.id),
+        quickAttempt(secondDelivery, second.id),
+        quickAttempt(firstDelivery, first.id),
       ]);
       const [{ pid: wakePid }] = await wake<{ pid: number }[]>`select pg_backend_pid() as pid`;
       await eventually(

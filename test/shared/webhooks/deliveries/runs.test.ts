@@ -15,6 +15,7 @@ import {
 } from '../../../../shared/webhooks/deliveries/store.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { endpoint, harness, send } from '../../../worker/helpers.ts';
+import { quickAttempt } from './attempt-record.ts';
 
 const db = await createTestDatabase();
 const h = harness(db, { webhooks: { endpointConcurrency: 2 } });
@@ -64,18 +65,7 @@ describe('run rows of quick claims', () => {
     assert.deepEqual(await rowOf(ids[0]), before, 'the delivery row is not rewritten: same version, still pending');
 
     const [written] = await recordAttempts(h.sql, [
-      {
-        deliveryId: ids[0],
-        priorAttempts: claim.attempts,
-        startedAt: new Date(),
-        durationMs: 3,
-        httpStatus: 204,
-        outcome: 'done',
-        error: null,
-        excerpt: null,
-        endpointId,
-        release: claim.slot,
-      },
+      quickAttempt(ids[0], endpointId, { priorAttempts: claim.attempts, release: claim.slot }),
     ]);
     assert.equal(written, true);
     assert.equal(await runsOf(endpointId), 0, 'the run row went with the record');
