@@ -8,8 +8,9 @@
  * The listings are the core's (`listDeliveries`, `listEvents`), called in this process on one
  * pool: the first page of every delivery, a tenant's first page (the largest tenant, as its
  * member sees it), a small tenant's (200 deliveries among the millions), one endpoint's, a small
- * endpoint's (100 deliveries), the dead deliveries', the second page of every delivery, and
- * the first page of events. Each is called `--calls` times after 10 warm-ups, `--runs` times;
+ * endpoint's (100 deliveries), the dead deliveries', the second page of every delivery and of
+ * the largest tenant's, the tenth page of every delivery, and the first page of events, of the
+ * largest tenant's events, and the second page of events. Each is called `--calls` times after 10 warm-ups, `--runs` times;
  * the figure is the median time a call. With `--profile 1` PostgreSQL's own time a call
  * (pg_stat_statements over one more run: executing, planning) is printed beside it.
  *
@@ -53,7 +54,11 @@ try {
     ],
     ['dead page', () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, statuses: ['dead'] })],
     ['second page', () => listDeliveries(deps, ALL_TENANTS, { page: 2, perPage: 25 })],
+    ['tenant second page', () => listDeliveries(deps, tenantScope(tenant.owner), { page: 2, perPage: 25 })],
+    ['tenth page', () => listDeliveries(deps, ALL_TENANTS, { page: 10, perPage: 25 })],
     ['events page', () => listEvents(deps, ALL_TENANTS, { page: 1, perPage: 25 })],
+    ['tenant events page', () => listEvents(deps, tenantScope(tenant.owner), { page: 1, perPage: 25 })],
+    ['events second page', () => listEvents(deps, ALL_TENANTS, { page: 2, perPage: 25 })],
   ];
   const lines: string[] = [];
   for (const [name, list] of listings) {

@@ -39,11 +39,13 @@ export interface PageWindow {
  * made for the value given. On the partitioned deliveries that planning cost about 2 ms a listing
  * for 0.4 ms of reading. With the numbers in the statement's text, the statement (prepared on
  * each connection) keeps one plan, made for the numbers it holds and for no value of its other
- * parameters. So a listing keeps its plan only where one plan serves every value:
+ * parameters. So a listing writes its numbers in only where one plan serves every value:
  *
  * - on its first page: each distinct text is one more statement kept on every connection (until
  *   the driver recycles it, within the hour), and the first page is the one asked again and again
- *   (the console, a client polling for what is new);
+ *   (the console, a client polling for what is new); a later page keeps its parameters, and where
+ *   one plan serves its filters asks for the generic plan instead (generic-plan.ts), so the
+ *   statements kept do not grow with the pages read;
  * - with filters whose best plan is the same for every value: the states, an owner or a member's
  *   tenant, an endpoint (an index leads with each and reads its rows in order, whatever its
  *   size), an event (a few rows). A plan made for an average type, queue or time range may read a

@@ -5,7 +5,9 @@ import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
+import type { Queryable } from '../../db/connect.ts';
 import { countBound, pageWithTotal, windowNumber, type Fragment } from '../../db/bounded-total.ts';
+import { withGenericPlan } from '../../db/generic-plan.ts';
 import {
   DELIVERY_STATUSES,
   SUMMARY_COLUMNS,
@@ -110,15 +112,17 @@ export async function listDeliveries(
   const offset = (query.page - 1) * query.perPage;
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
-  // the first page keeps its plan when one plan serves every value of its filters: states, an
-  // owner or a member's tenant, an endpoint (each read in order through an index led by it, whatever
-  // its size) or an event (a few rows); not a type's, a queue's or a time range's (bounded-total.ts)
-  const keepPlan =
-    query.page === 1 &&
-    query.type === undefined &&
-    query.queue === undefined &&
-    query.since === undefined &&
-    query.until === undefined;
+  // one plan serves every value of these filters: states, an owner or a member's tenant, an
+  // endpoint (each read in order through an index led by it, whatever its size) or an event (a
+  // few rows); not a type, a queue or a time range, planned for their values each time. Such a
+  // listing is planned once per connection: its first page keeps its plan by itself (its window
+  // written into its text), and where PostgreSQL would still plan it at every call (an owner's
+  // or a tenant's, whose share it cannot tell from the parameter, and a later page, whose offset
+  // it cannot) its generic plan is asked for (bounded-total.ts, generic-plan.ts)
+  const onePlan =
+    query.type === undefined && query.queue === undefined && query.since === undefined && query.until === undefined;
+  const keepPlan = onePlan && query.page === 1;
+  const genericPlan = onePlan && (query.page > 1 || member || owner !== undefined);
   const windowed = (n: number) => windowNumber(sql, n, keepPlan);
   const window = sql`limit ${windowed(query.perPage)} offset ${windowed(offset)}`;
   const readPage = (total?: Fragment): Promise<ListedRow[]> => {
@@ -139,7 +143,9 @@ export async function listDeliveries(
     const merged = statuses
       .slice(1)
       .reduce((union, status) => sql`${union} union all ${newestOf(status)}`, newestOf(statuses[0]));
-    return sql<ListedRow[]>`select d.*, ${endpointEnabled} from (${merged}) as d ${order} ${window}`;
+    const page = (on: Queryable) =>
+      on<ListedRow[]>`select d.*, ${endpointEnabled} from (${merged}) as d ${order} ${window}`;
+    return genericPlan ? withGenericPlan(sql, page) : page(sql);
   };
   // the listing's matching rows, named for the estimates a process remembers (bounded-total.ts)
   const estimateKey = JSON.stringify([

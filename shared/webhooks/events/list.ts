@@ -6,6 +6,8 @@ import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
 import { countBound, pageWithTotal, windowNumber, type Fragment } from '../../db/bounded-total.ts';
+import { withGenericPlan } from '../../db/generic-plan.ts';
+import type { Queryable } from '../../db/connect.ts';
 import { EVENT_COLUMNS, EVENTS_WITH_COUNTS_FROM, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
@@ -36,16 +38,22 @@ export async function listEvents(
     and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
   const offset = (query.page - 1) * query.perPage;
-  // the first page keeps its plan unless filtered by type or time: a plan made for an average
-  // type or range would serve a rare one badly (an owner's events are read in order through its
-  // own index, whatever its size) (bounded-total.ts)
-  const keepPlan =
-    query.page === 1 && query.type === undefined && query.since === undefined && query.until === undefined;
-  const page = (total?: Fragment) => sql<EventRow[]>`
+  // one plan serves every owner (its events read in order through its own index, whatever its
+  // size), not every type or time range: a plan made for an average one would serve a rare one
+  // badly. Without those filters the first page keeps its plan by itself (its window written into
+  // its text, an owner's page too), and a later one, which PostgreSQL would plan at every call for
+  // its offset, asks for its generic plan (bounded-total.ts, generic-plan.ts)
+  const onePlan = query.type === undefined && query.since === undefined && query.until === undefined;
+  const keepPlan = onePlan && query.page === 1;
+  const genericPlan = onePlan && query.page > 1;
+  const read = (on: Queryable, total?: Fragment) => on<EventRow[]>`
     select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``} ${sql.unsafe(EVENTS_WITH_COUNTS_FROM)} where ${where}
      order by e.created_at desc, e.id desc limit ${windowNumber(sql, query.perPage, keepPlan)} offset ${windowNumber(sql, offset, keepPlan)}`;
   const from = sql`from app_events e where ${where}`;
   const bound = await countBound(sql, 'app_events', deps.config.api.exactTotal);
+  // a small table's listing is planned in no time and counted in the same statement
+  const page = (total?: Fragment) =>
+    genericPlan && bound > 0 ? withGenericPlan(sql, (on) => read(on, total)) : read(sql, total);
   const estimateKey = JSON.stringify([
     'events',
     owner === undefined ? 'any owner' : [owner],
