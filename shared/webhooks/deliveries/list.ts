@@ -86,14 +86,20 @@ export async function listDeliveries(
   // only the conditions asked for: a condition that holds for every row (every state asked, say)
   // still costs PostgreSQL its test on each row counted, and its planning
   const member = scope.kind !== 'all';
+  const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const conditions = [
     owner === undefined ? undefined : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`,
     // a member keeps its own: deliveries of the endpoints its tenant owns (the gate's owner,
-    // migrations/025). Asked of each row found, not joined: the rows are then found through the
-    // owner's own index whatever the tenant's size, so one plan serves every tenant
-    member
-      ? sql`(select g.owner from app_endpoint_gate g where g.endpoint_id = d.endpoint_id) = ${scope.owner}`
-      : undefined,
+    // migrations/025). In a big table, asked of each row found, not joined: the rows are then
+    // found through the owner's own index whatever the tenant's size, so one plan serves every
+    // tenant. In a small one, whose rows are all sorted anyway, joined (a semi-join): asked of
+    // each row, the question was planned again in every partition, at every call (1,000
+    // deliveries: 9.9 against 4.0 ms a page)
+    !member
+      ? undefined
+      : bound === 0
+        ? sql`d.endpoint_id in (select g.endpoint_id from app_endpoint_gate g where g.owner = ${scope.owner})`
+        : sql`(select g.owner from app_endpoint_gate g where g.endpoint_id = d.endpoint_id) = ${scope.owner}`,
     query.endpoint === undefined ? undefined : sql`d.endpoint_id = ${query.endpoint}`,
     query.event === undefined ? undefined : sql`d.event_id = ${query.event}`,
     query.type === undefined ? undefined : sql`d.event_type = ${query.type}`,
@@ -110,7 +116,6 @@ export async function listDeliveries(
   const endpointEnabled = sql`coalesce((select e.disabled_at is null from app_endpoint_gate e where e.endpoint_id = d.endpoint_id), false) as endpoint_enabled`;
   const counted = sql`from app_webhook_deliveries d ${whereOf(inStates ? [...conditions, inStates] : conditions)}`;
   const offset = (query.page - 1) * query.perPage;
-  const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
   // one plan serves every value of these filters: states, an owner or a member's tenant, an
   // endpoint (each read in order through an index led by it, whatever its size) or an event (a
