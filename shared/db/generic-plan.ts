@@ -3,13 +3,17 @@
  * connection, for any values of its parameters.
  *
  * PostgreSQL chooses between its generic plan and one made for the values given by comparing
- * their estimated costs, and a generic plan whose parameters it cannot estimate well (a tenant,
- * a page's offset) looks dearer than it is. A listing over the weekly partitions was then planned
- * again at every call, 4-9 ms of PostgreSQL's time for 0.5-2 ms of reading, though its plan was
- * the same each time. Where the caller knows one plan serves every value, this asks for the
- * generic one, for this statement alone: `plan_cache_mode` set with `set local` in a transaction
- * of its own. The four statements (begin, set, the query, commit) go out together on one
- * connection, so they cost about one round trip, not four.
+ * their estimated costs, and a generic plan whose parameters it cannot estimate (a page's limit
+ * and offset) looks dearer than it is. A later page of a listing over the weekly partitions was
+ * then planned again at every call, about 5 ms of PostgreSQL's time for 1-2 ms of reading, though
+ * its plan was the same each time. Where the caller knows one plan serves every value (only one
+ * index can read the page in order), this asks for the generic one, for this statement alone:
+ * `plan_cache_mode` set with `set local` in a transaction of its own. The four statements (begin,
+ * set, the query, commit) go out together on one connection, so they cost about one round trip,
+ * not four.
+ *
+ * Not for a filter that another index could serve: a generic plan is made for no value in
+ * particular, and may read a rare value's rows through everybody else's.
  *
  * Inside a caller's transaction the setting would outlive the statement, so there the statement
  * is planned as PostgreSQL chooses.
