@@ -98,7 +98,7 @@ export async function listDeliveries(
   // a member keeps its own: deliveries of the endpoints its tenant owns (the gate's owner,
   // migrations/025), said two ways with one meaning (an endpoint has one gate). A big table's
   // page asks each row it finds: its rows are then found through the owner's own index whatever
-  // the tenant's size, so one plan serves every tenant. Where every matching row is read anyway
+  // the tenant's size. Where every matching row is read anyway
   // (a small table's sorted page, a count, an estimate) the tenant's endpoints are joined: asked of
   // each row, the question is planned again in every partition, at every call (a small table's
   // page: 9.7 against 3.9 ms at 1,000 deliveries)
