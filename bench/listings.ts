@@ -11,8 +11,9 @@
  * endpoint's (100 deliveries), the dead deliveries', the second page of every delivery and of
  * the largest tenant's, the tenth page of every delivery, and the first page of events, of the
  * largest tenant's events, and the second page of events. Each is called `--calls` times after
- * 10 warm-ups, `--runs` times; the figure is the median time a call. With `--profile 1` PostgreSQL's own time a call
- * (pg_stat_statements over one more run: executing, planning) is printed beside it.
+ * 10 warm-ups, `--runs` times; the figure is the median time a call. With `--profile 1`
+ * PostgreSQL's own time a call (pg_stat_statements over one more run: executing, planning) is
+ * printed beside it.
  *
  * Options: --history 1000000 --days 90 --runs 5 --calls 200 --profile 0
  */
