@@ -302,6 +302,8 @@ async function rewriteStep(
     select step, done, dead, attempts, target
       from app_delivery_partition_rewrite(${partition.deliveries}, ${partition.attempts}, ${keep}::text[], ${swap},
                                           ${blocks}, ${events.lo}, ${events.hi}, ${long})`;
+  // the new tables' estimates of an owner, before their rows are analyzed (migrations/031)
+  if (row.step === 'started') await sql`select app_owner_estimates()`;
   if (row.step === 'vacuum' && row.target !== null) {
     await sql`vacuum ${sql(row.target)}`;
     // the first new table, then the second (two prunes at once may both have vacuumed one)
@@ -472,7 +474,11 @@ export async function prune(
     dead: before(now, config.webhooks.deadRetention),
     events: before(now, config.webhooks.retention),
   };
-  if (!options.dryRun) await sql`select app_delivery_partitions_ensure(${new Date(now + AHEAD_MS)})`;
+  if (!options.dryRun) {
+    await sql`select app_delivery_partitions_ensure(${new Date(now + AHEAD_MS)})`;
+    // the weeks just made are told that owners are many, as every partition is (migrations/031)
+    await sql`select app_owner_estimates()`;
+  }
   const partitions = await rangePartitions(sql);
   const bounds = boundsOf(partitions, cutoffs);
   if (options.dryRun) {

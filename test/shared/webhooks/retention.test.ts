@@ -96,6 +96,25 @@ const underWay = async (h: Harness) => ({
 });
 
 /**
+ * The deliveries' partitions PostgreSQL is not told that owners are many (migrations/031), and
+ * those whose statistics of the owner were made without it: both empty when every partition, made
+ * at migration time, later or by a rewrite, has the setting from before its rows were analyzed.
+ */
+const ownerEstimatesMissing = async (h: Harness) => {
+  const rows = await h.sql<{ name: string; set: boolean; analyzed: number | null }[]>`
+    select c.relname::text as name, coalesce(a.attoptions @> array['n_distinct=-0.05'], false) as set,
+           (select s.n_distinct from pg_stats s where s.tablename = c.relname and s.attname = 'owner') as analyzed
+      from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      join pg_attribute a on a.attrelid = c.oid and a.attname = 'owner'
+     where i.inhparent = 'app_webhook_deliveries'::regclass
+     order by 1`;
+  return {
+    unset: rows.filter((row) => !row.set).map((row) => row.name),
+    analyzedWithout: rows.filter((row) => row.analyzed !== null && row.analyzed !== -0.05).map((row) => row.name),
+  };
+};
+
+/**
  * Events written straight into the tables, each with its deliveries: the event created at
  * `base + offsetDays`, each delivery at `base + (its own offsetDays, default the event's)`, to
  * `endpointId`. A delivery of another time than its event's is not what the service writes
@@ -158,6 +177,20 @@ describe('retention', () => {
     const [{ events }] = await h.sql<{ events: number }[]>`select count(*)::int as events from app_events`;
     assert.equal(events, 4, 'events with a delivery left stay');
     assert.deepEqual([(await prune(deps)).done, (await prune(deps)).dead], [0, 0], 'a second prune finds nothing');
+  });
+
+  it('the weeks a prune makes ahead are told that owners are many before a row is in them (migrations/031)', async () => {
+    const db = await createTestDatabase();
+    const h = harness(db);
+    const weeks = async () =>
+      (
+        await h.sql<{ n: number }[]>`
+          select count(*)::int as n from pg_inherits where inhparent = 'app_webhook_deliveries'::regclass`
+      )[0].n;
+    const made = await weeks();
+    await prune({ config: h.config, sql: h.sql, log: h.log }, { now: Date.now() + 30 * DAY });
+    assert.ok((await weeks()) >= made + 4, 'four weeks and more made ahead');
+    assert.deepEqual(await ownerEstimatesMissing(h), { unset: [], analyzedWithout: [] });
   });
 
   it('a null retention keeps those records forever, and the hourly schedule is off when both are null', async () => {
@@ -266,6 +299,11 @@ describe('retention', () => {
         { oid: number }[]
       >`select ${`app_webhook_deliveries_${week(base)}`}::regclass::oid as oid`;
       assert.notEqual(after[0].oid, before[0].oid, "a new table took the partition's place");
+      assert.deepEqual(
+        await ownerEstimatesMissing(h),
+        { unset: [], analyzedWithout: [] },
+        'the rewritten partition and the weeks made since are told that owners are many, the new table before its analyze',
+      );
       assert.equal(await partitionOf(h, dead), `app_webhook_deliveries_${week(base)}`);
       assert.equal(
         await partitionOf(h, newer),
