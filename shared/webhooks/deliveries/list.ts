@@ -128,11 +128,14 @@ export async function listDeliveries(
   // a rare one's rows through millions of others'. Such a listing's first page keeps its plan by
   // itself (its window written into its text); a later page with no endpoint or event, read
   // through one index whatever the offset, asks for its generic plan (bounded-total.ts,
-  // generic-plan.ts)
+  // generic-plan.ts), and so does an owner's or a tenant's first page: PostgreSQL, estimating a
+  // plan made for one tenant of many against one made for a big tenant it knows, finds the latter
+  // cheaper and plans it at every call (6 ms of planning for 1 of reading)
   const onePlan =
     query.type === undefined && query.queue === undefined && query.since === undefined && query.until === undefined;
   const keepPlan = onePlan && query.page === 1;
-  const genericPlan = onePlan && query.page > 1 && query.endpoint === undefined && query.event === undefined;
+  const genericPlan =
+    onePlan && (query.page > 1 || owner !== undefined) && query.endpoint === undefined && query.event === undefined;
   const windowed = (n: number) => windowNumber(sql, n, keepPlan);
   const window = sql`limit ${windowed(query.perPage)} offset ${windowed(offset)}`;
   const readPage = (total?: Fragment): Promise<ListedRow[]> => {

@@ -44,10 +44,11 @@ export async function listEvents(
   // its own index whatever the owner (PostgreSQL is told that owners are many, migrations/031).
   // Without those filters the first page keeps its plan by itself (its window written into its
   // text), and a later one, which PostgreSQL would plan at every call for its offset, asks for its
-  // generic plan (bounded-total.ts, generic-plan.ts)
+  // generic plan (bounded-total.ts, generic-plan.ts), as an owner's first page does (PostgreSQL
+  // may find a plan made for a big owner it knows cheaper, and plan it at every call)
   const onePlan = query.type === undefined && query.since === undefined && query.until === undefined;
   const keepPlan = onePlan && query.page === 1;
-  const genericPlan = onePlan && query.page > 1;
+  const genericPlan = onePlan && (query.page > 1 || owner !== undefined);
   const read = (on: Queryable, total?: Fragment) => on<EventRow[]>`
     select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``} ${sql.unsafe(EVENTS_WITH_COUNTS_FROM)} where ${where}
      order by e.created_at desc, e.id desc limit ${windowNumber(sql, query.perPage, keepPlan)} offset ${windowNumber(sql, offset, keepPlan)}`;
