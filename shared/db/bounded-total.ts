@@ -7,6 +7,7 @@
  */
 import type postgres from 'postgres';
 import type { Queryable } from './connect.ts';
+import { withGenericPlan } from './generic-plan.ts';
 
 /** A listing's total and whether it is PostgreSQL's estimate (past `api.exactTotal`). */
 export interface PageTotal {
@@ -81,7 +82,9 @@ export const TOTAL_COLUMN = 'listing_total';
  * estimate and a count that found more than `exactUpTo` rows are remembered for that key for ten
  * seconds in this process: a listing asked again and again (the console, a client polling) then
  * neither plans the estimate nor counts past the bound each time. A total under the bound is
- * counted every time; an estimate is at most ten seconds older than it would have been.
+ * counted every time; an estimate is at most ten seconds older than it would have been. With
+ * `genericPlan` that count asks for its generic plan (generic-plan.ts), as the caller's page does:
+ * a small tenant's total, counted at every call, was otherwise planned at every call.
  */
 export async function pageWithTotal<T>(
   sql: Queryable,
@@ -89,8 +92,9 @@ export async function pageWithTotal<T>(
   exactUpTo: number,
   window: PageWindow,
   readPage: (total?: Fragment) => Promise<T[]>,
-  estimateKey?: string,
+  options: { estimateKey?: string; genericPlan?: boolean } = {},
 ): Promise<{ rows: T[]; total: PageTotal }> {
+  const { estimateKey } = options;
   if (exactUpTo <= 0) {
     const rows = await readPage(sql`(select count(*)::int ${from}) as ${sql(TOTAL_COLUMN)}`);
     if (rows.length > 0)
@@ -108,8 +112,9 @@ export async function pageWithTotal<T>(
   if (expected > exactUpTo) return { rows, total: { total: Math.max(expected, seen), estimated: true } };
   const pastBound = { rows, total: { total: Math.max(exactUpTo + 1, expected, seen), estimated: true } };
   if (known?.pastBound) return pastBound;
-  const [{ total }] = await sql<{ total: number }[]>`
+  const count = (on: Queryable) => on<{ total: number }[]>`
     select count(*)::int as total from (select 1 ${from} limit ${exactUpTo + 1}) as bounded`;
+  const [{ total }] = await (options.genericPlan ? withGenericPlan(sql, count) : count(sql));
   if (total <= exactUpTo) return { rows, total: { total, estimated: false } };
   if (estimateKey !== undefined) rememberEstimate(estimateKey, { expected, pastBound: true });
   return pastBound;

@@ -173,13 +173,9 @@ export async function listDeliveries(
     query.since,
     query.until,
   ]);
-  const { rows, total } = await pageWithTotal(
-    sql,
-    counted,
-    bound,
-    { offset, perPage: query.perPage },
-    readPage,
+  const { rows, total } = await pageWithTotal(sql, counted, bound, { offset, perPage: query.perPage }, readPage, {
     estimateKey,
-  );
+    genericPlan,
+  });
   return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };
 }

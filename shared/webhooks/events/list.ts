@@ -64,6 +64,9 @@ export async function listEvents(
     query.since,
     query.until,
   ]);
-  const { rows, total } = await pageWithTotal(sql, from, bound, { offset, perPage: query.perPage }, page, estimateKey);
+  const { rows, total } = await pageWithTotal(sql, from, bound, { offset, perPage: query.perPage }, page, {
+    estimateKey,
+    genericPlan,
+  });
   return { records: rows.map(toEvent), total: total.total, totalEstimated: total.estimated };
 }

@@ -256,7 +256,7 @@ describe('delivery listing', () => {
     assert.deepEqual([more.total, more.totalEstimated], [4, false], 'counted again: the new dead delivery is in');
   });
 
-  it("a first page has its limits in the text and keeps a plan when one plan serves every value of its filters (states, endpoint, owner, tenant); a later page of those and an owner's first page ask for the generic plan; a type's keeps parameters and is planned for its values", async () => {
+  it("a first page has its limits in the text and keeps a plan when one plan serves every value of its filters (states, endpoint, owner, tenant); a later page of those, an owner's first page and its count ask for the generic plan; a type's keeps parameters and is planned for its values", async () => {
     const { owner } = await history();
     const [{ endpoint_id: endpointId }] = await db.sql<{ endpoint_id: string }[]>`
       select endpoint_id from app_webhook_deliveries where owner = ${owner} limit 1`;
@@ -275,7 +275,20 @@ describe('delivery listing', () => {
       await listDeliveries(deps, tenantScope(owner), { page: 2, perPage: 5 });
       await listEvents(deps, ALL_TENANTS, { page: 2, perPage: 5 });
       await listDeliveries(deps, ALL_TENANTS, { type: 'order.created', page: 1, perPage: 5 });
+      // three dead ones, two a page: under the bound, so counted at each call
+      await listDeliveries(deps, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 2 });
     }
+    const counts = (
+      await watched<{ statement: string; generic_plans: number; custom_plans: number }[]>`
+        select statement, generic_plans::int, custom_plans::int from pg_prepared_statements
+         where statement like '%count(*)::int as total%'`
+    ).filter((plan) => /app_webhook_deliveries d where d\.owner = \$1 and d\.status = any/.test(plan.statement));
+    assert.equal(counts.length, 1, `an owner's count of its dead deliveries: ${JSON.stringify(counts)}`);
+    assert.deepEqual(
+      [counts[0].custom_plans, counts[0].generic_plans],
+      [0, 8],
+      `counted at each call, never planned for its owner: ${counts[0].statement}`,
+    );
     const plans = await watched<{ statement: string; generic_plans: number; custom_plans: number }[]>`
       select statement, generic_plans::int, custom_plans::int from pg_prepared_statements
        where statement like '%endpoint_enabled%' or statement like '%order by e.created_at desc%'`;
