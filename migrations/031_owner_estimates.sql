@@ -9,10 +9,11 @@
 -- average fifth of a partition's rows and judged it cheaper to read a state's rows in the table's
 -- order and drop the others' than to read the owner's own index: a small tenant's page then read
 -- whole partitions (20 ms against 2 ms at 2 million deliveries), so the listing was planned for
--- its owner at every call instead (6 to 8 ms of planning a call over 18 weekly partitions). Told that
--- owners are many, the generic plan reads each owner's rows through its own index (owner, state,
--- time), the best way for any owner, large or small, and PostgreSQL keeps it. An owner PostgreSQL
--- does know (among the most common of a table) is still estimated at its measured share.
+-- its owner at every call instead (6 to 8 ms of planning a call over 18 weekly partitions). Told
+-- that owners are many, the generic plan reads each owner's rows through its own index (owner,
+-- state, time), the best way for any owner, large or small, and the listing asks for it
+-- (shared/webhooks/deliveries/list.ts). An owner PostgreSQL does know (among the most common of a
+-- table) is still estimated at its measured share.
 --
 -- The setting is a column's, of each table, and a new table does not inherit it: a partition made
 -- later (app_delivery_partitions_ensure) and the new table of a partition's rewrite

@@ -48,11 +48,12 @@ export interface PageWindow {
  *   one plan serves its filters asks for the generic plan instead (generic-plan.ts), so the
  *   statements kept do not grow with the pages read;
  * - with filters whose best plan is the same for every value: the states, an endpoint or an owner
- *   (an index leads with it and reads its rows in order, whatever its size; for an owner,
- *   PostgreSQL is told that owners are many, migrations/031, or it judged the state's index, its
- *   rows in the table's order, cheaper for an average share), an event (a few rows). A plan made
- *   for no type, queue or time range in particular may read a rare one's 25 rows through millions
- *   of others', so those listings are planned for their values each time.
+ *   (an index leads with it and reads its rows in order, whatever its size), an event (a few
+ *   rows). For an owner that holds because PostgreSQL is told that owners are many
+ *   (migrations/031): told only what it measured, it judged the state's index, its rows in the
+ *   table's order, cheaper for an average share. A plan made for no type, queue or time range in
+ *   particular may read a rare one's 25 rows through millions of others', so those listings are
+ *   planned for their values each time.
  */
 export function windowNumber(sql: Queryable, n: number, keepPlan: boolean): Fragment {
   if (!Number.isSafeInteger(n) || n < 0)
