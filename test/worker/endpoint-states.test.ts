@@ -9,7 +9,12 @@ import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { deliveryRow, endpoint, harness, jobRows, runOnce, send, type Harness } from './helpers.ts';
 import { retryDelivery, showDelivery } from '../../shared/webhooks/deliveries/index.ts';
-import { disableEndpoint, removeEndpoint, rotateSecret } from '../../shared/webhooks/endpoints/index.ts';
+import {
+  disableEndpoint,
+  removeEndpoint,
+  rotateSecret,
+  updateEndpoint,
+} from '../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
@@ -43,6 +48,28 @@ describe('endpoint and secret changes while deliveries are pending', () => {
       assert.equal(row.last_error, `not sent: endpoint ${ep.id} is disabled (customer offboarded)`);
       assert.equal((await jobRows(h, id)).length, 0);
     }
+  });
+
+  it("an endpoint moved to another owner while its deliveries are pending: the earlier owner's events are not sent to it", async () => {
+    const server = await receiver();
+    const ep = await endpoint(h, `${server.origin}/`);
+    const ids = await send(h, ep);
+    const newOwner = `${ep.owner}-next`;
+    await updateEndpoint({ config: h.config, sql: h.sql, log: h.log }, OPERATOR, ep.id, { owner: newOwner });
+    const [next] = await send(h, { owner: newOwner });
+    await runOnce(h);
+    assert.equal(server.requests.length, 1, "only the new owner's event reached the receiver");
+    assert.equal(JSON.parse(server.requests[0].body.toString()).type, 'order.created');
+    assert.equal(server.requests[0].headers['webhook-id'], next);
+    const [id] = ids;
+    const row = (await deliveryRow(h, id))!;
+    assert.equal(row.status, 'dead');
+    assert.equal(row.attempts, 0, 'no attempt was made');
+    assert.equal(
+      row.last_error,
+      `not sent: endpoint ${ep.id} was moved to another owner after this delivery's event was emitted`,
+    );
+    assert.equal((await jobRows(h, id)).length, 0);
   });
 
   it('an endpoint removed while its deliveries are pending: nothing is sent, the jobs end, the worker carries on', async () => {

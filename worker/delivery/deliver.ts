@@ -458,6 +458,13 @@ export async function performDelivery(deps: DeliveryDeps, payload: DeliveryJobPa
       `not sent: endpoint ${claimed.endpointId} is disabled (${claimed.disabledReason ?? 'no reason given'})`,
     );
   }
+  if (claimed.endpointOwner !== claimed.owner) {
+    return unsent(
+      deps,
+      claimed,
+      `not sent: endpoint ${claimed.endpointId} was moved to another owner after this delivery's event was emitted`,
+    );
+  }
   let secrets: string[];
   let endpointHeaders: Record<string, string>;
   let url: string; // a broker url's credentials opened for this attempt only (never logged or stored)

@@ -36,6 +36,9 @@ export async function endpointHealth(
 ): Promise<Map<string, EndpointHealth>> {
   const { sql } = deps;
   if (endpointIds.length === 0) return new Map();
+  // the deliveries of its owner's events alone: an endpoint moved to another tenant does not show
+  // the new one what the earlier one sent (those deliveries are never sent to it either)
+  const ownersOwn = sql`d.owner is not distinct from g.owner`;
   const rows = await sql<
     {
       id: string;
@@ -57,17 +60,17 @@ export async function endpointHealth(
         select count(*) filter (where d.status = 'pending')::int as pending,
                count(*) filter (where d.status = 'running')::int as running,
                count(*) filter (where d.status = 'dead')::int as dead
-          from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and d.status in ('pending', 'running', 'dead')
+          from app_webhook_deliveries d where d.endpoint_id = g.endpoint_id and ${ownersOwn} and d.status in ('pending', 'running', 'dead')
       ) c
       cross join lateral (
         select count(*)::int as attempts, count(*) filter (where a.outcome = 'done')::int as succeeded
           from app_webhook_deliveries d join app_webhook_attempts a on a.delivery_id = d.id
-         where d.endpoint_id = g.endpoint_id and a.started_at >= now() - ${HEALTH_WINDOW_MS} * interval '1 millisecond'
+         where d.endpoint_id = g.endpoint_id and ${ownersOwn} and a.started_at >= now() - ${HEALTH_WINDOW_MS} * interval '1 millisecond'
       ) s
       left join lateral (
         select a.started_at, a.error, a.status, a.delivery_id
           from app_webhook_deliveries d join app_webhook_attempts a on a.delivery_id = d.id
-         where d.endpoint_id = g.endpoint_id and a.outcome <> 'done'
+         where d.endpoint_id = g.endpoint_id and ${ownersOwn} and a.outcome <> 'done'
          order by a.started_at desc limit 1
       ) f on true
      where g.endpoint_id = any(${endpointIds as string[]}::text[])

@@ -170,6 +170,9 @@ function narrowed(
   parts: { lo: Fragment; hi: Fragment; inWindow: Fragment; owner?: string | null; endpoint?: string },
 ): Fragment {
   const { lo, hi, inWindow, owner, endpoint } = parts;
+  // an owner's attempts are those of its own events: an endpoint moved from another tenant keeps
+  // that tenant's history out of the new one's charts
+  const ownersOwn = owner === undefined ? sql`true` : owner === null ? sql`d.owner is null` : sql`d.owner = ${owner}`;
   const endpoints =
     owner === undefined
       ? sql`select ${endpoint ?? null}::text`
@@ -180,10 +183,10 @@ function narrowed(
     select a.started_at, a.outcome, a.duration_ms
       from app_webhook_deliveries d join app_webhook_attempts a on a.delivery_id = d.id
      where d.id >= ${lo} and d.id < ${hi} and a.delivery_id >= ${lo} and a.delivery_id < ${hi}
-       and ${inWindow} and d.endpoint_id in (${endpoints})
+       and ${inWindow} and d.endpoint_id in (${endpoints}) and ${ownersOwn}
     union all
     select a.started_at, a.outcome, a.duration_ms
       from app_webhook_attempts a
      where ${inWindow} and a.delivery_id < ${lo}
-       and (select d.endpoint_id from app_webhook_deliveries d where d.id = a.delivery_id) in (${endpoints})`;
+       and (select d.endpoint_id from app_webhook_deliveries d where d.id = a.delivery_id and ${ownersOwn}) in (${endpoints})`;
 }

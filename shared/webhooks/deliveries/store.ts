@@ -31,6 +31,12 @@ export interface ClaimedDelivery {
   endpointId: string;
   /** The tenant of the delivery (its event's owner). */
   owner: string | null;
+  /**
+   * The endpoint's owner as its record says now: another than `owner` when the endpoint moved to
+   * another tenant after the emit, and then the delivery is not sent (a tenant's events never
+   * reach another tenant's receiver).
+   */
+  endpointOwner: string | null;
   /** The endpoint's `rateLimit` (deliveries per second), or null for none. */
   rateLimit: number | null;
   /** With a `rateLimit`: the database's clock at the claim (ms since the epoch), what a paced start is checked against. */
@@ -155,6 +161,7 @@ export async function claimDeliveries(
       id,
       endpointId: row.endpoint_id,
       owner: row.owner,
+      endpointOwner: endpoint === undefined ? row.owner : endpoint.owner,
       rateLimit: row.rate_limit ?? null,
       clockMs: row.clock_ms ?? null,
       attempts: row.attempts,

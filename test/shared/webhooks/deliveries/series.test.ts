@@ -2,12 +2,20 @@
  * Deliveries over time (shared/webhooks/deliveries/series.ts): the grid of a window (aligned on
  * whole steps, the bucket holding `now` last), empty buckets at zero, the bounds (the first
  * bucket's start in, the window's end out), the outcomes and percentiles of a known history,
- * and the tenant scope (a tenant never counts another tenant's attempts).
+ * and the tenant scope (a tenant never counts another tenant's attempts, not even those made
+ * through an endpoint that has since moved to it).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ALL_TENANTS, tenantScope } from '../../../../shared/access/tenant-scope.ts';
-import { deliverySeries, fillSeries, seriesGrid } from '../../../../shared/webhooks/deliveries/series.ts';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
+import { ALL_TENANTS, tenantScope, type TenantScope } from '../../../../shared/access/tenant-scope.ts';
+import {
+  deliverySeries,
+  fillSeries,
+  seriesGrid,
+  type SeriesQuery,
+} from '../../../../shared/webhooks/deliveries/series.ts';
+import { updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { seedAttempts, type PastAttempt } from '../../../helpers/attempt-history.ts';
 import { endpoint, harness } from '../../../worker/helpers.ts';
@@ -157,5 +165,25 @@ describe('delivery series from the attempts', () => {
     assert.deepEqual(await totals(h, ALL_TENANTS, { window: 'hour', now: later }), [2, 1, 1]);
     assert.deepEqual(await totals(h, ALL_TENANTS, { window: 'hour', owner: 'series-globex', now: later }), [0, 0, 1]);
     assert.deepEqual(await totals(h, ALL_TENANTS, { window: 'hour', owner: null, now: later }), [0, 1, 0]);
+  });
+
+  it("an endpoint moved to another tenant: the new tenant's series leaves out what the earlier one sent through it", async () => {
+    const moved = await endpoint(h, 'http://127.0.0.1:9/', { owner: 'series-before' });
+    // one delivery made and attempted in the window, one made before it and retried in it
+    await seedAttempts(h.sql, moved, [[at(-HOUR, 'done')], [at(-25 * HOUR, 'retry'), at(-2 * HOUR, 'dead')]]);
+    await updateEndpoint(h, OPERATOR, moved.id, { owner: 'series-after' });
+    await seedAttempts(h.sql, { id: moved.id, owner: 'series-after' }, [[at(-30 * MINUTE, 'retry')]]);
+    const totals = async (scope: TenantScope, query: Partial<SeriesQuery> = {}) => {
+      const { done, failed, dead } = (await deliverySeries(h, scope, { window: 'day', now, ...query })).totals;
+      return [done, failed, dead];
+    };
+    assert.deepEqual(await totals(tenantScope('series-after')), [0, 1, 0]);
+    assert.deepEqual(await totals(tenantScope('series-after'), { endpoint: moved.id }), [0, 1, 0]);
+    assert.deepEqual(await totals(ALL_TENANTS, { owner: 'series-after' }), [0, 1, 0]);
+    assert.deepEqual(
+      await totals(ALL_TENANTS, { endpoint: moved.id }),
+      [1, 1, 1],
+      "an admin's view of the endpoint counts every attempt made through it",
+    );
   });
 });
