@@ -11,6 +11,7 @@
 import type { WebhookDeps } from './deps.ts';
 import { emit } from './events/emit.ts';
 import { maskUrl } from './destinations/credentials.ts';
+import { SERVICE_TYPE_PREFIX } from './events/reserved-types.ts';
 
 export const OPERATIONAL_EVENTS = [
   'app.endpoint.disabled',
@@ -20,11 +21,10 @@ export const OPERATIONAL_EVENTS = [
 ] as const;
 export type OperationalEvent = (typeof OPERATIONAL_EVENTS)[number];
 
-/** Whether `type` is one of the service's own events (whose deliveries raise none). */
-export const isOperational = (type: string): boolean => type.startsWith('app.');
+export { isOperational } from './events/reserved-types.ts';
 
 /** A subscription to operational events: an explicit `app.` pattern. */
-const operatorPattern = (pattern: string): boolean => pattern.startsWith('app.');
+const operatorPattern = (pattern: string): boolean => pattern.startsWith(SERVICE_TYPE_PREFIX);
 
 /**
  * Emits `type` with `data` about something of `owner`: to its subscribed endpoints, and (for a

@@ -15,6 +15,7 @@ import type { CompiledFilter, FilterEvent } from '../filters/grammar.ts';
 import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import { inEmitSpan, type EmitSpan } from './emit-span.ts';
+import { assertTypeNotReserved } from './reserved-types.ts';
 
 export interface EmitOptions {
   /**
@@ -200,8 +201,9 @@ async function emitInSpan(
  * (`webhooks:send`), through the queue like any emit; the event carries the endpoint's owner.
  * A disabled endpoint is refused with 409 `APP_WEBHOOK_ENDPOINT_DISABLED` (enable it first):
  * the worker would not deliver to it anyway. Throws 404 `APP_WEBHOOK_NOT_FOUND` (also for an
- * endpoint outside the actor's scope) and the input errors of `emit`; a role that may not send
- * is refused first (403 `APP_FORBIDDEN`).
+ * endpoint outside the actor's scope) and the input errors of `emit`, with 422
+ * `APP_WEBHOOK_EVENT_TYPE_RESERVED` for a tenant's caller naming one of the service's own types;
+ * a role that may not send is refused first (403 `APP_FORBIDDEN`).
  */
 export function sendToEndpoint(
   deps: WebhookDeps,
@@ -224,6 +226,7 @@ async function sendInSpan(
   authorize(actor, 'endpoints.send');
   const { scope } = actor;
   const type = assertEventName(event);
+  assertTypeNotReserved(actor, type);
   const data = payloadText(payload, deps.config.bodyLimit);
   await checkEventData(deps, type, payload, { strict: false });
   // the write below joins the endpoint again on this owner, so the scope checked on this read holds
@@ -267,7 +270,8 @@ export interface EmitResult {
 /**
  * `emit(type, data, {owner})` for a caller's scope: a member emits only as its owner (naming
  * another is 404 `APP_TENANT_NOT_FOUND`); an admin or the CLI names any owner, or none. A role
- * that may not emit is refused first (403 `APP_FORBIDDEN`).
+ * that may not emit is refused first (403 `APP_FORBIDDEN`), then a tenant's caller naming one of
+ * the service's own types (422 `APP_WEBHOOK_EVENT_TYPE_RESERVED`, reserved-types.ts).
  */
 export async function emitEvent(
   deps: WebhookDeps,
@@ -275,6 +279,7 @@ export async function emitEvent(
   input: { type?: unknown; data?: unknown; owner?: unknown; eventId?: unknown },
 ): Promise<EmitResult> {
   authorize(actor, 'events.emit');
+  if (typeof input.type === 'string') assertTypeNotReserved(actor, input.type);
   const owner = ownerForWrite(actor.scope, input.owner) as string | null | undefined;
   const { event, deliveries, duplicate } = await emitOnce(
     deps,

@@ -562,6 +562,42 @@ export const CASES: Record<Operation, Case> = {
   },
 };
 
+/**
+ * The operations that name an event type, asked with one of the service's own (`app.`): a
+ * tenant's caller allowed the operation is refused with 422 `APP_WEBHOOK_EVENT_TYPE_RESERVED`.
+ */
+export const RESERVED_TYPE_CASES: Record<'events.emit' | 'endpoints.send', Case> = {
+  'events.emit': {
+    prepare: async () => ({ type: `app.matrix${unique()}` }),
+    readBack: eventsOfType,
+    faces: {
+      rest: { run: (f, t) => rest(f, 'POST', '/api/v1/events', { type: t.type, data: {}, owner: OWNER }) },
+      graphql: {
+        run: (f, t) =>
+          graphql(f, 'mutation ($input: EmitWebhookEventInput!) { emitWebhookEvent(input: $input) { duplicate } }', {
+            input: { type: t.type, data: {}, owner: OWNER },
+          }),
+      },
+      console: { run: (f, t) => form(f, '/events', { type: t.type, data: '{}', owner: OWNER }) },
+    },
+  },
+  'endpoints.send': {
+    prepare: async (fixture) => ({ ...(await endpoint(fixture)), type: `app.matrix${unique()}` }),
+    readBack: deliveriesOf,
+    faces: {
+      rest: { run: (f, t) => rest(f, 'POST', `/api/v1/webhooks/${t.id}/test`, { type: t.type }) },
+      graphql: {
+        run: (f, t) =>
+          graphql(f, 'mutation ($id: ID!, $type: String) { sendTestWebhookEvent(id: $id, type: $type) { id } }', {
+            id: t.id,
+            type: t.type,
+          }),
+      },
+      console: { run: (f, t) => form(f, `/endpoints/${t.id}/test`, { type: t.type, data: '{}' }) },
+    },
+  },
+};
+
 // --- the callers --------------------------------------------------------------------------------
 
 /** Signs `who` in to a browser of the web process at `base`. */

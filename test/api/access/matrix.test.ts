@@ -19,7 +19,7 @@ import { OPERATIONS, PERMISSIONS } from '../../../shared/access/permissions.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { depsOf } from '../../shared/webhooks/fixtures.ts';
 import { startAccounts } from '../accounts/helpers.ts';
-import { CASES, OWNER, signIn, WHO, type Caller, type Face, type Who } from './faces.ts';
+import { CASES, OWNER, RESERVED_TYPE_CASES, signIn, WHO, type Caller, type Face, type Who } from './faces.ts';
 
 const FLAGS = { webhooks: { allowHttp: true, allowPrivate: true } };
 const app = await startAccounts(FLAGS);
@@ -51,6 +51,40 @@ describe('every operation is decided by the permission table, on every face', ()
             assert.deepEqual(outcome, { status: 403, code: 'APP_FORBIDDEN' });
             if (readBack) assert.deepEqual(after, before, 'nothing changed');
           }
+        });
+      }
+    }
+  }
+});
+
+describe("the service's own event types (app.) are an admin's alone, on every face", () => {
+  for (const [operation, { prepare, readBack, faces }] of Object.entries(RESERVED_TYPE_CASES)) {
+    for (const [face, ask] of Object.entries(faces) as [Face, NonNullable<(typeof faces)[Face]>][]) {
+      for (const who of WHO) {
+        const allowed = (PERMISSIONS[operation as keyof typeof PERMISSIONS] as readonly string[]).includes(who);
+        const expected = !allowed
+          ? '403 APP_FORBIDDEN'
+          : who === 'admin'
+            ? 'done'
+            : '422 APP_WEBHOOK_EVENT_TYPE_RESERVED';
+        it(`${operation} of an app. type through ${face}, by a ${who}: ${expected}`, async () => {
+          const fixture = { webhooks, accounts: app.accounts, caller: callers.get(who) as Caller };
+          const target = await prepare(fixture);
+          const before = await readBack?.(fixture, target);
+          const outcome = await ask.run(fixture, target);
+          const after = await readBack?.(fixture, target);
+          if (!allowed) assert.deepEqual(outcome, { status: 403, code: 'APP_FORBIDDEN' });
+          else if (who === 'admin') assert.ok(outcome.status < 400, `answered ${outcome.status} ${outcome.code ?? ''}`);
+          else {
+            // the console shows its form again with the reason (a page, no code)
+            assert.deepEqual(
+              outcome,
+              face === 'console'
+                ? { status: 422, code: undefined }
+                : { status: 422, code: 'APP_WEBHOOK_EVENT_TYPE_RESERVED' },
+            );
+          }
+          if (who !== 'admin') assert.deepEqual(after, before, 'nothing was written');
         });
       }
     }
