@@ -1,6 +1,6 @@
 /** `/api/v1/tokens` over shared/tokens/api-tokens.ts, which decides what the request's actor may do. */
 import type { Context } from 'koa';
-import { listTokensFor, mintToken, revokeTokenFor } from '../../shared/tokens/api-tokens.ts';
+import { listTokensFor, mayMint, mintToken, revokeTokenFor } from '../../shared/tokens/api-tokens.ts';
 import { actorOf } from '../../shared/access/actor.ts';
 import type { ApiToken, TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { Links } from '../hal/links.ts';
@@ -34,7 +34,8 @@ export const tokensController = (deps: TokenDeps) =>
   defineController({
     index: async (ctx) => {
       const { page, perPage } = ctx.pagination();
-      const { records, total } = await listTokensFor(deps, actorFor(ctx), { page, perPage });
+      const actor = actorFor(ctx);
+      const { records, total } = await listTokensFor(deps, actor, { page, perPage });
       await ctx.collection(records.map(publishToken), {
         type: 'tokens',
         page,
@@ -42,7 +43,7 @@ export const tokensController = (deps: TokenDeps) =>
         total,
         links: {
           ...pagingLinks(TOKEN_PATHS.tokens, ctx.query as Query, { page, perPage, total }, []),
-          create: { href: TOKEN_PATHS.tokens, method: 'POST' },
+          ...(mayMint(actor) ? { create: { href: TOKEN_PATHS.tokens, method: 'POST' } } : {}),
         },
       });
     },

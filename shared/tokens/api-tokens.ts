@@ -9,7 +9,7 @@
  */
 import { forbidden } from '../errors/app-error.ts';
 import { isIdText } from '../webhooks/ids.ts';
-import { authorize, type Actor } from '../access/actor.ts';
+import { allows, authorize, type Actor } from '../access/actor.ts';
 import { ALL_TENANT_ROLES, ROLES, type Role } from './roles.ts';
 import { countTokens, revokeRow, selectTokenById, selectTokens } from './store.ts';
 import {
@@ -34,6 +34,14 @@ function reach(actor: Actor): { userId?: string } | null {
 }
 
 /**
+ * Whether `actor` may mint a token at all (what decides the mint link and form every face
+ * offers): an admin, or a role the permission table lets mint acting as a signed-in user, whom
+ * the token will belong to.
+ */
+export const mayMint = (actor: Actor | undefined): boolean =>
+  actor !== undefined && allows(actor, 'tokens.mint') && (isAdmin(actor) || actor.userId !== null);
+
+/**
  * Mints a token for `actor`. `role` defaults to the actor's, `owner` to its owner (an admin
  * minting an admin token gives none). Throws 403 `APP_FORBIDDEN` to a role that may not mint
  * (shared/access/permissions.ts) and beyond its reach: a non-admin mints only as a signed-in user
@@ -47,12 +55,12 @@ export function mintToken(deps: TokenDeps, actor: Actor, input: Partial<CreateTo
   const admin = isAdmin(actor);
   const ownOwner = actor.scope.kind === 'tenant' ? actor.scope.owner : null;
   const owner = input.owner === undefined ? ownOwner : input.owner;
+  if (!mayMint(actor))
+    throw forbidden('only signed-in users and admins mint tokens', {
+      code: 'APP_FORBIDDEN',
+      data: { reason: 'no user' },
+    });
   if (!admin) {
-    if (actor.userId === null)
-      throw forbidden('only signed-in users and admins mint tokens', {
-        code: 'APP_FORBIDDEN',
-        data: { reason: 'no user' },
-      });
     if (rank(role) >= 0 && rank(role) < rank(own))
       throw forbidden(`a ${own} may not mint a ${role} token`, { code: 'APP_FORBIDDEN', data: { field: 'role' } });
     if (owner !== ownOwner)

@@ -12,7 +12,7 @@ import { listTenants } from '../../../shared/accounts/tenants.ts';
 import { createUser, listUsers, publicUser, setUserDisabled } from '../../../shared/accounts/users.ts';
 import { parseDuration } from '../../../shared/config/units.ts';
 import { ROLES } from '../../../shared/tokens/roles.ts';
-import { listTokensFor, mintToken, revokeTokenFor } from '../../../shared/tokens/api-tokens.ts';
+import { listTokensFor, mayMint, mintToken, revokeTokenFor } from '../../../shared/tokens/api-tokens.ts';
 import { ownOrigin } from '../../http/own-origin.ts';
 import type { PageError } from '../pages/page-object.ts';
 import {
@@ -21,7 +21,6 @@ import {
   doneNotice,
   field,
   formOf,
-  may,
   orShowAgain,
   pageFor,
   pageParam,
@@ -46,8 +45,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     const window = { page: pageParam(ctx), perPage: PER_PAGE };
     const actor = actorFor(ctx);
     const { records, total } = await listTokensFor(deps.tokens, actor, window);
-    // admins mint any token; other roles the table lets mint do so as the signed-in user the token will belong to
-    const canMint = may(ctx, 'tokens.mint') && (allTenants(ctx) || actor.userId !== null);
+    const canMint = mayMint(actor);
     await ctx.render(
       'console/tokens',
       {

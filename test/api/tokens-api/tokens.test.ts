@@ -131,6 +131,29 @@ describe('tokens over the API', () => {
     assert.equal(minted.status, 201, await minted.text());
   });
 
+  it('the list offers its create link to exactly the callers whose mint would not be refused', async () => {
+    const deps = { sql: app.db.sql, log: app.db.log };
+    const offered = async (headers: Record<string, string>) => {
+      const answer = await fetch(`${app.base}/api/v1/tokens`, { headers });
+      assert.equal(answer.status, 200);
+      return 'create' in ((await answer.json()) as { _links: Record<string, unknown> })._links;
+    };
+    const withSession = async (role: string, owner: string | null) => {
+      const { browser } = await signedIn({ role, owner });
+      const answer = await browser.request('GET', '/api/v1/tokens');
+      assert.equal(answer.status, 200);
+      return 'create' in answer.body._links;
+    };
+    assert.equal(await withSession('admin', null), true, 'a signed-in admin');
+    assert.equal(await withSession('member', 'acme'), true, 'a signed-in member');
+    assert.equal(await withSession('viewer', 'acme'), false, 'a signed-in viewer');
+    const token = async (role: 'admin' | 'member' | 'viewer', owner: string | null) =>
+      bearer((await createToken(deps, { name: `links ${role}`, role, owner })).token);
+    assert.equal(await offered(await token('admin', null)), true, 'an admin token');
+    assert.equal(await offered(await token('member', 'acme')), false, 'a member token: minted by no user');
+    assert.equal(await offered(await token('viewer', 'acme')), false, 'a viewer token');
+  });
+
   it('without credentials: 401', async () => {
     assert.equal((await fetch(`${app.base}/api/v1/tokens`)).status, 401);
   });
