@@ -87,17 +87,38 @@ export async function completePasswordLink(deps: AccountDeps, token: unknown, pa
 }
 
 /**
+ * The base of a link mailed to someone who did not ask for it (anyone may ask a reset for any
+ * email): `publicUrl`, else, outside production, the request's origin. In production without
+ * `publicUrl`, null: the origin comes from the request's `Host` header, which its sender chooses,
+ * so a link built on it could carry the token to the sender's own host.
+ */
+export const mailedLinkBase = (config: AccountDeps['config'], origin: string): string | null =>
+  config.publicUrl === null && config.env === 'production' ? null : linkBase({ config }, origin);
+
+/** What `requestPasswordReset` did (`mailed`: a link made and handed to the mailer); the caller's answer is the same whatever it was. */
+export type ResetRequest = 'mailed' | 'no-such-user' | 'no-public-url';
+
+/**
  * `POST /forgot-password`: when an enabled user has this email, makes a reset link and mails
  * it; otherwise nothing. Resolves the same way in both cases, before the mail is sent (the
  * send runs on its own and logs a failure), so neither the answer nor its time tells whether
- * the email exists.
+ * the email exists. In production without `publicUrl` no link is made and nothing is mailed
+ * (`mailedLinkBase`); the refusal is logged with the remedy.
  */
-export async function requestPasswordReset(deps: AccountDeps, email: unknown, origin: string): Promise<void> {
-  if (typeof email !== 'string' || email.length === 0 || email.length > 320) return;
+export async function requestPasswordReset(deps: AccountDeps, email: unknown, origin: string): Promise<ResetRequest> {
+  if (typeof email !== 'string' || email.length === 0 || email.length > 320) return 'no-such-user';
   const row = await findUserRow(deps, email.trim()).catch(() => undefined);
-  if (!row || row.disabled_at !== null) return;
+  if (!row || row.disabled_at !== null) return 'no-such-user';
+  const base = mailedLinkBase(deps.config, origin);
+  if (base === null) {
+    deps.log.error(
+      { userId: row.id },
+      "a password reset was asked but no mail was sent: publicUrl is not set, and a link built from the request's Host header could point anywhere; set APP_PUBLIC_URL",
+    );
+    return 'no-public-url';
+  }
   const { token } = await createPasswordLink(deps, row.id, 'reset');
-  const url = passwordLinkUrl(linkBase(deps, origin), token);
+  const url = passwordLinkUrl(base, token);
   const hours = Math.round(deps.config.auth.resetTtl / 360_000) / 10;
   deps.mailer
     ?.send({
@@ -108,4 +129,5 @@ export async function requestPasswordReset(deps: AccountDeps, email: unknown, or
     .catch((error: unknown) =>
       deps.log.error({ err: error, userId: row.id }, 'the password reset mail could not be sent'),
     );
+  return 'mailed';
 }

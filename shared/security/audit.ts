@@ -200,12 +200,12 @@ const RULES: readonly Rule[] = [
   },
   {
     id: 'public-url.missing',
-    severity: 'low',
+    severity: 'medium',
     setting: 'publicUrl',
     productionOnly: true,
     check: (config) =>
       config.publicUrl === null
-        ? "publicUrl is not set: password-reset links are built from the request's Host header"
+        ? "publicUrl is not set: forgotten-password mails are not sent (a link built from the request's Host header could point anywhere)"
         : undefined,
     remedy: 'set APP_PUBLIC_URL to the address people use (https://hooks.example.com)',
   },

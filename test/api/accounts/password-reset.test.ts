@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startSmtpServer } from '../../helpers/smtp.ts';
+import { mailedLinkBase, requestPasswordReset } from '../../../shared/accounts/password-links.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
 
 const mailbox = await startSmtpServer();
@@ -98,5 +99,30 @@ describe('forgotten password: a single-use link by mail', () => {
       assert.equal(answer.status, 422, String(token));
       assert.equal(answer.body.code, 'APP_PASSWORD_LINK_INVALID');
     }
+  });
+
+  it("a link is never built on the asker's Host header in production: without publicUrl, no link is made and nothing is mailed", async () => {
+    const user = await app.user();
+    const production = (publicUrl: string | null) => ({
+      ...app.accounts,
+      config: { ...app.accounts.config, env: 'production' as const, publicUrl },
+    });
+    const links = async () =>
+      (await app.db.sql`select count(*)::int as n from app_password_links where user_id = ${user.id}`)[0].n;
+    assert.equal(await requestPasswordReset(production(null), user.email, 'http://evil.example'), 'no-public-url');
+    assert.equal(await links(), 0, 'no link was made');
+    assert.equal(mailedLinkBase(production(null).config, 'http://evil.example'), null);
+    assert.equal(
+      mailedLinkBase({ ...app.accounts.config, env: 'development', publicUrl: null }, 'http://localhost:3000'),
+      'http://localhost:3000',
+      "outside production the request's origin serves",
+    );
+    // with publicUrl the same request mails a link on it, whatever the Host
+    assert.equal(
+      await requestPasswordReset(production('https://hooks.example.com'), user.email, 'http://evil.example'),
+      'mailed',
+    );
+    assert.equal(await links(), 1);
+    assert.match((await mailbox.next()).text ?? '', /https:\/\/hooks\.example\.com\/reset-password\?token=/);
   });
 });

@@ -53,7 +53,7 @@ const CASES: {
   },
   { id: 'trust-proxy.forwarded-ignored', severity: 'info', facts: { forwardedForSeen: true } },
   { id: 'auth.lockout-disabled', severity: 'medium', env: { APP_AUTH__LOCKOUT: 'false' } },
-  { id: 'public-url.missing', severity: 'low', drop: ['APP_PUBLIC_URL'] },
+  { id: 'public-url.missing', severity: 'medium', drop: ['APP_PUBLIC_URL'] },
   { id: 'mail.missing', severity: 'low', drop: ['APP_MAIL__URL'] },
 ];
 
