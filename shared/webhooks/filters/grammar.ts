@@ -24,6 +24,7 @@
  *   PostgreSQL's jsonb does), which only changes which failed condition a miss names.
  */
 import { RE2JS } from 're2js';
+import { programSize } from '../linear-pattern.ts';
 import { unprocessable } from '../../errors/app-error.ts';
 
 /** A filter as stored with an endpoint and shown by every face: plain JSON. */
@@ -469,12 +470,6 @@ function inTest(operand: unknown, at: string, operator: string): FieldTest['matc
       objects.some((item) => deepEqual(value, item)));
   const matchesMissing = plain.has(null);
   return (values, budget) => (matchesMissing && values.length === 0) || anyValue(values, test, budget);
-}
-
-/** The number of instructions of a compiled pattern (re2js keeps its program on the compiled object). */
-function programSize(compiled: RE2JS): number | undefined {
-  const program = (compiled as unknown as { re2Input?: { prog?: { inst?: unknown[] } } }).re2Input?.prog?.inst;
-  return Array.isArray(program) ? program.length : undefined;
 }
 
 function regexTest(pattern: unknown, options: unknown, at: string): FieldTest['matches'] {

@@ -127,6 +127,32 @@ describe('the event-type catalog', () => {
     );
   });
 
+  // how long such data would take on JavaScript's own engine is checked, bounded, in
+  // test/shared/webhooks/event-types/schema-check.test.ts; here the data stays short enough for either
+  it("an emit's data is checked against the schema's patterns on the linear-time engine; a pattern it does not run is refused", async () => {
+    const admin = await app.token('admin');
+    const member = await app.token('member', 'acme');
+    const made = await call('POST', `${app.api}/event-types`, {
+      token: admin,
+      body: { name: 'user.renamed', schema: { type: 'object', properties: { name: { pattern: '(a+)+$' } } } },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const emitted = await call('POST', `${app.api}/events`, {
+      token: member,
+      body: { type: 'user.renamed', data: { name: `${'a'.repeat(16)}!` } },
+    });
+    assert.equal(emitted.status, 422);
+    assert.equal(emitted.body.code, 'APP_WEBHOOK_EVENT_DATA_INVALID');
+    assert.equal((await fetch(`${app.base}/livez`)).status, 200);
+    const lookaround = await call('POST', `${app.api}/event-types`, {
+      token: admin,
+      body: { name: 'user.moved', schema: { type: 'string', pattern: '^(?!x)' } },
+    });
+    assert.equal(lookaround.status, 422);
+    assert.equal(lookaround.body.code, 'APP_WEBHOOK_EVENT_SCHEMA_INVALID');
+    assert.match(lookaround.body.detail, /RE2 syntax/);
+  });
+
   it('GraphQL: eventTypes, eventType and the admin mutations, with the same refusals', async () => {
     const admin = await app.token('admin');
     const member = await app.token('member', 'acme');
