@@ -20,7 +20,7 @@ import { bodyParsers } from './middleware/body-parsers.ts';
 import { compression } from './middleware/compression.ts';
 import { cors } from './middleware/cors.ts';
 import { errorHelpers } from './middleware/error-helpers.ts';
-import { errors } from './middleware/errors.ts';
+import { errors, problemOptions } from './middleware/errors.ts';
 import { forwardedNotice } from './middleware/forwarded-notice.ts';
 import { httpMetrics } from './middleware/http-metrics.ts';
 import { serverSpan } from './middleware/server-span.ts';
@@ -138,7 +138,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   pipeline.use('requestId', forwardedNotice({ config, log }));
   pipeline.use('requestId', httpMetrics({ metrics, fixedPaths })); // outside the error handler: sees the final status
   if (deps.tracing) pipeline.use('requestId', serverSpan({ fixedPaths })); // likewise: the span has the final status
-  pipeline.use('errors', errors({ log, exposeInternals: config.env === 'development' }));
+  pipeline.use('errors', errors(problemOptions(config, log)));
   pipeline.use('timeout', timeout({ ms: config.requestTimeout }));
   pipeline.use('secureHeaders', secureHeaders({ env: config.env, helmet: config.helmet }));
   pipeline.use('compression', compression({ production: config.env === 'production' }));

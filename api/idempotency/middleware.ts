@@ -21,6 +21,11 @@ export interface IdempotencyOptions {
   logFailure: FailureLog;
   /** Seals stored answers at rest (api/idempotency/sealed-answer.ts). */
   seal?: AnswerSeal;
+  /**
+   * Writes a refusal the action threw (a 4xx AppError) as the request's answer, which is then
+   * stored like any other (api/middleware/errors.ts `writeProblem`); absent: it stores nothing.
+   */
+  answerRefusal?: (ctx: Context, error: unknown) => void;
 }
 
 /** The request body as received, for the fingerprint. */
@@ -45,8 +50,9 @@ function replay(ctx: Context, answer: StoredAnswer): void {
  * A request without `Idempotency-Key` runs as usual. With one, the first request for
  * (caller, key) runs and its answer is stored; the same request again gets that answer with
  * `Idempotency-Replayed: true`, or 409 while the first still runs; another request with the
- * key gets 422. A 5xx, a thrown refusal or a client that went away stores nothing. When the
- * store does not answer the request is refused with 503, whatever `shared.onError` says.
+ * key gets 422. Every answer below 500 is stored, a refusal the action throws (a 4xx) included;
+ * a 5xx or a client that went away stores nothing, so a retry runs the request. When the store
+ * does not answer the request is refused with 503, whatever `shared.onError` says.
  */
 export function idempotency(options: IdempotencyOptions): Middleware {
   const { logFailure } = options;
@@ -96,8 +102,12 @@ export function idempotency(options: IdempotencyOptions): Middleware {
         if (type) ctx.type = type;
       }
     } catch (error) {
-      await forget();
-      throw error;
+      // the action's refusal is its answer, kept like any other; a failure (5xx) stores nothing
+      if (!options.answerRefusal || !isAppError(error) || error.status >= 500) {
+        await forget();
+        throw error;
+      }
+      options.answerRefusal(ctx, error);
     } finally {
       ctx.res.off('close', onClose);
     }

@@ -4,6 +4,7 @@ import { once } from '../../shared/stores/once.ts';
 import type { SharedStore } from '../../shared/stores/types.ts';
 import type { Module } from '../lifecycle.ts';
 import { idempotency } from './middleware.ts';
+import { problemOptions, writeProblem } from '../middleware/errors.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { loadIdempotencyStore } from './custom-store.ts';
 import { answerSeal } from './sealed-answer.ts';
@@ -33,6 +34,7 @@ export function plugIdempotency(
     claimMs: config.requestTimeout + CLAIM_MARGIN_MS,
     logFailure: shared.logFailure,
     seal: answerSeal(config.secret), // answers may carry signing secrets: never in clear in any store
+    answerRefusal: (ctx, error) => writeProblem(ctx, error, problemOptions(config, log)),
   });
   pipeline.useRoute('idempotency', (route) => (route.idempotent ? middleware : undefined));
   return custom ? { name: 'idempotency-store', start: async () => void (await custom()) } : undefined;

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import type { Config } from '../../shared/config/index.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import { problemFrom } from '../problem.ts';
@@ -12,48 +13,69 @@ import { logConfigurationProblem } from '../../shared/db/configuration-problem-l
  * (Koa wraps downstream in this middleware, so it sits near the top of the stack; in an
  * Express-style list the error handler would be the last element.)
  */
-export function errors(options: { log: Logger; exposeInternals: boolean }): Middleware {
+export function errors(options: ProblemOptions): Middleware {
   return async function errors(ctx, next) {
     try {
       await next();
     } catch (error) {
-      const problem = problemFrom(error, { exposeInternals: options.exposeInternals });
-      // a failure is logged with its stack; a deliberate refusal (any AppError meant for the
-      // client, a 501 for an unknown method included) is not: a client cannot flood the log
-      const deliberate = problem.status < 500 || (isAppError(error) && error.expose);
-      if (deliberate) options.log.debug({ err: error, status: problem.status }, 'request refused');
-      else if (problem.code === 'APP_DATABASE_UNAVAILABLE') logDatabaseUnavailable(options.log, error);
-      else options.log.error({ err: error, status: problem.status }, 'request failed');
-      if (ctx.headerSent || !ctx.writable) return;
-      ctx.status = problem.status;
-      for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
-      ctx.set('Cache-Control', 'no-store');
-      ctx.type = 'application/problem+json';
-      const answer = (data: Record<string, unknown> | undefined) =>
-        JSON.stringify({
-          type: 'about:blank',
-          title: STATUS_CODES[problem.status] ?? 'Error',
-          status: problem.status,
-          detail: problem.detail,
-          ...(problem.code ? { code: problem.code } : {}),
-          ...(data ? { data } : {}),
-          requestId: ctx.state.requestId,
-        });
-      let body: string;
-      try {
-        body = answer(problem.data);
-      } catch (serialising) {
-        // data that cannot be written as JSON (a BigInt, a cycle): the answer goes without it
-        options.log.warn(
-          { err: serialising, code: problem.code },
-          'problem data left out of the answer: it cannot be serialised',
-        );
-        body = answer(undefined);
-      }
-      ctx.set('ETag', weakEtag('application/problem+json', body)); // every JSON answer has a weak ETag
-      ctx.body = body;
+      writeProblem(ctx, error, options);
     }
   };
+}
+
+/** How problems are written: the process's log, and whether a 5xx shows its details (development). */
+export interface ProblemOptions {
+  log: Logger;
+  exposeInternals: boolean;
+}
+
+/** The web process's {@link ProblemOptions}: a 5xx shows its details in development alone. */
+export const problemOptions = (config: Pick<Config, 'env'>, log: Logger): ProblemOptions => ({
+  log,
+  exposeInternals: config.env === 'development',
+});
+
+/**
+ * Makes `error` the answer of `ctx` (logged as its kind deserves), unless the answer has gone out
+ * already: what the `errors` middleware does with whatever the stack throws, and what a layer
+ * that keeps answers (idempotency keys) does with a refusal it stores.
+ */
+export function writeProblem(ctx: Context, error: unknown, options: ProblemOptions): void {
+  const problem = problemFrom(error, { exposeInternals: options.exposeInternals });
+  // a failure is logged with its stack; a deliberate refusal (any AppError meant for the
+  // client, a 501 for an unknown method included) is not: a client cannot flood the log
+  const deliberate = problem.status < 500 || (isAppError(error) && error.expose);
+  if (deliberate) options.log.debug({ err: error, status: problem.status }, 'request refused');
+  else if (problem.code === 'APP_DATABASE_UNAVAILABLE') logDatabaseUnavailable(options.log, error);
+  else options.log.error({ err: error, status: problem.status }, 'request failed');
+  if (ctx.headerSent || !ctx.writable) return;
+  ctx.status = problem.status;
+  for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'application/problem+json';
+  const answer = (data: Record<string, unknown> | undefined) =>
+    JSON.stringify({
+      type: 'about:blank',
+      title: STATUS_CODES[problem.status] ?? 'Error',
+      status: problem.status,
+      detail: problem.detail,
+      ...(problem.code ? { code: problem.code } : {}),
+      ...(data ? { data } : {}),
+      requestId: ctx.state.requestId,
+    });
+  let body: string;
+  try {
+    body = answer(problem.data);
+  } catch (serialising) {
+    // data that cannot be written as JSON (a BigInt, a cycle): the answer goes without it
+    options.log.warn(
+      { err: serialising, code: problem.code },
+      'problem data left out of the answer: it cannot be serialised',
+    );
+    body = answer(undefined);
+  }
+  ctx.set('ETag', weakEtag('application/problem+json', body)); // every JSON answer has a weak ETag
+  ctx.body = body;
 }
 
 /**

@@ -161,12 +161,23 @@ describe('idempotent request state table', () => {
     assert.equal(app.runs.get('/crash'), 2);
   });
 
-  it('a refusal thrown by the action (4xx error) stores nothing either: no work was done', async () => {
+  it('executing + the action refuses (a thrown 4xx): the refusal is the answer stored, replayed; another request with the key is 422', async () => {
     const key = freshKey();
     const before = app.runs.get('/refuse') ?? 0;
-    assert.equal((await request('POST', `${app.base}/refuse`, { headers: { 'Idempotency-Key': key } })).status, 422);
-    assert.equal((await request('POST', `${app.base}/refuse`, { headers: { 'Idempotency-Key': key } })).status, 422);
-    assert.equal(app.runs.get('/refuse'), before + 2);
+    const first = await request('POST', `${app.base}/refuse`, { headers: { 'Idempotency-Key': key } });
+    assert.equal(first.status, 422);
+    assert.match(first.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    const again = await request('POST', `${app.base}/refuse`, { headers: { 'Idempotency-Key': key } });
+    assert.equal(again.status, 422);
+    assert.equal(again.headers.get('idempotency-replayed'), 'true');
+    assert.deepEqual(again.body, first.body, 'the same problem, its request id included');
+    assert.equal(app.runs.get('/refuse'), before + 1, 'the action ran once');
+    const other = await request('POST', `${app.base}/refuse`, {
+      headers: { 'Idempotency-Key': key },
+      body: { another: 'body' },
+    });
+    assert.equal(other.status, 422);
+    assert.equal(other.body.code, 'APP_API_IDEMPOTENCY_KEY_REUSED');
   });
 
   it('executing + request aborted by the client: nothing stored, the retry runs the action', async () => {
