@@ -16,7 +16,7 @@ export function roleGuard(route: CompiledRoute): Middleware | undefined {
     if (decision === 'forbidden') {
       throw forbidden(`the caller's roles do not allow ${route.action} on ${route.name}`, {
         code: 'APP_FORBIDDEN',
-        data: { action: route.action },
+        data: { action: route.action, role: ctx.state.principal?.roles?.[0] ?? null },
       });
     }
     await next();

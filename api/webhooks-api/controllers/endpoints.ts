@@ -128,8 +128,9 @@ export const endpointsController = (deps: WebhookDeps) =>
      */
     filterTest: webhookAction(deps, async ({ ctx, actor, deps }) => {
       const result = await testFilter(deps, actor, (ctx.request.body ?? {}) as FilterTestInput);
+      // an answer to a POST that no GET can fetch again: no `self`, the endpoints it is about instead
       await ctx.resource({
-        _links: { self: { href: PATHS.filterTest } },
+        _links: { collection: { href: PATHS.webhooks } },
         externalId: null,
         matches: result.matches,
         failed: result.failed,

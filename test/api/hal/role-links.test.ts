@@ -56,6 +56,7 @@ describe("HAL links are filtered by the principal's roles", () => {
     const editor = await send('DELETE', `${app.api}/posts/${post}`, undefined, AS('editor'));
     assert.equal(editor.status, 403);
     assert.equal(editor.body.code, 'APP_FORBIDDEN');
+    assert.deepEqual(editor.body.data, { action: 'destroy', role: 'editor' }, 'what was refused, and to whom');
     assert.equal((await getJson(`${app.api}/posts/${post}`)).status, 200, 'still there');
   });
 

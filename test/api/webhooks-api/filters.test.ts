@@ -124,6 +124,7 @@ describe('subscription filters over HTTP, delivered by the real worker', () => {
         });
         assert.equal(tried.status, 200, tried.text);
         assert.equal(tried.body.matches, expected, `event ${event.n}, filter ${JSON.stringify(filter)}`);
+        assert.deepEqual(tried.body._links, { collection: { href: '/api/v1/webhooks' } }, 'every link resolves');
         const run = await cli([
           'webhooks:filter-test',
           '--filter',
