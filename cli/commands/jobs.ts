@@ -89,7 +89,13 @@ const jobsShowSubcommand = defineCommand({
 export const jobsCommand = defineCommand({
   builder: (yargs) =>
     yargs
-      .option('once', { type: 'boolean', default: false, describe: 'Perform the jobs that are due, then return' })
+      // not global (yargs' default): `jobs show <id>` neither lists nor accepts it
+      .option('once', {
+        type: 'boolean',
+        default: false,
+        global: false,
+        describe: 'Perform the jobs that are due, then return',
+      })
       .command(jobsShowSubcommand as never),
   run: async (context, args) => {
     const { createLogger } = await import('../../shared/log/logger.ts');

@@ -139,6 +139,21 @@ describe('jobs commands', () => {
   });
 });
 
+describe('the options of jobs belong to jobs alone', () => {
+  it('an option of jobs alone is not an option of its subcommands: jobs show --help does not list --once, which it refuses', async () => {
+    const parent = await app(['jobs', '--help']);
+    assert.equal(parent.code, 0, parent.stderr);
+    assert.match(parent.stdout, /--once/);
+    const help = await app(['jobs', 'show', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /app jobs show <id>/);
+    assert.doesNotMatch(help.stdout, /--once/);
+    const refused = await app(['jobs', 'show', 'msg_any', '--once']);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /Unknown argument: once/);
+  });
+});
+
 describe("listing and replay commands share the API's filters (jobs:list, events:list, events:show, webhooks:recover)", () => {
   it('jobs:list and jobs:dead filter by endpoint, event type, owner and time, as REST does', async () => {
     const a = await endpoint(h, 'http://127.0.0.1:9/a');
