@@ -27,6 +27,11 @@ export interface CliContext {
   print(records: unknown, text: () => string): void;
   /** The command's tracing (shared/telemetry/start.ts): an emit from the command line starts a trace of its own. */
   telemetry: Telemetry;
+  /**
+   * A logger named `name` at the configured level, for what a command runs inside it (the worker
+   * of `jobs`): its lines go where the CLI's own go, readable like them in development.
+   */
+  logger(name: string): Logger;
 }
 
 /**
@@ -76,14 +81,15 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
   }
   const { config, warnings } = resolveConfig({ env });
   const refusal = options.productionGuard === false ? undefined : productionRefusal(config);
-  const log = createLogger(
-    { ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel },
-    {
-      name: 'cli',
-      stderr: true,
-      ...(ownStderr(io) ? {} : { destination: io.stderr }),
-    },
-  );
+  // stderr, as stdout holds only what the command prints; the process's own stderr is left to
+  // the logger, which writes it readable in development (pino-pretty), JSON otherwise
+  const loggerOn = (level: Config['logLevel'], name: string) =>
+    createLogger(
+      { ...config, logLevel: level },
+      { name, stderr: true, ...(ownStderr(io) ? {} : { destination: io.stderr }) },
+    );
+  // the CLI's own lines: warnings and worse unless asked for more than info
+  const log = loggerOn(config.logLevel === 'info' ? 'warn' : config.logLevel, 'cli');
   for (const warning of warnings) log.warn(warning);
   const telemetry = await startTelemetry({ config, log }, 'cli');
   let pool: Sql | undefined;
@@ -117,6 +123,7 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
       io.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
     },
     telemetry,
+    logger: (name) => loggerOn(config.logLevel, name),
   };
   return {
     context,

@@ -98,11 +98,9 @@ export const jobsCommand = defineCommand({
       })
       .command(jobsShowSubcommand as never),
   run: async (context, args) => {
-    const { createLogger } = await import('../../shared/log/logger.ts');
     const { installDriverCrashGuard } = await import('../../shared/db/driver-crash-guard.ts');
     const { countDeliveries } = await core();
-    // The worker's log goes to stderr: stdout holds only what the command prints (--json).
-    const log = createLogger(context.config, { name: 'worker', destination: context.io.stderr });
+    const log = context.logger('worker');
     installDriverCrashGuard(log);
     if (args.once) {
       const { runWorkerOnce } = await import('../../worker/runner.ts');

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runAppInProcess, type CliRun as CliResult } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { spawnNode } from '../helpers/processes.ts';
 import { startReceiver } from '../worker/delivery/receiver.ts';
 import { endpoint, harness, send, type Harness } from '../worker/helpers.ts';
 
@@ -151,6 +152,23 @@ describe('the options of jobs belong to jobs alone', () => {
     const refused = await app(['jobs', 'show', 'msg_any', '--once']);
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /Unknown argument: once/);
+  });
+});
+
+describe('the log of jobs', () => {
+  it("jobs --once writes its worker's log lines as the other commands write theirs: readable on stderr in development, never raw JSON", async () => {
+    const run = spawnNode(
+      'cli/bin.js',
+      { NODE_ENV: 'development', DATABASE_URL: db.url, LOG_LEVEL: 'debug', APP_NOT_A_KEY: 'x' },
+      ['jobs', '--once'],
+    );
+    const exit = await run.exitedWithin(30_000);
+    const output = run.output();
+    assert.equal(exit.code, 0, output);
+    assert.match(output, /^\[[\d:.]+\] WARN \(cli\): environment variable APP_NOT_A_KEY/m, "the CLI's own line");
+    assert.match(output, /^\[[\d:.]+\] (DEBUG|INFO|WARN) \(worker\): /m, "the worker's lines, alike");
+    assert.doesNotMatch(output, /^\{"level"/m, 'no raw pino line');
+    assert.match(output, /^performed the jobs that were due/m);
   });
 });
 
