@@ -92,7 +92,9 @@ const NOTES: Record<string, string> = {
   'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',
   'events:emit <event>':
     "Reaches every subscribed, enabled endpoint of that owner (no owner: the endpoints without owner). `--event-id` is your own id of the event: repeated within `webhooks.dedupeWindow` (24 h), the original's deliveries are printed and nothing is queued ([events.md](events.md#emit-deduplication)).",
-  'jobs:list': 'The same filters as `GET /api/v1/deliveries`.',
+  'jobs:list':
+    "The same filters as `GET /api/v1/deliveries`. The first line counts the deliveries of each state those filters select (`--status` aside); past `api.exactTotal` of a state the count is PostgreSQL's estimate, marked `~`.",
+  'jobs:dead': 'The first line counts the deliveries of each state the filters select, as `jobs:list` does.',
   'jobs:retry <id>': 'Same `webhook-id`, a new series of attempts.',
   'jobs:resend <id>':
     'Same `webhook-id` and body, as `POST /api/v1/deliveries/:id/resend` and GraphQL `resendWebhookDelivery`; refused (409 `APP_WEBHOOK_DELIVERY_IN_FLIGHT`) while the delivery is pending or running.',

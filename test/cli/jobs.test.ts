@@ -196,6 +196,38 @@ describe("listing and replay commands share the API's filters (jobs:list, events
     assert.match(badRange.stderr, /^app: invalid time since/m);
   });
 
+  it("the header of jobs:list and jobs:dead counts each state under the listing's own filters (--owner, --endpoint), not every tenant's", async () => {
+    const owner = `tenant-r-${process.pid}`;
+    const a = await endpoint(h, 'http://127.0.0.1:9/header-a', { owner, events: ['order.*'] });
+    const b = await endpoint(h, 'http://127.0.0.1:9/header-b', { owner, events: ['invoice.*'] });
+    const other = await endpoint(h, 'http://127.0.0.1:9/header-other');
+    const [deadOne] = await send(h, a, 'order.created');
+    await send(h, a, 'order.created'); // stays pending
+    const [doneOne] = await send(h, b, 'invoice.paid');
+    for (let i = 0; i < 3; i++) await send(h, other, 'order.created'); // another tenant's, pending
+    await h.sql`update app_webhook_deliveries set status = 'dead', last_error = 'test: made dead' where id = ${deadOne}`;
+    await h.sql`update app_webhook_deliveries set status = 'done', completed_at = now() where id = ${doneOne}`;
+    const header = async (args: string[]) => {
+      const run = await app(args);
+      assert.equal(run.code, 0, run.stderr);
+      return run.stdout.split('\n')[0];
+    };
+
+    assert.equal(await header(['jobs:dead', '--owner', owner]), 'pending 1, running 0, done 1, dead 1');
+    assert.equal(await header(['jobs:list', '--owner', owner]), 'pending 1, running 0, done 1, dead 1');
+    assert.equal(await header(['jobs:list', '--endpoint', a.id]), 'pending 1, running 0, done 0, dead 1');
+    assert.equal(await header(['jobs:dead', '--endpoint', b.id]), 'pending 0, running 0, done 1, dead 0');
+    assert.equal(await header(['jobs:list', '--endpoint', other.id]), 'pending 3, running 0, done 0, dead 0');
+    assert.equal(
+      await header(['jobs:list', '--owner', owner, '--type', 'invoice.paid']),
+      'pending 0, running 0, done 1, dead 0',
+    );
+    assert.equal(
+      await header(['jobs:list', '--owner', owner, '--since', new Date(Date.now() + 60_000).toISOString()]),
+      'pending 0, running 0, done 0, dead 0',
+    );
+  });
+
   it('events:list and events:show answer the events with their delivery counts; an unknown event is exit 3', async () => {
     const ep = await endpoint(h, 'http://127.0.0.1:9/events');
     await send(h, ep, 'shipment.sent', { parcel: 7 });
