@@ -86,3 +86,47 @@ describe('tokens:* --json answer a token as GET/POST/DELETE /api/v1/tokens do (e
     );
   });
 });
+
+describe('events:emit --json answers an emit as POST /api/v1/events does (externalId, deliveryIds, duplicate, filteredOut)', () => {
+  const owner = 'emit-shapes';
+  before(async () => {
+    await json(['webhooks:add', 'http://127.0.0.1:9/emit-a', '--events', 'order.*', '--owner', owner]);
+    await json(['webhooks:add', 'http://127.0.0.1:9/emit-b', '--events', 'order.*', '--owner', owner]);
+  });
+
+  it('a fresh emit: the event id and its deliveries, the fields of the REST answer', async () => {
+    const cli = await json(['events:emit', 'order.created', '--owner', owner, '--data', '{"n": 1}']);
+    const overRest = withoutLinks(
+      await rest('POST', '/api/v1/events', { type: 'order.created', owner, data: { n: 2 } }),
+    );
+    assert.deepEqual(Object.keys(cli), Object.keys(overRest));
+    assert.match(String(cli.externalId), /^evt_/);
+    assert.equal(cli.type, 'order.created');
+    assert.equal(cli.owner, owner);
+    assert.equal(cli.deliveryCount, 2);
+    assert.equal((cli.deliveryIds as string[]).length, 2);
+    assert.equal(cli.duplicate, false);
+    assert.equal(cli.filteredOut, 0);
+  });
+
+  it('a repeated --event-id says duplicate with the original event and deliveries, exactly as REST answers the same repeat', async () => {
+    const first = await json(['events:emit', 'order.created', '--owner', owner, '--event-id', 'shape-1']);
+    assert.equal(first.duplicate, false);
+    const again = await json(['events:emit', 'order.created', '--owner', owner, '--event-id', 'shape-1']);
+    assert.equal(again.duplicate, true, 'a JSON caller can tell a duplicate');
+    assert.equal(again.externalId, first.externalId);
+    const sorted = (ids: unknown) => [...(ids as string[])].sort();
+    assert.deepEqual(sorted(again.deliveryIds), sorted(first.deliveryIds), 'the same deliveries');
+    const overRest = withoutLinks(
+      await rest('POST', '/api/v1/events', { type: 'order.created', owner, eventId: 'shape-1' }),
+    );
+    assert.deepEqual(again, overRest);
+  });
+
+  it('an emit no endpoint subscribes to: externalId null and no delivery, as REST answers it', async () => {
+    const cli = await json(['events:emit', 'nobody.listens', '--owner', owner]);
+    const overRest = withoutLinks(await rest('POST', '/api/v1/events', { type: 'nobody.listens', owner }));
+    assert.deepEqual(cli, overRest);
+    assert.deepEqual([cli.externalId, cli.deliveryIds, cli.duplicate], [null, [], false]);
+  });
+});
