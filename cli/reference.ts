@@ -123,7 +123,10 @@ the generator, not this page. -->
 command that prints records accepts \`--json\` and then prints exactly one JSON document on
 stdout, with the field names of the REST API and GraphQL (\`externalId\` for a record's own id,
 \`endpointId\`, \`type\`, \`attemptCount\`, \`deliveryCounts\`; see
-[webhooks-api.md](webhooks-api.md#public-shapes-one-name-per-field-in-rest-graphql-openapi-and-the-cli)).
+[webhooks-api.md](webhooks-api.md#public-shapes-one-name-per-field-in-rest-graphql-openapi-and-the-cli);
+tokens as \`/api/v1/tokens\` answers them; an emit as \`POST /api/v1/events\` does). Users are
+printed as the account routes answer them (sign-in, page objects: the \`User\` schema of the
+OpenAPI document), their id as \`id\`.
 With no \`DATABASE_URL\`, the CLI uses the embedded database a running \`npm start\` recorded in
 \`.data/postgres.json\`. The CLI acts as an admin of every tenant.
 

@@ -130,3 +130,17 @@ describe('events:emit --json answers an emit as POST /api/v1/events does (extern
     assert.deepEqual([cli.externalId, cli.deliveryIds, cli.duplicate], [null, [], false]);
   });
 });
+
+describe('users:* --json answer a user as the account routes do (their User schema: `id`, as sign-in answers it)', () => {
+  it('users:list prints the user the sign-in answer carries, field for field', async () => {
+    const listed = await json<Record<string, unknown>[]>(['users:list']);
+    assert.deepEqual(
+      listed.find((user) => user.email === admin.email),
+      admin.user,
+    );
+    const made = await json(['users:create', '--email', 'shapes@acme.test', '--role', 'viewer', '--owner', 'acme']);
+    const { setPasswordUrl, expiresAt, ...user } = made;
+    assert.ok(setPasswordUrl && expiresAt);
+    assert.deepEqual(Object.keys(user), Object.keys(admin.user), 'users:create: the same fields, and its link');
+  });
+});
