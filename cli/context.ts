@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { resolveConfig, type Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
-import { LOCAL_DATABASE_FILE } from '../shared/db/local-database.ts';
+import { readLocalState } from '../shared/db/local-database.ts';
 import { AppError } from '../shared/errors/app-error.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
@@ -25,6 +24,12 @@ export interface CliContext {
   endpoints(): EndpointStore;
   /** Prints records: one JSON document with --json, else the text form. */
   print(records: unknown, text: () => string): void;
+  /**
+   * The web process's origin, for the links a command prints when `publicUrl` is unset (which
+   * wins; shared/accounts/password-links.ts `linkBase`): the one the running `npm start` whose
+   * database the CLI uses recorded, else `http://localhost:<port>`.
+   */
+  webOrigin: string;
   /** The command's tracing (shared/telemetry/start.ts): an emit from the command line starts a trace of its own. */
   telemetry: Telemetry;
   /**
@@ -32,28 +37,6 @@ export interface CliContext {
    * of `jobs`): its lines go where the CLI's own go, readable like them in development.
    */
   logger(name: string): Logger;
-}
-
-/**
- * With no DATABASE_URL, the CLI uses the embedded PostgreSQL that `npm start` is running, so a
- * newcomer's second terminal needs no setup; and when that `npm start` was given
- * `--allow-local`, the CLI allows local receivers as its processes do. Only when the file names
- * a live process.
- */
-function localDatabase(): { url: string; allowLocal: boolean } | undefined {
-  if (!existsSync(LOCAL_DATABASE_FILE)) return undefined;
-  try {
-    const state = JSON.parse(readFileSync(LOCAL_DATABASE_FILE, 'utf8')) as {
-      url?: string;
-      pid?: number;
-      allowLocal?: boolean;
-    };
-    if (!state.url || !state.pid) return undefined;
-    process.kill(state.pid, 0);
-    return { url: state.url, allowLocal: state.allowLocal === true };
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -69,14 +52,15 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
 }> {
   const { io } = options;
   const env = { ...io.env };
-  if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
-    const local = localDatabase();
-    if (local) {
-      env.DATABASE_URL = local.url;
-      if (local.allowLocal) {
-        env.APP_WEBHOOKS__ALLOW_HTTP ??= 'true';
-        env.APP_WEBHOOKS__ALLOW_PRIVATE ??= 'true';
-      }
+  // With no DATABASE_URL, the CLI uses the embedded PostgreSQL that `npm start` is running, so a
+  // newcomer's second terminal needs no setup; when that `npm start` was given `--allow-local`,
+  // the CLI allows local receivers as its processes do, and its links lead to its web process.
+  const local = env.DATABASE_URL || env.APP_DATABASE_URL ? undefined : readLocalState();
+  if (local) {
+    env.DATABASE_URL = local.url;
+    if (local.allowLocal) {
+      env.APP_WEBHOOKS__ALLOW_HTTP ??= 'true';
+      env.APP_WEBHOOKS__ALLOW_PRIVATE ??= 'true';
     }
   }
   const { config, warnings } = resolveConfig({ env });
@@ -98,6 +82,7 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
     config,
     log,
     io,
+    webOrigin: local?.webUrl ?? `http://localhost:${config.port}`,
     exit(code) {
       io.exitCode = code;
     },

@@ -106,7 +106,7 @@ const NOTES: Record<string, string> = {
   listen:
     "Starts a local receiver on a free loopback port and a temporary endpoint pointing at it, removed on Ctrl-C or SIGTERM (one left by a killed `listen` of this host is removed at the next start). Each delivery is printed with its signature check (with `--json`, one JSON document a line: `listening`, then `delivery` lines, then `stopped`), and with `--forward-to` passed on to `URL`, whose answer becomes the receiver's; a broker URL (`amqp://user:pass@host/vhost?routingKey=…`, `nats://…/<subject>`, `mqtt://…/<topic>`, `redis://…/0?stream=…`) gets each delivery published by the worker's own sender (204 once acknowledged, 502 with the reason otherwise), and is printed with its credentials as `***`. It needs loopback delivery allowed (`npm start -- --allow-local`, or `APP_WEBHOOKS__ALLOW_HTTP` and `APP_WEBHOOKS__ALLOW_PRIVATE` for the CLI and the worker), and exits 2 with the remedy otherwise. Any failure once started (the endpoint refused, say by `webhooks.strictEventTypes`; the receiver's port taken; the database gone) closes the receiver and ends the run at once with the one-line reason and the exit code of its kind.",
   'users:create':
-    'The password is read from standard input with `--password-stdin`; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`.',
+    'The password is read from standard input with `--password-stdin`; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`; unset, on the web process of the running `npm start` (its URL recorded in `.data/postgres.json`) when the CLI uses its database, else on `http://localhost:<port>`.',
   'users:disable <user>': "Ends the user's sessions and revokes the tokens it minted, at once.",
   'portal:link':
     'The link works once, for `auth.portalLinkTtl`, and signs a member (or viewer) of the tenant into the console, scoped to it ([accounts-and-console.md](accounts-and-console.md#tenant-portal-links)); only its digest is stored.',
@@ -128,7 +128,8 @@ tokens as \`/api/v1/tokens\` answers them; an emit as \`POST /api/v1/events\` do
 printed as the account routes answer them (sign-in, page objects: the \`User\` schema of the
 OpenAPI document), their id as \`id\`.
 With no \`DATABASE_URL\`, the CLI uses the embedded database a running \`npm start\` recorded in
-\`.data/postgres.json\`. The CLI acts as an admin of every tenant.
+\`.data/postgres.json\`, and prints its links (set-password, portal) on that \`npm start\`'s web
+process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 
 - \`app --help\` lists the commands, \`app <command> --help\` shows one with its example.
 - \`app --version\` (\`-v\`) prints the version.
