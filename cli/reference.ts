@@ -136,11 +136,18 @@ process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 - \`app completion >> ~/.bashrc\` installs shell completion (bash and zsh).
 - A boolean option \`--x\` is turned off with \`--no-x\`.
 
-**Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Put the
-project's \`node_modules/.bin\` first on your \`PATH\` (it holds \`app\` and the project's Node 24) and
-call \`app\` directly: \`export PATH="$PWD/node_modules/.bin:$PATH"\`, then \`app webhooks:list\`
-answers in about 0.15 s and \`app --help\` in 0.1 s (\`npm run bench:cli\`,
-[BENCHMARKS.md](../BENCHMARKS.md#cli-start-up)).
+**Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Call
+the command's own file instead: npm links a package's \`bin\` into the \`node_modules/.bin\` of
+the projects that install it, not of the project itself, so \`app\` is not there; the project's
+Node 24 is. In the project's folder, after \`npm install\`:
+
+\`\`\`sh
+export PATH="$PWD/node_modules/.bin:$PATH"   # the project's Node 24 first (cli/bin.js runs on \`node\`)
+alias app="$PWD/cli/bin.js"                 # a script: app() { /path/to/project/cli/bin.js "$@"; }
+\`\`\`
+
+Then \`app webhooks:list\` answers in about 0.15 s and \`app --help\` in 0.1 s (\`npm run bench:cli\`
+measures this way of calling it, [BENCHMARKS.md](../BENCHMARKS.md#cli-start-up)).
 
 ## Failures and exit codes
 
