@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { resolveConfig, type Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
-import { LOCAL_DATABASE_FILE } from '../shared/db/local-database.ts';
+import { readLocalState } from '../shared/db/local-database.ts';
 import { AppError } from '../shared/errors/app-error.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
@@ -25,30 +24,19 @@ export interface CliContext {
   endpoints(): EndpointStore;
   /** Prints records: one JSON document with --json, else the text form. */
   print(records: unknown, text: () => string): void;
+  /**
+   * The web process's origin, for the links a command prints when `publicUrl` is unset (which
+   * wins; shared/accounts/password-links.ts `linkBase`): the one the running `npm start` whose
+   * database the CLI uses recorded, else `http://localhost:<port>`.
+   */
+  webOrigin: string;
   /** The command's tracing (shared/telemetry/start.ts): an emit from the command line starts a trace of its own. */
   telemetry: Telemetry;
-}
-
-/**
- * With no DATABASE_URL, the CLI uses the embedded PostgreSQL that `npm start` is running, so a
- * newcomer's second terminal needs no setup; and when that `npm start` was given
- * `--allow-local`, the CLI allows local receivers as its processes do. Only when the file names
- * a live process.
- */
-function localDatabase(): { url: string; allowLocal: boolean } | undefined {
-  if (!existsSync(LOCAL_DATABASE_FILE)) return undefined;
-  try {
-    const state = JSON.parse(readFileSync(LOCAL_DATABASE_FILE, 'utf8')) as {
-      url?: string;
-      pid?: number;
-      allowLocal?: boolean;
-    };
-    if (!state.url || !state.pid) return undefined;
-    process.kill(state.pid, 0);
-    return { url: state.url, allowLocal: state.allowLocal === true };
-  } catch {
-    return undefined;
-  }
+  /**
+   * A logger named `name` at the configured level, for what a command runs inside it (the worker
+   * of `jobs`): its lines go where the CLI's own go, readable like them in development.
+   */
+  logger(name: string): Logger;
 }
 
 /**
@@ -64,26 +52,28 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
 }> {
   const { io } = options;
   const env = { ...io.env };
-  if (!env.DATABASE_URL && !env.APP_DATABASE_URL) {
-    const local = localDatabase();
-    if (local) {
-      env.DATABASE_URL = local.url;
-      if (local.allowLocal) {
-        env.APP_WEBHOOKS__ALLOW_HTTP ??= 'true';
-        env.APP_WEBHOOKS__ALLOW_PRIVATE ??= 'true';
-      }
+  // With no DATABASE_URL, the CLI uses the embedded PostgreSQL that `npm start` is running, so a
+  // newcomer's second terminal needs no setup; when that `npm start` was given `--allow-local`,
+  // the CLI allows local receivers as its processes do, and its links lead to its web process.
+  const local = env.DATABASE_URL || env.APP_DATABASE_URL ? undefined : readLocalState();
+  if (local) {
+    env.DATABASE_URL = local.url;
+    if (local.allowLocal) {
+      env.APP_WEBHOOKS__ALLOW_HTTP ??= 'true';
+      env.APP_WEBHOOKS__ALLOW_PRIVATE ??= 'true';
     }
   }
   const { config, warnings } = resolveConfig({ env });
   const refusal = options.productionGuard === false ? undefined : productionRefusal(config);
-  const log = createLogger(
-    { ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel },
-    {
-      name: 'cli',
-      stderr: true,
-      ...(ownStderr(io) ? {} : { destination: io.stderr }),
-    },
-  );
+  // stderr, as stdout holds only what the command prints; the process's own stderr is left to
+  // the logger, which writes it readable in development (pino-pretty), JSON otherwise
+  const loggerOn = (level: Config['logLevel'], name: string) =>
+    createLogger(
+      { ...config, logLevel: level },
+      { name, stderr: true, ...(ownStderr(io) ? {} : { destination: io.stderr }) },
+    );
+  // the CLI's own lines: warnings and worse unless asked for more than info
+  const log = loggerOn(config.logLevel === 'info' ? 'warn' : config.logLevel, 'cli');
   for (const warning of warnings) log.warn(warning);
   const telemetry = await startTelemetry({ config, log }, 'cli');
   let pool: Sql | undefined;
@@ -92,6 +82,7 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
     config,
     log,
     io,
+    webOrigin: local?.webUrl ?? `http://localhost:${config.port}`,
     exit(code) {
       io.exitCode = code;
     },
@@ -117,6 +108,7 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
       io.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
     },
     telemetry,
+    logger: (name) => loggerOn(config.logLevel, name),
   };
   return {
     context,

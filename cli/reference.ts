@@ -91,8 +91,10 @@ const NOTES: Record<string, string> = {
     'Prints the new signing secret as `secret: whsec_…` (for an `ed25519` endpoint a new key, printed as `public key: whpk_…`; `--json` gives it as `secret` beside `signing`). The old one stops at once, or signs too until the grace ends.',
   'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',
   'events:emit <event>':
-    "Reaches every subscribed, enabled endpoint of that owner (no owner: the endpoints without owner). `--event-id` is your own id of the event: repeated within `webhooks.dedupeWindow` (24 h), the original's deliveries are printed and nothing is queued ([events.md](events.md#emit-deduplication)).",
-  'jobs:list': 'The same filters as `GET /api/v1/deliveries`.',
+    "Reaches every subscribed, enabled endpoint of that owner (no owner: the endpoints without owner), and prints the event's id and its deliveries; with `--json`, what `POST /api/v1/events` answers (less its links): `{externalId, type, owner, createdAt, deliveryCount, deliveryIds, duplicate, filteredOut}`, `externalId` null when no endpoint subscribes (nothing is written). `--event-id` is your own id of the event: repeated within `webhooks.dedupeWindow` (24 h), the original event and its deliveries are printed (`duplicate: true`) and nothing is queued ([events.md](events.md#emit-deduplication)).",
+  'jobs:list':
+    "The same filters as `GET /api/v1/deliveries`. The first line counts the deliveries of each state those filters select (`--status` aside); past `api.exactTotal` of a state the count is PostgreSQL's estimate, marked `~`.",
+  'jobs:dead': 'The first line counts the deliveries of each state the filters select, as `jobs:list` does.',
   'jobs:retry <id>': 'Same `webhook-id`, a new series of attempts.',
   'jobs:resend <id>':
     'Same `webhook-id` and body, as `POST /api/v1/deliveries/:id/resend` and GraphQL `resendWebhookDelivery`; refused (409 `APP_WEBHOOK_DELIVERY_IN_FLIGHT`) while the delivery is pending or running.',
@@ -104,7 +106,7 @@ const NOTES: Record<string, string> = {
   listen:
     "Starts a local receiver on a free loopback port and a temporary endpoint pointing at it, removed on Ctrl-C or SIGTERM (one left by a killed `listen` of this host is removed at the next start). Each delivery is printed with its signature check (with `--json`, one JSON document a line: `listening`, then `delivery` lines, then `stopped`), and with `--forward-to` passed on to `URL`, whose answer becomes the receiver's; a broker URL (`amqp://user:pass@host/vhost?routingKey=…`, `nats://…/<subject>`, `mqtt://…/<topic>`, `redis://…/0?stream=…`) gets each delivery published by the worker's own sender (204 once acknowledged, 502 with the reason otherwise), and is printed with its credentials as `***`. It needs loopback delivery allowed (`npm start -- --allow-local`, or `APP_WEBHOOKS__ALLOW_HTTP` and `APP_WEBHOOKS__ALLOW_PRIVATE` for the CLI and the worker), and exits 2 with the remedy otherwise. Any failure once started (the endpoint refused, say by `webhooks.strictEventTypes`; the receiver's port taken; the database gone) closes the receiver and ends the run at once with the one-line reason and the exit code of its kind.",
   'users:create':
-    'The password is read from standard input with `--password-stdin`; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`.',
+    'The password is read from standard input with `--password-stdin`; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`; unset, on the web process of the running `npm start` (its URL recorded in `.data/postgres.json`) when the CLI uses its database, else on `http://localhost:<port>`.',
   'users:disable <user>': "Ends the user's sessions and revokes the tokens it minted, at once.",
   'portal:link':
     'The link works once, for `auth.portalLinkTtl`, and signs a member (or viewer) of the tenant into the console, scoped to it ([accounts-and-console.md](accounts-and-console.md#tenant-portal-links)); only its digest is stored.',
@@ -121,20 +123,31 @@ the generator, not this page. -->
 command that prints records accepts \`--json\` and then prints exactly one JSON document on
 stdout, with the field names of the REST API and GraphQL (\`externalId\` for a record's own id,
 \`endpointId\`, \`type\`, \`attemptCount\`, \`deliveryCounts\`; see
-[webhooks-api.md](webhooks-api.md#public-shapes-one-name-per-field-in-rest-graphql-openapi-and-the-cli)).
+[webhooks-api.md](webhooks-api.md#public-shapes-one-name-per-field-in-rest-graphql-openapi-and-the-cli);
+tokens as \`/api/v1/tokens\` answers them; an emit as \`POST /api/v1/events\` does). Users are
+printed as the account routes answer them (sign-in, page objects: the \`User\` schema of the
+OpenAPI document), their id as \`id\`.
 With no \`DATABASE_URL\`, the CLI uses the embedded database a running \`npm start\` recorded in
-\`.data/postgres.json\`. The CLI acts as an admin of every tenant.
+\`.data/postgres.json\`, and prints its links (set-password, portal) on that \`npm start\`'s web
+process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 
 - \`app --help\` lists the commands, \`app <command> --help\` shows one with its example.
 - \`app --version\` (\`-v\`) prints the version.
 - \`app completion >> ~/.bashrc\` installs shell completion (bash and zsh).
 - A boolean option \`--x\` is turned off with \`--no-x\`.
 
-**Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Put the
-project's \`node_modules/.bin\` first on your \`PATH\` (it holds \`app\` and the project's Node 24) and
-call \`app\` directly: \`export PATH="$PWD/node_modules/.bin:$PATH"\`, then \`app webhooks:list\`
-answers in about 0.15 s and \`app --help\` in 0.1 s (\`npm run bench:cli\`,
-[BENCHMARKS.md](../BENCHMARKS.md#cli-start-up)).
+**Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Call
+the command's own file instead: npm links a package's \`bin\` into the \`node_modules/.bin\` of
+the projects that install it, not of the project itself, so \`app\` is not there; the project's
+Node 24 is. In the project's folder, after \`npm install\`:
+
+\`\`\`sh
+export PATH="$PWD/node_modules/.bin:$PATH"   # the project's Node 24 first (cli/bin.js runs on \`node\`)
+alias app="$PWD/cli/bin.js"                 # a script: app() { /path/to/project/cli/bin.js "$@"; }
+\`\`\`
+
+Then \`app webhooks:list\` answers in about 0.15 s and \`app --help\` in 0.1 s (\`npm run bench:cli\`
+measures this way of calling it, [BENCHMARKS.md](../BENCHMARKS.md#cli-start-up)).
 
 ## Failures and exit codes
 

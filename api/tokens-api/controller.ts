@@ -2,30 +2,18 @@
 import type { Context } from 'koa';
 import { listTokensFor, mayMint, mintToken, revokeTokenFor } from '../../shared/tokens/api-tokens.ts';
 import { actorOf } from '../../shared/access/actor.ts';
-import type { ApiToken, TokenDeps } from '../../shared/tokens/tokens.ts';
+import { publicToken, type ApiToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { Links } from '../hal/links.ts';
 import { defineController } from '../model-framework/routing/controller.ts';
 import { pagingLinks } from '../webhooks-api/links.ts';
 import type { Query } from '../webhooks-api/query.ts';
 import { TOKEN_PATHS } from './routes.ts';
 
-/** A token as the API shows it (never its digest; its text only in the create answer). */
+/** A token as the API shows it: its public fields (shared/tokens/tokens.ts `publicToken`) with its links. */
 export function publishToken(token: ApiToken & { token?: string }): object {
   const links: Links = { collection: { href: TOKEN_PATHS.tokens } };
   if (token.revokedAt === null) links.destroy = { href: TOKEN_PATHS.token(token.id), method: 'DELETE' };
-  return {
-    _links: links,
-    externalId: token.id,
-    name: token.name,
-    role: token.role,
-    owner: token.owner,
-    prefix: token.prefix,
-    createdAt: token.createdAt,
-    expiresAt: token.expiresAt,
-    lastUsedAt: token.lastUsedAt,
-    revokedAt: token.revokedAt,
-    ...(token.token === undefined ? {} : { token: token.token }),
-  };
+  return { _links: links, ...publicToken(token) };
 }
 
 const actorFor = (ctx: Context) => actorOf(ctx.state.principal);

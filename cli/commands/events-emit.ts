@@ -15,21 +15,15 @@ export const eventsEmitCommand = defineCommand({
       }),
   run: async (context, args) => {
     const { emitEvent } = await import('../../shared/webhooks/events/index.ts');
-    const { publicNewDelivery } = await import('../../shared/webhooks/public-shapes.ts');
-    const { deliveryLines, parseJsonData, webhookDeps } = await import('../support/webhooks.ts');
+    const { publicEmitted } = await import('../../shared/webhooks/public-shapes.ts');
+    const { emittedText, parseJsonData, webhookDeps } = await import('../support/webhooks.ts');
     const data = parseJsonData(args.data);
-    const { deliveries, duplicate } = await emitEvent(webhookDeps(context), OPERATOR, {
+    const result = await emitEvent(webhookDeps(context), OPERATOR, {
       type: args.event,
       data,
       owner: args.owner,
       eventId: args['event-id'],
     });
-    context.print(deliveries.map(publicNewDelivery), () =>
-      duplicate
-        ? `event id ${args['event-id']} was emitted already; nothing queued. Its deliveries:\n${deliveryLines(deliveries)}`
-        : deliveries.length === 0
-          ? `no enabled endpoint ${args.owner === undefined ? 'without owner' : `of owner ${args.owner}`} subscribes to ${args.event}; nothing queued`
-          : `queued ${deliveries.length} ${deliveries.length === 1 ? 'delivery' : 'deliveries'}:\n${deliveryLines(deliveries)}`,
-    );
+    context.print(publicEmitted(result), () => emittedText(result, args['event-id']));
   },
 });

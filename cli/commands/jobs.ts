@@ -4,7 +4,7 @@
  * (also `jobs:show <id>`) and `jobs:retry <id>`. Ids are delivery ids (`msg_…`).
  */
 import type { Argv } from 'yargs';
-import type { DeliveryDetails, DeliverySummary } from '../../shared/webhooks/deliveries/index.ts';
+import type { DeliveryDetails, DeliveryFilters, DeliverySummary } from '../../shared/webhooks/deliveries/index.ts';
 import { DELIVERY_STATUSES } from '../../shared/webhooks/deliveries/record.ts';
 import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
@@ -31,8 +31,12 @@ function deliveryLine(d: DeliverySummary): string {
   return `${d.id}  ${d.status.padEnd(7)}  ${d.event} -> ${d.endpointId}  attempts ${d.attempts}${next}${error}`;
 }
 
-function listText(deliveries: DeliverySummary[], counts: Record<DeliveryStatus, number>, what: string): string {
-  const header = `pending ${counts.pending}, running ${counts.running}, done ${counts.done}, dead ${counts.dead}`;
+/** The counts of the listing's states: `~` before PostgreSQL's estimate of a state past `api.exactTotal`. */
+type ListedCounts = { counts: Record<DeliveryStatus, number>; estimated: readonly DeliveryStatus[] };
+
+function listText(deliveries: DeliverySummary[], { counts, estimated }: ListedCounts, what: string): string {
+  const count = (status: DeliveryStatus) => `${status} ${estimated.includes(status) ? '~' : ''}${counts[status]}`;
+  const header = `${DELIVERY_STATUSES.map(count).join(', ')}${estimated.length > 0 ? ' (~: estimated)' : ''}`;
   return deliveries.length === 0 ? `${header}\nno ${what}` : `${header}\n${deliveries.map(deliveryLine).join('\n')}`;
 }
 
@@ -89,14 +93,18 @@ const jobsShowSubcommand = defineCommand({
 export const jobsCommand = defineCommand({
   builder: (yargs) =>
     yargs
-      .option('once', { type: 'boolean', default: false, describe: 'Perform the jobs that are due, then return' })
+      // not global (yargs' default): `jobs show <id>` neither lists nor accepts it
+      .option('once', {
+        type: 'boolean',
+        default: false,
+        global: false,
+        describe: 'Perform the jobs that are due, then return',
+      })
       .command(jobsShowSubcommand as never),
   run: async (context, args) => {
-    const { createLogger } = await import('../../shared/log/logger.ts');
     const { installDriverCrashGuard } = await import('../../shared/db/driver-crash-guard.ts');
     const { countDeliveries } = await core();
-    // The worker's log goes to stderr: stdout holds only what the command prints (--json).
-    const log = createLogger(context.config, { name: 'worker', destination: context.io.stderr });
+    const log = context.logger('worker');
     installDriverCrashGuard(log);
     if (args.once) {
       const { runWorkerOnce } = await import('../../worker/runner.ts');
@@ -137,22 +145,24 @@ interface FilterArgs {
   limit: number;
 }
 
-/** The newest deliveries in `statuses` matching the filters, through the one delivery listing of REST and GraphQL. */
+/**
+ * The newest deliveries in `statuses` matching the filters, through the one delivery listing of
+ * REST and GraphQL, and the deliveries of each state the same filters select (the header).
+ */
 async function listed(context: CliContext, args: FilterArgs, statuses: readonly DeliveryStatus[]) {
-  const { countDeliveries, listDeliveries } = await core();
+  const { countListedDeliveries, listDeliveries } = await core();
   const deps = { sql: context.sql(), config: context.config };
+  const filters: DeliveryFilters = {
+    ...rangeOf(args),
+    ...(args.queue === undefined ? {} : { queue: args.queue }),
+    ...(args.endpoint === undefined ? {} : { endpoint: args.endpoint }),
+    ...(args.type === undefined ? {} : { type: args.type }),
+    ...(ownerOf(args) === undefined ? {} : { owner: ownerOf(args) }),
+  };
+  const perPage = limitOf(args.limit);
   const [page, counts] = await Promise.all([
-    listDeliveries(deps, ALL_TENANTS, {
-      statuses,
-      ...rangeOf(args),
-      ...(args.queue === undefined ? {} : { queue: args.queue }),
-      ...(args.endpoint === undefined ? {} : { endpoint: args.endpoint }),
-      ...(args.type === undefined ? {} : { type: args.type }),
-      ...(ownerOf(args) === undefined ? {} : { owner: ownerOf(args) }),
-      page: 1,
-      perPage: limitOf(args.limit),
-    }),
-    countDeliveries({ sql: deps.sql }, args.queue === undefined ? {} : { queue: args.queue }),
+    listDeliveries(deps, ALL_TENANTS, { ...filters, statuses, page: 1, perPage }),
+    countListedDeliveries(deps, ALL_TENANTS, filters),
   ]);
   return { deliveries: page.records, counts };
 }

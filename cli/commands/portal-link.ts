@@ -24,7 +24,7 @@ export const portalLinkCommand = defineCommand({
     const { accountDeps } = await import('../support/users.ts');
     const deps = accountDeps(context);
     const link = await createPortalLink(deps, OPERATOR, { owner: args.owner, role: args.role });
-    const url = portalLinkUrl(linkBase(deps, `http://localhost:${context.config.port}`), link.token);
+    const url = portalLinkUrl(linkBase(deps, context.webOrigin), link.token);
     context.print(
       { owner: link.owner, role: link.role, url, expiresAt: link.expiresAt },
       () => `Portal link for ${link.owner} (${link.role}; works once, until ${link.expiresAt.toISOString()}):\n${url}`,

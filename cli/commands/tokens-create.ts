@@ -35,6 +35,7 @@ export const tokensCreateCommand = defineCommand({
       .option('expires', { type: 'string', describe: 'Lifetime, e.g. 90d (default: until revoked)' }),
   run: async (context, args) => {
     const { mintToken } = await import('../../shared/tokens/api-tokens.ts');
+    const { publicToken } = await import('../../shared/tokens/tokens.ts');
     const { tokenDeps, tokenText } = await import('../support/tokens.ts');
     const created = await mintToken(tokenDeps(context), OPERATOR, {
       name: args.name as string,
@@ -43,7 +44,7 @@ export const tokensCreateCommand = defineCommand({
       expiresInMs: parseExpires(args.expires),
     });
     context.print(
-      created,
+      publicToken(created),
       () =>
         `${tokenText(created)}\ntoken:     ${created.token}\n\n` +
         'Give the token to its client now: it is not stored and cannot be shown again.\n' +

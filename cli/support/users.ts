@@ -21,7 +21,7 @@ export async function setPasswordLink(
   const deps = accountDeps(context);
   const { token, expiresAt } = await setPasswordLinkFor(deps, OPERATOR, user.id);
   return {
-    setPasswordUrl: passwordLinkUrl(linkBase(deps, `http://localhost:${context.config.port}`), token),
+    setPasswordUrl: passwordLinkUrl(linkBase(deps, context.webOrigin), token),
     expiresAt,
   };
 }

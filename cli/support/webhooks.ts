@@ -10,6 +10,7 @@ import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { SigningScheme } from '../../shared/webhooks/signing.ts';
 import type { Endpoint } from '../../shared/webhooks/endpoints/store.ts';
 import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
+import type { EmitResult } from '../../shared/webhooks/events/emit.ts';
 import type { CliContext } from '../context.ts';
 
 /** The core's dependencies for one command (no endpoint cache: a command runs once). */
@@ -83,4 +84,26 @@ export function endpointTable(endpoints: readonly Endpoint[]): string {
 /** One line per delivery. */
 export function deliveryLines(deliveries: readonly Delivery[]): string {
   return deliveries.map((d) => `${d.id}  ${d.event} -> ${d.endpointId}  (queue ${d.queue})`).join('\n');
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The text form of an emit: the event and the deliveries queued; for a repeated `--event-id`
+ * (`eventId`) that it was a duplicate, with the original event and its deliveries; when nothing
+ * was queued, why.
+ */
+export function emittedText(result: EmitResult, eventId?: string): string {
+  const whose = result.owner === null ? 'without owner' : `of owner ${result.owner}`;
+  if (result.event === null) return `no enabled endpoint ${whose} subscribes to ${result.type}; nothing queued`;
+  const filtered =
+    result.filteredOut === 0
+      ? ''
+      : ` (${plural(result.filteredOut, 'subscribed endpoint', 'subscribed endpoints')} left out by ${result.filteredOut === 1 ? 'its filter' : 'their filters'})`;
+  const deliveries = result.deliveries.length === 0 ? '' : `:\n${deliveryLines(result.deliveries)}`;
+  if (result.duplicate) {
+    return `event id ${eventId} was emitted already; nothing queued. The original event ${result.event.id}, ${plural(result.deliveries.length, 'delivery', 'deliveries')}${deliveries}`;
+  }
+  if (result.deliveries.length === 0) return `event ${result.event.id} written; nothing queued${filtered}`;
+  return `queued ${plural(result.deliveries.length, 'delivery', 'deliveries')} of event ${result.event.id}${filtered}${deliveries}`;
 }

@@ -7,13 +7,15 @@
  * `npm start -- --allow-local` allows receivers on http and on loopback/private addresses
  * (webhooks.allowHttp and webhooks.allowPrivate) in every process it starts, and records it
  * beside the database's address so the CLI of a second terminal allows them too: trying the
- * service with a receiver on this machine needs nothing else.
+ * service with a receiver on this machine needs nothing else. The web process's URL is recorded
+ * there too: the CLI's links (set-password, portal) lead to it when `publicUrl` is unset.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { LOCAL_DATABASE_FILE } from '../../shared/db/local-database.ts';
+import { resolveConfig } from '../../shared/config/index.ts';
+import { LOCAL_DATABASE_FILE, type LocalState } from '../../shared/db/local-database.ts';
 import { readProcfile } from './procfile.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,15 +35,27 @@ if (allowLocal) {
 }
 let stopDatabase: (() => Promise<void>) | undefined;
 
+/**
+ * Where the web process will answer, from the port its config gives it (`PORT`, `APP_PORT` or
+ * `APP_CONFIG`, as it reads them), for the links the CLI prints: nothing when the config does not
+ * resolve (the release says why) or names port 0 (a port chosen at start).
+ */
+function webUrlOf(vars: NodeJS.ProcessEnv): { webUrl?: string } {
+  try {
+    const { port } = resolveConfig({ env: vars }).config;
+    return port > 0 ? { webUrl: `http://localhost:${port}` } : {};
+  } catch {
+    return {};
+  }
+}
+
 if (!env.DATABASE_URL) {
   const { startCluster } = await import('./embedded-postgres.ts');
   await mkdir(`${root}.data`, { recursive: true });
   const cluster = await startCluster({ dataDir: `${root}.data/postgres`, fallbackDataDir: 'app-local' });
   env.DATABASE_URL = await cluster.database('app');
-  await writeFile(
-    LOCAL_DATABASE_FILE,
-    JSON.stringify({ url: env.DATABASE_URL, pid: cluster.pid, allowLocal }, null, 2),
-  );
+  const state: LocalState = { url: env.DATABASE_URL, pid: cluster.pid, allowLocal, ...webUrlOf(env) };
+  await writeFile(LOCAL_DATABASE_FILE, JSON.stringify(state, null, 2));
   say(
     'postgres',
     `embedded PostgreSQL on 127.0.0.1:${cluster.port} (data in ${cluster.dataDir}); the CLI finds it by itself`,

@@ -141,7 +141,7 @@ export const SCHEMA = group({
   publicUrl: leaf(
     'string',
     null,
-    "Public base URL of the web process (`https://hooks.example.com`), used in links sent by mail and printed by the CLI; unset: the request's own origin (the CLI: `http://localhost:<port>`). Set it in production: there, without it, forgotten-password mails are not sent (a link built from a request trusts its `Host` header).",
+    "Public base URL of the web process (`https://hooks.example.com`), used in links sent by mail and printed by the CLI; unset: the request's own origin (the CLI: the web process of the running `npm start` whose database it uses, else `http://localhost:<port>`). Set it in production: there, without it, forgotten-password mails are not sent (a link built from a request trusts its `Host` header).",
     { nullable: true },
   ),
   auth: group({

@@ -5,6 +5,7 @@
 export {
   createToken,
   listTokens,
+  publicToken,
   revokeToken,
   verifyToken,
   tokenNotFound,

@@ -73,6 +73,24 @@ export const toToken = (row: TokenRow): ApiToken => ({
   userId: row.user_id,
 });
 
+/**
+ * What every face answers of a token (REST `/api/v1/tokens` adds its links; `tokens:* --json`):
+ * its own id as `externalId`, never its digest, its text only in the answer that made it. Who
+ * minted it (`userId`) is not shown: a revocation follows it, no client needs it.
+ */
+export const publicToken = (token: ApiToken & { token?: string }) => ({
+  externalId: token.id,
+  name: token.name,
+  role: token.role,
+  owner: token.owner,
+  prefix: token.prefix,
+  createdAt: token.createdAt,
+  expiresAt: token.expiresAt,
+  lastUsedAt: token.lastUsedAt,
+  revokedAt: token.revokedAt,
+  ...(token.token === undefined ? {} : { token: token.token }),
+});
+
 /** AppError 422 `APP_TOKEN_FIELD_INVALID` naming the field. */
 const invalid = (field: string, reason: string, value?: unknown) =>
   unprocessable(`invalid API token ${field}: ${reason}`, {

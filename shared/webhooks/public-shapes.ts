@@ -12,6 +12,7 @@ import type { Endpoint } from './endpoints/store.ts';
 import type { SecretInfo } from './endpoints/show.ts';
 import type { EventRecord } from './events/record.ts';
 import type { Delivery } from './events/enqueue.ts';
+import type { EmitResult } from './events/emit.ts';
 import type { AttemptDetails, DeliveryCounts, DeliveryDetails, DeliverySummary } from './deliveries/record.ts';
 import { DELIVERY_STATUSES } from './deliveries/record.ts';
 import { maskHeaders } from './endpoints/header-box.ts';
@@ -241,6 +242,26 @@ export function publicNewDelivery(delivery: Delivery) {
     updatedAt: delivery.createdAt,
     completedAt: null,
   });
+}
+
+/**
+ * What an emit answers (REST `POST /events` adds the links; `events:emit --json`): the event's
+ * id (null when no endpoint subscribed: nothing was written), its type and owner, the deliveries
+ * queued by their ids, whether the `eventId` repeated an earlier event (`duplicate`: the
+ * original's id and deliveries, nothing queued), and the subscribed endpoints their filters left
+ * out.
+ */
+export function publicEmitted(result: EmitResult) {
+  return {
+    externalId: result.event?.id ?? null,
+    type: result.type,
+    owner: result.owner,
+    createdAt: result.event?.createdAt ?? null,
+    deliveryCount: result.deliveries.length,
+    deliveryIds: result.deliveries.map((delivery) => delivery.id),
+    duplicate: result.duplicate,
+    filteredOut: result.filteredOut,
+  };
 }
 
 /** One recorded attempt. */

@@ -48,7 +48,7 @@ describe('an emit from the command line', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     });
-    deliveries = JSON.parse(run.stdout) as { externalId: string }[];
+    deliveries = (JSON.parse(run.stdout) as { deliveryIds: string[] }).deliveryIds.map((id) => ({ externalId: id }));
   });
 
   it('starts its own trace, flushed before the command ends, and each delivery keeps its context', async () => {

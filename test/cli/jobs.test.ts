@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runAppInProcess, type CliRun as CliResult } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { spawnNode } from '../helpers/processes.ts';
 import { startReceiver } from '../worker/delivery/receiver.ts';
 import { endpoint, harness, send, type Harness } from '../worker/helpers.ts';
 
@@ -139,6 +140,38 @@ describe('jobs commands', () => {
   });
 });
 
+describe('the options of jobs belong to jobs alone', () => {
+  it('an option of jobs alone is not an option of its subcommands: jobs show --help does not list --once, which it refuses', async () => {
+    const parent = await app(['jobs', '--help']);
+    assert.equal(parent.code, 0, parent.stderr);
+    assert.match(parent.stdout, /--once/);
+    const help = await app(['jobs', 'show', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /app jobs show <id>/);
+    assert.doesNotMatch(help.stdout, /--once/);
+    const refused = await app(['jobs', 'show', 'msg_any', '--once']);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /Unknown argument: once/);
+  });
+});
+
+describe('the log of jobs', () => {
+  it("jobs --once writes its worker's log lines as the other commands write theirs: readable on stderr in development, never raw JSON", async () => {
+    const run = spawnNode(
+      'cli/bin.js',
+      { NODE_ENV: 'development', DATABASE_URL: db.url, LOG_LEVEL: 'debug', APP_NOT_A_KEY: 'x' },
+      ['jobs', '--once'],
+    );
+    const exit = await run.exitedWithin(30_000);
+    const output = run.output();
+    assert.equal(exit.code, 0, output);
+    assert.match(output, /^\[[\d:.]+\] WARN \(cli\): environment variable APP_NOT_A_KEY/m, "the CLI's own line");
+    assert.match(output, /^\[[\d:.]+\] (DEBUG|INFO|WARN) \(worker\): /m, "the worker's lines, alike");
+    assert.doesNotMatch(output, /^\{"level"/m, 'no raw pino line');
+    assert.match(output, /^performed the jobs that were due/m);
+  });
+});
+
 describe("listing and replay commands share the API's filters (jobs:list, events:list, events:show, webhooks:recover)", () => {
   it('jobs:list and jobs:dead filter by endpoint, event type, owner and time, as REST does', async () => {
     const a = await endpoint(h, 'http://127.0.0.1:9/a');
@@ -161,6 +194,38 @@ describe("listing and replay commands share the API's filters (jobs:list, events
     const badRange = await app(['jobs:list', '--since', 'yesterday']);
     assert.equal(badRange.code, 1);
     assert.match(badRange.stderr, /^app: invalid time since/m);
+  });
+
+  it("the header of jobs:list and jobs:dead counts each state under the listing's own filters (--owner, --endpoint), not every tenant's", async () => {
+    const owner = `tenant-r-${process.pid}`;
+    const a = await endpoint(h, 'http://127.0.0.1:9/header-a', { owner, events: ['order.*'] });
+    const b = await endpoint(h, 'http://127.0.0.1:9/header-b', { owner, events: ['invoice.*'] });
+    const other = await endpoint(h, 'http://127.0.0.1:9/header-other');
+    const [deadOne] = await send(h, a, 'order.created');
+    await send(h, a, 'order.created'); // stays pending
+    const [doneOne] = await send(h, b, 'invoice.paid');
+    for (let i = 0; i < 3; i++) await send(h, other, 'order.created'); // another tenant's, pending
+    await h.sql`update app_webhook_deliveries set status = 'dead', last_error = 'test: made dead' where id = ${deadOne}`;
+    await h.sql`update app_webhook_deliveries set status = 'done', completed_at = now() where id = ${doneOne}`;
+    const header = async (args: string[]) => {
+      const run = await app(args);
+      assert.equal(run.code, 0, run.stderr);
+      return run.stdout.split('\n')[0];
+    };
+
+    assert.equal(await header(['jobs:dead', '--owner', owner]), 'pending 1, running 0, done 1, dead 1');
+    assert.equal(await header(['jobs:list', '--owner', owner]), 'pending 1, running 0, done 1, dead 1');
+    assert.equal(await header(['jobs:list', '--endpoint', a.id]), 'pending 1, running 0, done 0, dead 1');
+    assert.equal(await header(['jobs:dead', '--endpoint', b.id]), 'pending 0, running 0, done 1, dead 0');
+    assert.equal(await header(['jobs:list', '--endpoint', other.id]), 'pending 3, running 0, done 0, dead 0');
+    assert.equal(
+      await header(['jobs:list', '--owner', owner, '--type', 'invoice.paid']),
+      'pending 0, running 0, done 1, dead 0',
+    );
+    assert.equal(
+      await header(['jobs:list', '--owner', owner, '--since', new Date(Date.now() + 60_000).toISOString()]),
+      'pending 0, running 0, done 0, dead 0',
+    );
   });
 
   it('events:list and events:show answer the events with their delivery counts; an unknown event is exit 3', async () => {

@@ -65,6 +65,21 @@ describe('users:* and sessions:revoke', () => {
     assert.equal(again.body.code, 'APP_PASSWORD_LINK_INVALID');
   });
 
+  it('without publicUrl, and no npm start whose database it uses, the links lead to the configured port of the web process', async () => {
+    const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: app.db.url, PORT: '4567' };
+    const made = await runAppInProcess(['users:create', '--email', 'port@acme.test', '--role', 'admin', '--json'], env);
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(new URL(JSON.parse(made.stdout).setPasswordUrl).origin, 'http://localhost:4567');
+    const portal = await runAppInProcess(['portal:link', '--owner', 'acme', '--json'], env);
+    assert.equal(portal.code, 0, portal.stderr);
+    assert.equal(new URL(JSON.parse(portal.stdout).url).origin, 'http://localhost:4567');
+    const published = await runAppInProcess(['portal:link', '--owner', 'acme', '--json'], {
+      ...env,
+      APP_PUBLIC_URL: 'https://hooks.example.com',
+    });
+    assert.equal(new URL(JSON.parse(published.stdout).url).origin, 'https://hooks.example.com', 'publicUrl wins');
+  });
+
   it('users:list, users:disable, users:enable, users:reset-link and sessions:revoke, by id or email', async () => {
     const made = await json(
       ['users:create', '--email', 'bob@acme.test', '--role', 'viewer', '--owner', 'acme', '--password-stdin'],

@@ -186,7 +186,7 @@ describe('the other webhooks:* commands and events:emit', () => {
     );
     await refused(['webhooks:send', 'ep_UNKNOWN', 'test.ping'], /ep_UNKNOWN does not exist/, undefined, 3);
 
-    const emitted = await json<{ endpointId: string }[]>([
+    const emitted = await json<{ externalId: string; deliveryIds: string[]; duplicate: boolean }>([
       'events:emit',
       'order.created',
       '--owner',
@@ -194,13 +194,27 @@ describe('the other webhooks:* commands and events:emit', () => {
       '--data',
       '{"n":1}',
     ]);
-    assert.deepEqual(
-      emitted.map((d) => d.endpointId),
-      [endpoint.externalId],
-    );
-    assert.deepEqual(await json(['events:emit', 'order.created', '--owner', 'someone-else']), []);
+    assert.match(emitted.externalId, /^evt_/);
+    assert.equal(emitted.duplicate, false);
+    assert.equal(emitted.deliveryIds.length, 1);
+    const [queued] = await db.sql<
+      { endpoint_id: string; event_id: string }[]
+    >`select endpoint_id, event_id from app_webhook_deliveries where id = ${emitted.deliveryIds[0]}`;
+    assert.deepEqual([queued.endpoint_id, queued.event_id], [endpoint.externalId, emitted.externalId]);
+    const nobody = await json<{ externalId: string | null; deliveryIds: string[] }>([
+      'events:emit',
+      'order.created',
+      '--owner',
+      'someone-else',
+    ]);
+    assert.deepEqual([nobody.externalId, nobody.deliveryIds], [null, []]);
     const emittedText = await app(['events:emit', 'order.created', '--owner', 'flow']);
-    assert.match(emittedText.stdout, /queued 1 delivery/);
+    assert.match(emittedText.stdout, /^queued 1 delivery of event evt_\S+:\nmsg_\S+ +order\.created -> /);
+    const nobodyText = await app(['events:emit', 'order.created', '--owner', 'someone-else']);
+    assert.match(
+      nobodyText.stdout,
+      /no enabled endpoint of owner someone-else subscribes to order\.created; nothing queued/,
+    );
     await refused(['events:emit', 'order.*'], /invalid webhook event name/);
     await refused(['events:emit', 'order.created', '--data', 'nope'], /--data is not valid JSON/);
 
@@ -214,6 +228,15 @@ describe('the other webhooks:* commands and events:emit', () => {
       [endpoint.externalId],
     );
     assert.equal(status[0].deliveryCounts.pending, 3);
+    const once = await app(['events:emit', 'order.created', '--owner', 'flow', '--event-id', 'flow-1']);
+    assert.match(once.stdout, /^queued 1 delivery of event (evt_\S+):/);
+    const original = /of event (evt_\S+):/.exec(once.stdout)?.[1];
+    const repeated = await app(['events:emit', 'order.created', '--owner', 'flow', '--event-id', 'flow-1']);
+    assert.match(
+      repeated.stdout,
+      new RegExp(`^event id flow-1 was emitted already; nothing queued\\. The original event ${original}, 1 delivery:`),
+      'a duplicate says so',
+    );
     assert.match((await app(['webhooks:status'])).stdout, /^ID +STATE +PENDING +RUNNING +DONE +DEAD/);
 
     const updated = await json<{ url: string; description: string; events: string[] }>(

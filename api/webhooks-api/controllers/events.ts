@@ -9,6 +9,7 @@ import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink, eventLinks, LISTING_FILTERS } from '../links.ts';
 import { publishEvent } from '../present.ts';
+import { publicEmitted } from '../../../shared/webhooks/public-shapes.ts';
 import { one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
 
@@ -44,20 +45,7 @@ export const eventsController = (deps: WebhookDeps) =>
       const links: Links =
         result.event === null ? { collection: { href: PATHS.events } } : eventLinks(principal, result.event.id);
       links.delivery = result.deliveries.map((delivery) => ({ href: PATHS.delivery(delivery.id) }));
-      await ctx.resource(
-        {
-          _links: links,
-          externalId: result.event?.id ?? null,
-          type: result.type,
-          owner: result.owner,
-          createdAt: result.event?.createdAt ?? null,
-          deliveryCount: result.deliveries.length,
-          deliveryIds: result.deliveries.map((delivery) => delivery.id),
-          duplicate: result.duplicate,
-          filteredOut: result.filteredOut,
-        },
-        { status: result.duplicate ? 200 : 202 },
-      );
+      await ctx.resource({ _links: links, ...publicEmitted(result) }, { status: result.duplicate ? 200 : 202 });
     }),
 
     /** GET /events/:id: the event with its payload and delivery counts. */

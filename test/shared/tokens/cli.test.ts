@@ -33,7 +33,7 @@ describe('tokens:create, tokens:list, tokens:revoke', () => {
     const json = await app(['tokens:list', '--json']);
     assert.equal(json.stdout.includes(token), false);
     assert.deepEqual(
-      JSON.parse(json.stdout).map((t: { id: string }) => t.id),
+      JSON.parse(json.stdout).map((t: { externalId: string }) => t.externalId),
       [id],
     );
 
