@@ -28,7 +28,7 @@ import { metricsEndpoint } from './middleware/metrics-endpoint.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { halGuard } from './middleware/hal-guard.ts';
-import { health, READINESS_PATHS } from './health/middleware.ts';
+import { health, HEALTH_PATHS, READINESS_PATHS } from './health/middleware.ts';
 import { jsonAnswers } from './middleware/json-answers.ts';
 import { notFound } from './middleware/not-found.ts';
 import { pagination } from './middleware/pagination.ts';
@@ -144,7 +144,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   pipeline.use('compression', compression({ production: config.env === 'production' }));
   pipeline.use('jsonAnswers', jsonAnswers());
   pipeline.use('cors', cors(config.cors));
-  pipeline.use('bodyParsers', queryLimit({ maxBytes: config.api.maxQueryLength }));
+  pipeline.use('bodyParsers', queryLimit({ maxBytes: config.api.maxQueryLength, exempt: HEALTH_PATHS }));
   pipeline.use('bodyParsers', bodyParsers({ limit: config.bodyLimit }));
   pipeline.use('errorHelpers', errorHelpers());
   pipeline.use('apiVersion', apiVersion());
