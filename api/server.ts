@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
 import { answerClientError } from './http/client-error.ts';
+import { answerUnmetExpectation } from './http/expectation.ts';
 import type { Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
@@ -216,6 +217,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   const server = createServer(app.callback());
   server.keepAliveTimeout = 5000;
   server.on('clientError', answerClientError); // what the HTTP parser refuses is problem+json too
+  server.on('checkExpectation', answerUnmetExpectation); // and an Expect other than 100-continue
   lifecycle.watch(server);
 
   // by phase of the boot order (api/lifecycle.ts BOOT_ORDER); a phase stops after those that follow it

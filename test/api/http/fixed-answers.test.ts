@@ -4,6 +4,7 @@
  * `APP_` code, and every answer carries `X-Request-Id` (the problem's `requestId` too).
  */
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../fixtures/app.ts';
@@ -98,6 +99,40 @@ describe('answers made outside the router', () => {
       assert.match(answer.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
       assert.equal(problem.requestId, answer.headers['x-request-id']);
     }
+  });
+
+  it('an Expect other than 100-continue is 417 APP_EXPECTATION_UNSUPPORTED as problem+json with the request id', async () => {
+    const answer = await rawExchange(
+      app.base,
+      'GET /livez HTTP/1.1\r\nHost: localhost\r\nExpect: teapot\r\nX-Request-Id: expect-1\r\nConnection: close\r\n\r\n',
+    );
+    assert.equal(answer.status, 417);
+    assert.equal(answer.headers['content-type'], 'application/problem+json');
+    assert.equal(answer.headers['x-request-id'], 'expect-1');
+    const problem = JSON.parse(answer.body) as Record<string, unknown>;
+    assert.equal(problem.code, 'APP_EXPECTATION_UNSUPPORTED');
+    assert.deepEqual(problem.data, { expect: 'teapot' });
+    assert.equal(problem.requestId, 'expect-1');
+
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const { hostname, port } = new URL(app.base);
+      const req = request(
+        {
+          host: hostname,
+          port,
+          method: 'POST',
+          path: '/api/v1/authors',
+          headers: { Expect: '100-continue', 'Content-Type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on('continue', () => req.end(JSON.stringify({ name: 'Ada' })));
+      req.on('error', reject);
+    });
+    assert.equal(status, 201, 'Expect: 100-continue is served as before');
   });
 
   it('/livez answers 200 whatever its query: the health paths are not held to api.maxQueryLength', async () => {
