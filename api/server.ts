@@ -146,7 +146,10 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   pipeline.use('jsonAnswers', jsonAnswers());
   pipeline.use('cors', cors(config.cors));
   pipeline.use('bodyParsers', queryLimit({ maxBytes: config.api.maxQueryLength, exempt: HEALTH_PATHS }));
-  pipeline.use('bodyParsers', bodyParsers({ limit: config.bodyLimit }));
+  pipeline.use(
+    'bodyParsers',
+    bodyParsers({ limit: config.bodyLimit, ownMediaTypes: new Set(config.graphql ? [config.graphql.path] : []) }),
+  ); // the GraphQL path answers its own 415
   pipeline.use('errorHelpers', errorHelpers());
   pipeline.use('apiVersion', apiVersion());
   pipeline.use('pagination', pagination(config.api));
