@@ -3,7 +3,8 @@
  *
  * - `ctx.state.requestId`: the request id (Express-style `req.id`).
  * - `ctx.state.apiVersion`: `'v1'` style version asked for in `Accept`, or null (Express-style
- *   `req.apiVersion`).
+ *   `req.apiVersion`); on a versioned route that the client accepts, the route's version.
+ * - `ctx.state.acceptedVersions`: every version `Accept` admits, with its `q`.
  * - `ctx.state.principal`: the authenticated caller, set by the `user` slot (token or session).
  * - `ctx.state.route`: the matched route's declaration.
  * - `ctx.pagination()`, `ctx.boom`, `ctx.render()`, `ctx.negotiate()`, `ctx.webhooks`: on every request; `ctx.resource()`,
@@ -33,6 +34,8 @@ declare module 'koa' {
   interface DefaultState {
     requestId: string;
     apiVersion: string | null;
+    /** Every API version `Accept` admits (`q` above 0), version -> `q`. */
+    acceptedVersions?: ReadonlyMap<string, number>;
     principal?: Principal;
     route?: CompiledRoute;
     hal?: { kind: HalKind };

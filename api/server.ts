@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
 import { answerClientError } from './http/client-error.ts';
+import { answerUnmetExpectation } from './http/expectation.ts';
 import type { Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
@@ -28,7 +29,7 @@ import { metricsEndpoint } from './middleware/metrics-endpoint.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
 import { halGuard } from './middleware/hal-guard.ts';
-import { health, READINESS_PATHS } from './health/middleware.ts';
+import { health, HEALTH_PATHS, READINESS_PATHS } from './health/middleware.ts';
 import { jsonAnswers } from './middleware/json-answers.ts';
 import { notFound } from './middleware/not-found.ts';
 import { pagination } from './middleware/pagination.ts';
@@ -144,8 +145,11 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   pipeline.use('compression', compression({ production: config.env === 'production' }));
   pipeline.use('jsonAnswers', jsonAnswers());
   pipeline.use('cors', cors(config.cors));
-  pipeline.use('bodyParsers', queryLimit({ maxBytes: config.api.maxQueryLength }));
-  pipeline.use('bodyParsers', bodyParsers({ limit: config.bodyLimit }));
+  pipeline.use('bodyParsers', queryLimit({ maxBytes: config.api.maxQueryLength, exempt: HEALTH_PATHS }));
+  pipeline.use(
+    'bodyParsers',
+    bodyParsers({ limit: config.bodyLimit, ownMediaTypes: new Set(config.graphql ? [config.graphql.path] : []) }),
+  ); // the GraphQL path answers its own 415
   pipeline.use('errorHelpers', errorHelpers());
   pipeline.use('apiVersion', apiVersion());
   pipeline.use('pagination', pagination(config.api));
@@ -216,6 +220,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   const server = createServer(app.callback());
   server.keepAliveTimeout = 5000;
   server.on('clientError', answerClientError); // what the HTTP parser refuses is problem+json too
+  server.on('checkExpectation', answerUnmetExpectation); // and an Expect other than 100-continue
   lifecycle.watch(server);
 
   // by phase of the boot order (api/lifecycle.ts BOOT_ORDER); a phase stops after those that follow it

@@ -11,6 +11,7 @@
  * | another path                                | passed on                                                      |
  * | service off (schema does not compile)       | 503 problem+json `APP_GRAPHQL_UNAVAILABLE`, saying why          |
  * | method other than GET/POST                  | 405 problem+json `APP_METHOD_NOT_ALLOWED`, `Allow: GET, POST`  |
+ * | mutation over GET                           | 405 problem+json `APP_METHOD_NOT_ALLOWED`, `Allow: POST`       |
  * | POST that is not `application/json`         | 415 problem+json `APP_GRAPHQL_MEDIA_TYPE_UNSUPPORTED`          |
  * | `Accept` allows neither GraphQL media type  | 406 problem+json                                               |
  * | anything else                               | graphql-http's answer                                          |
@@ -31,14 +32,23 @@ export interface ServeOptions {
   routeStage: Middleware;
 }
 
-/** The answers graphql-http gives without a body, as problems the error middleware renders. */
-function bodiless(ctx: Context, init: ResponseInit): AppError {
+/**
+ * graphql-http's protocol refusals, as problems the error middleware renders: the answers it
+ * gives without a body, and its 405 for a mutation over GET (whose GraphQL-style body it sends
+ * as text/plain) — a 405 is a method refusal like any other: `APP_METHOD_NOT_ALLOWED`, `Allow`.
+ */
+function protocolRefusal(ctx: Context, init: ResponseInit): AppError {
   const headers = Object.fromEntries(Object.entries(init.headers ?? {}).filter(([name]) => name !== 'content-type'));
   if (init.status === 405) {
-    return new AppError(405, `${ctx.method} is not allowed on the GraphQL endpoint; use GET or POST`, {
+    const allow = headers.allow ?? 'GET, POST';
+    const detail =
+      allow === 'POST'
+        ? 'a mutation cannot run over GET on the GraphQL endpoint; send it with POST'
+        : `${ctx.method} is not allowed on the GraphQL endpoint; use GET or POST`;
+    return new AppError(405, detail, {
       code: 'APP_METHOD_NOT_ALLOWED',
-      headers: { Allow: headers.allow ?? 'GET, POST' },
-      data: { allow: (headers.allow ?? 'GET, POST').split(/,\s*/) },
+      headers: { Allow: allow },
+      data: { allow: allow.split(/,\s*/) },
     });
   }
   if (init.status === 415) {
@@ -71,7 +81,7 @@ async function answer(ctx: Context, service: GraphqlService): Promise<void> {
       deadline: ctx.state.deadline,
     },
   });
-  if (body === null) throw bodiless(ctx, init);
+  if (body === null || init.status === 405) throw protocolRefusal(ctx, init);
   ctx.body = body;
   ctx.status = init.status;
   for (const [name, value] of Object.entries(init.headers ?? {})) ctx.set(name, value);

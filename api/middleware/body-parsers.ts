@@ -1,6 +1,10 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import { brotliDecompressSync, unzipSync } from 'node:zlib';
 import { bodyParser } from '@koa/bodyparser';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { AppError, badRequest, isAppError, payloadTooLarge } from '../../shared/errors/app-error.ts';
+import { clip } from '../../shared/errors/describe-value.ts';
 
 /** JSON media types parsed as JSON: plain, HAL, the versioned type, and any other `+json`. */
 const JSON_TYPES = [
@@ -12,6 +16,17 @@ const JSON_TYPES = [
   'application/reports+json',
 ];
 
+/** The methods whose body is read (the body parser's own list). */
+const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** The charsets a JSON or form body may declare: JSON text is UTF-8 (RFC 8259), and so are our forms. */
+const CHARSETS = new Set(['utf-8', 'utf8']);
+
+/** Longest part of a refused `Content-Type` repeated in the answer. */
+const MAX_ECHO = 200;
+
+export const BODY_MEDIA_TYPE_UNSUPPORTED = 'APP_BODY_MEDIA_TYPE_UNSUPPORTED';
+
 /**
  * JSON and form bodies of POST, PUT and PATCH, each limited to `config.bodyLimit` bytes (413
  * `APP_BODY_TOO_LARGE` above it); malformed JSON is 400 `APP_BODY_INVALID`. JSON bodies must be
@@ -19,8 +34,15 @@ const JSON_TYPES = [
  * decompress is 400 `APP_BODY_INVALID`; any other encoding is 415
  * `APP_BODY_ENCODING_UNSUPPORTED` naming it. Coding names are case-insensitive (RFC 9110), `x-gzip`
  * is gzip and `identity` is none; two codings stacked on one body are refused (415).
+ *
+ * A body is never ignored: one of another media type (text/plain, XML, none given) is 415
+ * `APP_BODY_MEDIA_TYPE_UNSUPPORTED`, as is a JSON or form body declaring a charset other than
+ * UTF-8; bytes that are not UTF-8 are 400 `APP_BODY_INVALID` (they used to become U+FFFD
+ * silently). A request without a body (no `Content-Length`, or 0, or an empty chunked body) is
+ * served whatever its `Content-Type`. Paths in `ownMediaTypes` (the GraphQL path, which answers
+ * its own 415) are not refused for their media type.
  */
-export function bodyParsers(options: { limit: number }): Middleware {
+export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySet<string> }): Middleware {
   const parse = bodyParser({
     enableTypes: ['json', 'form'],
     extendTypes: { json: JSON_TYPES },
@@ -30,6 +52,11 @@ export function bodyParsers(options: { limit: number }): Middleware {
   });
   return async function bodyParsers(ctx, next) {
     normaliseContentEncoding(ctx.req.headers);
+    const parsedMethod = PARSED_METHODS.has(ctx.method);
+    const readable = parsedMethod && !!ctx.is(...JSON_TYPES, 'application/x-www-form-urlencoded');
+    if (readable && declaresBody(ctx)) refuseCharset(ctx);
+    // the bytes as they arrive, to tell bytes that are not UTF-8 from a U+FFFD the client sent
+    const received = readable && lengthWithin(ctx, options.limit) ? collect(ctx.req, options.limit) : undefined;
     let parsed = false;
     try {
       await parse(ctx, async () => {
@@ -70,9 +97,113 @@ export function bodyParsers(options: { limit: number }): Middleware {
         });
       }
       throw error;
+    } finally {
+      received?.stop();
     }
-    if (parsed) await next();
+    if (!parsed) return;
+    const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+    if (typeof raw === 'string' && raw.includes('\uFFFD') && received && !isUtf8(decoded(ctx, received.bytes()))) {
+      throw badRequest('the request body is not valid UTF-8', {
+        code: 'APP_BODY_INVALID',
+        data: { reason: 'the body holds bytes that are not UTF-8' },
+      });
+    }
+    if (parsedMethod && raw === undefined && !options.ownMediaTypes?.has(ctx.path) && (await hasBody(ctx))) {
+      throw unsupportedMediaType(ctx);
+    }
+    await next();
   };
+}
+
+/** 415 for a body the service does not read: its media type (or none) is named. */
+function unsupportedMediaType(ctx: Context): AppError {
+  const contentType = clip(ctx.get('Content-Type'), MAX_ECHO);
+  const detail = contentType
+    ? `the request body's Content-Type ${JSON.stringify(contentType)} is not supported: send application/json (or application/x-www-form-urlencoded where a form is taken)`
+    : 'the request body has no Content-Type: send it as application/json (or application/x-www-form-urlencoded where a form is taken)';
+  return new AppError(415, detail, { code: BODY_MEDIA_TYPE_UNSUPPORTED, data: { contentType } });
+}
+
+/** A JSON or form body that declares a charset other than UTF-8 is refused before it is read. */
+function refuseCharset(ctx: Context): void {
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset === '' || CHARSETS.has(charset)) return;
+  const shown = clip(charset, MAX_ECHO);
+  throw new AppError(415, `the request body's charset ${JSON.stringify(shown)} is not supported: send UTF-8`, {
+    code: BODY_MEDIA_TYPE_UNSUPPORTED,
+    data: { contentType: clip(ctx.get('Content-Type'), MAX_ECHO), charset: shown },
+  });
+}
+
+/** Whether the headers announce a body: a `Content-Length` above 0, or a chunked one. */
+function declaresBody(ctx: Context): boolean {
+  if (ctx.get('Transfer-Encoding') !== '') return true;
+  const length = Number(ctx.get('Content-Length'));
+  return Number.isFinite(length) && length > 0;
+}
+
+/** False when `Content-Length` already says the body is over the limit (the parser refuses it unread). */
+function lengthWithin(ctx: Context, limit: number): boolean {
+  const length = Number(ctx.get('Content-Length') || 0);
+  return !(length > limit);
+}
+
+/**
+ * Whether a request the parser did not read has a body: by its `Content-Length`; a chunked one
+ * is read up to its first byte (an empty chunked body is no body).
+ */
+async function hasBody(ctx: Context): Promise<boolean> {
+  if (ctx.get('Transfer-Encoding') === '') return declaresBody(ctx);
+  return firstByte(ctx.req);
+}
+
+function firstByte(req: IncomingMessage): Promise<boolean> {
+  if (req.readableEnded) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const settle = (answer: boolean) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onEnd);
+      req.off('error', onEnd);
+      resolve(answer);
+    };
+    const onData = (chunk: Buffer) => {
+      if (chunk.length === 0) return;
+      req.pause();
+      settle(true);
+    };
+    const onEnd = () => settle(false);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onEnd);
+    req.once('error', onEnd);
+  });
+}
+
+/** The chunks of `stream` as they arrive (references, no copies), until `stop` or past `limit` bytes. */
+function collect(stream: IncomingMessage, limit: number): { bytes(): Buffer; stop(): void } {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) stop();
+    else chunks.push(chunk);
+  };
+  const stop = () => stream.off('data', onData);
+  stream.on('data', onData);
+  return { bytes: () => Buffer.concat(chunks), stop };
+}
+
+/** The body's bytes as the parser decoded them: decompressed per its (normalised) `Content-Encoding`. */
+function decoded(ctx: Context, bytes: Buffer): Buffer {
+  const coding = ctx.get('Content-Encoding');
+  try {
+    if (coding === 'gzip' || coding === 'deflate') return unzipSync(bytes);
+    if (coding === 'br') return brotliDecompressSync(bytes);
+  } catch {
+    return Buffer.from([0xff]); // it decompressed for the parser; if not here, it is not trusted as UTF-8
+  }
+  return bytes;
 }
 
 const CODING_ALIASES: Readonly<Record<string, string>> = { 'x-gzip': 'gzip' };

@@ -5,6 +5,9 @@ import type { CompiledRoute } from '../model-framework/routing/table.ts';
 /**
  * A route declared with `version` answers 406 to a client asking for
  * another version (`Accept: application/vnd.app.v2+json`). A client asking for none is served.
+ * `q` values are honoured: a client that accepts the route's version at all (`q` above 0) is
+ * served in it even when it prefers one the route lacks (`…v1+json;q=0.1, …v2+json`), and
+ * `ctx.state.apiVersion` becomes the version served.
  */
 export function versionGuard(route: CompiledRoute): Middleware | undefined {
   if (!route.version) return undefined;
@@ -12,6 +15,10 @@ export function versionGuard(route: CompiledRoute): Middleware | undefined {
   return async function versionGuard(ctx, next) {
     const asked = ctx.state.apiVersion;
     if (asked && asked !== version) {
+      if (ctx.state.acceptedVersions?.has(version)) {
+        ctx.state.apiVersion = version;
+        return next();
+      }
       throw notAcceptable(`this route serves API version ${version}; the request asked for ${asked}`, {
         data: { version, requested: asked },
       });

@@ -22,7 +22,7 @@ export const versionedType = (version: string): string => `application/vnd.app.$
 
 /** Statuses a problem+json answer is described for, with what the service means by each. */
 export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
-  400: 'The request is not valid: malformed body (`APP_BODY_INVALID`), bad paging (`APP_PAGINATION_INVALID`) or `Idempotency-Key` (`APP_API_IDEMPOTENCY_KEY_INVALID`).',
+  400: 'The request is not valid: malformed body or bytes that are not UTF-8 (`APP_BODY_INVALID`), bad paging (`APP_PAGINATION_INVALID`) or `Idempotency-Key` (`APP_API_IDEMPOTENCY_KEY_INVALID`).',
   401: 'No credentials (`APP_UNAUTHENTICATED`) or an unknown, revoked, expired or malformed bearer token (`APP_TOKEN_INVALID`).',
   403: "The caller's role may not use this action (`APP_FORBIDDEN`), or a cookie-authenticated write lacks its CSRF token or comes from another site (`APP_CSRF_INVALID`).",
   404: "No record with this id in the caller's reach.",
@@ -30,7 +30,7 @@ export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
   406: 'The client asked for another API version (or a media type the path does not answer).',
   409: "The same `Idempotency-Key` is still in flight (`APP_API_IDEMPOTENCY_IN_PROGRESS`), or the record's state refuses the action.",
   413: 'The request body is larger than `bodyLimit` (`APP_BODY_TOO_LARGE`).',
-  415: "The request body's media type is not accepted.",
+  415: "The request body's media type is not accepted: not JSON (or a form where one is taken), a charset other than UTF-8 (`APP_BODY_MEDIA_TYPE_UNSUPPORTED`), or an unknown `Content-Encoding` (`APP_BODY_ENCODING_UNSUPPORTED`).",
   422: 'A field is not valid, or the same `Idempotency-Key` came with another method, path or body (`APP_API_IDEMPOTENCY_KEY_REUSED`).',
   429: 'Rate limit exceeded (`APP_API_RATE_LIMITED`); `data` is `{limit, retryAfter, windowMs}`.',
   503: 'The request ran longer than `requestTimeout`, the shared store did not answer (`APP_STORE_SHARED_UNAVAILABLE`), or an endpoint store did not (`APP_STORE_UNAVAILABLE`).',

@@ -121,6 +121,7 @@ function problems(route: CompiledRoute, hasBody: boolean, paged: boolean, option
   }
   if (hasBody) {
     statuses.add(413);
+    statuses.add(415); // a body that is not JSON (or a form), a charset other than UTF-8, an unknown Content-Encoding
     statuses.add(422);
   }
   if (rateLimited(route, options)) statuses.add(429);

@@ -247,7 +247,11 @@ export const SCHEMA = group({
       { min: 0 },
     ),
     strict: leaf('boolean', false, 'Refuse (500) a resource/crud answer without `_links` or contrary to its action.'),
-    maxQueryLength: leaf('size', '4kb', 'Longest query string accepted (longer: 414 `APP_QUERY_TOO_LONG`).'),
+    maxQueryLength: leaf(
+      'size',
+      '4kb',
+      'Longest query string accepted (longer: 414 `APP_QUERY_TOO_LONG`); the health paths ignore their query and are exempt.',
+    ),
     idempotency: group(
       {
         ttl: leaf('duration', '24h', 'How long a stored answer is replayed.'),

@@ -23,6 +23,21 @@ describe('serving at graphql.path: GET and POST per the GraphQL-over-HTTP spec',
     assert.equal(mutation.headers.get('allow'), 'POST');
   });
 
+  it('a mutation over GET is the standard 405 problem: problem+json, APP_METHOD_NOT_ALLOWED, Allow: POST, the request id', async () => {
+    for (const accept of [undefined, 'application/graphql-response+json', 'application/json']) {
+      const mutation = await fetch(url({ query: 'mutation { __typename }' }), {
+        headers: { 'X-Request-Id': 'gql-get-mutation', ...(accept ? { Accept: accept } : {}) },
+      });
+      assert.equal(mutation.status, 405, `Accept: ${accept}`);
+      assert.equal(mutation.headers.get('content-type'), 'application/problem+json', `Accept: ${accept}`);
+      assert.equal(mutation.headers.get('allow'), 'POST');
+      const problem = (await mutation.json()) as Record<string, unknown>;
+      assert.equal(problem.code, 'APP_METHOD_NOT_ALLOWED');
+      assert.deepEqual(problem.data, { allow: ['POST'] });
+      assert.equal(problem.requestId, 'gql-get-mutation');
+    }
+  });
+
   it('POST answers application/json to clients that ask for it (or for anything)', async () => {
     for (const accept of ['application/json', '*/*']) {
       const answer = await post(app, '{ __typename }', { headers: { Accept: accept } });

@@ -1,6 +1,26 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { startApp, type TestApp } from '../fixtures/app.ts';
+
+/** A POST to `url` with exactly these headers and body chunks (no Content-Type or Content-Length added). */
+function rawPost(url: string, headers: Record<string, string>, chunks: Buffer[] = []) {
+  return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => {
+    const target = new URL(url);
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : {} }));
+      },
+    );
+    req.on('error', reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
 
 describe('body parsers', () => {
   let app: TestApp;
@@ -55,6 +75,129 @@ describe('body parsers', () => {
       const response = await post(app.api, JSON.stringify({ name: type }), type);
       assert.equal(response.status, 201, type);
       assert.equal(((await response.json()) as { name: string }).name, type);
+    }
+  });
+
+  const problemOf = async (response: Response) =>
+    (await response.json()) as { code: string; detail: string; data?: Record<string, unknown> };
+
+  for (const [rule, type] of [
+    ['text/plain', 'text/plain'],
+    ['application/xml', 'application/xml'],
+    ['text/plain with a UTF-8 charset', 'text/plain;charset=UTF-8'],
+  ] as const) {
+    it(`a JSON body sent as ${rule} is 415 APP_BODY_MEDIA_TYPE_UNSUPPORTED, never ignored`, async () => {
+      const response = await post(app.api, JSON.stringify({ name: 'Ada' }), type);
+      assert.equal(response.status, 415);
+      assert.equal(response.headers.get('content-type'), 'application/problem+json');
+      const problem = await problemOf(response);
+      assert.equal(problem.code, 'APP_BODY_MEDIA_TYPE_UNSUPPORTED');
+      assert.deepEqual(problem.data, { contentType: type });
+    });
+  }
+
+  it('a body without Content-Type is 415 APP_BODY_MEDIA_TYPE_UNSUPPORTED (sized or chunked)', async () => {
+    const body = Buffer.from(JSON.stringify({ name: 'Ada' }));
+    const framings: Record<string, string>[] = [
+      { 'Content-Length': String(body.length) },
+      { 'Transfer-Encoding': 'chunked' },
+    ];
+    for (const headers of framings) {
+      const answer = await rawPost(`${app.api}/authors`, headers, [body]);
+      assert.equal(answer.status, 415, JSON.stringify(headers));
+      assert.equal(answer.body.code, 'APP_BODY_MEDIA_TYPE_UNSUPPORTED');
+      assert.deepEqual(answer.body.data, { contentType: '' });
+    }
+  });
+
+  it('a request with no body at all is served whatever its Content-Type (no length, 0, an empty chunked body)', async () => {
+    const bodiless: Record<string, string>[] = [
+      {},
+      { 'Content-Length': '0' },
+      { 'Content-Length': '0', 'Content-Type': 'text/plain' },
+      { 'Transfer-Encoding': 'chunked' },
+      { 'Transfer-Encoding': 'chunked', 'Content-Type': 'application/xml' },
+      { 'Content-Length': '0', 'Content-Type': 'application/json; charset=latin-99' },
+    ];
+    for (const headers of bodiless) {
+      const answer = await rawPost(`${app.api}/authors`, headers);
+      // the action ran: the model refuses the missing name
+      assert.equal(answer.status, 422, JSON.stringify(headers));
+      assert.equal(answer.body.code, 'APP_VALIDATION_FAILED', JSON.stringify(headers));
+    }
+  });
+
+  it('a form body is still read (application/x-www-form-urlencoded)', async () => {
+    const response = await post(
+      app.api,
+      new URLSearchParams({ name: 'Form Ada' }).toString(),
+      'application/x-www-form-urlencoded',
+    );
+    assert.equal(response.status, 201);
+    assert.equal(((await response.json()) as { name: string }).name, 'Form Ada');
+  });
+
+  it('a JSON or form body declaring a charset other than UTF-8 is 415 APP_BODY_MEDIA_TYPE_UNSUPPORTED naming it', async () => {
+    for (const type of [
+      'application/json; charset=latin-99',
+      'application/json; charset=ISO-8859-1',
+      'application/x-www-form-urlencoded; charset=utf-16',
+    ]) {
+      const body = type.includes('form') ? 'name=Ada' : JSON.stringify({ name: 'Ada' });
+      const response = await post(app.api, body, type);
+      assert.equal(response.status, 415, type);
+      const problem = await problemOf(response);
+      assert.equal(problem.code, 'APP_BODY_MEDIA_TYPE_UNSUPPORTED');
+      assert.equal(problem.data?.charset, type.split('charset=')[1].toLowerCase());
+      assert.match(problem.detail, /charset/);
+    }
+    for (const type of [
+      'application/json; charset=utf-8',
+      'application/json; charset="UTF-8"',
+      'application/json;charset=utf8',
+    ]) {
+      const response = await post(app.api, JSON.stringify({ name: type }), type);
+      assert.equal(response.status, 201, type);
+    }
+  });
+
+  it('bytes that are not UTF-8 in a JSON body are 400 APP_BODY_INVALID (plain or gzip); a U+FFFD the client sent is kept', async () => {
+    const invalid = Buffer.concat([Buffer.from('{"name": "Ad'), Buffer.from([0xff, 0xfe]), Buffer.from('a"}')]);
+    const truncated = Buffer.concat([Buffer.from('{"name": "x'), Buffer.from([0xf0, 0x9f, 0x98]), Buffer.from('"}')]);
+    for (const [body, coding] of [
+      [invalid, undefined],
+      [truncated, undefined],
+      [gzipSync(invalid), 'gzip'],
+    ] as const) {
+      const answer = await rawPost(
+        `${app.api}/authors`,
+        {
+          'Content-Type': 'application/json',
+          'Content-Length': String(body.length),
+          ...(coding ? { 'Content-Encoding': coding } : {}),
+        },
+        [body],
+      );
+      assert.equal(answer.status, 400, `${coding ?? 'plain'}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.code, 'APP_BODY_INVALID');
+      assert.match(answer.body.detail, /UTF-8/);
+    }
+    const replacement = JSON.stringify({ name: 'Ada \uFFFD' });
+    for (const [body, coding] of [
+      [Buffer.from(replacement), undefined],
+      [gzipSync(replacement), 'gzip'],
+    ] as const) {
+      const answer = await rawPost(
+        `${app.api}/authors`,
+        {
+          'Content-Type': 'application/json',
+          'Content-Length': String(body.length),
+          ...(coding ? { 'Content-Encoding': coding } : {}),
+        },
+        [body],
+      );
+      assert.equal(answer.status, 201, `${coding ?? 'plain'}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.name, 'Ada \uFFFD');
     }
   });
 });

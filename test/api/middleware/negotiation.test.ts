@@ -167,6 +167,27 @@ describe('content negotiation and versioning through Accept', () => {
     assert.equal(list.status, 406);
   });
 
+  it('q-values are honoured: a v1 route serves a client that accepts v1 at a lower q than a version the route lacks', async () => {
+    for (const accept of [
+      'application/vnd.app.v1+json;q=0.1, application/vnd.app.v2+json',
+      'application/vnd.app.v3+json, application/vnd.app.v2+json;q=0.9, application/vnd.app.v1+json;q=0.5',
+    ]) {
+      const response = await get(accept);
+      assert.equal(response.status, 200, accept);
+      assert.equal(response.headers.get('x-api-version'), 'v1', 'the version served is the one the action sees');
+      assert.equal((await get(accept, '/posts')).status, 200, accept);
+    }
+    for (const accept of [
+      'application/vnd.app.v2+json, application/vnd.app.v1+json;q=0',
+      'application/vnd.app.v2+json;q=0.5, application/vnd.app.v3+json',
+    ]) {
+      const refused = await get(accept);
+      assert.equal(refused.status, 406, `${accept}: v1 is not acceptable`);
+      const problem = (await refused.json()) as { data: { version: string; requested: string } };
+      assert.equal(problem.data.version, 'v1');
+    }
+  });
+
   it('a route without version serves any requested version', async () => {
     assert.equal((await get('application/vnd.app.v2+json, application/json;q=0.5', '/authors')).status, 200);
   });

@@ -174,6 +174,7 @@ describe('openapi document', () => {
     assert.ok(index.parameters?.some((p) => p.$ref === '#/components/parameters/Page'));
     const create = operation(doc, '/api/v1/authors', 'post');
     assert.ok(create.responses['201'].headers?.Location);
+    assert.ok(create.responses['415'], 'a body of another media type is 415 APP_BODY_MEDIA_TYPE_UNSUPPORTED');
     assert.equal(create.requestBody?.content['application/json'].schema.$ref, '#/components/schemas/AuthorCreate');
     assert.deepEqual(
       Object.keys(operation(doc, '/api/v1/authors/{externalId}', 'delete').responses).filter((s) => s < '300'),
