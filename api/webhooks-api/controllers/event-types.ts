@@ -12,7 +12,7 @@ import { defineController } from '../../model-framework/routing/controller.ts';
 import type { Principal } from '../../model-framework/routing/roles.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { may } from '../links.ts';
-import { one } from '../query.ts';
+import { flag } from '../query.ts';
 import { PATHS } from '../routes.ts';
 
 /** A catalog type with its links (`update` for admins). */
@@ -31,7 +31,7 @@ export const eventTypesController = (deps: WebhookDeps) =>
         filters: ['deprecated'],
         type: 'eventTypes',
         fetch: (window) =>
-          listEventTypes(request.deps, { includeDeprecated: one(request.query, 'deprecated') !== 'false', ...window }),
+          listEventTypes(request.deps, { includeDeprecated: flag(request.query, 'deprecated') !== false, ...window }),
         present: (type) => publishEventType(request.principal, type),
         links: may(request.principal, 'eventTypes.create')
           ? { create: { href: PATHS.eventTypes, method: 'POST' } }

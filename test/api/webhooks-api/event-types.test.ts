@@ -120,6 +120,15 @@ describe('the event-type catalog', () => {
     });
     assert.equal(cleared.status, 200);
     assert.equal(cleared.body.schema, null);
+    const current = await call('GET', `${app.api}/event-types?deprecated=false&per_page=100`, { token: admin });
+    assert.equal(
+      current.body._embedded.eventTypes.some((type: { name: string }) => type.name === 'user.created'),
+      false,
+      'deprecated=false leaves a deprecated type out',
+    );
+    const unclear = await call('GET', `${app.api}/event-types?deprecated=maybe`, { token: admin });
+    assert.equal(unclear.status, 422, 'a flag is true or false, as every list filter');
+    assert.equal(unclear.body.code, 'APP_WEBHOOK_LIST_INVALID');
     assert.equal(
       (await call('POST', `${app.api}/events`, { token: admin, body: { type: 'user.created', data: 5 } })).status,
       202,
