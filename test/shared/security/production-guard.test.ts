@@ -80,7 +80,7 @@ describe('production guard', () => {
       assert.equal(summary.length, 1, child.output());
       assert.match(
         JSON.parse(summary[0]).msg,
-        /^security audit: 1 high, 2 low \(secret\.missing, public-url\.missing, mail\.missing\)/,
+        /^security audit: 1 high, 1 medium, 1 low \(secret\.missing, public-url\.missing, mail\.missing\)/,
       );
     } finally {
       child.child.kill('SIGTERM');
