@@ -2,74 +2,12 @@
  * The CLI reference, docs/cli.md, generated from the command table (commands/index.ts) and each
  * command's yargs options (`npm run docs:cli` writes it; test/docs/cli.test.ts checks that the
  * committed page is this output). Each command's builder is run against a recorder that stands in
- * for yargs and keeps what it declares (positionals, options, conflicts, subcommands), so the page
- * says what the parser accepts. What a command's options cannot say (what it prints, what it
+ * for yargs and keeps what it declares (positionals, options, conflicts, subcommands; declared.ts),
+ * so the page says what the parser accepts. What a command's options cannot say (what it prints, what it
  * refuses) is in NOTES below.
  */
-import type { Argv } from 'yargs';
-import type { GlobalArgs } from './command.ts';
 import { COMMANDS, commandName } from './commands/index.ts';
-
-/** One option or positional as a command declares it to yargs. */
-interface OptionSpec {
-  type?: string;
-  describe?: string;
-  demandOption?: boolean | string;
-  default?: unknown;
-  array?: boolean;
-  choices?: readonly unknown[];
-  alias?: string | readonly string[];
-}
-
-interface Declared {
-  positionals: [string, OptionSpec][];
-  options: [string, OptionSpec][];
-  conflicts: [string, string][];
-  subcommands: { command: string; describe: string; declared: Declared }[];
-}
-
-type Builder = (yargs: Argv<GlobalArgs>) => unknown;
-
-/** Runs `builder` against a stand-in for yargs that records what it declares. */
-function declared(builder: Builder): Declared {
-  const found: Declared = { positionals: [], options: [], conflicts: [], subcommands: [] };
-  const recorder: object = new Proxy(
-    {},
-    {
-      get(_target, property) {
-        switch (property) {
-          case 'positional':
-            return (name: string, spec: OptionSpec) => {
-              found.positionals.push([name, spec]);
-              return recorder;
-            };
-          case 'option':
-          case 'options':
-            return (name: string | Record<string, OptionSpec>, spec?: OptionSpec) => {
-              if (typeof name === 'string') found.options.push([name, spec ?? {}]);
-              else found.options.push(...Object.entries(name));
-              return recorder;
-            };
-          case 'conflicts':
-            return (a: string, b: string | readonly string[]) => {
-              for (const other of typeof b === 'string' ? [b] : b) found.conflicts.push([a, other]);
-              return recorder;
-            };
-          case 'command':
-            return (sub: { command: string; describe: string; builder: Builder }) => {
-              found.subcommands.push({ command: sub.command, describe: sub.describe, declared: declared(sub.builder) });
-              return recorder;
-            };
-          default:
-            // anything else yargs offers (a check, an example) says nothing this page shows
-            return typeof property === 'string' ? () => recorder : undefined;
-        }
-      },
-    },
-  );
-  builder(recorder as Argv<GlobalArgs>);
-  return found;
-}
+import { type Builder, type Declared, declared, type OptionSpec } from './declared.ts';
 
 /** What a command's options cannot say, from what the command does. */
 const NOTES: Record<string, string> = {
@@ -84,7 +22,7 @@ const NOTES: Record<string, string> = {
   'webhooks:show <id>':
     'For an `ed25519` endpoint `--reveal` lists the `whpk_` public keys receivers verify with; its private keys are never printed.',
   'webhooks:update <id>':
-    'Each setting has its clearing option (`--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
+    'Each setting has its clearing option (`--no-filter`, `--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
   'webhooks:remove <id>':
     'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one.',
   'webhooks:rotate <id>':
@@ -128,7 +66,10 @@ With no \`DATABASE_URL\`, the CLI uses the embedded database a running \`npm sta
 - \`app --help\` lists the commands, \`app <command> --help\` shows one with its example.
 - \`app --version\` (\`-v\`) prints the version.
 - \`app completion >> ~/.bashrc\` installs shell completion (bash and zsh).
-- A boolean option \`--x\` is turned off with \`--no-x\`.
+- A boolean option \`--x\` is turned off with \`--no-x\`. An option that takes a value has no
+  \`--no-x\` unless its command lists one (\`--no-filter\`, \`--no-schema\`), and is given its value:
+  \`--no-events\`, or \`--owner\` with nothing after it, is a usage error, as is a value that is
+  not a number or not one of the option's choices.
 
 **Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Put the
 project's \`node_modules/.bin\` first on your \`PATH\` (it holds \`app\` and the project's Node 24) and

@@ -61,8 +61,9 @@ function typeText(type: EventType): string {
 
 /**
  * The options of `event-types:add` and `event-types:update`. `--no-schema` (no schema: any data
- * is accepted; on add, the default) is declared as an option of its own, so that `--help` and
- * docs/cli.md list it; yargs reads it as `schema: false`.
+ * is accepted; on add, the default) is declared as an option of its own: `--help` and docs/cli.md
+ * list it, and the command line's rules (cli/command-line.ts) accept it; yargs reads it as
+ * `schema: false`.
  */
 const common = <T>(yargs: Argv<T>, noSchema: string) =>
   yargs

@@ -14,10 +14,9 @@ export const webhooksUpdateCommand = defineCommand({
           'New url (checked like at registration); a broker url with *** for its credentials keeps the stored ones (same scheme, host and port)',
       })
       .option('events', { type: 'string', describe: 'New comma-separated event patterns (replace the old ones)' })
-      .option('filter', {
-        type: 'string',
-        describe: 'New subscription filter as JSON (replaces the old one); --no-filter removes it',
-      })
+      .option('filter', { type: 'string', describe: 'New subscription filter as JSON (replaces the old one)' })
+      // declared, so that the command line's rules accept it (yargs reads it as filter: false)
+      .option('no-filter', { type: 'boolean', describe: 'Remove the filter' })
       .option('owner', { type: 'string', describe: 'New owner' })
       .option('clear-owner', { type: 'boolean', describe: 'Remove the owner' })
       .option('description', { type: 'string', describe: 'New description' })
