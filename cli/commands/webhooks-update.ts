@@ -1,6 +1,6 @@
-import { unprocessable } from '../../shared/errors/app-error.ts';
 import type { EndpointPatch } from '../../shared/webhooks/endpoints/index.ts';
 import { defineCommand } from '../command.ts';
+import { UsageError } from '../failure.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `webhooks:update <id>`: changes the url, events, filter, owner, description or headers of an endpoint. */
@@ -57,12 +57,10 @@ export const webhooksUpdateCommand = defineCommand({
     if (args['rate-limit'] !== undefined) patch.rateLimit = args['rate-limit'];
     if (args['clear-rate-limit']) patch.rateLimit = null;
     if (args.fifo !== undefined) patch.ordering = args.fifo ? 'fifo' : 'none';
+    // a command line that names nothing to change is a wrong command line (exit 2)
     if (Object.keys(patch).length === 0) {
-      throw unprocessable(
+      throw new UsageError(
         'nothing to update: give --url, --events, --filter/--no-filter, --owner, --description, --header, --rate-limit, --fifo/--no-fifo or a --clear-… option',
-        {
-          code: 'APP_WEBHOOK_PATCH_INVALID',
-        },
       );
     }
     const endpoint = await updateEndpoint(webhookDeps(context), OPERATOR, args.id as string, patch);

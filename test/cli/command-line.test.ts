@@ -33,10 +33,11 @@ async function json<T = Record<string, unknown>>(args: string[]): Promise<T> {
 }
 
 /**
- * Expects a usage error: exit 2, nothing on stdout, the command's usage and then exactly one
- * `app:` line equal to `message`; with --json, one document {error: {code: APP_CLI_USAGE, message}}.
+ * Expects a usage error: exit 2, nothing on stdout, exactly one `app:` line equal to `message`,
+ * last, after the command's usage when yargs' reading of the line found it (`usage`); with --json,
+ * one document {error: {code: APP_CLI_USAGE, message}}.
  */
-async function usageError(args: string[], message: string): Promise<void> {
+async function usageError(args: string[], message: string, { usage = true } = {}): Promise<void> {
   const run = await app(args);
   assert.equal(run.code, 2, `app ${args.join(' ')}: expected exit 2: ${run.stdout}${run.stderr}`);
   assert.equal(run.stdout, '');
@@ -46,7 +47,8 @@ async function usageError(args: string[], message: string): Promise<void> {
     [`app: ${message}`],
   );
   assert.equal(lines.at(-1), `app: ${message}`, 'the reason is the last line');
-  assert.match(lines[0], new RegExp(`^app ${args[0]}\\b`), "the command's usage comes first");
+  if (usage) assert.match(lines[0], new RegExp(`^app ${args[0]}\\b`), "the command's usage comes first");
+  else assert.equal(lines.length, 1, run.stderr);
 
   const withJson = await app([...args, '--json']);
   assert.equal(withJson.code, 2);
@@ -124,7 +126,7 @@ describe('an option that takes a value is given one (exit 2 otherwise)', () => {
     const before = await json<{ secrets: { secret: string }[] }>(['webhooks:show', id, '--reveal']);
     await usageError(
       ['webhooks:rotate', id, '--grace'],
-      '--grace needs a value: how long the old secret (or key) keeps signing too, e.g. 24h (default: none)',
+      '--grace needs a value: how long the old secret (or key) keeps signing too, e.g. 24h; at most 365d (default: none)',
     );
     assert.deepEqual(await json(['webhooks:show', id, '--reveal']), before);
   });
@@ -167,6 +169,59 @@ describe("a number option's value is a number, a choice is one of the choices (e
       ['jobs:list', '--status', 'dead', 'lost'],
       '--status lost: must be one of pending, running, done, dead, all',
     );
+  });
+});
+
+describe('values out of what the command accepts are usage errors (exit 2), in one line', () => {
+  it('events:list --limit 0 and --limit 5000: from 1 to 1000', async () => {
+    await usageError(['events:list', '--limit', '0'], '--limit 0: must be a whole number from 1 to 1000', {
+      usage: false,
+    });
+    await usageError(['events:list', '--limit', '5000'], '--limit 5000: must be a whole number from 1 to 1000', {
+      usage: false,
+    });
+    await usageError(['jobs:dead', '--limit', '2.5'], '--limit 2.5: must be a whole number from 1 to 1000', {
+      usage: false,
+    });
+  });
+
+  it('listen --port 70000: a port is from 0 to 65535', async () => {
+    await usageError(
+      ['listen', '--port', '70000'],
+      '--port 70000: must be a whole number from 0 to 65535 (0: a free one)',
+      {
+        usage: false,
+      },
+    );
+  });
+
+  it('webhooks:update with nothing to change', async () => {
+    const run = await app(['webhooks:update', id]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr.trimEnd(), /^app: nothing to update: give --url, --events, .*$/);
+    assert.equal(run.stderr.trimEnd().split('\n').length, 1);
+  });
+
+  it('webhooks:rotate --grace -1h (or --grace=-1h): a negative duration, refused; no help printed, nothing rotated', async () => {
+    const before = await json<{ secrets: { secret: string }[] }>(['webhooks:show', id, '--reveal']);
+    for (const args of [
+      ['webhooks:rotate', id, '--grace', '-1h'],
+      ['webhooks:rotate', id, '--grace=-1h'],
+    ])
+      await usageError(args, '--grace -1h: a negative duration is not accepted (no grace: leave --grace out)', {
+        usage: false,
+      });
+    assert.deepEqual(await json(['webhooks:show', id, '--reveal']), before);
+  });
+});
+
+describe("refused input says why in the user's terms, in one line (exit 1)", () => {
+  it('webhooks:rotate --grace 99999d names the longest grace as a duration, not in milliseconds', async () => {
+    const run = await app(['webhooks:rotate', id, '--grace', '99999d']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stderr, 'app: --grace "99999d" is longer than the longest grace accepted, 365d (a year)\n');
+    const longest = await json<{ graceEndsAt: string }>(['webhooks:rotate', id, '--grace', '365d']);
+    assert.ok(Math.abs(Date.parse(longest.graceEndsAt) - Date.now() - 365 * 86_400_000) < 120_000);
   });
 });
 
