@@ -24,7 +24,7 @@ const NOTES: Record<string, string> = {
   'webhooks:update <id>':
     'Each setting has its clearing option (`--no-filter`, `--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
   'webhooks:remove <id>':
-    'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one.',
+    'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one; a confirmation not given removes nothing and exits 2 (`nothing removed: not confirmed`).',
   'webhooks:rotate <id>':
     'Prints the new signing secret as `secret: whsec_…` (for an `ed25519` endpoint a new key, printed as `public key: whpk_…`; `--json` gives it as `secret` beside `signing`). The old one stops at once, or signs too until the grace ends.',
   'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',

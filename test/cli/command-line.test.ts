@@ -215,6 +215,43 @@ describe('values out of what the command accepts are usage errors (exit 2), in o
   });
 });
 
+describe('a confirmation not given is a usage error (exit 2)', () => {
+  it('webhooks:remove answered n on a terminal: exit 2, nothing removed', async () => {
+    const doomed = await json<{ externalId: string }>(['webhooks:add', 'http://127.0.0.1:9/doomed', '--events', '*']);
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+    };
+    for (const answer of ['n\n', '\n']) {
+      const run = await runAppInProcess(['webhooks:remove', doomed.externalId], env, { stdin: answer, terminal: true });
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, /\[y\/N\] app: nothing removed: not confirmed\n$/);
+    }
+    const withJson = await runAppInProcess(['webhooks:remove', doomed.externalId, '--json'], env, {
+      stdin: 'no\n',
+      terminal: true,
+    });
+    assert.equal(withJson.code, 2);
+    assert.deepEqual(JSON.parse(withJson.stdout), {
+      error: { code: 'APP_CLI_USAGE', message: 'nothing removed: not confirmed' },
+    });
+    assert.equal(
+      (await json<{ externalId: string }>(['webhooks:show', doomed.externalId])).externalId,
+      doomed.externalId,
+    );
+
+    const removed = await runAppInProcess(['webhooks:remove', doomed.externalId], env, {
+      stdin: 'y\n',
+      terminal: true,
+    });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, new RegExp(`^removed ${doomed.externalId}$`, 'm'));
+  });
+});
+
 describe("refused input says why in the user's terms, in one line (exit 1)", () => {
   it('webhooks:rotate --grace 99999d names the longest grace as a duration, not in milliseconds', async () => {
     const run = await app(['webhooks:rotate', id, '--grace', '99999d']);
