@@ -61,8 +61,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       instance.showHelp((text: string) => {
         usage = text;
       });
-      // one line, whatever yargs wrote
-      throw new UsageError(message.replace(/\s*\n\s*/g, ' '), usage);
+      throw new UsageError(message, usage);
     });
   for (const entry of COMMANDS) {
     const chosen = entry === selected && action !== undefined;

@@ -138,6 +138,14 @@ describe('an option that takes a value is given one (exit 2 otherwise)', () => {
     );
   });
 
+  it('secrets:seal --from-secret-env= (given empty) says it needs the name of the environment variable', async () => {
+    await usageError(
+      ['secrets:seal', '--from-secret-env='],
+      '--from-secret-env needs the name of the environment variable holding the previous APP_SECRET, e.g. --from-secret-env OLD_APP_SECRET',
+      { usage: false },
+    );
+  });
+
   it('an option followed by another option has no value', async () => {
     await usageError(
       ['webhooks:update', id, '--description', '--clear-owner'],

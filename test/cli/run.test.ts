@@ -128,6 +128,12 @@ describe('exit codes', () => {
   const connectionRefused = Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5433'), { code: 'ECONNREFUSED' });
   const CASES: [string, unknown, number, string][] = [
     ['a usage error', new UsageError('Unknown argument: x'), 2, 'APP_CLI_USAGE'],
+    [
+      'a usage error written on several lines',
+      new UsageError('Invalid values:\n  Argument: signing, Given: "rsa"'),
+      2,
+      'APP_CLI_USAGE',
+    ],
     ['an invalid configuration', new ConfigError(['port: not a number']), 1, 'APP_CONFIG_INVALID'],
     ['a record that does not exist', notFound('nope', { code: 'APP_WEBHOOK_NOT_FOUND' }), 3, 'APP_WEBHOOK_NOT_FOUND'],
     ['refused input', unprocessable('bad', { code: 'APP_WEBHOOK_URL_INVALID' }), 1, 'APP_WEBHOOK_URL_INVALID'],
