@@ -79,15 +79,15 @@ answers in about 0.15 s and \`app --help\` in 0.1 s (\`npm run bench:cli\`,
 
 ## Failures and exit codes
 
-One line on stderr starting \`app: \` (a wrong command line prints the command's usage first);
-with \`--json\`, one JSON document \`{"error": {"code", "message"}}\` on stdout instead. The exit
-code says what kind of failure it was:
+One line on stderr starting \`app: \`, after the command's usage when its options cannot be read
+as declared; with \`--json\`, one JSON document \`{"error": {"code", "message"}}\` on stdout
+instead. The exit code says what kind of failure it was:
 
 | Exit | Meaning | \`code\` |
 |---|---|---|
 | 0 | done | |
-| 1 | refused or failed (invalid input, a conflict, an invalid configuration, a high audit finding) | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
-| 2 | wrong usage: unknown command or option, missing or invalid argument, a confirmation not given | \`APP_CLI_USAGE\` |
+| 1 | refused or failed: input the service refuses (a URL, event names, JSON in \`--data\`, \`--filter\` or \`--schema\`, a header, a time, a duration that is not one or too long), a conflict, an invalid configuration (a \`DATABASE_URL\` that is not a URL included), a high audit finding | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
+| 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
 | 4 | the database (or a store) cannot be reached; the message names \`DATABASE_URL\` and the host tried | \`APP_DATABASE_UNAVAILABLE\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
 
