@@ -50,7 +50,9 @@ function databaseHost(databaseUrl: string | null | undefined): string {
 /** What a thrown error means for the CLI: its exit code, a stable code and the message. */
 export function failureOf(error: unknown, databaseUrl?: string | null): Failure {
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof UsageError) return { exit: EXIT.usage, code: 'APP_CLI_USAGE', message };
+  // one line, whoever wrote the message (yargs writes some on several)
+  if (error instanceof UsageError)
+    return { exit: EXIT.usage, code: 'APP_CLI_USAGE', message: message.trim().replace(/\s*\n\s*/g, ' ') };
   if (error instanceof ConfigError)
     return { exit: EXIT.failure, code: 'APP_CONFIG_INVALID', message: message.replace(/\n\s*/g, ' ') };
   if (isConnectionError(error)) {

@@ -2,74 +2,12 @@
  * The CLI reference, docs/cli.md, generated from the command table (commands/index.ts) and each
  * command's yargs options (`npm run docs:cli` writes it; test/docs/cli.test.ts checks that the
  * committed page is this output). Each command's builder is run against a recorder that stands in
- * for yargs and keeps what it declares (positionals, options, conflicts, subcommands), so the page
- * says what the parser accepts. What a command's options cannot say (what it prints, what it
+ * for yargs and keeps what it declares (positionals, options, conflicts, subcommands; declared.ts),
+ * so the page says what the parser accepts. What a command's options cannot say (what it prints, what it
  * refuses) is in NOTES below.
  */
-import type { Argv } from 'yargs';
-import type { GlobalArgs } from './command.ts';
 import { COMMANDS, commandName } from './commands/index.ts';
-
-/** One option or positional as a command declares it to yargs. */
-interface OptionSpec {
-  type?: string;
-  describe?: string;
-  demandOption?: boolean | string;
-  default?: unknown;
-  array?: boolean;
-  choices?: readonly unknown[];
-  alias?: string | readonly string[];
-}
-
-interface Declared {
-  positionals: [string, OptionSpec][];
-  options: [string, OptionSpec][];
-  conflicts: [string, string][];
-  subcommands: { command: string; describe: string; declared: Declared }[];
-}
-
-type Builder = (yargs: Argv<GlobalArgs>) => unknown;
-
-/** Runs `builder` against a stand-in for yargs that records what it declares. */
-function declared(builder: Builder): Declared {
-  const found: Declared = { positionals: [], options: [], conflicts: [], subcommands: [] };
-  const recorder: object = new Proxy(
-    {},
-    {
-      get(_target, property) {
-        switch (property) {
-          case 'positional':
-            return (name: string, spec: OptionSpec) => {
-              found.positionals.push([name, spec]);
-              return recorder;
-            };
-          case 'option':
-          case 'options':
-            return (name: string | Record<string, OptionSpec>, spec?: OptionSpec) => {
-              if (typeof name === 'string') found.options.push([name, spec ?? {}]);
-              else found.options.push(...Object.entries(name));
-              return recorder;
-            };
-          case 'conflicts':
-            return (a: string, b: string | readonly string[]) => {
-              for (const other of typeof b === 'string' ? [b] : b) found.conflicts.push([a, other]);
-              return recorder;
-            };
-          case 'command':
-            return (sub: { command: string; describe: string; builder: Builder }) => {
-              found.subcommands.push({ command: sub.command, describe: sub.describe, declared: declared(sub.builder) });
-              return recorder;
-            };
-          default:
-            // anything else yargs offers (a check, an example) says nothing this page shows
-            return typeof property === 'string' ? () => recorder : undefined;
-        }
-      },
-    },
-  );
-  builder(recorder as Argv<GlobalArgs>);
-  return found;
-}
+import { type Builder, type Declared, declared, type OptionSpec } from './declared.ts';
 
 /** What a command's options cannot say, from what the command does. */
 const NOTES: Record<string, string> = {
@@ -84,9 +22,9 @@ const NOTES: Record<string, string> = {
   'webhooks:show <id>':
     'For an `ed25519` endpoint `--reveal` lists the `whpk_` public keys receivers verify with; its private keys are never printed.',
   'webhooks:update <id>':
-    'Each setting has its clearing option (`--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
+    'Each setting has its clearing option (`--no-filter`, `--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
   'webhooks:remove <id>':
-    'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one.',
+    'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one; a confirmation not given removes nothing and exits 2 (`nothing removed: not confirmed`).',
   'webhooks:rotate <id>':
     'Prints the new signing secret as `secret: whsec_…` (for an `ed25519` endpoint a new key, printed as `public key: whpk_…`; `--json` gives it as `secret` beside `signing`). The old one stops at once, or signs too until the grace ends.',
   'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',
@@ -134,7 +72,10 @@ process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 - \`app --help\` lists the commands, \`app <command> --help\` shows one with its example.
 - \`app --version\` (\`-v\`) prints the version.
 - \`app completion >> ~/.bashrc\` installs shell completion (bash and zsh).
-- A boolean option \`--x\` is turned off with \`--no-x\`.
+- A boolean option \`--x\` is turned off with \`--no-x\`. An option that takes a value has no
+  \`--no-x\` unless its command lists one (\`--no-filter\`, \`--no-schema\`), and is given its value:
+  \`--no-events\`, or \`--owner\` with nothing after it, is a usage error, as is a value that is
+  not a number or not one of the option's choices.
 
 **Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Call
 the command's own file instead: npm links a package's \`bin\` into the \`node_modules/.bin\` of
@@ -151,15 +92,15 @@ measures this way of calling it, [BENCHMARKS.md](../BENCHMARKS.md#cli-start-up))
 
 ## Failures and exit codes
 
-One line on stderr starting \`app: \` (a wrong command line prints the command's usage first);
-with \`--json\`, one JSON document \`{"error": {"code", "message"}}\` on stdout instead. The exit
-code says what kind of failure it was:
+One line on stderr starting \`app: \`, after the command's usage when its options cannot be read
+as declared; with \`--json\`, one JSON document \`{"error": {"code", "message"}}\` on stdout
+instead. The exit code says what kind of failure it was:
 
 | Exit | Meaning | \`code\` |
 |---|---|---|
 | 0 | done | |
-| 1 | refused or failed (invalid input, a conflict, an invalid configuration, a high audit finding) | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
-| 2 | wrong usage: unknown command or option, missing or invalid argument, a confirmation not given | \`APP_CLI_USAGE\` |
+| 1 | refused or failed: input the service refuses (a URL, event names, JSON in \`--data\`, \`--filter\` or \`--schema\`, a header, a time, a duration that is not one or too long), a conflict, an invalid configuration (a \`DATABASE_URL\` that is not a URL included), a high audit finding | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
+| 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
 | 4 | the database (or a store) cannot be reached; the message names \`DATABASE_URL\` and the host tried | \`APP_DATABASE_UNAVAILABLE\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
 

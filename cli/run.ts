@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import type { CommandAction, GlobalArgs } from './command.ts';
-import { COMMANDS, commandName } from './commands/index.ts';
+import { commandLineRules } from './command-line.ts';
+import { COMMANDS, commandName, type CommandEntry } from './commands/index.ts';
+import { type Builder, declared } from './declared.ts';
 import { UsageError } from './failure.ts';
 import { withIo, type CliIo } from './io.ts';
 
@@ -16,10 +18,22 @@ const version = (): string =>
 /** The first word of the command line that is not an option: the command's name, if any. */
 const firstWord = (argv: readonly string[]) => argv.find((word) => !word.startsWith('-'));
 
+/** A usage error of `command` (the instance its builder declared options on), with its usage. */
+function usageError(command: Argv<GlobalArgs>, entry: CommandEntry, message: string): UsageError {
+  // yargs sets the command's usage line after its builder: set here, so the usage starts as it does elsewhere
+  command.usage(`$0 ${entry.command}`, entry.describe);
+  let usage = '';
+  command.showHelp((text: string) => {
+    usage = text;
+  });
+  return new UsageError(message, usage);
+}
+
 /**
  * Parses `argv` (without the node and script paths) and runs the command it names with `io`.
  * yargs never exits the process and never prints itself: its help, version and completion text
- * goes to `io.stdout`.
+ * goes to `io.stdout`. Before yargs reads the command's options, the line is checked against the
+ * rules yargs does not keep (command-line.ts).
  */
 export async function runCli(argv: string[], io: CliIo): Promise<void> {
   const name = firstWord(argv);
@@ -57,7 +71,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       builder: (command: Argv<GlobalArgs>) => {
         if (!chosen) return command;
         for (const [line, what] of entry.examples) command.example(line, what);
-        return action.builder(command);
+        const rules = commandLineRules(declared(action.builder as Builder));
+        const built = action.builder(command);
+        for (const name of rules.singleValued) built.nargs(name, 1);
+        const problem = rules.problem(argv);
+        if (problem !== undefined) throw usageError(built, entry, problem);
+        return built;
       },
       handler: chosen ? (args: GlobalArgs) => action.handler(args, io) : () => {},
     });

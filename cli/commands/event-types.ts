@@ -32,17 +32,17 @@ async function json(option: string, text: string): Promise<unknown> {
   }
 }
 
+/** The fields the options give; `--no-schema` reaches here as `schema: false` (yargs' negation of `--schema`). */
 async function fields(args: {
   description?: string;
-  schema?: string;
+  schema?: string | false;
   example?: string[];
   deprecated?: boolean;
-  'no-schema'?: boolean;
 }): Promise<EventTypeInput> {
   return {
     ...(args.description !== undefined ? { description: args.description } : {}),
-    ...(args.schema !== undefined ? { schema: await json('schema', args.schema) } : {}),
-    ...(args['no-schema'] ? { schema: null } : {}),
+    ...(args.schema === false ? { schema: null } : {}),
+    ...(typeof args.schema === 'string' ? { schema: await json('schema', args.schema) } : {}),
     ...(args.example !== undefined
       ? { examples: await Promise.all(args.example.map((example) => json('example', example))) }
       : {}),
@@ -59,19 +59,29 @@ function typeText(type: EventType): string {
   ].join('\n');
 }
 
-const common = <T>(yargs: Argv<T>) =>
+/**
+ * The options of `event-types:add` and `event-types:update`. `--no-schema` (no schema: any data
+ * is accepted; on add, the default) is declared as an option of its own: `--help` and docs/cli.md
+ * list it, and the command line's rules (cli/command-line.ts) accept it; yargs reads it as
+ * `schema: false`.
+ */
+const common = <T>(yargs: Argv<T>, noSchema: string) =>
   yargs
     .option('description', { type: 'string', describe: 'What the event means' })
     .option('schema', {
       type: 'string',
       describe: "JSON Schema (draft 2020-12) of the events' data: JSON text or @file.json",
     })
+    .option('no-schema', { type: 'boolean', describe: noSchema })
     .option('example', { type: 'string', array: true, describe: 'An example of data (JSON or @file; repeatable)' })
     .option('deprecated', { type: 'boolean', describe: 'Mark the type deprecated (still accepted)' });
 
 export const eventTypesAddCommand = defineCommand({
   builder: (yargs) =>
-    common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.paid' })),
+    common(
+      yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name, e.g. order.paid' }),
+      'No schema: any data is accepted (the default)',
+    ),
   run: async (context, args) => {
     const { createEventType } = await catalog();
     const type = await createEventType(deps(context), OPERATOR, { name: args.name, ...(await fields(args as never)) });
@@ -81,9 +91,9 @@ export const eventTypesAddCommand = defineCommand({
 
 export const eventTypesUpdateCommand = defineCommand({
   builder: (yargs) =>
-    common(yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' })).option(
-      'no-schema',
-      { type: 'boolean', describe: 'Remove the schema (any data is accepted again)' },
+    common(
+      yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' }),
+      'Remove the schema (any data is accepted again)',
     ),
   run: async (context, args) => {
     const { updateEventType } = await catalog();

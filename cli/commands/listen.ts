@@ -241,6 +241,8 @@ export const listenCommand = defineCommand({
       .option('port', { type: 'number', default: 0, describe: 'Port of the local receiver (default: a free one)' }),
   run: async (context, args) => {
     const { config, io } = context;
+    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65_535)
+      throw new UsageError(`--port ${args.port}: must be a whole number from 0 to 65535 (0: a free one)`);
     if (!config.webhooks.allowHttp || !config.webhooks.allowPrivate) {
       throw new UsageError(
         'app listen receives on http://127.0.0.1, which this configuration refuses: start the service with `npm start -- --allow-local` (the CLI then allows it too), or set APP_WEBHOOKS__ALLOW_HTTP=true and APP_WEBHOOKS__ALLOW_PRIVATE=true for the CLI and the worker; never in production',

@@ -14,6 +14,11 @@ export const secretsSealCommand = defineCommand({
       .option('dry-run', { type: 'boolean', default: false, describe: 'Count what would change, change nothing' }),
   run: async (context, args) => {
     const variable = args['from-secret-env'];
+    // given empty (`--from-secret-env=`): what is missing is the variable's name, not its value
+    if (variable !== undefined && variable.trim() === '')
+      throw new UsageError(
+        '--from-secret-env needs the name of the environment variable holding the previous APP_SECRET, e.g. --from-secret-env OLD_APP_SECRET',
+      );
     const fromSecret = variable === undefined ? undefined : context.io.env[variable];
     if (variable !== undefined && !fromSecret)
       throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);

@@ -19,8 +19,12 @@ export const webhooksAddCommand = defineCommand({
       })
       .option('filter', {
         type: 'string',
-        describe:
-          "Subscription filter as JSON, MongoDB's query style over {type, timestamp, data} (--no-filter: none, the default)",
+        describe: "Subscription filter as JSON, MongoDB's query style over {type, timestamp, data}",
+      })
+      // declared, so that the command line's rules accept it (yargs reads it as filter: false)
+      .option('no-filter', {
+        type: 'boolean',
+        describe: 'No filter: every event subscribed to is delivered (the default)',
       })
       .option('owner', {
         type: 'string',

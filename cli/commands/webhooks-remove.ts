@@ -16,7 +16,8 @@ async function confirmed(io: CliIo, question: string): Promise<boolean> {
 
 /**
  * `webhooks:remove <id> [--yes]`: deletes the endpoint with its secrets and delivery records,
- * after a confirmation on the terminal. Without a terminal (a script) `--yes` is required.
+ * after a confirmation on the terminal. Without a terminal (a script) `--yes` is required; either
+ * missing is a usage error (exit 2) and removes nothing.
  */
 export const webhooksRemoveCommand = defineCommand({
   builder: (yargs) =>
@@ -30,15 +31,14 @@ export const webhooksRemoveCommand = defineCommand({
         throw new UsageError(
           `webhooks:remove ${id} deletes the endpoint and its delivery records: pass --yes to confirm (no terminal to ask on)`,
         );
+      // a confirmation not given is a usage error (exit 2), as is --yes missing without a terminal
       if (
         !(await confirmed(
           context.io,
           `remove webhook endpoint ${id} with its secrets and every delivery record? [y/N] `,
         ))
-      ) {
-        context.print({ externalId: id, removed: false }, () => 'nothing removed');
-        return;
-      }
+      )
+        throw new UsageError('nothing removed: not confirmed');
     }
     const { removeEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { webhookDeps } = await import('../support/webhooks.ts');

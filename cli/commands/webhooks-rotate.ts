@@ -1,5 +1,6 @@
 import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
+import { UsageError } from '../failure.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
@@ -10,13 +11,20 @@ export const webhooksRotateCommand = defineCommand({
   builder: (yargs) =>
     yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }).option('grace', {
       type: 'string',
-      describe: 'How long the old secret (or key) keeps signing too, e.g. 24h (default: none)',
+      describe: 'How long the old secret (or key) keeps signing too, e.g. 24h; at most 365d (default: none)',
     }),
   run: async (context, args) => {
     const { rotateSecret, showEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
     const { parseGrace, receiverKeyWords, webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
+    // a negative duration is a wrong command line (exit 2), written `--grace -1h` or `--grace=-1h`
+    // alike; other text that is not a duration, or one longer than a year, is refused as invalid
+    // input (exit 1), as `tokens:create --expires` refuses it
+    if (args.grace !== undefined && /^\s*-/.test(args.grace))
+      throw new UsageError(
+        `--grace ${args.grace.trim()}: a negative duration is not accepted (no grace: leave --grace out)`,
+      );
     const grace = parseGrace(args.grace);
     // its scheme, which never changes, names what is printed; an unknown id fails here, before any change
     const { signing } = await showEndpoint(deps, ALL_TENANTS, args.id as string);

@@ -1,6 +1,6 @@
-import { unprocessable } from '../../shared/errors/app-error.ts';
 import type { EndpointPatch } from '../../shared/webhooks/endpoints/index.ts';
 import { defineCommand } from '../command.ts';
+import { UsageError } from '../failure.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `webhooks:update <id>`: changes the url, events, filter, owner, description or headers of an endpoint. */
@@ -14,10 +14,9 @@ export const webhooksUpdateCommand = defineCommand({
           'New url (checked like at registration); a broker url with *** for its credentials keeps the stored ones (same scheme, host and port)',
       })
       .option('events', { type: 'string', describe: 'New comma-separated event patterns (replace the old ones)' })
-      .option('filter', {
-        type: 'string',
-        describe: 'New subscription filter as JSON (replaces the old one); --no-filter removes it',
-      })
+      .option('filter', { type: 'string', describe: 'New subscription filter as JSON (replaces the old one)' })
+      // declared, so that the command line's rules accept it (yargs reads it as filter: false)
+      .option('no-filter', { type: 'boolean', describe: 'Remove the filter' })
       .option('owner', { type: 'string', describe: 'New owner' })
       .option('clear-owner', { type: 'boolean', describe: 'Remove the owner' })
       .option('description', { type: 'string', describe: 'New description' })
@@ -58,12 +57,10 @@ export const webhooksUpdateCommand = defineCommand({
     if (args['rate-limit'] !== undefined) patch.rateLimit = args['rate-limit'];
     if (args['clear-rate-limit']) patch.rateLimit = null;
     if (args.fifo !== undefined) patch.ordering = args.fifo ? 'fifo' : 'none';
+    // a command line that names nothing to change is a wrong command line (exit 2)
     if (Object.keys(patch).length === 0) {
-      throw unprocessable(
+      throw new UsageError(
         'nothing to update: give --url, --events, --filter/--no-filter, --owner, --description, --header, --rate-limit, --fifo/--no-fifo or a --clear-… option',
-        {
-          code: 'APP_WEBHOOK_PATCH_INVALID',
-        },
       );
     }
     const endpoint = await updateEndpoint(webhookDeps(context), OPERATOR, args.id as string, patch);

@@ -3,9 +3,9 @@
  * `webhooks:list`, `webhooks:status`), turned into the query of the core's one listing function
  * for each entity, so the CLI filters exactly as REST and GraphQL do.
  */
-import { unprocessable } from '../../shared/errors/app-error.ts';
 import { MAX_LIST_LIMIT } from '../../shared/webhooks/deliveries/page-size.ts';
 import { parseTimeRange, type TimeRange } from '../../shared/webhooks/time-range.ts';
+import { UsageError } from '../failure.ts';
 
 export const ownerOptions = {
   owner: { type: 'string', describe: "Only this owner's records" },
@@ -31,13 +31,9 @@ export const limitOption = {
   describe: `Most records listed, newest first (at most ${MAX_LIST_LIMIT})`,
 } as const;
 
-/** `--limit` as a page size: a whole number from 1 to MAX_LIST_LIMIT. */
+/** `--limit` as a page size: a whole number from 1 to MAX_LIST_LIMIT; a usage error (exit 2) otherwise. */
 export function limitOf(limit: number): number {
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-    throw unprocessable(`--limit must be a whole number from 1 to ${MAX_LIST_LIMIT}`, {
-      code: 'APP_WEBHOOK_LIST_INVALID',
-      data: { field: 'limit', value: limit },
-    });
-  }
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT)
+    throw new UsageError(`--limit ${limit}: must be a whole number from 1 to ${MAX_LIST_LIMIT}`);
   return limit;
 }

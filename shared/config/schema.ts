@@ -9,6 +9,7 @@
  */
 
 import { ADAPTERS } from '../webhooks/endpoint-stores/types.ts';
+import { checkDatabaseUrl } from './database-url.ts';
 import { checkStoreName, checkStores } from './stores.ts';
 
 export type Environment = 'development' | 'test' | 'production';
@@ -110,6 +111,7 @@ export const SCHEMA = group({
       nullable: true,
       secret: true,
       envAliases: ['DATABASE_URL'],
+      check: checkDatabaseUrl,
     },
   ),
   secret: leaf(

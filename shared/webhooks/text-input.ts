@@ -4,8 +4,9 @@
  * core checks the values themselves; these only turn text into them.
  */
 import { AppError, unprocessable } from '../errors/app-error.ts';
-import { parseDuration } from '../config/units.ts';
+import { formatDuration, parseDuration } from '../config/units.ts';
 import { parseHeaderArgument } from './endpoints/headers.ts';
+import { MAX_GRACE_MS } from './endpoints/grace-limit.ts';
 
 /** `a.b,c.*` as a list; entries are trimmed but empty ones kept, so `a,,b` is refused, not guessed at. */
 export function parseEventList(text: string | undefined): string[] | undefined {
@@ -60,7 +61,11 @@ export function parseFilterText(text: string | undefined, label = '--filter'): u
   }
 }
 
-/** A grace such as `24h` (any duration of shared/config/units.ts, or milliseconds) in milliseconds; 422 `APP_WEBHOOK_GRACE_INVALID` otherwise. */
+/**
+ * A grace such as `24h` (any duration of shared/config/units.ts, or milliseconds) in milliseconds;
+ * 422 `APP_WEBHOOK_GRACE_INVALID` otherwise, and for one longer than the longest the service
+ * accepts, said as a duration (`365d`) rather than in the milliseconds of the API.
+ */
 export function parseGrace(text: string | undefined, label = '--grace'): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(String(text));
@@ -69,6 +74,12 @@ export function parseGrace(text: string | undefined, label = '--grace'): number 
       code: 'APP_WEBHOOK_GRACE_INVALID',
       data: { field: 'grace', value: text },
     });
+  }
+  if (ms > MAX_GRACE_MS) {
+    throw unprocessable(
+      `${label} ${JSON.stringify(text)} is longer than the longest grace accepted, ${formatDuration(MAX_GRACE_MS)} (a year)`,
+      { code: 'APP_WEBHOOK_GRACE_INVALID', data: { field: 'grace', value: text } },
+    );
   }
   return ms;
 }

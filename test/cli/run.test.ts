@@ -89,6 +89,18 @@ describe('app', () => {
     );
   });
 
+  it('a DATABASE_URL that is not a URL is an invalid configuration: exit 1, APP_CONFIG_INVALID, one line naming DATABASE_URL', async () => {
+    const { code, output } = await app(['webhooks:list'], { DATABASE_URL: 'notaurl' });
+    assert.equal(code, EXIT.failure, output);
+    assert.equal(
+      output,
+      'app: invalid configuration: - databaseUrl (DATABASE_URL) is not a URL the PostgreSQL driver can read, such as postgres://user:password@host:5432/database\n',
+    );
+    const run = await runAppInProcess(['webhooks:list', '--json'], { NODE_ENV: 'test', DATABASE_URL: 'notaurl' });
+    assert.equal(run.code, EXIT.failure);
+    assert.equal(JSON.parse(run.stdout).error.code, 'APP_CONFIG_INVALID');
+  });
+
   it('with --json a failure is one JSON document {error: {code, message}} on stdout', async () => {
     const run = spawnNode('cli/bin.js', { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' }, [
       'webhooks:list',
@@ -116,6 +128,12 @@ describe('exit codes', () => {
   const connectionRefused = Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5433'), { code: 'ECONNREFUSED' });
   const CASES: [string, unknown, number, string][] = [
     ['a usage error', new UsageError('Unknown argument: x'), 2, 'APP_CLI_USAGE'],
+    [
+      'a usage error written on several lines',
+      new UsageError('Invalid values:\n  Argument: signing, Given: "rsa"'),
+      2,
+      'APP_CLI_USAGE',
+    ],
     ['an invalid configuration', new ConfigError(['port: not a number']), 1, 'APP_CONFIG_INVALID'],
     ['a record that does not exist', notFound('nope', { code: 'APP_WEBHOOK_NOT_FOUND' }), 3, 'APP_WEBHOOK_NOT_FOUND'],
     ['refused input', unprocessable('bad', { code: 'APP_WEBHOOK_URL_INVALID' }), 1, 'APP_WEBHOOK_URL_INVALID'],

@@ -256,7 +256,7 @@ describe('the other webhooks:* commands and events:emit', () => {
     assert.deepEqual(updated.events, ['order.*', 'refund.*']);
     assert.equal(updated.description, 'moved');
     await refused(['webhooks:update', endpoint.externalId, '--url', 'https://10.0.0.1/x'], /refused/);
-    await refused(['webhooks:update', endpoint.externalId], /nothing to update/);
+    await refused(['webhooks:update', endpoint.externalId], /nothing to update/, undefined, 2);
     await refused(['webhooks:update', 'ep_UNKNOWN', '--description', 'x'], /does not exist/, undefined, 3);
 
     const disabled = await json<{ enabled: boolean; disabledReason: string }>([

@@ -26,18 +26,21 @@ function buffer(onWrite?: (text: string) => void): { stream: Writable; text: () 
 }
 
 /**
- * Runs `app <args>` with `env` as its whole environment (and `stdin` as its standard input);
- * `onStdout` is called with everything printed so far after each write (to act while a
- * long-running command such as `listen` runs).
+ * Runs `app <args>` with `env` as its whole environment (and `stdin` as its standard input, a
+ * terminal with `terminal`); `onStdout` is called with everything printed so far after each
+ * write (to act while a long-running command such as `listen` runs).
  */
 export async function runAppInProcess(
   args: string[],
   env: Record<string, string | undefined>,
-  options: { stdin?: string; onStdout?: (text: string) => void } = {},
+  options: { stdin?: string; terminal?: boolean; onStdout?: (text: string) => void } = {},
 ): Promise<CliRun> {
   const stdout = buffer(options.onStdout);
   const stderr = buffer();
-  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);
+  const stdin: Readable & { isTTY?: boolean } = Readable.from(
+    options.stdin === undefined ? [] : [Buffer.from(options.stdin)],
+  );
+  if (options.terminal) stdin.isTTY = true;
   const code = await runApp(args, { stdout: stdout.stream, stderr: stderr.stream, stdin, env: { ...env } });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

@@ -12,9 +12,7 @@ import { changeEndpoint, endpointRecord } from './store.ts';
 import type { StoredEndpoint, StoredSecret } from '../endpoint-stores/types.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
-
-/** Longest grace period accepted by `rotate` (one year). */
-export const MAX_GRACE_MS = 365 * 86_400_000;
+import { MAX_GRACE_MS } from './grace-limit.ts';
 
 /** The secret box of this configuration (encrypting when `config.secret` is set). */
 export const secretBoxFor = (config: Pick<Config, 'secret'>): SecretBox => createSecretBox(config.secret ?? undefined);

@@ -112,6 +112,29 @@ describe('config layers', () => {
     );
   });
 
+  it('refuses a databaseUrl the PostgreSQL driver cannot read, naming DATABASE_URL and never the value', () => {
+    for (const url of ['notaurl', 'postgres://app:hunter2@db host/app', 'postgres://app:hunter2@db:port/app']) {
+      assert.throws(
+        () => resolveConfig({ env: { DATABASE_URL: url } }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.deepEqual(error.problems, [
+            'databaseUrl (DATABASE_URL) is not a URL the PostgreSQL driver can read, such as postgres://user:password@host:5432/database',
+          ]);
+          assert.doesNotMatch(error.message, /hunter2|notaurl/);
+          return true;
+        },
+        url,
+      );
+    }
+    for (const url of [
+      'postgres://u:p@db/app',
+      'postgresql://u@db1:5432,db2:5433/app?sslmode=require',
+      'postgres://u:p%40ss@[::1]:5432/app',
+    ])
+      assert.equal(resolveConfig({ env: { DATABASE_URL: url } }).config.databaseUrl, url);
+  });
+
   it('reports a config file that is not JSON', () => {
     assert.throws(
       () => resolveConfig({ env: { APP_CONFIG: 'broken.json' }, ...files('{ not json') }),

@@ -59,7 +59,11 @@ describe('tokens:create, tokens:list, tokens:revoke', () => {
     for (const [args, reason, exit] of [
       [['tokens:create', '--name', 'x', '--role', 'member'], /bound to one tenant/, 1],
       [['tokens:create', '--name', 'x', '--role', 'admin', '--owner', 'acme'], /leave the owner out/, 1],
-      [['tokens:create', '--name', 'x', '--role', 'root'], /Invalid values/, 2],
+      [
+        ['tokens:create', '--name', 'x', '--role', 'root'],
+        /^app: --role root: must be one of admin, member, viewer$/m,
+        2,
+      ],
       [['tokens:create', '--name', 'x', '--role', 'admin', '--expires', 'soon'], /not a duration/, 1],
       [['tokens:revoke', 'tok_nope'], /does not exist/, 3],
     ] as Array<[string[], RegExp, number]>) {

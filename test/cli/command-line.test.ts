@@ -1,0 +1,319 @@
+/**
+ * The rules of the command line (cli/command-line.ts, docs/cli.md "Failures and exit codes"): a
+ * wrong command line is a usage error, exit 2 with code APP_CLI_USAGE, in one `app:` line naming
+ * the option (the command's usage before it), and changes nothing. Run through the real CLI
+ * against a real database, so "changes nothing" is read back from it.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { commandLineRules } from '../../cli/command-line.ts';
+import { runAppInProcess } from '../helpers/cli.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+
+const db = await createTestDatabase();
+
+function app(args: string[], env: Record<string, string> = {}) {
+  return runAppInProcess(args, {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    APP_SECRET: 'command line test application secret',
+    APP_WEBHOOKS__ALLOW_HTTP: 'true',
+    APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
+    ...env,
+  });
+}
+
+/** Runs with --json, expects success, and parses the one JSON document on stdout. */
+async function json<T = Record<string, unknown>>(args: string[]): Promise<T> {
+  const run = await app([...args, '--json']);
+  assert.equal(run.code, 0, `app ${args.join(' ')}: ${run.stdout}${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+/**
+ * Expects a usage error: exit 2, nothing on stdout, exactly one `app:` line equal to `message`,
+ * last, after the command's usage when yargs' reading of the line found it (`usage`); with --json,
+ * one document {error: {code: APP_CLI_USAGE, message}}.
+ */
+async function usageError(args: string[], message: string, { usage = true } = {}): Promise<void> {
+  const run = await app(args);
+  assert.equal(run.code, 2, `app ${args.join(' ')}: expected exit 2: ${run.stdout}${run.stderr}`);
+  assert.equal(run.stdout, '');
+  const lines = run.stderr.trimEnd().split('\n');
+  assert.deepEqual(
+    lines.filter((line) => line.startsWith('app: ')),
+    [`app: ${message}`],
+  );
+  assert.equal(lines.at(-1), `app: ${message}`, 'the reason is the last line');
+  if (usage) assert.match(lines[0], new RegExp(`^app ${args[0]}\\b`), "the command's usage comes first");
+  else assert.equal(lines.length, 1, run.stderr);
+
+  const withJson = await app([...args, '--json']);
+  assert.equal(withJson.code, 2);
+  assert.deepEqual(JSON.parse(withJson.stdout), { error: { code: 'APP_CLI_USAGE', message } });
+}
+
+const endpoint = await json<{ externalId: string; events: string[] }>([
+  'webhooks:add',
+  'http://127.0.0.1:9/rules',
+  '--events',
+  'order.*',
+  '--owner',
+  'rules',
+  '--description',
+  'kept',
+  '--header',
+  'X-Kept: 1',
+]);
+const id = endpoint.externalId;
+
+describe('--no-x of an option that takes a value is a usage error (exit 2) naming the option', () => {
+  it('webhooks:update --no-events is refused and the events are kept', async () => {
+    await usageError(['webhooks:update', id, '--no-events'], '--no-events: --events takes a value');
+    const shown = await json<{ events: string[] }>(['webhooks:show', id]);
+    assert.deepEqual(shown.events, ['order.*']);
+  });
+
+  it('webhooks:add --no-events is refused and no endpoint is made', async () => {
+    const before = (await json<unknown[]>(['webhooks:list'])).length;
+    await usageError(['webhooks:add', 'https://example.com/ne', '--no-events'], '--no-events: --events takes a value');
+    assert.equal((await json<unknown[]>(['webhooks:list'])).length, before);
+  });
+
+  it('events:emit --no-data is refused and nothing is emitted', async () => {
+    await usageError(['events:emit', 'order.created', '--no-data'], '--no-data: --data takes a value');
+    assert.deepEqual(await json(['events:list', '--type', 'order.created']), []);
+  });
+
+  it('every other text option of the commands: --no-owner, --no-description, --no-url, --no-header, --no-expires, --no-endpoint', async () => {
+    const cases: [string[], string][] = [
+      [['webhooks:update', id, '--no-owner'], '--no-owner: --owner takes a value'],
+      [['webhooks:update', id, '--no-description'], '--no-description: --description takes a value'],
+      [['webhooks:update', id, '--no-url'], '--no-url: --url takes a value'],
+      [['webhooks:update', id, '--no-header'], '--no-header: --header takes a value'],
+      [['webhooks:list', '--no-owner'], '--no-owner: --owner takes a value'],
+      [['tokens:create', '--name', 'ci', '--role', 'admin', '--no-expires'], '--no-expires: --expires takes a value'],
+      [['jobs:list', '--no-endpoint'], '--no-endpoint: --endpoint takes a value'],
+      [['events:list', '--no-limit'], '--no-limit: --limit takes a value'],
+      [['event-types:add', 'x.y', '--no-example'], '--no-example: --example takes a value'],
+    ];
+    for (const [args, message] of cases) await usageError(args, message);
+    const shown = await json<{ owner: string; description: string; url: string; headers: Record<string, unknown> }>([
+      'webhooks:show',
+      id,
+    ]);
+    assert.equal(shown.owner, 'rules');
+    assert.equal(shown.description, 'kept');
+    assert.equal(shown.url, 'http://127.0.0.1:9/rules');
+    assert.deepEqual(Object.keys(shown.headers), ['X-Kept']);
+  });
+
+  it('the --no-x forms docs/cli.md lists still work: --no-filter, --no-fifo, --no-deprecated', async () => {
+    assert.equal((await json<{ filter: unknown }>(['webhooks:update', id, '--no-filter'])).filter, null);
+    assert.equal((await json<{ ordering: string }>(['webhooks:update', id, '--no-fifo'])).ordering, 'none');
+    assert.ok(Array.isArray(await json(['event-types:list', '--no-deprecated'])));
+  });
+});
+
+describe('an option that takes a value is given one (exit 2 otherwise)', () => {
+  it('webhooks:list --owner, with nothing after it', async () => {
+    await usageError(['webhooks:list', '--owner'], "--owner needs a value: only this owner's endpoints");
+  });
+
+  it('webhooks:rotate --grace, with nothing after it: nothing rotated', async () => {
+    const before = await json<{ secrets: { secret: string }[] }>(['webhooks:show', id, '--reveal']);
+    await usageError(
+      ['webhooks:rotate', id, '--grace'],
+      '--grace needs a value: how long the old secret (or key) keeps signing too, e.g. 24h; at most 365d (default: none)',
+    );
+    assert.deepEqual(await json(['webhooks:show', id, '--reveal']), before);
+  });
+
+  it('secrets:seal --from-secret-env says it needs the name of the environment variable', async () => {
+    await usageError(
+      ['secrets:seal', '--from-secret-env'],
+      '--from-secret-env needs a value: environment variable holding the previous APP_SECRET',
+    );
+  });
+
+  it('secrets:seal --from-secret-env= (given empty) says it needs the name of the environment variable', async () => {
+    await usageError(
+      ['secrets:seal', '--from-secret-env='],
+      '--from-secret-env needs the name of the environment variable holding the previous APP_SECRET, e.g. --from-secret-env OLD_APP_SECRET',
+      { usage: false },
+    );
+  });
+
+  it('an option followed by another option has no value', async () => {
+    await usageError(
+      ['webhooks:update', id, '--description', '--clear-owner'],
+      '--description needs a value: new description',
+    );
+  });
+});
+
+describe("a number option's value is a number, a choice is one of the choices (exit 2, one line)", () => {
+  it('events:list --limit abc, listen --port abc, webhooks:add --rate-limit fast', async () => {
+    await usageError(['events:list', '--limit', 'abc'], '--limit abc: must be a number');
+    await usageError(['listen', '--port', 'abc'], '--port abc: must be a number');
+    await usageError(
+      ['webhooks:add', 'https://example.com/r', '--events', '*', '--rate-limit', 'fast'],
+      '--rate-limit fast: must be a number',
+    );
+  });
+
+  it('webhooks:add --signing rsa and tokens:create --role god: one line listing the choices', async () => {
+    await usageError(
+      ['webhooks:add', 'https://example.com/s', '--events', '*', '--signing', 'rsa'],
+      '--signing rsa: must be one of hmac-sha256, ed25519',
+    );
+    await usageError(
+      ['tokens:create', '--name', 'ci', '--role', 'god'],
+      '--role god: must be one of admin, member, viewer',
+    );
+    await usageError(
+      ['jobs:list', '--status', 'dead', 'lost'],
+      '--status lost: must be one of pending, running, done, dead, all',
+    );
+  });
+});
+
+describe('values out of what the command accepts are usage errors (exit 2), in one line', () => {
+  it('events:list --limit 0 and --limit 5000: from 1 to 1000', async () => {
+    await usageError(['events:list', '--limit', '0'], '--limit 0: must be a whole number from 1 to 1000', {
+      usage: false,
+    });
+    await usageError(['events:list', '--limit', '5000'], '--limit 5000: must be a whole number from 1 to 1000', {
+      usage: false,
+    });
+    await usageError(['jobs:dead', '--limit', '2.5'], '--limit 2.5: must be a whole number from 1 to 1000', {
+      usage: false,
+    });
+  });
+
+  it('listen --port 70000: a port is from 0 to 65535', async () => {
+    await usageError(
+      ['listen', '--port', '70000'],
+      '--port 70000: must be a whole number from 0 to 65535 (0: a free one)',
+      {
+        usage: false,
+      },
+    );
+  });
+
+  it('webhooks:update with nothing to change', async () => {
+    const run = await app(['webhooks:update', id]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr.trimEnd(), /^app: nothing to update: give --url, --events, .*$/);
+    assert.equal(run.stderr.trimEnd().split('\n').length, 1);
+  });
+
+  it('webhooks:rotate --grace -1h (or --grace=-1h): a negative duration, refused; no help printed, nothing rotated', async () => {
+    const before = await json<{ secrets: { secret: string }[] }>(['webhooks:show', id, '--reveal']);
+    for (const args of [
+      ['webhooks:rotate', id, '--grace', '-1h'],
+      ['webhooks:rotate', id, '--grace=-1h'],
+    ])
+      await usageError(args, '--grace -1h: a negative duration is not accepted (no grace: leave --grace out)', {
+        usage: false,
+      });
+    assert.deepEqual(await json(['webhooks:show', id, '--reveal']), before);
+  });
+});
+
+describe('a confirmation not given is a usage error (exit 2)', () => {
+  it('webhooks:remove answered n on a terminal: exit 2, nothing removed', async () => {
+    const doomed = await json<{ externalId: string }>(['webhooks:add', 'http://127.0.0.1:9/doomed', '--events', '*']);
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+    };
+    for (const answer of ['n\n', '\n']) {
+      const run = await runAppInProcess(['webhooks:remove', doomed.externalId], env, { stdin: answer, terminal: true });
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, /\[y\/N\] app: nothing removed: not confirmed\n$/);
+    }
+    const withJson = await runAppInProcess(['webhooks:remove', doomed.externalId, '--json'], env, {
+      stdin: 'no\n',
+      terminal: true,
+    });
+    assert.equal(withJson.code, 2);
+    assert.deepEqual(JSON.parse(withJson.stdout), {
+      error: { code: 'APP_CLI_USAGE', message: 'nothing removed: not confirmed' },
+    });
+    assert.equal(
+      (await json<{ externalId: string }>(['webhooks:show', doomed.externalId])).externalId,
+      doomed.externalId,
+    );
+
+    const removed = await runAppInProcess(['webhooks:remove', doomed.externalId], env, {
+      stdin: 'y\n',
+      terminal: true,
+    });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, new RegExp(`^removed ${doomed.externalId}$`, 'm'));
+  });
+});
+
+describe("refused input says why in the user's terms, in one line (exit 1)", () => {
+  it('webhooks:rotate --grace 99999d names the longest grace as a duration, not in milliseconds', async () => {
+    const run = await app(['webhooks:rotate', id, '--grace', '99999d']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stderr, 'app: --grace "99999d" is longer than the longest grace accepted, 365d (a year)\n');
+    const longest = await json<{ graceEndsAt: string }>(['webhooks:rotate', id, '--grace', '365d']);
+    assert.ok(Math.abs(Date.parse(longest.graceEndsAt) - Date.now() - 365 * 86_400_000) < 120_000);
+  });
+});
+
+describe('the rules read the line as yargs does', () => {
+  const rules = commandLineRules({
+    options: [
+      ['events', { type: 'string' }],
+      ['grace', { type: 'string', describe: 'How long' }],
+      ['limit', { type: 'number' }],
+      ['header', { type: 'string', array: true }],
+      ['fifo', { type: 'boolean' }],
+      ['filter', { type: 'string' }],
+      ['no-filter', { type: 'boolean' }],
+      ['yes', { type: 'boolean', alias: 'y' }],
+      ['rate-limit', { type: 'number' }],
+    ],
+  });
+
+  it('options taking one value are the single-valued ones (nargs 1), not booleans or arrays', () => {
+    assert.deepEqual(rules.singleValued, ['events', 'grace', 'limit', 'filter', 'rate-limit']);
+  });
+
+  it('accepts what is right', () => {
+    for (const argv of [
+      ['c', '--events', 'a', '--no-fifo', '--fifo', '--no-filter', '-y'],
+      ['c', '--events=', '--grace=-1h', '--limit', '-5', '--header', 'A: b', 'C: d'],
+      ['c', '--grace', '-1h'],
+      ['c', '--unknown', '--no-unknown'],
+      ['c', '--', '--no-events', '--grace'],
+      ['c', '--events', '--help'],
+      ['c', '--rateLimit', '5'],
+    ])
+      assert.equal(rules.problem(argv), undefined, argv.join(' '));
+  });
+
+  it('refuses what is wrong, with the first problem', () => {
+    const cases: [string[], string][] = [
+      [['c', '--no-events'], '--no-events: --events takes a value'],
+      [['c', '--no-events=x'], '--no-events: --events takes a value'],
+      [['c', '--no-header'], '--no-header: --header takes a value'],
+      [['c', '--events'], '--events needs a value'],
+      [['c', '--events', '--fifo'], '--events needs a value'],
+      [['c', '--header', '-y'], '--header needs a value'],
+      [['c', '--grace'], '--grace needs a value: how long'],
+      [['c', '--limit', 'x', '--no-events'], '--limit x: must be a number'],
+      [['c', '--rateLimit=x'], '--rate-limit x: must be a number'],
+    ];
+    for (const [argv, message] of cases) assert.equal(rules.problem(argv), message, argv.join(' '));
+  });
+});

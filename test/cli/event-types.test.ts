@@ -1,0 +1,51 @@
+/**
+ * `app event-types:*` against a real database: `--no-schema` means "no schema" (documented in
+ * docs/cli.md), on add and on update, rather than a schema read from the text `false`.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runAppInProcess } from '../helpers/cli.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+
+const db = await createTestDatabase();
+
+const app = (args: string[]) =>
+  runAppInProcess(args, { PATH: process.env.PATH ?? '', HOME: '/tmp', NODE_ENV: 'test', DATABASE_URL: db.url });
+
+/** Runs with --json, expects success, and parses the one JSON document on stdout. */
+async function json<T>(args: string[]): Promise<T> {
+  const run = await app([...args, '--json']);
+  assert.equal(run.code, 0, `app ${args.join(' ')}: ${run.stdout}${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+describe('event-types --no-schema', () => {
+  it('event-types:update --no-schema removes the schema: any data is accepted again', async () => {
+    await json(['event-types:add', 'order.paid', '--schema', '{"type":"object","required":["id"]}']);
+    const refused = await app(['events:emit', 'order.paid', '--data', '{}']);
+    assert.equal(refused.code, 1, 'the schema applies before the update');
+
+    const updated = await json<{ schema: unknown }>(['event-types:update', 'order.paid', '--no-schema']);
+    assert.equal(updated.schema, null);
+    assert.equal((await json<{ schema: unknown }>(['event-types:show', 'order.paid'])).schema, null);
+    const emitted = await app(['events:emit', 'order.paid', '--data', '{}']);
+    assert.equal(emitted.code, 0, emitted.stderr);
+  });
+
+  it('event-types:update without --no-schema keeps the schema', async () => {
+    await json(['event-types:add', 'order.kept', '--schema', '{"type":"object"}']);
+    const updated = await json<{ schema: unknown; deprecated: boolean }>([
+      'event-types:update',
+      'order.kept',
+      '--deprecated',
+    ]);
+    assert.deepEqual(updated.schema, { type: 'object' });
+    assert.equal(updated.deprecated, true);
+  });
+
+  it('event-types:add --no-schema adds the type without a schema', async () => {
+    const added = await json<{ name: string; schema: unknown }>(['event-types:add', 'zz.top', '--no-schema']);
+    assert.equal(added.name, 'zz.top');
+    assert.equal(added.schema, null);
+  });
+});
