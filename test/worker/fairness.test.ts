@@ -118,15 +118,17 @@ describe('fairness between endpoints', () => {
     const h = harness(db, { webhooks: { concurrency: 8, endpointConcurrency: 2, timeout: '10s' } });
     let inFlight = 0;
     let most = 0;
-    // each answer takes 600 ms (the receiver's own slowness, not a wait of the test): the endpoint
-    // is never known to answer quickly, so its cap holds
+    // each answer takes a second (the receiver's own slowness, not a wait of the test): twice the
+    // time that makes an attempt slow, so that a loaded machine's delays in this process, taken out
+    // of each attempt's time (worker/delivery/lateness.ts), never make the endpoint look quick and
+    // lift its cap
     const receiver = await startReceiver((_req, res) => {
       inFlight += 1;
       most = Math.max(most, inFlight);
       res.on('close', () => {
         inFlight -= 1;
       });
-      setTimeout(() => res.end('ok'), 600);
+      setTimeout(() => res.end('ok'), 1000);
     });
     receivers.push(receiver);
     const made = await endpoint(h, `${receiver.origin}/capped`);

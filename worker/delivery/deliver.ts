@@ -514,7 +514,7 @@ async function attemptDelivery(
   const body = payload.body ?? claimed.body;
   const attempt = claimed.attempts + 1;
   const startedAt = new Date();
-  const lateBefore = queries.lateness.total();
+  const since = queries.lateness.mark();
   const result = await sendDelivery(deps, {
     url,
     headers: span.headers(deliveryHeaders({ id, body, secrets, endpointHeaders, now: startedAt.getTime() })),
@@ -523,9 +523,9 @@ async function attemptDelivery(
     allowHttp: config.webhooks.allowHttp,
     allowPrivate: config.webhooks.allowPrivate,
   });
-  // the receiver's part of the attempt's time: without the delays of this process meanwhile
+  // the receiver's part of the attempt's time: without what this process's own delays may have added (lateness.ts)
   const receiverMs =
-    'durationMs' in result ? Math.max(0, result.durationMs - (queries.lateness.total() - lateBefore)) : 0;
+    'durationMs' in result ? Math.max(0, result.durationMs - queries.lateness.inflationSince(since)) : 0;
   const outcome = decide(result, attempt, payload, config);
   span.record(result, outcome.disableEndpoint ? 'gone' : outcome.result);
   observeAttempt(deps.metrics, {
