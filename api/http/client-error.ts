@@ -5,6 +5,12 @@ import { requestIdFor } from '../middleware/request-id.ts';
 function describe(code: string | undefined): { status: number; appCode: string; detail: string } {
   if (code === 'HPE_HEADER_OVERFLOW')
     return { status: 431, appCode: 'APP_REQUEST_HEADERS_TOO_LARGE', detail: 'the request headers are too large' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return {
+      status: 408,
+      appCode: 'APP_REQUEST_INCOMPLETE',
+      detail: 'the request did not arrive in full in time (headersTimeout, requestTimeout of the server)',
+    };
   if (code === 'HPE_INVALID_METHOD')
     return {
       status: 501,
@@ -16,6 +22,7 @@ function describe(code: string | undefined): { status: number; appCode: string; 
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
+  408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
   501: 'Not Implemented',
 };
@@ -35,7 +42,7 @@ function givenRequestId(rawPacket: unknown): string | undefined {
 
 /**
  * The web server's `clientError` handler: a request Node's HTTP parser refuses (an unknown method
- * token, broken framing, oversized headers) is answered with a problem+json body and a stable
+ * token, broken framing, oversized headers, a request not received in full in time) is answered with a problem+json body and a stable
  * code, like every other refusal, instead of Node's bare status line; then the connection closes.
  * Like every answer it carries a request id (`X-Request-Id` and the problem's `requestId`): the
  * client's when the refused bytes hold a sane one, else a new one. A socket already gone is
