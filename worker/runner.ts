@@ -123,7 +123,7 @@ export function runnerOptions(
     logger: workerGraphileLogger(logger, { stopping }),
     events,
     taskList,
-    parsedCronItems: cronItems(config),
+    parsedCronItems: cronItems(),
     gracefulShutdownAbortTimeout: config.webhooks.timeout + 5_000,
     preset: {
       worker: {
@@ -137,22 +137,19 @@ export function runnerOptions(
 
 /**
  * The worker's schedule (graphile-worker cron: each item runs once per match across all workers,
- * no backfill after downtime): `app/prune` every hour while any retention is set.
+ * no backfill after downtime): `app/prune` every hour, whatever the retention. With both
+ * retentions off it removes nothing, but it still makes the weeks' partitions ahead, disables the
+ * endpoints failing for `webhooks.disableAfter` and removes ended sessions.
  */
-export function cronItems(config: Config) {
-  const retains = config.webhooks.retention !== null || config.webhooks.deadRetention !== null;
-  return parseCronItems(
-    retains
-      ? [
-          {
-            task: PRUNE_TASK,
-            identifier: PRUNE_TASK,
-            match: PRUNE_SCHEDULE,
-            options: { backfillPeriod: 0, maxAttempts: 1, jobKey: PRUNE_TASK },
-          },
-        ]
-      : [],
-  );
+export function cronItems() {
+  return parseCronItems([
+    {
+      task: PRUNE_TASK,
+      identifier: PRUNE_TASK,
+      match: PRUNE_SCHEDULE,
+      options: { backfillPeriod: 0, maxAttempts: 1, jobKey: PRUNE_TASK },
+    },
+  ]);
 }
 
 /** The database pool and the HTTP dispatcher of a worker process. */

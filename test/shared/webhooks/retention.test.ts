@@ -193,7 +193,7 @@ describe('retention', () => {
     assert.deepEqual(await ownerEstimatesMissing(h), { unset: [], analyzedWithout: [] });
   });
 
-  it('a null retention keeps those records forever, and the hourly schedule is off when both are null', async () => {
+  it('a null retention keeps those records forever; with both null the hourly prune still makes the weeks ahead', async () => {
     const db = await createTestDatabase();
     const keepDone = harness(db, { webhooks: { retention: null } });
     const [done] = await seed(keepDone, [{ status: 'done', ageDays: 4000 }]);
@@ -203,10 +203,24 @@ describe('retention', () => {
     assert.deepEqual(await remaining(keepDone, [done]), [done]);
 
     assert.deepEqual(
-      cronItems(harness(db).config).map((item) => item.task),
+      cronItems().map((item) => item.task),
       [PRUNE_TASK],
+      'scheduled whatever the retention: it also makes partitions, disables failing endpoints and ends sessions',
     );
-    assert.deepEqual(cronItems(harness(db, { webhooks: { retention: null, deadRetention: null } }).config), []);
+    const keepAll = harness(db, { webhooks: { retention: null, deadRetention: null } });
+    const weeks = async () =>
+      (
+        await keepAll.sql<{ n: number }[]>`
+          select count(*)::int as n from pg_inherits where inhparent = 'app_webhook_deliveries'::regclass`
+      )[0].n;
+    const made = await weeks();
+    const kept = await prune(
+      { config: keepAll.config, sql: keepAll.sql, log: keepAll.log },
+      { now: Date.now() + 30 * DAY },
+    );
+    assert.deepEqual([kept.done, kept.dead], [0, 0], 'nothing removed');
+    assert.deepEqual(await remaining(keepAll, [done]), [done]);
+    assert.ok((await weeks()) >= made + 4, 'the weeks ahead are made all the same');
   });
 
   it('the worker runs app/prune (the task the hourly cron schedules), and `app prune --dry-run --json` says what would go', async () => {
