@@ -214,7 +214,9 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   };
   if (deps.api) api = build(deps.api);
 
-  const app = new Koa({ proxy: config.trustProxy });
+  // behind proxies, the client's ip is the entry the farthest trusted one appended to
+  // X-Forwarded-For: the ones left of it are whatever the client wrote
+  const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.proxyHops });
   app.silent = true; // errors are logged by the error middleware, once
   for (const middleware of pipeline.slots()) app.use(middleware);
   const server = createServer(app.callback());

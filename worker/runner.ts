@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { driverUrls } from '../shared/db/driver-urls.ts';
 import { parseCronItems, run, runOnce, type RunnerOptions, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { PRUNE_SCHEDULE, PRUNE_TASK } from '../shared/webhooks/retention.ts';
 import type { Dispatcher } from 'undici';
@@ -115,7 +116,7 @@ export function runnerOptions(
 ): RunnerOptions {
   const concurrency = config.webhooks.concurrency;
   return {
-    connectionString: config.databaseUrl ?? undefined,
+    connectionString: config.databaseUrl ? driverUrls(config.databaseUrl, config.db.sslMode).pg : undefined,
     concurrency,
     pollInterval: config.worker.pollInterval,
     maxPoolSize: graphilePoolSize(config),

@@ -38,7 +38,7 @@ export function plugRateLimits(pipeline: Pick<Pipeline, 'use' | 'useRoute'>, dep
   const limits = config.rateLimit;
   if (config.env === 'production' && config.trustProxy) {
     log.warn(
-      'trustProxy is true: client ips (rate limits, idempotency scopes) come from X-Forwarded-For; set it only behind a proxy that overwrites that header',
+      `trustProxy is true: client ips (rate limits, idempotency scopes) are the X-Forwarded-For entry the farthest of ${config.proxyHops} proxies appended; set it only behind such proxies`,
     );
   }
   if (limits === false) {

@@ -133,6 +133,12 @@ export const SCHEMA = group({
     envAliases: ['LOG_LEVEL'],
   }),
   trustProxy: leaf('boolean', false, 'Trust `X-Forwarded-*` headers (client ip, https) from a proxy in front.'),
+  proxyHops: leaf(
+    'integer',
+    1,
+    "With `trustProxy`: how many proxies in front append to `X-Forwarded-For`; the client's ip is the entry the farthest of them added, so that what a client writes in the header itself is never taken (a PaaS router: 1; a CDN before it: 2).",
+    { min: 1 },
+  ),
   bodyLimit: leaf('size', '1mb', 'Largest JSON or form body accepted (larger: 413).'),
   requestTimeout: leaf('duration', '30s', 'A request still running after this answers 503.'),
   filterParameters: leaf(
@@ -217,6 +223,16 @@ export const SCHEMA = group({
   }),
   db: group({
     poolMax: leaf('integer', 10, "Connections in each process's pool for the service's own queries.", { min: 1 }),
+    sslMode: leaf(
+      'enum',
+      null,
+      "TLS to the database when `databaseUrl` names no `sslmode`, read as libpq reads it: `require` encrypts without checking the server's certificate (what Heroku Postgres and most hosted databases need), `verify-ca` checks it against the URL's `sslrootcert`, `verify-full` also checks the host name; `disable`, `allow`, `prefer` and unset connect without TLS. The URL's own `sslmode` wins.",
+      {
+        values: ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'],
+        nullable: true,
+        envAliases: ['PGSSLMODE'],
+      },
+    ),
   }),
   stores: leaf(
     'map',

@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
+import { driverUrls } from './driver-urls.ts';
 
 export type Sql = postgres.Sql<Record<string, never>>;
 /** A pool or an open transaction: what small query functions take. */
@@ -30,7 +31,7 @@ export function connect(
       'no database configured: set DATABASE_URL (npm start and npm test start an embedded PostgreSQL for you)',
     );
   }
-  return postgres(config.databaseUrl, {
+  return postgres(driverUrls(config.databaseUrl, config.db.sslMode).postgres, {
     max: options.max ?? config.db.poolMax,
     idle_timeout: 60,
     connect_timeout: 5,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runMigrations } from 'graphile-worker';
 import pg from 'pg';
+import { driverUrls } from './driver-urls.ts';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Sql } from './connect.ts';
@@ -25,7 +26,8 @@ export interface MigrationResult {
  * outlive the call (and raise errors nobody listens to when the database goes away).
  */
 async function installQueueSchema(config: Config, log: Logger): Promise<void> {
-  const pool = new pg.Pool({ connectionString: config.databaseUrl ?? undefined, max: 1 });
+  const connectionString = config.databaseUrl ? driverUrls(config.databaseUrl, config.db.sslMode).pg : undefined;
+  const pool = new pg.Pool({ connectionString, max: 1 });
   const failed = (error: Error) => log.warn({ err: error }, 'queue schema install: a connection failed');
   pool.on('error', failed);
   pool.on('connect', (client) => client.on('error', failed));

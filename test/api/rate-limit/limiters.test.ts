@@ -95,6 +95,24 @@ describe('global limiter', () => {
     }
   });
 
+  it("with trustProxy, the client's ip is the one the proxy appended: what a client writes in X-Forwarded-For itself is not taken", async () => {
+    const app = await startGuardedApp({ flags: { rateLimit: { max: 2 }, trustProxy: true } });
+    // a proxy appends the address it saw; the client made up the entries before it
+    for (const madeUp of ['198.51.100.1', '198.51.100.2', '198.51.100.3'])
+      assert.equal(
+        (await get(`${app.base}/orders`, { 'X-Forwarded-For': `${madeUp}, 203.0.113.9` })).status,
+        madeUp === '198.51.100.3' ? 429 : 200,
+        madeUp,
+      );
+    const twoHops = await startGuardedApp({ flags: { rateLimit: { max: 2 }, trustProxy: true, proxyHops: 2 } });
+    for (const client of ['203.0.113.1', '203.0.113.2']) {
+      const through = { 'X-Forwarded-For': `198.51.100.7, ${client}, 192.0.2.1` };
+      assert.equal((await get(`${twoHops.base}/orders`, through)).status, 200);
+      assert.equal((await get(`${twoHops.base}/orders`, through)).status, 200);
+      assert.equal((await get(`${twoHops.base}/orders`, through)).status, 429, client);
+    }
+  });
+
   it('is not enforced in development (no count, no headers); enforced there with enforceInDevelopment', async () => {
     const dev = await startGuardedApp({ flags: { env: 'development', rateLimit: { max: 2 } } });
     for (let i = 0; i < 5; i += 1) {
