@@ -33,20 +33,32 @@ export async function serveWorker(
   options: WorkerOptions & { extraTasks?: TaskList } = {},
 ): Promise<ServedWorker> {
   const { config, log } = deps;
-  const started = await startWorker(deps, (resources) => ({ ...tasks(resources), ...options.extraTasks }), options);
   let metricsServer: MetricsServer | undefined;
-  if (config.worker.metricsPort !== null) {
+  // the listener (metrics, /livez, /readyz) is up before the first connection to the database:
+  // a worker waiting for one that is not there yet is alive, not ready
+  const opened = async (early: Pick<WorkerHandle, 'metrics' | 'health'>) => {
+    if (config.worker.metricsPort === null) return;
     metricsServer = await startMetricsServer({
-      registry: started.metrics.registry,
+      registry: early.metrics.registry,
       token: config.metrics.token,
       port: config.worker.metricsPort,
       host: config.host,
-      health: started.health,
+      health: early.health,
     });
     log.info(
       { port: metricsServer.port, token: config.metrics.token !== null },
       'worker metrics listening (GET /metrics)',
     );
+  };
+  let started: WorkerHandle;
+  try {
+    started = await startWorker(deps, (resources) => ({ ...tasks(resources), ...options.extraTasks }), {
+      ...options,
+      opened,
+    });
+  } catch (error) {
+    await metricsServer?.close();
+    throw error;
   }
   // the metrics listener closes with the worker, however it is stopped
   const handle: WorkerHandle = {

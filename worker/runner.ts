@@ -54,6 +54,12 @@ export interface WorkerOptions {
   lookup?: HostLookup;
   /** Certificate authorities trusted for deliveries instead of Node's (tests, a private CA). */
   ca?: string | Buffer | Array<string | Buffer>;
+  /**
+   * Called once the process's metrics and health exist, before the first connection to the
+   * database: what answers `/livez` and `/readyz` is up while the worker waits for a database
+   * that is not there yet (up to `worker.outageLimit`).
+   */
+  opened?: (early: Pick<WorkerHandle, 'metrics' | 'health'>) => void | Promise<void>;
 }
 
 export interface WorkerHandle {
@@ -298,15 +304,6 @@ export async function startWorker(
     watchEveryMs: Math.min(1_000, config.worker.heartbeat),
   });
   const ended = supervisor.done;
-  try {
-    await Promise.race([started, ended]);
-  } catch (error) {
-    await heartbeat.stop();
-    await closeResources(resources, true);
-    throw error;
-  }
-
-  let stopping: Promise<void> | undefined;
   const health = (): WorkerHealth => {
     const running = supervisor.current() !== undefined;
     const last = heartbeat.lastSuccessAt();
@@ -318,6 +315,17 @@ export async function startWorker(
       ready: running && last !== undefined && Date.now() - last <= 3 * config.worker.heartbeat,
     };
   };
+  try {
+    await options.opened?.({ metrics: resources.metrics, health });
+    await Promise.race([started, ended]);
+  } catch (error) {
+    supervisor.stop();
+    await heartbeat.stop();
+    await closeResources(resources, true);
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
   return {
     heartbeat,
     metrics: resources.metrics,

@@ -15,6 +15,8 @@ import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { endpoint, flags, FAST, send, type Harness } from './helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 import { startWorker } from '../../worker/runner.ts';
+import { serveWorker } from '../../worker/run.ts';
+import { freePort } from '../helpers/ports.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { linesInto } from '../helpers/logs.ts';
@@ -146,6 +148,31 @@ describe('the worker and database outages', () => {
       [],
       'no stack in the log of an outage',
     );
+  });
+
+  it('started while its database cannot be reached, it answers /livez (alive) and /readyz 503 (not ready) on its port, and is ready once the database is there', async () => {
+    const proxy = await startTcpProxy(db.url);
+    cleanups.push(() => proxy.close());
+    await proxy.cut();
+    const port = await freePort();
+    const config = db.configWith(
+      flags(FAST, { databaseUrl: proxy.url, worker: { outageLimit: '60s', metricsPort: port } }),
+    );
+    const serving = serveWorker({ config, log: db.log });
+    cleanups.push(async () => (await serving).handle.stop({ force: true }));
+    const base = `http://127.0.0.1:${port}`;
+    const waiting = await eventually(
+      async () => (await fetch(`${base}/livez`).catch(() => undefined))?.status === 200 || undefined,
+      10_000,
+      'the listener up before the database',
+    );
+    assert.equal(waiting, true);
+    const notReady = await fetch(`${base}/readyz`);
+    assert.equal(notReady.status, 503);
+    assert.equal(((await notReady.json()) as { running: boolean }).running, false);
+    await proxy.restore();
+    await serving;
+    await eventually(async () => (await fetch(`${base}/readyz`)).status === 200 || undefined, 15_000, 'ready');
   });
 
   it('gives up past worker.outageLimit with WorkerOutageError, its heartbeat already stopped', async () => {
