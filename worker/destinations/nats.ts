@@ -29,6 +29,9 @@ import {
   type NatsConnection,
   type NodeConnectionOptions,
 } from '@nats-io/transport-node';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { subscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import type { NatsDestination } from '../../shared/webhooks/destinations/parse.ts';
 import type { AttemptResult } from '../delivery/post.ts';
 import { boundedAttempt, connectionKey, describeError } from './attempt.ts';
@@ -39,6 +42,44 @@ import { IDLE_CLOSE_MS, type BrokerSender, type BrokerSenderOptions } from './ty
 interface NatsLink {
   nc: NatsConnection;
   js: JetStreamClient;
+}
+
+/** Most bytes a server may send before its connection is made (a NATS greeting is a few kB). */
+export const MAX_GREETING_BYTES = 1_048_576;
+
+/**
+ * The sockets the client opens while a connection is being made, so that the opening can be cut:
+ * the client waits for the server's greeting without a bound of its own, and reads a greeting
+ * that never ends without a bound on its size (a server that says nothing, or streams bytes
+ * without a line end, held its socket, and a core, for as long as the worker ran).
+ */
+const opening = new AsyncLocalStorage<Set<Socket>>();
+subscribe('net.client.socket', (message) => {
+  opening.getStore()?.add((message as { socket: Socket }).socket);
+});
+
+/**
+ * `connect` with its opening bounded: cut (its sockets destroyed) when it has not connected
+ * within `timeoutMs`, or when the server sends more than {@link MAX_GREETING_BYTES} first.
+ */
+async function boundedConnect(connectionOptions: NodeConnectionOptions, timeoutMs: number): Promise<NatsConnection> {
+  const sockets = new Set<Socket>();
+  const cut = (reason: string) => {
+    for (const socket of sockets) socket.destroy(new Error(reason));
+  };
+  // read off the sockets' own count: a listener of ours would set them flowing before the client listens
+  const watch = setInterval(() => {
+    let read = 0;
+    for (const socket of sockets) read += socket.bytesRead;
+    if (read > MAX_GREETING_BYTES) cut(`the server sent over ${MAX_GREETING_BYTES} bytes before connecting`);
+  }, 10);
+  const timer = setTimeout(() => cut(`not connected within ${timeoutMs} ms`), timeoutMs);
+  try {
+    return await opening.run(sockets, () => connect(connectionOptions));
+  } finally {
+    clearInterval(watch);
+    clearTimeout(timer);
+  }
 }
 
 /** Every error reachable from `error` through `cause`. */
@@ -90,7 +131,7 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<NatsDes
 
   const open = (key: string, destination: NatsDestination, dial: DialTarget, timeoutMs: number) =>
     pool.get(key, async () => {
-      const nc = await connect(connectionOptions(destination, dial, options, timeoutMs));
+      const nc = await boundedConnect(connectionOptions(destination, dial, options, timeoutMs), timeoutMs);
       const link: NatsLink = { nc, js: jetstream(nc) };
       void nc.closed().then((error) => {
         if (error)

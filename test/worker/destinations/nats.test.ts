@@ -12,7 +12,9 @@ import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { NatsDestination } from '../../../shared/webhooks/destinations/parse.ts';
 import { connect } from '@nats-io/transport-node';
-import { createSender } from '../../../worker/destinations/nats.ts';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createSender, MAX_GREETING_BYTES } from '../../../worker/destinations/nats.ts';
+import { eventually } from '../../helpers/poll.ts';
 import { NATS, natsAdmin, privateNatsServer } from '../../helpers/nats.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
@@ -152,6 +154,47 @@ describe('nats sender', () => {
     const { subject } = await streamAndSubject();
     const p = await proxy();
     await reconnectsAfterADrop(sender, p, `nats://${new URL(p.url).host}/${subject}`);
+  });
+
+  it('a server that never finishes its greeting, or never stops it, has its connection cut: the attempt ends and the socket closes', async () => {
+    const closed: string[] = [];
+    const endless = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.on('close', () => closed.push('endless'));
+      socket.write('INFO ');
+      const chunk = Buffer.alloc(65_536, 0x61); // no line end, ever
+      const pump = () => {
+        while (socket.writable && socket.write(chunk)) {
+          // as fast as the socket takes it
+        }
+        if (socket.writable) socket.once('drain', pump);
+      };
+      pump();
+    });
+    const silent = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.on('close', () => closed.push('silent'));
+    });
+    const portOf = async (server: Server) => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return (server.address() as AddressInfo).port;
+    };
+    try {
+      const flooded = await sender.send(await attemptTo(`nats://127.0.0.1:${await portOf(endless)}/a.b`));
+      assert.equal(flooded.kind, 'connection-error', JSON.stringify(flooded));
+      assert.match(
+        flooded.kind === 'connection-error' ? flooded.error : '',
+        new RegExp(`sent over ${MAX_GREETING_BYTES} bytes before connecting`),
+      );
+      const quiet = await sender.send(
+        await attemptTo(`nats://127.0.0.1:${await portOf(silent)}/a.b`, { timeoutMs: 500 }),
+      );
+      assert.equal(quiet.kind, 'timeout', JSON.stringify(quiet));
+      await eventually(() => closed.length === 2 || undefined, 5_000, 'both sockets closed by the sender');
+    } finally {
+      endless.close();
+      silent.close();
+    }
   });
 
   it('a sender whose server stopped answering still closes, within a few seconds', async () => {
