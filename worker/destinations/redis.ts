@@ -26,6 +26,7 @@ import {
   TIMED_OUT,
   within,
 } from './attempt.ts';
+import { DEFAULT_EXCERPT_BYTES } from '../delivery/post.ts';
 import { servernameOf, type DialTarget } from './dial.ts';
 import { createConnectionPool } from './pool.ts';
 import { IDLE_CLOSE_MS, type BrokerSender, type BrokerSenderOptions } from './types.ts';
@@ -37,7 +38,16 @@ export const BODY_FIELD = 'body';
 interface RedisConnection {
   redis: Redis;
   lost: Promise<never>;
+  /** An answer came: the bytes read so far were answers (see `open`). */
+  answered(): void;
 }
+
+/**
+ * Most bytes a connection may read beyond its last complete answer, as an HTTP answer is read
+ * up to 64 kB: an XADD answers an entry id, and a server that announces a huge reply and streams
+ * it (the client would keep it all in memory, gigabytes within an attempt's time) is cut.
+ */
+export const MAX_UNANSWERED_BYTES = DEFAULT_EXCERPT_BYTES;
 
 /** The client options of a connection to `destination` at `dial`: built from parts, never a URL. */
 function clientOptions(
@@ -86,7 +96,27 @@ async function open(
   const connectTimeoutMs = clientOpts.connectTimeout;
   let failure: unknown;
   const { lost, lose } = lossSignal();
-  const connection: RedisConnection = { redis, lost };
+  let unanswered = 0;
+  const connection: RedisConnection = {
+    redis,
+    lost,
+    answered: () => {
+      unanswered = 0;
+    },
+  };
+  redis.once('connect', () => {
+    const stream = redis.stream;
+    stream.on('data', function watch(chunk: Buffer) {
+      unanswered += chunk.length;
+      if (unanswered > MAX_UNANSWERED_BYTES) {
+        stream.off('data', watch); // cut once; the chunks already on their way change nothing
+        const overrun = new Error(`the server sent over ${MAX_UNANSWERED_BYTES} bytes without completing an answer`);
+        failure ??= overrun;
+        lose(overrun); // the attempts waiting on an answer fail with this reason
+        redis.disconnect();
+      }
+    });
+  });
   // an 'error' without a listener would be reported by ioredis; every error also fails an attempt
   redis.on('error', (error) => {
     failure ??= error;
@@ -157,11 +187,14 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<RedisDe
           const awaited = connection === undefined ? 'connection' : 'XADD answer';
           return { kind: 'timeout', error: `no ${awaited} within ${timeoutMs} ms`, durationMs: elapsed() };
         }
+        connection?.answered();
         return { kind: 'acknowledged', detail: `entry ${String(id)}`, durationMs: elapsed() };
       } catch (error) {
         if (isOpeningTimeout(error)) return { kind: 'timeout', error: error.message, durationMs: elapsed() };
-        if (error instanceof ReplyError)
+        if (error instanceof ReplyError) {
+          connection?.answered();
           return { kind: 'rejected', error: describeError(error, destination), durationMs: elapsed() };
+        }
         if (connection !== undefined) pool.discard(key, connection);
         return { kind: 'connection-error', error: describeError(error, destination), durationMs: elapsed() };
       }

@@ -5,10 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { RedisDestination } from '../../../shared/webhooks/destinations/parse.ts';
-import { BODY_FIELD, createSender } from '../../../worker/destinations/redis.ts';
+import { BODY_FIELD, createSender, MAX_UNANSWERED_BYTES } from '../../../worker/destinations/redis.ts';
 import type { BrokerAttempt, BrokerSender } from '../../../worker/destinations/types.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { TLS_CERT } from '../../fixtures/tls.ts';
@@ -143,6 +144,45 @@ describe('Redis Streams sender', () => {
     const result = await sender().send(attempt(port, { db: 0, stream: 's' }));
     assert.equal(result.kind, 'connection-error', JSON.stringify(result));
     assert.match(result.kind === 'connection-error' ? result.error : '', /ECONNREFUSED/);
+  });
+
+  it('a server that announces a huge answer and streams it is cut at 64 kB beyond its last answer: a connection error, the socket closed', async () => {
+    let closed = false;
+    // answers the opening's commands, then an XADD with a bulk string of 2 GB it streams for ever
+    const flooding = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        closed = true;
+      });
+      socket.on('data', (data) => {
+        for (const command of data.toString().split(/(?=\*\d+\r\n\$)/)) {
+          if (/XADD/i.test(command)) {
+            socket.write('$2000000000\r\n');
+            const chunk = Buffer.alloc(65_536, 0x61);
+            const pump = () => {
+              while (socket.writable && socket.write(chunk)) {
+                // as fast as the socket takes it
+              }
+              if (socket.writable) socket.once('drain', pump);
+            };
+            pump();
+          } else if (/INFO/i.test(command)) socket.write('$9\r\nloading:0\r\n');
+          else if (command !== '') socket.write('+OK\r\n');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => flooding.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await sender().send(attempt((flooding.address() as AddressInfo).port, { db: 0, stream: 's' }));
+      assert.equal(result.kind, 'connection-error', JSON.stringify(result));
+      assert.equal(
+        result.kind === 'connection-error' ? result.error : '',
+        `the server sent over ${MAX_UNANSWERED_BYTES} bytes without completing an answer`,
+      );
+      await eventually(() => closed || undefined, 5_000, 'the connection closed by the sender');
+    } finally {
+      flooding.close();
+    }
   });
 
   it('an answer that never comes is a timeout within the bound; once the server answers again the next attempt reconnects and is acknowledged', async () => {
