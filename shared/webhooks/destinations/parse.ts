@@ -57,7 +57,13 @@ const invalid = (reason: string, value: string) =>
  * "special" to the URL parser, so `amqp://127.1` would otherwise keep `127.1` as a name.
  */
 export function brokerHost(url: URL): string {
-  const host = new URL(`https://${url.host}`).hostname;
+  let host: string;
+  try {
+    host = new URL(`https://${url.host}`).hostname;
+  } catch {
+    // a host an https URL may not have (`a%00b`, a forbidden code point): refused like any bad url
+    throw invalid('its host is not a valid host name or address', url.href);
+  }
   return host.startsWith('[') && host.endsWith(']') && isIP(host.slice(1, -1)) === 6 ? host.slice(1, -1) : host;
 }
 

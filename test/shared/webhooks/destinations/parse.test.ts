@@ -85,6 +85,8 @@ describe('parseBrokerUrl', () => {
     ['redis://h.example/x?stream=s', 'database number'],
     ['redis://h.example/?stream=s&maxlen=-1', 'maxlen'],
     ['redis://h.example/?stream=s&stream=t', 'given twice'],
+    ['rediss://a%00b/0?stream=s', 'not a valid host name or address'],
+    ['nats://a%25b/orders', 'not a valid host name or address'],
   ];
   for (const [raw, reason] of invalid) {
     it(`refuses ${raw} (${reason})`, () => {
