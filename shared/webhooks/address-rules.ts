@@ -64,6 +64,12 @@ export const REFUSED_RANGES: readonly RefusedRange[] = [
   { cidr: '2002::/16', family: 6, name: '6to4, deprecated' },
   { cidr: '64:ff9b::/96', family: 6, name: 'NAT64 well-known prefix', embedsIpv4: true },
   { cidr: '64:ff9b:1::/48', family: 6, name: 'NAT64 local-use prefix' },
+  { cidr: '192.0.0.0/24', family: 4, name: 'IETF protocol assignments' },
+  { cidr: '192.88.99.0/24', family: 4, name: '6to4 relay anycast, deprecated' },
+  { cidr: '2001:db8::/32', family: 6, name: 'documentation' },
+  { cidr: '2001::/32', family: 6, name: 'Teredo' },
+  { cidr: 'fec0::/10', family: 6, name: 'site-local, deprecated' },
+  { cidr: '100::/64', family: 6, name: 'discard-only' },
 ];
 
 /** Verdict on one address. */

@@ -43,8 +43,22 @@ const USUAL_RANGES = [
   '203.0.113.0/24',
   '198.18.0.0/15',
 ];
-// Our additions: all of ::/8 and the IPv6 forms that carry an IPv4 address.
-const EXTRA_RANGES = ['::/8', '::/96', '::ffff:0:0/96', '2002::/16', '64:ff9b::/96', '64:ff9b:1::/48'];
+// Our additions: all of ::/8, the IPv6 forms that carry an IPv4 address, and the special-purpose
+// ranges no receiver is at (protocol assignments, relays, documentation, Teredo, site-local, discard).
+const EXTRA_RANGES = [
+  '::/8',
+  '::/96',
+  '::ffff:0:0/96',
+  '2002::/16',
+  '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '192.0.0.0/24',
+  '192.88.99.0/24',
+  '2001:db8::/32',
+  '2001::/32',
+  'fec0::/10',
+  '100::/64',
+];
 
 function bounds(range: RefusedRange) {
   const [address, prefixText] = range.cidr.split('/');
@@ -61,7 +75,7 @@ function bounds(range: RefusedRange) {
 }
 
 describe('REFUSED_RANGES', () => {
-  it('holds exactly the usual list plus ::/8 and the IPv4-embedding IPv6 ranges', () => {
+  it('holds exactly the usual list plus ::/8, the IPv4-embedding IPv6 ranges and the special-purpose ones', () => {
     assert.deepEqual(REFUSED_RANGES.map((r) => r.cidr).toSorted(), [...USUAL_RANGES, ...EXTRA_RANGES].toSorted());
   });
 
@@ -147,9 +161,8 @@ describe('checkAddress', () => {
     '198.17.255.255',
     '198.20.0.0',
     '223.255.255.255',
-    '100::1',
-    'fec0::1',
-    '2001:db8::1',
+    '100:0:0:1::1',
+    '2001:4860:4860::8888',
   ];
   for (const address of allowed) {
     it(`allows the public address ${address}`, () => assert.deepEqual(checkAddress(address), { ok: true }));
