@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { schemaCheck } from '../shared/db/migrate.ts';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
 import { answerClientError } from './http/client-error.ts';
@@ -153,7 +154,16 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   pipeline.use('errorHelpers', errorHelpers());
   pipeline.use('apiVersion', apiVersion());
   pipeline.use('pagination', pagination(config.api));
-  pipeline.use('health', health({ phase: () => lifecycle.phase, stores, shared: sharedProbe, startedAt }));
+  pipeline.use(
+    'health',
+    health({
+      phase: () => lifecycle.phase,
+      stores,
+      shared: sharedProbe,
+      startedAt,
+      ...(probeSql ? { schema: schemaCheck(probeSql) } : {}),
+    }),
+  );
   pipeline.use('health', metricsEndpoint({ registry: metrics.registry, token: config.metrics.token })); // before the limiters: never limited
   pipeline.use('notFound', notFound());
   pipeline.use('router', function router(ctx, next) {

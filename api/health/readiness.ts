@@ -17,12 +17,14 @@ export interface ReadinessDeps {
   startedAt: number;
   /** Per-store time limit (two seconds). */
   timeoutMs?: number;
+  /** Why the database is behind this code (shared/db/migrate.ts `schemaCheck`); undefined: it is not. */
+  schema?: () => Promise<string | undefined>;
 }
 
 /**
  * The readiness answer (`/readyz`, `/healthz`, `/_app/health`): 503 while booting, while
- * shutting down, when a store fails or takes longer than two seconds, and when the shared
- * store does not answer. Stores are asked in parallel, so the answer never takes much more
+ * shutting down, when a store fails or takes longer than two seconds, when the shared store does
+ * not answer, and when the database is behind this code's migrations. Stores are asked in parallel, so the answer never takes much more
  * than the time limit.
  */
 export async function readiness(deps: ReadinessDeps): Promise<{ httpStatus: number; body: HealthAnswer }> {
@@ -34,6 +36,9 @@ export async function readiness(deps: ReadinessDeps): Promise<{ httpStatus: numb
   const stores = Object.fromEntries(reports);
   const phase = deps.phase();
   const failed = reports.find(([, report]) => !report.ok);
+  // asked of a database that answered: a schema behind the code fails every request it serves
+  const behind =
+    deps.schema && !failed ? await deps.schema().catch(() => 'the database schema could not be read') : undefined;
   const reason =
     phase === 'starting'
       ? 'starting'
@@ -43,7 +48,7 @@ export async function readiness(deps: ReadinessDeps): Promise<{ httpStatus: numb
           ? `store ${failed[0]} did not answer`
           : shared && !shared.ok
             ? 'shared store did not answer'
-            : undefined;
+            : behind;
   const body: HealthAnswer = {
     status: reason ? 'unavailable' : 'ok',
     ...(reason ? { reason } : {}),

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { driverUrls } from './driver-urls.ts';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Sql } from './connect.ts';
+import type { Queryable, Sql } from './connect.ts';
 import { graphileLogger } from './graphile-logger.ts';
 
 /** The project's migrations folder. */
@@ -56,6 +56,34 @@ async function migrationFiles(dir: string): Promise<string[]> {
   return names
     .filter((name) => /^\d+_[\w-]+\.sql$/.test(name))
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10) || a.localeCompare(b));
+}
+
+/**
+ * Why the database is behind this code, or undefined when it is not: a migration of `migrations/`
+ * not applied (a deploy whose release step did not run, or failed), or graphile-worker's schema
+ * missing. Readiness answers 503 with it, so a platform sends no traffic to a process that would
+ * fail every request; once the database is up to date the answer stays undefined without asking again.
+ */
+export function schemaCheck(sql: Queryable, options: { dir?: string } = {}): () => Promise<string | undefined> {
+  let current = false;
+  return async () => {
+    if (current) return undefined;
+    const files = await migrationFiles(options.dir ?? MIGRATIONS_DIR);
+    const applied = await sql<{ name: string }[]>`select name from app_migrations`.catch((error: unknown) => {
+      // no app_migrations table at all: a database never migrated
+      if ((error as { code?: string }).code === '42P01') return [];
+      throw error;
+    });
+    const [{ queue }] = await sql<{ queue: boolean }[]>`
+      select to_regclass('graphile_worker._private_jobs') is not null as queue`;
+    const done = new Set(applied.map((row) => row.name));
+    const pending = files.filter((file) => !done.has(file));
+    if (pending.length > 0)
+      return `the database is not migrated: ${pending.length} migration${pending.length === 1 ? '' : 's'} pending, from ${pending[0]} (run app migrate)`;
+    if (!queue) return 'the job queue schema is not installed (run app migrate)';
+    current = true;
+    return undefined;
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { eventually } from '../../helpers/poll.ts';
+import { migrate } from '../../../shared/db/migrate.ts';
 
 const listen = (server: Server, port = 0) =>
   new Promise<number>((resolve) =>
@@ -133,6 +134,32 @@ describe('readiness faults', () => {
     } finally {
       await web.shutdown('test');
       await proxy.stop();
+    }
+  });
+
+  it('on a database the release step has not migrated: 503 naming what is missing, then 200 once it is migrated', async () => {
+    const empty = await createTestDatabase({ empty: true });
+    const web = createWebServer({ config: empty.config, log: empty.log });
+    const base = `http://127.0.0.1:${(await web.start(0)).port}`;
+    try {
+      const behind = await eventually(
+        async () => {
+          const answer = await get(base, '/readyz');
+          return answer.body.reason === 'starting' ? undefined : answer;
+        },
+        10_000,
+        'the boot ended',
+      );
+      assert.equal(behind.status, 503);
+      assert.equal(behind.body.stores.default.ok, true, 'the database answers');
+      assert.match(
+        behind.body.reason,
+        /^the database is not migrated: \d+ migrations pending, from 001_webhooks\.sql \(run app migrate\)$/,
+      );
+      await migrate({ config: empty.config, sql: empty.sql, log: empty.log });
+      assert.equal((await get(base, '/readyz')).status, 200);
+    } finally {
+      await web.shutdown('test');
     }
   });
 
