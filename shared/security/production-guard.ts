@@ -1,6 +1,6 @@
 /**
- * Production guard: in production the web, the worker and the release refuse to start without an
- * application secret of at least `MIN_SECRET_LENGTH` characters, unless the deployer opts into
+ * Production guard: in production the web, the worker and the release refuse to start without a
+ * database URL, and without an application secret of at least `MIN_SECRET_LENGTH` characters, unless the deployer opts into
  * unencrypted signing secrets with `allowUnencryptedSecrets` (then an application with no secret
  * stores webhook secrets unencrypted; the audit reports it as high). Development and test keep
  * their defaults: no secret needed.
@@ -12,9 +12,12 @@ export const MIN_SECRET_LENGTH = 32;
 
 /** Why this configuration may not start, or undefined when it may. One line, with the remedy. */
 export function productionRefusal(
-  config: Pick<Config, 'env' | 'secret' | 'allowUnencryptedSecrets'>,
+  config: Pick<Config, 'env' | 'secret' | 'allowUnencryptedSecrets' | 'databaseUrl'>,
 ): string | undefined {
   if (config.env !== 'production') return undefined;
+  // outside production `npm start` brings a database of its own; in production nothing does
+  if (!config.databaseUrl)
+    return 'refusing to start in production without DATABASE_URL: set it to the PostgreSQL URL (postgres://user:password@host:5432/database)';
   const secret = config.secret ?? '';
   if (secret === '') {
     if (config.allowUnencryptedSecrets) return undefined;

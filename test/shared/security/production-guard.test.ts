@@ -5,7 +5,8 @@ import { MIN_SECRET_LENGTH, productionRefusal } from '../../../shared/security/p
 import { createTestDatabase } from '../../helpers/database.ts';
 import { spawnNode } from '../../helpers/processes.ts';
 
-const config = (env: Record<string, string>) => resolveConfig({ env }).config;
+const config = (env: Record<string, string>) =>
+  resolveConfig({ env: { DATABASE_URL: 'postgres://db.example/app', ...env } }).config;
 const LONG = 'x'.repeat(MIN_SECRET_LENGTH);
 /** The environment of a spawned process: nothing inherited that could set a secret or a database. */
 const clean = {
@@ -36,6 +37,12 @@ describe('production guard', () => {
     assert.ok(
       productionRefusal(config({ NODE_ENV: 'production', APP_ALLOW_UNENCRYPTED_SECRETS: 'true', APP_SECRET: 'short' })),
     );
+  });
+
+  it('refuses production without DATABASE_URL, naming it (development and test bring their own database)', () => {
+    const none = resolveConfig({ env: { NODE_ENV: 'production', APP_SECRET: LONG } }).config;
+    assert.match(productionRefusal(none) ?? '', /^refusing to start in production without DATABASE_URL: set it to/);
+    assert.equal(productionRefusal(resolveConfig({ env: { NODE_ENV: 'development' } }).config), undefined);
   });
 
   it('keeps development and test free of the rule', () => {
