@@ -22,6 +22,15 @@ const KNOWN_STOP_NOISE = [
   /^Error occurred whilst attempting to release runner options: Errors occurred whilst deactivating queue/,
 ];
 
+/**
+ * graphile-worker's advice at every start when its pool is smaller than the jobs run at once. This
+ * worker's runs share their statements (claims, outcomes and wakes in batches, its local queue's
+ * fetch), so a few connections carry any concurrency by design (runner.ts `graphilePoolSize`):
+ * the line, a warning at each boot, would only alarm an operator.
+ */
+const POOL_ADVICE =
+  /^WARNING: having maxPoolSize \(\d+\) smaller than concurrency \(\d+\) may lead to non-optimal performance\.$/;
+
 /** What `pg` says to a runner still at work on a pool that was ended (the runner an outage replaces). */
 const POOL_ENDED = /^Cannot use a pool after calling end on the pool$/;
 
@@ -43,6 +52,10 @@ export function workerGraphileLogger(log: Logger, options: { stopping?: () => bo
   return new GraphileLogger(() => (level, message, meta) => {
     if (level === 'error' && options.stopping?.() && KNOWN_STOP_NOISE.some((pattern) => pattern.test(message))) {
       child.debug({ known: 'graphile-worker 0.18.0 local queue release' }, message);
+      return;
+    }
+    if (POOL_ADVICE.test(message)) {
+      child.debug(message);
       return;
     }
     const fields: Record<string, unknown> = { ...meta };
