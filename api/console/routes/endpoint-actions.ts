@@ -29,6 +29,7 @@ import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT_ONLY } from '../queries.ts';
 import { showEndpointPage } from './endpoints.ts';
+import { showOnce, takeOnce } from '../once.ts';
 
 /** One of the endpoint's own pages (`page`), with the endpoint queried and `props`. */
 const endpointPage = (
@@ -62,10 +63,19 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
       async () => {
         const grace = parseGrace(field(form, 'grace') ?? '0', 'the grace period');
         const rotated = await rotateSecret(deps.webhooks, actorFor(ctx), ctx.params.id, { grace });
-        await endpointPage(ctx, 'console/endpoint-rotated', rotated);
+        await showOnce(ctx, deps.pages.cookies, `${consolePath.endpoint(ctx.params.id)}/rotated`, rotated, () =>
+          endpointPage(ctx, 'console/endpoint-rotated', rotated),
+        );
       },
       (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
     );
+  });
+
+  // the new secret, once (once.ts); afterwards the endpoint's page
+  router.get('/endpoints/:id/rotated', signedIn, async (ctx) => {
+    const rotated = takeOnce<Record<string, unknown>>(ctx, deps.pages.cookies, ctx.path);
+    if (!rotated) return ctx.redirect(consolePath.endpoint(ctx.params.id));
+    await endpointPage(ctx, 'console/endpoint-rotated', rotated);
   });
 
   router.post('/endpoints/:id/test', signedIn, async (ctx) => {

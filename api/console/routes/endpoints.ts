@@ -35,6 +35,7 @@ import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
 import { tenantChoices } from './overview.ts';
+import { showOnce, takeOnce } from '../once.ts';
 
 const REGISTER_FIELDS = [
   'url',
@@ -95,6 +96,15 @@ export async function showEndpointPage(
 }
 
 export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
+  const showCreated = (ctx: Context, props: Record<string, unknown>, status: number) =>
+    ctx.render('console/endpoint-created', props, {
+      status,
+      links: endpointPageLinks(principalOf(ctx), {
+        externalId: (props.endpoint as { externalId: string }).externalId,
+        enabled: true,
+      }),
+    });
+
   const showNew = async (ctx: Context, form: Record<string, string>, errors?: PageError[], status?: number) =>
     ctx.render(
       'console/endpoint-new',
@@ -117,17 +127,28 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
           registerInput(form, { admin: allTenants(ctx) }),
         );
         const { secret, ...rest } = endpoint;
-        await ctx.render(
-          'console/endpoint-created',
-          { endpoint: publicEndpoint(rest), secret },
+        const shown = publicEndpoint(rest);
+        await showOnce(
+          ctx,
+          deps.pages.cookies,
+          `${consolePath.endpoint(endpoint.id)}/created`,
+          // what the page shows, small enough for the cookie
           {
-            status: 201,
-            links: endpointPageLinks(principalOf(ctx), { externalId: endpoint.id, enabled: true }),
+            endpoint: { externalId: shown.externalId, url: shown.url, events: shown.events, signing: shown.signing },
+            secret,
           },
+          () => showCreated(ctx, { endpoint: shown, secret }, 201),
         );
       },
       (errors, status) => showNew(ctx, echo(form, REGISTER_FIELDS), errors, status),
     );
+  });
+
+  // the registered endpoint with its secret, once (once.ts); afterwards the endpoint's page
+  router.get('/endpoints/:id/created', signedIn, async (ctx) => {
+    const created = takeOnce<Record<string, unknown>>(ctx, deps.pages.cookies, ctx.path);
+    if (!created) return ctx.redirect(consolePath.endpoint(ctx.params.id));
+    await showCreated(ctx, created, 200);
   });
 
   router.get('/endpoints/:id', signedIn, (ctx) => showEndpointPage(ctx, ctx.params.id));
