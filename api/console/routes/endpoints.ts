@@ -21,6 +21,7 @@ import {
   formOf,
   may,
   orShowAgain,
+  pageFor,
   pageParam,
   param,
   principalOf,
@@ -112,9 +113,11 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
       { errors, status },
     );
 
-  router.get(CONSOLE_PATHS.newEndpoint, signedIn, (ctx) =>
-    showNew(ctx, { ...echo({}, REGISTER_FIELDS), events: '*', owner: param(ctx, 'owner') ?? '' }),
-  );
+  // a role that may not register gets the refusal (the console's error page), not a form it can only be refused at
+  router.get(CONSOLE_PATHS.newEndpoint, signedIn, (ctx) => {
+    pageFor(ctx, 'endpoints.register');
+    return showNew(ctx, { ...echo({}, REGISTER_FIELDS), events: '*', owner: param(ctx, 'owner') ?? '' });
+  });
 
   router.post(CONSOLE_PATHS.endpoints, signedIn, async (ctx) => {
     const form = formOf(ctx);
