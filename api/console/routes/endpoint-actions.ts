@@ -52,8 +52,11 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.post('/endpoints/:id/secret', signedIn, async (ctx) => {
     const endpoint = await revealEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id);
-    deps.log.info({ endpoint: endpoint.id, by: principalOf(ctx).id }, 'signing secrets revealed in the console');
-    await endpointPage(ctx, 'console/endpoint-secret', { secrets: endpoint.secrets });
+    deps.log.info(
+      { endpoint: endpoint.id, by: principalOf(ctx).id },
+      'signing secrets and header values revealed in the console',
+    );
+    await endpointPage(ctx, 'console/endpoint-secret', { secrets: endpoint.secrets, headers: endpoint.headers });
   });
 
   router.post('/endpoints/:id/rotate', signedIn, async (ctx) => {

@@ -19,7 +19,6 @@ import {
   doneNotice,
   field,
   formOf,
-  may,
   orShowAgain,
   pageFor,
   pageParam,
@@ -79,7 +78,6 @@ export async function showEndpointPage(
         query: ENDPOINT,
         variables: {
           id,
-          reveal: may(ctx, 'endpoints.reveal'),
           status: filters.status ? [filters.status.toUpperCase()] : null,
           type: filters.type || null,
           since: timeField(filters.since || undefined) ?? null,
