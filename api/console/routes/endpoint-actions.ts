@@ -25,6 +25,7 @@ import {
   signedIn,
   type ConsoleDeps,
 } from '../context.ts';
+import { echo } from '../forms.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT_ONLY } from '../queries.ts';
@@ -94,7 +95,7 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
         });
         redirectDone(ctx, consolePath.delivery(delivery.id), 'tested');
       },
-      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
+      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, test: echo(form, ['type', 'data']) }),
     );
   });
 

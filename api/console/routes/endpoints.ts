@@ -60,7 +60,14 @@ interface TryIt {
 export async function showEndpointPage(
   ctx: Context,
   id: string,
-  options: { errors?: PageError[]; status?: number; form?: Record<string, string>; tryIt?: TryIt } = {},
+  options: {
+    errors?: PageError[];
+    status?: number;
+    form?: Record<string, string>;
+    tryIt?: TryIt;
+    /** The test event form's type and data as typed (after a refusal). */
+    test?: Record<string, string>;
+  } = {},
 ): Promise<void> {
   const status = param(ctx, 'status');
   const filters = {
@@ -72,7 +79,14 @@ export async function showEndpointPage(
   const window = windowParam(ctx);
   await ctx.render(
     'console/endpoint',
-    { filters, form: options.form ?? null, statuses: STATUSES, tryIt: options.tryIt ?? null, window },
+    {
+      filters,
+      form: options.form ?? null,
+      statuses: STATUSES,
+      tryIt: options.tryIt ?? null,
+      test: options.test ?? null,
+      window,
+    },
     {
       graphql: {
         query: ENDPOINT,

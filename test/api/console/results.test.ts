@@ -2,7 +2,8 @@
  * Console forms that make something answer by POST/redirect/GET (docs/accounts-and-console.md
  * "Console"): registering, rotating, minting, inviting, a new set-password link and a portal link
  * answer 303 to the page that shows the one-time value; that page shows it once, and reloading
- * it neither runs the form again nor shows the value again.
+ * it neither runs the form again nor shows the value again. A refused form shows again with what
+ * was typed (the test event's type and data too).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -86,5 +87,28 @@ describe('console results: POST/redirect/GET, one-time values shown once', () =>
     other.cookies.set('app_once', once);
     const shown = await other.request('GET', '/tokens', { headers: html });
     assert.doesNotMatch(shown.text, /<pre id="token">/);
+  });
+});
+
+describe('console forms keep what was typed: the test event', () => {
+  let app: Awaited<ReturnType<typeof startConsole>>;
+  before(async () => {
+    app = await startConsole();
+  });
+  after(() => app.close());
+
+  it('a refused test event shows its form again with the type and data as typed', async () => {
+    const user = await app.user({ role: 'admin' });
+    const browser = new Browser(app.base);
+    const csrf = await browser.signIn(user.email);
+    const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
+    const made = await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/typed', events: ['*'] });
+    const refused = await browser.request('POST', `/endpoints/${made.id}/test`, {
+      form: { _csrf: csrf, type: 'order.created', data: '{"amount": 4' },
+    });
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.text, /APP_WEBHOOK_PAYLOAD_INVALID/);
+    assert.match(refused.text, /<input id="test-type" name="type" value="order.created">/);
+    assert.match(refused.text, /<input id="test-data" name="data" value="\{&quot;amount&quot;: 4">/);
   });
 });
