@@ -4,13 +4,18 @@
  * is Ruru (Graphile's GraphiQL distribution), a development dependency loaded on first use, so
  * nothing of it is served from a CDN and production never loads it. The development CSP allows
  * what it needs (inline config script, `blob:` workers); other environments never mount this.
+ * Opened with a session (the console's link), the IDE sends the session's CSRF token as
+ * `X-CSRF-Token` on every request (its headers editor starts with it), as the console's pages do:
+ * the GraphQL path refuses a cookie-authenticated POST without it.
  */
 import type { Context, Middleware } from 'koa';
+import { createCsrfToken } from '../../shared/accounts/csrf.ts';
+import { sessionOf } from '../auth/session-strategy.ts';
 
 export const GRAPHIQL_ASSETS = 'ruru-static/';
 
 interface Ruru {
-  ruruHTML(config: { endpoint: string; staticPath: string }): string;
+  ruruHTML(config: { endpoint: string; staticPath: string; clientConfig?: { initialHeaders?: string } }): string;
   getStaticFile(context: {
     staticPath: string;
     urlPath: string;
@@ -44,7 +49,16 @@ export function graphiql(options: { path: string }): Middleware {
     if (ctx.path === options.path && wantsPage(ctx)) {
       const { ruruHTML } = await ruru();
       ctx.type = 'text/html';
-      ctx.body = ruruHTML({ endpoint: options.path, staticPath });
+      const session = sessionOf(ctx.state.principal);
+      const initialHeaders = session
+        ? JSON.stringify({ 'X-CSRF-Token': createCsrfToken(session.csrfSecret) }, null, 2)
+        : undefined;
+      ctx.set('Cache-Control', 'no-store'); // it carries the session's token
+      ctx.body = ruruHTML({
+        endpoint: options.path,
+        staticPath,
+        ...(initialHeaders ? { clientConfig: { initialHeaders } } : {}),
+      });
       return;
     }
     if (ctx.method === 'GET' && ctx.path.startsWith(staticPath)) {
