@@ -63,7 +63,12 @@ async function answerPage(ctx: Context, pages: RenderDeps): Promise<void> {
       ctx,
       pages,
       'error',
-      { status: problem.status, title: problem.title, back: back || '/' },
+      {
+        status: problem.status,
+        title: problem.title,
+        back: back || '/',
+        form: ctx.method !== 'GET' && ctx.method !== 'HEAD',
+      },
       {
         status: problem.status,
         errors: [{ message: problem.detail, status: problem.status, ...(problem.code ? { code: problem.code } : {}) }],
