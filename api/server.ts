@@ -140,7 +140,8 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   pipeline.use('requestId', forwardedNotice({ config, log }));
   pipeline.use('requestId', httpMetrics({ metrics, fixedPaths })); // outside the error handler: sees the final status
   if (deps.tracing) pipeline.use('requestId', serverSpan({ fixedPaths })); // likewise: the span has the final status
-  pipeline.use('errors', errors(problemOptions(config, log)));
+  const problems = problemOptions(config, log);
+  pipeline.use('errors', errors(problems));
   pipeline.use('timeout', timeout({ ms: config.requestTimeout }));
   pipeline.use('secureHeaders', secureHeaders({ env: config.env, helmet: config.helmet }));
   pipeline.use('compression', compression({ production: config.env === 'production' }));
@@ -186,6 +187,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
     tokenCache,
   });
   pipeline.use('errorHelpers', pageHelpers(accountsWeb.pages)); // ctx.render, ctx.negotiate
+  problems.pages = accountsWeb.pages; // problems on console paths become console pages for browsers
   pipeline.useRoute('versionGuard', versionGuard);
   pipeline.useRoute('roleGuard', roleGuard);
   const warned = new Set<string>();

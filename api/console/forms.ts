@@ -47,9 +47,21 @@ export function registerInput(form: Form, options: { admin: boolean }): Register
   } as RegisterOptions;
 }
 
-/** The settings form: every field it shows is sent; an empty filter, description, header list or rate limit removes it. */
+/** How the settings form shows a stored header value: the values are revealed only after a confirmation. */
+export const HEADER_VALUE_MASK = '***';
+
+/**
+ * The settings form: every field it shows is sent; an empty filter, description, header list or
+ * rate limit removes it. A header whose value is left as shown ({@link HEADER_VALUE_MASK}) is
+ * given as null: the core keeps its stored value.
+ */
 export function settingsPatch(form: Form): EndpointPatch {
-  const headers = parseHeaderList(headerLines(field(form, 'headers')));
+  const typed = parseHeaderList(headerLines(field(form, 'headers')));
+  const headers =
+    typed &&
+    Object.fromEntries(
+      Object.entries(typed).map(([name, value]) => [name, value === HEADER_VALUE_MASK ? null : value]),
+    );
   return {
     url: field(form, 'url') ?? '',
     events: parseEventList(field(form, 'events') ?? '') ?? [],

@@ -11,6 +11,7 @@
  * | `/endpoints/:id/{enable,disable,rotate,test,remove}` | | the action |
  * | `/endpoints/:id/filter-test` | | try a filter: the endpoint's page with the answer |
  * | `/endpoints/:id/secret` | confirmation | reveal the signing secrets |
+ * | `/endpoints/:id/{created,rotated}` | the new secret, once (once.ts) | |
  * | `/deliveries/:id` | payload, attempts | |
  * | `/deliveries/:id/{retry,resend}` | | the action |
  * | `/dead-letters` | dead deliveries (endpoint, time range) | |

@@ -24,9 +24,9 @@ export const OVERVIEW = gql`
   }`;
 
 export const ENDPOINT = gql`
-  query Endpoint($id: ID!, $reveal: Boolean!, $status: [WebhookDeliveryStatus!], $type: String, $since: DateTime, $until: DateTime, $page: Int, $window: WebhookSeriesWindow) {
+  query Endpoint($id: ID!, $status: [WebhookDeliveryStatus!], $type: String, $since: DateTime, $until: DateTime, $page: Int, $window: WebhookSeriesWindow) {
     webhookEndpoint(id: $id) {
-      externalId url events filter owner description headers(reveal: $reveal) enabled disabledAt disabledReason rateLimit ordering signing createdAt updatedAt
+      externalId url events filter owner description headers enabled disabledAt disabledReason rateLimit ordering signing createdAt updatedAt
       recentEvents(limit: 10) { externalId type createdAt }
       ${HEALTH}
       deliverySeries(window: $window) { ${SERIES} }

@@ -28,8 +28,8 @@ export const wantsJson = (ctx: Context): boolean =>
 /**
  * Runs a form's action; a refusal (an AppError below 500) shows the form's page again to a
  * browser, with the reason and the error's status (JSON clients get the problem+json answer).
- * A caller whose role may not run the action at all gets the refusal itself: the form's page may
- * show what it may not see.
+ * A caller whose role may not run the action at all gets the refusal itself (a browser: the
+ * console's error page, api/middleware/errors.ts): the form's page may show what it may not see.
  */
 export async function orShowAgain(
   ctx: Context,

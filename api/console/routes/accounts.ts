@@ -30,6 +30,7 @@ import {
 } from '../context.ts';
 import { echo } from '../forms.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
+import { showOnce, takeOnce } from '../once.ts';
 
 const TOKEN_FIELDS = ['name', 'role', 'owner', 'expires'] as const;
 const USER_FIELDS = ['email', 'name', 'role', 'owner'] as const;
@@ -67,7 +68,9 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     );
   };
 
-  router.get(CONSOLE_PATHS.tokens, signedIn, (ctx) => showTokens(ctx));
+  router.get(CONSOLE_PATHS.tokens, signedIn, (ctx) =>
+    showTokens(ctx, { minted: takeOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.tokens) }),
+  );
 
   router.post(CONSOLE_PATHS.tokens, signedIn, async (ctx) => {
     const form = formOf(ctx);
@@ -82,7 +85,9 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
           ...(field(form, 'owner') ? { owner: field(form, 'owner') } : {}),
           ...(expires === undefined ? {} : { expiresInMs: ms ?? (expires as never) }),
         });
-        await showTokens(ctx, { minted, status: 201 });
+        await showOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.tokens, minted, () =>
+          showTokens(ctx, { minted, status: 201 }),
+        );
       },
       (errors, status) => showTokens(ctx, { form: echo(form, TOKEN_FIELDS), errors, status }),
     );
@@ -126,7 +131,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.get(CONSOLE_PATHS.users, signedIn, async (ctx) => {
     pageFor(ctx, 'users.read');
-    await showUsers(ctx);
+    await showUsers(ctx, { link: takeOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.users) });
   });
 
   router.post(CONSOLE_PATHS.users, signedIn, async (ctx) => {
@@ -140,7 +145,8 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
           role: field(form, 'role'),
           owner: field(form, 'owner') ?? null,
         });
-        await showUsers(ctx, { link: await setPasswordLink(ctx, user.id), status: 201 });
+        const link = await setPasswordLink(ctx, user.id);
+        await showOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.users, link, () => showUsers(ctx, { link, status: 201 }));
       },
       (errors, status) => showUsers(ctx, { form: echo(form, USER_FIELDS), errors, status }),
     );
@@ -157,7 +163,8 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     await orShowAgain(
       ctx,
       async () => {
-        await showUsers(ctx, { link: await setPasswordLink(ctx, ctx.params.id) });
+        const link = await setPasswordLink(ctx, ctx.params.id);
+        await showOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.users, link, () => showUsers(ctx, { link }));
       },
       (errors, status) => showUsers(ctx, { errors, status }),
     );
@@ -176,7 +183,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.get(CONSOLE_PATHS.tenants, signedIn, async (ctx) => {
     pageFor(ctx, 'tenants.read');
-    await showTenants(ctx);
+    await showTenants(ctx, { link: takeOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.tenants) });
   });
 
   router.post(CONSOLE_PATHS.portalLink, signedIn, async (ctx) => {
@@ -188,10 +195,14 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
           owner: field(form, 'owner'),
           role: field(form, 'role'),
         });
-        await showTenants(ctx, {
-          link: { ...link, url: portalLinkUrl(linkBase(deps.accounts, ownOrigin(ctx)), link.token), token: undefined },
-          status: 201,
-        });
+        const shown = {
+          ...link,
+          url: portalLinkUrl(linkBase(deps.accounts, ownOrigin(ctx)), link.token),
+          token: undefined,
+        };
+        await showOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.tenants, shown, () =>
+          showTenants(ctx, { link: shown, status: 201 }),
+        );
       },
       (errors, status) => showTenants(ctx, { errors, status }),
     );

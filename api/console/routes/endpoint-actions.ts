@@ -25,10 +25,12 @@ import {
   signedIn,
   type ConsoleDeps,
 } from '../context.ts';
+import { echo } from '../forms.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT_ONLY } from '../queries.ts';
 import { showEndpointPage } from './endpoints.ts';
+import { showOnce, takeOnce } from '../once.ts';
 
 /** One of the endpoint's own pages (`page`), with the endpoint queried and `props`. */
 const endpointPage = (
@@ -51,8 +53,11 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.post('/endpoints/:id/secret', signedIn, async (ctx) => {
     const endpoint = await revealEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id);
-    deps.log.info({ endpoint: endpoint.id, by: principalOf(ctx).id }, 'signing secrets revealed in the console');
-    await endpointPage(ctx, 'console/endpoint-secret', { secrets: endpoint.secrets });
+    deps.log.info(
+      { endpoint: endpoint.id, by: principalOf(ctx).id },
+      'signing secrets and header values revealed in the console',
+    );
+    await endpointPage(ctx, 'console/endpoint-secret', { secrets: endpoint.secrets, headers: endpoint.headers });
   });
 
   router.post('/endpoints/:id/rotate', signedIn, async (ctx) => {
@@ -62,10 +67,19 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
       async () => {
         const grace = parseGrace(field(form, 'grace') ?? '0', 'the grace period');
         const rotated = await rotateSecret(deps.webhooks, actorFor(ctx), ctx.params.id, { grace });
-        await endpointPage(ctx, 'console/endpoint-rotated', rotated);
+        await showOnce(ctx, deps.pages.cookies, `${consolePath.endpoint(ctx.params.id)}/rotated`, rotated, () =>
+          endpointPage(ctx, 'console/endpoint-rotated', rotated),
+        );
       },
       (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
     );
+  });
+
+  // the new secret, once (once.ts); afterwards the endpoint's page
+  router.get('/endpoints/:id/rotated', signedIn, async (ctx) => {
+    const rotated = takeOnce<Record<string, unknown>>(ctx, deps.pages.cookies, ctx.path);
+    if (!rotated) return ctx.redirect(consolePath.endpoint(ctx.params.id));
+    await endpointPage(ctx, 'console/endpoint-rotated', rotated);
   });
 
   router.post('/endpoints/:id/test', signedIn, async (ctx) => {
@@ -81,7 +95,7 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
         });
         redirectDone(ctx, consolePath.delivery(delivery.id), 'tested');
       },
-      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
+      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, test: echo(form, ['type', 'data']) }),
     );
   });
 

@@ -19,8 +19,8 @@ import {
   doneNotice,
   field,
   formOf,
-  may,
   orShowAgain,
+  pageFor,
   pageParam,
   param,
   principalOf,
@@ -35,6 +35,7 @@ import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
 import { tenantChoices } from './overview.ts';
+import { showOnce, takeOnce } from '../once.ts';
 
 const REGISTER_FIELDS = [
   'url',
@@ -59,7 +60,14 @@ interface TryIt {
 export async function showEndpointPage(
   ctx: Context,
   id: string,
-  options: { errors?: PageError[]; status?: number; form?: Record<string, string>; tryIt?: TryIt } = {},
+  options: {
+    errors?: PageError[];
+    status?: number;
+    form?: Record<string, string>;
+    tryIt?: TryIt;
+    /** The test event form's type and data as typed (after a refusal). */
+    test?: Record<string, string>;
+  } = {},
 ): Promise<void> {
   const status = param(ctx, 'status');
   const filters = {
@@ -71,13 +79,19 @@ export async function showEndpointPage(
   const window = windowParam(ctx);
   await ctx.render(
     'console/endpoint',
-    { filters, form: options.form ?? null, statuses: STATUSES, tryIt: options.tryIt ?? null, window },
+    {
+      filters,
+      form: options.form ?? null,
+      statuses: STATUSES,
+      tryIt: options.tryIt ?? null,
+      test: options.test ?? null,
+      window,
+    },
     {
       graphql: {
         query: ENDPOINT,
         variables: {
           id,
-          reveal: may(ctx, 'endpoints.reveal'),
           status: filters.status ? [filters.status.toUpperCase()] : null,
           type: filters.type || null,
           since: timeField(filters.since || undefined) ?? null,
@@ -95,6 +109,15 @@ export async function showEndpointPage(
 }
 
 export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
+  const showCreated = (ctx: Context, props: Record<string, unknown>, status: number) =>
+    ctx.render('console/endpoint-created', props, {
+      status,
+      links: endpointPageLinks(principalOf(ctx), {
+        externalId: (props.endpoint as { externalId: string }).externalId,
+        enabled: true,
+      }),
+    });
+
   const showNew = async (ctx: Context, form: Record<string, string>, errors?: PageError[], status?: number) =>
     ctx.render(
       'console/endpoint-new',
@@ -102,9 +125,11 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
       { errors, status },
     );
 
-  router.get(CONSOLE_PATHS.newEndpoint, signedIn, (ctx) =>
-    showNew(ctx, { ...echo({}, REGISTER_FIELDS), events: '*', owner: param(ctx, 'owner') ?? '' }),
-  );
+  // a role that may not register gets the refusal (the console's error page), not a form it can only be refused at
+  router.get(CONSOLE_PATHS.newEndpoint, signedIn, (ctx) => {
+    pageFor(ctx, 'endpoints.register');
+    return showNew(ctx, { ...echo({}, REGISTER_FIELDS), events: '*', owner: param(ctx, 'owner') ?? '' });
+  });
 
   router.post(CONSOLE_PATHS.endpoints, signedIn, async (ctx) => {
     const form = formOf(ctx);
@@ -117,17 +142,28 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
           registerInput(form, { admin: allTenants(ctx) }),
         );
         const { secret, ...rest } = endpoint;
-        await ctx.render(
-          'console/endpoint-created',
-          { endpoint: publicEndpoint(rest), secret },
+        const shown = publicEndpoint(rest);
+        await showOnce(
+          ctx,
+          deps.pages.cookies,
+          `${consolePath.endpoint(endpoint.id)}/created`,
+          // what the page shows, small enough for the cookie
           {
-            status: 201,
-            links: endpointPageLinks(principalOf(ctx), { externalId: endpoint.id, enabled: true }),
+            endpoint: { externalId: shown.externalId, url: shown.url, events: shown.events, signing: shown.signing },
+            secret,
           },
+          () => showCreated(ctx, { endpoint: shown, secret }, 201),
         );
       },
       (errors, status) => showNew(ctx, echo(form, REGISTER_FIELDS), errors, status),
     );
+  });
+
+  // the registered endpoint with its secret, once (once.ts); afterwards the endpoint's page
+  router.get('/endpoints/:id/created', signedIn, async (ctx) => {
+    const created = takeOnce<Record<string, unknown>>(ctx, deps.pages.cookies, ctx.path);
+    if (!created) return ctx.redirect(consolePath.endpoint(ctx.params.id));
+    await showCreated(ctx, created, 200);
   });
 
   router.get('/endpoints/:id', signedIn, (ctx) => showEndpointPage(ctx, ctx.params.id));

@@ -14,6 +14,7 @@ import {
   formOf,
   allTenants,
   orShowAgain,
+  pageFor,
   pageParam,
   param,
   principalOf,
@@ -52,7 +53,11 @@ export function findRoutes(router: Router, deps: ConsoleDeps): void {
       { errors, status, links: consoleCreateLink(principalOf(ctx), 'emit', CONSOLE_PATHS.events, 'events.emit') },
     );
 
-  router.get(CONSOLE_PATHS.emit, signedIn, (ctx) => showEmit(ctx, { ...echo({}, EMIT_FIELDS), data: '{}' }));
+  // a role that may not emit gets the refusal (the console's error page), not a form it can only be refused at
+  router.get(CONSOLE_PATHS.emit, signedIn, (ctx) => {
+    pageFor(ctx, 'events.emit');
+    return showEmit(ctx, { ...echo({}, EMIT_FIELDS), data: '{}' });
+  });
 
   router.post(CONSOLE_PATHS.events, signedIn, async (ctx) => {
     const form = formOf(ctx);

@@ -96,6 +96,57 @@ export function assertEndpointHeaders(headers: unknown): Record<string, string> 
 }
 
 /**
+ * The headers of a change, checked as {@link assertEndpointHeaders} checks them, except that a
+ * value may be `null`: the header keeps its stored value (every read without the reveal step
+ * shows the values as null, so a read endpoint given back changes no value). Same 422 code.
+ */
+export function assertEndpointHeaderPatch(headers: unknown): Record<string, string | null> {
+  if (headers === null || headers === undefined || typeof headers !== 'object' || Array.isArray(headers))
+    return assertEndpointHeaders(headers);
+  const kept = Object.entries(headers as Record<string, unknown>)
+    .filter(([, value]) => value === null)
+    .map(([name]) => name);
+  const checked: Record<string, string | null> = assertEndpointHeaders(
+    Object.fromEntries(Object.entries(headers as Record<string, unknown>).map(([n, v]) => [n, v === null ? '' : v])),
+  );
+  for (const name of kept) checked[name] = null;
+  return checked;
+}
+
+/**
+ * The stored (sealed) headers after a change: `given`'s new values sealed by `seal`, and each null
+ * value the stored value of that name (names compared case-insensitively). A null for a name the
+ * endpoint does not have is refused: 422 `APP_WEBHOOK_HEADERS_INVALID`, rule `value`.
+ */
+export function keepStoredHeaders(
+  given: Record<string, string | null>,
+  stored: Record<string, string> | null | undefined,
+  seal: (headers: Record<string, string>) => Record<string, string>,
+): Record<string, string> {
+  const sealed = seal(
+    Object.fromEntries(Object.entries(given).filter((entry): entry is [string, string] => entry[1] !== null)),
+  );
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (value !== null) {
+      out[name] = sealed[name];
+      continue;
+    }
+    const storedName = Object.keys(stored ?? {}).find((known) => known.toLowerCase() === name.toLowerCase());
+    if (storedName === undefined)
+      throw unprocessable(
+        `invalid webhook headers: header ${describeValue(name)} has no value (null keeps a stored value, and the endpoint has none)`,
+        {
+          code: 'APP_WEBHOOK_HEADERS_INVALID',
+          data: { field: 'headers', name, rule: 'value', reason: 'has no stored value to keep' },
+        },
+      );
+    out[name] = (stored as Record<string, string>)[storedName];
+  }
+  return out;
+}
+
+/**
  * One `--header 'Name: value'` argument of the CLI as `[name, value]`: split at the first colon,
  * the name trimmed, the value's surrounding spaces dropped. Throws the same 422 code when there is
  * no colon.

@@ -10,7 +10,7 @@ import type { StoredEndpoint } from '../endpoint-stores/types.ts';
 import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
 import { emitOperational } from '../operational.ts';
-import { assertEndpointHeaders } from './headers.ts';
+import { assertEndpointHeaderPatch, keepStoredHeaders } from './headers.ts';
 import {
   assertDescription,
   assertOrdering,
@@ -38,8 +38,8 @@ export interface EndpointPatch {
   owner?: string | null;
   /** null removes the description. */
   description?: string | null;
-  /** Replaces every header; null or `{}` removes them all. */
-  headers?: Record<string, string> | null;
+  /** Replaces every header; null or `{}` removes them all; a null value keeps that header's stored value. */
+  headers?: Record<string, string | null> | null;
   /** false disables (as `disable`), true enables again (as `enable`). */
   enabled?: boolean;
   /** Why the endpoint is disabled, kept with it (only with `enabled: false`). */
@@ -140,7 +140,7 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
   if (events) await checkSubscriptions(deps, events);
   const rateLimit = given.rateLimit === undefined ? undefined : assertRateLimit(given.rateLimit);
   const ordering = 'ordering' in given ? assertOrdering(given.ordering) : undefined;
-  const headers = given.headers === undefined ? undefined : assertEndpointHeaders(given.headers);
+  const headers = given.headers === undefined ? undefined : assertEndpointHeaderPatch(given.headers);
   const owner = 'owner' in given ? assertOwner(ownerForWrite(scope, given.owner)) : undefined;
   const description = 'description' in given ? assertDescription(given.description) : undefined;
   const url = given.url === undefined ? undefined : await checkEndpointUrl(deps, given.url);
@@ -158,7 +158,11 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
     filter: filter === undefined ? current.filter : filter,
     owner: owner === undefined ? current.owner : owner,
     description: description === undefined ? current.description : description,
-    headers: headers === undefined ? current.headers : sealHeaders(deps.config, headers ?? {}),
+    // a null value keeps the stored (sealed) value of that header
+    headers:
+      headers === undefined
+        ? current.headers
+        : keepStoredHeaders(headers, current.headers, (open) => sealHeaders(deps.config, open)),
     disabledAt: enabling ? null : disabling ? (current.disabledAt ?? now) : current.disabledAt,
     enabledAt: enabling && current.disabledAt !== null ? now : current.enabledAt,
     rateLimit: rateLimit === undefined ? current.rateLimit : rateLimit,

@@ -72,7 +72,11 @@ export interface Case {
 
 // --- how each face is asked ---------------------------------------------------------------
 
-const outcomeOf = (answer: Answer): Outcome => ({ status: answer.status, code: answer.body?.code });
+// a browser's refusal is the console's error page, which names its code in `data-code`
+const outcomeOf = (answer: Answer): Outcome => ({
+  status: answer.status,
+  code: typeof answer.body === 'string' ? /data-code="([^"]+)"/.exec(answer.body)?.[1] : answer.body?.code,
+});
 
 async function rest(fixture: Fixture, method: string, path: string, json?: unknown): Promise<Outcome> {
   const { browser, csrf } = fixture.caller;

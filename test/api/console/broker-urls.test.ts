@@ -79,7 +79,7 @@ describe('a broker url in the console', { skip }, () => {
     await page.getByLabel('Events').fill('order.*');
     await page.getByLabel('Rate limit').fill('4');
     await page.getByRole('button', { name: 'Register' }).click();
-    await page.waitForURL(`${app.base}/endpoints`);
+    await page.waitForURL(/\/endpoints\/ep_[^/]+\/created$/);
     assert.match((await page.locator('#secret').textContent()) ?? '', /^whsec_/);
     assert.match(await page.content(), /amqp:\/\/\*\*\*@127\.0\.0\.1:5672/);
     clean(await page.content(), 'the created page');

@@ -72,7 +72,7 @@ describe('the console in Chromium', { skip }, () => {
     await page.getByLabel('Description').fill('Orders of acme');
     await page.getByLabel('Owner').fill('acme');
     await page.getByRole('button', { name: 'Register' }).click();
-    await page.waitForURL(`${app.base}/endpoints`);
+    await page.waitForURL(/\/endpoints\/ep_[^/]+\/created$/);
     firstSecret = (await page.locator('#secret').textContent()) ?? '';
     assert.match(firstSecret, /^whsec_/);
     await checkPage(page, watch);

@@ -298,8 +298,9 @@ describe('console page objects', () => {
       form: { _csrf: admin.csrf, owner: 'acme', role: 'viewer' },
       headers: { accept: 'text/html' },
     });
-    assert.equal(made.status, 201, made.text);
-    const url = /<pre id="portal-link">([^<]+)<\/pre>/.exec(made.text)?.[1] as string;
+    assert.equal(made.status, 303, made.text);
+    const shown = await admin.browser.request('GET', made.headers.get('location') as string, { html: true });
+    const url = /<pre id="portal-link">([^<]+)<\/pre>/.exec(shown.text)?.[1] as string;
     const token = new URL(url.replace(/&amp;/g, '&')).searchParams.get('token') as string;
     const browsers = [new Browser(app.base), new Browser(app.base), new Browser(app.base)];
     const tokens = await Promise.all(
