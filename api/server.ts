@@ -45,7 +45,7 @@ import { createPipeline, type AppSlot, type RouteMiddlewareFactory, type RouteSl
 import { buildApi, type Api, type ApiDefinition } from './model-framework/routing/api.ts';
 import { plugAuthentication } from './auth/plug.ts';
 import { plugAccounts } from './accounts/plug.ts';
-import { plugConsole } from './console/plug.ts';
+import { consoleErrorPage, plugConsole } from './console/plug.ts';
 import { pageHelpers } from './console/pages/helpers.ts';
 import type { AccountDeps } from '../shared/accounts/deps.ts';
 import { plugWebhooksApi } from './webhooks-api/plug.ts';
@@ -187,7 +187,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
     tokenCache,
   });
   pipeline.use('errorHelpers', pageHelpers(accountsWeb.pages)); // ctx.render, ctx.negotiate
-  problems.pages = accountsWeb.pages; // problems on console paths become console pages for browsers
+  problems.page = consoleErrorPage(accountsWeb.pages); // problems on console paths become console pages for browsers
   pipeline.useRoute('versionGuard', versionGuard);
   pipeline.useRoute('roleGuard', roleGuard);
   const warned = new Set<string>();

@@ -44,3 +44,4 @@ export function plugConsole(pipeline: Pick<Pipeline, 'use'>, deps: ConsoleDeps):
   pipeline.use('static', staticAssets({ prefix: CONSOLE_PATHS.assets, dir: ASSETS_DIR }));
   pipeline.use('router', consoleRouter(deps).routes() as Middleware);
 }
+export { consoleErrorPage } from './error-page.ts';

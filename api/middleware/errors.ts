@@ -6,14 +6,12 @@ import { isAppError } from '../../shared/errors/app-error.ts';
 import { problemFrom } from '../problem.ts';
 import { weakEtag } from './json-answers.ts';
 import { logConfigurationProblem } from '../../shared/db/configuration-problem-log.ts';
-import { renderPage, type RenderDeps } from '../console/pages/render.ts';
-import { PAGE_VISIT_HEADER, pageRepresentation } from '../model-framework/routing/negotiate.ts';
 
 /**
  * The one place errors become answers: RFC 9457 `application/problem+json` with the stable
  * `code`, `data` and the request id. 5xx details never leave the server outside development.
- * A browser on a console path gets the same problem as the console's error page (its message,
- * code and a link back) rendered by the console's page renderer.
+ * Where a face answers browsers with pages (the console), `page` may answer the problem just
+ * written as one (api/console/error-page.ts).
  * (Koa wraps downstream in this middleware, so it sits near the top of the stack; in an
  * Express-style list the error handler would be the last element.)
  */
@@ -23,8 +21,7 @@ export function errors(options: ProblemOptions): Middleware {
       await next();
     } catch (error) {
       writeProblem(ctx, error, options);
-      if (options.pages && !ctx.headerSent && ctx.status >= 400 && wantsConsolePage(ctx))
-        await answerPage(ctx, options.pages);
+      if (options.page && !ctx.headerSent && ctx.status >= 400) await options.page(ctx);
     }
   };
 }
@@ -33,63 +30,11 @@ export function errors(options: ProblemOptions): Middleware {
 export interface ProblemOptions {
   log: Logger;
   exposeInternals: boolean;
-  /** The console's page renderer: a browser on a console path gets the problem as a page (set once it is made). */
-  pages?: RenderDeps;
-}
-
-/**
- * Whether the problem is answered as a console page: a browser (it asks for `text/html` and
- * prefers it to JSON, sends no JSON body and is no client-side page visit) on a console path
- * (not the API's `/api/` nor `/_app/`). Everyone else keeps problem+json.
- */
-function wantsConsolePage(ctx: Context): boolean {
-  if (ctx.path.startsWith('/api/') || ctx.path.startsWith('/_app/')) return false;
-  if (!/\btext\/html\b/.test(ctx.get('Accept')) || ctx.is('json') || ctx.get(PAGE_VISIT_HEADER) === 'true')
-    return false;
-  return pageRepresentation({ get: (name) => ctx.get(name), accepts: (...types) => ctx.accepts(...types) }) === 'html';
-}
-
-/**
- * The problem just written, as the console's error page (its message and code, a link back): the
- * same status and headers, rendered by the console's page renderer; should rendering fail, the
- * problem+json stays the answer.
- */
-async function answerPage(ctx: Context, pages: RenderDeps): Promise<void> {
-  const problem = JSON.parse(String(ctx.body)) as { status: number; title: string; detail: string; code?: string };
-  const referer = ctx.get('Referer');
-  const back = referer && safeBack(ctx, referer);
-  try {
-    await renderPage(
-      ctx,
-      pages,
-      'error',
-      {
-        status: problem.status,
-        title: problem.title,
-        back: back || '/',
-        form: ctx.method !== 'GET' && ctx.method !== 'HEAD',
-      },
-      {
-        status: problem.status,
-        errors: [{ message: problem.detail, status: problem.status, ...(problem.code ? { code: problem.code } : {}) }],
-      },
-    );
-    ctx.remove('ETag');
-  } catch {
-    ctx.status = problem.status; // the problem+json written before stays
-  }
-}
-
-/** The page a link back leads to: the Referer when it is this site's (its path and query), else none. */
-function safeBack(ctx: Context, referer: string): string | undefined {
-  try {
-    const url = new URL(referer);
-    return url.origin === ctx.origin && url.pathname + url.search !== ctx.originalUrl
-      ? url.pathname + url.search
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  /**
+   * Answers the problem just written (problem+json in `ctx.body`) as a page when the request is
+   * one a face answers with pages, else leaves it (set once that face is made).
+   */
+  page?: (ctx: Context) => Promise<void>;
 }
 
 /** The web process's {@link ProblemOptions}: a 5xx shows its details in development alone. */

@@ -1,0 +1,70 @@
+/**
+ * The console's error page: a problem answered to a browser on a console path becomes the page of
+ * its message and code with a link back, rendered by the console's page renderer, the status and
+ * headers kept (api/middleware/errors.ts writes the problem first and hands it here).
+ */
+import type { Context } from 'koa';
+import { PAGE_VISIT_HEADER, pageRepresentation } from '../model-framework/routing/negotiate.ts';
+import { renderPage, type RenderDeps } from './pages/render.ts';
+
+/** What api/middleware/errors.ts calls with a problem written: the console's page of it, for a browser on a console path. */
+export const consoleErrorPage =
+  (pages: RenderDeps) =>
+  async (ctx: Context): Promise<void> => {
+    if (wantsConsolePage(ctx)) await answerPage(ctx, pages);
+  };
+
+/**
+ * Whether the problem is answered as a console page: a browser (it asks for `text/html` and
+ * prefers it to JSON, sends no JSON body and is no client-side page visit) on a console path
+ * (not the API's `/api/` nor `/_app/`). Everyone else keeps problem+json.
+ */
+function wantsConsolePage(ctx: Context): boolean {
+  if (ctx.path.startsWith('/api/') || ctx.path.startsWith('/_app/')) return false;
+  if (!/\btext\/html\b/.test(ctx.get('Accept')) || ctx.is('json') || ctx.get(PAGE_VISIT_HEADER) === 'true')
+    return false;
+  return pageRepresentation({ get: (name) => ctx.get(name), accepts: (...types) => ctx.accepts(...types) }) === 'html';
+}
+
+/**
+ * The problem just written, as the console's error page (its message and code, a link back): the
+ * same status and headers, rendered by the console's page renderer; should rendering fail, the
+ * problem+json stays the answer.
+ */
+async function answerPage(ctx: Context, pages: RenderDeps): Promise<void> {
+  const problem = JSON.parse(String(ctx.body)) as { status: number; title: string; detail: string; code?: string };
+  const referer = ctx.get('Referer');
+  const back = referer && safeBack(ctx, referer);
+  try {
+    await renderPage(
+      ctx,
+      pages,
+      'error',
+      {
+        status: problem.status,
+        title: problem.title,
+        back: back || '/',
+        form: ctx.method !== 'GET' && ctx.method !== 'HEAD',
+      },
+      {
+        status: problem.status,
+        errors: [{ message: problem.detail, status: problem.status, ...(problem.code ? { code: problem.code } : {}) }],
+      },
+    );
+    ctx.remove('ETag');
+  } catch {
+    ctx.status = problem.status; // the problem+json written before stays
+  }
+}
+
+/** The page a link back leads to: the Referer when it is this site's (its path and query), else none. */
+function safeBack(ctx: Context, referer: string): string | undefined {
+  try {
+    const url = new URL(referer);
+    return url.origin === ctx.origin && url.pathname + url.search !== ctx.originalUrl
+      ? url.pathname + url.search
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
