@@ -21,6 +21,9 @@ import { findRoutes } from './routes/find.ts';
 import { overviewRoutes } from './routes/overview.ts';
 import { portalRoutes } from './routes/portal.ts';
 
+/** What the error middleware is handed so that a browser's problem on a console path is a page. */
+export { consoleErrorPage } from './error-page.ts';
+
 export const ASSETS_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
 
 /** The console's pages and forms over `deps` (nothing runs until a request comes). */
@@ -44,4 +47,3 @@ export function plugConsole(pipeline: Pick<Pipeline, 'use'>, deps: ConsoleDeps):
   pipeline.use('static', staticAssets({ prefix: CONSOLE_PATHS.assets, dir: ASSETS_DIR }));
   pipeline.use('router', consoleRouter(deps).routes() as Middleware);
 }
-export { consoleErrorPage } from './error-page.ts';
