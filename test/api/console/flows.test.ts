@@ -216,7 +216,9 @@ describe('the console in Chromium', { skip }, () => {
 
     await page.goto(`${app.base}/events/new`);
     await page.getByLabel('Event type').fill('order.created');
-    await page.getByLabel('Data (JSON)').fill('{"id": 42}');
+    // data taller than its box, which then scrolls: the box must be reachable from the keyboard
+    const tall = { id: 42, items: Array.from({ length: 80 }, (_, n) => ({ n, note: 'line of the order' })) };
+    await page.getByLabel('Data (JSON)').fill(JSON.stringify(tall));
     await page.getByLabel(/^Owner/).fill('acme');
     await page.getByRole('button', { name: 'Emit' }).click();
     await page.waitForURL(/\/find\?q=evt_/);
