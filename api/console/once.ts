@@ -1,14 +1,15 @@
 /**
  * One-time values a console form makes (a new signing secret, an API token, a set-password or a
  * portal link) reach the browser by POST/redirect/GET, so reloading the result never runs the
- * form again: the POST seals the value with the session's secret (AES-256-GCM) into a cookie
+ * form again: the POST seals the value under a key of the session's own (the secret box of
+ * shared/webhooks/secret-box.ts, AES-256-GCM, for this purpose alone) into a cookie
  * that lives `ONCE_TTL_S` and names the page it is for, and answers 303 to that page; the page
  * shows the value and clears the cookie, so a reload shows the page without it. Nothing is kept
  * on the server (every web process reads the cookie alike) and the value never stands in a URL.
  * JSON clients, which do not reload, get the result page in the POST's answer as before.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
+import { createSecretBox, type SecretBox } from '../../shared/webhooks/secret-box.ts';
 import { sessionOf } from '../auth/session-strategy.ts';
 import type { CookieSettings } from '../accounts/cookies.ts';
 import { wantsJson } from './pages/negotiate.ts';
@@ -18,9 +19,11 @@ export const ONCE_TTL_S = 120;
 
 const cookieName = (settings: CookieSettings) => (settings.secure ? '__Host-app_once' : 'app_once');
 
-const keyOf = (ctx: Context): Buffer | undefined => {
+/** The box of this request's session (another session's cookie does not open in it); none without a session. */
+const boxOf = (ctx: Context): SecretBox | undefined => {
   const session = sessionOf(ctx.state.principal);
-  return session ? createHash('sha256').update(`console-once:${session.csrfSecret}`).digest() : undefined;
+  const box = session ? createSecretBox(session.csrfSecret, { purpose: 'console-once' }) : undefined;
+  return box?.encrypted ? box : undefined;
 };
 
 function setCookie(ctx: Context, settings: CookieSettings, value: string | null): void {
@@ -46,13 +49,9 @@ export async function showOnce(
   value: unknown,
   showNow: () => Promise<void>,
 ): Promise<void> {
-  const key = keyOf(ctx);
-  if (!key || wantsJson(ctx)) return showNow();
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const plain = JSON.stringify({ page, value, until: Date.now() + ONCE_TTL_S * 1000 });
-  const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  setCookie(ctx, settings, [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url')).join('.'));
+  const box = boxOf(ctx);
+  if (!box || wantsJson(ctx)) return showNow();
+  setCookie(ctx, settings, box.seal(JSON.stringify({ page, value, until: Date.now() + ONCE_TTL_S * 1000 })));
   ctx.status = 303;
   ctx.redirect(page);
 }
@@ -61,15 +60,11 @@ export async function showOnce(
 export function takeOnce<T = unknown>(ctx: Context, settings: CookieSettings, page: string): T | undefined {
   const text = ctx.cookies.get(cookieName(settings));
   if (!text) return undefined;
-  const key = keyOf(ctx);
+  const box = boxOf(ctx);
   let found: { page: string; value: T; until: number } | undefined;
   try {
-    const [iv, tag, sealed] = text.split('.').map((part) => Buffer.from(part, 'base64url'));
-    if (key && iv && tag && sealed) {
-      const decipher = createDecipheriv('aes-256-gcm', key, iv);
-      decipher.setAuthTag(tag);
-      found = JSON.parse(Buffer.concat([decipher.update(sealed), decipher.final()]).toString('utf8'));
-    }
+    // only what this session's box sealed opens (a `plain:` value is never taken)
+    if (box?.sealedHere(text)) found = JSON.parse(box.open(text));
   } catch {
     found = undefined; // another session's, or altered: it shows nothing
   }
