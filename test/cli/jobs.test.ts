@@ -58,10 +58,11 @@ describe('jobs commands', () => {
       '--queue filters',
     );
 
-    const once = json<{ once: boolean; counts: Record<string, number> }>(
+    const once = json<{ once: boolean; counts: Record<string, number>; estimated: string[] }>(
       await app(['jobs', '--once', '--json'], { APP_WEBHOOKS__MAX_ATTEMPTS: '1' }),
     );
     assert.deepEqual(once.counts, { pending: 0, running: 0, done: 0, dead: 1 });
+    assert.deepEqual(once.estimated, [], 'a small table is counted exactly');
     assert.equal(receiver.requests.length, 1);
 
     const dead = json<Array<{ externalId: string; status: string; lastError: string; lastStatus: number }>>(

@@ -1,24 +1,8 @@
-/** Deliveries per state, for operators (`jobs` statistics and the header of `jobs:list`, `jobs:dead`). */
-import type { Sql } from '../../db/connect.ts';
+/** Deliveries per state, for operators (the summary of `jobs --once` and the header of `jobs:list`, `jobs:dead`). */
 import type { TenantScope } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { listDeliveries, type DeliveryQuery } from './list.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './record.ts';
-
-/** Deliveries per state (all four keys present), optionally of one queue. */
-export async function countDeliveries(
-  deps: { sql: Sql },
-  options: { queue?: string } = {},
-): Promise<Record<DeliveryStatus, number>> {
-  const { sql } = deps;
-  const rows = await sql<{ status: DeliveryStatus; count: number }[]>`
-    select status, count(*)::int as count from app_webhook_deliveries
-     where ${options.queue === undefined ? sql`true` : sql`queue = ${options.queue}`}
-     group by status`;
-  const counts = { pending: 0, running: 0, done: 0, dead: 0 };
-  for (const row of rows) counts[row.status] = row.count;
-  return counts;
-}
 
 /** The filters of the delivery listing (list.ts), without its states and its page. */
 export type DeliveryFilters = Omit<DeliveryQuery, 'statuses' | 'page' | 'perPage'>;

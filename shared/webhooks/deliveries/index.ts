@@ -9,7 +9,7 @@ export { showDelivery } from './show.ts';
 export { retryDelivery, resendDelivery } from './retry.ts';
 export { recoverDeliveries, MAX_RECOVER, type RecoverResult } from './recover.ts';
 export { replayDeadDeliveries, type ReplaySelection } from './replay.ts';
-export { countDeliveries, countListedDeliveries, type DeliveryFilters } from './counts.ts';
+export { countListedDeliveries, type DeliveryFilters } from './counts.ts';
 export { endpointHealth, queueFigures, HEALTH_WINDOW_MS, type EndpointHealth, type QueueFigures } from './health.ts';
 export {
   DELIVERY_STATUSES,
