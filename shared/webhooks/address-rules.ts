@@ -20,6 +20,10 @@
  *   deprecated (RFC 7526) and the local-use prefix places the IPv4 at an operator-chosen offset,
  *   so it cannot be extracted reliably.
  * - The names `localhost` and `*.localhost` (RFC 6761, always loopback) are refused by name.
+ * - Any port is accepted: the address is what decides whose machine a request reaches, and a
+ *   public address is its receiver's own to listen on where it likes (8443, 9000 behind a
+ *   gateway). What a port list would add against a public host, the pinned socket, the unfollowed
+ *   redirects and the 64 kB answer bound already limit: one POST of our signed body, answered or not.
  */
 import { isIP } from 'node:net';
 import { promises as dns } from 'node:dns';
