@@ -97,6 +97,10 @@ export const DONE: Readonly<Record<string, string>> = Object.freeze({
   revoked: 'The token is revoked.',
   'user-disabled': 'The user is disabled: its sessions ended and its tokens are revoked.',
   'user-enabled': 'The user may sign in again.',
+  'event-type-added': 'The event type is added to the catalog.',
+  'event-type-updated': 'The event type is changed.',
+  'event-type-deprecated': 'The event type is marked deprecated: emits of it are still accepted.',
+  'event-type-undeprecated': 'The event type is no longer deprecated.',
 });
 
 export const doneNotice = (ctx: Context): string | undefined => DONE[param(ctx, 'done') ?? ''];

@@ -70,7 +70,24 @@ export function deliveryPageLinks(
   return links;
 }
 
-/** A console collection's form (register, emit, replay), for those who may run its `operation`. */
+/**
+ * An event type's page: the type in the HAL API, and its form and deprecation button for those
+ * the permission table lets change the catalog (all three post its change).
+ */
+export function eventTypePageLinks(
+  principal: Principal | undefined,
+  type: { name: string; deprecated: boolean } | null | undefined,
+): Links {
+  if (!type) return {};
+  const links: Links = { api: { href: PATHS.eventType(type.name) } };
+  if (principalMay(principal, 'eventTypes.update')) {
+    links.update = post(consolePath.eventType(type.name));
+    links[type.deprecated ? 'undeprecate' : 'deprecate'] = post(consolePath.eventType(type.name));
+  }
+  return links;
+}
+
+/** A console collection's form (register, emit, replay, add an event type), for those who may run its `operation`. */
 export const consoleCreateLink = (
   principal: Principal | undefined,
   rel: string,

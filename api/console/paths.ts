@@ -18,6 +18,8 @@
  * | `/dead-letters/replay` | confirmation saying how many | replay them |
  * | `/events/new`, `/events` | emit form | emit |
  * | `/find` | by event id, delivery id, event type | |
+ * | `/event-types` | the event-type catalog (paging); the add form (admins) | add a type |
+ * | `/event-types/:name` | a type: description, schema, examples; its form (admins) | change it, deprecate or undeprecate it |
  * | `/tokens`, `/tokens/:id/revoke` | the caller's tokens | mint / revoke |
  * | `/users`, `/users/:id/{disable,enable,reset-link}` | users (admins) | invite / the action |
  * | `/tenants`, `/tenants/portal-link` | tenants (admins) | a portal link |
@@ -36,6 +38,7 @@ export const CONSOLE_PATHS = Object.freeze({
   events: '/events',
   emit: '/events/new',
   find: '/find',
+  eventTypes: '/event-types',
   tokens: '/tokens',
   users: '/users',
   tenants: '/tenants',
@@ -51,6 +54,7 @@ export const consolePath = {
     endpointId: string,
     action: 'enable' | 'disable' | 'rotate' | 'test' | 'remove' | 'secret' | 'filter-test',
   ) => `/endpoints/${id(endpointId)}/${action}`,
+  eventType: (name: string) => `/event-types/${id(name)}`,
   delivery: (deliveryId: string) => `/deliveries/${id(deliveryId)}`,
   deliveryAction: (deliveryId: string, action: 'retry' | 'resend') => `/deliveries/${id(deliveryId)}/${action}`,
   revokeToken: (tokenId: string) => `/tokens/${id(tokenId)}/revoke`,

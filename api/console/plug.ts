@@ -17,6 +17,7 @@ import { deadLetterRoutes } from './routes/dead-letters.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { endpointActionRoutes } from './routes/endpoint-actions.ts';
 import { endpointRoutes } from './routes/endpoints.ts';
+import { eventTypeRoutes } from './routes/event-types.ts';
 import { findRoutes } from './routes/find.ts';
 import { overviewRoutes } from './routes/overview.ts';
 import { portalRoutes } from './routes/portal.ts';
@@ -36,6 +37,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     deliveryRoutes,
     deadLetterRoutes,
     findRoutes,
+    eventTypeRoutes,
     accountRoutes,
     portalRoutes,
   ])

@@ -81,3 +81,17 @@ export const ENDPOINT_CHOICES = gql`
   query EndpointChoices($owner: String, $withoutOwner: Boolean) {
     webhookEndpoints(filter: { owner: $owner, withoutOwner: $withoutOwner }, perPage: 100) { nodes { externalId url owner } }
   }`;
+
+/** The catalog, a page at a time (deprecated types too: the list marks them). */
+export const EVENT_TYPES = gql`
+  query EventTypes($page: Int) {
+    eventTypes(page: $page, perPage: 50) {
+      total page pages perPage
+      nodes { name description deprecated }
+    }
+  }`;
+
+export const EVENT_TYPE = gql`
+  query EventType($name: String!) {
+    eventType(name: $name) { name description schema examples deprecated createdAt updatedAt }
+  }`;

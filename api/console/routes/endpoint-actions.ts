@@ -71,7 +71,7 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
           endpointPage(ctx, 'console/endpoint-rotated', rotated),
         );
       },
-      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
+      (errors, status) => showEndpointPage(ctx, deps, ctx.params.id, { errors, status }),
     );
   });
 
@@ -95,7 +95,8 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
         });
         redirectDone(ctx, consolePath.delivery(delivery.id), 'tested');
       },
-      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, test: echo(form, ['type', 'data']) }),
+      (errors, status) =>
+        showEndpointPage(ctx, deps, ctx.params.id, { errors, status, test: echo(form, ['type', 'data']) }),
     );
   });
 

@@ -35,6 +35,7 @@ import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
 import { tenantChoices } from './overview.ts';
+import { eventChoices } from './event-types.ts';
 import { showOnce, takeOnce } from '../once.ts';
 
 const REGISTER_FIELDS = [
@@ -59,6 +60,7 @@ interface TryIt {
 /** The endpoint page (settings, health, deliveries with filters and paging), optionally with a refused form's errors. */
 export async function showEndpointPage(
   ctx: Context,
+  deps: ConsoleDeps,
   id: string,
   options: {
     errors?: PageError[];
@@ -86,6 +88,7 @@ export async function showEndpointPage(
       tryIt: options.tryIt ?? null,
       test: options.test ?? null,
       window,
+      eventChoices: await eventChoices(deps),
     },
     {
       graphql: {
@@ -121,7 +124,12 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
   const showNew = async (ctx: Context, form: Record<string, string>, errors?: PageError[], status?: number) =>
     ctx.render(
       'console/endpoint-new',
-      { form, admin: allTenants(ctx), tenants: await tenantChoices(ctx, deps) },
+      {
+        form,
+        admin: allTenants(ctx),
+        tenants: await tenantChoices(ctx, deps),
+        eventChoices: await eventChoices(deps),
+      },
       { errors, status },
     );
 
@@ -166,7 +174,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
     await showCreated(ctx, created, 200);
   });
 
-  router.get('/endpoints/:id', signedIn, (ctx) => showEndpointPage(ctx, ctx.params.id));
+  router.get('/endpoints/:id', signedIn, (ctx) => showEndpointPage(ctx, deps, ctx.params.id));
 
   router.post('/endpoints/:id', signedIn, async (ctx) => {
     const form = formOf(ctx);
@@ -177,7 +185,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
         redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'updated');
       },
       (errors, status) =>
-        showEndpointPage(ctx, ctx.params.id, {
+        showEndpointPage(ctx, deps, ctx.params.id, {
           errors,
           status,
           form: echo(form, ['url', 'events', 'filter', 'description', 'headers', 'rateLimit', 'ordering']),
@@ -199,11 +207,11 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
           filter: parseFilterText(field(form, 'filter'), 'the filter') ?? null,
           ...(eventId ? { eventId } : { event: parseJsonData(field(form, 'sample'), 'the sample event') }),
         });
-        await showEndpointPage(ctx, ctx.params.id, {
+        await showEndpointPage(ctx, deps, ctx.params.id, {
           tryIt: { form: typed, result: { matches: result.matches, failed: result.failed } },
         });
       },
-      (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status, tryIt: { form: typed } }),
+      (errors, status) => showEndpointPage(ctx, deps, ctx.params.id, { errors, status, tryIt: { form: typed } }),
     );
   });
 
@@ -217,7 +225,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
           else await disableEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id, reason ? { reason } : {});
           redirectDone(ctx, consolePath.endpoint(ctx.params.id), action === 'enable' ? 'enabled' : 'disabled');
         },
-        (errors, status) => showEndpointPage(ctx, ctx.params.id, { errors, status }),
+        (errors, status) => showEndpointPage(ctx, deps, ctx.params.id, { errors, status }),
       );
     });
   }

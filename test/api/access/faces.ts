@@ -477,6 +477,7 @@ export const CASES: Record<Operation, Case> = {
             input: { name: t.name },
           }),
       },
+      console: { form: 'POST /event-types', run: (f, t) => form(f, '/event-types', { name: t.name }) },
     },
   },
   'eventTypes.update': {
@@ -495,6 +496,11 @@ export const CASES: Record<Operation, Case> = {
             'mutation ($name: String!) { updateEventType(name: $name, input: { description: "changed" }) { name } }',
             { name: t.name },
           ),
+      },
+      // the type's form and its deprecation button post to the same address
+      console: {
+        form: 'POST /event-types/:name',
+        run: (f, t) => form(f, `/event-types/${t.name}`, { description: 'changed', schema: '', examples: '' }),
       },
     },
   },

@@ -101,11 +101,11 @@ describe('console error pages', () => {
     const get = await admin.browser.request('GET', `/endpoints/${acme}/rotate`, { headers: html });
     errorPage(get, 405, 'APP_METHOD_NOT_ALLOWED');
     assert.match(get.headers.get('allow') ?? '', /POST/);
-    errorPage(await admin.browser.request('GET', '/event-types', { headers: html }), 404, 'APP_NOT_FOUND');
+    errorPage(await admin.browser.request('GET', '/no-such-console-page', { headers: html }), 404, 'APP_NOT_FOUND');
     const anonymous = await new Browser(app.base).request('GET', '/no-such-page', { headers: html });
     errorPage(anonymous, 404, 'APP_NOT_FOUND');
 
-    const json = await admin.browser.request('GET', '/event-types');
+    const json = await admin.browser.request('GET', '/no-such-console-page');
     assert.equal(json.status, 404);
     assert.match(json.headers.get('content-type') ?? '', /^application\/problem\+json/);
     const api = await admin.browser.request('GET', '/api/v1/no-such-thing', { headers: html });
