@@ -5,8 +5,8 @@
  * - Every field costs 1 (introspection fields cost nothing; see limits.ts).
  * - A field returning a list costs `1 + size × (cost of its selection)`: its selection is
  *   resolved once per item. The size is the field's own size argument (`first`, `last`,
- *   `limit`, `perPage`, `per_page`, `size`: a literal, a variable of the request, or the
- *   argument's default), else a size argument of the field just above it (a page type such as
+ *   `limit`, `perPage`, `per_page`, `size`: a literal, a variable of the request or its declared
+ *   default, or the argument's default), else a size argument of the field just above it (a page type such as
  *   `deliveries(perPage: 100) { nodes { ... } }`), else `defaultListSize` (`api.perPage`).
  * - Fragments are measured once per (fragment, inherited size) and a cycle costs nothing.
  */
@@ -30,17 +30,34 @@ export const SIZE_ARGUMENTS: readonly string[] = ['first', 'last', 'limit', 'per
 
 const cap = (value: number) => Math.min(value, Number.MAX_SAFE_INTEGER);
 
+/**
+ * The value of each variable as the operation will run with it: the request's, else the default
+ * its definition declares (`$n: Int = 100`), which GraphQL uses when the request leaves it out.
+ */
+function variableValues(
+  operation: OperationDefinitionNode,
+  given: Readonly<Record<string, unknown>> | null | undefined,
+): ReadonlyMap<string, unknown> {
+  const values = new Map<string, unknown>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (given && Object.hasOwn(given, name)) values.set(name, given[name]);
+    else if (definition.defaultValue?.kind === Kind.INT) values.set(name, Number(definition.defaultValue.value));
+  }
+  return values;
+}
+
 /** The list size a field asks for, if it has a size argument with a whole-number value. */
 function sizeOf(
   node: FieldNode,
   definition: GraphQLField<unknown, unknown>,
-  variables: Readonly<Record<string, unknown>> | null | undefined,
+  variables: ReadonlyMap<string, unknown>,
 ): number | undefined {
   for (const name of SIZE_ARGUMENTS) {
     const given = node.arguments?.find((argument) => argument.name.value === name);
     let value: unknown;
     if (given?.value.kind === Kind.INT) value = Number(given.value.value);
-    else if (given?.value.kind === Kind.VARIABLE) value = variables?.[given.value.name.value];
+    else if (given?.value.kind === Kind.VARIABLE) value = variables.get(given.value.name.value);
     else if (!given) value = definition.args.find((argument) => argument.name === name)?.defaultValue;
     if (typeof value === 'number' && Number.isInteger(value)) return Math.max(0, value);
   }
@@ -55,13 +72,14 @@ export function costOf(
   const schema = context.getSchema();
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
+  const variables = variableValues(operation, options.variables);
 
   const field = (node: FieldNode, parent: GraphQLNamedType | undefined, inherited: number | undefined): number => {
     if (node.name.value.startsWith('__')) return 0;
     const definition =
       parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
     if (!definition) return 0; // an unknown field: graphql-js's own rules report it
-    const own = sizeOf(node, definition, options.variables);
+    const own = sizeOf(node, definition, variables);
     const type = getNamedType(definition.type);
     if (isListType(getNullableType(definition.type))) {
       const size = own ?? inherited ?? options.defaultListSize;

@@ -9,13 +9,15 @@
  * - Limits and introspection (operation.ts): their refusals are 400 whatever the media type
  *   (for `application/json` the GraphQL-over-HTTP spec recommends 200 for validation errors;
  *   these are not the client's document being wrong but the server refusing to run it).
- * - Field errors masked (masking.ts) with the request id.
+ * - Field errors masked (masking.ts) with the request id; with introspection off, no message
+ *   suggests the schema's names (introspection.ts).
  * - Documents that passed every rule are kept per query text (operation.ts `createPreparer`).
  */
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createHandler, type Handler, type Request, type Response } from 'graphql-http';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { GraphqlContext, RequestInfo } from './context.ts';
+import { withoutSuggestion } from './introspection.ts';
 import { maskResult } from './masking.ts';
 import { createPreparer, type OperationRules } from './operation.ts';
 
@@ -89,7 +91,15 @@ export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, Requ
         contextValue: setup.context(req.context),
       };
     },
-    onOperation: (req, _args, result) =>
-      maskResult(result, { exposeInternals: setup.exposeInternals, requestId: req.context.requestId, log: setup.log }),
+    onOperation(req, _args, result) {
+      const masked = maskResult(result, {
+        exposeInternals: setup.exposeInternals,
+        requestId: req.context.requestId,
+        log: setup.log,
+      });
+      // variables are coerced as the operation starts: their errors name input fields and enum values
+      if (rules.introspection || !masked.errors) return masked;
+      return { ...masked, errors: masked.errors.map(withoutSuggestion) };
+    },
   });
 }

@@ -7,6 +7,9 @@
  *   learnt by probing names, and a client that merely looks one type up (the GraphQL-over-HTTP
  *   audit does, and requires an answer without errors) is not broken by it.
  * - `__typename` stays: it names only the types a client already receives.
+ * - graphql-js's "Did you mean …?" hints are cut from its messages (validation and variable
+ *   coercion): they name the fields, arguments, types and enum values close to a misspelt one,
+ *   so a client could otherwise read the schema back by sending guesses.
  */
 import {
   GraphQLError,
@@ -33,6 +36,22 @@ export function noSchemaIntrospection(context: ValidationContext): ASTVisitor {
       );
     },
   };
+}
+
+/** graphql-js's suggestion: the last sentence of its message, "Did you mean …?". */
+const SUGGESTION = / Did you mean [\s\S]*\?$/;
+
+/** The error without graphql-js's suggestion of nearby names (the same error when it has none). */
+export function withoutSuggestion(error: GraphQLError): GraphQLError {
+  if (!SUGGESTION.test(error.message)) return error;
+  return new GraphQLError(error.message.replace(SUGGESTION, ''), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
 }
 
 /** The document with every `__type(name: …)` asking for the empty name, which no type has. */

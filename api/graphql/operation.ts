@@ -18,7 +18,7 @@ import {
 } from 'graphql';
 import { costOf } from './cost.ts';
 import { createDocumentCache, type DocumentCacheBounds } from './document-cache.ts';
-import { hideTypes, INTROSPECTION_DISABLED, noSchemaIntrospection } from './introspection.ts';
+import { hideTypes, INTROSPECTION_DISABLED, noSchemaIntrospection, withoutSuggestion } from './introspection.ts';
 import { checkDocument, isLimitError, limitError, limitRules, type GraphqlLimits } from './limits.ts';
 
 export interface OperationRequest {
@@ -63,7 +63,9 @@ export function prepare(schema: GraphQLSchema, rules: OperationRules, request: O
       ? limitRules(rules.limits, { variables: request.variables, defaultListSize: rules.defaultListSize })
       : []),
   ];
-  const errors = validate(schema, document, [...specifiedRules, ...own]);
+  const found = validate(schema, document, [...specifiedRules, ...own]);
+  // introspection off: the messages do not suggest the schema's names (introspection.ts)
+  const errors = rules.introspection ? found : found.map(withoutSuggestion);
   if (errors.length > 0) return { ok: false, errors, refused: errors.some(isServiceRefusal) };
   return { ok: true, document: rules.introspection ? document : hideTypes(document) };
 }

@@ -3,17 +3,19 @@
  * (ISO 8601 text; a `Date` or ISO text on the way out) and `JSON` (any JSON value: event
  * payloads, endpoint headers). A model declaration may use them without declaring them.
  */
-import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
 import type { Contribution } from './contribution.ts';
 import { describeValue } from '../../shared/errors/describe-value.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
 
-function parseDate(value: unknown): Date {
+/** `node`: the literal in the query, so that the error points at it (GraphQL reports such an error as thrown). */
+function parseDate(value: unknown, node?: ValueNode): Date {
   const date = typeof value === 'string' && ISO.test(value.trim()) ? new Date(value.trim()) : undefined;
   if (!date || Number.isNaN(date.getTime())) {
     throw new GraphQLError(
       `DateTime must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${describeValue(value)}`,
+      node ? { nodes: [node] } : undefined,
     );
   }
   return date;
@@ -32,10 +34,10 @@ export const DateTime = new GraphQLScalarType({
     if (!date || Number.isNaN(date.getTime())) throw new TypeError(`DateTime cannot represent ${describeValue(value)}`);
     return date.toISOString();
   },
-  parseValue: parseDate,
+  parseValue: (value) => parseDate(value),
   parseLiteral(node) {
     if (node.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string', { nodes: [node] });
-    return parseDate(node.value);
+    return parseDate(node.value, node);
   },
 });
 

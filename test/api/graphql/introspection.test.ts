@@ -50,6 +50,32 @@ describe('introspection by environment (graphql.introspection: on, except in pro
     assert.deepEqual((await post(app, '{ __typename }')).body, { data: { __typename: 'Query' } });
   });
 
+  it("production: no error message suggests the schema's names (a misspelt field, argument, type, input field or enum value)", async () => {
+    const probes: [string, Record<string, unknown>?][] = [
+      ['{ webhookEndpoin }'],
+      ['{ webhookDeliveries(filte: {}) { total } }'],
+      ['query($f: WebhookDeliveryFilte) { __typename }'],
+      ['{ webhookDeliveries(filter: {statu: []}) { total } }'],
+      ['query($f: WebhookDeliveryFilter) { webhookDeliveries(filter: $f) { total } }', { f: { statu: [] } }],
+      ['query($f: WebhookDeliveryFilter) { webhookDeliveries(filter: $f) { total } }', { f: { status: ['DON'] } }],
+    ];
+    for (const env of ['production', 'development']) {
+      const app = await startGraphqlApp({ env });
+      for (const [query, variables] of probes) {
+        const messages = ((await post(app, query, { variables })).body.errors ?? []).map((error) => error.message);
+        assert.ok(messages.length > 0, query);
+        if (env === 'production') {
+          for (const message of messages)
+            assert.doesNotMatch(message, /Did you mean|"status"|DONE|webhookEndpoint\b/, query);
+        } else
+          assert.ok(
+            messages.some((message) => message.includes('Did you mean')),
+            `${env}: ${query}`,
+          );
+      }
+    }
+  });
+
   it('production with graphql.introspection true: introspection answers', async () => {
     const app = await startGraphqlApp({ env: 'production', graphql: { introspection: true } });
     assert.deepEqual((await post(app, SCHEMA)).body, { data: { __schema: { queryType: { name: 'Query' } } } });

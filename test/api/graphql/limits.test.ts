@@ -90,6 +90,16 @@ describe('GraphQL limits: each at its bound is served, just over it is a 400 Gra
     assertRefused(await post(app, query, { variables: { n: 11 } }), 'maxCost', 'APP_GRAPHQL_MAX_COST');
   });
 
+  it('maxCost reads a variable left out of the request at its declared default, as the operation runs with it', async () => {
+    const app = await startGraphqlApp({ models: [PEOPLE], routes: {}, graphql: { maxCost: 100 } });
+    // the default would run 500 friends: me 1 + friends (1 + 500 × name 1)
+    const query = 'query($n: Int = 500) { me { friends(first: $n) { name } } }';
+    assertRefused(await post(app, query), 'maxCost', 'APP_GRAPHQL_MAX_COST');
+    assertServed(await post(app, query, { variables: { n: 10 } }));
+    // the document is now kept: a request leaving the variable out again is measured again
+    assertRefused(await post(app, query), 'maxCost', 'APP_GRAPHQL_MAX_COST');
+  });
+
   it('maxTokens: 6 tokens pass at 6, 7 are refused before parsing', async () => {
     const ask = await within({ maxTokens: 6 });
     assertServed(await ask('{ me { name } }')); // { me { name } }
