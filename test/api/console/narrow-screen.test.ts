@@ -192,6 +192,17 @@ describe('the console on a 390 px wide screen', { skip }, () => {
     await visit(`/endpoints/${endpointId}`, /deliveries/);
     await visit(`/endpoints/${endpointId}?page=2`, /deliveries/);
     await visit('/endpoints/new');
+    // the pages that show a new secret once: registered, then rotated
+    await page.locator('#url').fill(`http://127.0.0.1:9${URL_PATH}&copy=2`);
+    await page.getByLabel('Events').fill(`${TYPE}, invoice.settlement.*`);
+    await page.getByLabel(/^Owner/).fill(OWNER);
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.locator('#secret').waitFor();
+    await checkNarrow(page, watch);
+    await page.getByRole('link', { name: 'Go to the endpoint' }).click();
+    await page.getByRole('button', { name: 'Rotate the secret' }).click();
+    await page.getByRole('link', { name: 'Back to the endpoint' }).waitFor();
+    await checkNarrow(page, watch);
     await visit(`/endpoints/${endpointId}/secret`);
     await page.getByRole('button', { name: /Yes, reveal/ }).click();
     await page.locator('#header-values').waitFor();
