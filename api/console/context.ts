@@ -67,12 +67,6 @@ export function field(source: Record<string, unknown>, name: string): string | u
 export const param = (ctx: Context, name: string): string | undefined =>
   field(ctx.query as Record<string, unknown>, name);
 
-/** A page number from `?page=` (1 when absent or not a whole number). */
-export function pageParam(ctx: Context): number {
-  const page = Number(param(ctx, 'page') ?? 1);
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-}
-
 /** The charts' window from `?window=`: `hour` (the last hour, per minute), else `day` (the last 24 hours, per hour). */
 export const windowParam = (ctx: Context): 'day' | 'hour' => (param(ctx, 'window') === 'hour' ? 'hour' : 'day');
 

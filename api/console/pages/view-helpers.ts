@@ -37,6 +37,21 @@ export const percent = (rate: unknown): string =>
 export const total = (page: { total: number; totalEstimated?: boolean }): string =>
   page.totalEstimated ? `about ${page.total.toLocaleString('en')}` : String(page.total);
 
+/** A listing's page as the templates page it: its number, how many pages, how many records, its records. */
+interface ListPage {
+  page: number;
+  pages: number;
+  total: number;
+  nodes: readonly unknown[];
+}
+
+/** Whether `list` is an empty page past the end of a listing that has records (`?page=` too far). */
+export const pastEnd = (list: ListPage | null | undefined): boolean =>
+  !!list && list.page > 1 && list.nodes.length === 0 && list.total > 0;
+
+/** The last page that has records, for a page past the end (a total PostgreSQL estimated may count too many pages). */
+export const lastPage = (list: ListPage): number => Math.max(1, Math.min(list.pages, list.page - 1));
+
 /** A value as indented JSON. */
 export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?? 'null';
 
@@ -77,4 +92,16 @@ const chart = Object.freeze({
   span,
 });
 
-export const VIEW_HELPERS = Object.freeze({ time, iso, age, percent, total, json, query, fingerprint, chart });
+export const VIEW_HELPERS = Object.freeze({
+  time,
+  iso,
+  age,
+  percent,
+  total,
+  pastEnd,
+  lastPage,
+  json,
+  query,
+  fingerprint,
+  chart,
+});

@@ -23,11 +23,11 @@ import {
   formOf,
   orShowAgain,
   pageFor,
-  pageParam,
   redirectDone,
   signedIn,
   type ConsoleDeps,
 } from '../context.ts';
+import { pageChecked, pageParam } from '../paging.ts';
 import { echo } from '../forms.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
 import { showOnce, takeOnce } from '../once.ts';
@@ -53,6 +53,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
         tokens: records,
         total,
         ...window,
+        pages: Math.ceil(total / PER_PAGE),
         roles: ROLES,
         admin: allTenants(ctx),
         canMint,
@@ -68,7 +69,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     );
   };
 
-  router.get(CONSOLE_PATHS.tokens, signedIn, (ctx) =>
+  router.get(CONSOLE_PATHS.tokens, signedIn, pageChecked, (ctx) =>
     showTokens(ctx, { minted: takeOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.tokens) }),
   );
 

@@ -14,13 +14,13 @@ import {
   formOf,
   allTenants,
   orShowAgain,
-  pageParam,
   principalOf,
   redirectDone,
   actorFor,
   signedIn,
   type ConsoleDeps,
 } from '../context.ts';
+import { pageChecked, pageParam } from '../paging.ts';
 import { timeField } from '../forms.ts';
 import { consoleCreateLink } from '../links.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
@@ -78,7 +78,7 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
       },
     );
 
-  router.get(CONSOLE_PATHS.deadLetters, signedIn, (ctx) =>
+  router.get(CONSOLE_PATHS.deadLetters, signedIn, pageChecked, (ctx) =>
     show(ctx, 'console/dead-letters', selectionOf(ctx, ctx.query)),
   );
 

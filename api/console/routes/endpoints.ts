@@ -21,7 +21,6 @@ import {
   formOf,
   orShowAgain,
   pageFor,
-  pageParam,
   param,
   principalOf,
   redirectDone,
@@ -30,6 +29,7 @@ import {
   windowParam,
   type ConsoleDeps,
 } from '../context.ts';
+import { pageChecked, pageParam } from '../paging.ts';
 import { echo, registerInput, settingsPatch, timeField } from '../forms.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
@@ -174,7 +174,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
     await showCreated(ctx, created, 200);
   });
 
-  router.get('/endpoints/:id', signedIn, (ctx) => showEndpointPage(ctx, deps, ctx.params.id));
+  router.get('/endpoints/:id', signedIn, pageChecked, (ctx) => showEndpointPage(ctx, deps, ctx.params.id));
 
   router.post('/endpoints/:id', signedIn, async (ctx) => {
     const form = formOf(ctx);

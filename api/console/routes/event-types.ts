@@ -13,7 +13,6 @@ import {
   doneNotice,
   formOf,
   orShowAgain,
-  pageParam,
   principalOf,
   redirectDone,
   signedIn,
@@ -24,6 +23,7 @@ import { echo } from '../forms.ts';
 import { consoleCreateLink, eventTypePageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { EVENT_TYPE, EVENT_TYPES } from '../queries.ts';
+import { pageChecked, pageParam } from '../paging.ts';
 
 /** Most catalog names the endpoint forms suggest (the first in name order). */
 export const EVENT_NAME_CHOICES = 500;
@@ -82,7 +82,7 @@ export function eventTypeRoutes(router: Router, deps: ConsoleDeps): void {
       },
     );
 
-  router.get(CONSOLE_PATHS.eventTypes, signedIn, (ctx) => showCatalog(ctx));
+  router.get(CONSOLE_PATHS.eventTypes, signedIn, pageChecked, (ctx) => showCatalog(ctx));
 
   router.post(CONSOLE_PATHS.eventTypes, signedIn, async (ctx) => {
     const form = formOf(ctx);

@@ -15,13 +15,13 @@ import {
   allTenants,
   orShowAgain,
   pageFor,
-  pageParam,
   param,
   principalOf,
   actorFor,
   signedIn,
   type ConsoleDeps,
 } from '../context.ts';
+import { pageChecked, pageParam } from '../paging.ts';
 import { echo } from '../forms.ts';
 import { consoleCreateLink } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
@@ -31,7 +31,7 @@ import { tenantChoices } from './overview.ts';
 const EMIT_FIELDS = ['type', 'data', 'owner', 'eventId'] as const;
 
 export function findRoutes(router: Router, deps: ConsoleDeps): void {
-  router.get(CONSOLE_PATHS.find, signedIn, async (ctx) => {
+  router.get(CONSOLE_PATHS.find, signedIn, pageChecked, async (ctx) => {
     const q = param(ctx, 'q') ?? '';
     if (q.startsWith('msg_')) return ctx.redirect(consolePath.delivery(q));
     if (q.startsWith('ep_')) return ctx.redirect(consolePath.endpoint(q));

@@ -6,7 +6,6 @@ import {
   allTenants,
   doneNotice,
   may,
-  pageParam,
   param,
   pickedOwner,
   principalOf,
@@ -14,6 +13,7 @@ import {
   windowParam,
   type ConsoleDeps,
 } from '../context.ts';
+import { pageChecked, pageParam } from '../paging.ts';
 import { consoleCreateLink } from '../links.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
 import { OVERVIEW } from '../queries.ts';
@@ -23,7 +23,7 @@ export const tenantChoices = async (ctx: Context, deps: ConsoleDeps): Promise<st
   may(ctx, 'tenants.read') ? (await listTenants(deps.webhooks)).map((tenant) => tenant.owner) : [];
 
 export function overviewRoutes(router: Router, deps: ConsoleDeps): void {
-  router.get(CONSOLE_PATHS.overview, signedIn, async (ctx) => {
+  router.get(CONSOLE_PATHS.overview, signedIn, pageChecked, async (ctx) => {
     const principal = principalOf(ctx);
     const window = windowParam(ctx);
     await ctx.render(

@@ -31,9 +31,12 @@ export interface Watch {
   problems: string[];
 }
 
-/** A new context (its own cookies) whose pages report their problems into the returned watch. */
-export async function watchedContext(browser: Browser): Promise<{ context: BrowserContext; watch: Watch }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+/** A new context (its own cookies) whose pages report their problems into the returned watch; a desktop's screen unless told. */
+export async function watchedContext(
+  browser: Browser,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ context: BrowserContext; watch: Watch }> {
+  const context = await browser.newContext({ viewport });
   const watch: Watch = { problems: [] };
   // runs before the page's own scripts, through the DevTools protocol (not subject to the CSP)
   await context.addInitScript({
