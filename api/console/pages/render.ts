@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
 import { Eta } from 'eta';
-import { createCsrfToken } from '../../../shared/accounts/csrf.ts';
+import { createCsrfToken, createFormToken } from '../../../shared/accounts/csrf.ts';
 import type { Config } from '../../../shared/config/index.ts';
 import { notAcceptable } from '../../../shared/errors/app-error.ts';
 import type { PortalPrincipal, UserPrincipal } from '../../../shared/tokens/principal.ts';
@@ -58,10 +58,33 @@ export interface RenderOptions {
   notice?: string;
 }
 
-/** The CSRF token for the request's next unsafe request: its session's, else the anonymous `app_csrf` cookie's. */
-export function csrfTokenFor(ctx: Context, cookies: CookieSettings): string {
+/** The secret of the request's CSRF tokens: its session's, else the anonymous `app_csrf` cookie's. */
+const csrfSecretOf = (ctx: Context, cookies: CookieSettings): string => {
   const session = sessionOf(ctx.state.principal);
-  return createCsrfToken(session ? session.csrfSecret : (anonymousCsrfSecret(ctx, cookies, true) as string));
+  return session ? session.csrfSecret : (anonymousCsrfSecret(ctx, cookies, true) as string);
+};
+
+/** The CSRF token for the request's next unsafe request (no form key: a client sends it as often as it likes). */
+export function csrfTokenFor(ctx: Context, cookies: CookieSettings): string {
+  return createCsrfToken(csrfSecretOf(ctx, cookies));
+}
+
+/**
+ * What a template is handed: the page object with, in place of its `csrfToken`, a getter that
+ * makes a new token with a fresh form key (shared/accounts/csrf.ts) each time a template reads it.
+ * Every form fills its `_csrf` field from `it.csrfToken`, so each rendered form, those added later
+ * included, carries its own key with no change to its template, and the console acts once per
+ * form however often the browser sends it (api/console/form-once.ts). Two forms of one page (one
+ * button per row) get two keys. The page object answered as JSON keeps the plain token: a
+ * client that reads it sends it with every request, and each of them acts.
+ */
+function templateData(ctx: Context, cookies: CookieSettings, data: Record<string, unknown>): Record<string, unknown> {
+  const secret = csrfSecretOf(ctx, cookies);
+  return Object.defineProperty(data, 'csrfToken', {
+    get: () => createFormToken(secret),
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 /** Who a page shows as signed in: a user, a tenant portal session (`portal: true`, no email), or null. */
@@ -148,5 +171,8 @@ export async function renderPage(
     return;
   }
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = await deps.views.renderAsync(`./${page}`, { ...object, props, notice: options.notice, h: VIEW_HELPERS });
+  ctx.body = await deps.views.renderAsync(
+    `./${page}`,
+    templateData(ctx, deps.cookies, { ...object, props, notice: options.notice, h: VIEW_HELPERS }),
+  );
 }
