@@ -111,7 +111,13 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
 
   const showUsers = async (
     ctx: Context,
-    extra: { form?: Record<string, string>; link?: unknown; errors?: PageError[]; status?: number; notice?: string } = {},
+    extra: {
+      form?: Record<string, string>;
+      link?: unknown;
+      errors?: PageError[];
+      status?: number;
+      notice?: string;
+    } = {},
   ) => {
     const users = (await listUsers(deps.accounts, { includeDisabled: true })).map(publicUser);
     await ctx.render(

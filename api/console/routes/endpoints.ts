@@ -162,7 +162,8 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
   // the registered endpoint with its secret, once (once.ts); afterwards the endpoint's page
   router.get('/endpoints/:id/created', signedIn, async (ctx) => {
     const created = await takeOnce<Record<string, unknown>>(ctx, onceDeps(deps), ctx.path);
-    if (!created || !('value' in created)) return redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'secret-shown');
+    if (!created || !('value' in created))
+      return redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'secret-shown');
     await showCreated(ctx, created.value, 200);
   });
 

@@ -48,7 +48,8 @@ describe('console forms act once per rendered form', () => {
   const post = (path: string, form: Record<string, string>) => browser.request('POST', path, { form });
   const count = async (query: Promise<{ n: number }[]>) => Number((await query)[0].n);
   const endpoints = (url: string) => count(app.db.sql`SELECT count(*)::int AS n FROM app_webhooks WHERE url = ${url}`);
-  const tokens = (name: string) => count(app.db.sql`SELECT count(*)::int AS n FROM app_api_tokens WHERE name = ${name}`);
+  const tokens = (name: string) =>
+    count(app.db.sql`SELECT count(*)::int AS n FROM app_api_tokens WHERE name = ${name}`);
 
   it('registering twice with one form registers one endpoint; the second answer is the same 303', async () => {
     const url = `http://127.0.0.1:9/once-${randomUUID()}`;
@@ -174,7 +175,8 @@ describe('console forms act once per rendered form', () => {
 
   /** The record the first sending of `form` to `path` holds while it runs (as form-once.ts writes it). */
   const running = async (path: string, form: Record<string, string>) => {
-    const [session] = await app.db.sql`SELECT id FROM app_sessions WHERE user_id = ${userId} ORDER BY created_at DESC LIMIT 1`;
+    const [session] = await app.db
+      .sql`SELECT id FROM app_sessions WHERE user_id = ${userId} ORDER BY created_at DESC LIMIT 1`;
     const { _csrf, ...fields } = form;
     const id = recordKey(`console-form:${session.id}:${path}`, _csrf.split('.')[2]);
     const print = fingerprint({ method: 'POST', url: path, body: JSON.stringify(fields) });
