@@ -76,10 +76,11 @@ export function csrfTokenFor(ctx: Context, cookies: CookieSettings): string {
  * included, carries its own key with no change to its template, and the console acts once per
  * form however often the browser sends it (api/console/form-once.ts). Two forms of one page (one
  * button per row) get two keys. The page object answered as JSON keeps the plain token: a
- * client that reads it sends it with every request, and each of them acts.
+ * client that reads it sends it with every request, and each of them acts; so does the page's
+ * `<meta name="csrf-token">` (`headerCsrfToken`), for scripts that send it as `X-CSRF-Token`.
  */
-function templateData(ctx: Context, cookies: CookieSettings, data: Record<string, unknown>): Record<string, unknown> {
-  const secret = csrfSecretOf(ctx, cookies);
+function templateData(secret: string, data: Record<string, unknown>): Record<string, unknown> {
+  data.headerCsrfToken = data.csrfToken;
   return Object.defineProperty(data, 'csrfToken', {
     get: () => createFormToken(secret),
     enumerable: true,
@@ -138,13 +139,15 @@ export async function renderPage(
     throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
   const queried = options.graphql ? await runQuery(ctx, deps, options.graphql) : undefined;
   const errors = [...(options.errors ?? []), ...(queried?.errors ?? [])];
+  // read once: without a session, the first read makes the anonymous cookie's secret
+  const csrfSecret = csrfSecretOf(ctx, deps.cookies);
   const object: PageObject = {
     page,
     data: queried ? queried.data : props,
     ...(queried ? { props } : {}),
     user: options.user === undefined ? pageUser(ctx) : options.user,
     paths: deps.paths,
-    csrfToken: csrfTokenFor(ctx, deps.cookies),
+    csrfToken: createCsrfToken(csrfSecret),
     ...(errors.length > 0 ? { errors } : {}),
     ...(options.graphql
       ? {
@@ -173,6 +176,6 @@ export async function renderPage(
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = await deps.views.renderAsync(
     `./${page}`,
-    templateData(ctx, deps.cookies, { ...object, props, notice: options.notice, h: VIEW_HELPERS }),
+    templateData(csrfSecret, { ...object, props, notice: options.notice, h: VIEW_HELPERS }),
   );
 }
