@@ -42,6 +42,8 @@ declare module 'koa' {
     /** The page `ctx.render` answered (its page object is not HAL: the HAL guard leaves it alone). */
     page?: string;
     signal?: AbortSignal;
+    /** The form key of the CSRF token a form sent in `_csrf` (api/auth/csrf.ts): one submission of one rendered form. */
+    formKey?: string;
   }
 
   interface DefaultContext {

@@ -212,6 +212,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
     accounts: accountsWeb.accounts,
     tokens,
     pages: accountsWeb.pages,
+    shared: sharedStore,
   });
   const build = (definition: ApiDefinition) => {
     // the product's own APIs (webhooks, tokens) are mounted here, beside what the application declares

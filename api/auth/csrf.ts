@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { forbidden } from '../../shared/errors/app-error.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import type { Config } from '../../shared/config/index.ts';
-import { verifyCsrfToken } from '../../shared/accounts/csrf.ts';
+import { formKeyOf, verifyCsrfToken } from '../../shared/accounts/csrf.ts';
 import { sessionOf } from './session-strategy.ts';
 import { anonymousCsrfSecret, cookieSettings } from '../accounts/cookies.ts';
 import { ACCOUNT_PATHS, ANONYMOUS_FORM_PATHS } from '../accounts/paths.ts';
@@ -35,6 +35,10 @@ export function fromOwnSite(ctx: Context, cors: Config['cors']): boolean {
  * /login` checks only where it comes from. Requests with a bearer token, or with no credentials
  * on other paths, are exempt: a browser never adds those by itself. Refusals are 403
  * `APP_CSRF_INVALID`.
+ *
+ * A valid token sent in the `_csrf` field that carries a form key (shared/accounts/csrf.ts) leaves
+ * the key in `ctx.state.formKey`, for the console to act once per rendered form; a token in the
+ * header never does (API clients send one token with every request).
  */
 export function csrf(options: { config: Pick<Config, 'cors' | 'auth' | 'env'> }): Middleware {
   const cookies = cookieSettings(options.config);
@@ -48,12 +52,17 @@ export function csrf(options: { config: Pick<Config, 'cors' | 'auth' | 'env'> })
     if (!fromOwnSite(ctx, options.config.cors)) throw csrfInvalid('the request comes from another site');
     if (login) return next();
     const body = ctx.request.body as Record<string, unknown> | undefined;
-    const token = ctx.get('x-csrf-token') || (body && typeof body === 'object' ? body._csrf : undefined);
+    const header = ctx.get('x-csrf-token');
+    const token = header || (body && typeof body === 'object' ? body._csrf : undefined);
     const secret = session ? session.csrfSecret : anonymousCsrfSecret(ctx, cookies, false);
     if (!verifyCsrfToken(secret, token))
       throw csrfInvalid(
         token ? 'the CSRF token is not valid for this session' : 'no CSRF token (X-CSRF-Token header or _csrf field)',
       );
+    if (!header) {
+      const formKey = formKeyOf(token);
+      if (formKey) ctx.state.formKey = formKey;
+    }
     if (body && typeof body === 'object' && !Array.isArray(body)) delete body._csrf;
     await next();
   };

@@ -12,6 +12,7 @@ import { unauthorized } from '../../shared/errors/app-error.ts';
 import { actorOf, authorize, principalMay, type Actor } from '../../shared/access/actor.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
 import type { Logger } from '../../shared/log/logger.ts';
+import type { SharedStore } from '../../shared/stores/types.ts';
 import type { TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { TenantScope } from '../../shared/access/tenant-scope.ts';
@@ -27,6 +28,8 @@ export interface ConsoleDeps {
   accounts: AccountDeps;
   tokens: TokenDeps;
   pages: PageContext;
+  /** The shared store: where a form's first answer is kept (form-once.ts) and which one-time values were shown (once.ts). */
+  shared: Pick<SharedStore, 'entries' | 'logFailure'>;
 }
 
 /** Pages need a caller: browsers go to the sign-in page (and come back), JSON clients get 401. */
@@ -95,6 +98,19 @@ export const DONE: Readonly<Record<string, string>> = Object.freeze({
   'event-type-updated': 'The event type is changed.',
   'event-type-deprecated': 'The event type is marked deprecated: emits of it are still accepted.',
   'event-type-undeprecated': 'The event type is no longer deprecated.',
+  // a one-time value's page reached again (a reload, going back, the form sent again): its value is gone
+  'secret-shown':
+    'The signing secret of this endpoint was shown once, when it was registered, and is not shown again. If it was not kept, rotate the secret to get a new one.',
+  'rotated-shown':
+    'The new signing secret was shown once, after the rotation, and is not shown again. If it was not kept, rotate again.',
+});
+
+/** What a page that shows a one-time value says when it comes back after it was shown (once.ts `{shown: true}`). */
+export const SHOWN_ONCE = Object.freeze({
+  token:
+    'This token was shown once, when it was minted, and cannot be shown again. If it was not kept, mint a new one (and revoke the one not kept).',
+  link: 'This set-password link was shown once and is not shown again. If it was not kept, make a new link.',
+  portal: 'This portal link was shown once and is not shown again. If it was not kept, make a new one.',
 });
 
 export const doneNotice = (ctx: Context): string | undefined => DONE[param(ctx, 'done') ?? ''];

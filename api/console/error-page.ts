@@ -7,6 +7,9 @@ import type { Context } from 'koa';
 import { PAGE_VISIT_HEADER, pageRepresentation } from '../model-framework/routing/negotiate.ts';
 import { renderPage, type RenderDeps } from './pages/render.ts';
 
+/** The refusals of a form sent again (form-once.ts): this submission changed nothing, the first one acts. */
+const SENT_AGAIN = new Set(['APP_CONSOLE_FORM_IN_PROGRESS', 'APP_CONSOLE_FORM_ALREADY_SENT']);
+
 /** What api/middleware/errors.ts calls with a problem written: the console's page of it, for a browser on a console path. */
 export const consoleErrorPage =
   (pages: RenderDeps) =>
@@ -45,6 +48,7 @@ async function answerPage(ctx: Context, pages: RenderDeps): Promise<void> {
         title: problem.title,
         back: back || '/',
         form: ctx.method !== 'GET' && ctx.method !== 'HEAD',
+        sentAgain: SENT_AGAIN.has(problem.code ?? ''),
       },
       {
         status: problem.status,

@@ -1,7 +1,8 @@
 /**
  * The console's paths. Pages answer HTML to browsers and their page object to JSON
  * clients; every POST is a form of a page (CSRF token in `_csrf`) that redirects (303) to the page
- * that shows its result, or shows its page again with the reason.
+ * that shows its result, or shows its page again with the reason; a form sent again with the same
+ * form key answers its first redirect (form-once.ts).
  *
  * | Path | GET | POST |
  * |---|---|---|

@@ -8,9 +8,12 @@
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { CLAIM_MARGIN_MS } from '../idempotency/plug.ts';
+import { answerSeal } from '../idempotency/sealed-answer.ts';
 import { staticAssets } from '../middleware/static-assets.ts';
 import type { Pipeline } from '../pipeline.ts';
 import type { ConsoleDeps } from './context.ts';
+import { formOnce, type FormOnceOptions } from './form-once.ts';
 import { CONSOLE_PATHS } from './paths.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { deadLetterRoutes } from './routes/dead-letters.ts';
@@ -27,9 +30,31 @@ export { consoleErrorPage } from './error-page.ts';
 
 export const ASSETS_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
 
+/** How long a form's first answer is answered again when `api.idempotency` is off (its `ttl` otherwise). */
+const FORM_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** How long a form sent again waits for its first submission, still running, to answer. */
+export const FORM_WAIT_MS = 5000;
+
+/** Where form-once.ts keeps a form's first answer: the API's idempotency records, in the shared store. */
+const formOnceOptions = (deps: ConsoleDeps): FormOnceOptions => {
+  const idempotency = deps.config.api.idempotency;
+  return {
+    entries: deps.shared.entries,
+    ttlMs: idempotency === false ? FORM_TTL_MS : idempotency.ttl,
+    claimMs: deps.config.requestTimeout + CLAIM_MARGIN_MS,
+    waitMs: FORM_WAIT_MS,
+    seal: answerSeal(deps.config.secret), // a redirect may set a one-time value's cookie
+    logFailure: deps.shared.logFailure,
+  };
+};
+
 /** The console's pages and forms over `deps` (nothing runs until a request comes). */
 export function consoleRouter(deps: ConsoleDeps): Router {
   const router = new Router();
+  // before every route: a form acts once per rendered form (form-once.ts); runs for matched routes only
+  let options: FormOnceOptions | undefined;
+  router.use(formOnce(() => (options ??= formOnceOptions(deps))));
   for (const routes of [
     overviewRoutes,
     endpointRoutes,

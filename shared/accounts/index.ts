@@ -10,7 +10,7 @@ export type { User, CreateUserInput } from './users.ts';
 export { checkCredentials } from './sign-in.ts';
 export { startSession, resolveSession, endSession, endUserSessions, pruneSessions } from './sessions.ts';
 export type { PortalGrant, Session, StartedSession } from './sessions.ts';
-export { createCsrfToken, verifyCsrfToken } from './csrf.ts';
+export { createCsrfToken, createFormToken, formKeyOf, verifyCsrfToken } from './csrf.ts';
 export {
   createPasswordLink,
   completePasswordLink,

@@ -1,9 +1,49 @@
-// The console's only script. Pages work without it; it only keeps a page whose
-// records are still changing (a delivery on its way) up to date: the page carries a fingerprint
-// of its data in `data-live`; this asks for the page's page object (the X-App-Page header) every
-// second and reloads the page once the data's fingerprint differs (FNV-1a of its JSON text, as
-// api/console/pages/view-helpers.ts computes it).
+// The console's only script. Pages work without it; it does two things.
+//
+// Going back to a form already sent: every rendered form carries its own form key (the third part
+// of its `_csrf` token), and the console acts once per key (api/console/form-once.ts). Pages are
+// never cached (`no-store`), so going back fetches the form's page anew, with new keys; this keeps
+// the key each form was sent with in its history entry's state and, when the entry is shown again
+// by going back or forward, puts it back into the same form's new token. Sending the form again
+// then answers its first result instead of acting a second time. A form is known by its action
+// and its hidden fields (two buttons of one list are two forms).
+//
+// It keeps a page whose records are still changing (a delivery on its way) up to date: the page
+// carries a fingerprint of its data in `data-live`; this asks for the page's page object (the
+// X-App-Page header) every second and reloads the page once the data's fingerprint differs (FNV-1a
+// of its JSON text, as api/console/pages/view-helpers.ts computes it).
 'use strict';
+(() => {
+  const KEPT = 'formKeys';
+  const identity = (form) =>
+    [form.getAttribute('action') || '']
+      .concat(
+        Array.from(form.querySelectorAll('input[type="hidden"]'))
+          .filter((input) => input.name !== '_csrf')
+          .map((input) => `${input.name}=${input.value}`),
+      )
+      .join('\n');
+  const tokenField = (form) => form.querySelector('input[name="_csrf"]');
+  const state = () => (history.state && typeof history.state === 'object' ? history.state : {});
+  const navigation = performance.getEntriesByType('navigation')[0];
+  if (navigation && navigation.type === 'back_forward') {
+    const kept = state()[KEPT] || {};
+    for (const form of Array.from(document.forms)) {
+      const field = tokenField(form);
+      const key = kept[identity(form)];
+      const parts = field ? field.value.split('.') : [];
+      if (key && parts.length === 3) field.value = `${parts[0]}.${parts[1]}.${key}`;
+    }
+  }
+  document.addEventListener('submit', (event) => {
+    const form = event.target;
+    const field = form instanceof HTMLFormElement ? tokenField(form) : null;
+    const key = field ? field.value.split('.')[2] : undefined;
+    if (!key) return;
+    const current = state();
+    history.replaceState({ ...current, [KEPT]: { ...(current[KEPT] || {}), [identity(form)]: key } }, '');
+  });
+})();
 (() => {
   const live = document.querySelector('[data-live]');
   if (!live) return;

@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
 import { Eta } from 'eta';
-import { createCsrfToken } from '../../../shared/accounts/csrf.ts';
+import { createCsrfToken, createFormToken } from '../../../shared/accounts/csrf.ts';
 import type { Config } from '../../../shared/config/index.ts';
 import { notAcceptable } from '../../../shared/errors/app-error.ts';
 import type { PortalPrincipal, UserPrincipal } from '../../../shared/tokens/principal.ts';
@@ -58,10 +58,34 @@ export interface RenderOptions {
   notice?: string;
 }
 
-/** The CSRF token for the request's next unsafe request: its session's, else the anonymous `app_csrf` cookie's. */
-export function csrfTokenFor(ctx: Context, cookies: CookieSettings): string {
+/** The secret of the request's CSRF tokens: its session's, else the anonymous `app_csrf` cookie's. */
+const csrfSecretOf = (ctx: Context, cookies: CookieSettings): string => {
   const session = sessionOf(ctx.state.principal);
-  return createCsrfToken(session ? session.csrfSecret : (anonymousCsrfSecret(ctx, cookies, true) as string));
+  return session ? session.csrfSecret : (anonymousCsrfSecret(ctx, cookies, true) as string);
+};
+
+/** The CSRF token for the request's next unsafe request (no form key: a client sends it as often as it likes). */
+export function csrfTokenFor(ctx: Context, cookies: CookieSettings): string {
+  return createCsrfToken(csrfSecretOf(ctx, cookies));
+}
+
+/**
+ * What a template is handed: the page object with, in place of its `csrfToken`, a getter that
+ * makes a new token with a fresh form key (shared/accounts/csrf.ts) each time a template reads it.
+ * Every form fills its `_csrf` field from `it.csrfToken`, so each rendered form, those added later
+ * included, carries its own key with no change to its template, and the console acts once per
+ * form however often the browser sends it (api/console/form-once.ts). Two forms of one page (one
+ * button per row) get two keys. The page object answered as JSON keeps the plain token: a
+ * client that reads it sends it with every request, and each of them acts; so does the page's
+ * `<meta name="csrf-token">` (`headerCsrfToken`), for scripts that send it as `X-CSRF-Token`.
+ */
+function templateData(secret: string, data: Record<string, unknown>): Record<string, unknown> {
+  data.headerCsrfToken = data.csrfToken;
+  return Object.defineProperty(data, 'csrfToken', {
+    get: () => createFormToken(secret),
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 /** Who a page shows as signed in: a user, a tenant portal session (`portal: true`, no email), or null. */
@@ -115,13 +139,15 @@ export async function renderPage(
     throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
   const queried = options.graphql ? await runQuery(ctx, deps, options.graphql) : undefined;
   const errors = [...(options.errors ?? []), ...(queried?.errors ?? [])];
+  // read once: without a session, the first read makes the anonymous cookie's secret
+  const csrfSecret = csrfSecretOf(ctx, deps.cookies);
   const object: PageObject = {
     page,
     data: queried ? queried.data : props,
     ...(queried ? { props } : {}),
     user: options.user === undefined ? pageUser(ctx) : options.user,
     paths: deps.paths,
-    csrfToken: csrfTokenFor(ctx, deps.cookies),
+    csrfToken: createCsrfToken(csrfSecret),
     ...(errors.length > 0 ? { errors } : {}),
     ...(options.graphql
       ? {
@@ -148,5 +174,8 @@ export async function renderPage(
     return;
   }
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = await deps.views.renderAsync(`./${page}`, { ...object, props, notice: options.notice, h: VIEW_HELPERS });
+  ctx.body = await deps.views.renderAsync(
+    `./${page}`,
+    templateData(csrfSecret, { ...object, props, notice: options.notice, h: VIEW_HELPERS }),
+  );
 }

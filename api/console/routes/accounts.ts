@@ -24,13 +24,14 @@ import {
   orShowAgain,
   pageFor,
   redirectDone,
+  SHOWN_ONCE,
   signedIn,
   type ConsoleDeps,
 } from '../context.ts';
 import { pageChecked, pageParam } from '../paging.ts';
 import { echo } from '../forms.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
-import { showOnce, takeOnce } from '../once.ts';
+import { onceDeps, showOnce, takeOnce, type Taken } from '../once.ts';
 
 const TOKEN_FIELDS = ['name', 'role', 'owner', 'expires'] as const;
 const USER_FIELDS = ['email', 'name', 'role', 'owner'] as const;
@@ -38,10 +39,20 @@ const PER_PAGE = 50;
 
 const post = (href: string) => ({ href, method: 'POST' });
 
+/** A list page's one-time value as its props: the value under `name`, or the notice that it was shown already. */
+const shownOnce = (taken: Taken<unknown>, name: string, notice: string): Record<string, unknown> =>
+  !taken ? {} : 'value' in taken ? { [name]: taken.value } : { notice };
+
 export function accountRoutes(router: Router, deps: ConsoleDeps): void {
   const showTokens = async (
     ctx: Context,
-    extra: { form?: Record<string, string>; minted?: unknown; errors?: PageError[]; status?: number } = {},
+    extra: {
+      form?: Record<string, string>;
+      minted?: unknown;
+      errors?: PageError[];
+      status?: number;
+      notice?: string;
+    } = {},
   ) => {
     const window = { page: pageParam(ctx), perPage: PER_PAGE };
     const actor = actorFor(ctx);
@@ -63,14 +74,14 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
       {
         errors: extra.errors,
         status: extra.status,
-        notice: doneNotice(ctx),
+        notice: extra.notice ?? doneNotice(ctx),
         links: canMint ? { mint: post(CONSOLE_PATHS.tokens) } : {},
       },
     );
   };
 
-  router.get(CONSOLE_PATHS.tokens, signedIn, pageChecked, (ctx) =>
-    showTokens(ctx, { minted: takeOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.tokens) }),
+  router.get(CONSOLE_PATHS.tokens, signedIn, pageChecked, async (ctx) =>
+    showTokens(ctx, shownOnce(await takeOnce(ctx, onceDeps(deps), CONSOLE_PATHS.tokens), 'minted', SHOWN_ONCE.token)),
   );
 
   router.post(CONSOLE_PATHS.tokens, signedIn, async (ctx) => {
@@ -101,7 +112,13 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
 
   const showUsers = async (
     ctx: Context,
-    extra: { form?: Record<string, string>; link?: unknown; errors?: PageError[]; status?: number } = {},
+    extra: {
+      form?: Record<string, string>;
+      link?: unknown;
+      errors?: PageError[];
+      status?: number;
+      notice?: string;
+    } = {},
   ) => {
     const users = (await listUsers(deps.accounts, { includeDisabled: true })).map(publicUser);
     await ctx.render(
@@ -115,7 +132,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
       {
         errors: extra.errors,
         status: extra.status,
-        notice: doneNotice(ctx),
+        notice: extra.notice ?? doneNotice(ctx),
         links: { invite: post(CONSOLE_PATHS.users) },
       },
     );
@@ -132,7 +149,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.get(CONSOLE_PATHS.users, signedIn, async (ctx) => {
     pageFor(ctx, 'users.read');
-    await showUsers(ctx, { link: takeOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.users) });
+    await showUsers(ctx, shownOnce(await takeOnce(ctx, onceDeps(deps), CONSOLE_PATHS.users), 'link', SHOWN_ONCE.link));
   });
 
   router.post(CONSOLE_PATHS.users, signedIn, async (ctx) => {
@@ -171,20 +188,27 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     );
   });
 
-  const showTenants = async (ctx: Context, extra: { link?: unknown; errors?: PageError[]; status?: number } = {}) =>
+  const showTenants = async (
+    ctx: Context,
+    extra: { link?: unknown; errors?: PageError[]; status?: number; notice?: string } = {},
+  ) =>
     ctx.render(
       'console/tenants',
       { tenants: await listTenants(deps.webhooks), roles: PORTAL_ROLES, link: extra.link ?? null },
       {
         errors: extra.errors,
         status: extra.status,
+        notice: extra.notice,
         links: { portalLink: post(CONSOLE_PATHS.portalLink) },
       },
     );
 
   router.get(CONSOLE_PATHS.tenants, signedIn, async (ctx) => {
     pageFor(ctx, 'tenants.read');
-    await showTenants(ctx, { link: takeOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.tenants) });
+    await showTenants(
+      ctx,
+      shownOnce(await takeOnce(ctx, onceDeps(deps), CONSOLE_PATHS.tenants), 'link', SHOWN_ONCE.portal),
+    );
   });
 
   router.post(CONSOLE_PATHS.portalLink, signedIn, async (ctx) => {

@@ -30,7 +30,7 @@ import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT_ONLY } from '../queries.ts';
 import { showEndpointPage } from './endpoints.ts';
-import { showOnce, takeOnce } from '../once.ts';
+import { onceDeps, showOnce, takeOnce } from '../once.ts';
 
 /** One of the endpoint's own pages (`page`), with the endpoint queried and `props`. */
 const endpointPage = (
@@ -77,9 +77,10 @@ export function endpointActionRoutes(router: Router, deps: ConsoleDeps): void {
 
   // the new secret, once (once.ts); afterwards the endpoint's page
   router.get('/endpoints/:id/rotated', signedIn, async (ctx) => {
-    const rotated = takeOnce<Record<string, unknown>>(ctx, deps.pages.cookies, ctx.path);
-    if (!rotated) return ctx.redirect(consolePath.endpoint(ctx.params.id));
-    await endpointPage(ctx, 'console/endpoint-rotated', rotated);
+    const rotated = await takeOnce<Record<string, unknown>>(ctx, onceDeps(deps), ctx.path);
+    if (!rotated || !('value' in rotated))
+      return redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'rotated-shown');
+    await endpointPage(ctx, 'console/endpoint-rotated', rotated.value);
   });
 
   router.post('/endpoints/:id/test', signedIn, async (ctx) => {

@@ -36,7 +36,7 @@ import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
 import { tenantChoices } from './overview.ts';
 import { eventChoices } from './event-types.ts';
-import { showOnce, takeOnce } from '../once.ts';
+import { onceDeps, showOnce, takeOnce } from '../once.ts';
 
 const REGISTER_FIELDS = [
   'url',
@@ -169,9 +169,10 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
 
   // the registered endpoint with its secret, once (once.ts); afterwards the endpoint's page
   router.get('/endpoints/:id/created', signedIn, async (ctx) => {
-    const created = takeOnce<Record<string, unknown>>(ctx, deps.pages.cookies, ctx.path);
-    if (!created) return ctx.redirect(consolePath.endpoint(ctx.params.id));
-    await showCreated(ctx, created, 200);
+    const created = await takeOnce<Record<string, unknown>>(ctx, onceDeps(deps), ctx.path);
+    if (!created || !('value' in created))
+      return redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'secret-shown');
+    await showCreated(ctx, created.value, 200);
   });
 
   router.get('/endpoints/:id', signedIn, pageChecked, (ctx) => showEndpointPage(ctx, deps, ctx.params.id));

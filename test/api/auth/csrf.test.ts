@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createCsrfToken, createFormToken, formKeyOf, verifyCsrfToken } from '../../../shared/accounts/csrf.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { Browser, startAccounts } from '../accounts/helpers.ts';
 
@@ -138,5 +139,24 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     assert.equal(me.body.user.email, 'new.person@example.com');
     assert.equal(me.body.user.role, 'member');
     assert.equal(me.body.user.owner, me.body.user.id, 'a tenant of its own');
+  });
+});
+
+describe('CSRF tokens with a form key (shared/accounts/csrf.ts)', () => {
+  it('a form token is valid for its secret, in the field or the header; its key is its third part', () => {
+    const token = createFormToken('secret');
+    assert.equal(token.split('.').length, 3);
+    assert.ok(verifyCsrfToken('secret', token));
+    assert.ok(!verifyCsrfToken('another secret', token));
+    assert.equal(formKeyOf(token), token.split('.')[2]);
+    assert.notEqual(formKeyOf(createFormToken('secret')), formKeyOf(token), 'a fresh key per form');
+    assert.equal(formKeyOf(createCsrfToken('secret')), undefined, 'a plain token names no form');
+  });
+
+  it('any key the caller chooses is accepted with a valid token; a malformed one is refused', () => {
+    const plain = createCsrfToken('secret');
+    assert.ok(verifyCsrfToken('secret', `${plain}.my-own_key1`));
+    for (const bad of [`${plain}.`, `${plain}.not a key`, `${plain}.a.b`, `${plain}.${'k'.repeat(65)}`])
+      assert.ok(!verifyCsrfToken('secret', bad), bad);
   });
 });
