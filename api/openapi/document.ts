@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../../shared/config/index.ts';
 import type { Model } from '../model-framework/data/model.ts';
 import type { Api } from '../model-framework/routing/api.ts';
+import type { Action } from '../model-framework/routing/controller.ts';
 import type { CompiledRoute } from '../model-framework/routing/table.ts';
+import { declaredQuery, type AcceptedQuery } from '../model-framework/routing/query-parameters.ts';
 import { sharedComponents, type Json } from './components.ts';
 import { graphqlPath, healthPaths } from './fixed.ts';
 import { allModelSchemas } from './models.ts';
@@ -32,11 +34,19 @@ export interface DocumentInput {
   eventTypes?: readonly EventType[];
 }
 
-/** Each route of the table with the model it serves (the one `buildApi` picked, else the one named by its collection). */
-function routesWithModels(api: DocumentInput['api']): Array<{ route: CompiledRoute; model: Model | undefined }> {
+/**
+ * Each route of the table with the model it serves (the one `buildApi` picked, else the one
+ * named by its collection) and the query parameters its action declared.
+ */
+function routesWithModels(
+  api: DocumentInput['api'],
+): Array<{ route: CompiledRoute; model: Model | undefined; accepted: AcceptedQuery | undefined }> {
   const picked = new Map(api.mounted.map((mounted) => [mounted.route, mounted.model]));
+  const actions = new Map(api.mounted.map((mounted) => [mounted.route, mounted.action]));
+  const queryOf = (action: Action | undefined) => (action ? declaredQuery(action) : undefined);
   return api.routeMap.routes.map((route) => ({
     route,
+    accepted: queryOf(actions.get(route)),
     model: picked.has(route)
       ? picked.get(route)
       : route.model

@@ -3,6 +3,7 @@
  * parameters, request body, success answer and the problem answers that apply to it.
  */
 import type { Model } from '../model-framework/data/model.ts';
+import type { AcceptedQuery } from '../model-framework/routing/query-parameters.ts';
 import { rolesFor } from '../model-framework/routing/roles.ts';
 import type { CompiledRoute } from '../model-framework/routing/table.ts';
 import { HAL_TYPE, JSON_TYPE, ref, versionedType, type Json } from './components.ts';
@@ -67,12 +68,40 @@ const jsonTypes = (route: CompiledRoute): string[] => [
 const content = (types: readonly string[], schema: Json): Json =>
   Object.fromEntries(types.map((type) => [type, { schema }]));
 
-/** Whether a GET route answers a page (HAL collection): paging parameters, `Link`, `X-Total-Count`. */
-const answersPage = (route: CompiledRoute, spec: WebhookOperation | undefined): boolean =>
-  route.method === 'GET' &&
-  (route.action === 'index' || JSON.stringify(spec?.answer ?? {}).includes('/HalCollection"'));
+/**
+ * Whether a route answers a page (HAL collection): paging parameters, `Link`, `X-Total-Count`.
+ * Its action's declaration says so; for an action that declared nothing, a GET `index` or a
+ * documented collection answer.
+ */
+const answersPage = (
+  route: CompiledRoute,
+  spec: WebhookOperation | undefined,
+  accepted: AcceptedQuery | undefined,
+): boolean =>
+  accepted
+    ? accepted.paged
+    : route.method === 'GET' &&
+      (route.action === 'index' || JSON.stringify(spec?.answer ?? {}).includes('/HalCollection"'));
 
-function successResponse(route: CompiledRoute, spec: WebhookOperation | undefined, options: PathOptions): Json {
+/**
+ * The query parameters of a route: those its action declared, each with the description the
+ * product APIs' documentation gives it (a plain string parameter when it gives none); for an
+ * action that declared nothing, the documented ones.
+ */
+function queryParameters(spec: WebhookOperation | undefined, accepted: AcceptedQuery | undefined): Json[] {
+  if (!accepted) return [...(spec?.query ?? [])];
+  const described = new Map((spec?.query ?? []).map((parameter) => [parameter.name as string, parameter]));
+  return accepted.parameters.map(
+    (name) => described.get(name) ?? { name, in: 'query', required: false, schema: { type: 'string' } },
+  );
+}
+
+function successResponse(
+  route: CompiledRoute,
+  spec: WebhookOperation | undefined,
+  paged: boolean,
+  options: PathOptions,
+): Json {
   const headers: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
   if (rateLimited(route, options))
     Object.assign(headers, {
@@ -84,7 +113,7 @@ function successResponse(route: CompiledRoute, spec: WebhookOperation | undefine
   headers.ETag = ref('headers', 'ETag');
   if (status === 201) headers.Location = ref('headers', 'Location');
   if (route.idempotent && options.idempotency) headers['Idempotency-Replayed'] = ref('headers', 'IdempotencyReplayed');
-  const collection = answersPage(route, spec);
+  const collection = paged;
   if (collection)
     Object.assign(headers, { Link: ref('headers', 'Link'), 'X-Total-Count': ref('headers', 'XTotalCount') });
   const description =
@@ -104,8 +133,13 @@ function successResponse(route: CompiledRoute, spec: WebhookOperation | undefine
 const rateLimited = (route: CompiledRoute, options: PathOptions): boolean =>
   options.rateLimited || route.rateLimit !== undefined;
 
-/** The problem answers of a route, by status. */
-function problems(route: CompiledRoute, hasBody: boolean, paged: boolean, options: PathOptions): Json {
+/** The problem answers of a route, by status; `checked`: it refuses a query parameter it does not accept (422). */
+function problems(
+  route: CompiledRoute,
+  request: { hasBody: boolean; paged: boolean; checked: boolean },
+  options: PathOptions,
+): Json {
+  const { hasBody, paged, checked } = request;
   const statuses = new Set<number>();
   const idempotent = route.idempotent && options.idempotency;
   if (hasBody || paged || idempotent) statuses.add(400);
@@ -119,6 +153,7 @@ function problems(route: CompiledRoute, hasBody: boolean, paged: boolean, option
     statuses.add(409);
     statuses.add(422);
   }
+  if (checked) statuses.add(422);
   if (hasBody) {
     statuses.add(413);
     statuses.add(415); // a body that is not JSON (or a form), a charset other than UTF-8, an unknown Content-Encoding
@@ -131,15 +166,16 @@ function problems(route: CompiledRoute, hasBody: boolean, paged: boolean, option
   );
 }
 
-/** One OpenAPI operation for a compiled route. */
+/** One OpenAPI operation for a compiled route; `accepted`, the query its action declared. */
 export function routeOperation(
   route: CompiledRoute,
   model: Model | undefined,
   operationId: string,
   options: PathOptions,
+  accepted?: AcceptedQuery,
 ): Json {
   const spec = contract(route, model);
-  const paged = answersPage(route, spec);
+  const paged = answersPage(route, spec, accepted);
   const hasBody =
     spec?.body !== undefined || (route.kind === 'single' && ['POST', 'PUT', 'PATCH'].includes(route.method));
   const parameters: Json[] = pathParameters(route.path).map((name) => ({
@@ -150,7 +186,7 @@ export function routeOperation(
     schema: { type: 'string' },
   }));
   if (paged) parameters.push(ref('parameters', 'Page'), ref('parameters', 'PerPage'));
-  parameters.push(...(spec?.query ?? []));
+  parameters.push(...queryParameters(spec, accepted));
   if (route.method === 'GET') parameters.push(ref('parameters', 'IfNoneMatch'));
   if (route.idempotent && options.idempotency) parameters.push(ref('parameters', 'IdempotencyKey'));
 
@@ -168,9 +204,9 @@ export function routeOperation(
       content: { ...content(jsonTypes(route), schema), 'application/x-www-form-urlencoded': { schema } },
     };
   }
-  const responses: Json = { [String(spec?.status ?? 200)]: successResponse(route, spec, options) };
+  const responses: Json = { [String(spec?.status ?? 200)]: successResponse(route, spec, paged, options) };
   if (route.method === 'GET') responses['304'] = ref('responses', 'NotModified');
-  Object.assign(responses, problems(route, hasBody, paged, options));
+  Object.assign(responses, problems(route, { hasBody, paged, checked: accepted !== undefined }, options));
   operation.responses = responses;
   const roles = rolesFor(route.roles, route.action);
   if (roles !== undefined) {
@@ -193,14 +229,14 @@ function operationIds(routes: readonly CompiledRoute[]): string[] {
 
 /** The path items of every route, paths in OpenAPI form, methods lower-cased. */
 export function routePaths(
-  routes: ReadonlyArray<{ route: CompiledRoute; model: Model | undefined }>,
+  routes: ReadonlyArray<{ route: CompiledRoute; model: Model | undefined; accepted?: AcceptedQuery }>,
   options: PathOptions,
 ): Json {
   const paths: Record<string, Json> = {};
   const ids = operationIds(routes.map(({ route }) => route));
-  routes.forEach(({ route, model }, index) => {
+  routes.forEach(({ route, model, accepted }, index) => {
     const item = (paths[openapiPath(route.path)] ??= {});
-    item[route.method.toLowerCase()] = routeOperation(route, model, ids[index], options);
+    item[route.method.toLowerCase()] = routeOperation(route, model, ids[index], options, accepted);
   });
   return paths;
 }

@@ -327,6 +327,7 @@ export interface WebhookOperation {
   /** Component name of the answer (absent for 204). */
   answer?: Json;
   body?: string;
+  /** Descriptions of the query parameters the action declares (api/webhooks-api/controllers/), by name. */
   query?: Json[];
 }
 
@@ -351,6 +352,12 @@ export const WEBHOOK_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
     summary: 'Show a webhook endpoint with the dates of its signing secrets',
     status: 200,
     answer: ref('schemas', 'WebhookDetails'),
+    query: [
+      query('reveal', '`headers` shows the values of its headers (members and admins; a viewer is refused).', {
+        type: 'string',
+        enum: ['headers'],
+      }),
+    ],
   },
   'webhooks.update': {
     summary: 'Change a webhook endpoint',

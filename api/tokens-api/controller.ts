@@ -5,8 +5,8 @@ import { actorOf } from '../../shared/access/actor.ts';
 import { publicToken, type ApiToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { Links } from '../hal/links.ts';
 import { defineController } from '../model-framework/routing/controller.ts';
+import { acceptsQuery } from '../model-framework/routing/query-parameters.ts';
 import { pagingLinks } from '../webhooks-api/links.ts';
-import type { Query } from '../webhooks-api/query.ts';
 import { TOKEN_PATHS } from './routes.ts';
 
 /** A token as the API shows it: its public fields (shared/tokens/tokens.ts `publicToken`) with its links. */
@@ -18,9 +18,12 @@ export function publishToken(token: ApiToken & { token?: string }): object {
 
 const actorFor = (ctx: Context) => actorOf(ctx.state.principal);
 
+const NO_QUERY = { parameters: [], paged: false } as const;
+
 export const tokensController = (deps: TokenDeps) =>
   defineController({
-    index: async (ctx) => {
+    /** GET ?page=&per_page=: the caller's tokens (admins: all); no other query parameter. */
+    index: acceptsQuery({ parameters: [], paged: true }, async (ctx) => {
       const { page, perPage } = ctx.pagination();
       const actor = actorFor(ctx);
       const { records, total } = await listTokensFor(deps, actor, { page, perPage });
@@ -30,17 +33,17 @@ export const tokensController = (deps: TokenDeps) =>
         perPage,
         total,
         links: {
-          ...pagingLinks(TOKEN_PATHS.tokens, ctx.query as Query, { page, perPage, total }, []),
+          ...pagingLinks(TOKEN_PATHS.tokens, {}, { page, perPage, total }, []),
           ...(mayMint(actor) ? { create: { href: TOKEN_PATHS.tokens, method: 'POST' } } : {}),
         },
       });
-    },
+    }),
     /** POST {name, role?, owner?, expiresInMs?}: 201 with the token text, shown this once. */
-    create: async (ctx) => {
+    create: acceptsQuery(NO_QUERY, async (ctx) => {
       const created = await mintToken(deps, actorFor(ctx), ctx.permit('name', 'role', 'owner', 'expiresInMs'));
       await ctx.resource(publishToken(created), { status: 201 });
-    },
-    destroy: async (ctx) => {
+    }),
+    destroy: acceptsQuery(NO_QUERY, async (ctx) => {
       await ctx.resource(
         publishToken(
           await revokeTokenFor(
@@ -50,5 +53,5 @@ export const tokensController = (deps: TokenDeps) =>
           ),
         ),
       );
-    },
+    }),
   });

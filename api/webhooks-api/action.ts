@@ -2,7 +2,9 @@
  * The opening every webhook API action shares, written once: the caller's principal, its actor
  * and tenant scope, the core's dependencies with the request's deadline (a write that would commit after
  * the request timed out rolls back), the query, the record id of the path, and the paged
- * listing answer (page window, collection, paging links).
+ * listing answer (page window, collection, paging links). Each action declares the query
+ * parameters it reads, beside the code that reads them; any other is refused before it runs
+ * (api/model-framework/routing/query-parameters.ts).
  */
 import type { Context } from 'koa';
 import { actorOf, type Actor } from '../../shared/access/actor.ts';
@@ -11,11 +13,11 @@ import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { Links } from '../hal/links.ts';
 import type { Action } from '../model-framework/routing/controller.ts';
+import { acceptsQuery, type AcceptedQuery, type Query } from '../model-framework/routing/query-parameters.ts';
 import { pagingLinks } from './links.ts';
-import type { Query } from './query.ts';
 
-/** What an action of the webhook API is given. */
-export interface WebhookRequest {
+/** What an action of the webhook API is given; `P`, the query parameters it declared. */
+export interface WebhookRequest<P extends string = never> {
   ctx: Context & { params: Record<string, string> };
   principal: Principal | undefined;
   /** The caller as the core sees it: writes take it and decide by its role. */
@@ -24,38 +26,57 @@ export interface WebhookRequest {
   scope: TenantScope;
   /** The core's dependencies for this request. */
   deps: WebhookDeps;
-  query: Query;
+  /** The declared parameters of the query (no other reaches the action). */
+  query: Query<P>;
+  /** What the action declared: its paging links repeat `parameters`. */
+  accepted: AcceptedQuery<P>;
   /** The `:externalId` of the path (an endpoint, event or delivery id). */
   id: string;
 }
 
-/** An action over the webhook core: `handler` receives the request's opening. */
-export function webhookAction(deps: WebhookDeps, handler: (request: WebhookRequest) => Promise<void>): Action {
-  return (ctx) => {
+const NO_QUERY: AcceptedQuery<never> = { parameters: [], paged: false };
+
+/** A handler of any declared parameters, as the implementation below receives it. */
+type Handler = (request: never) => Promise<void>;
+
+/**
+ * An action over the webhook core: `handler` receives the request's opening. Without `accepted`
+ * it takes no query parameter; with it, those it names (and `page`, `per_page` when `paged`).
+ */
+export function webhookAction(deps: WebhookDeps, handler: (request: WebhookRequest) => Promise<void>): Action;
+export function webhookAction<const P extends string>(
+  deps: WebhookDeps,
+  accepted: AcceptedQuery<P>,
+  handler: (request: WebhookRequest<P>) => Promise<void>,
+): Action;
+export function webhookAction(deps: WebhookDeps, ...args: [Handler] | [AcceptedQuery<string>, Handler]): Action {
+  const [accepted, handler] = args.length === 1 ? [NO_QUERY, args[0]] : args;
+  return acceptsQuery(accepted, (ctx) => {
     const principal = ctx.state.principal;
     const actor = actorOf(principal);
-    return handler({
+    return (handler as (request: WebhookRequest<string>) => Promise<void>)({
       ctx,
       principal,
       actor,
       scope: actor.scope,
       deps: ctx.state.deadline ? { ...deps, deadline: ctx.state.deadline } : deps,
-      query: ctx.query as Query,
+      query: ctx.query as Query<string>,
+      accepted,
       id: ctx.params.externalId,
     });
-  };
+  });
 }
 
 /**
  * A paged listing: reads the page window, fetches one page of records with the total, and
  * answers the collection (embedded as `type`) with its paging links under `path` and `links`.
+ * The paging links repeat the action's declared parameters, so a link never carries one the
+ * route refuses.
  */
-export async function answerPage<T>(
-  request: WebhookRequest,
+export async function answerPage<T, P extends string>(
+  request: WebhookRequest<P>,
   options: {
     path: string;
-    /** The listing's filters, repeated by its paging links (links.ts LISTING_FILTERS). */
-    filters: readonly string[];
     type?: string;
     fetch: (window: {
       page: number;
@@ -65,7 +86,7 @@ export async function answerPage<T>(
     links?: Links;
   },
 ): Promise<void> {
-  const { ctx, query } = request;
+  const { ctx, query, accepted } = request;
   const { page, perPage } = ctx.pagination();
   const { records, total, totalEstimated } = await options.fetch({ page, perPage });
   await ctx.collection(records.map(options.present), {
@@ -74,6 +95,6 @@ export async function answerPage<T>(
     perPage,
     total,
     ...(totalEstimated === undefined ? {} : { totalEstimated }),
-    links: { ...pagingLinks(options.path, query, { page, perPage, total }, options.filters), ...options.links },
+    links: { ...pagingLinks(options.path, query, { page, perPage, total }, accepted.parameters), ...options.links },
   });
 }

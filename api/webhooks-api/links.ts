@@ -9,6 +9,7 @@ import type { Link, Links } from '../hal/links.ts';
 import { principalMay as may } from '../../shared/access/actor.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
 import type { Principal } from '../model-framework/routing/roles.ts';
+import type { Query } from '../model-framework/routing/query-parameters.ts';
 import { PATHS } from './routes.ts';
 
 export { may };
@@ -72,24 +73,16 @@ export function createLink(principal: Principal | undefined, href: string, opera
   return may(principal, operation) ? { create: { href, method: 'POST' } } : {};
 }
 
-/** The filters of each listing of the webhook API (docs/webhooks-api.md): the only parameters its paging links repeat. */
-export const LISTING_FILTERS = {
-  webhooks: ['owner', 'without_owner', 'enabled', 'events'],
-  endpointDeliveries: ['status', 'type', 'since', 'until'],
-  events: ['owner', 'without_owner', 'type', 'since', 'until'],
-  deliveries: ['status', 'endpoint', 'event', 'type', 'owner', 'without_owner', 'since', 'until'],
-} as const satisfies Record<string, readonly string[]>;
-
 /**
  * Paging links (`self`, `first`, `prev`, `next`, `last`) that keep the request's filters: the
- * listing's own `filters` are repeated on every link, in that order; anything else in the query
- * is left out, so a query padded with junk cannot grow the links five-fold.
+ * listing's own `filters` (the parameters its action declared) are repeated on every link, in
+ * that order, then `page` and `per_page`; nothing else, so every link is one the route accepts.
  */
-export function pagingLinks(
+export function pagingLinks<P extends string>(
   path: string,
-  query: Record<string, string | string[] | undefined>,
+  query: Query<P>,
   counters: { page: number; perPage: number; total: number },
-  filters: readonly string[],
+  filters: readonly P[],
 ): Links {
   const kept = new URLSearchParams();
   for (const name of filters) {

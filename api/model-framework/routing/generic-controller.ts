@@ -1,7 +1,8 @@
 import { EXTERNAL_ID } from '../data/external-id.ts';
 import type { Model, ModelRecord } from '../data/model.ts';
 import { authorizeCollection, authorizeRecord, hiddenRecord, visibleRecords } from '../data/policy.ts';
-import type { Controller } from './controller.ts';
+import type { Action, Controller } from './controller.ts';
+import { acceptsQuery } from './query-parameters.ts';
 
 async function findOrFail(model: Model, externalId: string): Promise<ModelRecord> {
   const record = EXTERNAL_ID.test(externalId) ? await model.find(externalId) : undefined;
@@ -15,9 +16,21 @@ async function findOrFail(model: Model, externalId: string): Promise<ModelRecord
  * no HTML view layer yet, so both answer JSON). Writable fields are the declared ones (permit).
  * A model's `policy` is applied on top of the route's roles (api/model-framework/data/policy.ts): a record the
  * caller may not see is 404, another refused action 403, and a listing holds only what it may
- * see (limited in SQL by `policyScope`, else filtered page by page).
+ * see (limited in SQL by `policyScope`, else filtered page by page). `index` accepts the paging
+ * parameters and nothing else in the query; the other actions accept none
+ * (query-parameters.ts).
  */
 export function genericController(model: Model): Controller {
+  const actions = genericActions(model);
+  return Object.fromEntries(
+    Object.entries(actions).map(([name, action]) => [
+      name,
+      acceptsQuery({ parameters: [], paged: name === 'index' }, action),
+    ]),
+  );
+}
+
+function genericActions(model: Model): Record<string, Action> {
   const writable = model.shape.fields.map((field) => field.name);
   const scope = model.declaration.policyScope;
   return {

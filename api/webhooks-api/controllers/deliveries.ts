@@ -11,7 +11,6 @@ import {
 } from '../../../shared/webhooks/deliveries/index.ts';
 import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
-import { LISTING_FILTERS } from '../links.ts';
 import { publishDelivery } from '../present.ts';
 import { list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
@@ -19,23 +18,28 @@ import { PATHS } from '../routes.ts';
 export const deliveriesController = (deps: WebhookDeps) =>
   defineController({
     /** GET /deliveries?status=&endpoint=&event=&type=&owner=&without_owner=&since=&until=: newest first. */
-    index: webhookAction(deps, (request) =>
-      answerPage(request, {
-        path: PATHS.deliveries,
-        filters: LISTING_FILTERS.deliveries,
-        type: 'deliveries',
-        fetch: (window) =>
-          listDeliveries(request.deps, request.scope, {
-            statuses: list(request.query, 'status'),
-            endpoint: one(request.query, 'endpoint'),
-            event: one(request.query, 'event'),
-            type: one(request.query, 'type'),
-            owner: ownerParameter(request.query),
-            ...timeParameters(request.query),
-            ...window,
-          }),
-        present: (delivery) => publishDelivery(request.principal, delivery),
-      }),
+    index: webhookAction(
+      deps,
+      {
+        parameters: ['status', 'endpoint', 'event', 'type', 'owner', 'without_owner', 'since', 'until'],
+        paged: true,
+      },
+      (request) =>
+        answerPage(request, {
+          path: PATHS.deliveries,
+          type: 'deliveries',
+          fetch: (window) =>
+            listDeliveries(request.deps, request.scope, {
+              statuses: list(request.query, 'status'),
+              endpoint: one(request.query, 'endpoint'),
+              event: one(request.query, 'event'),
+              type: one(request.query, 'type'),
+              owner: ownerParameter(request.query),
+              ...timeParameters(request.query),
+              ...window,
+            }),
+          present: (delivery) => publishDelivery(request.principal, delivery),
+        }),
     ),
 
     /** GET /deliveries/:id: the delivery, its endpoint and every attempt (time, duration, status or error, answer excerpt). */

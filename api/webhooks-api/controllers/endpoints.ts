@@ -19,7 +19,7 @@ import {
 import { testFilter, type FilterTestInput } from '../../../shared/webhooks/filters/try.ts';
 import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
-import { createLink, LISTING_FILTERS } from '../links.ts';
+import { createLink } from '../links.ts';
 import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../present.ts';
 import { flag, list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
@@ -27,20 +27,22 @@ import { PATHS } from '../routes.ts';
 export const endpointsController = (deps: WebhookDeps) =>
   defineController({
     /** GET /webhooks?owner=&without_owner=&enabled=&events=: a page of endpoints. */
-    index: webhookAction(deps, (request) =>
-      answerPage(request, {
-        path: PATHS.webhooks,
-        filters: LISTING_FILTERS.webhooks,
-        fetch: (window) =>
-          listEndpoints(request.deps, request.scope, {
-            owner: ownerParameter(request.query),
-            enabled: flag(request.query, 'enabled'),
-            events: list(request.query, 'events'),
-            ...window,
-          }),
-        present: (endpoint) => publishEndpoint(request.principal, endpoint),
-        links: createLink(request.principal, PATHS.webhooks, 'endpoints.register'),
-      }),
+    index: webhookAction(
+      deps,
+      { parameters: ['owner', 'without_owner', 'enabled', 'events'], paged: true },
+      (request) =>
+        answerPage(request, {
+          path: PATHS.webhooks,
+          fetch: (window) =>
+            listEndpoints(request.deps, request.scope, {
+              owner: ownerParameter(request.query),
+              enabled: flag(request.query, 'enabled'),
+              events: list(request.query, 'events'),
+              ...window,
+            }),
+          present: (endpoint) => publishEndpoint(request.principal, endpoint),
+          links: createLink(request.principal, PATHS.webhooks, 'endpoints.register'),
+        }),
     ),
 
     /** POST /webhooks {url, events, filter?, owner?, description?, headers?}: 201 with the secret, shown this once. */
@@ -60,11 +62,15 @@ export const endpointsController = (deps: WebhookDeps) =>
       await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: endpoint.secret }, { status: 201 });
     }),
 
-    /** GET /webhooks/:id: the endpoint and the dates of its signing secrets, never a secret. */
-    show: webhookAction(deps, async ({ ctx, principal, scope, deps, query, id }) => {
-      const revealHeaders = revealHeadersFor(principal, one(query, 'reveal') === 'headers');
-      await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, scope, id), { revealHeaders }));
-    }),
+    /** GET /webhooks/:id?reveal=headers: the endpoint and the dates of its signing secrets, never a secret. */
+    show: webhookAction(
+      deps,
+      { parameters: ['reveal'], paged: false },
+      async ({ ctx, principal, scope, deps, query, id }) => {
+        const revealHeaders = revealHeadersFor(principal, one(query, 'reveal') === 'headers');
+        await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, scope, id), { revealHeaders }));
+      },
+    ),
 
     /**
      * PATCH /webhooks/:id {url?, events?, filter?, description?, headers?, enabled?, disabledReason?, owner?}.
@@ -138,23 +144,26 @@ export const endpointsController = (deps: WebhookDeps) =>
     }),
 
     /** GET /webhooks/:id/deliveries?status=&type=&since=&until=: this endpoint's deliveries (404 for an endpoint out of reach). */
-    deliveries: webhookAction(deps, async (request) => {
-      const { scope, deps, query, id } = request;
-      await endpointInScope(deps, scope, id);
-      await answerPage(request, {
-        path: PATHS.endpointDeliveries(id),
-        filters: LISTING_FILTERS.endpointDeliveries,
-        type: 'deliveries',
-        fetch: (window) =>
-          listDeliveries(deps, scope, {
-            endpoint: id,
-            statuses: list(query, 'status'),
-            type: one(query, 'type'),
-            ...timeParameters(query),
-            ...window,
-          }),
-        present: (delivery) => publishDelivery(request.principal, delivery),
-        links: { endpoint: { href: PATHS.webhook(id) } },
-      });
-    }),
+    deliveries: webhookAction(
+      deps,
+      { parameters: ['status', 'type', 'since', 'until'], paged: true },
+      async (request) => {
+        const { scope, deps, query, id } = request;
+        await endpointInScope(deps, scope, id);
+        await answerPage(request, {
+          path: PATHS.endpointDeliveries(id),
+          type: 'deliveries',
+          fetch: (window) =>
+            listDeliveries(deps, scope, {
+              endpoint: id,
+              statuses: list(query, 'status'),
+              type: one(query, 'type'),
+              ...timeParameters(query),
+              ...window,
+            }),
+          present: (delivery) => publishDelivery(request.principal, delivery),
+          links: { endpoint: { href: PATHS.webhook(id) } },
+        });
+      },
+    ),
   });

@@ -25,10 +25,9 @@ export function publishEventType(principal: Principal | undefined, type: EventTy
 export const eventTypesController = (deps: WebhookDeps) =>
   defineController({
     /** GET /event-types?deprecated=false: the catalog in name order (deprecated types too unless `deprecated=false`). */
-    index: webhookAction(deps, (request) =>
+    index: webhookAction(deps, { parameters: ['deprecated'], paged: true }, (request) =>
       answerPage(request, {
         path: PATHS.eventTypes,
-        filters: ['deprecated'],
         type: 'eventTypes',
         fetch: (window) =>
           listEventTypes(request.deps, { includeDeprecated: flag(request.query, 'deprecated') !== false, ...window }),

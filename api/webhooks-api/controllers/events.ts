@@ -7,7 +7,7 @@ import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/event
 import type { Links } from '../../hal/links.ts';
 import { defineController } from '../../model-framework/routing/controller.ts';
 import { answerPage, webhookAction } from '../action.ts';
-import { createLink, eventLinks, LISTING_FILTERS } from '../links.ts';
+import { createLink, eventLinks } from '../links.ts';
 import { publishEvent } from '../present.ts';
 import { publicEmitted } from '../../../shared/webhooks/public-shapes.ts';
 import { one, ownerParameter, timeParameters } from '../query.ts';
@@ -16,21 +16,23 @@ import { PATHS } from '../routes.ts';
 export const eventsController = (deps: WebhookDeps) =>
   defineController({
     /** GET /events?owner=&without_owner=&type=&since=&until=: a page of events, newest first. */
-    index: webhookAction(deps, (request) =>
-      answerPage(request, {
-        path: PATHS.events,
-        filters: LISTING_FILTERS.events,
-        type: 'events',
-        fetch: (window) =>
-          listEvents(request.deps, request.scope, {
-            owner: ownerParameter(request.query),
-            type: one(request.query, 'type'),
-            ...timeParameters(request.query),
-            ...window,
-          }),
-        present: (event) => publishEvent(request.principal, event),
-        links: createLink(request.principal, PATHS.events, 'events.emit'),
-      }),
+    index: webhookAction(
+      deps,
+      { parameters: ['owner', 'without_owner', 'type', 'since', 'until'], paged: true },
+      (request) =>
+        answerPage(request, {
+          path: PATHS.events,
+          type: 'events',
+          fetch: (window) =>
+            listEvents(request.deps, request.scope, {
+              owner: ownerParameter(request.query),
+              type: one(request.query, 'type'),
+              ...timeParameters(request.query),
+              ...window,
+            }),
+          present: (event) => publishEvent(request.principal, event),
+          links: createLink(request.principal, PATHS.events, 'events.emit'),
+        }),
     ),
 
     /**

@@ -277,17 +277,20 @@ describe('hostile input', () => {
     }
   });
 
-  it('a long query string is refused with 414 before it can grow a header; Link headers carry only known parameters', async () => {
+  it('a long query string is refused with 414 before it can grow a header; an unknown parameter is refused, never carried into links', async () => {
     const long = await call('GET', `${app.api}/deliveries?junk=${'x'.repeat(12_000)}`, { token: admin });
     assert.equal(long.status, 414);
     problem({ ...long, status: 499 }, '414 body'); // the body shape
     assert.equal(long.body.code, 'APP_QUERY_TOO_LONG');
-    const page = await call('GET', `${app.api}/deliveries?per_page=1&junk=${'y'.repeat(500)}&status=dead`, {
+    const padded = await call('GET', `${app.api}/deliveries?per_page=1&junk=${'y'.repeat(500)}&status=dead`, {
       token: admin,
     });
+    assert.equal(padded.status, 422);
+    assert.equal(padded.body.code, 'APP_QUERY_PARAMETER_UNKNOWN');
+    assert.equal(padded.headers.get('link'), null);
+    const page = await call('GET', `${app.api}/deliveries?per_page=1&status=dead`, { token: admin });
     assert.equal(page.status, 200);
     const link = page.headers.get('link') ?? '';
-    assert.doesNotMatch(link, /junk/);
     assert.ok(link.length < 2_000, `Link is ${link.length} characters`);
   });
 
@@ -455,14 +458,13 @@ describe('hostile input', () => {
       token: admin,
       body: { url: 'https://127.0.0.1/paged-other', events: ['other.thing'], owner: 'paged' },
     });
-    const page = await call('GET', `${app.api}/webhooks?events=paged.thing&owner=paged&per_page=1&junk=1`, {
+    const page = await call('GET', `${app.api}/webhooks?events=paged.thing&owner=paged&per_page=1`, {
       token: admin,
     });
     assert.equal(page.body.total, 3);
     const next = page.body._links.next.href as string;
     assert.match(next, /owner=paged/);
     assert.match(next, /events=paged\.thing/);
-    assert.doesNotMatch(next, /junk/);
     const followed = await call('GET', `${app.base}${next}`, { token: admin });
     assert.equal(followed.body.total, 3, 'the next page lists the same filtered set');
     const long = await call(
