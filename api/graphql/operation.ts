@@ -37,6 +37,8 @@ export interface OperationRules {
   introspection: boolean;
   /** Size of a list whose size the query does not give (cost; `api.perPage`). */
   defaultListSize: number;
+  /** Most items a list field answers, by `Type.field` (cost; contribution.ts `listSizes`). */
+  maxListSizes?: ReadonlyMap<string, number>;
 }
 
 export type Prepared =
@@ -63,7 +65,11 @@ export function prepare(schema: GraphQLSchema, rules: OperationRules, request: O
   const own = [
     ...(rules.introspection ? [] : [noSchemaIntrospection]),
     ...(rules.limits
-      ? limitRules(rules.limits, { variables: request.variables, defaultListSize: rules.defaultListSize })
+      ? limitRules(rules.limits, {
+          variables: request.variables,
+          defaultListSize: rules.defaultListSize,
+          maxListSizes: rules.maxListSizes,
+        })
       : []),
   ];
   // graphql-js's own rules report without a code; the service's carry theirs (kept)
@@ -108,6 +114,7 @@ export function createPreparer(
         const actual = costOf(context, operation, {
           variables: request.variables,
           defaultListSize: rules.defaultListSize,
+          maxListSizes: rules.maxListSizes,
         });
         if (actual > cost) errors.push(limitError('maxCost', cost, actual, operation));
       }

@@ -89,7 +89,10 @@ export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
     log.error({ sources: failure.sources, problems: failure.problems }, `GraphQL service off: ${failure.message}`);
   }
 
-  const httpRules: OperationRules = { limits, introspection: settings.introspection, defaultListSize };
+  const maxListSizes = new Map(
+    deps.contributions.flatMap((contribution) => Object.entries(contribution.listSizes ?? {})),
+  );
+  const httpRules: OperationRules = { limits, introspection: settings.introspection, defaultListSize, maxListSizes };
   const handler = schema
     ? createGraphqlHandler({ schema, rules: httpRules, context, exposeInternals, log })
     : undefined;
