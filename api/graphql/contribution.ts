@@ -28,6 +28,11 @@ export interface Contribution {
   /** GraphQL type definitions (SDL). */
   types: string;
   resolvers: ResolverMap;
+  /**
+   * Most items a list field answers whatever size it is asked (`Type.field` -> count): a larger
+   * size is lowered or refused when the field runs, so the cost limit (cost.ts) counts no more.
+   */
+  listSizes?: Readonly<Record<string, number>>;
 }
 
 /** The contribution of every model declaration that has a `graphql` key, in declaration order. */

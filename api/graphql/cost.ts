@@ -8,6 +8,9 @@
  *   `limit`, `perPage`, `per_page`, `size`: a literal, a variable of the request or its declared
  *   default, or the argument's default), else a size argument of the field just above it (a page type such as
  *   `deliveries(perPage: 100) { nodes { ... } }`), else `defaultListSize` (`api.perPage`).
+ * - A size above the most a field answers (`maxListSizes`, `Type.field`: `api.maxPerPage` for
+ *   the pages, 50 for `recentEvents`) counts as that most: the field lowers or refuses a larger
+ *   one when it runs (`APP_PAGINATION_INVALID`), so it is never charged for items it cannot give.
  * - Fragments are measured once per (fragment, inherited size) and a cycle costs nothing.
  */
 import {
@@ -64,10 +67,19 @@ function sizeOf(
   return undefined;
 }
 
+/** What the cost reads besides the document: the request's variables and the sizes of lists. */
+export interface CostOptions {
+  variables?: Readonly<Record<string, unknown>> | null;
+  /** Size of a list whose size the query does not give (`api.perPage`). */
+  defaultListSize: number;
+  /** Most items a list field answers, by `Type.field` (contribution.ts `listSizes`). */
+  maxListSizes?: ReadonlyMap<string, number>;
+}
+
 export function costOf(
   context: Pick<ValidationContext, 'getSchema' | 'getFragment'>,
   operation: OperationDefinitionNode,
-  options: { variables?: Readonly<Record<string, unknown>> | null; defaultListSize: number },
+  options: CostOptions,
 ): number {
   const schema = context.getSchema();
   const memo = new Map<string, number>();
@@ -79,7 +91,9 @@ export function costOf(
     const definition =
       parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[node.name.value] : undefined;
     if (!definition) return 0; // an unknown field: graphql-js's own rules report it
-    const own = sizeOf(node, definition, variables);
+    const asked = sizeOf(node, definition, variables);
+    const most = parent ? options.maxListSizes?.get(`${parent.name}.${node.name.value}`) : undefined;
+    const own = asked !== undefined && most !== undefined ? Math.min(asked, most) : asked;
     const type = getNamedType(definition.type);
     if (isListType(getNullableType(definition.type))) {
       const size = own ?? inherited ?? options.defaultListSize;

@@ -11,6 +11,11 @@
  *   these are not the client's document being wrong but the server refusing to run it).
  * - Field errors masked (masking.ts) with the request id; with introspection off, no message
  *   suggests the schema's names (introspection.ts).
+ * - Every error carries an `extensions.code` (protocol-codes.ts): syntax and validation errors
+ *   get theirs in `prepare`, variable errors as the operation is refused, and what graphql-http
+ *   raises itself (its checks of the request's parameters) in `formatError`, which every error
+ *   of every answer passes through. A document of several operations without `operationName`
+ *   (or naming none of them) is refused saying so, before graphql-http would.
  * - Documents that passed every rule are kept per query text (operation.ts `createPreparer`).
  */
 import { GraphQLError, type GraphQLSchema } from 'graphql';
@@ -20,6 +25,7 @@ import type { GraphqlContext, RequestInfo } from './context.ts';
 import { withoutSuggestion } from './introspection.ts';
 import { maskResult } from './masking.ts';
 import { createPreparer, type OperationRules } from './operation.ts';
+import { chooseOperation, codeVariableErrors, REQUEST_INVALID, withCode } from './protocol-codes.ts';
 
 export const BATCHING_UNSUPPORTED = 'APP_GRAPHQL_BATCHING_UNSUPPORTED';
 
@@ -82,6 +88,9 @@ export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, Requ
     onSubscribe(req, params) {
       const prepared = prepare(params);
       if (!prepared.ok) return prepared.refused ? refusal(req, prepared.errors) : prepared.errors;
+      // before graphql-http's own check, whose "Unable to detect operation AST" says nothing of what to send
+      const chosen = chooseOperation(prepared.document, params.operationName);
+      if (!chosen.ok) return [chosen.error];
       return {
         schema,
         document: prepared.document,
@@ -92,7 +101,7 @@ export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, Requ
       };
     },
     onOperation(req, _args, result) {
-      const masked = maskResult(result, {
+      const masked = maskResult(codeVariableErrors(result), {
         exposeInternals: setup.exposeInternals,
         requestId: req.context.requestId,
         log: setup.log,
@@ -101,5 +110,10 @@ export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, Requ
       if (rules.introspection || !masked.errors) return masked;
       return { ...masked, errors: masked.errors.map(withoutSuggestion) };
     },
+    // every error of an answer passes here: what graphql-http raises itself gets a code too
+    formatError: (error) =>
+      error instanceof GraphQLError && (error.path || error.extensions?.code)
+        ? error
+        : withCode(error, REQUEST_INVALID),
   });
 }

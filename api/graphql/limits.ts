@@ -26,7 +26,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
-import { costOf } from './cost.ts';
+import { costOf, type CostOptions } from './cost.ts';
 import { walk } from './walk.ts';
 
 export interface GraphqlLimits {
@@ -130,15 +130,10 @@ export const aliasesRule = (max: number): ValidationRule =>
   );
 
 /** Estimated cost (cost.ts); `variables` are the request's, for list sizes given as variables. */
-export const costRule = (
-  max: number,
-  options: { variables?: Readonly<Record<string, unknown>> | null; defaultListSize: number },
-): ValidationRule => perOperation('maxCost', max, (context, operation) => costOf(context, operation, options));
+export const costRule = (max: number, options: CostOptions): ValidationRule =>
+  perOperation('maxCost', max, (context, operation) => costOf(context, operation, options));
 
 /** The validation rules of the limits, for one request. */
-export function limitRules(
-  limits: GraphqlLimits,
-  options: { variables?: Readonly<Record<string, unknown>> | null; defaultListSize: number },
-): ValidationRule[] {
+export function limitRules(limits: GraphqlLimits, options: CostOptions): ValidationRule[] {
   return [depthRule(limits.maxDepth), aliasesRule(limits.maxAliases), costRule(limits.maxCost, options)];
 }

@@ -6,7 +6,7 @@
  *
  * | Error                                                    | message              | extensions                         |
  * |----------------------------------------------------------|----------------------|------------------------------------|
- * | GraphQL's own (syntax, validation, variable coercion)    | kept                 | kept                               |
+ * | GraphQL's own (syntax, validation, variable coercion)    | kept                 | kept (their `code`: protocol-codes.ts) |
  * | AppError or mapped PostgreSQL error, status < 500        | kept                 | `code`, `status`, `data`           |
  * | the database unreachable (503)                           | kept                 | `code: APP_DATABASE_UNAVAILABLE`, `status` |
  * | an AppError meant for clients, 5xx (`expose`: a store away) | kept               | `code`, `status`, `data`           |

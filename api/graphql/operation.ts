@@ -1,7 +1,9 @@
 /**
  * One GraphQL operation from query text to an executable document, the same for HTTP and in
  * process: size and tokens (before parsing), parse, then graphql-js's validation rules plus
- * the service's own (introspection, depth, aliases, cost). The core knows no web server.
+ * the service's own (introspection, depth, aliases, cost). The core knows no web server. A
+ * document that does not parse is refused with `APP_GRAPHQL_SYNTAX`, one graphql-js's rules
+ * refuse with `APP_GRAPHQL_VALIDATION` (protocol-codes.ts).
  */
 import {
   getOperationAST,
@@ -20,6 +22,7 @@ import { costOf } from './cost.ts';
 import { createDocumentCache, type DocumentCacheBounds } from './document-cache.ts';
 import { hideTypes, INTROSPECTION_DISABLED, noSchemaIntrospection, withoutSuggestion } from './introspection.ts';
 import { checkDocument, isLimitError, limitError, limitRules, type GraphqlLimits } from './limits.ts';
+import { SYNTAX, VALIDATION, withCode } from './protocol-codes.ts';
 
 export interface OperationRequest {
   query: string;
@@ -34,6 +37,8 @@ export interface OperationRules {
   introspection: boolean;
   /** Size of a list whose size the query does not give (cost; `api.perPage`). */
   defaultListSize: number;
+  /** Most items a list field answers, by `Type.field` (cost; contribution.ts `listSizes`). */
+  maxListSizes?: ReadonlyMap<string, number>;
 }
 
 export type Prepared =
@@ -55,15 +60,20 @@ export function prepare(schema: GraphQLSchema, rules: OperationRules, request: O
   try {
     document = parse(request.query, rules.limits ? { maxTokens: rules.limits.maxTokens } : undefined);
   } catch (error) {
-    return { ok: false, errors: [error as GraphQLError], refused: false };
+    return { ok: false, errors: [withCode(error as GraphQLError, SYNTAX)], refused: false };
   }
   const own = [
     ...(rules.introspection ? [] : [noSchemaIntrospection]),
     ...(rules.limits
-      ? limitRules(rules.limits, { variables: request.variables, defaultListSize: rules.defaultListSize })
+      ? limitRules(rules.limits, {
+          variables: request.variables,
+          defaultListSize: rules.defaultListSize,
+          maxListSizes: rules.maxListSizes,
+        })
       : []),
   ];
-  const found = validate(schema, document, [...specifiedRules, ...own]);
+  // graphql-js's own rules report without a code; the service's carry theirs (kept)
+  const found = validate(schema, document, [...specifiedRules, ...own]).map((error) => withCode(error, VALIDATION));
   // introspection off: the messages do not suggest the schema's names (introspection.ts)
   const errors = rules.introspection ? found : found.map(withoutSuggestion);
   if (errors.length > 0) return { ok: false, errors, refused: errors.some(isServiceRefusal) };
@@ -104,6 +114,7 @@ export function createPreparer(
         const actual = costOf(context, operation, {
           variables: request.variables,
           defaultListSize: rules.defaultListSize,
+          maxListSizes: rules.maxListSizes,
         });
         if (actual > cost) errors.push(limitError('maxCost', cost, actual, operation));
       }

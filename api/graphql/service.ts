@@ -20,6 +20,7 @@ import { createGraphqlHandler } from './handler.ts';
 import type { GraphqlLimits } from './limits.ts';
 import { maskResult } from './masking.ts';
 import { createPreparer, operationType, type OperationRules } from './operation.ts';
+import { chooseOperation, codeVariableErrors } from './protocol-codes.ts';
 import { GraphqlSchemaError, assembleSchema } from './schema.ts';
 
 export const GRAPHQL_UNAVAILABLE = 'APP_GRAPHQL_UNAVAILABLE';
@@ -88,7 +89,10 @@ export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
     log.error({ sources: failure.sources, problems: failure.problems }, `GraphQL service off: ${failure.message}`);
   }
 
-  const httpRules: OperationRules = { limits, introspection: settings.introspection, defaultListSize };
+  const maxListSizes = new Map(
+    deps.contributions.flatMap((contribution) => Object.entries(contribution.listSizes ?? {})),
+  );
+  const httpRules: OperationRules = { limits, introspection: settings.introspection, defaultListSize, maxListSizes };
   const handler = schema
     ? createGraphqlHandler({ schema, rules: httpRules, context, exposeInternals, log })
     : undefined;
@@ -110,13 +114,15 @@ export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
         };
       const prepared = prepareInProcess({ query, variables });
       if (!prepared.ok) return { errors: [...prepared.errors] };
+      const chosen = chooseOperation(prepared.document, undefined);
+      if (!chosen.ok) return { errors: [chosen.error] };
       const result = await execute({
         schema,
         document: prepared.document,
         variableValues: variables ?? undefined,
         contextValue: { ...context(extra), ...extra },
       });
-      return maskResult(result, { exposeInternals, requestId: extra.requestId, log });
+      return maskResult(codeVariableErrors(result), { exposeInternals, requestId: extra.requestId, log });
     },
     operationType: (request) => operationType(request as { query?: string }, limits.maxTokens),
   };

@@ -17,6 +17,7 @@
  */
 import type { GraphQLError } from 'graphql';
 import type { Links } from '../../hal/links.ts';
+import { PROTOCOL_CODES } from '../../graphql/protocol-codes.ts';
 
 /** One error shown on a page: a GraphQL error's message and extensions, or a refused form's. */
 export interface PageError {
@@ -67,7 +68,7 @@ export function pageStatus(errors: readonly PageError[] | undefined, noData = fa
     noData &&
     errors &&
     errors.length > 0 &&
-    errors.every((error) => error.status === undefined && error.code === undefined)
+    errors.every((error) => error.status === undefined && (error.code === undefined || PROTOCOL_CODES.has(error.code)))
   )
     return 400;
   let status = 200;

@@ -73,6 +73,7 @@ export function eventTypesContribution(
   return {
     source: 'event types',
     types: TYPES,
+    listSizes: { 'Query.eventTypes': limits.maxPerPage },
     resolvers: {
       Query: {
         eventTypes: async (_root: unknown, args: Args, context: GraphqlContext) => {

@@ -8,6 +8,7 @@ import type { WebhookDeps } from '../deps.ts';
 import type { Queryable } from '../../db/connect.ts';
 import { countBound, pageWithTotal, windowNumber, type Fragment } from '../../db/bounded-total.ts';
 import { withGenericPlan } from '../../db/generic-plan.ts';
+import { toEndpointOwnedBy, toEndpointsOf } from './tenant-reach.ts';
 import {
   DELIVERY_STATUSES,
   SUMMARY_COLUMNS,
@@ -102,12 +103,8 @@ export async function listDeliveries(
   // count, an estimate) the tenant's endpoints are joined: asked of each row, the question is
   // planned again in every partition, at every call (a small table's page: 9.7 against 3.9 ms at
   // 1,000 deliveries)
-  const joined = member
-    ? [sql`d.endpoint_id in (select g.endpoint_id from app_endpoint_gate g where g.owner = ${scope.owner})`]
-    : [];
-  const asked = member
-    ? [sql`(select g.owner from app_endpoint_gate g where g.endpoint_id = d.endpoint_id) = ${scope.owner}`]
-    : [];
+  const joined = member ? [toEndpointsOf(sql, scope.owner)] : [];
+  const asked = member ? [toEndpointOwnedBy(sql, scope.owner)] : [];
   const inStates = statuses.length === DELIVERY_STATUSES.length ? undefined : sql`d.status = any(${statuses}::text[])`;
   const whereOf = (all: Fragment[]) =>
     all.length === 0 ? sql`` : sql`where ${all.reduce((both, next) => sql`${both} and ${next}`)}`;

@@ -8,7 +8,7 @@ import type { Config } from '../../config/index.ts';
 import { countBound, pageWithTotal, windowNumber, type Fragment } from '../../db/bounded-total.ts';
 import { withGenericPlan } from '../../db/generic-plan.ts';
 import type { Queryable } from '../../db/connect.ts';
-import { EVENT_COLUMNS, EVENTS_WITH_COUNTS_FROM, toEvent, type EventRecord, type EventRow } from './record.ts';
+import { EVENT_COLUMNS, eventsWithCountsFrom, toEvent, type EventRecord, type EventRow } from './record.ts';
 
 export interface EventQuery extends TimeRange {
   /** Only this owner's events (null: those without owner); a member's scope fixes it. */
@@ -50,7 +50,7 @@ export async function listEvents(
   const keepPlan = onePlan && query.page === 1;
   const genericPlan = onePlan && (query.page > 1 || owner !== undefined);
   const read = (on: Queryable, total?: Fragment) => on<EventRow[]>`
-    select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``} ${sql.unsafe(EVENTS_WITH_COUNTS_FROM)} where ${where}
+    select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``} ${eventsWithCountsFrom(sql, scope)} where ${where}
      order by e.created_at desc, e.id desc limit ${windowNumber(sql, query.perPage, keepPlan)} offset ${windowNumber(sql, offset, keepPlan)}`;
   const from = sql`from app_events e where ${where}`;
   const bound = await countBound(sql, 'app_events', deps.config.api.exactTotal);

@@ -2,6 +2,10 @@
 import { notFound } from '../../errors/app-error.ts';
 import type { DeliveryCounts } from '../deliveries/record.ts';
 import { clip, describeValue } from '../../errors/describe-value.ts';
+import type { TenantScope } from '../../access/tenant-scope.ts';
+import type { Fragment } from '../../db/bounded-total.ts';
+import type { Sql } from '../../db/connect.ts';
+import { keptByTenant } from '../deliveries/tenant-reach.ts';
 
 /** An emitted event as the API presents it. */
 export interface EventRecord {
@@ -54,20 +58,25 @@ export const toEvent = (row: EventRow): EventRecord => ({
   filteredOut: row.filtered_out,
 });
 
-/** The columns of an event with its delivery counts by state (from EVENTS_WITH_COUNTS_FROM). */
+/** The columns of an event with its delivery counts by state (from eventsWithCountsFrom). */
 export const EVENT_COLUMNS = `e.id, e.type, e.owner, e.payload, e.created_at, e.filtered_out,
          c.pending::int, c.running::int, c.done::int, c.dead::int`;
 
-/** Events and their delivery counts by state (one aggregate per event, through the event_id index); alias `e`, a `where` may follow. */
-export const EVENTS_WITH_COUNTS_FROM = `
+/**
+ * Events and their delivery counts by state (one aggregate per event, through the event_id
+ * index); alias `e`, a `where` may follow. A tenant's counts are of the deliveries it reaches
+ * (tenant-reach.ts), exactly those its delivery listing of the event shows: not those to an
+ * endpoint since moved to another tenant. An operator's are of every delivery.
+ */
+export function eventsWithCountsFrom(sql: Sql, scope: TenantScope): Fragment {
+  const reach = scope.kind === 'all' ? sql`` : sql`and ${keptByTenant(sql, scope.owner)}`;
+  return sql`
     from app_events e
     cross join lateral (
       select count(*) filter (where d.status = 'pending') as pending,
              count(*) filter (where d.status = 'running') as running,
              count(*) filter (where d.status = 'done') as done,
              count(*) filter (where d.status = 'dead') as dead
-        from app_webhook_deliveries d where d.event_id = e.id
+        from app_webhook_deliveries d where d.event_id = e.id ${reach}
     ) c`;
-
-/** Events with their delivery counts by state, as EventRow; alias `e`. */
-export const EVENTS_WITH_COUNTS = `select ${EVENT_COLUMNS} ${EVENTS_WITH_COUNTS_FROM}`;
+}

@@ -8,7 +8,8 @@
  */
 import { authorize, type Actor } from '../../access/actor.ts';
 import type { TenantScope } from '../../access/tenant-scope.ts';
-import { unprocessable } from '../../errors/app-error.ts';
+import { badRequest, unprocessable } from '../../errors/app-error.ts';
+import { describeValue } from '../../errors/describe-value.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { endpointInScope } from '../endpoints/show.ts';
 import { showEvent } from '../events/show.ts';
@@ -101,13 +102,17 @@ export interface RecentEvent {
   createdAt: Date;
 }
 
+/** Most events `recentEventsOfEndpoint` answers. */
+export const RECENT_EVENTS_MAX = 50;
+
 /** How many of the owner's latest events are looked through for those an endpoint subscribes to. */
 const RECENT_SCAN = 500;
 
 /**
  * The latest retained events of endpoint `id`'s owner whose type its patterns match (whether
- * its filter let them through or not), newest first, at most `limit`: what its "try it" box
- * offers. The endpoint is read in `scope`, so another tenant's endpoint is a 404.
+ * its filter let them through or not), newest first, at most `limit` (1 to RECENT_EVENTS_MAX,
+ * else 400 `APP_PAGINATION_INVALID`): what its "try it" box offers. The endpoint is read in
+ * `scope`, so another tenant's endpoint is a 404.
  */
 export async function recentEventsOfEndpoint(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
@@ -115,8 +120,15 @@ export async function recentEventsOfEndpoint(
   id: string,
   options: { limit?: number } = {},
 ): Promise<RecentEvent[]> {
+  const limit = options.limit ?? 10;
+  // refused, not lowered or raised to fit: a client's mistake shows (the paging rule of every list)
+  if (!Number.isInteger(limit) || limit < 1 || limit > RECENT_EVENTS_MAX) {
+    throw badRequest(`limit must be a whole number from 1 to ${RECENT_EVENTS_MAX}, got ${describeValue(limit)}`, {
+      code: 'APP_PAGINATION_INVALID',
+      data: { parameter: 'limit', value: limit },
+    });
+  }
   const endpoint = await endpointInScope(deps, scope, id);
-  const limit = Math.min(Math.max(options.limit ?? 10, 1), 50);
   // the (owner, created_at desc) index answers it
   const rows = await deps.sql<{ id: string; type: string; created_at: Date }[]>`
     select id, type, created_at from app_events

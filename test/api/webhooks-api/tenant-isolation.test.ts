@@ -160,4 +160,51 @@ describe('tenant isolation: a member reaches only its owner; another tenant look
     const toMoved = deliveries.filter((answer) => answer.status === 404);
     assert.equal(toMoved.length, 1, 'the delivery to the moved endpoint is out of reach');
   });
+
+  it("after an endpoint moved, the old tenant's event counts are what its delivery listing of the event shows", async () => {
+    const moving = await createEndpoint(app, memberA, { url: URL_A, events: ['stock.*'] });
+    await createEndpoint(app, memberA, { url: URL_A, events: ['stock.*'] });
+    const emitted = await call('POST', `${api}/events`, { token: memberA, body: { type: 'stock.low', data: {} } });
+    const event = emitted.body.externalId;
+    const emittedTo: number = emitted.body.deliveryIds.length; // its endpoints subscribed to stock.* or every type
+    assert.ok(emittedTo >= 2);
+    const kept = emittedTo - 1;
+    await call('PATCH', `${api}/webhooks/${moving.externalId}`, { token: admin, body: { owner: 'tenant-b' } });
+
+    const listed = await call('GET', `${api}/deliveries?event=${event}`, { token: memberA });
+    assert.equal(listed.body.total, kept);
+    const shown = await call('GET', `${api}/events/${event}`, { token: memberA });
+    assert.deepEqual(shown.body.deliveryCounts, { pending: kept, running: 0, done: 0, dead: 0, total: kept });
+    const page = await call('GET', `${api}/events?type=stock.low`, { token: memberA });
+    assert.equal(page.body._embedded.events[0].deliveryCounts.total, kept, 'the listing of events counts the same');
+
+    const gql = async (token: string) => {
+      const answer = await call('POST', `${app.base}/_app/gql`, {
+        token,
+        headers: { Accept: 'application/json' },
+        body: {
+          query: `query($id: ID!) {
+            webhookEvent(id: $id) { deliveryCounts { pending total } }
+            webhookEvents(filter: { type: "stock.low" }) { nodes { deliveryCounts { total } } }
+            webhookDeliveries(filter: { event: $id }) { total }
+          }`,
+          variables: { id: event },
+        },
+      });
+      assert.equal(answer.body.errors, undefined, answer.text);
+      return answer.body.data;
+    };
+    assert.deepEqual(await gql(memberA), {
+      webhookEvent: { deliveryCounts: { pending: kept, total: kept } },
+      webhookEvents: { nodes: [{ deliveryCounts: { total: kept } }] },
+      webhookDeliveries: { total: kept },
+    });
+    // an operator keeps seeing every delivery of the event
+    assert.equal((await call('GET', `${api}/events/${event}`, { token: admin })).body.deliveryCounts.total, emittedTo);
+    assert.deepEqual(await gql(admin), {
+      webhookEvent: { deliveryCounts: { pending: emittedTo, total: emittedTo } },
+      webhookEvents: { nodes: [{ deliveryCounts: { total: emittedTo } }] },
+      webhookDeliveries: { total: emittedTo },
+    });
+  });
 });
