@@ -100,10 +100,10 @@ export type ResetRequest = 'mailed' | 'no-such-user' | 'no-public-url';
 
 /**
  * `POST /forgot-password`: when an enabled user has this email, makes a reset link and mails
- * it; otherwise nothing. Resolves the same way in both cases, before the mail is sent (the
- * send runs on its own and logs a failure), so neither the answer nor its time tells whether
- * the email exists. In production without `publicUrl` no link is made and nothing is mailed
- * (`mailedLinkBase`); the refusal is logged with the remedy.
+ * it; otherwise nothing. The mail is sent on its own (a failure is logged); `POST
+ * /forgot-password` answers without waiting for any of it, so neither the answer nor its time
+ * tells whether the email exists. In production without `publicUrl` no link is made and nothing
+ * is mailed (`mailedLinkBase`); the refusal is logged with the remedy.
  */
 export async function requestPasswordReset(deps: AccountDeps, email: unknown, origin: string): Promise<ResetRequest> {
   if (typeof email !== 'string' || email.length === 0 || email.length > 320) return 'no-such-user';

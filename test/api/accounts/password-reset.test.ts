@@ -88,6 +88,39 @@ describe('forgotten password: a single-use link by mail', () => {
     );
   });
 
+  it('the answer does not wait for the link to be made: its time says nothing of whether the email exists', async () => {
+    const user = await app.user();
+    const browser = new Browser(app.base);
+    const csrf = await visit(browser, '/forgot-password');
+    // the link's row cannot be written while this lock is held: an answer that waited for it would hang
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = app.db.sql.begin(async (tx) => {
+      await tx`lock table app_password_links in access exclusive mode`;
+      locked();
+      await held;
+    });
+    await lockTaken;
+    try {
+      const answer = await Promise.race([
+        browser.request('POST', '/forgot-password', { json: { email: user.email }, headers: { 'x-csrf-token': csrf } }),
+        new Promise<undefined>((resolve) => setTimeout(resolve, 3000, undefined)),
+      ]);
+      assert.equal(answer?.status, 202, 'answered while the link could not be written');
+    } finally {
+      release();
+      await holding;
+    }
+    const mail = await mailbox.next();
+    assert.equal((mail.to as { text: string }).text, user.email, 'the link is made and mailed after the answer');
+  });
+
   it('made-up and malformed tokens are refused alike', async () => {
     const browser = new Browser(app.base);
     const csrf = await visit(browser, '/reset-password');
