@@ -9,7 +9,7 @@ import { unprocessable } from '../errors/app-error.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { clearFailures } from './lockout.ts';
-import { expireLinksOfUser, insertLink, useLink, type LinkPurpose } from './link-store.ts';
+import { insertLink, useLink, type LinkPurpose } from './link-store.ts';
 import { checkNewPassword } from './passwords.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import { findUserRow, storePassword, toUser, type User } from './users.ts';
@@ -76,9 +76,7 @@ export async function completePasswordLink(deps: AccountDeps, token: unknown, pa
     const row = await selectUserById(tx, userId);
     if (!row || row.disabled_at !== null) throw linkInvalid();
     const checked = checkNewPassword(password, { minLength: deps.config.auth.passwordMinLength, email: row.email });
-    const updated = await storePassword({ ...deps, sql: tx }, userId, checked);
-    await expireLinksOfUser(tx, userId, at);
-    return updated;
+    return storePassword({ ...deps, sql: tx }, userId, checked); // spends the user's other links too
   });
   const lockout = deps.config.auth.lockout;
   if (lockout && deps.lockouts) await clearFailures(deps.lockouts, user.email, lockout);
