@@ -169,7 +169,11 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   );
 
   router.post(ACCOUNT_PATHS.forgotPassword, async (ctx) => {
-    await requestPasswordReset(accounts, bodyOf(ctx).email, ownOrigin(ctx));
+    // not awaited: a link is made (a row written) only for an email someone has, and an answer
+    // that waited for it would tell by its time which emails exist
+    requestPasswordReset(accounts, bodyOf(ctx).email, ownOrigin(ctx)).catch((error: unknown) =>
+      accounts.log.error({ err: error }, 'a password reset could not be made'),
+    );
     await answerPage(ctx, pages, { page: 'forgot-password', status: 202, data: { sent: true, validFor: validFor() } });
   });
 

@@ -6,6 +6,7 @@ import { formKeyOf, verifyCsrfToken } from '../../shared/accounts/csrf.ts';
 import { sessionOf } from './session-strategy.ts';
 import { anonymousCsrfSecret, cookieSettings } from '../accounts/cookies.ts';
 import { ACCOUNT_PATHS, ANONYMOUS_FORM_PATHS } from '../accounts/paths.ts';
+import { routePath } from '../http/route-path.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -45,7 +46,7 @@ export function csrf(options: { config: Pick<Config, 'cors' | 'auth' | 'env'> })
   return async function csrf(ctx, next) {
     if (SAFE_METHODS.has(ctx.method)) return next();
     const session = sessionOf(ctx.state.principal);
-    const path = ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path;
+    const path = routePath(ctx.path); // `/LOGIN`, `/login/`: the same handler, so the same check
     const anonymousForm = !session && ANONYMOUS_FORM_PATHS.has(path);
     const login = path === ACCOUNT_PATHS.login;
     if (!session && !anonymousForm && !login) return next();

@@ -5,6 +5,8 @@
  */
 import type { Context } from 'koa';
 import { PAGE_VISIT_HEADER, pageRepresentation } from '../model-framework/routing/negotiate.ts';
+import { safeNext } from '../accounts/paths.ts';
+import { ownOrigin } from '../http/own-origin.ts';
 import { renderPage, type RenderDeps } from './pages/render.ts';
 
 /** The refusals of a form sent again (form-once.ts): this submission changed nothing, the first one acts. */
@@ -61,13 +63,17 @@ async function answerPage(ctx: Context, pages: RenderDeps): Promise<void> {
   }
 }
 
-/** The page a link back leads to: the Referer when it is this site's (its path and query), else none. */
+/**
+ * The page a link back leads to: the Referer when it is this site's (its path and query), else
+ * none. This site is `ownOrigin` (Koa's `ctx.origin` is the request's `Origin` header, which a GET
+ * does not send), and the path must be one of this site's as a sign-in's `next` is (`//host/…`
+ * in a link leads to that host).
+ */
 function safeBack(ctx: Context, referer: string): string | undefined {
   try {
     const url = new URL(referer);
-    return url.origin === ctx.origin && url.pathname + url.search !== ctx.originalUrl
-      ? url.pathname + url.search
-      : undefined;
+    const back = url.pathname + url.search;
+    return url.origin === ownOrigin(ctx) && back !== ctx.originalUrl ? safeNext(back, '') || undefined : undefined;
   } catch {
     return undefined;
   }

@@ -24,7 +24,8 @@
  * Only redirects are stored: the console answers a form that acted with a 303, and a page
  * otherwise (a refusal shown with its form, a filter tried, secrets revealed), which is safe to
  * answer again and must not be kept. A redirect is stored even when the browser went away
- * before it came (a double click drops the first answer): the action has run.
+ * before it came (a double click drops the first answer): the action has run. A redirect that
+ * sets the session cookie (a sign-in) is not: it carries a live session's secret.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Context, Middleware } from 'koa';
@@ -47,6 +48,8 @@ export interface FormOnceOptions {
   waitMs: number;
   seal?: AnswerSeal;
   logFailure: FailureLog;
+  /** The session cookie's name: an answer that sets it (a portal sign-in) is never stored. */
+  sessionCookie?: string;
 }
 
 /** 409 with `Retry-After: 1`: the first submission of this form is still running. */
@@ -71,6 +74,10 @@ function addedCookies(before: unknown, after: unknown): string[] {
   const earlier = new Set(list(before));
   return list(after).filter((line) => !earlier.has(line));
 }
+
+/** Whether the action set cookie `name`. */
+const setsCookie = (before: unknown, after: unknown, name: string) =>
+  addedCookies(before, after).some((line) => line.startsWith(`${name}=`));
 
 /** A redirect as stored: its status, `Location`, the cookies the action set (a one-time value's) and its short body. */
 function redirectAnswer(ctx: Context, cookiesBefore: unknown): StoredAnswer {
@@ -149,6 +156,11 @@ export function formOnce(options: () => FormOnceOptions): Middleware {
       throw error;
     }
     if (ctx.status < 300 || ctx.status >= 400 || !ctx.response.get('Location')) return forget();
+    // a sign-in (a portal link opened by a signed-in browser) ended the session this record is
+    // scoped by, so nobody could be answered it again; and it carries the new session's secret,
+    // which is kept nowhere but in the browser (the table stores its digest)
+    const { sessionCookie } = settings;
+    if (sessionCookie && setsCookie(cookiesBefore, ctx.response.headers['set-cookie'], sessionCookie)) return forget();
     // the action has run: its answer goes out even if it cannot be stored (the claim then expires)
     await complete(deps, claim, redirectAnswer(ctx, cookiesBefore)).catch((error: unknown) =>
       settings.logFailure(error, 'console form store'),

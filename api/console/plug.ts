@@ -46,6 +46,7 @@ const formOnceOptions = (deps: ConsoleDeps): FormOnceOptions => {
     waitMs: FORM_WAIT_MS,
     seal: answerSeal(deps.config.secret), // a redirect may set a one-time value's cookie
     logFailure: deps.shared.logFailure,
+    sessionCookie: deps.pages.cookies.session,
   };
 };
 

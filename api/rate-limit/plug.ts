@@ -14,14 +14,13 @@ import type { Module } from '../lifecycle.ts';
 import { rateLimit } from './middleware.ts';
 import type { Pipeline } from '../pipeline.ts';
 import { loadCounterStore } from './custom-store.ts';
+import { routePath } from '../http/route-path.ts';
 
 export interface GuardDeps {
   config: Config;
   log: Logger;
   shared: SharedStore;
 }
-
-const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
 
 /** The boot line: where the counters live (the shared backend, or this process). */
 export function rateLimitLine(config: Config, where: string): string {
@@ -60,13 +59,13 @@ export function plugRateLimits(pipeline: Pick<Pipeline, 'use' | 'useRoute'>, dep
 
   if (limits.auth) {
     const { max, windowMs } = limits.auth;
-    const paths = new Set(limits.auth.paths.map(trimSlash));
+    const paths = new Set(limits.auth.paths.map(routePath));
     pipeline.use(
       'authLimiter',
       rateLimit({
         name: 'auth',
         counter: counter({ name: 'auth', points: max, windowMs }),
-        applies: (ctx) => ctx.method === 'POST' && paths.has(trimSlash(ctx.path)),
+        applies: (ctx) => ctx.method === 'POST' && paths.has(routePath(ctx.path)),
         keyOf: (ctx) => `ip:${ctx.ip}`,
         ...common,
       }),

@@ -9,7 +9,7 @@ import { unprocessable } from '../errors/app-error.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { clearFailures } from './lockout.ts';
-import { expireLinksOfUser, insertLink, useLink, type LinkPurpose } from './link-store.ts';
+import { insertLink, useLink, type LinkPurpose } from './link-store.ts';
 import { checkNewPassword } from './passwords.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import { findUserRow, storePassword, toUser, type User } from './users.ts';
@@ -76,9 +76,7 @@ export async function completePasswordLink(deps: AccountDeps, token: unknown, pa
     const row = await selectUserById(tx, userId);
     if (!row || row.disabled_at !== null) throw linkInvalid();
     const checked = checkNewPassword(password, { minLength: deps.config.auth.passwordMinLength, email: row.email });
-    const updated = await storePassword({ ...deps, sql: tx }, userId, checked);
-    await expireLinksOfUser(tx, userId, at);
-    return updated;
+    return storePassword({ ...deps, sql: tx }, userId, checked); // spends the user's other links too
   });
   const lockout = deps.config.auth.lockout;
   if (lockout && deps.lockouts) await clearFailures(deps.lockouts, user.email, lockout);
@@ -100,10 +98,10 @@ export type ResetRequest = 'mailed' | 'no-such-user' | 'no-public-url';
 
 /**
  * `POST /forgot-password`: when an enabled user has this email, makes a reset link and mails
- * it; otherwise nothing. Resolves the same way in both cases, before the mail is sent (the
- * send runs on its own and logs a failure), so neither the answer nor its time tells whether
- * the email exists. In production without `publicUrl` no link is made and nothing is mailed
- * (`mailedLinkBase`); the refusal is logged with the remedy.
+ * it; otherwise nothing. The mail is sent on its own (a failure is logged); `POST
+ * /forgot-password` answers without waiting for any of it, so neither the answer nor its time
+ * tells whether the email exists. In production without `publicUrl` no link is made and nothing
+ * is mailed (`mailedLinkBase`); the refusal is logged with the remedy.
  */
 export async function requestPasswordReset(deps: AccountDeps, email: unknown, origin: string): Promise<ResetRequest> {
   if (typeof email !== 'string' || email.length === 0 || email.length > 320) return 'no-such-user';

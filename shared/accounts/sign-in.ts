@@ -1,7 +1,7 @@
 /**
  * Checking a password at sign-in, with the lockout. A wrong email and a wrong password
- * answer the same 401 `APP_AUTH_FAILED`, in about the same time (an unknown email still costs one
- * argon2 verification); a locked account answers 429 `APP_AUTH_LOCKED` with `Retry-After`, even
+ * answer the same 401 `APP_AUTH_FAILED`, in about the same time (an unknown email, or a user who
+ * has no password yet, still costs one argon2 verification); a locked account answers 429 `APP_AUTH_LOCKED` with `Retry-After`, even
  * with the right password, until the lock expires or the password is reset.
  */
 import { tooManyRequests, unauthorized } from '../errors/app-error.ts';
@@ -54,7 +54,9 @@ export async function checkCredentials(deps: AccountDeps, input: { email: unknow
     if (ms > 0) throw locked(ms);
   }
   const row = await selectUserByEmail(deps.sql, email.trim());
-  const ok = row ? await verifyPassword(row.password_hash, password) : await verifyNothing(password);
+  // a user with no password yet (invited, its link not used) costs a verification too: answered at
+  // once, it would tell which emails were invited
+  const ok = row?.password_hash ? await verifyPassword(row.password_hash, password) : await verifyNothing(password);
   if (!row || !ok || row.disabled_at !== null) {
     if (settings && store) {
       const ms = await lockoutCall(() => countFailure(store, email, settings, deps.now()));

@@ -10,6 +10,7 @@ import type { Role } from '../tokens/roles.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { checkNewPassword, hashPassword } from './passwords.ts';
+import { expireLinksOfUser } from './link-store.ts';
 import { deleteUserSessions } from './session-store.ts';
 import { checkEmail, checkName, checkRoleAndOwner } from './user-fields.ts';
 import {
@@ -165,8 +166,10 @@ export async function setUserDisabled(
 }
 
 /**
- * Sets a user's password (already checked against the rules) and ends its sessions, all of
- * them or all but `keepSession` (the one that changed it). Runs in the caller's transaction.
+ * Sets a user's password (already checked against the rules), ends its sessions, all of them or
+ * all but `keepSession` (the one that changed it), and spends its unused set-password links: a
+ * reset asked before the password was changed (perhaps by whoever the change keeps out) no longer
+ * sets it. Runs in the caller's transaction.
  */
 export async function storePassword(
   deps: Pick<AccountDeps, 'now'> & { sql: Queryable },
@@ -174,9 +177,11 @@ export async function storePassword(
   password: string,
   options: { keepSession?: string } = {},
 ): Promise<User> {
-  const row = await updatePasswordHash(deps.sql, userId, await hashPassword(password), clockOf(deps));
+  const at = clockOf(deps);
+  const row = await updatePasswordHash(deps.sql, userId, await hashPassword(password), at);
   if (!row) throw userNotFound(userId);
   await deleteUserSessions(deps.sql, userId, options.keepSession);
+  await expireLinksOfUser(deps.sql, userId, at);
   return toUser(row);
 }
 

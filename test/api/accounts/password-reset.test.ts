@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startSmtpServer } from '../../helpers/smtp.ts';
-import { mailedLinkBase, requestPasswordReset } from '../../../shared/accounts/password-links.ts';
+import {
+  completePasswordLink,
+  createPasswordLink,
+  mailedLinkBase,
+  requestPasswordReset,
+} from '../../../shared/accounts/password-links.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
 
 const mailbox = await startSmtpServer();
@@ -86,6 +91,57 @@ describe('forgotten password: a single-use link by mail', () => {
         .status,
       401,
     );
+  });
+
+  it('the answer does not wait for the link to be made: its time says nothing of whether the email exists', async () => {
+    const user = await app.user();
+    const browser = new Browser(app.base);
+    const csrf = await visit(browser, '/forgot-password');
+    // the link's row cannot be written while this lock is held: an answer that waited for it would hang
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holding = app.db.sql.begin(async (tx) => {
+      await tx`lock table app_password_links in access exclusive mode`;
+      locked();
+      await held;
+    });
+    await lockTaken;
+    try {
+      const answer = await Promise.race([
+        browser.request('POST', '/forgot-password', { json: { email: user.email }, headers: { 'x-csrf-token': csrf } }),
+        new Promise<undefined>((resolve) => setTimeout(resolve, 3000, undefined)),
+      ]);
+      assert.equal(answer?.status, 202, 'answered while the link could not be written');
+    } finally {
+      release();
+      await holding;
+    }
+    const mail = await mailbox.next();
+    assert.equal((mail.to as { text: string }).text, user.email, 'the link is made and mailed after the answer');
+  });
+
+  it('a password change spends the links asked before it: a reset link no longer sets the password', async () => {
+    const user = await app.user();
+    const { token: reset } = await createPasswordLink(app.accounts, user.id, 'reset');
+    const { token: invite } = await createPasswordLink(app.accounts, user.id, 'invite');
+    const browser = new Browser(app.base);
+    const csrf = await browser.signIn(user.email);
+    const changed = await browser.request('POST', '/password', {
+      json: { currentPassword: PASSWORD, newPassword: 'a changed long passphrase' },
+      headers: { 'x-csrf-token': csrf },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    for (const token of [reset, invite])
+      await assert.rejects(completePasswordLink(app.accounts, token, 'one the other person chose'), {
+        code: 'APP_PASSWORD_LINK_INVALID',
+      });
+    await new Browser(app.base).signIn(user.email, 'a changed long passphrase');
   });
 
   it('made-up and malformed tokens are refused alike', async () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { checkCredentials } from '../../../shared/accounts/sign-in.ts';
+import { insertNewUser } from '../../../shared/accounts/users.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
 
 const app = await startAccounts();
@@ -74,6 +76,34 @@ describe('sign-in over JSON and over a form', () => {
     assert.equal(form.status, 401);
     assert.match(form.text, /the email or the password is wrong/);
     assert.match(form.text, new RegExp(`value="${user.email.replace('.', '\\.')}"`), 'the email typed is kept');
+  });
+
+  it('a user with no password yet (invited) is refused in the time of a password check, as an unknown email', async () => {
+    const invited = await insertNewUser(app.accounts, {
+      email: `invited-${Date.now()}@example.com`,
+      role: 'viewer',
+      owner: 'acme',
+    });
+    assert.equal(invited.hasPassword, false);
+    /** The median time (ms) of a refused sign-in with this email. */
+    const refusal = async (email: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const started = performance.now();
+        await assert.rejects(checkCredentials(app.accounts, { email, password: 'not the password at all' }), {
+          code: 'APP_AUTH_FAILED',
+        });
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[2];
+    };
+    const unknown = await refusal('nobody-at-all@example.com');
+    const withoutPassword = await refusal(invited.email);
+    // an argon2 verification takes tens of milliseconds; a refusal without one, well under one
+    assert.ok(
+      withoutPassword > unknown * 0.3,
+      `no password: ${withoutPassword.toFixed(1)} ms, unknown email: ${unknown.toFixed(1)} ms`,
+    );
   });
 
   it('malformed bodies are refused as failed sign-ins, never 500', async () => {

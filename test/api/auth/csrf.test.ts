@@ -98,6 +98,25 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     assert.equal(answer.body.code, 'APP_CSRF_INVALID');
   });
 
+  it('the sign-in and anonymous form checks hold for every spelling of their paths the router answers', async () => {
+    const user = await app.user();
+    const browser = new Browser(app.base);
+    for (const path of ['/LOGIN', '/Login/', '/login//']) {
+      const answer = await browser.request('POST', path, {
+        json: { email: user.email, password: 'whatever it is' },
+        headers: { origin: 'https://evil.example' },
+      });
+      assert.equal(answer.status, 403, path);
+      assert.equal(answer.body.code, 'APP_CSRF_INVALID', path);
+    }
+    for (const path of ['/FORGOT-PASSWORD', '/Reset-Password', '/PORTAL', '/Register/', '/SIGNUP']) {
+      const answer = await browser.request('POST', path, { json: { email: 'someone@example.com', token: 'x' } });
+      assert.equal(answer.status, 403, path);
+      assert.equal(answer.body.code, 'APP_CSRF_INVALID', path);
+    }
+    assert.equal(browser.cookies.has('app_session'), false, 'nobody was signed in');
+  });
+
   it('bearer writes are untouched: no cookie, no CSRF, even from another origin', async () => {
     const { token } = await createToken({ sql: app.db.sql, log: app.db.log }, { name: 'script', role: 'admin' });
     const answer = await fetch(`${app.base}/api/v1/webhooks`, {

@@ -105,6 +105,20 @@ describe('console error pages', () => {
     const anonymous = await new Browser(app.base).request('GET', '/no-such-page', { headers: html });
     errorPage(anonymous, 404, 'APP_NOT_FOUND');
 
+    // the link back: the page the browser came from on this site, never a path that leads elsewhere
+    const back = async (method: string, referer: string) => {
+      const answer = await admin.browser.request(method, method === 'GET' ? '/no-such-console-page' : '/endpoints', {
+        headers: { ...html, referer },
+        ...(method === 'POST' ? { form: { _csrf: 'not-the-token' } } : {}),
+      });
+      return /<a href="([^"]*)">Go back<\/a>/.exec(answer.text)?.[1];
+    };
+    assert.equal(await back('GET', `${app.base}/dead-letters?page=2`), '/dead-letters?page=2');
+    assert.equal(await back('POST', `${app.base}/endpoints/new`), '/endpoints/new');
+    assert.equal(await back('GET', 'https://elsewhere.example/endpoints'), '/', "another site's page");
+    for (const method of ['GET', 'POST'])
+      assert.equal(await back(method, `${app.base}//elsewhere.example/x`), '/', `${method}: //host leads off the site`);
+
     const json = await admin.browser.request('GET', '/no-such-console-page');
     assert.equal(json.status, 404);
     assert.match(json.headers.get('content-type') ?? '', /^application\/problem\+json/);

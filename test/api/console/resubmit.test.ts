@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { OPERATOR } from '../../../shared/access/actor.ts';
+import { createPortalLink } from '../../../shared/accounts/portal-links.ts';
 import { memoryStore } from '../../../shared/stores/memory.ts';
 import type { Json } from '../../../shared/stores/types.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
@@ -207,6 +208,37 @@ describe('console forms act once per rendered form', () => {
     assert.equal(answered.status, 303, answered.text);
     assert.equal(answered.headers.get('location'), '/tokens?done=revoked');
     assert.equal(await tokens('waited'), 0, 'the second sending did not mint');
+  });
+
+  it("a portal link opened by a signed-in browser: its sign-in's answer, which holds the new session's cookie, is not stored", async () => {
+    const admin = await app.user({ role: 'admin' });
+    const signedIn = new Browser(app.base);
+    await signedIn.signIn(admin.email);
+    const link = await createPortalLink(app.web.accounts, OPERATOR, { owner: 'acme' });
+    const page = await signedIn.request('GET', `/portal?token=${link.token}`, { headers: html });
+    const csrf = /name="_csrf" value="([^"]+)"[\s\S]*?name="token"/.exec(page.text)?.[1] as string;
+    assert.equal(csrf.split('.').length, 3, 'the portal form carries a form key');
+    const written: string[] = [];
+    const set = shared.entries.set;
+    shared.entries.set = async (key, value, ttlMs) => {
+      written.push(`${key} ${JSON.stringify(value)}`);
+      return set.call(shared.entries, key, value, ttlMs);
+    };
+    try {
+      const answer = await signedIn.request('POST', '/portal', { form: { _csrf: csrf, token: link.token } });
+      assert.equal(answer.status, 303, answer.text);
+      assert.ok(
+        answer.headers.getSetCookie().some((line) => line.startsWith('app_session=')),
+        'signed in',
+      );
+    } finally {
+      shared.entries.set = set;
+    }
+    assert.deepEqual(
+      written.filter((line) => line.startsWith('idem:') || line.includes('"stored"')),
+      [],
+      'no answer was stored',
+    );
   });
 
   it('a sending while the first runs on past the wait gets the "being processed" page, not a 500', async () => {

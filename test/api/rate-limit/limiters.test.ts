@@ -148,6 +148,13 @@ describe('authentication limiter', () => {
     assert.equal((await get(`${app.base}/login`)).status, 200, 'GET /login (the sign-in page) is not counted');
   });
 
+  it('counts every spelling of a path the router answers (case, trailing slash) as that path', async () => {
+    const app = await startGuardedApp({ flags: { rateLimit: { auth: { max: 2 } } } });
+    await post(`${app.base}/login`);
+    await post(`${app.base}/LOGIN`);
+    assertRefused(await post(`${app.base}/Login/`), 2, 60_000);
+  });
+
   /** What a browser's anonymous form carries: the app_csrf cookie and a token made from it (the CSRF check runs before the limiters). */
   async function formCredentials(base: string): Promise<Record<string, string>> {
     const page = await fetch(`${base}/forgot-password`, { headers: { accept: 'application/json' } });
