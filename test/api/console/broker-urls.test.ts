@@ -11,8 +11,8 @@ import type { Browser as Chromium, Page } from 'playwright-core';
 import { captureLogger } from '../../shared/webhooks/fixtures.ts';
 import { openUrlCredentials } from '../../../shared/webhooks/destinations/credentials.ts';
 import { testConfig } from '../../helpers/database.ts';
-import { checkPage, chromiumMissing, launch, watchedContext, type Watch } from './chromium.ts';
-import { Browser, PASSWORD, startConsole } from './harness.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { Browser, startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
 const SECRET = 'the console broker url test application secret';
@@ -46,11 +46,7 @@ describe('a broker url in the console', { skip }, () => {
       if (response.request().resourceType() === 'document') seen.push(await response.text().catch(() => ''));
     });
     email = (await app.user({ role: 'admin' })).email;
-    await page.goto(`${app.base}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app.base}/`);
+    await signIn(page, app.base, email);
   });
   after(async () => {
     await chromium?.close();

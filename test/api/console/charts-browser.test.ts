@@ -11,8 +11,8 @@ import type { Browser as Chromium, Page } from 'playwright-core';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts, type PastAttempt } from '../../helpers/attempt-history.ts';
-import { checkPage, chromiumMissing, launch, watchedContext, type Watch } from './chromium.ts';
-import { PASSWORD, startConsole } from './harness.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
 const HOUR = 3_600_000;
@@ -76,11 +76,7 @@ describe('the delivery charts in Chromium', { skip }, () => {
     ]);
     await seedAttempts(app.db.sql, theirs, [[at(h(0, 15), 'dead')], [at(h(-5, 30), 'done')]]);
     const member = await app.user({ role: 'member', owner: 'ours', email: 'charts@example.com' });
-    await page.goto(`${app.base}/`);
-    await page.getByLabel('Email').fill(member.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app.base}/`);
+    await signIn(page, app.base, member.email, '/');
   });
   after(async () => {
     await chromium?.close();

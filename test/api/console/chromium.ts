@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { PASSWORD } from '../accounts/helpers.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -80,4 +81,16 @@ export async function checkPage(page: Page, watch: Watch): Promise<void> {
   const serious = found.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   assert.deepEqual(serious, [], `axe on ${page.url()}`);
   assert.deepEqual(watch.problems, [], `browser problems up to ${page.url()}`);
+}
+
+/**
+ * Signs `email` (a user made with the test password) in through the sign-in form at `path` (the
+ * sign-in page itself, or a console page that sends there), and waits for the page it lands on.
+ */
+export async function signIn(page: Page, base: string, email: string, path = '/login', landing = '/'): Promise<void> {
+  await page.goto(`${base}${path}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}${landing}`);
 }

@@ -13,8 +13,8 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts } from '../../helpers/attempt-history.ts';
-import { checkPage, chromiumMissing, launch, watchedContext, type Watch } from './chromium.ts';
-import { PASSWORD, startConsole } from './harness.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
 const PHONE = { width: 390, height: 844 };
@@ -176,11 +176,7 @@ describe('the console on a 390 px wide screen', { skip }, () => {
     await app.user({ role: 'member', owner: OWNER, email: 'warehouse.operations.lead@northwind-logistics.example' });
 
     const admin = await app.user({ role: 'admin', email: 'operations.on-call.primary@infrastructure.example.com' });
-    await page.goto(`${app.base}/`);
-    await page.getByLabel('Email').fill(admin.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app.base}/`);
+    await signIn(page, app.base, admin.email, '/');
   });
   after(async () => {
     await chromium?.close();

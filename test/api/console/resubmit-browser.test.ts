@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser as Chromium, Page } from 'playwright-core';
-import { checkPage, chromiumMissing, launch, watchedContext, type Watch } from './chromium.ts';
-import { PASSWORD, startConsole } from './harness.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
 
@@ -31,11 +31,7 @@ describe('a console form sent again from Chromium', { skip }, () => {
         sent.push(request.postData() ?? '');
     });
     const admin = await app.user({ role: 'admin' });
-    await page.goto(`${app.base}/login`);
-    await page.getByLabel('Email').fill(admin.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app.base}/`);
+    await signIn(page, app.base, admin.email);
   });
   after(async () => {
     await chromium?.close();

@@ -10,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser as Chromium, Page } from 'playwright-core';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 import { createPortalLink } from '../../../../shared/accounts/portal-links.ts';
-import { checkPage, chromiumMissing, launch, watchedContext, type Watch } from '../chromium.ts';
-import { PASSWORD, startConsole } from '../harness.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from '../chromium.ts';
+import { startConsole } from '../harness.ts';
 
 const skip = chromiumMissing();
 
@@ -34,11 +34,7 @@ describe('the event-type catalog in Chromium', { skip }, () => {
 
   it('an admin adds a type, after a schema that is not JSON, and reads its page', async () => {
     const admin = await app.user({ role: 'admin' });
-    await page.goto(`${app.base}/`);
-    await page.getByLabel('Email').fill(admin.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${app.base}/`);
+    await signIn(page, app.base, admin.email, '/');
     await page.getByRole('link', { name: 'Event types' }).click();
     await page.waitForURL(`${app.base}/event-types`);
     assert.match((await page.locator('table tbody').textContent()) ?? '', /The catalog is empty\./);
