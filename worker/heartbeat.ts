@@ -17,7 +17,7 @@
  *    deleted (`complete_jobs`).
  *
  * 3. Run rows of quick claims (migrations/029): a long one shows its delivery `running`, one whose
- *    delivery is finished or gone is deleted (`sweepRuns`).
+ *    delivery is finished, gone or parked is deleted (`sweepRuns`).
  * 4. Endpoints with deliveries parked while a slot is free (see `wakeStranded`).
  *
  * Delivery is at least once: a delivery in flight at the crash is sent again (same

@@ -37,6 +37,8 @@ export interface ClusterOptions {
   fast?: boolean;
   /** More server settings (`name=value`), e.g. a benchmark's profiling modules. */
   settings?: readonly string[];
+  /** The port to listen on (default: a free one): a server started again on its data directory keeps its address. */
+  port?: number;
   /**
    * When we run as root and the unprivileged user cannot reach `dataDir` (a clone under /root,
    * say), keep the data in `/var/tmp/<fallbackDataDir>-<hash of dataDir>` instead.
@@ -191,7 +193,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     );
   }
 
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const logFile = options.logFile ?? `${dataDir}.log`;
   const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'max_connections=300'];
   if (options.fast) settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off');

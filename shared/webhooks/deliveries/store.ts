@@ -516,8 +516,12 @@ export const RUN_SHOWN_AFTER_MS = 500;
  * is older than RUN_SHOWN_AFTER_MS is marked `running` on its row (since its run began, as a
  * claim off the quick path marks it), so a receiver that hangs is seen as one; a run row whose
  * delivery is finished or gone (an attempt that ended without its record: the delivery died
- * meanwhile, its endpoint was removed) is deleted, giving back the slot it held. Answers how many
- * of each.
+ * meanwhile, its endpoint was removed) is deleted, giving back the slot it held. So is the run row
+ * of a parked delivery: no attempt of it is in flight (a park ends its job), and the row is a
+ * crashed worker's, left when the delivery's job ran again and found the endpoint full, full of
+ * such rows among others: kept, they held the endpoint's slots for good and every later delivery
+ * to it parked behind them. Such a delivery shown `running` goes back to `pending`. Answers how
+ * many rows were shown and dropped.
  */
 export async function sweepRuns(sql: Queryable): Promise<{ shown: number; dropped: number }> {
   // driven by the run rows (a few, one per attempt in flight): each delivery is looked up by its
@@ -528,12 +532,17 @@ export async function sweepRuns(sql: Queryable): Promise<{ shown: number; droppe
         from app_delivery_runs r
        where d.id = any(array(select x.delivery_id from app_delivery_runs x
                                where x.started_at < now() - ${RUN_SHOWN_AFTER_MS}::int * interval '1 millisecond'))
-         and r.delivery_id = d.id and d.status = 'pending'
+         and r.delivery_id = d.id and d.status = 'pending' and d.parked_at is null
       returning d.id
     ), dropped as (
       delete from app_delivery_runs r
-       where not coalesce((select d.status in ('pending', 'running') from app_webhook_deliveries d where d.id = r.delivery_id), false)
+       where not coalesce((select d.status in ('pending', 'running') and d.parked_at is null
+                             from app_webhook_deliveries d where d.id = r.delivery_id), false)
       returning r.delivery_id
+    ), parked as (
+      update app_webhook_deliveries d set status = 'pending'
+       where d.id = any(array(select x.delivery_id from dropped x))
+         and d.status = 'running' and d.parked_at is not null
     )
     select (select count(*) from shown)::int as shown, (select count(*) from dropped)::int as dropped`;
   return row;
