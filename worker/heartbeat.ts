@@ -4,9 +4,17 @@
  * (`app_worker_heartbeats`, migrations/003) every `worker.heartbeat`, and every live worker
  * sweeps, on start and after each heartbeat:
  *
- * 1. Pools presumed dead: any pool holding a job locked longer than `worker.staleAfter` without
- *    a heartbeat fresher than `worker.staleAfter` (a pool killed before its first heartbeat
- *    has no row at all). Their jobs are unlocked with `graphile_worker.force_unlock_workers`.
+ * 1. Pools presumed dead. Each worker process holds a session advisory lock with a random key
+ *    (its liveness lock, `openLiveness`) for its whole life on a connection of its own, taken
+ *    before it writes any heartbeat row, and its rows record that key (migrations/032).
+ *    PostgreSQL releases the lock the moment that connection closes, which for a process killed
+ *    on a reachable machine is at once; so a pool whose row names a key no backend holds any
+ *    more is dead now, whatever the age of its row. Otherwise (no key: a row of an older
+ *    version, or written while the lock could not be taken; no row: a pool killed before its
+ *    first beat; a key still held: a lost machine whose TCP connection lingers on the server)
+ *    the old rule: any pool holding a job locked longer than `worker.staleAfter` without a
+ *    heartbeat fresher than `worker.staleAfter`. Their jobs are unlocked with
+ *    `graphile_worker.force_unlock_workers`.
  * 2. Dormant delivery jobs: `app/webhook` jobs neither locked nor runnable (attempts used up:
  *    those just unlocked, and those graphile-worker failed because the task threw, e.g. the
  *    database went away mid-run, or because a forced stop abandoned them). A job that still
@@ -21,12 +29,17 @@
  * 4. Endpoints with deliveries parked while a slot is free (see `wakeStranded`).
  *
  * Delivery is at least once: a delivery in flight at the crash is sent again (same
- * `webhook-id`, which the receiver dedupes on); nothing is lost. One sweep runs at a time
- * (a transaction-level advisory lock), so concurrent workers do not trip over each other.
+ * `webhook-id`, which the receiver dedupes on); nothing is lost. The same holds when a live
+ * process loses its liveness connection (a database restart, a network blip): until it takes
+ * its lock again, before its next beat writes anything, other workers may presume it dead and
+ * run its deliveries a second time; the second run of a delivery already recorded finds it
+ * finished and records nothing ("raced" in worker/delivery/deliver.ts). One sweep runs at a
+ * time (a transaction-level advisory lock), so concurrent workers do not trip over each other.
  */
+import { randomInt } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../shared/config/index.ts';
-import type { Sql } from '../shared/db/connect.ts';
+import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { DELIVERY_TASK } from '../shared/webhooks/deliveries/job.ts';
 import { gatesToWake, wakeEndpoints } from '../shared/webhooks/deliveries/flow.ts';
@@ -39,10 +52,95 @@ const failure = (error: unknown) => (isConnectionError(error) ? { reason: (error
 /** Transaction advisory lock held by a sweep ('app' + 1). */
 const SWEEP_LOCK = 0x61707001;
 
+/**
+ * Class of the worker processes' liveness locks ('app' + 3), taken in the two-int4 form
+ * (LIVENESS_LOCK, key): apart from the one-bigint locks of the sweep, of the statistics
+ * (worker/queue-statistics.ts) and of the migrations (shared/db/migrate.ts).
+ */
+export const LIVENESS_LOCK = 0x61707003;
+
+/** A key for one process: 31 random bits (positive, so it reads the same as the oid pg_locks shows). */
+const randomKey = (): number => randomInt(1, 2 ** 31);
+
+/** The liveness lock of one worker process (see the file comment). */
+export interface Liveness {
+  /**
+   * Makes sure this process holds its lock, taking it again (same key) when its connection was
+   * lost meanwhile: the key to record in the heartbeat rows, or null when another session holds
+   * it (the process's previous connection, not yet gone on the server), in which case the rows
+   * follow the `staleAfter` rule until the lock is back. Rejects when the database cannot be reached.
+   */
+  hold(): Promise<number | null>;
+  /** Releases the lock: ends its connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * The liveness lock on a client of its own with one connection, kept open however idle or old
+ * (so it is neither one of the `db.poolMax` connections queries wait for, nor recycled by the
+ * driver, which would release the lock): one connection more per worker process. After a loss
+ * the driver opens a new connection on the next query, and `hold` finds the lock missing on it
+ * and takes it again.
+ */
+export function openLiveness(config: Pick<Config, 'databaseUrl' | 'db'>, log: Logger): Liveness {
+  const sql = connect(config, log, { max: 1, name: 'app-worker-liveness', keepOpen: true });
+  let key = randomKey();
+  let taken = false;
+  let holding: Promise<number | null> | undefined;
+  const mine = async () => {
+    const [row] = await sql<{ held: boolean }[]>`
+      select exists (
+        select 1 from pg_locks
+         where pid = pg_backend_pid() and locktype = 'advisory' and granted
+           and classid = ${LIVENESS_LOCK}::int::oid and objid = ${key}::int::oid and objsubid = 2) as held`;
+    return row.held;
+  };
+  const take = async () => {
+    const [row] = await sql<{ got: boolean }[]>`select pg_try_advisory_lock(${LIVENESS_LOCK}::int, ${key}::int) as got`;
+    return row.got;
+  };
+  const hold = async (): Promise<number | null> => {
+    if (await mine()) return key;
+    if (!taken) {
+      // the first time: a key some other process happened to pick is traded for another
+      for (let tries = 0; tries < 5; tries += 1, key = randomKey()) {
+        if (await take()) {
+          taken = true;
+          return key;
+        }
+      }
+      log.warn('could not take a liveness lock; this worker is presumed dead only after worker.staleAfter');
+      return null;
+    }
+    if (await take()) {
+      log.info({ key }, 'liveness lock taken again after its connection was lost');
+      return key;
+    }
+    log.warn({ key }, 'liveness lock still held by a previous connection; taking it again at the next beat');
+    return null;
+  };
+  return {
+    hold() {
+      holding ??= hold().finally(() => {
+        holding = undefined;
+      });
+      return holding;
+    },
+    async close() {
+      await sql.end({ timeout: 5 }).catch(() => undefined);
+    },
+  };
+}
+
 export interface HeartbeatDeps {
   config: Config;
   sql: Sql;
   log: Logger;
+}
+
+/** What the heartbeat of a worker process takes: the liveness lock is opened from `config` unless given. */
+export interface StartHeartbeatDeps extends HeartbeatDeps {
+  liveness?: Liveness;
 }
 
 /** What one sweep did. */
@@ -74,13 +172,16 @@ async function wakeStranded(deps: HeartbeatDeps): Promise<number> {
   return woken;
 }
 
-/** Records that pool `poolId` of this process is alive (inserting its row the first time). */
-export async function beat(sql: Sql, poolIds: readonly string[]): Promise<void> {
+/**
+ * Records that pools `poolIds` of this process are alive (inserting their rows the first time),
+ * with the key of the process's liveness lock, held by then (null: the `staleAfter` rule alone).
+ */
+export async function beat(sql: Sql, poolIds: readonly string[], key: number | null = null): Promise<void> {
   if (poolIds.length === 0) return;
   await sql`
-    insert into app_worker_heartbeats (pool_id, host, pid)
-    select unnest(${poolIds as string[]}::text[]), ${hostname()}, ${process.pid}
-    on conflict (pool_id) do update set seen_at = now()`;
+    insert into app_worker_heartbeats (pool_id, host, pid, liveness_key)
+    select unnest(${poolIds as string[]}::text[]), ${hostname()}, ${process.pid}, ${key}::int
+    on conflict (pool_id) do update set seen_at = now(), liveness_key = excluded.liveness_key`;
 }
 
 /** Deletes the heartbeat rows of pools that stopped cleanly. */
@@ -97,16 +198,28 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
   const result = await deps.sql.begin(async (tx) => {
     const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${SWEEP_LOCK}) as locked`;
     if (!locked) return { stalePools: [], rearmed: 0, removed: 0, swept: false, woken: 0 };
+    // a row whose process's liveness lock no backend of this database holds: that process is gone
+    const lockGone = tx`
+      h.liveness_key is not null and not exists (
+        select 1 from pg_locks as l
+         where l.locktype = 'advisory' and l.granted
+           and l.database = (select oid from pg_database where datname = current_database())
+           and l.classid = ${LIVENESS_LOCK}::int::oid and l.objid = h.liveness_key::oid and l.objsubid = 2)`;
     const stale = await tx<{ pool: string }[]>`
       select distinct j.locked_by as pool
         from graphile_worker.jobs as j
-       where j.locked_at < now() - ${staleMs}::int * interval '1 millisecond'
-         and not exists (
-           select 1 from app_worker_heartbeats as h
-            where h.pool_id = j.locked_by and h.seen_at >= now() - ${staleMs}::int * interval '1 millisecond')`;
+       where j.locked_by is not null
+         and (
+           (j.locked_at < now() - ${staleMs}::int * interval '1 millisecond'
+            and not exists (
+              select 1 from app_worker_heartbeats as h
+               where h.pool_id = j.locked_by and h.seen_at >= now() - ${staleMs}::int * interval '1 millisecond'))
+           or exists (select 1 from app_worker_heartbeats as h where h.pool_id = j.locked_by and ${lockGone}))`;
     const stalePools = stale.map((row) => row.pool);
     if (stalePools.length > 0) await tx`select graphile_worker.force_unlock_workers(${stalePools}::text[])`;
-    await tx`delete from app_worker_heartbeats where seen_at < now() - ${staleMs}::int * interval '1 millisecond'`;
+    await tx`
+      delete from app_worker_heartbeats as h
+       where h.seen_at < now() - ${staleMs}::int * interval '1 millisecond' or (${lockGone})`;
 
     const dormant = await tx<{ id: string; rearm: boolean; failed: boolean }[]>`
       select j.id::text as id,
@@ -138,7 +251,7 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
   if (result.stalePools.length > 0 || result.rearmed > 0) {
     log.warn(
       { stalePools: result.stalePools, rearmed: result.rearmed, removed: result.removed },
-      'recovered the jobs of workers presumed dead (no heartbeat) and of failed runs',
+      'recovered the jobs of workers presumed dead (liveness lock released, or no heartbeat) and of failed runs',
     );
   }
   return result;
@@ -169,6 +282,7 @@ export interface Heartbeat {
    * Stops beating. `forget` deletes the rows of this process's pools (a clean stop);
    * `release` (a forced stop) also unlocks whatever jobs they still hold and sweeps, so the
    * deliveries abandoned in flight are armed again at once instead of after `staleAfter`.
+   * Then the liveness lock is released (its connection ended), whichever way.
    */
   stop(options?: { forget?: boolean; release?: boolean }): Promise<void>;
   /** Runs one beat and sweep now (tests; the interval does it otherwise). */
@@ -180,7 +294,13 @@ export interface Heartbeat {
  * once at start too (a restarted worker recovers at once what is already stale). Failures are
  * logged and retried at the next tick: a worker never dies of its heartbeat.
  */
-export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
+export function startHeartbeat(deps: StartHeartbeatDeps): Heartbeat {
+  const liveness = deps.liveness ?? openLiveness(deps.config, deps.log);
+  /** A beat: the liveness lock first, so that no row names a key not yet held. */
+  const beatHeld = async (poolIds: readonly string[]) => {
+    if (poolIds.length === 0) return;
+    await beat(deps.sql, poolIds, await liveness.hold());
+  };
   const pools = new Set<string>();
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -188,7 +308,7 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
   const tick = () => {
     running ??= (async () => {
       try {
-        await beat(deps.sql, [...pools]);
+        await beatHeld([...pools]);
         if (pools.size > 0) lastSuccess = Date.now(); // a beat for no pool vouches for nothing
         await sweep(deps);
       } catch (error) {
@@ -206,7 +326,7 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
   return {
     add(poolId) {
       pools.add(poolId);
-      void beat(deps.sql, [poolId]).then(
+      void beatHeld([poolId]).then(
         () => void (lastSuccess = Date.now()),
         (error: unknown) => deps.log.warn({ err: error, pool: poolId }, 'first heartbeat failed'),
       );
@@ -219,18 +339,20 @@ export function startHeartbeat(deps: HeartbeatDeps): Heartbeat {
       stopped = true;
       clearInterval(timer);
       await running;
-      if (release && pools.size > 0) {
-        try {
-          await releasePools(deps, [...pools]);
-        } catch (error) {
-          deps.log.warn(
-            { err: error },
-            'could not release the jobs of this worker; the recovery sweep of another worker will',
-          );
-        }
-        return;
+      try {
+        if (release && pools.size > 0) {
+          try {
+            await releasePools(deps, [...pools]);
+          } catch (error) {
+            deps.log.warn(
+              { err: error },
+              'could not release the jobs of this worker; the recovery sweep of another worker will',
+            );
+          }
+        } else if (clean) await forget(deps.sql, [...pools]).catch(() => undefined);
+      } finally {
+        await liveness.close();
       }
-      if (clean) await forget(deps.sql, [...pools]).catch(() => undefined);
     },
     tick,
   };

@@ -19,12 +19,13 @@ export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 *
  * The `postgres` client for the service's own queries. Connects lazily (a database that is
  * down at boot does not stop the process), keeps `db.poolMax` connections, gives up a
  * connection attempt after 5 s, reconnects within a second of the database's return, and does
- * not print notices to stdout.
+ * not print notices to stdout. `keepOpen` turns off the closing of idle connections and the
+ * driver's recycling of each connection after 30 to 60 minutes.
  */
 export function connect(
   config: Pick<Config, 'databaseUrl' | 'db'>,
   log?: Logger,
-  options: { max?: number; name?: string } = {},
+  options: { max?: number; name?: string; keepOpen?: boolean } = {},
 ): Sql {
   if (!config.databaseUrl) {
     throw new Error(
@@ -33,7 +34,9 @@ export function connect(
   }
   return postgres(driverUrls(config.databaseUrl, config.db.sslMode).postgres, {
     max: options.max ?? config.db.poolMax,
-    idle_timeout: 60,
+    // keepOpen: a connection that must not be closed behind the caller's back (a session lock's)
+    idle_timeout: options.keepOpen ? 0 : 60,
+    ...(options.keepOpen ? { max_lifetime: 0 } : {}),
     connect_timeout: 5,
     backoff: reconnectBackoff,
     onnotice: (notice) => log?.debug({ notice: notice.message }, 'postgres notice'),

@@ -6,7 +6,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { claimDelivery, recordAttempt, type ClaimedDelivery } from '../../shared/webhooks/deliveries/store.ts';
-import { beat, sweep } from '../../worker/heartbeat.ts';
+import { beat, LIVENESS_LOCK, openLiveness, sweep } from '../../worker/heartbeat.ts';
+import { eventually } from '../helpers/poll.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { startReceiver, type Receiver } from './delivery/receiver.ts';
 import { attemptRows, deliveryRow, endpoint, harness, jobRows, runOnce, send, type Harness } from './helpers.ts';
@@ -120,6 +121,65 @@ describe('recovery sweep', () => {
     const [job] = await jobRows(h, id);
     assert.equal(job.locked_by, null);
     assert.equal(job.attempts, 0);
+  });
+
+  it('a pool whose row names a liveness key some connection holds is alive; once the key is free it is dead at once, however fresh its row', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    await lockAs(id, 'pool-keyed', 100);
+    const key = 0x1234567;
+    const holder = await h.sql.reserve();
+    try {
+      await holder`select pg_advisory_lock(${LIVENESS_LOCK}::int, ${key}::int)`;
+      await beat(h.sql, ['pool-keyed'], key);
+      assert.ok(!(await sweep(h)).stalePools.includes('pool-keyed'), 'key held: alive');
+      assert.equal((await jobRows(h, id))[0].locked_by, 'pool-keyed');
+      await holder`select pg_advisory_unlock(${LIVENESS_LOCK}::int, ${key}::int)`;
+    } finally {
+      holder.release();
+    }
+    await beat(h.sql, ['pool-keyed'], key); // a fresh row: only the key tells
+    const result = await sweep(h);
+    assert.ok(result.stalePools.includes('pool-keyed'), 'key free: dead although beating 0 s and locked 0.1 s ago');
+    const [job] = await jobRows(h, id);
+    assert.equal(job.locked_by, null);
+    assert.equal(job.attempts, 0, 'armed again');
+    const rows = await h.sql`select 1 from app_worker_heartbeats where pool_id = 'pool-keyed'`;
+    assert.equal(rows.length, 0, "the dead pool's row is gone");
+  });
+
+  it('a row without a liveness key follows the staleAfter rule alone', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    await lockAs(id, 'pool-keyless', 100);
+    await beat(h.sql, ['pool-keyless']);
+    assert.ok(!(await sweep(h)).stalePools.includes('pool-keyless'), 'fresh row, no key: alive');
+    await h.sql`update graphile_worker._private_jobs set locked_at = now() - interval '2 seconds' where key = ${id}`;
+    await h.sql`update app_worker_heartbeats set seen_at = now() - interval '2 seconds' where pool_id = 'pool-keyless'`;
+    assert.ok((await sweep(h)).stalePools.includes('pool-keyless'), 'silent longer than staleAfter (1 s): dead');
+  });
+
+  it("a worker process's liveness lock is held on a connection of its own until closed, and the key it records is that lock's", async () => {
+    const liveness = openLiveness(h.config, h.log);
+    const held = async (key: number) =>
+      (
+        await h.sql`
+          select 1 from pg_locks
+           where locktype = 'advisory' and granted and classid = ${LIVENESS_LOCK}::int::oid
+             and objid = ${key}::int::oid and objsubid = 2 and pid <> pg_backend_pid()`
+      ).length === 1;
+    let key: number | null = null;
+    try {
+      key = await liveness.hold();
+      assert.ok(key !== null);
+      assert.equal(await held(key), true);
+      assert.equal(await liveness.hold(), key, 'the same key, still held');
+      assert.equal(await held(key), true);
+    } finally {
+      await liveness.close();
+    }
+    const gone = key as number;
+    await eventually(async () => !(await held(gone)) || undefined, 5_000, 'the lock released with its connection');
   });
 
   it('a job graphile-worker failed (the task threw, e.g. the database went away) is armed again after backoff.base, not in a loop', async () => {
