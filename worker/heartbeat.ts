@@ -328,7 +328,7 @@ export function startHeartbeat(deps: StartHeartbeatDeps): Heartbeat {
       pools.add(poolId);
       void beatHeld([poolId]).then(
         () => void (lastSuccess = Date.now()),
-        (error: unknown) => deps.log.warn({ err: error, pool: poolId }, 'first heartbeat failed'),
+        (error: unknown) => deps.log.warn({ ...failure(error), pool: poolId }, 'first heartbeat failed'),
       );
     },
     remove(poolIds) {
