@@ -8,9 +8,9 @@
  * | `/login` | form / page object with `csrfToken` | `{email, password}` → `200 {user, csrfToken}` + cookie; browsers 303 to `next` |
  * | `/logout` | — | ends the session; 204 / 303 to `/login` |
  * | `/register`, `/signup` | form | `{email, password, name?}` with `auth.signup` → `201 {user, csrfToken}` + cookie |
- * | `/password` | form (signed in) | `{currentPassword, newPassword}` → `200 {user}`; other sessions end |
+ * | `/password` | form (signed in) | `{currentPassword, newPassword}` → `200 {user, csrfToken}` + a new cookie; every other session ends, this one is renewed |
  * | `/forgot-password` | form | `{email}` → `202`, the same whether or not the email exists |
- * | `/reset-password` | form (`?token=`) | `{token, password}` → `200 {user}`; every session of the user ends |
+ * | `/reset-password` | form (`?token=` kept in the link cookie: link-landing.ts) | `{token?, password}` → `200 {user}`; every session of the user ends |
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
@@ -22,9 +22,10 @@ import { checkCredentials } from '../../shared/accounts/sign-in.ts';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
 import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
-import { sessionOf } from '../auth/session-strategy.ts';
+import { continueAs, sessionOf } from '../auth/session-strategy.ts';
 import { ownOrigin } from '../http/own-origin.ts';
-import { clearSessionCookie, setSessionCookie } from './cookies.ts';
+import { clearSessionCookie, linkCookie, setLinkCookie, setSessionCookie } from './cookies.ts';
+import { keepLinkToken } from './link-landing.ts';
 import { orShowForm } from './form-errors.ts';
 import { answerPage, signedInUser, wantsJson, type PageContext } from './page.ts';
 import { ACCOUNT_PATHS, safeNext } from './paths.ts';
@@ -48,9 +49,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
 
   /** Starts a new session for `user` (ending the one the request came with: no fixation) and answers. */
   async function signIn(ctx: Context, user: User, status: number): Promise<void> {
-    const previous = sessionOf(ctx.state.principal);
-    if (previous) await endSession(accounts, previous.id);
-    const session = await startSession(accounts, user.id);
+    const session = await startSession(accounts, user.id, { replacing: sessionOf(ctx.state.principal)?.id });
     setSessionCookie(ctx, pages.cookies, session.cookie, session.expiresAt);
     ctx.set('Cache-Control', 'no-store');
     if (wantsJson(ctx)) {
@@ -143,13 +142,20 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     const session = needsSession(ctx);
     const body = bodyOf(ctx);
     await orShowForm(ctx, pages, { page: 'password', data: { minLength } }, async () => {
-      const user = await changePassword(
-        accounts,
-        session.userId,
-        { currentPassword: body.currentPassword, newPassword: body.newPassword },
-        session.id,
-      );
-      if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
+      const { user, session: renewed } = await changePassword(accounts, session.userId, {
+        currentPassword: body.currentPassword,
+        newPassword: body.newPassword,
+      });
+      // the session this request came with has ended: the browser carries on with the new one
+      setSessionCookie(ctx, pages.cookies, renewed.cookie, renewed.expiresAt);
+      continueAs(ctx, renewed, user);
+      ctx.set('Cache-Control', 'no-store');
+      if (wantsJson(ctx))
+        ctx.body = {
+          user: publicUser(user),
+          csrfToken: createCsrfToken(renewed.csrfSecret),
+          _links: { self: { href: ctx.path }, logout: { href: ACCOUNT_PATHS.logout, method: 'POST' } },
+        };
       else
         await answerPage(ctx, pages, {
           page: 'home',
@@ -177,21 +183,34 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     await answerPage(ctx, pages, { page: 'forgot-password', status: 202, data: { sent: true, validFor: validFor() } });
   });
 
-  router.get(ACCOUNT_PATHS.resetPassword, (ctx) =>
-    answerPage(ctx, pages, {
+  /**
+   * The set-password page's data: `token` is echoed only where the client gave it itself (a JSON
+   * client's `?token=`, a form posted with its `token` field), never from the link cookie, so the
+   * token is not written into the HTML of a page opened from a link; `link` says whether the
+   * page has a token to post (the form is shown) or not (the page asks for a new link).
+   */
+  const resetData = (given: unknown, kept: string | undefined) => {
+    const token = typeof given === 'string' ? given : '';
+    return { token, link: token !== '' || kept !== undefined, minLength };
+  };
+
+  router.get(ACCOUNT_PATHS.resetPassword, (ctx) => {
+    if (keepLinkToken(ctx, pages.cookies, ACCOUNT_PATHS.resetPassword)) return;
+    return answerPage(ctx, pages, {
       page: 'reset-password',
-      data: { token: typeof ctx.query.token === 'string' ? ctx.query.token : '', minLength },
-    }),
-  );
+      data: resetData(ctx.query.token, linkCookie(ctx, pages.cookies)),
+    });
+  });
 
   router.post(ACCOUNT_PATHS.resetPassword, async (ctx) => {
     const body = bodyOf(ctx);
-    const form = {
-      page: 'reset-password' as const,
-      data: { token: typeof body.token === 'string' ? body.token : '', minLength },
-    };
+    const kept = linkCookie(ctx, pages.cookies);
+    const form = { page: 'reset-password' as const, data: resetData(body.token, kept) };
     await orShowForm(ctx, pages, form, async () => {
-      const user = await completePasswordLink(accounts, body.token, body.password);
+      // the `token` field (scripted clients) first, else the one the link's GET kept in the cookie
+      const token = typeof body.token === 'string' && body.token !== '' ? body.token : kept;
+      const user = await completePasswordLink(accounts, token, body.password);
+      setLinkCookie(ctx, pages.cookies, ACCOUNT_PATHS.resetPassword, null); // spent
       if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
       else
         await answerPage(ctx, pages, {

@@ -7,6 +7,7 @@
  */
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
 import { resolveSession, type Session } from '../../shared/accounts/sessions.ts';
+import type { User } from '../../shared/accounts/users.ts';
 import { principalOfPortal, principalOfUser, type Principal } from '../../shared/tokens/principal.ts';
 import type { Strategy } from './strategy.ts';
 
@@ -15,6 +16,17 @@ const sessions = new WeakMap<Principal, Session>();
 /** The session a principal came with; undefined for token principals and anonymous requests. */
 export const sessionOf = (principal: Principal | undefined): Session | undefined =>
   principal ? sessions.get(principal) : undefined;
+
+/**
+ * Makes `session`, just started in place of the request's own (a password change renews it), the
+ * request's session from here on: what the answer renders (the page's CSRF tokens, its signed-in
+ * user) is made from the new session, since the old one has ended.
+ */
+export function continueAs(ctx: { state: { principal?: unknown } }, session: Session, user: User): void {
+  const principal = principalOfUser(user, session.id);
+  sessions.set(principal, session);
+  ctx.state.principal = principal;
+}
 
 export function sessionCookies(deps: AccountDeps): Strategy {
   const name = deps.config.auth.session.cookie;

@@ -140,10 +140,13 @@ export function accountPaths(): Json {
       get: page('password'),
       post: post(
         'password',
-        'Change the password (signed in); every other session ends',
+        'Change the password (signed in); every other session ends, and this one is renewed: a new session cookie and a new CSRF token',
         body({ currentPassword: password, newPassword: password }, ['currentPassword', 'newPassword']),
         {
-          200: json('Changed.', { type: 'object', properties: { user: User } }),
+          200: json(
+            'Changed. The session cookie is set anew (the one sent no longer works); send the new `csrfToken` from here on.',
+            ref('schemas', 'SignedIn'),
+          ),
           401: ref('responses', 'Problem401'),
           422: ref('responses', 'Problem422'),
         },
@@ -161,11 +164,27 @@ export function accountPaths(): Json {
       ),
     },
     [ACCOUNT_PATHS.resetPassword]: {
-      get: page('reset-password'),
+      get: {
+        ...page('reset-password'),
+        parameters: [
+          {
+            name: 'token',
+            in: 'query',
+            required: false,
+            description:
+              "A reset or invite link's token. A browser (HTML) is answered 303 to `/reset-password` without it, the token kept in the link cookie (`app_link`, path `/reset-password`, 30 minutes) for the form; a JSON client gets the page object, `data.token` echoing it.",
+            schema: string,
+          },
+        ],
+        responses: {
+          ...(page('reset-password').responses as Json),
+          303: { description: 'Browsers following a link: the same page without `?token=`.' },
+        },
+      },
       post: post(
         'reset-password',
-        "Set a new password with a reset link's token; every session of the user ends",
-        body({ token: string, password }, ['token', 'password']),
+        "Set a new password with a reset or invite link's token (the `token` field, else the link cookie a browser's GET of the link set); every session of the user ends",
+        body({ token: string, password }, ['password']),
         {
           200: json('Set.', { type: 'object', properties: { user: User } }),
           422: ref('responses', 'Problem422'),

@@ -6,6 +6,7 @@ import { forbidden, unauthorized } from '../errors/app-error.ts';
 import { ulid } from '../webhooks/ids.ts';
 import type { AccountDeps } from './deps.ts';
 import { checkNewPassword, verifyPassword } from './passwords.ts';
+import { startSession, type StartedSession } from './sessions.ts';
 import { selectUserById } from './user-store.ts';
 import { insertNewUser, storePassword, userNotFound, type User } from './users.ts';
 
@@ -31,16 +32,18 @@ export async function signUp(
 }
 
 /**
- * `POST /password`: the signed-in user changes its password, giving the current one. Every other
- * session of the user ends; `sessionId` (the one asking) stays. Throws 401 `APP_AUTH_FAILED` for
- * a wrong current password, 422 `APP_PASSWORD_WEAK`.
+ * `POST /password`: the signed-in user changes its password, giving the current one. Every
+ * session of the user ends, the one asking included, and (in the same transaction) a new session
+ * starts in its place: the caller's browser stays signed in under a new id, cookie and CSRF
+ * secret, while a copy of the old cookie (taken by whoever the new password is meant to keep
+ * out) is refused. Throws 401 `APP_AUTH_FAILED` for a wrong current password, 422
+ * `APP_PASSWORD_WEAK`.
  */
 export async function changePassword(
   deps: AccountDeps,
   userId: string,
   input: { currentPassword: unknown; newPassword: unknown },
-  sessionId?: string,
-): Promise<User> {
+): Promise<{ user: User; session: StartedSession }> {
   const row = await selectUserById(deps.sql, userId);
   if (!row) throw userNotFound(userId);
   if (typeof input.currentPassword !== 'string' || !(await verifyPassword(row.password_hash, input.currentPassword))) {
@@ -53,9 +56,10 @@ export async function changePassword(
     minLength: deps.config.auth.passwordMinLength,
     email: row.email,
   });
-  const user = await deps.sql.begin((tx) =>
-    storePassword({ ...deps, sql: tx }, userId, password, { keepSession: sessionId }),
-  );
-  deps.log.info({ userId }, 'password changed');
-  return user;
+  const changed = await deps.sql.begin(async (tx) => {
+    const user = await storePassword({ ...deps, sql: tx }, userId, password); // ends every session of the user
+    return { user, session: await startSession(deps, userId, { sql: tx }) };
+  });
+  deps.log.info({ userId, sessionId: changed.session.id }, 'password changed; the session renewed');
+  return changed;
 }

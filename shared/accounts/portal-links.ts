@@ -77,14 +77,19 @@ export async function createPortalLink(
 
 /**
  * Spends a portal link and starts its portal session, in one transaction: a link signs in once.
+ * `replacing`: the session the request came with, which ends (no fixation: startSession).
  * Throws 422 `APP_PORTAL_LINK_INVALID` for a link that is unknown, used or expired.
  */
-export async function usePortalLink(deps: AccountDeps, token: unknown): Promise<StartedSession> {
+export async function usePortalLink(
+  deps: AccountDeps,
+  token: unknown,
+  options: { replacing?: string } = {},
+): Promise<StartedSession> {
   if (!looksLikeSecret(token, PORTAL_LINK_PREFIX)) throw portalLinkInvalid();
   const at = clockOf(deps);
   return deps.sql.begin(async (tx) => {
     const grant = await usePortalLinkRow(tx, secretDigest(token), at);
     if (!grant) throw portalLinkInvalid();
-    return startSession(deps, null, { portal: grant, sql: tx });
+    return startSession(deps, null, { portal: grant, sql: tx, replacing: options.replacing });
   });
 }

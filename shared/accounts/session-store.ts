@@ -90,9 +90,9 @@ export async function deleteSession(sql: Sql, id: string): Promise<void> {
   await sql`delete from app_sessions where id = ${id}`;
 }
 
-/** Ends every session of user `userId` (but `keep`, when given); how many ended. */
-export async function deleteUserSessions(sql: Sql, userId: string, keep?: string): Promise<number> {
-  const rows = await sql`delete from app_sessions where user_id = ${userId} and id <> ${keep ?? ''} returning id`;
+/** Ends every session of user `userId`; how many ended. */
+export async function deleteUserSessions(sql: Sql, userId: string): Promise<number> {
+  const rows = await sql`delete from app_sessions where user_id = ${userId} returning id`;
   return rows.length;
 }
 

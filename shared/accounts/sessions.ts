@@ -2,8 +2,12 @@
  * Sign-in sessions kept in PostgreSQL, so every web process shares them and a restart
  * signs nobody out. The cookie holds a random secret; the table holds its digest. A session ends
  * when it has not been used for `auth.session.idle`, `auth.session.absolute` after sign-in, at
- * sign-out, and with every other session of its user when the password changes or the user is
- * disabled. Each sign-in makes a new session (a cookie planted before sign-in is never promoted).
+ * sign-out, and with every session of its user when the password changes or the user is
+ * disabled. A session's id, cookie and CSRF secret never outlive a change of who is signed in or
+ * of their credentials: each sign-in (a portal link's too) starts a new session in place of the
+ * one the browser came with (a cookie planted before sign-in is never promoted), and a password
+ * change ends the session it was made in and starts a new one (so a copy of the old cookie taken
+ * before the change, by whoever the change keeps out, works no more).
  */
 import { ulid } from '../webhooks/ids.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
@@ -46,15 +50,24 @@ export type StartedSession = Session & { cookie: string };
 /** A use is recorded at most this often per session (idle expiry is judged to this resolution). */
 export const LAST_SEEN_RESOLUTION_MS = 60_000;
 
-/** Starts a session of user `userId`, or (`portal`) a tenant portal session; `sql` may be the caller's transaction. */
+/**
+ * Starts a session of user `userId`, or (`portal`) a tenant portal session; `sql` may be the
+ * caller's transaction. `replacing` names the session the request came with, if any: it ends in
+ * the same statement sequence, so the new session never lives beside the one it replaces.
+ */
 export async function startSession(
   deps: AccountDeps,
   userId: string | null,
-  options: { portal?: PortalGrant; sql?: Queryable } = {},
+  options: { portal?: PortalGrant; sql?: Queryable; replacing?: string } = {},
 ): Promise<StartedSession> {
+  const sql = options.sql ?? deps.sql;
+  if (options.replacing) {
+    await deleteSession(sql, options.replacing);
+    deps.log.info({ sessionId: options.replacing }, 'session ended: replaced by a new one');
+  }
   const cookie = newSecret();
   const at = clockOf(deps);
-  const row = await insertSession(options.sql ?? deps.sql, {
+  const row = await insertSession(sql, {
     id: `ses_${ulid()}`,
     digest: secretDigest(cookie),
     userId,

@@ -166,21 +166,20 @@ export async function setUserDisabled(
 }
 
 /**
- * Sets a user's password (already checked against the rules), ends its sessions, all of them or
- * all but `keepSession` (the one that changed it), and spends its unused set-password links: a
- * reset asked before the password was changed (perhaps by whoever the change keeps out) no longer
- * sets it. Runs in the caller's transaction.
+ * Sets a user's password (already checked against the rules), ends every session of it (a
+ * password change starts the changer's anew: account-flows.ts), and spends its unused
+ * set-password links: a reset asked before the password was changed (perhaps by whoever the
+ * change keeps out) no longer sets it. Runs in the caller's transaction.
  */
 export async function storePassword(
   deps: Pick<AccountDeps, 'now'> & { sql: Queryable },
   userId: string,
   password: string,
-  options: { keepSession?: string } = {},
 ): Promise<User> {
   const at = clockOf(deps);
   const row = await updatePasswordHash(deps.sql, userId, await hashPassword(password), at);
   if (!row) throw userNotFound(userId);
-  await deleteUserSessions(deps.sql, userId, options.keepSession);
+  await deleteUserSessions(deps.sql, userId);
   await expireLinksOfUser(deps.sql, userId, at);
   return toUser(row);
 }

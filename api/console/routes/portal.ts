@@ -3,35 +3,51 @@
  * (no sign-in happens on a GET, so a link previewer cannot spend the link and another site
  * cannot sign a browser in unasked); its `POST /portal` (the anonymous form's CSRF token) spends
  * the link and starts a portal session, then goes to the overview. A link signs in once.
+ *
+ * A browser's GET with `?token=` is first sent (303) to `/portal` without it, the token kept in
+ * the link cookie (api/accounts/link-landing.ts): the page and its form never carry the token,
+ * and the POST takes it from the cookie. A JSON client GETs the page object as before and posts
+ * the token in the `token` field, which is read first.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { createCsrfToken } from '../../../shared/accounts/csrf.ts';
 import { usePortalLink } from '../../../shared/accounts/portal-links.ts';
-import { endSession } from '../../../shared/accounts/sessions.ts';
-import { setSessionCookie } from '../../accounts/cookies.ts';
+import { linkCookie, setLinkCookie, setSessionCookie } from '../../accounts/cookies.ts';
+import { keepLinkToken } from '../../accounts/link-landing.ts';
 import { sessionOf } from '../../auth/session-strategy.ts';
 import { field, formOf, orShowAgain, param, wantsJson, type ConsoleDeps } from '../context.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
 
 export function portalRoutes(router: Router, deps: ConsoleDeps): void {
+  /** `token`: only one the client gave itself (never the cookie's); `link`: whether there is one to post. */
   const show = (
     ctx: Context,
-    token: string,
+    given: string | undefined,
     extra: { errors?: { message: string; code?: string }[]; status?: number } = {},
-  ) => ctx.render('portal', { token }, { ...extra, user: null });
+  ) =>
+    ctx.render(
+      'portal',
+      { token: given ?? '', link: given !== undefined || linkCookie(ctx, deps.pages.cookies) !== undefined },
+      { ...extra, user: null },
+    );
 
-  router.get(CONSOLE_PATHS.portal, (ctx) => show(ctx, param(ctx, 'token') ?? ''));
+  router.get(CONSOLE_PATHS.portal, (ctx) => {
+    if (keepLinkToken(ctx, deps.pages.cookies, CONSOLE_PATHS.portal)) return;
+    return show(ctx, param(ctx, 'token'));
+  });
 
   router.post(CONSOLE_PATHS.portal, async (ctx) => {
-    const token = field(formOf(ctx), 'token') ?? '';
+    const given = field(formOf(ctx), 'token');
+    const cookies = deps.pages.cookies;
     await orShowAgain(
       ctx,
       async () => {
-        const session = await usePortalLink(deps.accounts, token);
-        const previous = sessionOf(ctx.state.principal);
-        if (previous) await endSession(deps.accounts, previous.id);
-        setSessionCookie(ctx, deps.pages.cookies, session.cookie, session.expiresAt);
+        const session = await usePortalLink(deps.accounts, given ?? linkCookie(ctx, cookies) ?? '', {
+          replacing: sessionOf(ctx.state.principal)?.id,
+        });
+        setLinkCookie(ctx, cookies, CONSOLE_PATHS.portal, null); // spent
+        setSessionCookie(ctx, cookies, session.cookie, session.expiresAt);
         ctx.set('Cache-Control', 'no-store');
         if (wantsJson(ctx)) {
           ctx.body = {
@@ -44,7 +60,11 @@ export function portalRoutes(router: Router, deps: ConsoleDeps): void {
         ctx.status = 303;
         ctx.redirect(CONSOLE_PATHS.overview);
       },
-      (errors, status) => show(ctx, '', { errors, status }),
+      // a link refused is spent, expired or unknown: the page asks for a new one
+      (errors, status) => {
+        setLinkCookie(ctx, cookies, CONSOLE_PATHS.portal, null);
+        return ctx.render('portal', { token: '', link: false }, { errors, status, user: null });
+      },
     );
   });
 }

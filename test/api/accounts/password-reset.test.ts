@@ -62,10 +62,14 @@ describe('forgotten password: a single-use link by mail', () => {
     });
     const mail = await mailbox.next();
     const link = new URL(/https:\/\/\S+/.exec(mail.text ?? '')?.[0] as string);
-    const form = await browser.request('GET', `${link.pathname}${link.search}`, { html: true });
+    const followed = await browser.request('GET', `${link.pathname}${link.search}`, { html: true });
+    assert.equal(followed.status, 303, 'the link leaves the address bar at once');
+    assert.equal(followed.headers.get('location'), '/reset-password');
+    const form = await browser.request('GET', '/reset-password', { html: true });
     assert.equal(form.status, 200);
     const token = link.searchParams.get('token') as string;
-    assert.match(form.text, new RegExp(`name="token" value="${token}"`));
+    assert.ok(!form.text.includes(token), 'the page does not carry the token');
+    assert.match(form.text, /name="password"/);
     const formCsrf = /<meta name="csrf-token" content="([^"]+)">/.exec(form.text)?.[1] as string;
     const weak = await browser.request('POST', '/reset-password', {
       json: { token, password: 'short' },
@@ -73,11 +77,13 @@ describe('forgotten password: a single-use link by mail', () => {
     });
     assert.equal(weak.status, 422);
     assert.equal(weak.body.code, 'APP_PASSWORD_WEAK', 'a refused password does not spend the link');
+    // the form as the page has it: no token field, the link cookie carries it
     const reset = await browser.request('POST', '/reset-password', {
-      form: { _csrf: formCsrf, token, password: 'a brand new passphrase' },
+      form: { _csrf: formCsrf, password: 'a brand new passphrase' },
     });
     assert.equal(reset.status, 200, reset.text);
     assert.match(reset.text, /Your password is set/);
+    assert.ok(!browser.cookies.has('app_link'), 'the spent token is no longer kept');
     assert.equal((await signedIn.request('GET', '/api/v1/webhooks')).status, 401, 'the sessions of the user ended');
     const again = await browser.request('POST', '/reset-password', {
       json: { token, password: 'yet another passphrase' },

@@ -67,7 +67,7 @@ describe('sessions live in PostgreSQL', () => {
     assert.equal(await status(browser), 401);
   });
 
-  it('a password change ends every other session of the user, not the one that changed it', async () => {
+  it('a password change ends every other session of the user, and renews the one that changed it', async () => {
     const user = await app.user();
     const laptop = new Browser(app.base);
     const phone = new Browser(app.base);
@@ -85,13 +85,38 @@ describe('sessions live in PostgreSQL', () => {
     });
     assert.equal(wrong.status, 401);
     assert.equal(await status(phone), 200, 'refused changes end nothing');
+    // a copy of the laptop's cookie taken before the change (whoever the new password should keep out)
+    const copy = Object.assign(new Browser(app.base), { cookies: new Map(laptop.cookies) });
+    const ids = async () =>
+      (await app.db.sql<{ id: string }[]>`select id from app_sessions where user_id = ${user.id} order by id`).map(
+        (row) => row.id,
+      );
+    const earlier = await ids();
+    assert.equal(earlier.length, 2);
     const changed = await laptop.request('POST', '/password', {
       json: { currentPassword: PASSWORD, newPassword: 'another long passphrase' },
       headers: { 'x-csrf-token': token },
     });
     assert.equal(changed.status, 200, changed.text);
-    assert.equal(await status(laptop), 200);
+    assert.equal(changed.body.user.id, user.id);
+    assert.notEqual(laptop.cookies.get('app_session'), copy.cookies.get('app_session'), 'a new cookie is sent');
+    assert.match(changed.headers.get('cache-control') ?? '', /no-store/);
+    const later = await ids();
+    assert.equal(later.length, 1, 'one session of the user is left: the renewed one');
+    assert.ok(!earlier.includes(later[0] as string), 'with a new id');
+    assert.equal(await status(laptop), 200, 'the new cookie works');
+    assert.equal(await status(copy), 401, 'the old cookie is refused');
     assert.equal(await status(phone), 401);
+    // the CSRF secret is the new session's: the old token is refused, the answer's token works
+    assert.equal(typeof changed.body.csrfToken, 'string');
+    const stale = await laptop.request('POST', '/logout', { headers: { 'x-csrf-token': token } });
+    assert.equal(stale.status, 403);
+    assert.equal(stale.body.code, 'APP_CSRF_INVALID');
+    assert.equal(
+      (await laptop.request('POST', '/logout', { headers: { 'x-csrf-token': changed.body.csrfToken } })).status,
+      204,
+    );
+    assert.equal(await status(laptop), 401, 'signed out with the new token');
     assert.equal(
       (await new Browser(app.base).request('POST', '/login', { json: { email: user.email, password: PASSWORD } }))
         .status,
@@ -99,6 +124,29 @@ describe('sessions live in PostgreSQL', () => {
       'the old password no longer works',
     );
     await new Browser(app.base).signIn(user.email, 'another long passphrase');
+  });
+
+  it('a password changed through the form: the page that answers is made from the renewed session', async () => {
+    const user = await app.user();
+    const browser = new Browser(app.base);
+    await browser.signIn(user.email);
+    const form = await browser.request('GET', '/password', { html: true });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] as string;
+    const old = browser.cookies.get('app_session');
+    const changed = await browser.request('POST', '/password', {
+      form: { _csrf: csrf, currentPassword: PASSWORD, newPassword: 'a form changed passphrase' },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    assert.match(changed.text, /Your password is changed/);
+    assert.notEqual(browser.cookies.get('app_session'), old);
+    // the sign-out form of the page answered: its token is the new session's
+    const token = /action="\/logout"[^>]*>\s*<input type="hidden" name="_csrf" value="([^"]+)"/.exec(changed.text)?.[1];
+    assert.ok(token, 'the page has a sign-out form');
+    const stale = Object.assign(new Browser(app.base), { cookies: new Map([['app_session', old as string]]) });
+    assert.equal(await status(stale), 401, 'the old cookie is refused');
+    const out = await browser.request('POST', '/logout', { form: { _csrf: token } });
+    assert.equal(out.status, 303, out.text);
+    assert.equal(await status(browser), 401);
   });
 
   it('disabling a user ends its sessions at once, and it cannot sign in', async () => {

@@ -215,8 +215,12 @@ describe('console forms act once per rendered form', () => {
     const signedIn = new Browser(app.base);
     await signedIn.signIn(admin.email);
     const link = await createPortalLink(app.web.accounts, OPERATOR, { owner: 'acme' });
-    const page = await signedIn.request('GET', `/portal?token=${link.token}`, { headers: html });
-    const csrf = /name="_csrf" value="([^"]+)"[\s\S]*?name="token"/.exec(page.text)?.[1] as string;
+    const followed = await signedIn.request('GET', `/portal?token=${link.token}`, { headers: html });
+    assert.equal(followed.status, 303, 'the link cookie keeps the token');
+    const page = await signedIn.request('GET', '/portal', { headers: html });
+    const csrf = /action="\/portal">\s*<input type="hidden" name="_csrf" value="([^"]+)"/.exec(
+      page.text,
+    )?.[1] as string;
     assert.equal(csrf.split('.').length, 3, 'the portal form carries a form key');
     const written: string[] = [];
     const set = shared.entries.set;
@@ -225,7 +229,7 @@ describe('console forms act once per rendered form', () => {
       return set.call(shared.entries, key, value, ttlMs);
     };
     try {
-      const answer = await signedIn.request('POST', '/portal', { form: { _csrf: csrf, token: link.token } });
+      const answer = await signedIn.request('POST', '/portal', { form: { _csrf: csrf } });
       assert.equal(answer.status, 303, answer.text);
       assert.ok(
         answer.headers.getSetCookie().some((line) => line.startsWith('app_session=')),
