@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createTestDatabase } from '../helpers/database.ts';
 import { eventually } from '../helpers/poll.ts';
-import { startReceiver, type Receiver } from './delivery/receiver.ts';
+import { startHoldingReceiver, type Receiver } from './delivery/receiver.ts';
 import { deliveryRow, endpoint, harness, send, type Harness } from './helpers.ts';
 import { spawnWorker } from './processes.ts';
 
@@ -27,18 +27,9 @@ describe('crash recovery on the quick path', () => {
   after(() => receiver?.close());
 
   it('SIGKILL with more attempts in flight than the endpoint cap: after the restart every delivery arrives', async () => {
-    let hold = false;
-    const held = new Set<string>();
-    const arrived = new Set<string>();
-    receiver = await startReceiver((req, res) => {
-      const id = String(req.headers['webhook-id']);
-      if (hold) {
-        held.add(id);
-        return; // never answered: in flight when the worker dies
-      }
-      arrived.add(id);
-      res.end('ok');
-    });
+    const target = await startHoldingReceiver(false);
+    const { held, arrived } = target;
+    receiver = target.receiver;
     const ep = await endpoint(h, `${receiver.origin}/`);
     const first = spawnWorker(db.url, ENV);
     await first.waitFor(/worker started/);
@@ -54,7 +45,7 @@ describe('crash recovery on the quick path', () => {
       'the endpoint known to answer quickly',
     );
 
-    hold = true;
+    target.holding = true;
     const ids = (await Promise.all([1, 2, 3, 4, 5].map(() => send(h, ep)))).flat();
     await eventually(() => held.size === ids.length, 15_000, 'five attempts in flight');
     const [{ runs }] = await h.sql<{ runs: number }[]>`
@@ -62,7 +53,7 @@ describe('crash recovery on the quick path', () => {
     assert.equal(runs, ids.length, 'all five on the quick path (a run row each)');
     first.child.kill('SIGKILL');
     await first.exited;
-    hold = false;
+    target.holding = false;
 
     const second = spawnWorker(db.url, ENV);
     await second.waitFor(/worker started/);

@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { LIVENESS_LOCK } from '../../worker/heartbeat.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { eventually } from '../helpers/poll.ts';
-import { startReceiver, type Receiver } from './delivery/receiver.ts';
+import { startHoldingReceiver, type Receiver } from './delivery/receiver.ts';
 import { deliveryRow, endpoint, harness, send, type Harness } from './helpers.ts';
 import { spawnWorker } from './processes.ts';
 
@@ -36,18 +36,9 @@ describe('crash recovery by liveness lock', () => {
   after(() => receiver?.close());
 
   it('SIGKILL with deliveries in flight to a receiver holding them: a new worker has every one done within seconds, not staleAfter', async () => {
-    let hold = true;
-    const held = new Set<string>();
-    const arrived = new Set<string>();
-    receiver = await startReceiver((req, res) => {
-      const id = String(req.headers['webhook-id']);
-      if (hold) {
-        held.add(id);
-        return; // never answered: in flight when the worker dies
-      }
-      arrived.add(id);
-      res.end('ok');
-    });
+    const target = await startHoldingReceiver(true);
+    const { held, arrived } = target;
+    receiver = target.receiver;
     const ep = await endpoint(h, `${receiver.origin}/`);
     const first = spawnWorker(db.url, ENV);
     await first.waitFor(/worker started/);
@@ -62,7 +53,7 @@ describe('crash recovery by liveness lock', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const killedAt = performance.now();
-    hold = false;
+    target.holding = false;
     await eventually(async () => (await livenessLocks()) === 0 || undefined, 5_000, 'the lock gone with the process');
 
     const second = spawnWorker(db.url, ENV);

@@ -64,3 +64,29 @@ export async function startReceiver(handler: Handler, tls?: TlsServerOptions): P
   receiver.origin = `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${receiver.port}`;
   return receiver;
 }
+
+/** A receiver that can hold what it gets: while `holding`, requests are never answered. */
+export interface HoldingReceiver {
+  receiver: Receiver;
+  /** Whether requests are held now (never answered: in flight when a worker dies). */
+  holding: boolean;
+  /** The `webhook-id`s held. */
+  held: Set<string>;
+  /** The `webhook-id`s answered 200. */
+  arrived: Set<string>;
+}
+
+/** Starts a receiver that answers at once, or holds every request while `holding` is set. */
+export async function startHoldingReceiver(holding: boolean): Promise<HoldingReceiver> {
+  const state = { holding, held: new Set<string>(), arrived: new Set<string>() } as HoldingReceiver;
+  state.receiver = await startReceiver((req, res) => {
+    const id = String(req.headers['webhook-id']);
+    if (state.holding) {
+      state.held.add(id);
+      return;
+    }
+    state.arrived.add(id);
+    res.end('ok');
+  });
+  return state;
+}
