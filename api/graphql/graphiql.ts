@@ -11,6 +11,7 @@
 import type { Context, Middleware } from 'koa';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { sessionOf } from '../auth/session-strategy.ts';
+import { CONSOLE_PATHS } from '../console/paths.ts';
 
 export const GRAPHIQL_ASSETS = 'ruru-static/';
 
@@ -42,6 +43,12 @@ function ruru(): Promise<Ruru> {
   return loading;
 }
 
+/**
+ * The console's icon, named in the page: Ruru's page names none, so a browser would ask for
+ * `/favicon.ico`, which nothing serves (a 404 in the browser's console).
+ */
+const ICON = `<link rel="icon" href="${CONSOLE_PATHS.assets}/favicon.svg" type="image/svg+xml" />`;
+
 /** A browser asking for a page: HTML preferred over both GraphQL media types. */
 const wantsPage = (ctx: Context) =>
   ctx.method === 'GET' &&
@@ -69,7 +76,7 @@ function csrfParts(token: string, path: string): RuruHtmlParts {
   };
 })();`;
   return {
-    metaTags: (original) => `${original}\n<meta name="csrf-token" content="${token}" />`,
+    metaTags: (original) => `${original}\n${ICON}\n<meta name="csrf-token" content="${token}" />`,
     headerScripts: (original) => `<script>${script}</script>\n${original}`,
   };
 }
@@ -86,7 +93,9 @@ export function graphiql(options: { path: string }): Middleware {
       ctx.body = ruruHTML({
         endpoint: options.path,
         staticPath,
-        ...(session ? { htmlParts: csrfParts(createCsrfToken(session.csrfSecret), options.path) } : {}),
+        htmlParts: session
+          ? csrfParts(createCsrfToken(session.csrfSecret), options.path)
+          : { metaTags: (original) => `${original}\n${ICON}` },
       });
       return;
     }

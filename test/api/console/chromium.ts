@@ -1,7 +1,8 @@
 /**
  * Real Chromium for the console's tests: playwright-core drives Debian's `chromium`
  * package (never a downloaded browser; `.ci/run` installs it), one browser per test file. Every
- * page a test opens is watched: console errors, uncaught exceptions, failed requests and Content
+ * page a test opens is watched: console errors and warnings (the browser's own, such as a response
+ * header it cannot parse, as well as the page's), uncaught exceptions, failed requests and Content
  * Security Policy violations are collected, and `checkPage` fails on any of them and on any
  * serious or critical axe-core finding (axe's source is evaluated from node_modules, never
  * injected as a script tag: the page's own CSP stays in force).
@@ -50,14 +51,21 @@ export async function watchedContext(
 
 function observe(page: Page, watch: Watch): void {
   page.on('console', (message) => {
-    if (message.type() !== 'error') return;
+    if (message.type() !== 'error' && message.type() !== 'warning') return;
     // the browser's own note about a page answered 4xx (a test that opens a 404 page asserts the status itself)
     if (
       message.location().url === page.url() &&
       /^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())
     )
       return;
-    watch.problems.push(`console error on ${page.url()}: ${message.text()}`);
+    watch.problems.push(`console ${message.type()} on ${page.url()}: ${message.text()}`);
+  });
+  page.on('response', (response) => {
+    // a missing asset or a refused fetch of the page's own (a page answered 4xx is asserted by its test)
+    if (response.status() >= 400 && response.request().resourceType() !== 'document')
+      watch.problems.push(
+        `answered ${response.status()} on ${page.url()}: ${response.request().method()} ${response.url()}`,
+      );
   });
   page.on('pageerror', (error) => watch.problems.push(`uncaught on ${page.url()}: ${error.message}`));
   page.on('requestfailed', (request) => {
@@ -68,7 +76,7 @@ function observe(page: Page, watch: Watch): void {
 }
 
 /**
- * The checks every console page must pass: a title, no console error or CSP violation so far,
+ * The checks every console page must pass: a title, no console error, warning or CSP violation so far,
  * no serious or critical axe-core violation (WCAG 2.x A and AA rules, contrast included).
  */
 export async function checkPage(page: Page, watch: Watch): Promise<void> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { before, describe, it } from 'node:test';
-import { permissionsPolicy } from '../../../api/security/permissions-policy.ts';
+import { POWERFUL_FEATURES, permissionsPolicy } from '../../../api/security/permissions-policy.ts';
 import { seed, startApp, type TestApp } from '../fixtures/app.ts';
 
 const directives = (csp: string | null) =>
@@ -53,6 +53,15 @@ describe('secure headers: development vs production', () => {
         assert.match(policy, new RegExp(`(^|, )${feature}=\\(\\)`));
     });
   }
+
+  it('the default Permissions-Policy denies exactly the default list, with no name Chromium does not know', async () => {
+    const policy = (await fetch(`${production.api}/authors`)).headers.get('permissions-policy') ?? '';
+    assert.equal(policy, POWERFUL_FEATURES.map((feature) => `${feature}=()`).join(', '));
+    // names Chromium's parser does not recognise: each would be a console warning on every page
+    // (test/api/console/browser-console.test.ts checks the whole list against Chromium itself)
+    for (const unknown of ['ambient-light-sensor', 'battery', 'bluetooth', 'web-share'])
+      assert.doesNotMatch(policy, new RegExp(`(^|, )${unknown}=`), unknown);
+  });
 
   it('secure headers are on error answers too', async () => {
     const response = await fetch(`${production.base}/nowhere`);
