@@ -50,6 +50,15 @@ describe('the command table', () => {
   });
 });
 
+describe('subcommands', () => {
+  it('`jobs show --help` shows its example too', async () => {
+    const run = await runAppInProcess(['jobs', 'show', '--help'], { NODE_ENV: 'test' });
+    const output = `${run.stdout}${run.stderr}`;
+    assert.equal(run.code, 0, output);
+    assert.match(output, /Examples:\s+app jobs show msg_01H…/);
+  });
+});
+
 describe('app', () => {
   it('--help lists every command with its description and the exit codes', async () => {
     const { code, output } = await app(['--help']);
