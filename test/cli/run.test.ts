@@ -126,6 +126,22 @@ describe('app', () => {
     assert.match(document.error.message, /127\.0\.0\.1:1/);
   });
 
+  it('a reader that stops early (`app openapi | head`) ends the run quietly, without a stack trace', async () => {
+    const run = spawnNode('cli/bin.js', { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test' }, [
+      'openapi',
+      '--no-event-types',
+    ]);
+    let stderr = '';
+    run.child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    // the description is far larger than a pipe's buffer: closing after its first bytes breaks the pipe
+    run.child.stdout?.once('data', () => run.child.stdout?.destroy());
+    const { code } = await run.exitedWithin(15_000);
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+  });
+
   it('completion prints a shell completion script', async () => {
     const { code, output } = await app(['completion']);
     assert.equal(code, 0);
