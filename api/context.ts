@@ -44,6 +44,8 @@ declare module 'koa' {
     signal?: AbortSignal;
     /** The form key of the CSRF token a form sent in `_csrf` (api/auth/csrf.ts): one submission of one rendered form. */
     formKey?: string;
+    /** The query parameters the running action declared (`acceptsQuery`): its paging links repeat them. */
+    acceptedQuery?: { readonly parameters: readonly string[] };
   }
 
   interface DefaultContext {

@@ -9,6 +9,13 @@ import { enableCompileCache } from 'node:module';
 
 enableCompileCache?.();
 
+// A reader that stops early (`app openapi | head`) closes the pipe: the run ends quietly, as other
+// command-line tools do, rather than with an unhandled EPIPE and its stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 const { runApp } = await import('./app.ts');
 const { processIo } = await import('./io.ts');
 

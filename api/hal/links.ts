@@ -46,24 +46,46 @@ export function itemLinks(resource: ResourceRoutes, externalId: string | undefin
   return links;
 }
 
-const pageHref = (path: string, page: number, perPage: number) => `${path}?page=${page}&per_page=${perPage}`;
+/**
+ * The parameters of `query` a listing's paging links repeat: those its action declared
+ * (`acceptsQuery`), in that order, each value of a repeated one; nothing else.
+ */
+export function keptQuery(
+  query: Readonly<Record<string, string | string[] | undefined>>,
+  names: readonly string[],
+): URLSearchParams {
+  const kept = new URLSearchParams();
+  for (const name of names) {
+    const value = query[name];
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) kept.append(name, one);
+  }
+  return kept;
+}
 
-/** `self`, `first`, `prev`, `next`, `last` with `?page=&per_page=`, then `create` (POST) and `new` as far as allowed. */
+/** A page's href: the kept parameters, then `page` and `per_page`. */
+function pageHref(path: string, page: number, perPage: number, kept?: URLSearchParams): string {
+  const filters = kept && kept.size > 0 ? `${kept}&` : '';
+  return `${path}?${filters}page=${page}&per_page=${perPage}`;
+}
+
+/** `self`, `first`, `prev`, `next`, `last` with the `kept` parameters and `page`, `per_page`, then `create` (POST) and `new` as far as allowed. */
 export function collectionLinks(
   path: string,
   counters: { page: number; perPage: number; total: number },
   resource: ResourceRoutes | undefined,
   may: May,
+  kept?: URLSearchParams,
 ): Links {
   const { page, perPage, total } = counters;
   const numbers = pageNumbers(page, perPage, total);
   const links: Links = {
-    self: { href: pageHref(path, page, perPage) },
-    first: { href: pageHref(path, numbers.first, perPage) },
+    self: { href: pageHref(path, page, perPage, kept) },
+    first: { href: pageHref(path, numbers.first, perPage, kept) },
   };
-  if (numbers.prev !== undefined) links.prev = { href: pageHref(path, numbers.prev, perPage) };
-  if (numbers.next !== undefined) links.next = { href: pageHref(path, numbers.next, perPage) };
-  links.last = { href: pageHref(path, numbers.last, perPage) };
+  if (numbers.prev !== undefined) links.prev = { href: pageHref(path, numbers.prev, perPage, kept) };
+  if (numbers.next !== undefined) links.next = { href: pageHref(path, numbers.next, perPage, kept) };
+  links.last = { href: pageHref(path, numbers.last, perPage, kept) };
   if (resource && allowed(resource, 'create', may)) links.create = { href: resource.collection, method: 'POST' };
   if (resource && allowed(resource, 'new', may)) links.new = { href: resource.newForm };
   return links;

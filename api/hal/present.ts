@@ -162,6 +162,8 @@ export async function presentCollection(
     path: string;
     /** Page and size of the request (`ctx.pagination()`), used when the options give none. */
     pagination: () => { page: number; perPage: number };
+    /** The request's parameters its paging links repeat (those its action declared). */
+    kept?: URLSearchParams;
     options: CollectionOptions;
   },
 ): Promise<Answer> {
@@ -180,7 +182,10 @@ export async function presentCollection(
       )
     : published.map(unlinked);
   const path = on.resource?.collection ?? input.path;
-  const links = mergeLinks(collectionLinks(path, { page, perPage, total }, on.resource, on.may), options.links);
+  const links = mergeLinks(
+    collectionLinks(path, { page, perPage, total }, on.resource, on.may, input.kept),
+    options.links,
+  );
   return {
     status: options.status ?? 200,
     body: {

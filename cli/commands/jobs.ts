@@ -90,7 +90,10 @@ async function showCommandRun(context: CliContext, args: { id?: string }) {
 const jobsShowSubcommand = defineCommand({
   command: 'show <id>',
   describe: 'Print a delivery: endpoint, event, error and every attempt',
-  builder: (yargs) => idPositional(yargs) as Argv<GlobalArgs & { id: string }>,
+  builder: (yargs) =>
+    idPositional(yargs).example('$0 jobs show msg_01H…', 'a delivery with every attempt') as Argv<
+      GlobalArgs & { id: string }
+    >,
   run: showCommandRun,
 });
 

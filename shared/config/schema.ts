@@ -515,7 +515,7 @@ export const SCHEMA = group({
     metricsPort: leaf(
       'integer',
       null,
-      "Port of the worker's metrics listener (`GET /metrics`, behind `metrics.token`); unset: none.",
+      "Port of the worker's listener: `GET /metrics` (behind `metrics.token`), `GET /livez` and `GET /readyz` (no token); unset: none.",
       { nullable: true, min: 0 },
     ),
   }),

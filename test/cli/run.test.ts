@@ -50,6 +50,15 @@ describe('the command table', () => {
   });
 });
 
+describe('subcommands', () => {
+  it('`jobs show --help` shows its example too', async () => {
+    const run = await runAppInProcess(['jobs', 'show', '--help'], { NODE_ENV: 'test' });
+    const output = `${run.stdout}${run.stderr}`;
+    assert.equal(run.code, 0, output);
+    assert.match(output, /Examples:\s+app jobs show msg_01H…/);
+  });
+});
+
 describe('app', () => {
   it('--help lists every command with its description and the exit codes', async () => {
     const { code, output } = await app(['--help']);
@@ -115,6 +124,22 @@ describe('app', () => {
     const document = JSON.parse(stdout) as { error: { code: string; message: string } };
     assert.equal(document.error.code, 'APP_DATABASE_UNAVAILABLE');
     assert.match(document.error.message, /127\.0\.0\.1:1/);
+  });
+
+  it('a reader that stops early (`app openapi | head`) ends the run quietly, without a stack trace', async () => {
+    const run = spawnNode('cli/bin.js', { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test' }, [
+      'openapi',
+      '--no-event-types',
+    ]);
+    let stderr = '';
+    run.child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    // the description is far larger than a pipe's buffer: closing after its first bytes breaks the pipe
+    run.child.stdout?.once('data', () => run.child.stdout?.destroy());
+    const { code } = await run.exitedWithin(15_000);
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
   });
 
   it('completion prints a shell completion script', async () => {

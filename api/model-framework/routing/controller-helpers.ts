@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { HalKind } from '../../context.ts';
 import type { Model } from '../data/model.ts';
+import { keptQuery } from '../../hal/links.ts';
 import { presentCollection, presentResource, type Answer, type PresentDeps } from '../../hal/present.ts';
 import { negotiate } from '../../console/pages/negotiate.ts';
 import { jsonContentType } from './negotiate.ts';
@@ -66,6 +67,7 @@ export function controllerHelpers(options: {
         principal: ctx.state.principal,
         path: ctx.path,
         pagination: () => ctx.pagination(),
+        kept: keptQuery(ctx.query, ctx.state.acceptedQuery?.parameters ?? []),
         options: presentOptions,
       });
       apply(ctx, answer, 'collection', contentType);

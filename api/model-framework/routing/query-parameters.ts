@@ -66,6 +66,7 @@ export function acceptsQuery(accepted: AcceptedQuery, action: Action): Action {
   const checked: Action = (ctx) => {
     const refusal = unknownParameter(ctx.query, accepted);
     if (refusal) throw refusal;
+    ctx.state.acceptedQuery = accepted; // `ctx.collection` keeps these on its paging links
     return action(ctx);
   };
   DECLARED.set(checked, accepted);

@@ -74,6 +74,7 @@ describe('query parameters of the generic model API', () => {
         ...ROUTES,
         'GET /search': { controller: 'search.run', scope: 'api/v1' },
         'GET /loose': { controller: 'search.loose', scope: 'api/v1' },
+        'GET /titles': { controller: 'search.titles', scope: 'api/v1' },
       },
       controllers: {
         search: {
@@ -85,6 +86,12 @@ describe('query parameters of the generic model API', () => {
           loose: (ctx) => {
             ctx.body = { query: ctx.query };
           },
+          // a hand-written listing with a filter of its own (docs/models.md, "Query parameters")
+          titles: acceptsQuery({ parameters: ['title'], paged: true }, async (ctx) => {
+            const where: Record<string, string> = typeof ctx.query.title === 'string' ? { title: ctx.query.title } : {};
+            const page = await ctx.models.get('Post')!.paginate(ctx.pagination(), where);
+            await ctx.collection(page.records, page);
+          }),
         },
       },
     });
@@ -126,6 +133,26 @@ describe('query parameters of the generic model API', () => {
     assert.equal(kept.body.title, 'Post 1', 'not changed');
     const authors = await send('GET', `${app.api}/authors?per_page=100`);
     assert.ok(!authors.body._embedded.authors.some((author: { name: string }) => author.name === 'Refused'));
+  });
+
+  it('the paging links of a hand-written listing keep the filters it declared, then page and per_page', async () => {
+    const page = await send('GET', `${app.api}/titles?per_page=1&title=Post%201`);
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    assert.equal(page.body.total, 1);
+    for (const rel of ['self', 'first', 'last']) {
+      const href = page.body._links[rel].href as string;
+      assert.deepEqual(
+        [...new URLSearchParams(href.split('?')[1])],
+        [
+          ['title', 'Post 1'],
+          ['page', '1'],
+          ['per_page', '1'],
+        ],
+      );
+      const followed = await getJson(`${app.base}${href}`, EDITOR);
+      assert.equal(followed.status, 200, `${rel} ${href}`);
+      assert.equal((followed.body as { total: number }).total, 1, `${rel} keeps the filter`);
+    }
   });
 
   it('a hand-written action refuses what it did not declare; one that declared nothing reads what it likes', async () => {
