@@ -5,7 +5,7 @@
  * core scoped them out before.
  */
 import { pageNumbers } from '../hal/pagination.ts';
-import type { Link, Links } from '../hal/links.ts';
+import { keptQuery, type Link, type Links } from '../hal/links.ts';
 import { principalMay as may } from '../../shared/access/actor.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
 import type { Principal } from '../model-framework/routing/roles.ts';
@@ -84,12 +84,7 @@ export function pagingLinks<P extends string>(
   counters: { page: number; perPage: number; total: number },
   filters: readonly P[],
 ): Links {
-  const kept = new URLSearchParams();
-  for (const name of filters) {
-    const value = query[name];
-    if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) kept.append(name, one);
-  }
+  const kept = keptQuery(query, filters);
   const href = (page: number) => {
     const params = new URLSearchParams(kept);
     params.set('page', String(page));
