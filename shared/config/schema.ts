@@ -349,7 +349,7 @@ export const SCHEMA = group({
       permissionsPolicy: leaf(
         'object',
         {},
-        'Browser features to allow, e.g. `{"geolocation": ["self"]}`; everything powerful is denied otherwise; `false` sends no `Permissions-Policy` header.',
+        'Browser features to allow, e.g. `{"geolocation": ["self"]}` (`self`, `*` or origins; `[]` denies); every powerful feature of `api/security/permissions-policy.ts` is denied otherwise (camera, microphone, geolocation, payment, USB and the other devices, sensors, credentials, clipboard reading, capture, fullscreen, ...). The default names only features Chromium recognises, so the console\'s pages log no header warning; a name you add is sent as given (Chromium warns about one it does not know, other browsers ignore it). `false` sends no `Permissions-Policy` header.',
         { allowFalse: true },
       ),
       sendPermissionsPolicy: leaf(
