@@ -9,6 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { compileRoutes } from '../../../api/model-framework/routing/table.ts';
+import { TOKENS_API_ROUTES } from '../../../api/tokens-api/routes.ts';
+import { WEBHOOKS_API_ROUTES } from '../../../api/webhooks-api/routes.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { registerEndpoint, updateEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
@@ -283,6 +286,14 @@ describe("REST: another tenant's ids are answered like missing ones, and nothing
     }
   });
 
+  it('every REST route that names a record by id is attacked here (the event-type catalog is shared)', () => {
+    const routes = [...compileRoutes(WEBHOOKS_API_ROUTES).routes, ...compileRoutes(TOKENS_API_ROUTES).routes]
+      .filter((route) => route.path.includes(':') && !route.path.includes('/event-types/'))
+      .map((route) => `${route.method} ${route.path}`)
+      .sort();
+    assert.deepEqual(routes, [...ATTACKED_ROUTES].sort(), 'a new route needs its attack here');
+  });
+
   it("listings, their totals and headers hold acme's records alone; naming another owner is 404 APP_TENANT_NOT_FOUND", async () => {
     const [{ n: acmeEndpoints }] = await sql`select count(*)::int as n from app_webhooks where owner = 'acme'`;
     const [{ n: acmeEvents }] = await sql`select count(*)::int as n from app_events where owner = 'acme'`;
@@ -497,6 +508,8 @@ describe("GraphQL: another tenant's records are null or not found like missing o
     const answer = await gql(admin, '{ __schema { queryType { fields { name } } mutationType { fields { name } } } }');
     const queries = answer.body.data.__schema.queryType.fields.map((f: { name: string }) => f.name).sort();
     assert.deepEqual(queries, [...QUERIES].sort(), 'a new query needs its attack here');
+    const mutations = answer.body.data.__schema.mutationType.fields.map((f: { name: string }) => f.name).sort();
+    assert.deepEqual(mutations, [...MUTATIONS].sort(), 'a new mutation needs its attack here');
   });
 
   it('lookups by id, by every caller', async () => {
@@ -681,11 +694,60 @@ describe("GraphQL: another tenant's records are null or not found like missing o
             who.writer ? { status: 404, code: 'APP_TENANT_NOT_FOUND' } : { status: 403, code: 'APP_FORBIDDEN' },
             `${who.name}: emit as ${tenant}`,
           );
+          const registered = outcome(
+            await gql(
+              who,
+              'mutation ($input: RegisterWebhookEndpointInput!) { registerWebhookEndpoint(input: $input) { secret } }',
+              {
+                input: {
+                  url: 'http://127.0.0.1:9/intruder',
+                  events: ['*'],
+                  owner: tenant === 'globex' ? 'globex' : null,
+                },
+              },
+            ),
+          );
+          assert.deepEqual(
+            registered,
+            who.writer ? { status: 404, code: 'APP_TENANT_NOT_FOUND' } : { status: 403, code: 'APP_FORBIDDEN' },
+            `${who.name}: register for ${tenant}`,
+          );
         }
       });
     }
   });
 });
+
+/** The schema's mutations, each attacked above (the event-type catalog's are an admin's: the matrix's). */
+const MUTATIONS = [
+  'registerWebhookEndpoint',
+  'updateWebhookEndpoint',
+  'removeWebhookEndpoint',
+  'rotateWebhookSecret',
+  'sendTestWebhookEvent',
+  'recoverWebhookDeliveries',
+  'retryWebhookDelivery',
+  'resendWebhookDelivery',
+  'emitWebhookEvent',
+  'createEventType',
+  'updateEventType',
+];
+
+/** The REST routes with an id, each attacked above. */
+const ATTACKED_ROUTES = [
+  'GET /api/v1/webhooks/:externalId',
+  'PATCH /api/v1/webhooks/:externalId',
+  'DELETE /api/v1/webhooks/:externalId',
+  'POST /api/v1/webhooks/:externalId/rotate',
+  'POST /api/v1/webhooks/:externalId/test',
+  'POST /api/v1/webhooks/:externalId/recover',
+  'GET /api/v1/webhooks/:externalId/deliveries',
+  'GET /api/v1/events/:externalId',
+  'GET /api/v1/deliveries/:externalId',
+  'POST /api/v1/deliveries/:externalId/retry',
+  'POST /api/v1/deliveries/:externalId/resend',
+  'DELETE /api/v1/tokens/:externalId',
+];
 
 /** The schema's queries, each attacked above. */
 const QUERIES = [
