@@ -8,10 +8,11 @@
  * time that connection connects, its startup message is added to the stale bytes and never sent:
  * PostgreSQL waits for it, the driver gives up after `connect_timeout` (5 s, `CONNECT_TIMEOUT`),
  * and every later attempt of that connection fails the same way until its buffer passes the
- * 1,024 bytes at which the driver sends at once. This happens when the server goes away under a
- * busy process (a restart closes every connection at the same moment, and a query retried as one
- * connection's close is handled lands on another whose close is handled next): each connection
- * caught so costs 5 s per attempt, and the process answered the database's return 13 to 22 s late.
+ * 1,024 bytes at which the driver sends at once. A restart of the server closes every connection
+ * at the same moment, so a busy process is likely to have a write buffered on one of them as its
+ * close is handled (for instance a query retried as another connection's close fails it): each
+ * connection caught so cost 5 s per attempt, and processes used the database again 13 to 22 s
+ * after its return.
  *
  * What this does about it, from outside the driver:
  * - The driver writes its startup message (or its TLS request) at once on every new socket. When
