@@ -19,7 +19,7 @@
  *   nothing has come by the time its scheduled send would have run (two turns of the event loop's
  *   immediates), the connection holds stale bytes: the socket is closed cleanly, which the driver
  *   answers by connecting again at once with its query still waiting. Each such round adds one
- *   startup message to the stale bytes, so after a dozen rounds (a few milliseconds, no query
+ *   startup message to the stale bytes, so after about ten rounds (milliseconds, no query
  *   sent) the driver sends everything it holds and is itself again.
  * - The first bytes written on a new socket are sent from the last startup (or TLS or cancel)
  *   request on: what came before it is what the closed connection left unsent, queries the driver
