@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
+import { driverSocket } from './driver-socket.ts';
 import { driverUrls } from './driver-urls.ts';
 
 export type Sql = postgres.Sql<Record<string, never>>;
@@ -20,7 +21,9 @@ export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 *
  * down at boot does not stop the process), keeps `db.poolMax` connections, gives up a
  * connection attempt after 5 s, reconnects within a second of the database's return, and does
  * not print notices to stdout. `keepOpen` turns off the closing of idle connections and the
- * driver's recycling of each connection after 30 to 60 minutes.
+ * driver's recycling of each connection after 30 to 60 minutes. Its sockets come from
+ * `driverSocket`, which lets a connection closed with a write still buffered connect again at
+ * once instead of timing out every attempt.
  */
 export function connect(
   config: Pick<Config, 'databaseUrl' | 'db'>,
@@ -42,5 +45,7 @@ export function connect(
     onnotice: (notice) => log?.debug({ notice: notice.message }, 'postgres notice'),
     connection: { application_name: options.name ?? 'app' },
     transform: { undefined: null },
+    // not in the driver's types, read by its connections (see driver-socket.ts)
+    ...({ socket: driverSocket(log) } as object),
   }) as unknown as Sql;
 }

@@ -1,0 +1,114 @@
+/**
+ * The sockets the `postgres` driver (3.4.9) opens its connections on, made by us so that a
+ * connection that closed with a write still buffered can connect again.
+ *
+ * The driver gathers each connection's small writes and sends them from one `setImmediate`. When
+ * the socket closes before that runs, the driver cancels it but keeps the cancelled timer and
+ * the unsent bytes, and as long as it holds that timer it never schedules another send. The next
+ * time that connection connects, its startup message is added to the stale bytes and never sent:
+ * PostgreSQL waits for it, the driver gives up after `connect_timeout` (5 s, `CONNECT_TIMEOUT`),
+ * and every later attempt of that connection fails the same way until its buffer passes the
+ * 1,024 bytes at which the driver sends at once. A restart of the server closes every connection
+ * at the same moment, so a busy process is likely to have a write buffered on one of them as its
+ * close is handled (for instance a query retried as another connection's close fails it): each
+ * connection caught so cost 5 s per attempt, and processes used the database again 13 to 22 s
+ * after its return.
+ *
+ * What this does about it, from outside the driver:
+ * - The driver writes its startup message (or its TLS request) at once on every new socket. When
+ *   nothing has come by the time its scheduled send would have run (two turns of the event loop's
+ *   immediates), the connection holds stale bytes: the socket is closed cleanly, which the driver
+ *   answers by connecting again at once with its query still waiting. Each such round adds one
+ *   startup message to the stale bytes, so after about ten rounds (milliseconds, no query
+ *   sent) the driver sends everything it holds and is itself again.
+ * - The first bytes written on a new socket are sent from the last startup (or TLS or cancel)
+ *   request on: what came before it is what the closed connection left unsent, queries the driver
+ *   has already failed, never to be sent to a new session.
+ */
+import { Socket } from 'node:net';
+import type { Logger } from '../log/logger.ts';
+
+/** The driver's resolved options this reads (every host and port of the URL, or a Unix socket). */
+interface DriverConnectOptions {
+  host: string[];
+  port: number[];
+  path: string | false;
+  sslnegotiation?: string | null;
+}
+
+/** Protocol codes of the messages a connection may open with (PostgreSQL's protocol 3.0). */
+const OPENING_CODES = new Set([
+  196_608, // StartupMessage, protocol 3.0
+  80_877_103, // SSLRequest
+  80_877_102, // CancelRequest
+  80_877_104, // GSSENCRequest
+]);
+
+/** Whether `bytes` holds, from `offset` to its end, exactly one opening message. */
+function isOpening(bytes: Buffer, offset: number): boolean {
+  return (
+    bytes.length - offset >= 8 &&
+    bytes.readUInt32BE(offset) === bytes.length - offset &&
+    OPENING_CODES.has(bytes.readUInt32BE(offset + 4))
+  );
+}
+
+/**
+ * `bytes` from its last opening message on: the whole of it when it is one (every connection
+ * but one that holds stale bytes), or when no opening message ends it (not recognised: sent as is).
+ */
+export function fromLastOpening(bytes: Buffer): Buffer {
+  if (isOpening(bytes, 0)) return bytes;
+  for (let offset = bytes.length - 8; offset > 0; offset -= 1) {
+    if (isOpening(bytes, offset)) return bytes.subarray(offset);
+  }
+  return bytes;
+}
+
+/**
+ * The driver's `socket` option: connects to the options' host and port (taking each host of a
+ * multi-host URL in turn, as the driver does) or Unix socket, and mends a connection that holds
+ * stale bytes (see the file comment). `log` hears, at debug level, of each mended connection.
+ */
+export function driverSocket(log?: Logger): (options: DriverConnectOptions) => Socket {
+  let next = 0;
+  return (options) => {
+    const socket = new Socket();
+    if (options.path) {
+      socket.connect(options.path);
+    } else {
+      const index = next++ % options.port.length;
+      const host = options.host[index] ?? 'localhost';
+      const port = options.port[index] ?? 5432;
+      // read by the driver for its error messages and the name TLS checks
+      Object.assign(socket, { host, port });
+      socket.connect(port, host);
+    }
+    let written = false;
+    const write = socket.write;
+    socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+      if (!written && Buffer.isBuffer(chunk)) {
+        const opening = fromLastOpening(chunk);
+        if (opening.length < chunk.length)
+          log?.debug(
+            { dropped: chunk.length - opening.length },
+            'database connection: unsent bytes of its closed socket dropped',
+          );
+        chunk = opening;
+      }
+      written = true;
+      return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as Socket['write'];
+    // a direct TLS connection opens with the TLS handshake, which does not pass through `write`
+    if (options.sslnegotiation !== 'direct') {
+      setImmediate(() =>
+        setImmediate(() => {
+          if (written || socket.destroyed) return;
+          log?.debug('database connection: its startup message is held behind a closed socket; connecting again');
+          socket.destroy();
+        }),
+      );
+    }
+    return socket;
+  };
+}

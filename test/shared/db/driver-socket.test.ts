@@ -1,0 +1,182 @@
+/**
+ * The database connections of `connect()` after the server goes away and comes back: a
+ * connection that closed with a write still buffered, and a server that refuses or drops
+ * connections while it starts up, each answer the first queries after the server's return within
+ * the reconnect backoff (at most 1 s), not after `connect_timeout` (5 s) or never.
+ */
+import assert from 'node:assert/strict';
+import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { connect, type Sql } from '../../../shared/db/connect.ts';
+import { fromLastOpening } from '../../../shared/db/driver-socket.ts';
+import { createLogger } from '../../../shared/log/logger.ts';
+import { createTestDatabase } from '../../helpers/database.ts';
+import { linesInto } from '../../helpers/logs.ts';
+import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** Bounded by the reconnect backoff's 1 s, with room for a loaded machine; `connect_timeout` is 5 s. */
+const PROMPT_MS = 2_000;
+
+/** Runs `query` and answers how long it took, failing the test on an error or past `PROMPT_MS`. */
+async function promptly(what: string, query: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await query();
+  const took = performance.now() - started;
+  assert.ok(took < PROMPT_MS, `${what} took ${Math.round(took)} ms`);
+  return took;
+}
+
+/** A startup packet's ErrorResponse as PostgreSQL sends it while it starts up or recovers. */
+function startingUpError(): Buffer {
+  const fields = Buffer.from('SFATAL\0VFATAL\0C57P03\0Mthe database system is starting up\0\0');
+  const header = Buffer.alloc(5);
+  header.write('E', 0);
+  header.writeUInt32BE(fields.length + 4, 1);
+  return Buffer.concat([header, fields]);
+}
+
+/**
+ * A server in front of `target` that, until `ready()`, reads each connection's startup packet and
+ * answers it as `mode` says (PostgreSQL's 57P03 and a close, or a bare close), then forwards.
+ */
+async function startingServer(target: string, mode: 'starting-up' | 'closes') {
+  const upstream = new URL(target);
+  let ready = false;
+  let refused = 0;
+  let refusedOne: () => void = () => {};
+  const firstRefused = new Promise<void>((resolve) => (refusedOne = resolve));
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    if (!ready) {
+      client.once('data', () => {
+        refused += 1;
+        refusedOne();
+        if (mode === 'starting-up') client.end(startingUpError());
+        else client.end();
+      });
+      return;
+    }
+    const backend = connectTcp(Number(upstream.port || 5432), upstream.hostname);
+    sockets.add(backend);
+    backend.on('close', () => sockets.delete(backend));
+    backend.on('error', () => client.destroy());
+    client.on('close', () => backend.destroy());
+    backend.on('close', () => client.destroy());
+    client.pipe(backend).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  cleanups.push(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return {
+    url: url.toString(),
+    firstRefused,
+    get refused() {
+      return refused;
+    },
+    ready: () => void (ready = true),
+  };
+}
+
+describe('connect() after the database comes back', () => {
+  it('a connection that closed with a write still buffered answers the next queries within the backoff, not after connect_timeout', async () => {
+    const db = await createTestDatabase();
+    const proxy = await startTcpProxy(db.url);
+    cleanups.push(() => proxy.close());
+    const lines: Record<string, unknown>[] = [];
+    const config = db.configWith({ databaseUrl: proxy.url, logLevel: 'debug' });
+    const sql: Sql = connect(config, createLogger(config, { name: 'test', destination: linesInto(lines) }), { max: 2 });
+    cleanups.push(() => sql.end({ timeout: 1 }));
+    // two connections open
+    await Promise.all([sql`select pg_sleep(0.05)`, sql`select pg_sleep(0.05)`]);
+
+    // A query sent as the first of them is seen closed (as a process retries a failed query at
+    // once) goes to the other, whose close comes next in the same turn of the event loop: its
+    // write is still buffered when it closes. The driver's `onclose` hook runs in that turn.
+    const retried = new Promise<unknown>((resolve) => {
+      const options = (sql as unknown as { options: { onclose?: () => void } }).options;
+      options.onclose = () => {
+        options.onclose = undefined;
+        resolve(sql`select 1`.catch((error: unknown) => error));
+      };
+    });
+    await proxy.cut();
+    assert.match(String(await retried), /CONNECTION_CLOSED/);
+    await proxy.restore();
+
+    // every connection of the pool, the one that held the buffered write included
+    for (let i = 0; i < 4; i += 1) await promptly(`query ${i + 1} after the return`, () => sql`select ${i}::int`);
+    await promptly('two at once', () => Promise.all([sql`select pg_sleep(0.01)`, sql`select pg_sleep(0.01)`]));
+    assert.ok(
+      lines.some((line) => /held behind a closed socket/.test(String(line.msg))),
+      'the case arose: a connection held its startup message behind a closed socket',
+    );
+  });
+
+  for (const mode of ['starting-up', 'closes'] as const) {
+    it(`a server that ${mode === 'starting-up' ? 'answers 57P03 (starting up)' : 'closes after the startup packet'} and then is ready: the first query after it is ready answers promptly`, async () => {
+      const db = await createTestDatabase();
+      const server = await startingServer(db.url, mode);
+      const sql: Sql = connect(db.configWith({ databaseUrl: server.url }), undefined, { max: 2 });
+      cleanups.push(() => sql.end({ timeout: 1 }));
+      const first = sql`select 1 as one`.then(
+        (rows) => rows,
+        (error: unknown) => error,
+      );
+      await server.firstRefused;
+      if (mode === 'starting-up') {
+        const refused = (await first) as { code?: string };
+        assert.equal(refused.code, '57P03', 'refused with the server’s own answer, not a timeout');
+        server.ready();
+      } else {
+        // a clean close during startup: the driver keeps the query and connects again
+        server.ready();
+        await promptly('the waiting query', () => first);
+        assert.deepEqual([...((await first) as { one: number }[])], [{ one: 1 }]);
+      }
+      assert.ok(server.refused >= 1);
+      await promptly('the next query', () => sql`select 2`);
+      await promptly('two at once', () => Promise.all([sql`select 3`, sql`select 4`]));
+    });
+  }
+});
+
+describe('fromLastOpening', () => {
+  const startup = (user: string) => {
+    const body = Buffer.from(`user\0${user}\0database\0app\0\0`);
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(body.length + 8, 0);
+    head.writeUInt32BE(196_608, 4);
+    return Buffer.concat([head, body]);
+  };
+  const sslRequest = Buffer.from([0, 0, 0, 8, 4, 210, 22, 47]);
+  const sync = Buffer.from([83, 0, 0, 0, 4]);
+
+  it('keeps a lone startup message or TLS request as it is', () => {
+    assert.equal(fromLastOpening(startup('app')).toString('hex'), startup('app').toString('hex'));
+    assert.equal(fromLastOpening(sslRequest).toString('hex'), sslRequest.toString('hex'));
+  });
+
+  it('drops what precedes the last opening message (a closed connection’s unsent queries and startups)', () => {
+    const held = Buffer.concat([sync, startup('app'), startup('app'), sslRequest]);
+    assert.equal(fromLastOpening(held).toString('hex'), sslRequest.toString('hex'));
+    const queries = Buffer.concat([sync, sync, startup('app')]);
+    assert.equal(fromLastOpening(queries).toString('hex'), startup('app').toString('hex'));
+  });
+
+  it('sends bytes that end in no opening message as they are', () => {
+    const other = Buffer.concat([startup('app'), sync]);
+    assert.equal(fromLastOpening(other).toString('hex'), other.toString('hex'));
+  });
+});
