@@ -1,4 +1,4 @@
-// The console's only script. Pages work without it; it does two things.
+// The console's only script. Pages work without it; it does three things.
 //
 // Going back to a form already sent: every rendered form carries its own form key (the third part
 // of its `_csrf` token), and the console acts once per key (api/console/form-once.ts). Pages are
@@ -12,6 +12,13 @@
 // carries a fingerprint of its data in `data-live`; this asks for the page's page object (the
 // X-App-Page header) every second and reloads the page once the data's fingerprint differs (FNV-1a
 // of its JSON text, as api/console/pages/view-helpers.ts computes it).
+//
+// It makes a field's suggestions complete the entry being typed in a comma-separated list (an
+// input marked `data-suggest-each`, such as the events field of the endpoint forms): a browser
+// matches a `<datalist>` against the whole value and a pick replaces it, so the plain choices only
+// help with the first entry. On input, the options become what is typed up to and including the
+// last comma, a space (or the spaces typed after that comma) and each choice not already listed
+// before it, so the browser's own suggestions complete the last entry and keep the earlier ones.
 'use strict';
 (() => {
   const KEPT = 'formKeys';
@@ -75,4 +82,38 @@
     if (polls < 600) window.setTimeout(poll, 1000);
   }
   window.setTimeout(poll, 1000);
+})();
+(() => {
+  for (const input of Array.from(document.querySelectorAll('input[list][data-suggest-each]'))) {
+    const list = input.list;
+    if (!list) continue;
+    const choices = Array.from(list.options, (option) => option.value);
+    let shownFor = '';
+    const suggest = () => {
+      const value = input.value;
+      const cut = value.lastIndexOf(',');
+      const typed = value.slice(cut + 1);
+      // the earlier entries as typed, with the spaces after the last comma (one when nothing follows it)
+      const head = cut < 0 ? '' : value.slice(0, cut + 1) + (typed === '' ? ' ' : /^\s*/.exec(typed)[0]);
+      if (head === shownFor) return;
+      shownFor = head;
+      const listed = new Set(
+        value
+          .slice(0, Math.max(cut, 0))
+          .split(',')
+          .map((entry) => entry.trim()),
+      );
+      list.replaceChildren(
+        ...choices
+          .filter((choice) => !listed.has(choice))
+          .map((choice) => {
+            const option = document.createElement('option');
+            option.value = head + choice;
+            return option;
+          }),
+      );
+    };
+    input.addEventListener('input', suggest);
+    suggest();
+  }
 })();
