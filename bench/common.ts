@@ -139,6 +139,17 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** Milliseconds on a clock shared by every process of this machine (sub-millisecond). */
 export const wallClock = () => performance.timeOrigin + performance.now();
 
+/** The most resident memory process `pid` has held (Linux `VmHWM`), in MB; null where it cannot be read. */
+export function peakResidentMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const line = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return line ? Number(line[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * CPU seconds (user + system) used so far by process `pid` and its live descendants, from
  * /proc (Linux); null elsewhere.

@@ -36,6 +36,7 @@ import {
   median,
   note,
   numberArgs,
+  peakResidentMb,
   processTreeCpuSeconds,
   quantile,
   sleep,
@@ -166,6 +167,8 @@ async function main() {
     const noopRates: number[] = [];
     const cpuPerDelivery: CpuShare[] = [];
     const parkedShares: number[] = [];
+    /** The worker's peak resident memory in each run (MB), the throughput and latency phases. */
+    const peaks: number[] = [];
     let parkedBefore = 0;
 
     for (let run = 1; run <= args.runs; run++) {
@@ -210,6 +213,8 @@ async function main() {
       while (latencies.length < total) await sleep(20);
       p50s.push(quantile(latencies, 0.5));
       p99s.push(quantile(latencies, 0.99));
+      const peak = peakResidentMb(worker.child.pid);
+      if (peak !== null) peaks.push(peak);
       await worker.stop();
 
       // 3. graphile-worker's own rate for a no-op task, same worker process settings.
@@ -236,7 +241,7 @@ async function main() {
       await noopWorker.stop();
       note(
         `run ${run}: ${rate.toFixed(0)} deliveries/s; emit->receiver p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms; ` +
-          `no-op ${noopRate.toFixed(0)} jobs/s${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}; parked for the endpoint cap ${(100 * parkedShares.at(-1)!).toFixed(1)}%; load average ${loadavg()
+          `no-op ${noopRate.toFixed(0)} jobs/s${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}${peak !== null ? `; worker peak resident memory ${peak.toFixed(0)} MB` : ''}; parked for the endpoint cap ${(100 * parkedShares.at(-1)!).toFixed(1)}%; load average ${loadavg()
             .map((x) => x.toFixed(2))
             .join(' ')}`,
       );
@@ -250,7 +255,8 @@ async function main() {
         `emit->receiver p50 ${median(p50s).toFixed(1)} ms, p99 ${median(p99s).toFixed(1)} ms at ${args.rate} events/s for ${args.seconds} s; ` +
         `graphile-worker no-op ${noop.toFixed(0)} jobs/s; ratio ${(rate / noop).toFixed(2)}; ` +
         `destination ${destination}; ` +
-        (cpuPerDelivery.length > 0 ? `CPU per delivery ${cpuText(medianShare(cpuPerDelivery))} ` : '') +
+        (cpuPerDelivery.length > 0 ? `CPU per delivery ${cpuText(medianShare(cpuPerDelivery))}; ` : '') +
+        (peaks.length > 0 ? `worker peak resident memory ${median(peaks).toFixed(0)} MB ` : '') +
         `(medians of ${args.runs} runs; ${db.server})\n`,
     );
   } finally {
