@@ -23,7 +23,8 @@ export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 *
  * not print notices to stdout. `keepOpen` turns off the closing of idle connections and the
  * driver's recycling of each connection after 30 to 60 minutes. Its sockets come from
  * `driverSocket`, which lets a connection closed with a write still buffered connect again at
- * once instead of timing out every attempt.
+ * once instead of timing out every attempt, and fails no query given to a connection as its
+ * socket fails (the driver answered it from the next session without running it).
  */
 export function connect(
   config: Pick<Config, 'databaseUrl' | 'db'>,

@@ -1,6 +1,7 @@
 /**
  * The sockets the `postgres` driver (3.4.9) opens its connections on, made by us so that a
- * connection that closed with a write still buffered can connect again.
+ * connection that closed with a write still buffered can connect again, and so that no query
+ * given to a connection as its socket fails resolves without having run.
  *
  * The driver gathers each connection's small writes and sends them from one `setImmediate`. When
  * the socket closes before that runs, the driver cancels it but keeps the cancelled timer and
@@ -24,6 +25,21 @@
  * - The first bytes written on a new socket are sent from the last startup (or TLS or cancel)
  *   request on: what came before it is what the closed connection left unsent, queries the driver
  *   has already failed, never to be sent to a new session.
+ *
+ * The driver also loses a query given to a connection as its socket ends. It fails what it has
+ * sent on the socket's 'error', and on its 'close' fails nothing more when the close came with an
+ * error; Node emits that 'close' a phase of the event loop after the 'error', so a query given to
+ * the connection in between (a retry from the failed query's `catch`, another request's write)
+ * was kept and, on the next session, answered by that session's start-up: an INSERT resolved with
+ * no rows though it never ran. These sockets tell the driver of an 'error' and the 'close' in one
+ * go, before any other code runs, so such a query finds the connection closed and is sent on its
+ * next session like any query after a close. A TLS connection's events come from the TLS socket
+ * the driver wraps around this one, which this does not reach.
+ *
+ * Left as the driver does it: a statement a transaction sends after its connection closed is
+ * answered by the next session's start-up without having run (it never reaches that session:
+ * the stale bytes are dropped as above); the transaction itself rejects and stores nothing
+ * (test/shared/db/driver-errors.test.ts).
  */
 import { Socket } from 'node:net';
 import type { Logger } from '../log/logger.ts';
@@ -84,6 +100,20 @@ export function driverSocket(log?: Logger): (options: DriverConnectOptions) => S
       Object.assign(socket, { host, port });
       socket.connect(port, host);
     }
+    // The driver hears of the socket's end as its 'error' and its 'close' in one go (see the file
+    // comment); the socket's own later 'close', and any further 'error', are not passed on.
+    const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
+    let ended = false;
+    socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event !== 'error' && event !== 'close') return emit(event, ...args);
+      if (ended) return true;
+      ended = true;
+      if (event === 'error') {
+        emit('error', ...args);
+        return emit('close', true);
+      }
+      return emit('close', ...args);
+    }) as Socket['emit'];
     let written = false;
     const write = socket.write;
     socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
