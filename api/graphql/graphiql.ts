@@ -1,15 +1,13 @@
 /**
  * The GraphiQL page of the GraphQL path, in development only: a browser GET of
- * `graphql.path` answers the IDE, and its assets (and the console's icon, which the page names)
- * are served from `<path>/ruru-static/`. The IDE is Ruru (Graphile's GraphiQL distribution), a
- * development dependency loaded on first use, so nothing of it is served from a CDN and
- * production never loads it. The development CSP allows
+ * `graphql.path` answers the IDE, and its assets are served from `<path>/ruru-static/`. The IDE
+ * is Ruru (Graphile's GraphiQL distribution), a development dependency loaded on first use, so
+ * nothing of it is served from a CDN and production never loads it. The development CSP allows
  * what it needs (inline config script, `blob:` workers); other environments never mount this.
  * Opened with a session (the console's link), the page sends the session's CSRF token as
  * `X-CSRF-Token` on every request to the GraphQL path: the path refuses a cookie-authenticated
  * POST without it.
  */
-import { readFile } from 'node:fs/promises';
 import type { Context, Middleware } from 'koa';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { sessionOf } from '../auth/session-strategy.ts';
@@ -45,13 +43,11 @@ function ruru(): Promise<Ruru> {
 }
 
 /**
- * The page's icon, the console's, served beside Ruru's assets: Ruru's page names none, so a
- * browser would ask for `/favicon.ico`, which nothing serves (a 404 in the browser's console).
+ * The page's icon: an empty one. Ruru's page names none, so a browser would ask for
+ * `/favicon.ico`, which nothing serves (a 404 in the browser's console); `data:` images are
+ * allowed by the CSP everywhere.
  */
-const ICON_FILE = 'favicon.svg';
-const ICON_SOURCE = new URL('../console/assets/favicon.svg', import.meta.url);
-let icon: Promise<Buffer> | undefined;
-const iconTag = (staticPath: string) => `<link rel="icon" href="${staticPath}${ICON_FILE}" type="image/svg+xml" />`;
+const ICON_TAG = '<link rel="icon" href="data:," />';
 
 /** A browser asking for a page: HTML preferred over both GraphQL media types. */
 const wantsPage = (ctx: Context) =>
@@ -65,7 +61,7 @@ const wantsPage = (ctx: Context) =>
  * request the page sends to the GraphQL path (the schema's introspection included, which does
  * not use the IDE's headers editor).
  */
-function csrfParts(token: string, path: string, staticPath: string): RuruHtmlParts {
+function csrfParts(token: string, path: string): RuruHtmlParts {
   const script = `(() => {
   const token = document.querySelector('meta[name="csrf-token"]').content;
   const send = window.fetch.bind(window);
@@ -80,7 +76,7 @@ function csrfParts(token: string, path: string, staticPath: string): RuruHtmlPar
   };
 })();`;
   return {
-    metaTags: (original) => `${original}\n${iconTag(staticPath)}\n<meta name="csrf-token" content="${token}" />`,
+    metaTags: (original) => `${original}\n${ICON_TAG}\n<meta name="csrf-token" content="${token}" />`,
     headerScripts: (original) => `<script>${script}</script>\n${original}`,
   };
 }
@@ -98,15 +94,9 @@ export function graphiql(options: { path: string }): Middleware {
         endpoint: options.path,
         staticPath,
         htmlParts: session
-          ? csrfParts(createCsrfToken(session.csrfSecret), options.path, staticPath)
-          : { metaTags: (original) => `${original}\n${iconTag(staticPath)}` },
+          ? csrfParts(createCsrfToken(session.csrfSecret), options.path)
+          : { metaTags: (original) => `${original}\n${ICON_TAG}` },
       });
-      return;
-    }
-    if (ctx.method === 'GET' && ctx.path === `${staticPath}${ICON_FILE}`) {
-      ctx.type = 'image/svg+xml';
-      ctx.set('Cache-Control', 'public, max-age=86400');
-      ctx.body = await (icon ??= readFile(ICON_SOURCE));
       return;
     }
     if (ctx.method === 'GET' && ctx.path.startsWith(staticPath)) {

@@ -293,7 +293,7 @@ describe('the endpoint forms suggest the catalog', () => {
     assert.equal(form.status, 200, form.text);
     assert.match(
       form.text,
-      /<input id="events" name="events" required value="\*" list="event-choices" autocomplete="off">/,
+      /<input id="events" name="events" required value="\*" list="event-choices" autocomplete="off" data-suggest-each>/,
     );
     const options = (text: string) =>
       [...(/<datalist id="event-choices">(.*?)<\/datalist>/.exec(text)?.[1] ?? '').matchAll(/value="([^"]+)"/g)].map(
