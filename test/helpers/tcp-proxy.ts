@@ -99,3 +99,25 @@ export async function startTcpProxy(target: string, listenPort = 0): Promise<Tcp
     close: cut,
   };
 }
+
+/**
+ * Forwards `client` to `upstream`'s host and port, both ways, for a test's own proxy: either
+ * side's error or close ends the other. Answers the upstream socket.
+ */
+export function forward(client: Socket, upstream: URL): Socket {
+  const backend = connect(Number(upstream.port || 5432), upstream.hostname);
+  client.on('error', () => backend.destroy());
+  backend.on('error', () => client.destroy());
+  client.on('close', () => backend.destroy());
+  backend.on('close', () => client.destroy());
+  client.pipe(backend).pipe(client);
+  return backend;
+}
+
+/** Listens with `server` on a free port of 127.0.0.1 and answers `target` with that host and port. */
+export async function listenInFront(server: Server, target: string): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  return url.toString();
+}

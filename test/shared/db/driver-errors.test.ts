@@ -6,11 +6,12 @@
  * did not happen resolves as done, and nothing hangs.
  */
 import assert from 'node:assert/strict';
-import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connect, type Sql } from '../../../shared/db/connect.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { surviveDriverCrashAsProcessesDo } from '../../helpers/driver-crash.ts';
+import { forward, listenInFront } from '../../helpers/tcp-proxy.ts';
 
 /** Far beyond a reconnect (the backoff is at most 1 s): past it, a query counts as hung. */
 const DEADLINE_MS = 8_000;
@@ -61,7 +62,6 @@ async function startResettingProxy(target: string) {
   const markers: { marker: string; resolve: () => void }[] = [];
   const server: Server = createServer((client) => {
     clients.add(client);
-    const backend = connectTcp(Number(upstream.port || 5432), upstream.hostname);
     client.on('data', (bytes: Buffer) => {
       const text = bytes.toString('latin1');
       for (const waiting of markers.splice(0)) {
@@ -69,24 +69,16 @@ async function startResettingProxy(target: string) {
         else markers.push(waiting);
       }
     });
-    client.on('error', () => backend.destroy());
-    backend.on('error', () => client.destroy());
-    client.on('close', () => {
-      clients.delete(client);
-      backend.destroy();
-    });
-    backend.on('close', () => client.destroy());
-    client.pipe(backend).pipe(client);
+    client.on('close', () => clients.delete(client));
+    forward(client, upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  const url = await listenInFront(server, target);
   cleanups.push(async () => {
     for (const client of clients) client.destroy();
     await new Promise((resolve) => server.close(resolve));
   });
   return {
-    url: url.toString(),
+    url,
     sent: (marker: string) => new Promise<void>((resolve) => markers.push({ marker, resolve })),
     reset() {
       for (const client of clients) client.resetAndDestroy();

@@ -5,14 +5,14 @@
  * the reconnect backoff (at most 1 s), not after `connect_timeout` (5 s) or never.
  */
 import assert from 'node:assert/strict';
-import { createServer, connect as connectTcp, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { connect, type Sql } from '../../../shared/db/connect.ts';
 import { fromLastOpening } from '../../../shared/db/driver-socket.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { linesInto } from '../../helpers/logs.ts';
-import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
+import { forward, listenInFront, startTcpProxy } from '../../helpers/tcp-proxy.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -64,23 +64,17 @@ async function startingServer(target: string, mode: 'starting-up' | 'closes') {
       });
       return;
     }
-    const backend = connectTcp(Number(upstream.port || 5432), upstream.hostname);
+    const backend = forward(client, upstream);
     sockets.add(backend);
     backend.on('close', () => sockets.delete(backend));
-    backend.on('error', () => client.destroy());
-    client.on('close', () => backend.destroy());
-    backend.on('close', () => client.destroy());
-    client.pipe(backend).pipe(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  const url = await listenInFront(server, target);
   cleanups.push(async () => {
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => server.close(resolve));
   });
   return {
-    url: url.toString(),
+    url,
     firstRefused,
     get refused() {
       return refused;
