@@ -33,8 +33,9 @@
  * was kept and, on the next session, answered by that session's start-up: an INSERT resolved with
  * no rows though it never ran. These sockets tell the driver of an 'error' and the 'close' in one
  * go, before any other code runs, so such a query finds the connection closed and is sent on its
- * next session like any query after a close. A TLS connection's events come from the TLS socket
- * the driver wraps around this one, which this does not reach.
+ * next session like any query after a close. On a TLS connection the driver listens to the TLS
+ * socket it makes over this one, which is made to end together too (`tls.connect` is wrapped for
+ * that, below; test/shared/db/driver-tls.test.ts).
  *
  * Left as the driver does it: a statement a transaction sends after its connection closed is
  * answered by the next session's start-up without having run (it never reaches that session:
@@ -42,6 +43,7 @@
  * (test/shared/db/driver-errors.test.ts).
  */
 import { Socket } from 'node:net';
+import tls from 'node:tls';
 import type { Logger } from '../log/logger.ts';
 
 /** The driver's resolved options this reads (every host and port of the URL, or a Unix socket). */
@@ -81,6 +83,47 @@ export function fromLastOpening(bytes: Buffer): Buffer {
   return bytes;
 }
 
+/** The sockets `driverSocket` made: a TLS socket the driver wraps around one gets `endTogether` too. */
+const ours = new WeakSet<Socket>();
+
+/**
+ * Makes `socket` tell its listeners (the driver) of its end as its 'error' and its 'close' in one
+ * go (see the file comment); its own later 'close', and any further 'error', are not passed on.
+ */
+function endTogether(socket: Socket): void {
+  const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
+  let ended = false;
+  socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event !== 'error' && event !== 'close') return emit(event, ...args);
+    if (ended) return true;
+    ended = true;
+    if (event === 'error') {
+      emit('error', ...args);
+      return emit('close', true);
+    }
+    return emit('close', ...args);
+  }) as Socket['emit'];
+}
+
+/**
+ * The driver makes a connection's TLS socket itself (`tls.connect({socket})` over the socket
+ * given it) and listens to that one; `tls.connect` is wrapped, once, so that the TLS socket over
+ * one of ours ends together as well. Any other call is passed on untouched.
+ */
+const WRAPPED = Symbol.for('app.driver-socket.tls-connect');
+if (!(tls.connect as { [WRAPPED]?: true })[WRAPPED]) {
+  const connectTls = tls.connect;
+  const wrapped = function (this: unknown, ...args: unknown[]) {
+    const made = (connectTls as (...a: unknown[]) => tls.TLSSocket).apply(this, args);
+    const options = args[0] as { socket?: unknown } | undefined;
+    if (options && typeof options === 'object' && options.socket instanceof Socket && ours.has(options.socket))
+      endTogether(made);
+    return made;
+  };
+  Object.assign(wrapped, { [WRAPPED]: true });
+  tls.connect = wrapped as typeof tls.connect;
+}
+
 /**
  * The driver's `socket` option: connects to the options' host and port (taking each host of a
  * multi-host URL in turn, as the driver does) or Unix socket, and mends a connection that holds
@@ -100,20 +143,8 @@ export function driverSocket(log?: Logger): (options: DriverConnectOptions) => S
       Object.assign(socket, { host, port });
       socket.connect(port, host);
     }
-    // The driver hears of the socket's end as its 'error' and its 'close' in one go (see the file
-    // comment); the socket's own later 'close', and any further 'error', are not passed on.
-    const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
-    let ended = false;
-    socket.emit = ((event: string | symbol, ...args: unknown[]) => {
-      if (event !== 'error' && event !== 'close') return emit(event, ...args);
-      if (ended) return true;
-      ended = true;
-      if (event === 'error') {
-        emit('error', ...args);
-        return emit('close', true);
-      }
-      return emit('close', ...args);
-    }) as Socket['emit'];
+    endTogether(socket);
+    ours.add(socket);
     let written = false;
     const write = socket.write;
     socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
