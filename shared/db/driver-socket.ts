@@ -21,7 +21,9 @@
  *   immediates), the connection holds stale bytes: the socket is closed cleanly, which the driver
  *   answers by connecting again at once with its query still waiting. Each such round adds one
  *   startup message to the stale bytes, so after about ten rounds (milliseconds, no query
- *   sent) the driver sends everything it holds and is itself again.
+ *   sent) the driver sends everything it holds and is itself again. On a direct TLS connection
+ *   (`sslnegotiation=direct`) the startup message is the first write on the TLS socket the driver
+ *   makes over ours, once its handshake is done: that socket is the one watched and closed.
  * - The first bytes written on a new socket are sent from the last startup (or TLS or cancel)
  *   request on: what came before it is what the closed connection left unsent, queries the driver
  *   has already failed, never to be sent to a new session.
@@ -83,8 +85,12 @@ export function fromLastOpening(bytes: Buffer): Buffer {
   return bytes;
 }
 
-/** The sockets `driverSocket` made: a TLS socket the driver wraps around one gets `endTogether` too. */
-const ours = new WeakSet<Socket>();
+/**
+ * The sockets `driverSocket` made, each with its pool's logger and whether its connection opens
+ * with TLS directly: a TLS socket the driver wraps around one gets `endTogether` too, and on a
+ * direct TLS connection it is the one mended (see `mendStartup`).
+ */
+const ours = new WeakMap<Socket, { log: Logger | undefined; direct: boolean }>();
 
 /**
  * Makes `socket` tell its listeners (the driver) of its end as its 'error' and its 'close' in one
@@ -116,8 +122,12 @@ if (!(tls.connect as { [WRAPPED]?: true })[WRAPPED]) {
   const wrapped = function (this: unknown, ...args: unknown[]) {
     const made = (connectTls as (...a: unknown[]) => tls.TLSSocket).apply(this, args);
     const options = args[0] as { socket?: unknown } | undefined;
-    if (options && typeof options === 'object' && options.socket instanceof Socket && ours.has(options.socket))
+    const own = options && typeof options === 'object' && options.socket instanceof Socket && ours.get(options.socket);
+    if (own) {
       endTogether(made);
+      // a direct TLS connection's startup message is the first write on this socket, not on ours
+      if (own.direct) mendStartup(made, own.log, 'secureConnect');
+    }
     return made;
   };
   Object.assign(wrapped, { [WRAPPED]: true });
@@ -144,32 +154,46 @@ export function driverSocket(log?: Logger): (options: DriverConnectOptions) => S
       socket.connect(port, host);
     }
     endTogether(socket);
-    ours.add(socket);
-    let written = false;
-    const write = socket.write;
-    socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
-      if (!written && Buffer.isBuffer(chunk)) {
-        const opening = fromLastOpening(chunk);
-        if (opening.length < chunk.length)
-          log?.debug(
-            { dropped: chunk.length - opening.length },
-            'database connection: unsent bytes of its closed socket dropped',
-          );
-        chunk = opening;
-      }
-      written = true;
-      return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
-    } as Socket['write'];
-    // a direct TLS connection opens with the TLS handshake, which does not pass through `write`
-    if (options.sslnegotiation !== 'direct') {
-      setImmediate(() =>
-        setImmediate(() => {
-          if (written || socket.destroyed) return;
-          log?.debug('database connection: its startup message is held behind a closed socket; connecting again');
-          socket.destroy();
-        }),
-      );
-    }
+    const direct = options.sslnegotiation === 'direct';
+    ours.set(socket, { log, direct });
+    // a direct TLS connection opens with the TLS handshake, which does not pass through `write`:
+    // the TLS socket made over this one is mended instead
+    if (!direct) mendStartup(socket, log, 'now');
     return socket;
   };
+}
+
+/**
+ * Mends a new connection that holds stale bytes (see the file comment): `socket`'s first write
+ * is sent from its last opening message on, and when nothing has been written two turns of the
+ * event loop's immediates after `from` (now, or the TLS handshake's end on a direct TLS
+ * connection, where the driver writes its startup message), `socket` is closed cleanly.
+ */
+function mendStartup(socket: Socket, log: Logger | undefined, from: 'now' | 'secureConnect'): void {
+  let written = false;
+  const write = socket.write;
+  socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    if (!written && Buffer.isBuffer(chunk)) {
+      const opening = fromLastOpening(chunk);
+      if (opening.length < chunk.length)
+        log?.debug(
+          { dropped: chunk.length - opening.length },
+          'database connection: unsent bytes of its closed socket dropped',
+        );
+      chunk = opening;
+    }
+    written = true;
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as Socket['write'];
+  const check = () =>
+    setImmediate(() =>
+      setImmediate(() => {
+        if (written || socket.destroyed) return;
+        log?.debug('database connection: its startup message is held behind a closed socket; connecting again');
+        socket.destroy();
+      }),
+    );
+  if (from === 'now') check();
+  // registered before the driver's own listener, which writes the startup message
+  else socket.once('secureConnect', check);
 }
