@@ -6,12 +6,12 @@
  * did not happen resolves as done, and nothing hangs.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connect, type Sql } from '../../../shared/db/connect.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { surviveDriverCrashAsProcessesDo } from '../../helpers/driver-crash.ts';
-import { forward, listenInFront } from '../../helpers/tcp-proxy.ts';
+import { startResettingProxy } from '../../helpers/postgres-fronts.ts';
 
 /** Far beyond a reconnect (the backoff is at most 1 s): past it, a query counts as hung. */
 const DEADLINE_MS = 8_000;
@@ -52,41 +52,6 @@ async function rejectedOrStored(what: string, result: Outcome, id: string): Prom
 }
 
 /**
- * A proxy in front of the test database whose `reset()` closes every client connection with a
- * TCP RST (the client sees ECONNRESET: 'error', then 'close'), and whose `sent(marker)` resolves
- * once a client has sent bytes containing `marker` towards the server.
- */
-async function startResettingProxy(target: string) {
-  const upstream = new URL(target);
-  const clients = new Set<Socket>();
-  const markers: { marker: string; resolve: () => void }[] = [];
-  const server: Server = createServer((client) => {
-    clients.add(client);
-    client.on('data', (bytes: Buffer) => {
-      const text = bytes.toString('latin1');
-      for (const waiting of markers.splice(0)) {
-        if (text.includes(waiting.marker)) waiting.resolve();
-        else markers.push(waiting);
-      }
-    });
-    client.on('close', () => clients.delete(client));
-    forward(client, upstream);
-  });
-  const url = await listenInFront(server, target);
-  cleanups.push(async () => {
-    for (const client of clients) client.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return {
-    url,
-    sent: (marker: string) => new Promise<void>((resolve) => markers.push({ marker, resolve })),
-    reset() {
-      for (const client of clients) client.resetAndDestroy();
-    },
-  };
-}
-
-/**
  * The driver's sockets of `sql`, watched: `errored()` resolves once a socket has failed, with its
  * 'error' emitted and its 'close' still to come; `closed()` once the driver has been told of a
  * socket's 'close'.
@@ -120,6 +85,7 @@ function watchSockets(sql: Sql) {
 
 async function setUp(max: number) {
   const proxy = await startResettingProxy(db.url);
+  cleanups.push(() => proxy.close());
   const sql = connect(db.configWith({ databaseUrl: proxy.url }), undefined, { max });
   cleanups.push(() => sql.end({ timeout: 1 }));
   const sockets = watchSockets(sql);

@@ -10,10 +10,10 @@
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
+import { createServer, Socket, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import tls, { createServer as createTlsServer, TLSSocket } from 'node:tls';
+import tls, { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import postgres from 'postgres';
 import { connect, reconnectBackoff, type Sql } from '../../../shared/db/connect.ts';
 import { driverSocket } from '../../../shared/db/driver-socket.ts';
@@ -24,6 +24,7 @@ import { linesInto } from '../../helpers/logs.ts';
 import { surviveDriverCrashAsProcessesDo } from '../../helpers/driver-crash.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { freePort } from '../../helpers/ports.ts';
+import { queryOnNextClose, startResettingProxy, startTlsPostgres } from '../../helpers/postgres-fronts.ts';
 import { forward, listenInFront, startTcpProxy } from '../../helpers/tcp-proxy.ts';
 import { startTlsFront } from '../../helpers/tls-front.ts';
 
@@ -37,6 +38,12 @@ const onUnhandled = (reason: unknown) => escaped.push(reason);
 
 let db: TestDatabase;
 const cleanups: (() => Promise<unknown>)[] = [];
+/** `made`, closed when the file's tests are done. */
+async function kept<T extends { close(): Promise<void> }>(made: Promise<T>): Promise<T> {
+  const front = await made;
+  cleanups.push(() => front.close());
+  return front;
+}
 before(async () => {
   process.on('uncaughtException', onUncaught);
   process.on('unhandledRejection', onUnhandled);
@@ -101,78 +108,6 @@ function pool(url: string, max = 2, name = 'edges'): Sql {
   return sql;
 }
 
-/** A proxy in front of the test database whose `reset()` closes every client connection with an RST. */
-async function startResettingProxy(target: string) {
-  const upstream = new URL(target);
-  const clients = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    clients.add(client);
-    client.on('close', () => clients.delete(client));
-    forward(client, upstream);
-  });
-  const url = await listenInFront(server, target);
-  cleanups.push(async () => {
-    for (const client of clients) client.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return {
-    url,
-    get open() {
-      return clients.size;
-    },
-    reset() {
-      for (const client of clients) client.resetAndDestroy();
-    },
-  };
-}
-
-/** PostgreSQL's SSLRequest code (protocol 3.0). */
-const SSL_REQUEST = 80_877_103;
-
-/**
- * PostgreSQL's TLS in front of the test database (`sslmode=require` in its URL): answers an
- * SSLRequest with `S`, then speaks TLS with the test certificate and passes the plain protocol
- * on; a connection that opens with anything else (a plain CancelRequest) is passed on as is.
- */
-async function startTlsPostgres(target: string) {
-  const upstream = new URL(target);
-  const raws = new Set<Socket>();
-  let secured = 0;
-  const server: Server = createServer((raw) => {
-    raws.add(raw);
-    raw.on('close', () => raws.delete(raw));
-    raw.on('error', () => raw.destroy());
-    raw.once('data', (first: Buffer) => {
-      raw.pause();
-      if (first.length !== 8 || first.readUInt32BE(4) !== SSL_REQUEST) {
-        const backend = forward(raw, upstream);
-        backend.write(first);
-        return;
-      }
-      secured += 1;
-      raw.write('S');
-      const secure = new TLSSocket(raw, { isServer: true, key: TLS_KEY, cert: TLS_CERT });
-      secure.on('error', () => raw.destroy());
-      forward(secure, upstream);
-    });
-  });
-  const url = new URL(await listenInFront(server, target));
-  url.searchParams.set('sslmode', 'require');
-  cleanups.push(async () => {
-    for (const raw of raws) raw.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return {
-    url: url.toString(),
-    get secured() {
-      return secured;
-    },
-    reset() {
-      for (const raw of raws) raw.resetAndDestroy();
-    },
-  };
-}
-
 /** Waits until the test database shows `text` running as an active query. */
 async function running(text: string): Promise<void> {
   await eventually(
@@ -188,7 +123,7 @@ async function running(text: string): Promise<void> {
 describe('driver sockets: a cancelled query', () => {
   for (const over of ['plain', 'TLS'] as const) {
     it(`rejects with 57014 (query_canceled) and the connection answers after (${over})`, async () => {
-      const front = over === 'TLS' ? await startTlsPostgres(db.url) : undefined;
+      const front = over === 'TLS' ? await kept(startTlsPostgres(db.url)) : undefined;
       const sql = pool(front?.url ?? db.url, 1);
       await sql`select 1`;
       const marker = `cancel_me_${over.toLowerCase()}`;
@@ -229,7 +164,7 @@ describe('driver sockets: LISTEN connections', () => {
   for (const how of ['cut and restored', 'reset (RST)'] as const) {
     it(`re-listen after their connection is ${how}, and hear later notifications`, async () => {
       const cutting = how === 'cut and restored' ? await startTcpProxy(db.url) : undefined;
-      const resetting = cutting ? undefined : await startResettingProxy(db.url);
+      const resetting = cutting ? undefined : await kept(startResettingProxy(db.url));
       if (cutting) cleanups.push(() => cutting.close());
       const sql = pool((cutting ?? resetting)?.url as string, 2);
       const heard: string[] = [];
@@ -366,7 +301,7 @@ describe('driver sockets: reserved connections and transactions across a cut', (
 
 describe('driver sockets: ending and idle connections', () => {
   it('end({ timeout }) while connections are being reset settles every query and ends in time', async () => {
-    const proxy = await startResettingProxy(db.url);
+    const proxy = await kept(startResettingProxy(db.url));
     const sql = connect(db.configWith({ databaseUrl: proxy.url }), undefined, { max: 3 });
     await Promise.all([sql`select 1`, sql`select 2`, sql`select 3`]);
     const queries = Array.from({ length: 6 }, (_, i) =>
@@ -383,7 +318,7 @@ describe('driver sockets: ending and idle connections', () => {
   });
 
   it('end({ timeout }) on connections still connecting, then nothing is left open', async () => {
-    const proxy = await startResettingProxy(db.url);
+    const proxy = await kept(startResettingProxy(db.url));
     const sql = connect(db.configWith({ databaseUrl: proxy.url }), undefined, { max: 3 });
     const queries = Array.from({ length: 3 }, () =>
       sql`select 1`.then(
@@ -453,7 +388,7 @@ describe('driver sockets: a server that refuses or does not answer', () => {
   for (const over of ['plain', 'TLS'] as const) {
     it(`a server that accepts and never answers fails the query with CONNECT_TIMEOUT, then the pool connects once it answers (${over})`, async () => {
       // over TLS, the silent server is in front of PostgreSQL's TLS
-      const behind = over === 'TLS' ? (await startTlsPostgres(db.url)).url : db.url;
+      const behind = over === 'TLS' ? (await kept(startTlsPostgres(db.url))).url : db.url;
       const proxy = await startTcpProxy(behind);
       cleanups.push(() => proxy.close());
       proxy.stall();
@@ -522,7 +457,7 @@ describe('driver sockets: large and many writes', () => {
 
 describe('driver sockets: ordinary use over TLS (sslmode=require)', () => {
   it('many queries, a transaction and a 100 kB parameter answer as over plain TCP', async () => {
-    const front = await startTlsPostgres(db.url);
+    const front = await kept(startTlsPostgres(db.url));
     const sql = pool(front.url, 3);
     const rows = await within(
       'many queries over TLS',
@@ -558,7 +493,7 @@ describe('driver sockets: ordinary use over TLS (sslmode=require)', () => {
   });
 
   it('a TLS pool that was reset answers the next queries', async () => {
-    const front = await startTlsPostgres(db.url);
+    const front = await kept(startTlsPostgres(db.url));
     const sql = pool(front.url, 2);
     await Promise.all([sql`select 1`, sql`select 2`]);
     front.reset();
@@ -591,7 +526,8 @@ async function startDirectTlsPostgres(target: string) {
 describe('driver sockets: a write left unsent over TLS', () => {
   for (const negotiation of ['postgres', 'direct'] as const) {
     it(`a TLS connection (sslnegotiation=${negotiation}) that closed with a write still buffered answers the next queries within the backoff`, async () => {
-      const front = negotiation === 'direct' ? await startDirectTlsPostgres(db.url) : await startTlsPostgres(db.url);
+      const front =
+        negotiation === 'direct' ? await startDirectTlsPostgres(db.url) : await kept(startTlsPostgres(db.url));
       const proxy = await startTcpProxy(front.url);
       cleanups.push(() => proxy.close());
       const lines: Record<string, unknown>[] = [];
@@ -601,13 +537,7 @@ describe('driver sockets: a write left unsent over TLS', () => {
       await Promise.all([sql`select pg_sleep(0.05)`, sql`select pg_sleep(0.05)`]);
       // a query given to the second connection as the first's close is handled: its write is still
       // buffered when its own close comes in the same turn (driver-socket.test.ts does it in plain)
-      const retried = new Promise<unknown>((resolve) => {
-        const options = (sql as unknown as { options: { onclose?: () => void } }).options;
-        options.onclose = () => {
-          options.onclose = undefined;
-          resolve(sql`select 1`.catch((error: unknown) => error));
-        };
-      });
+      const retried = queryOnNextClose(sql);
       await proxy.cut();
       assert.match(String(await retried), /CONNECTION_CLOSED/);
       await proxy.restore();
@@ -750,7 +680,7 @@ describe("other code's tls.connect", () => {
   });
 
   it("the driver's own TLS sockets are the ones made to end together", async () => {
-    const front = await startTlsPostgres(db.url);
+    const front = await kept(startTlsPostgres(db.url));
     const made: TLSSocket[] = [];
     const connectTls = tls.connect;
     tls.connect = function (this: unknown, ...args: unknown[]) {

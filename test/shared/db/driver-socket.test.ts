@@ -12,6 +12,7 @@ import { fromLastOpening } from '../../../shared/db/driver-socket.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { linesInto } from '../../helpers/logs.ts';
+import { queryOnNextClose } from '../../helpers/postgres-fronts.ts';
 import { forward, listenInFront, startTcpProxy } from '../../helpers/tcp-proxy.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -98,13 +99,7 @@ describe('connect() after the database comes back', () => {
     // A query sent as the first of them is seen closed (as a process retries a failed query at
     // once) goes to the other, whose close comes next in the same turn of the event loop: its
     // write is still buffered when it closes. The driver's `onclose` hook runs in that turn.
-    const retried = new Promise<unknown>((resolve) => {
-      const options = (sql as unknown as { options: { onclose?: () => void } }).options;
-      options.onclose = () => {
-        options.onclose = undefined;
-        resolve(sql`select 1`.catch((error: unknown) => error));
-      };
-    });
+    const retried = queryOnNextClose(sql);
     await proxy.cut();
     assert.match(String(await retried), /CONNECTION_CLOSED/);
     await proxy.restore();

@@ -6,16 +6,11 @@
  * having run.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import tls, { TLSSocket } from 'node:tls';
+import tls, { type TLSSocket } from 'node:tls';
 import { connect, type Sql } from '../../../shared/db/connect.ts';
-import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { forward, listenInFront } from '../../helpers/tcp-proxy.ts';
-
-/** PostgreSQL's SSLRequest code (protocol 3.0). */
-const SSL_REQUEST = 80_877_103;
+import { startTlsPostgres } from '../../helpers/postgres-fronts.ts';
 
 let db: TestDatabase;
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -26,46 +21,6 @@ before(async () => {
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-/**
- * PostgreSQL's TLS in front of the test database: answers an SSLRequest with `S`, then speaks
- * TLS with the test certificate and passes the plain protocol on. `reset()` closes every client
- * connection with a TCP RST; `secured` counts the connections that asked for TLS.
- */
-async function startTlsPostgres(target: string) {
-  const upstream = new URL(target);
-  const raws = new Set<Socket>();
-  let secured = 0;
-  const server: Server = createServer((raw) => {
-    raws.add(raw);
-    raw.on('close', () => raws.delete(raw));
-    raw.on('error', () => raw.destroy());
-    raw.once('data', (first: Buffer) => {
-      if (first.length !== 8 || first.readUInt32BE(4) !== SSL_REQUEST) return raw.destroy();
-      raw.pause();
-      secured += 1;
-      raw.write('S');
-      const secure = new TLSSocket(raw, { isServer: true, key: TLS_KEY, cert: TLS_CERT });
-      secure.on('error', () => raw.destroy());
-      forward(secure, upstream);
-    });
-  });
-  const url = new URL(await listenInFront(server, target));
-  url.searchParams.set('sslmode', 'require');
-  cleanups.push(async () => {
-    for (const raw of raws) raw.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return {
-    url: url.toString(),
-    get secured() {
-      return secured;
-    },
-    reset() {
-      for (const raw of raws) raw.resetAndDestroy();
-    },
-  };
-}
 
 /** Resolves once a TLS socket the driver made has emitted its 'error'. */
 function tlsErrored(): Promise<void> {
@@ -89,6 +44,7 @@ describe('connect() over TLS when a connection is reset', () => {
   for (const max of [1, 2]) {
     it(`a write issued right after the TLS socket's error rejects or was stored, and the pool answers after (max ${max})`, async () => {
       const front = await startTlsPostgres(db.url);
+      cleanups.push(() => front.close());
       const errored = tlsErrored();
       const sql: Sql = connect(db.configWith({ databaseUrl: front.url }), undefined, { max });
       cleanups.push(() => sql.end({ timeout: 1 }));
