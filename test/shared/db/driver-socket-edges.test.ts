@@ -12,7 +12,6 @@ import { request as httpsRequest } from 'node:https';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, Socket, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import tls, { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import postgres from 'postgres';
 import { connect, reconnectBackoff, type Sql } from '../../../shared/db/connect.ts';
@@ -183,7 +182,6 @@ describe('driver sockets: LISTEN connections', () => {
 
       if (cutting) {
         await cutting.cut();
-        await sleep(200);
         await cutting.restore();
       } else {
         resetting?.reset();
@@ -310,7 +308,7 @@ describe('driver sockets: ending and idle connections', () => {
         () => 'rejected',
       ),
     );
-    await sleep(20);
+    await running('as i, pg_sleep(0.2)');
     proxy.reset();
     await within('end', sql.end({ timeout: 1 }), 4_000);
     await within('the queries of the ended pool', Promise.all(queries));
@@ -701,7 +699,8 @@ describe("other code's tls.connect", () => {
 
 describe('driver sockets: nothing escaped', () => {
   it('no uncaught exception or unhandled rejection', async () => {
-    await sleep(100);
+    // a turn of the event loop for anything the tests before left pending to surface
+    await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(escaped.map(String), []);
   });
 });
