@@ -104,6 +104,10 @@ describe('console error pages', () => {
     errorPage(await admin.browser.request('GET', '/no-such-console-page', { headers: html }), 404, 'APP_NOT_FOUND');
     const anonymous = await new Browser(app.base).request('GET', '/no-such-page', { headers: html });
     errorPage(anonymous, 404, 'APP_NOT_FOUND');
+    // a page whose record is out of reach names its code the same way
+    const gone = await admin.browser.request('GET', '/endpoints/ep_no_such_endpoint', { headers: html });
+    assert.equal(gone.status, 404, gone.text);
+    assert.match(gone.text, /data-code="APP_WEBHOOK_NOT_FOUND"/);
 
     // the link back: the page the browser came from on this site, never a path that leads elsewhere
     const back = async (method: string, referer: string) => {
