@@ -8,7 +8,11 @@
  * unreleased).
  * A TCP connection cut between the service and PostgreSQL triggers it. By then the driver has
  * already rejected the affected queries with `CONNECTION_CLOSED` and reconnects on the next
- * query, so skipping the lost write is safe (the service does not use reserved connections).
+ * query, so skipping the lost write is safe for the pool. The write lost is a statement sent on a
+ * connection held after its close: a transaction's, which then rejects as a whole with nothing
+ * stored (test/shared/db/driver-errors.test.ts), or a reserved connection's (a listing's generic
+ * plan, generic-plan.ts; the migrations' lock, migrate.ts), whose later statement may resolve
+ * without having run or never settle (test/shared/db/driver-socket-edges.test.ts).
  *
  * `installDriverCrashGuard` recognises exactly that error (its message and the driver's
  * `nextWrite` frame) and logs it; any other uncaught exception still ends the process with exit
