@@ -2,10 +2,11 @@
  * One delivery attempt: POST the signed body to the receiver and report what happened as data
  * (outcome.ts decides what it means).
  *
- * - Redirects are never followed (`dispatcher.request` has no redirect handling unless a
+ * - Redirects are never followed (`dispatcher.dispatch` has no redirect handling unless a
  *   redirect interceptor is composed, and the pinned dispatcher composes none).
- * - `timeoutMs` bounds the whole exchange: connecting, the headers and the body read.
- * - At most `excerptBytes` of the answer are read; then the body is destroyed, which drops the
+ * - `timeoutMs` bounds the whole exchange: the wait for a connection, connecting, the headers
+ *   and the body read.
+ * - At most `excerptBytes` of the answer are read; then the request is aborted, which drops the
  *   socket instead of downloading the rest.
  * - A refused address, whether an IP literal in the URL or an address the name resolved to,
  *   comes back as `address-refused` with that address, never as a connection error.
@@ -84,24 +85,85 @@ function describe(error: unknown): string {
   return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
-/** The first `limit` bytes of `body`, then the body is destroyed (which drops the socket). */
-async function readExcerpt(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  if (limit <= 0) {
-    body.destroy();
-    return Buffer.alloc(0);
-  }
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    const room = limit - size;
-    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-    size += Math.min(chunk.length, room);
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks, size);
+/** The abort reason of an attempt's own deadline: reported as `timeout`, never thrown to the caller. */
+class TimedOut extends Error {}
+
+/** What `exchange` reads of an answer: its status, its `Location` and the first bytes of its body. */
+interface Answer {
+  status: number;
+  location?: string;
+  excerpt: Buffer;
+}
+
+/**
+ * One request through undici's handler interface (`dispatch`): the answer's first `limit` bytes
+ * are kept as they arrive, and the request is aborted once they are in, which drops the socket
+ * instead of reading the rest. `dispatcher.request` would put a readable stream, its promise per
+ * chunk and an abort signal's listeners around the same exchange: about half again the worker's
+ * CPU of a request (BENCHMARKS.md, "The HTTP exchange through undici's handlers").
+ *
+ * `timeoutMs` starts now and bounds everything, the wait for a connection included: a request
+ * still queued behind an origin's busy connections settles at its deadline, and undici aborts it
+ * unsent when its turn comes.
+ */
+function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limit: number, timeoutMs: number) {
+  return new Promise<Answer>((resolve, reject) => {
+    let settled = false;
+    let controller: Dispatcher.DispatchController | null = null;
+    let abortedFor: Error | null = null;
+    let status = 0;
+    let location: string | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+    };
+    const abort = (reason: Error) => {
+      if (controller === null) abortedFor ??= reason;
+      else if (!controller.aborted) controller.abort(reason);
+    };
+    const answered = () =>
+      resolve({ status, ...(location === undefined ? {} : { location }), excerpt: Buffer.concat(chunks, size) });
+    const timer = setTimeout(() => {
+      const timedOut = new TimedOut();
+      settle(() => reject(timedOut));
+      abort(timedOut);
+    }, timeoutMs);
+    dispatcher.dispatch(options, {
+      onRequestStart(started) {
+        controller = started;
+        if (abortedFor !== null) started.abort(abortedFor);
+      },
+      onResponseStart(_started, statusCode, headers) {
+        status = statusCode;
+        const value = headers.location;
+        if (value !== undefined) location = Array.isArray(value) ? value[0] : String(value);
+        if (limit <= 0) {
+          settle(answered);
+          abort(new Error('the answer is not read'));
+        }
+      },
+      onResponseData(_started, chunk) {
+        const room = limit - size;
+        if (room <= 0) return;
+        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        size += Math.min(chunk.length, room);
+        if (size >= limit) {
+          settle(answered);
+          abort(new Error('the excerpt is read'));
+        }
+      },
+      onResponseEnd() {
+        settle(answered);
+      },
+      onResponseError(_started, error) {
+        settle(() => reject(error));
+      },
+    });
+  });
 }
 
 /**
@@ -122,35 +184,31 @@ export async function postDelivery(dispatcher: Dispatcher, request: DeliveryRequ
     return { kind: 'invalid-url', error: describe(error) };
   }
 
-  const controller = new AbortController();
-  // The abort reason of our own timer: never thrown to the caller, only reported as `timeout`
-  // (made when the timer fires: an error's stack costs more than the rest of an attempt's setup)
   const timeoutMessage = `no complete answer within ${timeoutMs} ms`;
-  const timer = setTimeout(
-    () => controller.abort(new AppError(504, timeoutMessage, { code: 'APP_WEBHOOK_DELIVERY_TIMEOUT' })),
-    timeoutMs,
-  );
   const dial: Dial = {};
   try {
-    const response = await trackDial(dial, () =>
-      dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-        signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      }),
+    const answer = await trackDial(dial, () =>
+      exchange(
+        dispatcher,
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        },
+        excerptBytes,
+        timeoutMs,
+      ),
     );
-    const excerpt = await readExcerpt(response.body, excerptBytes);
-    const location = response.headers.location;
     return {
       kind: 'response',
-      status: response.statusCode,
-      ...(location === undefined ? {} : { location: Array.isArray(location) ? location[0] : location }),
-      excerpt: new TextDecoder('utf-8', { fatal: false }).decode(excerpt),
+      status: answer.status,
+      ...(answer.location === undefined ? {} : { location: answer.location }),
+      // invalid sequences (and a character cut at the excerpt's end) read as U+FFFD
+      excerpt: answer.excerpt.toString('utf8'),
       durationMs: elapsed(),
       ...dialledAddress(dial),
     };
@@ -158,13 +216,11 @@ export async function postDelivery(dispatcher: Dispatcher, request: DeliveryRequ
     for (const link of errorChain(error)) {
       if (isAddressRefusal(link)) return refused(link, elapsed());
     }
-    if (controller.signal.aborted)
+    if (error instanceof TimedOut)
       return { kind: 'timeout', durationMs: elapsed(), error: timeoutMessage, ...dialledAddress(dial) };
     if ([...errorChain(error)].some((link) => TIMEOUT_CODES.has(String((link as { code?: unknown }).code)))) {
       return { kind: 'timeout', durationMs: elapsed(), error: describe(error), ...dialledAddress(dial) };
     }
     return { kind: 'connection-error', error: describe(error), durationMs: elapsed(), ...dialledAddress(dial) };
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -133,6 +133,26 @@ describe('postDelivery: the whole exchange is bounded by timeoutMs', () => {
     assert.ok(result.durationMs >= 390, String(result.durationMs));
     assert.match(result.error, /400 ms/);
   });
+  it('counts the wait for a connection: a request queued behind a busy one times out at its own deadline, unsent', async () => {
+    const server = await receiver((req, res) => {
+      if (req.headers['webhook-id'] !== 'held') res.end('ok');
+    });
+    const single = dispatcher({ allowPrivate: true, connections: 1 });
+    const asId = (id: string, timeoutMs: number) =>
+      request(`${server.origin}/`, { timeoutMs, headers: { 'webhook-id': id } });
+    const held = postDelivery(single, asId('held', 3000));
+    const queued = expectKind(await postDelivery(single, asId('queued', 300)), 'timeout');
+    // it ended at its own 300 ms, not when the held request's 3 s freed the connection
+    assert.ok(queued.durationMs >= 290 && queued.durationMs < 2500, String(queued.durationMs));
+    assert.match(queued.error, /300 ms/);
+    expectKind(await held, 'timeout');
+    // a request queued after it is answered, so the timed-out one had its turn before: it was never sent
+    expectKind(await postDelivery(single, asId('after', 3000)), 'response');
+    assert.deepEqual(
+      server.requests.map((received) => received.headers['webhook-id']),
+      ['held', 'after'],
+    );
+  });
 });
 
 describe('postDelivery: reading the answer', () => {
