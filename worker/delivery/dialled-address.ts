@@ -3,8 +3,10 @@
  * on, which the pinned dispatcher (pinned-dispatcher.ts) connected only after checking it. A
  * reused keep-alive socket names the address it was opened to, which is still where the request
  * went. Read from undici's diagnostics channels: `undici:request:create` is published
- * synchronously inside `dispatcher.request`, so the request object is matched to its caller
- * without any id, and `undici:client:sendHeaders` names the request's socket.
+ * synchronously inside `dispatcher.dispatch` when a connection can take the request (always in
+ * the worker, whose agent keeps as many connections per origin as it runs attempts at once), so
+ * the request object is matched to its caller without any id, and `undici:client:sendHeaders`
+ * names the request's socket.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
@@ -31,7 +33,7 @@ function onSendHeaders(message: unknown): void {
 }
 
 /**
- * Calls `send` (which must create its undici request synchronously, as `dispatcher.request`
+ * Calls `send` (which must create its undici request synchronously, as `dispatcher.dispatch`
  * does) and has `dial.address` filled in once the request's headers are written.
  */
 export function trackDial<T>(dial: Dial, send: () => Promise<T>): Promise<T> {

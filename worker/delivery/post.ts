@@ -99,7 +99,7 @@ interface Answer {
  * One request through undici's handler interface (`dispatch`): the answer's first `limit` bytes
  * are kept as they arrive, and the request is aborted once they are in, which drops the socket
  * instead of reading the rest. `dispatcher.request` would put a readable stream, its promise per
- * chunk and an abort signal's listeners around the same exchange: about half again the worker's
+ * chunk and an abort signal's listeners around the same exchange, nearly doubling the client's
  * CPU of a request (BENCHMARKS.md, "The HTTP exchange through undici's handlers").
  *
  * `timeoutMs` starts now and bounds everything, the wait for a connection included: a request
