@@ -50,6 +50,12 @@ function withoutClient(error: unknown): unknown {
 export function workerGraphileLogger(log: Logger, options: { stopping?: () => boolean } = {}): GraphileLogger {
   const child = log.child({ component: 'graphile-worker' });
   return new GraphileLogger(() => (level, message, meta) => {
+    // two lines a job ("Found task", "Completed task"), read only at debug: dropped before their fields are copied
+    if (
+      (level === 'debug' || (level === 'info' && message.startsWith('Completed task'))) &&
+      !child.isLevelEnabled('debug')
+    )
+      return;
     if (level === 'error' && options.stopping?.() && KNOWN_STOP_NOISE.some((pattern) => pattern.test(message))) {
       child.debug({ known: 'graphile-worker 0.18.0 local queue release' }, message);
       return;

@@ -25,4 +25,28 @@ describe("graphile-worker's lines", () => {
       ],
     );
   });
+
+  it("a job's routine lines (found, completed) are debug lines, with the job named; at info nothing is written", () => {
+    const job = { id: '7', task_identifier: 'app/webhook', attempts: 1, payload: { deliveryId: 'msg_x', body: '{}' } };
+    const written = (level: string) => {
+      const lines: Record<string, unknown>[] = [];
+      const config = resolveConfig({ env: { NODE_ENV: 'test', LOG_LEVEL: level } }).config;
+      const logger = workerGraphileLogger(createLogger(config, { name: 'test', destination: linesInto(lines) }));
+      logger.debug('Found task 7 (app/webhook)', { job } as never);
+      logger.info('Completed task 7 (app/webhook, 1.20ms)', { job } as never);
+      return lines;
+    };
+    assert.deepEqual(
+      written('debug').map((line) => [line.level, line.msg, line.job]),
+      [
+        [20, 'Found task 7 (app/webhook)', { id: '7', task: 'app/webhook', attempts: 1, delivery: 'msg_x' }],
+        [
+          20,
+          'Completed task 7 (app/webhook, 1.20ms)',
+          { id: '7', task: 'app/webhook', attempts: 1, delivery: 'msg_x' },
+        ],
+      ],
+    );
+    assert.deepEqual(written('info'), []);
+  });
 });
