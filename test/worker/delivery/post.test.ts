@@ -1,9 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
 import { postDelivery, type AttemptResult, type DeliveryRequest } from '../../../worker/delivery/post.ts';
 import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
 import { dispatcher, lookupAnswering, receiver } from './harness.ts';
+import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 
 const loopback = dispatcher({ allowPrivate: true });
 
@@ -276,6 +278,34 @@ describe('postDelivery: addresses and urls', () => {
     assert.equal(result.status, 200);
     assert.equal(server.requests[0].headers.host, `hooks.example.test:${server.port}`);
     assert.equal(lookup.calls, 1);
+  });
+
+  it('delivers over https to a name resolving to the loopback, the certificate checked against the name, and names the address', async () => {
+    let servername: string | false | null | undefined;
+    const server = await receiver(
+      (req, res) => {
+        servername = (req.socket as TLSSocket).servername;
+        res.end('secure thanks');
+      },
+      { key: TLS_KEY, cert: TLS_CERT },
+    );
+    const secure = dispatcher({ allowPrivate: true, lookup: lookupAnswering('127.0.0.1'), ca: TLS_CERT });
+    const result = expectKind(
+      await postDelivery(secure, request(`https://hooks.example.test:${server.port}/in`, { allowHttp: false })),
+      'response',
+    );
+    assert.equal(result.status, 200);
+    assert.equal(result.excerpt, 'secure thanks');
+    assert.equal(result.address, '127.0.0.1');
+    assert.equal(servername, 'hooks.example.test');
+    assert.equal(server.requests[0]?.url, '/in');
+    // the same address under a name the certificate does not carry: refused by TLS, nothing sent
+    const other = expectKind(
+      await postDelivery(secure, request(`https://other.example.test:${server.port}/in`, { allowHttp: false })),
+      'connection-error',
+    );
+    assert.match(other.error, /ERR_TLS_CERT_ALTNAME_INVALID/);
+    assert.equal(server.requests.length, 1);
   });
 
   it('reports a name that does not resolve as a connection error', async () => {
