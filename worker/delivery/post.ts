@@ -13,7 +13,7 @@
  * - A name that does not resolve is a `connection-error` (retried: DNS failures can pass).
  */
 import type { Dispatcher } from 'undici';
-import { AppError, isAppError } from '../../shared/errors/app-error.ts';
+import { type AppError, isAppError } from '../../shared/errors/app-error.ts';
 import { checkWebhookUrl } from '../../shared/webhooks/address-rules.ts';
 import { dialledAddress, trackDial, type Dial } from './dialled-address.ts';
 
