@@ -73,6 +73,27 @@ export function holdsCredentialsInClear(stored: string): boolean {
   }
 }
 
+/** The sealed value a stored url holds (`enc:…` or `plain:…`), or null: none, or a damaged seal. */
+function sealedIn(stored: string): string | null {
+  if (!stored.includes('@')) return null; // most urls: no userinfo, no parsing
+  const url = parsed(stored);
+  if (url === null) return null;
+  try {
+    return sealedValue(url);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a stored url's credentials are sealed under one of `config.previousSecrets`: what `app
+ * secrets:seal` moves under the current secret, and the security audit counts.
+ */
+export function holdsCredentialsUnderPrevious(config: BoxSecrets, stored: string): boolean {
+  const sealed = sealedIn(stored);
+  return sealed !== null && urlCredentialsBox(config).sealedUnderPrevious(sealed);
+}
+
 /**
  * The url to store for `url` (a checked url's text): its userinfo sealed, or `url` unchanged when
  * it has none (every HTTP receiver's url). Sealing is not idempotent on purpose: a user name that

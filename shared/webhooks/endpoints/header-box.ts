@@ -51,3 +51,17 @@ export function maskHeaders(headers: Record<string, string>): Record<string, nul
 export function holdsHeaderValuesInClear(stored: Record<string, string> | null | undefined): boolean {
   return Object.values(stored ?? {}).some((value) => !value.startsWith(ENC_PREFIX));
 }
+
+/**
+ * How many of the stored values are sealed under one of `config.previousSecrets`: what `app
+ * secrets:seal` moves under the current secret, and the security audit counts.
+ */
+export function headerValuesUnderPrevious(
+  config: BoxSecrets,
+  stored: Record<string, string> | null | undefined,
+): number {
+  const values = Object.values(stored ?? {});
+  if (values.length === 0) return 0; // most endpoints: no box at all
+  const box = headerBox(config);
+  return values.filter((value) => box.sealedUnderPrevious(value)).length;
+}
