@@ -24,6 +24,21 @@ async function setup() {
   return { db, depsWith };
 }
 
+type Deps = ReturnType<Awaited<ReturnType<typeof setup>>['depsWith']>;
+
+/** Registers an endpoint at `url` with one header value (`Authorization: Bearer k1`). */
+const withHeader = (deps: Deps, url: string) =>
+  registerEndpoint(deps, OPERATOR, { url, events: ['*'], headers: { Authorization: 'Bearer k1' } });
+
+/** The environment of an `app` run over `db`, with `vars` laid over. */
+const appEnv = (db: TestDatabase, vars: Record<string, string>) => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '/tmp',
+  NODE_ENV: 'test',
+  DATABASE_URL: db.url,
+  ...vars,
+});
+
 /** The keyId of signing secrets sealed under `secret`. */
 const keyIdUnder = (secret: string) => createSecretBox(secret).seal('x').split(':')[2];
 
@@ -35,11 +50,7 @@ const sealedRows = (db: TestDatabase) =>
 describe('secrets:seal', () => {
   it('encrypts secrets stored before APP_SECRET was set; the signing secrets stay the same', async () => {
     const { db, depsWith } = await setup();
-    const plain = await registerEndpoint(depsWith(null), OPERATOR, {
-      url: 'https://127.0.0.1/a',
-      events: ['*'],
-      headers: { Authorization: 'Bearer k1' },
-    });
+    const plain = await withHeader(depsWith(null), 'https://127.0.0.1/a');
     assert.equal(await countUnencryptedSecrets(db), 1);
     const result = await resealSecrets(depsWith(NEW));
     assert.deepEqual(result, { resealed: 1, headers: 1, urls: 0, moved: 0, current: 0, unreadable: [], dryRun: false });
@@ -168,14 +179,10 @@ describe('secrets:seal', () => {
   it('the command reads the previous secret from the environment variable it names, never from its arguments', async () => {
     const { db, depsWith } = await setup();
     const endpoint = await registerEndpoint(depsWith(OLD), OPERATOR, { url: 'https://127.0.0.1/c', events: ['*'] });
-    const run = await runAppInProcess(['secrets:seal', '--from-secret-env', 'PREVIOUS_APP_SECRET', '--json'], {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      APP_SECRET: NEW,
-      PREVIOUS_APP_SECRET: OLD,
-    });
+    const run = await runAppInProcess(
+      ['secrets:seal', '--from-secret-env', 'PREVIOUS_APP_SECRET', '--json'],
+      appEnv(db, { APP_SECRET: NEW, PREVIOUS_APP_SECRET: OLD }),
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(JSON.parse(run.stdout).resealed, 1);
     assert.deepEqual(await signingSecrets(depsWith(NEW), endpoint.id), [endpoint.secret]);
@@ -183,21 +190,11 @@ describe('secrets:seal', () => {
 
   it('the command with no option moves what is sealed under APP_PREVIOUS_SECRETS and says how many values it moved', async () => {
     const { db, depsWith } = await setup();
-    const endpoint = await registerEndpoint(depsWith(OLD), OPERATOR, {
-      url: 'https://127.0.0.1/g',
-      events: ['*'],
-      headers: { Authorization: 'Bearer k1' },
-    });
-    const env = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      APP_SECRET: NEW,
-      APP_PREVIOUS_SECRETS: OLD,
-    };
+    const endpoint = await withHeader(depsWith(OLD), 'https://127.0.0.1/g');
+    // OLD holds a comma: given as a JSON list (the comma list would cut it in two)
+    const env = appEnv(db, { APP_SECRET: NEW, APP_PREVIOUS_SECRETS: JSON.stringify([OLD]) });
     const run = await runAppInProcess(['secrets:seal'], env);
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 0, `${run.stderr}${run.stdout}`);
     assert.match(
       run.stdout,
       /^moved 2 value\(s\) from a previous secret to the current one; APP_PREVIOUS_SECRETS can be removed now$/m,
