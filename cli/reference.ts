@@ -16,7 +16,7 @@ const NOTES: Record<string, string> = {
   audit:
     'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)).',
   'secrets:seal':
-    'Encrypts the signing secrets stored before `APP_SECRET` was set; endpoint header values and the credentials in broker URLs are re-sealed with them. After changing `APP_SECRET`, `--from-secret-env VAR` re-seals every secret under the new one, reading the previous secret from the environment variable `VAR`. Repeatable; exit 1 if some secret opens with neither.',
+    'Encrypts the signing secrets stored before `APP_SECRET` was set; endpoint header values and the credentials in broker URLs are re-sealed with them. After changing `APP_SECRET` (the old one in `APP_PREVIOUS_SECRETS`: [operations.md](operations.md#security-audit-and-production-guards)), moves every value sealed under a previous secret under the new one and says how many it moved; `--from-secret-env VAR` adds the secret in the environment variable `VAR` to those it opens with. Repeatable; exit 1 if some value opens with none of them.',
   'webhooks:add <url>':
     "Prints the endpoint's id and its `whsec_` secret, shown again only by `webhooks:show --reveal`; with `--signing ed25519`, its `whpk_` public key instead (deliveries then carry `v1a,` Ed25519 signatures: [receiving.md](receiving.md#ed25519-endpoints-v1a-signatures)).",
   'webhooks:show <id>':

@@ -44,7 +44,7 @@ const formOnceOptions = (deps: ConsoleDeps): FormOnceOptions => {
     ttlMs: idempotency === false ? FORM_TTL_MS : idempotency.ttl,
     claimMs: deps.config.requestTimeout + CLAIM_MARGIN_MS,
     waitMs: FORM_WAIT_MS,
-    seal: answerSeal(deps.config.secret), // a redirect may set a one-time value's cookie
+    seal: answerSeal(deps.config), // a redirect may set a one-time value's cookie
     logFailure: deps.shared.logFailure,
     sessionCookie: deps.pages.cookies.session,
   };

@@ -33,7 +33,7 @@ export function plugIdempotency(
     ttlMs: settings.ttl,
     claimMs: config.requestTimeout + CLAIM_MARGIN_MS,
     logFailure: shared.logFailure,
-    seal: answerSeal(config.secret), // answers may carry signing secrets: never in clear in any store
+    seal: answerSeal(config), // answers may carry signing secrets: never in clear in any store
     answerRefusal: (ctx, error) => writeProblem(ctx, error, problemOptions(config, log)),
   });
   pipeline.useRoute('idempotency', (route) => (route.idempotent ? middleware : undefined));

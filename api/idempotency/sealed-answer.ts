@@ -9,7 +9,7 @@
  */
 import { AppError } from '../../shared/errors/app-error.ts';
 import type { Json } from '../../shared/stores/types.ts';
-import { createSecretBox } from '../../shared/webhooks/secret-box.ts';
+import { type BoxSecrets, secretBoxOf } from '../../shared/webhooks/secret-box.ts';
 import type { StoredAnswer } from './answer.ts';
 
 export interface AnswerSeal {
@@ -18,8 +18,9 @@ export interface AnswerSeal {
   open(stored: Json): StoredAnswer;
 }
 
-export function answerSeal(appSecret: string | null): AnswerSeal {
-  const box = createSecretBox(appSecret ?? undefined, { purpose: 'idempotency-answers' });
+/** The seal of stored answers for `config.secret`; answers sealed under a `previousSecrets` one still open. */
+export function answerSeal(config: BoxSecrets): AnswerSeal {
+  const box = secretBoxOf(config, 'idempotency-answers');
   return {
     seal: (answer) => (box.encrypted ? { sealed: box.seal(JSON.stringify(answer)) } : (answer as unknown as Json)),
     open(stored) {
@@ -30,7 +31,7 @@ export function answerSeal(appSecret: string | null): AnswerSeal {
       } catch (error) {
         throw new AppError(
           409,
-          'the stored answer of this Idempotency-Key cannot be read (the application secret changed since); send the request with a new key',
+          'the stored answer of this Idempotency-Key cannot be read (the application secret changed since, and the previous one is not in APP_PREVIOUS_SECRETS); send the request with a new key',
           {
             code: 'APP_API_IDEMPOTENCY_ANSWER_UNREADABLE',
             cause: error,

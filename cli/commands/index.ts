@@ -46,11 +46,15 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     command: 'secrets:seal',
     describe:
-      'Encrypt signing secrets, header values and broker url credentials stored before APP_SECRET was set; re-seal them under a new APP_SECRET (--from-secret-env)',
+      'Encrypt signing secrets, header values and broker url credentials stored before APP_SECRET was set; move those sealed under a previous secret (APP_PREVIOUS_SECRETS, --from-secret-env) under APP_SECRET',
     examples: [
       [
+        'APP_PREVIOUS_SECRETS=<old> $0 secrets:seal',
+        'after changing APP_SECRET: move every sealed value under the new one, then remove APP_PREVIOUS_SECRETS',
+      ],
+      [
         'OLD_APP_SECRET=… $0 secrets:seal --from-secret-env OLD_APP_SECRET',
-        'after changing APP_SECRET: re-seal every signing secret under the new one',
+        'a previous secret read from another variable, besides APP_PREVIOUS_SECRETS',
       ],
     ],
     load: async () => (await import('./secrets-seal.ts')).secretsSealCommand,

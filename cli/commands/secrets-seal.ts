@@ -4,8 +4,9 @@ import { webhookDeps } from '../support/webhooks.ts';
 
 /**
  * `secrets:seal [--from-secret-env VAR] [--dry-run]`: encrypts the signing secrets, header values
- * and broker url credentials stored before APP_SECRET was set, and re-seals those sealed under a previous application secret (read from
- * the environment variable VAR, never from the command line).
+ * and broker url credentials stored before APP_SECRET was set, and moves those sealed under a
+ * previous application secret (listed in APP_PREVIOUS_SECRETS, or read from the environment
+ * variable VAR, never from the command line) under the current one.
  */
 export const secretsSealCommand = defineCommand({
   builder: (yargs) =>
@@ -27,13 +28,17 @@ export const secretsSealCommand = defineCommand({
       ...(fromSecret ? { fromSecret } : {}),
       dryRun: args['dry-run'],
     });
+    // every value now opens with APP_SECRET alone: the rotation's last step may follow
+    const canRemovePrevious =
+      !result.dryRun && result.unreadable.length === 0 && context.config.previousSecrets.length > 0;
     context.print(result, () =>
       [
         `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} and the url credentials of ${result.urls} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,
+        `${result.dryRun ? 'would move' : 'moved'} ${result.moved} value(s) from a previous secret to the current one${canRemovePrevious ? '; APP_PREVIOUS_SECRETS can be removed now' : ''}`,
         ...(result.unreadable.length === 0
           ? []
           : [
-              `${result.unreadable.length} could not be opened with either secret; rotate their endpoints: ${[...new Set(result.unreadable.map((row) => row.endpointId))].join(', ')}`,
+              `${result.unreadable.length} could not be opened with APP_SECRET, APP_PREVIOUS_SECRETS or the --from-secret-env secret; rotate their endpoints: ${[...new Set(result.unreadable.map((row) => row.endpointId))].join(', ')}`,
             ]),
       ].join('\n'),
     );

@@ -24,10 +24,15 @@ type Tree = Record<string, unknown>;
 const asTree = (value: unknown): Tree | undefined =>
   typeof value === 'object' && value !== null ? (value as Tree) : undefined;
 
-/** Masks `parent[key]` when it is a string. */
+/** A secret value masked: a URL keeps all but its password, anything else is the mask. */
+const masked = (value: string): string => (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? maskUrl(value) : MASK);
+
+/** Masks `parent[key]` when it is a string, or each string of a list (`previousSecrets`). */
 function maskAt(parent: Tree | undefined, key: string): void {
   const value = parent?.[key];
-  if (parent && typeof value === 'string') parent[key] = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? maskUrl(value) : MASK;
+  if (parent && typeof value === 'string') parent[key] = masked(value);
+  else if (parent && Array.isArray(value))
+    parent[key] = value.map((item: unknown) => (typeof item === 'string' ? masked(item) : item));
 }
 
 /**

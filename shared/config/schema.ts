@@ -11,6 +11,7 @@
 import { ADAPTERS } from '../webhooks/endpoint-stores/types.ts';
 import { checkDatabaseUrl } from './database-url.ts';
 import { checkStoreName, checkStores } from './stores.ts';
+import { checkPreviousSecrets } from './previous-secrets.ts';
 
 export type Environment = 'development' | 'test' | 'production';
 
@@ -122,6 +123,12 @@ export const SCHEMA = group({
       nullable: true,
       secret: true,
     },
+  ),
+  previousSecrets: leaf(
+    'string[]',
+    [],
+    'Application secrets `secret` replaced, that sealed values may still be under: they are opened, never used to seal. Remove them once `app secrets:seal` has re-sealed everything under `secret` (the security audit reports them until then).',
+    { secret: true, check: checkPreviousSecrets },
   ),
   allowUnencryptedSecrets: leaf(
     'boolean',

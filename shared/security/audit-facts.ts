@@ -3,13 +3,13 @@ import type { Sql } from '../db/connect.ts';
 import type { Config } from '../config/index.ts';
 import type { AuditFacts } from './audit.ts';
 import { endpointStoreOf } from '../webhooks/endpoints/store.ts';
-import { activeSecrets } from '../webhooks/endpoints/secrets.ts';
-import { holdsCredentialsInClear } from '../webhooks/destinations/credentials.ts';
-import { PLAIN_PREFIX } from '../webhooks/secret-box.ts';
-import { holdsHeaderValuesInClear } from '../webhooks/endpoints/header-box.ts';
+import { activeSecrets, secretBoxFor } from '../webhooks/endpoints/secrets.ts';
+import { holdsCredentialsInClear, holdsCredentialsUnderPrevious } from '../webhooks/destinations/credentials.ts';
+import { type BoxSecrets, PLAIN_PREFIX } from '../webhooks/secret-box.ts';
+import { headerValuesUnderPrevious, holdsHeaderValuesInClear } from '../webhooks/endpoints/header-box.ts';
 import type { EndpointStore, StoredEndpoint } from '../webhooks/endpoint-stores/types.ts';
 
-type FactsDeps = { sql: Sql; config: Pick<Config, 'webhooks'>; endpoints?: EndpointStore };
+type FactsDeps = { sql: Sql; config: Pick<Config, 'webhooks'> & BoxSecrets; endpoints?: EndpointStore };
 
 /** Every endpoint record, whatever its state. */
 const recordsOf = async (deps: FactsDeps): Promise<StoredEndpoint[]> => (await endpointStoreOf(deps).list({})).records;
@@ -28,6 +28,29 @@ const urlCredentialsInClearOf = (records: readonly StoredEndpoint[]): number =>
 /** Endpoints (disabled ones too) with a header value stored unencrypted. */
 const headerValuesInClearOf = (records: readonly StoredEndpoint[]): number =>
   records.filter((record) => holdsHeaderValuesInClear(record.headers)).length;
+
+/**
+ * Values sealed under one of `config.previousSecrets`: signing secrets that still sign, header
+ * values and url credentials (of disabled endpoints too), each counted; none when there are no
+ * previous secrets.
+ */
+function sealedUnderPreviousOf(records: readonly StoredEndpoint[], config: BoxSecrets, now: Date): number {
+  if ((config.previousSecrets ?? []).length === 0) return 0;
+  const box = secretBoxFor(config);
+  return records.reduce(
+    (count, record) =>
+      count +
+      activeSecrets(record, now).filter((secret) => box.sealedUnderPrevious(secret.sealed)).length +
+      headerValuesUnderPrevious(config, record.headers) +
+      (holdsCredentialsUnderPrevious(config, record.url) ? 1 : 0),
+    0,
+  );
+}
+
+/** Values still sealed under a previous application secret (`previousSecrets`). Counted only. */
+export async function countSealedUnderPrevious(deps: FactsDeps): Promise<number> {
+  return sealedUnderPreviousOf(await recordsOf(deps), deps.config, new Date());
+}
 
 /** Signing secrets stored as `plain:` that still sign (not expired). */
 export async function countUnencryptedSecrets(deps: FactsDeps): Promise<number> {
@@ -54,5 +77,6 @@ export async function databaseFacts(deps: FactsDeps): Promise<AuditFacts> {
     unencryptedSecrets: unencryptedSecretsOf(records, new Date()),
     urlCredentialsInClear: urlCredentialsInClearOf(records),
     headerValuesInClear: headerValuesInClearOf(records),
+    sealedUnderPrevious: sealedUnderPreviousOf(records, deps.config, new Date()),
   };
 }

@@ -34,6 +34,11 @@ export interface AuditFacts {
   urlCredentialsInClear?: number;
   /** Endpoints in the database with a header value stored unencrypted (`plain:`, or from before values were sealed). */
   headerValuesInClear?: number;
+  /**
+   * Values in the endpoint store still sealed under one of `previousSecrets` (signing secrets that
+   * can still sign, header values, url credentials), each counted.
+   */
+  sealedUnderPrevious?: number;
   /** Requests seen with `X-Forwarded-For` while `trustProxy` is off. */
   forwardedForSeen?: boolean;
 }
@@ -73,6 +78,19 @@ function storedInClear(rule: {
     },
     remedy: `set APP_SECRET, then run app secrets:seal (it encrypts them; ${rule.unchanged} stay the same)`,
   };
+}
+
+/**
+ * What `secret.previous-configured` says: a secret APP_SECRET replaced still opens what it
+ * sealed (a leaked one keeps its reach), and, when the store was read, how much is still under one.
+ */
+function previousSecretsMessage(configured: number, stillSealed: number | undefined): string | undefined {
+  if (configured === 0) return undefined;
+  const listed = `APP_PREVIOUS_SECRETS lists ${configured} previous application secret(s): what they sealed still opens`;
+  if (stillSealed === undefined) return listed;
+  return stillSealed === 0
+    ? `${listed}; no value in the endpoint store is sealed under one any more`
+    : `${listed}; ${stillSealed} value(s) in the endpoint store are still sealed under one`;
 }
 
 const RULES: readonly Rule[] = [
@@ -119,6 +137,14 @@ const RULES: readonly Rule[] = [
         ? `APP_SECRET has ${config.secret.length} characters, fewer than ${MIN_SECRET_LENGTH}`
         : undefined,
     remedy: `use a random APP_SECRET of at least ${MIN_SECRET_LENGTH} characters`,
+  },
+  {
+    id: 'secret.previous-configured',
+    severity: 'low',
+    setting: 'previousSecrets',
+    productionOnly: false,
+    check: (config, facts) => previousSecretsMessage(config.previousSecrets.length, facts.sealedUnderPrevious),
+    remedy: 'run `app secrets:seal`, then remove APP_PREVIOUS_SECRETS',
   },
   storedInClear({
     id: 'secrets.stored-unencrypted',

@@ -5,15 +5,16 @@
  * endpoint opens the same values.
  *
  * Values are kept by their sealed text. A seal has a random IV, so one sealed text always stands
- * for one plain value under the process's application secret (resolved once at start): keeping it
- * changes nothing that is read. Which secrets an attempt signs with still comes from the endpoint's
+ * for one plain value under the process's application secrets (resolved once at start, the
+ * current one and any `previousSecrets`, each key derived once): keeping it changes nothing that
+ * is read. Which secrets an attempt signs with still comes from the endpoint's
  * record at each claim, so a rotation or a revoked header takes effect as before. Failures are not
  * kept: a value that cannot be opened throws at every attempt, as it did.
  */
-import type { Config } from '../../shared/config/index.ts';
 import { openUrlCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import { openHeaders } from '../../shared/webhooks/endpoints/header-box.ts';
 import { secretBoxFor } from '../../shared/webhooks/endpoints/secrets.ts';
+import type { BoxSecrets } from '../../shared/webhooks/secret-box.ts';
 
 export interface Opener {
   /** A stored signing secret, opened (secret-box.ts `open`). */
@@ -43,7 +44,7 @@ function keptBy<V>(maxEntries: number) {
   };
 }
 
-export function createOpener(config: Pick<Config, 'secret'>, options: { maxEntries?: number } = {}): Opener {
+export function createOpener(config: BoxSecrets, options: { maxEntries?: number } = {}): Opener {
   const maxEntries = options.maxEntries ?? OPENED_MAX_ENTRIES;
   const box = secretBoxFor(config);
   const secrets = keptBy<string>(maxEntries);

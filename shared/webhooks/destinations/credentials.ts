@@ -12,9 +12,8 @@
  * - An update may give the masked form back (`amqp://***@host/…`): the stored credentials are
  *   kept when the scheme, host and port are unchanged (`keepMaskedCredentials`).
  */
-import type { Config } from '../../config/index.ts';
 import { AppError, isAppError, unprocessable } from '../../errors/app-error.ts';
-import { createSecretBox, PLAIN_PREFIX, type SecretBox } from '../secret-box.ts';
+import { type BoxSecrets, PLAIN_PREFIX, type SecretBox, secretBoxOf } from '../secret-box.ts';
 import { redact } from '../address-rules.ts';
 import { schemeOf } from './kinds.ts';
 import { brokerHost } from './parse.ts';
@@ -26,18 +25,8 @@ export const SEALED_PREFIX = 'sealed.';
 /** The userinfo every face shows in place of the credentials, and an update may give back. */
 export const MASK = '***';
 
-/** Boxes made per config object (resolved once, frozen): deriving the key costs more than opening. */
-const boxes = new WeakMap<Pick<Config, 'secret'>, SecretBox>();
-
-/** The box of URL credentials for `config.secret`. */
-export function urlCredentialsBox(config: Pick<Config, 'secret'>): SecretBox {
-  let box = boxes.get(config);
-  if (box === undefined) {
-    box = createSecretBox(config.secret ?? undefined, { purpose: URL_CREDENTIALS_PURPOSE });
-    boxes.set(config, box);
-  }
-  return box;
-}
+/** The box of URL credentials for `config.secret` (and the `previousSecrets` it replaced). */
+export const urlCredentialsBox = (config: BoxSecrets): SecretBox => secretBoxOf(config, URL_CREDENTIALS_PURPOSE);
 
 const parsed = (text: string): URL | null => {
   try {
@@ -84,12 +73,33 @@ export function holdsCredentialsInClear(stored: string): boolean {
   }
 }
 
+/** The sealed value a stored url holds (`enc:…` or `plain:…`), or null: none, or a damaged seal. */
+function sealedIn(stored: string): string | null {
+  if (!stored.includes('@')) return null; // most urls: no userinfo, no parsing
+  const url = parsed(stored);
+  if (url === null) return null;
+  try {
+    return sealedValue(url);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a stored url's credentials are sealed under one of `config.previousSecrets`: what `app
+ * secrets:seal` moves under the current secret, and the security audit counts.
+ */
+export function holdsCredentialsUnderPrevious(config: BoxSecrets, stored: string): boolean {
+  const sealed = sealedIn(stored);
+  return sealed !== null && urlCredentialsBox(config).sealedUnderPrevious(sealed);
+}
+
 /**
  * The url to store for `url` (a checked url's text): its userinfo sealed, or `url` unchanged when
  * it has none (every HTTP receiver's url). Sealing is not idempotent on purpose: a user name that
  * already looks sealed is sealed again, so a client can never hand in someone else's sealed value.
  */
-export function sealUrlCredentials(config: Pick<Config, 'secret'>, url: string): string {
+export function sealUrlCredentials(config: BoxSecrets, url: string): string {
   const parsedUrl = parsed(url);
   if (parsedUrl === null) return url;
   const userinfo = userinfoOf(parsedUrl);
@@ -108,7 +118,7 @@ function unreadable(endpointId: string | undefined, why: string, cause?: unknown
   return new AppError(
     500,
     `the credentials in the url of webhook endpoint ${endpointId ?? '(unknown)'} cannot be read: ${why}; ` +
-      `re-seal them (app secrets:seal --from-secret <the previous secret>) or give the url again with its credentials (app webhooks:update ${id} --url …)`,
+      `after a change of APP_SECRET, list the previous one in APP_PREVIOUS_SECRETS (then app secrets:seal re-seals them), or give the url again with its credentials (app webhooks:update ${id} --url …)`,
     { code: 'APP_WEBHOOK_SECRET_UNREADABLE', expose: true, data: { endpoint: endpointId ?? null }, cause },
   );
 }
@@ -118,7 +128,7 @@ function unreadable(endpointId: string | undefined, why: string, cause?: unknown
  * them. A url without sealed credentials is answered as it is. Throws AppError 500
  * `APP_WEBHOOK_SECRET_UNREADABLE` when the seal cannot be opened (another application secret).
  */
-export function openUrlCredentials(config: Pick<Config, 'secret'>, stored: string, endpointId?: string): string {
+export function openUrlCredentials(config: BoxSecrets, stored: string, endpointId?: string): string {
   if (!stored.includes('@')) return stored; // most urls: nothing sealed, no parsing
   const url = parsed(stored);
   if (url === null) return stored;

@@ -6,17 +6,15 @@
  * stay readable: they are shown to every role, the values only to members and admins who ask
  * (`maskHeaders`).
  */
-import type { Config } from '../../config/index.ts';
-import { createSecretBox, ENC_PREFIX, PLAIN_PREFIX, type SecretBox } from '../secret-box.ts';
+import { type BoxSecrets, ENC_PREFIX, PLAIN_PREFIX, type SecretBox, secretBoxOf } from '../secret-box.ts';
 
 const PURPOSE = 'endpoint-headers';
 
-/** The box of header values for `config.secret`. */
-export const headerBox = (config: Pick<Config, 'secret'>): SecretBox =>
-  createSecretBox(config.secret ?? undefined, { purpose: PURPOSE });
+/** The box of header values for `config.secret` (and the `previousSecrets` it replaced). */
+export const headerBox = (config: BoxSecrets): SecretBox => secretBoxOf(config, PURPOSE);
 
 /** The headers as stored: every value sealed. */
-export function sealHeaders(config: Pick<Config, 'secret'>, headers: Record<string, string>): Record<string, string> {
+export function sealHeaders(config: BoxSecrets, headers: Record<string, string>): Record<string, string> {
   const box = headerBox(config);
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, box.seal(value)]));
 }
@@ -26,7 +24,7 @@ export function sealHeaders(config: Pick<Config, 'secret'>, headers: Record<stri
  * was sealed under another application secret (re-seal with `app secrets:seal`).
  */
 export function openHeaders(
-  config: Pick<Config, 'secret'>,
+  config: BoxSecrets,
   stored: Record<string, string> | null | undefined,
   endpointId?: string,
 ): Record<string, string> {
@@ -52,4 +50,18 @@ export function maskHeaders(headers: Record<string, string>): Record<string, nul
  */
 export function holdsHeaderValuesInClear(stored: Record<string, string> | null | undefined): boolean {
   return Object.values(stored ?? {}).some((value) => !value.startsWith(ENC_PREFIX));
+}
+
+/**
+ * How many of the stored values are sealed under one of `config.previousSecrets`: what `app
+ * secrets:seal` moves under the current secret, and the security audit counts.
+ */
+export function headerValuesUnderPrevious(
+  config: BoxSecrets,
+  stored: Record<string, string> | null | undefined,
+): number {
+  const values = Object.values(stored ?? {});
+  if (values.length === 0) return 0; // most endpoints: no box at all
+  const box = headerBox(config);
+  return values.filter((value) => box.sealedUnderPrevious(value)).length;
 }

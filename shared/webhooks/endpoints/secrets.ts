@@ -5,8 +5,7 @@
  * `expiresAt` and sign alongside the new one until then. Secrets are never logged.
  */
 import { unprocessable } from '../../errors/app-error.ts';
-import type { Config } from '../../config/index.ts';
-import { createSecretBox, type SecretBox } from '../secret-box.ts';
+import { type BoxSecrets, type SecretBox, secretBoxOf } from '../secret-box.ts';
 import { generateSecretFor, shownSecret, type SigningScheme } from '../signing.ts';
 import { changeEndpoint, endpointRecord } from './store.ts';
 import type { StoredEndpoint, StoredSecret } from '../endpoint-stores/types.ts';
@@ -14,8 +13,8 @@ import type { WebhookDeps } from '../deps.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import { MAX_GRACE_MS } from './grace-limit.ts';
 
-/** The secret box of this configuration (encrypting when `config.secret` is set). */
-export const secretBoxFor = (config: Pick<Config, 'secret'>): SecretBox => createSecretBox(config.secret ?? undefined);
+/** The secret box of this configuration (encrypting when `config.secret` is set, opening with `previousSecrets` too). */
+export const secretBoxFor = (config: BoxSecrets): SecretBox => secretBoxOf(config);
 
 /** A secret that still signs, as `webhooks:show --reveal` prints it. */
 export interface RevealedSecret {

@@ -164,4 +164,44 @@ describe('config layers', () => {
     assert.doesNotMatch(masked, /topsecret|hunter2/);
     assert.match(masked, /db\.internal:5432/);
   });
+
+  it('masks each previous secret when printed', () => {
+    const { config } = resolveConfig({
+      env: { APP_SECRET: 'topsecret', APP_PREVIOUS_SECRETS: 'oldsecret1,oldsecret2' },
+    });
+    const masked = maskConfig(config);
+    assert.deepEqual(masked.previousSecrets, ['[masked]', '[masked]']);
+    assert.doesNotMatch(JSON.stringify(masked), /oldsecret/);
+  });
+});
+
+describe('config.previousSecrets', () => {
+  it('is empty by default, read from APP_PREVIOUS_SECRETS as a comma list and from a file as an array of strings', () => {
+    assert.deepEqual(resolveConfig({ env: {} }).config.previousSecrets, []);
+    assert.deepEqual(
+      resolveConfig({ env: { APP_SECRET: 'current', APP_PREVIOUS_SECRETS: 'old-one, old-two' } }).config
+        .previousSecrets,
+      ['old-one', 'old-two'],
+    );
+    assert.deepEqual(
+      resolveConfig({ env: { APP_CONFIG: 'app.json' }, ...files({ secret: 'current', previousSecrets: ['old-one'] }) })
+        .config.previousSecrets,
+      ['old-one'],
+    );
+  });
+
+  it('refuses a previous secret equal to the current one, in one problem that names both settings and never the value', () => {
+    assert.throws(
+      () =>
+        resolveConfig({ env: { APP_SECRET: 'the-current-secret', APP_PREVIOUS_SECRETS: 'old,the-current-secret' } }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems, [
+          'previousSecrets (APP_PREVIOUS_SECRETS) holds the current secret (APP_SECRET): list only the secrets APP_SECRET replaced',
+        ]);
+        assert.doesNotMatch(error.message, /the-current-secret/);
+        return true;
+      },
+    );
+  });
 });

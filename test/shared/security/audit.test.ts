@@ -4,6 +4,7 @@ import { resolveConfig } from '../../../shared/config/index.ts';
 import { auditConfig, summaryLine } from '../../../shared/security/audit.ts';
 import {
   countHeaderValuesInClear,
+  countSealedUnderPrevious,
   countUnencryptedSecrets,
   countUrlCredentialsInClear,
 } from '../../../shared/security/audit-facts.ts';
@@ -55,6 +56,7 @@ const CASES: {
   { id: 'auth.lockout-disabled', severity: 'medium', env: { APP_AUTH__LOCKOUT: 'false' } },
   { id: 'public-url.missing', severity: 'medium', drop: ['APP_PUBLIC_URL'] },
   { id: 'mail.missing', severity: 'low', drop: ['APP_MAIL__URL'] },
+  { id: 'secret.previous-configured', severity: 'low', env: { APP_PREVIOUS_SECRETS: 'the application secret before' } },
 ];
 
 describe('security audit rules', () => {
@@ -225,6 +227,47 @@ describe('app audit', () => {
 
     const sealed = await app(['secrets:seal', '--json'], { DATABASE_URL: db.url, APP_SECRET: SECRET });
     assert.equal(sealed.code, 0, sealed.stderr);
+    await assertNoFindings(db);
+  });
+
+  it('a previous secret still configured is a low finding saying how many values are still sealed under it, until secrets:seal moves them and it is removed', async () => {
+    const db = await createTestDatabase();
+    const PREVIOUS = 'the production application secret before the rotation';
+    await registerEndpoint({ config: db.configWith({ secret: PREVIOUS }), sql: db.sql, log: db.log }, OPERATOR, {
+      url: BROKER_URL,
+      events: ['*'],
+      headers: { authorization: 'Bearer hv-5e0a91' },
+    });
+    const rotating = { DATABASE_URL: db.url, APP_SECRET: SECRET, APP_PREVIOUS_SECRETS: PREVIOUS };
+    assert.equal(
+      await countSealedUnderPrevious({ ...db, config: db.configWith({ secret: SECRET, previousSecrets: [PREVIOUS] }) }),
+      3,
+    );
+
+    const found = await run(rotating);
+    assert.equal(found.code, 0, `a low finding only: ${found.stderr}`);
+    const [finding] = JSON.parse(found.stdout).findings;
+    assert.deepEqual(
+      { id: finding.id, severity: finding.severity, setting: finding.setting, remedy: finding.remedy },
+      {
+        id: 'secret.previous-configured',
+        severity: 'low',
+        setting: 'previousSecrets',
+        remedy: 'run `app secrets:seal`, then remove APP_PREVIOUS_SECRETS',
+      },
+    );
+    assert.match(finding.message, /3 value\(s\) in the endpoint store are still sealed under one$/);
+    assert.ok(!found.stdout.includes(PREVIOUS), 'the previous secret is not printed');
+
+    const sealed = await app(['secrets:seal', '--json'], rotating);
+    assert.equal(sealed.code, 0, sealed.stderr);
+    assert.equal(JSON.parse(sealed.stdout).moved, 3);
+    const after = await run(rotating);
+    assert.deepEqual(ids(JSON.parse(after.stdout).findings), ['secret.previous-configured']);
+    assert.match(
+      JSON.parse(after.stdout).findings[0].message,
+      /no value in the endpoint store is sealed under one any more$/,
+    );
     await assertNoFindings(db);
   });
 

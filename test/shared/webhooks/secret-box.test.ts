@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import { createSecretBox } from '../../../shared/webhooks/secret-box.ts';
+import { createSecretBox, secretBoxOf } from '../../../shared/webhooks/secret-box.ts';
 import { generateSecret } from '../../../shared/webhooks/signing.ts';
 
 const APP_SECRET = 'a long application secret used only by these tests';
@@ -133,5 +133,78 @@ describe('createSecretBox without an application secret', () => {
   it('refuses an enc: value with APP_WEBHOOK_SECRET_UNREADABLE naming the endpoint', () => {
     const sealed = createSecretBox(APP_SECRET).seal(generateSecret());
     assert.throws(() => createSecretBox(undefined).open(sealed, 'ep_3'), unreadableFor('ep_3'));
+  });
+});
+
+describe('createSecretBox with previous application secrets (rotating APP_SECRET)', () => {
+  const OLD = 'the application secret before the rotation, 40 chars';
+  const NEW = 'the application secret after the rotation, long enough';
+  const keyIdOf = (sealed: string) => sealed.split(':')[2];
+  const rotated = createSecretBox(NEW, { previous: [OLD] });
+
+  it('opens a value sealed under a previous secret', () => {
+    const secret = generateSecret();
+    assert.equal(rotated.open(createSecretBox(OLD).seal(secret), 'ep_1'), secret);
+  });
+
+  it('opens a value sealed under any of several previous secrets, and under the current one', () => {
+    const older = 'the application secret two rotations ago, 40 chars';
+    const box = createSecretBox(NEW, { previous: [older, OLD] });
+    for (const sealer of [createSecretBox(older), createSecretBox(OLD), createSecretBox(NEW)]) {
+      assert.equal(box.open(sealer.seal('a value')), 'a value');
+    }
+  });
+
+  it('seals under the current secret only: its keyId is the current one', () => {
+    const sealed = rotated.seal(generateSecret());
+    assert.equal(keyIdOf(sealed), keyIdOf(createSecretBox(NEW).seal('x')));
+    assert.notEqual(keyIdOf(sealed), keyIdOf(createSecretBox(OLD).seal('x')));
+    assert.equal(rotated.sealedHere(sealed), true);
+    assert.throws(() => createSecretBox(OLD).open(sealed), { code: 'APP_WEBHOOK_SECRET_UNREADABLE' });
+  });
+
+  it('refuses a value sealed under a secret that is neither current nor previous with APP_WEBHOOK_SECRET_UNREADABLE', () => {
+    const sealed = createSecretBox('some other application secret, never configured').seal(generateSecret());
+    assert.throws(() => rotated.open(sealed, 'ep_5'), unreadableFor('ep_5'));
+  });
+
+  it('tells a value under a previous secret (to re-seal) from one under the current secret or in clear', () => {
+    assert.equal(rotated.sealedUnderPrevious(createSecretBox(OLD).seal('x')), true);
+    assert.equal(rotated.sealedUnderPrevious(rotated.seal('x')), false);
+    assert.equal(rotated.sealedUnderPrevious('plain:x'), false);
+    assert.equal(rotated.sealedUnderPrevious(createSecretBox('never configured').seal('x')), false);
+    assert.equal(createSecretBox(NEW).sealedUnderPrevious(createSecretBox(OLD).seal('x')), false);
+  });
+
+  it('keeps a key of its own for each purpose: a previous secret opens only its own purpose', () => {
+    const headersBefore = createSecretBox(OLD, { purpose: 'endpoint-headers' });
+    const headersAfter = createSecretBox(NEW, { purpose: 'endpoint-headers', previous: [OLD] });
+    const sealed = headersBefore.seal('Bearer k1');
+    assert.equal(headersAfter.open(sealed), 'Bearer k1');
+    assert.throws(() => rotated.open(sealed, 'ep_6'), unreadableFor('ep_6'));
+    assert.notEqual(keyIdOf(headersAfter.seal('x')), keyIdOf(rotated.seal('x')));
+  });
+
+  it('without a current secret, stores plain: and still opens what a previous secret sealed', () => {
+    const box = createSecretBox(undefined, { previous: [OLD] });
+    assert.equal(box.encrypted, false);
+    assert.equal(box.seal('x'), 'plain:x');
+    assert.equal(box.open(createSecretBox(OLD).seal('x')), 'x');
+  });
+});
+
+describe('secretBoxOf (the boxes of a configuration)', () => {
+  const OLD = 'the application secret before the rotation, 40 chars';
+  const config = { secret: 'the application secret after the rotation, long enough', previousSecrets: [OLD] };
+
+  it('makes one box per configuration and purpose, its keys derived once, and opens with previousSecrets', () => {
+    const box = secretBoxOf(config);
+    assert.equal(secretBoxOf(config), box, 'the same box again');
+    assert.notEqual(secretBoxOf(config, 'endpoint-headers'), box, 'another purpose, another box');
+    assert.equal(box.open(createSecretBox(OLD).seal('x')), 'x');
+    assert.equal(
+      secretBoxOf(config, 'endpoint-headers').open(createSecretBox(OLD, { purpose: 'endpoint-headers' }).seal('y')),
+      'y',
+    );
   });
 });

@@ -7,16 +7,18 @@ import { createOpener } from '../../../worker/delivery/opener.ts';
 
 const SECRET = 'an application secret of the test, long enough';
 
-/** A config whose `secret` counts its reads: header values derive their box's key at each opening. */
-function countingConfig(secret = SECRET) {
-  const reads = { count: 0 };
-  const config = {
-    get secret() {
-      reads.count += 1;
-      return secret;
-    },
+/**
+ * Whether each call of `open` opened anew: an opening makes a new object, a kept value is the
+ * same object again (1: opened now, 0: kept).
+ */
+function openings<K, V>(open: (key: K) => V) {
+  const last = new Map<K, V>();
+  return (key: K): number => {
+    const value = open(key);
+    const fresh = last.get(key) !== value;
+    last.set(key, value);
+    return fresh ? 1 : 0;
   };
-  return { config, reads };
 }
 
 describe('createOpener', () => {
@@ -44,27 +46,34 @@ describe('createOpener', () => {
 
   it('opens an endpoint’s header values once per process, however many attempts use them', () => {
     const sealed = sealHeaders({ secret: SECRET }, { authorization: 'Bearer one' });
-    const { config, reads } = countingConfig();
-    const opener = createOpener(config);
-    const before = reads.count;
-    for (let attempt = 0; attempt < 50; attempt += 1) opener.headers(sealed, 'ep_1');
-    assert.equal(reads.count - before, 1);
+    const opener = createOpener({ secret: SECRET });
+    const opened = openings((stored: Record<string, string>) => opener.headers(stored, 'ep_1'));
+    let total = 0;
+    for (let attempt = 0; attempt < 50; attempt += 1) total += opened(sealed);
+    assert.equal(total, 1);
   });
 
   it('keeps at most maxEntries of a kind, letting the least recently used go first', () => {
     const one = sealHeaders({ secret: SECRET }, { authorization: 'Bearer one' });
     const two = sealHeaders({ secret: SECRET }, { authorization: 'Bearer two' });
     const three = sealHeaders({ secret: SECRET }, { authorization: 'Bearer three' });
-    const { config, reads } = countingConfig();
-    const opener = createOpener(config, { maxEntries: 2 });
-    const opened = (stored: Record<string, string>) => {
-      const before = reads.count;
-      opener.headers(stored, 'ep_1');
-      return reads.count - before; // 1: opened now, 0: kept
-    };
+    const opener = createOpener({ secret: SECRET }, { maxEntries: 2 });
+    const opened = openings((stored: Record<string, string>) => opener.headers(stored, 'ep_1'));
     assert.deepEqual([opened(one), opened(two), opened(one), opened(three)], [1, 1, 0, 1]);
     assert.equal(opened(one), 0, 'used last but one: kept');
     assert.equal(opened(two), 1, 'the least recently used went when the third came');
+  });
+
+  it('opens values sealed under a previous application secret (previousSecrets), each kind with its own key', () => {
+    const OLD = 'the application secret before the rotation, 40 chars';
+    const before = { secret: OLD };
+    const opener = createOpener({ secret: SECRET, previousSecrets: [OLD] });
+    assert.equal(opener.secret(secretBoxFor(before).seal('whsec_b2xk'), 'ep_1'), 'whsec_b2xk');
+    assert.deepEqual(opener.headers(sealHeaders(before, { authorization: 'Bearer old' }), 'ep_1'), {
+      authorization: 'Bearer old',
+    });
+    const url = 'amqp://user:pw@broker.example:5672/vhost';
+    assert.equal(opener.url(sealUrlCredentials(before, url), 'ep_1'), url);
   });
 
   it('keeps no failure: a value sealed under another application secret throws at every attempt', () => {
