@@ -8,9 +8,18 @@
  * then planned again at every call, about 5 ms of PostgreSQL's time for 1-2 ms of reading, though
  * its plan was the same each time. Where the caller knows one plan serves every value (only one
  * index can read the page in order), this asks for the generic one, for this statement alone:
- * `plan_cache_mode` set with `set local` in a transaction of its own. The four statements (begin,
- * set, the query, commit) go out together on one connection, so they cost about one round trip,
- * not four.
+ * `plan_cache_mode` set with `set local` in a transaction of its own (`sql.begin`: its begin, then
+ * the setting and the query together, then its commit).
+ *
+ * The query's rows are answered only once the transaction has committed: a begin, setting or
+ * commit that failed (a connection reset in the middle) fails the call. Once the connection is
+ * lost under the setting or the query, the transaction sends nothing more (the driver rejects it
+ * as the connection closes): a rollback given to the closed connection would stay unsent at the
+ * head of that connection's next session, and hold it out of the pool for good. A reserved
+ * connection (`sql.reserve()`) would carry the four statements in one round trip, but the
+ * `postgres` driver (3.4.9) loses a reservation that waits for a connection while one closes, and
+ * hands a released reservation whose connection closed to the pool's next query, which then never
+ * settles (test/shared/db/generic-plan.test.ts, test/api/listing-blip.test.ts).
  *
  * Not for a filter that another index could serve: a generic plan is made for no value in
  * particular, and may read a rare value's rows through everybody else's.
@@ -18,23 +27,27 @@
  * Inside a caller's transaction the setting would outlive the statement, so there the statement
  * is planned as PostgreSQL chooses.
  */
+import postgres from 'postgres';
 import type { Queryable } from './connect.ts';
+import { isConnectionError } from './connection-errors.ts';
+
+/** What a transaction waits on once its connection is lost: nothing, the driver rejects it. */
+const never = new Promise<never>(() => {});
+
+/** Whether `error` ended its connection, not only its statement (an ERROR the server raised for it). */
+function lostConnection(error: unknown): boolean {
+  return isConnectionError(error) && !(error instanceof postgres.PostgresError && error.severity === 'ERROR');
+}
 
 export async function withGenericPlan<T>(sql: Queryable, run: (sql: Queryable) => Promise<T>): Promise<T> {
-  if (!('reserve' in sql)) return run(sql);
-  const reserved = await sql.reserve();
-  try {
-    // each statement is its own message with its own sync: a failing query still lets the
-    // commit end the transaction, and every reply is read before the connection goes back
-    const [, , result] = await Promise.allSettled([
-      reserved`begin`,
-      reserved`set local plan_cache_mode = force_generic_plan`,
-      run(reserved),
-      reserved`commit`,
-    ]);
-    if (result.status === 'rejected') throw result.reason;
-    return result.value;
-  } finally {
-    reserved.release();
-  }
+  if (!('begin' in sql)) return run(sql);
+  return sql.begin(async (tx) => {
+    // the setting is sent first, the query right behind it, without waiting for its answer
+    const set = tx`set local plan_cache_mode = force_generic_plan`.execute();
+    const [, result] = await Promise.all([set, run(tx)]).catch((error: unknown) => {
+      if (lostConnection(error)) return never;
+      throw error;
+    });
+    return result;
+  }) as Promise<T>;
 }

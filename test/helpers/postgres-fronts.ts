@@ -21,8 +21,10 @@ async function closeWith(server: Server, clients: Set<Socket>): Promise<void> {
 
 /**
  * A proxy in front of `target`: `reset()` closes every client connection with an RST (the client
- * sees ECONNRESET: 'error', then 'close'); `sent(marker)` resolves once a client has sent bytes
- * holding `marker` towards the server; `open` counts the client connections open.
+ * sees ECONNRESET: 'error', then 'close'); `cut()` does so and closes its port until `restore()`
+ * (new connections are refused, as by a server that is away); `sent(marker)` resolves once a
+ * client has sent bytes holding `marker` towards the server; `open` counts the client
+ * connections open.
  */
 export async function startResettingProxy(target: string) {
   const upstream = new URL(target);
@@ -41,15 +43,22 @@ export async function startResettingProxy(target: string) {
     forward(client, upstream);
   });
   const url = await listenInFront(server, target);
+  const reset = () => {
+    for (const client of clients) client.resetAndDestroy();
+  };
   return {
     url,
     get open() {
       return clients.size;
     },
     sent: (marker: string) => new Promise<void>((resolve) => markers.push({ marker, resolve })),
-    reset() {
-      for (const client of clients) client.resetAndDestroy();
+    reset,
+    async cut() {
+      const closing = new Promise((resolve) => server.close(resolve));
+      reset();
+      await closing;
     },
+    restore: () => new Promise<void>((resolve) => server.listen(Number(new URL(url).port), '127.0.0.1', resolve)),
     close: () => closeWith(server, clients),
   };
 }
