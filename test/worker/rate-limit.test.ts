@@ -77,7 +77,11 @@ describe('per-endpoint rate limit', () => {
       await Promise.all(Array.from({ length: 30 }, (_, i) => send(polling, made, 'tick.tock', { i })))
     ).flat();
     assert.equal(ids.length, 30);
-    const seconds = () => arrivals.map((at) => ((at - emitted) / 1000).toFixed(2)).join(' ');
+    // the pace is counted from the last emit's answer: on a loaded machine the 30 emits themselves
+    // may take a second or two, which is not what this checks
+    const queued = Date.now();
+    const seconds = () =>
+      `${arrivals.map((at) => ((at - emitted) / 1000).toFixed(2)).join(' ')} (emits answered after ${((queued - emitted) / 1000).toFixed(2)} s)`;
 
     // midway, the deliveries still waiting are jobs scheduled ahead, each for its own start: none
     // holds a worker but those starting now
@@ -95,13 +99,13 @@ describe('per-endpoint rate limit', () => {
 
     await eventually(
       () => arrivals.length >= 30 || undefined,
-      Math.max(0, 8_000 - (Date.now() - emitted)),
-      '30 arrivals within 8 s of the emit',
+      Math.max(0, 8_000 - (Date.now() - queued)),
+      '30 arrivals within 8 s of the emits',
     ).catch((error: Error) => {
       throw new Error(`${error.message}; arrivals (s after the emit): ${seconds()}`);
     });
     t.diagnostic(`arrivals (s after the emit): ${seconds()}`);
-    assert.ok(Date.now() - emitted <= 8_000, `all 30 within 8 s of the emit: ${seconds()}`);
+    assert.ok(Date.now() - queued <= 8_000, `all 30 within 8 s of the emits: ${seconds()}`);
     const sorted = [...arrivals].sort((a, b) => a - b);
     const busiest = Math.max(...sorted.map((start) => sorted.filter((at) => at >= start && at < start + 1000).length));
     assert.ok(busiest <= 6, `at most 5 (+1) in any one-second window, saw ${busiest}: ${seconds()}`);
