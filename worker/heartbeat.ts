@@ -45,6 +45,7 @@ import { DELIVERY_TASK } from '../shared/webhooks/deliveries/job.ts';
 import { gatesToWake, wakeEndpoints } from '../shared/webhooks/deliveries/flow.ts';
 import { sweepRuns } from '../shared/webhooks/deliveries/store.ts';
 import { isConnectionError } from '../shared/db/connection-errors.ts';
+import { transaction } from '../shared/db/transaction.ts';
 
 /** A failed beat in the log: an unreachable database by its reason alone (every beat of an outage fails alike), anything else with its stack. */
 const failure = (error: unknown) => (isConnectionError(error) ? { reason: (error as Error).message } : { err: error });
@@ -195,7 +196,7 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
   const { config, log } = deps;
   const staleMs = config.worker.staleAfter;
   const retryMs = config.webhooks.backoff.base;
-  const result = await deps.sql.begin(async (tx) => {
+  const result = await transaction(deps.sql, async (tx) => {
     const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${SWEEP_LOCK}) as locked`;
     if (!locked) return { stalePools: [], rearmed: 0, removed: 0, swept: false, woken: 0 };
     // a row whose process's liveness lock no backend of this database holds: that process is gone

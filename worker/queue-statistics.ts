@@ -20,6 +20,7 @@
  */
 import type { Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
+import { transaction } from '../shared/db/transaction.ts';
 
 /** Transaction advisory lock held while one worker analyzes ('app' + 2). */
 const ANALYZE_LOCK = 0x61707002;
@@ -59,7 +60,7 @@ export async function checkQueueStatistics(sql: Sql): Promise<QueueStatistics> {
   if (!statisticsStale(row.available, row.planned)) return { ...row, analyzed: false };
   // PostgreSQL would only warn that it skipped the table
   if (!owner) return { ...row, analyzed: false, forbidden: true };
-  const analyzed = await sql.begin(async (tx) => {
+  const analyzed = await transaction(sql, async (tx) => {
     const [{ locked }] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${ANALYZE_LOCK}) as locked`;
     if (locked) await tx`analyze graphile_worker._private_jobs`;
     return locked;

@@ -9,6 +9,7 @@ import { checkNewPassword, verifyPassword } from './passwords.ts';
 import { startSession, type StartedSession } from './sessions.ts';
 import { selectUserById } from './user-store.ts';
 import { insertNewUser, storePassword, userNotFound, type User } from './users.ts';
+import { transaction } from '../db/transaction.ts';
 
 /**
  * `POST /register`, `POST /signup` (with `auth.signup` on): a new `member` whose tenant is its own
@@ -56,7 +57,7 @@ export async function changePassword(
     minLength: deps.config.auth.passwordMinLength,
     email: row.email,
   });
-  const changed = await deps.sql.begin(async (tx) => {
+  const changed = await transaction(deps.sql, async (tx) => {
     const user = await storePassword({ ...deps, sql: tx }, userId, password); // ends every session of the user
     return { user, session: await startSession(deps, userId, { sql: tx }) };
   });

@@ -14,6 +14,7 @@ import { checkNewPassword } from './passwords.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import { findUserRow, storePassword, toUser, type User } from './users.ts';
 import { selectUserById } from './user-store.ts';
+import { transaction } from '../db/transaction.ts';
 
 export const LINK_PREFIX = 'app_pwl_';
 
@@ -70,7 +71,7 @@ const linkInvalid = () =>
 export async function completePasswordLink(deps: AccountDeps, token: unknown, password: unknown): Promise<User> {
   if (!looksLikeSecret(token, LINK_PREFIX)) throw linkInvalid();
   const at = clockOf(deps);
-  const user = await deps.sql.begin(async (tx) => {
+  const user = await transaction(deps.sql, async (tx) => {
     const userId = await useLink(tx, secretDigest(token), at);
     if (!userId) throw linkInvalid();
     const row = await selectUserById(tx, userId);

@@ -14,6 +14,7 @@ import { clockOf, type AccountDeps } from './deps.ts';
 import { deleteExpiredPortalLinks, insertPortalLink, usePortalLinkRow } from './portal-store.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import { startSession, type PortalGrant, type StartedSession } from './sessions.ts';
+import { transaction } from '../db/transaction.ts';
 
 export const PORTAL_LINK_PREFIX = 'app_prt_';
 
@@ -87,7 +88,7 @@ export async function usePortalLink(
 ): Promise<StartedSession> {
   if (!looksLikeSecret(token, PORTAL_LINK_PREFIX)) throw portalLinkInvalid();
   const at = clockOf(deps);
-  return deps.sql.begin(async (tx) => {
+  return transaction(deps.sql, async (tx) => {
     const grant = await usePortalLinkRow(tx, secretDigest(token), at);
     if (!grant) throw portalLinkInvalid();
     return startSession(deps, null, { portal: grant, sql: tx, replacing: options.replacing });

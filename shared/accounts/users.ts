@@ -23,6 +23,7 @@ import {
   updatePasswordHash,
   type UserRow,
 } from './user-store.ts';
+import { transaction } from '../db/transaction.ts';
 
 /** A user as every face shows it (never its password hash). */
 export interface User {
@@ -150,7 +151,7 @@ export async function setUserDisabled(
   const found = await findUserRow(deps, idOrEmail);
   const at = clockOf(deps);
   let revoked: string[] = [];
-  const row = await deps.sql.begin(async (tx) => {
+  const row = await transaction(deps.sql, async (tx) => {
     const updated = await updateDisabled(tx, found.id, disabled, at);
     if (disabled) {
       await deleteUserSessions(tx, found.id);

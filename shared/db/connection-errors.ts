@@ -113,3 +113,11 @@ export function configurationProblem(error: unknown): ConfigurationProblem | und
   }
   return undefined;
 }
+
+/**
+ * True when `error` ended its connection, not only its statement: a connection error that is not
+ * an ERROR the server raised for a statement (which leaves the session open).
+ */
+export function isConnectionLost(error: unknown): boolean {
+  return isConnectionError(error) && (error as ErrorLike | undefined)?.severity !== 'ERROR';
+}

@@ -8,14 +8,12 @@
  * then planned again at every call, about 5 ms of PostgreSQL's time for 1-2 ms of reading, though
  * its plan was the same each time. Where the caller knows one plan serves every value (only one
  * index can read the page in order), this asks for the generic one, for this statement alone:
- * `plan_cache_mode` set with `set local` in a transaction of its own (`sql.begin`: its begin, then
+ * `plan_cache_mode` set with `set local` in a transaction of its own (`transaction`: its begin, then
  * the setting and the query together, then its commit).
  *
  * The query's rows are answered only once the transaction has committed: a begin, setting or
- * commit that failed (a connection reset in the middle) fails the call. Once the connection is
- * lost under the setting or the query, the transaction sends nothing more (the driver rejects it
- * as the connection closes): a rollback given to the closed connection would stay unsent at the
- * head of that connection's next session, and hold it out of the pool for good. A reserved
+ * commit that failed (a connection reset in the middle) fails the call, and a connection lost
+ * under the setting or the query is given nothing more (shared/db/transaction.ts). A reserved
  * connection (`sql.reserve()`) would carry the four statements in one round trip, but the
  * `postgres` driver (3.4.9) loses a reservation that waits for a connection while one closes, and
  * hands a released reservation whose connection closed to the pool's next query, which then never
@@ -27,27 +25,15 @@
  * Inside a caller's transaction the setting would outlive the statement, so there the statement
  * is planned as PostgreSQL chooses.
  */
-import postgres from 'postgres';
 import type { Queryable } from './connect.ts';
-import { isConnectionError } from './connection-errors.ts';
-
-/** What a transaction waits on once its connection is lost: nothing, the driver rejects it. */
-const never = new Promise<never>(() => {});
-
-/** Whether `error` ended its connection, not only its statement (an ERROR the server raised for it). */
-function lostConnection(error: unknown): boolean {
-  return isConnectionError(error) && !(error instanceof postgres.PostgresError && error.severity === 'ERROR');
-}
+import { transaction } from './transaction.ts';
 
 export async function withGenericPlan<T>(sql: Queryable, run: (sql: Queryable) => Promise<T>): Promise<T> {
   if (!('begin' in sql)) return run(sql);
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     // the setting is sent first, the query right behind it, without waiting for its answer
     const set = tx`set local plan_cache_mode = force_generic_plan`.execute();
-    const [, result] = await Promise.all([set, run(tx)]).catch((error: unknown) => {
-      if (lostConnection(error)) return never;
-      throw error;
-    });
+    const [, result] = await Promise.all([set, run(tx)]);
     return result;
-  }) as Promise<T>;
+  });
 }

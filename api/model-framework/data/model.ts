@@ -1,5 +1,6 @@
 import type { Queryable, Sql } from '../../../shared/db/connect.ts';
 import { unprocessable } from '../../../shared/errors/app-error.ts';
+import { transaction } from '../../../shared/db/transaction.ts';
 import { newExternalId } from './external-id.ts';
 import {
   countRows,
@@ -244,11 +245,11 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
       write: (db: Queryable) => Promise<T>,
     ): Promise<T> =>
       emits(change)
-        ? (sql.begin(async (tx) => {
+        ? transaction(sql, async (tx) => {
             const record = await write(tx);
             if (record) await (deps.events as ModelEvents).emit(tx, model, change, record);
             return record;
-          }) as Promise<T>)
+          })
         : write(sql);
     const model: Model = {
       name: shape.name,

@@ -14,6 +14,7 @@
 import type { Config } from '../../config/index.ts';
 import type { Queryable, Sql } from '../../db/connect.ts';
 import { deliveryJobSpec } from './job.ts';
+import { transaction } from '../../db/transaction.ts';
 
 /**
  * Inside the caller's transaction: locks the gates of `endpointIds` (in endpoint order, as every
@@ -71,7 +72,7 @@ export async function wakeEndpoints(
   endpointIds: readonly string[],
 ): Promise<number> {
   if (endpointIds.length === 0) return 0;
-  return sql.begin((tx) => admit(tx, config, endpointIds)) as Promise<number>;
+  return transaction(sql, (tx) => admit(tx, config, endpointIds));
 }
 
 /**

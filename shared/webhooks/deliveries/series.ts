@@ -16,6 +16,7 @@
 import type { Fragment } from '../../db/bounded-total.ts';
 import type { Sql } from '../../db/connect.ts';
 import type { TenantScope } from '../../access/tenant-scope.ts';
+import { transaction } from '../../db/transaction.ts';
 
 /** The windows a chart offers: how wide a bucket is and how many there are. */
 export const SERIES_WINDOWS = Object.freeze({
@@ -147,7 +148,7 @@ export async function deliverySeries(
   // planned for these very bounds every time: a generic plan (the driver's statements are
   // prepared, and PostgreSQL may switch to one after five runs) knows neither the partitions to
   // leave out nor how few attempts the window holds, and reads every partition whole
-  const rows = await sql.begin(async (tx) => {
+  const rows = await transaction(sql, async (tx) => {
     await tx`set local plan_cache_mode = force_custom_plan`;
     return tx<SeriesRow[]>`
     select case when grouping(x.start) = 0 then x.start end as start,

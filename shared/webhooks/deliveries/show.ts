@@ -12,6 +12,7 @@ import {
   type DeliveryDetails,
   type DeliveryRow,
 } from './record.ts';
+import { transaction } from '../../db/transaction.ts';
 
 type DetailsRow = DeliveryRow & { endpoint_owner: string | null };
 
@@ -29,25 +30,29 @@ export async function showDelivery(
   if (!isIdText(id)) throw deliveryNotFound(id);
   // One snapshot for both reads: an outcome recorded between them would otherwise show a
   // finished delivery without its last attempt.
-  const [rows, attempts] = await sql.begin('isolation level repeatable read read only', async (tx) => [
-    await tx<DetailsRow[]>`
+  const [rows, attempts] = await transaction(
+    sql,
+    async (tx) => [
+      await tx<DetailsRow[]>`
       select ${tx.unsafe(SUMMARY_COLUMNS)}, g.owner as endpoint_owner
         from app_webhook_deliveries d join app_endpoint_gate g on g.endpoint_id = d.endpoint_id
        where d.id = ${id}`,
-    await tx<
-      {
-        attempt: number;
-        started_at: Date;
-        duration_ms: number;
-        status: number | null;
-        outcome: AttemptDetails['outcome'];
-        error: string | null;
-        excerpt: string | null;
-      }[]
-    >`
+      await tx<
+        {
+          attempt: number;
+          started_at: Date;
+          duration_ms: number;
+          status: number | null;
+          outcome: AttemptDetails['outcome'];
+          error: string | null;
+          excerpt: string | null;
+        }[]
+      >`
       select attempt, started_at, duration_ms, status, outcome, error, excerpt
         from app_webhook_attempts where delivery_id = ${id} order by attempt`,
-  ]);
+    ],
+    'isolation level repeatable read read only',
+  );
   const row = rows[0];
   if (row === undefined || !inScope(scope, row.owner) || !inScope(scope, row.endpoint_owner))
     throw deliveryNotFound(id);

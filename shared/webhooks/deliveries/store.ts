@@ -22,6 +22,7 @@ import { activeSecrets } from '../endpoints/secrets.ts';
 
 import { deliveryJobSpec, type DeliveryJobPayload } from './job.ts';
 import type { DeliveryStatus } from '../events/enqueue.ts';
+import { transaction } from '../../db/transaction.ts';
 
 export type { DeliveryJobPayload, DeliveryStatus };
 
@@ -487,7 +488,7 @@ export async function recordGone(
   sql: Sql,
   record: AttemptRecord & { endpointId: string },
 ): Promise<{ stopped: number; owner: string | null; reason: string } | null> {
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     if (!(await recordAttempt(tx, record))) return null;
     const reason = `the receiver answered 410 Gone to delivery ${record.deliveryId}`;
     const endpoints = await tx<{ owner: string | null }[]>`

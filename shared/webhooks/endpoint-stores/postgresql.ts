@@ -16,6 +16,7 @@ import type {
   SubscriberEndpoint,
 } from './types.ts';
 import { pageOf } from './paging.ts';
+import { transaction } from '../../db/transaction.ts';
 
 interface Row {
   id: string;
@@ -129,7 +130,7 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
     serviceDatabase: !options.owned,
     async install() {
       if (!options.owned) return; // the service's own database: the migrations own the table
-      await sql.begin(async (tx) => {
+      await transaction(sql, async (tx) => {
         // one installer at a time, whoever runs it
         await tx`select pg_advisory_xact_lock(hashtext(${`app endpoint store ${table}`}))`;
         await tx`

@@ -12,7 +12,8 @@
  * the logical queue `webhooks.queue` is recorded in `app_webhook_deliveries.queue`.
  */
 import { type AppError, unavailable, unprocessable } from '../../errors/app-error.ts';
-import type { Sql } from '../../db/connect.ts';
+import type { Queryable, Sql } from '../../db/connect.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { unprepared } from '../../db/unprepared.ts';
 import { envelopeBody, type PayloadText } from './envelope.ts';
 import { newDeliveryIds, newEventId } from '../ids.ts';
@@ -103,7 +104,7 @@ export class DuplicateEvent extends Error {
  * older than the window is released (its event keeps its rows, loses the id) and taken anew.
  */
 async function insertSourcedEvent(
-  tx: Sql,
+  tx: Queryable,
   event: {
     id: string;
     type: string;
@@ -189,11 +190,7 @@ export async function enqueueDeliveries(
 
   try {
     // on a pool: a transaction of its own; inside a caller's transaction (model events): a savepoint of it
-    const inTransaction = (work: (tx: Sql) => Promise<Enqueued>): Promise<Enqueued> =>
-      'savepoint' in sql && !('begin' in sql)
-        ? (sql as unknown as { savepoint: (work: (tx: Sql) => Promise<Enqueued>) => Promise<Enqueued> }).savepoint(work)
-        : (sql.begin(work as never) as unknown as Promise<Enqueued>);
-    return await inTransaction(async (tx) => {
+    return await inTransaction(sql, async (tx) => {
       if (deps.deadline?.expired) throw requestTimedOut();
       if (input.sourceId) {
         const written = await insertSourcedEvent(

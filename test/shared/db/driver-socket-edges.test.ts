@@ -310,7 +310,8 @@ describe('driver sockets: reserved connections and transactions across a cut', (
     // The transaction's rollback is given to the connection after its close, behind the statement
     // the close failed: the driver keeps it, unsent, at the head of the connection's next session,
     // which answers the query it reconnected for, then waits for the rollback's answer and takes no
-    // other query. generic-plan.ts sends nothing more once its connection is lost, for that reason.
+    // other query. The service's transactions send nothing more once their connection is lost,
+    // for that reason (shared/db/transaction.ts).
     await t.test(
       'the queries after the first',
       {
