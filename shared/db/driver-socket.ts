@@ -39,6 +39,10 @@
  * socket it makes over this one, which is made to end together too (`tls.connect` is wrapped for
  * that, below; test/shared/db/driver-tls.test.ts).
  *
+ * A connection the server closes cleanly before its session starts (a proxy in front of a database
+ * that is down) is told to the driver as an error, so its query fails with a connection error
+ * instead of waiting while the driver opens connection after connection (shared/db/session-start.ts).
+ *
  * Left as the driver does it: a statement a transaction sends after its connection closed is
  * answered by the next session's start-up without having run (it never reaches that session:
  * the stale bytes are dropped as above); the transaction itself rejects and stores nothing
@@ -47,6 +51,7 @@
 import { Socket } from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from '../log/logger.ts';
+import { CANCEL_REQUEST, SSL_REQUEST, watchSessionStart } from './session-start.ts';
 
 /** The driver's resolved options this reads (every host and port of the URL, or a Unix socket). */
 interface DriverConnectOptions {
@@ -59,8 +64,8 @@ interface DriverConnectOptions {
 /** Protocol codes of the messages a connection may open with (PostgreSQL's protocol 3.0). */
 const OPENING_CODES = new Set([
   196_608, // StartupMessage, protocol 3.0
-  80_877_103, // SSLRequest
-  80_877_102, // CancelRequest
+  SSL_REQUEST,
+  CANCEL_REQUEST,
   80_877_104, // GSSENCRequest
 ]);
 
@@ -95,8 +100,10 @@ const ours = new WeakMap<Socket, { log: Logger | undefined; direct: boolean }>()
 /**
  * Makes `socket` tell its listeners (the driver) of its end as its 'error' and its 'close' in one
  * go (see the file comment); its own later 'close', and any further 'error', are not passed on.
+ * When `cutShort` says the server closed it cleanly before the session started, the close is told
+ * as an error too (shared/db/session-start.ts), if anyone still listens for one.
  */
-function endTogether(socket: Socket): void {
+function endTogether(socket: Socket, cutShort?: () => boolean): void {
   const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
   let ended = false;
   socket.emit = ((event: string | symbol, ...args: unknown[]) => {
@@ -107,8 +114,21 @@ function endTogether(socket: Socket): void {
       emit('error', ...args);
       return emit('close', true);
     }
+    if (cutShort?.() && socket.listenerCount('error') > 0) {
+      emit('error', closedBeforeSession(socket));
+      return emit('close', true);
+    }
     return emit('close', ...args);
   }) as Socket['emit'];
+}
+
+/** What a connection the server closed before its session started fails its query with. */
+function closedBeforeSession(socket: Socket): Error {
+  const { host, port } = socket as Socket & { host?: string; port?: number };
+  const where = host === undefined ? 'the database server' : `the database server at ${host}:${port}`;
+  return Object.assign(new Error(`${where} closed the connection before its session started`), {
+    code: 'CONNECTION_CLOSED',
+  });
 }
 
 /**
@@ -124,9 +144,19 @@ if (!(tls.connect as { [WRAPPED]?: true })[WRAPPED]) {
     const options = args[0] as { socket?: unknown } | undefined;
     const own = options && typeof options === 'object' && options.socket instanceof Socket && ours.get(options.socket);
     if (own) {
-      endTogether(made);
+      // the session's messages, decrypted, from the first; its opening (a startup or a cancel
+      // request) is the first write on this socket
+      let opening: number | undefined;
+      const onOpening = (code: number) => {
+        opening = code;
+      };
+      endTogether(
+        made,
+        watchSessionStart(made, () => opening),
+      );
       // a direct TLS connection's startup message is the first write on this socket, not on ours
-      if (own.direct) mendStartup(made, own.log, 'secureConnect');
+      if (own.direct) mendStartup(made, own.log, 'secureConnect', onOpening);
+      else noteOpening(made, onOpening);
     }
     return made;
   };
@@ -153,14 +183,34 @@ export function driverSocket(log?: Logger): (options: DriverConnectOptions) => S
       Object.assign(socket, { host, port });
       socket.connect(port, host);
     }
-    endTogether(socket);
     const direct = options.sslnegotiation === 'direct';
     ours.set(socket, { log, direct });
     // a direct TLS connection opens with the TLS handshake, which does not pass through `write`:
-    // the TLS socket made over this one is mended instead
-    if (!direct) mendStartup(socket, log, 'now');
+    // the TLS socket made over this one is mended and watched instead
+    if (direct) {
+      endTogether(socket);
+      return socket;
+    }
+    let opening: number | undefined;
+    endTogether(
+      socket,
+      watchSessionStart(socket, () => opening),
+    );
+    mendStartup(socket, log, 'now', (code) => {
+      opening = code;
+    });
     return socket;
   };
+}
+
+/** Tells `onOpening` the code of `socket`'s first write when that is one opening message. */
+function noteOpening(socket: Socket, onOpening: (code: number) => void): void {
+  const write = socket.write;
+  socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    socket.write = write;
+    if (Buffer.isBuffer(chunk) && isOpening(chunk, 0)) onOpening(chunk.readUInt32BE(4));
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as Socket['write'];
 }
 
 /**
@@ -169,12 +219,18 @@ export function driverSocket(log?: Logger): (options: DriverConnectOptions) => S
  * event loop's immediates after `from` (now, or the TLS handshake's end on a direct TLS
  * connection, where the driver writes its startup message), `socket` is closed cleanly.
  */
-function mendStartup(socket: Socket, log: Logger | undefined, from: 'now' | 'secureConnect'): void {
+function mendStartup(
+  socket: Socket,
+  log: Logger | undefined,
+  from: 'now' | 'secureConnect',
+  onOpening?: (code: number) => void,
+): void {
   let written = false;
   const write = socket.write;
   socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
     if (!written && Buffer.isBuffer(chunk)) {
       const opening = fromLastOpening(chunk);
+      if (isOpening(opening, 0)) onOpening?.(opening.readUInt32BE(4));
       if (opening.length < chunk.length)
         log?.debug(
           { dropped: chunk.length - opening.length },

@@ -2,7 +2,8 @@
  * While the database is away the API answers 503 problem+json `APP_DATABASE_UNAVAILABLE` with
  * `Retry-After`, promptly (no request hangs on reconnect delays), GraphQL fields carry the same
  * code, readiness says 503; and once the database is back, readiness and the API follow within a
- * couple of seconds. "Away" is a TCP cut, a database that refuses connections (what a managed
+ * couple of seconds. "Away" is a TCP cut, a proxy in front of a database that is down (it accepts
+ * connections and closes them before a word), a database that refuses connections (what a managed
  * PostgreSQL does during maintenance), and a `DATABASE_URL` that names a database or role the
  * server does not have (a configuration problem: logged once as such, not per request).
  */
@@ -98,6 +99,26 @@ describe('the web process and a database outage', () => {
     // a few more failed attempts, as an outage of some seconds makes (the driver's own backoff grew with each)
     for (let i = 0; i < 5; i += 1) await (await fetch(`${base}/readyz`)).text();
     await proxy.restore();
+    await assertRecovers(base, headers);
+  });
+
+  it('answers 503 the same way behind a proxy whose database is down (connections accepted and closed), and recovers', async () => {
+    const db = await createTestDatabase();
+    const proxy = await startTcpProxy(db.url);
+    cleanups.push(() => proxy.close());
+    const { base, headers } = await webOn(db, proxy.url);
+    assert.equal((await fetch(`${base}/api/v1/webhooks`, { headers })).status, 200);
+
+    proxy.refuse();
+    await assertUnavailable(base, headers);
+    // asked again and again for a second and a half, the reconnect backoff paces the attempts,
+    // as it does for a database that refuses connections (the driver alone opened hundreds a second)
+    const before = proxy.accepted;
+    const started = performance.now();
+    while (performance.now() - started < 1_500) assert.equal((await fetch(`${base}/readyz`)).status, 503);
+    const perSecond = (proxy.accepted - before) / ((performance.now() - started) / 1000);
+    assert.ok(perSecond < 50, `${Math.round(perSecond)} connections a second while the database was down`);
+    proxy.flow();
     await assertRecovers(base, headers);
   });
 

@@ -3,8 +3,9 @@
  * every connection and refuses new ones (the port is closed), `restore()` listens again on the
  * same port. `stall()` makes it a black hole instead: connections stay open (and new ones are
  * accepted) but nothing passes either way, as with a server that stopped answering; `flow()`
- * forwards new connections again. The service under test is given `url`; the test keeps its own
- * direct connection.
+ * forwards new connections again. `refuse()` plays a proxy whose server is down: every connection
+ * is closed, and new ones are accepted and closed at once, cleanly; `flow()` ends that too. The
+ * service under test is given `url`; the test keeps its own direct connection.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -20,6 +21,7 @@ export interface TcpProxy {
   cut(): Promise<void>;
   restore(): Promise<void>;
   stall(): void;
+  refuse(): void;
   flow(): void;
   close(): Promise<void>;
 }
@@ -35,6 +37,7 @@ export async function startTcpProxy(target: string, listenPort = 0): Promise<Tcp
   let port = listenPort;
   let accepted = 0;
   let stalled = false;
+  let refusing = false;
   const listen = async () => {
     server = createServer((client) => {
       accepted += 1;
@@ -45,6 +48,11 @@ export async function startTcpProxy(target: string, listenPort = 0): Promise<Tcp
       client.on('close', () => sockets.delete(client));
       if (stalled) {
         client.resume();
+        return;
+      }
+      if (refusing) {
+        client.resume();
+        client.end();
         return;
       }
       const backend = connect(Number(upstream.port || 5432), upstream.hostname);
@@ -93,8 +101,13 @@ export async function startTcpProxy(target: string, listenPort = 0): Promise<Tcp
       for (const hole of holes) hole();
       holes.clear();
     },
+    refuse() {
+      refusing = true;
+      for (const socket of sockets) socket.end();
+    },
     flow() {
       stalled = false;
+      refusing = false;
     },
     close: cut,
   };

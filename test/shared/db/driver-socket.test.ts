@@ -5,13 +5,18 @@
  * the reconnect backoff (at most 1 s), not after `connect_timeout` (5 s) or never.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect as connectTo, createServer, type Server, type Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type Sql } from '../../../shared/db/connect.ts';
+import { isConnectionError } from '../../../shared/db/connection-errors.ts';
 import { fromLastOpening } from '../../../shared/db/driver-socket.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
+import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 import { linesInto } from '../../helpers/logs.ts';
+import { eventually } from '../../helpers/poll.ts';
 import { queryOnNextClose } from '../../helpers/postgres-fronts.ts';
 import { forward, listenInFront, startTcpProxy } from '../../helpers/tcp-proxy.ts';
 
@@ -124,21 +129,123 @@ describe('connect() after the database comes back', () => {
         (error: unknown) => error,
       );
       await server.firstRefused;
-      if (mode === 'starting-up') {
-        const refused = (await first) as { code?: string };
-        assert.equal(refused.code, '57P03', 'refused with the server’s own answer, not a timeout');
-        server.ready();
-      } else {
-        // a clean close during startup: the driver keeps the query and connects again
-        server.ready();
-        await promptly('the waiting query', () => first);
-        assert.deepEqual([...((await first) as { one: number }[])], [{ one: 1 }]);
-      }
+      const refused = (await first) as { code?: string };
+      // a close without a word is told to the driver as an error, as a refused connection is
+      assert.equal(
+        refused.code,
+        mode === 'starting-up' ? '57P03' : 'CONNECTION_CLOSED',
+        'refused with the server’s answer, not a timeout',
+      );
+      server.ready();
       assert.ok(server.refused >= 1);
       await promptly('the next query', () => sql`select 2`);
       await promptly('two at once', () => Promise.all([sql`select 3`, sql`select 4`]));
     });
   }
+});
+
+/**
+ * A server in front of `target` that closes each connection cleanly before its session starts:
+ * at once (`accepts-and-closes`, a proxy whose database is down), or once the database has sent
+ * everything of the start-up but its ReadyForQuery (`closes-before-ready`); over TLS as well
+ * (`tls`: the handshake made, then the TLS session closed).
+ */
+async function closingFront(target: string, mode: 'accepts-and-closes' | 'closes-before-ready' | 'tls') {
+  const upstream = new URL(target);
+  let accepted = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    accepted += 1;
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    if (mode === 'accepts-and-closes') return void client.end();
+    if (mode === 'tls') {
+      client.once('data', () => {
+        client.write('S');
+        const secure = new TLSSocket(client, { isServer: true, key: TLS_KEY, cert: TLS_CERT });
+        secure.on('error', () => client.destroy());
+        secure.once('secure', () => secure.end());
+      });
+      return;
+    }
+    // passes the client's bytes on and the server's back, up to the start-up's ReadyForQuery
+    const backend = connectTo(Number(upstream.port), upstream.hostname);
+    sockets.add(backend);
+    backend.on('error', () => backend.destroy());
+    backend.on('close', () => sockets.delete(backend));
+    client.on('data', (bytes: Buffer) => backend.write(bytes));
+    let seen = Buffer.alloc(0);
+    backend.on('data', (bytes: Buffer) => {
+      seen = Buffer.concat([seen, bytes]);
+      for (let at = 0; at + 5 <= seen.length; at += 1 + seen.readUInt32BE(at + 1)) {
+        if (seen[at] !== 0x5a) continue;
+        client.end(seen.subarray(0, at));
+        backend.destroy();
+        return;
+      }
+    });
+  });
+  const url = new URL(await listenInFront(server, target));
+  if (mode === 'tls') url.searchParams.set('sslmode', 'require');
+  cleanups.push(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return {
+    url: url.toString(),
+    get accepted() {
+      return accepted;
+    },
+  };
+}
+
+describe('connect() to a server that closes connections before their session starts', () => {
+  for (const mode of ['accepts-and-closes', 'closes-before-ready', 'tls'] as const) {
+    it(`${mode}: each query fails with a connection error within the reconnect backoff, which paces the connections`, async () => {
+      const db = await createTestDatabase();
+      const front = await closingFront(db.url, mode);
+      const sql: Sql = connect(db.configWith({ databaseUrl: front.url }), undefined, { max: 2 });
+      cleanups.push(() => sql.end({ timeout: 1 }));
+      const started = performance.now();
+      let failed = 0;
+      // queries asked one after another for a second and a half, as a process keeps asking
+      while (performance.now() - started < 1_500) {
+        const error = await Promise.race([
+          sql`select 1`.then(
+            () => 'answered',
+            (e: unknown) => e,
+          ),
+          sleep(PROMPT_MS, 'still waiting', { ref: false }),
+        ]);
+        assert.ok(isConnectionError(error), `a connection error: ${String(error)}`);
+        failed += 1;
+      }
+      assert.ok(failed >= 2, `${failed} queries failed`);
+      // 50 ms doubling to 1 s between attempts: a handful in 1.5 s (the driver alone made hundreds)
+      assert.ok(front.accepted <= 12, `${front.accepted} connections in 1.5 s`);
+    });
+  }
+
+  it('a query cancelled on a healthy server is still cancelled (the server closes a cancel request’s connection without a word)', async () => {
+    const db = await createTestDatabase();
+    const sql: Sql = connect(db.config, undefined, { max: 1 });
+    cleanups.push(() => sql.end({ timeout: 1 }));
+    const query = sql`select pg_sleep(5)`;
+    const outcome = query.then(
+      () => 'answered',
+      (e: { code?: string }) => e.code,
+    );
+    await eventually(
+      async () =>
+        (await db.sql`select 1 from pg_stat_activity where query = 'select pg_sleep(5)' and state = 'active'`).length >
+        0,
+      PROMPT_MS,
+      'the query running',
+    );
+    await promptly('the cancel', () => Promise.resolve(query.cancel()));
+    assert.equal(await outcome, '57014');
+  });
 });
 
 describe('fromLastOpening', () => {
