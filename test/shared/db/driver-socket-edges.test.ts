@@ -160,15 +160,15 @@ describe('driver sockets: a cancelled query', () => {
 });
 
 describe('driver sockets: LISTEN connections', () => {
-  for (const how of ['cut and restored', 'reset (RST)'] as const) {
+  for (const how of ['cut and restored', 'reset (RST)', 'refused by a proxy, then passed'] as const) {
     it(`re-listen after their connection is ${how}, and hear later notifications`, async () => {
-      const cutting = how === 'cut and restored' ? await startTcpProxy(db.url) : undefined;
+      const cutting = how === 'reset (RST)' ? undefined : await startTcpProxy(db.url);
       const resetting = cutting ? undefined : await kept(startResettingProxy(db.url));
       if (cutting) cleanups.push(() => cutting.close());
       const sql = pool((cutting ?? resetting)?.url as string, 2);
       const heard: string[] = [];
       let listened = 0;
-      const channel = `edges_${how === 'cut and restored' ? 'cut' : 'rst'}`;
+      const channel = `edges_${how.split(' ')[0]}`;
       await within(
         'listen',
         sql.listen(
@@ -180,7 +180,13 @@ describe('driver sockets: LISTEN connections', () => {
       await db.sql.notify(channel, 'before');
       await eventually(() => heard.includes('before'), DEADLINE_MS, 'the first notification');
 
-      if (cutting) {
+      if (how === 'refused by a proxy, then passed') {
+        // a proxy whose server is down: connections accepted and closed before a word, for a while
+        const before = cutting?.accepted ?? 0;
+        cutting?.refuse();
+        await eventually(() => (cutting?.accepted ?? 0) >= before + 2, DEADLINE_MS, 'connecting again, refused');
+        cutting?.flow();
+      } else if (cutting) {
         await cutting.cut();
         await cutting.restore();
       } else {
