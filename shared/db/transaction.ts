@@ -34,8 +34,12 @@ export type TransactionSql = postgres.TransactionSql<Record<string, never>>;
  */
 export const LOST_CONNECTION_GRACE_MS = 1_000;
 
-/** What work answers the driver once its connection is lost: nothing. */
-const never = new Promise<never>(() => {});
+/**
+ * What work answers the driver once its connection is lost: a promise that never settles, made
+ * anew each time so that nothing keeps it (a shared one would hold every abandoned transaction's
+ * continuation among its reactions for the life of the process).
+ */
+const nothing = (): Promise<never> => new Promise<never>(() => {});
 
 /** Each transaction's (and its savepoints') promise that settles once the driver has settled the transaction. */
 const settledOf = new WeakMap<object, Promise<void>>();
@@ -57,7 +61,7 @@ async function settlesWithin(settled: Promise<void>, ms: number): Promise<boolea
 function guarded<T>(tx: TransactionSql, settled: Promise<void>, work: (tx: TransactionSql) => Promise<T>): Promise<T> {
   settledOf.set(tx, settled);
   return work(tx).catch(async (error: unknown) => {
-    if (isConnectionLost(error) && (await settlesWithin(settled, LOST_CONNECTION_GRACE_MS))) return never;
+    if (isConnectionLost(error) && (await settlesWithin(settled, LOST_CONNECTION_GRACE_MS))) return nothing();
     throw error;
   });
 }

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { connect, type Sql } from '../../../shared/db/connect.ts';
 import { inTransaction, LOST_CONNECTION_GRACE_MS, savepoint, transaction } from '../../../shared/db/transaction.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
@@ -164,6 +166,33 @@ describe('transaction across a connection reset', () => {
     await rejection('the cut transaction', cut);
     await answersEveryQuery(sql);
     assert.equal(await stored('savepoint-outer'), false);
+  });
+
+  it('a transaction abandoned on a lost connection is not kept: the driver’s side of it is collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const collected = new Set<string>();
+    const registry = new FinalizationRegistry<string>((tag) => collected.add(tag));
+    const { sql, proxy } = await cutPool();
+    const abandon = async (marker: string) => {
+      const sent = proxy.sent(marker);
+      const cut = transaction(sql, async (tx) => {
+        // the transaction's own query function: what the driver's part, waiting on the work, holds
+        registry.register(tx, marker);
+        await tx.unsafe(`select pg_sleep(0.5) as ${marker}`);
+      });
+      await sent;
+      proxy.reset();
+      await rejection('the cut transaction', cut);
+      await answersEveryQuery(sql);
+    };
+    await abandon('abandoned_first');
+    await abandon('abandoned_second');
+    for (let round = 0; round < 50 && collected.size < 2; round += 1) {
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual([...collected].sort(), ['abandoned_first', 'abandoned_second']);
   });
 
   it('work that throws a connection error of its own, on a connection still open, is rolled back after the grace', async () => {
