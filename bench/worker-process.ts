@@ -15,8 +15,15 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the worker on `db` (`env` added to its environment) and waits until it says it started. */
-export async function startWorkerProcess(db: BenchDatabase, env: Record<string, string> = {}): Promise<WorkerProcess> {
+/**
+ * Starts the worker on `db` (`env` added to its environment) and waits until it says it started;
+ * `onSpawn` hears its process id at once (it may deliver before it says so).
+ */
+export async function startWorkerProcess(
+  db: BenchDatabase,
+  env: Record<string, string> = {},
+  onSpawn?: (pid: number) => void,
+): Promise<WorkerProcess> {
   const child = spawn(
     process.execPath,
     [...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean), 'bench/worker.ts'],
@@ -35,6 +42,7 @@ export async function startWorkerProcess(db: BenchDatabase, env: Record<string, 
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  if (child.pid !== undefined) onSpawn?.(child.pid);
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
