@@ -147,7 +147,7 @@ async function startPostgres(): Promise<void> {
   });
   const log = createLogger(config, { name: 'chaos' });
   const sql = connect(config, log, { max: 2, name: 'chaos-setup' });
-  await migrate({ config, sql, log });
+  await migrate({ config, log });
   await sql.end();
 }
 /** The script's own reads (a fresh connection each time: the server restarts under it). */

@@ -58,7 +58,7 @@ export async function benchDatabase(
   });
   const log = createLogger(config, { name: 'bench' });
   const sql = connect(config, log, { max: 8, name: 'bench' });
-  await migrate({ config, sql, log });
+  await migrate({ config, log });
   return {
     url: url.toString(),
     config,

@@ -54,7 +54,7 @@ try {
   const { config } = resolveConfig({ env: { NODE_ENV: 'test', DATABASE_URL: templateUrl.toString() } });
   const log = createLogger(config, { name: 'test' });
   const sql = connect(config, log, { max: 1 });
-  await migrate({ config, sql, log });
+  await migrate({ config, log });
   await sql.end();
 
   // a folder named on the command line stands for the test files under it

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { driverUrls } from './driver-urls.ts';
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
-import type { Queryable, Sql } from './connect.ts';
+import { connect, type Queryable } from './connect.ts';
 import { graphileLogger } from './graphile-logger.ts';
 
 /** The project's migrations folder. */
@@ -90,35 +90,41 @@ export function schemaCheck(sql: Queryable, options: { dir?: string } = {}): () 
  * Applies the numbered, forward-only SQL files in `migrations/` that have not been applied
  * yet, each in its own transaction (or one per step, STEP_MARKER), then installs or upgrades graphile-worker's schema. Safe
  * to run from several processes at once: the whole run holds a session advisory lock.
+ *
+ * The run has a connection of its own (a pool of one, ended afterwards) rather than one reserved
+ * from the caller's pool: the `postgres` driver (3.4.9) gives the pool's next query a released
+ * reservation whose connection closed, and that query never settles, so a database blip during a
+ * web process's install at boot would have left its pool a connection short for good.
  */
 export async function migrate(
-  deps: { config: Config; sql: Sql; log: Logger },
+  deps: { config: Config; log: Logger },
   options: { dir?: string } = {},
 ): Promise<MigrationResult> {
-  const { config, sql, log } = deps;
+  const { config, log } = deps;
   const dir = options.dir ?? MIGRATIONS_DIR;
   const files = await migrationFiles(dir);
-  const reserved = await sql.reserve();
+  // one connection, kept open for the session lock
+  const session = connect(config, log, { max: 1, name: 'app-migrate', keepOpen: true });
   try {
-    await reserved`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await reserved`
+    await session`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await session`
       create table if not exists app_migrations (
         name text primary key,
         applied_at timestamptz not null default now()
       )`;
-    const done = new Set((await reserved<{ name: string }[]>`select name from app_migrations`).map((row) => row.name));
+    const done = new Set((await session<{ name: string }[]>`select name from app_migrations`).map((row) => row.name));
     const applied: string[] = [];
     for (const file of files) {
       if (done.has(file)) continue;
       const steps = (await readFile(join(dir, file), 'utf8')).split(STEP_MARKER);
       for (const [index, text] of steps.entries()) {
-        await reserved`begin`;
+        await session`begin`;
         try {
-          await reserved.unsafe(text);
-          if (index === steps.length - 1) await reserved`insert into app_migrations (name) values (${file})`;
-          await reserved`commit`;
+          await session.unsafe(text);
+          if (index === steps.length - 1) await session`insert into app_migrations (name) values (${file})`;
+          await session`commit`;
         } catch (error) {
-          await reserved`rollback`;
+          await session`rollback`.catch(() => undefined);
           const step = steps.length > 1 ? ` (step ${index + 1} of ${steps.length})` : '';
           throw new Error(`migration ${file} failed${step}: ${(error as Error).message}`, { cause: error });
         }
@@ -129,7 +135,7 @@ export async function migrate(
     await installQueueSchema(config, log);
     return { applied, alreadyApplied: done.size };
   } finally {
-    await reserved`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
-    reserved.release();
+    await session`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
+    await session.end({ timeout: 5 });
   }
 }

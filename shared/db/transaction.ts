@@ -18,8 +18,8 @@
  * after `LOST_CONNECTION_GRACE_MS`. Work that catches such an error itself and goes on sending
  * statements is not covered: it should not.
  *
- * Every transaction of the service goes through here; test/layers.test.ts keeps `sql.begin` and
- * `.savepoint(` out of the rest of the source.
+ * Every transaction of the service goes through here; test/shared/db/transaction.test.ts keeps the
+ * driver's `begin`, `savepoint` and `reserve` out of the rest of the processes' code.
  */
 import type postgres from 'postgres';
 import type { Queryable, Sql } from './connect.ts';

@@ -68,7 +68,7 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
   const config = testConfig(url);
   const log = createLogger(config, { name: 'test' });
   const sql = connect(config, log, { max: 4 });
-  if (!template && !options.empty) await migrate({ config, sql, log });
+  if (!template && !options.empty) await migrate({ config, log });
   cleanups.push(async () => {
     await sql.end({ timeout: 5 });
     await admin.unsafe(`drop database if exists ${name} with (force)`);

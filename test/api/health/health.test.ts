@@ -156,7 +156,7 @@ describe('readiness faults', () => {
         behind.body.reason,
         /^the database is not migrated: \d+ migrations pending, from 001_webhooks\.sql \(run app migrate\)$/,
       );
-      await migrate({ config: empty.config, sql: empty.sql, log: empty.log });
+      await migrate({ config: empty.config, log: empty.log });
       assert.equal((await get(base, '/readyz')).status, 200);
     } finally {
       await web.shutdown('test');

@@ -6,6 +6,9 @@ import { describe, it } from 'node:test';
 import { connect } from '../../../shared/db/connect.ts';
 import { migrate } from '../../../shared/db/migrate.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
+import { surviveDriverCrashAsProcessesDo } from '../../helpers/driver-crash.ts';
+import { eventually } from '../../helpers/poll.ts';
+import { startResettingProxy } from '../../helpers/postgres-fronts.ts';
 import { spawnNode } from '../../helpers/processes.ts';
 
 describe('migrate', () => {
@@ -63,5 +66,37 @@ describe('migrate', () => {
       ['001_ok.sql'],
     );
     await sql.end();
+  });
+
+  it('runs on a connection of its own: cut in the middle, it fails, and the caller’s pool answers every later query', async () => {
+    const db = await createTestDatabase({ empty: true });
+    surviveDriverCrashAsProcessesDo(db.log);
+    const proxy = await startResettingProxy(db.url);
+    const config = db.configWith({ databaseUrl: proxy.url });
+    // the caller's pool: a web process's, of one connection so that one lost shows at once
+    const pool = connect(config, db.log, { max: 1, name: 'caller' });
+    try {
+      await pool`select 1`;
+      const dir = await mkdtemp(join(tmpdir(), 'migrations-'));
+      await writeFile(join(dir, '001_slow.sql'), 'select pg_sleep(0.5) as migration_in_flight;');
+      const sent = proxy.sent('migration_in_flight');
+      const run = migrate({ config, log: db.log }, { dir });
+      await sent;
+      proxy.reset();
+      await assert.rejects(run, /migration 001_slow\.sql failed/);
+      for (let i = 0; i < 3; i += 1) {
+        const [row] = await pool<{ i: number }[]>`select ${i}::int as i`;
+        assert.equal(row?.i, i);
+      }
+      // the server ends the cut session's backend once its statement is over
+      await eventually(
+        async () => (await db.sql`select 1 from pg_stat_activity where application_name = 'app-migrate'`).length === 0,
+        5_000,
+        'the run’s connections ended with it',
+      );
+    } finally {
+      await pool.end({ timeout: 1 });
+      await proxy.close();
+    }
   });
 });

@@ -213,10 +213,9 @@ describe('transaction across a connection reset', () => {
 });
 
 describe('every transaction goes through transaction()', () => {
-  /** Where the driver's own calls may stay: the helper, and the migrations' one reserved connection. */
+  /** Where the driver's own calls may stay: the helper. */
   const ALLOWED: Record<string, RegExp> = {
     'shared/db/transaction.ts': /\.(begin|savepoint)\(/,
-    'shared/db/migrate.ts': /\.reserve\(/,
   };
 
   it('no file of the processes calls the driver’s begin, savepoint or reserve itself', async () => {
