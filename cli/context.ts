@@ -20,6 +20,11 @@ export interface CliContext {
   exit(code: number): void;
   /** Opens the pool on first use. */
   sql(): Sql;
+  /**
+   * The configuration, for a command that opens the database on its own (`migrate`), once the
+   * checks `sql()` makes have passed: the production guard and a database to open.
+   */
+  databaseConfig(): Config;
   /** The store of the endpoint table (`webhooks.store`), opened on first use. */
   endpoints(): EndpointStore;
   /** Prints records: one JSON document with --json, else the text form. */
@@ -86,7 +91,7 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
     exit(code) {
       io.exitCode = code;
     },
-    sql() {
+    databaseConfig() {
       if (refusal !== undefined) throw new Error(refusal);
       if (!config.databaseUrl) {
         throw new AppError(
@@ -97,7 +102,10 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
           },
         );
       }
-      pool ??= connect(config, log, { max: 2, name: 'app-cli' });
+      return config;
+    },
+    sql() {
+      pool ??= connect(context.databaseConfig(), log, { max: 2, name: 'app-cli' });
       return pool;
     },
     endpoints() {
