@@ -20,7 +20,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createWebServer } from '../../api/server.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { createToken } from '../../shared/tokens/tokens.ts';
@@ -28,6 +27,7 @@ import { createTestDatabase } from '../helpers/database.ts';
 import { surviveDriverCrashAsProcessesDo } from '../helpers/driver-crash.ts';
 import { linesInto } from '../helpers/logs.ts';
 import { eventually } from '../helpers/poll.ts';
+import { runBlips, type Blip } from '../helpers/blips.ts';
 import { startResettingProxy } from '../helpers/postgres-fronts.ts';
 import { endpoint, harness } from '../worker/helpers.ts';
 
@@ -191,15 +191,6 @@ function hammer() {
   };
 }
 
-/** Resolves once a client sent bytes holding `marker`, failing past `ANSWER_MS` (the emits stopped sending it). */
-async function sentBy(marker: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    proxy.sent(marker),
-    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`nothing sent ${marker}`)), ANSWER_MS))),
-  ]).finally(() => clearTimeout(timer));
-}
-
 /**
  * `POOL` emits at once while the test holds a lock that their event's insert waits for, so each
  * holds one of the web process's connections: answers how many of them waited on the lock at
@@ -263,7 +254,6 @@ describe('emits over REST during a database blip', () => {
      * the payload in every delivery's body, every time), then `commit` (named: its text only on a
      * connection's first commit, so after a blip, when every connection is new).
      */
-    type Blip = { marker: string; delayMs?: number; cut?: true; again?: Blip };
     const blips: Blip[] = [
       { marker: TAG }, // an emit's event or deliveries in flight
       { marker: 'add_jobs' }, // the deliveries in flight, the event's row written
@@ -278,27 +268,11 @@ describe('emits over REST during a database blip', () => {
     ];
     const failed: string[] = [];
     try {
-      for (let blip: Blip | undefined, next = 0; next < blips.length || blip; ) {
-        blip ??= blips[next++] as Blip;
-        const { marker, delayMs = 0, cut, again } = blip;
-        await sentBy(marker);
-        if (delayMs > 0) await sleep(delayMs);
-        const before = load.answers.length;
-        const following = again && sentBy(again.marker);
-        if (cut) {
-          await proxy.cut();
-          await eventually(() => load.answers.length >= before + CLIENTS, ANSWER_MS * 2, 'answers while cut');
-          await proxy.restore();
-        } else proxy.reset();
-        if (following) {
-          await following;
-          blip = again;
-          continue;
-        }
-        blip = undefined;
-        // the clients go on past the blip before the next one
-        await eventually(() => load.answers.length >= before + 2 * CLIENTS, ANSWER_MS * 2, 'answers after the blip');
-      }
+      await runBlips(proxy, blips, {
+        answered: () => load.answers.length,
+        clients: CLIENTS,
+        answerMs: ANSWER_MS,
+      });
     } catch (error) {
       failed.push(String(error));
     } finally {

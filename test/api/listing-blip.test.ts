@@ -12,14 +12,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createWebServer } from '../../api/server.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { createToken } from '../../shared/tokens/tokens.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { surviveDriverCrashAsProcessesDo } from '../helpers/driver-crash.ts';
 import { linesInto } from '../helpers/logs.ts';
-import { eventually } from '../helpers/poll.ts';
+import { runBlips, type Blip } from '../helpers/blips.ts';
 import { startResettingProxy } from '../helpers/postgres-fronts.ts';
 import { endpoint, harness, send } from '../worker/helpers.ts';
 
@@ -159,15 +158,6 @@ function hammer() {
   };
 }
 
-/** Resolves once a client sent bytes holding `marker`, failing past `ANSWER_MS` (the listings stopped sending it). */
-async function sentBy(marker: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    proxy.sent(marker),
-    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`nothing sent ${marker}`)), ANSWER_MS))),
-  ]).finally(() => clearTimeout(timer));
-}
-
 describe('listings through the generic plan during a database blip', () => {
   it('every answer is the exact page or a prompt 503 APP_DATABASE_UNAVAILABLE, and afterwards every call answers 200 promptly', async () => {
     for (const [path, direct] of Object.entries(LISTINGS)) {
@@ -191,7 +181,6 @@ describe('listings through the generic plan during a database blip', () => {
      * every call: the owner's name is sent with each of its listing's statements (the page, the
      * count), the texts only by the connections opened anew after a blip.
      */
-    type Blip = { marker: string; delayMs?: number; cut?: true; again?: Blip };
     // delayMs places the reset after the marker's statements went out, some of them answered
     const blips: Blip[] = [
       { marker: owner },
@@ -204,27 +193,11 @@ describe('listings through the generic plan during a database blip', () => {
     ];
     const failed: string[] = [];
     try {
-      for (let blip: Blip | undefined, next = 0; next < blips.length || blip; ) {
-        blip ??= blips[next++] as Blip;
-        const { marker, delayMs = 0, cut, again } = blip;
-        await sentBy(marker);
-        if (delayMs > 0) await sleep(delayMs);
-        const before = load.answers.length;
-        const following = again && sentBy(again.marker);
-        if (cut) {
-          await proxy.cut();
-          await eventually(() => load.answers.length >= before + CLIENTS, ANSWER_MS * 2, 'answers while cut');
-          await proxy.restore();
-        } else proxy.reset();
-        if (following) {
-          await following;
-          blip = again;
-          continue;
-        }
-        blip = undefined;
-        // the clients go on past the blip before the next one
-        await eventually(() => load.answers.length >= before + 2 * CLIENTS, ANSWER_MS * 2, 'answers after the blip');
-      }
+      await runBlips(proxy, blips, {
+        answered: () => load.answers.length,
+        clients: CLIENTS,
+        answerMs: ANSWER_MS,
+      });
     } catch (error) {
       failed.push(String(error));
     } finally {
