@@ -1,7 +1,7 @@
 /**
  * The worker survives database outages in the same process. Deliveries are
  * held in flight at a receiver when the database goes away (a TCP cut, then the database refusing
- * connections); once it is back, every delivery arrives and none is left `running`, without
+ * connections, then a proxy in front of it accepting connections and closing them); once it is back, every delivery arrives and none is left `running`, without
  * restarting anything. Past `worker.outageLimit` the worker gives up (the process exits non-zero)
  * and its heartbeat has already stopped.
  */
@@ -83,7 +83,7 @@ async function workerThrough(url: string, extra: Record<string, unknown> = {}) {
 
 describe('the worker and database outages', () => {
   afterEach(stopAll);
-  it('comes back by itself after a TCP cut and after the database refused connections, delivering everything, leaving nothing running', async () => {
+  it('comes back by itself after a TCP cut, the database refusing connections and a proxy closing them, delivering everything, leaving nothing running', async () => {
     const proxy = await startTcpProxy(db.url);
     cleanups.push(() => proxy.close());
     const { h, handle, lines } = await workerThrough(proxy.url);
@@ -128,7 +128,22 @@ describe('the worker and database outages', () => {
       'every delivery of the second batch done',
     );
 
-    const all = [...first, ...second];
+    // 3. a proxy whose database is down (connections accepted, then closed before a word) while
+    // ten more are in flight
+    hold();
+    const third = (await Promise.all(Array.from({ length: 10 }, () => send(h, ep)))).flat();
+    await eventually(() => held() === 10, 15_000, 'ten more in flight again');
+    proxy.refuse();
+    release();
+    await eventually(() => !handle.health().running, 15_000, 'the runner noticed the third outage');
+    proxy.flow();
+    await eventually(
+      async () => (await statuses(third)).every((status) => status === 'done'),
+      30_000,
+      'every delivery of the third batch done',
+    );
+
+    const all = [...first, ...second, ...third];
     assert.deepEqual(
       (await statuses(all)).filter((status) => status !== 'done'),
       [],
