@@ -191,18 +191,12 @@ describe('listings through the generic plan during a database blip', () => {
       { marker: owner, cut: true, again: { marker: 'application_name', delayMs: 1 } },
       { marker: owner, delayMs: 2 },
     ];
-    const failed: string[] = [];
-    try {
-      await runBlips(proxy, blips, {
-        answered: () => load.answers.length,
-        clients: CLIENTS,
-        answerMs: ANSWER_MS,
-      });
-    } catch (error) {
-      failed.push(String(error));
-    } finally {
-      await load.stop();
-    }
+    const failed = await runBlips(proxy, blips, {
+      answered: () => load.answers.length,
+      clients: CLIENTS,
+      answerMs: ANSWER_MS,
+      stop: load.stop,
+    });
     const problems = load.answers.map((answer) => wrong(answer)).filter((problem) => problem !== undefined);
     const count = (status: number) => load.answers.filter((answer) => answer.status === status).length;
     assert.deepEqual(

@@ -20,6 +20,7 @@ import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { linesInto } from '../../helpers/logs.ts';
+import { deadlines } from '../../helpers/deadlines.ts';
 import { surviveDriverCrashAsProcessesDo } from '../../helpers/driver-crash.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { freePort } from '../../helpers/ports.ts';
@@ -59,27 +60,7 @@ after(async () => {
   process.off('unhandledRejection', onUnhandled);
 });
 
-/** Settles with `promise`, or rejects naming `what` past `ms`. */
-async function within<T>(what: string, promise: Promise<T>, ms = DEADLINE_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} hung`)), ms))),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/** The error `promise` rejects with, failing the test when it resolves or hangs. */
-async function rejection(what: string, promise: Promise<unknown>): Promise<{ code?: string; message: string }> {
-  const result = await within(
-    what,
-    promise.then(
-      () => undefined,
-      (error: { code?: string; message: string }) => error,
-    ),
-  );
-  assert.ok(result, `${what} resolved`);
-  return result;
-}
+const { within, rejection } = deadlines(DEADLINE_MS);
 
 /** Queries `sql` until it answers (a connection may fail the query that finds it closed). */
 async function answersAgain(sql: Sql): Promise<void> {

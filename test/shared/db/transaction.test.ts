@@ -13,6 +13,7 @@ import { runInNewContext } from 'node:vm';
 import { connect, type Sql } from '../../../shared/db/connect.ts';
 import { inTransaction, LOST_CONNECTION_GRACE_MS, savepoint, transaction } from '../../../shared/db/transaction.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
+import { deadlines } from '../../helpers/deadlines.ts';
 import { surviveDriverCrashAsProcessesDo } from '../../helpers/driver-crash.ts';
 import { startResettingProxy } from '../../helpers/postgres-fronts.ts';
 import { ROOT } from '../../helpers/processes.ts';
@@ -30,26 +31,7 @@ after(async () => {
 /** Far beyond a reconnect (the backoff is at most 1 s): past it, a query counts as hung. */
 const DEADLINE_MS = 5_000;
 
-async function within<T>(what: string, promise: Promise<T>, ms = DEADLINE_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} hung`)), ms))),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/** The error `promise` rejects with, failing the test when it resolves or hangs. */
-async function rejection(what: string, promise: Promise<unknown>): Promise<{ code?: string; message: string }> {
-  const error = await within(
-    what,
-    promise.then(
-      () => undefined,
-      (e: { code?: string; message: string }) => e,
-    ),
-  );
-  assert.ok(error, `${what} resolved`);
-  return error;
-}
+const { within, rejection } = deadlines(DEADLINE_MS);
 
 async function stored(id: string): Promise<boolean> {
   return (await db.sql`select 1 from transaction_probe where id = ${id}`).length === 1;
