@@ -1,5 +1,6 @@
 import { isAppError } from '../shared/errors/app-error.ts';
 import { pgErrorToAppError } from '../shared/errors/pg-errors.ts';
+import { pgRefusal } from '../shared/errors/pg-refusals.ts';
 import { isConnectionError } from '../shared/db/connection-errors.ts';
 import { clip } from '../shared/errors/describe-value.ts';
 import { boundedData, MAX_DETAIL } from './http/bounded-data.ts';
@@ -10,6 +11,12 @@ export interface Problem {
   code?: string;
   data?: Record<string, unknown>;
   headers: Record<string, string>;
+  /**
+   * The database could not serve the request now (unreachable, or a refusal that passes: read-only,
+   * out of resources, a lock or time limit): a retry may succeed. Shown to clients as it is, and
+   * logged in one line without a stack.
+   */
+  transient?: true;
 }
 
 /** Seconds a client is told to wait when the database is away (the pools reconnect within a second of its return). */
@@ -17,7 +24,9 @@ export const DATABASE_RETRY_AFTER = '2';
 
 /**
  * Turns anything thrown into what the client may see. A database that cannot be reached is a
- * 503 `APP_DATABASE_UNAVAILABLE` with `Retry-After`; unknown errors are 500s without detail.
+ * 503 `APP_DATABASE_UNAVAILABLE` with `Retry-After`, and so is one that refuses the work for now
+ * (shared/errors/pg-refusals.ts: `APP_DATABASE_READ_ONLY`, `APP_DATABASE_BUSY`, or out of
+ * resources); unknown errors are 500s without detail.
  * What echoes the client's input is bounded (http/bounded-data.ts).
  */
 export function problemFrom(error: unknown, options: { exposeInternals: boolean }): Problem {
@@ -27,6 +36,17 @@ export function problemFrom(error: unknown, options: { exposeInternals: boolean 
       detail: 'the database cannot be reached right now; try again shortly',
       code: 'APP_DATABASE_UNAVAILABLE',
       headers: { 'Retry-After': DATABASE_RETRY_AFTER },
+      transient: true,
+    };
+  }
+  const refusal = isAppError(error) ? undefined : pgRefusal(error);
+  if (refusal) {
+    return {
+      status: 503,
+      detail: refusal.detail,
+      code: refusal.code,
+      headers: { 'Retry-After': refusal.retryAfter },
+      transient: true,
     };
   }
   const known = isAppError(error) ? error : pgErrorToAppError(error);

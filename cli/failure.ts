@@ -6,6 +6,7 @@
 import { ConfigError } from '../shared/config/config-error.ts';
 import { configurationProblem, isConnectionError } from '../shared/db/connection-errors.ts';
 import { isAppError } from '../shared/errors/app-error.ts';
+import { pgRefusal } from '../shared/errors/pg-refusals.ts';
 
 /** Exit codes of the `app` CLI (README, Command-line tool). */
 export const EXIT = {
@@ -16,7 +17,7 @@ export const EXIT = {
   usage: 2,
   /** The record named does not exist. */
   notFound: 3,
-  /** The database (or a store it needs) cannot be reached. */
+  /** The database (or a store it needs) cannot be reached, or refuses the work for now (read-only, out of resources, a lock or time limit). */
   unavailable: 4,
 } as const;
 
@@ -62,6 +63,16 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
       exit: EXIT.unavailable,
       code: 'APP_DATABASE_UNAVAILABLE',
       message: `cannot reach the database at ${databaseHost(databaseUrl)} (DATABASE_URL): ${reason}`,
+    };
+  }
+  const refusal = isAppError(error) ? undefined : pgRefusal(error);
+  if (refusal) {
+    // an operator reads this: the server's own words, not the API's gentler detail
+    const sqlstate = (error as { code: string }).code;
+    return {
+      exit: EXIT.unavailable,
+      code: refusal.code,
+      message: `the database at ${databaseHost(databaseUrl)} refused for now (SQLSTATE ${sqlstate}): ${message.split('\n')[0]}`,
     };
   }
   if (isAppError(error)) {

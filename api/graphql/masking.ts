@@ -8,7 +8,7 @@
  * |----------------------------------------------------------|----------------------|------------------------------------|
  * | GraphQL's own (syntax, validation, variable coercion)    | kept                 | kept (their `code`: protocol-codes.ts) |
  * | AppError or mapped PostgreSQL error, status < 500        | kept                 | `code`, `status`, `data`           |
- * | the database unreachable (503)                           | kept                 | `code: APP_DATABASE_UNAVAILABLE`, `status` |
+ * | the database unreachable, or refusing for now (503)      | kept                 | `code` (`APP_DATABASE_*`), `status` |
  * | an AppError meant for clients, 5xx (`expose`: a store away) | kept               | `code`, `status`, `data`           |
  * | anything else (a thrown Error, a 5xx, a null for `T!`)   | "Unexpected error."  | `code: APP_GRAPHQL_INTERNAL`, `requestId` |
  *
@@ -18,7 +18,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Logger } from '../../shared/log/logger.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import { problemFrom } from '../problem.ts';
-import { logConfigurationProblem } from '../../shared/db/configuration-problem-log.ts';
+import { logTransient } from '../transient-log.ts';
 
 export const UNEXPECTED = 'Unexpected error.';
 export const INTERNAL_CODE = 'APP_GRAPHQL_INTERNAL';
@@ -47,9 +47,9 @@ export function maskError(error: GraphQLError, options: MaskOptions): GraphQLErr
     });
   // as for REST (api/middleware/errors.ts), an AppError meant for clients is a deliberate answer, not a bug
   const deliberate = isAppError(original) && original.expose;
-  if (problem.status < 500 || problem.code === 'APP_DATABASE_UNAVAILABLE' || deliberate) {
-    if (!logConfigurationProblem(options.log, original))
-      options.log.debug({ err: original, path: error.path }, 'graphql field refused');
+  if (problem.status < 500 || problem.transient || deliberate) {
+    if (problem.transient) logTransient(options.log, original);
+    else options.log.debug({ err: original, path: error.path }, 'graphql field refused');
     return rebuild(problem.detail, {
       ...(problem.code ? { code: problem.code } : {}),
       status: problem.status,

@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import { problemFrom } from '../problem.ts';
 import { weakEtag } from './json-answers.ts';
-import { logConfigurationProblem } from '../../shared/db/configuration-problem-log.ts';
+import { logTransient } from '../transient-log.ts';
 
 /**
  * The one place errors become answers: RFC 9457 `application/problem+json` with the stable
@@ -54,7 +54,7 @@ export function writeProblem(ctx: Context, error: unknown, options: ProblemOptio
   // client, a 501 for an unknown method included) is not: a client cannot flood the log
   const deliberate = problem.status < 500 || (isAppError(error) && error.expose);
   if (deliberate) options.log.debug({ err: error, status: problem.status }, 'request refused');
-  else if (problem.code === 'APP_DATABASE_UNAVAILABLE') logDatabaseUnavailable(options.log, error);
+  else if (problem.transient) logTransient(options.log, error);
   else options.log.error({ err: error, status: problem.status }, 'request failed');
   if (ctx.headerSent || !ctx.writable) return;
   ctx.status = problem.status;
@@ -84,13 +84,4 @@ export function writeProblem(ctx: Context, error: unknown, options: ProblemOptio
   }
   ctx.set('ETag', weakEtag('application/problem+json', body)); // every JSON answer has a weak ETag
   ctx.body = body;
-}
-
-/**
- * A request refused because the database cannot be reached: one line without a stack (an outage
- * fails every request alike); a configuration the server refuses is named once, at error level.
- */
-function logDatabaseUnavailable(log: Logger, error: unknown): void {
-  if (logConfigurationProblem(log, error)) return;
-  log.warn({ status: 503, reason: (error as Error).message }, 'request refused: the database cannot be reached');
 }
