@@ -18,7 +18,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Logger } from '../../shared/log/logger.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import { problemFrom } from '../problem.ts';
-import { logTransient } from '../transient-log.ts';
+import { logTransient } from '../http/transient-log.ts';
 
 export const UNEXPECTED = 'Unexpected error.';
 export const INTERNAL_CODE = 'APP_GRAPHQL_INTERNAL';

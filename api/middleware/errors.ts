@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/log/logger.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
 import { problemFrom } from '../problem.ts';
 import { weakEtag } from './json-answers.ts';
-import { logTransient } from '../transient-log.ts';
+import { logTransient } from '../http/transient-log.ts';
 
 /**
  * The one place errors become answers: RFC 9457 `application/problem+json` with the stable
