@@ -8,6 +8,7 @@
  */
 import { COMMANDS, commandName } from './commands/index.ts';
 import { type Builder, type Declared, declared, type OptionSpec } from './declared.ts';
+import { headingAnchor } from '../shared/docs/heading-anchor.ts';
 
 /** What a command's options cannot say, from what the command does. */
 const NOTES: Record<string, string> = {
@@ -106,14 +107,6 @@ instead. The exit code says what kind of failure it was:
 
 Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).`;
 
-/** Anchor GitHub gives a heading: lower case, spaces to hyphens, punctuation dropped. */
-const anchor = (heading: string) =>
-  heading
-    .toLowerCase()
-    .replace(/[^\w\s-]/g, '')
-    .trim()
-    .replace(/\s/g, '-');
-
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function typeOf(spec: OptionSpec): string {
@@ -182,11 +175,11 @@ export async function cliPage(): Promise<string> {
   for (const entry of COMMANDS) {
     const action = await entry.load();
     const found = declared(action.builder as Builder);
-    overview.push(`| [\`${entry.command}\`](#${anchor(entry.command)}) | ${cell(entry.describe)} |`);
+    overview.push(`| [\`${entry.command}\`](#${headingAnchor(entry.command)}) | ${cell(entry.describe)} |`);
     sections.push(section('###', entry.command, entry.describe, found, entry.examples, NOTES[entry.command]));
     for (const sub of found.subcommands) {
       const usage = `${commandName(entry)} ${sub.command}`;
-      overview.push(`| [\`${usage}\`](#${anchor(usage)}) | ${cell(sub.describe)} |`);
+      overview.push(`| [\`${usage}\`](#${headingAnchor(usage)}) | ${cell(sub.describe)} |`);
       sections.push(section('###', usage, sub.describe, sub.declared, []));
     }
   }

@@ -12,6 +12,23 @@ export const ref = (kind: 'schemas' | 'parameters' | 'headers' | 'responses', na
   $ref: `#/components/${kind}/${name}`,
 });
 
+/** A HAL collection of `item` under `_embedded.<type>`. */
+export const collectionOf = (type: string, item: string): Json => ({
+  allOf: [
+    ref('schemas', 'HalCollection'),
+    {
+      type: 'object',
+      properties: {
+        _embedded: {
+          type: 'object',
+          required: [type],
+          properties: { [type]: { type: 'array', items: ref('schemas', item) } },
+        },
+      },
+    },
+  ],
+});
+
 /** Media types the HAL routes answer with, the versioned one included. */
 export const JSON_TYPE = 'application/json';
 export const HAL_TYPE = 'application/hal+json';

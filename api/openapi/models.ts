@@ -6,7 +6,7 @@
  */
 import type { Field, ModelShape } from '../model-framework/data/shape.ts';
 import { Types } from '../model-framework/data/types.ts';
-import { ref, type Json } from './components.ts';
+import { collectionOf, ref, type Json } from './components.ts';
 
 /** JSON Schema of one field's value (a required field is never null). */
 export function fieldSchema(field: Pick<Field, 'type' | 'required' | 'ref' | 'hasDefault' | 'default'>): Json {
@@ -61,21 +61,7 @@ export function modelSchemas(shape: ModelShape): Json {
       properties: { externalId: { type: 'string', readOnly: true }, ...fields, ...timestamps },
     },
     [names.resource]: { allOf: [ref('schemas', 'HalResource'), ref('schemas', names.record)] },
-    [names.collection]: {
-      allOf: [
-        ref('schemas', 'HalCollection'),
-        {
-          type: 'object',
-          properties: {
-            _embedded: {
-              type: 'object',
-              required: [shape.collection],
-              properties: { [shape.collection]: { type: 'array', items: ref('schemas', names.resource) } },
-            },
-          },
-        },
-      ],
-    },
+    [names.collection]: collectionOf(shape.collection, names.resource),
     [names.create]: {
       type: 'object',
       description: `Fields a client may set on create (others are ignored).`,

@@ -1,7 +1,7 @@
 /** The token API's schemas and operations (api/tokens-api/), keyed like the webhook API's. */
 import { ROLES } from '../../shared/tokens/roles.ts';
-import { ref, type Json } from './components.ts';
-import { collectionOf, type WebhookOperation } from './webhooks.ts';
+import { collectionOf, ref, type Json } from './components.ts';
+import type { WebhookOperation } from './webhooks.ts';
 
 const string = { type: 'string' };
 const nullableString = { type: ['string', 'null'] };

@@ -6,7 +6,7 @@
  */
 import { URL_DESCRIPTION } from '../../shared/webhooks/destinations/forms.ts';
 import { PUBLIC_SHAPES, DELIVERY_STATUS_VALUES, type ShapeName } from '../../shared/webhooks/public-shapes.ts';
-import { ref, type Json } from './components.ts';
+import { collectionOf, ref, type Json } from './components.ts';
 
 const string = { type: 'string' };
 const nullableString = { type: ['string', 'null'] };
@@ -276,23 +276,6 @@ export const WEBHOOK_SCHEMAS: Json = {
   ),
   Attempt: shapeSchema('Attempt', 'One recorded attempt of a delivery.'),
 };
-
-/** A HAL collection of `item` under `_embedded.<type>`. */
-export const collectionOf = (type: string, item: string): Json => ({
-  allOf: [
-    ref('schemas', 'HalCollection'),
-    {
-      type: 'object',
-      properties: {
-        _embedded: {
-          type: 'object',
-          required: [type],
-          properties: { [type]: { type: 'array', items: ref('schemas', item) } },
-        },
-      },
-    },
-  ],
-});
 
 const query = (name: string, description: string, schema: Json = string): Json => ({
   name,

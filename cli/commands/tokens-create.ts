@@ -1,7 +1,8 @@
 import { parseDuration } from '../../shared/config/units.ts';
 import { unprocessable } from '../../shared/errors/app-error.ts';
-import { ROLES, type Role } from '../../shared/tokens/roles.ts';
+import type { Role } from '../../shared/tokens/roles.ts';
 import { defineCommand } from '../command.ts';
+import { ROLE_OPTION } from '../support/role-option.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /** `--expires 90d` in milliseconds (any duration of shared/config/units.ts). */
@@ -22,12 +23,7 @@ export const tokensCreateCommand = defineCommand({
   builder: (yargs) =>
     yargs
       .option('name', { type: 'string', demandOption: true, describe: 'Who or what uses the token' })
-      .option('role', {
-        type: 'string',
-        demandOption: true,
-        choices: ROLES,
-        describe: 'admin: every tenant; member: its owner, read and write; viewer: its owner, read only',
-      })
+      .option('role', ROLE_OPTION)
       .option('owner', {
         type: 'string',
         describe: 'The tenant a member or viewer token is bound to (required for them, refused for admin)',

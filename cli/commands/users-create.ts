@@ -1,6 +1,6 @@
 import { text } from 'node:stream/consumers';
-import { ROLES } from '../../shared/tokens/roles.ts';
 import { defineCommand } from '../command.ts';
+import { ROLE_OPTION } from '../support/role-option.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
@@ -12,12 +12,7 @@ export const usersCreateCommand = defineCommand({
   builder: (yargs) =>
     yargs
       .option('email', { type: 'string', demandOption: true, describe: 'Sign-in email (unique, any case)' })
-      .option('role', {
-        type: 'string',
-        demandOption: true,
-        choices: ROLES,
-        describe: 'admin: every tenant; member: its owner, read and write; viewer: its owner, read only',
-      })
+      .option('role', ROLE_OPTION)
       .option('owner', {
         type: 'string',
         describe: 'The tenant a member or viewer belongs to (required for them, refused for admin)',

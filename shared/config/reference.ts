@@ -6,6 +6,7 @@
 import { SCHEMA, type Environment, type Group, type Leaf } from './schema.ts';
 import { envName } from './env-names.ts';
 import { formatDuration } from './units.ts';
+import { headingAnchor } from '../docs/heading-anchor.ts';
 
 function formatDefault(leaf: Leaf, env: Environment): string {
   const value = typeof leaf.default === 'function' ? leaf.default(env) : leaf.default;
@@ -126,14 +127,6 @@ text (\`64kb\`, \`1mb\`). \`APP_*\` variables that are not keys are ignored with
 Where a default differs by environment, the table gives the development value first, then the
 test and production values.`;
 
-/** Anchor GitHub gives a heading: lower case, spaces to hyphens, punctuation dropped. */
-const anchor = (heading: string) =>
-  heading
-    .toLowerCase()
-    .replace(/[^\w\s-]/g, '')
-    .trim()
-    .replace(/\s/g, '-');
-
 /** The whole of docs/configuration.md. */
 export function configPage(): string {
   const general: Group = { kind: 'group', children: {} };
@@ -147,7 +140,7 @@ export function configPage(): string {
         group: { kind: 'group', children: { [key]: child } },
       });
   }
-  const contents = sections.map(({ title }) => `- [${title}](#${anchor(title)})`).join('\n');
+  const contents = sections.map(({ title }) => `- [${title}](#${headingAnchor(title)})`).join('\n');
   const body = sections.map(({ key, title, group }) => {
     const note = NOTES[key] ? `\n\n${NOTES[key]}` : '';
     return `## ${title}\n\n${[...HEADER, ...rows(group, [])].join('\n')}${note}`;

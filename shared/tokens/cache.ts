@@ -18,6 +18,7 @@
 import { createChangeListener } from '../db/change-listener.ts';
 import { logConfigurationProblem } from '../db/configuration-problem-log.ts';
 import type { Sql } from '../db/connect.ts';
+import { singleFlight } from '../db/single-flight.ts';
 import { isConnectionError } from '../db/connection-errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { looksLikeToken, tokenDigest } from './format.ts';
@@ -123,24 +124,18 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
 
   /** The usable token of `digest` from the table, kept when no drop overtook the lookup and the process listens. */
   function lookUp(digest: string): Promise<ApiToken | null> {
-    const pending = loading.get(digest);
-    if (pending !== undefined) return pending;
-    const seen = epoch;
-    const at = now();
-    const promise = selectUsableByDigest(deps.sql, digest).then((row) => {
-      if (row === undefined) return null;
-      const token = toToken(row);
-      const lastUsed = token.lastUsedAt?.getTime() ?? -Infinity;
-      const usedAt = recordUse(deps, token.id, lastUsed, at) ? at : lastUsed;
-      if (changes.listening() && !closed && epoch === seen) keep(digest, { token, readAt: at, usedAt });
-      return token;
+    return singleFlight(loading, digest, () => {
+      const seen = epoch;
+      const at = now();
+      return selectUsableByDigest(deps.sql, digest).then((row) => {
+        if (row === undefined) return null;
+        const token = toToken(row);
+        const lastUsed = token.lastUsedAt?.getTime() ?? -Infinity;
+        const usedAt = recordUse(deps, token.id, lastUsed, at) ? at : lastUsed;
+        if (changes.listening() && !closed && epoch === seen) keep(digest, { token, readAt: at, usedAt });
+        return token;
+      });
     });
-    loading.set(digest, promise);
-    const clear = () => {
-      if (loading.get(digest) === promise) loading.delete(digest);
-    };
-    promise.then(clear, clear);
-    return promise;
   }
 
   async function verify(text: unknown): Promise<ApiToken | null> {

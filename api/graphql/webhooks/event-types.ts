@@ -14,6 +14,7 @@ import type { Config } from '../../../shared/config/index.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
 import { actorIn, pageAnswer, pageOf, readScope } from './access.ts';
+import { pageTypeSdl } from './page-type.ts';
 
 const TYPES = /* GraphQL */ `
   "A type of the event catalog: what its events mean and, when it has one, the JSON Schema (draft 2020-12) their data must match."
@@ -28,13 +29,7 @@ const TYPES = /* GraphQL */ `
     updatedAt: DateTime!
   }
 
-  type EventTypePage {
-    nodes: [EventType!]!
-    page: Int!
-    perPage: Int!
-    total: Int!
-    pages: Int!
-  }
+  ${pageTypeSdl('EventTypePage', 'EventType')}
 
   input EventTypeInput {
     name: String!

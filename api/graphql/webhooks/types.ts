@@ -6,32 +6,19 @@
  * types are generated from their public shapes (shape-types.ts).
  */
 import { objectTypeSdl } from './shape-types.ts';
+import { pageTypeSdl } from './page-type.ts';
 import { URL_DESCRIPTION } from '../../../shared/webhooks/destinations/forms.ts';
 
 export const WEBHOOK_TYPES = /* GraphQL */ `
   ${objectTypeSdl('Webhook', 'A receiver URL subscribed to events (a row of the endpoint table). Never carries a secret.')}
 
-  type WebhookEndpointPage {
-    nodes: [WebhookEndpoint!]!
-    page: Int!
-    perPage: Int!
-    total: Int!
-    pages: Int!
-  }
+  ${pageTypeSdl('WebhookEndpointPage', 'WebhookEndpoint')}
 
   ${objectTypeSdl('DeliveryCounts', 'Deliveries by state.')}
 
   ${objectTypeSdl('Event', 'An emitted event as retained: type, owner, payload and its deliveries by state.')}
 
-  type WebhookEventPage {
-    nodes: [WebhookEvent!]!
-    page: Int!
-    perPage: Int!
-    total: Int!
-    pages: Int!
-    "total is PostgreSQL's estimate: it expects more matches than api.exactTotal."
-    totalEstimated: Boolean!
-  }
+  ${pageTypeSdl('WebhookEventPage', 'WebhookEvent', { estimated: true })}
 
   enum WebhookDeliveryStatus {
     "Queued, or waiting for a retry at nextAttemptAt; for an endpoint that answers quickly, also while its attempt runs, for the first half second."
@@ -47,15 +34,7 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
 
   ${objectTypeSdl('Delivery', 'One event to one endpoint: a job in the delivery queue.')}
 
-  type WebhookDeliveryPage {
-    nodes: [WebhookDelivery!]!
-    page: Int!
-    perPage: Int!
-    total: Int!
-    pages: Int!
-    "total is PostgreSQL's estimate: it expects more matches than api.exactTotal."
-    totalEstimated: Boolean!
-  }
+  ${pageTypeSdl('WebhookDeliveryPage', 'WebhookDelivery', { estimated: true })}
 
   input WebhookEndpointFilter {
     "Only this owner's endpoints (a member's own owner in any case)."

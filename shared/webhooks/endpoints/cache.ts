@@ -13,6 +13,7 @@
 import type { Config } from '../../config/index.ts';
 import { createChangeListener } from '../../db/change-listener.ts';
 import type { Sql } from '../../db/connect.ts';
+import { singleFlight } from '../../db/single-flight.ts';
 import type { Logger } from '../../log/logger.ts';
 import { ENDPOINTS_CHANGED_CHANNEL, endpointStoreOf } from './store.ts';
 import type { EndpointStore } from '../endpoint-stores/types.ts';
@@ -146,20 +147,14 @@ export function createEndpointCache(
     changes.ensure();
     const entry = entries.get(owner);
     if (entry !== undefined && entry.expiresAt > now()) return entry.endpoints;
-    const pending = loading.get(owner);
-    if (pending !== undefined) return pending;
-    const seen = version(owner);
-    const promise = loadEnabledEndpoints(deps, owner).then((endpoints) => {
-      const frozen = Object.freeze(endpoints);
-      if (changes.listening() && !closed && version(owner) === seen) remember(owner, frozen);
-      return frozen;
+    return singleFlight(loading, owner, () => {
+      const seen = version(owner);
+      return loadEnabledEndpoints(deps, owner).then((endpoints) => {
+        const frozen = Object.freeze(endpoints);
+        if (changes.listening() && !closed && version(owner) === seen) remember(owner, frozen);
+        return frozen;
+      });
     });
-    loading.set(owner, promise);
-    const clear = () => {
-      if (loading.get(owner) === promise) loading.delete(owner);
-    };
-    promise.then(clear, clear);
-    return promise;
   }
 
   async function close(): Promise<void> {
