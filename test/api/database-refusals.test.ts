@@ -27,16 +27,17 @@ after(async () => {
 
 /**
  * A database whose sessions start with `settings` (set on the database before the web server's
- * pool opens), a web server on it whose log lines are kept, and an admin token made before.
+ * pool opens), a web server on it (its `DATABASE_URL` ending in `urlQuery`) whose log lines are
+ * kept, and an admin token made before.
  */
-async function webWith(settings: Record<string, string>) {
+async function webWith(settings: Record<string, string>, urlQuery = '') {
   const db = await createTestDatabase();
   const { token } = await createToken({ sql: db.sql, log: db.log }, { name: 'refusals', role: 'admin' });
   for (const [name, value] of Object.entries(settings))
     await db.sql.unsafe(`alter database ${db.name} set ${name} = '${value}'`);
   const lines: Record<string, unknown>[] = [];
   const log = createLogger(db.config, { name: 'test', destination: linesInto(lines) });
-  const web = createWebServer({ config: db.config, log });
+  const web = createWebServer({ config: db.configWith({ databaseUrl: db.url + urlQuery }), log });
   cleanups.push(() => web.shutdown('test'));
   const base = `http://127.0.0.1:${(await web.start(0)).port}`;
   const headers = { authorization: `Bearer ${token}`, accept: 'application/json', 'content-type': 'application/json' };
@@ -103,6 +104,19 @@ describe('a database that refuses the work for now', () => {
 
     const stored = await db.sql`select count(*)::int as n from app_event_types`;
     assert.equal(stored[0].n, 0, 'nothing written');
+  });
+
+  it('with target_session_attrs=read-write in DATABASE_URL a read-only server is not used: reads answer 503 APP_DATABASE_UNAVAILABLE at once too', async () => {
+    // what a deployer sets where a failover name may still point at the old primary, now a reader
+    const { base, headers } = await webWith(
+      { default_transaction_read_only: 'on' },
+      '?target_session_attrs=read-write',
+    );
+    const started = performance.now();
+    const answer = await fetch(`${base}/api/v1/event-types`, { headers });
+    await assertRefused(answer, 'APP_DATABASE_UNAVAILABLE', '2');
+    assert.ok(performance.now() - started < 3_000, 'answered at once, not after a connect timeout');
+    assert.equal((await fetch(`${base}/readyz`)).status, 503);
   });
 
   it('a lock held past lock_timeout: 503 APP_DATABASE_BUSY with Retry-After 1, a warning; sent again once the lock is gone, it is stored', async () => {
