@@ -50,12 +50,12 @@ import type {
   StoredEndpointPage,
   StoredEndpointQuery,
   StoredOrdering,
-  StoredSecret,
   SubscriberEndpoint,
 } from './types.ts';
 import type { SigningScheme } from '../signing.ts';
 import { STORE_TIME_LIMIT_MS } from './guard.ts';
 import { pageOf } from './paging.ts';
+import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 
 /**
  * A writer waits for the lock at most this long, then fails with the lock's `ELOCKED` (which the
@@ -95,12 +95,6 @@ export function diskPaths(directory: string, table: string): DiskPaths {
 }
 
 /** An endpoint as the file holds it: dates as ISO strings. */
-interface DiskSecret {
-  sealed: string;
-  createdAt: string;
-  expiresAt: string | null;
-}
-
 interface DiskEndpoint {
   id: string;
   url: string;
@@ -110,7 +104,7 @@ interface DiskEndpoint {
   owner: string | null;
   description: string | null;
   headers: Record<string, string>;
-  secrets: DiskSecret[];
+  secrets: SecretJson[];
   signing: SigningScheme;
   rateLimit: number | null;
   ordering: StoredOrdering;
@@ -134,11 +128,7 @@ function toDisk(record: StoredEndpoint): DiskEndpoint {
     owner: record.owner,
     description: record.description,
     headers: { ...record.headers },
-    secrets: record.secrets.map((secret) => ({
-      sealed: secret.sealed,
-      createdAt: secret.createdAt.toISOString(),
-      expiresAt: iso(secret.expiresAt),
-    })),
+    secrets: secretsToJson(record.secrets),
     signing: record.signing,
     rateLimit: record.rateLimit,
     ordering: record.ordering,
@@ -161,13 +151,7 @@ function fromDisk(row: DiskEndpoint): StoredEndpoint {
     owner: row.owner,
     description: row.description,
     headers: { ...row.headers },
-    secrets: row.secrets.map(
-      (secret): StoredSecret => ({
-        sealed: secret.sealed,
-        createdAt: new Date(secret.createdAt),
-        expiresAt: dateOf(secret.expiresAt),
-      }),
-    ),
+    secrets: secretsFromJson(row.secrets),
     signing: row.signing,
     rateLimit: row.rateLimit,
     ordering: row.ordering,

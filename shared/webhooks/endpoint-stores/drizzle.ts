@@ -32,6 +32,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { createPool } from 'mysql2';
 import postgres from 'postgres';
 import type { SigningScheme } from '../signing.ts';
+import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 import type {
   EndpointStore,
   StoreContext,
@@ -39,16 +40,11 @@ import type {
   StoredEndpointPage,
   StoredEndpointQuery,
   StoredOrdering,
-  StoredSecret,
   SubscriberEndpoint,
 } from './types.ts';
 
-/** A signing secret as the `secrets` JSON column holds it: dates as ISO-8601 strings. */
-export interface SecretJson {
-  sealed: string;
-  createdAt: string;
-  expiresAt: string | null;
-}
+/** A signing secret as the `secrets` JSON column holds it (part of the table's declared types). */
+export type { SecretJson } from './secrets-json.ts';
 
 /** The endpoint table as Drizzle sees it on PostgreSQL. */
 export function pgEndpointTable(name: string) {
@@ -152,20 +148,6 @@ interface FilterColumns {
   owner: ReturnType<typeof pgEndpointTable>['owner'] | ReturnType<typeof mysqlEndpointTable>['owner'];
   disabledAt: ReturnType<typeof pgEndpointTable>['disabledAt'] | ReturnType<typeof mysqlEndpointTable>['disabledAt'];
 }
-
-const secretsToJson = (secrets: readonly StoredSecret[]): SecretJson[] =>
-  secrets.map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: secret.createdAt.toISOString(),
-    expiresAt: secret.expiresAt ? secret.expiresAt.toISOString() : null,
-  }));
-
-const secretsFromJson = (secrets: readonly SecretJson[]): StoredSecret[] =>
-  secrets.map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: new Date(secret.createdAt),
-    expiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
-  }));
 
 function toRow(endpoint: StoredEndpoint): Row {
   return {

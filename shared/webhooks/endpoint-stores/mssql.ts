@@ -26,9 +26,9 @@ import type {
   StoredEndpoint,
   StoredEndpointPage,
   StoredEndpointQuery,
-  StoredSecret,
   SubscriberEndpoint,
 } from './types.ts';
+import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 
 /** Exact comparison and order by code unit, whatever the database's default collation. */
 const BINARY = 'Latin1_General_100_BIN2';
@@ -167,30 +167,6 @@ const COLUMNS = [
 
 const SELECT_COLUMNS = COLUMNS.map(quoteIdentifier).join(', ');
 
-interface SecretJson {
-  sealed: string;
-  createdAt: string;
-  expiresAt: string | null;
-}
-
-const secretsToJson = (secrets: readonly StoredSecret[]): string =>
-  JSON.stringify(
-    secrets.map(
-      (secret): SecretJson => ({
-        sealed: secret.sealed,
-        createdAt: secret.createdAt.toISOString(),
-        expiresAt: secret.expiresAt ? secret.expiresAt.toISOString() : null,
-      }),
-    ),
-  );
-
-const secretsFromJson = (text: string): StoredSecret[] =>
-  (JSON.parse(text) as SecretJson[]).map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: new Date(secret.createdAt),
-    expiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
-  }));
-
 function fromRow(row: Row): StoredEndpoint {
   return {
     id: row.id,
@@ -200,7 +176,7 @@ function fromRow(row: Row): StoredEndpoint {
     owner: row.owner,
     description: row.description,
     headers: JSON.parse(row.headers),
-    secrets: secretsFromJson(row.secrets),
+    secrets: secretsFromJson(JSON.parse(row.secrets) as SecretJson[]),
     signing: row.signing,
     rateLimit: row.rate_limit,
     ordering: row.ordering,
@@ -227,7 +203,7 @@ function bindEndpoint(request: mssql.Request, endpoint: StoredEndpoint): mssql.R
     .input('owner', key(), endpoint.owner)
     .input('description', long(), endpoint.description)
     .input('headers', long(), JSON.stringify(endpoint.headers))
-    .input('secrets', long(), secretsToJson(endpoint.secrets))
+    .input('secrets', long(), JSON.stringify(secretsToJson(endpoint.secrets)))
     .input('signing', mssql.NVarChar(32), endpoint.signing)
     .input('rate_limit', mssql.Int(), endpoint.rateLimit)
     .input('ordering', mssql.NVarChar(16), endpoint.ordering)

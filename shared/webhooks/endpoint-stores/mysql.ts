@@ -25,6 +25,7 @@ import type {
   SubscriberEndpoint,
 } from './types.ts';
 import { pageOf } from './paging.ts';
+import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 
 /** The collations that compare strings byte for byte without padding, in the order they are preferred. */
 const EXACT_COLLATIONS = ['utf8mb4_nopad_bin', 'utf8mb4_0900_bin'] as const;
@@ -85,12 +86,6 @@ interface EndpointRow extends RowDataPacket {
   version: number;
 }
 
-interface JsonSecret {
-  sealed: string;
-  createdAt: string;
-  expiresAt: string | null;
-}
-
 /** A JSON column's value: MySQL's JSON type comes back parsed, MariaDB's (LONGTEXT) may come back as text. */
 const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
 
@@ -103,11 +98,7 @@ function fromRow(row: EndpointRow): StoredEndpoint {
     owner: row.owner,
     description: row.description,
     headers: json<Record<string, string>>(row.headers),
-    secrets: json<JsonSecret[]>(row.secrets).map((secret) => ({
-      sealed: secret.sealed,
-      createdAt: new Date(secret.createdAt),
-      expiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
-    })),
+    secrets: secretsFromJson(json<SecretJson[]>(row.secrets)),
     signing: row.signing,
     rateLimit: row.rate_limit,
     ordering: row.ordering,
@@ -122,11 +113,6 @@ function fromRow(row: EndpointRow): StoredEndpoint {
 
 /** The values of `COLUMNS`, in their order, for one record. */
 function toValues(record: StoredEndpoint): unknown[] {
-  const secrets: JsonSecret[] = record.secrets.map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: secret.createdAt.toISOString(),
-    expiresAt: secret.expiresAt === null ? null : secret.expiresAt.toISOString(),
-  }));
   return [
     record.id,
     record.url,
@@ -135,7 +121,7 @@ function toValues(record: StoredEndpoint): unknown[] {
     record.owner,
     record.description,
     JSON.stringify(record.headers),
-    JSON.stringify(secrets),
+    JSON.stringify(secretsToJson(record.secrets)),
     record.signing,
     record.rateLimit,
     record.ordering,

@@ -12,10 +12,10 @@ import type {
   StoredEndpoint,
   StoredEndpointPage,
   StoredEndpointQuery,
-  StoredSecret,
   SubscriberEndpoint,
 } from './types.ts';
 import { pageOf } from './paging.ts';
+import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 import { transaction } from '../../db/transaction.ts';
 
 interface Row {
@@ -27,7 +27,7 @@ interface Row {
   owner: string | null;
   description: string | null;
   headers: Record<string, string> | null;
-  secrets: { sealed: string; createdAt: string; expiresAt: string | null }[] | null;
+  secrets: SecretJson[] | null;
   signing: StoredEndpoint['signing'] | null;
   rate_limit: number | null;
   ordering: StoredEndpoint['ordering'] | null;
@@ -58,24 +58,6 @@ const COLUMNS = [
   'updated_at',
   'version',
 ] as const;
-
-/** The secrets as a JSON array (dates as ISO text), as every store keeps them. */
-export const secretsToJson = (secrets: readonly StoredSecret[]) =>
-  secrets.map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: secret.createdAt.toISOString(),
-    expiresAt: secret.expiresAt === null ? null : secret.expiresAt.toISOString(),
-  }));
-
-/** The secrets of a JSON array written by `secretsToJson`. */
-export const secretsFromJson = (
-  json: readonly { sealed: string; createdAt: string; expiresAt: string | null }[] | null | undefined,
-): StoredSecret[] =>
-  (json ?? []).map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: new Date(secret.createdAt),
-    expiresAt: secret.expiresAt === null || secret.expiresAt === undefined ? null : new Date(secret.expiresAt),
-  }));
 
 function toStored(row: Row): StoredEndpoint {
   return {
