@@ -54,7 +54,7 @@ import type {
 } from './types.ts';
 import type { SigningScheme } from '../signing.ts';
 import { STORE_TIME_LIMIT_MS } from './guard.ts';
-import { pageOf } from './paging.ts';
+import { pageInMemory } from './paging.ts';
 import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 
 /**
@@ -459,9 +459,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
 
     async list(query): Promise<StoredEndpointPage> {
       const matched = [...(await rows()).values()].filter((row) => matches(row, query)).sort(creationOrder);
-      if (query.perPage === undefined) return pageOf(matched.map(fromDisk), matched.length, query);
-      const start = ((query.page ?? 1) - 1) * query.perPage;
-      return pageOf(matched.slice(start, start + query.perPage).map(fromDisk), matched.length, query);
+      return pageInMemory(matched, query, fromDisk);
     },
 
     async subscribers(owner): Promise<SubscriberEndpoint[]> {

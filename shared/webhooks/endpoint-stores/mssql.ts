@@ -20,14 +20,8 @@
  * configured text spliced into statements, is quoted as a [delimited identifier].
  */
 import mssql from 'mssql';
-import type {
-  EndpointStore,
-  StoreContext,
-  StoredEndpoint,
-  StoredEndpointPage,
-  StoredEndpointQuery,
-  SubscriberEndpoint,
-} from './types.ts';
+import type { EndpointStore, StoreContext, StoredEndpoint, StoredEndpointQuery, SubscriberEndpoint } from './types.ts';
+import { listCountedFirst } from './paging.ts';
 import { COLUMNS, type Column, recordOfTextRow, type TextRow, textRowOf } from './sql-row.ts';
 
 /** Exact comparison and order by code unit, whatever the database's default collation. */
@@ -272,31 +266,25 @@ CREATE TABLE ${table} (
     },
 
     async list(query) {
-      const page = query.page ?? 1;
-      const counting = await request();
-      const counted = await counting.query<{ total: number }>(
-        `SELECT COUNT(*) AS [total] FROM ${table} ${whereOf(counting, table, query)}`,
+      return listCountedFirst(
+        query,
+        async () => {
+          const counting = await request();
+          const counted = await counting.query<{ total: number }>(
+            `SELECT COUNT(*) AS [total] FROM ${table} ${whereOf(counting, table, query)}`,
+          );
+          return counted.recordset[0].total;
+        },
+        async ({ offset, limit }) => {
+          const selecting = await request();
+          let text = `SELECT ${SELECT_COLUMNS} FROM ${table} ${whereOf(selecting, table, query)} ORDER BY [created_at], [id]`;
+          if (limit !== undefined) {
+            selecting.input('offset', mssql.Int(), offset).input('limit', mssql.Int(), limit);
+            text += ' OFFSET @offset ROWS FETCH NEXT @limit ROWS ONLY';
+          }
+          return (await selecting.query<TextRow>(text)).recordset.map(recordOfTextRow);
+        },
       );
-      const total = counted.recordset[0].total;
-      const offset = query.perPage === undefined ? 0 : (page - 1) * query.perPage;
-      let records: StoredEndpoint[] = [];
-      if (total > offset && (query.perPage !== undefined || page === 1)) {
-        const selecting = await request();
-        let text = `SELECT ${SELECT_COLUMNS} FROM ${table} ${whereOf(selecting, table, query)} ORDER BY [created_at], [id]`;
-        if (query.perPage !== undefined) {
-          selecting.input('offset', mssql.Int(), offset).input('limit', mssql.Int(), query.perPage);
-          text += ' OFFSET @offset ROWS FETCH NEXT @limit ROWS ONLY';
-        }
-        records = (await selecting.query<TextRow>(text)).recordset.map(recordOfTextRow);
-      }
-      const result: StoredEndpointPage = {
-        records,
-        page,
-        perPage: query.perPage ?? records.length,
-        total,
-        pages: total === 0 ? 0 : query.perPage === undefined ? 1 : Math.ceil(total / query.perPage),
-      };
-      return result;
     },
 
     async subscribers(owner) {
