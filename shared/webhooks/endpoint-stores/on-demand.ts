@@ -9,7 +9,7 @@ import type { Config } from '../../config/index.ts';
 import type { Sql } from '../../db/connect.ts';
 import type { Logger } from '../../log/logger.ts';
 import { guardStore, STORE_TIME_LIMIT_MS } from './guard.ts';
-import { type EndpointStores, loadAdapter, type OpenOptions, openOne, usesServicePool } from './open.ts';
+import { closeEach, type EndpointStores, loadAdapter, type OpenOptions, openOne, usesServicePool } from './open.ts';
 import type { EndpointStore, StoreOptions } from './types.ts';
 
 /** `store` methods that go to the opened store. */
@@ -85,12 +85,7 @@ export function endpointStoresOnDemand(
     endpoints,
     servicePool,
     close() {
-      closing ??= Promise.allSettled([...all.values()].map((store) => store.close())).then((outcomes) => {
-        for (const outcome of outcomes) {
-          if (outcome.status === 'rejected')
-            service.log.warn({ err: outcome.reason }, 'an endpoint store did not close cleanly');
-        }
-      });
+      closing ??= closeEach(all.values(), service.log);
       return closing;
     },
   };
