@@ -91,21 +91,30 @@ export async function openEndpointStores(
     await Promise.allSettled([...all.values()].map((store) => store.close()));
     throw new Error(`webhooks.store names ${JSON.stringify(config.webhooks.store)}, which is not in stores`);
   }
+  return storeSet(all, endpoints, servicePool, service.log);
+}
 
+/** The stores as `EndpointStores`: closed together, once however often `close` is called. */
+export function storeSet(
+  all: ReadonlyMap<string, EndpointStore>,
+  endpoints: EndpointStore,
+  servicePool: ReadonlySet<string>,
+  log: Logger,
+): EndpointStores {
   let closing: Promise<void> | undefined;
   return {
     all,
     endpoints,
     servicePool,
     close() {
-      closing ??= closeEach(all.values(), service.log);
+      closing ??= closeEach(all.values(), log);
       return closing;
     },
   };
 }
 
 /** Closes every store at once; one that fails to close is logged, never thrown, so the others still close. */
-export async function closeEach(stores: Iterable<EndpointStore>, log: Logger): Promise<void> {
+async function closeEach(stores: Iterable<EndpointStore>, log: Logger): Promise<void> {
   const list = [...stores];
   const outcomes = await Promise.allSettled(list.map((store) => store.close()));
   outcomes.forEach((outcome, index) => {
