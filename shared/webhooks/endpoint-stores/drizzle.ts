@@ -141,23 +141,21 @@ function openPostgresql(context: StoreContext, url: string): EndpointStore {
   const client = postgres(url, { max: 4, onnotice: () => {} });
   const db = drizzlePostgres(client);
   const table = pgEndpointTable(context.table);
-  const statements = sharedStatements({
-    table,
-    holdsAnyPattern: (patterns) =>
-      sql`${table.events} ?| array[${sql.join(
-        patterns.map((pattern) => sql`${pattern}`),
-        sql`, `,
-      )}]::text[]`,
-    selectRows: () => db.select().from(table),
-    selectSubscribers: () => db.select({ id: table.id, events: table.events, filter: table.filter }).from(table),
-    selectCount: () => db.select({ total: count() }).from(table),
-    insert: (row) => db.insert(table).values(row),
-  });
-
   return {
     name: context.name,
     adapter: 'drizzle',
-    ...statements,
+    ...sharedStatements({
+      table,
+      holdsAnyPattern: (patterns) =>
+        sql`${table.events} ?| array[${sql.join(
+          patterns.map((pattern) => sql`${pattern}`),
+          sql`, `,
+        )}]::text[]`,
+      selectRows: () => db.select().from(table),
+      selectSubscribers: () => db.select({ id: table.id, events: table.events, filter: table.filter }).from(table),
+      selectCount: () => db.select({ total: count() }).from(table),
+      insert: (row) => db.insert(table).values(row),
+    }),
 
     async install() {
       const name = sql.identifier(context.table);
@@ -232,21 +230,19 @@ function openMysql(context: StoreContext, url: string): EndpointStore {
   });
   const db = drizzleMysql(pool);
   const table = mysqlEndpointTable(context.table);
-  const statements = sharedStatements({
-    table,
-    // JSON_CONTAINS of each pattern, OR'ed: MySQL 5.7 and MariaDB 10.2 on (JSON_OVERLAPS is newer)
-    holdsAnyPattern: (patterns) =>
-      or(...patterns.map((pattern) => sql`json_contains(${table.events}, ${JSON.stringify(pattern)})`))!,
-    selectRows: () => db.select().from(table),
-    selectSubscribers: () => db.select({ id: table.id, events: table.events, filter: table.filter }).from(table),
-    selectCount: () => db.select({ total: count() }).from(table),
-    insert: (row) => db.insert(table).values(row),
-  });
-
   return {
     name: context.name,
     adapter: 'drizzle',
-    ...statements,
+    ...sharedStatements({
+      table,
+      // JSON_CONTAINS of each pattern, OR'ed: MySQL 5.7 and MariaDB 10.2 on (JSON_OVERLAPS is newer)
+      holdsAnyPattern: (patterns) =>
+        or(...patterns.map((pattern) => sql`json_contains(${table.events}, ${JSON.stringify(pattern)})`))!,
+      selectRows: () => db.select().from(table),
+      selectSubscribers: () => db.select({ id: table.id, events: table.events, filter: table.filter }).from(table),
+      selectCount: () => db.select({ total: count() }).from(table),
+      insert: (row) => db.insert(table).values(row),
+    }),
 
     async install() {
       // one statement with its index: MySQL's metadata lock makes concurrent creations safe
