@@ -193,6 +193,23 @@ interface Snapshot {
   rows: Map<string, DiskEndpoint>;
 }
 
+/** `rows` as the content of the file open on `handle`, whose own stat is `held`. */
+const snapshotOf = (handle: FileHandle, held: BigIntStats, rows: Map<string, DiskEndpoint>): Snapshot => ({
+  handle,
+  dev: held.dev,
+  ino: held.ino,
+  size: held.size,
+  mtimeNs: held.mtimeNs,
+  rows,
+});
+
+/** Whether `now` (a stat of the path) is still the file `snapshot` holds: same inode, size and mtime. */
+const isSameFile = (snapshot: Snapshot, now: BigIntStats): boolean =>
+  snapshot.dev === now.dev &&
+  snapshot.ino === now.ino &&
+  snapshot.size === now.size &&
+  snapshot.mtimeNs === now.mtimeNs;
+
 /**
  * Writers of one lock in this process take turns here before they take the file lock, so that
  * they queue instead of polling the lock directory against each other.
@@ -243,14 +260,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
     } catch (error) {
       throw isCode(error, 'ENOENT') ? notInstalled(paths, error) : error;
     }
-    if (
-      cache &&
-      cache.dev === now.dev &&
-      cache.ino === now.ino &&
-      cache.size === now.size &&
-      cache.mtimeNs === now.mtimeNs
-    )
-      return cache.rows;
+    if (cache && isSameFile(cache, now)) return cache.rows;
     let handle: FileHandle;
     try {
       handle = await open(paths.file, 'r');
@@ -261,14 +271,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
       // the handle's own stat: the rows below are this inode's, whatever the path names meanwhile
       const held = await handle.stat({ bigint: true });
       const parsed = parse(await handle.readFile('utf8'), paths.file);
-      await replaceCache({
-        handle,
-        dev: held.dev,
-        ino: held.ino,
-        size: held.size,
-        mtimeNs: held.mtimeNs,
-        rows: parsed,
-      });
+      await replaceCache(snapshotOf(handle, held, parsed));
       return parsed;
     } catch (error) {
       await handle.close().catch(() => undefined);
@@ -283,15 +286,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
   async function keepWritten(written: Map<string, DiskEndpoint>): Promise<void> {
     const handle = await open(paths.file, 'r');
     try {
-      const held = await handle.stat({ bigint: true });
-      await replaceCache({
-        handle,
-        dev: held.dev,
-        ino: held.ino,
-        size: held.size,
-        mtimeNs: held.mtimeNs,
-        rows: written,
-      });
+      await replaceCache(snapshotOf(handle, await handle.stat({ bigint: true }), written));
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;
