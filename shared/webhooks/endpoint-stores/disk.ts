@@ -50,12 +50,12 @@ import type {
   StoredEndpointPage,
   StoredEndpointQuery,
   StoredOrdering,
-  StoredSecret,
   SubscriberEndpoint,
 } from './types.ts';
 import type { SigningScheme } from '../signing.ts';
 import { STORE_TIME_LIMIT_MS } from './guard.ts';
-import { pageOf } from './paging.ts';
+import { pageInMemory } from './paging.ts';
+import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 
 /**
  * A writer waits for the lock at most this long, then fails with the lock's `ELOCKED` (which the
@@ -95,12 +95,6 @@ export function diskPaths(directory: string, table: string): DiskPaths {
 }
 
 /** An endpoint as the file holds it: dates as ISO strings. */
-interface DiskSecret {
-  sealed: string;
-  createdAt: string;
-  expiresAt: string | null;
-}
-
 interface DiskEndpoint {
   id: string;
   url: string;
@@ -110,7 +104,7 @@ interface DiskEndpoint {
   owner: string | null;
   description: string | null;
   headers: Record<string, string>;
-  secrets: DiskSecret[];
+  secrets: SecretJson[];
   signing: SigningScheme;
   rateLimit: number | null;
   ordering: StoredOrdering;
@@ -134,11 +128,7 @@ function toDisk(record: StoredEndpoint): DiskEndpoint {
     owner: record.owner,
     description: record.description,
     headers: { ...record.headers },
-    secrets: record.secrets.map((secret) => ({
-      sealed: secret.sealed,
-      createdAt: secret.createdAt.toISOString(),
-      expiresAt: iso(secret.expiresAt),
-    })),
+    secrets: secretsToJson(record.secrets),
     signing: record.signing,
     rateLimit: record.rateLimit,
     ordering: record.ordering,
@@ -161,13 +151,7 @@ function fromDisk(row: DiskEndpoint): StoredEndpoint {
     owner: row.owner,
     description: row.description,
     headers: { ...row.headers },
-    secrets: row.secrets.map(
-      (secret): StoredSecret => ({
-        sealed: secret.sealed,
-        createdAt: new Date(secret.createdAt),
-        expiresAt: dateOf(secret.expiresAt),
-      }),
-    ),
+    secrets: secretsFromJson(row.secrets),
     signing: row.signing,
     rateLimit: row.rateLimit,
     ordering: row.ordering,
@@ -208,6 +192,23 @@ interface Snapshot {
   mtimeNs: bigint;
   rows: Map<string, DiskEndpoint>;
 }
+
+/** `rows` as the content of the file open on `handle`, whose own stat is `held`. */
+const snapshotOf = (handle: FileHandle, held: BigIntStats, rows: Map<string, DiskEndpoint>): Snapshot => ({
+  handle,
+  dev: held.dev,
+  ino: held.ino,
+  size: held.size,
+  mtimeNs: held.mtimeNs,
+  rows,
+});
+
+/** Whether `now` (a stat of the path) is still the file `snapshot` holds: same inode, size and mtime. */
+const isSameFile = (snapshot: Snapshot, now: BigIntStats): boolean =>
+  snapshot.dev === now.dev &&
+  snapshot.ino === now.ino &&
+  snapshot.size === now.size &&
+  snapshot.mtimeNs === now.mtimeNs;
 
 /**
  * Writers of one lock in this process take turns here before they take the file lock, so that
@@ -259,14 +260,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
     } catch (error) {
       throw isCode(error, 'ENOENT') ? notInstalled(paths, error) : error;
     }
-    if (
-      cache &&
-      cache.dev === now.dev &&
-      cache.ino === now.ino &&
-      cache.size === now.size &&
-      cache.mtimeNs === now.mtimeNs
-    )
-      return cache.rows;
+    if (cache && isSameFile(cache, now)) return cache.rows;
     let handle: FileHandle;
     try {
       handle = await open(paths.file, 'r');
@@ -277,14 +271,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
       // the handle's own stat: the rows below are this inode's, whatever the path names meanwhile
       const held = await handle.stat({ bigint: true });
       const parsed = parse(await handle.readFile('utf8'), paths.file);
-      await replaceCache({
-        handle,
-        dev: held.dev,
-        ino: held.ino,
-        size: held.size,
-        mtimeNs: held.mtimeNs,
-        rows: parsed,
-      });
+      await replaceCache(snapshotOf(handle, held, parsed));
       return parsed;
     } catch (error) {
       await handle.close().catch(() => undefined);
@@ -299,15 +286,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
   async function keepWritten(written: Map<string, DiskEndpoint>): Promise<void> {
     const handle = await open(paths.file, 'r');
     try {
-      const held = await handle.stat({ bigint: true });
-      await replaceCache({
-        handle,
-        dev: held.dev,
-        ino: held.ino,
-        size: held.size,
-        mtimeNs: held.mtimeNs,
-        rows: written,
-      });
+      await replaceCache(snapshotOf(handle, await handle.stat({ bigint: true }), written));
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;
@@ -475,9 +454,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
 
     async list(query): Promise<StoredEndpointPage> {
       const matched = [...(await rows()).values()].filter((row) => matches(row, query)).sort(creationOrder);
-      if (query.perPage === undefined) return pageOf(matched.map(fromDisk), matched.length, query);
-      const start = ((query.page ?? 1) - 1) * query.perPage;
-      return pageOf(matched.slice(start, start + query.perPage).map(fromDisk), matched.length, query);
+      return pageInMemory(matched, query, fromDisk);
     },
 
     async subscribers(owner): Promise<SubscriberEndpoint[]> {

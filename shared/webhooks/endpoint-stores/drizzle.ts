@@ -5,6 +5,8 @@
  * `mysqlTable`, named by `webhooks.table`), and every read and write goes through Drizzle's query
  * builder; the few expressions it has no operator for (a JSON array holding one of several strings)
  * are Drizzle `sql` fragments over the declared columns.
+ * The statements that read and write alike on both dialects are written once, in
+ * drizzle-statements.ts; this module declares the tables and opens each dialect.
  *
  * `install()` issues `create table if not exists` (and, on PostgreSQL, `create index if not exists`)
  * through Drizzle's `sql`: Drizzle's runtime migrator only replays the SQL files drizzle-kit
@@ -16,7 +18,7 @@
  * PostgreSQL; the secrets' dates inside as ISO-8601 strings), the other dates millisecond
  * timestamps in UTC (`timestamptz(3)` / `datetime(3)`), `version` the optimistic-concurrency guard.
  */
-import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, or, sql } from 'drizzle-orm';
 import {
   customType,
   datetime,
@@ -32,23 +34,12 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { createPool } from 'mysql2';
 import postgres from 'postgres';
 import type { SigningScheme } from '../signing.ts';
-import type {
-  EndpointStore,
-  StoreContext,
-  StoredEndpoint,
-  StoredEndpointPage,
-  StoredEndpointQuery,
-  StoredOrdering,
-  StoredSecret,
-  SubscriberEndpoint,
-} from './types.ts';
+import { sharedStatements, toRow } from './drizzle-statements.ts';
+import type { SecretJson } from './secrets-json.ts';
+import type { EndpointStore, StoreContext, StoredOrdering } from './types.ts';
 
-/** A signing secret as the `secrets` JSON column holds it: dates as ISO-8601 strings. */
-export interface SecretJson {
-  sealed: string;
-  createdAt: string;
-  expiresAt: string | null;
-}
+/** A signing secret as the `secrets` JSON column holds it (part of the table's declared types). */
+export type { SecretJson } from './secrets-json.ts';
 
 /** The endpoint table as Drizzle sees it on PostgreSQL. */
 export function pgEndpointTable(name: string) {
@@ -145,124 +136,26 @@ const isDuplicateColumn = (error: unknown): boolean => {
   return errno === 1060 || cause?.errno === 1060;
 };
 
-type Row = ReturnType<typeof pgEndpointTable>['$inferSelect'];
-
-/** The columns the shared filter reads, whichever dialect declared them. */
-interface FilterColumns {
-  owner: ReturnType<typeof pgEndpointTable>['owner'] | ReturnType<typeof mysqlEndpointTable>['owner'];
-  disabledAt: ReturnType<typeof pgEndpointTable>['disabledAt'] | ReturnType<typeof mysqlEndpointTable>['disabledAt'];
-}
-
-const secretsToJson = (secrets: readonly StoredSecret[]): SecretJson[] =>
-  secrets.map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: secret.createdAt.toISOString(),
-    expiresAt: secret.expiresAt ? secret.expiresAt.toISOString() : null,
-  }));
-
-const secretsFromJson = (secrets: readonly SecretJson[]): StoredSecret[] =>
-  secrets.map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: new Date(secret.createdAt),
-    expiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
-  }));
-
-function toRow(endpoint: StoredEndpoint): Row {
-  return {
-    id: endpoint.id,
-    url: endpoint.url,
-    events: [...endpoint.events],
-    filter: endpoint.filter,
-    owner: endpoint.owner,
-    description: endpoint.description,
-    headers: { ...endpoint.headers },
-    secrets: secretsToJson(endpoint.secrets),
-    signing: endpoint.signing,
-    rateLimit: endpoint.rateLimit,
-    ordering: endpoint.ordering,
-    disabledAt: endpoint.disabledAt,
-    disabledReason: endpoint.disabledReason,
-    enabledAt: endpoint.enabledAt,
-    createdAt: endpoint.createdAt,
-    updatedAt: endpoint.updatedAt,
-    version: endpoint.version,
-  };
-}
-
-function fromRow(row: Row): StoredEndpoint {
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
-    filter: row.filter ?? null,
-    owner: row.owner,
-    description: row.description,
-    headers: row.headers,
-    secrets: secretsFromJson(row.secrets),
-    signing: row.signing,
-    rateLimit: row.rateLimit,
-    ordering: row.ordering,
-    disabledAt: row.disabledAt,
-    disabledReason: row.disabledReason,
-    enabledAt: row.enabledAt,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    version: row.version,
-  };
-}
-
-/** The owner and enabled conditions of a listing (the patterns' condition is the dialect's). */
-function filterConditions(columns: FilterColumns, query: StoredEndpointQuery): SQL[] {
-  const conditions: SQL[] = [];
-  if (query.owner === null) conditions.push(isNull(columns.owner));
-  else if (query.owner !== undefined) conditions.push(eq(columns.owner, query.owner));
-  if (query.enabled === true) conditions.push(isNull(columns.disabledAt));
-  else if (query.enabled === false) conditions.push(isNotNull(columns.disabledAt));
-  return conditions;
-}
-
-/** Limit and offset of a listing's page; no limit when the listing is not paged. */
-function pageWindow(query: StoredEndpointQuery): { page: number; limit?: number; offset: number } {
-  const page = query.page ?? 1;
-  if (query.perPage === undefined) return { page, offset: 0 };
-  return { page, limit: query.perPage, offset: (page - 1) * query.perPage };
-}
-
-function pageOf(records: StoredEndpoint[], page: number, perPage: number | undefined, total: number) {
-  const result: StoredEndpointPage = {
-    records,
-    page,
-    perPage: perPage ?? records.length,
-    total,
-    pages: total === 0 ? 0 : perPage === undefined ? 1 : Math.ceil(total / perPage),
-  };
-  return result;
-}
-
 function openPostgresql(context: StoreContext, url: string): EndpointStore {
   // notices ("relation already exists, skipping") are expected from install and say nothing
   const client = postgres(url, { max: 4, onnotice: () => {} });
   const db = drizzlePostgres(client);
   const table = pgEndpointTable(context.table);
-
-  const where = (query: StoredEndpointQuery): SQL | undefined => {
-    const conditions = filterConditions(table, query);
-    if (query.patterns !== undefined) {
-      conditions.push(
-        query.patterns.length === 0
-          ? sql`false`
-          : sql`${table.events} ?| array[${sql.join(
-              query.patterns.map((pattern) => sql`${pattern}`),
-              sql`, `,
-            )}]::text[]`,
-      );
-    }
-    return and(...conditions);
-  };
-
   return {
     name: context.name,
     adapter: 'drizzle',
+    ...sharedStatements({
+      table,
+      holdsAnyPattern: (patterns) =>
+        sql`${table.events} ?| array[${sql.join(
+          patterns.map((pattern) => sql`${pattern}`),
+          sql`, `,
+        )}]::text[]`,
+      selectRows: () => db.select().from(table),
+      selectSubscribers: () => db.select({ id: table.id, events: table.events, filter: table.filter }).from(table),
+      selectCount: () => db.select({ total: count() }).from(table),
+      insert: (row) => db.insert(table).values(row),
+    }),
 
     async install() {
       const name = sql.identifier(context.table);
@@ -305,46 +198,6 @@ function openPostgresql(context: StoreContext, url: string): EndpointStore {
       await client.end({ timeout: 5 });
     },
 
-    async get(id) {
-      const rows = await db.select().from(table).where(eq(table.id, id));
-      return rows.length ? fromRow(rows[0]) : null;
-    },
-
-    async getMany(ids) {
-      if (ids.length === 0) return [];
-      const rows = await db
-        .select()
-        .from(table)
-        .where(inArray(table.id, [...ids]));
-      return rows.map(fromRow);
-    },
-
-    async list(query) {
-      const condition = where(query);
-      const window = pageWindow(query);
-      const [{ total }] = await db.select({ total: count() }).from(table).where(condition);
-      let records: StoredEndpoint[] = [];
-      if (total > window.offset && (window.limit !== undefined || window.page === 1)) {
-        const select = db.select().from(table).where(condition).orderBy(asc(table.createdAt), asc(table.id));
-        const rows = window.limit === undefined ? await select : await select.limit(window.limit).offset(window.offset);
-        records = rows.map(fromRow);
-      }
-      return pageOf(records, window.page, query.perPage, total);
-    },
-
-    async subscribers(owner) {
-      const rows = await db
-        .select({ id: table.id, events: table.events, filter: table.filter })
-        .from(table)
-        .where(and(owner === null ? isNull(table.owner) : eq(table.owner, owner), isNull(table.disabledAt)))
-        .orderBy(asc(table.id));
-      return rows.map((row): SubscriberEndpoint => ({ ...row, filter: row.filter ?? null }));
-    },
-
-    async insert(endpoint) {
-      await db.insert(table).values(toRow(endpoint));
-    },
-
     async update(endpoint, expectedVersion) {
       const { id: _id, ...values } = toRow(endpoint);
       const rows = await db
@@ -377,23 +230,19 @@ function openMysql(context: StoreContext, url: string): EndpointStore {
   });
   const db = drizzleMysql(pool);
   const table = mysqlEndpointTable(context.table);
-
-  const where = (query: StoredEndpointQuery): SQL | undefined => {
-    const conditions = filterConditions(table, query);
-    if (query.patterns !== undefined) {
-      // JSON_CONTAINS of each pattern, OR'ed: MySQL 5.7 and MariaDB 10.2 on (JSON_OVERLAPS is newer)
-      conditions.push(
-        query.patterns.length === 0
-          ? sql`false`
-          : or(...query.patterns.map((pattern) => sql`json_contains(${table.events}, ${JSON.stringify(pattern)})`))!,
-      );
-    }
-    return and(...conditions);
-  };
-
   return {
     name: context.name,
     adapter: 'drizzle',
+    ...sharedStatements({
+      table,
+      // JSON_CONTAINS of each pattern, OR'ed: MySQL 5.7 and MariaDB 10.2 on (JSON_OVERLAPS is newer)
+      holdsAnyPattern: (patterns) =>
+        or(...patterns.map((pattern) => sql`json_contains(${table.events}, ${JSON.stringify(pattern)})`))!,
+      selectRows: () => db.select().from(table),
+      selectSubscribers: () => db.select({ id: table.id, events: table.events, filter: table.filter }).from(table),
+      selectCount: () => db.select({ total: count() }).from(table),
+      insert: (row) => db.insert(table).values(row),
+    }),
 
     async install() {
       // one statement with its index: MySQL's metadata lock makes concurrent creations safe
@@ -437,46 +286,6 @@ function openMysql(context: StoreContext, url: string): EndpointStore {
 
     async close() {
       await new Promise<void>((resolve, reject) => pool.end((error) => (error ? reject(error) : resolve())));
-    },
-
-    async get(id) {
-      const rows = await db.select().from(table).where(eq(table.id, id));
-      return rows.length ? fromRow(rows[0]) : null;
-    },
-
-    async getMany(ids) {
-      if (ids.length === 0) return [];
-      const rows = await db
-        .select()
-        .from(table)
-        .where(inArray(table.id, [...ids]));
-      return rows.map(fromRow);
-    },
-
-    async list(query) {
-      const condition = where(query);
-      const window = pageWindow(query);
-      const [{ total }] = await db.select({ total: count() }).from(table).where(condition);
-      let records: StoredEndpoint[] = [];
-      if (total > window.offset && (window.limit !== undefined || window.page === 1)) {
-        const select = db.select().from(table).where(condition).orderBy(asc(table.createdAt), asc(table.id));
-        const rows = window.limit === undefined ? await select : await select.limit(window.limit).offset(window.offset);
-        records = rows.map(fromRow);
-      }
-      return pageOf(records, window.page, query.perPage, total);
-    },
-
-    async subscribers(owner) {
-      const rows = await db
-        .select({ id: table.id, events: table.events, filter: table.filter })
-        .from(table)
-        .where(and(owner === null ? isNull(table.owner) : eq(table.owner, owner), isNull(table.disabledAt)))
-        .orderBy(asc(table.id));
-      return rows.map((row): SubscriberEndpoint => ({ ...row, filter: row.filter ?? null }));
-    },
-
-    async insert(endpoint) {
-      await db.insert(table).values(toRow(endpoint));
     },
 
     async update(endpoint, expectedVersion) {

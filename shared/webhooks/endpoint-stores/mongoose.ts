@@ -13,14 +13,8 @@
  * implicitly: `install()` makes both.
  */
 import mongoose, { type Connection, type Model, Schema } from 'mongoose';
-import type {
-  EndpointStore,
-  StoreContext,
-  StoredEndpoint,
-  StoredEndpointPage,
-  StoredEndpointQuery,
-  SubscriberEndpoint,
-} from './types.ts';
+import type { EndpointStore, StoreContext, StoredEndpoint, StoredEndpointQuery, SubscriberEndpoint } from './types.ts';
+import { listCountedFirst } from './paging.ts';
 
 /** An endpoint as its document holds it. */
 export interface EndpointDocument {
@@ -203,23 +197,15 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
     async list(query) {
       await open();
       const filter = filterOf(query);
-      const page = query.page ?? 1;
-      const total = await model.countDocuments(filter);
-      const offset = query.perPage === undefined ? 0 : (page - 1) * query.perPage;
-      let records: StoredEndpoint[] = [];
-      if (total > offset && (query.perPage !== undefined || page === 1)) {
-        let find = model.find(filter).sort({ createdAt: 1, _id: 1 });
-        if (query.perPage !== undefined) find = find.skip(offset).limit(query.perPage);
-        records = (await find.lean<EndpointDocument[]>()).map(fromDocument);
-      }
-      const result: StoredEndpointPage = {
-        records,
-        page,
-        perPage: query.perPage ?? records.length,
-        total,
-        pages: total === 0 ? 0 : query.perPage === undefined ? 1 : Math.ceil(total / query.perPage),
-      };
-      return result;
+      return listCountedFirst(
+        query,
+        () => model.countDocuments(filter),
+        async ({ offset, limit }) => {
+          let find = model.find(filter).sort({ createdAt: 1, _id: 1 });
+          if (limit !== undefined) find = find.skip(offset).limit(limit);
+          return (await find.lean<EndpointDocument[]>()).map(fromDocument);
+        },
+      );
     },
 
     async subscribers(owner) {

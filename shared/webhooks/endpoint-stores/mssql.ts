@@ -20,15 +20,9 @@
  * configured text spliced into statements, is quoted as a [delimited identifier].
  */
 import mssql from 'mssql';
-import type {
-  EndpointStore,
-  StoreContext,
-  StoredEndpoint,
-  StoredEndpointPage,
-  StoredEndpointQuery,
-  StoredSecret,
-  SubscriberEndpoint,
-} from './types.ts';
+import type { EndpointStore, StoreContext, StoredEndpoint, StoredEndpointQuery, SubscriberEndpoint } from './types.ts';
+import { listCountedFirst } from './paging.ts';
+import { COLUMNS, type Column, recordOfTextRow, type TextRow, textRowOf } from './sql-row.ts';
 
 /** Exact comparison and order by code unit, whatever the database's default collation. */
 const BINARY = 'Latin1_General_100_BIN2';
@@ -124,119 +118,38 @@ export function configFor(url: string): mssql.config {
 /** A connection pool (not connected yet) for either form of `url`. */
 export const poolFor = (url: string): mssql.ConnectionPool => new mssql.ConnectionPool(configFor(url));
 
-/** A row as the table holds it. */
-interface Row {
-  id: string;
-  url: string;
-  events: string;
-  filter: string | null;
-  owner: string | null;
-  description: string | null;
-  headers: string;
-  secrets: string;
-  signing: StoredEndpoint['signing'];
-  rate_limit: number | null;
-  ordering: StoredEndpoint['ordering'];
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  enabled_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  version: number;
-}
-
-const COLUMNS = [
-  'id',
-  'url',
-  'events',
-  'filter',
-  'owner',
-  'description',
-  'headers',
-  'secrets',
-  'signing',
-  'rate_limit',
-  'ordering',
-  'disabled_at',
-  'disabled_reason',
-  'enabled_at',
-  'created_at',
-  'updated_at',
-  'version',
-] as const satisfies readonly (keyof Row)[];
-
 const SELECT_COLUMNS = COLUMNS.map(quoteIdentifier).join(', ');
-
-interface SecretJson {
-  sealed: string;
-  createdAt: string;
-  expiresAt: string | null;
-}
-
-const secretsToJson = (secrets: readonly StoredSecret[]): string =>
-  JSON.stringify(
-    secrets.map(
-      (secret): SecretJson => ({
-        sealed: secret.sealed,
-        createdAt: secret.createdAt.toISOString(),
-        expiresAt: secret.expiresAt ? secret.expiresAt.toISOString() : null,
-      }),
-    ),
-  );
-
-const secretsFromJson = (text: string): StoredSecret[] =>
-  (JSON.parse(text) as SecretJson[]).map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: new Date(secret.createdAt),
-    expiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
-  }));
-
-function fromRow(row: Row): StoredEndpoint {
-  return {
-    id: row.id,
-    url: row.url,
-    events: JSON.parse(row.events),
-    filter: row.filter === null ? null : JSON.parse(row.filter),
-    owner: row.owner,
-    description: row.description,
-    headers: JSON.parse(row.headers),
-    secrets: secretsFromJson(row.secrets),
-    signing: row.signing,
-    rateLimit: row.rate_limit,
-    ordering: row.ordering,
-    disabledAt: row.disabled_at,
-    disabledReason: row.disabled_reason,
-    enabledAt: row.enabled_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    version: row.version,
-  };
-}
 
 const key = () => mssql.NVarChar(KEY_LENGTH);
 const long = () => mssql.NVarChar(mssql.MAX);
 const moment = () => mssql.DateTime2(3);
 
+/** Each column's parameter type (the JSON columns travel as text). */
+const COLUMN_TYPES = {
+  id: key,
+  url: long,
+  events: long,
+  filter: long,
+  owner: key,
+  description: long,
+  headers: long,
+  secrets: long,
+  signing: () => mssql.NVarChar(32),
+  rate_limit: () => mssql.Int(),
+  ordering: () => mssql.NVarChar(16),
+  disabled_at: moment,
+  disabled_reason: long,
+  enabled_at: moment,
+  created_at: moment,
+  updated_at: moment,
+  version: () => mssql.Int(),
+} satisfies Record<Column, () => mssql.ISqlType>;
+
 /** Binds every column of `endpoint` as a parameter named after the column. */
 function bindEndpoint(request: mssql.Request, endpoint: StoredEndpoint): mssql.Request {
-  return request
-    .input('id', key(), endpoint.id)
-    .input('url', long(), endpoint.url)
-    .input('events', long(), JSON.stringify(endpoint.events))
-    .input('filter', long(), endpoint.filter === null ? null : JSON.stringify(endpoint.filter))
-    .input('owner', key(), endpoint.owner)
-    .input('description', long(), endpoint.description)
-    .input('headers', long(), JSON.stringify(endpoint.headers))
-    .input('secrets', long(), secretsToJson(endpoint.secrets))
-    .input('signing', mssql.NVarChar(32), endpoint.signing)
-    .input('rate_limit', mssql.Int(), endpoint.rateLimit)
-    .input('ordering', mssql.NVarChar(16), endpoint.ordering)
-    .input('disabled_at', moment(), endpoint.disabledAt)
-    .input('disabled_reason', long(), endpoint.disabledReason)
-    .input('enabled_at', moment(), endpoint.enabledAt)
-    .input('created_at', moment(), endpoint.createdAt)
-    .input('updated_at', moment(), endpoint.updatedAt)
-    .input('version', mssql.Int(), endpoint.version);
+  const row = textRowOf(endpoint);
+  for (const column of COLUMNS) request.input(column, COLUMN_TYPES[column](), row[column]);
+  return request;
 }
 
 /** The WHERE clause of a listing, its parameters bound on `request`. */
@@ -337,8 +250,8 @@ CREATE TABLE ${table} (
     async get(id) {
       const result = await (await request())
         .input('id', key(), id)
-        .query<Row>(`SELECT ${SELECT_COLUMNS} FROM ${table} WHERE [id] = @id`);
-      return result.recordset.length ? fromRow(result.recordset[0]) : null;
+        .query<TextRow>(`SELECT ${SELECT_COLUMNS} FROM ${table} WHERE [id] = @id`);
+      return result.recordset.length ? recordOfTextRow(result.recordset[0]) : null;
     },
 
     async getMany(ids) {
@@ -346,38 +259,32 @@ CREATE TABLE ${table} (
       // one JSON parameter rather than one per id (a request takes at most 2,100 parameters)
       const result = await (await request())
         .input('ids', long(), JSON.stringify(ids))
-        .query<Row>(
+        .query<TextRow>(
           `SELECT ${SELECT_COLUMNS} FROM ${table} WHERE [id] IN (SELECT [value] COLLATE ${BINARY} FROM OPENJSON(@ids))`,
         );
-      return result.recordset.map(fromRow);
+      return result.recordset.map(recordOfTextRow);
     },
 
     async list(query) {
-      const page = query.page ?? 1;
-      const counting = await request();
-      const counted = await counting.query<{ total: number }>(
-        `SELECT COUNT(*) AS [total] FROM ${table} ${whereOf(counting, table, query)}`,
+      return listCountedFirst(
+        query,
+        async () => {
+          const counting = await request();
+          const counted = await counting.query<{ total: number }>(
+            `SELECT COUNT(*) AS [total] FROM ${table} ${whereOf(counting, table, query)}`,
+          );
+          return counted.recordset[0].total;
+        },
+        async ({ offset, limit }) => {
+          const selecting = await request();
+          let text = `SELECT ${SELECT_COLUMNS} FROM ${table} ${whereOf(selecting, table, query)} ORDER BY [created_at], [id]`;
+          if (limit !== undefined) {
+            selecting.input('offset', mssql.Int(), offset).input('limit', mssql.Int(), limit);
+            text += ' OFFSET @offset ROWS FETCH NEXT @limit ROWS ONLY';
+          }
+          return (await selecting.query<TextRow>(text)).recordset.map(recordOfTextRow);
+        },
       );
-      const total = counted.recordset[0].total;
-      const offset = query.perPage === undefined ? 0 : (page - 1) * query.perPage;
-      let records: StoredEndpoint[] = [];
-      if (total > offset && (query.perPage !== undefined || page === 1)) {
-        const selecting = await request();
-        let text = `SELECT ${SELECT_COLUMNS} FROM ${table} ${whereOf(selecting, table, query)} ORDER BY [created_at], [id]`;
-        if (query.perPage !== undefined) {
-          selecting.input('offset', mssql.Int(), offset).input('limit', mssql.Int(), query.perPage);
-          text += ' OFFSET @offset ROWS FETCH NEXT @limit ROWS ONLY';
-        }
-        records = (await selecting.query<Row>(text)).recordset.map(fromRow);
-      }
-      const result: StoredEndpointPage = {
-        records,
-        page,
-        perPage: query.perPage ?? records.length,
-        total,
-        pages: total === 0 ? 0 : query.perPage === undefined ? 1 : Math.ceil(total / query.perPage),
-      };
-      return result;
     },
 
     async subscribers(owner) {

@@ -14,17 +14,16 @@
  * the owner is compared NULL-safely (`<=>`), since `owner = NULL` is never true.
  */
 import mysql, { type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
-import type { SigningScheme } from '../signing.ts';
 import type {
   EndpointStore,
   StoreContext,
   StoredEndpoint,
   StoredEndpointPage,
   StoredEndpointQuery,
-  StoredOrdering,
   SubscriberEndpoint,
 } from './types.ts';
 import { pageOf } from './paging.ts';
+import { COLUMNS, parsedJson, type ReadTextRow, recordOfTextRow, textRowOf } from './sql-row.ts';
 
 /** The collations that compare strings byte for byte without padding, in the order they are preferred. */
 const EXACT_COLLATIONS = ['utf8mb4_nopad_bin', 'utf8mb4_0900_bin'] as const;
@@ -44,108 +43,15 @@ export function quoteIdentifier(name: string): string {
   return '`' + name.replaceAll('`', '``') + '`';
 }
 
-const COLUMNS = [
-  'id',
-  'url',
-  'events',
-  'filter',
-  'owner',
-  'description',
-  'headers',
-  'secrets',
-  'signing',
-  'rate_limit',
-  'ordering',
-  'disabled_at',
-  'disabled_reason',
-  'enabled_at',
-  'created_at',
-  'updated_at',
-  'version',
-] as const;
 const SELECT_COLUMNS = COLUMNS.map((column) => '`' + column + '`').join(', ');
 
-interface EndpointRow extends RowDataPacket {
-  id: string;
-  url: string;
-  events: unknown;
-  filter: unknown;
-  owner: string | null;
-  description: string | null;
-  headers: unknown;
-  secrets: unknown;
-  signing: SigningScheme;
-  rate_limit: number | null;
-  ordering: StoredOrdering;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  enabled_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  version: number;
-}
-
-interface JsonSecret {
-  sealed: string;
-  createdAt: string;
-  expiresAt: string | null;
-}
-
-/** A JSON column's value: MySQL's JSON type comes back parsed, MariaDB's (LONGTEXT) may come back as text. */
-const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
-
-function fromRow(row: EndpointRow): StoredEndpoint {
-  return {
-    id: row.id,
-    url: row.url,
-    events: json<string[]>(row.events),
-    filter: row.filter === null ? null : json<Record<string, unknown>>(row.filter),
-    owner: row.owner,
-    description: row.description,
-    headers: json<Record<string, string>>(row.headers),
-    secrets: json<JsonSecret[]>(row.secrets).map((secret) => ({
-      sealed: secret.sealed,
-      createdAt: new Date(secret.createdAt),
-      expiresAt: secret.expiresAt === null ? null : new Date(secret.expiresAt),
-    })),
-    signing: row.signing,
-    rateLimit: row.rate_limit,
-    ordering: row.ordering,
-    disabledAt: row.disabled_at,
-    disabledReason: row.disabled_reason,
-    enabledAt: row.enabled_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    version: row.version,
-  };
-}
+/** A row as mysql2 answers it: MySQL's JSON columns come back parsed, MariaDB's (LONGTEXT) may come back as text. */
+interface EndpointRow extends RowDataPacket, ReadTextRow {}
 
 /** The values of `COLUMNS`, in their order, for one record. */
 function toValues(record: StoredEndpoint): unknown[] {
-  const secrets: JsonSecret[] = record.secrets.map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: secret.createdAt.toISOString(),
-    expiresAt: secret.expiresAt === null ? null : secret.expiresAt.toISOString(),
-  }));
-  return [
-    record.id,
-    record.url,
-    JSON.stringify(record.events),
-    record.filter === null ? null : JSON.stringify(record.filter),
-    record.owner,
-    record.description,
-    JSON.stringify(record.headers),
-    JSON.stringify(secrets),
-    record.signing,
-    record.rateLimit,
-    record.ordering,
-    record.disabledAt,
-    record.disabledReason,
-    record.enabledAt,
-    record.createdAt,
-    record.updatedAt,
-    record.version,
-  ];
+  const row = textRowOf(record);
+  return COLUMNS.map((column) => row[column]);
 }
 
 /** The WHERE clause of a listing's conditions, and its values. */
@@ -269,20 +175,20 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
 
     async get(id) {
       const [row] = await rows(`SELECT ${SELECT_COLUMNS} FROM ${table} WHERE \`id\` = ?`, [id]);
-      return row ? fromRow(row) : null;
+      return row ? recordOfTextRow(row) : null;
     },
 
     async getMany(ids) {
       if (ids.length === 0) return [];
       const found = await rows(`SELECT ${SELECT_COLUMNS} FROM ${table} WHERE \`id\` IN (?)`, [[...new Set(ids)]]);
-      return found.map(fromRow);
+      return found.map(recordOfTextRow);
     },
 
     async list(query): Promise<StoredEndpointPage> {
       const { where, values } = conditions(query);
       const select = `SELECT ${SELECT_COLUMNS} FROM ${table} ${where} ORDER BY \`created_at\`, \`id\``;
       if (query.perPage === undefined) {
-        const records = (await rows(select, values)).map(fromRow);
+        const records = (await rows(select, values)).map(recordOfTextRow);
         return pageOf(records, records.length, query);
       }
       const offset = ((query.page ?? 1) - 1) * query.perPage;
@@ -290,7 +196,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
         rows(`${select} LIMIT ? OFFSET ?`, [...values, query.perPage, offset]),
         pool.query<RowDataPacket[]>(`SELECT COUNT(*) AS \`total\` FROM ${table} ${where}`, values).then(([r]) => r),
       ]);
-      return pageOf(records.map(fromRow), Number(count.total), query);
+      return pageOf(records.map(recordOfTextRow), Number(count.total), query);
     },
 
     async subscribers(owner): Promise<SubscriberEndpoint[]> {
@@ -300,8 +206,8 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
       );
       return found.map((row) => ({
         id: row.id,
-        events: json<string[]>(row.events),
-        filter: row.filter === null ? null : json<Record<string, unknown>>(row.filter),
+        events: parsedJson<string[]>(row.events),
+        filter: row.filter === null ? null : parsedJson<Record<string, unknown>>(row.filter),
       }));
     },
 

@@ -9,7 +9,7 @@ import type { Config } from '../../config/index.ts';
 import type { Sql } from '../../db/connect.ts';
 import type { Logger } from '../../log/logger.ts';
 import { guardStore, STORE_TIME_LIMIT_MS } from './guard.ts';
-import { type EndpointStores, loadAdapter, type OpenOptions, openOne, usesServicePool } from './open.ts';
+import { type EndpointStores, loadAdapter, type OpenOptions, openOne, storeSet, usesServicePool } from './open.ts';
 import type { EndpointStore, StoreOptions } from './types.ts';
 
 /** `store` methods that go to the opened store. */
@@ -79,19 +79,5 @@ export function endpointStoresOnDemand(
   if (endpoints === undefined) {
     throw new Error(`webhooks.store names ${JSON.stringify(config.webhooks.store)}, which is not in stores`);
   }
-  let closing: Promise<void> | undefined;
-  return {
-    all,
-    endpoints,
-    servicePool,
-    close() {
-      closing ??= Promise.allSettled([...all.values()].map((store) => store.close())).then((outcomes) => {
-        for (const outcome of outcomes) {
-          if (outcome.status === 'rejected')
-            service.log.warn({ err: outcome.reason }, 'an endpoint store did not close cleanly');
-        }
-      });
-      return closing;
-    },
-  };
+  return storeSet(all, endpoints, servicePool, service.log);
 }

@@ -91,28 +91,41 @@ export async function openEndpointStores(
     await Promise.allSettled([...all.values()].map((store) => store.close()));
     throw new Error(`webhooks.store names ${JSON.stringify(config.webhooks.store)}, which is not in stores`);
   }
+  return storeSet(all, endpoints, servicePool, service.log);
+}
 
+/** The stores as `EndpointStores`: closed together, once however often `close` is called. */
+export function storeSet(
+  all: ReadonlyMap<string, EndpointStore>,
+  endpoints: EndpointStore,
+  servicePool: ReadonlySet<string>,
+  log: Logger,
+): EndpointStores {
   let closing: Promise<void> | undefined;
   return {
     all,
     endpoints,
     servicePool,
     close() {
-      closing ??= (async () => {
-        const outcomes = await Promise.allSettled([...all.values()].map((store) => store.close()));
-        outcomes.forEach((outcome, index) => {
-          if (outcome.status === 'rejected') {
-            const store = [...all.values()][index];
-            service.log.warn(
-              { err: outcome.reason, store: store.name, adapter: store.adapter },
-              `endpoint store "${store.name}" (${store.adapter}) did not close cleanly`,
-            );
-          }
-        });
-      })();
+      closing ??= closeEach(all.values(), log);
       return closing;
     },
   };
+}
+
+/** Closes every store at once; one that fails to close is logged, never thrown, so the others still close. */
+async function closeEach(stores: Iterable<EndpointStore>, log: Logger): Promise<void> {
+  const list = [...stores];
+  const outcomes = await Promise.allSettled(list.map((store) => store.close()));
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status === 'rejected') {
+      const store = list[index];
+      log.warn(
+        { err: outcome.reason, store: store.name, adapter: store.adapter },
+        `endpoint store "${store.name}" (${store.adapter}) did not close cleanly`,
+      );
+    }
+  });
 }
 
 /** Loads the adapter and opens one store, within the time limit; a store that opens too late is closed. */

@@ -12,112 +12,40 @@ import type {
   StoredEndpoint,
   StoredEndpointPage,
   StoredEndpointQuery,
-  StoredSecret,
   SubscriberEndpoint,
 } from './types.ts';
 import { pageOf } from './paging.ts';
+import { COLUMNS, type EndpointRow, recordOf, rowOf } from './sql-row.ts';
 import { transaction } from '../../db/transaction.ts';
 
-interface Row {
-  id: string;
-  url: string;
-  events: string[];
-  /** Absent from a table made before filters (until install adds the column). */
-  filter?: Record<string, unknown> | null;
-  owner: string | null;
-  description: string | null;
-  headers: Record<string, string> | null;
-  secrets: { sealed: string; createdAt: string; expiresAt: string | null }[] | null;
-  signing: StoredEndpoint['signing'] | null;
-  rate_limit: number | null;
-  ordering: StoredEndpoint['ordering'] | null;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  enabled_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  version: number | null;
-}
+/** Columns whose null, should a row hold one, reads as the column's default in the table. */
+type Defaulted = 'headers' | 'secrets' | 'signing' | 'ordering' | 'version';
 
-const COLUMNS = [
-  'id',
-  'url',
-  'events',
-  'filter',
-  'owner',
-  'description',
-  'headers',
-  'secrets',
-  'signing',
-  'rate_limit',
-  'ordering',
-  'disabled_at',
-  'disabled_reason',
-  'enabled_at',
-  'created_at',
-  'updated_at',
-  'version',
-] as const;
-
-/** The secrets as a JSON array (dates as ISO text), as every store keeps them. */
-export const secretsToJson = (secrets: readonly StoredSecret[]) =>
-  secrets.map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: secret.createdAt.toISOString(),
-    expiresAt: secret.expiresAt === null ? null : secret.expiresAt.toISOString(),
-  }));
-
-/** The secrets of a JSON array written by `secretsToJson`. */
-export const secretsFromJson = (
-  json: readonly { sealed: string; createdAt: string; expiresAt: string | null }[] | null | undefined,
-): StoredSecret[] =>
-  (json ?? []).map((secret) => ({
-    sealed: secret.sealed,
-    createdAt: new Date(secret.createdAt),
-    expiresAt: secret.expiresAt === null || secret.expiresAt === undefined ? null : new Date(secret.expiresAt),
-  }));
+/** A row as read: `filter` is absent from a table made before filters (until install adds the column). */
+type Row = Omit<EndpointRow, 'filter' | Defaulted> & { filter?: EndpointRow['filter'] } & {
+  [Column in Defaulted]: EndpointRow[Column] | null;
+};
 
 function toStored(row: Row): StoredEndpoint {
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
+  return recordOf({
+    ...row,
     filter: row.filter ?? null,
-    owner: row.owner,
-    description: row.description,
     headers: row.headers ?? {},
-    secrets: secretsFromJson(row.secrets),
+    secrets: row.secrets ?? [],
     signing: row.signing ?? 'hmac-sha256',
-    rateLimit: row.rate_limit,
     ordering: row.ordering ?? 'none',
-    disabledAt: row.disabled_at,
-    disabledReason: row.disabled_reason,
-    enabledAt: row.enabled_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
     version: row.version ?? 1,
-  };
+  });
 }
 
+/** A record as postgres.js writes it: the JSON columns as jsonb (events is text[]). */
 function toRow(sql: Sql, endpoint: StoredEndpoint) {
+  const row = rowOf(endpoint);
   return {
-    id: endpoint.id,
-    url: endpoint.url,
-    events: endpoint.events,
-    filter: endpoint.filter === null ? null : sql.json(endpoint.filter as never),
-    owner: endpoint.owner,
-    description: endpoint.description,
-    headers: sql.json(endpoint.headers),
-    secrets: sql.json(secretsToJson(endpoint.secrets)),
-    signing: endpoint.signing,
-    rate_limit: endpoint.rateLimit,
-    ordering: endpoint.ordering,
-    disabled_at: endpoint.disabledAt,
-    disabled_reason: endpoint.disabledReason,
-    enabled_at: endpoint.enabledAt,
-    created_at: endpoint.createdAt,
-    updated_at: endpoint.updatedAt,
-    version: endpoint.version,
+    ...row,
+    filter: row.filter === null ? null : sql.json(row.filter as never),
+    headers: sql.json(row.headers),
+    secrets: sql.json(row.secrets),
   };
 }
 
