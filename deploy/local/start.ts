@@ -118,6 +118,19 @@ async function stopAll(reason: string, code: number): Promise<never> {
 
 process.on('SIGINT', () => void stopAll('interrupted', 0));
 process.on('SIGTERM', () => void stopAll('terminated', 0));
+
+// npm runs this script through `sh -c`, and a shell that does not hand its process over to node
+// (dash, the `sh` of Debian and Ubuntu) is what npm's forwarded SIGTERM reaches: the shell dies
+// and this process is left orphaned, with the web process, the worker and the database running.
+// So a parent that has gone stops everything as a SIGTERM does (a stop already under way, as
+// after a Ctrl-C that the shell died of too, goes on as it was).
+const parent = process.ppid;
+const parentWatch = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(parentWatch);
+  if (!stopping) void stopAll('parent process gone', 0);
+}, 500);
+parentWatch.unref();
 for (const { name, child } of running) {
   child.once('exit', (exit) => {
     if (!stopping) void stopAll(`${name} exited unexpectedly (code ${exit})`, 1);
