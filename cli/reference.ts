@@ -65,7 +65,8 @@ stdout, with the field names of the REST API and GraphQL (\`externalId\` for a r
 tokens as \`/api/v1/tokens\` answers them; an emit as \`POST /api/v1/events\` does). Users are
 printed as the account routes answer them (sign-in, page objects: the \`User\` schema of the
 OpenAPI document), their id as \`id\`.
-With no \`DATABASE_URL\`, the CLI uses the embedded database a running \`npm start\` recorded in
+With no database configured (\`DATABASE_URL\`, or \`databaseUrl\` in the \`APP_CONFIG\` file) and outside
+production, the CLI uses the embedded database a running \`npm start\` recorded in
 \`.data/postgres.json\`, and prints its links (set-password, portal) on that \`npm start\`'s web
 process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 
