@@ -119,7 +119,9 @@ export async function createCliContext(options: {
       return pool;
     },
     endpoints() {
-      stores ??= endpointStoresOnDemand(config, { sql: context.sql(), log });
+      // a store that does not answer fails the command with one line naming the store and why
+      // (cli/failure.ts); the guard's log line, with its stack, would only repeat it
+      stores ??= endpointStoresOnDemand(config, { sql: context.sql(), log }, { logFailures: false });
       return stores.endpoints;
     },
     print(records, text) {

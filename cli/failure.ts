@@ -55,7 +55,9 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
     return { exit: EXIT.usage, code: 'APP_CLI_USAGE', message: message.trim().replace(/\s*\n\s*/g, ' ') };
   if (error instanceof ConfigError)
     return { exit: EXIT.failure, code: 'APP_CONFIG_INVALID', message: message.replace(/\n\s*/g, ' ') };
-  if (isConnectionError(error)) {
+  // an AppError says itself what failed (a store that does not answer wraps the socket error it
+  // met, which is not the database's)
+  if (!isAppError(error) && isConnectionError(error)) {
     const refused = configurationProblem(error);
     const reason = refused ? `${refused.problem} (${refused.reason})` : message.split('\n')[0];
     return {
@@ -66,7 +68,10 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
   }
   if (isAppError(error)) {
     const exit = error.status === 404 ? EXIT.notFound : error.status === 503 ? EXIT.unavailable : EXIT.failure;
-    return { exit, code: error.code ?? 'APP_CLI_FAILED', message: message.split('\n')[0] };
+    // a store that does not answer: why, as its driver said it (a refused connection, an unknown database)
+    const cause = error.code === 'APP_STORE_UNAVAILABLE' && error.cause instanceof Error ? error.cause.message : '';
+    const line = message.split('\n')[0];
+    return { exit, code: error.code ?? 'APP_CLI_FAILED', message: cause ? `${line}: ${cause.split('\n')[0]}` : line };
   }
   return { exit: EXIT.failure, code: 'APP_CLI_FAILED', message: message.split('\n')[0] };
 }
