@@ -15,7 +15,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { resolveConfig } from '../../shared/config/index.ts';
-import { LOCAL_DATABASE_FILE, type LocalState } from '../../shared/db/local-database.ts';
+import { LOCAL_DATABASE_FILE, readLocalState, type LocalState } from '../../shared/db/local-database.ts';
 import { readProcfile } from './procfile.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,9 +50,24 @@ function webUrlOf(vars: NodeJS.ProcessEnv): { webUrl?: string } {
 }
 
 if (!env.DATABASE_URL) {
+  // one embedded database per data directory: a second `npm start` would only see its PostgreSQL
+  // refuse the directory the first one holds
+  const running = readLocalState();
+  if (running) {
+    say(
+      'start',
+      `npm start is already running${running.webUrl ? ` (${running.webUrl})` : ''} with the database in .data/postgres: stop it first, or set DATABASE_URL`,
+    );
+    process.exit(1);
+  }
   const { startCluster } = await import('./embedded-postgres.ts');
   await mkdir(`${root}.data`, { recursive: true });
-  const cluster = await startCluster({ dataDir: `${root}.data/postgres`, fallbackDataDir: 'app-local' });
+  const cluster = await startCluster({ dataDir: `${root}.data/postgres`, fallbackDataDir: 'app-local' }).catch(
+    (error: unknown) => {
+      say('start', `the embedded PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
   env.DATABASE_URL = await cluster.database('app');
   const state: LocalState = { url: env.DATABASE_URL, pid: cluster.pid, allowLocal, ...webUrlOf(env) };
   await writeFile(LOCAL_DATABASE_FILE, JSON.stringify(state, null, 2));

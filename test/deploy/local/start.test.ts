@@ -6,8 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { LOCAL_DATABASE_FILE } from '../../../shared/db/local-database.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { ROOT, spawnNode } from '../../helpers/processes.ts';
@@ -140,5 +143,35 @@ describe('npm start', () => {
     assert.match(output, /parent process gone: stopping web, worker/);
     assert.match(output, /web\s+\| exited with code 0/);
     await closed;
+  });
+
+  it('refuses in one line, exit 1, while another npm start runs on .data/postgres', async () => {
+    // the record a running npm start leaves, unless one is running here already: either way, a
+    // live record (this process stands for the one whose record it would be)
+    const record = !existsSync(LOCAL_DATABASE_FILE);
+    if (record) {
+      mkdirSync(dirname(LOCAL_DATABASE_FILE), { recursive: true });
+      writeFileSync(
+        LOCAL_DATABASE_FILE,
+        JSON.stringify({ url: 'postgres://postgres@127.0.0.1:1/app', pid: process.pid, allowLocal: false }),
+      );
+    }
+    const second = spawnNode('deploy/local/start.ts', {
+      DATABASE_URL: undefined,
+      APP_DATABASE_URL: undefined,
+      PORT: String(await freePort()),
+      NODE_ENV: 'development',
+    });
+    cleanups.push(async () => {
+      if (second.child.exitCode === null) {
+        second.child.kill('SIGINT');
+        await second.exited;
+      }
+      if (record) rmSync(LOCAL_DATABASE_FILE, { force: true });
+    });
+    const exit = await second.exitedWithin(20_000);
+    assert.equal(exit.code, 1, second.output());
+    assert.match(second.output(), /^start +\| npm start is already running.* stop it first, or set DATABASE_URL$/m);
+    assert.doesNotMatch(second.output(), /\n\s+at /, 'no stack trace');
   });
 });
