@@ -6,6 +6,7 @@
 import { ConfigError } from '../shared/config/config-error.ts';
 import { configurationProblem, isConnectionError } from '../shared/db/connection-errors.ts';
 import { isAppError } from '../shared/errors/app-error.ts';
+import { pgErrorToAppError } from '../shared/errors/pg-errors.ts';
 
 /** Exit codes of the `app` CLI (README, Command-line tool). */
 export const EXIT = {
@@ -66,12 +67,14 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
       message: `cannot reach the database at ${databaseHost(databaseUrl)} (DATABASE_URL): ${reason}`,
     };
   }
-  if (isAppError(error)) {
-    const exit = error.status === 404 ? EXIT.notFound : error.status === 503 ? EXIT.unavailable : EXIT.failure;
+  // a PostgreSQL error of a known class, as the web process answers it (a table missing: run app migrate)
+  const known = isAppError(error) ? error : pgErrorToAppError(error);
+  if (known) {
+    const exit = known.status === 404 ? EXIT.notFound : known.status === 503 ? EXIT.unavailable : EXIT.failure;
     // a store that does not answer: why, as its driver said it (a refused connection, an unknown database)
-    const cause = error.code === 'APP_STORE_UNAVAILABLE' && error.cause instanceof Error ? error.cause.message : '';
-    const line = message.split('\n')[0];
-    return { exit, code: error.code ?? 'APP_CLI_FAILED', message: cause ? `${line}: ${cause.split('\n')[0]}` : line };
+    const cause = known.code === 'APP_STORE_UNAVAILABLE' && known.cause instanceof Error ? known.cause.message : '';
+    const line = known.message.split('\n')[0];
+    return { exit, code: known.code ?? 'APP_CLI_FAILED', message: cause ? `${line}: ${cause.split('\n')[0]}` : line };
   }
   return { exit: EXIT.failure, code: 'APP_CLI_FAILED', message: message.split('\n')[0] };
 }

@@ -103,7 +103,7 @@ instead. The exit code says what kind of failure it was:
 | 1 | refused or failed: input the service refuses (a URL, event names, JSON in \`--data\`, \`--filter\` or \`--schema\`, a header, a time, a duration that is not one or too long), a conflict, an invalid configuration (a \`DATABASE_URL\` that is not a URL included), a high audit finding | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
 | 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
-| 4 | the database (or a store) cannot be reached; the message names \`DATABASE_URL\` and the host tried | \`APP_DATABASE_UNAVAILABLE\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
+| 4 | the database (or a store) cannot be reached, or is not migrated; the message names \`DATABASE_URL\` and the host tried, or what to run | \`APP_DATABASE_UNAVAILABLE\`, \`APP_STORE_UNAVAILABLE\`, \`APP_DATABASE_NOT_MIGRATED\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
 
 Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).`;
 
