@@ -1,6 +1,6 @@
 import { resolveConfig, type Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
-import { readLocalState } from '../shared/db/local-database.ts';
+import { readLocalState, type LocalState } from '../shared/db/local-database.ts';
 import { AppError } from '../shared/errors/app-error.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
@@ -51,16 +51,26 @@ export interface CliContext {
  * store secrets unencrypted; commands without the database (`config`, `openapi`) are unaffected,
  * and `productionGuard: false` lets `audit` read the database to say what is wrong.
  */
-export async function createCliContext(options: { json: boolean; io: CliIo; productionGuard?: boolean }): Promise<{
+export async function createCliContext(options: {
+  json: boolean;
+  io: CliIo;
+  productionGuard?: boolean;
+  /** What a running `npm start` recorded (default: its record in `.data/postgres.json`). */
+  localState?: () => LocalState | undefined;
+}): Promise<{
   context: CliContext;
   close(): Promise<void>;
 }> {
   const { io } = options;
   const env = { ...io.env };
-  // With no DATABASE_URL, the CLI uses the embedded PostgreSQL that `npm start` is running, so a
-  // newcomer's second terminal needs no setup; when that `npm start` was given `--allow-local`,
-  // the CLI allows local receivers as its processes do, and its links lead to its web process.
-  const local = env.DATABASE_URL || env.APP_DATABASE_URL ? undefined : readLocalState();
+  // With no database configured (DATABASE_URL, or `databaseUrl` in the APP_CONFIG file), the CLI
+  // uses the embedded PostgreSQL that `npm start` is running, so a newcomer's second terminal
+  // needs no setup; when that `npm start` was given `--allow-local`, the CLI allows local
+  // receivers as its processes do, and its links lead to its web process. Never in production,
+  // where a command that opens the database needs DATABASE_URL (the production guard says so).
+  const own = resolveConfig({ env });
+  const local =
+    own.config.databaseUrl || own.config.env === 'production' ? undefined : (options.localState ?? readLocalState)();
   if (local) {
     env.DATABASE_URL = local.url;
     if (local.allowLocal) {
@@ -68,7 +78,7 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
       env.APP_WEBHOOKS__ALLOW_PRIVATE ??= 'true';
     }
   }
-  const { config, warnings } = resolveConfig({ env });
+  const { config, warnings } = local ? resolveConfig({ env }) : own;
   const refusal = options.productionGuard === false ? undefined : productionRefusal(config);
   // stderr, as stdout holds only what the command prints; the process's own stderr is left to
   // the logger, which writes it readable in development (pino-pretty), JSON otherwise
@@ -109,7 +119,9 @@ export async function createCliContext(options: { json: boolean; io: CliIo; prod
       return pool;
     },
     endpoints() {
-      stores ??= endpointStoresOnDemand(config, { sql: context.sql(), log });
+      // a store that does not answer fails the command with one line naming the store and why
+      // (cli/failure.ts); the guard's log line, with its stack, would only repeat it
+      stores ??= endpointStoresOnDemand(config, { sql: context.sql(), log }, { logFailures: false });
       return stores.endpoints;
     },
     print(records, text) {

@@ -6,6 +6,7 @@
 import { ConfigError } from '../shared/config/config-error.ts';
 import { configurationProblem, isConnectionError } from '../shared/db/connection-errors.ts';
 import { isAppError } from '../shared/errors/app-error.ts';
+import { pgErrorToAppError } from '../shared/errors/pg-errors.ts';
 import { pgRefusal } from '../shared/errors/pg-refusals.ts';
 
 /** Exit codes of the `app` CLI (README, Command-line tool). */
@@ -56,7 +57,9 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
     return { exit: EXIT.usage, code: 'APP_CLI_USAGE', message: message.trim().replace(/\s*\n\s*/g, ' ') };
   if (error instanceof ConfigError)
     return { exit: EXIT.failure, code: 'APP_CONFIG_INVALID', message: message.replace(/\n\s*/g, ' ') };
-  if (isConnectionError(error)) {
+  // an AppError says itself what failed (a store that does not answer wraps the socket error it
+  // met, which is not the database's)
+  if (!isAppError(error) && isConnectionError(error)) {
     const refused = configurationProblem(error);
     const reason = refused ? `${refused.problem} (${refused.reason})` : message.split('\n')[0];
     return {
@@ -75,9 +78,14 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
       message: `the database at ${databaseHost(databaseUrl)} refused for now (SQLSTATE ${sqlstate}): ${message.split('\n')[0]}`,
     };
   }
-  if (isAppError(error)) {
-    const exit = error.status === 404 ? EXIT.notFound : error.status === 503 ? EXIT.unavailable : EXIT.failure;
-    return { exit, code: error.code ?? 'APP_CLI_FAILED', message: message.split('\n')[0] };
+  // a PostgreSQL error of a known class, as the web process answers it (a table missing: run app migrate)
+  const known = isAppError(error) ? error : pgErrorToAppError(error);
+  if (known) {
+    const exit = known.status === 404 ? EXIT.notFound : known.status === 503 ? EXIT.unavailable : EXIT.failure;
+    // a store that does not answer: why, as its driver said it (a refused connection, an unknown database)
+    const cause = known.code === 'APP_STORE_UNAVAILABLE' && known.cause instanceof Error ? known.cause.message : '';
+    const line = known.message.split('\n')[0];
+    return { exit, code: known.code ?? 'APP_CLI_FAILED', message: cause ? `${line}: ${cause.split('\n')[0]}` : line };
   }
   return { exit: EXIT.failure, code: 'APP_CLI_FAILED', message: message.split('\n')[0] };
 }

@@ -66,7 +66,8 @@ stdout, with the field names of the REST API and GraphQL (\`externalId\` for a r
 tokens as \`/api/v1/tokens\` answers them; an emit as \`POST /api/v1/events\` does). Users are
 printed as the account routes answer them (sign-in, page objects: the \`User\` schema of the
 OpenAPI document), their id as \`id\`.
-With no \`DATABASE_URL\`, the CLI uses the embedded database a running \`npm start\` recorded in
+With no database configured (\`DATABASE_URL\`, or \`databaseUrl\` in the \`APP_CONFIG\` file) and outside
+production, the CLI uses the embedded database a running \`npm start\` recorded in
 \`.data/postgres.json\`, and prints its links (set-password, portal) on that \`npm start\`'s web
 process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 
@@ -103,7 +104,7 @@ instead. The exit code says what kind of failure it was:
 | 1 | refused or failed: input the service refuses (a URL, event names, JSON in \`--data\`, \`--filter\` or \`--schema\`, a header, a time, a duration that is not one or too long), a conflict, an invalid configuration (a \`DATABASE_URL\` that is not a URL included), a high audit finding | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
 | 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
-| 4 | try again later: the database (or a store) cannot be reached, or the database refuses the work for now (read-only, out of resources, a lock or time limit); the message names \`DATABASE_URL\`'s host, and for a refusal the server's words and SQLSTATE | \`APP_DATABASE_UNAVAILABLE\`, \`APP_DATABASE_READ_ONLY\`, \`APP_DATABASE_BUSY\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
+| 4 | try again later: the database (or a store) cannot be reached, is not migrated, or refuses the work for now (read-only, out of resources, a lock or time limit); the message names \`DATABASE_URL\`'s host, what to run, or for a refusal the server's words and SQLSTATE | \`APP_DATABASE_UNAVAILABLE\`, \`APP_DATABASE_READ_ONLY\`, \`APP_DATABASE_BUSY\`, \`APP_DATABASE_NOT_MIGRATED\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
 
 Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).`;
 

@@ -303,6 +303,8 @@ export function startHeartbeat(deps: StartHeartbeatDeps): Heartbeat {
     await beat(deps.sql, poolIds, await liveness.hold());
   };
   const pools = new Set<string>();
+  /** The first beats of pools just added, which `stop` waits for (a short run stops right after them). */
+  const firstBeats = new Set<Promise<void>>();
   let running: Promise<void> | undefined;
   let stopped = false;
   let lastSuccess: number | undefined;
@@ -327,10 +329,14 @@ export function startHeartbeat(deps: StartHeartbeatDeps): Heartbeat {
   return {
     add(poolId) {
       pools.add(poolId);
-      void beatHeld([poolId]).then(
+      const first = beatHeld([poolId]).then(
         () => void (lastSuccess = Date.now()),
-        (error: unknown) => deps.log.warn({ ...failure(error), pool: poolId }, 'first heartbeat failed'),
+        (error: unknown) => {
+          if (!stopped) deps.log.warn({ ...failure(error), pool: poolId }, 'first heartbeat failed');
+        },
       );
+      firstBeats.add(first);
+      void first.then(() => firstBeats.delete(first));
     },
     remove(poolIds) {
       for (const poolId of poolIds) pools.delete(poolId);
@@ -339,7 +345,9 @@ export function startHeartbeat(deps: StartHeartbeatDeps): Heartbeat {
     async stop({ forget: clean = false, release = false } = {}) {
       stopped = true;
       clearInterval(timer);
-      await running;
+      // a beat still in flight ends before its row is forgotten and its connections close, so
+      // it neither fails on a closed connection nor writes a row after the stop
+      await Promise.all([running, ...firstBeats]);
       try {
         if (release && pools.size > 0) {
           try {

@@ -9,9 +9,10 @@
  * - `GET /readyz`: 200 only while a job runner runs and its heartbeat is fresh (no older than three
  *   `worker.heartbeat`), else 503 with the reason: whether the worker is really working.
  *
- * Health paths need no token. Everything else is 404.
+ * Health paths need no token. Everything else is 404. Refusals are RFC 9457 problems with their
+ * `APP_*` code, as the web process answers them.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { scrapeAllowed } from '../shared/metrics/scrape-token.ts';
@@ -20,6 +21,30 @@ import type { WorkerHealth } from './runner.ts';
 export interface MetricsServer {
   port: number;
   close(): Promise<void>;
+}
+
+/** A refusal as `application/problem+json` (`{type, title, status, detail, code?, data?}`). */
+function problem(
+  res: ServerResponse,
+  status: number,
+  code: string | undefined,
+  detail: string,
+  headers: Record<string, string> = {},
+  data?: unknown,
+): void {
+  const title = { 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' }[
+    status as 401 | 404 | 405 | 500
+  ];
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers }).end(
+    JSON.stringify({
+      type: 'about:blank',
+      title,
+      status,
+      detail,
+      ...(code === undefined ? {} : { code }),
+      ...(data === undefined ? {} : { data }),
+    }),
+  );
 }
 
 /** Listens on `port` (0: any free port) of `host`; answers 404 to everything when `token` is null. */
@@ -46,17 +71,29 @@ export async function startMetricsServer(options: {
       return;
     }
     if (path !== '/metrics' || options.token === null) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      problem(res, 404, 'APP_NOT_FOUND', `no route for ${req.method} ${path} on the worker's listener`);
       return;
     }
     if (!scrapeAllowed(req.headers.authorization, options.token)) {
-      res
-        .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' })
-        .end('metrics: a valid bearer token (metrics.token) is required\n');
+      const given = (req.headers.authorization ?? '') !== '';
+      problem(
+        res,
+        401,
+        given ? 'APP_TOKEN_INVALID' : 'APP_UNAUTHENTICATED',
+        given ? 'the bearer token is not metrics.token' : 'metrics: a bearer token (metrics.token) is required',
+        { 'www-authenticate': given ? 'Bearer realm="metrics", error="invalid_token"' : 'Bearer realm="metrics"' },
+      );
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      problem(
+        res,
+        405,
+        'APP_METHOD_NOT_ALLOWED',
+        `${req.method} is not allowed on /metrics; allowed: GET, HEAD`,
+        { allow: 'GET, HEAD' },
+        { allow: ['GET', 'HEAD'] },
+      );
       return;
     }
     options.registry.metrics().then(
@@ -64,7 +101,8 @@ export async function startMetricsServer(options: {
         res
           .writeHead(200, { 'content-type': options.registry.contentType, 'cache-control': 'no-store' })
           .end(req.method === 'HEAD' ? undefined : text),
-      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics could not be collected\n'),
+      // a failure of ours, without a code, as the web process answers one
+      () => problem(res, 500, undefined, 'the metrics could not be collected'),
     );
   });
   server.keepAliveTimeout = 5_000;

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Registry } from 'prom-client';
+import { AppError, unauthorized } from '../../shared/errors/app-error.ts';
 import { scrapeAllowed } from '../../shared/metrics/scrape-token.ts';
 
 /**
@@ -17,17 +18,26 @@ export function metricsEndpoint(options: {
   const token = options.token;
   return async function metricsEndpoint(ctx, next) {
     if (ctx.path !== path) return next();
+    // refusals are problems like every other answer of the web process
     if (!scrapeAllowed(ctx.get('Authorization'), token)) {
-      ctx.status = 401;
-      ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = 'metrics: a valid bearer token (metrics.token) is required\n';
-      return;
+      const given = ctx.get('Authorization') !== '';
+      throw unauthorized(
+        given ? 'the bearer token is not metrics.token' : 'metrics: a bearer token (metrics.token) is required',
+        {
+          code: given ? 'APP_TOKEN_INVALID' : 'APP_UNAUTHENTICATED',
+          headers: {
+            'WWW-Authenticate': given ? 'Bearer realm="metrics", error="invalid_token"' : 'Bearer realm="metrics"',
+            'Cache-Control': 'no-store',
+          },
+        },
+      );
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.status = 405;
-      ctx.set('Allow', 'GET, HEAD');
-      return;
+      throw new AppError(405, `${ctx.method} is not allowed on ${path}; allowed: GET, HEAD`, {
+        code: 'APP_METHOD_NOT_ALLOWED',
+        headers: { Allow: 'GET, HEAD' },
+        data: { allow: ['GET', 'HEAD'] },
+      });
     }
     ctx.set('Cache-Control', 'no-store');
     ctx.type = options.registry.contentType;

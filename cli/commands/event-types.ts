@@ -7,6 +7,7 @@ import { badRequest } from '../../shared/errors/app-error.ts';
 import type { EventType, EventTypeInput } from '../../shared/webhooks/event-types/index.ts';
 import type { Argv } from 'yargs';
 import { defineCommand } from '../command.ts';
+import { UsageError } from '../failure.ts';
 import type { CliContext } from '../context.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
@@ -97,7 +98,12 @@ export const eventTypesUpdateCommand = defineCommand({
     ),
   run: async (context, args) => {
     const { updateEventType } = await catalog();
-    const type = await updateEventType(deps(context), OPERATOR, args.name, await fields(args as never));
+    const changes = await fields(args as never);
+    // a command line that names nothing to change is a wrong command line (exit 2), as for webhooks:update
+    if (Object.keys(changes).length === 0) {
+      throw new UsageError('nothing to update: give --description, --schema/--no-schema, --example or --deprecated');
+    }
+    const type = await updateEventType(deps(context), OPERATOR, args.name, changes);
     context.print(type, () => typeText(type));
   },
 });

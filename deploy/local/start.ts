@@ -15,7 +15,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { resolveConfig } from '../../shared/config/index.ts';
-import { LOCAL_DATABASE_FILE, type LocalState } from '../../shared/db/local-database.ts';
+import { LOCAL_DATABASE_FILE, readLocalState, type LocalState } from '../../shared/db/local-database.ts';
 import { readProcfile } from './procfile.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,9 +50,24 @@ function webUrlOf(vars: NodeJS.ProcessEnv): { webUrl?: string } {
 }
 
 if (!env.DATABASE_URL) {
+  // one embedded database per data directory: a second `npm start` would only see its PostgreSQL
+  // refuse the directory the first one holds
+  const running = readLocalState();
+  if (running) {
+    say(
+      'start',
+      `npm start is already running${running.webUrl ? ` (${running.webUrl})` : ''} with the database in .data/postgres: stop it first, or set DATABASE_URL`,
+    );
+    process.exit(1);
+  }
   const { startCluster } = await import('./embedded-postgres.ts');
   await mkdir(`${root}.data`, { recursive: true });
-  const cluster = await startCluster({ dataDir: `${root}.data/postgres`, fallbackDataDir: 'app-local' });
+  const cluster = await startCluster({ dataDir: `${root}.data/postgres`, fallbackDataDir: 'app-local' }).catch(
+    (error: unknown) => {
+      say('start', `the embedded PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
   env.DATABASE_URL = await cluster.database('app');
   const state: LocalState = { url: env.DATABASE_URL, pid: cluster.pid, allowLocal, ...webUrlOf(env) };
   await writeFile(LOCAL_DATABASE_FILE, JSON.stringify(state, null, 2));
@@ -118,6 +133,19 @@ async function stopAll(reason: string, code: number): Promise<never> {
 
 process.on('SIGINT', () => void stopAll('interrupted', 0));
 process.on('SIGTERM', () => void stopAll('terminated', 0));
+
+// npm runs this script through `sh -c`, and a shell that does not hand its process over to node
+// (dash, the `sh` of Debian and Ubuntu) is what npm's forwarded SIGTERM reaches: the shell dies
+// and this process is left orphaned, with the web process, the worker and the database running.
+// So a parent that has gone stops everything as a SIGTERM does (a stop already under way, as
+// after a Ctrl-C that the shell died of too, goes on as it was).
+const parent = process.ppid;
+const parentWatch = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(parentWatch);
+  if (!stopping) void stopAll('parent process gone', 0);
+}, 500);
+parentWatch.unref();
 for (const { name, child } of running) {
   child.once('exit', (exit) => {
     if (!stopping) void stopAll(`${name} exited unexpectedly (code ${exit})`, 1);

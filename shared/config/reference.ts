@@ -112,7 +112,9 @@ shared/config/reference.ts, not this page. -->
 
 One typed, frozen object, resolved once per process from layers: **defaults** (by \`NODE_ENV\`:
 \`development\`, \`test\`, \`production\`) < the **JSON file** named by \`APP_CONFIG\` < **environment
-variables** < **CLI flags**. An unknown key or a wrong type stops the start with every problem
+variables** < **flags** given by code that starts a process itself (\`runWeb({sources: {flags}})\`,
+\`runWorker\`; \`node api/main.ts\`, \`node worker/main.ts\` and \`app\` read no configuration from
+their command line). An unknown key or a wrong type stops the start with every problem
 listed. \`npx app config\` prints the effective configuration with secrets masked.
 
 Environment naming rule: \`APP_\` + the key path in upper snake case, levels joined by \`__\`

@@ -12,7 +12,7 @@ export const LOCAL_DATABASE_FILE = fileURLToPath(new URL('../../.data/postgres.j
 export interface LocalState {
   /** The embedded database. */
   url: string;
-  /** The `npm start` process: the record holds while it lives. */
+  /** The embedded PostgreSQL's process: the record holds while it lives. */
   pid: number;
   /** Started with `--allow-local`: receivers on http and loopback or private addresses allowed. */
   allowLocal: boolean;

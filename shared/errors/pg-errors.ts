@@ -28,10 +28,29 @@ export const PG_ERRORS: Record<string, { status: number; code: string; message: 
   '23514': { status: 422, code: 'APP_CHECK_FAILED', message: 'a value breaks a rule of the table' },
 };
 
+/**
+ * SQLSTATEs of a statement naming a table (42P01) or a schema (3F000) the database does not have.
+ * When it is one of the service's own (`app_…` tables, the `graphile_worker` queue) the database is
+ * behind the code, its migrations not (all) applied: 503 `APP_DATABASE_NOT_MIGRATED`, saying what
+ * to run (`/readyz` says the same). Any other name stays an unexpected error (a 500 that shows
+ * nothing of the SQL).
+ */
+const NOT_MIGRATED = new Set(['42P01', '3F000']);
+const SERVICE_RELATION = /^(?:relation|schema) "(?:app_|graphile_worker(?:"|\.))/;
+
 /** The AppError for a PostgreSQL error of a known class, else undefined. */
 export function pgErrorToAppError(error: unknown): AppError | undefined {
   const pg = error as { code?: unknown; name?: unknown; column_name?: string; constraint_name?: string };
   if (typeof pg?.code !== 'string' || pg.name !== 'PostgresError') return undefined;
+  const reason = String((error as { message?: unknown }).message);
+  if (NOT_MIGRATED.has(pg.code) && SERVICE_RELATION.test(reason)) {
+    return new AppError(503, `the database is not migrated (${reason}): run \`app migrate\``, {
+      code: 'APP_DATABASE_NOT_MIGRATED',
+      data: { reason },
+      expose: true,
+      cause: error,
+    });
+  }
   const known = PG_ERRORS[pg.code];
   if (!known) return undefined;
   const data: Record<string, unknown> = {};

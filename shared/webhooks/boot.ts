@@ -71,15 +71,17 @@ export async function ensureWebhookTablesAtBoot(
  */
 function logInstallFailure(log: Logger, error: unknown, retry: { attempt: number; retryInMs: number }): void {
   if (logConfigurationProblem(log, error)) return;
-  if (isConnectionError(error)) {
+  // the store's first: its error wraps the socket error it met, which would read as the database's
+  if (isAppError(error) && error.code === 'APP_STORE_UNAVAILABLE') {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    log.warn(
+      { ...retry, reason: `${error.message}${cause}` },
+      'endpoint store not reachable; its table will be installed once it answers',
+    );
+  } else if (isConnectionError(error)) {
     log.warn(
       { ...retry, reason: (error as Error).message },
       'database not reachable; webhook tables will be installed once it answers',
-    );
-  } else if (isAppError(error) && error.code === 'APP_STORE_UNAVAILABLE') {
-    log.warn(
-      { ...retry, reason: error.message },
-      'endpoint store not reachable; its table will be installed once it answers',
     );
   } else {
     log.error({ err: error, ...retry }, 'installing the webhook tables failed; retrying');

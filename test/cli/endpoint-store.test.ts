@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { runAppInProcess } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { createMariaDatabase } from '../helpers/mariadb.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const db = await createTestDatabase();
 const maria = await createMariaDatabase();
@@ -114,5 +115,36 @@ describe('the CLI with a MariaDB endpoint store', () => {
     const gates = await db.sql`select 1 from app_endpoint_gate where endpoint_id = ${id}`;
     assert.equal(gates.length, 0);
     assert.deepEqual(await json(['webhooks:list']), []);
+  });
+
+  it('a store that cannot be reached fails the command in one line naming the store and why: exit 4, APP_STORE_UNAVAILABLE', async () => {
+    const unreachable = {
+      ...ENV,
+      APP_STORES: JSON.stringify({
+        registry: { adapter: 'mysql', url: `mysql://root@127.0.0.1:${await freePort()}/app` },
+      }),
+    };
+    const run = await runAppInProcess(['webhooks:list'], unreachable);
+    assert.equal(run.code, 4, run.stderr);
+    // no log line with a stack beside it, and not the database's failure: the store's
+    assert.match(
+      run.stderr,
+      /^app: endpoint store "registry" \(mysql\) did not answer: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/,
+    );
+    const json = await runAppInProcess(['webhooks:list', '--json'], unreachable);
+    assert.equal(json.code, 4);
+    assert.equal((JSON.parse(json.stdout) as { error: { code: string } }).error.code, 'APP_STORE_UNAVAILABLE');
+  });
+
+  it("a store that refuses the database named fails the command with the driver's reason", async () => {
+    const run = await runAppInProcess(['webhooks:list'], {
+      ...ENV,
+      APP_STORES: JSON.stringify({ registry: { adapter: 'mysql', url: `${maria.url}_missing` } }),
+    });
+    assert.equal(run.code, 4, run.stderr);
+    assert.match(
+      run.stderr,
+      /^app: endpoint store "registry" \(mysql\) did not answer: Unknown database '[^']+_missing'\n$/,
+    );
   });
 });

@@ -49,3 +49,14 @@ describe('event-types --no-schema', () => {
     assert.equal(added.schema, null);
   });
 });
+
+describe('event-types:update with nothing to change', () => {
+  it('is a wrong command line: exit 2, APP_CLI_USAGE, as webhooks:update', async () => {
+    await json(['event-types:add', 'order.unchanged']);
+    const run = await app(['event-types:update', 'order.unchanged']);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /^app: nothing to update: give --description/m);
+    const asJson = await app(['event-types:update', 'order.unchanged', '--json']);
+    assert.equal((JSON.parse(asJson.stdout) as { error: { code: string } }).error.code, 'APP_CLI_USAGE');
+  });
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import postgres from 'postgres';
 import { COMMANDS, commandName } from '../../cli/commands/index.ts';
 import { EXIT, failureOf, UsageError } from '../../cli/failure.ts';
 import { ConfigError } from '../../shared/config/index.ts';
@@ -96,6 +97,31 @@ describe('app', () => {
       output,
       /^app: cannot reach the database at [^ ]+ \(DATABASE_URL\): DATABASE_URL names a database that does not exist \(database "app_test_no_such_database" does not exist\)$/m,
     );
+  });
+
+  it('a database not migrated yet exits 4 with APP_DATABASE_NOT_MIGRATED, saying to run app migrate', async () => {
+    const admin = postgres(process.env.TEST_DATABASE_URL as string, { max: 1, onnotice: () => {} });
+    const name = `app_test_blank_${process.pid}`;
+    await admin.unsafe(`drop database if exists ${name}`);
+    await admin.unsafe(`create database ${name}`);
+    try {
+      const url = new URL(process.env.TEST_DATABASE_URL as string);
+      url.pathname = `/${name}`;
+      const { code, output } = await app(['webhooks:list'], { DATABASE_URL: url.toString() });
+      assert.equal(code, EXIT.unavailable, output);
+      assert.equal(
+        output,
+        'app: the database is not migrated (relation "app_webhooks" does not exist): run `app migrate`\n',
+      );
+      const run = await runAppInProcess(['webhooks:list', '--json'], {
+        NODE_ENV: 'test',
+        DATABASE_URL: url.toString(),
+      });
+      assert.equal(JSON.parse(run.stdout).error.code, 'APP_DATABASE_NOT_MIGRATED');
+    } finally {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
   });
 
   it('a DATABASE_URL that is not a URL is an invalid configuration: exit 1, APP_CONFIG_INVALID, one line naming DATABASE_URL', async () => {

@@ -82,7 +82,21 @@ describe('worker metrics', () => {
     const served = await serveWorker({ config: h.config, log: h.log });
     const base = `http://127.0.0.1:${served.metricsPort}`;
     try {
-      assert.equal((await fetch(`${base}/metrics`)).status, 401);
+      const missing = await fetch(`${base}/metrics`);
+      assert.equal(missing.status, 401);
+      assert.equal(missing.headers.get('content-type'), 'application/problem+json');
+      assert.equal(((await missing.json()) as { code: string }).code, 'APP_UNAUTHENTICATED');
+      const wrong = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer not-it' } });
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.headers.get('www-authenticate'), 'Bearer realm="metrics", error="invalid_token"');
+      assert.equal(((await wrong.json()) as { code: string }).code, 'APP_TOKEN_INVALID');
+      const post = await fetch(`${base}/metrics`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer worker-scrape' },
+      });
+      assert.equal(post.status, 405);
+      assert.equal(post.headers.get('allow'), 'GET, HEAD');
+      assert.equal(((await post.json()) as { code: string }).code, 'APP_METHOD_NOT_ALLOWED');
       const live = await fetch(`${base}/livez`);
       assert.equal(live.status, 200, 'health paths need no token');
       // ready once the new runner's first heartbeat is in
@@ -97,7 +111,10 @@ describe('worker metrics', () => {
         'the worker ready',
       );
       assert.deepEqual([ready.status, ready.running, ready.ready], ['ok', true, true]);
-      assert.equal((await fetch(`${base}/other`, { headers: { authorization: 'Bearer worker-scrape' } })).status, 404);
+      const other = await fetch(`${base}/other`, { headers: { authorization: 'Bearer worker-scrape' } });
+      assert.equal(other.status, 404);
+      assert.equal(other.headers.get('content-type'), 'application/problem+json');
+      assert.equal(((await other.json()) as { code: string }).code, 'APP_NOT_FOUND');
       const scrape = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer worker-scrape' } });
       assert.equal(scrape.status, 200);
       const families = parseMetrics(await scrape.text());

@@ -73,7 +73,14 @@ export function endpointStoresOnDemand(
     const store = storeOnDemand(name, storeOptions, () =>
       openOne({ name, options: storeOptions, table: config.webhooks.table }, service, load, timeoutMs),
     );
-    all.set(name, guardStore(store, { timeoutMs, servicePool: servicePool.has(name), log: service.log }));
+    all.set(
+      name,
+      guardStore(store, {
+        timeoutMs,
+        servicePool: servicePool.has(name),
+        ...(options.logFailures === false ? {} : { log: service.log }),
+      }),
+    );
   }
   const endpoints = all.get(config.webhooks.store);
   if (endpoints === undefined) {

@@ -38,6 +38,11 @@ export interface OpenOptions {
   load?: LoadAdapter;
   /** The guard's time limit of each call, opening included (default five seconds). */
   timeoutMs?: number;
+  /**
+   * Whether a store that does not answer is logged (default true). A one-shot command reports
+   * the failure itself, in one line with its reason (the CLI), and leaves it out.
+   */
+  logFailures?: boolean;
 }
 
 /** Whether a store with these options is the service's own database, on the service's pool. */

@@ -35,10 +35,25 @@ describe('GET /metrics on the web process', () => {
     const off = await serve(db, {});
     assert.equal((await fetch(`${off.base}/metrics`)).status, 404);
     const on = await serve(db, { metrics: { token: TOKEN } });
-    assert.equal((await fetch(`${on.base}/metrics`)).status, 401);
+    const missing = await fetch(`${on.base}/metrics`);
+    assert.equal(missing.status, 401);
+    assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="metrics"');
     const wrong = await fetch(`${on.base}/metrics`, { headers: { authorization: 'Bearer not-it' } });
     assert.equal(wrong.status, 401);
-    assert.equal(wrong.headers.get('www-authenticate'), 'Bearer realm="metrics"');
+    assert.equal(wrong.headers.get('www-authenticate'), 'Bearer realm="metrics", error="invalid_token"');
+    // problems with their codes, like every other refusal of the web process
+    for (const [response, code] of [
+      [missing, 'APP_UNAUTHENTICATED'],
+      [wrong, 'APP_TOKEN_INVALID'],
+    ] as const) {
+      assert.equal(response.headers.get('content-type'), 'application/problem+json');
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+      assert.equal(((await response.json()) as { code: string }).code, code);
+    }
+    const post = await fetch(`${on.base}/metrics`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get('allow'), 'GET, HEAD');
+    assert.equal(((await post.json()) as { code: string }).code, 'APP_METHOD_NOT_ALLOWED');
   });
 
   it('labels requests by route template, never by raw path; counts rate-limited requests and idempotent replays; is itself never limited', async () => {

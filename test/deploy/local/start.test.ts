@@ -5,11 +5,15 @@
  * so no embedded server is started and `.data/` is left alone).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { LOCAL_DATABASE_FILE } from '../../../shared/db/local-database.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
-import { spawnNode } from '../../helpers/processes.ts';
+import { ROOT, spawnNode } from '../../helpers/processes.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { startReceiver } from '../../worker/delivery/receiver.ts';
 
@@ -89,5 +93,85 @@ describe('npm start', () => {
     assert.match(output, /web\s+\| exited with code 0/);
     assert.match(output, /worker\s+\| exited with code 0/);
     assert.ok(output.indexOf('web      | exited') < output.indexOf('worker   | exited'), 'web stops before the worker');
+  });
+  it('stops web, worker and itself when the shell npm ran it under dies of the SIGTERM npm forwards', async () => {
+    const db = await createTestDatabase();
+    const port = await freePort();
+    // `sh -c` as npm runs a script, with a command the shell cannot hand its process over to
+    // (what dash does with any): the shell stays the parent, and prints the supervisor's pid
+    const shell = spawn('sh', ['-c', `"${process.execPath}" deploy/local/start.ts & echo "pid $!"; wait`], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        PORT: String(port),
+        NODE_ENV: 'development',
+        APP_SECRET: 'a local application secret, long enough for any check',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    shell.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    shell.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    // every holder of the pipe gone: the shell, the supervisor and the processes it started
+    const closed = new Promise<void>((resolve) => shell.stdout.once('close', () => resolve()));
+    const seen = async (pattern: RegExp, timeoutMs: number) => {
+      const until = Date.now() + timeoutMs;
+      while (!pattern.test(output)) {
+        if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; output:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return pattern.exec(output) as RegExpExecArray;
+    };
+    const supervisor = Number((await seen(/pid (\d+)/, 10_000))[1]);
+    cleanups.push(async () => {
+      try {
+        process.kill(supervisor, 'SIGTERM');
+      } catch {}
+      await closed;
+    });
+    await seen(/web\s+\|.*web process ready/, 60_000);
+    await seen(/worker\s+\|.*worker started/, 60_000);
+
+    shell.kill('SIGTERM');
+    await seen(/worker\s+\| exited with code 0/, 30_000);
+    assert.match(output, /parent process gone: stopping web, worker/);
+    assert.match(output, /web\s+\| exited with code 0/);
+    await closed;
+  });
+
+  it('refuses in one line, exit 1, while another npm start runs on .data/postgres', async () => {
+    // the record a running npm start leaves, unless one is running here already: either way, a
+    // live record (this process stands for the one whose record it would be)
+    const record = !existsSync(LOCAL_DATABASE_FILE);
+    if (record) {
+      mkdirSync(dirname(LOCAL_DATABASE_FILE), { recursive: true });
+      writeFileSync(
+        LOCAL_DATABASE_FILE,
+        JSON.stringify({ url: 'postgres://postgres@127.0.0.1:1/app', pid: process.pid, allowLocal: false }),
+      );
+    }
+    const second = spawnNode('deploy/local/start.ts', {
+      DATABASE_URL: undefined,
+      APP_DATABASE_URL: undefined,
+      PORT: String(await freePort()),
+      NODE_ENV: 'development',
+    });
+    cleanups.push(async () => {
+      if (second.child.exitCode === null) {
+        second.child.kill('SIGINT');
+        await second.exited;
+      }
+      if (record) rmSync(LOCAL_DATABASE_FILE, { force: true });
+    });
+    const exit = await second.exitedWithin(20_000);
+    assert.equal(exit.code, 1, second.output());
+    assert.match(second.output(), /^start +\| npm start is already running.* stop it first, or set DATABASE_URL$/m);
+    assert.doesNotMatch(second.output(), /\n\s+at /, 'no stack trace');
   });
 });

@@ -8,6 +8,8 @@ import { eventually } from '../../helpers/poll.ts';
 import { connect } from '../../../shared/db/connect.ts';
 import { ensureWebhookTables } from '../../../shared/webhooks/install.ts';
 import { ensureWebhookTablesAtBoot } from '../../../shared/webhooks/boot.ts';
+import { guardStore } from '../../../shared/webhooks/endpoint-stores/guard.ts';
+import type { EndpointStore } from '../../../shared/webhooks/endpoint-stores/types.ts';
 import { emit } from '../../../shared/webhooks/events/emit.ts';
 import { appError, captureLogger } from './fixtures.ts';
 import { listEndpoints, registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
@@ -179,6 +181,36 @@ describe('ensureWebhookTablesAtBoot', () => {
       await sql.end({ timeout: 5 });
       await proxy.close();
     }
+  });
+
+  it('says an endpoint store that does not answer is the store, not the database, with the reason', async () => {
+    const config = testConfig(await blankDatabase());
+    const capture = captureLogger(config);
+    const sql = connect(config, capture.log, { max: 2 });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3307'), { code: 'ECONNREFUSED' });
+    const endpoints = guardStore({
+      name: 'registry',
+      adapter: 'mysql',
+      serviceDatabase: false,
+      install: () => Promise.reject(refused),
+      close: async () => {},
+    } as unknown as EndpointStore);
+    const controller = new AbortController();
+    const boot = ensureWebhookTablesAtBoot(
+      { config, sql, log: capture.log, endpoints },
+      { initialDelayMs: 10_000, signal: controller.signal },
+    );
+    const warnings = () => capture.lines().filter((line) => line.level === 40);
+    await eventually(() => warnings().length === 1, 20_000, "the first attempt's warning");
+    controller.abort();
+    assert.equal(await boot, false);
+    const [warning] = warnings() as { msg: string; reason: string }[];
+    assert.equal(warning.msg, 'endpoint store not reachable; its table will be installed once it answers');
+    assert.equal(
+      warning.reason,
+      'endpoint store "registry" (mysql) did not answer: connect ECONNREFUSED 127.0.0.1:3307',
+    );
+    await sql.end({ timeout: 5 });
   });
 
   it('stops retrying when its signal aborts (shutdown)', async () => {

@@ -1,0 +1,39 @@
+/**
+ * PostgreSQL errors as the service answers them (shared/errors/pg-errors.ts): a table or schema the
+ * database lacks is a database behind the code (503 `APP_DATABASE_NOT_MIGRATED`, run `app
+ * migrate`), never a 500 that leaves the caller guessing.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pgErrorToAppError } from '../../../shared/errors/pg-errors.ts';
+
+const postgresError = (code: string, message: string) =>
+  Object.assign(new Error(message), { name: 'PostgresError', code });
+
+describe('pgErrorToAppError', () => {
+  it('a missing table or schema is 503 APP_DATABASE_NOT_MIGRATED, naming it and saying to run app migrate', () => {
+    for (const [code, message] of [
+      ['42P01', 'relation "app_api_tokens" does not exist'],
+      ['42P01', 'relation "graphile_worker._private_jobs" does not exist'],
+      ['3F000', 'schema "graphile_worker" does not exist'],
+    ]) {
+      const mapped = pgErrorToAppError(postgresError(code, message));
+      assert.equal(mapped?.status, 503);
+      assert.equal(mapped?.code, 'APP_DATABASE_NOT_MIGRATED');
+      assert.equal(mapped?.expose, true);
+      assert.equal(mapped?.message, `the database is not migrated (${message}): run \`app migrate\``);
+      assert.deepEqual(mapped?.data, { reason: message });
+    }
+  });
+
+  it("a table that is not the service's stays unmapped: a 500 that shows nothing of the SQL", () => {
+    assert.equal(pgErrorToAppError(postgresError('42P01', 'relation "no_such_table_xyz" does not exist')), undefined);
+    assert.equal(pgErrorToAppError(postgresError('42P01', 'relation "posts_app_x" does not exist')), undefined);
+  });
+
+  it('keeps its other classes, and leaves what is not a PostgreSQL error alone', () => {
+    assert.equal(pgErrorToAppError(postgresError('23505', 'duplicate key'))?.code, 'APP_CONFLICT');
+    assert.equal(pgErrorToAppError(postgresError('XX000', 'internal')), undefined);
+    assert.equal(pgErrorToAppError(new Error('relation "x" does not exist')), undefined);
+  });
+});
