@@ -47,9 +47,16 @@ function withoutClient(error: unknown): unknown {
   return copy;
 }
 
-export function workerGraphileLogger(log: Logger, options: { stopping?: () => boolean } = {}): GraphileLogger {
+/** How graphile-worker 0.18.0 says its local queue could not fetch jobs (it says so only in its log). */
+const FETCH_FAILED = /^Error occurred fetching jobs/;
+
+export function workerGraphileLogger(
+  log: Logger,
+  options: { stopping?: () => boolean; fetchFailed?: (error: unknown) => void } = {},
+): GraphileLogger {
   const child = log.child({ component: 'graphile-worker' });
   return new GraphileLogger(() => (level, message, meta) => {
+    if (level === 'error' && options.fetchFailed && FETCH_FAILED.test(message)) options.fetchFailed(meta?.error);
     // two lines a job ("Found task", "Completed task"), read only at debug: dropped before their fields are copied
     if (
       (level === 'debug' || (level === 'info' && message.startsWith('Completed task'))) &&

@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { driverUrls } from '../shared/db/driver-urls.ts';
 import { parseCronItems, run, runOnce, type RunnerOptions, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { PRUNE_SCHEDULE, PRUNE_TASK } from '../shared/webhooks/retention.ts';
 import type { Dispatcher } from 'undici';
@@ -20,6 +19,8 @@ import { workerGraphileLogger } from './graphile-log.ts';
 import { releasePools, startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { supervise, type Generation, type Supervisor } from './supervisor.ts';
 import { watchQueueStatistics, type QueueStatisticsWatch } from './queue-statistics.ts';
+import { queuePools, type QueuePool } from './queue-pool.ts';
+import { watchReadOnlyFetch } from './read-only-fetch.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -100,14 +101,15 @@ export interface WorkerHealth {
  *   recovered by the sweep after a crash;
  * - completions batched over 2 ms (one DELETE for many jobs); a crash inside that window only
  *   re-runs jobs whose delivery is already recorded, which the task then skips;
- * - graphile-worker's own pool: up to min(c, 32) + 2 connections, opened on demand. With the
- *   local queue and batched completion no job holds a connection and a handful are in use at
- *   any c: the ceiling stays at 34 however many deliveries a worker runs at once;
+ * - graphile-worker's own pool (`pgPool`, worker/queue-pool.ts): up to min(c, 32) + 2
+ *   connections, opened on demand, each replaced after `db.maxLifetime`. With the local queue
+ *   and batched completion no job holds a connection and a handful are in use at any c: the
+ *   ceiling stays at 34 however many deliveries a worker runs at once;
  * - the service's own pool (`db.poolMax`): claims and outcomes are batched (one statement in
  *   flight for each), so a few connections carry any concurrency;
  * - the drain waits for attempts in flight up to `webhooks.timeout` before aborting.
  */
-/** graphile-worker's own pool at most (see `runnerOptions`). */
+/** graphile-worker's own pool at most (see `runnerOptions`): its `pgPool`'s `max`. */
 export const graphilePoolSize = (config: Config): number => Math.min(config.webhooks.concurrency, 32) + 2;
 
 /** Jobs a local queue fetches at once (see `runnerOptions`). */
@@ -118,16 +120,16 @@ export function runnerOptions(
   logger: Logger,
   events: WorkerEvents,
   taskList: TaskList,
-  stopping?: () => boolean,
+  pgPool: QueuePool,
+  hooks: { stopping?: () => boolean; fetchFailed?: (error: unknown) => void } = {},
 ): RunnerOptions {
   const concurrency = config.webhooks.concurrency;
   return {
-    connectionString: config.databaseUrl ? driverUrls(config.databaseUrl, config.db.sslMode).pg : undefined,
+    pgPool,
     concurrency,
     pollInterval: config.worker.pollInterval,
-    maxPoolSize: graphilePoolSize(config),
     noHandleSignals: true,
-    logger: workerGraphileLogger(logger, { stopping }),
+    logger: workerGraphileLogger(logger, hooks),
     events,
     taskList,
     parsedCronItems: cronItems(),
@@ -196,29 +198,13 @@ async function closeResources(resources: WorkerResources, force: boolean): Promi
   await resources.sql.end({ timeout: force ? 0 : 5 }).catch(() => undefined);
 }
 
-/** What we need of the pg pool graphile-worker makes for itself. */
-interface GraphilePgPool {
-  totalCount: number;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-}
-
 /**
  * Events of a runner generation: its pools are fed to the heartbeat (and listed, so that the
- * supervisor knows which pools died with it), and graphile-worker's own pg pool is kept hold of:
- * graphile-worker ends it without waiting and removes its error listener first, so an idle
- * connection that errors meanwhile (the database restarting, a test dropping its database) would
- * be an uncaught exception. We listen for those errors and wait for the pools to empty
- * (`drained`). Each fetch of a local queue (at most `fetchSize` jobs) is reported to the job
- * table's statistics watch. The process's wake-ups nudge the newest pool.
+ * supervisor knows which pools died with it). Each fetch of a local queue (at most `fetchSize`
+ * jobs) is reported to the job table's statistics watch. The process's wake-ups nudge the newest
+ * pool.
  */
-function poolEvents(
-  heartbeat: Heartbeat,
-  log: Logger,
-  statistics: QueueStatisticsWatch,
-  fetchSize: number,
-  wakeUps: WakeUps,
-) {
-  const pgPools = new Set<GraphilePgPool>();
+function poolEvents(heartbeat: Heartbeat, statistics: QueueStatisticsWatch, fetchSize: number, wakeUps: WakeUps) {
   return {
     /**
      * Events for one generation; its worker pool ids are pushed into `pools`, and `onFatal` runs
@@ -229,23 +215,12 @@ function poolEvents(
       events.on('pool:fatalError', onFatal);
       // a full fetch means a backlog: the job table's statistics are checked (queue-statistics.ts)
       events.on('localQueue:getJobs:complete', ({ jobs }) => statistics.fetched(jobs.length, fetchSize));
-      events.on('pool:create', ({ ctx, workerPool }) => {
+      events.on('pool:create', ({ workerPool }) => {
         pools.push(workerPool.id);
         heartbeat.add(workerPool.id);
         wakeUps.attach((count) => workerPool.nudge(count));
-        const pgPool = (ctx as unknown as { pgPool?: GraphilePgPool }).pgPool;
-        if (pgPool !== undefined && !pgPools.has(pgPool)) {
-          pgPools.add(pgPool);
-          pgPool.on('error', (error) => log.debug({ err: error }, 'graphile-worker connection closed with an error'));
-        }
       });
       return events;
-    },
-    async drained() {
-      const deadline = Date.now() + 2_000;
-      while ([...pgPools].some((pool) => pool.totalCount > 0) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
     },
   };
 }
@@ -265,7 +240,8 @@ export async function startWorker(
   const resources = openResources(deps, options);
   const { config, log } = deps;
   const heartbeat = startHeartbeat(resources);
-  const pools = poolEvents(heartbeat, log, watchQueueStatistics(resources), localQueueSize(config), resources.wakeUps);
+  const pools = poolEvents(heartbeat, watchQueueStatistics(resources), localQueueSize(config), resources.wakeUps);
+  const queue = queuePools(config, log, graphilePoolSize(config));
   const list = typeof taskList === 'function' ? taskList(resources) : taskList;
   let stopRequested = false;
   const allPools: string[] = [];
@@ -291,9 +267,35 @@ export async function startWorker(
         declareFatal();
         void runner?.kill('the database went away').catch(() => undefined);
       };
-      runner = await run(
-        runnerOptions(config, log, pools.generation(generationPools, onFatal), list, () => stopRequested),
-      );
+      const readOnlyFetch = watchReadOnlyFetch({
+        log,
+        lastWrite: () => heartbeat.lastSuccessAt(),
+        restart: () => {
+          declareFatal();
+          void runner?.kill('its job fetch stays refused as read-only').catch(() => undefined);
+        },
+      });
+      const events = pools.generation(generationPools, onFatal);
+      events.on('localQueue:getJobs:complete', () => readOnlyFetch.fetched());
+      const pgPool = queue.open();
+      try {
+        runner = await run(
+          runnerOptions(config, log, events, list, pgPool, {
+            stopping: () => stopRequested,
+            fetchFailed: (error) => readOnlyFetch.failed(error),
+          }),
+        );
+      } catch (error) {
+        void queue.end(pgPool);
+        throw error;
+      }
+      // a runner that ends unasked (an outage) is replaced by one with a pool of its own; a stop
+      // asked for ends every pool once the runner has stopped (`stop`)
+      void runner.promise
+        .catch(() => undefined)
+        .then(() => {
+          if (!stopRequested) void queue.end(pgPool);
+        });
       allPools.push(...generationPools);
       firstStart?.();
       return { runner, pools: generationPools, fatal };
@@ -322,6 +324,7 @@ export async function startWorker(
     supervisor.stop();
     await heartbeat.stop();
     await closeResources(resources, true);
+    await queue.endAll();
     throw error;
   }
 
@@ -339,6 +342,7 @@ export async function startWorker(
         return (runner ? runner.kill('forced by a second signal') : Promise.resolve()).finally(async () => {
           await heartbeat.stop({ release: true });
           await closeResources(resources, true);
+          await queue.endAll();
         });
       }
       stopping ??= (runner ? runner.stop('graceful shutdown') : Promise.resolve()).finally(async () => {
@@ -353,7 +357,8 @@ export async function startWorker(
         );
         await heartbeat.stop({ forget: true });
         await closeResources(resources, false);
-        await pools.drained();
+        // graphile-worker does not end a pool it was given
+        await queue.endAll();
       });
       return stopping;
     },
@@ -371,20 +376,15 @@ export async function runWorkerOnce(
 ): Promise<void> {
   const resources = openResources(deps, options);
   const heartbeat = startHeartbeat(resources);
-  const pools = poolEvents(
-    heartbeat,
-    deps.log,
-    watchQueueStatistics(resources),
-    localQueueSize(deps.config),
-    resources.wakeUps,
-  );
+  const pools = poolEvents(heartbeat, watchQueueStatistics(resources), localQueueSize(deps.config), resources.wakeUps);
+  const queue = queuePools(deps.config, deps.log, graphilePoolSize(deps.config));
   try {
     await heartbeat.tick();
     const list = typeof taskList === 'function' ? taskList(resources) : taskList;
-    await runOnce(runnerOptions(deps.config, deps.log, pools.generation([]), list));
+    await runOnce(runnerOptions(deps.config, deps.log, pools.generation([]), list, queue.open()));
   } finally {
     await heartbeat.stop({ forget: true });
     await closeResources(resources, false);
-    await pools.drained();
+    await queue.endAll();
   }
 }

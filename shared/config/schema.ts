@@ -230,6 +230,11 @@ export const SCHEMA = group({
   }),
   db: group({
     poolMax: leaf('integer', 10, "Connections in each process's pool for the service's own queries.", { min: 1 }),
+    maxLifetime: leaf(
+      'duration',
+      '5m',
+      "How long a database connection lives before it is replaced (one in use, once its statement ends): the service's pools and graphile-worker's in the worker alike; a session lock's connection is kept. A failover that moves the database's name (an Aurora cluster endpoint, a Multi-AZ name) leaves connections opened on the old primary, now a reader, refusing every write; this bounds how long, so a process recovers by itself within it once the name points at the writer. 5 minutes costs each connection one reconnect (a few milliseconds, a TLS handshake) every 5 minutes, nothing a pool notices, while a write outage after a failover lasts minutes at most instead of the drivers' own 30 to 60 minutes (postgres.js) or forever (graphile-worker's). 0: never replaced.",
+    ),
     sslMode: leaf(
       'enum',
       null,

@@ -20,8 +20,10 @@ export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 *
  * The `postgres` client for the service's own queries. Connects lazily (a database that is
  * down at boot does not stop the process), keeps `db.poolMax` connections, gives up a
  * connection attempt after 5 s, reconnects within a second of the database's return, and does
- * not print notices to stdout. `keepOpen` turns off the closing of idle connections and the
- * driver's recycling of each connection after 30 to 60 minutes. Its sockets come from
+ * not print notices to stdout. Each connection is replaced after `db.maxLifetime` (once its
+ * statement ends): after a failover that moved the database's name, one opened on the old primary
+ * refuses writes (a read-only session) until then. `keepOpen` turns off both the closing of idle
+ * connections and that replacement. Its sockets come from
  * `driverSocket`, which lets a connection closed with a write still buffered connect again at
  * once instead of timing out every attempt, and fails no query given to a connection as its
  * socket fails (the driver answered it from the next session without running it).
@@ -40,7 +42,8 @@ export function connect(
     max: options.max ?? config.db.poolMax,
     // keepOpen: a connection that must not be closed behind the caller's back (a session lock's)
     idle_timeout: options.keepOpen ? 0 : 60,
-    ...(options.keepOpen ? { max_lifetime: 0 } : {}),
+    // seconds; 0 (keepOpen, or a lifetime of 0) is never
+    max_lifetime: options.keepOpen ? 0 : config.db.maxLifetime / 1000,
     connect_timeout: 5,
     backoff: reconnectBackoff,
     onnotice: (notice) => log?.debug({ notice: notice.message }, 'postgres notice'),
