@@ -17,10 +17,18 @@ export type Queryable = Sql | postgres.TransactionSql<Record<string, never>>;
 export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 ** retries, 1);
 
 /**
+ * The lifetime of one connection, in seconds: between three quarters of `maxLifetimeMs` and all of
+ * it, drawn for each connection, so that a pool's connections, opened together, are not all
+ * replaced in the same moment; 0 (never) stays 0.
+ */
+export const connectionLifetime = (maxLifetimeMs: number) => (): number =>
+  (maxLifetimeMs / 1000) * (maxLifetimeMs === 0 ? 0 : 0.75 + Math.random() * 0.25);
+
+/**
  * The `postgres` client for the service's own queries. Connects lazily (a database that is
  * down at boot does not stop the process), keeps `db.poolMax` connections, gives up a
  * connection attempt after 5 s, reconnects within a second of the database's return, and does
- * not print notices to stdout. Each connection is replaced after `db.maxLifetime` (once its
+ * not print notices to stdout. Each connection is replaced within `db.maxLifetime` (once its
  * statement ends): after a failover that moved the database's name, one opened on the old primary
  * refuses writes (a read-only session) until then. `keepOpen` turns off both the closing of idle
  * connections and that replacement. Its sockets come from
@@ -42,8 +50,9 @@ export function connect(
     max: options.max ?? config.db.poolMax,
     // keepOpen: a connection that must not be closed behind the caller's back (a session lock's)
     idle_timeout: options.keepOpen ? 0 : 60,
-    // seconds; 0 (keepOpen, or a lifetime of 0) is never
-    max_lifetime: options.keepOpen ? 0 : config.db.maxLifetime / 1000,
+    // seconds; 0 (keepOpen) is never. A function is drawn for each connection (the driver's own
+    // default is one), which its types do not say
+    ...({ max_lifetime: options.keepOpen ? 0 : connectionLifetime(config.db.maxLifetime) } as object),
     connect_timeout: 5,
     backoff: reconnectBackoff,
     onnotice: (notice) => log?.debug({ notice: notice.message }, 'postgres notice'),
