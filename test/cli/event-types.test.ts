@@ -19,6 +19,30 @@ async function json<T>(args: string[]): Promise<T> {
   return JSON.parse(run.stdout) as T;
 }
 
+describe('events:emit refused by the type’s schema', () => {
+  it('says why in its one line: the first reason, and how many more', async () => {
+    await json([
+      'event-types:add',
+      'order.checked',
+      '--schema',
+      '{"type":"object","required":["id"],"properties":{"amount":{"type":"integer","minimum":0}}}',
+    ]);
+    const one = await app(['events:emit', 'order.checked', '--data', '{"id":1,"amount":-5}']);
+    assert.equal(one.code, 1);
+    assert.equal(one.stderr.trim().split('\n').length, 1, one.stderr);
+    assert.match(one.stderr, /APP_WEBHOOK_EVENT_DATA_INVALID|does not match/);
+    assert.match(one.stderr, /\/amount must be >= 0/);
+    assert.doesNotMatch(one.stderr, /more in data\.errors/);
+
+    const two = await app(['events:emit', 'order.checked', '--data', '{"amount":1.5}']);
+    assert.equal(two.code, 1);
+    assert.match(
+      two.stderr,
+      /must have required property 'id' \(and 1 more in data\.errors\)|must be integer \(and 1 more in data\.errors\)/,
+    );
+  });
+});
+
 describe('event-types --no-schema', () => {
   it('event-types:update --no-schema removes the schema: any data is accepted again', async () => {
     await json(['event-types:add', 'order.paid', '--schema', '{"type":"object","required":["id"]}']);

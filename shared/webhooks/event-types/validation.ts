@@ -80,9 +80,14 @@ export async function checkEventData(
     return;
   }
   if (entry.validate !== null && !entry.validate(data)) {
-    throw unprocessable(`the data of event ${type} does not match the type's schema`, {
+    const errors = validatorErrors(entry.validate.errors);
+    // the first reason in the message itself, for the faces that show only the message (the CLI)
+    const first = errors[0];
+    const reason = first === undefined ? '' : `: ${first.instancePath || 'the data'} ${first.message}`;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more in data.errors)` : '';
+    throw unprocessable(`the data of event ${type} does not match the type's schema${reason}${more}`, {
       code: 'APP_WEBHOOK_EVENT_DATA_INVALID',
-      data: { field: 'data', type, errors: validatorErrors(entry.validate.errors) },
+      data: { field: 'data', type, errors },
     });
   }
 }
