@@ -34,7 +34,7 @@ export const secretsSealCommand = defineCommand({
     context.print(result, () =>
       [
         `${result.dryRun ? 'would seal' : 'sealed'} ${result.resealed} signing secret(s) and the header values of ${result.headers} and the url credentials of ${result.urls} endpoint(s) under the current APP_SECRET; ${result.current} secret(s) already were`,
-        `${result.dryRun ? 'would move' : 'moved'} ${result.moved} value(s) from a previous secret to the current one${canRemovePrevious ? '; APP_PREVIOUS_SECRETS can be removed now' : ''}`,
+        `${result.dryRun ? 'would move' : 'moved'} ${result.moved} value(s) (signing secrets, header values, url credentials alike) from a previous secret to the current one${canRemovePrevious ? '; APP_PREVIOUS_SECRETS can be removed now' : ''}`,
         ...(result.unreadable.length === 0
           ? []
           : [

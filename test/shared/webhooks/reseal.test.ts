@@ -197,7 +197,7 @@ describe('secrets:seal', () => {
     assert.equal(run.code, 0, `${run.stderr}${run.stdout}`);
     assert.match(
       run.stdout,
-      /^moved 2 value\(s\) from a previous secret to the current one; APP_PREVIOUS_SECRETS can be removed now$/m,
+      /^moved 2 value\(s\) \(signing secrets, header values, url credentials alike\) from a previous secret to the current one; APP_PREVIOUS_SECRETS can be removed now$/m,
     );
     assert.deepEqual(await signingSecrets(depsWith(NEW), endpoint.id), [endpoint.secret]);
     const again = await runAppInProcess(['secrets:seal'], env);
