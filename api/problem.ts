@@ -17,6 +17,8 @@ export interface Problem {
    * logged in one line without a stack.
    */
   transient?: true;
+  /** The service means the client to see it (an AppError's `expose`, a mapped PostgreSQL error's included). */
+  exposed?: true;
 }
 
 /** Seconds a client is told to wait when the database is away (the pools reconnect within a second of its return). */
@@ -57,6 +59,7 @@ export function problemFrom(error: unknown, options: { exposeInternals: boolean 
       code: known.code,
       data: known.expose && known.data !== undefined ? (boundedData(known.data) as Record<string, unknown>) : undefined,
       headers: known.headers ?? {},
+      ...(known.expose ? { exposed: true as const } : {}),
     };
   }
   // errors from Koa and its body parsers carry status and expose (http-errors)

@@ -10,6 +10,7 @@
  * | AppError or mapped PostgreSQL error, status < 500        | kept                 | `code`, `status`, `data`           |
  * | the database unreachable, or refusing for now (503)      | kept                 | `code` (`APP_DATABASE_*`), `status` |
  * | an AppError meant for clients, 5xx (`expose`: a store away) | kept               | `code`, `status`, `data`           |
+ * | a PostgreSQL error mapped for clients, 5xx (not migrated) | kept                | `code`, `status`, `data`           |
  * | anything else (a thrown Error, a 5xx, a null for `T!`)   | "Unexpected error."  | `code: APP_GRAPHQL_INTERNAL`, `requestId` |
  *
  * In development the third row keeps its message (like `exposeInternals` for REST).
@@ -47,8 +48,11 @@ export function maskError(error: GraphQLError, options: MaskOptions): GraphQLErr
     });
   // as for REST (api/middleware/errors.ts), an AppError meant for clients is a deliberate answer, not a bug
   const deliberate = isAppError(original) && original.expose;
-  if (problem.status < 500 || problem.transient || deliberate) {
+  if (problem.status < 500 || problem.transient || deliberate || problem.exposed) {
     if (problem.transient) logTransient(options.log, original);
+    // a 5xx the service maps for clients (a database not migrated) is still the operator's to see
+    else if (problem.status >= 500 && !deliberate)
+      options.log.error({ err: original, path: error.path }, 'graphql field failed');
     else options.log.debug({ err: original, path: error.path }, 'graphql field refused');
     return rebuild(problem.detail, {
       ...(problem.code ? { code: problem.code } : {}),

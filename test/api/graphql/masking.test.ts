@@ -131,3 +131,26 @@ describe('masked errors: a database that cannot be reached', () => {
     assert.doesNotMatch(JSON.stringify(answer.body), /10\.0\.0\.8/, 'nothing of the connection leaks');
   });
 });
+
+describe('masked errors: a database behind the code', () => {
+  it('a field whose table the database lacks carries APP_DATABASE_NOT_MIGRATED and says to run app migrate; the log keeps it as a failure', async () => {
+    let query: (() => Promise<unknown>) | undefined;
+    const BEHIND: ModelDeclaration = {
+      ...Author,
+      graphql: {
+        types: 'type Query { behind: String }',
+        resolvers: { Query: { behind: async () => (await query?.(), 'unreachable') } },
+      },
+    };
+    const app = await startGraphqlApp({ env: 'production', models: [BEHIND], routes: {} });
+    // the real server's error for a table of the service's it does not have
+    query = () => app.db.sql`select 1 from app_table_of_a_later_migration`;
+    const answer = await post(app, '{ behind }');
+    const [error] = (answer.body as { errors: { message: string; extensions: { code: string; status: number } }[] })
+      .errors;
+    assert.equal(error.extensions.code, 'APP_DATABASE_NOT_MIGRATED');
+    assert.equal(error.extensions.status, 503);
+    assert.match(error.message, /app migrate/);
+    assert.ok(app.logs.some((line) => line.msg === 'graphql field failed' && line.level === 50));
+  });
+});
