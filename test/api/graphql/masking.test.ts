@@ -139,7 +139,14 @@ describe('masked errors: a database behind the code', () => {
       ...Author,
       graphql: {
         types: 'type Query { behind: String }',
-        resolvers: { Query: { behind: async () => (await query?.(), 'unreachable') } },
+        resolvers: {
+          Query: {
+            behind: async () => {
+              await query?.();
+              return 'unreachable';
+            },
+          },
+        },
       },
     };
     const app = await startGraphqlApp({ env: 'production', models: [BEHIND], routes: {} });
