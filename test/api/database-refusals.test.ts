@@ -17,7 +17,7 @@ import { createLogger } from '../../shared/log/logger.ts';
 import { transaction } from '../../shared/db/transaction.ts';
 import { createToken } from '../../shared/tokens/tokens.ts';
 import { runAppInProcess } from '../helpers/cli.ts';
-import { createTestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { linesInto } from '../helpers/logs.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -72,6 +72,34 @@ function refusalLine(lines: Record<string, unknown>[], sqlstate: string): Record
   return found[0];
 }
 
+/**
+ * Another session's exclusive lock on the event-type catalog (plain reads still go through), held
+ * until `release`; that session is exempt from the database's own time limits.
+ */
+async function holdEventTypesLock(db: TestDatabase): Promise<{ release: () => Promise<void> }> {
+  let release = () => {};
+  let locked = () => {};
+  const lockTaken = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holder = transaction(db.sql, async (tx) => {
+    await tx`set local statement_timeout = 0`;
+    await tx`set local lock_timeout = 0`;
+    await tx`lock table app_event_types in exclusive mode`;
+    locked();
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+  });
+  await lockTaken;
+  return {
+    release: async () => {
+      release();
+      await holder;
+    },
+  };
+}
+
 const ERROR = 50;
 const WARN = 40;
 
@@ -121,22 +149,9 @@ describe('a database that refuses the work for now', () => {
 
   it('a lock held past lock_timeout: 503 APP_DATABASE_BUSY with Retry-After 1, a warning; sent again once the lock is gone, it is stored', async () => {
     const { db, lines, addType } = await webWith({ lock_timeout: '200ms' });
-    let release = () => {};
-    let locked = () => {};
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holder = transaction(db.sql, async (tx) => {
-      await tx`lock table app_event_types in exclusive mode`;
-      locked();
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-    });
-    await lockTaken;
+    const lock = await holdEventTypesLock(db);
     await assertRefused(await addType('order.locked'), 'APP_DATABASE_BUSY', '1');
-    release();
-    await holder;
+    await lock.release();
     assert.equal((await addType('order.locked')).status, 201, 'the same request, sent again, goes through');
     const line = refusalLine(lines, '55P03');
     assert.equal(line.level, WARN);
@@ -144,23 +159,9 @@ describe('a database that refuses the work for now', () => {
 
   it('a statement past statement_timeout: 503 APP_DATABASE_BUSY', async () => {
     const { db, lines, addType } = await webWith({ statement_timeout: '300ms' });
-    let release = () => {};
-    let locked = () => {};
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holder = transaction(db.sql, async (tx) => {
-      await tx`set local statement_timeout = 0`;
-      await tx`lock table app_event_types in exclusive mode`;
-      locked();
-      await new Promise<void>((resolve) => {
-        release = resolve;
-      });
-    });
-    await lockTaken;
+    const lock = await holdEventTypesLock(db);
     await assertRefused(await addType('order.slow'), 'APP_DATABASE_BUSY', '1');
-    release();
-    await holder;
+    await lock.release();
     assert.equal(refusalLine(lines, '57014').level, WARN);
   });
 
