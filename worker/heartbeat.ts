@@ -74,6 +74,11 @@ export interface Liveness {
   hold(): Promise<number | null>;
   /** Releases the lock: ends its connection. */
   close(): Promise<void>;
+  /**
+   * Ends its connection and opens another (the lock is taken again at the next `hold`): for a
+   * lock held where the heartbeat's database does not see it.
+   */
+  reopen(): Promise<void>;
 }
 
 /**
@@ -84,7 +89,8 @@ export interface Liveness {
  * and takes it again.
  */
 export function openLiveness(config: Pick<Config, 'databaseUrl' | 'db'>, log: Logger): Liveness {
-  const sql = connect(config, log, { max: 1, name: 'app-worker-liveness', keepOpen: true });
+  const open = () => connect(config, log, { max: 1, name: 'app-worker-liveness', keepOpen: true });
+  let sql = open();
   let key = randomKey();
   let taken = false;
   let holding: Promise<number | null> | undefined;
@@ -129,6 +135,11 @@ export function openLiveness(config: Pick<Config, 'databaseUrl' | 'db'>, log: Lo
     },
     async close() {
       await sql.end({ timeout: 5 }).catch(() => undefined);
+    },
+    async reopen() {
+      const old = sql;
+      sql = open();
+      await old.end({ timeout: 1 }).catch(() => undefined);
     },
   };
 }
@@ -175,14 +186,27 @@ async function wakeStranded(deps: HeartbeatDeps): Promise<number> {
 
 /**
  * Records that pools `poolIds` of this process are alive (inserting their rows the first time),
- * with the key of the process's liveness lock, held by then (null: the `staleAfter` rule alone).
+ * with the key of the process's liveness lock (null: the `staleAfter` rule alone). The key is
+ * recorded only when this database sees it held: a lock held on another server (the liveness
+ * connection reached a reader after a failover moved the database's name) would make every sweep
+ * here presume the process dead. Answers whether the key was recorded (false without one).
  */
-export async function beat(sql: Sql, poolIds: readonly string[], key: number | null = null): Promise<void> {
-  if (poolIds.length === 0) return;
-  await sql`
+export async function beat(sql: Sql, poolIds: readonly string[], key: number | null = null): Promise<boolean> {
+  if (poolIds.length === 0) return false;
+  const rows = await sql<{ liveness_key: number | null }[]>`
+    with seen as (
+      select case when exists (
+        select 1 from pg_locks as l
+         where l.locktype = 'advisory' and l.granted
+           and l.database = (select oid from pg_database where datname = current_database())
+           and l.classid = ${LIVENESS_LOCK}::int::oid and l.objid = ${key}::int::oid and l.objsubid = 2
+      ) then ${key}::int end as key
+    )
     insert into app_worker_heartbeats (pool_id, host, pid, liveness_key)
-    select unnest(${poolIds as string[]}::text[]), ${hostname()}, ${process.pid}, ${key}::int
-    on conflict (pool_id) do update set seen_at = now(), liveness_key = excluded.liveness_key`;
+    select unnest(${poolIds as string[]}::text[]), ${hostname()}, ${process.pid}, (select key from seen)
+    on conflict (pool_id) do update set seen_at = now(), liveness_key = excluded.liveness_key
+    returning liveness_key`;
+  return key !== null && rows[0]?.liveness_key === key;
 }
 
 /** Deletes the heartbeat rows of pools that stopped cleanly. */
@@ -297,10 +321,20 @@ export interface Heartbeat {
  */
 export function startHeartbeat(deps: StartHeartbeatDeps): Heartbeat {
   const liveness = deps.liveness ?? openLiveness(deps.config, deps.log);
-  /** A beat: the liveness lock first, so that no row names a key not yet held. */
+  /**
+   * A beat: the liveness lock first, so that no row names a key not yet held. A key the database
+   * does not see held is left out of the rows, and its connection opened again: it reached
+   * another server than the heartbeat's (a reader, after a failover moved the database's name).
+   */
   const beatHeld = async (poolIds: readonly string[]) => {
     if (poolIds.length === 0) return;
-    await beat(deps.sql, poolIds, await liveness.hold());
+    const key = await liveness.hold();
+    if ((await beat(deps.sql, poolIds, key)) || key === null) return;
+    deps.log.warn(
+      { key },
+      "the liveness lock is held where the heartbeat's database does not see it (another server: a failover moved the database's name?); its connection is opened again",
+    );
+    await liveness.reopen();
   };
   const pools = new Set<string>();
   /** The first beats of pools just added, which `stop` waits for (a short run stops right after them). */

@@ -17,6 +17,7 @@ function slowLiveness(ms: number): Liveness {
   return {
     hold: () => new Promise((resolve) => setTimeout(() => resolve(null), ms)),
     close: async () => {},
+    reopen: async () => {},
   };
 }
 

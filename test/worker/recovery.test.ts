@@ -138,7 +138,7 @@ describe('recovery sweep', () => {
     } finally {
       holder.release();
     }
-    await beat(h.sql, ['pool-keyed'], key); // a fresh row: only the key tells
+    // the row written a moment ago, while the key was held: only the key tells
     const result = await sweep(h);
     assert.ok(result.stalePools.includes('pool-keyed'), 'key free: dead although beating 0 s and locked 0.1 s ago');
     const [job] = await jobRows(h, id);
