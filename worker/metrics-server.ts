@@ -12,7 +12,7 @@
  * Health paths need no token. Everything else is 404. Refusals are RFC 9457 problems with their
  * `APP_*` code, as the web process answers them.
  */
-import { createServer, type ServerResponse, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { scrapeAllowed } from '../shared/metrics/scrape-token.ts';
@@ -32,9 +32,7 @@ function problem(
   headers: Record<string, string> = {},
   data?: unknown,
 ): void {
-  const title = { 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 500: 'Internal Server Error' }[
-    status as 401 | 404 | 405 | 500
-  ];
+  const title = STATUS_CODES[status] ?? 'Error';
   res.writeHead(status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers }).end(
     JSON.stringify({
       type: 'about:blank',
