@@ -41,7 +41,7 @@ export function problemFrom(error: unknown, options: { exposeInternals: boolean 
       transient: true,
     };
   }
-  const refusal = isAppError(error) ? undefined : pgRefusal(error);
+  const refusal = pgRefusal(error);
   if (refusal) {
     return {
       status: 503,

@@ -68,7 +68,7 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
       message: `cannot reach the database at ${databaseHost(databaseUrl)} (DATABASE_URL): ${reason}`,
     };
   }
-  const refusal = isAppError(error) ? undefined : pgRefusal(error);
+  const refusal = pgRefusal(error);
   if (refusal) {
     // an operator reads this: the server's own words, not the API's gentler detail
     const sqlstate = (error as { code: string }).code;

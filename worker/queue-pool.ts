@@ -26,7 +26,7 @@ export const QUEUE_POOL_NAME = 'app-worker-queue';
 /** How long `endQueuePool` waits for connections still handed out (a runner killed mid-statement). */
 const END_WAIT_MS = 2_000;
 
-export function openQueuePool(config: Pick<Config, 'databaseUrl' | 'db'>, log: Logger, max: number): QueuePool {
+function openQueuePool(config: Pick<Config, 'databaseUrl' | 'db'>, log: Logger, max: number): QueuePool {
   if (!config.databaseUrl) throw new Error('no database configured: set DATABASE_URL');
   const pool = new pg.Pool({
     connectionString: driverUrls(config.databaseUrl, config.db.sslMode).pg,
@@ -48,7 +48,7 @@ const ends = new WeakMap<QueuePool, Promise<void>>();
  * as they come back, waiting for at most END_WAIT_MS (one held by a runner whose teardown hangs
  * on a dead socket never comes back).
  */
-export function endQueuePool(pool: QueuePool): Promise<void> {
+function endQueuePool(pool: QueuePool): Promise<void> {
   let ending = ends.get(pool);
   if (ending === undefined) {
     let timer: NodeJS.Timeout | undefined;
@@ -87,5 +87,3 @@ export function queuePools(config: Pick<Config, 'databaseUrl' | 'db'>, log: Logg
     },
   };
 }
-
-export type QueuePools = ReturnType<typeof queuePools>;

@@ -48,7 +48,7 @@ export function maskError(error: GraphQLError, options: MaskOptions): GraphQLErr
     });
   // as for REST (api/middleware/errors.ts), an AppError meant for clients is a deliberate answer, not a bug
   const deliberate = isAppError(original) && original.expose;
-  if (problem.status < 500 || problem.transient || deliberate || problem.exposed) {
+  if (problem.status < 500 || problem.transient || problem.exposed) {
     if (problem.transient) logTransient(options.log, original);
     // a 5xx the service maps for clients (a database not migrated) is still the operator's to see
     else if (problem.status >= 500 && !deliberate)

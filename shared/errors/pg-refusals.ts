@@ -61,7 +61,7 @@ interface ServerError {
   code?: unknown;
 }
 
-/** The refusal `error` is, when the PostgreSQL server raised one of the kind above, else undefined. */
+/** The refusal `error` is, when the PostgreSQL server raised one of the kind above, else undefined (never for an AppError). */
 export function pgRefusal(error: unknown): PgRefusal | undefined {
   const pg = error as ServerError | undefined;
   // `PostgresError` from the service's driver, `DatabaseError` from graphile-worker's (`pg`)
