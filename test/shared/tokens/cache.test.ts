@@ -16,9 +16,9 @@ const db = await createTestDatabase();
 const deps = { sql: db.sql, log: db.log };
 
 /** A pool of the cache's own (another process, as far as PostgreSQL knows) that counts its token lookups; `listenFails` refuses LISTEN. */
-function countingPool(options: { listenFails?: boolean } = {}) {
+function countingPool(options: { listenFails?: boolean; name?: string } = {}) {
   let statements = 0;
-  const sql = connect(db.config, db.log, { max: 2, name: 'token-cache-test' });
+  const sql = connect(db.config, db.log, { max: 2, name: options.name ?? 'token-cache-test' });
   after(() => sql.end({ timeout: 5 }));
   const counted = new Proxy(sql, {
     apply(target, thisArg, args) {
@@ -34,8 +34,8 @@ function countingPool(options: { listenFails?: boolean } = {}) {
 }
 
 /** A cache over a counting pool with a clock the test moves, listening before it is answered. */
-async function listeningCache(options: { ttlMs?: number } = {}) {
-  const pool = countingPool();
+async function listeningCache(options: { ttlMs?: number; name?: string } = {}) {
+  const pool = countingPool({ name: options.name });
   const clock = { now: 1_000_000 };
   const cache = createTokenCache(
     { sql: pool.sql, log: db.log },
@@ -126,6 +126,30 @@ describe('API token cache', () => {
     assert.equal((await cache.verify(created.token))?.id, created.id, 'within the bound, the kept token');
     clock.now += 1;
     assert.equal(await cache.verify(created.token), null, 'at the bound, read again: revoked');
+  });
+
+  it('a listening connection the server ends listens again by itself: emptied at once, then hears every change', async () => {
+    const { cache } = await listeningCache({ name: 'token-cache-relisten' });
+    const kept = await createToken(deps, { name: 'kept across the break', role: 'admin' });
+    assert.equal((await cache.verify(kept.token))?.id, kept.id);
+    const emptied = new Promise<void>((resolve) => {
+      const off = cache.onForget((ids) => {
+        if (ids === undefined) {
+          off();
+          resolve();
+        }
+      });
+    });
+    // as a failover or a restart of the server ends the session
+    const ended = await db.sql`
+      select pg_terminate_backend(pid) as ended from pg_stat_activity
+       where application_name = 'token-cache-relisten' and query ilike 'listen%'`;
+    assert.equal(ended.length, 1, 'the listening session was found and ended');
+    await emptied; // listening again: whatever was announced meanwhile may be lost, so nothing is kept
+    const gone = dropped(cache, kept.id);
+    await revokeToken(deps, kept.id);
+    await gone; // a change announced after the break is heard
+    assert.equal(await cache.verify(kept.token), null);
   });
 
   it("a token past its own expiry on the cache's clock is read again, whatever its age in the cache", async () => {
