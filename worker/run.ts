@@ -2,6 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import { configForProcess } from '../shared/config/for-process.ts';
 import type { Config, ConfigSources } from '../shared/config/index.ts';
 import { connect } from '../shared/db/connect.ts';
+import { configurationProblem, isConnectionError } from '../shared/db/connection-errors.ts';
 import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
 import { isAppError } from '../shared/errors/app-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
@@ -11,6 +12,7 @@ import { startTelemetry } from '../shared/telemetry/start.ts';
 import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { startWorker, type WorkerDeps, type WorkerHandle, type WorkerOptions } from './runner.ts';
+import { WorkerOutageError } from './supervisor.ts';
 import { tasks } from './tasks/index.ts';
 
 /** A worker running in the foreground until a signal drains it. */
@@ -137,6 +139,37 @@ async function installTables(config: Config, log: Logger): Promise<void> {
 }
 
 /**
+ * `installTables`, waiting for a database that cannot be reached yet as the worker waits for one
+ * that goes away (asked again after 250 ms, doubling to a second; a warning line the first time):
+ * a worker started before its database (a machine's boot, a database restarted) comes up once it
+ * answers. Past `worker.outageLimit` it gives up (WorkerOutageError), and the process exits 1, at
+ * once when the server refuses `DATABASE_URL` for good (a database or role it does not have).
+ */
+async function installTablesOnceReachable(config: Config, log: Logger): Promise<void> {
+  const since = Date.now();
+  for (let delay = 250, warned = false; ; delay = Math.min(delay * 2, 1000)) {
+    try {
+      await installTables(config, log);
+      if (warned) log.info('database answered: webhook tables installed');
+      return;
+    } catch (error) {
+      const away = isConnectionError(error) && configurationProblem(error) === undefined;
+      if (!away) throw error;
+      if (Date.now() - since >= config.worker.outageLimit)
+        throw new WorkerOutageError(config.worker.outageLimit, error);
+      if (!warned) {
+        log.warn(
+          { reason: (error as Error).message, outageLimit: config.worker.outageLimit },
+          'database not reachable; the worker starts once it answers and its tables are installed',
+        );
+        warned = true;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/**
  * Runs the worker process: on SIGINT/SIGTERM it stops claiming jobs, finishes those it holds,
  * records their outcomes, flushes its last spans (when it traces) and exits 0; a second signal
  * forces the stop (exit 1).
@@ -151,7 +184,7 @@ export async function runWorker(
   const telemetry = await startTelemetry({ config, log }, 'worker');
   let served: ServedWorker;
   try {
-    if (config.webhooks.install) await installTables(config, log);
+    if (config.webhooks.install) await installTablesOnceReachable(config, log);
     served = await serveWorker({ config, log, telemetry }, { extraTasks: options.extraTasks });
   } catch (error) {
     log.fatal({ err: error }, 'worker could not start');

@@ -29,14 +29,15 @@ export const PG_ERRORS: Record<string, { status: number; code: string; message: 
 };
 
 /**
- * SQLSTATEs of a statement naming a table (42P01) or a schema (3F000) the database does not have.
- * When it is one of the service's own (`app_…` tables, the `graphile_worker` queue) the database is
+ * SQLSTATEs of a statement naming a table (42P01), a schema (3F000) or a function (42883) the
+ * database does not have. When it is one of the service's own (`app_…` tables and functions, such
+ * as the prune's `app_delivery_partitions_ensure`, the `graphile_worker` queue) the database is
  * behind the code, its migrations not (all) applied: 503 `APP_DATABASE_NOT_MIGRATED`, saying what
- * to run (`/readyz` says the same). Any other name stays an unexpected error (a 500 that shows
- * nothing of the SQL).
+ * to run (`/readyz` says the same; the CLI exits 4). Any other name stays an unexpected error (a
+ * 500 that shows nothing of the SQL).
  */
-const NOT_MIGRATED = new Set(['42P01', '3F000']);
-const SERVICE_RELATION = /^(?:relation|schema) "(?:app_|graphile_worker(?:"|\.))/;
+const NOT_MIGRATED = new Set(['42P01', '3F000', '42883']);
+const SERVICE_RELATION = /^(?:(?:relation|schema) "|function )(?:app_|graphile_worker(?:"|\.))/;
 
 /** The AppError for a PostgreSQL error of a known class, else undefined. */
 export function pgErrorToAppError(error: unknown): AppError | undefined {

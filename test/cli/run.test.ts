@@ -99,7 +99,7 @@ describe('app', () => {
     );
   });
 
-  it('a database not migrated yet exits 4 with APP_DATABASE_NOT_MIGRATED, saying to run app migrate', async () => {
+  it('a database not migrated yet exits 4 with APP_DATABASE_NOT_MIGRATED, saying to run app migrate (prune, whose first statement calls a function of the migrations, included)', async () => {
     const admin = postgres(process.env.TEST_DATABASE_URL as string, { max: 1, onnotice: () => {} });
     const name = `app_test_blank_${process.pid}`;
     await admin.unsafe(`drop database if exists ${name}`);
@@ -118,6 +118,12 @@ describe('app', () => {
         DATABASE_URL: url.toString(),
       });
       assert.equal(JSON.parse(run.stdout).error.code, 'APP_DATABASE_NOT_MIGRATED');
+      const prune = await app(['prune'], { DATABASE_URL: url.toString() });
+      assert.equal(prune.code, EXIT.unavailable, prune.output);
+      assert.match(
+        prune.output,
+        /^app: the database is not migrated \(function app_\w+\(.*\) does not exist\): run `app migrate`\n$/,
+      );
     } finally {
       await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();

@@ -1,7 +1,7 @@
 /**
- * PostgreSQL errors as the service answers them (shared/errors/pg-errors.ts): a table or schema the
- * database lacks is a database behind the code (503 `APP_DATABASE_NOT_MIGRATED`, run `app
- * migrate`), never a 500 that leaves the caller guessing.
+ * PostgreSQL errors as the service answers them (shared/errors/pg-errors.ts): a table, schema or
+ * function of the service's that the database lacks is a database behind the code (503
+ * `APP_DATABASE_NOT_MIGRATED`, run `app migrate`), never a 500 that leaves the caller guessing.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -11,11 +11,13 @@ const postgresError = (code: string, message: string) =>
   Object.assign(new Error(message), { name: 'PostgresError', code });
 
 describe('pgErrorToAppError', () => {
-  it('a missing table or schema is 503 APP_DATABASE_NOT_MIGRATED, naming it and saying to run app migrate', () => {
+  it('a missing table, schema or function of the service is 503 APP_DATABASE_NOT_MIGRATED, naming it and saying to run app migrate', () => {
     for (const [code, message] of [
       ['42P01', 'relation "app_api_tokens" does not exist'],
       ['42P01', 'relation "graphile_worker._private_jobs" does not exist'],
       ['3F000', 'schema "graphile_worker" does not exist'],
+      ['42883', 'function app_delivery_partitions_ensure(timestamp with time zone) does not exist'],
+      ['42883', 'function graphile_worker.add_job(unknown, json) does not exist'],
     ]) {
       const mapped = pgErrorToAppError(postgresError(code, message));
       assert.equal(mapped?.status, 503);
@@ -26,9 +28,11 @@ describe('pgErrorToAppError', () => {
     }
   });
 
-  it("a table that is not the service's stays unmapped: a 500 that shows nothing of the SQL", () => {
+  it("a table or function that is not the service's stays unmapped: a 500 that shows nothing of the SQL", () => {
     assert.equal(pgErrorToAppError(postgresError('42P01', 'relation "no_such_table_xyz" does not exist')), undefined);
     assert.equal(pgErrorToAppError(postgresError('42P01', 'relation "posts_app_x" does not exist')), undefined);
+    assert.equal(pgErrorToAppError(postgresError('42883', 'function my_app_fn(integer) does not exist')), undefined);
+    assert.equal(pgErrorToAppError(postgresError('42883', 'operator does not exist: app_x = integer')), undefined);
   });
 
   it('keeps its other classes, and leaves what is not a PostgreSQL error alone', () => {

@@ -81,6 +81,25 @@ describe('security audit rules', () => {
     assert.deepEqual(ids(auditConfig(config)), ['graphql.graphiql-enabled']);
   });
 
+  it('values stored in clear are ordinary in development without a secret; with APP_SECRET set they are reported there too', () => {
+    const inClear = { unencryptedSecrets: 4, urlCredentialsInClear: 1, headerValuesInClear: 1 };
+    const development = (env: Record<string, string>) =>
+      resolveConfig({ env: { NODE_ENV: 'development', ...env } }).config;
+    assert.deepEqual(ids(auditConfig(development({}), inClear)), ['graphql.graphiql-enabled']);
+    assert.deepEqual(ids(auditConfig(development({ APP_SECRET: SECRET }), inClear)), [
+      'secrets.stored-unencrypted',
+      'url-credentials.stored-unencrypted',
+      'header-values.stored-unencrypted',
+      'graphql.graphiql-enabled',
+    ]);
+    assert.deepEqual(ids(auditConfig(production({ APP_ALLOW_UNENCRYPTED_SECRETS: 'true' }, ['APP_SECRET']), inClear)), [
+      'secret.missing',
+      'secrets.stored-unencrypted',
+      'url-credentials.stored-unencrypted',
+      'header-values.stored-unencrypted',
+    ]);
+  });
+
   it('findings come most severe first, and the summary line counts them', () => {
     const findings = auditConfig(production({ APP_RATE_LIMIT: 'false', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' }), {
       forwardedForSeen: true,
