@@ -29,6 +29,14 @@ export const PG_ERRORS: Record<string, { status: number; code: string; message: 
 };
 
 /**
+ * A foreign-key violation (23503) raised by deleting (or re-keying) a row others still reference:
+ * PostgreSQL words it "update or delete on table …", where a write naming a missing record is
+ * "insert or update on table …". It is the condition a `restrict` key reports as 23001, so it is
+ * answered the same (409 `APP_REFERENCE_IN_USE`), whichever `on delete` the table declares.
+ */
+const STILL_REFERENCED = /^update or delete on table /;
+
+/**
  * SQLSTATEs of a statement naming a table (42P01), a schema (3F000) or a function (42883) the
  * database does not have. When it is one of the service's own (`app_…` tables and functions, such
  * as the prune's `app_delivery_partitions_ensure`, the `graphile_worker` queue) the database is
@@ -52,7 +60,7 @@ export function pgErrorToAppError(error: unknown): AppError | undefined {
       cause: error,
     });
   }
-  const known = PG_ERRORS[pg.code];
+  const known = PG_ERRORS[pg.code === '23503' && STILL_REFERENCED.test(reason) ? '23001' : pg.code];
   if (!known) return undefined;
   const data: Record<string, unknown> = {};
   if (pg.column_name) data.field = pg.column_name;

@@ -1,5 +1,5 @@
 import type { Queryable, Sql } from '../../../shared/db/connect.ts';
-import { unprocessable } from '../../../shared/errors/app-error.ts';
+import { badRequest, unprocessable } from '../../../shared/errors/app-error.ts';
 import { transaction } from '../../../shared/db/transaction.ts';
 import { newExternalId } from './external-id.ts';
 import {
@@ -49,6 +49,7 @@ export interface Model {
   /**
    * One page in creation order with the counters: `{records, page, perPage, total, pages}`;
    * with `where` (field -> value, scalar fields), only the records whose fields equal those values.
+   * `page` and `perPage` are whole numbers of at least 1 (else 400 `APP_PAGINATION_INVALID`).
    */
   paginate(
     pagination: { page: number; perPage: number },
@@ -97,6 +98,30 @@ export const modelOf = (record: object): Model | undefined => modelOfRecord.get(
 export const isPublished = (record: object): boolean => publishedRecords.has(record);
 
 const INTERNAL_ID = /^\d+$/;
+
+/**
+ * `paginate()`'s page and page size, which callers may take straight from a client (a GraphQL
+ * argument): each a whole number of at least 1, and the page's offset a safe integer. Otherwise
+ * 400 `APP_PAGINATION_INVALID`, as REST answers bad `?page=` and `?per_page=`, rather than the
+ * database's refusal of a negative LIMIT or OFFSET surfacing as an unexpected error.
+ */
+function checkPaging(page: number, perPage: number): void {
+  for (const [parameter, value] of [
+    ['page', page],
+    ['perPage', perPage],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw badRequest(`${parameter} must be a whole number of at least 1, got ${String(value)}`, {
+        code: 'APP_PAGINATION_INVALID',
+        data: { parameter, value },
+      });
+  }
+  if (!Number.isSafeInteger((page - 1) * perPage))
+    throw badRequest(`page ${page} is too far for perPage ${perPage}`, {
+      code: 'APP_PAGINATION_INVALID',
+      data: { parameter: 'page', value: page },
+    });
+}
 
 function recordFromRow(model: Model, row: Row): ModelRecord {
   const { shape } = model;
@@ -258,6 +283,7 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
       shape,
       declaration: shape.declaration,
       async paginate({ page, perPage }, where = {}) {
+        checkPaging(page, perPage);
         const columns = Object.fromEntries(
           Object.entries(where).map(([name, value]) => {
             const field = shape.fields.find(

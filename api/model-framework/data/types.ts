@@ -10,6 +10,7 @@
  * - record: a row as the model returns it (`id`, `externalId`, the fields, timestamps), foreign keys as internal ids.
  * - public form: what `publish()` makes of a record: no `id`, every foreign key as the referenced `externalId`.
  */
+import type { GraphqlContext } from '../../graphql/context.ts';
 
 /** The field type constants (docs/models.md): `STRING`, `BOOLEAN`, `ObjectId` and the others users expect. */
 export const Types = {
@@ -41,8 +42,13 @@ export interface FieldDefinition {
   column?: string;
 }
 
-/** A GraphQL resolver as the GraphQL layer calls it. */
-export type Resolver = (parent: unknown, args: Record<string, unknown>, context?: unknown, info?: unknown) => unknown;
+/**
+ * A GraphQL resolver as the GraphQL layer calls it: `parent` and `args` are what the declared SDL
+ * shapes them to (graphql-js has checked the arguments' types), `context` the request's
+ * (`principal`, `models`, `load`, `authorize`…, api/graphql/context.ts), so a declaration's
+ * resolvers read them without casts.
+ */
+export type Resolver = (parent: any, args: Record<string, any>, context: GraphqlContext, info?: unknown) => unknown;
 
 export interface ModelDeclaration {
   /** Model name, singular PascalCase (`Author`); what `ref` names. */

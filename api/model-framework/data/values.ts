@@ -10,6 +10,15 @@ export interface FieldProblem {
 
 type Checked = { value: unknown } | { problem: string };
 
+/**
+ * Whether the day exists in its month: `Date` reads 2026-02-30 as 2 March, which would store
+ * another day than the one the client sent.
+ */
+function isCalendarDay(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 /** Reads one value as its field's type; form bodies send text, so text forms are accepted too. */
 function checkValue(field: Field, raw: unknown): Checked {
   if (raw === null) return field.required ? { problem: 'is required' } : { value: null };
@@ -30,11 +39,12 @@ function checkValue(field: Field, raw: unknown): Checked {
     }
     case Types.DATE: {
       if (raw instanceof Date && !Number.isNaN(raw.getTime())) return { value: raw };
-      if (
-        typeof raw === 'string' &&
-        /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw)
-      ) {
-        const date = new Date(raw);
+      const parts =
+        typeof raw === 'string'
+          ? /^(\d{4})-(\d{2})-(\d{2})([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(raw)
+          : null;
+      if (parts && isCalendarDay(Number(parts[1]), Number(parts[2]), Number(parts[3]))) {
+        const date = new Date(raw as string);
         if (!Number.isNaN(date.getTime())) return { value: date };
       }
       return { problem: 'must be an ISO 8601 date-time' };

@@ -140,12 +140,13 @@ describe('HAL resource: list, show, create, update, destroy', () => {
     assert.equal(again.headers.get('content-type'), 'application/problem+json');
   });
 
-  it('Postgres errors are mapped: deleting a referenced record is 422 APP_REFERENCE_INVALID (foreign-key violation)', async () => {
+  it('Postgres errors are mapped: deleting a record others reference is 409 APP_REFERENCE_IN_USE (foreign-key violation)', async () => {
     const author = await send('POST', `${app.api}/authors`, { name: 'Referenced' });
     await send('POST', `${app.api}/posts`, { title: 'Ref', author: author.body.externalId });
     const answer = await send('DELETE', `${app.api}/authors/${author.body.externalId}`, undefined);
-    assert.equal(answer.status, 422);
-    assert.equal(answer.body.code, 'APP_REFERENCE_INVALID');
+    assert.equal(answer.status, 409);
+    assert.equal(answer.body.code, 'APP_REFERENCE_IN_USE');
+    assert.equal(answer.body.detail, 'the record is still referenced by others');
   });
 
   it('form bodies are accepted like JSON (text values read as the field type)', async () => {

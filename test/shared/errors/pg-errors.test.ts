@@ -35,6 +35,29 @@ describe('pgErrorToAppError', () => {
     assert.equal(pgErrorToAppError(postgresError('42883', 'operator does not exist: app_x = integer')), undefined);
   });
 
+  it('a foreign-key violation raised by a delete is 409 APP_REFERENCE_IN_USE, as with a restrict key; one raised by a write naming no record stays 422 APP_REFERENCE_INVALID', () => {
+    const naming = pgErrorToAppError(
+      postgresError(
+        '23503',
+        'insert or update on table "posts" violates foreign key constraint "posts_author_id_fkey"',
+      ),
+    );
+    assert.deepEqual(
+      [naming?.status, naming?.code, naming?.message],
+      [422, 'APP_REFERENCE_INVALID', 'a referenced record does not exist'],
+    );
+    const deleting = pgErrorToAppError(
+      postgresError(
+        '23503',
+        'update or delete on table "authors" violates foreign key constraint "posts_author_id_fkey" on table "posts"',
+      ),
+    );
+    assert.deepEqual(
+      [deleting?.status, deleting?.code, deleting?.message],
+      [409, 'APP_REFERENCE_IN_USE', 'the record is still referenced by others'],
+    );
+  });
+
   it('keeps its other classes, and leaves what is not a PostgreSQL error alone', () => {
     assert.equal(pgErrorToAppError(postgresError('23505', 'duplicate key'))?.code, 'APP_CONFLICT');
     assert.equal(pgErrorToAppError(postgresError('XX000', 'internal')), undefined);
