@@ -93,8 +93,8 @@ describe('HAL collection: links and counters', () => {
 
   it('an empty collection: total 0, one (empty) page, first = last = page 1', async () => {
     empty = await startApp({ routes: { 'crud authors': { scope: 'api/v1' } } });
-    await empty.db.sql`delete from posts`;
-    await empty.db.sql`delete from authors`;
+    await empty.db.sql`delete from fixture_posts`;
+    await empty.db.sql`delete from fixture_authors`;
     const { status, body, headers } = await getJson(`${empty.api}/authors?per_page=5`);
     assert.equal(status, 200);
     assert.deepEqual([body.count, body.page, body.perPage, body.total], [0, 1, 5, 0]);

@@ -57,7 +57,7 @@ describe('HAL resource: list, show, create, update, destroy', () => {
     const created = await send('POST', `${app.api}/posts`, { title: 'Secret id' });
     const [{ id }] = await app.db.sql<
       { id: string }[]
-    >`select id from posts where external_id = ${created.body.externalId}`;
+    >`select id from fixture_posts where external_id = ${created.body.externalId}`;
     const answers = [
       JSON.stringify(created.body),
       JSON.stringify((await getJson(`${app.api}/posts/${created.body.externalId}`)).body),

@@ -18,6 +18,7 @@ import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const SupportTicket: ModelDeclaration = defineModel({
   name: 'SupportTicket',
+  table: 'fixture_support_tickets',
   schema: { subject: { type: STRING, required: true }, tenant: { type: STRING } },
   webhooks: { events: ['created', 'updated', 'deleted'], owner: 'tenant' },
 });
@@ -40,7 +41,7 @@ const events = async () =>
 
 before(async () => {
   const db = await testDatabase();
-  await db.sql`create table support_tickets (id bigint generated always as identity primary key, external_id text not null unique, subject text not null unique, tenant text)`;
+  await db.sql`create table fixture_support_tickets (id bigint generated always as identity primary key, external_id text not null unique, subject text not null unique, tenant text)`;
   app = await startApp({
     models: [...MODELS, SupportTicket],
     routes: { 'crud support-tickets': { scope: 'api/v1' } },
@@ -94,7 +95,7 @@ describe('model changes as events', () => {
     const refused = await call('POST', '/support-tickets', { subject: 'no priority', tenant: 'acme' });
     assert.equal(refused.status, 422);
     assert.equal(refused.body.code, 'APP_WEBHOOK_EVENT_DATA_INVALID');
-    const rows = await app.db.sql`select 1 from support_tickets where subject = 'no priority'`;
+    const rows = await app.db.sql`select 1 from fixture_support_tickets where subject = 'no priority'`;
     assert.equal(rows.length, 0, 'the record was not written');
     assert.equal((await events()).length, before + 1);
   });

@@ -28,6 +28,7 @@ const ctx = (context: unknown) => context as GraphqlContext;
 function notes(options: { scoped: boolean }): ModelDeclaration {
   return defineModel({
     name: 'Note',
+    table: 'fixture_notes',
     schema: {
       title: { type: STRING, required: true },
       owner: { type: STRING },
@@ -96,7 +97,7 @@ const ids: Record<string, string> = {};
 
 before(async () => {
   const db = await testDatabase();
-  await db.sql`create table if not exists notes (id bigint generated always as identity primary key, external_id text not null unique, title text not null, owner text, locked boolean not null default false)`;
+  await db.sql`create table if not exists fixture_notes (id bigint generated always as identity primary key, external_id text not null unique, title text not null, owner text, locked boolean not null default false)`;
   scoped = await startApp({
     models: [...MODELS, notes({ scoped: true })],
     routes: ROUTES,

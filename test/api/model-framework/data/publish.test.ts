@@ -31,8 +31,8 @@ describe('foreign keys over a page are looked up in one statement per referenced
         assert.equal(body.count, perPage);
         for (const post of body._embedded.posts) assert.match(post.author, /^[A-Za-z0-9_-]{22}$/);
       });
-      assert.equal(touching(statements, 'authors').length, 1, statements.join('\n'));
-      assert.equal(touching(statements, 'posts').length, 2, 'a count and a page');
+      assert.equal(touching(statements, 'fixture_authors').length, 1, statements.join('\n'));
+      assert.equal(touching(statements, 'fixture_posts').length, 2, 'a count and a page');
       assert.equal(statements.length, 3, statements.join('\n'));
     });
   }
@@ -41,7 +41,7 @@ describe('foreign keys over a page are looked up in one statement per referenced
     const { body } = await getJson(`${app.api}/posts?per_page=40`);
     const rows = await app.db.sql<{ title: string; author: string; reviewer: string | null }[]>`
       select p.title, a.external_id as author, r.external_id as reviewer
-      from posts p join authors a on a.id = p.author_id left join authors r on r.id = p.reviewer_id`;
+      from fixture_posts p join fixture_authors a on a.id = p.author_id left join fixture_authors r on r.id = p.reviewer_id`;
     const expected = new Map(rows.map((row) => [row.title, row]));
     for (const post of body._embedded.posts) {
       assert.equal(post.author, expected.get(post.title)?.author);
@@ -54,7 +54,7 @@ describe('foreign keys over a page are looked up in one statement per referenced
     const record = await Post?.create({ title: 'No author' });
     assert.ok(record);
     const statements = await statementsDuring(app, () => getJson(`${app.api}/posts/${record.externalId}`));
-    assert.equal(touching(statements, 'authors').length, 0, statements.join('\n'));
+    assert.equal(touching(statements, 'fixture_authors').length, 0, statements.join('\n'));
   });
 });
 

@@ -14,11 +14,11 @@ describe('discovery of models, controllers and routes at boot', async () => {
   await mkdir(join(root, 'controllers'));
   await writeFile(
     join(root, 'models', 'author.ts'),
-    `export default { name: 'Author', schema: { name: { type: 'string', required: true }, email: { type: 'string' }, active: { type: 'boolean', default: true } }, options: { timestamps: true } };\n`,
+    `export default { name: 'Author', table: 'fixture_authors', schema: { name: { type: 'string', required: true }, email: { type: 'string' }, active: { type: 'boolean', default: true } }, options: { timestamps: true } };\n`,
   );
   await writeFile(
     join(root, 'models', 'post.ts'),
-    `export default { name: 'Post', schema: { title: { type: 'string', required: true }, author: { type: 'objectId', ref: 'Author', column: 'author_id' } } };\n`,
+    `export default { name: 'Post', table: 'fixture_posts', schema: { title: { type: 'string', required: true }, author: { type: 'objectId', ref: 'Author', column: 'author_id' } } };\n`,
   );
   await writeFile(join(root, 'models', '_draft.ts'), `throw new Error('files starting with _ are skipped');\n`);
   await writeFile(join(root, 'models', 'README.md'), `not a model\n`);
