@@ -49,8 +49,12 @@ describe('npm start', () => {
       },
       ['--allow-local'],
     );
+    // a test that failed before its Ctrl-C still stops web and worker: they run in process groups
+    // of their own, which only the supervisor stops (a SIGKILL of it would leave them running)
     cleanups.push(async () => {
-      if (start.child.exitCode === null) start.child.kill('SIGKILL');
+      if (start.child.exitCode !== null) return;
+      start.child.kill('SIGINT');
+      await start.exitedWithin(40_000).catch(() => start.child.kill('SIGKILL'));
     });
     await start.waitFor(/release\s+\| (applied|database is up to date)/, 60_000);
     await start.waitFor(/web\s+\|.*web process ready/, 60_000);
