@@ -54,7 +54,7 @@ async function fields(args: {
 function typeText(type: EventType): string {
   return [
     `name:        ${type.name}${type.deprecated ? '  (deprecated)' : ''}`,
-    `description: ${type.description ?? ''}`,
+    `description: ${type.description || '(none)'}`,
     `schema:      ${type.schema === null ? '(none: any data)' : JSON.stringify(type.schema)}`,
     `examples:    ${type.examples.length === 0 ? '(none)' : type.examples.map((example) => JSON.stringify(example)).join('\n             ')}`,
   ].join('\n');

@@ -52,7 +52,7 @@ export function endpointText(endpoint: ShownEndpoint): string {
     `events:      ${endpoint.events.join(', ')}`,
     `filter:      ${endpoint.filter === null ? '(none)' : JSON.stringify(endpoint.filter)}`,
     `owner:       ${endpoint.owner ?? '(none)'}`,
-    `description: ${endpoint.description ?? ''}`,
+    `description: ${endpoint.description || '(none)'}`,
     `headers:     ${headers.length === 0 ? '(none)' : headers.join('\n             ')}`,
     `state:       ${endpoint.enabled ? 'enabled' : `disabled since ${isoOrDash(endpoint.disabledAt)} (${endpoint.disabledReason ?? 'no reason given'})`}`,
     `rate limit:  ${endpoint.rateLimit === null ? 'none' : `${endpoint.rateLimit} deliveries per second`}`,

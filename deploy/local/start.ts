@@ -113,6 +113,14 @@ if (release) {
 const running = types
   .filter((type) => type.name !== 'release')
   .map((type) => ({ ...type, child: launch(type.name, type.command) }));
+// where to open the console, from the port the web process's config gives it (a `PORT` of one's own
+// included): its own log names the port only
+const { webUrl } = webUrlOf(env);
+if (webUrl && running.some((type) => type.name === 'web'))
+  say(
+    'start',
+    `the console and the API: ${webUrl}/ (a first admin: npx app users:create --email you@example.com --role admin)`,
+  );
 let stopping = false;
 
 async function stopAll(reason: string, code: number): Promise<never> {

@@ -84,3 +84,13 @@ describe('event-types:update with nothing to change', () => {
     assert.equal((JSON.parse(asJson.stdout) as { error: { code: string } }).error.code, 'APP_CLI_USAGE');
   });
 });
+
+describe('event-types:show', () => {
+  it('says (none) for a type without description, as for its examples', async () => {
+    await json(['event-types:add', 'plain.type']);
+    const run = await app(['event-types:show', 'plain.type']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^description: \(none\)$/m);
+    assert.match(run.stdout, /^examples: +\(none\)$/m);
+  });
+});

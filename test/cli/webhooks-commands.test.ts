@@ -60,6 +60,13 @@ describe('webhooks:add', () => {
     assert.match(run.stdout, /webhooks:show ep_[0-9A-Z]{26} --reveal/);
   });
 
+  it('the text form says (none) for an endpoint without description, as for the other unset fields', async () => {
+    const run = await app(['webhooks:add', 'https://example.com/plain', '--events', 'order.*']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^description: \(none\)$/m);
+    assert.match(run.stdout, /^owner: +\(none\)$/m);
+  });
+
   it('with --json prints the endpoint with its secret, owner, description and headers', async () => {
     const endpoint = await json<{
       externalId: string;

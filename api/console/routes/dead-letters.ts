@@ -14,6 +14,7 @@ import {
   formOf,
   allTenants,
   orShowAgain,
+  param,
   principalOf,
   redirectDone,
   actorFor,
@@ -52,6 +53,21 @@ const replaySelection = (selection: Selection): ReplaySelection => ({
   ...(selection.until ? { until: timeField(selection.until) } : {}),
 });
 
+/**
+ * What a replay did, after its redirect (`?done=replayed&replayed=<n>[&more=true]`): how many were
+ * queued again, and when none were, why (the deliveries of disabled endpoints are left out of a
+ * replay of several endpoints, and still listed here), so the page never says a replay queued
+ * deliveries it did not.
+ */
+function replayedNotice(ctx: Context): string | undefined {
+  if (param(ctx, 'done') !== 'replayed') return undefined;
+  const count = Number(param(ctx, 'replayed') ?? '0');
+  if (!Number.isSafeInteger(count) || count <= 0)
+    return 'No dead delivery is queued again: those of disabled endpoints stay dead until their endpoint is enabled.';
+  const more = param(ctx, 'more') === 'true' ? ' More remain: replay again for the rest.' : '';
+  return `${count} dead deliver${count === 1 ? 'y is' : 'ies are'} queued again.${more}`;
+}
+
 export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
   const show = async (
     ctx: Context,
@@ -65,7 +81,6 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
         selection,
         tenants: await tenantChoices(ctx, deps),
         admin: allTenants(ctx),
-        replayed: ctx.query.replayed ?? null,
       },
       {
         graphql: {
@@ -73,7 +88,7 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
           variables: variablesOf(selection, page === 'console/replay' ? 1 : pageParam(ctx)),
         },
         links: consoleCreateLink(principalOf(ctx), 'replay', CONSOLE_PATHS.replay, 'endpoints.recover'),
-        notice: doneNotice(ctx),
+        notice: replayedNotice(ctx) ?? doneNotice(ctx),
         ...extra,
       },
     );

@@ -5,7 +5,8 @@
  * header it cannot parse, as well as the page's), uncaught exceptions, failed requests and Content
  * Security Policy violations are collected, and `checkPage` fails on any of them and on any
  * serious or critical axe-core finding (axe's source is evaluated from node_modules, never
- * injected as a script tag: the page's own CSP stays in force).
+ * injected as a script tag: the page's own CSP stays in force), and on a table cell that a style
+ * lays out as something else than a cell.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -77,10 +78,16 @@ function observe(page: Page, watch: Watch): void {
 
 /**
  * The checks every console page must pass: a title, no console error, warning or CSP violation so far,
- * no serious or critical axe-core violation (WCAG 2.x A and AA rules, contrast included).
+ * no serious or critical axe-core violation (WCAG 2.x A and AA rules, contrast included), and every
+ * shown `td` and `th` laid out as a table cell (a class that makes a cell a flex box takes it out
+ * of its row: its border and height no longer line up with the other cells').
  */
 export async function checkPage(page: Page, watch: Watch): Promise<void> {
   assert.match(await page.title(), /\S · app$/, `${page.url()} has a title`);
+  const notCells = (await page.evaluate(`[...document.querySelectorAll('td, th')]
+    .filter((cell) => !['table-cell', 'none'].includes(getComputedStyle(cell).display))
+    .map((cell) => cell.tagName.toLowerCase() + '.' + cell.className + ' (' + getComputedStyle(cell).display + ')')`)) as string[];
+  assert.deepEqual(notCells, [], `the table cells of ${page.url()} are laid out as cells`);
   await page.evaluate(AXE_SOURCE);
   const found = (await page.evaluate(`(async () => {
     const result = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });

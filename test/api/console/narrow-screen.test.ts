@@ -213,7 +213,7 @@ describe('the console on a 390 px wide screen', { skip }, () => {
     await visit('/dead-letters?page=999');
     await visit('/dead-letters/replay');
     await visit('/find?q=order.created', /events of type/);
-    await visit(`/find?q=${eventId}`, /deliveries/);
+    await visit(`/find?q=${eventId}`, /^1 delivery$/);
     await visit('/events/new');
   });
 

@@ -23,7 +23,7 @@ describe('npm start', () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
-  it('with --allow-local runs release, web and worker; a local receiver gets a signed delivery; Ctrl-C stops them all with exit 0', async () => {
+  it('with --allow-local runs release, web and worker, says where the console is; a local receiver gets a signed delivery; Ctrl-C stops them all with exit 0', async () => {
     const db = await createTestDatabase();
     let delivered: (body: string) => void = () => {};
     const arrived = new Promise<string>((resolve) => {
@@ -49,12 +49,18 @@ describe('npm start', () => {
       },
       ['--allow-local'],
     );
+    // a test that failed before its Ctrl-C still stops web and worker: they run in process groups
+    // of their own, which only the supervisor stops (a SIGKILL of it would leave them running)
     cleanups.push(async () => {
-      if (start.child.exitCode === null) start.child.kill('SIGKILL');
+      if (start.child.exitCode !== null) return;
+      start.child.kill('SIGINT');
+      await start.exitedWithin(40_000).catch(() => start.child.kill('SIGKILL'));
     });
     await start.waitFor(/release\s+\| (applied|database is up to date)/, 60_000);
     await start.waitFor(/web\s+\|.*web process ready/, 60_000);
     await start.waitFor(/worker\s+\|.*worker started/, 60_000);
+    // where to open the console, from the port it was given
+    assert.match(start.output(), new RegExp(`start\\s+\\| the console and the API: http://localhost:${port}/ `));
 
     const { token } = await createToken({ sql: db.sql, log: db.log }, { name: 'start-test', role: 'admin' });
     const api = `http://127.0.0.1:${port}/api/v1`;

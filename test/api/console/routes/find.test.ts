@@ -1,0 +1,49 @@
+/**
+ * The console's Find page (api/console/routes/find.ts) on an event id: the event's deliveries are
+ * counted in the right number ("1 delivery", "2 deliveries").
+ */
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { OPERATOR } from '../../../../shared/access/actor.ts';
+import { registerEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
+import { emitEvent } from '../../../../shared/webhooks/events/index.ts';
+import { depsOf } from '../../../shared/webhooks/fixtures.ts';
+import { Browser, startAccounts } from '../../accounts/helpers.ts';
+
+const FLAGS = { webhooks: { allowHttp: true, allowPrivate: true } };
+
+const app = await startAccounts(FLAGS);
+const webhooks = depsOf(app.db, FLAGS);
+
+let admin: Browser;
+
+/** The caption of the event's deliveries on the Find page of the event emitted as `type` for `owner`. */
+async function captionOfEvent(type: string, owner: string): Promise<string> {
+  const emitted = await emitEvent(webhooks, OPERATOR, { type, owner, data: {} });
+  assert.ok(emitted.event);
+  const page = await admin.request('GET', `/find?q=${emitted.event.id}`, { html: true });
+  assert.equal(page.status, 200, page.text);
+  return /<caption id="deliveries-caption">([^<]*)<\/caption>/.exec(page.text)?.[1] ?? '';
+}
+
+before(async () => {
+  const user = await app.user({ role: 'admin', owner: null });
+  admin = new Browser(app.base);
+  await admin.signIn(user.email);
+  for (const [owner, count] of [
+    ['acme', 1],
+    ['globex', 2],
+  ] as const)
+    for (let n = 0; n < count; n += 1)
+      await registerEndpoint(webhooks, OPERATOR, { url: `http://127.0.0.1:9/${owner}/${n}`, events: ['*'], owner });
+});
+
+describe('the Find page on an event id', () => {
+  it('counts one delivery in the singular', async () => {
+    assert.equal(await captionOfEvent('order.created', 'acme'), '1 delivery');
+  });
+
+  it('counts several in the plural', async () => {
+    assert.equal(await captionOfEvent('order.created', 'globex'), '2 deliveries');
+  });
+});
