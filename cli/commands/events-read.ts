@@ -63,7 +63,7 @@ export const eventsShowCommand = defineCommand({
       [
         `id:         ${event.id}`,
         `type:       ${event.type}`,
-        `owner:      ${event.owner ?? '-'}`,
+        `owner:      ${event.owner ?? '(none)'}`,
         `created:    ${isoOrDash(event.createdAt)}`,
         `deliveries: pending ${event.deliveries.pending}, running ${event.deliveries.running}, done ${event.deliveries.done}, dead ${event.deliveries.dead}`,
         `filtered:   ${event.filteredOut === 0 ? 'none' : `${event.filteredOut} subscribed endpoint${event.filteredOut === 1 ? '' : 's'} left out by ${event.filteredOut === 1 ? 'its filter' : 'their filters'}`}`,

@@ -59,7 +59,7 @@ export function deliveryText(d: DeliveryDetails): string {
     `event:     ${d.event} (${d.eventId})${d.owner === null ? '' : `, owner ${d.owner}`}`,
     `created:   ${isoOrDash(d.createdAt)}`,
     `completed: ${isoOrDash(d.completedAt)}`,
-    `error:     ${d.lastError ?? '-'}`,
+    `error:     ${d.lastError ?? '(none)'}`,
     `attempts:  ${d.attempts}`,
   ];
   for (const a of d.attemptsMade) {

@@ -67,7 +67,7 @@ export const webhooksAddCommand = defineCommand({
       rateLimit: args['rate-limit'],
       ...(args.fifo === undefined ? {} : { ordering: args.fifo ? 'fifo' : 'none' }),
     });
-    warnIfSecretsUnencrypted(deps);
+    warnIfSecretsUnencrypted(deps, { onlyInProduction: true });
     const printed = shown(endpoint);
     context.print({ ...printed, secret: endpoint.secret }, () =>
       endpoint.signing === 'ed25519'

@@ -7,7 +7,7 @@ export const webhooksInstallCommand = defineCommand({
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
     const { webhookDeps } = await import('../support/webhooks.ts');
     const deps = webhookDeps(context);
-    warnIfSecretsUnencrypted(deps);
+    warnIfSecretsUnencrypted(deps, { onlyInProduction: true });
     const result = await ensureWebhookTables(deps);
     context.print(result, () =>
       result.applied.length === 0

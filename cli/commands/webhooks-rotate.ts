@@ -29,7 +29,7 @@ export const webhooksRotateCommand = defineCommand({
     // its scheme, which never changes, names what is printed; an unknown id fails here, before any change
     const { signing } = await showEndpoint(deps, ALL_TENANTS, args.id as string);
     const result = await rotateSecret(deps, OPERATOR, args.id as string, { grace });
-    warnIfSecretsUnencrypted(deps);
+    warnIfSecretsUnencrypted(deps, { onlyInProduction: true });
     const words = receiverKeyWords(signing);
     context.print(
       { externalId: args.id, signing, ...result },

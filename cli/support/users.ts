@@ -30,7 +30,7 @@ export function userText(user: User): string {
   return [
     `id:        ${user.id}`,
     `email:     ${user.email}`,
-    `name:      ${user.name ?? '-'}`,
+    `name:      ${user.name ?? '(none)'}`,
     `role:      ${user.role}`,
     `owner:     ${user.owner ?? '(every tenant)'}`,
     `password:  ${user.hasPassword ? 'set' : 'not set (follow a set-password link)'}`,

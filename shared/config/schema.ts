@@ -118,7 +118,7 @@ export const SCHEMA = group({
   secret: leaf(
     'string',
     null,
-    'Application secret; webhook signing secrets are encrypted under a key derived from it. Unset: stored unencrypted (the boot warns).',
+    'Application secret; webhook signing secrets are encrypted under a key derived from it. Unset: stored unencrypted (the web and worker boots warn, and in production every CLI command that stores a secret).',
     {
       nullable: true,
       secret: true,

@@ -16,10 +16,16 @@ export const UNENCRYPTED_SECRETS_WARNING = 'webhook signing secrets are stored u
 
 /**
  * Logs, once per call (entry points call it once per process), that signing secrets are stored
- * unencrypted because `config.secret` is not set. Answers whether it warned.
+ * unencrypted because `config.secret` is not set. Answers whether it warned. `onlyInProduction`
+ * (the CLI's writes) keeps it quiet outside production, where no secret is ordinary and every
+ * command repeating it would only be noise; the web and worker boots say it once either way.
  */
-export function warnIfSecretsUnencrypted(deps: { config: Pick<Config, 'secret'>; log: Logger }): boolean {
+export function warnIfSecretsUnencrypted(
+  deps: { config: Pick<Config, 'secret' | 'env'>; log: Logger },
+  options: { onlyInProduction?: boolean } = {},
+): boolean {
   if (deps.config.secret) return false;
+  if (options.onlyInProduction && deps.config.env !== 'production') return false;
   deps.log.warn(UNENCRYPTED_SECRETS_WARNING);
   return true;
 }
@@ -52,7 +58,8 @@ export async function ensureWebhookTablesAtBoot(
     if (options.signal?.aborted) return false;
     try {
       const result = await ensureWebhookTables(deps);
-      deps.log.info({ applied: result.applied, attempt }, 'webhook tables installed');
+      if (result.applied.length === 0) deps.log.info({ attempt }, 'webhook tables up to date');
+      else deps.log.info({ applied: result.applied, attempt }, 'webhook tables installed');
       return true;
     } catch (error) {
       if (options.signal?.aborted) return false;

@@ -108,6 +108,8 @@ describe('users:* and sessions:revoke', () => {
     assert.match(link.setPasswordUrl, /\/reset-password\?token=app_pwl_/);
     const text = await cli(['users:list']);
     assert.match(text.stdout, /bob@acme\.test\s+viewer\s+acme/);
+    const unnamed = await cli(['users:create', '--email', 'nameless@acme.test', '--role', 'viewer', '--owner', 'acme']);
+    assert.match(unnamed.stdout, /^name: {6}\(none\)$/m, 'an unset field reads (none), as in every other view');
   });
 
   it('refusals: a taken email, a weak password, a member without owner, an unknown user; one line and a non-zero exit', async () => {

@@ -381,13 +381,15 @@ describe('the other webhooks:* commands and events:emit', () => {
     );
   });
 
-  it('warns on stderr that secrets are stored unencrypted when APP_SECRET is not set', async () => {
-    const run = await app(['webhooks:add', 'http://127.0.0.1:9/plain', '--events', '*', '--json'], {
-      loopback: true,
-      env: { APP_SECRET: '' },
-    });
-    assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, /webhook signing secrets are stored unencrypted: set APP_SECRET/);
-    assert.ok(JSON.parse(run.stdout).secret.startsWith('whsec_'));
+  it('warns on stderr that secrets are stored unencrypted without APP_SECRET in production, and says nothing outside it', async () => {
+    const add = (env: Record<string, string>) =>
+      app(['webhooks:add', 'http://127.0.0.1:9/plain', '--events', '*', '--json'], { loopback: true, env });
+    const production = await add({ NODE_ENV: 'production', APP_SECRET: '', APP_ALLOW_UNENCRYPTED_SECRETS: 'true' });
+    assert.equal(production.code, 0, production.stderr);
+    assert.match(production.stderr, /webhook signing secrets are stored unencrypted: set APP_SECRET/);
+    assert.ok(JSON.parse(production.stdout).secret.startsWith('whsec_'));
+    const test = await add({ APP_SECRET: '' });
+    assert.equal(test.code, 0, test.stderr);
+    assert.doesNotMatch(test.stderr, /stored unencrypted/, 'no secret is ordinary outside production');
   });
 });

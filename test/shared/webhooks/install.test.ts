@@ -177,6 +177,11 @@ describe('ensureWebhookTablesAtBoot', () => {
       assert.equal(await boot, true);
       const [{ found }] = await sql<{ found: boolean }[]>`select to_regclass('app_webhooks') is not null as found`;
       assert.equal(found, true);
+      const said = () => capture.lines().filter((line) => /^webhook tables/.test(String(line.msg)));
+      assert.equal(said().at(-1)?.msg, 'webhook tables installed');
+      assert.ok(((said().at(-1)?.applied ?? []) as unknown[]).length > 0, 'naming what it applied');
+      assert.equal(await ensureWebhookTablesAtBoot({ config, sql, log: capture.log }), true);
+      assert.equal(said().at(-1)?.msg, 'webhook tables up to date', 'nothing applied: not said to be installed');
     } finally {
       await sql.end({ timeout: 5 });
       await proxy.close();

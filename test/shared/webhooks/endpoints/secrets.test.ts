@@ -71,10 +71,24 @@ describe('secrets at rest', () => {
     >`select secrets -> 0 ->> 'sealed' as sealed from app_webhooks where id = ${endpoint.id}`;
     assert.equal(row.sealed, `plain:${endpoint.secret}`);
     const capture = captureLogger(db.config);
-    assert.equal(warnIfSecretsUnencrypted({ config: { secret: null }, log: capture.log }), true);
-    assert.equal(warnIfSecretsUnencrypted({ config: { secret: APP_SECRET }, log: capture.log }), false);
+    assert.equal(warnIfSecretsUnencrypted({ config: { secret: null, env: 'development' }, log: capture.log }), true);
+    assert.equal(
+      warnIfSecretsUnencrypted({ config: { secret: APP_SECRET, env: 'production' }, log: capture.log }),
+      false,
+    );
+    const cli = { onlyInProduction: true };
+    assert.equal(
+      warnIfSecretsUnencrypted({ config: { secret: null, env: 'development' }, log: capture.log }, cli),
+      false,
+      'a CLI write outside production: no secret is ordinary there, nothing said',
+    );
+    assert.equal(
+      warnIfSecretsUnencrypted({ config: { secret: null, env: 'production' }, log: capture.log }, cli),
+      true,
+    );
     const lines = capture.lines();
-    assert.equal(lines.length, 1);
+    assert.equal(lines.length, 2);
+    assert.equal(lines[1].msg, UNENCRYPTED_SECRETS_WARNING);
     assert.equal(lines[0].msg, UNENCRYPTED_SECRETS_WARNING);
     assert.equal(lines[0].level, 40);
   });
