@@ -148,7 +148,7 @@ describe('openEndpointStores', () => {
         return true;
       },
     );
-    assert.ok(performance.now() - started < 2000);
+    assert.ok(performance.now() - started < 30_000);
     assert.equal(opened, 1);
     openLate(); // the store opens after all: nobody holds it, so it is closed
     await new Promise((resolve) => setImmediate(resolve));
