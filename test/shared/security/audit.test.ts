@@ -101,6 +101,23 @@ describe('security audit rules', () => {
     ]);
   });
 
+  it('the remedy for values stored in clear asks to set APP_SECRET only while it is not set, then to run app secrets:seal', () => {
+    const inClear = { unencryptedSecrets: 4, urlCredentialsInClear: 1, headerValuesInClear: 1 };
+    const remedies = (config: ReturnType<typeof production>) =>
+      auditConfig(config, inClear)
+        .filter((finding) => finding.id.endsWith('.stored-unencrypted'))
+        .map((finding) => finding.remedy);
+    assert.deepEqual(remedies(production()), [
+      'run `app secrets:seal` (it encrypts them; the signing secrets stay the same)',
+      'run `app secrets:seal` (it encrypts them; the credentials stay the same)',
+      'run `app secrets:seal` (it encrypts them; the values sent stay the same)',
+    ]);
+    const unset = remedies(production({ APP_ALLOW_UNENCRYPTED_SECRETS: 'true' }, ['APP_SECRET']));
+    assert.equal(unset.length, 3);
+    for (const remedy of unset)
+      assert.match(remedy, /^set APP_SECRET, then run `app secrets:seal` \(it encrypts them; /);
+  });
+
   it('findings come most severe first, and the summary line counts them', () => {
     const findings = auditConfig(production({ APP_RATE_LIMIT: 'false', APP_WEBHOOKS__ALLOW_PRIVATE: 'true' }), {
       forwardedForSeen: true,
