@@ -13,7 +13,7 @@ import { headingAnchor } from '../shared/docs/heading-anchor.ts';
 /** What a command's options cannot say, from what the command does. */
 const NOTES: Record<string, string> = {
   prune:
-    'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)).',
+    'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)). With `--json`: `done`, `dead`, `events` and `attempts` (how many went, or would), `dryRun`, `cutoffs` (`done`, `dead`, `events`: what was created before it goes; null: kept forever), `timings` (`partitions`, `rows`, `events`, `longestStep`, in whole milliseconds), `steps` and `remaining` (work left for the next prunes).',
   audit:
     'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)). When `DATABASE_URL` is set but the database cannot be read (unreachable, or not migrated: run `app migrate`), the findings of the configuration are printed with the reason and the exit code is 4, unless a high finding stands.',
   'secrets:seal':
