@@ -43,10 +43,14 @@ export function defineCommand<A extends object>(spec: {
         io,
         productionGuard: spec.productionGuard ?? true,
       });
+      let failure: unknown;
       try {
         await spec.run(context, args as unknown as A & GlobalArgs);
+      } catch (error) {
+        failure = error;
+        throw error;
       } finally {
-        await close();
+        await close(failure);
       }
     },
   };

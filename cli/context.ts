@@ -5,6 +5,7 @@ import { AppError } from '../shared/errors/app-error.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
 import { startTelemetry, type Telemetry } from '../shared/telemetry/start.ts';
+import { isDatabaseUnreachable } from './failure.ts';
 import { ownStderr, type CliIo } from './io.ts';
 import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
 import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
@@ -59,7 +60,8 @@ export async function createCliContext(options: {
   localState?: () => LocalState | undefined;
 }): Promise<{
   context: CliContext;
-  close(): Promise<void>;
+  /** Closes what the command opened; `failure` is what the command threw, if it did. */
+  close(failure?: unknown): Promise<void>;
 }> {
   const { io } = options;
   const env = { ...io.env };
@@ -132,9 +134,15 @@ export async function createCliContext(options: {
   };
   return {
     context,
-    close: async () => {
+    close: async (failure?: unknown) => {
       await stores?.close();
-      await pool?.end({ timeout: 5 });
+      // The pool's statements get 5 s to finish, unless the command failed because the database
+      // cannot be reached: none can finish then, and the queries the command left queued would
+      // each wait for an attempt of its own (a connect timeout each, from a database that does not
+      // answer), after which the driver's end() waits out the whole grace anyway (a connection it
+      // ended while connecting never reports ending once that attempt fails). Ended at once, they
+      // fail together and the command reports as soon as its first query did.
+      await pool?.end({ timeout: failure !== undefined && isDatabaseUnreachable(failure) ? 0 : 5 });
       await telemetry.shutdown();
     },
   };

@@ -49,6 +49,12 @@ function databaseHost(databaseUrl: string | null | undefined): string {
   }
 }
 
+/**
+ * True when `error` says the database cannot be reached. An AppError says itself what failed (a
+ * store that does not answer wraps the socket error it met, which is not the database's).
+ */
+export const isDatabaseUnreachable = (error: unknown): boolean => !isAppError(error) && isConnectionError(error);
+
 /** What a thrown error means for the CLI: its exit code, a stable code and the message. */
 export function failureOf(error: unknown, databaseUrl?: string | null): Failure {
   const message = error instanceof Error ? error.message : String(error);
@@ -57,9 +63,7 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
     return { exit: EXIT.usage, code: 'APP_CLI_USAGE', message: message.trim().replace(/\s*\n\s*/g, ' ') };
   if (error instanceof ConfigError)
     return { exit: EXIT.failure, code: 'APP_CONFIG_INVALID', message: message.replace(/\n\s*/g, ' ') };
-  // an AppError says itself what failed (a store that does not answer wraps the socket error it
-  // met, which is not the database's)
-  if (!isAppError(error) && isConnectionError(error)) {
+  if (isDatabaseUnreachable(error)) {
     const refused = configurationProblem(error);
     const reason = refused ? `${refused.problem} (${refused.reason})` : message.split('\n')[0];
     return {

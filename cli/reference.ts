@@ -13,9 +13,9 @@ import { headingAnchor } from '../shared/docs/heading-anchor.ts';
 /** What a command's options cannot say, from what the command does. */
 const NOTES: Record<string, string> = {
   prune:
-    'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)).',
+    'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)). With `--json`: `done`, `dead`, `events` and `attempts` (how many went, or would), `dryRun`, `cutoffs` (`done`, `dead`, `events`: what was created before it goes; null: kept forever), `timings` (`partitions`, `rows`, `events`, `longestStep`, in whole milliseconds), `steps` and `remaining` (work left for the next prunes).',
   audit:
-    'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)).',
+    'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)). When `DATABASE_URL` is set but the database cannot be read (unreachable, or not migrated: run `app migrate`), the findings of the configuration are printed with the reason and the exit code is 4, unless a high finding stands.',
   'secrets:seal':
     'Encrypts the signing secrets stored before `APP_SECRET` was set; endpoint header values and the credentials in broker URLs are re-sealed with them. After changing `APP_SECRET` (the old one in `APP_PREVIOUS_SECRETS`: [operations.md](operations.md#security-audit-and-production-guards)), moves every value sealed under a previous secret under the new one and says how many it moved; `--from-secret-env VAR` adds the secret in the environment variable `VAR` to those it opens with. Repeatable; exit 1 if some value opens with none of them.',
   'webhooks:add <url>':
@@ -104,7 +104,7 @@ instead. The exit code says what kind of failure it was:
 | 1 | refused or failed: input the service refuses (a URL, event names, JSON in \`--data\`, \`--filter\` or \`--schema\`, a header, a time, a duration that is not one or too long), a conflict, an invalid configuration (a \`DATABASE_URL\` that is not a URL included), a high audit finding | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
 | 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
-| 4 | try again later: the database (or a store) cannot be reached, is not migrated, or refuses the work for now (read-only, out of resources, a lock or time limit); the message names \`DATABASE_URL\`'s host, what to run, or for a refusal the server's words and SQLSTATE | \`APP_DATABASE_UNAVAILABLE\`, \`APP_DATABASE_READ_ONLY\`, \`APP_DATABASE_BUSY\`, \`APP_DATABASE_NOT_MIGRATED\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
+| 4 | try again later: the database (or a store) cannot be reached, is not migrated, or refuses the work for now (read-only, out of resources, a lock or time limit); the message names \`DATABASE_URL\`'s host, what to run, or for a refusal the server's words and SQLSTATE; \`audit\` prints its findings first | \`APP_DATABASE_UNAVAILABLE\`, \`APP_DATABASE_READ_ONLY\`, \`APP_DATABASE_BUSY\`, \`APP_DATABASE_NOT_MIGRATED\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
 
 Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).`;
 

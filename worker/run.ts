@@ -24,6 +24,9 @@ export interface ServedWorker {
   metricsPort?: number;
 }
 
+/** `the 1 job in hand`, `the 3 jobs in hand`: what a drain finishes or a forced stop abandons. */
+const jobsText = (jobs: number) => `the ${jobs} job${jobs === 1 ? '' : 's'} in hand`;
+
 /**
  * Starts the worker with every task of tasks/index.ts (plus `extraTasks`) and drains it on
  * SIGINT/SIGTERM: it stops claiming jobs, finishes those it holds and records their outcomes
@@ -80,12 +83,16 @@ export async function serveWorker(
   });
   const onSignal = (signal: NodeJS.Signals) => {
     signals += 1;
+    const jobs = handle.jobsInHand();
     if (signals > 1) {
-      log.warn({ signal }, 'second signal: abandoning the jobs in hand');
+      log.warn({ signal, jobs }, `second signal: abandoning ${jobsText(jobs)}`);
       void handle.stop({ force: true }).finally(() => settle(1));
       return;
     }
-    log.info({ signal }, 'draining: no new jobs; finishing the jobs in hand');
+    log.info(
+      { signal, jobs },
+      `draining: no new jobs; ${jobs === 0 ? 'no job in hand' : `finishing ${jobsText(jobs)}`}`,
+    );
     void handle.stop().then(
       () => {
         log.info('worker stopped');

@@ -81,6 +81,11 @@ export interface WorkerHandle {
   ended: Promise<void>;
   /** Whether a runner is running now and its heartbeat is fresh (the worker's readiness). */
   health(): WorkerHealth;
+  /**
+   * Jobs the running runner's workers are performing now, which a drain finishes (those fetched
+   * but not started go back to the queue); 0 while no runner runs.
+   */
+  jobsInHand(): number;
 }
 
 export interface WorkerHealth {
@@ -277,6 +282,18 @@ export async function startWorker(
       });
       const events = pools.generation(generationPools, onFatal);
       events.on('localQueue:getJobs:complete', () => readOnlyFetch.fetched());
+      // graphile-worker's Runner does not say which jobs its workers hold (its pool's workers are
+      // internal); its events do: `job:start` when a worker takes one up, `job:complete` once the
+      // job has ended and its outcome is handed to be recorded, success or failure. A generation
+      // whose pool failed fatally (no `job:complete` for the job in hand) is replaced, and its
+      // count with it.
+      let inHand = 0;
+      events.on('job:start', () => {
+        inHand += 1;
+      });
+      events.on('job:complete', () => {
+        inHand -= 1;
+      });
       const pgPool = queue.open();
       try {
         runner = await run(
@@ -298,7 +315,7 @@ export async function startWorker(
         });
       allPools.push(...generationPools);
       firstStart?.();
-      return { runner, pools: generationPools, fatal };
+      return { runner, pools: generationPools, fatal, jobsInHand: () => inHand };
     },
     onDown: (dead) => heartbeat.remove(dead),
     onUp: (dead) => releasePools(resources, dead),
@@ -334,6 +351,7 @@ export async function startWorker(
     metrics: resources.metrics,
     ended,
     health,
+    jobsInHand: () => supervisor.current()?.jobsInHand?.() ?? 0,
     stop({ force = false } = {}) {
       stopRequested = true;
       supervisor.stop();

@@ -38,6 +38,8 @@ export interface Generation {
    * complete without the database, so FATAL_GRACE_MS later the runner counts as ended.
    */
   fatal?: Promise<void>;
+  /** Jobs its workers are running now (taken up, outcome not yet recorded). */
+  jobsInHand?: () => number;
 }
 
 /** How long a runner killed after a fatal error gets to end before it counts as ended anyway. */

@@ -39,7 +39,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'audit',
-    describe: 'Audit the configuration and stored secrets for security problems (exit 1 on a high finding)',
+    describe:
+      'Audit the configuration and stored secrets for security problems (exit 1 on a high finding, 4 when the database cannot be read)',
     examples: [['NODE_ENV=production $0 audit', 'what weakens this production configuration, with remedies']],
     load: async () => (await import('./audit.ts')).auditCommand,
   },

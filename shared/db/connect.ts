@@ -34,7 +34,8 @@ export const connectionLifetime = (maxLifetimeMs: number) => (): number =>
  * connections and that replacement. Its sockets come from
  * `driverSocket`, which lets a connection closed with a write still buffered connect again at
  * once instead of timing out every attempt, and fails no query given to a connection as its
- * socket fails (the driver answered it from the next session without running it).
+ * socket fails (the driver answered it from the next session without running it). Once `end()`
+ * is done the pool opens no connection.
  */
 export function connect(
   config: Pick<Config, 'databaseUrl' | 'db'>,
@@ -46,7 +47,11 @@ export function connect(
       'no database configured: set DATABASE_URL (npm start and npm test start an embedded PostgreSQL for you)',
     );
   }
-  return postgres(driverUrls(config.databaseUrl, config.db.sslMode).postgres, {
+  // set once end() is done: a connection the driver had scheduled to open again before then
+  // (its reconnect after a failed attempt outlives end's timeout) opens none, so an ended pool
+  // keeps no process waiting for a database
+  let ended = false;
+  const sql = postgres(driverUrls(config.databaseUrl, config.db.sslMode).postgres, {
     max: options.max ?? config.db.poolMax,
     // keepOpen: a connection that must not be closed behind the caller's back (a session lock's)
     idle_timeout: options.keepOpen ? 0 : 60,
@@ -59,6 +64,15 @@ export function connect(
     connection: { application_name: options.name ?? 'app' },
     transform: { undefined: null },
     // not in the driver's types, read by its connections (see driver-socket.ts)
-    ...({ socket: driverSocket(log) } as object),
+    ...({ socket: driverSocket(log, () => ended) } as object),
   }) as unknown as Sql;
+  const end = sql.end;
+  sql.end = async (options) => {
+    try {
+      await end(options);
+    } finally {
+      ended = true;
+    }
+  };
+  return sql;
 }

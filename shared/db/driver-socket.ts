@@ -168,10 +168,19 @@ if (!(tls.connect as { [WRAPPED]?: true })[WRAPPED]) {
  * The driver's `socket` option: connects to the options' host and port (taking each host of a
  * multi-host URL in turn, as the driver does) or Unix socket, and mends a connection that holds
  * stale bytes (see the file comment). `log` hears, at debug level, of each mended connection.
+ * Once `ended` says the pool has ended, no socket is made: the driver fails the attempt with
+ * CONNECTION_ENDED before connecting. The driver's `end()` leaves scheduled the reconnect of a
+ * connection whose attempt had just failed, which would otherwise open a connection after the
+ * end and keep the process waiting for it (a connect timeout, from a database that does not
+ * answer).
  */
-export function driverSocket(log?: Logger): (options: DriverConnectOptions) => Socket {
+export function driverSocket(log?: Logger, ended?: () => boolean): (options: DriverConnectOptions) => Socket {
   let next = 0;
   return (options) => {
+    if (ended?.())
+      throw Object.assign(new Error('the database pool has ended: it opens no more connections'), {
+        code: 'CONNECTION_ENDED',
+      });
     const socket = new Socket();
     if (options.path) {
       socket.connect(options.path);

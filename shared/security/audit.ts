@@ -51,13 +51,15 @@ interface Rule {
   productionOnly: boolean;
   /** The message when the rule applies, undefined when it does not. */
   check(config: Config, facts: AuditFacts): string | undefined;
-  remedy: string;
+  /** What to do, or what to do given `config` (a step already taken is not asked for). */
+  remedy: string | ((config: Config) => string);
 }
 
 /**
  * A high finding, in every environment, for values the endpoint store holds readable (counted by
  * audit-facts.ts): `found` says how many, `since` why there are some although APP_SECRET is set,
- * and the remedy is always to set the secret and seal them (`unchanged`: what stays the same).
+ * and the remedy is to seal them, after setting the secret when it is not set yet (`unchanged`:
+ * what stays the same).
  */
 function storedInClear(rule: {
   id: string;
@@ -79,7 +81,8 @@ function storedInClear(rule: {
       const count = rule.count(facts) ?? 0;
       return count > 0 ? `${rule.found(count)}${config.secret ? ` (${rule.since})` : ''}` : undefined;
     },
-    remedy: `set APP_SECRET, then run app secrets:seal (it encrypts them; ${rule.unchanged} stay the same)`,
+    remedy: (config) =>
+      `${config.secret ? 'run' : 'set APP_SECRET, then run'} \`app secrets:seal\` (it encrypts them; ${rule.unchanged} stay the same)`,
   };
 }
 
@@ -282,7 +285,15 @@ export function auditConfig(config: Config, facts: AuditFacts = {}): Finding[] {
       const message = rule.check(config, facts);
       return message === undefined
         ? []
-        : [{ id: rule.id, severity: rule.severity, setting: rule.setting, message, remedy: rule.remedy }];
+        : [
+            {
+              id: rule.id,
+              severity: rule.severity,
+              setting: rule.setting,
+              message,
+              remedy: typeof rule.remedy === 'string' ? rule.remedy : rule.remedy(config),
+            },
+          ];
     })
     .sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
 }

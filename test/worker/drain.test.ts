@@ -24,13 +24,24 @@ const db = await createTestDatabase();
 const h: Harness = harness(db, { webhooks: { timeout: '5s', backoff: { base: '100ms' } } });
 const ENV = { APP_WEBHOOKS__CONCURRENCY: '1', APP_WORKER__POLL_INTERVAL: '50ms', APP_WORKER__HEARTBEAT: '200ms' };
 
+/** The worker's JSON log line whose message starts with `start`. */
+function logLine(output: string, start: string): { msg: string; jobs?: number } {
+  const line = output
+    .split('\n')
+    .filter((text) => text.startsWith('{'))
+    .map((text) => JSON.parse(text) as { msg: string; jobs?: number })
+    .find((entry) => entry.msg.startsWith(start));
+  assert.ok(line, `a line "${start}…" in:\n${output}`);
+  return line;
+}
+
 describe('worker process drain', () => {
   const receivers: Receiver[] = [];
   after(async () => {
     for (const r of receivers) await r.close();
   });
 
-  it('SIGTERM mid-delivery: stops claiming, finishes the delivery in hand, records it and exits 0', async () => {
+  it('SIGTERM mid-delivery: says how many jobs it holds, stops claiming, finishes the delivery in hand, records it and exits 0', async () => {
     let answeredAt = 0;
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -49,6 +60,10 @@ describe('worker process drain', () => {
     await eventually(() => receiver.requests.length >= 1, 10_000, 'a delivery in flight');
     worker.child.kill('SIGTERM');
     await worker.waitFor(/draining/);
+    // one started (concurrency 1); the two others fetched with it are not in hand: they go back
+    const draining = logLine(worker.output(), 'draining');
+    assert.equal(draining.msg, 'draining: no new jobs; finishing the 1 job in hand');
+    assert.equal(draining.jobs, 1);
     release();
     const exit = await worker.exited;
     assert.equal(exit.code, 0, worker.output());
@@ -75,7 +90,7 @@ describe('worker process drain', () => {
     for (const id of ids) assert.equal((await deliveryRow(h, id))!.status, 'done');
   });
 
-  it('a second signal forces the stop (exit 1); the abandoned delivery is armed again and made later', async () => {
+  it('a second signal forces the stop (exit 1), saying how many jobs it abandons; the abandoned delivery is armed again and made later', async () => {
     // the first delivery is never answered while its worker lives; the redelivery is answered at once
     let calls = 0;
     const receiver = await startReceiver((_req, res) => {
@@ -93,6 +108,9 @@ describe('worker process drain', () => {
     worker.child.kill('SIGINT');
     const exit = await worker.exited;
     assert.equal(exit.code, 1, worker.output());
+    const abandoning = logLine(worker.output(), 'second signal');
+    assert.equal(abandoning.msg, 'second signal: abandoning the 1 job in hand');
+    assert.equal(abandoning.jobs, 1);
     assert.notEqual((await deliveryRow(h, id))!.status, 'done');
     const [job] = await jobRows(h, id);
     assert.equal(job.locked_by, null, 'the forced stop released the job it abandoned');

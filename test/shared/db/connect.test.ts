@@ -2,12 +2,14 @@
  * The service's pools replace each connection within `db.maxLifetime` (drawn between three
  * quarters of it and all of it, so a pool's connections are not all replaced at once), never one
  * of a `keepOpen` pool, and a statement running when its connection's time is up finishes first.
+ * An ended pool opens no connection.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { connect, connectionLifetime } from '../../../shared/db/connect.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { eventually } from '../../helpers/poll.ts';
+import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
 
 const db = await createTestDatabase();
 const pools: { end(options?: { timeout?: number }): Promise<void> }[] = [];
@@ -50,5 +52,20 @@ describe('connection lifetime', () => {
     // the other pool's connection being replaced is what tells enough time has passed
     await eventually(async () => (await backend(replaced)) !== other, 5_000, 'the other pool replaced its connection');
     assert.equal(await backend(sql), first);
+  });
+});
+
+describe('an ended pool', () => {
+  it('opens no connection once end() is done: a reservation after it is refused with CONNECTION_ENDED and nothing connects', async () => {
+    const proxy = await startTcpProxy(db.url);
+    after(() => proxy.close());
+    const sql = connect(db.configWith({ databaseUrl: proxy.url }), db.log, { max: 1 });
+    await sql`select 1`;
+    assert.equal(proxy.accepted, 1);
+    await sql.end({ timeout: 1 });
+    // the driver itself does not refuse a reservation after its end: it connects again for it,
+    // as it does for a connection whose reconnect was scheduled before the end
+    await assert.rejects(sql.reserve(), { code: 'CONNECTION_ENDED' });
+    assert.equal(proxy.accepted, 1, 'no connection opened after the end');
   });
 });

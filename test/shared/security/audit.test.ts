@@ -12,6 +12,7 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
+import { freePort } from '../../helpers/ports.ts';
 
 const SECRET = 'a production application secret of more than 32 characters';
 /** A production configuration with nothing to report, changed by `env`, without the variables `drop` names. */
@@ -98,6 +99,23 @@ describe('security audit rules', () => {
       'url-credentials.stored-unencrypted',
       'header-values.stored-unencrypted',
     ]);
+  });
+
+  it('the remedy for values stored in clear asks to set APP_SECRET only while it is not set, then to run app secrets:seal', () => {
+    const inClear = { unencryptedSecrets: 4, urlCredentialsInClear: 1, headerValuesInClear: 1 };
+    const remedies = (config: ReturnType<typeof production>) =>
+      auditConfig(config, inClear)
+        .filter((finding) => finding.id.endsWith('.stored-unencrypted'))
+        .map((finding) => finding.remedy);
+    assert.deepEqual(remedies(production()), [
+      'run `app secrets:seal` (it encrypts them; the signing secrets stay the same)',
+      'run `app secrets:seal` (it encrypts them; the credentials stay the same)',
+      'run `app secrets:seal` (it encrypts them; the values sent stay the same)',
+    ]);
+    const unset = remedies(production({ APP_ALLOW_UNENCRYPTED_SECRETS: 'true' }, ['APP_SECRET']));
+    assert.equal(unset.length, 3);
+    for (const remedy of unset)
+      assert.match(remedy, /^set APP_SECRET, then run `app secrets:seal` \(it encrypts them; /);
   });
 
   it('findings come most severe first, and the summary line counts them', () => {
@@ -288,6 +306,37 @@ describe('app audit', () => {
       /no value in the endpoint store is sealed under one any more$/,
     );
     await assertNoFindings(db);
+  });
+
+  it('on a database not migrated: says so and to run app migrate, lists the findings of the configuration, and exits 4', async () => {
+    const blank = await createTestDatabase({ empty: true });
+    const result = await app(['audit'], {
+      DATABASE_URL: blank.url,
+      APP_SECRET: SECRET,
+      APP_GRAPHQL__INTROSPECTION: 'true',
+    });
+    assert.equal(result.code, 4, result.stderr);
+    const [heading, ...rest] = result.stdout.trim().split('\n');
+    assert.match(
+      heading,
+      /^security audit \(production; database not checked: the database is not migrated \(relation "app_\w+" does not exist\): run `app migrate`\)$/,
+    );
+    assert.match(rest.join('\n'), /^MEDIUM graphql\.introspection-enabled/, 'the configuration is still audited');
+    const json = await run({ DATABASE_URL: blank.url, APP_SECRET: SECRET });
+    assert.equal(json.code, 4);
+    assert.match(JSON.parse(json.stdout).database, /^not checked: the database is not migrated .*: run `app migrate`$/);
+  });
+
+  it('on a database that cannot be reached: names its host and the reason, and exits 4; a high finding still exits 1', async () => {
+    const url = `postgres://app@127.0.0.1:${await freePort()}/app`;
+    const result = await run({ DATABASE_URL: url, APP_SECRET: SECRET });
+    assert.equal(result.code, 4, result.stderr);
+    assert.match(
+      JSON.parse(result.stdout).database,
+      /^not checked: cannot reach the database at 127\.0\.0\.1:\d+ \(DATABASE_URL\): connect ECONNREFUSED/,
+    );
+    const high = await run({ DATABASE_URL: url, APP_SECRET: SECRET, APP_WEBHOOKS__ALLOW_HTTP: 'true' });
+    assert.equal(high.code, 1, 'a high finding is the failure to report, whatever the database');
   });
 
   it('runs without a secret in production (the guard would refuse it) and exits 1 on the high findings', async () => {
