@@ -11,6 +11,7 @@
  * | `/password` | form (signed in) | `{currentPassword, newPassword}` → `200 {user, csrfToken}` + a new cookie; every other session ends, this one is renewed |
  * | `/forgot-password` | form | `{email}` → `202`, the same whether or not the email exists |
  * | `/reset-password` | form (`?token=` kept in the link cookie: link-landing.ts) | `{token?, password}` → `200 {user}`; every session of the user ends |
+ * | `/account` | who is signed in; a portal session: its tenant, role and what it may do (portal-account.ts) | — |
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
@@ -21,11 +22,13 @@ import { endSession, startSession } from '../../shared/accounts/sessions.ts';
 import { checkCredentials } from '../../shared/accounts/sign-in.ts';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
+import type { PortalPrincipal } from '../../shared/tokens/principal.ts';
 import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
 import { continueAs, sessionOf } from '../auth/session-strategy.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import { clearSessionCookie, linkCookie, setLinkCookie, setSessionCookie } from './cookies.ts';
 import { keepLinkToken } from './link-landing.ts';
+import { portalAccount } from './portal-account.ts';
 import { orShowForm } from './form-errors.ts';
 import { answerPage, signedInUser, wantsJson, type PageContext } from './page.ts';
 import { ACCOUNT_PATHS, safeNext } from './paths.ts';
@@ -124,7 +127,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
         code: 'APP_UNAUTHENTICATED',
       });
     if (session.userId === null)
-      throw forbidden('a portal session has no password to change', {
+      throw forbidden('a portal session has no password to change: it was opened by a portal link, not an account', {
         code: 'APP_FORBIDDEN',
         data: { reason: 'portal session' },
       });
@@ -132,7 +135,8 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   };
 
   router.get(ACCOUNT_PATHS.password, (ctx) => {
-    if (!signedInUser(ctx) && !wantsJson(ctx))
+    // signed out: to the sign-in page; a portal session is refused with the reason (needsSession)
+    if (!sessionOf(ctx.state.principal) && !wantsJson(ctx))
       return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PATHS.password)}`);
     needsSession(ctx);
     return answerPage(ctx, pages, { page: 'password', data: { minLength } });
@@ -222,6 +226,10 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   });
 
   router.get(ACCOUNT_PAGE, (ctx) => {
+    // a portal session is signed in, without an account: the page says what it is and may do
+    const principal = ctx.state.principal as PortalPrincipal | undefined;
+    if (principal?.kind === 'portal')
+      return answerPage(ctx, pages, { page: 'home', data: { portal: portalAccount(principal) } });
     if (!signedInUser(ctx)) {
       if (wantsJson(ctx)) throw unauthorized('sign in first', { code: 'APP_UNAUTHENTICATED' });
       return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PAGE)}`);
