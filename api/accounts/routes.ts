@@ -17,7 +17,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { changePassword, signUp } from '../../shared/accounts/account-flows.ts';
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
-import { completePasswordLink, requestPasswordReset } from '../../shared/accounts/password-links.ts';
+import { completePasswordLink, passwordLinkEmail, requestPasswordReset } from '../../shared/accounts/password-links.ts';
 import { endSession, startSession } from '../../shared/accounts/sessions.ts';
 import { checkCredentials } from '../../shared/accounts/sign-in.ts';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
@@ -191,25 +191,27 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
    * The set-password page's data: `token` is echoed only where the client gave it itself (a JSON
    * client's `?token=`, a form posted with its `token` field), never from the link cookie, so the
    * token is not written into the HTML of a page opened from a link; `link` says whether the
-   * page has a token to post (the form is shown) or not (the page asks for a new link).
+   * page has a token to post (the form is shown) or not (the page asks for a new link); `email`
+   * is the account's while the link works (else null), for the form's username field.
    */
-  const resetData = (given: unknown, kept: string | undefined) => {
+  const resetData = async (given: unknown, kept: string | undefined) => {
     const token = typeof given === 'string' ? given : '';
-    return { token, link: token !== '' || kept !== undefined, minLength };
+    const email = await passwordLinkEmail(accounts, token !== '' ? token : kept);
+    return { token, link: token !== '' || kept !== undefined, minLength, email };
   };
 
-  router.get(ACCOUNT_PATHS.resetPassword, (ctx) => {
+  router.get(ACCOUNT_PATHS.resetPassword, async (ctx) => {
     if (keepLinkToken(ctx, pages.cookies, ACCOUNT_PATHS.resetPassword)) return;
     return answerPage(ctx, pages, {
       page: 'reset-password',
-      data: resetData(ctx.query.token, linkCookie(ctx, pages.cookies)),
+      data: await resetData(ctx.query.token, linkCookie(ctx, pages.cookies)),
     });
   });
 
   router.post(ACCOUNT_PATHS.resetPassword, async (ctx) => {
     const body = bodyOf(ctx);
     const kept = linkCookie(ctx, pages.cookies);
-    const form = { page: 'reset-password' as const, data: resetData(body.token, kept) };
+    const form = { page: 'reset-password' as const, data: await resetData(body.token, kept) };
     await orShowForm(ctx, pages, form, async () => {
       // the `token` field (scripted clients) first, else the one the link's GET kept in the cookie
       const token = typeof body.token === 'string' && body.token !== '' ? body.token : kept;
