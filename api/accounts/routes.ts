@@ -11,21 +11,24 @@
  * | `/password` | form (signed in) | `{currentPassword, newPassword}` → `200 {user, csrfToken}` + a new cookie; every other session ends, this one is renewed |
  * | `/forgot-password` | form | `{email}` → `202`, the same whether or not the email exists |
  * | `/reset-password` | form (`?token=` kept in the link cookie: link-landing.ts) | `{token?, password}` → `200 {user}`; every session of the user ends |
+ * | `/account` | who is signed in; a portal session: its tenant, role and what it may do (portal-account.ts) | — |
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { changePassword, signUp } from '../../shared/accounts/account-flows.ts';
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
-import { completePasswordLink, requestPasswordReset } from '../../shared/accounts/password-links.ts';
+import { completePasswordLink, passwordLinkEmail, requestPasswordReset } from '../../shared/accounts/password-links.ts';
 import { endSession, startSession } from '../../shared/accounts/sessions.ts';
 import { checkCredentials } from '../../shared/accounts/sign-in.ts';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { publicUser, type User } from '../../shared/accounts/users.ts';
+import type { PortalPrincipal } from '../../shared/tokens/principal.ts';
 import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
 import { continueAs, sessionOf } from '../auth/session-strategy.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import { clearSessionCookie, linkCookie, setLinkCookie, setSessionCookie } from './cookies.ts';
 import { keepLinkToken } from './link-landing.ts';
+import { portalAccount } from './portal-account.ts';
 import { orShowForm } from './form-errors.ts';
 import { answerPage, signedInUser, wantsJson, type PageContext } from './page.ts';
 import { ACCOUNT_PATHS, safeNext } from './paths.ts';
@@ -124,7 +127,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
         code: 'APP_UNAUTHENTICATED',
       });
     if (session.userId === null)
-      throw forbidden('a portal session has no password to change', {
+      throw forbidden('a portal session has no password to change: it was opened by a portal link, not an account', {
         code: 'APP_FORBIDDEN',
         data: { reason: 'portal session' },
       });
@@ -132,7 +135,8 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   };
 
   router.get(ACCOUNT_PATHS.password, (ctx) => {
-    if (!signedInUser(ctx) && !wantsJson(ctx))
+    // signed out: to the sign-in page; a portal session is refused with the reason (needsSession)
+    if (!sessionOf(ctx.state.principal) && !wantsJson(ctx))
       return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PATHS.password)}`);
     needsSession(ctx);
     return answerPage(ctx, pages, { page: 'password', data: { minLength } });
@@ -187,25 +191,27 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
    * The set-password page's data: `token` is echoed only where the client gave it itself (a JSON
    * client's `?token=`, a form posted with its `token` field), never from the link cookie, so the
    * token is not written into the HTML of a page opened from a link; `link` says whether the
-   * page has a token to post (the form is shown) or not (the page asks for a new link).
+   * page has a token to post (the form is shown) or not (the page asks for a new link); `email`
+   * is the account's while the link works (else null), for the form's username field.
    */
-  const resetData = (given: unknown, kept: string | undefined) => {
+  const resetData = async (given: unknown, kept: string | undefined) => {
     const token = typeof given === 'string' ? given : '';
-    return { token, link: token !== '' || kept !== undefined, minLength };
+    const email = await passwordLinkEmail(accounts, token !== '' ? token : kept);
+    return { token, link: token !== '' || kept !== undefined, minLength, email };
   };
 
-  router.get(ACCOUNT_PATHS.resetPassword, (ctx) => {
+  router.get(ACCOUNT_PATHS.resetPassword, async (ctx) => {
     if (keepLinkToken(ctx, pages.cookies, ACCOUNT_PATHS.resetPassword)) return;
     return answerPage(ctx, pages, {
       page: 'reset-password',
-      data: resetData(ctx.query.token, linkCookie(ctx, pages.cookies)),
+      data: await resetData(ctx.query.token, linkCookie(ctx, pages.cookies)),
     });
   });
 
   router.post(ACCOUNT_PATHS.resetPassword, async (ctx) => {
     const body = bodyOf(ctx);
     const kept = linkCookie(ctx, pages.cookies);
-    const form = { page: 'reset-password' as const, data: resetData(body.token, kept) };
+    const form = { page: 'reset-password' as const, data: await resetData(body.token, kept) };
     await orShowForm(ctx, pages, form, async () => {
       // the `token` field (scripted clients) first, else the one the link's GET kept in the cookie
       const token = typeof body.token === 'string' && body.token !== '' ? body.token : kept;
@@ -222,6 +228,10 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
   });
 
   router.get(ACCOUNT_PAGE, (ctx) => {
+    // a portal session is signed in, without an account: the page says what it is and may do
+    const principal = ctx.state.principal as PortalPrincipal | undefined;
+    if (principal?.kind === 'portal')
+      return answerPage(ctx, pages, { page: 'home', data: { portal: portalAccount(principal) } });
     if (!signedInUser(ctx)) {
       if (wantsJson(ctx)) throw unauthorized('sign in first', { code: 'APP_UNAUTHENTICATED' });
       return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PAGE)}`);

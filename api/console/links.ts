@@ -14,14 +14,17 @@ import { CONSOLE_PATHS, consolePath } from './paths.ts';
 
 const post = (href: string): Link => ({ href, method: 'POST' });
 
-/** An endpoint's page: update, enable or disable, secret, rotate, test, remove, replay, try a filter. */
+/**
+ * An endpoint's page: update, enable or disable, secret, rotate, remove, try a filter; test and
+ * replay only while it is enabled, as the HAL API offers them.
+ */
 export function endpointPageLinks(
   principal: Principal | undefined,
   endpoint: { externalId: string; enabled: boolean } | null | undefined,
 ): Links {
   if (!endpoint) return {};
   const id = endpoint.externalId;
-  const api = endpointLinks(principal, id);
+  const api = endpointLinks(principal, { id, enabled: endpoint.enabled });
   const links: Links = {};
   if (api.self) links.api = { href: PATHS.webhook(id) };
   if (api.update) {

@@ -172,7 +172,7 @@ export function accountPaths(): Json {
             in: 'query',
             required: false,
             description:
-              "A reset or invite link's token. A browser (HTML) is answered 303 to `/reset-password` without it, the token kept in the link cookie (`app_link`, path `/reset-password`, 30 minutes) for the form; a JSON client gets the page object, `data.token` echoing it.",
+              "A reset or invite link's token. A browser (HTML) is answered 303 to `/reset-password` without it, the token kept in the link cookie (`app_link`, path `/reset-password`, 30 minutes) for the form; a JSON client gets the page object, `data.token` echoing it and `data.email` the account's email while the link works (null for an unknown, used or expired link).",
             schema: string,
           },
         ],

@@ -18,16 +18,27 @@ function add(links: Links, rel: string, allowed: boolean, link: Link): void {
   if (allowed) links[rel] = link;
 }
 
-/** An endpoint: self, collection, update, destroy, and the member actions rotate, test, recover, deliveries. */
-export function endpointLinks(principal: Principal | undefined, endpointId: string): Links {
+/**
+ * An endpoint: self, collection, update, destroy, and the member actions rotate, test, recover,
+ * deliveries; `test` and `recover` only while it is enabled (a disabled endpoint refuses both
+ * with 409 `APP_WEBHOOK_ENDPOINT_DISABLED`: nothing is delivered to it until it is enabled).
+ */
+export function endpointLinks(principal: Principal | undefined, endpoint: { id: string; enabled: boolean }): Links {
+  const endpointId = endpoint.id;
   const links: Links = {};
   add(links, 'self', may(principal, 'webhooks.read'), { href: PATHS.webhook(endpointId) });
   add(links, 'collection', may(principal, 'webhooks.read'), { href: PATHS.webhooks });
   add(links, 'update', may(principal, 'endpoints.update'), { href: PATHS.webhook(endpointId), method: 'PATCH' });
   add(links, 'destroy', may(principal, 'endpoints.remove'), { href: PATHS.webhook(endpointId), method: 'DELETE' });
   add(links, 'rotate', may(principal, 'endpoints.rotate'), { href: PATHS.rotate(endpointId), method: 'POST' });
-  add(links, 'test', may(principal, 'endpoints.send'), { href: PATHS.test(endpointId), method: 'POST' });
-  add(links, 'recover', may(principal, 'endpoints.recover'), { href: PATHS.recover(endpointId), method: 'POST' });
+  add(links, 'test', may(principal, 'endpoints.send') && endpoint.enabled, {
+    href: PATHS.test(endpointId),
+    method: 'POST',
+  });
+  add(links, 'recover', may(principal, 'endpoints.recover') && endpoint.enabled, {
+    href: PATHS.recover(endpointId),
+    method: 'POST',
+  });
   add(links, 'deliveries', may(principal, 'webhooks.read'), { href: PATHS.endpointDeliveries(endpointId) });
   return links;
 }

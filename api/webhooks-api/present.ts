@@ -47,7 +47,7 @@ export function publishEndpoint(
   options: { revealHeaders?: boolean } = {},
 ): Published {
   return {
-    _links: endpointLinks(principal, endpoint.id),
+    _links: endpointLinks(principal, endpoint),
     ...publicEndpoint(endpoint, options),
     ...(endpoint.secrets ? { secrets: endpoint.secrets.map(publicSecret) } : {}),
   };

@@ -21,6 +21,14 @@ export async function useLink(sql: Sql, digest: string, at: Date): Promise<strin
   return rows[0]?.user_id;
 }
 
+/** The user id of a link that exists, is unused and has not expired at `at` (it stays unused). */
+export async function linkUser(sql: Sql, digest: string, at: Date): Promise<string | undefined> {
+  const rows = await sql<{ user_id: string }[]>`
+    select user_id from app_password_links
+     where digest = ${digest} and used_at is null and expires_at > ${at}`;
+  return rows[0]?.user_id;
+}
+
 /** Ends the unused links of a user (a newer link, or the password set another way, makes them moot). */
 export async function expireLinksOfUser(sql: Sql, userId: string, at: Date): Promise<void> {
   await sql`update app_password_links set used_at = ${at} where user_id = ${userId} and used_at is null`;

@@ -9,7 +9,7 @@ import { unprocessable } from '../errors/app-error.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { clearFailures } from './lockout.ts';
-import { insertLink, useLink, type LinkPurpose } from './link-store.ts';
+import { insertLink, linkUser, useLink, type LinkPurpose } from './link-store.ts';
 import { checkNewPassword } from './passwords.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import { findUserRow, storePassword, toUser, type User } from './users.ts';
@@ -62,6 +62,21 @@ const linkInvalid = () =>
   unprocessable('this password link is not valid: it may have expired or been used already; ask for a new one', {
     code: 'APP_PASSWORD_LINK_INVALID',
   });
+
+/**
+ * The email of the account a set-password link is for, while the link works (unknown, used and
+ * expired links, and a disabled user's, give null); nothing is spent. The page the link opens
+ * shows it in its username field, so that a password manager files the new password under that
+ * account. It tells the link's holder nothing more than the link lets it learn: whoever holds a
+ * working link sets that account's password, and the sign-in page that follows names the email.
+ */
+export async function passwordLinkEmail(deps: AccountDeps, token: unknown): Promise<string | null> {
+  if (!looksLikeSecret(token, LINK_PREFIX)) return null;
+  const userId = await linkUser(deps.sql, secretDigest(token), clockOf(deps));
+  if (!userId) return null;
+  const row = await selectUserById(deps.sql, userId);
+  return row && row.disabled_at === null ? row.email : null;
+}
 
 /**
  * Sets the password through a link: checks the new password, spends the link (once, even when

@@ -20,6 +20,8 @@ import type { Links } from '../../hal/links.ts';
 import { jsonContentType, PAGE_VISIT_HEADER, pageRepresentation } from '../../model-framework/routing/negotiate.ts';
 import { pageErrors, pageStatus, type PageError, type PageObject } from './page-object.ts';
 import { VIEW_HELPERS } from './view-helpers.ts';
+import { principalMay } from '../../../shared/access/actor.ts';
+import type { Operation } from '../../../shared/access/permissions.ts';
 
 /** The Eta templates of every page (the console's and the account pages'), `<page>.eta`. */
 export const VIEWS_DIR = fileURLToPath(new URL('../views/', import.meta.url));
@@ -176,6 +178,14 @@ export async function renderPage(
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = await deps.views.renderAsync(
     `./${page}`,
-    templateData(csrfSecret, { ...object, props, notice: options.notice, h: VIEW_HELPERS }),
+    templateData(csrfSecret, {
+      ...object,
+      props,
+      notice: options.notice,
+      h: VIEW_HELPERS,
+      // whether the request's principal may run an operation, by the permission table: the
+      // layout's navigation offers a page only to those who may use it
+      may: (operation: Operation) => principalMay(ctx.state.principal, operation),
+    }),
   );
 }

@@ -1,6 +1,7 @@
 /**
  * Formatting helpers every page template gets as `it.h` (templates stay free of logic beyond
- * loops and conditions). Every value they return is plain text: the template escapes it.
+ * loops and conditions). Every value they return is plain text, which the template escapes, but
+ * `dotted`'s and the charts' markup, written unescaped.
  */
 import { bucketText, countsChart, duration, latencyChart, legend, seriesSummary, span } from '../charts.ts';
 
@@ -52,6 +53,25 @@ export const pastEnd = (list: ListPage | null | undefined): boolean =>
 /** The last page that has records, for a page past the end (a total PostgreSQL estimated may count too many pages). */
 export const lastPage = (list: ListPage): number => Math.max(1, Math.min(list.pages, list.page - 1));
 
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/**
+ * A dotted name (an event type) as markup that breaks across lines only after its dots: escaped,
+ * with a `<wbr>` after each dot. Written unescaped (`<%~`) inside a `code.name`, which the
+ * stylesheet keeps from breaking anywhere else, so "order.created" never reads "order.cr" /
+ * "eated"; a `<wbr>` adds no character, so copying the name copies it as it is.
+ */
+export const dotted = (name: unknown): string =>
+  String(name ?? '')
+    .replace(/[&<>"']/g, (character) => ESCAPES[character])
+    .replaceAll('.', '.<wbr>');
+
 /** A value as indented JSON. */
 export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?? 'null';
 
@@ -101,6 +121,7 @@ export const VIEW_HELPERS = Object.freeze({
   pastEnd,
   lastPage,
   json,
+  dotted,
   query,
   fingerprint,
   chart,

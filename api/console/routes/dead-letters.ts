@@ -1,12 +1,18 @@
 /**
  * The dead letter queue: dead deliveries filtered by endpoint and time range (and owner, for
  * admins), one retry each, and the replay of the whole selection after a confirmation that says
- * how many (shared/webhooks/deliveries/replay.ts: the chosen endpoint, or each enabled endpoint
- * in reach).
+ * how many it queues again and how many it leaves dead and why, counted by the core's own rule
+ * (shared/webhooks/deliveries/replay.ts, replayable.ts).
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { replayDeadDeliveries, type ReplaySelection } from '../../../shared/webhooks/deliveries/index.ts';
+import {
+  previewReplay,
+  replayDeadDeliveries,
+  type ReplayPreview,
+  type ReplaySelection,
+} from '../../../shared/webhooks/deliveries/index.ts';
+import { isAppError } from '../../../shared/errors/app-error.ts';
 import type { PageError } from '../pages/page-object.ts';
 import {
   doneNotice,
@@ -14,6 +20,7 @@ import {
   formOf,
   allTenants,
   orShowAgain,
+  pageFor,
   param,
   principalOf,
   redirectDone,
@@ -73,7 +80,7 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
     ctx: Context,
     page: 'console/dead-letters' | 'console/replay',
     selection: Selection,
-    extra: { errors?: PageError[]; status?: number } = {},
+    extra: { errors?: PageError[]; status?: number; preview?: ReplayPreview | null } = {},
   ) =>
     ctx.render(
       page,
@@ -81,6 +88,7 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
         selection,
         tenants: await tenantChoices(ctx, deps),
         admin: allTenants(ctx),
+        ...(page === 'console/replay' ? { preview: extra.preview ?? null } : {}),
       },
       {
         graphql: {
@@ -89,7 +97,8 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
         },
         links: consoleCreateLink(principalOf(ctx), 'replay', CONSOLE_PATHS.replay, 'endpoints.recover'),
         notice: replayedNotice(ctx) ?? doneNotice(ctx),
-        ...extra,
+        errors: extra.errors,
+        status: extra.status,
       },
     );
 
@@ -97,7 +106,25 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
     show(ctx, 'console/dead-letters', selectionOf(ctx, ctx.query)),
   );
 
-  router.get(CONSOLE_PATHS.replay, signedIn, (ctx) => show(ctx, 'console/replay', selectionOf(ctx, ctx.query)));
+  /**
+   * What the replay of `selection` would do, counted by the core's own rule (a selection it
+   * refuses, a malformed time say, gives null: the page's query shows the reason).
+   */
+  const previewOf = async (ctx: Context, selection: Selection): Promise<ReplayPreview | null> => {
+    try {
+      return await previewReplay(deps.webhooks, actorFor(ctx), replaySelection(selection));
+    } catch (error) {
+      if (isAppError(error) && error.status < 500) return null;
+      throw error;
+    }
+  };
+
+  // the confirmation leads only to the replay: refused, as the replay is, to a role that may not
+  router.get(CONSOLE_PATHS.replay, signedIn, async (ctx) => {
+    pageFor(ctx, 'endpoints.recover');
+    const selection = selectionOf(ctx, ctx.query);
+    await show(ctx, 'console/replay', selection, { preview: await previewOf(ctx, selection) });
+  });
 
   router.post(CONSOLE_PATHS.replay, signedIn, async (ctx) => {
     const selection = selectionOf(ctx, formOf(ctx));
@@ -116,7 +143,8 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
           ...(more ? { more: 'true' } : {}),
         });
       },
-      (errors, status) => show(ctx, 'console/replay', selection, { errors, status }),
+      async (errors, status) =>
+        show(ctx, 'console/replay', selection, { errors, status, preview: await previewOf(ctx, selection) }),
     );
   });
 }

@@ -8,7 +8,7 @@ export { MAX_LIST_LIMIT } from './page-size.ts';
 export { showDelivery } from './show.ts';
 export { retryDelivery, resendDelivery } from './retry.ts';
 export { recoverDeliveries, MAX_RECOVER, type RecoverResult } from './recover.ts';
-export { replayDeadDeliveries, type ReplaySelection } from './replay.ts';
+export { previewReplay, replayDeadDeliveries, type ReplayPreview, type ReplaySelection } from './replay.ts';
 export { countListedDeliveries, type DeliveryFilters } from './counts.ts';
 export { endpointHealth, queueFigures, HEALTH_WINDOW_MS, type EndpointHealth, type QueueFigures } from './health.ts';
 export {

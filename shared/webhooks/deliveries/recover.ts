@@ -5,6 +5,7 @@ import { authorize, type Actor } from '../../access/actor.ts';
 import { parseTime, timeRangeInvalid } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { deliveryJobSpec, requeuePayload } from './job.ts';
+import { replayable } from './replayable.ts';
 
 /** Most deliveries one bulk replay queues again; the answer says when more remain. */
 export const MAX_RECOVER = 1000;
@@ -24,7 +25,8 @@ export interface RecoverResult {
  * [`since`, `until`) (until: now) is queued again like `jobs:retry` does for one (same delivery
  * id, so the same `webhook-id` and body; a new series of attempts), oldest first, at most
  * MAX_RECOVER per call. Only deliveries of the endpoint's current owner are replayed, so an
- * endpoint given to another tenant never receives the previous tenant's events. Throws 404
+ * endpoint given to another tenant never receives the previous tenant's events (the rule of
+ * replayable.ts). Throws 404
  * `APP_WEBHOOK_NOT_FOUND` (endpoint not in scope), 409 `APP_WEBHOOK_ENDPOINT_DISABLED`, 422
  * `APP_WEBHOOK_TIME_RANGE_INVALID` (`since` is required), and first 403 `APP_FORBIDDEN` to a role
  * that may not replay.
@@ -52,9 +54,8 @@ export async function recoverDeliveries(
       },
     );
   }
-  const matching = sql`
-    d.endpoint_id = ${endpointId} and d.status = 'dead' and d.owner is not distinct from ${endpoint.owner}
-    and d.created_at >= ${since} and ${until === undefined ? sql`true` : sql`d.created_at < ${until}`}`;
+  // the one rule of what a replay takes (replayable.ts), for this endpoint
+  const matching = sql`d.endpoint_id = ${endpointId} and ${replayable(sql, { since, until })}`;
   // What retry.ts does for one delivery, for many in one statement.
   const rows = await sql<{ id: string }[]>`
     with picked as (

@@ -42,8 +42,11 @@ describe('single-use links in a browser', { skip }, () => {
     const page = await context.newPage();
     await page.goto(passwordLinkUrl(app.base, token));
     assert.equal(page.url(), `${app.base}/reset-password`);
+    // the form names its account, so a password manager files the new password under it
+    assert.equal(await page.getByLabel('Account').inputValue(), user.email);
+    assert.equal(await page.getByLabel('Account').getAttribute('autocomplete'), 'username');
     assert.ok(!(await page.content()).includes(token), 'the page does not carry the token');
-    await checkPage(page, watch);
+    await checkPage(page, watch); // Chromium's notes included: none on the password form
     await page.getByLabel(/New password/).fill('a browser chosen passphrase');
     await page.getByRole('button', { name: 'Set the password' }).click();
     await page.getByText('Your password is set: sign in with it.').waitFor();

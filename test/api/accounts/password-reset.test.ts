@@ -150,6 +150,40 @@ describe('forgotten password: a single-use link by mail', () => {
     await new Browser(app.base).signIn(user.email, 'a changed long passphrase');
   });
 
+  it('the page of a working link names its account in a read-only username field; a used or unknown link names none', async () => {
+    const user = await app.user({ role: 'member', owner: 'acme' });
+    const { token } = await createPasswordLink(app.accounts, user.id, 'invite');
+    const field = `<input type="email" name="email" autocomplete="username" value="${user.email}" readonly>`;
+    // a browser: the link's redirect, then the page from the link cookie
+    const browser = new Browser(app.base);
+    const landing = await browser.request('GET', `/reset-password?token=${token}`, { html: true });
+    assert.equal(landing.status, 303);
+    const page = await browser.request('GET', '/reset-password', { html: true });
+    assert.ok(page.text.includes(field), page.text);
+    assert.match(page.text, /autocomplete="new-password"/);
+    // a JSON client with the token
+    const json = await new Browser(app.base).request('GET', `/reset-password?token=${token}`);
+    assert.equal(json.body.data.email, user.email);
+    // a password refused: the form again, the field still there
+    const weak = await browser.request('POST', '/reset-password', {
+      form: { _csrf: page.text.match(/name="_csrf" value="([^"]+)"/)?.[1] ?? '', password: 'short' },
+    });
+    assert.equal(weak.status, 422);
+    assert.ok(weak.text.includes(field), 'shown again with the account');
+
+    const other = new Browser(app.base);
+    const unknown = await other.request('GET', `/reset-password?token=app_pwl_${'x'.repeat(43)}`);
+    assert.equal(unknown.body.data.email, null);
+    await completePasswordLink(app.accounts, token, 'a passphrase long enough');
+    const used = await other.request('GET', `/reset-password?token=${token}`);
+    assert.equal(used.body.data.email, null, 'a spent link names no account');
+    assert.ok(!used.text.includes(user.email));
+    const usedPage = await browser.request('GET', '/reset-password', { html: true });
+    assert.ok(!usedPage.text.includes(user.email), 'nor does the page its cookie still opens');
+    assert.doesNotMatch(usedPage.text, /name="password"/, 'which offers no form that could only be refused');
+    assert.match(usedPage.text, /This link does not work any more/);
+  });
+
   it('made-up and malformed tokens are refused alike', async () => {
     const browser = new Browser(app.base);
     const csrf = await visit(browser, '/reset-password');

@@ -2,7 +2,7 @@
  * Real Chromium for the console's tests: playwright-core drives Debian's `chromium`
  * package (never a downloaded browser; `.ci/run` installs it), one browser per test file. Every
  * page a test opens is watched: console errors and warnings (the browser's own, such as a response
- * header it cannot parse, as well as the page's), uncaught exceptions, failed requests and Content
+ * header it cannot parse, as well as the page's), Chromium's `[DOM]` notes on forms, uncaught exceptions, failed requests and Content
  * Security Policy violations are collected, and `checkPage` fails on any of them and on any
  * serious or critical axe-core finding (axe's source is evaluated from node_modules, never
  * injected as a script tag: the page's own CSP stays in force), and on a table cell that a style
@@ -52,6 +52,12 @@ export async function watchedContext(
 
 function observe(page: Page, watch: Watch): void {
   page.on('console', (message) => {
+    // Chromium's notes on a page's forms (a password form without a username field, say) come as
+    // verbose messages
+    if (message.text().startsWith('[DOM]')) {
+      watch.problems.push(`chromium note on ${page.url()}: ${message.text()}`);
+      return;
+    }
     if (message.type() !== 'error' && message.type() !== 'warning') return;
     // the browser's own note about a page answered 4xx (a test that opens a 404 page asserts the status itself)
     if (

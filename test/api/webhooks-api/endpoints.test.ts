@@ -124,6 +124,32 @@ describe('crud webhooks', () => {
     assert.equal((await call('GET', `${api}/webhooks/${created.externalId}`, { token: member })).status, 404);
   });
 
+  it('a disabled endpoint offers no test and no recover link: both would answer 409, and come back once it is enabled', async () => {
+    const created = await createEndpoint(app, member, { url: URL });
+    const disabled = await call('PATCH', `${api}/webhooks/${created.externalId}`, {
+      token: member,
+      body: { enabled: false },
+    });
+    assert.equal(disabled.status, 200, disabled.text);
+    assert.equal(disabled.body._links.test, undefined);
+    assert.equal(disabled.body._links.recover, undefined);
+    assert.ok(disabled.body._links.update, 'enabling it again is offered');
+    const shown = await call('GET', `${api}/webhooks/${created.externalId}`, { token: member });
+    assert.deepEqual([shown.body._links.test, shown.body._links.recover], [undefined, undefined]);
+    const recover = await call('POST', `${api}/webhooks/${created.externalId}/recover`, {
+      token: member,
+      body: { since: new Date(0).toISOString() },
+    });
+    assert.equal(recover.status, 409);
+    assert.equal(recover.body.code, 'APP_WEBHOOK_ENDPOINT_DISABLED');
+    const enabled = await call('PATCH', `${api}/webhooks/${created.externalId}`, {
+      token: member,
+      body: { enabled: true },
+    });
+    assert.equal(enabled.body._links.test.method, 'POST');
+    assert.equal(enabled.body._links.recover.method, 'POST');
+  });
+
   it('a client asking for another API version gets 406', async () => {
     const answer = await call('GET', `${api}/webhooks`, {
       token: member,

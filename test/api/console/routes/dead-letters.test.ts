@@ -2,12 +2,14 @@
  * The console's dead letters (api/console/routes/dead-letters.ts): the replay link and the page a
  * replay leads to say what the replay did, in the right number: how many deliveries were queued
  * again, and, when none were (the deliveries of disabled endpoints stay dead), that none were and
- * why, never that the dead deliveries are queued again.
+ * why, never that the dead deliveries are queued again. The confirmation before it counts what the
+ * replay will queue (the core's rule, shared/webhooks/deliveries/replayable.ts), and says how many
+ * it leaves dead and why.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
-import { disableEndpoint, registerEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
+import { disableEndpoint, registerEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts } from '../../../helpers/attempt-history.ts';
 import { depsOf } from '../../../shared/webhooks/fixtures.ts';
 import { Browser, startAccounts, type Answer } from '../../accounts/helpers.ts';
@@ -22,17 +24,35 @@ const statusLines = (answer: Answer) => [...answer.text.matchAll(/role="status">
 
 let admin: { browser: Browser; csrf: string };
 
-/** An endpoint of `owner` with one dead delivery; answers its id. */
-async function withOneDead(owner: string): Promise<string> {
+/** An endpoint of `owner` with `count` dead deliveries (one unless told); answers its id. */
+async function withOneDead(owner: string, count = 1): Promise<string> {
   const endpoint = await registerEndpoint(webhooks, OPERATOR, {
     url: 'http://127.0.0.1:9/hook',
     events: ['*'],
     owner,
   });
-  await seedAttempts(webhooks.sql, { id: endpoint.id, owner }, [
-    [{ at: new Date(Date.now() - 60_000), outcome: 'dead', durationMs: 5 }],
-  ]);
+  await seedAttempts(
+    webhooks.sql,
+    { id: endpoint.id, owner },
+    Array.from({ length: count }, () => [
+      { at: new Date(Date.now() - 60_000), outcome: 'dead' as const, durationMs: 5 },
+    ]),
+  );
   return endpoint.id;
+}
+
+/** The confirmation's count, what it leaves out, and its button. */
+async function confirmation(query: string) {
+  const page = await admin.browser.request('GET', `/dead-letters/replay${query}`, { html: true });
+  assert.equal(page.status, 200, page.text);
+  const text = (pattern: RegExp) => (pattern.exec(page.text)?.[1] ?? '').replace(/<[^>]+>/g, '');
+  return {
+    count: text(/<p id="replay-count">([\s\S]*?)<\/p>/),
+    leftOut: [
+      ...(/<ul id="replay-left-out">([\s\S]*?)<\/ul>/.exec(page.text)?.[1] ?? '').matchAll(/<li>([^<]*)<\/li>/g),
+    ].map((found) => found[1].replaceAll('&#39;', "'")),
+    button: text(/<button type="submit">(Yes, replay [^<]*)<\/button>/),
+  };
 }
 
 /** Sends the replay form for `owner`'s dead deliveries and follows its redirect. */
@@ -82,5 +102,48 @@ describe('the replay of dead letters in the console', () => {
     assert.deepEqual(statusLines(page), [
       '3 dead deliveries are queued again. More remain: replay again for the rest.',
     ]);
+  });
+
+  it("the confirmation counts what the replay queues: a disabled endpoint's dead delivery is left out, and why", async () => {
+    await withOneDead('initech', 2);
+    const off = await withOneDead('initech');
+    await disableEndpoint(webhooks, OPERATOR, off, { reason: 'the receiver is gone' });
+
+    const asked = await confirmation('?owner=initech');
+    assert.match(asked.count, /^Replay 2 dead deliveries\?/);
+    assert.deepEqual(asked.leftOut, [
+      '1 dead delivery of disabled endpoints stays dead: a replay sends nothing to a disabled endpoint; enable it first.',
+    ]);
+    assert.equal(asked.button, 'Yes, replay 2');
+    assert.deepEqual(statusLines(await replay('initech')), ['2 dead deliveries are queued again.']);
+  });
+
+  it('only deliveries a replay leaves dead: the confirmation says none can be replayed and offers no button', async () => {
+    const off = await withOneDead('umbrella');
+    await disableEndpoint(webhooks, OPERATOR, off);
+    const asked = await confirmation('?owner=umbrella');
+    assert.equal(asked.count, 'None of the 1 dead delivery of this selection can be replayed.');
+    assert.equal(asked.leftOut.length, 1);
+    assert.equal(asked.button, '');
+    assert.match((await confirmation(`?endpoint=${off}`)).count, /^None of the 1 dead delivery/);
+  });
+
+  it("an endpoint given to another tenant: its previous tenant's dead deliveries are left out, and why", async () => {
+    const moved = await withOneDead('hooli');
+    await updateEndpoint(webhooks, OPERATOR, moved, { owner: 'piedpiper' });
+    const asked = await confirmation('?owner=hooli');
+    assert.equal(asked.count, 'None of the 1 dead delivery of this selection can be replayed.');
+    assert.deepEqual(asked.leftOut, [
+      "1 dead delivery of endpoints given to another tenant since stays dead: an endpoint never receives a previous tenant's events.",
+    ]);
+  });
+
+  it('a viewer, who may not replay, is refused the confirmation as it would be the replay', async () => {
+    const user = await app.user({ role: 'viewer', owner: 'acme' });
+    const browser = new Browser(app.base);
+    await browser.signIn(user.email);
+    const page = await browser.request('GET', '/dead-letters/replay', { html: true });
+    assert.equal(page.status, 403);
+    assert.match(page.text, /APP_FORBIDDEN/);
   });
 });

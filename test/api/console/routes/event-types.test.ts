@@ -75,10 +75,13 @@ describe('the catalog pages: every role reads them', () => {
     assert.equal(list.status, 200, list.text);
     assert.match(list.text, /<title>Event types · app<\/title>/);
     assert.match(list.text, /<a href="\/event-types" aria-current="page">Event types<\/a>/);
-    assert.match(list.text, /<a href="\/event-types\/order\.paid"><code>order\.paid<\/code><\/a><\/td>/);
     assert.match(
       list.text,
-      /<code>order\.legacy<\/code><\/a> <span class="status status-deprecated">deprecated<\/span>/,
+      /<a href="\/event-types\/order\.paid"><code class="name">order\.<wbr>paid<\/code><\/a><\/td>/,
+    );
+    assert.match(
+      list.text,
+      /<code class="name">order\.<wbr>legacy<\/code><\/a> <span class="status status-deprecated">deprecated<\/span>/,
     );
     assert.match(list.text, /An order was paid &lt;in full&gt;/, 'escaped');
     assert.match(list.text, /<form class="stack" method="post" action="\/event-types"/);
@@ -120,7 +123,7 @@ describe('the catalog pages: every role reads them', () => {
       assert.match(overview.text, /<a href="\/event-types" aria-current="false">Event types<\/a>/);
       const list = await caller.browser.request('GET', '/event-types', { html: true });
       assert.equal(list.status, 200, list.text);
-      assert.match(list.text, /<code>order\.paid<\/code>/);
+      assert.match(list.text, /<code class="name">order\.<wbr>paid<\/code>/);
       assert.match(list.text, /status-deprecated/);
       assert.doesNotMatch(list.text, /method="post" action="\/event-types/);
       assert.doesNotMatch(list.text, /Add an event type/);
@@ -151,7 +154,7 @@ describe('the catalog pages: every role reads them', () => {
     const second = await admin.browser.request('GET', '/event-types?page=2', { html: true });
     assert.match(second.text, /Page 2 of 2/);
     assert.match(second.text, /<a href="\/event-types\?page=1">Previous page<\/a>/);
-    assert.equal((second.text.match(/<a href="\/event-types\/[^"]+"><code>/g) ?? []).length, 2);
+    assert.equal((second.text.match(/<a href="\/event-types\/[^"]+"><code class="name">/g) ?? []).length, 2);
   });
 });
 
