@@ -65,7 +65,10 @@ export interface Model {
   findMany(keys: readonly string[]): Promise<ModelRecord[]>;
   /** Checks the input (public form), resolves foreign keys, inserts; 422 on invalid input or an unknown reference. */
   create(input: Record<string, unknown>): Promise<ModelRecord>;
-  /** Like create for the given fields only; undefined when there is no such record. */
+  /**
+   * Like create for the given fields only; undefined when there is no such record. An input
+   * naming no field writes nothing and emits nothing: the record as it is.
+   */
   update(externalId: string, input: Record<string, unknown>): Promise<ModelRecord | undefined>;
   /** Deletes the record; whether there was one. */
   destroy(externalId: string): Promise<boolean>;
@@ -334,7 +337,9 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
         const values = checkInput(shape, input, 'update');
         const ids = await resolveReferences(shape, values);
         const row = columnsFor(sql, shape, values, ids);
-        if (shape.timestamps && Object.keys(row).length > 0) row.updated_at = new Date();
+        // no field given: nothing changes, so nothing is written, `updatedAt` stays and no event is emitted
+        if (Object.keys(row).length === 0) return model.find(externalId);
+        if (shape.timestamps) row.updated_at = new Date();
         return writing('updated', async (db) => {
           const updated = await updateRow(db, shape.table, shape.columns, externalId, row);
           return updated ? recordFromRow(model, updated) : undefined;

@@ -1,4 +1,4 @@
-import { unprocessable } from '../../../shared/errors/app-error.ts';
+import { badRequest, unprocessable } from '../../../shared/errors/app-error.ts';
 import { EXTERNAL_ID } from './external-id.ts';
 import type { Field, ModelShape } from './shape.ts';
 import { Types } from './types.ts';
@@ -61,21 +61,31 @@ function checkValue(field: Field, raw: unknown): Checked {
 /**
  * Checks a create or update input given in public form (field names, foreign keys as
  * `externalId`) and returns the values to write, defaults applied on create. Every problem is
- * reported at once: 422 `APP_VALIDATION_FAILED`, `data.errors` = `[{field, message}]`.
+ * reported at once: 422 `APP_VALIDATION_FAILED`, `data.errors` = `[{field, message}]`. An input
+ * that is not an object of fields (an array, a string: a request body passed on as it came) is
+ * 400 `APP_BODY_INVALID`, as the controller helpers answer such a body.
  */
 export function checkInput(
   shape: ModelShape,
   input: Record<string, unknown>,
   mode: 'create' | 'update',
 ): Record<string, unknown> {
+  if (input === undefined) return checkInput(shape, {}, mode);
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    const given = Array.isArray(input) ? 'an array' : input === null ? 'null' : typeof input;
+    throw badRequest(`${shape.name} input must be an object of fields, not ${given}`, {
+      code: 'APP_BODY_INVALID',
+      data: { reason: `the input is ${given}; send an object of fields` },
+    });
+  }
   const problems: FieldProblem[] = [];
   const values: Record<string, unknown> = {};
   const known = new Set(shape.fields.map((field) => field.name));
-  for (const key of Object.keys(input ?? {})) {
+  for (const key of Object.keys(input)) {
     if (!known.has(key)) problems.push({ field: key, message: 'is not a field of this model' });
   }
   for (const field of shape.fields) {
-    let raw = input?.[field.name];
+    let raw = input[field.name];
     if (raw === undefined && mode === 'create' && field.hasDefault) {
       raw = typeof field.default === 'function' ? (field.default as () => unknown)() : field.default;
     }

@@ -29,3 +29,24 @@ describe('field values', () => {
     assert.equal((read('2026-12-31T00:00Z') as Date).toISOString(), '2026-12-31T00:00:00.000Z');
   });
 });
+
+describe('a model input that is not an object of fields', () => {
+  it('is 400 APP_BODY_INVALID on create and update, naming what was given', () => {
+    for (const input of [[], [{ at: '2026-01-01' }], 'at', 3, null]) {
+      for (const mode of ['create', 'update'] as const) {
+        assert.throws(
+          () => checkInput(shape, input as never, mode),
+          (error: { status: number; code: string; message: string }) => {
+            assert.equal(error.status, 400, JSON.stringify(input));
+            assert.equal(error.code, 'APP_BODY_INVALID');
+            assert.match(
+              error.message,
+              /^Meeting input must be an object of fields, not (an array|string|number|null)$/,
+            );
+            return true;
+          },
+        );
+      }
+    }
+  });
+});
