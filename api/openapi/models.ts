@@ -9,8 +9,14 @@ import { Types } from '../model-framework/data/types.ts';
 import { collectionOf, ref, type Json } from './components.ts';
 
 /** JSON Schema of one field's value (a required field is never null). */
-export function fieldSchema(field: Pick<Field, 'type' | 'required' | 'ref' | 'hasDefault' | 'default'>): Json {
+export function fieldSchema(
+  field: Pick<Field, 'type' | 'required' | 'ref' | 'hasDefault' | 'default'> & Partial<Pick<Field, 'min' | 'max'>>,
+): Json {
   const nullable = (type: string): string | string[] => (field.required ? type : [type, 'null']);
+  const range: Json = {
+    ...(field.min === undefined ? {} : { minimum: field.min }),
+    ...(field.max === undefined ? {} : { maximum: field.max }),
+  };
   const base: Json = (() => {
     switch (field.type) {
       case Types.STRING:
@@ -18,9 +24,9 @@ export function fieldSchema(field: Pick<Field, 'type' | 'required' | 'ref' | 'ha
       case Types.BOOLEAN:
         return { type: nullable('boolean') };
       case Types.INTEGER:
-        return { type: nullable('integer') };
+        return { type: nullable('integer'), ...range };
       case Types.NUMBER:
-        return { type: nullable('number') };
+        return { type: nullable('number'), ...range };
       case Types.DATE:
         return { type: nullable('string'), format: 'date-time' };
       case Types.ObjectId:

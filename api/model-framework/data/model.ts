@@ -17,6 +17,7 @@ import {
 import type { Field, ModelShape } from './shape.ts';
 import { Types, type ModelChange, type ModelDeclaration } from './types.ts';
 import { checkInput } from './values.ts';
+import { modelWriteError } from './write-errors.ts';
 
 /** A record as a model returns it: internal `id`, `externalId`, fields, timestamps; foreign keys as internal ids. */
 export interface ModelRecord {
@@ -264,6 +265,14 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
   function build(shape: ModelShape): Model {
     const emits = (change: ModelChange) =>
       deps.events !== undefined && (shape.declaration.webhooks?.events ?? []).includes(change);
+    /** Runs the write's statements; their PostgreSQL errors name the model's fields (write-errors.ts). */
+    const statements = async <T>(db: Queryable, write: (db: Queryable) => Promise<T>): Promise<T> => {
+      try {
+        return await write(db);
+      } catch (error) {
+        throw modelWriteError(shape, error);
+      }
+    };
     /**
      * Runs a write; when the model emits this change, in one transaction with the event's
      * deliveries and jobs (a write that rolls back emits nothing, an emit that fails undoes the write).
@@ -274,11 +283,11 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
     ): Promise<T> =>
       emits(change)
         ? transaction(sql, async (tx) => {
-            const record = await write(tx);
+            const record = await statements(tx, write);
             if (record) await (deps.events as ModelEvents).emit(tx, model, change, record);
             return record;
           })
-        : write(sql);
+        : statements(sql, write);
     const model: Model = {
       name: shape.name,
       collection: shape.collection,
@@ -346,7 +355,7 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
         });
       },
       async destroy(externalId) {
-        if (!emits('deleted')) return deleteRow(sql, shape.table, externalId);
+        if (!emits('deleted')) return statements(sql, (db) => deleteRow(db, shape.table, externalId));
         const gone = await writing('deleted', async (db) => {
           const existing = await selectByExternalId(db, shape.table, shape.columns, externalId);
           return existing && (await deleteRow(db, shape.table, externalId))

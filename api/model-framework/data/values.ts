@@ -19,6 +19,20 @@ function isCalendarDay(year: number, month: number, day: number): boolean {
   return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+/**
+ * A number within its field's `min` and `max` (an `INTEGER` field's default: the `integer`
+ * column's range), so a value the column cannot hold is this field's problem, not the database's
+ * out-of-range error naming no field.
+ */
+function inRange(field: Field, value: number): Checked {
+  const { min, max } = field;
+  if ((min !== undefined && value < min) || (max !== undefined && value > max)) {
+    if (min !== undefined && max !== undefined) return { problem: `must be between ${min} and ${max}` };
+    return { problem: min !== undefined ? `must be at least ${min}` : `must be at most ${max}` };
+  }
+  return { value };
+}
+
 /** Reads one value as its field's type; form bodies send text, so text forms are accepted too. */
 function checkValue(field: Field, raw: unknown): Checked {
   if (raw === null) return field.required ? { problem: 'is required' } : { value: null };
@@ -31,11 +45,13 @@ function checkValue(field: Field, raw: unknown): Checked {
       return { problem: 'must be true or false' };
     case Types.INTEGER: {
       const value = typeof raw === 'string' && /^-?\d{1,16}$/.test(raw) ? Number(raw) : raw;
-      return Number.isSafeInteger(value) ? { value } : { problem: 'must be a whole number' };
+      return Number.isSafeInteger(value) ? inRange(field, value as number) : { problem: 'must be a whole number' };
     }
     case Types.NUMBER: {
       const value = typeof raw === 'string' && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(raw) ? Number(raw) : raw;
-      return typeof value === 'number' && Number.isFinite(value) ? { value } : { problem: 'must be a number' };
+      return typeof value === 'number' && Number.isFinite(value)
+        ? inRange(field, value)
+        : { problem: 'must be a number' };
     }
     case Types.DATE: {
       if (raw instanceof Date && !Number.isNaN(raw.getTime())) return { value: raw };

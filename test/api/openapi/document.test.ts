@@ -30,7 +30,13 @@ type Doc = {
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
   components: {
-    schemas: Record<string, { properties?: Record<string, { type?: unknown; format?: string }>; required?: string[] }>;
+    schemas: Record<
+      string,
+      {
+        properties?: Record<string, { type?: unknown; format?: string; minimum?: number; maximum?: number }>;
+        required?: string[];
+      }
+    >;
     securitySchemes: Record<string, unknown>;
   };
 };
@@ -146,11 +152,16 @@ describe('openapi document', () => {
     assert.ok(!Object.values(off.paths).some((item) => item.post?.operationId === 'graphql.post'));
   });
 
-  it('turns model fields into JSON Schema: types, nullability, foreign keys as externalId strings, timestamps', () => {
+  it('turns model fields into JSON Schema: types, nullability, INTEGER ranges, foreign keys as externalId strings, timestamps', () => {
     const { schemas } = documentOf().components;
     const post = schemas.Post;
     assert.deepEqual(post.properties?.title, { type: 'string' });
     assert.deepEqual(post.properties?.views?.type, ['integer', 'null']);
+    assert.deepEqual(
+      [post.properties?.views?.minimum, post.properties?.views?.maximum],
+      [-2147483648, 2147483647],
+      'an INTEGER field states the range it takes (an integer column unless declared)',
+    );
     assert.deepEqual(post.properties?.rating?.type, ['number', 'null']);
     assert.equal(post.properties?.publishedAt?.format, 'date-time');
     assert.deepEqual(post.properties?.author?.type, ['string', 'null']);
