@@ -76,7 +76,8 @@ const HalLink: Json = {
 
 const HalLinks: Json = {
   type: 'object',
-  description: "Relation -> link (or list of links); only the links the caller's roles admit.",
+  description:
+    "Relation -> link (or list of links); only the links the caller's roles and the models' policies admit. A record's reference (an `ObjectId` field) is also a link named after the field, to the referenced record.",
   additionalProperties: { oneOf: [ref('schemas', 'HalLink'), { type: 'array', items: ref('schemas', 'HalLink') }] },
   properties: {
     self: ref('schemas', 'HalLink'),

@@ -152,7 +152,7 @@ describe('openapi document', () => {
     assert.ok(!Object.values(off.paths).some((item) => item.post?.operationId === 'graphql.post'));
   });
 
-  it('turns model fields into JSON Schema: types, nullability, INTEGER ranges, foreign keys as externalId strings, timestamps', () => {
+  it('turns model fields into JSON Schema: types, nullability, INTEGER ranges, references as links, foreign keys as externalId strings, timestamps', () => {
     const { schemas } = documentOf().components;
     const post = schemas.Post;
     assert.deepEqual(post.properties?.title, { type: 'string' });
@@ -168,6 +168,12 @@ describe('openapi document', () => {
     assert.ok(post.properties?.externalId && post.properties.createdAt && post.properties.updatedAt);
     assert.ok(!post.properties?.id, 'the primary key never leaves the server');
     assert.deepEqual(schemas.PostCreate.required, ['title']);
+    const resource = JSON.stringify(schemas.PostResource);
+    assert.match(
+      resource,
+      /"_links":\{"type":"object","properties":\{"author":\{"allOf":\[\{"\$ref":"#\/components\/schemas\/HalLink"\}\]/,
+    );
+    assert.match(resource, /"reviewer":\{"allOf"/, 'every reference is described as a link');
     assert.ok(!schemas.PostCreate.properties?.externalId, 'only permitted fields are accepted');
     assert.ok(schemas.AuthorCreate.required?.includes('name'));
   });
