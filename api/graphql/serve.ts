@@ -13,7 +13,7 @@
  * | method other than GET/POST                  | 405 problem+json `APP_METHOD_NOT_ALLOWED`, `Allow: GET, POST`  |
  * | mutation over GET                           | 405 problem+json `APP_METHOD_NOT_ALLOWED`, `Allow: POST`       |
  * | POST that is not `application/json`         | 415 problem+json `APP_GRAPHQL_MEDIA_TYPE_UNSUPPORTED`          |
- * | `Accept` allows neither GraphQL media type  | 406 problem+json                                               |
+ * | `Accept` allows neither GraphQL media type  | 406 problem+json `APP_NOT_ACCEPTABLE`, the two in `data`       |
  * | anything else                               | graphql-http's answer                                          |
  */
 import type { Context, Middleware } from 'koa';
@@ -21,6 +21,7 @@ import { AppError, unavailable } from '../../shared/errors/app-error.ts';
 import type { ResponseInit } from 'graphql-http';
 import type { GraphqlService } from './service.ts';
 import { GRAPHQL_UNAVAILABLE } from './service.ts';
+import { mediaTypeNotAcceptable } from '../http/not-acceptable.ts';
 
 export const MEDIA_TYPE_UNSUPPORTED = 'APP_GRAPHQL_MEDIA_TYPE_UNSUPPORTED';
 
@@ -57,9 +58,14 @@ function protocolRefusal(ctx: Context, init: ResponseInit): AppError {
     });
   }
   if (init.status === 406) {
-    return new AppError(406, 'the GraphQL endpoint answers application/graphql-response+json or application/json', {
-      headers,
-    });
+    return mediaTypeNotAcceptable(
+      ctx.path,
+      ctx.get('Accept'),
+      ['application/graphql-response+json', 'application/json'],
+      {
+        headers,
+      },
+    );
   }
   return new AppError(init.status, init.statusText, { headers });
 }

@@ -9,6 +9,7 @@ import type { ResourceRoutes } from '../model-framework/routing/table.ts';
 import { recordDecisions } from '../model-framework/data/policy.ts';
 import { jsonTime } from './json-time.ts';
 import { collectionLinks, itemLinks, linkHeader, mergeLinks, type LinkInput, type Links, type May } from './links.ts';
+import { referenceLinks } from './reference-links.ts';
 
 export interface PresentDeps {
   models: Models;
@@ -108,19 +109,32 @@ const unlinked = (record: PublicRecord): Record<string, unknown> => linked({}, r
 
 /**
  * A record with its `_links`: those the role rules allow and, when the model has a policy, those
- * its policy allows for this record (`subject`, default the record itself).
+ * its policy allows for this record (`subject`, default the record itself); then the links to
+ * the records it references (`references`, reference-links.ts).
  */
 async function item(
   record: PublicRecord,
   on: Target,
   principal: Principal | undefined,
   subject: object,
+  references: Links,
 ): Promise<Record<string, unknown>> {
   const externalId = typeof record.externalId === 'string' ? record.externalId : undefined;
   if (!on.resource) return unlinked(record);
   const decisions = await recordDecisions(on.model, principal, subject);
   const may: May = decisions ? (action) => on.may(action) && decisions.get(action) !== false : on.may;
-  return linked(itemLinks(on.resource, externalId, may), record);
+  return linked({ ...itemLinks(on.resource, externalId, may), ...references }, record);
+}
+
+/** The reference links of each record of a routed type (none for a type without routes or model). */
+async function referencesOf(
+  deps: PresentDeps,
+  on: Target,
+  records: readonly PublicRecord[],
+  principal: Principal | undefined,
+): Promise<Links[]> {
+  if (!on.resource || !on.model) return records.map(() => ({}));
+  return referenceLinks(deps, on.model, records, principal);
 }
 
 /** The subject of the record at `index`: the given subject(s), else the record as given. */
@@ -142,7 +156,8 @@ export async function presentResource(
 ): Promise<Answer> {
   const on = target(deps, input.options.type ?? input.type, input.principal);
   const [published] = await publishAll([input.record], on.model);
-  const body = await item(published, on, input.principal, subjectAt(input.options, [input.record], 0));
+  const [references] = await referencesOf(deps, on, [published], input.principal);
+  const body = await item(published, on, input.principal, subjectAt(input.options, [input.record], 0), references);
   body._links = mergeLinks(body._links as Links, input.options.links);
   const status = input.options.status ?? 200;
   const headers: Record<string, string> = {};
@@ -176,9 +191,12 @@ export async function presentCollection(
   const total = options.total ?? input.records.length;
   const published = await publishAll(input.records, on.model);
   // without routes there is nothing to wait for per record (a page of a webhook listing)
+  const references = await referencesOf(deps, on, published, input.principal);
   const items = on.resource
     ? await Promise.all(
-        published.map((record, index) => item(record, on, input.principal, subjectAt(options, input.records, index))),
+        published.map((record, index) =>
+          item(record, on, input.principal, subjectAt(options, input.records, index), references[index]),
+        ),
       )
     : published.map(unlinked);
   const path = on.resource?.collection ?? input.path;

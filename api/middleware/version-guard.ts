@@ -1,9 +1,9 @@
 import type { Middleware } from 'koa';
-import { notAcceptable } from '../../shared/errors/app-error.ts';
+import { versionNotAcceptable } from '../http/not-acceptable.ts';
 import type { CompiledRoute } from '../model-framework/routing/table.ts';
 
 /**
- * A route declared with `version` answers 406 to a client asking for
+ * A route declared with `version` answers 406 `APP_VERSION_NOT_ACCEPTABLE` to a client asking for
  * another version (`Accept: application/vnd.app.v2+json`). A client asking for none is served.
  * `q` values are honoured: a client that accepts the route's version at all (`q` above 0) is
  * served in it even when it prefers one the route lacks (`…v1+json;q=0.1, …v2+json`), and
@@ -19,9 +19,7 @@ export function versionGuard(route: CompiledRoute): Middleware | undefined {
         ctx.state.apiVersion = version;
         return next();
       }
-      throw notAcceptable(`this route serves API version ${version}; the request asked for ${asked}`, {
-        data: { version, requested: asked },
-      });
+      throw versionNotAcceptable(version, asked);
     }
     await next();
   };

@@ -4,6 +4,8 @@
  * one response per problem status, and the bearer security scheme.
  */
 
+import { versionedMediaType } from '../http/not-acceptable.ts';
+
 /** A JSON Schema (or OpenAPI object) as plain data. */
 export type Json = Record<string, unknown>;
 
@@ -35,7 +37,7 @@ export const HAL_TYPE = 'application/hal+json';
 export const PROBLEM_TYPE = 'application/problem+json';
 export const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 /** `application/vnd.app.v1+json` for version `v1`. */
-export const versionedType = (version: string): string => `application/vnd.app.${version}+json`;
+export const versionedType = versionedMediaType;
 
 /** Statuses a problem+json answer is described for, with what the service means by each. */
 export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
@@ -44,7 +46,7 @@ export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
   403: "The caller's role may not use this action (`APP_FORBIDDEN`), or a cookie-authenticated write lacks its CSRF token or comes from another site (`APP_CSRF_INVALID`).",
   404: "No record with this id in the caller's reach.",
   405: 'Method not allowed on this path (`APP_METHOD_NOT_ALLOWED`).',
-  406: 'The client asked for another API version (or a media type the path does not answer).',
+  406: 'The client asked for an API version the route does not serve (`APP_VERSION_NOT_ACCEPTABLE`; `data.version` is the one served, `data.requested` the one asked for, `data.mediaTypes` what to accept instead), or accepts none of the media types the path answers (`APP_NOT_ACCEPTABLE`; `data.mediaTypes`).',
   409: "The same `Idempotency-Key` is still in flight (`APP_API_IDEMPOTENCY_IN_PROGRESS`), or the record's state refuses the action.",
   413: 'The request body is larger than `bodyLimit` (`APP_BODY_TOO_LARGE`).',
   415: "The request body's media type is not accepted: not JSON (or a form where one is taken), a charset other than UTF-8 (`APP_BODY_MEDIA_TYPE_UNSUPPORTED`), or an unknown `Content-Encoding` (`APP_BODY_ENCODING_UNSUPPORTED`).",
@@ -74,7 +76,8 @@ const HalLink: Json = {
 
 const HalLinks: Json = {
   type: 'object',
-  description: "Relation -> link (or list of links); only the links the caller's roles admit.",
+  description:
+    "Relation -> link (or list of links); only the links the caller's roles and the models' policies admit. A record's reference (an `ObjectId` field) is also a link named after the field, to the referenced record.",
   additionalProperties: { oneOf: [ref('schemas', 'HalLink'), { type: 'array', items: ref('schemas', 'HalLink') }] },
   properties: {
     self: ref('schemas', 'HalLink'),

@@ -1,16 +1,23 @@
 /**
  * Model declarations as JSON Schema components (docs/models.md):
  * per model `<Name>` (the public form: `externalId`, the fields, foreign keys as the referenced
- * `externalId`, timestamps), `<Name>Resource` and `<Name>Collection` (the HAL envelopes) and
- * `<Name>Create`/`<Name>Update` (the fields `permit` accepts).
+ * `externalId`, timestamps), `<Name>Resource` (the HAL envelope, with a link per reference),
+ * `<Name>Collection` and `<Name>Create`/`<Name>Update` (the fields `permit` accepts).
  */
 import type { Field, ModelShape } from '../model-framework/data/shape.ts';
 import { Types } from '../model-framework/data/types.ts';
+import { OWN_RELS } from '../hal/reference-links.ts';
 import { collectionOf, ref, type Json } from './components.ts';
 
 /** JSON Schema of one field's value (a required field is never null). */
-export function fieldSchema(field: Pick<Field, 'type' | 'required' | 'ref' | 'hasDefault' | 'default'>): Json {
+export function fieldSchema(
+  field: Pick<Field, 'type' | 'required' | 'ref' | 'hasDefault' | 'default'> & Partial<Pick<Field, 'min' | 'max'>>,
+): Json {
   const nullable = (type: string): string | string[] => (field.required ? type : [type, 'null']);
+  const range: Json = {
+    ...(field.min === undefined ? {} : { minimum: field.min }),
+    ...(field.max === undefined ? {} : { maximum: field.max }),
+  };
   const base: Json = (() => {
     switch (field.type) {
       case Types.STRING:
@@ -18,9 +25,9 @@ export function fieldSchema(field: Pick<Field, 'type' | 'required' | 'ref' | 'ha
       case Types.BOOLEAN:
         return { type: nullable('boolean') };
       case Types.INTEGER:
-        return { type: nullable('integer') };
+        return { type: nullable('integer'), ...range };
       case Types.NUMBER:
-        return { type: nullable('number') };
+        return { type: nullable('number'), ...range };
       case Types.DATE:
         return { type: nullable('string'), format: 'date-time' };
       case Types.ObjectId:
@@ -53,6 +60,18 @@ export function modelSchemas(shape: ModelShape): Json {
       }
     : {};
   const writable = Object.fromEntries(shape.fields.map((field) => [field.name, fieldSchema(field)]));
+  // a reference is also a link to the record it names (api/hal/reference-links.ts)
+  const referenceLinks = Object.fromEntries(
+    shape.references
+      .filter((field) => !OWN_RELS.has(field.name))
+      .map((field) => [
+        field.name,
+        {
+          allOf: [ref('schemas', 'HalLink')],
+          description: `The ${field.ref} record \`${field.name}\` names; present when ${field.ref} records are routed with \`show\` and the caller may show this one.`,
+        },
+      ]),
+  );
   return {
     [names.record]: {
       type: 'object',
@@ -60,7 +79,15 @@ export function modelSchemas(shape: ModelShape): Json {
       required: ['externalId', ...shape.fields.map((field) => field.name), ...Object.keys(timestamps)],
       properties: { externalId: { type: 'string', readOnly: true }, ...fields, ...timestamps },
     },
-    [names.resource]: { allOf: [ref('schemas', 'HalResource'), ref('schemas', names.record)] },
+    [names.resource]: {
+      allOf: [
+        ref('schemas', 'HalResource'),
+        ref('schemas', names.record),
+        ...(Object.keys(referenceLinks).length > 0
+          ? [{ type: 'object', properties: { _links: { type: 'object', properties: referenceLinks } } }]
+          : []),
+      ],
+    },
     [names.collection]: collectionOf(shape.collection, names.resource),
     [names.create]: {
       type: 'object',

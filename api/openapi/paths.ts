@@ -194,7 +194,7 @@ export function routeOperation(
     operationId,
     tags: [route.kind === 'single' ? route.controller : route.name],
     summary: spec?.summary ?? `${route.controller}.${route.action}`,
-    description: `Route \`${route.key}\`, action \`${route.action}\`${route.version ? `, API version \`${route.version}\` (another version asked for in \`Accept\` is 406)` : ''}.`,
+    description: `Route \`${route.key}\`, action \`${route.action}\`${route.version ? `, API version \`${route.version}\` (another version asked for in \`Accept\` is 406 \`APP_VERSION_NOT_ACCEPTABLE\`)` : ''}.`,
   };
   if (parameters.length > 0) operation.parameters = parameters;
   if (hasBody) {

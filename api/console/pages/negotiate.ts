@@ -2,12 +2,18 @@
  * `ctx.negotiate({html, json})`, a controller helper: `html` for browsers and clients
  * accepting `*\/*` (or sending no `Accept`); `json` for `application/json`,
  * `application/hal+json`, the versioned media type and client-side page visits (`X-App-Page:
- * true`); a client that accepts HTML but whose route has only `json` gets JSON; 406 otherwise.
+ * true`); a client that accepts HTML but whose route has only `json` gets JSON; otherwise 406
+ * `APP_NOT_ACCEPTABLE` listing the media types the handlers answer with.
  */
 import type { Context } from 'koa';
-import { notAcceptable } from '../../../shared/errors/app-error.ts';
 import type { NegotiateHandlers } from '../../context.ts';
-import { PAGE_VISIT_HEADER, pageRepresentation, representation } from '../../model-framework/routing/negotiate.ts';
+import {
+  JSON_MEDIA_TYPES,
+  PAGE_VISIT_HEADER,
+  pageRepresentation,
+  representation,
+} from '../../model-framework/routing/negotiate.ts';
+import { mediaTypeNotAcceptable } from '../../http/not-acceptable.ts';
 import { isAppError } from '../../../shared/errors/app-error.ts';
 import { isRoleRefusal } from '../../../shared/access/actor.ts';
 import type { PageError } from './page-object.ts';
@@ -18,7 +24,8 @@ export async function negotiate<T>(ctx: Context, handlers: NegotiateHandlers<T>)
   ctx.vary(PAGE_VISIT_HEADER);
   if (wanted === 'html' && handlers.html) return handlers.html();
   if ((wanted === 'json' || wanted === 'html') && handlers.json) return handlers.json();
-  throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
+  const offered = [...(handlers.html ? ['text/html'] : []), ...(handlers.json ? JSON_MEDIA_TYPES : [])];
+  throw mediaTypeNotAcceptable(ctx.path, ctx.get('Accept'), offered);
 }
 
 /** Whether the client wants JSON: it sent JSON, or it prefers a JSON media type. */

@@ -11,13 +11,18 @@ import type { Context } from 'koa';
 import { Eta } from 'eta';
 import { createCsrfToken, createFormToken } from '../../../shared/accounts/csrf.ts';
 import type { Config } from '../../../shared/config/index.ts';
-import { notAcceptable } from '../../../shared/errors/app-error.ts';
 import type { PortalPrincipal, UserPrincipal } from '../../../shared/tokens/principal.ts';
 import { anonymousCsrfSecret, type CookieSettings } from '../../accounts/cookies.ts';
 import { sessionOf } from '../../auth/session-strategy.ts';
 import type { GraphqlService } from '../../graphql/service.ts';
 import type { Links } from '../../hal/links.ts';
-import { jsonContentType, PAGE_VISIT_HEADER, pageRepresentation } from '../../model-framework/routing/negotiate.ts';
+import {
+  JSON_MEDIA_TYPES,
+  jsonContentType,
+  PAGE_VISIT_HEADER,
+  pageRepresentation,
+} from '../../model-framework/routing/negotiate.ts';
+import { mediaTypeNotAcceptable } from '../../http/not-acceptable.ts';
 import { pageErrors, pageStatus, type PageError, type PageObject } from './page-object.ts';
 import { VIEW_HELPERS } from './view-helpers.ts';
 import { principalMay } from '../../../shared/access/actor.ts';
@@ -137,8 +142,7 @@ export async function renderPage(
   options: RenderOptions = {},
 ): Promise<void> {
   const wanted = pageRepresentation({ get: (name) => ctx.get(name), accepts: (...types) => ctx.accepts(...types) });
-  if (wanted === false)
-    throw notAcceptable(`no representation of ${ctx.path} matches Accept: ${ctx.get('Accept') || '(none)'}`);
+  if (wanted === false) throw mediaTypeNotAcceptable(ctx.path, ctx.get('Accept'), ['text/html', ...JSON_MEDIA_TYPES]);
   const queried = options.graphql ? await runQuery(ctx, deps, options.graphql) : undefined;
   const errors = [...(options.errors ?? []), ...(queried?.errors ?? [])];
   // read once: without a session, the first read makes the anonymous cookie's secret

@@ -17,6 +17,7 @@ import {
 import type { Field, ModelShape } from './shape.ts';
 import { Types, type ModelChange, type ModelDeclaration } from './types.ts';
 import { checkInput } from './values.ts';
+import { modelWriteError } from './write-errors.ts';
 
 /** A record as a model returns it: internal `id`, `externalId`, fields, timestamps; foreign keys as internal ids. */
 export interface ModelRecord {
@@ -65,7 +66,10 @@ export interface Model {
   findMany(keys: readonly string[]): Promise<ModelRecord[]>;
   /** Checks the input (public form), resolves foreign keys, inserts; 422 on invalid input or an unknown reference. */
   create(input: Record<string, unknown>): Promise<ModelRecord>;
-  /** Like create for the given fields only; undefined when there is no such record. */
+  /**
+   * Like create for the given fields only; undefined when there is no such record. An input
+   * naming no field writes nothing and emits nothing: the record as it is.
+   */
   update(externalId: string, input: Record<string, unknown>): Promise<ModelRecord | undefined>;
   /** Deletes the record; whether there was one. */
   destroy(externalId: string): Promise<boolean>;
@@ -261,6 +265,14 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
   function build(shape: ModelShape): Model {
     const emits = (change: ModelChange) =>
       deps.events !== undefined && (shape.declaration.webhooks?.events ?? []).includes(change);
+    /** Runs the write's statements; their PostgreSQL errors name the model's fields (write-errors.ts). */
+    const statements = async <T>(db: Queryable, write: (db: Queryable) => Promise<T>): Promise<T> => {
+      try {
+        return await write(db);
+      } catch (error) {
+        throw modelWriteError(shape, error);
+      }
+    };
     /**
      * Runs a write; when the model emits this change, in one transaction with the event's
      * deliveries and jobs (a write that rolls back emits nothing, an emit that fails undoes the write).
@@ -271,11 +283,11 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
     ): Promise<T> =>
       emits(change)
         ? transaction(sql, async (tx) => {
-            const record = await write(tx);
+            const record = await statements(tx, write);
             if (record) await (deps.events as ModelEvents).emit(tx, model, change, record);
             return record;
           })
-        : write(sql);
+        : statements(sql, write);
     const model: Model = {
       name: shape.name,
       collection: shape.collection,
@@ -334,14 +346,16 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
         const values = checkInput(shape, input, 'update');
         const ids = await resolveReferences(shape, values);
         const row = columnsFor(sql, shape, values, ids);
-        if (shape.timestamps && Object.keys(row).length > 0) row.updated_at = new Date();
+        // no field given: nothing changes, so nothing is written, `updatedAt` stays and no event is emitted
+        if (Object.keys(row).length === 0) return model.find(externalId);
+        if (shape.timestamps) row.updated_at = new Date();
         return writing('updated', async (db) => {
           const updated = await updateRow(db, shape.table, shape.columns, externalId, row);
           return updated ? recordFromRow(model, updated) : undefined;
         });
       },
       async destroy(externalId) {
-        if (!emits('deleted')) return deleteRow(sql, shape.table, externalId);
+        if (!emits('deleted')) return statements(sql, (db) => deleteRow(db, shape.table, externalId));
         const gone = await writing('deleted', async (db) => {
           const existing = await selectByExternalId(db, shape.table, shape.columns, externalId);
           return existing && (await deleteRow(db, shape.table, externalId))

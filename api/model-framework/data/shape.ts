@@ -1,5 +1,5 @@
 import { COLLECTION_NAME, FIELD_NAME, IDENTIFIER, kebabCase, pluralize, snakeCase } from './names.ts';
-import { Types, type FieldType, type ModelDeclaration } from './types.ts';
+import { Types, type FieldDefinition, type FieldType, type ModelDeclaration } from './types.ts';
 
 /** One field of a compiled model. */
 export interface Field {
@@ -10,7 +10,13 @@ export interface Field {
   hasDefault: boolean;
   default: unknown;
   ref: string | undefined;
+  /** Smallest and largest value of an `INTEGER` or `NUMBER` field (an `INTEGER`'s default: the `integer` column's range). */
+  min: number | undefined;
+  max: number | undefined;
 }
+
+/** The range of a PostgreSQL `integer` column, an `INTEGER` field's unless it declares another. */
+export const INTEGER_RANGE = { min: -2_147_483_648, max: 2_147_483_647 } as const;
 
 /** A declaration with every default filled in and checked: what the queries and `publish()` read. */
 export interface ModelShape {
@@ -65,6 +71,8 @@ export function compileShape(declaration: ModelDeclaration): { shape: ModelShape
       problems.push(`${where}: an ObjectId field needs \`ref\` (a model name)`);
     if (definition.type !== Types.ObjectId && definition.ref !== undefined)
       problems.push(`${where}: only ObjectId fields take \`ref\``);
+    const range = fieldRange(definition);
+    for (const problem of range.problems) problems.push(`${where}: ${problem}`);
     const column = definition.column ?? snakeCase(fieldName);
     if (!IDENTIFIER.test(column)) problems.push(`${where}: column "${column}" must be a lower-case SQL identifier`);
     if (RESERVED_COLUMNS.has(column) || columns.has(column))
@@ -78,6 +86,8 @@ export function compileShape(declaration: ModelDeclaration): { shape: ModelShape
       hasDefault: 'default' in definition,
       default: definition.default,
       ref: definition.ref,
+      min: range.min,
+      max: range.max,
     });
   }
   const shape: ModelShape = {
@@ -113,4 +123,30 @@ export function compileShape(declaration: ModelDeclaration): { shape: ModelShape
     }
   }
   return { shape, problems };
+}
+
+/**
+ * The `min` and `max` of a field: numbers of `INTEGER` and `NUMBER` fields only (whole numbers
+ * for `INTEGER`), `min` not above `max`; an `INTEGER` field without them has the `integer`
+ * column's range.
+ */
+function fieldRange(definition: FieldDefinition): { min?: number; max?: number; problems: string[] } {
+  const problems: string[] = [];
+  const numeric = definition.type === Types.INTEGER || definition.type === Types.NUMBER;
+  const given = (['min', 'max'] as const).filter((bound) => definition[bound] !== undefined);
+  if (!numeric) {
+    for (const bound of given) problems.push(`only INTEGER and NUMBER fields take \`${bound}\``);
+    return { problems };
+  }
+  const whole = definition.type === Types.INTEGER;
+  for (const bound of given) {
+    const value = definition[bound];
+    if (whole ? !Number.isSafeInteger(value) : typeof value !== 'number' || !Number.isFinite(value))
+      problems.push(`\`${bound}\` must be a ${whole ? 'whole number (a safe integer)' : 'finite number'}`);
+  }
+  const min = definition.min ?? (whole ? INTEGER_RANGE.min : undefined);
+  const max = definition.max ?? (whole ? INTEGER_RANGE.max : undefined);
+  if (problems.length === 0 && min !== undefined && max !== undefined && min > max)
+    problems.push(`\`min\` (${min}) is above \`max\` (${max})`);
+  return { min, max, problems };
 }

@@ -40,6 +40,14 @@ export interface FieldDefinition {
   ref?: string;
   /** Column name (default: the field name in snake_case). */
   column?: string;
+  /**
+   * Smallest and largest value (`INTEGER` and `NUMBER` fields), checked before the write so a
+   * value the column cannot hold is reported as this field's problem. An `INTEGER` field's
+   * default is the range of an `integer` column (-2147483648 to 2147483647); a `bigint` column
+   * declares its own (`min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER`).
+   */
+  min?: number;
+  max?: number;
 }
 
 /**

@@ -62,6 +62,7 @@ describe('serving at graphql.path: GET and POST per the GraphQL-over-HTTP spec',
 
     const xml = await fetch(url({ query: '{ __typename }' }), { headers: { Accept: 'application/xml' } });
     assert.equal(xml.status, 406);
+    assert.equal(((await xml.json()) as { code: string }).code, 'APP_NOT_ACCEPTABLE');
   });
 
   it('no batching: an array of operations is refused with 400 APP_GRAPHQL_BATCHING_UNSUPPORTED', async () => {

@@ -36,7 +36,7 @@ describe('HAL resource: list, show, create, update, destroy', () => {
     assert.equal('author_id' in created.body, false);
   });
 
-  it('show answers the record with self, collection, edit, update (PATCH), destroy (DELETE) for a principal allowed all', async () => {
+  it('show answers the record with self, collection, edit, update (PATCH), destroy (DELETE) for a principal allowed all, and its author', async () => {
     const created = await send('POST', `${app.api}/posts`, { title: 'Shown', author: authors[1] });
     const { status, body, headers } = await getJson(`${app.api}/posts/${created.body.externalId}`, ADMIN);
     assert.equal(status, 200);
@@ -48,6 +48,7 @@ describe('HAL resource: list, show, create, update, destroy', () => {
       edit: { href: `${item}/edit` },
       update: { href: item, method: 'PATCH' },
       destroy: { href: item, method: 'DELETE' },
+      author: { href: `/api/v1/authors/${authors[1]}` },
     });
     assert.equal(body.author, authors[1]);
     assert.equal(Object.keys(body)[0], '_links');

@@ -161,8 +161,8 @@ describe('content negotiation and versioning through Accept', () => {
       code?: string;
     };
     assert.equal(problem.status, 406);
-    assert.deepEqual(problem.data, { version: 'v1', requested: 'v2' });
-    assert.equal(problem.code, undefined, 'this 406 has no code');
+    assert.deepEqual([problem.data.version, problem.data.requested], ['v1', 'v2']);
+    assert.equal(problem.code, 'APP_VERSION_NOT_ACCEPTABLE');
     const list = await get('application/vnd.app.v2+json', '/posts');
     assert.equal(list.status, 406);
   });

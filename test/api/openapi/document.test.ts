@@ -30,7 +30,13 @@ type Doc = {
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
   components: {
-    schemas: Record<string, { properties?: Record<string, { type?: unknown; format?: string }>; required?: string[] }>;
+    schemas: Record<
+      string,
+      {
+        properties?: Record<string, { type?: unknown; format?: string; minimum?: number; maximum?: number }>;
+        required?: string[];
+      }
+    >;
     securitySchemes: Record<string, unknown>;
   };
 };
@@ -146,17 +152,28 @@ describe('openapi document', () => {
     assert.ok(!Object.values(off.paths).some((item) => item.post?.operationId === 'graphql.post'));
   });
 
-  it('turns model fields into JSON Schema: types, nullability, foreign keys as externalId strings, timestamps', () => {
+  it('turns model fields into JSON Schema: types, nullability, INTEGER ranges, references as links, foreign keys as externalId strings, timestamps', () => {
     const { schemas } = documentOf().components;
     const post = schemas.Post;
     assert.deepEqual(post.properties?.title, { type: 'string' });
     assert.deepEqual(post.properties?.views?.type, ['integer', 'null']);
+    assert.deepEqual(
+      [post.properties?.views?.minimum, post.properties?.views?.maximum],
+      [-2147483648, 2147483647],
+      'an INTEGER field states the range it takes (an integer column unless declared)',
+    );
     assert.deepEqual(post.properties?.rating?.type, ['number', 'null']);
     assert.equal(post.properties?.publishedAt?.format, 'date-time');
     assert.deepEqual(post.properties?.author?.type, ['string', 'null']);
     assert.ok(post.properties?.externalId && post.properties.createdAt && post.properties.updatedAt);
     assert.ok(!post.properties?.id, 'the primary key never leaves the server');
     assert.deepEqual(schemas.PostCreate.required, ['title']);
+    const resource = JSON.stringify(schemas.PostResource);
+    assert.match(
+      resource,
+      /"_links":\{"type":"object","properties":\{"author":\{"allOf":\[\{"\$ref":"#\/components\/schemas\/HalLink"\}\]/,
+    );
+    assert.match(resource, /"reviewer":\{"allOf"/, 'every reference is described as a link');
     assert.ok(!schemas.PostCreate.properties?.externalId, 'only permitted fields are accepted');
     assert.ok(schemas.AuthorCreate.required?.includes('name'));
   });

@@ -156,6 +156,7 @@ describe('crud webhooks', () => {
       headers: { Accept: 'application/vnd.app.v2+json' },
     });
     assert.equal(answer.status, 406);
+    assert.equal(answer.body.code, 'APP_VERSION_NOT_ACCEPTABLE');
   });
 });
 

@@ -82,6 +82,16 @@ describe('model changes as events', () => {
     }
   });
 
+  it('an update naming no field changes nothing and emits no updated event', async () => {
+    const made = await call('POST', '/support-tickets', { subject: 'unchanged', tenant: 'acme' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const before = (await events()).length;
+    const answer = await call('PATCH', `/support-tickets/${made.body.externalId}`, {});
+    assert.equal(answer.status, 200);
+    assert.equal(answer.body.subject, 'unchanged');
+    assert.equal((await events()).length, before);
+  });
+
   it('a write that fails emits nothing; an emit that fails (data refused by the catalog) undoes the write', async () => {
     const before = (await events()).length;
     await call('POST', '/support-tickets', { subject: 'duplicate', tenant: 'acme' });
