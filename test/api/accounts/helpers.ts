@@ -2,9 +2,11 @@
  * What the account tests share: a web process with users made through the core, and a client
  * that keeps its cookies like a browser (one jar per client), speaking JSON or posting forms.
  */
+import assert from 'node:assert/strict';
 import type { WebDeps } from '../../../api/server.ts';
 import type { AccountDeps } from '../../../shared/accounts/deps.ts';
 import { createUser } from '../../../shared/accounts/users.ts';
+import { createPortalLink } from '../../../shared/accounts/portal-links.ts';
 import { serveWeb } from '../../helpers/web.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 
@@ -28,6 +30,15 @@ export async function startAccounts(flags: Record<string, unknown> = {}, deps: P
         owner: input.owner ?? (role === 'admin' ? null : 'acme'),
         password: PASSWORD,
       });
+    },
+    /** A browser signed in through a portal link of `owner` (acme unless given) with `role`. */
+    portal: async (role: 'member' | 'viewer', owner = 'acme'): Promise<Browser> => {
+      const { token } = await createPortalLink(accounts, OPERATOR, { owner, role });
+      const browser = new Browser(served.base);
+      const landing = await browser.request('GET', `/portal?token=${encodeURIComponent(token)}`);
+      const used = await browser.request('POST', '/portal', { form: { _csrf: landing.body.csrfToken, token } });
+      assert.equal(used.status, 303, used.text);
+      return browser;
     },
   };
 }

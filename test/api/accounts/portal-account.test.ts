@@ -7,21 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPortalLink } from '../../../shared/accounts/portal-links.ts';
-import { OPERATOR } from '../../../shared/access/actor.ts';
 import { Browser, startAccounts } from './helpers.ts';
 
 const app = await startAccounts();
-
-/** A browser signed in through a portal link of acme with `role`. */
-async function portalBrowser(role: 'member' | 'viewer'): Promise<Browser> {
-  const { token } = await createPortalLink(app.web.accounts, OPERATOR, { owner: 'acme', role });
-  const browser = new Browser(app.base);
-  const landing = await browser.request('GET', `/portal?token=${encodeURIComponent(token)}`);
-  const used = await browser.request('POST', '/portal', { form: { _csrf: landing.body.csrfToken, token } });
-  assert.equal(used.status, 303, used.text);
-  return browser;
-}
 
 /** The items of the list under the heading `heading`. */
 const listUnder = (html: string, heading: string): string[] => {
@@ -31,7 +19,7 @@ const listUnder = (html: string, heading: string): string[] => {
 
 describe('a portal session on the account pages', () => {
   it('/account says whose portal it is and what a member may and may not do, not the sign-in page', async () => {
-    const browser = await portalBrowser('member');
+    const browser = await app.portal('member');
     const page = await browser.request('GET', '/account', { html: true });
     assert.equal(page.status, 200, page.text);
     assert.match(page.text, /<title>Your portal session · app<\/title>/);
@@ -47,7 +35,7 @@ describe('a portal session on the account pages', () => {
   });
 
   it("a viewer's may not do what it may only read", async () => {
-    const page = await (await portalBrowser('viewer')).request('GET', '/account', { html: true });
+    const page = await (await app.portal('viewer')).request('GET', '/account', { html: true });
     assert.match(page.text, /as a viewer/);
     assert.ok(listUnder(page.text, 'What it may not do').includes('emit an event'));
     assert.ok(
@@ -56,7 +44,7 @@ describe('a portal session on the account pages', () => {
   });
 
   it('a JSON client gets the same in the page object', async () => {
-    const answer = await (await portalBrowser('member')).request('GET', '/account');
+    const answer = await (await app.portal('member')).request('GET', '/account');
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.page, 'home');
     assert.equal(answer.body.data.portal.owner, 'acme');
@@ -65,7 +53,7 @@ describe('a portal session on the account pages', () => {
   });
 
   it('/password refuses a portal session with the reason, where a browser without a session still signs in first', async () => {
-    const refused = await (await portalBrowser('member')).request('GET', '/password', { html: true });
+    const refused = await (await app.portal('member')).request('GET', '/password', { html: true });
     assert.equal(refused.status, 403);
     assert.match(refused.text, /a portal session has no password to change/);
     assert.match(refused.text, /APP_FORBIDDEN/);

@@ -6,8 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPortalLink } from '../../../../shared/accounts/portal-links.ts';
-import { OPERATOR } from '../../../../shared/access/actor.ts';
 import { Browser, startAccounts } from '../../accounts/helpers.ts';
 
 const app = await startAccounts();
@@ -17,16 +15,6 @@ async function userBrowser(role: string): Promise<Browser> {
   const user = await app.user({ role });
   const browser = new Browser(app.base);
   await browser.signIn(user.email);
-  return browser;
-}
-
-/** A browser signed in through a portal link of acme with `role`. */
-async function portalBrowser(role: 'member' | 'viewer'): Promise<Browser> {
-  const { token } = await createPortalLink(app.web.accounts, OPERATOR, { owner: 'acme', role });
-  const browser = new Browser(app.base);
-  const landing = await browser.request('GET', `/portal?token=${encodeURIComponent(token)}`);
-  const used = await browser.request('POST', '/portal', { form: { _csrf: landing.body.csrfToken, token } });
-  assert.equal(used.status, 303, used.text);
   return browser;
 }
 
@@ -51,14 +39,14 @@ describe('the navigation offers a page to those who may use it', () => {
       'Tenants',
     ]);
     assert.deepEqual(await navigation(await userBrowser('member')), [...READ, 'Emit', 'Event types', 'Tokens']);
-    assert.deepEqual(await navigation(await portalBrowser('member')), [...READ, 'Emit', 'Event types']);
+    assert.deepEqual(await navigation(await app.portal('member')), [...READ, 'Emit', 'Event types']);
   });
 
   it('no Emit for viewers and portal viewers, whom the emit page refuses', async () => {
     const viewer = await userBrowser('viewer');
     assert.deepEqual(await navigation(viewer), [...READ, 'Event types', 'Tokens']);
     assert.equal((await viewer.request('GET', '/events/new', { html: true })).status, 403);
-    const portalViewer = await portalBrowser('viewer');
+    const portalViewer = await app.portal('viewer');
     assert.deepEqual(await navigation(portalViewer), [...READ, 'Event types']);
     assert.equal((await portalViewer.request('GET', '/events/new', { html: true })).status, 403);
   });
