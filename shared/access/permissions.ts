@@ -23,6 +23,8 @@ const EVERYONE: readonly Grant[] = GRANTS;
 const WRITERS: readonly Grant[] = ['admin', 'member', 'portal member'];
 /** Signed-in users (and token holders) who change things: a portal session has no user to own a token. */
 const USER_WRITERS: readonly Grant[] = ['admin', 'member'];
+/** Signed-in users and token holders: a portal session has no user, so no tokens to list. */
+const USERS: readonly Grant[] = ['admin', 'member', 'viewer'];
 const ADMINS: readonly Grant[] = ['admin'];
 
 /**
@@ -47,7 +49,7 @@ export const PERMISSIONS = Object.freeze({
   'events.emit': WRITERS,
   'eventTypes.create': ADMINS,
   'eventTypes.update': ADMINS,
-  'tokens.read': EVERYONE,
+  'tokens.read': USERS,
   'tokens.mint': USER_WRITERS,
   'tokens.revoke': USER_WRITERS,
   'users.read': ADMINS,

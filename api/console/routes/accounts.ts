@@ -69,11 +69,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
         admin: allTenants(ctx),
         canMint,
         // why a caller without the mint form has none, rather than a page that just lacks it
-        mintRefusal: canMint
-          ? null
-          : actor.userId === null
-            ? 'A portal session mints no tokens: a token belongs to a user.'
-            : `A ${actor.role} mints no tokens: an admin mints a ${actor.role} token for you.`,
+        mintRefusal: canMint ? null : `A ${actor.role} mints no tokens: an admin mints a ${actor.role} token for you.`,
         form: extra.form ?? echo({}, TOKEN_FIELDS),
         minted: extra.minted ?? null,
       },

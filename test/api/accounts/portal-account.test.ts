@@ -31,6 +31,7 @@ describe('a portal session on the account pages', () => {
     assert.ok(may.includes('register an endpoint'));
     assert.ok(mayNot.includes('mint an API token'), mayNot.join('; '));
     assert.ok(mayNot.includes('list users'));
+    assert.ok(!may.some((text) => text.includes('token')), `a portal session has no tokens: ${may.join('; ')}`);
     assert.equal(may.length + mayNot.length, 26, 'every operation of the table, once');
   });
 

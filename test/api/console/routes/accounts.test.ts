@@ -1,8 +1,8 @@
 /**
  * The console's Tokens page (api/console/routes/accounts.ts) to a caller who may not mint: a
- * viewer and a portal session get no mint form and a sentence saying why (a viewer's token is
- * minted by an admin; a portal session has no user for a token to belong to), where a member gets
- * the form.
+ * viewer gets no mint form and a sentence saying why (a viewer's token is minted by an admin),
+ * where a member gets the form; a portal session, which has no user for a token to belong to,
+ * has no Tokens page at all.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -34,15 +34,17 @@ describe('the Tokens page to a caller who may not mint', () => {
     assert.equal(refusalOf(page), 'A viewer mints no tokens: an admin mints a viewer token for you.');
   });
 
-  it('a portal session: no mint form, and a sentence saying a token belongs to a user', async () => {
+  it('a portal session: no Tokens page (403) and no Tokens in its navigation', async () => {
     const { token } = await createPortalLink(app.accounts, OPERATOR, { owner: 'acme', role: 'member' });
     const browser = new Browser(app.base);
     const landing = await browser.request('GET', `/portal?token=${encodeURIComponent(token)}`);
     const started = await browser.request('POST', '/portal', { json: { _csrf: landing.body.csrfToken, token } });
     assert.equal(started.status, 200, started.text);
-    const page = await tokensPageOf(browser);
-    assert.doesNotMatch(page.text, /<h2>Mint a token<\/h2>/);
-    assert.equal(refusalOf(page), 'A portal session mints no tokens: a token belongs to a user.');
+    const page = await browser.request('GET', '/tokens', { html: true });
+    assert.equal(page.status, 403, page.text);
+    const home = await browser.request('GET', '/', { html: true });
+    assert.equal(home.status, 200, home.text);
+    assert.doesNotMatch(home.text, /href="\/tokens"/);
   });
 
   it('a member: the mint form, and no such sentence', async () => {

@@ -42,6 +42,7 @@ describe("a disabled endpoint's actions in the console", () => {
     const html = await member.browser.request('GET', `/endpoints/${id}`, { html: true });
     assert.doesNotMatch(html.text, /Send a test event/);
     assert.doesNotMatch(html.text, /Replay dead deliveries/);
+    assert.doesNotMatch(html.text, /<div class="actions">\s*<\/div>/, 'no empty row of actions is left');
 
     const sent = await member.browser.request('POST', `/endpoints/${id}/test`, {
       form: { _csrf: member.csrf, type: 'webhook.test', data: '{}' },
