@@ -14,7 +14,12 @@
  *    `--seconds`; latency = receiver's clock minus the clock when emit was called.
  * 3. No-op: `--deliveries` `app/noop` jobs are queued the same way; rate = jobs completed per
  *    second by the same worker process.
- * The job table is vacuumed before phases 1 and 3, so that neither runs over the other's dead rows.
+ * 4. Floor (`--floor 1`): `--deliveries` `app/bench-post` jobs, each signing a delivery-sized body
+ *    and POSTing it to the receiver as a delivery is sent, recording nothing (bench/worker.ts);
+ *    rate = requests received per second from the first to the last. Its ratio to the no-op is
+ *    the most any delivery made of one job and one signed request could reach on this machine;
+ *    the difference to the throughput phase is what the claim and the record cost.
+ * The job table is vacuumed before phases 1, 3 and 4, so that none runs over another's dead rows.
  * Each is repeated `--runs` times; the medians are printed on one line (per-run figures on stderr).
  * The ratio is each run's delivery rate over its own no-op rate, the median of those. The CPU a
  * delivery costs (worker, PostgreSQL, this process) is counted from the first delivery's arrival
@@ -30,7 +35,7 @@
  * (0: the configured default, webhooks.concurrency) --history 0 (deliveries of other tenants
  * written straight into the tables first, bench/load-history.ts: the same figures on big tables)
  * --profile 0 (1: PostgreSQL's statements of each throughput phase, per delivery, on stderr;
- * bench/statement-profile.ts).
+ * bench/statement-profile.ts) --floor 0 (1: run phase 4 too).
  */
 import { loadavg } from 'node:os';
 import { emit } from '../shared/webhooks/events/emit.ts';
@@ -67,6 +72,7 @@ const args = numberArgs(
     concurrency: 0,
     history: 0,
     profile: 0,
+    floor: 0,
   },
   numericArgv,
 );
@@ -123,6 +129,21 @@ const medianShare = (shares: CpuShare[]): CpuShare => ({
  */
 async function vacuumJobs(db: BenchDatabase): Promise<void> {
   await db.sql`vacuum (analyze) graphile_worker._private_jobs`;
+}
+
+async function jobsLeft(db: BenchDatabase): Promise<number> {
+  const [row] = await db.sql<{ left: number }[]>`select count(*)::int as left from graphile_worker._private_jobs`;
+  return row.left;
+}
+
+/** A body as large as the throughput phase's deliveries carry: one of theirs, as stored. */
+async function sampleBody(db: BenchDatabase): Promise<string> {
+  const [row] = await db.sql<{ body: string }[]>`
+    select body from app_webhook_deliveries where body is not null order by created_at desc limit 1`;
+  return (
+    row?.body ??
+    JSON.stringify({ type: 'bench.order.created', timestamp: new Date().toISOString(), data: { i: 1, t: 0 } })
+  );
 }
 
 async function doneCount(db: BenchDatabase): Promise<number> {
@@ -191,6 +212,10 @@ async function main() {
     /** The worker's CPU seconds from its start to its first delivery, each run. */
     const startups: number[] = [];
     const parkedShares: number[] = [];
+    /** Phase 4, when asked for: its rate, its ratio to the no-op and its CPU per job. */
+    const floorRates: number[] = [];
+    const floorRatios: number[] = [];
+    const floorCpu: CpuShare[] = [];
     /** The worker's peak resident memory in each run (MB), the throughput and latency phases. */
     const peaks: number[] = [];
     let parkedBefore = 0;
@@ -277,9 +302,39 @@ async function main() {
       noopRates.push(noopRate);
       ratios.push(rate / noopRate);
       await noopWorker.stop();
+
+      // 4. The floor: one job and one signed POST each, nothing recorded.
+      let floorText = '';
+      if (args.floor > 0) {
+        const body = await sampleBody(db);
+        await db.sql`
+          select count(*) from graphile_worker.add_jobs(array(
+            select row('app/bench-post', json_build_object('url', ${`${receiver.origin}/floor`}::text, 'id', 'msg_floor_' || i, 'body', ${body}::text),
+                       null, null, 1, null, null, null)::graphile_worker.job_spec
+              from generate_series(1, ${args.deliveries}::int) as i))`;
+        await vacuumJobs(db);
+        received = 0;
+        first = 0;
+        atFirst = undefined;
+        const floorWorker = await startWorker(db, (pid) => {
+          workerPid = pid;
+        });
+        while (received < args.deliveries) await sleep(20);
+        const floorRate = ((args.deliveries - 1) * 1000) / (last - first);
+        const floorAtEnd = cpuNow(db, floorWorker.child.pid);
+        workerPid = undefined;
+        const floorAtFirst = atFirst as CpuSample | undefined;
+        const share = floorAtFirst ? cpuSince(floorAtFirst, floorAtEnd, args.deliveries - 1) : null;
+        while ((await jobsLeft(db)) > 0) await sleep(20);
+        await floorWorker.stop();
+        floorRates.push(floorRate);
+        floorRatios.push(floorRate / noopRate);
+        if (share) floorCpu.push(share);
+        floorText = `; floor ${floorRate.toFixed(0)} jobs/s (ratio ${(floorRate / noopRate).toFixed(2)}${share ? `, CPU per job ${cpuText(share)}` : ''})`;
+      }
       note(
         `run ${run}: ${rate.toFixed(0)} deliveries/s; emit->receiver p50 ${p50s.at(-1)!.toFixed(1)} ms, p99 ${p99s.at(-1)!.toFixed(1)} ms; ` +
-          `no-op ${noopRate.toFixed(0)} jobs/s (ratio ${ratios.at(-1)!.toFixed(2)})${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}${startups.length === run ? `; worker start-up ${startups.at(-1)!.toFixed(2)} s of CPU` : ''}${peak !== null ? `; worker peak resident memory ${peak.toFixed(0)} MB` : ''}; parked for the endpoint cap ${(100 * parkedShares.at(-1)!).toFixed(1)}%; load average ${loadavg()
+          `no-op ${noopRate.toFixed(0)} jobs/s (ratio ${ratios.at(-1)!.toFixed(2)})${floorText}${cpu ? `; CPU per delivery: ${cpuText(cpu)}` : ''}${startups.length === run ? `; worker start-up ${startups.at(-1)!.toFixed(2)} s of CPU` : ''}${peak !== null ? `; worker peak resident memory ${peak.toFixed(0)} MB` : ''}; parked for the endpoint cap ${(100 * parkedShares.at(-1)!).toFixed(1)}%; load average ${loadavg()
             .map((x) => x.toFixed(2))
             .join(' ')}`,
       );
@@ -292,6 +347,9 @@ async function main() {
         `${args.history > 0 ? `, ${args.history} older deliveries in the tables` : ''}); ` +
         `emit->receiver p50 ${median(p50s).toFixed(1)} ms, p99 ${median(p99s).toFixed(1)} ms at ${args.rate} events/s for ${args.seconds} s; ` +
         `graphile-worker no-op ${noop.toFixed(0)} jobs/s; ratio ${median(ratios).toFixed(2)} (median of the runs' own); ` +
+        (floorRates.length > 0
+          ? `floor (one job and one signed POST, nothing recorded) ${median(floorRates).toFixed(0)} jobs/s, ratio to the no-op ${median(floorRatios).toFixed(2)}${floorCpu.length > 0 ? `, CPU per job ${cpuText(medianShare(floorCpu))}` : ''}; `
+          : '') +
         `destination ${destination}; ` +
         (cpuPerDelivery.length > 0 ? `CPU per delivery ${cpuText(medianShare(cpuPerDelivery))}; ` : '') +
         (startups.length > 0 ? `worker start-up ${median(startups).toFixed(2)} s of CPU; ` : '') +
