@@ -151,8 +151,12 @@ export function peakResidentMb(pid: number | undefined): number | null {
 }
 
 /**
- * CPU seconds (user + system) used so far by process `pid` and its live descendants, from
- * /proc (Linux); null elsewhere.
+ * CPU seconds (user + system) used so far by process `pid` and its descendants, from /proc
+ * (Linux); null elsewhere. Each process counts what it used and what its children that have
+ * ended used (`cutime`, `cstime`, added when it reaps them), so a child that ends between two
+ * readings (a PostgreSQL backend or autovacuum worker, say) still counts: summing the live
+ * processes alone lost it, and a backend alive at the first reading and gone at the second made
+ * the difference smaller, even negative.
  */
 export function processTreeCpuSeconds(pid: number): number | null {
   let entries: string[];
@@ -167,7 +171,10 @@ export function processTreeCpuSeconds(pid: number): number | null {
     try {
       const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(entry), { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / ticks });
+      stats.set(Number(entry), {
+        ppid: Number(fields[1]),
+        cpu: (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / ticks,
+      });
     } catch {
       // gone meanwhile
     }
