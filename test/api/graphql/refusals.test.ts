@@ -44,3 +44,18 @@ describe('GraphQL refuses what REST refuses, with the same code', () => {
     assert.match(answer.body.errors?.[0]?.message ?? '', /event or eventId/);
   });
 });
+
+describe('GraphQL page arguments: a refusal names the argument the client sent', () => {
+  for (const [field, args, parameter, value] of [
+    ['webhookDeliveries', 'perPage: 0', 'perPage', 0],
+    ['webhookEndpoints', 'perPage: -3', 'perPage', -3],
+    ['webhookEvents', 'page: 0', 'page', 0],
+    ['eventTypes', 'perPage: 0', 'perPage', 0],
+  ] as const) {
+    it(`${field}(${args}) is APP_PAGINATION_INVALID naming ${parameter}, with the value as sent`, async () => {
+      const answer = await post(app, `{ ${field}(${args}) { total } }`, { headers: ACME });
+      assert.deepEqual(refusal(answer), { code: 'APP_PAGINATION_INVALID', status: 400, data: { parameter, value } });
+      assert.match(answer.body.errors?.[0]?.message ?? '', new RegExp(`^${parameter} must be a whole number`));
+    });
+  }
+});
