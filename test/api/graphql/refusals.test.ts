@@ -59,3 +59,42 @@ describe('GraphQL page arguments: a refusal names the argument the client sent',
     });
   }
 });
+
+describe('GraphQL requests refused before any resolver runs: never a 500', () => {
+  const postBody = (body: string) =>
+    fetch(`${app.base}/_app/gql`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/graphql-response+json', ...ACME },
+      body,
+    });
+
+  it('a JSON body that does not parse, or is a string, number or null, is 400 problem+json APP_BODY_INVALID', async () => {
+    for (const body of ['{"query":', '"{ __typename }"', '5', 'null']) {
+      const response = await postBody(body);
+      assert.equal(response.status, 400, body);
+      assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/, body);
+      assert.equal(((await response.json()) as { code: string }).code, 'APP_BODY_INVALID', body);
+    }
+  });
+
+  it('a GET whose variables are not JSON is APP_GRAPHQL_REQUEST_INVALID (Unparsable URL)', async () => {
+    const response = await fetch(`${app.base}/_app/gql?query=%7B__typename%7D&variables=%7Bnope`, {
+      headers: { Accept: 'application/graphql-response+json', ...ACME },
+    });
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as GraphqlAnswer['body'];
+    assert.deepEqual(
+      body.errors?.map((error) => [error.message, error.extensions?.code]),
+      [['Unparsable URL', 'APP_GRAPHQL_REQUEST_INVALID']],
+    );
+  });
+
+  it('a document too costly to validate (thousands of fields of one name) is 400 APP_GRAPHQL_VALIDATION', async () => {
+    const answer = await post(app, `{ ${'__typename '.repeat(1900)}}`, { headers: ACME });
+    assert.equal(answer.status, 400, JSON.stringify(answer.body).slice(0, 300));
+    assert.deepEqual(
+      answer.body.errors?.map((error) => [error.message, error.extensions?.code]),
+      [['Validation aborted.', 'APP_GRAPHQL_VALIDATION']],
+    );
+  });
+});
