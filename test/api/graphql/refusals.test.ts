@@ -98,3 +98,30 @@ describe('GraphQL requests refused before any resolver runs: never a 500', () =>
     );
   });
 });
+
+describe("GraphQL refusals of the request's parameters answer in the media type the client accepts", () => {
+  for (const accept of ['application/graphql-response+json', 'application/json'] as const) {
+    it(`Accept: ${accept}: a POST without query, a GET with unparsable variables, are 400 ${accept}`, async () => {
+      const headers = { Accept: accept, ...ACME };
+      const answers = [
+        await fetch(`${app.base}/_app/gql`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: '{"variables":{}}',
+        }),
+        await fetch(`${app.base}/_app/gql`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: '{"query":"{ __typename }","variables":"x"}',
+        }),
+        await fetch(`${app.base}/_app/gql?query=%7B__typename%7D&variables=%7Bnope`, { headers }),
+      ];
+      for (const response of answers) {
+        assert.equal(response.status, 400);
+        assert.equal(response.headers.get('content-type'), `${accept}; charset=utf-8`);
+        const body = (await response.json()) as GraphqlAnswer['body'];
+        assert.equal(body.errors?.[0]?.extensions?.code, 'APP_GRAPHQL_REQUEST_INVALID');
+      }
+    });
+  }
+});
