@@ -125,3 +125,21 @@ describe("GraphQL refusals of the request's parameters answer in the media type 
     });
   }
 });
+
+describe('GraphQL DateTime: a date that does not exist is refused, as REST refuses it, never rolled over', () => {
+  it('a literal is APP_GRAPHQL_VALIDATION, a variable APP_GRAPHQL_VARIABLES_INVALID, REST 422 APP_WEBHOOK_TIME_RANGE_INVALID', async () => {
+    const literal = await post(app, '{ webhookEvents(filter: {since: "2026-11-31T00:00:00Z"}) { total } }', {
+      headers: ACME,
+    });
+    assert.equal(literal.status, 400);
+    assert.equal(refusal(literal).code, 'APP_GRAPHQL_VALIDATION');
+    const variable = await post(app, 'query($s: DateTime) { webhookEvents(filter: {since: $s}) { total } }', {
+      headers: ACME,
+      variables: { s: '2026-02-30T00:00:00Z' },
+    });
+    assert.equal(refusal(variable).code, 'APP_GRAPHQL_VARIABLES_INVALID');
+    const rest = await fetch(`${app.base}/api/v1/events?since=2026-02-30T00:00:00Z`, { headers: ACME });
+    assert.equal(rest.status, 422);
+    assert.equal(((await rest.json()) as { code: string }).code, 'APP_WEBHOOK_TIME_RANGE_INVALID');
+  });
+});
