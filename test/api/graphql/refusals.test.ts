@@ -143,3 +143,14 @@ describe('GraphQL DateTime: a date that does not exist is refused, as REST refus
     assert.equal(((await rest.json()) as { code: string }).code, 'APP_WEBHOOK_TIME_RANGE_INVALID');
   });
 });
+
+describe('GraphQL subscriptions: none, refused as a request the service does not serve', () => {
+  it('a subscription operation is 400 APP_GRAPHQL_REQUEST_INVALID', async () => {
+    const answer = await post(app, 'subscription { deliveries }', { headers: ACME });
+    assert.equal(answer.status, 400);
+    assert.deepEqual(
+      answer.body.errors?.map((error) => [error.message, error.extensions?.code]),
+      [['Subscriptions are not supported', 'APP_GRAPHQL_REQUEST_INVALID']],
+    );
+  });
+});
