@@ -13,13 +13,14 @@
  *   suggests the schema's names (introspection.ts).
  * - Every error carries an `extensions.code` (protocol-codes.ts): syntax and validation errors
  *   get theirs in `prepare`, variable errors as the operation is refused, and what graphql-http
- *   raises itself (its checks of the request's parameters) in `formatError`, which every error
- *   of every answer passes through. A document of several operations without `operationName`
+ *   raises itself in `formatError`, which every error of every answer passes through; its checks
+ *   of the request's parameters are refused in the media type the client accepts (graphql-http
+ *   would answer them as `application/json` whatever it accepts). A document of several operations without `operationName`
  *   (or naming none of them) is refused saying so, before graphql-http would.
  * - Documents that passed every rule are kept per query text (operation.ts `createPreparer`).
  */
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { createHandler, type Handler, type Request, type Response } from 'graphql-http';
+import { createHandler, parseRequestParams, type Handler, type Request, type Response } from 'graphql-http';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { GraphqlContext, RequestInfo } from './context.ts';
 import { withoutSuggestion } from './introspection.ts';
@@ -76,14 +77,23 @@ export function createGraphqlHandler(setup: HandlerSetup): Handler<unknown, Requ
   return createHandler<unknown, RequestInfo, GraphqlContext>({
     schema,
     async parseRequestParams(req) {
-      if (req.method !== 'POST') return undefined;
-      const body = typeof req.body === 'function' ? await req.body() : req.body;
-      if (!Array.isArray(body)) return undefined; // graphql-http's own parser does the rest
-      return refusal(req, [
-        new GraphQLError('batching is not supported: send one operation per request', {
-          extensions: { code: BATCHING_UNSUPPORTED },
-        }),
-      ]);
+      if (req.method === 'POST') {
+        const body = typeof req.body === 'function' ? await req.body() : req.body;
+        if (Array.isArray(body)) {
+          return refusal(req, [
+            new GraphQLError('batching is not supported: send one operation per request', {
+              extensions: { code: BATCHING_UNSUPPORTED },
+            }),
+          ]);
+        }
+      }
+      // graphql-http's own parser; what it throws (no query, a parameter of the wrong type) it
+      // would answer as application/json whatever the client accepts: answered here in the accepted type
+      try {
+        return await parseRequestParams(req);
+      } catch (error) {
+        return refusal(req, [withCode(error as Error, REQUEST_INVALID)]);
+      }
     },
     onSubscribe(req, params) {
       const prepared = prepare(params);

@@ -6,7 +6,7 @@
  *
  * | Code                            | Raised when                                                                 | Given by |
  * |---------------------------------|-----------------------------------------------------------------------------|----------|
- * | `APP_GRAPHQL_REQUEST_INVALID`   | the request's parameters are wrong: no `query`, `variables` not an object, a body that is not a JSON object; or `operationName` does not pick one operation of the document | graphql-http's parameter checks (handler.ts `formatError`); `chooseOperation` |
+ * | `APP_GRAPHQL_REQUEST_INVALID`   | the request's parameters are wrong: no `query`, `variables` not an object, a GET's `variables` that is not JSON; or `operationName` does not pick one operation of the document | graphql-http's parameter checks (handler.ts `formatError`); `chooseOperation` |
  * | `APP_GRAPHQL_SYNTAX`            | the document does not parse                                                 | operation.ts `prepare` |
  * | `APP_GRAPHQL_VALIDATION`        | the document does not validate against the schema (unknown field, wrong argument type…) | operation.ts `prepare` |
  * | `APP_GRAPHQL_VARIABLES_INVALID` | the request's `variables` do not fit the operation's variable definitions  | the handler and `graphql.run`, from an execution refused before it ran |

@@ -6,13 +6,12 @@
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
 import type { Contribution } from './contribution.ts';
 import { describeValue } from '../../shared/errors/describe-value.ts';
-
-const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+import { readIsoDateTime } from '../../shared/webhooks/time-range.ts';
 
 /** `node`: the literal in the query, so that the error points at it (GraphQL reports such an error as thrown). */
 function parseDate(value: unknown, node?: ValueNode): Date {
-  const date = typeof value === 'string' && ISO.test(value.trim()) ? new Date(value.trim()) : undefined;
-  if (!date || Number.isNaN(date.getTime())) {
+  const date = typeof value === 'string' ? readIsoDateTime(value) : undefined;
+  if (!date) {
     throw new GraphQLError(
       `DateTime must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z, got ${describeValue(value)}`,
       node ? { nodes: [node] } : undefined,

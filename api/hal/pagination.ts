@@ -18,10 +18,25 @@ export interface PaginationLimits {
 
 type QueryValue = string | string[] | undefined;
 
-function readPositive(name: string, raw: QueryValue): number | undefined {
+/** How a face names the two arguments in its refusals: REST's `page` and `per_page`, GraphQL's `page` and `perPage`. */
+export interface PaginationNames {
+  page: string;
+  perPage: string;
+}
+
+const QUERY_NAMES: PaginationNames = { page: 'page', perPage: 'per_page' };
+
+/** A query string's text of digits, or a number as a GraphQL argument carries it. */
+function readPositive(name: string, raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
-  const text = Array.isArray(raw) ? undefined : raw;
-  const value = text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : NaN;
+  const value =
+    typeof raw === 'number'
+      ? Number.isSafeInteger(raw)
+        ? raw
+        : NaN
+      : typeof raw === 'string' && /^\d{1,15}$/.test(raw)
+        ? Number(raw)
+        : NaN;
   if (!(value >= 1)) {
     throw badRequest(`${name} must be a whole number of at least 1, got ${JSON.stringify(raw)}`, {
       code: 'APP_PAGINATION_INVALID',
@@ -32,22 +47,32 @@ function readPositive(name: string, raw: QueryValue): number | undefined {
 }
 
 /**
- * Reads `?page=` and `?per_page=`. Absent: page 1 and `limits.perPage`. A `per_page` above
+ * The page asked for by `values.page` and `values.perPage` (text or numbers; absent: page 1 and
+ * `limits.perPage`), a refusal naming them as `names` says. A `perPage` above
  * `limits.maxPerPage` is lowered to it (the answer's `perPage` says so). Anything that is not a
  * whole number of at least 1 is refused with 400 `APP_PAGINATION_INVALID` rather than silently
  * replaced, so a client's mistake shows. A page past the end is not an error: it is empty.
  */
-export function parsePagination(query: Record<string, QueryValue>, limits: PaginationLimits): Pagination {
-  const page = readPositive('page', query.page) ?? 1;
-  const perPage = Math.min(readPositive('per_page', query.per_page) ?? limits.perPage, limits.maxPerPage);
+export function pageFrom(
+  values: { page?: unknown; perPage?: unknown },
+  limits: PaginationLimits,
+  names: PaginationNames = QUERY_NAMES,
+): Pagination {
+  const page = readPositive(names.page, values.page) ?? 1;
+  const perPage = Math.min(readPositive(names.perPage, values.perPage) ?? limits.perPage, limits.maxPerPage);
   const offset = (page - 1) * perPage;
   if (!Number.isSafeInteger(offset)) {
-    throw badRequest(`page ${page} is too far for per_page ${perPage}`, {
+    throw badRequest(`${names.page} ${page} is too far for ${names.perPage} ${perPage}`, {
       code: 'APP_PAGINATION_INVALID',
-      data: { parameter: 'page', value: query.page },
+      data: { parameter: names.page, value: values.page },
     });
   }
   return { page, perPage, skip: offset, limit: perPage, offset };
+}
+
+/** Reads `?page=` and `?per_page=` by the rules of `pageFrom`. */
+export function parsePagination(query: Record<string, QueryValue>, limits: PaginationLimits): Pagination {
+  return pageFrom({ page: query.page, perPage: query.per_page }, limits);
 }
 
 /** The page numbers a collection's links point at. `last` is at least 1 (an empty collection has one, empty, page). */

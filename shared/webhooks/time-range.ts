@@ -17,7 +17,26 @@ export const timeRangeInvalid = (field: string, reason: string, value?: unknown)
   });
 
 // A date (2026-01-31) or a date-time with seconds optional, fraction optional, Z or an offset.
-const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/i;
+
+/**
+ * The moment ISO 8601 `text` names (a date, or a date-time with seconds and fraction optional,
+ * `Z` or an offset), or undefined when it is not such text or names a day, hour, minute or second
+ * that does not exist: `2026-02-30` is refused, not rolled over to March 2 as `Date` would. What
+ * every face reads a point in time with (REST and CLI bounds, GraphQL's `DateTime`).
+ */
+export function readIsoDateTime(text: string): Date | undefined {
+  const match = ISO.exec(text.trim());
+  if (!match) return undefined;
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part)));
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const date = new Date(text.trim());
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
 
 /** One bound: undefined stays undefined; an ISO 8601 text or a valid Date becomes a Date. */
 export function parseTime(field: string, value: unknown): Date | undefined {
@@ -28,8 +47,8 @@ export function parseTime(field: string, value: unknown): Date | undefined {
   }
   if (typeof value !== 'string' || !ISO.test(value.trim()))
     throw timeRangeInvalid(field, 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z', value);
-  const date = new Date(value.trim());
-  if (Number.isNaN(date.getTime())) throw timeRangeInvalid(field, 'is not a valid date', value);
+  const date = readIsoDateTime(value);
+  if (date === undefined) throw timeRangeInvalid(field, 'is not a valid date', value);
   // PostgreSQL's timestamptz reaches further, but year 0 and before would be refused (22008)
   if (date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999)
     throw timeRangeInvalid(field, 'must be within the years 0001 to 9999', value);

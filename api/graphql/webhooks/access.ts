@@ -7,8 +7,11 @@
 import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
 import { actorOf, authorize, type Actor } from '../../../shared/access/actor.ts';
 import type { TenantScope } from '../../../shared/access/tenant-scope.ts';
-import { parsePagination, type PaginationLimits } from '../../hal/pagination.ts';
+import { pageFrom, type PaginationLimits } from '../../hal/pagination.ts';
 import type { Principal } from '../../model-framework/routing/roles.ts';
+
+/** The page arguments as the schema names them. */
+const GRAPHQL_NAMES = { page: 'page', perPage: 'perPage' };
 
 /** The tenant scope of a caller allowed to read webhook records and the catalog. */
 export function readScope(principal: Principal | undefined): TenantScope {
@@ -20,13 +23,16 @@ export function readScope(principal: Principal | undefined): TenantScope {
 /** The caller as the core's writes take it (they decide what its role may do). */
 export const actorIn = (principal: Principal | undefined): Actor => actorOf(principal);
 
-/** `page` and `perPage` by the REST rules (400 `APP_PAGINATION_INVALID`; perPage capped at `api.maxPerPage`). */
+/** `page` and `perPage` by the REST rules (400 `APP_PAGINATION_INVALID` naming the argument; perPage capped at `api.maxPerPage`). */
 export function pageOf(
-  args: { page?: unknown; perPage?: unknown },
+  args: { page?: number | null; perPage?: number | null },
   limits: PaginationLimits,
 ): { page: number; perPage: number } {
-  const text = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
-  const { page, perPage } = parsePagination({ page: text(args.page), per_page: text(args.perPage) }, limits);
+  const { page, perPage } = pageFrom(
+    { page: args.page ?? undefined, perPage: args.perPage ?? undefined },
+    limits,
+    GRAPHQL_NAMES,
+  );
   return { page, perPage };
 }
 

@@ -82,7 +82,8 @@ export async function testFilter(
   if (!('filter' in input)) throw invalid('filter', 'is required (null for none)');
   const hasEvent = input.event !== undefined;
   const hasId = input.eventId !== undefined && input.eventId !== null;
-  if (hasEvent === hasId) throw invalid(hasEvent ? 'eventId' : 'event', 'give either event or eventId, not both');
+  if (hasEvent && hasId) throw invalid('eventId', 'give either event or eventId, not both');
+  if (!hasEvent && !hasId) throw invalid('event', 'is required: give event or eventId');
   const compiled = compileFilter(input.filter);
   let event: FilterEvent;
   if (hasEvent) event = givenEvent(input.event, new Date());
