@@ -259,4 +259,27 @@ describe("listing and replay commands share the API's filters (jobs:list, events
     const missingSince = await app(['webhooks:recover', ep.id]);
     assert.equal(missingSince.code, 2, 'a required option missing is a usage error');
   });
+
+  it('a blank --since or --until (an unset shell variable) is refused, never read as no bound', async () => {
+    const ep = await endpoint(h, 'http://127.0.0.1:9/recover-blank');
+    const ids = await send(h, ep, 'order.created');
+    await h.sql`update app_webhook_deliveries set status = 'dead', last_error = 'test: made dead' where id = any(${ids})`;
+    const since = new Date(Date.now() - 60_000).toISOString();
+    for (const args of [
+      ['webhooks:recover', ep.id, '--since', since, '--until', ''],
+      ['webhooks:recover', ep.id, '--since', ' '],
+      ['jobs:list', '--since', ''],
+      ['jobs:dead', '--until', ' '],
+      ['events:list', '--since', ''],
+    ]) {
+      const run = await app(args);
+      assert.equal(run.code, 1, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, /^app: invalid time (since|until): is empty: give an ISO 8601 date-time/m);
+    }
+    const [{ status }] = await h.sql<
+      { status: string }[]
+    >`select status from app_webhook_deliveries where id = ${ids[0]}`;
+    assert.equal(status, 'dead', 'nothing was replayed');
+  });
 });
