@@ -86,7 +86,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       builder: (command: Argv<GlobalArgs>) => {
         if (!chosen) return command;
         for (const [line, what] of entry.examples) command.example(line, what);
-        const rules = commandLineRules(declared(action.builder as Builder));
+        // `--json`, declared above for every command, keeps the rules of a boolean too
+        const { options } = declared(action.builder as Builder);
+        const rules = commandLineRules({ options: [...options, ['json', { type: 'boolean' }]] });
         const built = action.builder(command);
         for (const name of rules.singleValued) built.nargs(name, 1);
         const problem = rules.problem(argv);
