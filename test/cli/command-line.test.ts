@@ -70,33 +70,20 @@ const endpoint = await json<{ externalId: string; events: string[] }>([
 const id = endpoint.externalId;
 
 describe('a switch given a value, or an option of one value given twice, is a usage error (exit 2)', () => {
-  it('prune --dry-run=1 is refused rather than read as no dry run: nothing is removed', async () => {
-    await usageError(
-      ['prune', '--dry-run=1'],
-      '--dry-run=1: --dry-run takes no value (--dry-run turns it on, --no-dry-run off)',
-    );
-  });
-
-  it('secrets:seal --from-secret-env given twice says so, not a JavaScript error', async () => {
-    await usageError(
+  // prune --dry-run=1 pruned for real, --json=yes printed text, a repeated --from-secret-env failed with a JavaScript error
+  for (const [args, message] of [
+    [['prune', '--dry-run=1'], '--dry-run=1: --dry-run takes no value (--dry-run turns it on, --no-dry-run off)'],
+    [['webhooks:list', '--json=yes'], '--json=yes: --json takes no value (--json turns it on, --no-json off)'],
+    [
       ['secrets:seal', '--from-secret-env', 'A', '--from-secret-env', 'B'],
       '--from-secret-env is given more than once: give it once',
-    );
-  });
-
-  it('--json=yes, on any command, is refused rather than read as text wanted', async () => {
-    await usageError(
-      ['webhooks:list', '--json=yes'],
-      '--json=yes: --json takes no value (--json turns it on, --no-json off)',
-    );
-  });
-
-  it('webhooks:list --owner given twice', async () => {
-    await usageError(
-      ['webhooks:list', '--owner', 'a', '--owner', 'b'],
-      '--owner is given more than once: give it once',
-    );
-  });
+    ],
+    [['webhooks:list', '--owner', 'a', '--owner', 'b'], '--owner is given more than once: give it once'],
+  ] as const) {
+    it(`${args.join(' ')} is refused before the command runs`, async () => {
+      await usageError([...args], message);
+    });
+  }
 });
 
 describe('--no-x of an option that takes a value is a usage error (exit 2) naming the option', () => {
