@@ -31,6 +31,7 @@ const NOTES: Record<string, string> = {
   'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',
   'events:emit <event>':
     "Reaches every subscribed, enabled endpoint of that owner (no owner: the endpoints without owner), and prints the event's id and its deliveries; with `--json`, what `POST /api/v1/events` answers (less its links): `{externalId, type, owner, createdAt, deliveryCount, deliveryIds, duplicate, filteredOut}`, `externalId` null when no endpoint subscribes (nothing is written). `--event-id` is your own id of the event: repeated within `webhooks.dedupeWindow` (24 h), the original event and its deliveries are printed (`duplicate: true`) and nothing is queued ([events.md](events.md#emit-deduplication)).",
+  jobs: 'The worker the `worker` process runs, in the foreground. With the database out of reach `--once` exits 4 at once; without it the worker rides the outage out as the `worker` process does, a warning at each beat, and exits 4 once the database has not answered for `worker.outageLimit` (5 minutes; [reliability.md](reliability.md#worker-database-outages)).',
   'jobs:list':
     "The same filters as `GET /api/v1/deliveries`. The first line counts the deliveries of each state those filters select (`--status` aside); past `api.exactTotal` of a state the count is PostgreSQL's estimate, marked `~`.",
   'jobs:dead': 'The first line counts the deliveries of each state the filters select, as `jobs:list` does.',

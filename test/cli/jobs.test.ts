@@ -283,3 +283,23 @@ describe("listing and replay commands share the API's filters (jobs:list, events
     assert.equal(status, 'dead', 'nothing was replayed');
   });
 });
+
+describe('jobs with the database out of reach', () => {
+  it('jobs --once exits 4 at once; jobs keeps trying for worker.outageLimit, then exits 4 saying so', async () => {
+    const unreachable = 'postgres://app:secret@127.0.0.1:1/app';
+    const once = await app(['jobs', '--once'], { DATABASE_URL: unreachable });
+    assert.equal(once.code, 4, once.stderr);
+    assert.match(once.stderr, /^app: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\)/m);
+    const run = spawnNode(
+      'cli/bin.js',
+      { NODE_ENV: 'test', DATABASE_URL: unreachable, APP_WORKER__OUTAGE_LIMIT: '1s' },
+      ['jobs'],
+    );
+    const exit = await run.exitedWithin(30_000);
+    assert.equal(exit.code, 4, run.output());
+    assert.match(
+      run.output(),
+      /^app: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\): the database has not answered for 1 s \(worker\.outageLimit\)/m,
+    );
+  });
+});
