@@ -13,6 +13,10 @@
  * - A number option's value is a number (`--port abc`; yargs would pass NaN on).
  * - A value is one of the option's choices, said in one line (`--signing rsa: must be one of
  *   hmac-sha256, ed25519`; yargs says it in two).
+ * - A boolean takes no value but `=true` or `=false`: yargs reads `--dry-run=1` or `--dry-run=yes`
+ *   as false, and `prune` would then remove for real.
+ * - An option of one value is given once: twice, yargs passes both on as a list, which the
+ *   command would refuse in words about its type, or not at all.
  *
  * A word that starts with a dash and a digit (`--grace -1h`) after an option that takes one value
  * is that value, as yargs reads a negative number: `singleValued` names the options to declare
@@ -25,6 +29,9 @@ import type { Declared, OptionSpec } from './declared.ts';
 const NEGATIVE_NUMBER = /^-([0-9]+(\.[0-9]+)?|\.[0-9]+)$/;
 
 const takesValue = (declaration: OptionSpec) => declaration.type !== 'boolean' && declaration.type !== 'count';
+
+/** A boolean's value written after `=` that yargs reads as the user meant. */
+const BOOLEAN_VALUES = new Set(['true', 'false']);
 
 /** `rateLimit` as yargs also accepts it, for `rate-limit`. */
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
@@ -57,6 +64,7 @@ export function commandLineRules(found: Pick<Declared, 'options'>): CommandLineR
       const words = end < 0 ? argv : argv.slice(0, end);
       // asking for help is answered whatever else the line holds
       if (words.some((word) => word === '--help' || word === '-h')) return undefined;
+      const given = new Set<string>();
       for (let index = 0; index < words.length; index++) {
         const match = /^--([^=]+)(?:=([\s\S]*))?$/.exec(words[index]) ?? /^-([A-Za-z])$/.exec(words[index]);
         if (match === null) continue;
@@ -70,7 +78,15 @@ export function commandLineRules(found: Pick<Declared, 'options'>): CommandLineR
           continue;
         }
         const [name, declaration] = option;
-        if (!takesValue(declaration)) continue;
+        if (!takesValue(declaration)) {
+          if (attached === undefined || BOOLEAN_VALUES.has(attached)) continue;
+          const on = name.startsWith('no-') ? '' : ` (--${name} turns it on, --no-${name} off)`;
+          return `--${written}=${attached}: --${name} takes no value${on}`;
+        }
+        if (!declaration.array) {
+          if (given.has(name)) return `--${name} is given more than once: give it once`;
+          given.add(name);
+        }
         const values: string[] = [];
         if (attached !== undefined) values.push(attached);
         else if (declaration.array) {

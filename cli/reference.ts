@@ -17,7 +17,7 @@ const NOTES: Record<string, string> = {
   audit:
     'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)). When `DATABASE_URL` is set but the database cannot be read (unreachable, or not migrated: run `app migrate`), the findings of the configuration are printed with the reason and the exit code is 4, unless a high finding stands.',
   'secrets:seal':
-    'Encrypts the signing secrets stored before `APP_SECRET` was set; endpoint header values and the credentials in broker URLs are re-sealed with them. After changing `APP_SECRET` (the old one in `APP_PREVIOUS_SECRETS`: [operations.md](operations.md#security-audit-and-production-guards)), moves every value sealed under a previous secret under the new one and says how many it moved; `--from-secret-env VAR` adds the secret in the environment variable `VAR` to those it opens with. Repeatable; exit 1 if some value opens with none of them.',
+    'Encrypts the signing secrets stored before `APP_SECRET` was set; endpoint header values and the credentials in broker URLs are re-sealed with them. After changing `APP_SECRET` (the old one in `APP_PREVIOUS_SECRETS`: [operations.md](operations.md#security-audit-and-production-guards)), moves every value sealed under a previous secret under the new one and says how many it moved; `--from-secret-env VAR` adds the secret in the environment variable `VAR` to those it opens with (one variable; more previous secrets go in `APP_PREVIOUS_SECRETS`). Safe to run again: a second run moves nothing; exit 1 if some value opens with none of them.',
   'webhooks:add <url>':
     "Prints the endpoint's id and its `whsec_` secret, shown again only by `webhooks:show --reveal`; with `--signing ed25519`, its `whpk_` public key instead (deliveries then carry `v1a,` Ed25519 signatures: [receiving.md](receiving.md#ed25519-endpoints-v1a-signatures)).",
   'webhooks:show <id>':
@@ -31,6 +31,7 @@ const NOTES: Record<string, string> = {
   'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',
   'events:emit <event>':
     "Reaches every subscribed, enabled endpoint of that owner (no owner: the endpoints without owner), and prints the event's id and its deliveries; with `--json`, what `POST /api/v1/events` answers (less its links): `{externalId, type, owner, createdAt, deliveryCount, deliveryIds, duplicate, filteredOut}`, `externalId` null when no endpoint subscribes (nothing is written). `--event-id` is your own id of the event: repeated within `webhooks.dedupeWindow` (24 h), the original event and its deliveries are printed (`duplicate: true`) and nothing is queued ([events.md](events.md#emit-deduplication)).",
+  jobs: 'The worker the `worker` process runs, in the foreground. With the database out of reach `--once` exits 4 at once; without it the worker rides the outage out as the `worker` process does, a warning at each beat, and exits 4 once the database has not answered for `worker.outageLimit` (5 minutes; [reliability.md](reliability.md#worker-database-outages)).',
   'jobs:list':
     "The same filters as `GET /api/v1/deliveries`. The first line counts the deliveries of each state those filters select (`--status` aside); past `api.exactTotal` of a state the count is PostgreSQL's estimate, marked `~`.",
   'jobs:dead': 'The first line counts the deliveries of each state the filters select, as `jobs:list` does.',
@@ -77,7 +78,8 @@ process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 - A boolean option \`--x\` is turned off with \`--no-x\`. An option that takes a value has no
   \`--no-x\` unless its command lists one (\`--no-filter\`, \`--no-schema\`), and is given its value:
   \`--no-events\`, or \`--owner\` with nothing after it, is a usage error, as is a value that is
-  not a number or not one of the option's choices.
+  not a number or not one of the option's choices, an option of one value given twice, and a
+  boolean given a value other than \`=true\` or \`=false\` (\`--dry-run=1\`).
 
 **Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Call
 the command's own file instead: npm links a package's \`bin\` into the \`node_modules/.bin\` of
@@ -102,7 +104,7 @@ instead. The exit code says what kind of failure it was:
 |---|---|---|
 | 0 | done | |
 | 1 | refused or failed: input the service refuses (a URL, event names, JSON in \`--data\`, \`--filter\` or \`--schema\`, a header, a time, a duration that is not one or too long), a conflict, an invalid configuration (a \`DATABASE_URL\` that is not a URL included), a high audit finding | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
-| 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
+| 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, an option of one value given twice, a boolean given a value (\`--dry-run=yes\`), a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
 | 4 | try again later: the database (or a store) cannot be reached, is not migrated, or refuses the work for now (read-only, out of resources, a lock or time limit); the message names \`DATABASE_URL\`'s host, what to run, or for a refusal the server's words and SQLSTATE; \`audit\` prints its findings first | \`APP_DATABASE_UNAVAILABLE\`, \`APP_DATABASE_READ_ONLY\`, \`APP_DATABASE_BUSY\`, \`APP_DATABASE_NOT_MIGRATED\`, \`APP_STORE_UNAVAILABLE\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
 

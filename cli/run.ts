@@ -18,6 +18,20 @@ const version = (): string =>
 /** The first word of the command line that is not an option: the command's name, if any. */
 const firstWord = (argv: readonly string[]) => argv.find((word) => !word.startsWith('-'));
 
+/**
+ * yargs' "Unknown argument: x" when `x`, the first word, names no command, said as what it is: an
+ * unknown command, with the commands of its family when it names one (`app webhooks`). Undefined
+ * when the message is about something else.
+ */
+function unknownCommand(name: string, message: string): string | undefined {
+  const unknown = /^Unknown arguments?: (.*)$/.exec(message)?.[1].split(', ') ?? [];
+  if (!unknown.includes(name)) return undefined;
+  const family = COMMANDS.map(commandName).filter((command) => command.startsWith(`${name}:`));
+  return family.length > 0
+    ? `unknown command ${name}: the ${name} commands are ${family.join(', ')}`
+    : `unknown command ${name} (app --help lists the commands)`;
+}
+
 /** A usage error of `command` (the instance its builder declared options on), with its usage. */
 function usageError(command: Argv<GlobalArgs>, entry: CommandEntry, message: string): UsageError {
   // yargs sets the command's usage line after its builder: set here, so the usage starts as it does elsewhere
@@ -61,7 +75,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       instance.showHelp((text: string) => {
         usage = text;
       });
-      throw new UsageError(message, usage);
+      const reason = selected === undefined && name !== undefined ? unknownCommand(name, message) : undefined;
+      throw new UsageError(reason ?? message, usage);
     });
   for (const entry of COMMANDS) {
     const chosen = entry === selected && action !== undefined;
@@ -71,7 +86,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<void> {
       builder: (command: Argv<GlobalArgs>) => {
         if (!chosen) return command;
         for (const [line, what] of entry.examples) command.example(line, what);
-        const rules = commandLineRules(declared(action.builder as Builder));
+        // `--json`, declared above for every command, keeps the rules of a boolean too
+        const { options } = declared(action.builder as Builder);
+        const rules = commandLineRules({ options: [...options, ['json', { type: 'boolean' }]] });
         const built = action.builder(command);
         for (const name of rules.singleValued) built.nargs(name, 1);
         const problem = rules.problem(argv);

@@ -5,16 +5,22 @@ import { defineCommand } from '../command.ts';
 import { ROLE_OPTION } from '../support/role-option.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
-/** `--expires 90d` in milliseconds (any duration of shared/config/units.ts). */
-function parseExpires(text: string | undefined): number | undefined {
+/**
+ * `--expires 90d` in milliseconds (any duration of shared/config/units.ts). What is wrong is said
+ * of the option and as a duration, not as the API's `expiresInMs` in milliseconds.
+ */
+function parseExpires(text: string | undefined, longest: number): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(String(text));
-  if (ms === null || ms <= 0) {
-    throw unprocessable(`--expires ${JSON.stringify(text)} is not a duration such as 30d or 8760h`, {
+  const refuse = (problem: string, reason: string) =>
+    unprocessable(`--expires ${JSON.stringify(text)} ${problem}`, {
       code: 'APP_TOKEN_FIELD_INVALID',
-      data: { field: 'expiresInMs', reason: 'not a duration', value: text },
+      data: { field: 'expiresInMs', reason, value: text },
     });
-  }
+  if (ms === null) throw refuse('is not a duration such as 30d or 8760h', 'not a duration');
+  if (ms <= 0) throw refuse('must be longer than zero', 'not positive');
+  if (ms > longest)
+    throw refuse(`is longer than the longest lifetime accepted, ${longest / 86_400_000}d (ten years)`, 'too long');
   return ms;
 }
 
@@ -31,13 +37,13 @@ export const tokensCreateCommand = defineCommand({
       .option('expires', { type: 'string', describe: 'Lifetime, e.g. 90d (default: until revoked)' }),
   run: async (context, args) => {
     const { mintToken } = await import('../../shared/tokens/api-tokens.ts');
-    const { publicToken } = await import('../../shared/tokens/tokens.ts');
+    const { MAX_TOKEN_LIFETIME_MS, publicToken } = await import('../../shared/tokens/tokens.ts');
     const { tokenDeps, tokenText } = await import('../support/tokens.ts');
     const created = await mintToken(tokenDeps(context), OPERATOR, {
       name: args.name as string,
       role: args.role as Role,
       owner: args.owner,
-      expiresInMs: parseExpires(args.expires),
+      expiresInMs: parseExpires(args.expires, MAX_TOKEN_LIFETIME_MS),
     });
     context.print(
       publicToken(created),

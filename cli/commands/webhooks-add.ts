@@ -52,14 +52,15 @@ export const webhooksAddCommand = defineCommand({
   run: async (context, args) => {
     const { registerEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { endpointText, parseEventList, parseFilterText, parseHeaderList, shown, webhookDeps } = await import(
+    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import(
       '../support/webhooks.ts'
     );
+    const { filterOf } = await import('../support/filter-option.ts');
     const deps = webhookDeps(context);
     const endpoint = await registerEndpoint(deps, OPERATOR, {
       url: args.url as string,
       events: parseEventList(args.events) ?? [],
-      ...(typeof args.filter === 'string' ? { filter: parseFilterText(args.filter) as RegisterOptions['filter'] } : {}),
+      ...(typeof args.filter === 'string' ? { filter: filterOf(args.filter) as RegisterOptions['filter'] } : {}),
       owner: args.owner,
       description: args.description,
       headers: parseHeaderList(args.header),

@@ -23,10 +23,11 @@ export const webhooksFilterTestCommand = defineCommand({
       .conflicts('event', 'event-id'),
   run: async (context, args) => {
     const { testFilter } = await import('../../shared/webhooks/filters/try.ts');
-    const { parseFilterText, parseJsonData } = await import('../../shared/webhooks/text-input.ts');
+    const { parseJsonData } = await import('../../shared/webhooks/text-input.ts');
+    const { filterOf } = await import('../support/filter-option.ts');
     if (args.event === undefined && args['event-id'] === undefined)
       throw new UsageError('give the event to try the filter on: --event <JSON> or --event-id <evt_…>');
-    const filter = parseFilterText(args.filter) ?? null;
+    const filter = filterOf(args.filter);
     const input =
       args['event-id'] === undefined
         ? { filter, event: parseJsonData(args.event, '--event') }

@@ -19,10 +19,8 @@ export const webhooksRecoverCommand = defineCommand({
   run: async (context, args) => {
     const { recoverDeliveries } = await import('../../shared/webhooks/deliveries/index.ts');
     const { webhookDeps } = await import('../support/webhooks.ts');
-    const result = await recoverDeliveries(webhookDeps(context), OPERATOR, String(args.id), {
-      since: args.since,
-      until: args.until,
-    });
+    const { givenTimes } = await import('../support/filters.ts');
+    const result = await recoverDeliveries(webhookDeps(context), OPERATOR, String(args.id), givenTimes(args));
     context.print(
       result,
       () =>

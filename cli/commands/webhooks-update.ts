@@ -38,16 +38,17 @@ export const webhooksUpdateCommand = defineCommand({
       .conflicts('header', 'clear-headers'),
   run: async (context, args) => {
     const { updateEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
-    const { endpointText, parseEventList, parseFilterText, parseHeaderList, shown, webhookDeps } = await import(
+    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import(
       '../support/webhooks.ts'
     );
+    const { filterOf } = await import('../support/filter-option.ts');
     const patch: EndpointPatch = {};
     if (args.url !== undefined) patch.url = args.url;
     if (args.events !== undefined) patch.events = parseEventList(args.events);
-    // --no-filter reads as false; an empty --filter '' is refused by the core as not an object
+    // --no-filter reads as false
     const filter = args.filter as string | false | undefined;
     if (filter === false) patch.filter = null;
-    else if (filter !== undefined) patch.filter = (parseFilterText(filter) ?? '') as EndpointPatch['filter'];
+    else if (filter !== undefined) patch.filter = filterOf(filter) as EndpointPatch['filter'];
     if (args.owner !== undefined) patch.owner = args.owner;
     if (args['clear-owner']) patch.owner = null;
     if (args.description !== undefined) patch.description = args.description;

@@ -4,7 +4,7 @@
  * for each entity, so the CLI filters exactly as REST and GraphQL do.
  */
 import { MAX_LIST_LIMIT } from '../../shared/webhooks/deliveries/page-size.ts';
-import { parseTimeRange, type TimeRange } from '../../shared/webhooks/time-range.ts';
+import { parseTimeRange, type TimeRange, timeRangeInvalid } from '../../shared/webhooks/time-range.ts';
 import { UsageError } from '../failure.ts';
 
 export const ownerOptions = {
@@ -21,9 +21,23 @@ export const timeOptions = {
   until: { type: 'string', describe: 'Only those created before this ISO 8601 time' },
 } as const;
 
-/** `--since`/`--until` checked as REST checks them (422 APP_WEBHOOK_TIME_RANGE_INVALID). */
-export const rangeOf = (args: { since?: string; until?: string }): TimeRange =>
-  parseTimeRange({ since: args.since, until: args.until });
+/**
+ * `--since`/`--until` as given. The API reads an empty query parameter as no bound; on the command
+ * line a blank value is most often an unset shell variable (`--until "$UNTIL"`), and read as no
+ * bound it would list, or replay, far more than meant. So it is refused (422
+ * APP_WEBHOOK_TIME_RANGE_INVALID, exit 1).
+ */
+export function givenTimes(args: { since?: string; until?: string }): { since?: string; until?: string } {
+  for (const field of ['since', 'until'] as const) {
+    const value = args[field];
+    if (value !== undefined && value.trim() === '')
+      throw timeRangeInvalid(field, 'is empty: give an ISO 8601 date-time such as 2026-01-31T12:00:00Z', value);
+  }
+  return { since: args.since, until: args.until };
+}
+
+/** `--since`/`--until` checked as REST checks them (422 APP_WEBHOOK_TIME_RANGE_INVALID), a blank one refused. */
+export const rangeOf = (args: { since?: string; until?: string }): TimeRange => parseTimeRange(givenTimes(args));
 
 export const limitOption = {
   type: 'number',

@@ -23,7 +23,6 @@ export const webhookDeps = (context: CliContext): WebhookDeps => ({
 
 export {
   parseEventList,
-  parseFilterText,
   parseGrace,
   parseHeaderList,
   parseJsonData,

@@ -210,9 +210,18 @@ function writtenAuthority(raw: string): string | null {
   return match === null ? null : match[1];
 }
 
+/**
+ * `raw` as the WHATWG parser reads it: leading and trailing C0 controls and spaces dropped, tabs
+ * and newlines removed wherever they are. The checks written on the text (`writtenAuthority`,
+ * `redact`) read this, so that a url pasted with a space or a newline around it is judged, and
+ * masked, as the parser sees it.
+ */
+const asParsed = (raw: string): string =>
+  raw.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
+
 /** `raw` with any userinfo replaced, so a password never reaches an error body or a log. */
 export function redact(raw: string): string {
-  return raw.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/\\?#]*@/, '$1***@');
+  return asParsed(raw).replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/\\?#]*@/, '$1***@');
 }
 
 /**
@@ -250,7 +259,7 @@ export function checkWebhookUrl(raw: string, options: { allowHttp: boolean; allo
   }
   // WHATWG forgives `https:///host` and `https:\\host`; a registered URL must name its host
   // after `//` (RFC 3986 authority).
-  const authority = writtenAuthority(raw);
+  const authority = writtenAuthority(asParsed(raw));
   if (authority === null || authority === '' || url.hostname === '') throw invalid('missing host');
   if (!scheme.credentials && (url.username !== '' || url.password !== '' || authority.includes('@'))) {
     throw invalid('credentials are not allowed in the url');

@@ -69,6 +69,23 @@ const endpoint = await json<{ externalId: string; events: string[] }>([
 ]);
 const id = endpoint.externalId;
 
+describe('a switch given a value, or an option of one value given twice, is a usage error (exit 2)', () => {
+  // prune --dry-run=1 pruned for real, --json=yes printed text, a repeated --from-secret-env failed with a JavaScript error
+  for (const [args, message] of [
+    [['prune', '--dry-run=1'], '--dry-run=1: --dry-run takes no value (--dry-run turns it on, --no-dry-run off)'],
+    [['webhooks:list', '--json=yes'], '--json=yes: --json takes no value (--json turns it on, --no-json off)'],
+    [
+      ['secrets:seal', '--from-secret-env', 'A', '--from-secret-env', 'B'],
+      '--from-secret-env is given more than once: give it once',
+    ],
+    [['webhooks:list', '--owner', 'a', '--owner', 'b'], '--owner is given more than once: give it once'],
+  ] as const) {
+    it(`${args.join(' ')} is refused before the command runs`, async () => {
+      await usageError([...args], message);
+    });
+  }
+});
+
 describe('--no-x of an option that takes a value is a usage error (exit 2) naming the option', () => {
   it('webhooks:update --no-events is refused and the events are kept', async () => {
     await usageError(['webhooks:update', id, '--no-events'], '--no-events: --events takes a value');
@@ -298,6 +315,7 @@ describe('the rules read the line as yargs does', () => {
       ['c', '--', '--no-events', '--grace'],
       ['c', '--events', '--help'],
       ['c', '--rateLimit', '5'],
+      ['c', '--fifo=true', '--no-filter=false', '--header', 'A: b', '--header', 'C: d'],
     ])
       assert.equal(rules.problem(argv), undefined, argv.join(' '));
   });
@@ -313,6 +331,10 @@ describe('the rules read the line as yargs does', () => {
       [['c', '--grace'], '--grace needs a value: how long'],
       [['c', '--limit', 'x', '--no-events'], '--limit x: must be a number'],
       [['c', '--rateLimit=x'], '--rate-limit x: must be a number'],
+      [['c', '--fifo=yes'], '--fifo=yes: --fifo takes no value (--fifo turns it on, --no-fifo off)'],
+      [['c', '-y', '--no-filter=1'], '--no-filter=1: --no-filter takes no value'],
+      [['c', '--events', 'a', '--events', 'b'], '--events is given more than once: give it once'],
+      [['c', '--limit=1', '--limit', '2'], '--limit is given more than once: give it once'],
     ];
     for (const [argv, message] of cases) assert.equal(rules.problem(argv), message, argv.join(' '));
   });

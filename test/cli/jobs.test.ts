@@ -259,4 +259,47 @@ describe("listing and replay commands share the API's filters (jobs:list, events
     const missingSince = await app(['webhooks:recover', ep.id]);
     assert.equal(missingSince.code, 2, 'a required option missing is a usage error');
   });
+
+  it('a blank --since or --until (an unset shell variable) is refused, never read as no bound', async () => {
+    const ep = await endpoint(h, 'http://127.0.0.1:9/recover-blank');
+    const ids = await send(h, ep, 'order.created');
+    await h.sql`update app_webhook_deliveries set status = 'dead', last_error = 'test: made dead' where id = any(${ids})`;
+    const since = new Date(Date.now() - 60_000).toISOString();
+    for (const args of [
+      ['webhooks:recover', ep.id, '--since', since, '--until', ''],
+      ['webhooks:recover', ep.id, '--since', ' '],
+      ['jobs:list', '--since', ''],
+      ['jobs:dead', '--until', ' '],
+      ['events:list', '--since', ''],
+    ]) {
+      const run = await app(args);
+      assert.equal(run.code, 1, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, /^app: invalid time (since|until): is empty: give an ISO 8601 date-time/m);
+    }
+    const [{ status }] = await h.sql<
+      { status: string }[]
+    >`select status from app_webhook_deliveries where id = ${ids[0]}`;
+    assert.equal(status, 'dead', 'nothing was replayed');
+  });
+});
+
+describe('jobs with the database out of reach', () => {
+  it('jobs --once exits 4 at once; jobs keeps trying for worker.outageLimit, then exits 4 saying so', async () => {
+    const unreachable = 'postgres://app:secret@127.0.0.1:1/app';
+    const once = await app(['jobs', '--once'], { DATABASE_URL: unreachable });
+    assert.equal(once.code, 4, once.stderr);
+    assert.match(once.stderr, /^app: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\)/m);
+    const run = spawnNode(
+      'cli/bin.js',
+      { NODE_ENV: 'test', DATABASE_URL: unreachable, APP_WORKER__OUTAGE_LIMIT: '1s' },
+      ['jobs'],
+    );
+    const exit = await run.exitedWithin(30_000);
+    assert.equal(exit.code, 4, run.output());
+    assert.match(
+      run.output(),
+      /^app: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\): the database has not answered for 1 s \(worker\.outageLimit\)/m,
+    );
+  });
 });

@@ -81,6 +81,27 @@ describe('app', () => {
     assert.match(output, /Did you mean webhooks:list\?/);
   });
 
+  it('a word that is no command is called an unknown command, never an unknown argument; a family name lists its commands', async () => {
+    const unknown = await runAppInProcess(['frobnicate'], { NODE_ENV: 'test' });
+    assert.equal(unknown.code, EXIT.usage);
+    assert.equal(unknown.stdout, '');
+    assert.deepEqual(
+      unknown.stderr.split('\n').filter((line) => line.startsWith('app: ')),
+      ['app: unknown command frobnicate (app --help lists the commands)'],
+    );
+    const family = await runAppInProcess(['tokens'], { NODE_ENV: 'test' });
+    assert.equal(family.code, EXIT.usage);
+    assert.deepEqual(
+      family.stderr.split('\n').filter((line) => line.startsWith('app: ')),
+      ['app: unknown command tokens: the tokens commands are tokens:create, tokens:list, tokens:revoke'],
+    );
+    const json = await runAppInProcess(['frobnicate', '--json'], { NODE_ENV: 'test' });
+    assert.equal(json.code, EXIT.usage);
+    assert.deepEqual(JSON.parse(json.stdout), {
+      error: { code: 'APP_CLI_USAGE', message: 'unknown command frobnicate (app --help lists the commands)' },
+    });
+  });
+
   it('an unreachable database exits 4 and names DATABASE_URL and the host tried, never the password', async () => {
     const { code, output } = await app(['webhooks:list'], { DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/app' });
     assert.equal(code, EXIT.unavailable, output);

@@ -76,6 +76,27 @@ describe('webhooks:add and webhooks:update --filter', () => {
       /^app: invalid filter: must be a JSON object/,
     );
   });
+
+  it("a blank --filter (an unset shell variable) is refused, never read as no filter: that is --no-filter or 'null'", async () => {
+    const before = (await json<unknown[]>(['webhooks:list'])).length;
+    for (const blank of ['', '  ']) {
+      await refused(
+        ['webhooks:add', 'http://127.0.0.1:9/cli', '--events', '*', '--filter', blank],
+        /^app: invalid filter: must be a JSON object \(or null for none\)/,
+      );
+      await refused(
+        ['webhooks:filter-test', '--filter', blank, '--event', '{"type":"a.b"}'],
+        /^app: invalid filter: must be a JSON object \(or null for none\)/,
+      );
+    }
+    assert.equal((await json<unknown[]>(['webhooks:list'])).length, before, 'no endpoint was registered');
+    const added = await json(['webhooks:add', 'http://127.0.0.1:9/cli', '--events', '*', '--filter', '{"data.n": 1}']);
+    await refused(
+      ['webhooks:update', added.externalId, '--filter', ''],
+      /^app: invalid filter: must be a JSON object \(or null for none\)/,
+    );
+    assert.deepEqual((await json(['webhooks:show', added.externalId])).filter, { 'data.n': 1 });
+  });
 });
 
 describe('webhooks:filter-test', () => {

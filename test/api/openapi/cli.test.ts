@@ -39,4 +39,21 @@ describe('app openapi', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('a blank --out is a usage error (exit 2) rather than printing on stdout; a file it cannot write is one line naming it (exit 1)', async () => {
+    const blank = await runOpenapi(['--out', '']);
+    assert.equal(blank.code, 2, blank.output);
+    assert.equal(blank.stdout, '');
+    assert.match(blank.output, /^app: --out needs the path of the file to write \(leave it out to print on stdout\)$/m);
+    const dir = await mkdtemp(join(tmpdir(), 'app-openapi-'));
+    try {
+      const file = join(dir, 'missing', 'openapi.json');
+      const run = await runOpenapi(['--out', file]);
+      assert.equal(run.code, 1, run.output);
+      const lines = run.output.split('\n').filter((line) => line.startsWith('app: '));
+      assert.deepEqual(lines, [`app: cannot write ${file}: no such directory`]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

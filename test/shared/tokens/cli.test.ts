@@ -65,6 +65,17 @@ describe('tokens:create, tokens:list, tokens:revoke', () => {
         2,
       ],
       [['tokens:create', '--name', 'x', '--role', 'admin', '--expires', 'soon'], /not a duration/, 1],
+      // said of the option, as a duration: not the API's field in milliseconds
+      [
+        ['tokens:create', '--name', 'x', '--role', 'admin', '--expires', '0d'],
+        /^app: --expires "0d" must be longer than zero$/m,
+        1,
+      ],
+      [
+        ['tokens:create', '--name', 'x', '--role', 'admin', '--expires', '4000d'],
+        /^app: --expires "4000d" is longer than the longest lifetime accepted, 3650d \(ten years\)$/m,
+        1,
+      ],
       [['tokens:revoke', 'tok_nope'], /does not exist/, 3],
     ] as Array<[string[], RegExp, number]>) {
       const run = await app(args);

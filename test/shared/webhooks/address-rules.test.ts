@@ -240,6 +240,31 @@ describe('checkWebhookUrl', () => {
     assert.throws(() => checkWebhookUrl('https://exa mple.com/', lenient), isCode('APP_WEBHOOK_URL_INVALID'));
   });
 
+  it('reads a url as the WHATWG parser does: surrounding spaces and controls, tabs and newlines do not count', () => {
+    // a url pasted with a space or a newline around it: the parser drops them, so must the host check
+    for (const raw of [
+      ' https://hooks.example.com/a',
+      'https://hooks.example.com/a\n',
+      '\thttps://hooks.exa\nmple.com/a ',
+    ]) {
+      assert.equal(checkWebhookUrl(raw, lenient).href, 'https://hooks.example.com/a', JSON.stringify(raw));
+    }
+    assert.throws(
+      () => checkWebhookUrl(' https:///nohost', lenient),
+      isCode('APP_WEBHOOK_URL_INVALID', (e) => assert.equal(e.data?.reason, 'missing host')),
+    );
+    // a refusal never echoes a password, whatever surrounds the url
+    for (const raw of [' https://user:secret-pw@hooks.example.com/', 'ht\ttps://user:secret-pw@hooks.example.com/']) {
+      assert.throws(
+        () => checkWebhookUrl(raw, lenient),
+        isCode('APP_WEBHOOK_URL_INVALID', (e) => {
+          assert.equal(e.data?.reason, 'credentials are not allowed in the url');
+          assert.doesNotMatch(JSON.stringify(e.data), /secret-pw/);
+        }),
+      );
+    }
+  });
+
   for (const raw of ['https:///nohost', 'https:nohost.example.com', 'https:\\\\evil.example.com/']) {
     it(`refuses ${raw} as having no host after //`, () => {
       assert.throws(
