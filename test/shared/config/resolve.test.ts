@@ -113,7 +113,14 @@ describe('config layers', () => {
   });
 
   it('refuses a databaseUrl the PostgreSQL driver cannot read, naming DATABASE_URL and never the value', () => {
-    for (const url of ['notaurl', 'postgres://app:hunter2@db host/app', 'postgres://app:hunter2@db:port/app']) {
+    for (const url of [
+      'notaurl',
+      'postgres://app:hunter2@db host/app',
+      'postgres://app:hunter2@db:port/app',
+      // another service's URL: the driver would read it as a PostgreSQL address
+      'http://app:hunter2@db:5432/app',
+      'redis://app:hunter2@db:6379',
+    ]) {
       assert.throws(
         () => resolveConfig({ env: { DATABASE_URL: url } }),
         (error: unknown) => {
@@ -131,6 +138,7 @@ describe('config layers', () => {
       'postgres://u:p@db/app',
       'postgresql://u@db1:5432,db2:5433/app?sslmode=require',
       'postgres://u:p%40ss@[::1]:5432/app',
+      'POSTGRESQL://u@db/app',
     ])
       assert.equal(resolveConfig({ env: { DATABASE_URL: url } }).config.databaseUrl, url);
   });
