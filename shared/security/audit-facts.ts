@@ -4,9 +4,9 @@ import type { Config } from '../config/index.ts';
 import type { AuditFacts } from './audit.ts';
 import { endpointStoreOf } from '../webhooks/endpoints/store.ts';
 import { activeSecrets, secretBoxFor } from '../webhooks/endpoints/secrets.ts';
-import { holdsCredentialsInClear, holdsCredentialsUnderPrevious } from '../webhooks/destinations/credentials.ts';
-import { type BoxSecrets, PLAIN_PREFIX } from '../webhooks/secret-box.ts';
-import { headerValuesUnderPrevious, holdsHeaderValuesInClear } from '../webhooks/endpoints/header-box.ts';
+import { holdsCredentialsInClear, holdsCredentialsSealed } from '../webhooks/destinations/credentials.ts';
+import { type BoxSecrets, PLAIN_PREFIX, type SealedUnder, sealedUnder } from '../webhooks/secret-box.ts';
+import { headerValuesSealed, holdsHeaderValuesInClear } from '../webhooks/endpoints/header-box.ts';
 import type { EndpointStore, StoredEndpoint } from '../webhooks/endpoint-stores/types.ts';
 
 type FactsDeps = { sql: Sql; config: Pick<Config, 'webhooks'> & BoxSecrets; endpoints?: EndpointStore };
@@ -30,26 +30,27 @@ const headerValuesInClearOf = (records: readonly StoredEndpoint[]): number =>
   records.filter((record) => holdsHeaderValuesInClear(record.headers)).length;
 
 /**
- * Values sealed under one of `config.previousSecrets`: signing secrets that still sign, header
- * values and url credentials (of disabled endpoints too), each counted; none when there are no
- * previous secrets.
+ * Values sealed under one of `config.previousSecrets` (`under: 'previous'`; none when there are no
+ * previous secrets), or under a secret neither `config.secret` nor a previous one is
+ * (`'unopenable'`: a database restored under another `APP_SECRET`): signing secrets that still
+ * sign, header values and url credentials (of disabled endpoints too), each counted.
  */
-function sealedUnderPreviousOf(records: readonly StoredEndpoint[], config: BoxSecrets, now: Date): number {
-  if ((config.previousSecrets ?? []).length === 0) return 0;
+function sealedOf(records: readonly StoredEndpoint[], config: BoxSecrets, now: Date, under: SealedUnder): number {
+  if (under === 'previous' && (config.previousSecrets ?? []).length === 0) return 0;
   const box = secretBoxFor(config);
   return records.reduce(
     (count, record) =>
       count +
-      activeSecrets(record, now).filter((secret) => box.sealedUnderPrevious(secret.sealed)).length +
-      headerValuesUnderPrevious(config, record.headers) +
-      (holdsCredentialsUnderPrevious(config, record.url) ? 1 : 0),
+      activeSecrets(record, now).filter((secret) => sealedUnder(box, secret.sealed, under)).length +
+      headerValuesSealed(config, record.headers, under) +
+      (holdsCredentialsSealed(config, record.url, under) ? 1 : 0),
     0,
   );
 }
 
 /** Values still sealed under a previous application secret (`previousSecrets`). Counted only. */
 export async function countSealedUnderPrevious(deps: FactsDeps): Promise<number> {
-  return sealedUnderPreviousOf(await recordsOf(deps), deps.config, new Date());
+  return sealedOf(await recordsOf(deps), deps.config, new Date(), 'previous');
 }
 
 /** Signing secrets stored as `plain:` that still sign (not expired). */
@@ -77,6 +78,7 @@ export async function databaseFacts(deps: FactsDeps): Promise<AuditFacts> {
     unencryptedSecrets: unencryptedSecretsOf(records, new Date()),
     urlCredentialsInClear: urlCredentialsInClearOf(records),
     headerValuesInClear: headerValuesInClearOf(records),
-    sealedUnderPrevious: sealedUnderPreviousOf(records, deps.config, new Date()),
+    sealedUnderPrevious: sealedOf(records, deps.config, new Date(), 'previous'),
+    sealedUnopenable: sealedOf(records, deps.config, new Date(), 'unopenable'),
   };
 }

@@ -39,6 +39,11 @@ export interface AuditFacts {
    * can still sign, header values, url credentials), each counted.
    */
   sealedUnderPrevious?: number;
+  /**
+   * Values in the endpoint store sealed under a secret neither `secret` nor `previousSecrets` is
+   * (a database restored under another `APP_SECRET`): they cannot be read.
+   */
+  sealedUnopenable?: number;
   /** Requests seen with `X-Forwarded-For` while `trustProxy` is off. */
   forwardedForSeen?: boolean;
 }
@@ -151,6 +156,18 @@ const RULES: readonly Rule[] = [
     productionOnly: false,
     check: (config, facts) => previousSecretsMessage(config.previousSecrets.length, facts.sealedUnderPrevious),
     remedy: 'run `app secrets:seal`, then remove APP_PREVIOUS_SECRETS',
+  },
+  {
+    id: 'secrets.unopenable',
+    severity: 'high',
+    setting: 'secret',
+    productionOnly: false,
+    check: (_config, facts) =>
+      facts.sealedUnopenable
+        ? `${facts.sealedUnopenable} value(s) in the endpoint store (signing secrets, header values, url credentials) are sealed under an application secret that neither APP_SECRET nor APP_PREVIOUS_SECRETS is: deliveries to those endpoints die with APP_WEBHOOK_SECRET_UNREADABLE`
+        : undefined,
+    remedy:
+      "list the secret they were sealed under in APP_PREVIOUS_SECRETS (for a restored backup, the APP_SECRET it ran with), then run `app secrets:seal`; or rotate those endpoints' secrets",
   },
   storedInClear({
     id: 'secrets.stored-unencrypted',

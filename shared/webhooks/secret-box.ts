@@ -41,6 +41,12 @@ export interface SecretBox {
    * `app secrets:seal` moves to the current key, and the security audit counts.
    */
   sealedUnderPrevious(stored: string): boolean;
+  /**
+   * Whether `stored` is sealed under a key that neither the current secret nor a previous one
+   * gives (a database restored under another `APP_SECRET`): it cannot be opened, and the security
+   * audit counts it.
+   */
+  sealedUnopenable(stored: string): boolean;
   /** The text to store for a signing secret. */
   seal(plain: string): string;
   /**
@@ -171,9 +177,20 @@ export function createSecretBox(appSecret: string | undefined, options: SecretBo
     const keyId = keyIdOf(stored);
     return keyId !== undefined && keyId !== current?.id && opening.has(keyId);
   };
+  const sealedUnopenable = (stored: string) => {
+    const keyId = keyIdOf(stored);
+    return keyId !== undefined && !opening.has(keyId);
+  };
 
-  return { encrypted: current !== undefined, sealedHere, sealedUnderPrevious, seal, open };
+  return { encrypted: current !== undefined, sealedHere, sealedUnderPrevious, sealedUnopenable, seal, open };
 }
+
+/** Which sealed values a count is after: those under a previous secret, or under none the box holds. */
+export type SealedUnder = 'previous' | 'unopenable';
+
+/** Whether `stored` is sealed as `under` says, in `box`. */
+export const sealedUnder = (box: SecretBox, stored: string, under: SealedUnder): boolean =>
+  under === 'previous' ? box.sealedUnderPrevious(stored) : box.sealedUnopenable(stored);
 
 /** What a box of the application is made from: the current secret and, while rotating, those it replaced. */
 export type BoxSecrets = Pick<Config, 'secret'> & Partial<Pick<Config, 'previousSecrets'>>;

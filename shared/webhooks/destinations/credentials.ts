@@ -13,7 +13,14 @@
  *   kept when the scheme, host and port are unchanged (`keepMaskedCredentials`).
  */
 import { AppError, isAppError, unprocessable } from '../../errors/app-error.ts';
-import { type BoxSecrets, PLAIN_PREFIX, type SecretBox, secretBoxOf } from '../secret-box.ts';
+import {
+  type BoxSecrets,
+  PLAIN_PREFIX,
+  type SealedUnder,
+  type SecretBox,
+  sealedUnder,
+  secretBoxOf,
+} from '../secret-box.ts';
 import { redact } from '../address-rules.ts';
 import { schemeOf } from './kinds.ts';
 import { brokerHost } from './parse.ts';
@@ -86,12 +93,13 @@ function sealedIn(stored: string): string | null {
 }
 
 /**
- * Whether a stored url's credentials are sealed under one of `config.previousSecrets`: what `app
- * secrets:seal` moves under the current secret, and the security audit counts.
+ * Whether a stored url's credentials are sealed under one of `config.previousSecrets` (`under:
+ * 'previous'`: what `app secrets:seal` moves under the current secret), or under a secret the
+ * configuration does not hold (`'unopenable'`); the security audit counts both.
  */
-export function holdsCredentialsUnderPrevious(config: BoxSecrets, stored: string): boolean {
+export function holdsCredentialsSealed(config: BoxSecrets, stored: string, under: SealedUnder): boolean {
   const sealed = sealedIn(stored);
-  return sealed !== null && urlCredentialsBox(config).sealedUnderPrevious(sealed);
+  return sealed !== null && sealedUnder(urlCredentialsBox(config), sealed, under);
 }
 
 /**

@@ -6,7 +6,15 @@
  * stay readable: they are shown to every role, the values only to members and admins who ask
  * (`maskHeaders`).
  */
-import { type BoxSecrets, ENC_PREFIX, PLAIN_PREFIX, type SecretBox, secretBoxOf } from '../secret-box.ts';
+import {
+  type BoxSecrets,
+  ENC_PREFIX,
+  PLAIN_PREFIX,
+  type SealedUnder,
+  type SecretBox,
+  sealedUnder,
+  secretBoxOf,
+} from '../secret-box.ts';
 
 const PURPOSE = 'endpoint-headers';
 
@@ -53,15 +61,18 @@ export function holdsHeaderValuesInClear(stored: Record<string, string> | null |
 }
 
 /**
- * How many of the stored values are sealed under one of `config.previousSecrets`: what `app
- * secrets:seal` moves under the current secret, and the security audit counts.
+ * How many of the stored values are sealed under one of `config.previousSecrets` (`under:
+ * 'previous'`: what `app secrets:seal` moves under the current secret), or under a secret the
+ * configuration does not hold (`'unopenable'`: values that cannot be read); the security audit
+ * counts both.
  */
-export function headerValuesUnderPrevious(
+export function headerValuesSealed(
   config: BoxSecrets,
   stored: Record<string, string> | null | undefined,
+  under: SealedUnder,
 ): number {
   const values = Object.values(stored ?? {});
   if (values.length === 0) return 0; // most endpoints: no box at all
   const box = headerBox(config);
-  return values.filter((value) => box.sealedUnderPrevious(value)).length;
+  return values.filter((value) => sealedUnder(box, value, under)).length;
 }

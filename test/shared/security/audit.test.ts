@@ -58,6 +58,7 @@ const CASES: {
   { id: 'public-url.missing', severity: 'medium', drop: ['APP_PUBLIC_URL'] },
   { id: 'mail.missing', severity: 'low', drop: ['APP_MAIL__URL'] },
   { id: 'secret.previous-configured', severity: 'low', env: { APP_PREVIOUS_SECRETS: 'the application secret before' } },
+  { id: 'secrets.unopenable', severity: 'high', facts: { sealedUnopenable: 2 } },
 ];
 
 describe('security audit rules', () => {
@@ -178,7 +179,8 @@ describe('app audit', () => {
     assert.equal(found.code, 1, found.stderr);
     const report = JSON.parse(found.stdout);
     assert.equal(report.database, 'checked');
-    assert.deepEqual(ids(report.findings), ['secrets.stored-unencrypted']);
+    // the value sealed under a key no configured secret gives is reported on its own
+    assert.deepEqual(ids(report.findings), ['secrets.unopenable', 'secrets.stored-unencrypted']);
 
     await db.sql`update app_webhooks set secrets = '[]'::jsonb where id = 'ep_audit'`;
     await assertNoFindings(db);
@@ -306,6 +308,32 @@ describe('app audit', () => {
       /no value in the endpoint store is sealed under one any more$/,
     );
     await assertNoFindings(db);
+  });
+
+  it('values sealed under a secret that is neither APP_SECRET nor a previous one (a backup restored under another secret) are a high finding, until the secret they were sealed under is listed', async () => {
+    const db = await createTestDatabase();
+    const BACKUP = 'the application secret the restored backup ran with';
+    await registerEndpoint({ config: db.configWith({ secret: BACKUP }), sql: db.sql, log: db.log }, OPERATOR, {
+      url: BROKER_URL,
+      events: ['*'],
+      headers: { authorization: 'Bearer hv-91c3d2' },
+    });
+
+    const found = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET });
+    assert.equal(found.code, 1, `a high finding: ${found.stderr}`);
+    const [finding, ...others] = JSON.parse(found.stdout).findings;
+    assert.deepEqual(others, []);
+    assert.deepEqual(
+      { id: finding.id, severity: finding.severity, setting: finding.setting },
+      { id: 'secrets.unopenable', severity: 'high', setting: 'secret' },
+    );
+    // the signing secret, the header value and the url credentials
+    assert.match(finding.message, /^3 value\(s\) in the endpoint store .*APP_WEBHOOK_SECRET_UNREADABLE$/);
+    assert.match(finding.remedy, /APP_PREVIOUS_SECRETS/);
+
+    const listed = await run({ DATABASE_URL: db.url, APP_SECRET: SECRET, APP_PREVIOUS_SECRETS: BACKUP });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(ids(JSON.parse(listed.stdout).findings), ['secret.previous-configured']);
   });
 
   it('on a database not migrated: says so and to run app migrate, lists the findings of the configuration, and exits 4', async () => {
