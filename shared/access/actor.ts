@@ -93,11 +93,14 @@ function scopeOfRole(role: string, owner: string | null | undefined): TenantScop
 export const allows = (actor: Actor | undefined, operation: Operation): boolean =>
   actor !== undefined && grants(operation, grantOf(actor));
 
+/** A role or grant with its article, as refusals name it: `an admin`, `a portal viewer`. */
+export const withArticle = (word: string): string => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
+
 /** Throws 403 `APP_FORBIDDEN` (data: operation, role) unless `actor` may run `operation`. */
 export function authorize(actor: Actor, operation: Operation): void {
   if (allows(actor, operation)) return;
   const grant = grantOf(actor);
-  throw forbidden(`${/^[aeiou]/.test(grant) ? 'an' : 'a'} ${grant} may not ${OPERATION_TEXT[operation]}`, {
+  throw forbidden(`${withArticle(grant)} may not ${OPERATION_TEXT[operation]}`, {
     code: 'APP_FORBIDDEN',
     data: { operation, role: grant },
   });

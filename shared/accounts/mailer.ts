@@ -1,7 +1,9 @@
 /**
  * Outgoing mail (password links) through nodemailer over the SMTP server `mail.url` names.
- * Without `mail.url`, outside production, the mail is written to the log instead (the link can
- * be copied from there); in production it is not sent and an error is logged.
+ * Without `mail.url`, outside production, the mail is written to the log instead, to show what
+ * would have been sent: its link's token is masked there like every token the logger writes, so
+ * the line says where a working link comes from. In production it is not sent and an error is
+ * logged.
  */
 import nodemailer from 'nodemailer';
 import type { Config } from '../config/index.ts';
@@ -18,6 +20,10 @@ export interface Mailer {
   close(): void;
 }
 
+/** Where a working link comes from when the logged mail's token is masked. */
+export const MASKED_LINK_HINT =
+  "(a link's token is masked in the log: set mail.url to send the mail, or make a working set-password link with `app users:reset-link <email>` or the console's Users page)";
+
 export function createMailer(config: Pick<Config, 'mail' | 'env'>, log: Logger): Mailer {
   const { url, from } = config.mail;
   if (!url) {
@@ -28,7 +34,7 @@ export function createMailer(config: Pick<Config, 'mail' | 'env'>, log: Logger):
         else
           log.info(
             { to: mail.to, subject: mail.subject },
-            `mail not sent (mail.url is not set); it reads:\n${mail.text}`,
+            `mail not sent (mail.url is not set); it reads:\n${mail.text}\n${MASKED_LINK_HINT}`,
           );
       },
       close() {},

@@ -5,7 +5,7 @@
  * one sets the password, ends every session of the user, clears its sign-in lockout and
  * spends every other link it had.
  */
-import { unprocessable } from '../errors/app-error.ts';
+import { conflict, unprocessable } from '../errors/app-error.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { clearFailures } from './lockout.ts';
@@ -45,7 +45,9 @@ export async function createPasswordLink(
 /**
  * A set-password link (valid `auth.inviteTtl`) for the user with this id or email, made for
  * `actor`: how an admin or the operator invites a user or lets one back in. Throws 403
- * `APP_FORBIDDEN` first to a role that may not, 404 `APP_USER_NOT_FOUND`.
+ * `APP_FORBIDDEN` first to a role that may not, 404 `APP_USER_NOT_FOUND`, and 409
+ * `APP_USER_DISABLED` for a disabled user: its link would never work (a disabled user sets no
+ * password), so handing one over would only send its holder to a page saying the link is spent.
  */
 export async function setPasswordLinkFor(
   deps: AccountDeps,
@@ -54,6 +56,11 @@ export async function setPasswordLinkFor(
 ): Promise<{ user: User; token: string; expiresAt: Date }> {
   authorize(actor, 'users.passwordLink');
   const user = toUser(await findUserRow(deps, idOrEmail));
+  if (user.disabledAt !== null)
+    throw conflict(`user ${user.email} is disabled: enable it first, then make its set-password link`, {
+      code: 'APP_USER_DISABLED',
+      data: { user: user.id },
+    });
   return { user, ...(await createPasswordLink(deps, user.id, 'invite')) };
 }
 

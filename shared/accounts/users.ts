@@ -139,7 +139,9 @@ export async function listUsers(
 /**
  * Disables a user: it can no longer sign in, every session of it ends and every token it minted
  * is revoked, at once in every process. Enabling gives sign-in back (not the tokens). Throws 403
- * `APP_FORBIDDEN` first to a role that may not, 404 `APP_USER_NOT_FOUND`.
+ * `APP_FORBIDDEN` first to a role that may not, 404 `APP_USER_NOT_FOUND`, and 409
+ * `APP_USER_DISABLE_SELF` to a signed-in admin disabling itself: that would end the very session
+ * it asked in and leave it no way back but another admin or the CLI.
  */
 export async function setUserDisabled(
   deps: AccountDeps,
@@ -149,6 +151,11 @@ export async function setUserDisabled(
 ): Promise<User> {
   authorize(actor, disabled ? 'users.disable' : 'users.enable');
   const found = await findUserRow(deps, idOrEmail);
+  if (disabled && actor.userId === found.id)
+    throw conflict('you may not disable yourself: another admin may, or the operator with `app users:disable`', {
+      code: 'APP_USER_DISABLE_SELF',
+      data: { user: found.id },
+    });
   const at = clockOf(deps);
   let revoked: string[] = [];
   const row = await transaction(deps.sql, async (tx) => {

@@ -9,7 +9,7 @@
  */
 import { forbidden } from '../errors/app-error.ts';
 import { isIdText } from '../webhooks/ids.ts';
-import { allows, authorize, type Actor } from '../access/actor.ts';
+import { allows, authorize, withArticle, type Actor } from '../access/actor.ts';
 import { ALL_TENANT_ROLES, ROLES, type Role } from './roles.ts';
 import { countTokens, revokeRow, selectTokenById, selectTokens } from './store.ts';
 import {
@@ -62,7 +62,10 @@ export function mintToken(deps: TokenDeps, actor: Actor, input: Partial<CreateTo
     });
   if (!admin) {
     if (rank(role) >= 0 && rank(role) < rank(own))
-      throw forbidden(`a ${own} may not mint a ${role} token`, { code: 'APP_FORBIDDEN', data: { field: 'role' } });
+      throw forbidden(`${withArticle(own)} may not mint ${withArticle(role)} token`, {
+        code: 'APP_FORBIDDEN',
+        data: { field: 'role' },
+      });
     if (owner !== ownOwner)
       throw forbidden('a token may only be minted for your own owner', {
         code: 'APP_FORBIDDEN',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createCsrfToken, createFormToken, formKeyOf, verifyCsrfToken } from '../../../shared/accounts/csrf.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
-import { Browser, startAccounts } from '../accounts/helpers.ts';
+import { Browser, PASSWORD, startAccounts } from '../accounts/helpers.ts';
 
 const app = await startAccounts({ auth: { signup: true, lockout: false } });
 const endpoint = { url: 'https://receiver.example/hook', events: ['order.*'] };
@@ -96,6 +96,12 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     });
     assert.equal(answer.status, 403);
     assert.equal(answer.body.code, 'APP_CSRF_INVALID');
+    // a client that is no browser sends neither Origin nor Sec-Fetch-Site: it is not refused
+    const scripted = await browser.request('POST', '/login', {
+      json: { email: user.email, password: PASSWORD },
+      headers: { origin: '' },
+    });
+    assert.equal(scripted.status, 200, scripted.text);
   });
 
   it('the sign-in and anonymous form checks hold for every spelling of their paths the router answers', async () => {

@@ -55,6 +55,7 @@ describe('tokens over the API', () => {
       assert.equal(answer.status, 403, JSON.stringify(input));
       assert.equal(answer.body.code, 'APP_FORBIDDEN');
       assert.equal(answer.body.data.field, field);
+      if (field === 'role') assert.equal(answer.body.detail, 'a member may not mint an admin token');
     }
     assert.equal(
       (await member.call('POST', '/api/v1/tokens', { name: 'read only', role: 'viewer' })).status,
