@@ -6,23 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runAppInProcess } from '../helpers/cli.ts';
+import { cliEnvironment, runAppInProcess } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { createMariaDatabase } from '../helpers/mariadb.ts';
 
 const db = await createTestDatabase();
 const maria = await createMariaDatabase();
 
-const BEFORE: Record<string, string> = {
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '/tmp',
-  NODE_ENV: 'test',
-  DATABASE_URL: db.url,
+const BEFORE = cliEnvironment(db.url, {
   APP_SECRET: 'cli copy test application secret, long enough',
   APP_STORES: JSON.stringify({ registry: { adapter: 'mysql', url: maria.url } }),
-  APP_WEBHOOKS__ALLOW_HTTP: 'true',
-  APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
-};
+});
 /** The same deployment once `webhooks.store` names MariaDB. */
 const AFTER = { ...BEFORE, APP_WEBHOOKS__STORE: 'registry' };
 
