@@ -158,7 +158,7 @@ const StoreReport: Json = {
     adapter: string,
     ok: { type: 'boolean' },
     latency: { type: 'number', description: 'Milliseconds the store took to answer.' },
-    error: { type: 'string', enum: ['timeout', 'unreachable'] },
+    error: { type: 'string', enum: ['timeout', 'unreachable', 'not-installed'] },
   },
 };
 
