@@ -42,6 +42,13 @@ describe('the CLI with a MariaDB endpoint store', () => {
       tables.map((row) => row.name),
       ['app_webhooks'],
     );
+    // the text says where the endpoint table is, not only that the service's tables needed nothing
+    const text = await runAppInProcess(['webhooks:install'], ENV);
+    assert.equal(text.code, 0);
+    assert.equal(
+      text.stdout,
+      'webhook tables are installed (table app_webhooks in store registry (mysql)); nothing to do\n',
+    );
   });
 
   it('webhooks:add writes the endpoint to MariaDB, its secret sealed; PostgreSQL gets its gate row only', async () => {
