@@ -28,6 +28,8 @@ export interface CliContext {
   databaseConfig(): Config;
   /** The store of the endpoint table (`webhooks.store`), opened on first use. */
   endpoints(): EndpointStore;
+  /** Every configured store (`stores`), each opened on first use. */
+  stores(): EndpointStores;
   /** Prints records: one JSON document with --json, else the text form. */
   print(records: unknown, text: () => string): void;
   /**
@@ -121,10 +123,13 @@ export async function createCliContext(options: {
       return pool;
     },
     endpoints() {
+      return context.stores().endpoints;
+    },
+    stores() {
       // a store that does not answer fails the command with one line naming the store and why
       // (cli/failure.ts); the guard's log line, with its stack, would only repeat it
       stores ??= endpointStoresOnDemand(config, { sql: context.sql(), log }, { logFailures: false });
-      return stores.endpoints;
+      return stores;
     },
     print(records, text) {
       io.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);

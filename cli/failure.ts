@@ -86,8 +86,12 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
   const known = isAppError(error) ? error : pgErrorToAppError(error);
   if (known) {
     const exit = known.status === 404 ? EXIT.notFound : known.status === 503 ? EXIT.unavailable : EXIT.failure;
-    // a store that does not answer: why, as its driver said it (a refused connection, an unknown database)
-    const cause = known.code === 'APP_STORE_UNAVAILABLE' && known.cause instanceof Error ? known.cause.message : '';
+    // a store that does not answer, or has no table: why, as its driver said it (a refused connection, an unknown database)
+    const cause =
+      (known.code === 'APP_STORE_UNAVAILABLE' || known.code === 'APP_STORE_NOT_INSTALLED') &&
+      known.cause instanceof Error
+        ? known.cause.message
+        : '';
     const line = known.message.split('\n')[0];
     return { exit, code: known.code ?? 'APP_CLI_FAILED', message: cause ? `${line}: ${cause.split('\n')[0]}` : line };
   }

@@ -45,7 +45,9 @@ export async function readiness(deps: ReadinessDeps): Promise<{ httpStatus: numb
       : phase === 'draining'
         ? 'shutting down'
         : failed
-          ? `store ${failed[0]} did not answer`
+          ? failed[1].ok === false && failed[1].error === 'not-installed'
+            ? `store ${failed[0]} has no endpoint table: run app webhooks:install`
+            : `store ${failed[0]} did not answer`
           : shared && !shared.ok
             ? 'shared store did not answer'
             : behind;

@@ -1,4 +1,5 @@
 import type { Sql } from '../../shared/db/connect.ts';
+import { isAppError } from '../../shared/errors/app-error.ts';
 import type { EndpointStores } from '../../shared/webhooks/endpoint-stores/open.ts';
 
 /** Something readiness asks "do you answer?": a database, the shared store. */
@@ -11,7 +12,10 @@ export interface StoreProbe {
 
 export type StoreReport =
   | { adapter: string; ok: true; latency: number }
-  | { adapter: string; ok: false; error: 'timeout' | 'unreachable' };
+  | { adapter: string; ok: false; error: 'timeout' | 'unreachable' | 'not-installed' };
+
+/** An id no endpoint has: reading it asks the endpoint store for its table without finding a row. */
+const PROBE_ID = 'ep_readiness_probe';
 
 /** A PostgreSQL store probe (`select 1`) over its own small pool, so a stuck probe never holds the app's connections. */
 export function postgresProbe(name: string, sql: Sql): StoreProbe {
@@ -26,14 +30,23 @@ export function postgresProbe(name: string, sql: Sql): StoreProbe {
 
 /**
  * Readiness probes of the configured endpoint stores (`stores`): each store's own `ping`, under
- * its name and with its adapter. A store on the service's own pool is left out: it is the
- * service's database, which the web process's own probe already reports (`withConfiguredStores`),
- * so it is listed once.
+ * its name and with its adapter, and for the store of the endpoint table (`webhooks.store`) a
+ * read of one id as well, so that a store without its table (`app webhooks:install` not run)
+ * keeps the process out of rotation rather than answering every request 503. A store on the
+ * service's own pool is left out: it is the service's database, which the web process's own probe
+ * already reports (`withConfiguredStores`), so it is listed once.
  */
 export function endpointStoreProbes(stores: EndpointStores): StoreProbe[] {
   return [...stores.all.values()]
     .filter((store) => !stores.servicePool.has(store.name))
-    .map((store) => ({ name: store.name, adapter: store.adapter, ping: () => store.ping() }));
+    .map((store) => ({
+      name: store.name,
+      adapter: store.adapter,
+      ping: async () => {
+        await store.ping();
+        if (store === stores.endpoints) await store.get(PROBE_ID);
+      },
+    }));
 }
 
 /** Names the service's database is reported under when a configured store has taken `default`. */
@@ -69,8 +82,9 @@ export async function probe(store: StoreProbe, timeoutMs: number): Promise<Store
     const outcome = await Promise.race([store.ping().then(() => 'ok' as const), expired]);
     if (outcome === 'timeout') return { adapter: store.adapter, ok: false, error: 'timeout' };
     return { adapter: store.adapter, ok: true, latency: Math.round((performance.now() - started) * 100) / 100 };
-  } catch {
-    return { adapter: store.adapter, ok: false, error: 'unreachable' };
+  } catch (error) {
+    const notInstalled = isAppError(error) && error.code === 'APP_STORE_NOT_INSTALLED';
+    return { adapter: store.adapter, ok: false, error: notInstalled ? 'not-installed' : 'unreachable' };
   } finally {
     clearTimeout(timer);
   }

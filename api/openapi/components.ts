@@ -52,7 +52,7 @@ export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
   415: "The request body's media type is not accepted: not JSON (or a form where one is taken), a charset other than UTF-8 (`APP_BODY_MEDIA_TYPE_UNSUPPORTED`), or an unknown `Content-Encoding` (`APP_BODY_ENCODING_UNSUPPORTED`).",
   422: 'A field is not valid, a query parameter is not one the route accepts (`APP_QUERY_PARAMETER_UNKNOWN`; `data.parameter`, `data.accepted`), or the same `Idempotency-Key` came with another method, path or body (`APP_API_IDEMPOTENCY_KEY_REUSED`).',
   429: 'Rate limit exceeded (`APP_API_RATE_LIMITED`); `data` is `{limit, retryAfter, windowMs}`.',
-  503: 'The database cannot be reached or refuses the work for now (`APP_DATABASE_UNAVAILABLE`, `APP_DATABASE_READ_ONLY`, `APP_DATABASE_BUSY`), the request ran longer than `requestTimeout`, the shared store did not answer (`APP_STORE_SHARED_UNAVAILABLE`), or an endpoint store did not (`APP_STORE_UNAVAILABLE`).',
+  503: 'The database cannot be reached or refuses the work for now (`APP_DATABASE_UNAVAILABLE`, `APP_DATABASE_READ_ONLY`, `APP_DATABASE_BUSY`), the request ran longer than `requestTimeout`, the shared store did not answer (`APP_STORE_SHARED_UNAVAILABLE`), or an endpoint store did not (`APP_STORE_UNAVAILABLE`) or has no endpoint table (`APP_STORE_NOT_INSTALLED`).',
 };
 
 const string = { type: 'string' };
@@ -158,7 +158,7 @@ const StoreReport: Json = {
     adapter: string,
     ok: { type: 'boolean' },
     latency: { type: 'number', description: 'Milliseconds the store took to answer.' },
-    error: { type: 'string', enum: ['timeout', 'unreachable'] },
+    error: { type: 'string', enum: ['timeout', 'unreachable', 'not-installed'] },
   },
 };
 

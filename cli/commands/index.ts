@@ -67,6 +67,18 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./webhooks-install.ts')).webhooksInstallCommand,
   },
   {
+    command: 'webhooks:copy',
+    describe:
+      'Copy the endpoints of another store into the endpoint store (webhooks.store), as they are: what moving the endpoint table needs',
+    examples: [
+      [
+        'APP_WEBHOOKS__STORE=registry $0 webhooks:copy --from default',
+        "after pointing webhooks.store at a new store: bring the endpoints over from the service's database",
+      ],
+    ],
+    load: async () => (await import('./webhooks-copy.ts')).webhooksCopyCommand,
+  },
+  {
     command: 'webhooks:add <url>',
     describe: 'Register a webhook endpoint; prints its id and signing secret',
     examples: [

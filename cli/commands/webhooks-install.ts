@@ -9,10 +9,12 @@ export const webhooksInstallCommand = defineCommand({
     const deps = webhookDeps(context);
     warnIfSecretsUnencrypted(deps, { onlyInProduction: true });
     const result = await ensureWebhookTables(deps);
+    // an endpoint table in another store is made there whatever the migrations had to do: say where
+    const where = deps.endpoints?.serviceDatabase ? '' : ` in store ${result.store} (${deps.endpoints?.adapter})`;
     context.print(result, () =>
       result.applied.length === 0
-        ? `webhook tables are installed (table ${result.table}); nothing to do`
-        : `webhook tables installed (table ${result.table}; applied ${result.applied.join(', ')})`,
+        ? `webhook tables are installed (table ${result.table}${where}); nothing to do`
+        : `webhook tables installed (table ${result.table}${where}; applied ${result.applied.join(', ')})`,
     );
   },
 });

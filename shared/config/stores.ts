@@ -22,6 +22,38 @@ export const ADAPTER_OPTIONS: Readonly<Record<AdapterName, Readonly<Record<Store
 
 const FIELDS: readonly StoreField[] = ['url', 'path', 'dialect'];
 
+/**
+ * The URL schemes each adapter's driver connects with (drizzle's by its dialect). A url of another
+ * kind (a PostgreSQL url on a mysql store, `http://` on a mongoose one) is refused at start, naming
+ * the setting, instead of failing at the first request with the driver's words. SQL Server also
+ * takes an ADO.NET connection string, which has no scheme.
+ */
+const POSTGRESQL_SCHEMES = ['postgres', 'postgresql'];
+const MYSQL_SCHEMES = ['mysql', 'mariadb'];
+const URL_SCHEMES: Readonly<Record<string, readonly string[]>> = {
+  postgresql: POSTGRESQL_SCHEMES,
+  mysql: MYSQL_SCHEMES,
+  mssql: ['mssql', 'sqlserver'],
+  mongoose: ['mongodb', 'mongodb+srv'],
+  'drizzle/postgresql': POSTGRESQL_SCHEMES,
+  'drizzle/mysql': MYSQL_SCHEMES,
+};
+
+/** The problem of a url whose scheme the store's driver does not connect with, if any. */
+function urlSchemeProblem(at: string, entry: Record<string, unknown>): string | undefined {
+  const { adapter, url, dialect } = entry;
+  if (typeof url !== 'string' || url.trim() === '') return undefined;
+  const schemes = URL_SCHEMES[adapter === 'drizzle' ? `drizzle/${String(dialect)}` : String(adapter)];
+  if (schemes === undefined) return undefined;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.trim())?.[1]?.toLowerCase();
+  // an ADO.NET string (`Server=…;Database=…`) names no scheme
+  if (adapter === 'mssql' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url.trim())) return undefined;
+  if (scheme !== undefined && schemes.includes(scheme)) return undefined;
+  const forms = schemes.map((name) => `${name}://`).join(' or ');
+  const kind = adapter === 'drizzle' ? `adapter drizzle with dialect ${String(dialect)}` : `adapter ${String(adapter)}`;
+  return `${at}.url must be a ${forms} url for ${kind}${scheme ? ` (got ${scheme}://…)` : ''}`;
+}
+
 /** The problems of the merged `stores` map: each store's adapter, and the options it requires or cannot use. */
 export function checkStores(value: unknown): string[] {
   const problems: string[] = [];
@@ -47,6 +79,8 @@ export function checkStores(value: unknown): string[] {
         problems.push(`${at}.${field} does not apply to adapter ${adapter}`);
       }
     }
+    const scheme = urlSchemeProblem(at, entry);
+    if (scheme !== undefined) problems.push(scheme);
   }
   return problems;
 }

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runAppInProcess } from '../helpers/cli.ts';
+import { cliEnvironment, runAppInProcess } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { createMariaDatabase } from '../helpers/mariadb.ts';
 import { freePort } from '../helpers/ports.ts';
@@ -15,17 +15,11 @@ import { freePort } from '../helpers/ports.ts';
 const db = await createTestDatabase();
 const maria = await createMariaDatabase();
 
-const ENV: Record<string, string> = {
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '/tmp',
-  NODE_ENV: 'test',
-  DATABASE_URL: db.url,
+const ENV = cliEnvironment(db.url, {
   APP_SECRET: 'cli store test application secret, long enough',
   APP_STORES: JSON.stringify({ registry: { adapter: 'mysql', url: maria.url } }),
   APP_WEBHOOKS__STORE: 'registry',
-  APP_WEBHOOKS__ALLOW_HTTP: 'true',
-  APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
-};
+});
 
 /** `app <args> --json` with the file's environment; expects success and parses stdout. */
 async function json<T = Record<string, unknown>>(args: string[]): Promise<T> {
@@ -47,6 +41,13 @@ describe('the CLI with a MariaDB endpoint store', () => {
     assert.deepEqual(
       tables.map((row) => row.name),
       ['app_webhooks'],
+    );
+    // the text says where the endpoint table is, not only that the service's tables needed nothing
+    const text = await runAppInProcess(['webhooks:install'], ENV);
+    assert.equal(text.code, 0);
+    assert.equal(
+      text.stdout,
+      'webhook tables are installed (table app_webhooks in store registry (mysql)); nothing to do\n',
     );
   });
 

@@ -44,3 +44,17 @@ export async function runAppInProcess(
   const code = await runApp(args, { stdout: stdout.stream, stderr: stderr.stream, stdin, env: { ...env } });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
+
+/**
+ * The environment of an operator's commands against the database `databaseUrl`, receivers on
+ * this machine allowed, with `extra` laid over.
+ */
+export const cliEnvironment = (databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '/tmp',
+  NODE_ENV: 'test',
+  DATABASE_URL: databaseUrl,
+  APP_WEBHOOKS__ALLOW_HTTP: 'true',
+  APP_WEBHOOKS__ALLOW_PRIVATE: 'true',
+  ...extra,
+});

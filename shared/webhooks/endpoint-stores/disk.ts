@@ -53,7 +53,7 @@ import type {
   SubscriberEndpoint,
 } from './types.ts';
 import type { SigningScheme } from '../signing.ts';
-import { STORE_TIME_LIMIT_MS } from './guard.ts';
+import { STORE_TIME_LIMIT_MS, StoreNotInstalledError } from './guard.ts';
 import { pageInMemory } from './paging.ts';
 import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 
@@ -217,7 +217,7 @@ const isSameFile = (snapshot: Snapshot, now: BigIntStats): boolean =>
 const localQueues = new Map<string, Promise<unknown>>();
 
 function notInstalled(paths: DiskPaths, error: unknown): Error {
-  return new Error(`disk store: ${paths.file} does not exist; install the store first`, {
+  return new StoreNotInstalledError(`disk store: ${paths.file} does not exist; install the store first`, {
     cause: error,
   });
 }

@@ -3,8 +3,10 @@
  * cannot be reached (a refused, reset or timed-out connection, a closed pool, a server refusing
  * the session, or no answer within the time limit) fails with 503 `APP_STORE_UNAVAILABLE` and
  * `Retry-After`, naming the store: the client is told to come back rather than getting a 500,
- * and no request waits on a hung store longer than the limit. Anything else a store throws (a
- * taken id on insert, a refused value, a bug) passes through unchanged.
+ * and no request waits on a hung store longer than the limit. A store that answers but has no
+ * endpoint table (a deploy that did not run `app webhooks:install`) fails with 503
+ * `APP_STORE_NOT_INSTALLED`, saying so, rather than a 500 that names nothing. Anything else a
+ * store throws (a taken id on insert, a refused value, a bug) passes through unchanged.
  *
  * A store on the service's own PostgreSQL pool is that database: its outage is the database's,
  * answered as 503 `APP_DATABASE_UNAVAILABLE` like every other query of the service (api/problem.ts),
@@ -61,6 +63,23 @@ const UNREACHABLE_CODES = new Set([
   'ELOCKED',
 ]);
 
+/**
+ * The error of a store that answers but has no endpoint table. The disk adapter throws it itself;
+ * the SQL drivers' own errors for a missing table are recognised by `isStoreNotInstalled`.
+ */
+export class StoreNotInstalledError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreNotInstalledError';
+  }
+}
+
+/** Codes of a statement naming a table the store does not have: mysql2's, PostgreSQL's (postgres.js). */
+const NOT_INSTALLED_CODES = new Set(['ER_NO_SUCH_TABLE', '42P01']);
+
+/** SQL Server's error number for "Invalid object name" (tedious gives it as `number`). */
+const MSSQL_INVALID_OBJECT = 208;
+
 /** Error names (mongodb, mongoose, mssql) that mean the same whatever their code. */
 const UNREACHABLE_NAMES = new Set([
   'MongoNetworkError',
@@ -113,6 +132,28 @@ export function isStoreUnreachable(error: unknown): boolean {
       return true;
   }
   return false;
+}
+
+/** True when `error` (or what it wraps) says the store has no endpoint table: it was never installed. */
+export function isStoreNotInstalled(error: unknown): boolean {
+  for (const e of chain(error)) {
+    if (e instanceof StoreNotInstalledError) return true;
+    if (typeof e.code === 'string' && NOT_INSTALLED_CODES.has(e.code)) return true;
+    if ((e as { number?: unknown }).number === MSSQL_INVALID_OBJECT) return true;
+  }
+  return false;
+}
+
+/**
+ * 503 `APP_STORE_NOT_INSTALLED`: the endpoint store `store` answers but holds no endpoint table
+ * (`app webhooks:install` creates it). The driver's own words stay in the cause, for the log and
+ * the CLI: they may quote the statement.
+ */
+export function storeNotInstalled(store: Pick<EndpointStore, 'name' | 'adapter'>, cause?: unknown): AppError {
+  return unavailable(
+    `endpoint store "${store.name}" (${store.adapter}) has no endpoint table: run \`app webhooks:install\``,
+    { code: 'APP_STORE_NOT_INSTALLED', data: { store: store.name, adapter: store.adapter }, expose: true, cause },
+  );
 }
 
 /** 503 `APP_STORE_UNAVAILABLE` with `Retry-After`: the endpoint store `store` did not answer. */
@@ -170,11 +211,14 @@ export interface GuardOptions {
 }
 
 /** Logs one line per `FAILURE_LOG_INTERVAL_MS`, saying in the next how many it kept quiet about. */
-function throttledLog(store: EndpointStore, options: GuardOptions): (error: unknown, what: string) => void {
+function throttledLog(
+  store: EndpointStore,
+  options: GuardOptions,
+): (error: unknown, what: string, failure?: string) => void {
   const now = options.now ?? Date.now;
   let last = -Infinity;
   let suppressed = 0;
-  return (error, what) => {
+  return (error, what, failure = 'did not answer') => {
     if (!options.log) return;
     const at = now();
     if (at - last < FAILURE_LOG_INTERVAL_MS) {
@@ -184,7 +228,7 @@ function throttledLog(store: EndpointStore, options: GuardOptions): (error: unkn
     last = at;
     options.log.error(
       { err: error, store: store.name, adapter: store.adapter, suppressed },
-      `endpoint store "${store.name}" (${store.adapter}) did not answer: ${what}${suppressed ? ` (${suppressed} more since the last line)` : ''}`,
+      `endpoint store "${store.name}" (${store.adapter}) ${failure}: ${what}${suppressed ? ` (${suppressed} more since the last line)` : ''}`,
     );
     suppressed = 0;
   };
@@ -204,7 +248,12 @@ export function guardStore(store: EndpointStore, options: GuardOptions = {}): En
       running = run();
       return await withinTimeLimit(running, limit, `endpoint store "${store.name}" (${what})`);
     } catch (error) {
-      if (isAppError(error) || !isStoreUnreachable(error)) throw error;
+      if (isAppError(error)) throw error;
+      if (isStoreNotInstalled(error)) {
+        logFailure(error, what, 'has no endpoint table (run `app webhooks:install`)');
+        throw storeNotInstalled(store, error);
+      }
+      if (!isStoreUnreachable(error)) throw error;
       logFailure(error, what);
       const failure = storeUnavailable(store, error);
       if (error instanceof StoreTimeLimitError && running !== undefined)

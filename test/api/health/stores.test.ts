@@ -6,12 +6,16 @@
  * adapters other than postgresql are stores made in the test (test/helpers/endpoint-store.ts).
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { endpointStoreProbes, withConfiguredStores, type StoreProbe } from '../../../api/health/stores.ts';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
 import type { Config } from '../../../shared/config/index.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { type EndpointStores, loadAdapter, openEndpointStores } from '../../../shared/webhooks/endpoint-stores/open.ts';
+import type { AdapterName } from '../../../shared/webhooks/endpoint-stores/types.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { type Behaviour, inTestLoader, socketError } from '../../helpers/endpoint-store.ts';
 
@@ -27,9 +31,13 @@ after(async () => {
 const REGISTRY = { adapter: 'mysql', url: 'mysql://app:pw@db.internal:3306/hooks' };
 const DOCS = { adapter: 'mongoose', url: 'mongodb://db.internal/hooks' };
 
-/** The stores of `stores` opened by the factory: postgresql from its module, the others made in the test. */
-async function open(config: Config, behaviours: Record<string, Behaviour> = {}): Promise<EndpointStores> {
-  const loader = inTestLoader(behaviours, { adapters: ['postgresql'], load: loadAdapter });
+/** The stores of `stores` opened by the factory: postgresql (and `real`) from its module, the others made in the test. */
+async function open(
+  config: Config,
+  behaviours: Record<string, Behaviour> = {},
+  real: readonly AdapterName[] = [],
+): Promise<EndpointStores> {
+  const loader = inTestLoader(behaviours, { adapters: ['postgresql', ...real], load: loadAdapter });
   const log = createLogger(db.configWith({ logLevel: 'silent' }), { name: 'test' }); // the guard's failure lines
   const stores = await openEndpointStores(config, { sql: db.sql, log }, { load: loader.load });
   cleanups.push(() => stores.close());
@@ -95,6 +103,25 @@ describe('readiness lists the configured stores', () => {
     assert.equal(answer.status, 503);
     assert.equal(answer.body.reason, 'store registry did not answer');
     assert.deepEqual(answer.body.stores.registry, { adapter: 'mysql', ok: false, error: 'unreachable' });
+  });
+
+  it('the endpoint store without its table: 503 not-installed, the reason saying what to run; 200 once installed', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'app-readyz-'));
+    cleanups.push(() => rm(directory, { recursive: true, force: true }));
+    const config = db.configWith({
+      stores: { files: { adapter: 'disk', path: directory }, registry: REGISTRY },
+      webhooks: { store: 'files' },
+    });
+    const stores = await open(config, {}, ['disk']);
+    const { base } = await serve(config, stores);
+    const missing = await get(base, '/readyz');
+    assert.equal(missing.status, 503);
+    assert.equal(missing.body.reason, 'store files has no endpoint table: run app webhooks:install');
+    assert.deepEqual(missing.body.stores.files, { adapter: 'disk', ok: false, error: 'not-installed' });
+    await stores.endpoints.install();
+    const ready = await get(base, '/readyz');
+    assert.equal(ready.status, 200, JSON.stringify(ready.body));
+    assert.equal(ready.body.stores.files.ok, true);
   });
 
   it('when stores.default is another database, the service database is listed as database', async () => {

@@ -81,9 +81,25 @@ describe('stores: defaults and layers', () => {
         orm: { adapter: 'drizzle', url: 'mysql://u:p@db/hooks', dialect: 'mysql' },
         mongo: { adapter: 'mongoose', url: 'mongodb+srv://u:p@cluster/hooks' },
         files: { adapter: 'disk', path: './data/hooks' },
+        pg2: { adapter: 'drizzle', url: 'postgresql://u:p@db/hooks', dialect: 'postgresql' },
+        maria: { adapter: 'mysql', url: 'mariadb://u:p@db/hooks' },
+        ado: { adapter: 'mssql', url: 'Server=db,1433;Database=hooks;User Id=app;Password=p' },
+        sqlserver: { adapter: 'mssql', url: 'SQLServer://u:p@db/hooks' },
       }),
     );
-    assert.deepEqual(Object.keys(config.stores), ['default', 'pg', 'my', 'ms', 'orm', 'mongo', 'files']);
+    assert.deepEqual(Object.keys(config.stores), [
+      'default',
+      'pg',
+      'my',
+      'ms',
+      'orm',
+      'mongo',
+      'files',
+      'pg2',
+      'maria',
+      'ado',
+      'sqlserver',
+    ]);
   });
 });
 
@@ -133,6 +149,31 @@ describe('stores: refusals at start, each naming the setting', () => {
       'a url on a disk store',
       withStores({ files: { adapter: 'disk', path: '/data', url: 'file:///data' } }),
       /^stores\.files\.url does not apply to adapter disk$/,
+    ],
+    [
+      'a url of another kind than the adapter connects with',
+      withStores({ registry: { adapter: 'mysql', url: 'postgres://app:pw@db/hooks' } }),
+      /^stores\.registry\.url must be a mysql:\/\/ or mariadb:\/\/ url for adapter mysql \(got postgres:\/\/…\)$/,
+    ],
+    [
+      'a mongoose url that is not a MongoDB connection string',
+      withStores({ registry: { adapter: 'mongoose', url: 'http://mongo.internal:27017/hooks' } }),
+      /^stores\.registry\.url must be a mongodb:\/\/ or mongodb\+srv:\/\/ url for adapter mongoose \(got http:\/\/…\)$/,
+    ],
+    [
+      "a drizzle url that is not its dialect's",
+      withStores({ orm: { adapter: 'drizzle', dialect: 'postgresql', url: 'mysql://db/hooks' } }),
+      /^stores\.orm\.url must be a postgres:\/\/ or postgresql:\/\/ url for adapter drizzle with dialect postgresql \(got mysql:\/\/…\)$/,
+    ],
+    [
+      'an mssql url of another scheme',
+      withStores({ ms: { adapter: 'mssql', url: 'mysql://db/hooks' } }),
+      /^stores\.ms\.url must be a mssql:\/\/ or sqlserver:\/\/ url for adapter mssql \(got mysql:\/\/…\)$/,
+    ],
+    [
+      'a postgresql url without a scheme',
+      withStores({ registry: { adapter: 'postgresql', url: 'db.internal/hooks' } }),
+      /^stores\.registry\.url must be a postgres:\/\/ or postgresql:\/\/ url for adapter postgresql$/,
     ],
     [
       'an empty url',
