@@ -22,7 +22,7 @@ import { bodyFields, permitOnly } from '../../model-framework/routing/permit.ts'
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink } from '../links.ts';
 import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../present.ts';
-import { flag, list, one, ownerParameter, timeParameters } from '../query.ts';
+import { choice, flag, list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
 
 export const endpointsController = (deps: WebhookDeps) =>
@@ -68,7 +68,7 @@ export const endpointsController = (deps: WebhookDeps) =>
       deps,
       { parameters: ['reveal'], paged: false },
       async ({ ctx, principal, scope, deps, query, id }) => {
-        const revealHeaders = revealHeadersFor(principal, one(query, 'reveal') === 'headers');
+        const revealHeaders = revealHeadersFor(principal, choice(query, 'reveal', ['headers']) === 'headers');
         await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, scope, id), { revealHeaders }));
       },
     ),
