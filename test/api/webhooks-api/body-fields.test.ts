@@ -58,6 +58,20 @@ describe('unknown body fields on the webhook and token APIs', () => {
     { path: '/tokens', token: admin, body: { name: 'ci', role: 'admin', expires: '1d' }, field: 'expires' },
   ];
 
+  it('retry and resend take no field: a body with one is refused before the delivery is looked at', async () => {
+    for (const action of ['retry', 'resend']) {
+      const answer = await call('POST', `${app.api}/deliveries/msg_none/${action}`, {
+        token: member,
+        body: { endpoint: endpoint },
+      });
+      assert.equal(answer.status, 422, `${action}: ${answer.text}`);
+      assert.equal(answer.body.code, 'APP_BODY_FIELD_UNKNOWN');
+      assert.deepEqual(answer.body.data.accepted, []);
+      const empty = await call('POST', `${app.api}/deliveries/msg_none/${action}`, { token: member, body: {} });
+      assert.equal(empty.body.code, 'APP_WEBHOOK_DELIVERY_NOT_FOUND', 'an empty body is no field');
+    }
+  });
+
   it('every write refuses a field it does not take with 422 APP_BODY_FIELD_UNKNOWN, and writes nothing', async () => {
     const before = await totals();
     const secretsBefore = (await call('GET', `${app.api}/webhooks/${endpoint}`, { token: member })).body.secrets;
