@@ -23,7 +23,7 @@ function readPositive(name: string, raw: QueryValue): number | undefined {
   const text = Array.isArray(raw) ? undefined : raw;
   const value = text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : NaN;
   if (!(value >= 1)) {
-    throw badRequest(`${name} must be a whole number of at least 1, got ${JSON.stringify(raw)}`, {
+    throw badRequest(`${name} must be a whole number of at least 1, of at most 15 digits, got ${JSON.stringify(raw)}`, {
       code: 'APP_PAGINATION_INVALID',
       data: { parameter: name, value: raw },
     });
