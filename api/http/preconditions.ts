@@ -1,5 +1,5 @@
 /**
- * `If-Match` on the webhook API's writes, evaluated as HTTP asks (RFC 9110, section 13.1.1)
+ * `If-Match` on the writes of the webhook and token APIs, evaluated as HTTP asks (RFC 9110, section 13.1.1)
  * rather than ignored: a client that sends it expects its change to be refused when the record
  * changed since it read it, and a write done anyway would overwrite the other change unseen.
  * Every ETag this service sends is weak (it validates caches of GET answers, computed over the

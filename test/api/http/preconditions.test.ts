@@ -1,5 +1,5 @@
 /**
- * `If-Match` on the webhook API's writes is evaluated, never ignored: the service's ETags are
+ * `If-Match` on the writes of the webhook and token APIs is evaluated, never ignored: the service's ETags are
  * weak, so a tag (a stale one, or the current one) never satisfies it and the write is refused
  * with 412 `APP_PRECONDITION_FAILED`, changing nothing; `If-Match: *` lets it go on.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { call, closeAll, createEndpoint, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
 
-describe('If-Match on the webhook API', () => {
+describe('If-Match on the webhook and token APIs', () => {
   let app: ApiHarness;
   let member: string;
   let id: string;
@@ -42,6 +42,19 @@ describe('If-Match on the webhook API', () => {
     assert.equal(after.status, 200);
     assert.equal(after.body.description, 'first');
     assert.equal(after.headers.get('etag'), etag, 'the endpoint is as it was read');
+  });
+
+  it('a token write with an ETag in If-Match is refused too', async () => {
+    const admin = await app.token('admin');
+    const minted = await call('POST', `${app.api}/tokens`, {
+      token: admin,
+      body: { name: 'ci', role: 'admin' },
+      headers: { 'If-Match': 'W/"x"' },
+    });
+    assert.equal(minted.status, 412, minted.text);
+    assert.equal(minted.body.code, 'APP_PRECONDITION_FAILED');
+    const listed = await call('GET', `${app.api}/tokens`, { token: admin });
+    assert.ok(!listed.text.includes('"name":"ci"'), 'no token was minted');
   });
 
   it('If-Match: * and no If-Match let the write go on; reads are not affected', async () => {
