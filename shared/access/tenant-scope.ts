@@ -28,12 +28,20 @@ export function assertInScope(scope: TenantScope, owner: string | null, missing:
   if (!inScope(scope, owner)) throw missing();
 }
 
-/** AppError 404 `APP_TENANT_NOT_FOUND`: a caller bound to one owner named another one. */
+/**
+ * AppError 404 `APP_TENANT_NOT_FOUND`: a caller bound to one owner named another one, or the
+ * records without owner (null), which the message says in words rather than as "owner null".
+ */
 export const tenantNotFound = (owner: unknown) =>
-  notFound(`no owner ${describeValue(owner)} is reachable with these credentials`, {
-    code: 'APP_TENANT_NOT_FOUND',
-    data: { field: 'owner', value: owner },
-  });
+  notFound(
+    owner === null
+      ? 'records without an owner are not reachable with these credentials'
+      : `no owner ${describeValue(owner)} is reachable with these credentials`,
+    {
+      code: 'APP_TENANT_NOT_FOUND',
+      data: { field: 'owner', value: owner },
+    },
+  );
 
 /**
  * The owner a change or an emit acts for. All tenants: `requested` as given (undefined and null

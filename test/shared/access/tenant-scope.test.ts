@@ -29,6 +29,14 @@ describe('ownerForWrite', () => {
     for (const other of ['globex', '', null]) assert.equal(codeOf(acme, other), 'APP_TENANT_NOT_FOUND');
   });
 
+  it('says in words that records without an owner are out of reach, rather than "owner null"', () => {
+    assert.throws(
+      () => ownerForWrite(acme, null),
+      (error: Error) => error.message === 'records without an owner are not reachable with these credentials',
+    );
+    assert.throws(() => ownerForWrite(acme, 'globex'), /no owner "globex" is reachable/);
+  });
+
   it('leaves a value of the wrong JSON type to the field check: 422 for a tenant as for an admin', () => {
     for (const value of [5, true, { name: 'acme' }, ['acme']]) {
       assert.equal(codeOf(acme, value), 'APP_WEBHOOK_OWNER_INVALID', JSON.stringify(value));
