@@ -38,7 +38,7 @@ function readPositive(name: string, raw: unknown): number | undefined {
         ? Number(raw)
         : NaN;
   if (!(value >= 1)) {
-    throw badRequest(`${name} must be a whole number of at least 1, got ${JSON.stringify(raw)}`, {
+    throw badRequest(`${name} must be a whole number of at least 1, of at most 15 digits, got ${JSON.stringify(raw)}`, {
       code: 'APP_PAGINATION_INVALID',
       data: { parameter: name, value: raw },
     });

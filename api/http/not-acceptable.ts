@@ -21,8 +21,9 @@ export const versionedMediaType = (version: string): string => `application/vnd.
  * 406 for a route serving `version` to a client that asked for `requested` and does not accept
  * `version`; `data.mediaTypes` are the types the route would answer (its version's, or none named).
  */
-export function versionNotAcceptable(version: string, requested: string): AppError {
-  return notAcceptable(`this route serves API version ${version}; the request asked for ${requested}`, {
+export function versionNotAcceptable(version: string, requested: string | null): AppError {
+  const asked = requested === null ? `its Accept refuses ${version} (q=0)` : `the request asked for ${requested}`;
+  return notAcceptable(`this route serves API version ${version}; ${asked}`, {
     code: VERSION_NOT_ACCEPTABLE,
     data: {
       version,

@@ -3,16 +3,17 @@ import type { Middleware } from 'koa';
 const VERSIONED = /application\/vnd\.app\.(v\d+)\+json\s*(?:;([^,]*))?/gi;
 
 /**
- * The API versions a client accepts in `Accept` (`application/vnd.app.v1+json;q=0.5`), each with
- * its `q` (1 when not given), in the order given; `q=0` means "not this one" and is left out. A
- * version named twice keeps its highest `q`.
+ * The API versions a client names in `Accept` (`application/vnd.app.v1+json;q=0.5`), each with
+ * its `q` (1 when not given), in the order given; `q=0` means "not this one": such a version is
+ * kept with `q` 0, so a route of that version can refuse it. A version named twice keeps its
+ * highest `q`.
  */
 export function acceptedVersions(accept: string): ReadonlyMap<string, number> {
   const accepted = new Map<string, number>();
   for (const match of accept.matchAll(VERSIONED)) {
     const q = Number(/(?:^|;)\s*q\s*=\s*([\d.]+)/.exec(match[2] ?? '')?.[1] ?? 1);
     const version = match[1].toLowerCase();
-    if (q > 0 && q > (accepted.get(version) ?? 0)) accepted.set(version, q);
+    if (!(q <= (accepted.get(version) ?? -1))) accepted.set(version, q);
   }
   return accepted;
 }
@@ -25,7 +26,8 @@ export function acceptedVersions(accept: string): ReadonlyMap<string, number> {
  */
 export function requestedVersion(accept: string): string | null {
   let best: { version: string; q: number } | null = null;
-  for (const [version, q] of acceptedVersions(accept)) if (best === null || q > best.q) best = { version, q };
+  for (const [version, q] of acceptedVersions(accept))
+    if (q > 0 && (best === null || q > best.q)) best = { version, q };
   return best?.version ?? null;
 }
 
@@ -39,7 +41,7 @@ interface Asked {
 
 /**
  * Sets `ctx.state.apiVersion` (the preferred version) and `ctx.state.acceptedVersions` (every
- * version the client accepts) from `Accept`; routes declared with a `version` check them
+ * version the client names, with its `q`; 0 for one it refuses) from `Accept`; routes declared with a `version` check them
  * (version guard).
  */
 export function apiVersion(): Middleware {

@@ -149,6 +149,8 @@ function problems(
   }
   if (pathParameters(route.path).length > 0) statuses.add(404);
   if (route.version) statuses.add(406);
+  // the versioned APIs (webhooks, tokens) evaluate If-Match on their writes (api/http/preconditions.ts)
+  if (route.version && route.method !== 'GET') statuses.add(412);
   if (idempotent) {
     statuses.add(409);
     statuses.add(422);

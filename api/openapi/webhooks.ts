@@ -111,6 +111,7 @@ export const WEBHOOK_SCHEMAS: Json = {
   WebhookCreate: {
     type: 'object',
     required: ['url', 'events'],
+    additionalProperties: false,
     properties: {
       url: { type: 'string', format: 'uri', description: URL_DESCRIPTION },
       events: { type: 'array', minItems: 1, items: string },
@@ -159,13 +160,20 @@ export const WEBHOOK_SCHEMAS: Json = {
   },
   WebhookRotate: {
     type: 'object',
+    additionalProperties: false,
     properties: { grace: { type: 'integer', minimum: 0, description: 'Milliseconds the old secret keeps signing.' } },
   },
   WebhookTest: {
     type: 'object',
+    additionalProperties: false,
     properties: { type: { ...eventName, default: 'webhook.test' }, data: { description: 'Payload (default `{}`).' } },
   },
-  WebhookRecover: { type: 'object', required: ['since'], properties: { since: time, until: time } },
+  WebhookRecover: {
+    type: 'object',
+    required: ['since'],
+    additionalProperties: false,
+    properties: { since: time, until: time },
+  },
   WebhookRecovered: {
     allOf: [ref('schemas', 'HalResource')],
     type: 'object',
@@ -185,6 +193,7 @@ export const WEBHOOK_SCHEMAS: Json = {
   EventCreate: {
     type: 'object',
     required: ['type'],
+    additionalProperties: false,
     properties: {
       type: eventName,
       data: {},

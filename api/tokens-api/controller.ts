@@ -4,7 +4,9 @@ import { listTokensFor, mayMint, mintToken, revokeTokenFor } from '../../shared/
 import { actorOf } from '../../shared/access/actor.ts';
 import { publicToken, type ApiToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
 import type { Links } from '../hal/links.ts';
+import { assertIfMatch } from '../http/preconditions.ts';
 import { defineController } from '../model-framework/routing/controller.ts';
+import { permitOnly } from '../model-framework/routing/permit.ts';
 import { acceptsQuery } from '../model-framework/routing/query-parameters.ts';
 import { pagingLinks } from '../webhooks-api/links.ts';
 import { TOKEN_PATHS } from './routes.ts';
@@ -40,10 +42,16 @@ export const tokensController = (deps: TokenDeps) =>
     }),
     /** POST {name, role?, owner?, expiresInMs?}: 201 with the token text, shown this once. */
     create: acceptsQuery(NO_QUERY, async (ctx) => {
-      const created = await mintToken(deps, actorFor(ctx), ctx.permit('name', 'role', 'owner', 'expiresInMs'));
+      assertIfMatch(ctx);
+      const created = await mintToken(
+        deps,
+        actorFor(ctx),
+        permitOnly(ctx.request.body, ['name', 'role', 'owner', 'expiresInMs']),
+      );
       await ctx.resource(publishToken(created), { status: 201 });
     }),
     destroy: acceptsQuery(NO_QUERY, async (ctx) => {
+      assertIfMatch(ctx);
       await ctx.resource(
         publishToken(
           await revokeTokenFor(

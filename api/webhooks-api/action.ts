@@ -4,7 +4,8 @@
  * the request timed out rolls back), the query, the record id of the path, and the paged
  * listing answer (page window, collection, paging links). Each action declares the query
  * parameters it reads, beside the code that reads them; any other is refused before it runs
- * (api/model-framework/routing/query-parameters.ts).
+ * (api/model-framework/routing/query-parameters.ts), and so is a write's `If-Match` that cannot
+ * hold (api/http/preconditions.ts).
  */
 import type { Context } from 'koa';
 import { actorOf, type Actor } from '../../shared/access/actor.ts';
@@ -14,6 +15,7 @@ import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { Links } from '../hal/links.ts';
 import type { Action } from '../model-framework/routing/controller.ts';
 import { acceptsQuery, type AcceptedQuery, type Query } from '../model-framework/routing/query-parameters.ts';
+import { assertIfMatch } from '../http/preconditions.ts';
 import { pagingLinks } from './links.ts';
 
 /** What an action of the webhook API is given; `P`, the query parameters it declared. */
@@ -52,6 +54,7 @@ export function webhookAction<const P extends string>(
 export function webhookAction(deps: WebhookDeps, ...args: [Handler] | [AcceptedQuery<string>, Handler]): Action {
   const [accepted, handler] = args.length === 1 ? [NO_QUERY, args[0]] : args;
   return acceptsQuery(accepted, (ctx) => {
+    assertIfMatch(ctx);
     const principal = ctx.state.principal;
     const actor = actorOf(principal);
     return (handler as (request: WebhookRequest<string>) => Promise<void>)({

@@ -37,6 +37,20 @@ export function flag<P extends string>(query: Query<P>, name: NoInfer<P>): boole
   throw listInvalid(name, 'must be true or false', value);
 }
 
+/**
+ * One of `values`; any other is refused (422 `APP_WEBHOOK_LIST_INVALID`), never read as absent:
+ * `?reveal=header` would otherwise answer without the values the caller asked for.
+ */
+export function choice<P extends string, V extends string>(
+  query: Query<P>,
+  name: NoInfer<P>,
+  values: readonly V[],
+): V | undefined {
+  const value = one(query, name);
+  if (value === undefined || (values as readonly string[]).includes(value)) return value as V | undefined;
+  throw listInvalid(name, `must be ${values.join(' or ')}`, value);
+}
+
 /** `owner=<tenant>`, or `without_owner=true` for the records without owner (null). */
 export function ownerParameter(query: Query<'owner' | 'without_owner'>): string | null | undefined {
   const owner = one(query, 'owner');

@@ -28,21 +28,33 @@ export function assertInScope(scope: TenantScope, owner: string | null, missing:
   if (!inScope(scope, owner)) throw missing();
 }
 
-/** AppError 404 `APP_TENANT_NOT_FOUND`: a caller bound to one owner named another one. */
+/**
+ * AppError 404 `APP_TENANT_NOT_FOUND`: a caller bound to one owner named another one, or the
+ * records without owner (null), which the message says in words rather than as "owner null".
+ */
 export const tenantNotFound = (owner: unknown) =>
-  notFound(`no owner ${describeValue(owner)} is reachable with these credentials`, {
-    code: 'APP_TENANT_NOT_FOUND',
-    data: { field: 'owner', value: owner },
-  });
+  notFound(
+    owner === null
+      ? 'records without an owner are not reachable with these credentials'
+      : `no owner ${describeValue(owner)} is reachable with these credentials`,
+    {
+      code: 'APP_TENANT_NOT_FOUND',
+      data: { field: 'owner', value: owner },
+    },
+  );
 
 /**
  * The owner a change or an emit acts for. All tenants: `requested` as given (undefined and null
  * mean no owner; the core checks the value). One tenant: its owner, whether `requested` is left
- * out or names it; naming any other owner (null included) is a 404 `APP_TENANT_NOT_FOUND`.
+ * out or names it; naming any other owner (null included) is a 404 `APP_TENANT_NOT_FOUND`. A
+ * value that cannot name an owner at all (a number, an object) is given back for the core's
+ * check of the field to refuse (422), as it is for every tenant: a wrong JSON type is the
+ * client's mistake to fix, not a tenant it cannot reach.
  */
 export function ownerForWrite(scope: TenantScope, requested: unknown): unknown {
   if (scope.kind === 'all') return requested;
   if (requested === undefined || requested === scope.owner) return scope.owner;
+  if (requested !== null && typeof requested !== 'string') return requested;
   throw tenantNotFound(requested);
 }
 

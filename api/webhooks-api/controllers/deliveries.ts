@@ -10,6 +10,7 @@ import {
   showDelivery,
 } from '../../../shared/webhooks/deliveries/index.ts';
 import { defineController } from '../../model-framework/routing/controller.ts';
+import { permitOnly } from '../../model-framework/routing/permit.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { publishDelivery } from '../present.ts';
 import { list, one, ownerParameter, timeParameters } from '../query.ts';
@@ -47,14 +48,16 @@ export const deliveriesController = (deps: WebhookDeps) =>
       await ctx.resource(publishDelivery(principal, await showDelivery(deps, scope, id)));
     }),
 
-    /** POST /deliveries/:id/retry: 202; a dead delivery is sent again with the same webhook-id. */
+    /** POST /deliveries/:id/retry: 202; a dead delivery is sent again with the same webhook-id. It takes no body field. */
     retry: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
+      permitOnly(ctx.request.body, []);
       const summary = await retryDelivery(deps, actor, id);
       await ctx.resource(publishDelivery(principal, { ...summary, endpointEnabled: true }), { status: 202 });
     }),
 
     /** POST /deliveries/:id/resend: 202; a done or dead delivery is sent again with the same webhook-id (409 while in flight). */
     resend: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
+      permitOnly(ctx.request.body, []);
       const summary = await resendDelivery(deps, actor, id);
       await ctx.resource(publishDelivery(principal, { ...summary, endpointEnabled: true }), { status: 202 });
     }),

@@ -18,10 +18,11 @@ import {
 } from '../../../shared/webhooks/endpoints/index.ts';
 import { testFilter, type FilterTestInput } from '../../../shared/webhooks/filters/try.ts';
 import { defineController } from '../../model-framework/routing/controller.ts';
+import { bodyFields, permitOnly } from '../../model-framework/routing/permit.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink } from '../links.ts';
 import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../present.ts';
-import { flag, list, one, ownerParameter, timeParameters } from '../query.ts';
+import { choice, flag, list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
 
 export const endpointsController = (deps: WebhookDeps) =>
@@ -47,7 +48,7 @@ export const endpointsController = (deps: WebhookDeps) =>
 
     /** POST /webhooks {url, events, filter?, owner?, description?, headers?}: 201 with the secret, shown this once. */
     create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
-      const input = ctx.permit(
+      const input = permitOnly(ctx.request.body, [
         'url',
         'events',
         'filter',
@@ -57,7 +58,7 @@ export const endpointsController = (deps: WebhookDeps) =>
         'signing',
         'rateLimit',
         'ordering',
-      ) as unknown as RegisterOptions;
+      ]) as unknown as RegisterOptions;
       const endpoint = await registerEndpoint(deps, actor, input);
       await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: endpoint.secret }, { status: 201 });
     }),
@@ -67,18 +68,18 @@ export const endpointsController = (deps: WebhookDeps) =>
       deps,
       { parameters: ['reveal'], paged: false },
       async ({ ctx, principal, scope, deps, query, id }) => {
-        const revealHeaders = revealHeadersFor(principal, one(query, 'reveal') === 'headers');
+        const revealHeaders = revealHeadersFor(principal, choice(query, 'reveal', ['headers']) === 'headers');
         await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, scope, id), { revealHeaders }));
       },
     ),
 
     /**
      * PATCH /webhooks/:id {url?, events?, filter?, description?, headers?, enabled?, disabledReason?, owner?}.
-     * The body goes to the core whole (not through `permit`): an unknown field or an empty patch is
-     * a 422 `APP_WEBHOOK_PATCH_INVALID`, as documented, not silently nothing.
+     * The body's fields go to the core whole (not through `permit`): an unknown field or an empty
+     * patch is a 422 `APP_WEBHOOK_PATCH_INVALID`, as documented, not silently nothing.
      */
     update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
-      const patch = (ctx.request.body ?? {}) as EndpointPatch;
+      const patch = bodyFields(ctx.request.body) as EndpointPatch;
       await ctx.resource(publishEndpoint(principal, await updateEndpoint(deps, actor, id, patch)));
     }),
 
@@ -90,7 +91,7 @@ export const endpointsController = (deps: WebhookDeps) =>
 
     /** POST /webhooks/:id/rotate {grace?}: the endpoint with its new secret (shown this once) and `graceEndsAt`. */
     rotate: webhookAction(deps, async ({ ctx, actor, principal, scope, deps, id }) => {
-      const { grace } = ctx.permit('grace') as { grace?: number };
+      const { grace } = permitOnly(ctx.request.body, ['grace']) as { grace?: number };
       const rotated = await rotateSecret(deps, actor, id, { grace });
       const endpoint = await showEndpoint(deps, scope, id);
       await ctx.resource({
@@ -102,14 +103,14 @@ export const endpointsController = (deps: WebhookDeps) =>
 
     /** POST /webhooks/:id/test {type?, data?}: 202 with the delivery of a `webhook.test` event to this endpoint alone. */
     test: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
-      const input = ctx.permit('type', 'data') as { type?: string; data?: unknown };
+      const input = permitOnly(ctx.request.body, ['type', 'data']) as { type?: string; data?: unknown };
       const delivery = await sendTestEvent(deps, actor, id, input);
       await ctx.resource(publishNewDelivery(principal, delivery), { status: 202 });
     }),
 
     /** POST /webhooks/:id/recover {since, until?}: 202; the endpoint's dead deliveries in the range are sent again. */
     recover: webhookAction(deps, async ({ ctx, actor, deps, id }) => {
-      const result = await recoverDeliveries(deps, actor, id, ctx.permit('since', 'until'));
+      const result = await recoverDeliveries(deps, actor, id, permitOnly(ctx.request.body, ['since', 'until']));
       await ctx.resource(
         {
           _links: {
@@ -133,7 +134,7 @@ export const endpointsController = (deps: WebhookDeps) =>
      * which refuses an unknown field.
      */
     filterTest: webhookAction(deps, async ({ ctx, actor, deps }) => {
-      const result = await testFilter(deps, actor, (ctx.request.body ?? {}) as FilterTestInput);
+      const result = await testFilter(deps, actor, bodyFields(ctx.request.body) as FilterTestInput);
       // an answer to a POST that no GET can fetch again: no `self`, the endpoints it is about instead
       await ctx.resource({
         _links: { collection: { href: PATHS.webhooks } },

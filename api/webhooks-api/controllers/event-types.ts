@@ -9,6 +9,7 @@ import {
 } from '../../../shared/webhooks/event-types/index.ts';
 import type { Links } from '../../hal/links.ts';
 import { defineController } from '../../model-framework/routing/controller.ts';
+import { bodyFields, permitOnly } from '../../model-framework/routing/permit.ts';
 import type { Principal } from '../../model-framework/routing/roles.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { may } from '../links.ts';
@@ -42,7 +43,7 @@ export const eventTypesController = (deps: WebhookDeps) =>
       const type = await createEventType(
         deps,
         actor,
-        ctx.permit('name', 'description', 'schema', 'examples', 'deprecated'),
+        permitOnly(ctx.request.body, ['name', 'description', 'schema', 'examples', 'deprecated']),
       );
       await ctx.resource(publishEventType(principal, type), { status: 201 });
     }),
@@ -51,8 +52,8 @@ export const eventTypesController = (deps: WebhookDeps) =>
     }),
     /** PATCH /event-types/:name {description?, schema?, examples?, deprecated?} (admins; `schema: null` removes it). */
     update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
-      const body =
-        ctx.request.body && typeof ctx.request.body === 'object' ? (ctx.request.body as Record<string, unknown>) : {};
-      await ctx.resource(publishEventType(principal, await updateEventType(deps, actor, id, body)));
+      await ctx.resource(
+        publishEventType(principal, await updateEventType(deps, actor, id, bodyFields(ctx.request.body))),
+      );
     }),
   });

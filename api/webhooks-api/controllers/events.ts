@@ -6,6 +6,7 @@ import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { emitEvent, listEvents, showEvent } from '../../../shared/webhooks/events/index.ts';
 import type { Links } from '../../hal/links.ts';
 import { defineController } from '../../model-framework/routing/controller.ts';
+import { permitOnly } from '../../model-framework/routing/permit.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink, eventLinks } from '../links.ts';
 import { publishEvent } from '../present.ts';
@@ -43,7 +44,7 @@ export const eventsController = (deps: WebhookDeps) =>
      * `webhooks.dedupeWindow` answers 200 with the original event (`duplicate: true`), queuing nothing.
      */
     create: webhookAction(deps, async ({ ctx, actor, principal, deps }) => {
-      const result = await emitEvent(deps, actor, ctx.permit('type', 'data', 'owner', 'eventId'));
+      const result = await emitEvent(deps, actor, permitOnly(ctx.request.body, ['type', 'data', 'owner', 'eventId']));
       const links: Links =
         result.event === null ? { collection: { href: PATHS.events } } : eventLinks(principal, result.event.id);
       links.delivery = result.deliveries.map((delivery) => ({ href: PATHS.delivery(delivery.id) }));

@@ -150,6 +150,7 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
 
   const disabling = given.enabled === false;
   const enabling = given.enabled === true;
+  if (given.disabledReason !== undefined && enabling) throw reasonWithoutDisabling('with enabled: true');
   const { before, after } = await changeEndpoint(deps, id, scope, (current, now) => ({
     ...current,
     url:
@@ -167,11 +168,7 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
     enabledAt: enabling && current.disabledAt !== null ? now : current.enabledAt,
     rateLimit: rateLimit === undefined ? current.rateLimit : rateLimit,
     ordering: ordering ?? current.ordering,
-    disabledReason: enabling
-      ? null
-      : disabling
-        ? (given.disabledReason ?? current.disabledReason ?? 'disabled by an operator')
-        : current.disabledReason,
+    disabledReason: reasonAfter(current, given.disabledReason, given.enabled),
   }));
   // a line dissolved (fifo to none) has slots free for the deliveries that waited in it
   if (after.ordering !== before.ordering) await wakeEndpoints(deps.sql, deps.config, [before.id]);
@@ -188,6 +185,30 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
   }
   return toEndpoint(after, deps.config);
 }
+
+/**
+ * The reason an endpoint keeps after a patch: none once enabled; when disabled, the one given, else
+ * the one it had, else the operator's. A reason given for an endpoint that stays enabled would be
+ * dropped, so it is refused (`reasonWithoutDisabling`).
+ */
+function reasonAfter(current: StoredEndpoint, reason: string | undefined, enabled: boolean | undefined): string | null {
+  if (enabled === true) return null;
+  if (enabled === false) return reason ?? current.disabledReason ?? 'disabled by an operator';
+  if (reason === undefined) return current.disabledReason;
+  if (current.disabledAt !== null) return reason;
+  throw reasonWithoutDisabling('for an enabled endpoint');
+}
+
+/**
+ * 422 `APP_WEBHOOK_PATCH_INVALID` for a `disabledReason` that could not be kept: an endpoint keeps
+ * a reason while it is disabled, so the reason goes with `enabled: false` or to an endpoint that
+ * is disabled already (which changes its reason).
+ */
+const reasonWithoutDisabling = (when: string) =>
+  unprocessable(
+    `cannot update webhook endpoint: disabledReason ${when} would not be kept; send it with enabled: false, or to a disabled endpoint to change its reason`,
+    { code: 'APP_WEBHOOK_PATCH_INVALID', data: { field: 'disabledReason' } },
+  );
 
 /** Disables endpoint `id` (no new deliveries are written for it); `reason` is kept with it. */
 export function disableEndpoint(

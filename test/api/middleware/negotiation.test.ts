@@ -188,6 +188,24 @@ describe('content negotiation and versioning through Accept', () => {
     }
   });
 
+  it('a v1 route answers 406 to a client refusing v1 with q=0, whatever else it accepts', async () => {
+    for (const accept of [
+      'application/vnd.app.v1+json;q=0',
+      'application/vnd.app.v1+json;q=0, */*',
+      'application/json, application/vnd.app.v1+json;q=0',
+    ]) {
+      const refused = await get(accept);
+      assert.equal(refused.status, 406, accept);
+      const problem = (await refused.json()) as { code: string; detail: string; data: { version: string } };
+      assert.equal(problem.code, 'APP_VERSION_NOT_ACCEPTABLE', accept);
+      assert.equal(problem.data.version, 'v1');
+      assert.match(problem.detail, /refuses v1 \(q=0\)/, accept);
+      assert.equal((await get(accept, '/posts')).status, 406, accept);
+    }
+    const named = 'application/vnd.app.v1+json;q=0, application/vnd.app.v1+json;q=0.5';
+    assert.equal((await get(named)).status, 200, 'a version named twice keeps its highest q');
+  });
+
   it('a route without version serves any requested version', async () => {
     assert.equal((await get('application/vnd.app.v2+json, application/json;q=0.5', '/authors')).status, 200);
   });

@@ -39,6 +39,14 @@ describe('endpoint header values', () => {
     const refused = await call('GET', `${app.api}/webhooks/${id}?reveal=headers`, { token: viewer });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.code, 'APP_FORBIDDEN');
+    for (const asked of ['header', 'true', 'secrets', '']) {
+      // a misspelt reveal is refused, never answered as a read without the values asked for
+      const misspelt = await call('GET', `${app.api}/webhooks/${id}?reveal=${asked}`, { token: member });
+      assert.equal(misspelt.status, 422, `reveal=${asked}: ${misspelt.text}`);
+      assert.equal(misspelt.body.code, 'APP_WEBHOOK_LIST_INVALID');
+      assert.equal(misspelt.body.data.field, 'reveal');
+      assert.equal(misspelt.body.data.value, asked);
+    }
 
     const gql = (token: string, reveal: boolean) =>
       call('POST', `${app.base}/_app/gql`, {

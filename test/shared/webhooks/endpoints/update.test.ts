@@ -134,6 +134,27 @@ describe('disable and enable', () => {
     const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/d2', events: ['*'] });
     assert.equal((await disableEndpoint(deps(), OPERATOR, endpoint.id)).disabledReason, 'disabled by an operator');
   });
+
+  it("a disabledReason is kept or refused, never dropped: it changes a disabled endpoint's reason, and needs enabled: false otherwise", async () => {
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://127.0.0.1/d3', events: ['*'] });
+    for (const patch of [{ disabledReason: 'maintenance' }, { enabled: true, disabledReason: 'maintenance' }]) {
+      await assert.rejects(
+        updateEndpoint(deps(), OPERATOR, endpoint.id, patch),
+        appError('APP_WEBHOOK_PATCH_INVALID', 422),
+        JSON.stringify(patch),
+      );
+    }
+    const unchanged = await updateEndpoint(deps(), OPERATOR, endpoint.id, { description: 'still enabled' });
+    assert.equal(unchanged.enabled, true);
+    assert.equal(unchanged.disabledReason, null);
+
+    await updateEndpoint(deps(), OPERATOR, endpoint.id, { enabled: false, disabledReason: 'maintenance' });
+    const renamed = await updateEndpoint(deps(), OPERATOR, endpoint.id, { disabledReason: 'receiver moving' });
+    assert.equal(renamed.enabled, false);
+    assert.equal(renamed.disabledReason, 'receiver moving');
+    const kept = await updateEndpoint(deps(), OPERATOR, endpoint.id, { description: 'disabled still' });
+    assert.equal(kept.disabledReason, 'receiver moving');
+  });
 });
 
 describe('remove', () => {
