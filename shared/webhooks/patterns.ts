@@ -10,6 +10,14 @@ import { unprocessable } from '../errors/app-error.ts';
 /** Longest event name accepted. */
 export const MAX_EVENT_NAME_LENGTH = 255;
 
+/**
+ * Most distinct patterns one endpoint subscribes to. Every emit matches its event against every
+ * pattern of its owner's endpoints in the web process, so a tenant's endpoints with thousands of
+ * patterns each would slow every emit of the process; a family pattern (`order.*`) says in one
+ * what would otherwise take many names.
+ */
+export const MAX_EVENT_PATTERNS = 256;
+
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 const FAMILY_SUFFIX = '.*';
 
@@ -49,9 +57,10 @@ export function validateEventPattern(pattern: string): string | null {
 
 /**
  * The `events` of an endpoint, checked: a non-empty array of valid patterns, duplicates dropped
- * (first occurrence kept, order preserved). Throws AppError 422 `APP_WEBHOOK_EVENTS_INVALID`
- * with `data: {field: 'events', value, reason}`, `value` being the offending entry (or the whole
- * input when it is not a non-empty array).
+ * (first occurrence kept, order preserved), at most `MAX_EVENT_PATTERNS` of them. Throws AppError
+ * 422 `APP_WEBHOOK_EVENTS_INVALID` with `data: {field: 'events', value, reason}`, `value` being
+ * the offending entry (the whole input when it is not a non-empty array; the number of distinct
+ * patterns, with `limit`, when there are too many).
  */
 export function assertEventPatterns(patterns: unknown): string[] {
   const refuse = (value: unknown, reason: string) =>
@@ -68,6 +77,19 @@ export function assertEventPatterns(patterns: unknown): string[] {
     if (reason !== null) throw refuse(pattern, reason);
     seen.add(pattern);
   }
+  if (seen.size > MAX_EVENT_PATTERNS)
+    throw unprocessable(
+      `invalid webhook events: at most ${MAX_EVENT_PATTERNS} patterns, got ${seen.size} (a family such as order.* covers every name beneath it)`,
+      {
+        code: 'APP_WEBHOOK_EVENTS_INVALID',
+        data: {
+          field: 'events',
+          value: seen.size,
+          limit: MAX_EVENT_PATTERNS,
+          reason: `more than ${MAX_EVENT_PATTERNS} patterns`,
+        },
+      },
+    );
   return [...seen];
 }
 

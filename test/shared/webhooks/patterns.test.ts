@@ -4,6 +4,7 @@ import { AppError } from '../../../shared/errors/app-error.ts';
 import {
   assertEventName,
   assertEventPatterns,
+  MAX_EVENT_PATTERNS,
   matchesEvent,
   validateEventName,
   validateEventPattern,
@@ -81,6 +82,27 @@ describe('assertEventPatterns', () => {
 
   it('drops duplicates, keeping the first occurrence order', () => {
     assert.deepEqual(assertEventPatterns(['b', 'a.*', 'b', 'a.*', 'c']), ['b', 'a.*', 'c']);
+  });
+
+  it('takes at most MAX_EVENT_PATTERNS distinct patterns: every emit matches against each of them', () => {
+    const names = (count: number) => Array.from({ length: count }, (_, i) => `order.n${i}`);
+    assert.equal(assertEventPatterns(names(MAX_EVENT_PATTERNS)).length, MAX_EVENT_PATTERNS);
+    // duplicates do not count
+    assert.equal(assertEventPatterns([...names(MAX_EVENT_PATTERNS), ...names(10)]).length, MAX_EVENT_PATTERNS);
+    assert.throws(
+      () => assertEventPatterns(names(MAX_EVENT_PATTERNS + 1)),
+      (error: unknown) => {
+        assert.ok(error instanceof AppError);
+        assert.equal(error.status, 422);
+        assert.equal(error.code, 'APP_WEBHOOK_EVENTS_INVALID');
+        assert.deepEqual(
+          { value: error.data?.value, limit: error.data?.limit },
+          { value: MAX_EVENT_PATTERNS + 1, limit: MAX_EVENT_PATTERNS },
+        );
+        assert.match(error.message, /at most 256 patterns, got 257/);
+        return true;
+      },
+    );
   });
 
   const refusals: Array<{ rule: string; input: unknown; value: unknown }> = [
