@@ -11,7 +11,7 @@ import { authorize, type Actor } from '../access/actor.ts';
 import { PORTAL_ROLES } from '../tokens/roles.ts';
 import { assertOwner } from '../webhooks/endpoints/fields.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
-import { deleteExpiredPortalLinks, insertPortalLink, usePortalLinkRow } from './portal-store.ts';
+import { deleteExpiredPortalLinks, insertPortalLink, portalLinkRowUsable, usePortalLinkRow } from './portal-store.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import { startSession, type PortalGrant, type StartedSession } from './sessions.ts';
 import { transaction } from '../db/transaction.ts';
@@ -74,6 +74,16 @@ export async function createPortalLink(
   await deleteExpiredPortalLinks(deps.sql, new Date(at.getTime() - 86_400_000)); // keeps the table small
   deps.log.info({ owner, role, by: actor.id }, 'portal link made');
   return { token, owner, role: role as PortalGrant['role'], expiresAt };
+}
+
+/**
+ * Whether `token` is a portal link that would sign in now (known, unused, unexpired); nothing is
+ * spent. The page a link opens asks for a new one at once when it would not, rather than offering
+ * a button whose press can only fail.
+ */
+export async function portalLinkUsable(deps: AccountDeps, token: unknown): Promise<boolean> {
+  if (!looksLikeSecret(token, PORTAL_LINK_PREFIX)) return false;
+  return portalLinkRowUsable(deps.sql, secretDigest(token), clockOf(deps));
 }
 
 /**

@@ -33,6 +33,13 @@ export async function usePortalLinkRow(
   return rows[0];
 }
 
+/** Whether the link exists, is unused and has not expired at `at`; nothing is spent. */
+export async function portalLinkRowUsable(sql: Sql, digest: string, at: Date): Promise<boolean> {
+  const rows = await sql`
+    select 1 from app_portal_links where digest = ${digest} and used_at is null and expires_at > ${at}`;
+  return rows.length > 0;
+}
+
 /** Deletes links that expired before `before` (used or not); how many. */
 export async function deleteExpiredPortalLinks(sql: Sql, before: Date): Promise<number> {
   const rows = await sql`delete from app_portal_links where expires_at <= ${before} returning digest`;

@@ -12,7 +12,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { createCsrfToken } from '../../../shared/accounts/csrf.ts';
-import { usePortalLink } from '../../../shared/accounts/portal-links.ts';
+import { portalLinkUsable, usePortalLink } from '../../../shared/accounts/portal-links.ts';
 import { linkCookie, setLinkCookie, setSessionCookie } from '../../accounts/cookies.ts';
 import { keepLinkToken } from '../../accounts/link-landing.ts';
 import { sessionOf } from '../../auth/session-strategy.ts';
@@ -20,17 +20,15 @@ import { field, formOf, orShowAgain, param, wantsJson, type ConsoleDeps } from '
 import { CONSOLE_PATHS } from '../paths.ts';
 
 export function portalRoutes(router: Router, deps: ConsoleDeps): void {
-  /** `token`: only one the client gave itself (never the cookie's); `link`: whether there is one to post. */
-  const show = (
-    ctx: Context,
-    given: string | undefined,
-    extra: { errors?: { message: string; code?: string }[]; status?: number } = {},
-  ) =>
-    ctx.render(
-      'portal',
-      { token: given ?? '', link: given !== undefined || linkCookie(ctx, deps.pages.cookies) !== undefined },
-      { ...extra, user: null },
-    );
+  /**
+   * `token`: only one the client gave itself (never the cookie's); `link`: whether there is one to
+   * post; `usable`: whether that link would sign in now (else the page says it is spent or expired).
+   */
+  const show = async (ctx: Context, given: string | undefined) => {
+    const token = given ?? linkCookie(ctx, deps.pages.cookies);
+    const usable = token !== undefined && (await portalLinkUsable(deps.accounts, token));
+    return ctx.render('portal', { token: given ?? '', link: token !== undefined, usable }, { user: null });
+  };
 
   router.get(CONSOLE_PATHS.portal, (ctx) => {
     if (keepLinkToken(ctx, deps.pages.cookies, CONSOLE_PATHS.portal)) return;
@@ -63,7 +61,7 @@ export function portalRoutes(router: Router, deps: ConsoleDeps): void {
       // a link refused is spent, expired or unknown: the page asks for a new one
       (errors, status) => {
         setLinkCookie(ctx, cookies, CONSOLE_PATHS.portal, null);
-        return ctx.render('portal', { token: '', link: false }, { errors, status, user: null });
+        return ctx.render('portal', { token: '', link: false, usable: false }, { errors, status, user: null });
       },
     );
   });

@@ -149,6 +149,25 @@ describe('JSON and scripted clients keep the token in the form field', () => {
     assert.ok(browser.cookies.has('app_session'));
     assert.ok(!browser.cookies.has('app_link'), 'the spent token is cleared');
   });
+
+  it('a portal link used already is said to be spent on its GET: no button whose press can only fail', async () => {
+    const link = await createPortalLink(app.accounts, OPERATOR, { owner: 'acme', role: 'member' });
+    const first = new Browser(app.base);
+    await first.request('GET', `/portal?token=${link.token}`, { html: true });
+    const landing = await first.request('GET', '/portal', { html: true });
+    const used = await first.request('POST', '/portal', { form: { _csrf: csrfOf(landing.text) } });
+    assert.equal(used.status, 303, used.text);
+
+    const again = new Browser(app.base);
+    await again.request('GET', `/portal?token=${link.token}`, { html: true });
+    const spent = await again.request('GET', '/portal', { html: true });
+    assert.equal(spent.status, 200);
+    assert.doesNotMatch(spent.text, /Continue to the console/);
+    assert.match(spent.text, /id="link-spent"/);
+    const json = await new Browser(app.base).request('GET', `/portal?token=${link.token}`);
+    assert.equal(json.body.data.usable, false);
+    assert.equal(json.body.data.link, true);
+  });
 });
 
 describe('logs', () => {
