@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { requestIdFor } from '../middleware/request-id.ts';
+import { BARE_ANSWER_HEADERS } from '../security/bare-answer-headers.ts';
 
 /** Status and code for what Node's HTTP parser refuses before any middleware runs. */
 function describe(code: string | undefined): { status: number; appCode: string; detail: string } {
@@ -45,8 +46,8 @@ function givenRequestId(rawPacket: unknown): string | undefined {
  * token, broken framing, oversized headers, a request not received in full in time) is answered with a problem+json body and a stable
  * code, like every other refusal, instead of Node's bare status line; then the connection closes.
  * Like every answer it carries a request id (`X-Request-Id` and the problem's `requestId`): the
- * client's when the refused bytes hold a sane one, else a new one. A socket already gone is
- * simply destroyed.
+ * client's when the refused bytes hold a sane one, else a new one; and security headers, which
+ * helmet never adds here (api/security/bare-answer-headers.ts). A socket already gone is simply destroyed.
  */
 export function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -69,6 +70,9 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\n` +
       'Cache-Control: no-store\r\n' +
+      Object.entries(BARE_ANSWER_HEADERS)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('') +
       'Connection: close\r\n\r\n' +
       body,
   );

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clip } from '../../shared/errors/describe-value.ts';
 import { requestIdFor } from '../middleware/request-id.ts';
+import { BARE_ANSWER_HEADERS } from '../security/bare-answer-headers.ts';
 
 /** Longest part of an unmet `Expect` value repeated in the answer. */
 const MAX_ECHO = 200;
@@ -29,6 +30,7 @@ export function answerUnmetExpectation(req: IncomingMessage, res: ServerResponse
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': requestId,
     'Cache-Control': 'no-store',
+    ...BARE_ANSWER_HEADERS,
   });
   res.end(body);
 }

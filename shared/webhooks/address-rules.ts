@@ -19,6 +19,11 @@
  * - 6to4 `2002::/16` and the NAT64 local-use prefix `64:ff9b:1::/48` are refused outright: 6to4 is
  *   deprecated (RFC 7526) and the local-use prefix places the IPv4 at an operator-chosen offset,
  *   so it cannot be extracted reliably.
+ * - The IPv6 special-purpose blocks are refused as their IPv4 counterparts are: all of the
+ *   protocol assignments `2001::/23` (as `192.0.0.0/24`; its few anycast services and overlay
+ *   identifiers are no receiver), benchmarking `2001:2::/48`, the second documentation prefix
+ *   `3fff::/20`, and the SRv6 segment identifiers `5f00::/16` (routed only inside an operator's
+ *   own network).
  * - The names `localhost` and `*.localhost` (RFC 6761, always loopback) are refused by name.
  * - Any port is accepted: the address is what decides whose machine a request reaches, and a
  *   public address is its receiver's own to listen on where it likes (8443, 9000 behind a
@@ -74,6 +79,10 @@ export const REFUSED_RANGES: readonly RefusedRange[] = [
   { cidr: '2001::/32', family: 6, name: 'Teredo' },
   { cidr: 'fec0::/10', family: 6, name: 'site-local, deprecated' },
   { cidr: '100::/64', family: 6, name: 'discard-only' },
+  { cidr: '2001::/23', family: 6, name: 'IETF protocol assignments' },
+  { cidr: '2001:2::/48', family: 6, name: 'benchmarking' },
+  { cidr: '3fff::/20', family: 6, name: 'documentation' },
+  { cidr: '5f00::/16', family: 6, name: 'segment routing (SRv6) SIDs' },
 ];
 
 /** Verdict on one address. */

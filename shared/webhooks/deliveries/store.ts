@@ -23,6 +23,7 @@ import { activeSecrets } from '../endpoints/secrets.ts';
 import { deliveryJobSpec, type DeliveryJobPayload } from './job.ts';
 import type { DeliveryStatus } from '../events/enqueue.ts';
 import { transaction } from '../../db/transaction.ts';
+import { recordedText } from './recorded-text.ts';
 
 export type { DeliveryJobPayload, DeliveryStatus };
 
@@ -57,10 +58,6 @@ export interface ClaimedDelivery {
   /** Its endpoint delivers in emit order, one at a time (`ordering: "fifo"`). */
   fifo: boolean;
 }
-
-/** `text` with U+FFFD for each U+0000: PostgreSQL text cannot hold U+0000, and a receiver's answer may. */
-export const replaceNul = (text: string | null | undefined): string | null =>
-  text === null || text === undefined ? null : text.replaceAll('\u0000', '\uFFFD');
 
 /** What `claimDeliveries` is asked: a delivery id, whether its body must be read, and its job's payload (kept if it is parked). */
 export interface ClaimRequest {
@@ -288,13 +285,13 @@ export async function recordAttempts(sql: Queryable, records: readonly AttemptRe
         ${column((r) => r.deliveryId)}::text[],
         ${column((r) => r.priorAttempts)}::int[],
         ${column((r) => (r.outcome === 'retry' ? 'pending' : r.outcome))}::text[],
-        ${column((r) => replaceNul(r.error))}::text[],
+        ${column((r) => recordedText(r.error))}::text[],
         ${column((r) => r.httpStatus)}::int[],
         ${column((r) => (retrying(r) ? Math.max(0, Math.round(r.retry!.delayMs)) : null))}::int[],
         ${column((r) => r.startedAt.toISOString())}::timestamptz[],
         ${column((r) => Math.round(r.durationMs))}::int[],
         ${column((r) => r.outcome)}::text[],
-        ${column((r) => replaceNul(r.excerpt))}::text[],
+        ${column((r) => recordedText(r.excerpt))}::text[],
         ${column((r) => (retrying(r) ? JSON.stringify(r.retry!.payload) : null))}::text[],
         ${column((r) => String(r.release))}::text[]::boolean[],
         ${column((r) => Math.round(r.receiverMs ?? r.durationMs))}::int[]
@@ -467,7 +464,7 @@ export async function markUnsent(sql: Queryable, id: string, error: string): Pro
   const rows = await sql`
     with run as (delete from app_delivery_runs where delivery_id = ${id})
     update app_webhook_deliveries
-       set status = 'dead', last_error = ${replaceNul(error)}::text, next_attempt_at = null, completed_at = now(), updated_at = now(),
+       set status = 'dead', last_error = ${recordedText(error)}::text, next_attempt_at = null, completed_at = now(), updated_at = now(),
            slot = false, parked_at = null, parked_job = null
      where id = ${id} and status in ('pending', 'running')
     returning id`;

@@ -101,6 +101,28 @@ describe('answers made outside the router', () => {
     }
   });
 
+  it('every refusal made before the middleware (parser refusals, an unmet Expect) carries the security headers: no sniffing, no framing, nothing loaded', async () => {
+    const answers = await Promise.all([
+      rawExchange(app.base, 'FOO / HTTP/1.1\r\nHost: localhost\r\n\r\n'),
+      rawExchange(app.base, 'GET / HTTP/1.1\r\nHost: localhost\r\nBad Header\r\n\r\n'),
+      rawExchange(app.base, `GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      rawExchange(app.base, 'GET /livez HTTP/1.1\r\nHost: localhost\r\nExpect: teapot\r\nConnection: close\r\n\r\n'),
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [501, 400, 431, 417],
+    );
+    for (const answer of answers) {
+      assert.equal(answer.headers['x-content-type-options'], 'nosniff', String(answer.status));
+      assert.equal(
+        answer.headers['content-security-policy'],
+        "default-src 'none'; frame-ancestors 'none'",
+        String(answer.status),
+      );
+      assert.equal(answer.headers['x-frame-options'], 'DENY', String(answer.status));
+    }
+  });
+
   it('an Expect other than 100-continue is 417 APP_EXPECTATION_UNSUPPORTED as problem+json with the request id', async () => {
     const answer = await rawExchange(
       app.base,

@@ -44,7 +44,8 @@ const USUAL_RANGES = [
   '198.18.0.0/15',
 ];
 // Our additions: all of ::/8, the IPv6 forms that carry an IPv4 address, and the special-purpose
-// ranges no receiver is at (protocol assignments, relays, documentation, Teredo, site-local, discard).
+// ranges no receiver is at (protocol assignments, relays, documentation, Teredo, site-local, discard,
+// benchmarking, segment routing ids).
 const EXTRA_RANGES = [
   '::/8',
   '::/96',
@@ -58,6 +59,10 @@ const EXTRA_RANGES = [
   '2001::/32',
   'fec0::/10',
   '100::/64',
+  '2001::/23',
+  '2001:2::/48',
+  '3fff::/20',
+  '5f00::/16',
 ];
 
 function bounds(range: RefusedRange) {
@@ -138,6 +143,11 @@ describe('checkAddress', () => {
     '255.255.255.255',
     '[::1]',
     'fe80::1%eth0',
+    '2001:2::1',
+    '2001:10::1',
+    '2001:1ff::1',
+    '3fff::1',
+    '5f00::1',
   ];
   for (const address of refused) {
     it(`refuses ${address}`, () => assert.equal(checkAddress(address).ok, false));
@@ -163,6 +173,10 @@ describe('checkAddress', () => {
     '223.255.255.255',
     '100:0:0:1::1',
     '2001:4860:4860::8888',
+    '2001:200::1',
+    '3ffe:ffff::1',
+    '4000::1',
+    '5f01::1',
   ];
   for (const address of allowed) {
     it(`allows the public address ${address}`, () => assert.deepEqual(checkAddress(address), { ok: true }));
