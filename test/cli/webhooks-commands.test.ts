@@ -393,3 +393,59 @@ describe('the other webhooks:* commands and events:emit', () => {
     assert.doesNotMatch(test.stderr, /stored unencrypted/, 'no secret is ordinary outside production');
   });
 });
+
+describe('text from the database and the command line', () => {
+  it('an escape sequence stored in a description is printed escaped, never written to the terminal raw', async () => {
+    const { externalId } = await json<{ externalId: string }>([
+      'webhooks:add',
+      'https://example.com/raw',
+      '--events',
+      'a.b',
+    ]);
+    // as a release before the C1 rule, or a store written by another program, may hold it
+    await db.sql`update app_webhooks set description = ${'clear\u001b[2J then \u009b31mred'} where id = ${externalId}`;
+    const run = await app(['webhooks:show', externalId]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^description: clear\\x1b\[2J then \\x9b31mred$/m);
+    assert.doesNotMatch(run.stdout, /[\u001b\u009b]/);
+    const listed = await json<{ description: string }>(['webhooks:show', externalId]);
+    assert.equal(listed.description, 'clear\u001b[2J then \u009b31mred', '--json prints the record as it is');
+  });
+
+  it('refuses a description with a C1 control character from the command line', async () => {
+    await refused(
+      ['webhooks:add', 'https://example.com/c1', '--events', 'a.b', '--description', 'x\u009b2J'],
+      /invalid webhook description/,
+    );
+  });
+
+  it("`webhooks:update --description ''` removes the description, as --clear-description does", async () => {
+    const { externalId } = await json<{ externalId: string }>([
+      'webhooks:add',
+      'https://example.com/desc',
+      '--events',
+      'a.b',
+      '--description',
+      'orders',
+    ]);
+    const updated = await json<{ description: string | null }>(['webhooks:update', externalId, '--description', '']);
+    assert.equal(updated.description, null);
+    const run = await app(['webhooks:show', externalId]);
+    assert.match(run.stdout, /^description: \(none\)$/m);
+  });
+
+  it('`webhooks:disable --reason \'\'` is a disable without a reason: the reason such a disable gets, not "()"', async () => {
+    const { externalId } = await json<{ externalId: string }>([
+      'webhooks:add',
+      'https://example.com/off',
+      '--events',
+      'a.b',
+    ]);
+    const run = await app(['webhooks:disable', externalId, '--reason', '']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^state: +disabled since \S+ \(disabled by an operator\)$/m);
+    assert.doesNotMatch(run.stdout, /\(\)/);
+    const shown = await json<{ disabledReason: string | null }>(['webhooks:show', externalId]);
+    assert.equal(shown.disabledReason, 'disabled by an operator');
+  });
+});

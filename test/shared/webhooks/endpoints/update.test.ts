@@ -77,6 +77,18 @@ describe('update', () => {
       appError('APP_WEBHOOK_OWNER_INVALID', 422),
     );
     await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { owner: 'o1 ' }),
+      appError('APP_WEBHOOK_OWNER_INVALID', 422),
+    );
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { description: 'd\u009b2J' }),
+      appError('APP_WEBHOOK_DESCRIPTION_INVALID', 422),
+    );
+    await assert.rejects(
+      updateEndpoint(strict(), OPERATOR, endpoint.id, { enabled: false, disabledReason: 'spam\u0085' }),
+      appError('APP_WEBHOOK_PATCH_INVALID', 422),
+    );
+    await assert.rejects(
       updateEndpoint(strict(), OPERATOR, endpoint.id, { secret: 'whsec_x' } as never),
       appError('APP_WEBHOOK_PATCH_INVALID', 422),
     );
