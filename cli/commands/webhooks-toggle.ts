@@ -10,7 +10,7 @@ export const webhooksDisableCommand = defineCommand({
   builder: (yargs) =>
     yargs
       .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-      .option('reason', { type: 'string', describe: 'Why, kept with the endpoint (an empty one is no reason)' }),
+      .option('reason', { type: 'string', describe: 'Why, kept with the endpoint (an empty one is as if not given)' }),
   run: async (context, args) => {
     const { disableEndpoint } = await endpoints();
     const { endpointText, shown, webhookDeps } = await helpers();
