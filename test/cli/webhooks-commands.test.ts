@@ -395,13 +395,12 @@ describe('the other webhooks:* commands and events:emit', () => {
 });
 
 describe('text from the database and the command line', () => {
+  /** The id of a new endpoint to `url` for `a.b`, with `options` given to webhooks:add. */
+  const added = async (url: string, ...options: string[]) =>
+    (await json<{ externalId: string }>(['webhooks:add', url, '--events', 'a.b', ...options])).externalId;
+
   it('an escape sequence stored in a description is printed escaped, never written to the terminal raw', async () => {
-    const { externalId } = await json<{ externalId: string }>([
-      'webhooks:add',
-      'https://example.com/raw',
-      '--events',
-      'a.b',
-    ]);
+    const externalId = await added('https://example.com/raw');
     // as a release before the C1 rule, or a store written by another program, may hold it
     await db.sql`update app_webhooks set description = ${'clear\u001b[2J then \u009b31mred'} where id = ${externalId}`;
     const run = await app(['webhooks:show', externalId]);
@@ -420,14 +419,7 @@ describe('text from the database and the command line', () => {
   });
 
   it("`webhooks:update --description ''` removes the description, as --clear-description does", async () => {
-    const { externalId } = await json<{ externalId: string }>([
-      'webhooks:add',
-      'https://example.com/desc',
-      '--events',
-      'a.b',
-      '--description',
-      'orders',
-    ]);
+    const externalId = await added('https://example.com/desc', '--description', 'orders');
     const updated = await json<{ description: string | null }>(['webhooks:update', externalId, '--description', '']);
     assert.equal(updated.description, null);
     const run = await app(['webhooks:show', externalId]);
@@ -435,12 +427,7 @@ describe('text from the database and the command line', () => {
   });
 
   it('`webhooks:disable --reason \'\'` is a disable without a reason: the reason such a disable gets, not "()"', async () => {
-    const { externalId } = await json<{ externalId: string }>([
-      'webhooks:add',
-      'https://example.com/off',
-      '--events',
-      'a.b',
-    ]);
+    const externalId = await added('https://example.com/off');
     const run = await app(['webhooks:disable', externalId, '--reason', '']);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^state: +disabled since \S+ \(disabled by an operator\)$/m);
