@@ -418,12 +418,17 @@ describe('text from the database and the command line', () => {
     );
   });
 
-  it("`webhooks:update --description ''` removes the description, as --clear-description does", async () => {
+  it("`webhooks:update --description ''` removes the description, as --clear-description does; webhooks:add gives none", async () => {
     const externalId = await added('https://example.com/desc', '--description', 'orders');
     const updated = await json<{ description: string | null }>(['webhooks:update', externalId, '--description', '']);
     assert.equal(updated.description, null);
     const run = await app(['webhooks:show', externalId]);
     assert.match(run.stdout, /^description: \(none\)$/m);
+    const empty = await json<{ description: string | null }>([
+      'webhooks:show',
+      await added('https://example.com/e', '--description', ''),
+    ]);
+    assert.equal(empty.description, null, "webhooks:add --description '' gives none too");
   });
 
   it('`webhooks:disable --reason \'\'` is a disable without a reason: the reason such a disable gets, not "()"', async () => {
