@@ -6,6 +6,7 @@
 import type { CliIo } from './io.ts';
 import { runCli } from './run.ts';
 import { failureOf, UsageError } from './failure.ts';
+import { terminalText } from './support/text-forms.ts';
 
 export async function runApp(argv: string[], io: CliIo): Promise<number> {
   try {
@@ -17,7 +18,7 @@ export async function runApp(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${JSON.stringify({ error: { code: failure.code, message: failure.message } })}\n`);
     } else {
       const usage = error instanceof UsageError && error.usage ? `${error.usage}\n\n` : '';
-      io.stderr.write(`${usage}app: ${failure.message}\n`);
+      io.stderr.write(`${usage}app: ${terminalText(failure.message)}\n`);
     }
     return failure.exit;
   }

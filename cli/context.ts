@@ -7,6 +7,7 @@ import { productionRefusal } from '../shared/security/production-guard.ts';
 import { startTelemetry, type Telemetry } from '../shared/telemetry/start.ts';
 import { isDatabaseUnreachable } from './failure.ts';
 import { ownStderr, type CliIo } from './io.ts';
+import { terminalText } from './support/text-forms.ts';
 import type { EndpointStore } from '../shared/webhooks/endpoint-stores/types.ts';
 import { endpointStoresOnDemand } from '../shared/webhooks/endpoint-stores/on-demand.ts';
 import type { EndpointStores } from '../shared/webhooks/endpoint-stores/open.ts';
@@ -30,7 +31,7 @@ export interface CliContext {
   endpoints(): EndpointStore;
   /** Every configured store (`stores`), each opened on first use. */
   stores(): EndpointStores;
-  /** Prints records: one JSON document with --json, else the text form. */
+  /** Prints records: one JSON document with --json, else the text form, its control characters escaped (support/text-forms.ts). */
   print(records: unknown, text: () => string): void;
   /**
    * The web process's origin, for the links a command prints when `publicUrl` is unset (which
@@ -132,7 +133,7 @@ export async function createCliContext(options: {
       return stores;
     },
     print(records, text) {
-      io.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${text()}\n`);
+      io.stdout.write(options.json ? `${JSON.stringify(records, null, 2)}\n` : `${terminalText(text())}\n`);
     },
     telemetry,
     logger: (name) => loggerOn(config.logLevel, name),

@@ -25,6 +25,7 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
+import { terminalText } from '../support/text-forms.ts';
 import { isBrokerUrl } from '../../shared/webhooks/destinations/kinds.ts';
 import { maskUrl, scrubCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import type { Senders } from '../../worker/delivery/send.ts';
@@ -258,7 +259,7 @@ export const listenCommand = defineCommand({
     const shownForward = forwardTo === undefined ? undefined : maskUrl(forwardTo);
     const json = args.json === true;
     const line = (document: Record<string, unknown>, text: string) =>
-      io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${text}\n`);
+      io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${terminalText(text)}\n`);
     const { registerEndpoint, removeEndpoint } = await endpoints();
     const { parseEventList, webhookDeps } = await helpers();
     const { verify } = await import('../../shared/webhooks/signing.ts');

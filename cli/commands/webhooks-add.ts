@@ -62,7 +62,8 @@ export const webhooksAddCommand = defineCommand({
       events: parseEventList(args.events) ?? [],
       ...(typeof args.filter === 'string' ? { filter: filterOf(args.filter) as RegisterOptions['filter'] } : {}),
       owner: args.owner,
-      description: args.description,
+      // an empty description is none, as for webhooks:update
+      description: args.description || undefined,
       headers: parseHeaderList(args.header),
       signing: args.signing as 'hmac-sha256' | 'ed25519' | undefined,
       rateLimit: args['rate-limit'],

@@ -10,11 +10,13 @@ export const webhooksDisableCommand = defineCommand({
   builder: (yargs) =>
     yargs
       .positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' })
-      .option('reason', { type: 'string', describe: 'Why, kept with the endpoint' }),
+      .option('reason', { type: 'string', describe: 'Why, kept with the endpoint (an empty one is as if not given)' }),
   run: async (context, args) => {
     const { disableEndpoint } = await endpoints();
     const { endpointText, shown, webhookDeps } = await helpers();
-    const endpoint = await disableEndpoint(webhookDeps(context), OPERATOR, args.id as string, { reason: args.reason });
+    const endpoint = await disableEndpoint(webhookDeps(context), OPERATOR, args.id as string, {
+      reason: args.reason || undefined,
+    });
     const printed = shown(endpoint);
     context.print(printed, () => endpointText(printed));
   },

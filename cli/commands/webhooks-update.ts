@@ -19,7 +19,10 @@ export const webhooksUpdateCommand = defineCommand({
       .option('no-filter', { type: 'boolean', describe: 'Remove the filter' })
       .option('owner', { type: 'string', describe: 'New owner' })
       .option('clear-owner', { type: 'boolean', describe: 'Remove the owner' })
-      .option('description', { type: 'string', describe: 'New description' })
+      .option('description', {
+        type: 'string',
+        describe: 'New description (an empty one removes it, as --clear-description does)',
+      })
       .option('clear-description', { type: 'boolean', describe: 'Remove the description' })
       .option('header', {
         type: 'string',
@@ -51,7 +54,8 @@ export const webhooksUpdateCommand = defineCommand({
     else if (filter !== undefined) patch.filter = filterOf(filter) as EndpointPatch['filter'];
     if (args.owner !== undefined) patch.owner = args.owner;
     if (args['clear-owner']) patch.owner = null;
-    if (args.description !== undefined) patch.description = args.description;
+    // an empty description is none: stored as '' it would be a description that shows nothing
+    if (args.description !== undefined) patch.description = args.description === '' ? null : args.description;
     if (args['clear-description']) patch.description = null;
     if (args.header !== undefined) patch.headers = parseHeaderList(args.header) ?? {};
     if (args['clear-headers']) patch.headers = null;

@@ -53,7 +53,7 @@ export function endpointText(endpoint: ShownEndpoint): string {
     `owner:       ${endpoint.owner ?? '(none)'}`,
     `description: ${endpoint.description || '(none)'}`,
     `headers:     ${headers.length === 0 ? '(none)' : headers.join('\n             ')}`,
-    `state:       ${endpoint.enabled ? 'enabled' : `disabled since ${isoOrDash(endpoint.disabledAt)} (${endpoint.disabledReason ?? 'no reason given'})`}`,
+    `state:       ${endpoint.enabled ? 'enabled' : `disabled since ${isoOrDash(endpoint.disabledAt)} (${endpoint.disabledReason || 'no reason given'})`}`,
     `rate limit:  ${endpoint.rateLimit === null ? 'none' : `${endpoint.rateLimit} deliveries per second`}`,
     `ordering:    ${endpoint.ordering === 'fifo' ? 'fifo (one at a time, in emit order)' : 'none (in parallel)'}`,
     `signing:     ${endpoint.signing === 'ed25519' ? 'ed25519 (v1a, signatures; receivers verify with the public key)' : 'hmac-sha256 (v1, signatures)'}`,

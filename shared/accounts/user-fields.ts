@@ -4,6 +4,7 @@
  */
 import { unprocessable } from '../errors/app-error.ts';
 import { isStoredAsGiven } from '../db/storable-text.ts';
+import { hasControlCharacter } from '../security/control-characters.ts';
 import { roleOwnerProblem, type Role } from '../tokens/roles.ts';
 import { assertOwner } from '../webhooks/endpoints/fields.ts';
 
@@ -14,8 +15,6 @@ export const MAX_USER_NAME_LENGTH = 100;
 export const invalidUserField = (field: string, reason: string) =>
   unprocessable(`invalid user ${field}: ${reason}`, { code: 'APP_USER_FIELD_INVALID', data: { field, reason } });
 
-const CONTROL = /[\x00-\x1f\x7f]/;
-
 /** An email address: trimmed, at most 254 characters, one `@` with text on both sides, no spaces. */
 export function checkEmail(value: unknown): string {
   if (typeof value !== 'string') throw invalidUserField('email', 'must be a string');
@@ -23,7 +22,7 @@ export function checkEmail(value: unknown): string {
   if (email.length === 0) throw invalidUserField('email', 'must not be empty');
   if (email.length > MAX_EMAIL_LENGTH)
     throw invalidUserField('email', `must be at most ${MAX_EMAIL_LENGTH} characters`);
-  if (CONTROL.test(email) || !isStoredAsGiven(email) || !/^[^\s@]+@[^\s@]+$/.test(email))
+  if (hasControlCharacter(email) || !isStoredAsGiven(email) || !/^[^\s@]+@[^\s@]+$/.test(email))
     throw invalidUserField('email', 'must look like name@example.com');
   return email;
 }
@@ -36,7 +35,7 @@ export function checkName(value: unknown): string | null {
   if (name.length === 0) return null;
   if (name.length > MAX_USER_NAME_LENGTH)
     throw invalidUserField('name', `must be at most ${MAX_USER_NAME_LENGTH} characters`);
-  if (CONTROL.test(name) || !isStoredAsGiven(name))
+  if (hasControlCharacter(name) || !isStoredAsGiven(name))
     throw invalidUserField('name', 'must not contain control characters or lone surrogates');
   return name;
 }

@@ -14,6 +14,7 @@ import { roleOwnerProblem, type Role } from './roles.ts';
 import { insertToken, revokeRow, selectTokens, selectUsableByDigest, touchRow, type TokenRow } from './store.ts';
 import { clip, describeValue } from '../errors/describe-value.ts';
 import { isStoredAsGiven } from '../db/storable-text.ts';
+import { hasControlCharacter } from '../security/control-characters.ts';
 import type { TokenCache } from './cache.ts';
 
 export interface TokenDeps {
@@ -115,7 +116,7 @@ function checkInput(input: CreateTokenInput): {
   const name = typeof given.name === 'string' ? given.name.trim() : given.name;
   if (typeof name !== 'string' || name.length === 0) throw invalid('name', 'must be a non-empty string');
   if (name.length > MAX_TOKEN_NAME_LENGTH) throw invalid('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);
-  if (/[\x00-\x1f\x7f]/.test(name)) throw invalid('name', 'must not contain control characters');
+  if (hasControlCharacter(name)) throw invalid('name', 'must not contain control characters');
   if (!isStoredAsGiven(name)) throw invalid('name', 'must not contain a lone UTF-16 surrogate');
   const owner = assertOwner(given.owner);
   const problem = roleOwnerProblem(given.role, owner, 'token');

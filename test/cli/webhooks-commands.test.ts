@@ -393,3 +393,51 @@ describe('the other webhooks:* commands and events:emit', () => {
     assert.doesNotMatch(test.stderr, /stored unencrypted/, 'no secret is ordinary outside production');
   });
 });
+
+describe('text from the database and the command line', () => {
+  /** The id of a new endpoint to `url` for `a.b`, with `options` given to webhooks:add. */
+  const added = async (url: string, ...options: string[]) =>
+    (await json<{ externalId: string }>(['webhooks:add', url, '--events', 'a.b', ...options])).externalId;
+
+  it('an escape sequence stored in a description is printed escaped, never written to the terminal raw', async () => {
+    const externalId = await added('https://example.com/raw');
+    // as a release before the C1 rule, or a store written by another program, may hold it
+    await db.sql`update app_webhooks set description = ${'clear\u001b[2J then \u009b31mred'} where id = ${externalId}`;
+    const run = await app(['webhooks:show', externalId]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^description: clear\\x1b\[2J then \\x9b31mred$/m);
+    assert.doesNotMatch(run.stdout, /[\u001b\u009b]/);
+    const listed = await json<{ description: string }>(['webhooks:show', externalId]);
+    assert.equal(listed.description, 'clear\u001b[2J then \u009b31mred', '--json prints the record as it is');
+  });
+
+  it('refuses a description with a C1 control character from the command line', async () => {
+    await refused(
+      ['webhooks:add', 'https://example.com/c1', '--events', 'a.b', '--description', 'x\u009b2J'],
+      /invalid webhook description/,
+    );
+  });
+
+  it("`webhooks:update --description ''` removes the description, as --clear-description does; webhooks:add gives none", async () => {
+    const externalId = await added('https://example.com/desc', '--description', 'orders');
+    const updated = await json<{ description: string | null }>(['webhooks:update', externalId, '--description', '']);
+    assert.equal(updated.description, null);
+    const run = await app(['webhooks:show', externalId]);
+    assert.match(run.stdout, /^description: \(none\)$/m);
+    const empty = await json<{ description: string | null }>([
+      'webhooks:show',
+      await added('https://example.com/e', '--description', ''),
+    ]);
+    assert.equal(empty.description, null, "webhooks:add --description '' gives none too");
+  });
+
+  it('`webhooks:disable --reason \'\'` is a disable without a reason: the reason such a disable gets, not "()"', async () => {
+    const externalId = await added('https://example.com/off');
+    const run = await app(['webhooks:disable', externalId, '--reason', '']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^state: +disabled since \S+ \(disabled by an operator\)$/m);
+    assert.doesNotMatch(run.stdout, /\(\)/);
+    const shown = await json<{ disabledReason: string | null }>(['webhooks:show', externalId]);
+    assert.equal(shown.disabledReason, 'disabled by an operator');
+  });
+});

@@ -1,6 +1,6 @@
 /** Listing deliveries: the one filtered, paged listing of REST, GraphQL and the CLI (`jobs:list`, `jobs:dead`). */
 import { isIdText } from '../ids.ts';
-import { assertOwner } from '../endpoints/fields.ts';
+import { assertOwnerFilter } from '../endpoints/fields.ts';
 import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
@@ -77,7 +77,7 @@ export async function listDeliveries(
   query: DeliveryQuery,
 ): Promise<{ records: ListedDelivery[]; total: number; totalEstimated: boolean }> {
   const { sql, config } = deps;
-  const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
+  const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwnerFilter(query.owner));
   const statuses = [...new Set(checkStatuses(query.statuses) ?? DELIVERY_STATUSES)];
   for (const field of ['endpoint', 'event'] as const) {
     if (query[field] !== undefined && !isIdText(query[field]))

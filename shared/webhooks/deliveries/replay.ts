@@ -8,7 +8,7 @@
 import { authorize, type Actor } from '../../access/actor.ts';
 import { ownerFilter } from '../../access/tenant-scope.ts';
 import type { Fragment } from '../../db/bounded-total.ts';
-import { assertOwner } from '../endpoints/fields.ts';
+import { assertOwnerFilter } from '../endpoints/fields.ts';
 import { isIdText } from '../ids.ts';
 import { listInvalid } from '../list-filters.ts';
 import { parseTimeRange } from '../time-range.ts';
@@ -55,7 +55,10 @@ function selected(deps: Deps, actor: Actor, selection: ReplaySelection) {
   const { sql } = deps;
   if (selection.endpoint !== undefined && !isIdText(selection.endpoint))
     throw listInvalid('endpoint', 'is not an id (1 to 100 printable ASCII characters)', selection.endpoint);
-  const owner = ownerFilter(actor.scope, selection.owner === undefined ? undefined : assertOwner(selection.owner));
+  const owner = ownerFilter(
+    actor.scope,
+    selection.owner === undefined ? undefined : assertOwnerFilter(selection.owner),
+  );
   const range = parseTimeRange({ since: selection.since, until: selection.until });
   const since = range.since === undefined ? BEGINNING : new Date(range.since);
   const until = range.until === undefined ? undefined : new Date(range.until);

@@ -13,6 +13,7 @@
 import { isIP } from 'node:net';
 import { AppError } from '../../errors/app-error.ts';
 import { schemeOf } from './kinds.ts';
+import { hasControlCharacter } from '../../security/control-characters.ts';
 
 /** Where and as whom to connect; the same for every broker. */
 export interface BrokerConnection {
@@ -78,7 +79,7 @@ function decode(text: string, what: string, value: string): string {
 function name(text: string, what: string, value: string, forbidden: RegExp, rule: string): string {
   if (text === '') throw invalid(`${what} is missing`, value);
   if (text.length > MAX_NAME_LENGTH) throw invalid(`${what} is longer than ${MAX_NAME_LENGTH} characters`, value);
-  if (/[\u0000-\u001f\u007f]/.test(text)) throw invalid(`${what} must not contain control characters`, value);
+  if (hasControlCharacter(text)) throw invalid(`${what} must not contain control characters`, value);
   if (forbidden.test(text)) throw invalid(`${what} ${rule}`, value);
   return text;
 }

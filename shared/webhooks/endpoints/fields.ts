@@ -8,6 +8,7 @@ import type { Logger } from '../../log/logger.ts';
 import type { Config } from '../../config/index.ts';
 import { checkWebhookUrl, resolveAndCheck, type HostLookup } from '../address-rules.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
+import { hasControlBesidesLineBreaks, hasControlCharacter } from '../../security/control-characters.ts';
 import { schemeOf } from '../destinations/kinds.ts';
 import { brokerHost } from '../destinations/parse.ts';
 
@@ -19,30 +20,43 @@ export const MAX_DESCRIPTION_LENGTH = 1000;
 export const MAX_URL_LENGTH = 2048;
 
 /**
- * The owner of an endpoint or of an emit: undefined and null mean "no owner"; otherwise a
- * non-empty string of at most 255 characters without control characters. Throws AppError 422
- * `APP_WEBHOOK_OWNER_INVALID`. The empty string is refused rather than read as "no owner", so a
- * tenant id that is accidentally empty never reaches the owner-less endpoints.
+ * The owner of an endpoint or of an emit, of a token, a user or a portal link, as a write sets it:
+ * undefined and null mean "no owner"; otherwise a non-empty string of at most 255 characters
+ * without control characters (C0, DEL, C1) and without leading or trailing whitespace, so `"acme "`
+ * never becomes a tenant beside `"acme"`. Throws AppError 422 `APP_WEBHOOK_OWNER_INVALID`. The
+ * empty string is refused rather than read as "no owner", so a tenant id that is accidentally
+ * empty never reaches the owner-less endpoints.
  */
 export function assertOwner(owner: unknown): string | null {
+  const checked = assertOwnerFilter(owner);
+  if (checked !== null && checked.trim() !== checked) throw ownerInvalid('must not start or end with whitespace');
+  if (checked !== null && hasControlCharacter(checked)) throw ownerInvalid('must not contain control characters');
+  return checked;
+}
+
+/**
+ * An owner a read filters by: the rules of {@link assertOwner} that every owner ever stored kept
+ * (no C0 control character or DEL, no lone surrogate), so the records of an owner stored before
+ * the whitespace and C1 rules stay reachable. Throws AppError 422 `APP_WEBHOOK_OWNER_INVALID`.
+ */
+export function assertOwnerFilter(owner: unknown): string | null {
   if (owner === undefined || owner === null) return null;
-  const refuse = (reason: string) =>
-    unprocessable(`invalid webhook owner: ${reason}`, {
-      code: 'APP_WEBHOOK_OWNER_INVALID',
-      data: { field: 'owner', reason },
-    });
-  if (typeof owner !== 'string') throw refuse('must be a string');
-  if (owner.length === 0) throw refuse('must not be empty (leave it out for no owner)');
-  if (owner.length > MAX_OWNER_LENGTH) throw refuse(`must be at most ${MAX_OWNER_LENGTH} characters`);
-  if (/[\x00-\x1f\x7f]/.test(owner)) throw refuse('must not contain control characters');
-  if (!isStoredAsGiven(owner)) throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
+  if (typeof owner !== 'string') throw ownerInvalid('must be a string');
+  if (owner.length === 0) throw ownerInvalid('must not be empty (leave it out for no owner)');
+  if (owner.length > MAX_OWNER_LENGTH) throw ownerInvalid(`must be at most ${MAX_OWNER_LENGTH} characters`);
+  if (/[\x00-\x1f\x7f]/.test(owner)) throw ownerInvalid('must not contain control characters');
+  if (!isStoredAsGiven(owner))
+    throw ownerInvalid('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
   return owner;
 }
 
-/** Control characters free text may not hold (tab, LF and CR may); NUL cannot even be stored. */
-export const UNSTORABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+const ownerInvalid = (reason: string) =>
+  unprocessable(`invalid webhook owner: ${reason}`, {
+    code: 'APP_WEBHOOK_OWNER_INVALID',
+    data: { field: 'owner', reason },
+  });
 
-/** The description: undefined/null gives null; else a string of at most 1000 characters without control characters. */
+/** The description: undefined/null gives null; else a string of at most 1000 characters without control characters (C0 but tab, LF and CR; DEL; C1). */
 export function assertDescription(description: unknown): string | null {
   if (description === undefined || description === null) return null;
   const refuse = (reason: string) =>
@@ -52,7 +66,7 @@ export function assertDescription(description: unknown): string | null {
     });
   if (typeof description !== 'string') throw refuse('must be a string');
   if (description.length > MAX_DESCRIPTION_LENGTH) throw refuse(`must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
-  if (UNSTORABLE.test(description))
+  if (hasControlBesidesLineBreaks(description))
     throw refuse('must not contain NUL or other control characters (tab and line breaks are fine)');
   if (!isStoredAsGiven(description))
     throw refuse('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');

@@ -4,7 +4,7 @@
  */
 import { endpointStoreOf, toEndpoint, type Endpoint } from './store.ts';
 import type { StoredEndpointQuery } from '../endpoint-stores/types.ts';
-import { assertOwner } from './fields.ts';
+import { assertOwnerFilter } from './fields.ts';
 import { assertEventNameFilter, type PageWindow } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { DeliveryCounts } from '../deliveries/record.ts';
@@ -35,7 +35,7 @@ export function patternsMatching(name: string): string[] {
 
 /** The store's query of a listing; throws 422 `APP_WEBHOOK_LIST_INVALID` or 404 `APP_TENANT_NOT_FOUND`. */
 function storeQuery(scope: TenantScope, query: EndpointQuery): StoredEndpointQuery {
-  const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
+  const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwnerFilter(query.owner));
   const names = query.events ?? [];
   for (const name of names) assertEventNameFilter('events', name);
   return {

@@ -17,7 +17,6 @@ import {
   assertOwner,
   assertRateLimit,
   checkEndpointUrl,
-  UNSTORABLE,
   type Ordering,
 } from './fields.ts';
 import { wakeEndpoints } from '../deliveries/flow.ts';
@@ -26,6 +25,7 @@ import type { WebhookDeps } from '../deps.ts';
 import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
+import { hasControlBesidesLineBreaks } from '../../security/control-characters.ts';
 import { assertFilter, type WebhookFilter } from '../filters/grammar.ts';
 
 /** The fields `update` changes; a key left out (or undefined) is kept as it is. */
@@ -123,7 +123,7 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
     given.disabledReason !== undefined &&
     (typeof given.disabledReason !== 'string' ||
       given.disabledReason.length > 1000 ||
-      UNSTORABLE.test(given.disabledReason) ||
+      hasControlBesidesLineBreaks(given.disabledReason) ||
       !isStoredAsGiven(given.disabledReason))
   ) {
     throw unprocessable(

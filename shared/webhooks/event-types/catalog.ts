@@ -6,6 +6,7 @@
 import { conflict, notFound, unprocessable } from '../../errors/app-error.ts';
 import { clip, describeValue } from '../../errors/describe-value.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
+import { hasControlBesidesLineBreaks } from '../../security/control-characters.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { assertEventName } from '../patterns.ts';
 import { createSchemaCompiler } from './schema-check.ts';
@@ -60,8 +61,11 @@ function checkDescription(value: unknown): string | null {
   if (value === undefined || value === null || value === '') return null;
   if (typeof value !== 'string') throw invalid('description', 'must be a string');
   if (value.length > 2000) throw invalid('description', 'must be at most 2000 characters');
-  if (/\u0000/.test(value) || !isStoredAsGiven(value))
-    throw invalid('description', 'must not contain NUL or lone surrogates');
+  if (hasControlBesidesLineBreaks(value) || !isStoredAsGiven(value))
+    throw invalid(
+      'description',
+      'must not contain control characters (tab and line breaks are fine) or lone surrogates',
+    );
   return value;
 }
 

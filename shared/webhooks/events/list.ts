@@ -1,5 +1,5 @@
 /** Listing retained events: one page, newest first, for REST, GraphQL and the CLI (`events:list`). */
-import { assertOwner } from '../endpoints/fields.ts';
+import { assertOwnerFilter } from '../endpoints/fields.ts';
 import { assertEventNameFilter } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { TimeRange } from '../time-range.ts';
@@ -30,7 +30,7 @@ export async function listEvents(
   query: EventQuery,
 ): Promise<{ records: EventRecord[]; total: number; totalEstimated: boolean }> {
   const { sql } = deps;
-  const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwner(query.owner));
+  const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwnerFilter(query.owner));
   if (query.type !== undefined) assertEventNameFilter('type', query.type);
   const where = sql`
     ${owner === undefined ? sql`true` : owner === null ? sql`e.owner is null` : sql`e.owner = ${owner}`}

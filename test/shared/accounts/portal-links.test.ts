@@ -58,5 +58,8 @@ describe('portal links', () => {
       createPortalLink(deps, OPERATOR, { owner: 'a\u0000b' }),
       refusedWith('APP_WEBHOOK_OWNER_INVALID'),
     );
+    // not a tenant beside "acme", nor a name a terminal acts on (CSI)
+    for (const owner of ['acme ', 'acme\u009b31m'])
+      await assert.rejects(createPortalLink(deps, OPERATOR, { owner }), refusedWith('APP_WEBHOOK_OWNER_INVALID'));
   });
 });

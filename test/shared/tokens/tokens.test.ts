@@ -95,6 +95,13 @@ describe('API tokens', () => {
       createToken(deps, { name: 'o', role: 'member', owner: '' }),
       code('APP_WEBHOOK_OWNER_INVALID', 'owner'),
     );
+    for (const owner of ['tenant-a ', ' tenant-a', 'tenant-a\u009b'])
+      await assert.rejects(
+        createToken(deps, { name: 'o', role: 'member', owner }),
+        code('APP_WEBHOOK_OWNER_INVALID', 'owner'),
+      );
+    for (const name of ['ci\u009b2J', 'ci\u0085', 'ci\u001b[2J'])
+      await assert.rejects(createToken(deps, { name, role: 'admin' }), code('APP_TOKEN_FIELD_INVALID', 'name'));
   });
 
   it('revoke: listed as revoked only when asked; again is harmless; unknown id is 404 APP_TOKEN_NOT_FOUND', async () => {

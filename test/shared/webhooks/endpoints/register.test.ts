@@ -349,6 +349,10 @@ describe('register: owner and description', () => {
     ['a non-string owner', 7],
     ['an owner with a newline', 'a\nb'],
     ['an owner of 256 characters', 'o'.repeat(256)],
+    ['an owner with a trailing space', 'acme '],
+    ['an owner with a leading space', ' acme'],
+    ['an owner with a C1 control character (CSI)', 'acme\u009b31m'],
+    ['an owner with NEL (U+0085)', 'acme\u0085'],
   ] as const) {
     it(`refuses ${name} with APP_WEBHOOK_OWNER_INVALID`, async () => {
       await assert.rejects(
@@ -379,5 +383,31 @@ describe('register: owner and description', () => {
     assert.equal(endpoint.owner, null);
     assert.equal(endpoint.description, null);
     assert.deepEqual(endpoint.headers, {});
+  });
+});
+
+describe('register: owners stored before the whitespace rule', () => {
+  it('an endpoint stored with the owner "acme " is still listed, shown and filtered by it', async () => {
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'https://hooks.example.com/padded',
+      events: ['*'],
+      owner: 'acme-padded',
+    });
+    // as a release that accepted it wrote it
+    await db.sql`update app_webhooks set owner = 'acme-padded ' where id = ${endpoint.id}`;
+    await assert.rejects(
+      registerEndpoint(strictDeps(), OPERATOR, {
+        url: 'https://hooks.example.com/p2',
+        events: ['*'],
+        owner: 'acme-padded ',
+      }),
+      appError('APP_WEBHOOK_OWNER_INVALID', 422),
+    );
+    const listed = await listEndpoints(strictDeps(), ALL_TENANTS, { owner: 'acme-padded ' });
+    assert.deepEqual(
+      listed.records.map((item) => [item.id, item.owner]),
+      [[endpoint.id, 'acme-padded ']],
+    );
+    assert.equal((await showEndpoint(strictDeps(), ALL_TENANTS, endpoint.id)).owner, 'acme-padded ');
   });
 });

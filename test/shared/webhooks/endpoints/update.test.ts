@@ -50,6 +50,26 @@ describe('update', () => {
     assert.equal(replaced.owner, 'o2');
   });
 
+  it('refuses an owner with a trailing space, and C1 control characters in the description and the disabled reason', async () => {
+    const endpoint = await registerEndpoint(deps(), OPERATOR, { url: 'https://public.example.com/t', events: ['*'] });
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ owner: 'o1 ' }, 'APP_WEBHOOK_OWNER_INVALID'],
+      [{ owner: 'o1\u009b' }, 'APP_WEBHOOK_OWNER_INVALID'],
+      [{ description: 'd\u009b2J' }, 'APP_WEBHOOK_DESCRIPTION_INVALID'],
+      [{ enabled: false, disabledReason: 'spam\u0085' }, 'APP_WEBHOOK_PATCH_INVALID'],
+    ];
+    for (const [patch, code] of refusals)
+      await assert.rejects(
+        updateEndpoint(deps(), OPERATOR, endpoint.id, patch),
+        appError(code, 422),
+        JSON.stringify(patch),
+      );
+    const [row] = await db.sql<
+      { enabled: boolean }[]
+    >`select disabled_at is null as enabled from app_webhooks where id = ${endpoint.id}`;
+    assert.equal(row.enabled, true, 'nothing was changed');
+  });
+
   it('checks a new url like registration does, resolving its host again', async () => {
     const endpoint = await registerEndpoint(strict(), OPERATOR, { url: 'https://public.example.com/a', events: ['*'] });
     await assert.rejects(

@@ -141,6 +141,13 @@ describe('emit: tenant isolation', () => {
   it('refuses an empty owner instead of reading it as "no owner"', async () => {
     await assert.rejects(emit(deps(), 'a.b', {}, { owner: '' }), appError('APP_WEBHOOK_OWNER_INVALID', 422));
   });
+
+  it('refuses an owner with a trailing space or a C1 control character, writing nothing', async () => {
+    await clearQueue(db.sql);
+    for (const owner of ['acme ', ' acme', 'acme\u0085'])
+      await assert.rejects(emit(deps(), 'a.b', {}, { owner }), appError('APP_WEBHOOK_OWNER_INVALID', 422));
+    assert.deepEqual(await counts(db.sql), { events: 0, deliveries: 0, jobs: 0 });
+  });
 });
 
 describe('emit: what is written', () => {

@@ -1,0 +1,29 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkEmail, checkName, checkRoleAndOwner } from '../../../shared/accounts/user-fields.ts';
+import { isAppError } from '../../../shared/errors/app-error.ts';
+
+const refusedWith = (code: string, field: string) => (error: unknown) =>
+  isAppError(error) && error.code === code && error.data?.field === field;
+
+describe('user fields', () => {
+  it('a name with a C1 control character (CSI U+009B, NEL U+0085) is refused as one with a C0 one', () => {
+    for (const name of ['Ada\u009b2J', 'Ada\u0085Lovelace', 'Ada\u001b[2J'])
+      assert.throws(() => checkName(name), refusedWith('APP_USER_FIELD_INVALID', 'name'), JSON.stringify(name));
+    assert.equal(checkName('  Ada Lovelace  '), 'Ada Lovelace');
+  });
+
+  it('an email with a C1 control character is refused', () => {
+    assert.throws(() => checkEmail('ada\u009b@example.com'), refusedWith('APP_USER_FIELD_INVALID', 'email'));
+  });
+
+  it("a member's owner with leading or trailing whitespace is refused, as for every owner", () => {
+    for (const owner of ['acme ', ' acme'])
+      assert.throws(
+        () => checkRoleAndOwner('member', owner),
+        refusedWith('APP_WEBHOOK_OWNER_INVALID', 'owner'),
+        JSON.stringify(owner),
+      );
+    assert.deepEqual(checkRoleAndOwner('member', 'acme'), { role: 'member', owner: 'acme' });
+  });
+});
