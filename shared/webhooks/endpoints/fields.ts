@@ -8,6 +8,7 @@ import type { Logger } from '../../log/logger.ts';
 import type { Config } from '../../config/index.ts';
 import { checkWebhookUrl, resolveAndCheck, type HostLookup } from '../address-rules.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
+import { ownerForWrite, type TenantScope } from '../../access/tenant-scope.ts';
 import { hasControlBesidesLineBreaks, hasControlCharacter } from '../../security/control-characters.ts';
 import { schemeOf } from '../destinations/kinds.ts';
 import { brokerHost } from '../destinations/parse.ts';
@@ -48,6 +49,17 @@ export function assertOwnerFilter(owner: unknown): string | null {
   if (!isStoredAsGiven(owner))
     throw ownerInvalid('must not contain a lone UTF-16 surrogate (it cannot be stored as given)');
   return owner;
+}
+
+/**
+ * The owner an endpoint write sets, for a caller of `scope` asking for `requested`
+ * (`ownerForWrite`): an admin's, named in the request, by the rules of {@link assertOwner}; a
+ * tenant's caller's own, read from its token or session, by those of {@link assertOwnerFilter},
+ * since it was stored before and its endpoints must stay its to change.
+ */
+export function assertOwnerWritten(scope: TenantScope, requested: unknown): string | null {
+  const owner = ownerForWrite(scope, requested);
+  return scope.kind === 'all' ? assertOwner(owner) : assertOwnerFilter(owner);
 }
 
 const ownerInvalid = (reason: string) =>

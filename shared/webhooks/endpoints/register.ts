@@ -10,7 +10,7 @@ import { assertEndpointHeaders } from './headers.ts';
 import {
   assertDescription,
   assertOrdering,
-  assertOwner,
+  assertOwnerWritten,
   assertRateLimit,
   checkEndpointUrl,
   type Ordering,
@@ -23,7 +23,6 @@ import { assertFilter, type WebhookFilter } from '../filters/grammar.ts';
 import type { StoredEndpoint } from '../endpoint-stores/types.ts';
 import { newEndpointId } from '../ids.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface RegisterOptions {
@@ -74,7 +73,7 @@ export async function registerEndpoint(
 ): Promise<RegisteredEndpoint> {
   authorize(actor, 'endpoints.register');
   const input = (options ?? {}) as Partial<RegisterOptions>;
-  const owner = assertOwner(ownerForWrite(actor.scope, input.owner));
+  const owner = assertOwnerWritten(actor.scope, input.owner);
   const events = assertEventPatterns(input.events);
   const filter = assertFilter(input.filter);
   await checkSubscriptions(deps, events);

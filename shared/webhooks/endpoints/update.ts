@@ -14,7 +14,7 @@ import { assertEndpointHeaderPatch, keepStoredHeaders } from './headers.ts';
 import {
   assertDescription,
   assertOrdering,
-  assertOwner,
+  assertOwnerWritten,
   assertRateLimit,
   checkEndpointUrl,
   type Ordering,
@@ -22,7 +22,6 @@ import {
 import { wakeEndpoints } from '../deliveries/flow.ts';
 import { changeEndpoint, toEndpoint, type Endpoint } from './store.ts';
 import type { WebhookDeps } from '../deps.ts';
-import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
 import { hasControlBesidesLineBreaks } from '../../security/control-characters.ts';
@@ -141,7 +140,7 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
   const rateLimit = given.rateLimit === undefined ? undefined : assertRateLimit(given.rateLimit);
   const ordering = 'ordering' in given ? assertOrdering(given.ordering) : undefined;
   const headers = given.headers === undefined ? undefined : assertEndpointHeaderPatch(given.headers);
-  const owner = 'owner' in given ? assertOwner(ownerForWrite(scope, given.owner)) : undefined;
+  const owner = 'owner' in given ? assertOwnerWritten(scope, given.owner) : undefined;
   const description = 'description' in given ? assertDescription(given.description) : undefined;
   const url = given.url === undefined ? undefined : await checkEndpointUrl(deps, given.url);
   // `***` for the credentials (the url as shown) keeps the stored ones; others are sealed anew

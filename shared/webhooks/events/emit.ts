@@ -4,7 +4,7 @@
  */
 import { conflict, payloadTooLarge, unprocessable } from '../../errors/app-error.ts';
 import { assertEventName, matchesEvent } from '../patterns.ts';
-import { assertOwner } from '../endpoints/fields.ts';
+import { assertOwnerFilter } from '../endpoints/fields.ts';
 import { endpointRecord } from '../endpoints/store.ts';
 import { loadEnabledEndpoints } from '../endpoints/cache.ts';
 import { payloadText } from './envelope.ts';
@@ -130,7 +130,9 @@ async function emitInSpan(
   options: EmitOptions,
 ): Promise<EmitOutcome> {
   const type = assertEventName(event);
-  const owner = assertOwner(options?.owner);
+  // the rules every stored owner kept: an emit creates no tenant, and one to an owner stored
+  // before the whitespace and C1 rules must still reach its endpoints
+  const owner = assertOwnerFilter(options?.owner);
   span.describe({ type, owner });
   const sourceId = assertSourceId(options?.eventId);
   const data = payloadText(payload, deps.config.bodyLimit);

@@ -9,7 +9,8 @@ import {
   showEndpoint,
 } from '../../../../shared/webhooks/endpoints/index.ts';
 import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
-import { OPERATOR } from '../../../../shared/access/actor.ts';
+import { actorOf, OPERATOR } from '../../../../shared/access/actor.ts';
+import { emit } from '../../../../shared/webhooks/events/emit.ts';
 
 const db: TestDatabase = await createTestDatabase();
 
@@ -409,5 +410,25 @@ describe('register: owners stored before the whitespace rule', () => {
       [[endpoint.id, 'acme-padded ']],
     );
     assert.equal((await showEndpoint(strictDeps(), ALL_TENANTS, endpoint.id)).owner, 'acme-padded ');
+  });
+
+  it('its emits still reach it, and its own member still registers under it', async () => {
+    const endpoint = await registerEndpoint(strictDeps(), OPERATOR, {
+      url: 'https://hooks.example.com/padded-emit',
+      events: ['padded.*'],
+      owner: 'acme-kept',
+    });
+    await db.sql`update app_webhooks set owner = 'acme-kept ' where id = ${endpoint.id}`;
+    const deliveries = await emit(strictDeps(), 'padded.created', {}, { owner: 'acme-kept ' });
+    assert.deepEqual(
+      deliveries.map((delivery) => delivery.endpointId),
+      [endpoint.id],
+    );
+    const member = actorOf({ id: 'tok_padded', roles: ['member'], owner: 'acme-kept ' });
+    const own = await registerEndpoint(strictDeps(), member, {
+      url: 'https://hooks.example.com/padded-own',
+      events: ['*'],
+    });
+    assert.equal(own.owner, 'acme-kept ');
   });
 });
