@@ -166,7 +166,7 @@ describe('an option that takes a value is given one (exit 2 otherwise)', () => {
   it('an option followed by another option has no value', async () => {
     await usageError(
       ['webhooks:update', id, '--description', '--clear-owner'],
-      '--description needs a value: new description',
+      '--description needs a value: new description (an empty one removes it, as --clear-description does)',
     );
   });
 });
