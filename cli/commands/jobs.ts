@@ -26,7 +26,12 @@ const oneLine = (text: string | null, max = 160) => {
 
 /** One line per delivery. */
 function deliveryLine(d: DeliverySummary): string {
-  const next = d.status === 'pending' && d.nextAttemptAt !== null ? `  next ${isoOrDash(d.nextAttemptAt)}` : '';
+  const next =
+    d.status === 'pending' && d.nextAttemptAt !== null
+      ? `  next ${isoOrDash(d.nextAttemptAt)}`
+      : d.waitingSince !== null
+        ? `  waiting since ${isoOrDash(d.waitingSince)}`
+        : '';
   const error = d.lastError === null ? '' : `  ${oneLine(d.lastError, 120)}`;
   return `${d.id}  ${d.status.padEnd(7)}  ${d.event} -> ${d.endpointId}  attempts ${d.attempts}${next}${error}`;
 }
@@ -45,6 +50,13 @@ function listText(deliveries: DeliverySummary[], listed: ListedCounts, what: str
   return deliveries.length === 0 ? `${header}\nno ${what}` : `${header}\n${deliveries.map(deliveryLine).join('\n')}`;
 }
 
+/** When a pending delivery goes next: its due time, or since when it waits for its endpoint. */
+function pendingNote(d: DeliverySummary): string {
+  if (d.status === 'pending' && d.nextAttemptAt !== null) return ` (next attempt ${isoOrDash(d.nextAttemptAt)})`;
+  if (d.waitingSince === null) return '';
+  return ` (waiting since ${isoOrDash(d.waitingSince)} for its endpoint to take it: a free slot, a slow endpoint being held to webhooks.endpointConcurrency attempts in flight, or its turn in a FIFO line)`;
+}
+
 /** Several lines describing one delivery and every attempt. */
 export function deliveryText(d: DeliveryDetails): string {
   const endpoint =
@@ -53,7 +65,7 @@ export function deliveryText(d: DeliveryDetails): string {
       : `${d.endpoint.id}  ${d.endpoint.url}${d.endpoint.enabled ? '' : `  (disabled: ${d.endpoint.disabledReason ?? 'no reason given'})`}`;
   const lines = [
     `id:        ${d.id}`,
-    `status:    ${d.status}${d.status === 'pending' && d.nextAttemptAt !== null ? ` (next attempt ${isoOrDash(d.nextAttemptAt)})` : ''}`,
+    `status:    ${d.status}${pendingNote(d)}`,
     `queue:     ${d.queue}`,
     `endpoint:  ${endpoint}`,
     `event:     ${d.event} (${d.eventId})${d.owner === null ? '' : `, owner ${d.owner}`}`,

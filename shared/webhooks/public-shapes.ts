@@ -139,6 +139,11 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     queue: text('The logical queue (`webhooks.queue` when emitted).'),
     attemptCount: whole('Attempts made so far.', { minimum: 0 }),
     nextAttemptAt: orNull(time('When the next attempt is due (pending).')),
+    waitingSince: orNull(
+      time(
+        'Pending with no due time: since when it waits for its endpoint to take it (a free slot of an endpoint held to webhooks.endpointConcurrency attempts in flight while it answers slowly, or its turn in a FIFO line).',
+      ),
+    ),
     lastStatus: orNull(whole("The receiver's status at the last attempt, when it answered.")),
     lastError: orNull(text('Why the last attempt failed, or why the delivery is dead.')),
     createdAt: time(),
@@ -216,6 +221,7 @@ export function publicDelivery(delivery: DeliverySummary) {
     queue: delivery.queue,
     attemptCount: delivery.attempts,
     nextAttemptAt: delivery.nextAttemptAt,
+    waitingSince: delivery.waitingSince,
     lastStatus: delivery.lastStatus,
     lastError: delivery.lastError,
     createdAt: delivery.createdAt,
@@ -236,6 +242,7 @@ export function publicNewDelivery(delivery: Delivery) {
     owner: delivery.owner,
     attempts: 0,
     nextAttemptAt: null,
+    waitingSince: null,
     lastStatus: null,
     lastError: null,
     createdAt: delivery.createdAt,

@@ -32,6 +32,11 @@ export interface DeliverySummary {
   attempts: number;
   /** When the next attempt is due (pending), else null. */
   nextAttemptAt: Date | null;
+  /**
+   * Pending with no due time: since when it waits for its endpoint to take it (a free slot of an
+   * endpoint held to `webhooks.endpointConcurrency`, or its turn in a FIFO line), else null.
+   */
+  waitingSince: Date | null;
   /** The receiver's status at the last attempt, when it answered. */
   lastStatus: number | null;
   /** Why the last attempt failed, or why the delivery is dead. */
@@ -77,6 +82,7 @@ export interface DeliveryRow {
   owner: string | null;
   attempts: number;
   next_attempt_at: Date | null;
+  parked_at: Date | null;
   last_status: number | null;
   last_error: string | null;
   created_at: Date;
@@ -86,7 +92,7 @@ export interface DeliveryRow {
 
 /** The columns of a summary, for alias `d`. */
 export const SUMMARY_COLUMNS =
-  'd.id, d.status, d.queue, d.endpoint_id, d.event_id, d.event_type, d.owner, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at, d.completed_at';
+  'd.id, d.status, d.queue, d.endpoint_id, d.event_id, d.event_type, d.owner, d.attempts, d.next_attempt_at, d.parked_at, d.last_status, d.last_error, d.created_at, d.updated_at, d.completed_at';
 
 /** The summary of a delivery row. */
 export const summary = (row: DeliveryRow): DeliverySummary => ({
@@ -99,6 +105,7 @@ export const summary = (row: DeliveryRow): DeliverySummary => ({
   owner: row.owner,
   attempts: row.attempts,
   nextAttemptAt: row.next_attempt_at,
+  waitingSince: row.status === 'pending' ? row.parked_at : null,
   lastStatus: row.last_status,
   lastError: row.last_error,
   createdAt: row.created_at,

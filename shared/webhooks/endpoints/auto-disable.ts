@@ -44,18 +44,25 @@ export async function disableFailingEndpoints(deps: WebhookDeps, now = Date.now(
     )
     select f.id, f.since, f.failures from failing f
      where f.since <= ${cutoff} and f.failures >= ${config.webhooks.disableAfterFailures}`;
-  const disabled: { id: string; owner: string | null; since: Date; failures: number; disabled_reason: string }[] = [];
+  const disabled: {
+    id: string;
+    owner: string | null;
+    url: string;
+    since: Date;
+    failures: number;
+    disabled_reason: string;
+  }[] = [];
   for (const row of failing) {
     const reason = `disabled automatically: every delivery attempt failed since ${row.since.toISOString().replace(/\.\d{3}Z$/, 'Z')} (${row.failures} attempts; webhooks.disableAfter)`;
     const after = await disableForService(deps, row.id, reason, at);
     if (after === null || after.disabledReason !== reason) continue; // removed, or disabled meanwhile
-    disabled.push({ ...row, owner: after.owner, disabled_reason: reason });
+    disabled.push({ ...row, owner: after.owner, url: after.url, disabled_reason: reason });
   }
   for (const row of disabled) {
     await emitOperational(
       deps,
       'app.endpoint.disabled',
-      { endpointId: row.id, reason: row.disabled_reason },
+      { endpointId: row.id, url: row.url, reason: row.disabled_reason },
       row.owner,
     );
     deps.log.warn(

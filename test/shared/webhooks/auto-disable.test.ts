@@ -59,6 +59,22 @@ describe('auto-disable', () => {
     assert.deepEqual(await disableFailingEndpoints(deps, NOW), [], 'a second sweep changes nothing');
   });
 
+  it('tells the operator endpoint which endpoint, its url and its tenant, and why (app.endpoint.disabled)', async () => {
+    await endpoint(h, 'http://127.0.0.1:9/alerts', { owner: null, events: ['app.*'] });
+    const failing = await withAttempts(Array(25).fill('retry'), 6 * DAY);
+    const [disabled] = await disableFailingEndpoints(deps, NOW);
+    assert.equal(disabled.id, failing);
+    const told = await db.sql<{ payload: Record<string, unknown> }[]>`
+      select payload from app_events where type = 'app.endpoint.disabled' and owner is null and payload->>'endpointId' = ${failing}`;
+    assert.equal(told.length, 1, 'one event for the operator');
+    assert.deepEqual(told[0].payload, {
+      endpointId: failing,
+      url: 'http://127.0.0.1:9/hook',
+      reason: disabled.reason,
+      owner: disabled.owner,
+    });
+  });
+
   it('enabled again by an operator, the old failures no longer count', async () => {
     const failing = await withAttempts(Array(25).fill('retry'), 6 * DAY);
     assert.equal((await disableFailingEndpoints(deps, NOW)).length, 1);

@@ -186,6 +186,7 @@ describe('public shapes: one source for REST, GraphQL, OpenAPI and the CLI', () 
       owner: null,
       attempts: 1,
       nextAttemptAt: null,
+      waitingSince: null,
       lastStatus: 200,
       lastError: null,
       createdAt: at,
