@@ -3,12 +3,14 @@
  * shared/webhooks/text-input.ts, as the CLI reads its options, so a form and a command line
  * accept the same things.
  */
-import { AppError } from '../../shared/errors/app-error.ts';
+import { AppError, isAppError } from '../../shared/errors/app-error.ts';
+import { parseTime, TIME_FORMAT_REASON } from '../../shared/webhooks/time-range.ts';
 import type { RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
 import type { EndpointPatch } from '../../shared/webhooks/endpoints/update.ts';
 import { parseEventList, parseFilterText, parseHeaderList } from '../../shared/webhooks/text-input.ts';
 import { field } from './context.ts';
 import { maskUrl } from '../../shared/webhooks/destinations/credentials.ts';
+import type { PageError } from './pages/page-object.ts';
 
 type Form = Record<string, unknown>;
 
@@ -82,6 +84,38 @@ export function timeField(text: string | undefined): string | undefined {
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(text)
     ? `${text.length === 16 ? `${text}:00` : text}Z`
     : text;
+}
+
+/**
+ * A listing's `since` and `until` filters as its query takes them: each read by {@link timeField}
+ * and then by the core's reader (shared/webhooks/time-range.ts). One it refuses is left out of
+ * the query (the rest of the page is still shown) and becomes the page's error naming the field
+ * (422), not GraphQL's refusal of a variable.
+ */
+export function timeFilters(typed: { since: string; until: string }): {
+  since: string | null;
+  until: string | null;
+  errors: PageError[];
+} {
+  const errors: PageError[] = [];
+  const read = (name: 'since' | 'until'): string | null => {
+    const text = timeField(typed[name] || undefined);
+    try {
+      parseTime(name, text);
+      return text ?? null;
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      const reason = (error.data as { reason: string }).reason;
+      errors.push({
+        message: `${name}: ${reason === TIME_FORMAT_REASON ? 'must be a date and time such as 2026-01-31T12:00' : reason}`,
+        ...(error.code ? { code: error.code } : {}),
+        status: error.status,
+        data: { field: name, value: typed[name] },
+      });
+      return null;
+    }
+  };
+  return { since: read('since'), until: read('until'), errors };
 }
 
 /**

@@ -16,6 +16,9 @@ export const timeRangeInvalid = (field: string, reason: string, value?: unknown)
     data: { field, reason, value },
   });
 
+/** Why a bound that is not ISO 8601 text is refused (a face that shows its own example words it its way). */
+export const TIME_FORMAT_REASON = 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z';
+
 // A date (2026-01-31) or a date-time with seconds optional, fraction optional, Z or an offset.
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/i;
 
@@ -45,8 +48,7 @@ export function parseTime(field: string, value: unknown): Date | undefined {
     if (Number.isNaN(value.getTime())) throw timeRangeInvalid(field, 'is not a valid date');
     return value;
   }
-  if (typeof value !== 'string' || !ISO.test(value.trim()))
-    throw timeRangeInvalid(field, 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z', value);
+  if (typeof value !== 'string' || !ISO.test(value.trim())) throw timeRangeInvalid(field, TIME_FORMAT_REASON, value);
   const date = readIsoDateTime(value);
   if (date === undefined) throw timeRangeInvalid(field, 'is not a valid date', value);
   // PostgreSQL's timestamptz reaches further, but year 0 and before would be refused (22008)

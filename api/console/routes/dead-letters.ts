@@ -29,7 +29,7 @@ import {
   type ConsoleDeps,
 } from '../context.ts';
 import { pageChecked, pageParam } from '../paging.ts';
-import { timeField } from '../forms.ts';
+import { timeField, timeFilters } from '../forms.ts';
 import { consoleCreateLink } from '../links.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
 import { DEAD_LETTERS } from '../queries.ts';
@@ -44,15 +44,22 @@ const selectionOf = (ctx: Context, source: Record<string, unknown>): Selection =
   until: field(source, 'until') ?? '',
 });
 
-const variablesOf = (selection: Selection, page: number) => ({
-  endpoint: selection.endpoint || null,
-  ...(selection.owner === '-' ? { withoutOwner: true } : { owner: selection.owner || null }),
-  since: timeField(selection.since || undefined) ?? null,
-  until: timeField(selection.until || undefined) ?? null,
-  page,
-});
+/** The page query's variables (a time the core refuses is left out: the page names it, forms.ts). */
+const variablesOf = (selection: Selection, page: number) => {
+  const { since, until } = timeFilters(selection);
+  return {
+    endpoint: selection.endpoint || null,
+    ...(selection.owner === '-' ? { withoutOwner: true } : { owner: selection.owner || null }),
+    since,
+    until,
+    page,
+  };
+};
 
-/** The form's selection as the core's: `-` is endpoints without owner, empty fields are left out. */
+/**
+ * The form's selection as the core's: `-` is endpoints without owner, empty fields are left out;
+ * a time as typed (never dropped: the core refuses a malformed one rather than replay more).
+ */
 const replaySelection = (selection: Selection): ReplaySelection => ({
   ...(selection.endpoint ? { endpoint: selection.endpoint } : {}),
   ...(selection.owner ? { owner: selection.owner === '-' ? null : selection.owner } : {}),
@@ -81,8 +88,13 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
     page: 'console/dead-letters' | 'console/replay',
     selection: Selection,
     extra: { errors?: PageError[]; status?: number; preview?: ReplayPreview | null } = {},
-  ) =>
-    ctx.render(
+  ) => {
+    const timeErrors = timeFilters(selection).errors;
+    // the core's refusal of a time the page already names (a replay of the selection) is said once
+    const fieldOf = (error: PageError) => (error.data as { field?: unknown } | undefined)?.field;
+    const sameField = (error: PageError) =>
+      timeErrors.some((time) => time.code === error.code && fieldOf(time) === fieldOf(error));
+    return ctx.render(
       page,
       {
         selection,
@@ -97,10 +109,11 @@ export function deadLetterRoutes(router: Router, deps: ConsoleDeps): void {
         },
         links: consoleCreateLink(principalOf(ctx), 'replay', CONSOLE_PATHS.replay, 'endpoints.recover'),
         notice: replayedNotice(ctx) ?? doneNotice(ctx),
-        errors: extra.errors,
-        status: extra.status,
+        errors: [...timeErrors, ...(extra.errors ?? []).filter((error) => !sameField(error))],
+        status: extra.status ?? (timeErrors.length > 0 ? 422 : undefined),
       },
     );
+  };
 
   router.get(CONSOLE_PATHS.deadLetters, signedIn, pageChecked, (ctx) =>
     show(ctx, 'console/dead-letters', selectionOf(ctx, ctx.query)),

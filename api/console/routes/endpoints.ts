@@ -30,7 +30,7 @@ import {
   type ConsoleDeps,
 } from '../context.ts';
 import { pageChecked, pageParam } from '../paging.ts';
-import { echo, registerInput, settingsPatch, timeField } from '../forms.ts';
+import { echo, registerInput, settingsPatch, timeFilters } from '../forms.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
@@ -79,6 +79,7 @@ export async function showEndpointPage(
     until: param(ctx, 'until') ?? '',
   };
   const window = windowParam(ctx);
+  const times = timeFilters(filters);
   await ctx.render(
     'console/endpoint',
     {
@@ -97,15 +98,15 @@ export async function showEndpointPage(
           id,
           status: filters.status ? [filters.status.toUpperCase()] : null,
           type: filters.type || null,
-          since: timeField(filters.since || undefined) ?? null,
-          until: timeField(filters.until || undefined) ?? null,
+          since: times.since,
+          until: times.until,
           page: pageParam(ctx),
           window: window.toUpperCase(),
         },
       },
       links: (data) => endpointPageLinks(principalOf(ctx), data?.webhookEndpoint),
-      errors: options.errors,
-      status: options.status,
+      errors: [...times.errors, ...(options.errors ?? [])],
+      status: options.status ?? (times.errors.length > 0 ? 422 : undefined),
       notice: doneNotice(ctx),
     },
   );
