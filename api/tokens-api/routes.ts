@@ -1,7 +1,8 @@
 /**
  * The token API's routes: the role guard admits the roles the permission table
- * (shared/access/permissions.ts) gives each operation; what a caller may mint, see and revoke
- * beyond its role is decided by the core (shared/tokens/api-tokens.ts).
+ * (shared/access/permissions.ts) gives each operation and refuses the others as the core does;
+ * what a caller may mint, see and revoke beyond its role is decided by the core
+ * (shared/tokens/api-tokens.ts).
  *
  * | Route | Action |
  * |---|---|
@@ -9,16 +10,8 @@
  * | `POST /api/v1/tokens` | mint one; its text is answered this once |
  * | `DELETE /api/v1/tokens/:externalId` | revoke one |
  */
-import { rolesFor, type Operation } from '../../shared/access/permissions.ts';
 import type { RouteTable } from '../model-framework/routing/table.ts';
-import { SCOPE, VERSION } from '../webhooks-api/routes.ts';
-
-const route = (controller: string, operation: Operation) => ({
-  controller,
-  scope: SCOPE,
-  version: VERSION,
-  roles: rolesFor(operation),
-});
+import { operationRoute as route, SCOPE } from '../webhooks-api/routes.ts';
 
 export const TOKENS_API_ROUTES: RouteTable = {
   'GET /tokens': route('tokens.index', 'tokens.read'),

@@ -3,7 +3,8 @@
  * (api/model-framework/routing/product-api.ts), and the paths its links point at. Each
  * route names the operation of the permission table (shared/access/permissions.ts) it runs; its
  * role guard admits the roles that table gives the operation, so a caller is refused before the
- * body is read, and the core, which decides, refuses it again whatever face it came through.
+ * body is read, with the core's own refusal (the same as through GraphQL), and the core, which
+ * decides, refuses it again whatever face it came through.
  *
  * | Route | Action | Operation |
  * |---|---|---|
@@ -23,41 +24,45 @@ export const SCOPE = 'api/v1';
 export const VERSION = 'v1';
 const BASE = `/${SCOPE}`;
 
-const READ = rolesFor('webhooks.read');
-/** The crud webhooks rule: each action's operation. */
-const WEBHOOK_ROLES: RoleRule = {
-  index: READ,
-  show: READ,
-  create: rolesFor('endpoints.register'),
-  update: rolesFor('endpoints.update'),
-  destroy: rolesFor('endpoints.remove'),
-};
+/** The crud webhooks' operations, action by action; the roles each admits follow from them. */
+const WEBHOOK_OPERATIONS = {
+  index: 'webhooks.read',
+  show: 'webhooks.read',
+  create: 'endpoints.register',
+  update: 'endpoints.update',
+  destroy: 'endpoints.remove',
+} as const satisfies Record<string, Operation>;
+const WEBHOOK_ROLES: RoleRule = Object.fromEntries(
+  Object.entries(WEBHOOK_OPERATIONS).map(([action, operation]) => [action, rolesFor(operation)]),
+);
 
-const single = (controller: string, operation: Operation): RouteOptions => ({
+/** A route of the API running `operation`: the roles the table gives it, and the core's refusal for the others. */
+export const operationRoute = (controller: string, operation: Operation): RouteOptions => ({
   controller,
   scope: SCOPE,
   version: VERSION,
   roles: rolesFor(operation),
+  operation,
 });
 
 export const WEBHOOKS_API_ROUTES: RouteTable = {
-  'POST /webhooks/filter-test': single('webhooks.filterTest', 'filters.test'),
-  'crud webhooks': { scope: SCOPE, version: VERSION, roles: WEBHOOK_ROLES },
-  'POST /webhooks/:externalId/rotate': single('webhooks.rotate', 'endpoints.rotate'),
-  'POST /webhooks/:externalId/test': single('webhooks.test', 'endpoints.send'),
-  'POST /webhooks/:externalId/recover': single('webhooks.recover', 'endpoints.recover'),
-  'GET /webhooks/:externalId/deliveries': single('webhooks.deliveries', 'webhooks.read'),
-  'GET /events': single('events.index', 'webhooks.read'),
-  'POST /events': single('events.create', 'events.emit'),
-  'GET /events/:externalId': single('events.show', 'webhooks.read'),
-  'GET /deliveries': single('deliveries.index', 'webhooks.read'),
-  'GET /deliveries/:externalId': single('deliveries.show', 'webhooks.read'),
-  'POST /deliveries/:externalId/retry': single('deliveries.retry', 'deliveries.retry'),
-  'POST /deliveries/:externalId/resend': single('deliveries.resend', 'deliveries.resend'),
-  'GET /event-types': single('eventTypes.index', 'webhooks.read'),
-  'POST /event-types': single('eventTypes.create', 'eventTypes.create'),
-  'GET /event-types/:externalId': single('eventTypes.show', 'webhooks.read'),
-  'PATCH /event-types/:externalId': single('eventTypes.update', 'eventTypes.update'),
+  'POST /webhooks/filter-test': operationRoute('webhooks.filterTest', 'filters.test'),
+  'crud webhooks': { scope: SCOPE, version: VERSION, roles: WEBHOOK_ROLES, operation: WEBHOOK_OPERATIONS },
+  'POST /webhooks/:externalId/rotate': operationRoute('webhooks.rotate', 'endpoints.rotate'),
+  'POST /webhooks/:externalId/test': operationRoute('webhooks.test', 'endpoints.send'),
+  'POST /webhooks/:externalId/recover': operationRoute('webhooks.recover', 'endpoints.recover'),
+  'GET /webhooks/:externalId/deliveries': operationRoute('webhooks.deliveries', 'webhooks.read'),
+  'GET /events': operationRoute('events.index', 'webhooks.read'),
+  'POST /events': operationRoute('events.create', 'events.emit'),
+  'GET /events/:externalId': operationRoute('events.show', 'webhooks.read'),
+  'GET /deliveries': operationRoute('deliveries.index', 'webhooks.read'),
+  'GET /deliveries/:externalId': operationRoute('deliveries.show', 'webhooks.read'),
+  'POST /deliveries/:externalId/retry': operationRoute('deliveries.retry', 'deliveries.retry'),
+  'POST /deliveries/:externalId/resend': operationRoute('deliveries.resend', 'deliveries.resend'),
+  'GET /event-types': operationRoute('eventTypes.index', 'webhooks.read'),
+  'POST /event-types': operationRoute('eventTypes.create', 'eventTypes.create'),
+  'GET /event-types/:externalId': operationRoute('eventTypes.show', 'webhooks.read'),
+  'PATCH /event-types/:externalId': operationRoute('eventTypes.update', 'eventTypes.update'),
 };
 
 /** Characters encodeURIComponent leaves as they are, enough for every id the service makes. */

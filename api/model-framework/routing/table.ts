@@ -12,6 +12,7 @@
  * `/<name>/<externalId>/edit`.
  */
 import { ACCOUNT_PATHS } from '../../accounts/paths.ts';
+import { OPERATIONS, type Operation } from '../../../shared/access/permissions.ts';
 import { roleRuleProblems, type RoleRule } from './roles.ts';
 
 export const RESOURCE_ACTIONS = ['index', 'new', 'create', 'show', 'edit', 'update', 'destroy'] as const;
@@ -35,6 +36,12 @@ export interface RouteOptions {
   rateLimit?: { windowMs: number; max: number };
   /** Who may run which action; see api/model-framework/routing/roles.ts. */
   roles?: RoleRule;
+  /**
+   * The operation of the permission table (shared/access/permissions.ts) the route runs, or a map
+   * action -> operation: a caller its `roles` refuse gets the core's refusal of that operation
+   * (api/middleware/role-guard.ts).
+   */
+  operation?: Operation | Readonly<Record<string, Operation>>;
 }
 
 export type RouteTable = Readonly<Record<string, RouteOptions>>;
@@ -56,6 +63,8 @@ export interface CompiledRoute {
   idempotent: boolean;
   rateLimit: { windowMs: number; max: number } | undefined;
   roles: RoleRule | undefined;
+  /** The operation of the permission table this action runs, when the declaration names one. */
+  operation?: Operation;
 }
 
 /** The link builders of one resources/crud declaration. */
@@ -97,7 +106,16 @@ const ACTION_ROUTES: Record<ResourceAction, { method: Method; suffix: string }> 
   destroy: { method: 'DELETE', suffix: '/:externalId' },
 };
 
-const OPTION_NAMES = new Set(['controller', 'model', 'scope', 'version', 'idempotent', 'rateLimit', 'roles']);
+const OPTION_NAMES = new Set([
+  'controller',
+  'model',
+  'scope',
+  'version',
+  'idempotent',
+  'rateLimit',
+  'roles',
+  'operation',
+]);
 const MUTATING = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Core paths never covered by idempotency: the account paths. */
 const NEVER_IDEMPOTENT: ReadonlySet<string> = new Set(Object.values(ACCOUNT_PATHS));
@@ -126,8 +144,16 @@ function optionProblems(key: string, options: RouteOptions): string[] {
     at('rateLimit must be {windowMs, max} with positive numbers');
   }
   for (const problem of roleRuleProblems(options.roles)) at(problem);
+  const named = typeof options.operation === 'object' ? Object.values(options.operation ?? {}) : [options.operation];
+  for (const operation of named)
+    if (operation !== undefined && !OPERATIONS.includes(operation))
+      at(`operation "${String(operation)}" is not one of the permission table's`);
   return problems;
 }
+
+/** The operation `action` runs under a declaration's `operation` option. */
+const operationOf = (option: RouteOptions['operation'], action: string): Operation | undefined =>
+  typeof option === 'object' ? option[action] : option;
 
 /**
  * Compiles the route table, listing every problem at once. `resources`/`crud` routes are
@@ -164,6 +190,7 @@ export function compileRoutes(table: RouteTable): RouteMap {
           idempotent: MUTATING.has(method) && options?.idempotent !== false,
           rateLimit: options?.rateLimit,
           roles: options?.roles,
+          operation: operationOf(options?.operation, action),
         });
       }
       const encoded = (externalId: string) => `${base}/${encodeURIComponent(externalId)}`;
@@ -196,6 +223,7 @@ export function compileRoutes(table: RouteTable): RouteMap {
         idempotent: MUTATING.has(method) && options?.idempotent !== false && !NEVER_IDEMPOTENT.has(path),
         rateLimit: options?.rateLimit,
         roles: options?.roles,
+        operation: operationOf(options?.operation, target?.[2] ?? ''),
       });
     } else {
       problems.push(`${key}: a route key is "resources <name>", "crud <name>" or "<METHOD> /path"`);

@@ -71,6 +71,21 @@ describe('route table', () => {
       },
     );
   });
+
+  it("a route's operation is one of the permission table's, per action for a resource", () => {
+    const { routes } = compileRoutes({
+      'crud notes': { roles: ['admin'], operation: { create: 'endpoints.register' } },
+      'POST /notes/:externalId/send': { controller: 'notes.send', roles: ['admin'], operation: 'endpoints.send' },
+    });
+    const operationOf = (action: string) => routes.find((route) => route.action === action)?.operation;
+    assert.equal(operationOf('create'), 'endpoints.register');
+    assert.equal(operationOf('index'), undefined);
+    assert.equal(operationOf('send'), 'endpoints.send');
+    assert.throws(
+      () => compileRoutes({ 'POST /x': { controller: 'x.y', operation: 'notes.fly' as never } }),
+      /operation "notes.fly" is not one of the permission table's/,
+    );
+  });
 });
 
 describe('role rules', () => {
