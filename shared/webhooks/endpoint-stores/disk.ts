@@ -53,7 +53,7 @@ import type {
   SubscriberEndpoint,
 } from './types.ts';
 import type { SigningScheme } from '../signing.ts';
-import { STORE_TIME_LIMIT_MS, StoreNotInstalledError } from './guard.ts';
+import { STORE_TIME_LIMIT_MS, StoreNotInstalledError, StoreUnusableError } from './guard.ts';
 import { pageInMemory } from './paging.ts';
 import { type SecretJson, secretsFromJson, secretsToJson } from './secrets-json.ts';
 
@@ -222,6 +222,17 @@ function notInstalled(paths: DiskPaths, error: unknown): Error {
   });
 }
 
+/**
+ * The error of a `path` that is not a directory (a file in its place or on the way to it): 503
+ * `APP_STORE_UNAVAILABLE` saying so (guard.ts), at open and at any call should it become one,
+ * rather than the file system's ENOTDIR as a 500.
+ */
+function notADirectory(paths: DiskPaths, error?: unknown): Error {
+  return new StoreUnusableError(`disk store: ${paths.directory} is not a directory`, 'its path is not a directory', {
+    cause: error,
+  });
+}
+
 /** Whether `promise` settles before `deadline` (a `performance.now()` time). */
 async function settlesBefore(promise: Promise<unknown>, deadline: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -237,9 +248,26 @@ async function settlesBefore(promise: Promise<unknown>, deadline: number): Promi
 
 const isCode = (error: unknown, code: string): boolean => (error as { code?: unknown } | null)?.code === code;
 
+/** Refuses a path that names something other than a directory; one that does not exist yet is install's to make. */
+async function checkDirectory(paths: DiskPaths): Promise<void> {
+  const found = await stat(paths.directory).catch((error: unknown) => {
+    if (isCode(error, 'ENOENT')) return undefined;
+    throw isCode(error, 'ENOTDIR') ? notADirectory(paths, error) : error;
+  });
+  if (found !== undefined && !found.isDirectory()) throw notADirectory(paths);
+}
+
+/** `error` as the store says it: a missing file is a store not installed, a path through a file one not a directory. */
+function storeError(paths: DiskPaths, error: unknown): unknown {
+  if (isCode(error, 'ENOENT')) return notInstalled(paths, error);
+  if (isCode(error, 'ENOTDIR')) return notADirectory(paths, error);
+  return error;
+}
+
 export async function openStore(context: StoreContext): Promise<EndpointStore> {
   if (!context.options.path) throw new Error(`store ${context.name}: the disk adapter needs a path (a directory)`);
   const paths = diskPaths(context.options.path, context.table);
+  await checkDirectory(paths);
   let cache: Snapshot | undefined;
   let closed = false;
 
@@ -258,14 +286,14 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
     try {
       now = await stat(paths.file, { bigint: true });
     } catch (error) {
-      throw isCode(error, 'ENOENT') ? notInstalled(paths, error) : error;
+      throw storeError(paths, error);
     }
     if (cache && isSameFile(cache, now)) return cache.rows;
     let handle: FileHandle;
     try {
       handle = await open(paths.file, 'r');
     } catch (error) {
-      throw isCode(error, 'ENOENT') ? notInstalled(paths, error) : error;
+      throw storeError(paths, error);
     }
     try {
       // the handle's own stat: the rows below are this inode's, whatever the path names meanwhile
@@ -368,8 +396,7 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
           onCompromised,
         });
       } catch (error) {
-        if (isCode(error, 'ENOENT')) throw notInstalled(paths, error);
-        if (!isCode(error, 'ELOCKED')) throw error;
+        if (!isCode(error, 'ELOCKED')) throw storeError(paths, error);
         if (performance.now() > deadline) throw heldTooLong(error);
         // short and random, so that waiting writers do not retry in step
         await sleep(randomInt(1, Math.min(2 + attempt * 2, 50)));
@@ -409,7 +436,10 @@ export async function openStore(context: StoreContext): Promise<EndpointStore> {
     adapter: 'disk',
 
     async install() {
-      await mkdir(paths.directory, { recursive: true });
+      await checkDirectory(paths);
+      await mkdir(paths.directory, { recursive: true }).catch((error: unknown) => {
+        throw storeError(paths, error);
+      });
       await locked(async (commit) => {
         const exists = await access(paths.file, constants.F_OK).then(
           () => true,

@@ -5,7 +5,9 @@
  * `Retry-After`, naming the store: the client is told to come back rather than getting a 500,
  * and no request waits on a hung store longer than the limit. A store that answers but has no
  * endpoint table (a deploy that did not run `app webhooks:install`) fails with 503
- * `APP_STORE_NOT_INSTALLED`, saying so, rather than a 500 that names nothing. Anything else a
+ * `APP_STORE_NOT_INSTALLED`, saying so, rather than a 500 that names nothing. A store that
+ * answers but cannot be used as configured (a disk store whose path is a file) fails with 503
+ * `APP_STORE_UNAVAILABLE` saying why in words. Anything else a
  * store throws (a taken id on insert, a refused value, a bug) passes through unchanged.
  *
  * A store on the service's own PostgreSQL pool is that database: its outage is the database's,
@@ -71,6 +73,20 @@ export class StoreNotInstalledError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StoreNotInstalledError';
+  }
+}
+
+/**
+ * The error of a store that cannot be used as configured (the disk adapter's path is not a
+ * directory): `reason` says why in words a client may read; the message, for the log, may name
+ * paths.
+ */
+export class StoreUnusableError extends Error {
+  readonly reason: string;
+  constructor(message: string, reason: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnusableError';
+    this.reason = reason;
   }
 }
 
@@ -144,6 +160,12 @@ export function isStoreNotInstalled(error: unknown): boolean {
   return false;
 }
 
+/** Why the store cannot be used, when `error` (or what it wraps) is a {@link StoreUnusableError}. */
+export function unusableReason(error: unknown): string | undefined {
+  for (const e of chain(error)) if (e instanceof StoreUnusableError) return e.reason;
+  return undefined;
+}
+
 /**
  * 503 `APP_STORE_NOT_INSTALLED`: the endpoint store `store` answers but holds no endpoint table
  * (`app webhooks:install` creates it). The driver's own words stay in the cause, for the log and
@@ -156,12 +178,25 @@ export function storeNotInstalled(store: Pick<EndpointStore, 'name' | 'adapter'>
   );
 }
 
-/** 503 `APP_STORE_UNAVAILABLE` with `Retry-After`: the endpoint store `store` did not answer. */
-export function storeUnavailable(store: Pick<EndpointStore, 'name' | 'adapter'>, cause?: unknown): AppError {
-  return unavailable(`endpoint store "${store.name}" (${store.adapter}) did not answer`, {
+/**
+ * 503 `APP_STORE_UNAVAILABLE` with `Retry-After`: the endpoint store `store` did not answer, or,
+ * given a `reason`, cannot be used as configured (the reason is also `data.reason`).
+ */
+export function storeUnavailable(
+  store: Pick<EndpointStore, 'name' | 'adapter'>,
+  cause?: unknown,
+  reason?: string,
+): AppError {
+  const label = `endpoint store "${store.name}" (${store.adapter})`;
+  return unavailable(reason === undefined ? `${label} did not answer` : `${label} cannot be used: ${reason}`, {
     code: 'APP_STORE_UNAVAILABLE',
     headers: { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
-    data: { store: store.name, adapter: store.adapter, retryAfter: STORE_RETRY_AFTER_SECONDS },
+    data: {
+      store: store.name,
+      adapter: store.adapter,
+      ...(reason === undefined ? {} : { reason }),
+      retryAfter: STORE_RETRY_AFTER_SECONDS,
+    },
     expose: true,
     cause,
   });
@@ -249,6 +284,11 @@ export function guardStore(store: EndpointStore, options: GuardOptions = {}): En
       return await withinTimeLimit(running, limit, `endpoint store "${store.name}" (${what})`);
     } catch (error) {
       if (isAppError(error)) throw error;
+      const unusable = unusableReason(error);
+      if (unusable !== undefined) {
+        logFailure(error, what, `cannot be used: ${unusable}`);
+        throw storeUnavailable(store, error, unusable);
+      }
       if (isStoreNotInstalled(error)) {
         logFailure(error, what, 'has no endpoint table (run `app webhooks:install`)');
         throw storeNotInstalled(store, error);

@@ -8,7 +8,14 @@ import type { Config } from '../../config/index.ts';
 import type { Sql } from '../../db/connect.ts';
 import { isAppError } from '../../errors/app-error.ts';
 import type { Logger } from '../../log/logger.ts';
-import { guardStore, isStoreUnreachable, STORE_TIME_LIMIT_MS, storeUnavailable, withinTimeLimit } from './guard.ts';
+import {
+  guardStore,
+  isStoreUnreachable,
+  STORE_TIME_LIMIT_MS,
+  storeUnavailable,
+  unusableReason,
+  withinTimeLimit,
+} from './guard.ts';
 import { ADAPTERS, type AdapterName, type EndpointStore, type StoreContext, type StoreOptions } from './types.ts';
 
 /** What an adapter module (`./<adapter>.ts`) exports. */
@@ -58,7 +65,8 @@ export const loadAdapter: LoadAdapter = async (adapter) => {
 /**
  * Opens every store of `config.stores` (in parallel, each within the time limit) and wraps each
  * in the guard. A store that cannot be opened closes the ones that were and fails the whole:
- * with 503 `APP_STORE_UNAVAILABLE` when it could not be reached, else with an error naming it.
+ * with 503 `APP_STORE_UNAVAILABLE` when it could not be reached or cannot be used as configured
+ * (saying why), else with an error naming it.
  */
 export async function openEndpointStores(
   config: Pick<Config, 'stores' | 'webhooks'>,
@@ -157,6 +165,8 @@ export async function openOne(
     // opened after the wait ended: nobody holds it, so its connections are closed
     opening.then((late) => late.close()).catch(() => {});
     if (isAppError(error)) throw error;
+    const unusable = unusableReason(error);
+    if (unusable !== undefined) throw storeUnavailable({ name, adapter: options.adapter }, error, unusable);
     if (isStoreUnreachable(error)) throw storeUnavailable({ name, adapter: options.adapter }, error);
     throw new Error(`${label} could not be opened: ${messageOf(error)}`, { cause: error });
   }
