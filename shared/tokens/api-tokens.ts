@@ -75,7 +75,8 @@ export function mintToken(deps: TokenDeps, actor: Actor, input: Partial<CreateTo
   return createToken(
     deps,
     { name: input.name as string, role, owner, expiresInMs: input.expiresInMs ?? null },
-    { userId: actor.userId },
+    // a non-admin mints for its own owner, as stored (checked above)
+    { userId: actor.userId, ownerStored: !admin },
   );
 }
 

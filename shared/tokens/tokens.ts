@@ -7,7 +7,7 @@ import { isIdText } from '../webhooks/ids.ts';
 import { notFound, unprocessable } from '../errors/app-error.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
-import { assertOwner } from '../webhooks/endpoints/fields.ts';
+import { assertOwner, assertOwnerFilter } from '../webhooks/endpoints/fields.ts';
 import { ulid } from '../webhooks/ids.ts';
 import { generateToken, looksLikeToken, shownPrefix, tokenDigest } from './format.ts';
 import { roleOwnerProblem, type Role } from './roles.ts';
@@ -106,7 +106,10 @@ export const tokenNotFound = (id: unknown) =>
     data: { id },
   });
 
-function checkInput(input: CreateTokenInput): {
+function checkInput(
+  input: CreateTokenInput,
+  ownerStored: boolean,
+): {
   name: string;
   role: Role;
   owner: string | null;
@@ -118,7 +121,8 @@ function checkInput(input: CreateTokenInput): {
   if (name.length > MAX_TOKEN_NAME_LENGTH) throw invalid('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);
   if (hasControlCharacter(name)) throw invalid('name', 'must not contain control characters');
   if (!isStoredAsGiven(name)) throw invalid('name', 'must not contain a lone UTF-16 surrogate');
-  const owner = assertOwner(given.owner);
+  // an owner stored before (the minting member's own) by the rules every stored owner kept
+  const owner = ownerStored ? assertOwnerFilter(given.owner) : assertOwner(given.owner);
   const problem = roleOwnerProblem(given.role, owner, 'token');
   if (problem)
     throw invalid(problem.field, problem.reason, problem.field === 'role' ? given.role : (owner ?? undefined));
@@ -140,14 +144,16 @@ function checkInput(input: CreateTokenInput): {
 /**
  * Makes a token and answers it with its text, which is never stored nor shown again (only its
  * SHA-256 digest is kept). Throws 422 `APP_TOKEN_FIELD_INVALID` (`data.field`: name, role, owner,
- * expiresInMs) or `APP_WEBHOOK_OWNER_INVALID` for an unusable owner value.
+ * expiresInMs) or `APP_WEBHOOK_OWNER_INVALID` for an unusable owner value. `ownerStored`: the
+ * owner is one stored before (a member minting for its own), held only to the rules every stored
+ * owner kept, so a tenant whose owner predates the whitespace rule still mints.
  */
 export async function createToken(
   deps: TokenDeps,
   input: CreateTokenInput,
-  options: { userId?: string | null } = {},
+  options: { userId?: string | null; ownerStored?: boolean } = {},
 ): Promise<CreatedToken> {
-  const checked = checkInput(input);
+  const checked = checkInput(input, options.ownerStored === true);
   const token = generateToken();
   const row = await insertToken(deps.sql, {
     id: `tok_${ulid()}`,
