@@ -91,7 +91,7 @@ export const WEBHOOK_SCHEMAS: Json = {
     'The answer that made the endpoint: with its signing secret.',
   ),
   WebhookRotated: halWith(
-    'Webhook',
+    'WebhookDetails',
     {
       secret: {
         type: 'string',
@@ -105,7 +105,7 @@ export const WEBHOOK_SCHEMAS: Json = {
         description: 'Until when the previous secret still signs (null: it stopped at once).',
       },
     },
-    'The answer of a rotation: the endpoint with its new secret.',
+    'The answer of a rotation: the endpoint as shown alone (the dates of the secrets that still sign, the previous one among them during its grace) with its new secret.',
   ),
   WebhookSecret: shapeSchema('WebhookSecret', 'A secret that still signs (its dates, never its value).'),
   WebhookCreate: {
