@@ -271,7 +271,8 @@ const PARAMETERS: Json = {
 function problemResponses(): Json {
   const responses: Json = {};
   for (const [status, description] of Object.entries(PROBLEM_STATUSES)) {
-    const headers: Json = { 'X-Request-Id': ref('headers', 'XRequestId') };
+    // a problem is a JSON answer too: it carries its weak ETag like any other
+    const headers: Json = { 'X-Request-Id': ref('headers', 'XRequestId'), ETag: ref('headers', 'ETag') };
     if (status === '401') headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
     if (status === '409' || status === '429' || status === '503') headers['Retry-After'] = ref('headers', 'RetryAfter');
     if (status === '429')
