@@ -225,8 +225,12 @@ const HEADERS: Json = {
     "Total number of items across all pages (the body's `total`: for event and delivery listings past `api.exactTotal`, PostgreSQL's estimate, and the body says `totalEstimated`).",
     { type: 'integer', minimum: 0 },
   ),
-  RateLimit: header('Draft-7 `RateLimit`: `limit=<n>, remaining=<n>, reset=<seconds>`.'),
-  RateLimitPolicy: header('Draft-7 `RateLimit-Policy`: `<limit>;w=<window seconds>`.'),
+  RateLimit: header(
+    'Draft-7 `RateLimit`: `limit=<n>, remaining=<n>, reset=<seconds>`; on every answer of a rate-limited route, its refusals included.',
+  ),
+  RateLimitPolicy: header(
+    'Draft-7 `RateLimit-Policy`: `<limit>;w=<window seconds>`; on every answer of a rate-limited route, its refusals included.',
+  ),
   RetryAfter: header('Seconds to wait before trying again.', { type: 'integer', minimum: 0 }),
   IdempotencyReplayed: header('`true` when this is the stored first answer to the same `Idempotency-Key`.', {
     type: 'string',
@@ -275,11 +279,11 @@ function problemResponses(): Json {
     const headers: Json = { 'X-Request-Id': ref('headers', 'XRequestId'), ETag: ref('headers', 'ETag') };
     if (status === '401') headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
     if (status === '409' || status === '429' || status === '503') headers['Retry-After'] = ref('headers', 'RetryAfter');
-    if (status === '429')
-      Object.assign(headers, {
-        RateLimit: ref('headers', 'RateLimit'),
-        'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
-      });
+    // a limiter counts a refused request too, so a rate-limited route's problems carry its headers
+    Object.assign(headers, {
+      RateLimit: ref('headers', 'RateLimit'),
+      'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+    });
     responses[`Problem${status}`] = {
       description,
       headers,
