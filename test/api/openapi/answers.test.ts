@@ -4,7 +4,9 @@
  * is checked against the response the document (api/openapi/, as `app openapi` builds it) gives
  * for that method, path template, status and media type, with ajv's draft 2020-12 validator and
  * the document's components as the schemas' `$ref` targets; and no member of an answer (or of an
- * item it embeds) is one the document leaves undescribed.
+ * item it embeds) is one the document leaves undescribed. Its headers too: every header the
+ * response declares is there when declared required and its value fits the header's schema, and
+ * the headers clients act on (`Location`, `ETag`, paging, rate limit…) are there only where declared.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -16,7 +18,8 @@ import { discoverApiOffline } from '../../../api/openapi/offline.ts';
 import { call, closeAll, receiver, startApi, startDeliveryWorker, type Answer } from '../webhooks-api/helpers.ts';
 
 type Json = Record<string, unknown>;
-type Response = { $ref?: string; content?: Record<string, { schema: Json }> };
+type Header = { $ref?: string; required?: boolean; schema?: Json };
+type Response = { $ref?: string; content?: Record<string, { schema: Json }>; headers?: Record<string, Header> };
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, Response> }>>; components: Json };
 
 const DOC_ID = 'urn:app:openapi';
@@ -108,10 +111,59 @@ function itemsOf(doc: Doc, schema: Json | undefined): Json | undefined {
   return undefined;
 }
 
+/**
+ * A header's value as its schema reads it: headers are text, so a number schema sees the number
+ * the text spells (and the text itself when it spells none, for ajv to refuse).
+ */
+function headerValue(schema: Json | undefined, text: string): unknown {
+  const type = schema?.type;
+  const numeric = type === 'integer' || type === 'number';
+  return numeric && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+}
+
+/**
+ * What is wrong with an answer's headers for its documented response: a header the document
+ * says is required and the answer lacks, a value its schema refuses, or one of the headers
+ * clients act on present in the answer but not declared for the response.
+ */
+function headerFailures(doc: Doc, ajv: Ajv2020, response: Response, answer: Answer, relied: string[]): string[] {
+  const failures: string[] = [];
+  const declared = new Map(Object.entries(response.headers ?? {}).map(([name, h]) => [name.toLowerCase(), h]));
+  for (const [name, declaration] of declared) {
+    const header = resolved(doc, declaration as Json) as Header | undefined;
+    const value = answer.headers.get(name);
+    if (value === null) {
+      if (header?.required) failures.push(`header ${name} is required and absent`);
+      continue;
+    }
+    const validate = ajv.compile(header?.schema ?? {});
+    if (!validate(headerValue(header?.schema, value)))
+      failures.push(`header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`);
+  }
+  for (const name of relied)
+    if (answer.headers.get(name) !== null && !declared.has(name.toLowerCase()))
+      failures.push(`header ${name} present and not declared (declared: ${[...declared.keys()]})`);
+  return failures;
+}
+
+/** The headers clients act on (each one the document's components describe): present only where declared. */
+const RELIED = [
+  'Location',
+  'ETag',
+  'Link',
+  'X-Total-Count',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Idempotency-Replayed',
+  'WWW-Authenticate',
+  'X-Request-Id',
+];
+
 describe('openapi answers', () => {
   after(closeAll);
 
-  it('rule: every answer of the product routes matches the schema the document gives for its method, path, status and media type, and has no member it does not describe', async () => {
+  it('rule: every answer of the product routes matches the schema the document gives for its method, path, status and media type, and has no member it does not describe; its headers are the declared ones', async () => {
     const app = await startApi();
     await startDeliveryWorker(app);
     const doc = openapiDocument({ config: app.h.config, api: await discoverApiOffline() }) as unknown as Doc;
@@ -137,6 +189,7 @@ describe('openapi answers', () => {
         return;
       }
       const { response, pointer } = found;
+      for (const failure of headerFailures(doc, ajv, response, answer, RELIED)) failures.push(`${route}: ${failure}`);
       const mediaType = (answer.headers.get('content-type') ?? '').split(';')[0].trim();
       if (!response.content) {
         if (answer.text !== '') failures.push(`${route}: a body where the document has none`);
@@ -214,6 +267,21 @@ describe('openapi answers', () => {
     });
     await ask('PATCH', `${api}/event-types/order.paid`, 200, { token, body: { deprecated: true } });
 
+    // a dead delivery, sent again: a receiver answering a redirect makes it dead at once, without retries
+    const redirecting = await receiver();
+    redirecting.answer(302);
+    await ask('POST', `${api}/webhooks`, 201, { token, body: { url: redirecting.url, events: ['order.refunded'] } });
+    const refunded = await ask('POST', `${api}/events`, 202, { token, body: { type: 'order.refunded', data: {} } });
+    const dead = await eventually(
+      async () => {
+        const listed = await call('GET', `${api}/deliveries?status=dead&event=${refunded.body?.externalId}`, { token });
+        return listed.body?._embedded?.deliveries?.[0]?.externalId as string | undefined;
+      },
+      10_000,
+      'the delivery to the redirecting receiver to be dead',
+    );
+    await ask('POST', `${api}/deliveries/${dead}/retry`, 202, { token });
+
     // the plain JSON media type answers the same documents
     const json = { token, headers: { Accept: 'application/json' } };
     await ask('GET', `${api}/webhooks`, 200, json);
@@ -248,6 +316,6 @@ describe('openapi answers', () => {
     await ask('DELETE', endpointUrl, 204, { token });
 
     assert.deepEqual(failures, [], `answers that do not match the document:\n${failures.join('\n\n')}`);
-    assert.ok(asked >= 39 && checked === asked, `${checked} of ${asked} answers checked`);
+    assert.ok(asked >= 42 && checked === asked, `${checked} of ${asked} answers checked`);
   });
 });
