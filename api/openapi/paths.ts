@@ -111,14 +111,17 @@ function successResponse(
   const status = spec?.status ?? 200;
   if (status === 204) return { description: 'Done; no body.', headers };
   headers.ETag = ref('headers', 'ETag');
-  if (status === 201) headers.Location = ref('headers', 'Location');
+  const located = status === 201 && !spec?.unaddressed;
+  if (located) headers.Location = ref('headers', 'Location');
   if (route.idempotent && options.idempotency) headers['Idempotency-Replayed'] = ref('headers', 'IdempotencyReplayed');
   const collection = paged;
   if (collection)
     Object.assign(headers, { Link: ref('headers', 'Link'), 'X-Total-Count': ref('headers', 'XTotalCount') });
   const description =
     status === 201
-      ? 'Created; `Location` names the new resource.'
+      ? located
+        ? 'Created; `Location` names the new resource.'
+        : 'Created; the resource has no address of its own, so no `Location`.'
       : status === 202
         ? 'Accepted; the work is queued.'
         : collection

@@ -68,6 +68,7 @@ export const TOKEN_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
     status: 201,
     answer: ref('schemas', 'TokenCreated'),
     body: 'TokenCreate',
+    unaddressed: true, // a token is listed and revoked, never shown on its own
   },
   'tokens.destroy': {
     summary: "Revoke an API token (another user's is not found)",

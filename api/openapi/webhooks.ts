@@ -321,6 +321,8 @@ export interface WebhookOperation {
   body?: string;
   /** Descriptions of the query parameters the action declares (api/webhooks-api/controllers/), by name. */
   query?: Json[];
+  /** A created resource with no address of its own (no show route): its 201 carries no `Location`. */
+  unaddressed?: true;
 }
 
 export const WEBHOOK_OPERATIONS: Readonly<Record<string, WebhookOperation>> = {
