@@ -212,12 +212,16 @@ const GraphqlResponse: Json = {
   },
 };
 
-const header = (description: string, schema: Json = string): Json => ({ description, schema });
+const header = (description: string, schema: Json = string, required = false): Json => ({
+  description,
+  ...(required ? { required } : {}),
+  schema,
+});
 
 const HEADERS: Json = {
-  XRequestId: header('The request id: taken from the client or generated; echoed on every answer.'),
-  ETag: header('Weak entity tag of the JSON answer; send it back in `If-None-Match` for a 304.'),
-  Location: header('Path of the created resource (its `self` link).'),
+  XRequestId: header('The request id: taken from the client or generated; echoed on every answer.', string, true),
+  ETag: header('Weak entity tag of the JSON answer; send it back in `If-None-Match` for a 304.', string, true),
+  Location: header('Path of the created resource (its `self` link).', string, true),
   Link: header(
     'The paging links (`next`, `prev`, `first`, `last`, `self`) as an RFC 8288 `Link` header, at most 2,048 characters: links that do not fit are left out in the reverse of that order, and the header is absent when not even the first fits (`_links` in the body always has them all).',
   ),
