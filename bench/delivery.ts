@@ -177,6 +177,34 @@ async function main() {
     }
   };
   const receiver = await benchReceiver((_req, body) => arrived(body));
+  /**
+   * A timed phase whose `count` requests reach the receiver: the worker is started, the rate taken
+   * from the first arrival to the last, and the CPU counted from the first arrival until
+   * `settled` (what the phase waits for besides the arrivals) resolves; the worker's CPU before the
+   * first arrival (loading its code, connecting) is its start-up, reported apart.
+   */
+  const timedArrivals = async (count: number, settled: () => Promise<void>) => {
+    received = 0;
+    first = 0;
+    atFirst = undefined;
+    const cpuBefore = cpuNow(db);
+    const worker = await startWorker(db, (pid) => {
+      workerPid = pid;
+    });
+    while (received < count) await sleep(20);
+    const rate = ((count - 1) * 1000) / (last - first);
+    await settled();
+    const cpuAtEnd = cpuNow(db, worker.child.pid);
+    workerPid = undefined;
+    // set by the receiver meanwhile
+    const cpuAtFirst = atFirst as CpuSample | undefined;
+    return {
+      worker,
+      rate,
+      cpu: cpuAtFirst ? cpuSince(cpuAtFirst, cpuAtEnd, count - 1) : null,
+      startup: cpuAtFirst ? cpuAtFirst.worker - cpuBefore.worker : null,
+    };
+  };
   const broker: BenchDestination | undefined =
     destination === 'http'
       ? undefined
@@ -225,25 +253,10 @@ async function main() {
       const queued = await emitMany(db, 'bench.order.created', events);
       await vacuumJobs(db);
       const doneBefore = await doneCount(db);
-      received = 0;
-      first = 0;
       await profile?.reset();
-      const cpuBefore = cpuNow(db);
-      atFirst = undefined;
-      const worker = await startWorker(db, (pid) => {
-        workerPid = pid;
+      const { worker, rate, cpu, startup } = await timedArrivals(queued, async () => {
+        while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
       });
-      while (received < queued) await sleep(20);
-      const rate = ((queued - 1) * 1000) / (last - first);
-      while ((await doneCount(db)) < doneBefore + queued) await sleep(20);
-      // counted from the first delivery's arrival: the worker's start-up (loading its code,
-      // connecting) is reported apart
-      const cpuAtEnd = cpuNow(db, worker.child.pid);
-      workerPid = undefined;
-      // set by the receiver meanwhile
-      const cpuAtFirst = atFirst as CpuSample | undefined;
-      const cpu = cpuAtFirst ? cpuSince(cpuAtFirst, cpuAtEnd, queued - 1) : null;
-      const startup = cpuAtFirst ? cpuAtFirst.worker - cpuBefore.worker : null;
       if (startup !== null) startups.push(startup);
       rates.push(rate);
       if (profile)
@@ -289,8 +302,7 @@ async function main() {
       let left = args.deliveries;
       let leftAtT0 = left;
       for (;;) {
-        const [row] = await db.sql<{ left: number }[]>`select count(*)::int as left from graphile_worker._private_jobs`;
-        left = row.left;
+        left = await jobsLeft(db);
         if (t0 === 0 && left < args.deliveries) {
           t0 = wallClock();
           leftAtT0 = left;
@@ -313,18 +325,9 @@ async function main() {
                        null, null, 1, null, null, null)::graphile_worker.job_spec
               from generate_series(1, ${args.deliveries}::int) as i))`;
         await vacuumJobs(db);
-        received = 0;
-        first = 0;
-        atFirst = undefined;
-        const floorWorker = await startWorker(db, (pid) => {
-          workerPid = pid;
-        });
-        while (received < args.deliveries) await sleep(20);
-        const floorRate = ((args.deliveries - 1) * 1000) / (last - first);
-        const floorAtEnd = cpuNow(db, floorWorker.child.pid);
-        workerPid = undefined;
-        const floorAtFirst = atFirst as CpuSample | undefined;
-        const share = floorAtFirst ? cpuSince(floorAtFirst, floorAtEnd, args.deliveries - 1) : null;
+        // nothing is recorded: the phase ends with the last request received
+        const floor = await timedArrivals(args.deliveries, async () => {});
+        const { worker: floorWorker, rate: floorRate, cpu: share } = floor;
         while ((await jobsLeft(db)) > 0) await sleep(20);
         await floorWorker.stop();
         floorRates.push(floorRate);
