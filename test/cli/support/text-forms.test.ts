@@ -10,8 +10,15 @@ describe('terminalText', () => {
     );
   });
 
-  it('keeps tab, line feed and every other character as they are', () => {
-    const text = 'id:\tep_1\nsociété ~ \u00a0 \ufffd 😀';
+  it('writes bidirectional overrides and isolates, line separators and invisible characters as \\uNNNN', () => {
+    assert.equal(
+      terminalText('https://a.example/\u202egpj.exe\u202c \u2066x\u2069\u2028\u200b\u2060\ufeff'),
+      'https://a.example/\\u202egpj.exe\\u202c \\u2066x\\u2069\\u2028\\u200b\\u2060\\ufeff',
+    );
+  });
+
+  it('keeps tab, line feed, right-to-left marks, joiners and every other character as they are', () => {
+    const text = 'id:\tep_1\nsociété ~ \u00a0 \ufffd 😀 שלום\u200f عربي\u061c 👨\u200d👩\u200d👧 می\u200cخواهم';
     assert.equal(terminalText(text), text);
   });
 });
