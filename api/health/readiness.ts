@@ -45,9 +45,7 @@ export async function readiness(deps: ReadinessDeps): Promise<{ httpStatus: numb
       : phase === 'draining'
         ? 'shutting down'
         : failed
-          ? failed[1].ok === false && failed[1].error === 'not-installed'
-            ? `store ${failed[0]} has no endpoint table: run app webhooks:install`
-            : `store ${failed[0]} did not answer`
+          ? failedReason(failed[0], failed[1])
           : shared && !shared.ok
             ? 'shared store did not answer'
             : behind;
@@ -59,4 +57,12 @@ export async function readiness(deps: ReadinessDeps): Promise<{ httpStatus: numb
     uptime: Math.round((Date.now() - deps.startedAt) / 10) / 100,
   };
   return { httpStatus: reason ? 503 : 200, body };
+}
+
+/** Why readiness fails for the store `name`, in words: what to run, what is wrong with it, or that it is away. */
+function failedReason(name: string, report: StoreReport): string {
+  if (report.ok) return '';
+  if (report.error === 'not-installed') return `store ${name} has no endpoint table: run app webhooks:install`;
+  if (report.error === 'unusable') return `store ${name} cannot be used: ${report.reason}`;
+  return `store ${name} did not answer`;
 }

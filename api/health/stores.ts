@@ -1,5 +1,6 @@
 import type { Sql } from '../../shared/db/connect.ts';
 import { isAppError } from '../../shared/errors/app-error.ts';
+import { unusableReason } from '../../shared/webhooks/endpoint-stores/guard.ts';
 import type { EndpointStores } from '../../shared/webhooks/endpoint-stores/open.ts';
 
 /** Something readiness asks "do you answer?": a database, the shared store. */
@@ -12,7 +13,8 @@ export interface StoreProbe {
 
 export type StoreReport =
   | { adapter: string; ok: true; latency: number }
-  | { adapter: string; ok: false; error: 'timeout' | 'unreachable' | 'not-installed' };
+  | { adapter: string; ok: false; error: 'timeout' | 'unreachable' | 'not-installed' }
+  | { adapter: string; ok: false; error: 'unusable'; reason: string };
 
 /** An id no endpoint has: reading it asks the endpoint store for its table without finding a row. */
 const PROBE_ID = 'ep_readiness_probe';
@@ -83,6 +85,8 @@ export async function probe(store: StoreProbe, timeoutMs: number): Promise<Store
     if (outcome === 'timeout') return { adapter: store.adapter, ok: false, error: 'timeout' };
     return { adapter: store.adapter, ok: true, latency: Math.round((performance.now() - started) * 100) / 100 };
   } catch (error) {
+    const unusable = unusableReason(error);
+    if (unusable !== undefined) return { adapter: store.adapter, ok: false, error: 'unusable', reason: unusable };
     const notInstalled = isAppError(error) && error.code === 'APP_STORE_NOT_INSTALLED';
     return { adapter: store.adapter, ok: false, error: notInstalled ? 'not-installed' : 'unreachable' };
   } finally {

@@ -159,7 +159,8 @@ const StoreReport: Json = {
     adapter: string,
     ok: { type: 'boolean' },
     latency: { type: 'number', description: 'Milliseconds the store took to answer.' },
-    error: { type: 'string', enum: ['timeout', 'unreachable', 'not-installed'] },
+    error: { type: 'string', enum: ['timeout', 'unreachable', 'not-installed', 'unusable'] },
+    reason: { type: 'string', description: 'With `unusable`: what is wrong with the store as configured.' },
   },
 };
 
@@ -171,7 +172,7 @@ const HealthAnswer: Json = {
     reason: {
       type: 'string',
       description:
-        'Why the process is unavailable: `starting`, `shutting down`, `store <name> did not answer`, `shared store did not answer`.',
+        'Why the process is unavailable: `starting`, `shutting down`, `store <name> did not answer`, `store <name> has no endpoint table: run app webhooks:install`, `store <name> cannot be used: <why>`, `shared store did not answer`.',
     },
     stores: { type: 'object', additionalProperties: ref('schemas', 'StoreReport') },
     shared: ref('schemas', 'StoreReport'),

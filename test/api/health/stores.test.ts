@@ -6,7 +6,7 @@
  * adapters other than postgresql are stores made in the test (test/helpers/endpoint-store.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -122,6 +122,31 @@ describe('readiness lists the configured stores', () => {
     const ready = await get(base, '/readyz');
     assert.equal(ready.status, 200, JSON.stringify(ready.body));
     assert.equal(ready.body.stores.files.ok, true);
+  });
+
+  it('a disk store whose path has become a file: 503 unusable, the reason saying what is wrong with it', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'app-readyz-'));
+    cleanups.push(() => rm(directory, { recursive: true, force: true }));
+    const path = join(directory, 'store');
+    const config = db.configWith({
+      stores: { files: { adapter: 'disk', path }, registry: REGISTRY },
+      webhooks: { store: 'files' },
+    });
+    const stores = await open(config, {}, ['disk']);
+    await stores.endpoints.install();
+    const { base } = await serve(config, stores);
+    assert.equal((await get(base, '/readyz')).status, 200);
+    await rm(path, { recursive: true });
+    await writeFile(path, 'not a directory');
+    const answer = await get(base, '/readyz');
+    assert.equal(answer.status, 503);
+    assert.equal(answer.body.reason, 'store files cannot be used: its path is not a directory');
+    assert.deepEqual(answer.body.stores.files, {
+      adapter: 'disk',
+      ok: false,
+      error: 'unusable',
+      reason: 'its path is not a directory',
+    });
   });
 
   it('when stores.default is another database, the service database is listed as database', async () => {
