@@ -22,7 +22,8 @@ const ESCAPED_SURROGATE = /(?:^|[^\\])(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/;
 
 /**
  * The payload given to emit as JSON text. Throws 422 `APP_WEBHOOK_PAYLOAD_INVALID` when it cannot
- * be serialised (a BigInt, a cycle, a function) or holds `\u0000`, and 413
+ * be serialised (a BigInt, a cycle, a function), holds `\u0000` or a number that is not finite
+ * (JSON.stringify would write null for it), and 413
  * `APP_WEBHOOK_PAYLOAD_TOO_LARGE` when the text is longer than `maxBytes`.
  */
 export function payloadText(payload: unknown, maxBytes: number): PayloadText {
@@ -39,6 +40,15 @@ export function payloadText(payload: unknown, maxBytes: number): PayloadText {
     throw invalid(`cannot be serialised as JSON (${(error as Error).message})`, error);
   }
   if (text === undefined) throw invalid('cannot be serialised as JSON');
+  // JSON.stringify writes a number that is not finite as null: the receiver would be sent null in
+  // its place. Only a text holding `null` can hide one, so only such a text is walked again.
+  if (text.includes('null')) {
+    const where = nonFiniteNumber(payload);
+    if (where !== undefined)
+      throw invalid(
+        `holds ${where.value} at ${where.path}, a number JSON cannot carry (a JSON number past ±1.8e308 reads as Infinity); send it as a string`,
+      );
+  }
   if (ESCAPED_NUL.test(text)) throw invalid('contains the character U+0000, which cannot be stored');
   if (ESCAPED_SURROGATE.test(text)) throw invalid('contains a lone UTF-16 surrogate, which cannot be stored');
   const bytes = Buffer.byteLength(text, 'utf8');
@@ -49,6 +59,23 @@ export function payloadText(payload: unknown, maxBytes: number): PayloadText {
     });
   }
   return { text, bytes };
+}
+
+/**
+ * The first number that is not finite (Infinity, -Infinity, NaN) in what JSON.stringify serialises
+ * of `payload` (after `toJSON`), with its dot path from `data`; undefined when there is none.
+ */
+function nonFiniteNumber(payload: unknown): { path: string; value: number } | undefined {
+  const paths = new WeakMap<object, string>();
+  let found: { path: string; value: number } | undefined;
+  JSON.stringify(payload, function (this: object, key: string, value: unknown) {
+    if (found !== undefined) return undefined;
+    const path = key === '' ? 'data' : `${paths.get(this) ?? 'data'}.${key}`;
+    if (typeof value === 'number' && !Number.isFinite(value)) found = { path, value };
+    else if (typeof value === 'object' && value !== null) paths.set(value, path);
+    return value;
+  });
+  return found;
 }
 
 /**

@@ -418,6 +418,22 @@ describe('hostile input', () => {
     assert.equal(pair.status, 202, `a valid surrogate pair is accepted: ${pair.text}`);
   });
 
+  it('a number past the largest double in an event is refused, never delivered as null', async () => {
+    for (const literal of ['1e400', '-1e400']) {
+      const answer = await raw(
+        app.base,
+        'POST',
+        '/api/v1/events',
+        { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+        `{"type":"order.created","data":{"amount":${literal}}}`,
+      );
+      assert.equal(answer.status, 422, answer.text);
+      const problem = JSON.parse(answer.text) as { code: string; data: { reason: string } };
+      assert.equal(problem.code, 'APP_WEBHOOK_PAYLOAD_INVALID');
+      assert.match(problem.data.reason, /Infinity at data\.amount/);
+    }
+  });
+
   it('content codings are case-insensitive, x-gzip is gzip, identity is none; two stacked codings are 415', async () => {
     const json = Buffer.from(JSON.stringify({ type: 'order.created', data: {} }));
     const headers = (encoding: string) => ({

@@ -46,6 +46,31 @@ describe('event envelope', () => {
     }
   });
 
+  it('refuses a number that is not finite, which JSON.stringify would send as null, naming where it is', () => {
+    for (const [payload, path, value] of [
+      [JSON.parse('{"big":1e400}'), 'data.big', 'Infinity'],
+      [{ deep: { list: [1, JSON.parse('-1e400')] } }, 'data.deep.list.1', '-Infinity'],
+      [{ ratio: Number.NaN, kept: null }, 'data.ratio', 'NaN'],
+      [Number.POSITIVE_INFINITY, 'data', 'Infinity'],
+    ] as const) {
+      assert.throws(
+        () => payloadText(payload, 1e6),
+        appError('APP_WEBHOOK_PAYLOAD_INVALID', 422, (e) => {
+          assert.equal((e.data as { field: string }).field, 'data');
+          assert.match(
+            String((e.data as { reason: string }).reason),
+            new RegExp(`^holds ${value} at ${path.replaceAll('.', '\\.')},`),
+          );
+        }),
+      );
+    }
+    // null itself, -0 and the largest doubles are ordinary JSON
+    assert.equal(
+      payloadText({ a: null, b: -0, c: 1.7976931348623157e308 }, 1e6).text,
+      '{"a":null,"b":0,"c":1.7976931348623157e+308}',
+    );
+  });
+
   it('tells an escaped NUL from a literal backslash followed by u0000', () => {
     assert.throws(() => payloadText('a\u0000', 100), appError('APP_WEBHOOK_PAYLOAD_INVALID'));
     assert.throws(() => payloadText('\\\u0000', 100), appError('APP_WEBHOOK_PAYLOAD_INVALID'));
