@@ -41,10 +41,23 @@ export function dialledUrl(url: string): { full: string; host: string; port: num
 const failureType = (result: AttemptResult): string =>
   result.kind === 'response' ? String(result.status) : result.kind;
 
+const TRACE_HEADERS = new Set(['traceparent', 'tracestate']);
+
+/**
+ * `headers` with `traceparent` set to this attempt's, and without an endpoint's own `traceparent`
+ * or `tracestate` in any spelling: header names are case-insensitive, so an endpoint's
+ * `Traceparent` would otherwise go out beside the service's, and a receiver given two must ignore
+ * both (W3C Trace Context); an endpoint's `tracestate` belongs to another trace than this one.
+ */
+export function withTraceparent(headers: Record<string, string>, traceparent: string): Record<string, string> {
+  const kept = Object.entries(headers).filter(([name]) => !TRACE_HEADERS.has(name.toLowerCase()));
+  return { ...Object.fromEntries(kept), traceparent };
+}
+
 function attemptSpan(span: Span, config: Pick<Config, 'webhooks'>): AttemptSpan {
   const traceparent = config.webhooks.traceHeaders ? formatTraceparent(span.spanContext()) : null;
   return {
-    headers: (headers) => (traceparent === null ? headers : { ...headers, traceparent }),
+    headers: (headers) => (traceparent === null ? headers : withTraceparent(headers, traceparent)),
     record(result, outcome) {
       span.setAttribute(ATTRIBUTES.outcome, outcome);
       if ('durationMs' in result) span.setAttribute(ATTRIBUTES.durationMs, result.durationMs);
