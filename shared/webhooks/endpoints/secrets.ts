@@ -11,7 +11,7 @@ import { changeEndpoint, endpointRecord } from './store.ts';
 import type { StoredEndpoint, StoredSecret } from '../endpoint-stores/types.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
-import { MAX_GRACE_MS } from './grace-limit.ts';
+import { MAX_GRACE_MS, MAX_SIGNING_SECRETS } from './grace-limit.ts';
 
 /** The secret box of this configuration (encrypting when `config.secret` is set, opening with `previousSecrets` too). */
 export const secretBoxFor = (config: BoxSecrets): SecretBox => secretBoxOf(config);
@@ -56,7 +56,8 @@ export function assertGrace(grace: unknown): number {
  * `webhooks.rotate(id, {grace})`: a new secret for endpoint `id` (in `scope`), which signs from now on.
  * Without grace (or 0) every older secret stops signing at once (it is removed); with
  * `grace` milliseconds the older secrets that still sign keep signing until then (an earlier end
- * already set is kept), so the header carries two `v1,` entries meanwhile. Works on a disabled
+ * already set is kept), so the header carries two `v1,` entries meanwhile (one per secret still
+ * signing, at most `MAX_SIGNING_SECRETS`: the oldest grace ends at once past that). Works on a disabled
  * endpoint, and on one whose stored secrets can no longer be read (the remedy for
  * `APP_WEBHOOK_SECRET_UNREADABLE`). Answers `{secret, graceEndsAt}`; throws 404
  * `APP_WEBHOOK_NOT_FOUND`, 422 `APP_WEBHOOK_GRACE_INVALID`, and 403 `APP_FORBIDDEN` first to a
@@ -81,6 +82,7 @@ export async function rotateSecret(
         ? []
         : activeSecrets(current, now)
             .reverse()
+            .slice(1 - MAX_SIGNING_SECRETS)
             .map((secret) => ({
               ...secret,
               expiresAt:

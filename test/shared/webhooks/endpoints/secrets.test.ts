@@ -176,6 +176,18 @@ describe('rotate', () => {
     assert.equal(byValue.get(second.secret), null);
   });
 
+  it('rotations with grace keep at most five secrets signing: the newest and the four before it', async () => {
+    const deps = withSecret();
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'https://127.0.0.1/r6', events: ['*'] });
+    const rotated: string[] = [];
+    for (let i = 0; i < 7; i++)
+      rotated.push((await rotateSecret(deps, OPERATOR, endpoint.id, { grace: 3600_000 })).secret);
+    const signing = await signingSecrets(deps, endpoint.id);
+    assert.deepEqual(signing, rotated.slice(-5).reverse(), 'newest first, the older ones no longer sign');
+    const header = sign({ id: 'msg_1', timestamp: Math.floor(Date.now() / 1000), body: '{}', secrets: signing });
+    assert.equal(header.split(' ').length, 5);
+  });
+
   for (const grace of [-1, Number.NaN, Infinity, '24h', 366 * 86_400_000]) {
     it(`refuses a grace of ${String(grace)} with APP_WEBHOOK_GRACE_INVALID`, async () => {
       const endpoint = await registerEndpoint(withSecret(), OPERATOR, { url: 'https://127.0.0.1/g', events: ['*'] });
