@@ -22,16 +22,20 @@ export function guideSnippet(name: string): string {
   return match[1];
 }
 
-/** Runs snippet `name` with `env` added; `output()` is its stdout and stderr so far. */
+/**
+ * Runs snippet `name` with `env` added; `output()` is its stdout and stderr so far, `stop()` kills
+ * it (a consumer that goes away) and resolves once it has exited.
+ */
 export function runSnippet(
   name: string,
   env: Record<string, string>,
-): { output: () => string; printed: () => unknown[] } {
+): { output: () => string; printed: () => unknown[]; stop: () => Promise<void> } {
   const child = spawn(process.execPath, ['--input-type=module', '-e', guideSnippet(name)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
   });
   running.push(() => child.kill('SIGKILL'));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -43,5 +47,9 @@ export function runSnippet(
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as unknown),
+    stop: () => {
+      child.kill('SIGKILL');
+      return exited;
+    },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * docs/receiving.md, "MQTT (mqtt, mqtts)": the guide's consumer, run as printed against the local
  * Mosquitto, handles a real signed delivery of this service (made by the real worker), refuses
- * the same message with its body tampered with, and handles a repeated `webhook-id` once.
+ * the same message with its body tampered with, and handles a repeated `webhook-id` once; and,
+ * as it promises, a delivery made while it was away waits in its persistent session for it.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -60,5 +61,30 @@ describe('docs/receiving.md: the MQTT consumer', () => {
     const ids = consumer.printed().map((event) => (event as { id: string }).id);
     assert.deepEqual(ids, [id, 'msg_01SENT1NE10000000000000000'], 'the repeated webhook-id was handled once');
     assert.equal(consumer.output().split('invalid signature').length - 1, 1, 'the tampered body was refused');
+  });
+
+  it('a delivery made while the consumer is away is handled when it comes back (its persistent session)', async () => {
+    const db = await createTestDatabase();
+    const h = harness(db);
+    const topic = `webhooks-docs/${randomUUID()}`;
+    const ep = await endpoint(h, `mqtt://127.0.0.1:${MOSQUITTO}/${topic}`);
+    const env = {
+      WEBHOOK_SECRET: ep.secret,
+      MQTT_URL: `mqtt://127.0.0.1:${MOSQUITTO}`,
+      MQTT_TOPIC: topic,
+      MQTT_CLIENT_ID: `docs-${randomUUID()}`,
+    };
+    const first = runSnippet('mqtt', env);
+    await eventually(() => first.output().includes('subscribed'), 15_000, 'the consumer subscribed');
+    await first.stop();
+
+    const [id] = await send(h, ep, 'order.created', { order: 7 });
+    await runOnce(h);
+    const [row] = await db.sql<{ status: string }[]>`select status from app_webhook_deliveries where id = ${id}`;
+    assert.equal(row.status, 'done', 'the broker took the delivery while the consumer was away');
+
+    const back = runSnippet('mqtt', env);
+    await eventually(() => back.printed().length === 1, 10_000, `the waiting delivery printed: ${back.output()}`);
+    assert.deepEqual(back.printed(), [{ id, type: 'order.created', data: { order: 7 } }]);
   });
 });

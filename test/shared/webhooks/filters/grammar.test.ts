@@ -220,6 +220,7 @@ const CASES: Case[] = [
     expect: miss('data.customer.country.$nin', '$nin', 'data.customer.country'),
   },
   { name: '$nin matches a missing field', filter: { 'data.nothing': { $nin: ['FR'] } }, expect: true },
+  { name: 'a field’s $not matches a missing field', filter: { 'data.nothing': { $not: { $gt: 1 } } }, expect: true },
   {
     name: '$in empty never matches',
     filter: { 'data.currency': { $in: [] } },
