@@ -195,6 +195,9 @@ export function createSender(options: BrokerSenderOptions): BrokerSender<AmqpDes
           pool.discard(key, connection);
           return { kind: 'connection-error', error: describeError(error, destination), durationMs: elapsed() };
         }
+        // the time may also run out while the channel opens: a publish after the attempt was
+        // recorded as timed out would reach the broker unrecorded
+        if (timedOut) return { kind: 'timeout', error: 'late', durationMs: elapsed() };
         const { exchange, routingKey } = destination;
         return new Promise<AttemptResult>((resolve) => {
           try {
