@@ -35,6 +35,7 @@ type Doc = {
       {
         properties?: Record<string, { type?: unknown; format?: string; minimum?: number; maximum?: number }>;
         required?: string[];
+        additionalProperties?: unknown;
       }
     >;
     securitySchemes: Record<string, unknown>;
@@ -175,6 +176,11 @@ describe('openapi document', () => {
     );
     assert.match(resource, /"reviewer":\{"allOf"/, 'every reference is described as a link');
     assert.ok(!schemas.PostCreate.properties?.externalId, 'only permitted fields are accepted');
+    assert.deepEqual(
+      [schemas.PostCreate.additionalProperties, schemas.PostUpdate.additionalProperties],
+      [false, false],
+      'another field is refused (APP_BODY_FIELD_UNKNOWN)',
+    );
     assert.ok(schemas.AuthorCreate.required?.includes('name'));
   });
 

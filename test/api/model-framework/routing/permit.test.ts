@@ -1,6 +1,7 @@
 /**
  * `ctx.permit` reads the fields of a request body: a body that is not an object of fields is
  * refused rather than read as no fields, and an update naming no field is a no-op answered 200.
+ * The generic controller takes the model's declared fields only: any other is refused, named.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -31,6 +32,32 @@ describe('ctx.permit on model writes', () => {
         assert.match(answer.body.detail, /must be a JSON object of fields, not an array/);
       }
     }
+    const after = await send('GET', `${app.api}/posts/${post}`, undefined);
+    assert.deepEqual(after.body, before.body);
+    const [{ count }] = await app.db.sql<{ count: string }[]>`select count(*) from fixture_posts`;
+    assert.equal(Number(count), 1, 'nothing was created');
+  });
+
+  it('a field the model does not declare is 422 APP_BODY_FIELD_UNKNOWN on create and update, naming it, and changes nothing', async () => {
+    const before = await send('GET', `${app.api}/posts/${post}`, undefined);
+    const created = await send('POST', `${app.api}/posts`, { title: 'typo', publishd: true }, ADMIN);
+    assert.equal(created.status, 422, JSON.stringify(created.body));
+    assert.equal(created.body.code, 'APP_BODY_FIELD_UNKNOWN');
+    assert.equal(created.body.data.field, 'publishd');
+    assert.ok(created.body.data.accepted.includes('published'), 'the declared fields are listed');
+    const updated = await send(
+      'PATCH',
+      `${app.api}/posts/${post}`,
+      { ...before.body, title: 'round trip' }, // the record as read: externalId, _links, timestamps
+      ADMIN,
+    );
+    assert.equal(updated.status, 422, JSON.stringify(updated.body));
+    assert.equal(updated.body.code, 'APP_BODY_FIELD_UNKNOWN');
+    assert.deepEqual(
+      [...updated.body.data.fields].sort(),
+      ['_links', 'createdAt', 'externalId', 'updatedAt'],
+      'every field the model does not take',
+    );
     const after = await send('GET', `${app.api}/posts/${post}`, undefined);
     assert.deepEqual(after.body, before.body);
     const [{ count }] = await app.db.sql<{ count: string }[]>`select count(*) from fixture_posts`;
