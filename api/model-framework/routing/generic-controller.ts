@@ -1,6 +1,7 @@
 import { EXTERNAL_ID } from '../data/external-id.ts';
 import type { Model, ModelRecord } from '../data/model.ts';
 import { authorizeCollection, authorizeRecord, hiddenRecord, visibleRecords } from '../data/policy.ts';
+import { assertIfMatch } from '../../http/preconditions.ts';
 import type { Action, Controller } from './controller.ts';
 import { permitOnly } from './permit.ts';
 import { acceptsQuery } from './query-parameters.ts';
@@ -16,7 +17,8 @@ async function findOrFail(model: Model, externalId: string): Promise<ModelRecord
  * HAL JSON; `new` answers a template with the declared defaults and `edit` the record (there is
  * no HTML view layer yet, so both answer JSON). Writable fields are the declared ones: a body
  * field the model does not declare is 422 `APP_BODY_FIELD_UNKNOWN` (`permitOnly`), as on the
- * product's own APIs, rather than left out as if the client had not sent it.
+ * product's own APIs, rather than left out as if the client had not sent it. A write with an
+ * `If-Match` other than `*` is 412 `APP_PRECONDITION_FAILED` (api/http/preconditions.ts).
  * A model's `policy` is applied on top of the route's roles (api/model-framework/data/policy.ts): a record the
  * caller may not see is 404, another refused action 403, and a listing holds only what it may
  * see (limited in SQL by `policyScope`, else filtered page by page). `index` accepts the paging
@@ -28,7 +30,10 @@ export function genericController(model: Model): Controller {
   return Object.fromEntries(
     Object.entries(actions).map(([name, action]) => [
       name,
-      acceptsQuery({ parameters: [], paged: name === 'index' }, action),
+      acceptsQuery({ parameters: [], paged: name === 'index' }, (ctx) => {
+        assertIfMatch(ctx);
+        return action(ctx);
+      }),
     ]),
   );
 }

@@ -204,6 +204,13 @@ describe('openapi document', () => {
       ['204'],
     );
     assert.ok(operation(doc, '/api/v1/authors/{externalId}', 'get').responses['304']);
+    for (const [path, method] of [
+      ['/api/v1/authors', 'post'],
+      ['/api/v1/authors/{externalId}', 'patch'],
+      ['/api/v1/authors/{externalId}', 'delete'],
+    ])
+      assert.ok(operation(doc, path, method).responses['412'], `${method} ${path}: If-Match is evaluated`);
+    assert.equal(operation(doc, '/api/v1/authors/{externalId}', 'get').responses['412'], undefined);
     assert.match(JSON.stringify(doc.paths['/api/v1/webhooks'].get.responses['200']), /"webhooks":\{"type":"array"/);
   });
 

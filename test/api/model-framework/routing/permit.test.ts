@@ -2,6 +2,8 @@
  * `ctx.permit` reads the fields of a request body: a body that is not an object of fields is
  * refused rather than read as no fields, and an update naming no field is a no-op answered 200.
  * The generic controller takes the model's declared fields only: any other is refused, named.
+ * `If-Match` on its writes is evaluated as on the product's own APIs: the ETags are weak, so a
+ * tag never satisfies it (412 `APP_PRECONDITION_FAILED`, nothing changed); `*` lets them go on.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -9,7 +11,7 @@ import { seed, send, startApp, type TestApp } from '../../fixtures/app.ts';
 
 const ADMIN = { 'X-Test-Principal': 'u1;admin' };
 
-describe('ctx.permit on model writes', () => {
+describe('the generic controller on model writes: ctx.permit, unknown fields, If-Match', () => {
   let app: TestApp;
   let post: string;
   before(async () => {
@@ -84,5 +86,42 @@ describe('ctx.permit on model writes', () => {
       assert.equal(answer.body.updatedAt, before.body.updatedAt);
       assert.equal(answer.body.title, before.body.title);
     }
+  });
+
+  it('a write with an ETag in If-Match is 412 APP_PRECONDITION_FAILED and changes nothing; If-Match: * goes on', async () => {
+    const read = await send('GET', `${app.api}/posts/${post}`, undefined);
+    const etag = read.headers.get('etag');
+    assert.ok(etag);
+    for (const tag of [etag, 'W/"stale"', '"strong-looking"']) {
+      const writes = [
+        await send('PATCH', `${app.api}/posts/${post}`, { title: 'changed' }, { ...ADMIN, 'If-Match': tag }),
+        await send('DELETE', `${app.api}/posts/${post}`, undefined, { ...ADMIN, 'If-Match': tag }),
+        await send('POST', `${app.api}/posts`, { title: 'new' }, { ...ADMIN, 'If-Match': tag }),
+      ];
+      for (const answer of writes) {
+        assert.equal(answer.status, 412, `${tag}: ${JSON.stringify(answer.body)}`);
+        assert.equal(answer.headers.get('content-type'), 'application/problem+json');
+        assert.equal(answer.body.code, 'APP_PRECONDITION_FAILED');
+        assert.equal(answer.body.data.value, tag);
+      }
+    }
+    const after = await send('GET', `${app.api}/posts/${post}`, undefined);
+    assert.equal(after.status, 200);
+    assert.deepEqual(after.body, read.body, 'the post is as it was read');
+    const [{ count }] = await app.db.sql<{ count: string }[]>`select count(*) from fixture_posts`;
+    assert.equal(Number(count), 1, 'nothing was created');
+    // If-Match: * (the record exists) and no If-Match let the write go on; reads are not affected
+    const starred = await send(
+      'PATCH',
+      `${app.api}/posts/${post}`,
+      { title: 'starred' },
+      { ...ADMIN, 'If-Match': '*' },
+    );
+    assert.equal(starred.status, 200, JSON.stringify(starred.body));
+    assert.equal(starred.body.title, 'starred');
+    const reread = await send('GET', `${app.api}/posts/${post}`, undefined, { 'If-Match': 'W/"x"' });
+    assert.equal(reread.status, 200);
+    const removed = await send('DELETE', `${app.api}/posts/${post}`, undefined, ADMIN);
+    assert.equal(removed.status, 204);
   });
 });
