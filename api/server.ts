@@ -222,7 +222,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
       withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens }),
       pipeline.routeStage,
     );
-    graphql?.build(built.models);
+    graphql?.build(built.models, built.routeMap.resources); // the routes' roles reach the resolvers
     return built;
   };
   if (deps.api) api = build(deps.api);

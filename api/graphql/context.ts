@@ -1,7 +1,8 @@
 /**
  * What every resolver receives as its third argument, made once per request: the caller
  * (`principal`, set by the `user` slot; resolvers apply the same tenant scope and roles as the
- * REST routes), the request id, the application's models, and the request's batch loaders.
+ * REST routes), the request id, the application's models, the roles and policies of the models
+ * (`authorize`, `visible`), and the request's batch loaders.
  */
 import type { Logger } from '../../shared/log/logger.ts';
 import type { ModelRecord, Models } from '../model-framework/data/model.ts';
@@ -10,6 +11,8 @@ import type { Principal } from '../model-framework/routing/roles.ts';
 import { createLoaders, type Loaders } from './batch.ts';
 import { authorizeCollection, authorizeRecord, visibleRecords } from '../model-framework/data/policy.ts';
 import type { PolicyAction } from '../model-framework/data/types.ts';
+import { assertModelRoles } from '../model-framework/routing/model-roles.ts';
+import type { ResourceRoutes } from '../model-framework/routing/table.ts';
 
 /** What the transport knows of the request (HTTP or in process). */
 export type RequestInfo = {
@@ -33,31 +36,43 @@ export type GraphqlContext = RequestInfo & {
    */
   load(model: string, key: string | number | bigint | null | undefined): Promise<ModelRecord | null>;
   /**
-   * The model's policy for the request's principal, as REST applies it (api/model-framework/data/policy.ts):
-   * throws 404 `APP_RECORD_NOT_FOUND` for a record it may not see, 403 `APP_FORBIDDEN` for another
-   * refused action (with a record), or for a refused collection action (`create` with its input).
+   * The roles the model's routes declare for `action`, then its policy, for the request's
+   * principal, as REST applies them (api/model-framework/routing/model-roles.ts,
+   * api/model-framework/data/policy.ts): throws 401 `APP_UNAUTHENTICATED` or 403 `APP_FORBIDDEN`
+   * when the roles refuse, 404 `APP_RECORD_NOT_FOUND` for a record the policy hides, 403
+   * `APP_FORBIDDEN` for another refused action (with a record), or for a refused collection
+   * action (`create` with its input). A model no route serves has no roles: its policy decides.
    */
   authorize(model: string, action: PolicyAction, record?: object): Promise<void>;
-  /** The records the principal may see (the policy's `show`), in their order. */
+  /**
+   * The records the principal may see (the policy's `show`), in their order; throws the roles'
+   * refusal when the model's routes refuse it `index` or `show`.
+   */
   visible<T extends object>(model: string, records: readonly T[]): Promise<T[]>;
 };
 
 /** The context of one request. */
-export function createContext(deps: { models: Models; log: Logger }, request: RequestInfo = {}): GraphqlContext {
+export function createContext(
+  deps: { models: Models; log: Logger; resources?: ReadonlyMap<string, ResourceRoutes> },
+  request: RequestInfo = {},
+): GraphqlContext {
   const loaders = createLoaders();
-  const modelNamed = (name: string) => {
+  const resources = deps.resources ?? new Map<string, ResourceRoutes>();
+  /** The model named `name`, once its routes' roles allow each of `actions`. */
+  const modelFor = (name: string, ...actions: PolicyAction[]) => {
     const model = deps.models.get(name);
     if (!model) throw new Error(`no model named ${name}`);
+    for (const action of actions) assertModelRoles(model, resources, action, request.principal);
     return model;
   };
   return {
     ...request,
     async authorize(name, action, record) {
-      const model = modelNamed(name);
+      const model = modelFor(name, action);
       if (record && action !== 'create') await authorizeRecord(model, request.principal, action, record);
       else await authorizeCollection(model, request.principal, action, record);
     },
-    visible: (name, records) => visibleRecords(modelNamed(name), request.principal, records),
+    visible: async (name, records) => visibleRecords(modelFor(name, 'index', 'show'), request.principal, records),
     models: deps.models,
     log: deps.log,
     loaders,

@@ -11,7 +11,7 @@ import { createEndpointCache } from '../../shared/webhooks/endpoints/cache.ts';
 import type { Models } from '../model-framework/data/model.ts';
 import type { Module } from '../lifecycle.ts';
 import type { Pipeline } from '../pipeline.ts';
-import type { CompiledRoute } from '../model-framework/routing/table.ts';
+import type { CompiledRoute, ResourceRoutes } from '../model-framework/routing/table.ts';
 import { modelContributions, type Contribution } from './contribution.ts';
 import { graphiql } from './graphiql.ts';
 import { serveGraphql } from './serve.ts';
@@ -37,8 +37,12 @@ export function graphqlRoute(path: string): CompiledRoute {
 }
 
 export interface GraphqlMount {
-  /** Builds the service over the application's models with every contribution; replaces the previous one. */
-  build(models: Models): GraphqlService;
+  /**
+   * Builds the service over the application's models with every contribution; replaces the
+   * previous one. `resources`, the route table's resources/crud declarations, whose roles the
+   * models' resolvers apply through `context.authorize` and `context.visible`.
+   */
+  build(models: Models, resources?: ReadonlyMap<string, ResourceRoutes>): GraphqlService;
   /** The service, once built. */
   readonly service: GraphqlService | undefined;
   /** Stops what the mount made (the endpoint cache's LISTEN) at shutdown. */
@@ -76,7 +80,7 @@ export function plugGraphql(
     }),
   );
   return {
-    build(models) {
+    build(models, resources) {
       const contributions = [
         ...modelContributions(models),
         ...serviceContributions({ ...webhooks, config }),
@@ -86,6 +90,7 @@ export function plugGraphql(
         config: { env: config.env, api: config.api, graphql: settings },
         log,
         models,
+        resources,
         contributions,
       });
       return service;

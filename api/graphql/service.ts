@@ -14,6 +14,7 @@ import type { Handler } from 'graphql-http';
 import type { Config } from '../../shared/config/index.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { Models } from '../model-framework/data/model.ts';
+import type { ResourceRoutes } from '../model-framework/routing/table.ts';
 import type { Contribution } from './contribution.ts';
 import { createContext, type GraphqlContext, type RequestInfo } from './context.ts';
 import { createGraphqlHandler } from './handler.ts';
@@ -58,12 +59,14 @@ export interface GraphqlServiceDeps {
   config: Pick<Config, 'env' | 'api'> & { graphql: GraphqlSettings };
   log: Logger;
   models: Models;
+  /** The application's resources/crud declarations: their roles reach `context.authorize` and `context.visible`. */
+  resources?: ReadonlyMap<string, ResourceRoutes>;
   contributions: readonly Contribution[];
 }
 
 /** Builds the service; never throws for a bad schema (the service is then off). */
 export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
-  const { config, log, models } = deps;
+  const { config, log, models, resources } = deps;
   const settings = config.graphql;
   const limits: GraphqlLimits = {
     maxBytes: settings.maxBytes,
@@ -74,7 +77,7 @@ export function createGraphqlService(deps: GraphqlServiceDeps): GraphqlService {
   };
   const exposeInternals = config.env === 'development';
   const defaultListSize = config.api.perPage;
-  const context = (request: RequestInfo): GraphqlContext => createContext({ models, log }, request);
+  const context = (request: RequestInfo): GraphqlContext => createContext({ models, log, resources }, request);
 
   let schema: GraphQLSchema | undefined;
   let reason: string | undefined;

@@ -10,7 +10,7 @@
 import type { Model, Models, PublicRecord } from '../model-framework/data/model.ts';
 import { policyAllows } from '../model-framework/data/policy.ts';
 import { decide, type Principal } from '../model-framework/routing/roles.ts';
-import type { ResourceRoutes } from '../model-framework/routing/table.ts';
+import { resourcesServing, type ResourceRoutes } from '../model-framework/routing/table.ts';
 import type { Links } from './links.ts';
 
 /** The relations a record's own links use (links.ts), which a reference never takes. */
@@ -36,11 +36,7 @@ interface Target {
 
 /** The routed resource showing `model`'s records: the first declared with `show`. */
 function showing(model: Model, resources: ReadonlyMap<string, ResourceRoutes>): ResourceRoutes | undefined {
-  for (const resource of resources.values()) {
-    const serves = resource.model !== undefined ? resource.model === model.name : resource.name === model.collection;
-    if (serves && resource.actions.has('show')) return resource;
-  }
-  return undefined;
+  return resourcesServing(model, resources).find((resource) => resource.actions.has('show'));
 }
 
 /** Per route table, per model: its reference targets (a route table is fixed once built). */

@@ -48,10 +48,10 @@ export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
   405: 'Method not allowed on this path (`APP_METHOD_NOT_ALLOWED`).',
   406: 'The client asked for an API version the route does not serve (`APP_VERSION_NOT_ACCEPTABLE`; `data.version` is the one served, `data.requested` the one asked for, `data.mediaTypes` what to accept instead), or accepts none of the media types the path answers (`APP_NOT_ACCEPTABLE`; `data.mediaTypes`).',
   409: "The same `Idempotency-Key` is still in flight (`APP_API_IDEMPOTENCY_IN_PROGRESS`), or the record's state refuses the action.",
-  412: 'An `If-Match` other than `*` on a write of the webhook or token API: their ETags are weak and never satisfy it; nothing was changed (`APP_PRECONDITION_FAILED`).',
+  412: "An `If-Match` other than `*` on a write of the webhook or token API, or of a model's generic controller: their ETags are weak and never satisfy it; nothing was changed (`APP_PRECONDITION_FAILED`).",
   413: 'The request body is larger than `bodyLimit` (`APP_BODY_TOO_LARGE`).',
   415: "The request body's media type is not accepted: not JSON (or a form where one is taken), a charset other than UTF-8 (`APP_BODY_MEDIA_TYPE_UNSUPPORTED`), or an unknown `Content-Encoding` (`APP_BODY_ENCODING_UNSUPPORTED`).",
-  422: "A field is not valid, a query parameter is not one the route accepts (`APP_QUERY_PARAMETER_UNKNOWN`; `data.parameter`, `data.accepted`), a body field is not one the webhook or token API's route takes (`APP_BODY_FIELD_UNKNOWN`; `data.field`, `data.accepted`), or the same `Idempotency-Key` came with another method, path or body (`APP_API_IDEMPOTENCY_KEY_REUSED`).",
+  422: "A field is not valid, a query parameter is not one the route accepts (`APP_QUERY_PARAMETER_UNKNOWN`; `data.parameter`, `data.accepted`), a body field is not one the route takes (the webhook and token APIs, a model's generic create and update; `APP_BODY_FIELD_UNKNOWN`; `data.field`, `data.accepted`), or the same `Idempotency-Key` came with another method, path or body (`APP_API_IDEMPOTENCY_KEY_REUSED`).",
   429: 'Rate limit exceeded (`APP_API_RATE_LIMITED`); `data` is `{limit, retryAfter, windowMs}`.',
   503: 'The database cannot be reached or refuses the work for now (`APP_DATABASE_UNAVAILABLE`, `APP_DATABASE_READ_ONLY`, `APP_DATABASE_BUSY`), the request ran longer than `requestTimeout`, the shared store did not answer (`APP_STORE_SHARED_UNAVAILABLE`), or an endpoint store did not (`APP_STORE_UNAVAILABLE`) or has no endpoint table (`APP_STORE_NOT_INSTALLED`).',
 };

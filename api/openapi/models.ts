@@ -91,13 +91,15 @@ export function modelSchemas(shape: ModelShape): Json {
     [names.collection]: collectionOf(shape.collection, names.resource),
     [names.create]: {
       type: 'object',
-      description: `Fields a client may set on create (others are ignored).`,
+      description: 'Fields a client may set on create (another is refused: 422 `APP_BODY_FIELD_UNKNOWN`).',
+      additionalProperties: false,
       required: shape.fields.filter((field) => field.required && !field.hasDefault).map((field) => field.name),
       properties: writable,
     },
     [names.update]: {
       type: 'object',
-      description: 'Fields a client may change (others are ignored).',
+      description: 'Fields a client may change (another is refused: 422 `APP_BODY_FIELD_UNKNOWN`).',
+      additionalProperties: false,
       properties: writable,
     },
   };

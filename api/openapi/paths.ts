@@ -136,10 +136,13 @@ function successResponse(
 const rateLimited = (route: CompiledRoute, options: PathOptions): boolean =>
   options.rateLimited || route.rateLimit !== undefined;
 
-/** The problem answers of a route, by status; `checked`: it refuses a query parameter it does not accept (422). */
+/**
+ * The problem answers of a route, by status; `checked`: it refuses a query parameter it does not
+ * accept (422); `model`: a resources/crud route of a model (the generic controller's writes).
+ */
 function problems(
   route: CompiledRoute,
-  request: { hasBody: boolean; paged: boolean; checked: boolean },
+  request: { hasBody: boolean; paged: boolean; checked: boolean; model: boolean },
   options: PathOptions,
 ): Json {
   const { hasBody, paged, checked } = request;
@@ -152,8 +155,9 @@ function problems(
   }
   if (pathParameters(route.path).length > 0) statuses.add(404);
   if (route.version) statuses.add(406);
-  // the versioned APIs (webhooks, tokens) evaluate If-Match on their writes (api/http/preconditions.ts)
-  if (route.version && route.method !== 'GET') statuses.add(412);
+  // the versioned APIs (webhooks, tokens) and a model's generic controller evaluate If-Match on
+  // their writes (api/http/preconditions.ts)
+  if ((route.version || request.model) && route.method !== 'GET') statuses.add(412);
   if (idempotent) {
     statuses.add(409);
     statuses.add(422);
@@ -211,7 +215,14 @@ export function routeOperation(
   }
   const responses: Json = { [String(spec?.status ?? 200)]: successResponse(route, spec, paged, options) };
   if (route.method === 'GET') responses['304'] = ref('responses', 'NotModified');
-  Object.assign(responses, problems(route, { hasBody, paged, checked: accepted !== undefined }, options));
+  Object.assign(
+    responses,
+    problems(
+      route,
+      { hasBody, paged, checked: accepted !== undefined, model: model !== undefined && route.kind !== 'single' },
+      options,
+    ),
+  );
   operation.responses = responses;
   const roles = rolesFor(route.roles, route.action);
   if (roles !== undefined) {

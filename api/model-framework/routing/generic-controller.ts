@@ -1,7 +1,9 @@
 import { EXTERNAL_ID } from '../data/external-id.ts';
 import type { Model, ModelRecord } from '../data/model.ts';
 import { authorizeCollection, authorizeRecord, hiddenRecord, visibleRecords } from '../data/policy.ts';
+import { assertIfMatch } from '../../http/preconditions.ts';
 import type { Action, Controller } from './controller.ts';
+import { permitOnly } from './permit.ts';
 import { acceptsQuery } from './query-parameters.ts';
 
 async function findOrFail(model: Model, externalId: string): Promise<ModelRecord> {
@@ -13,7 +15,10 @@ async function findOrFail(model: Model, externalId: string): Promise<ModelRecord
 /**
  * The controller of a model without a hand-written one: list, show, create, update, destroy as
  * HAL JSON; `new` answers a template with the declared defaults and `edit` the record (there is
- * no HTML view layer yet, so both answer JSON). Writable fields are the declared ones (permit).
+ * no HTML view layer yet, so both answer JSON). Writable fields are the declared ones: a body
+ * field the model does not declare is 422 `APP_BODY_FIELD_UNKNOWN` (`permitOnly`), as on the
+ * product's own APIs, rather than left out as if the client had not sent it. A write with an
+ * `If-Match` other than `*` is 412 `APP_PRECONDITION_FAILED` (api/http/preconditions.ts).
  * A model's `policy` is applied on top of the route's roles (api/model-framework/data/policy.ts): a record the
  * caller may not see is 404, another refused action 403, and a listing holds only what it may
  * see (limited in SQL by `policyScope`, else filtered page by page). `index` accepts the paging
@@ -25,7 +30,10 @@ export function genericController(model: Model): Controller {
   return Object.fromEntries(
     Object.entries(actions).map(([name, action]) => [
       name,
-      acceptsQuery({ parameters: [], paged: name === 'index' }, action),
+      acceptsQuery({ parameters: [], paged: name === 'index' }, (ctx) => {
+        assertIfMatch(ctx);
+        return action(ctx);
+      }),
     ]),
   );
 }
@@ -46,7 +54,7 @@ function genericActions(model: Model): Record<string, Action> {
       await ctx.resource(model.template());
     },
     async create(ctx) {
-      const input = ctx.permit(...writable);
+      const input = permitOnly(ctx.request.body, writable);
       await authorizeCollection(model, ctx.state.principal, 'create', input);
       const record = await model.create(input);
       await ctx.resource(record, { status: 201 });
@@ -63,9 +71,10 @@ function genericActions(model: Model): Record<string, Action> {
     },
     async update(ctx) {
       const externalId = ctx.params.externalId;
+      const input = permitOnly(ctx.request.body, writable);
       if (model.declaration.policy)
         await authorizeRecord(model, ctx.state.principal, 'update', await findOrFail(model, externalId));
-      const record = EXTERNAL_ID.test(externalId) ? await model.update(externalId, ctx.permit(...writable)) : undefined;
+      const record = EXTERNAL_ID.test(externalId) ? await model.update(externalId, input) : undefined;
       if (!record) throw hiddenRecord(model, externalId);
       await ctx.resource(record);
     },

@@ -1,8 +1,12 @@
 /**
  * Who may run a route's action. The authentication step (the `user` slot of
- * api/pipeline.ts) sets `ctx.state.principal`; the role guard and the HAL links read it here,
- * so a client never gets a link it would be refused on.
+ * api/pipeline.ts) sets `ctx.state.principal`; the role guard, GraphQL's `context.authorize` and
+ * the HAL links read it here, so a client never gets a link it would be refused on, and the
+ * refusal is the same whichever face asks.
  */
+import { actorOf, authorize } from '../../../shared/access/actor.ts';
+import type { Operation } from '../../../shared/access/permissions.ts';
+import { forbidden, unauthorized } from '../../../shared/errors/app-error.ts';
 
 /** The authenticated caller. */
 export interface Principal {
@@ -40,6 +44,35 @@ export function decide(rule: RoleRule | undefined, action: string, principal: Pr
   if (!principal) return 'unauthenticated';
   if (needed.includes(ANY_AUTHENTICATED)) return 'allow';
   return needed.some((role) => principal.roles.includes(role)) ? 'allow' : 'forbidden';
+}
+
+/** What a `roles` option guards: one action of a route or resource declaration (`name`). */
+export interface Guarded {
+  roles: RoleRule | undefined;
+  action: string;
+  name: string;
+  /** The operation of the permission table the action runs, when the declaration names one. */
+  operation?: Operation;
+}
+
+/**
+ * Enforces `guarded.roles` for `principal`: no principal where one is needed is 401
+ * `APP_UNAUTHENTICATED`; a principal without a needed role is 403 `APP_FORBIDDEN`. An action that
+ * names the operation it runs (the product's own APIs) refuses as the core does, whatever the
+ * face: `authorize`'s message and `data: {operation, role}`; any other says `{action, role}`.
+ */
+export function assertRoles(guarded: Guarded, principal: Principal | undefined): void {
+  const decision = decide(guarded.roles, guarded.action, principal);
+  if (decision === 'unauthenticated')
+    throw unauthorized('this route needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
+  if (decision === 'forbidden') {
+    // the roles come from the same table, so the core refuses too; its refusal is the answer
+    if (guarded.operation !== undefined) authorize(actorOf(principal), guarded.operation);
+    throw forbidden(`the caller's roles do not allow ${guarded.action} on ${guarded.name}`, {
+      code: 'APP_FORBIDDEN',
+      data: { action: guarded.action, role: principal?.roles?.[0] ?? null },
+    });
+  }
 }
 
 /** Problems with a `roles` option, for the route table's check at boot. */

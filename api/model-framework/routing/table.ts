@@ -74,6 +74,8 @@ export interface ResourceRoutes {
   model: string | undefined;
   actions: ReadonlySet<ResourceAction>;
   roles: RoleRule | undefined;
+  /** The declaration's `operation` option (see `operationOf`). */
+  operation?: RouteOptions['operation'];
   collection: string;
   newForm: string;
   item(externalId: string): string;
@@ -84,6 +86,19 @@ export interface RouteMap {
   routes: readonly CompiledRoute[];
   /** resources/crud declarations by resource name. */
   resources: ReadonlyMap<string, ResourceRoutes>;
+}
+
+/**
+ * The resources/crud declarations serving `model`'s records, in declaration order: those naming
+ * it in `model`, and those without `model` whose resource name is its collection.
+ */
+export function resourcesServing(
+  model: { name: string; collection: string },
+  resources: ReadonlyMap<string, ResourceRoutes>,
+): ResourceRoutes[] {
+  return [...resources.values()].filter((resource) =>
+    resource.model !== undefined ? resource.model === model.name : resource.name === model.collection,
+  );
 }
 
 /** Thrown at boot for an unusable route table; `problems` lists every one. */
@@ -152,7 +167,7 @@ function optionProblems(key: string, options: RouteOptions): string[] {
 }
 
 /** The operation `action` runs under a declaration's `operation` option. */
-const operationOf = (option: RouteOptions['operation'], action: string): Operation | undefined =>
+export const operationOf = (option: RouteOptions['operation'], action: string): Operation | undefined =>
   typeof option === 'object' ? option[action] : option;
 
 /**
@@ -200,6 +215,7 @@ export function compileRoutes(table: RouteTable): RouteMap {
         model: options?.model,
         actions,
         roles: options?.roles,
+        operation: options?.operation,
         collection: base,
         newForm: `${base}/new`,
         item: encoded,

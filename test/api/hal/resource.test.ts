@@ -70,12 +70,21 @@ describe('HAL resource: list, show, create, update, destroy', () => {
     }
   });
 
-  it('update (PATCH) changes only the given, permitted fields; unknown body fields are dropped', async () => {
+  it('update (PATCH) changes only the given, permitted fields; unknown body fields are refused', async () => {
     const created = await send('POST', `${app.api}/posts`, { title: 'Before', views: 3 });
-    const updated = await send(
+    const refused = await send(
       'PATCH',
       `${app.api}/posts/${created.body.externalId}`,
       { title: 'After', reviewer: authors[1], id: 1, externalId: 'x' },
+      ADMIN,
+    );
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.code, 'APP_BODY_FIELD_UNKNOWN');
+    assert.deepEqual(refused.body.data.fields, ['id', 'externalId']);
+    const updated = await send(
+      'PATCH',
+      `${app.api}/posts/${created.body.externalId}`,
+      { title: 'After', reviewer: authors[1] },
       ADMIN,
     );
     assert.equal(updated.status, 200);

@@ -35,6 +35,7 @@ type Doc = {
       {
         properties?: Record<string, { type?: unknown; format?: string; minimum?: number; maximum?: number }>;
         required?: string[];
+        additionalProperties?: unknown;
       }
     >;
     securitySchemes: Record<string, unknown>;
@@ -175,6 +176,11 @@ describe('openapi document', () => {
     );
     assert.match(resource, /"reviewer":\{"allOf"/, 'every reference is described as a link');
     assert.ok(!schemas.PostCreate.properties?.externalId, 'only permitted fields are accepted');
+    assert.deepEqual(
+      [schemas.PostCreate.additionalProperties, schemas.PostUpdate.additionalProperties],
+      [false, false],
+      'another field is refused (APP_BODY_FIELD_UNKNOWN)',
+    );
     assert.ok(schemas.AuthorCreate.required?.includes('name'));
   });
 
@@ -198,6 +204,13 @@ describe('openapi document', () => {
       ['204'],
     );
     assert.ok(operation(doc, '/api/v1/authors/{externalId}', 'get').responses['304']);
+    for (const [path, method] of [
+      ['/api/v1/authors', 'post'],
+      ['/api/v1/authors/{externalId}', 'patch'],
+      ['/api/v1/authors/{externalId}', 'delete'],
+    ])
+      assert.ok(operation(doc, path, method).responses['412'], `${method} ${path}: If-Match is evaluated`);
+    assert.equal(operation(doc, '/api/v1/authors/{externalId}', 'get').responses['412'], undefined);
     assert.match(JSON.stringify(doc.paths['/api/v1/webhooks'].get.responses['200']), /"webhooks":\{"type":"array"/);
   });
 
