@@ -49,6 +49,7 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
       if (leaf.type === 'integer' && !Number.isInteger(value))
         return { problem: `must be a whole number, got ${value}` };
       if (leaf.min !== undefined && value < leaf.min) return { problem: `must be at least ${leaf.min}, got ${value}` };
+      if (leaf.max !== undefined && value > leaf.max) return { problem: `must be at most ${leaf.max}, got ${value}` };
       break;
     }
     case 'boolean':
