@@ -421,7 +421,13 @@ export const SCHEMA = group({
       'string',
       null,
       'Base URL of the OTLP collector, an http or https URL (`http://collector:4318`; with `grpc`, `collector:4317` too); spans go to `<endpoint>/v1/traces` (`<endpoint>` itself with `grpc`).',
-      { nullable: true, envAliases: ['OTEL_EXPORTER_OTLP_ENDPOINT'], check: checkTelemetryEndpoint },
+      {
+        nullable: true,
+        // a gateway's credentials may ride in its URL (`?api_key=`, `user:pass@`)
+        secret: true,
+        envAliases: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
+        check: checkTelemetryEndpoint,
+      },
     ),
     // a key of its own, not a second alias of `endpoint`: the traces-specific variable is the whole
     // URL of the spans (nothing appended), and it wins over the base one whatever layer sets each
@@ -429,7 +435,13 @@ export const SCHEMA = group({
       'string',
       null,
       'Full URL spans are sent to, an http or https URL used as given (`http://collector:4318/v1/traces`, `https://gateway/otlp/spans`): nothing is appended. Wins over `endpoint`; set, it turns traces on as `endpoint` does.',
-      { nullable: true, envAliases: ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'], check: checkTelemetryTracesEndpoint },
+      {
+        nullable: true,
+        // a gateway's credentials may ride in its URL (`?api_key=`, `user:pass@`)
+        secret: true,
+        envAliases: ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
+        check: checkTelemetryTracesEndpoint,
+      },
     ),
     protocol: leaf('enum', 'http/protobuf', 'OTLP transport of the spans.', {
       values: ['http/protobuf', 'http/json', 'grpc'],
