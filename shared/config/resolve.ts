@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { SCHEMA, type Environment, type Group, type Leaf, type Node } from './schema.ts';
 import type { Config } from './types.ts';
 import { parseDuration, parseSize } from './units.ts';
-import { envName } from './env-names.ts';
+import { envName, nearestName } from './env-names.ts';
 import { ConfigError } from './config-error.ts';
 
 export interface ConfigSources {
@@ -354,7 +354,13 @@ export function resolveConfig(sources: ConfigSources = {}): Resolved {
   const fromEnv = fromEnvironment(SCHEMA, vars, [], seen);
   for (const name of Object.keys(vars)) {
     if (name.startsWith('APP_') && !seen.has(name) && !NOT_KEYS.has(name)) {
-      warnings.push(`environment variable ${name} is not a configuration key; ignored`);
+      const meant = nearestName(
+        name,
+        [...seen].filter((known) => known.startsWith('APP_')),
+      );
+      warnings.push(
+        `environment variable ${name} is not a configuration key; ignored${meant ? ` (did you mean ${meant}?)` : ''}`,
+      );
     }
   }
 

@@ -218,6 +218,18 @@ describe('config layers', () => {
     assert.deepEqual(warnings, ['environment variable APP_URL is not a configuration key; ignored']);
   });
 
+  it('names the variable a misspelt one was likely meant to be, and none for a platform short name', () => {
+    const warned = (name: string) => resolveConfig({ env: { [name]: '3' } }).warnings;
+    assert.deepEqual(warned('APP_WEBHOOK_CONCURENCY'), [
+      'environment variable APP_WEBHOOK_CONCURENCY is not a configuration key; ignored (did you mean APP_WEBHOOKS__CONCURRENCY?)',
+    ]);
+    assert.deepEqual(warned('APP_WORKER_METRICS_PORT'), [
+      'environment variable APP_WORKER_METRICS_PORT is not a configuration key; ignored (did you mean APP_WORKER__METRICS_PORT?)',
+    ]);
+    for (const name of ['APP_URL', 'APP_NAME', 'APP_ID'])
+      assert.deepEqual(warned(name), [`environment variable ${name} is not a configuration key; ignored`]);
+  });
+
   it('freezes the resolved object, nested levels included', () => {
     const { config } = resolveConfig({ env: {} });
     assert.ok(Object.isFrozen(config));
