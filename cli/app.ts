@@ -13,7 +13,9 @@ export async function runApp(argv: string[], io: CliIo): Promise<number> {
     await runCli(argv, io);
     return io.exitCode ?? 0;
   } catch (error) {
-    const failure = failureOf(error, io.env.DATABASE_URL ?? io.env.APP_DATABASE_URL);
+    const failure = io.database
+      ? failureOf(error, io.database.url, io.database.named)
+      : failureOf(error, io.env.DATABASE_URL ?? io.env.APP_DATABASE_URL);
     if (argv.includes('--json')) {
       io.stdout.write(`${JSON.stringify({ error: { code: failure.code, message: failure.message } })}\n`);
     } else {

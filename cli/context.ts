@@ -84,6 +84,17 @@ export async function createCliContext(options: {
     }
   }
   const { config, warnings } = local ? resolveConfig({ env }) : own;
+  if (config.databaseUrl)
+    io.database = {
+      url: config.databaseUrl,
+      named: local
+        ? 'the embedded PostgreSQL of npm start'
+        : io.env.DATABASE_URL
+          ? 'DATABASE_URL'
+          : io.env.APP_DATABASE_URL
+            ? 'APP_DATABASE_URL'
+            : `databaseUrl of ${io.env.APP_CONFIG ?? 'the configuration'}`,
+    };
   const refusal = options.productionGuard === false ? undefined : productionRefusal(config);
   // stderr, as stdout holds only what the command prints; the process's own stderr is left to
   // the logger, which writes it readable in development (pino-pretty), JSON otherwise

@@ -55,8 +55,12 @@ function databaseHost(databaseUrl: string | null | undefined): string {
  */
 export const isDatabaseUnreachable = (error: unknown): boolean => !isAppError(error) && isConnectionError(error);
 
-/** What a thrown error means for the CLI: its exit code, a stable code and the message. */
-export function failureOf(error: unknown, databaseUrl?: string | null): Failure {
+/**
+ * What a thrown error means for the CLI: its exit code, a stable code and the message. `named`
+ * says where `databaseUrl` came from, for the message (`DATABASE_URL`, or another source:
+ * cli/context.ts).
+ */
+export function failureOf(error: unknown, databaseUrl?: string | null, named = 'DATABASE_URL'): Failure {
   const message = error instanceof Error ? error.message : String(error);
   // one line, whoever wrote the message (yargs writes some on several)
   if (error instanceof UsageError)
@@ -69,7 +73,7 @@ export function failureOf(error: unknown, databaseUrl?: string | null): Failure 
     return {
       exit: EXIT.unavailable,
       code: 'APP_DATABASE_UNAVAILABLE',
-      message: `cannot reach the database at ${databaseHost(databaseUrl)} (DATABASE_URL): ${reason}`,
+      message: `cannot reach the database at ${databaseHost(databaseUrl)} (${named}): ${reason}`,
     };
   }
   const refusal = pgRefusal(error);

@@ -14,6 +14,11 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** The exit code a command asked for (a failed audit, a worker that stopped badly); 0 when none. */
   exitCode?: number;
+  /**
+   * The database the run's command uses and where it came from (`DATABASE_URL`, the `APP_CONFIG`
+   * file, the running `npm start`), once its context is made: a failure names it.
+   */
+  database?: { url: string; named: string };
 }
 
 /** The process's own streams and environment. */

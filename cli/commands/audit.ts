@@ -35,7 +35,7 @@ export const auditCommand = defineCommand({
         facts = await databaseFacts(webhookDeps(context));
         database = 'checked';
       } catch (error) {
-        unchecked = failureOf(error, context.config.databaseUrl);
+        unchecked = failureOf(error, context.config.databaseUrl, context.io.database?.named);
         database = `not checked: ${unchecked.message}`;
       }
     } else {

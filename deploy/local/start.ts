@@ -22,6 +22,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const types = readProcfile(`${root}Procfile`);
 const width = Math.max(...types.map((type) => type.name.length), 'postgres'.length);
 const say = (name: string, line: string) => process.stdout.write(`${name.padEnd(width)} | ${line}\n`);
+// The reader of this output may go before the stop is done: `npm start | tee log`, whose tee the
+// Ctrl-C ends too. A write to it then fails with EPIPE, which unheard would end this process
+// mid-stop and leave the worker and the database running (and the next `npm start` refused).
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' };
 const allowLocal = process.argv.includes('--allow-local');

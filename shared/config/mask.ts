@@ -7,7 +7,7 @@ const MASK = '[masked]';
 const SECRET_PARAMETER = /pass|secret|token|key/i;
 
 /** A URL with its password replaced, so an operator can still see host and database. */
-function maskUrl(value: string): string {
+export function maskUrl(value: string): string {
   try {
     const url = new URL(value);
     if (url.password) url.password = MASK;

@@ -126,7 +126,8 @@ Environment naming rule: \`APP_\` + the key path in upper snake case, levels joi
 entries (\`stores\`) accept JSON; a feature group accepts \`false\` (\`APP_RATE_LIMIT=false\`).
 Durations accept milliseconds or text (\`500ms\`, \`10s\`, \`6h\`, \`2d\`); sizes accept bytes or
 text (\`64kb\`, \`1mb\`). \`APP_*\` variables that are not keys are ignored with a warning
-(platforms set their own). The conventional variables \`DATABASE_URL\`, \`PORT\`, \`NODE_ENV\`,
+(platforms set their own), which names the variable a misspelt one was likely meant to be
+(\`APP_WEBHOOK_CONCURENCY\`: did you mean \`APP_WEBHOOKS__CONCURRENCY\`?). The conventional variables \`DATABASE_URL\`, \`PORT\`, \`NODE_ENV\`,
 \`LOG_LEVEL\` and \`APP_SECRET\` are read too.
 
 Where a default differs by environment, the table gives the development value first, then the

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { SCHEMA, type Environment, type Group, type Leaf, type Node } from './schema.ts';
 import type { Config } from './types.ts';
 import { parseDuration, parseSize } from './units.ts';
-import { envName } from './env-names.ts';
+import { envName, nearestName } from './env-names.ts';
 import { ConfigError } from './config-error.ts';
 
 export interface ConfigSources {
@@ -49,6 +49,7 @@ function coerce(leaf: Leaf, raw: unknown, fromText: boolean): { value: unknown }
       if (leaf.type === 'integer' && !Number.isInteger(value))
         return { problem: `must be a whole number, got ${value}` };
       if (leaf.min !== undefined && value < leaf.min) return { problem: `must be at least ${leaf.min}, got ${value}` };
+      if (leaf.max !== undefined && value > leaf.max) return { problem: `must be at most ${leaf.max}, got ${value}` };
       break;
     }
     case 'boolean':
@@ -353,7 +354,13 @@ export function resolveConfig(sources: ConfigSources = {}): Resolved {
   const fromEnv = fromEnvironment(SCHEMA, vars, [], seen);
   for (const name of Object.keys(vars)) {
     if (name.startsWith('APP_') && !seen.has(name) && !NOT_KEYS.has(name)) {
-      warnings.push(`environment variable ${name} is not a configuration key; ignored`);
+      const meant = nearestName(
+        name,
+        [...seen].filter((known) => known.startsWith('APP_')),
+      );
+      warnings.push(
+        `environment variable ${name} is not a configuration key; ignored${meant ? ` (did you mean ${meant}?)` : ''}`,
+      );
     }
   }
 

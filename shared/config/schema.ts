@@ -12,6 +12,7 @@ import { ADAPTERS } from '../webhooks/endpoint-stores/types.ts';
 import { checkDatabaseUrl } from './database-url.ts';
 import { checkStoreName, checkStores } from './stores.ts';
 import { checkPreviousSecrets } from './previous-secrets.ts';
+import { checkPublicUrl, checkTelemetryEndpoint, checkTelemetryTracesEndpoint } from './urls.ts';
 
 export type Environment = 'development' | 'test' | 'production';
 
@@ -42,6 +43,8 @@ export interface Leaf {
   envAliases?: readonly string[];
   /** Lower bound for numbers. */
   min?: number;
+  /** Upper bound for numbers. */
+  max?: number;
   /** An `object` leaf that also accepts `false` (a feature turned off). */
   allowFalse?: boolean;
   /**
@@ -102,7 +105,7 @@ export const SCHEMA = group({
     values: ['development', 'test', 'production'],
     envAliases: ['NODE_ENV'],
   }),
-  port: leaf('integer', 3000, 'TCP port of the web process.', { envAliases: ['PORT'], min: 0 }),
+  port: leaf('integer', 3000, 'TCP port of the web process.', { envAliases: ['PORT'], min: 0, max: 65535 }),
   host: leaf('string', '0.0.0.0', 'Address the web process listens on.'),
   databaseUrl: leaf(
     'string',
@@ -156,8 +159,8 @@ export const SCHEMA = group({
   publicUrl: leaf(
     'string',
     null,
-    "Public base URL of the web process (`https://hooks.example.com`), used in links sent by mail and printed by the CLI; unset: the request's own origin (the CLI: the web process of the running `npm start` whose database it uses, else `http://localhost:<port>`). Set it in production: there, without it, forgotten-password mails are not sent (a link built from a request trusts its `Host` header).",
-    { nullable: true },
+    "Public base URL of the web process, an http or https URL (`https://hooks.example.com`), used in links sent by mail and printed by the CLI; unset: the request's own origin (the CLI: the web process of the running `npm start` whose database it uses, else `http://localhost:<port>`). Set it in production: there, without it, forgotten-password mails are not sent (a link built from a request trusts its `Host` header).",
+    { nullable: true, check: checkPublicUrl },
   ),
   auth: group({
     signup: leaf(
@@ -417,16 +420,28 @@ export const SCHEMA = group({
     endpoint: leaf(
       'string',
       null,
-      'Base URL of the OTLP collector (`http://collector:4318`); spans go to `<endpoint>/v1/traces` (`<endpoint>` itself with `grpc`).',
-      { nullable: true, envAliases: ['OTEL_EXPORTER_OTLP_ENDPOINT'] },
+      'Base URL of the OTLP collector, an http or https URL (`http://collector:4318`; with `grpc`, `collector:4317` too); spans go to `<endpoint>/v1/traces` (`<endpoint>` itself with `grpc`).',
+      {
+        nullable: true,
+        // a gateway's credentials may ride in its URL (`?api_key=`, `user:pass@`)
+        secret: true,
+        envAliases: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
+        check: checkTelemetryEndpoint,
+      },
     ),
     // a key of its own, not a second alias of `endpoint`: the traces-specific variable is the whole
     // URL of the spans (nothing appended), and it wins over the base one whatever layer sets each
     tracesEndpoint: leaf(
       'string',
       null,
-      'Full URL spans are sent to, used as given (`http://collector:4318/v1/traces`, `https://gateway/otlp/spans`): nothing is appended. Wins over `endpoint`; set, it turns traces on as `endpoint` does.',
-      { nullable: true, envAliases: ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] },
+      'Full URL spans are sent to, an http or https URL used as given (`http://collector:4318/v1/traces`, `https://gateway/otlp/spans`): nothing is appended. Wins over `endpoint`; set, it turns traces on as `endpoint` does.',
+      {
+        nullable: true,
+        // a gateway's credentials may ride in its URL (`?api_key=`, `user:pass@`)
+        secret: true,
+        envAliases: ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
+        check: checkTelemetryTracesEndpoint,
+      },
     ),
     protocol: leaf('enum', 'http/protobuf', 'OTLP transport of the spans.', {
       values: ['http/protobuf', 'http/json', 'grpc'],
@@ -528,7 +543,7 @@ export const SCHEMA = group({
       'integer',
       null,
       "Port of the worker's listener: `GET /metrics` (behind `metrics.token`), `GET /livez` and `GET /readyz` (no token); unset: none.",
-      { nullable: true, min: 0 },
+      { nullable: true, min: 0, max: 65535 },
     ),
   }),
 });

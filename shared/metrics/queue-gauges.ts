@@ -3,7 +3,10 @@
  * `app_queue_oldest_age_seconds` (age of the oldest pending one; 0 when none) and
  * `app_dead_deliveries`. One query serves all three, cached for `cacheMs` so that a scrape every
  * few seconds by several scrapers costs one query; a database that does not answer leaves the
- * last values (and logs at debug), so a scrape never fails because of it.
+ * last values (and logs at debug), so a scrape never fails because of it. The oldest pending
+ * delivery's age is then the last one read plus the time since: without the database nothing can
+ * take that delivery nor queue another, and a frozen age would keep an alert on it from firing
+ * for as long as the outage lasts.
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { Sql } from '../db/connect.ts';
@@ -43,7 +46,10 @@ export function registerQueueGauges(
       })
       .catch((error: unknown) => {
         deps.log.debug({ err: error }, 'queue metrics: the database did not answer; keeping the last figures');
-        return figures;
+        const since = Number.isFinite(readAt) ? (now() - readAt) / 1000 : 0;
+        return figures.oldestAgeSeconds > 0
+          ? { ...figures, oldestAgeSeconds: figures.oldestAgeSeconds + since }
+          : figures;
       })
       .finally(() => {
         reading = undefined;

@@ -4,7 +4,7 @@
  * traces are on, so a process that does not trace pays neither their load nor their memory, and
  * `@opentelemetry/api` answers its no-op tracer.
  */
-import type { Config } from '../config/index.ts';
+import { type Config, maskUrl } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { telemetryTarget } from './settings.ts';
 
@@ -36,7 +36,7 @@ export async function startTelemetry(
   const { startSdk } = await import('./sdk.ts');
   const sdk = startSdk(target, deps.log);
   deps.log.info(
-    { url: target.url, protocol: target.protocol, service: target.serviceName, process: name },
+    { url: maskUrl(target.url), protocol: target.protocol, service: target.serviceName, process: name },
     'traces exported over OTLP',
   );
   let stopping: Promise<void> | undefined;

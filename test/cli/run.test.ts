@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import postgres from 'postgres';
 import { COMMANDS, commandName } from '../../cli/commands/index.ts';
 import { EXIT, failureOf, UsageError } from '../../cli/failure.ts';
 import { ConfigError } from '../../shared/config/index.ts';
+import { LOCAL_DATABASE_FILE } from '../../shared/db/local-database.ts';
 import { notFound, unavailable, unprocessable } from '../../shared/errors/app-error.ts';
 import { runAppInProcess } from '../helpers/cli.ts';
 import { ROOT, spawnNode } from '../helpers/processes.ts';
@@ -107,6 +110,42 @@ describe('app', () => {
     assert.equal(code, EXIT.unavailable, output);
     assert.match(output, /^app: cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\): /m);
     assert.doesNotMatch(output, /hunter2/);
+  });
+
+  it('an unreachable database that DATABASE_URL did not name is named by where it came from: the APP_CONFIG file, the running npm start', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'app-cli-database-'));
+    try {
+      const file = join(folder, 'config.json');
+      writeFileSync(file, JSON.stringify({ databaseUrl: 'postgres://app:hunter2@127.0.0.1:1/app' }));
+      const configured = await app(['webhooks:list'], { APP_CONFIG: file });
+      assert.equal(configured.code, EXIT.unavailable, configured.output);
+      assert.match(
+        configured.output,
+        new RegExp(`^app: cannot reach the database at 127\\.0\\.0\\.1:1 \\(databaseUrl of ${file}\\): `, 'm'),
+      );
+      assert.doesNotMatch(configured.output, /hunter2/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+
+    // the record of a running npm start whose database has gone (this process stands for it),
+    // unless one runs here already: then its own database answers and there is nothing to see
+    if (existsSync(LOCAL_DATABASE_FILE)) return;
+    mkdirSync(dirname(LOCAL_DATABASE_FILE), { recursive: true });
+    writeFileSync(
+      LOCAL_DATABASE_FILE,
+      JSON.stringify({ url: 'postgres://postgres@127.0.0.1:1/app', pid: process.pid, allowLocal: false }),
+    );
+    try {
+      const local = await app(['webhooks:list'], { NODE_ENV: 'development' });
+      assert.equal(local.code, EXIT.unavailable, local.output);
+      assert.match(
+        local.output,
+        /^app: cannot reach the database at 127\.0\.0\.1:1 \(the embedded PostgreSQL of npm start\): /m,
+      );
+    } finally {
+      rmSync(LOCAL_DATABASE_FILE, { force: true });
+    }
   });
 
   it('a DATABASE_URL naming a database the server does not have exits 4 and says it is the configuration', async () => {

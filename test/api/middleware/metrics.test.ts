@@ -3,9 +3,11 @@ import { after, describe, it } from 'node:test';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
 import { createMetrics } from '../../../shared/metrics/registry.ts';
 import { readQueueFigures, registerQueueGauges } from '../../../shared/metrics/queue-gauges.ts';
+import { connect } from '../../../shared/db/connect.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { histogramCount, parseMetrics, sampleValue } from '../../helpers/prometheus.ts';
+import { startTcpProxy } from '../../helpers/tcp-proxy.ts';
 import { endpoint, harness, send } from '../../worker/helpers.ts';
 
 const TOKEN = 'a-scrape-token';
@@ -145,5 +147,41 @@ describe('queue gauges cache', () => {
     assert.equal(await depth(), 0, 'still the cached figure');
     clock = 5_000;
     assert.equal(await depth(), 1, 'read again once cacheMs passed');
+  });
+
+  it('while the database does not answer, keeps the last depth and dead count and ages the oldest pending delivery by the time since they were read', async () => {
+    const db = await createTestDatabase();
+    const proxy = await startTcpProxy(db.url);
+    const sql = connect(db.configWith({ databaseUrl: proxy.url }), db.log, { max: 1 });
+    after(async () => {
+      await sql.end({ timeout: 1 });
+      await proxy.close();
+    });
+    let clock = 0;
+    const metrics = createMetrics({ process: 'web' });
+    registerQueueGauges(metrics.registry, { sql, log: db.log, cacheMs: 5_000, now: () => clock });
+    const scrape = async () => parseMetrics(await metrics.registry.metrics());
+    const h = harness(db);
+    await send(h, await endpoint(h, 'http://127.0.0.1:9/outage'), 'order.created');
+    const read = await scrape();
+    const age = sampleValue(read, 'app_queue_oldest_age_seconds') ?? -1;
+    assert.ok(age >= 0);
+
+    await proxy.cut();
+    clock = 60_000;
+    const during = await scrape();
+    assert.equal(sampleValue(during, 'app_queue_depth'), 1);
+    assert.equal(sampleValue(during, 'app_dead_deliveries'), 0);
+    // nothing could take the delivery meanwhile: an alert on the oldest age still sees it grow
+    assert.equal(sampleValue(during, 'app_queue_oldest_age_seconds'), age + 60);
+
+    // an empty queue stays empty: nothing could be queued without the database either
+    await db.sql`delete from app_webhook_deliveries`;
+    await proxy.restore();
+    clock = 120_000;
+    assert.equal(sampleValue(await scrape(), 'app_queue_oldest_age_seconds'), 0);
+    await proxy.cut();
+    clock = 180_000;
+    assert.equal(sampleValue(await scrape(), 'app_queue_oldest_age_seconds'), 0);
   });
 });

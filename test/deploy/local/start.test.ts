@@ -151,6 +151,44 @@ describe('npm start', () => {
     await closed;
   });
 
+  it('stops web and worker with exit 0 when the reader of its output has gone (`npm start | tee`, whose tee the Ctrl-C ends too)', async () => {
+    const db = await createTestDatabase();
+    const port = await freePort();
+    const workerPort = await freePort();
+    const start = spawnNode('deploy/local/start.ts', {
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      NODE_ENV: 'development',
+      APP_SECRET: 'a local application secret, long enough for any check',
+      LOG_LEVEL: 'info',
+      APP_WORKER__METRICS_PORT: String(workerPort),
+      // a worker left behind by a failing run gives up soon once the test's database is gone
+      APP_WORKER__OUTAGE_LIMIT: '5s',
+    });
+    cleanups.push(async () => {
+      if (start.child.exitCode !== null) return;
+      start.child.kill('SIGINT');
+      await start.exitedWithin(40_000).catch(() => start.child.kill('SIGKILL'));
+    });
+    await start.waitFor(/web\s+\|.*web process ready/, 60_000);
+    await start.waitFor(/worker\s+\|.*worker started/, 60_000);
+    const workerLive = () =>
+      fetch(`http://127.0.0.1:${workerPort}/livez`).then(
+        (answer) => answer.status,
+        () => 'gone' as const,
+      );
+    assert.equal(await workerLive(), 200);
+
+    // the reading end of its output closed, as a pipe's reader that died of the same Ctrl-C
+    start.child.stdout?.destroy();
+    start.child.stderr?.destroy();
+    start.child.kill('SIGINT');
+    const exit = await start.exitedWithin(40_000);
+    assert.equal(exit.code, 0, 'the stop ran to its end');
+    // the supervisor exits once the worker has: nothing of it is left answering
+    assert.equal(await workerLive(), 'gone');
+  });
+
   it('refuses in one line, exit 1, while another npm start runs on .data/postgres', async () => {
     // the record a running npm start leaves, unless one is running here already: either way, a
     // live record (this process stands for the one whose record it would be)

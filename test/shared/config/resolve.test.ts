@@ -143,6 +143,69 @@ describe('config layers', () => {
       assert.equal(resolveConfig({ env: { DATABASE_URL: url } }).config.databaseUrl, url);
   });
 
+  it('refuses a port past 65535, the web one and the worker listener one alike', () => {
+    for (const [env, problem] of [
+      [{ PORT: '70000' }, 'port (environment): must be at most 65535, got 70000'],
+      [{ APP_WORKER__METRICS_PORT: '65536' }, 'worker.metricsPort (environment): must be at most 65535, got 65536'],
+    ] as const)
+      assert.throws(
+        () => resolveConfig({ env }),
+        (error: unknown) => error instanceof ConfigError && error.problems.join('\n') === problem,
+      );
+    assert.equal(resolveConfig({ env: { PORT: '65535' } }).config.port, 65535);
+  });
+
+  it('refuses a publicUrl or an OTLP collector address that is not an http(s) URL, naming its variable and never the value', () => {
+    for (const [env, problem] of [
+      [
+        { APP_PUBLIC_URL: 'hooks example com' },
+        'publicUrl (APP_PUBLIC_URL) is not a URL, such as https://hooks.example.com',
+      ],
+      [
+        { APP_PUBLIC_URL: 'ftp://user:hunter2@hooks.example.com' },
+        'publicUrl (APP_PUBLIC_URL) must be an http or https URL, such as https://hooks.example.com',
+      ],
+      [
+        { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector 4318' },
+        'telemetry.endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) is not a URL, such as http://collector:4318',
+      ],
+      [
+        { APP_TELEMETRY__ENDPOINT: 'collector:4318' },
+        'telemetry.endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) must be an http or https URL, such as http://collector:4318',
+      ],
+      [
+        { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://user:hunter2@gateway/spans' },
+        'telemetry.tracesEndpoint (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) must be an http or https URL, such as http://collector:4318/v1/traces',
+      ],
+    ] as const)
+      assert.throws(
+        () => resolveConfig({ env }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.deepEqual(error.problems, [problem]);
+          assert.doesNotMatch(error.message, /hunter2/);
+          return true;
+        },
+        JSON.stringify(env),
+      );
+    // what the exporters and the links take
+    const taken = (env: Record<string, string>) => resolveConfig({ env }).config;
+    assert.equal(
+      taken({ APP_PUBLIC_URL: 'https://hooks.example.com/base/' }).publicUrl,
+      'https://hooks.example.com/base/',
+    );
+    assert.equal(
+      taken({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).telemetry.endpoint,
+      'http://collector:4318',
+    );
+    // the gRPC exporter reads host:port as https://host:port
+    assert.equal(
+      taken({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).telemetry.endpoint,
+      'collector:4317',
+    );
+    assert.equal(taken({ APP_PUBLIC_URL: '' }).publicUrl, null);
+  });
+
   it('reports a config file that is not JSON', () => {
     assert.throws(
       () => resolveConfig({ env: { APP_CONFIG: 'broken.json' }, ...files('{ not json') }),
@@ -153,6 +216,18 @@ describe('config layers', () => {
   it('warns about APP_ variables that are not keys instead of failing (PaaS set their own)', () => {
     const { warnings } = resolveConfig({ env: { APP_URL: 'https://x', APP_CONFIG: '' } });
     assert.deepEqual(warnings, ['environment variable APP_URL is not a configuration key; ignored']);
+  });
+
+  it('names the variable a misspelt one was likely meant to be, and none for a platform short name', () => {
+    const warned = (name: string) => resolveConfig({ env: { [name]: '3' } }).warnings;
+    assert.deepEqual(warned('APP_WEBHOOK_CONCURENCY'), [
+      'environment variable APP_WEBHOOK_CONCURENCY is not a configuration key; ignored (did you mean APP_WEBHOOKS__CONCURRENCY?)',
+    ]);
+    assert.deepEqual(warned('APP_WORKER_METRICS_PORT'), [
+      'environment variable APP_WORKER_METRICS_PORT is not a configuration key; ignored (did you mean APP_WORKER__METRICS_PORT?)',
+    ]);
+    for (const name of ['APP_URL', 'APP_NAME', 'APP_ID'])
+      assert.deepEqual(warned(name), [`environment variable ${name} is not a configuration key; ignored`]);
   });
 
   it('freezes the resolved object, nested levels included', () => {
