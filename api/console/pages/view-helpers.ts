@@ -72,6 +72,10 @@ export const dotted = (name: unknown): string =>
     .replace(/[&<>"']/g, (character) => ESCAPES[character])
     .replaceAll('.', '.<wbr>');
 
+/** Event names or patterns as a comma-separated list, each a `code.name` of {@link dotted} markup (written unescaped). */
+export const names = (list: readonly unknown[]): string =>
+  list.map((name) => `<code class="name">${dotted(name)}</code>`).join(', ');
+
 /**
  * `text` cut to `max` characters (whole characters: an emoji is not split), `…` standing for
  * the rest: a page's `<title>`, which a screen reader reads out whole on opening the page and on
@@ -134,6 +138,7 @@ export const VIEW_HELPERS = Object.freeze({
   lastPage,
   json,
   dotted,
+  names,
   query,
   fingerprint,
   chart,
