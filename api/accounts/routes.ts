@@ -36,6 +36,10 @@ import { ACCOUNT_PATHS, safeNext } from './paths.ts';
 /** Where a browser lands after signing in when it was going nowhere in particular. */
 export const HOME_PATH = '/';
 
+/** What the sign-in page says to a browser whose form was sent after its session ended. */
+export const SESSION_ENDED =
+  'You were signed out before the form was sent (the session expired, or you signed out in another tab), so nothing was changed. Sign in to go back to the form, and send it again.';
+
 /** The signed-in user's own page (password, sign-out). */
 export const ACCOUNT_PAGE = '/account';
 
@@ -72,6 +76,8 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     answerPage(ctx, pages, {
       page: 'login',
       data: { next: safeNext(ctx.query.next, HOME_PATH), signup: accounts.config.auth.signup, email: null },
+      // a console form sent after its session ended lands here (api/console/context.ts `signedIn`)
+      ...(ctx.query.ended === '1' ? { notice: SESSION_ENDED } : {}),
     }),
   );
 

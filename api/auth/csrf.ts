@@ -11,8 +11,18 @@ import { routePath } from '../http/route-path.ts';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** AppError 403 `APP_CSRF_INVALID`. */
-const csrfInvalid = (reason: string) =>
-  forbidden(`cross-site request refused: ${reason}`, { code: 'APP_CSRF_INVALID', data: { reason }, expose: true });
+const csrfInvalid = (reason: string, message = `cross-site request refused: ${reason}`) =>
+  forbidden(message, { code: 'APP_CSRF_INVALID', data: { reason }, expose: true });
+
+/**
+ * A form's token made from another session than the one it is sent in: the form's page was opened
+ * before the browser signed in again (or changed its password, which renews the session), in
+ * another tab maybe. Said as what happened and what to do, since the person who sees it did
+ * nothing wrong: going back loads the form's page again, with a token of this session, and the
+ * browser keeps what the form held.
+ */
+const STALE_FORM =
+  'this form was opened in an earlier session (you have signed in again, or changed your password, since), so it was not sent: go back to the form and send it again';
 
 /**
  * Whether the request comes from this site's own pages: `Sec-Fetch-Site` is `same-origin` or
@@ -56,10 +66,11 @@ export function csrf(options: { config: Pick<Config, 'cors' | 'auth' | 'env'> })
     const header = ctx.get('x-csrf-token');
     const token = header || (body && typeof body === 'object' ? body._csrf : undefined);
     const secret = session ? session.csrfSecret : anonymousCsrfSecret(ctx, cookies, false);
-    if (!verifyCsrfToken(secret, token))
-      throw csrfInvalid(
-        token ? 'the CSRF token is not valid for this session' : 'no CSRF token (X-CSRF-Token header or _csrf field)',
-      );
+    if (!verifyCsrfToken(secret, token)) {
+      if (!token) throw csrfInvalid('no CSRF token (X-CSRF-Token header or _csrf field)');
+      const reason = 'the CSRF token is not valid for this session';
+      throw header ? csrfInvalid(reason) : csrfInvalid(reason, STALE_FORM);
+    }
     if (!header) {
       const formKey = formKeyOf(token);
       if (formKey) ctx.state.formKey = formKey;

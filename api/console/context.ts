@@ -19,6 +19,7 @@ import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { PageContext } from '../accounts/page.ts';
 import { ACCOUNT_PATHS } from '../accounts/paths.ts';
 import { orShowAgain, wantsJson } from './pages/negotiate.ts';
+import { refererPath } from './error-page.ts';
 import type { Principal } from '../model-framework/routing/roles.ts';
 
 export interface ConsoleDeps {
@@ -32,11 +33,19 @@ export interface ConsoleDeps {
   shared: Pick<SharedStore, 'entries' | 'logFailure'>;
 }
 
-/** Pages need a caller: browsers go to the sign-in page (and come back), JSON clients get 401. */
+/**
+ * Pages need a caller: browsers go to the sign-in page (and come back), JSON clients get 401. A
+ * form sent after its session ended (it expired, or the user signed out in another tab) did
+ * nothing: its browser goes to the sign-in page, which says so (`?ended=1`), and comes back to
+ * the form's page (its Referer), not to the form's address, which a GET would answer 405.
+ */
 export const signedIn: Middleware = async function signedIn(ctx, next) {
   if (ctx.state.principal) return next();
   if (wantsJson(ctx)) throw unauthorized('sign in first', { code: 'APP_UNAUTHENTICATED' });
-  ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ctx.originalUrl)}`);
+  if (ctx.method === 'GET' || ctx.method === 'HEAD')
+    return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ctx.originalUrl)}`);
+  ctx.status = 303;
+  ctx.redirect(`${ACCOUNT_PATHS.login}?${new URLSearchParams({ next: refererPath(ctx) ?? '/', ended: '1' })}`);
 };
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

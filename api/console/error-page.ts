@@ -9,6 +9,12 @@ import { safeNext } from '../accounts/paths.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import { renderPage, type RenderDeps } from './pages/render.ts';
 
+/**
+ * Page titles that say what happened where the status's own name ("Forbidden") would not: a form
+ * whose CSRF token is refused was not sent (its page was opened in an earlier session, mostly).
+ */
+const TITLES: Readonly<Record<string, string>> = Object.freeze({ APP_CSRF_INVALID: 'The form was not sent' });
+
 /** The refusals of a form sent again (form-once.ts): this submission changed nothing, the first one acts. */
 const SENT_AGAIN = new Set(['APP_CONSOLE_FORM_IN_PROGRESS', 'APP_CONSOLE_FORM_ALREADY_SENT']);
 
@@ -38,8 +44,8 @@ function wantsConsolePage(ctx: Context): boolean {
  */
 async function answerPage(ctx: Context, pages: RenderDeps): Promise<void> {
   const problem = JSON.parse(String(ctx.body)) as { status: number; title: string; detail: string; code?: string };
-  const referer = ctx.get('Referer');
-  const back = referer && safeBack(ctx, referer);
+  const referer = refererPath(ctx);
+  const back = referer !== ctx.originalUrl && referer;
   try {
     await renderPage(
       ctx,
@@ -47,7 +53,7 @@ async function answerPage(ctx: Context, pages: RenderDeps): Promise<void> {
       'error',
       {
         status: problem.status,
-        title: problem.title,
+        title: TITLES[problem.code ?? ''] ?? problem.title,
         back: back || '/',
         form: ctx.method !== 'GET' && ctx.method !== 'HEAD',
         sentAgain: SENT_AGAIN.has(problem.code ?? ''),
@@ -64,16 +70,18 @@ async function answerPage(ctx: Context, pages: RenderDeps): Promise<void> {
 }
 
 /**
- * The page a link back leads to: the Referer when it is this site's (its path and query), else
- * none. This site is `ownOrigin` (Koa's `ctx.origin` is the request's `Origin` header, which a GET
- * does not send), and the path must be one of this site's as a sign-in's `next` is (`//host/…`
- * in a link leads to that host).
+ * The page the request came from: the Referer when it is this site's (its path and query), else
+ * none; where a link back leads, and where a form sent after its session ended sends the browser
+ * once it is signed in again. This site is `ownOrigin` (Koa's `ctx.origin` is the request's
+ * `Origin` header, which a GET does not send), and the path must be one of this site's as a
+ * sign-in's `next` is (`//host/…` in a link leads to that host).
  */
-function safeBack(ctx: Context, referer: string): string | undefined {
+export function refererPath(ctx: Context): string | undefined {
+  const referer = ctx.get('Referer');
+  if (!referer) return undefined;
   try {
     const url = new URL(referer);
-    const back = url.pathname + url.search;
-    return url.origin === ownOrigin(ctx) && back !== ctx.originalUrl ? safeNext(back, '') || undefined : undefined;
+    return url.origin === ownOrigin(ctx) ? safeNext(url.pathname + url.search, '') || undefined : undefined;
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-// The console's only script. Pages work without it; it does three things.
+// The console's only script. Pages work without it; it does four things.
 //
 // Going back to a form already sent: every rendered form carries its own form key (the third part
 // of its `_csrf` token), and the console acts once per key (api/console/form-once.ts). Pages are
@@ -19,6 +19,10 @@
 // help with the first entry. On input, the options become what is typed up to and including the
 // last comma, a space (or the spaces typed after that comma) and each choice not already listed
 // before it, so the browser's own suggestions complete the last entry and keep the earlier ones.
+//
+// On the error page of a refused form, its "Go back" link goes back in the history (when the form's
+// page is the entry before): the browser shows the form again with what it held, where following
+// the link would open the form's page empty.
 'use strict';
 (() => {
   const KEPT = 'formKeys';
@@ -116,4 +120,12 @@
     input.addEventListener('input', suggest);
     suggest();
   }
+})();
+(() => {
+  const link = document.querySelector('[data-history-back] a');
+  if (!link || history.length < 2 || document.referrer !== link.href) return;
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    history.back();
+  });
 })();

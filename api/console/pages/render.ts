@@ -25,6 +25,7 @@ import {
 import { mediaTypeNotAcceptable } from '../../http/not-acceptable.ts';
 import { pageErrors, pageStatus, type PageError, type PageObject } from './page-object.ts';
 import { VIEW_HELPERS } from './view-helpers.ts';
+import { fieldErrors } from './field-errors.ts';
 import { principalMay } from '../../../shared/access/actor.ts';
 import type { Operation } from '../../../shared/access/permissions.ts';
 
@@ -187,6 +188,8 @@ export async function renderPage(
       props,
       notice: options.notice,
       h: VIEW_HELPERS,
+      // a refused form's errors tied to the fields they name (field-errors.ts)
+      ...fieldErrors(errors),
       // whether the request's principal may run an operation, by the permission table: the
       // layout's navigation offers a page only to those who may use it
       may: (operation: Operation) => principalMay(ctx.state.principal, operation),

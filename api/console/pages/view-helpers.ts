@@ -72,6 +72,21 @@ export const dotted = (name: unknown): string =>
     .replace(/[&<>"']/g, (character) => ESCAPES[character])
     .replaceAll('.', '.<wbr>');
 
+/** Event names or patterns as a comma-separated list, each a `code.name` of {@link dotted} markup (written unescaped). */
+export const names = (list: readonly unknown[]): string =>
+  list.map((name) => `<code class="name">${dotted(name)}</code>`).join(', ');
+
+/**
+ * `text` cut to `max` characters (whole characters: an emoji is not split), `…` standing for
+ * the rest: a page's `<title>`, which a screen reader reads out whole on opening the page and on
+ * each switch to its tab, and a tab shows the start of, names an endpoint by a URL of up to 2,048
+ * characters; the page's heading keeps it whole.
+ */
+export function brief(text: unknown, max = 80): string {
+  const characters = Array.from(String(text ?? ''));
+  return characters.length <= max ? characters.join('') : `${characters.slice(0, max - 1).join('')}…`;
+}
+
 /** A value as indented JSON. */
 export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?? 'null';
 
@@ -113,6 +128,7 @@ const chart = Object.freeze({
 });
 
 export const VIEW_HELPERS = Object.freeze({
+  brief,
   time,
   iso,
   age,
@@ -122,6 +138,7 @@ export const VIEW_HELPERS = Object.freeze({
   lastPage,
   json,
   dotted,
+  names,
   query,
   fingerprint,
   chart,

@@ -192,11 +192,23 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
 
   const showTenants = async (
     ctx: Context,
-    extra: { link?: unknown; errors?: PageError[]; status?: number; notice?: string } = {},
+    extra: {
+      link?: unknown;
+      errors?: PageError[];
+      status?: number;
+      notice?: string;
+      /** What a refused link form held, shown again. */
+      form?: Record<string, string>;
+    } = {},
   ) =>
     ctx.render(
       'console/tenants',
-      { tenants: await listTenants(deps.webhooks), roles: PORTAL_ROLES, link: extra.link ?? null },
+      {
+        tenants: await listTenants(deps.webhooks),
+        roles: PORTAL_ROLES,
+        link: extra.link ?? null,
+        form: extra.form ?? { owner: '', role: 'member' },
+      },
       {
         errors: extra.errors,
         status: extra.status,
@@ -231,7 +243,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
           showTenants(ctx, { link: shown, status: 201 }),
         );
       },
-      (errors, status) => showTenants(ctx, { errors, status }),
+      (errors, status) => showTenants(ctx, { errors, status, form: echo(form, ['owner', 'role']) }),
     );
   });
 }

@@ -3,7 +3,8 @@
  * has records says so and links to its last page and its first, filters kept; a listing empty
  * altogether keeps its empty-state text; a value that is no page number sends a browser to the
  * first page (the rest of the query kept) and is refused to a JSON client as the REST API refuses
- * it; none of them is ever a 500. The tokens page pages as the others do.
+ * it; none of them is ever a 500. The tokens page pages as the others do. The delivery charts'
+ * window (`?window=`) and a listing's filters and page keep each other.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -103,6 +104,34 @@ describe('console listings past their end and with bad page numbers', () => {
       assert.match(answer.text, says, path);
       assert.doesNotMatch(answer.text, /id="past-end"/, path);
     }
+  });
+
+  it("the charts' window and a listing's filters and page keep each other", async () => {
+    const links = (answer: Answer, label: string) =>
+      [
+        ...(new RegExp(`<nav[^>]*aria-label="${label}"[^>]*>([\\s\\S]*?)</nav>`).exec(answer.text)?.[1] ?? '').matchAll(
+          /<a href="([^"]*)"/g,
+        ),
+      ].map(([, href]) => href.replaceAll('&amp;', '&'));
+    const endpoint = await admin.request('GET', `/endpoints/${busy}?status=dead&window=hour&page=2`, { headers: html });
+    assert.deepEqual(links(endpoint, 'Chart window'), [
+      `/endpoints/${busy}?status=dead&page=2&window=day`,
+      `/endpoints/${busy}?status=dead&page=2&window=hour`,
+    ]);
+    assert.deepEqual(links(endpoint, 'Delivery pages'), [`/endpoints/${busy}?status=dead&window=hour&page=1`]);
+    assert.match(
+      endpoint.text,
+      /<input type="hidden" name="window" value="hour">\s*<button type="submit" class="secondary">Filter<\/button>/,
+    );
+    const overview = await admin.request('GET', '/?owner=acme&window=hour', { headers: html });
+    assert.match(
+      overview.text,
+      /<input type="hidden" name="window" value="hour">\s*<button type="submit" class="secondary">Show<\/button>/,
+    );
+    // the default window is no parameter
+    const day = await admin.request('GET', `/endpoints/${busy}?status=dead&page=2`, { headers: html });
+    assert.deepEqual(links(day, 'Delivery pages'), [`/endpoints/${busy}?status=dead&page=1`]);
+    assert.doesNotMatch(day.text, /name="window"/);
   });
 
   it('the tokens page pages: a pager past 50 tokens, and the last page holds the rest', async () => {

@@ -109,6 +109,6 @@ describe('console forms keep what was typed: the test event', () => {
     assert.equal(refused.status, 400, refused.text);
     assert.match(refused.text, /APP_WEBHOOK_PAYLOAD_INVALID/);
     assert.match(refused.text, /<input id="test-type" name="type" value="order.created">/);
-    assert.match(refused.text, /<input id="test-data" name="data" value="\{&quot;amount&quot;: 4">/);
+    assert.match(refused.text, /<input id="test-data" name="data"[^>]* value="\{&quot;amount&quot;: 4">/);
   });
 });

@@ -54,7 +54,7 @@ const row = async (name: string) =>
   ).map((found) => ({ ...found }));
 
 /** The text of the page's error list (the layout's alert). */
-const alertOf = (answer: Answer) => /<div role="alert">([\s\S]*?)<\/div>/.exec(answer.text)?.[1] ?? '';
+const alertOf = (answer: Answer) => /<div id="error-summary"[^>]*>([\s\S]*?)<\/div>/.exec(answer.text)?.[1] ?? '';
 
 let admin: Caller;
 
@@ -214,7 +214,7 @@ describe("an admin's forms", () => {
     assert.match(notJson.text, /<textarea id="description" name="description"[^>]*>A &lt;refund&gt;<\/textarea>/);
     assert.match(
       notJson.text,
-      /<textarea id="schema" name="schema"[^>]* aria-invalid="true">\{&quot;type&quot;: &quot;object&quot;,<\/textarea>/,
+      /<textarea id="schema" name="schema"[^>]* aria-invalid="true" aria-describedby="error-0">\{&quot;type&quot;: &quot;object&quot;,<\/textarea>/,
     );
 
     const refusedSchema = await post(admin, '/event-types', { ...typed, schema: '{"type": 12}' });
@@ -225,7 +225,10 @@ describe("an admin's forms", () => {
     const badName = await post(admin, '/event-types', { ...typed, name: 'refund..made', schema: '' });
     assert.equal(badName.status, 422);
     assert.match(alertOf(badName), /invalid webhook event name: must not have an empty segment/);
-    assert.match(badName.text, /<input id="name" name="name"[^>]* value="refund\.\.made" aria-invalid="true">/);
+    assert.match(
+      badName.text,
+      /<input id="name" name="name"[^>]* value="refund\.\.made" aria-invalid="true" aria-describedby="error-0">/,
+    );
     const noName = await post(admin, '/event-types', { ...typed, name: '', schema: '' });
     assert.match(alertOf(noName), /must not be empty/);
 
@@ -244,7 +247,7 @@ describe("an admin's forms", () => {
     assert.match(badExamples.text, /<textarea id="description"[^>]*>Changed &lt;here&gt;<\/textarea>/);
     assert.match(
       badExamples.text,
-      /<textarea id="examples"[^>]* aria-invalid="true">\[\{&quot;id&quot;: 1\}, \{&quot;nope&quot;: true\}\]<\/textarea>/,
+      /<textarea id="examples"[^>]* aria-invalid="true" aria-describedby="error-0">\[\{&quot;id&quot;: 1\}, \{&quot;nope&quot;: true\}\]<\/textarea>/,
     );
     const examplesNotJson = await post(admin, '/event-types/order.paid', {
       description: 'x',

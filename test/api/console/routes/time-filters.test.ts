@@ -23,9 +23,11 @@ let endpoint: string;
 
 /** The messages of the page's alert (the layout's error list). */
 const alerts = (html: string) =>
-  [...(/<div role="alert">([\s\S]*?)<\/div>/.exec(html)?.[1] ?? '').matchAll(/<li>([^<]*)</g)].map((found) =>
-    found[1].trim(),
-  );
+  [
+    ...(/<div id="error-summary"[^>]*>([\s\S]*?)<\/div>/.exec(html)?.[1] ?? '').matchAll(
+      /<li id="error-\d+">(?:<a href="#[^"]*">)?([^<]*)</g,
+    ),
+  ].map((found) => found[1].trim());
 
 before(async () => {
   const user = await app.user({ role: 'admin', owner: null });

@@ -3,7 +3,7 @@
  * event-type catalog in real Chromium: a type breaks across lines only after one of its dots,
  * never inside a word ("order.cr" / "eated"), at a desktop's width and on a phone's (where the
  * table scrolls in its box rather than the page sideways, as test/api/console/narrow-screen.test.ts
- * checks).
+ * checks); so do the events of the sentence a viewer's endpoint page describes the endpoint with.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +18,8 @@ import { startConsole } from '../../harness.ts';
 const skip = chromiumMissing();
 const LONG = 'order.fulfilment.warehouse.shipment.created';
 const URL_PATH = `/webhooks/receivers/${'northern-warehouses-'.repeat(3)}shipments`;
+/** A description in right-to-left scripts, ending in one (the sentence's full stop must not join its run). */
+const RTL = 'משלוחים 🚚 الشحنات';
 const ERROR = 'connect ECONNREFUSED 127.0.0.1:9 while sending to the receiver of the northern warehouses';
 
 /**
@@ -60,6 +62,7 @@ const onlyAfterDots = (texts: string[], where: string) => {
 describe('event types in the console tables break only at their dots', { skip }, () => {
   let app: Awaited<ReturnType<typeof startConsole>>;
   let chromium: Chromium;
+  let subscribed = '';
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
@@ -79,6 +82,14 @@ describe('event types in the console tables break only at their dots', { skip },
     await app.db.sql`update app_webhook_deliveries set event_type = ${LONG} where id = ${ids[0]}`;
     await createEventType(deps, OPERATOR, { name: LONG, description: 'a shipment left a warehouse' });
     await createEventType(deps, OPERATOR, { name: 'order.created', description: 'an order was placed' });
+    subscribed = (
+      await registerEndpoint(deps, OPERATOR, {
+        url: `http://127.0.0.1:9${URL_PATH}`,
+        events: [LONG, 'order.created', `${LONG.slice(0, LONG.lastIndexOf('.'))}.*`],
+        owner: 'northwind-logistics',
+        description: RTL,
+      })
+    ).id;
   });
   after(async () => {
     await chromium?.close();
@@ -105,4 +116,19 @@ describe('event types in the console tables break only at their dots', { skip },
       await context.close();
     });
   }
+
+  it("on a phone: the events an endpoint receives, in a viewer's sentence", async () => {
+    const { context, watch } = await watchedContext(chromium, { width: 390, height: 844 });
+    const page = await context.newPage();
+    const viewer = await app.user({ role: 'viewer', owner: 'northwind-logistics' });
+    await signIn(page, app.base, viewer.email);
+    await page.goto(`${app.base}/endpoints/${subscribed}`);
+    const received = await breaks(page, 'main > p code');
+    onlyAfterDots(received, "a viewer's endpoint page");
+    assert.equal(received.length, 3, 'each event its own name');
+    // the description is isolated from the sentence around it (<bdi>), so its direction does not reorder it
+    assert.equal(await page.locator('main > p bdi').textContent(), RTL);
+    await checkPage(page, watch);
+    await context.close();
+  });
 });
