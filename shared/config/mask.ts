@@ -6,15 +6,25 @@ const MASK = '[masked]';
 /** Query parameters that carry a credential in some drivers' URLs (`?password=…`, `?sslkey=…`). */
 const SECRET_PARAMETER = /pass|secret|token|key/i;
 
-/** A URL with its password replaced, so an operator can still see host and database. */
+/**
+ * A URL with its password replaced, so an operator can still see host and database; a URL with
+ * nothing to mask is given back as written (not as the URL parser writes it again, with a `/` added).
+ */
 export function maskUrl(value: string): string {
   try {
     const url = new URL(value);
-    if (url.password) url.password = MASK;
-    for (const name of [...url.searchParams.keys()]) {
-      if (SECRET_PARAMETER.test(name)) url.searchParams.set(name, MASK);
+    let changed = false;
+    if (url.password) {
+      url.password = MASK;
+      changed = true;
     }
-    return url.toString();
+    for (const name of [...url.searchParams.keys()]) {
+      if (SECRET_PARAMETER.test(name)) {
+        url.searchParams.set(name, MASK);
+        changed = true;
+      }
+    }
+    return changed ? url.toString() : value;
   } catch {
     return MASK;
   }
