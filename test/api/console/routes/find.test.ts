@@ -1,6 +1,7 @@
 /**
  * The console's Find page (api/console/routes/find.ts) on an event id: the event's deliveries are
- * counted in the right number ("1 delivery", "2 deliveries").
+ * counted in the right number ("1 delivery", "2 deliveries"), and the page's title names what was
+ * looked for, so a tab or a history entry of one search tells from another.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -45,5 +46,15 @@ describe('the Find page on an event id', () => {
 
   it('counts several in the plural', async () => {
     assert.equal(await captionOfEvent('order.created', 'globex'), '2 deliveries');
+  });
+});
+
+describe("the Find page's title", () => {
+  it('names what was looked for, and is Find alone before a search', async () => {
+    const searched = await admin.request('GET', '/find?q=order.created', { html: true });
+    assert.match(searched.text, /<title>Find: order\.created · app<\/title>/);
+    assert.match(searched.text, /<h1>Find: order\.created<\/h1>/);
+    const empty = await admin.request('GET', '/find', { html: true });
+    assert.match(empty.text, /<title>Find · app<\/title>/);
   });
 });
