@@ -2,29 +2,19 @@
  * A user disabled while its session mints a token: the mint was authenticated before the
  * disable and writes its token after the disable revoked the user's tokens. The token must not
  * outlive the disable (the mint either answers 401, or its token is revoked with the others),
- * and enabling the user again must not bring it back. The interleaving is held, not timed: a
- * trigger of the test's own holds the mint's insert on an advisory lock the test releases.
+ * and enabling the user again must not bring it back. The interleaving is held, not timed: the
+ * mint's insert waits on a lock the test releases (test/helpers/insert-hold.ts).
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setUserDisabled } from '../../../shared/accounts/users.ts';
-import { transaction } from '../../../shared/db/transaction.ts';
 import { actorOf, OPERATOR } from '../../../shared/access/actor.ts';
 import { mintToken } from '../../../shared/tokens/api-tokens.ts';
 import { principalOfUser } from '../../../shared/tokens/principal.ts';
-import { eventually } from '../../helpers/poll.ts';
+import { meanwhileInsert } from '../../helpers/insert-hold.ts';
 import { Browser, startAccounts } from '../accounts/helpers.ts';
 
 const app = await startAccounts();
-const HOLD = 727_001;
-
-/** Backends of this database waiting for `what` ('advisory', or a row lock: 'transactionid' / 'tuple'). */
-async function waiting(what: string[]): Promise<number> {
-  const [{ n }] = await app.db.sql<{ n: number }[]>`
-    select count(*)::int as n from pg_stat_activity
-     where datname = current_database() and wait_event_type = 'Lock' and wait_event = any(${what})`;
-  return n;
-}
 
 /** The ids of user `id`'s tokens not revoked. */
 async function liveTokens(id: string): Promise<string[]> {
@@ -34,56 +24,17 @@ async function liveTokens(id: string): Promise<string[]> {
 }
 
 describe('a user disabled while its session mints a token', () => {
-  after(async () => {
-    await app.db.sql`drop trigger if exists test_hold_mint on app_api_tokens`;
-  });
-
   it('leaves no token that works, now or once the user is enabled again', async () => {
     const user = await app.user({ role: 'member', owner: 'acme' });
     const browser = new Browser(app.base);
     const csrf = await browser.signIn(user.email);
-    await app.db.sql.unsafe(`
-      create or replace function test_hold_mint() returns trigger language plpgsql as $$
-      begin perform pg_advisory_xact_lock(${HOLD}); return new; end $$;
-      create trigger test_hold_mint before insert on app_api_tokens for each row execute function test_hold_mint();`);
-
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => {
-      holding = resolve;
-    });
-    const hold = transaction(app.db.sql, async (tx) => {
-      await tx`select pg_advisory_xact_lock(${HOLD})`;
-      holding();
-      await released;
-    });
-    await held;
-
-    // the session is valid when the mint starts; its insert waits on the test's lock
-    const minted = browser.request('POST', '/api/v1/tokens', {
-      json: { name: 'ci' },
-      headers: { 'x-csrf-token': csrf },
-    });
-    await eventually(() => waiting(['advisory']), 10_000, 'the mint to wait at its insert');
-
-    // the disable runs meanwhile: it finishes, or waits for the mint (never both waiting on the test)
-    let disabled = false;
-    const disabling = setUserDisabled(app.accounts, OPERATOR, user.id, true).then(() => {
-      disabled = true;
-    });
-    await eventually(
-      async () => disabled || (await waiting(['transactionid', 'tuple'])) > 0,
-      10_000,
-      'the disable to finish or wait for the mint',
+    // the session is valid when the mint starts; its insert is held while the user is disabled
+    const answer = await meanwhileInsert(
+      app.db.sql,
+      'app_api_tokens',
+      () => browser.request('POST', '/api/v1/tokens', { json: { name: 'ci' }, headers: { 'x-csrf-token': csrf } }),
+      () => setUserDisabled(app.accounts, OPERATOR, user.id, true),
     );
-    release();
-    await hold;
-    const answer = await minted;
-    await disabling;
-    await app.db.sql`drop trigger test_hold_mint on app_api_tokens`;
 
     assert.ok(answer.status === 201 || answer.status === 401, `${answer.status} ${answer.text}`);
     if (answer.status === 401) assert.equal(answer.body.code, 'APP_UNAUTHENTICATED');
