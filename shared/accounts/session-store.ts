@@ -28,11 +28,20 @@ export async function insertSession(
     at: Date;
     expiresAt: Date;
   },
-): Promise<SessionRow> {
+): Promise<SessionRow | undefined> {
+  // a user's session goes in only while the user is enabled, its row locked for share meanwhile:
+  // a disable (which ends the user's sessions in the transaction that disables it) either waits
+  // for this session and ends it too, or has committed and this one is not started
+  const user =
+    input.userId === null
+      ? sql`select null::text as id`
+      : sql`select id from app_users where id = ${input.userId} and disabled_at is null for share`;
   const [row] = await sql<SessionRow[]>`
+    with signed as (${user})
     insert into app_sessions (id, digest, user_id, portal_owner, portal_role, csrf_secret, created_at, last_seen_at, expires_at)
-    values (${input.id}, ${input.digest}, ${input.userId}, ${input.portal?.owner ?? null}, ${input.portal?.role ?? null},
-            ${input.csrfSecret}, ${input.at}, ${input.at}, ${input.expiresAt})
+    select ${input.id}, ${input.digest}, signed.id, ${input.portal?.owner ?? null}, ${input.portal?.role ?? null},
+           ${input.csrfSecret}, ${input.at}, ${input.at}, ${input.expiresAt}
+      from signed
     returning id, user_id, portal_owner, portal_role, csrf_secret, created_at, last_seen_at, expires_at`;
   return row;
 }

@@ -22,6 +22,7 @@ import {
   touchSession,
   type SessionRow,
 } from './session-store.ts';
+import { failed } from './sign-in.ts';
 import { toUser, type User } from './users.ts';
 
 /** What a tenant portal session acts as: a member or viewer of one owner, without a user account. */
@@ -53,7 +54,9 @@ export const LAST_SEEN_RESOLUTION_MS = 60_000;
 /**
  * Starts a session of user `userId`, or (`portal`) a tenant portal session; `sql` may be the
  * caller's transaction. `replacing` names the session the request came with, if any: it ends in
- * the same statement sequence, so the new session never lives beside the one it replaces.
+ * the same statement sequence, so the new session never lives beside the one it replaces. A user's
+ * session starts only while the user is enabled: a user disabled while the request ran (its
+ * password already checked) gets the sign-in's refusal, 401 `APP_AUTH_FAILED`, and no session.
  */
 export async function startSession(
   deps: AccountDeps,
@@ -76,6 +79,8 @@ export async function startSession(
     at,
     expiresAt: new Date(at.getTime() + deps.config.auth.session.absolute),
   });
+  // the user was disabled while the request ran (after its password was checked): it signs in no more
+  if (!row) throw failed();
   deps.log.info({ userId, portalOwner: options.portal?.owner, sessionId: row.id }, 'session started');
   return { ...toSession(row), cookie };
 }

@@ -12,7 +12,8 @@ import { MAX_PASSWORD_LENGTH, verifyNothing, verifyPassword } from './passwords.
 import { selectUserByEmail } from './user-store.ts';
 import { toUser, type User } from './users.ts';
 
-const failed = () => unauthorized('the email or the password is wrong', { code: 'APP_AUTH_FAILED' });
+/** The one refusal of a sign-in, whatever was wrong (also a session whose user was disabled as it started). */
+export const failed = () => unauthorized('the email or the password is wrong', { code: 'APP_AUTH_FAILED' });
 
 const locked = (ms: number) => {
   const seconds = Math.max(1, Math.ceil(ms / 1000));

@@ -21,6 +21,13 @@ export interface TokenRow {
 
 const COLUMNS = 'id, name, role, owner, prefix, created_at, expires_at, last_used_at, revoked_at, user_id';
 
+/**
+ * Inserts a token; answers undefined, inserting nothing, when `userId` names a user that is
+ * disabled (or gone) by now. The user's row is locked for share while the token goes in, so a
+ * disable (which revokes the user's tokens in the transaction that disables it) either waits for
+ * this token and revokes it too, or has committed and this mint finds the user disabled: a token
+ * minted by a request authenticated just before its user was disabled never outlives the disable.
+ */
 export async function insertToken(
   sql: Sql,
   input: {
@@ -33,12 +40,18 @@ export async function insertToken(
     expiresInMs: number | null;
     userId: string | null;
   },
-): Promise<TokenRow> {
+): Promise<TokenRow | undefined> {
+  const user =
+    input.userId === null
+      ? sql`select null::text as id`
+      : sql`select id from app_users where id = ${input.userId} and disabled_at is null for share`;
   const [row] = await sql<TokenRow[]>`
+    with minter as (${user})
     insert into app_api_tokens (id, name, role, owner, prefix, digest, expires_at, user_id)
-    values (${input.id}, ${input.name}, ${input.role}, ${input.owner}, ${input.prefix}, ${input.digest},
-            case when ${input.expiresInMs}::bigint is null then null else now() + ${input.expiresInMs}::bigint * interval '1 millisecond' end,
-            ${input.userId})
+    select ${input.id}, ${input.name}, ${input.role}, ${input.owner}, ${input.prefix}, ${input.digest},
+           case when ${input.expiresInMs}::bigint is null then null else now() + ${input.expiresInMs}::bigint * interval '1 millisecond' end,
+           minter.id
+      from minter
     returning ${sql.unsafe(COLUMNS)}`;
   return row;
 }

@@ -4,7 +4,7 @@
  * shared/tokens/cache.ts). The same functions serve the `tokens:*` commands and the web process.
  */
 import { isIdText } from '../webhooks/ids.ts';
-import { notFound, unprocessable } from '../errors/app-error.ts';
+import { notFound, unauthorized, unprocessable } from '../errors/app-error.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { assertOwner, assertOwnerFilter } from '../webhooks/endpoints/fields.ts';
@@ -146,7 +146,9 @@ function checkInput(
  * SHA-256 digest is kept). Throws 422 `APP_TOKEN_FIELD_INVALID` (`data.field`: name, role, owner,
  * expiresInMs) or `APP_WEBHOOK_OWNER_INVALID` for an unusable owner value. `ownerStored`: the
  * owner is one stored before (a member minting for its own), held only to the rules every stored
- * owner kept, so a tenant whose owner predates the whitespace rule still mints.
+ * owner kept, so a tenant whose owner predates the whitespace rule still mints. A token of user
+ * `userId` is made only while that user is enabled: 401 `APP_UNAUTHENTICATED` when it was disabled
+ * while the request ran (store.ts `insertToken`).
  */
 export async function createToken(
   deps: TokenDeps,
@@ -162,6 +164,12 @@ export async function createToken(
     digest: tokenDigest(token),
     userId: options.userId ?? null,
   });
+  // the minting user was disabled while the request ran: its session has ended, and so has its reach
+  if (!row)
+    throw unauthorized('the signed-in user was disabled while this request ran; no token was made', {
+      code: 'APP_UNAUTHENTICATED',
+      data: { reason: 'user disabled' },
+    });
   deps.log.info({ tokenId: row.id, role: row.role, owner: row.owner }, 'API token created');
   return { ...toToken(row), token };
 }

@@ -247,18 +247,32 @@ export function decide(
   return outcome;
 }
 
+/**
+ * A run that sends or records nothing more: the delivery is finished, gone, or (`raced`) its row
+ * changed under this run. A row that changed because it is gone (its endpoint removed while the
+ * attempt ran) is said as such, not as another run having recorded it.
+ */
 async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<DeliveryRun> {
+  // asked after a race too; a lookup that fails there leaves the race's own warning
+  const status = await deliveryStatus(deps.sql, id).catch((error: unknown) => {
+    if (!raced) throw error;
+    return undefined;
+  });
+  if (status === null) {
+    deps.log.info(
+      { delivery: id },
+      raced
+        ? 'delivery no longer exists (its endpoint was removed): this attempt is not recorded'
+        : 'delivery no longer exists (its endpoint was removed): nothing sent',
+    );
+    return { result: 'skipped', reason: 'missing' };
+  }
   if (raced) {
     deps.log.warn(
       { delivery: id },
       'delivery: another run recorded this delivery meanwhile; this attempt is not recorded',
     );
     return { result: 'skipped', reason: 'raced' };
-  }
-  const status = await deliveryStatus(deps.sql, id);
-  if (status === null) {
-    deps.log.info({ delivery: id }, 'delivery no longer exists (its endpoint was removed): nothing sent');
-    return { result: 'skipped', reason: 'missing' };
   }
   deps.log.info({ delivery: id, status }, 'delivery already finished: nothing sent');
   return { result: 'skipped', reason: 'finished' };

@@ -14,11 +14,13 @@ import {
   countEventTypes,
   insertEventType,
   selectEventType,
+  selectEventTypeForUpdate,
   selectEventTypes,
   updateEventTypeRow,
   type EventTypeRow,
 } from './store.ts';
 import { forgetEventType } from './validation.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 
 export interface EventType {
@@ -157,27 +159,35 @@ export async function updateEventType(
   input: EventTypeInput,
 ): Promise<EventType> {
   authorize(actor, 'eventTypes.update');
-  const current = await showEventType(deps, name);
-  const given = (input ?? {}) as EventTypeInput;
-  const unknown = Object.keys(given).filter(
-    (key) => !['description', 'schema', 'examples', 'deprecated'].includes(key),
-  );
-  if (unknown.length > 0)
-    throw invalid(
-      unknown[0],
-      'is not a field of an event type that can change (description, schema, examples, deprecated)',
+  if (typeof name !== 'string' || name.length > 255) throw eventTypeNotFound(name);
+  // read, checked and written under the row's lock: examples are checked against the schema that
+  // is stored when they are, whatever another admin changes at the same time
+  const { current, row } = await inTransaction(deps.sql, async (tx) => {
+    const locked = await selectEventTypeForUpdate(tx, name);
+    if (!locked) throw eventTypeNotFound(name);
+    const current = toEventType(locked);
+    const given = (input ?? {}) as EventTypeInput;
+    const unknown = Object.keys(given).filter(
+      (key) => !['description', 'schema', 'examples', 'deprecated'].includes(key),
     );
-  if (Object.keys(given).length === 0) throw invalid('update', 'names no field to change');
-  const checked = given.schema !== undefined ? checkSchema(given.schema) : checkSchema(current.schema);
-  if (given.deprecated !== undefined && typeof given.deprecated !== 'boolean')
-    throw invalid('deprecated', 'must be true or false');
-  const row = await updateEventTypeRow(deps.sql, current.name, {
-    ...(given.description !== undefined ? { description: checkDescription(given.description) } : {}),
-    ...(given.schema !== undefined ? { schema: checked.schema } : {}),
-    ...(given.examples !== undefined || given.schema !== undefined
-      ? { examples: checkExamples(given.examples ?? current.examples, checked.validate) }
-      : {}),
-    ...(given.deprecated !== undefined ? { deprecated: given.deprecated as boolean } : {}),
+    if (unknown.length > 0)
+      throw invalid(
+        unknown[0],
+        'is not a field of an event type that can change (description, schema, examples, deprecated)',
+      );
+    if (Object.keys(given).length === 0) throw invalid('update', 'names no field to change');
+    const checked = given.schema !== undefined ? checkSchema(given.schema) : checkSchema(current.schema);
+    if (given.deprecated !== undefined && typeof given.deprecated !== 'boolean')
+      throw invalid('deprecated', 'must be true or false');
+    const row = await updateEventTypeRow(tx, current.name, {
+      ...(given.description !== undefined ? { description: checkDescription(given.description) } : {}),
+      ...(given.schema !== undefined ? { schema: checked.schema } : {}),
+      ...(given.examples !== undefined || given.schema !== undefined
+        ? { examples: checkExamples(given.examples ?? current.examples, checked.validate) }
+        : {}),
+      ...(given.deprecated !== undefined ? { deprecated: given.deprecated as boolean } : {}),
+    });
+    return { current, row };
   });
   if (!row) throw eventTypeNotFound(name);
   forgetEventType(deps.sql, current.name);

@@ -30,6 +30,13 @@ export async function selectEventType(sql: Sql, name: string): Promise<EventType
   return rows[0];
 }
 
+/** The type's row, locked until the end of transaction `tx`: a change checks it as it stays. */
+export async function selectEventTypeForUpdate(tx: Sql, name: string): Promise<EventTypeRow | undefined> {
+  const rows = await tx<EventTypeRow[]>`
+    select ${tx.unsafe(COLUMNS)} from app_event_types where name = ${name} for update`;
+  return rows[0];
+}
+
 /** Types in name order; one page when given; deprecated ones only when asked. */
 export function selectEventTypes(
   sql: Sql,
