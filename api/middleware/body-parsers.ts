@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { brotliDecompressSync, unzipSync } from 'node:zlib';
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
-import { AppError, badRequest, isAppError, payloadTooLarge } from '../../shared/errors/app-error.ts';
+import { AppError, badRequest, isAppError, payloadTooLarge, tooManyRequests } from '../../shared/errors/app-error.ts';
 import { clip } from '../../shared/errors/describe-value.ts';
 
 /** JSON media types parsed as JSON: plain, HAL, the versioned type, and any other `+json`. */
@@ -41,8 +41,19 @@ export const BODY_MEDIA_TYPE_UNSUPPORTED = 'APP_BODY_MEDIA_TYPE_UNSUPPORTED';
  * silently). A request without a body (no `Content-Length`, or 0, or an empty chunked body) is
  * served whatever its `Content-Type`. Paths in `ownMediaTypes` (the GraphQL path, which answers
  * its own 415) are not refused for their media type.
+ *
+ * A body is held in memory while it arrives, and a client that stops sending holds it until the
+ * request times out: so one client (`ctx.ip`) may have at most `inFlight` bytes of bodies being
+ * received at once (`bodiesInFlight`), each counted at its `Content-Length` (at `limit` when
+ * chunked) until it is read or its request ends. A body past that is refused unread with 429
+ * `APP_BODIES_IN_FLIGHT`; a client's first body is always taken. Without this bound, one client's
+ * 200 stalled uploads of 1 MB held 380 MB of the process for the 30 s of `requestTimeout`.
  */
-export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySet<string> }): Middleware {
+export function bodyParsers(options: {
+  limit: number;
+  inFlight?: number;
+  ownMediaTypes?: ReadonlySet<string>;
+}): Middleware {
   const parse = bodyParser({
     enableTypes: ['json', 'form'],
     extendTypes: { json: JSON_TYPES },
@@ -50,13 +61,18 @@ export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySe
     formLimit: options.limit,
     jsonStrict: true,
   });
+  const held = new Map<string, number>(); // bytes of bodies being received, by client
   return async function bodyParsers(ctx, next) {
     normaliseContentEncoding(ctx.req.headers);
     const parsedMethod = PARSED_METHODS.has(ctx.method);
     const readable = parsedMethod && !!ctx.is(...JSON_TYPES, 'application/x-www-form-urlencoded');
-    if (readable && declaresBody(ctx)) refuseCharset(ctx);
+    const announced = readable && declaresBody(ctx);
+    if (announced) refuseCharset(ctx);
+    const within = readable && lengthWithin(ctx, options.limit);
+    const release =
+      announced && within && options.inFlight ? hold(ctx, held, options.limit, options.inFlight) : undefined;
     // the bytes as they arrive, to tell bytes that are not UTF-8 from a U+FFFD the client sent
-    const received = readable && lengthWithin(ctx, options.limit) ? collect(ctx.req, options.limit) : undefined;
+    const received = within ? collect(ctx.req, options.limit) : undefined;
     let parsed = false;
     try {
       await parse(ctx, async () => {
@@ -99,6 +115,7 @@ export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySe
       throw error;
     } finally {
       received?.stop();
+      release?.();
     }
     if (!parsed) return;
     const raw = (ctx.request as { rawBody?: unknown }).rawBody;
@@ -113,6 +130,36 @@ export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySe
     }
     await next();
   };
+}
+
+/**
+ * Counts a body about to be read against its client's `inFlight` bytes, or refuses it (429
+ * `APP_BODIES_IN_FLIGHT`); answers the function that gives the bytes back, once, when the body
+ * is read or its request ends (a stalled one: when its connection closes).
+ */
+function hold(ctx: Context, held: Map<string, number>, limit: number, inFlight: number): () => void {
+  const client = ctx.ip;
+  const size = Math.min(Number(ctx.get('Content-Length')) || limit, limit);
+  const before = held.get(client) ?? 0;
+  if (before > 0 && before + size > inFlight) {
+    ctx.set('Connection', 'close'); // the body is not read: nothing more comes on this connection
+    throw tooManyRequests(
+      `this client is already sending ${before} bytes of request bodies; at most ${inFlight} are received at once: retry when they are done`,
+      { code: 'APP_BODIES_IN_FLIGHT', data: { inFlight: before, limit: inFlight }, headers: { 'Retry-After': '1' } },
+    );
+  }
+  held.set(client, before + size);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    ctx.req.off('close', release);
+    const left = (held.get(client) ?? size) - size;
+    if (left > 0) held.set(client, left);
+    else held.delete(client);
+  };
+  ctx.req.once('close', release);
+  return release;
 }
 
 /** 415 for a body the service does not read: its media type (or none) is named. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { eventually } from '../../helpers/poll.ts';
 import { startApp, type TestApp } from '../fixtures/app.ts';
 
 /** A POST to `url` with exactly these headers and body chunks (no Content-Type or Content-Length added). */
@@ -193,5 +194,39 @@ describe('body parsers', () => {
       assert.equal(answer.status, 201, `${coding ?? 'plain'}: ${JSON.stringify(answer.body)}`);
       assert.equal(answer.body.name, 'Ada \uFFFD');
     }
+  });
+
+  it('one client may have at most bodiesInFlight bytes of bodies being received: past it 429 APP_BODIES_IN_FLIGHT, unread; taken again once they are read', async () => {
+    const held = await startApp({ flags: { bodyLimit: '1kb', bodiesInFlight: '2kb' } });
+    const body = Buffer.from(JSON.stringify({ name: 'x'.repeat(1000 - 11) }));
+    assert.equal(body.length, 1000);
+    const headers = { 'Content-Type': 'application/json', 'Content-Length': '1000' };
+    // two uploads that stop after their first bytes, as a client that stalls does
+    const target = new URL(`${held.api}/authors`);
+    const stalled = [0, 1].map(() => {
+      const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers });
+      const answered = new Promise<number>((resolve, reject) => {
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+      });
+      req.write(body.subarray(0, 10));
+      return { req, answered };
+    });
+    const refused = await eventually(
+      async () => {
+        const answer = await rawPost(`${held.api}/authors`, headers, [body]);
+        return answer.status === 429 ? answer : undefined;
+      },
+      10_000,
+      'a third body to be refused',
+    );
+    assert.equal(refused.body.code, 'APP_BODIES_IN_FLIGHT');
+    assert.equal(refused.body.data.limit, 2048);
+    for (const { req } of stalled) req.end(body.subarray(10));
+    assert.deepEqual(await Promise.all(stalled.map(({ answered }) => answered)), [201, 201]);
+    assert.equal((await rawPost(`${held.api}/authors`, headers, [body])).status, 201, 'their bytes were given back');
   });
 });
