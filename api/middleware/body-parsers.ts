@@ -5,6 +5,7 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
 import { AppError, badRequest, isAppError, payloadTooLarge, tooManyRequests } from '../../shared/errors/app-error.ts';
 import { clip } from '../../shared/errors/describe-value.ts';
+import { bytesInFlight, type BytesInFlight } from '../../shared/security/bytes-in-flight.ts';
 
 /** JSON media types parsed as JSON: plain, HAL, the versioned type, and any other `+json`. */
 const JSON_TYPES = [
@@ -61,7 +62,7 @@ export function bodyParsers(options: {
     formLimit: options.limit,
     jsonStrict: true,
   });
-  const held = new Map<string, number>(); // bytes of bodies being received, by client
+  const held = bytesInFlight(); // bytes of bodies being received, by client
   return async function bodyParsers(ctx, next) {
     normaliseContentEncoding(ctx.req.headers);
     const parsedMethod = PARSED_METHODS.has(ctx.method);
@@ -137,29 +138,22 @@ export function bodyParsers(options: {
  * `APP_BODIES_IN_FLIGHT`); answers the function that gives the bytes back, once, when the body
  * is read or its request ends (a stalled one: when its connection closes).
  */
-function hold(ctx: Context, held: Map<string, number>, limit: number, inFlight: number): () => void {
-  const client = ctx.ip;
+function hold(ctx: Context, held: BytesInFlight, limit: number, inFlight: number): () => void {
   const size = Math.min(Number(ctx.get('Content-Length')) || limit, limit);
-  const before = held.get(client) ?? 0;
-  if (before > 0 && before + size > inFlight) {
+  const { before, release } = held.hold(ctx.ip, size, inFlight);
+  if (!release) {
     ctx.set('Connection', 'close'); // the body is not read: nothing more comes on this connection
     throw tooManyRequests(
       `this client is already sending ${before} bytes of request bodies; at most ${inFlight} are received at once: retry when they are done`,
       { code: 'APP_BODIES_IN_FLIGHT', data: { inFlight: before, limit: inFlight }, headers: { 'Retry-After': '1' } },
     );
   }
-  held.set(client, before + size);
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    ctx.req.off('close', release);
-    const left = (held.get(client) ?? size) - size;
-    if (left > 0) held.set(client, left);
-    else held.delete(client);
+  const done = () => {
+    ctx.req.off('close', done);
+    release();
   };
-  ctx.req.once('close', release);
-  return release;
+  ctx.req.once('close', done);
+  return done;
 }
 
 /** 415 for a body the service does not read: its media type (or none) is named. */
