@@ -136,7 +136,7 @@ export function bodyParsers(options: {
 /**
  * Counts a body about to be read against its client's `inFlight` bytes, or refuses it (429
  * `APP_BODIES_IN_FLIGHT`); answers the function that gives the bytes back, once, when the body
- * is read or its request ends (a stalled one: when its connection closes).
+ * is read, its request closes or its answer is sent, whichever comes first.
  */
 function hold(ctx: Context, held: BytesInFlight, limit: number, inFlight: number): () => void {
   const size = Math.min(Number(ctx.get('Content-Length')) || limit, limit);
@@ -148,11 +148,15 @@ function hold(ctx: Context, held: BytesInFlight, limit: number, inFlight: number
       { code: 'APP_BODIES_IN_FLIGHT', data: { inFlight: before, limit: inFlight }, headers: { 'Retry-After': '1' } },
     );
   }
+  // a request answered before its body arrived (the request timeout) may never end nor close:
+  // its answer's end gives the bytes back too, as nothing reads the body after it
   const done = () => {
     ctx.req.off('close', done);
+    ctx.res.off('close', done);
     release();
   };
   ctx.req.once('close', done);
+  ctx.res.once('close', done);
   return done;
 }
 

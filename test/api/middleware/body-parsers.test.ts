@@ -229,4 +229,30 @@ describe('body parsers', () => {
     assert.deepEqual(await Promise.all(stalled.map(({ answered }) => answered)), [201, 201]);
     assert.equal((await rawPost(`${held.api}/authors`, headers, [body])).status, 201, 'their bytes were given back');
   });
+
+  it('the bytes of a body whose request timed out before it arrived are given back with the 503', async () => {
+    const timed = await startApp({ flags: { bodyLimit: '1kb', bodiesInFlight: '1500b', requestTimeout: '300ms' } });
+    const body = Buffer.from(JSON.stringify({ name: 'x'.repeat(1000 - 11) }));
+    const headers = { 'Content-Type': 'application/json', 'Content-Length': '1000' };
+    const target = new URL(`${timed.api}/authors`);
+    const stalled = request({
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname,
+      method: 'POST',
+      headers,
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      stalled.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      stalled.on('error', reject);
+    });
+    stalled.write(body.subarray(0, 10));
+    assert.equal(await answered, 503);
+    stalled.destroy();
+    const next = await rawPost(`${timed.api}/authors`, headers, [body]);
+    assert.equal(next.status, 201, JSON.stringify(next.body));
+  });
 });
