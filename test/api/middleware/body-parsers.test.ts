@@ -23,6 +23,31 @@ function rawPost(url: string, headers: Record<string, string>, chunks: Buffer[] 
   });
 }
 
+/** A JSON body of exactly 1,000 bytes, and headers announcing it. */
+const BODY = Buffer.from(JSON.stringify({ name: 'x'.repeat(1000 - 11) }));
+const BODY_HEADERS = { 'Content-Type': 'application/json', 'Content-Length': '1000' };
+
+/** A POST of BODY to `url` that stops after its first 10 bytes, as a client that stalls does; `answered`: its status. */
+function stalledPost(url: string) {
+  const target = new URL(url);
+  const req = request({
+    host: target.hostname,
+    port: target.port,
+    path: target.pathname,
+    method: 'POST',
+    headers: BODY_HEADERS,
+  });
+  const answered = new Promise<number>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
+  req.write(BODY.subarray(0, 10));
+  return { req, answered, finish: () => req.end(BODY.subarray(10)) };
+}
+
 describe('body parsers', () => {
   let app: TestApp;
   let small: TestApp;
@@ -198,26 +223,10 @@ describe('body parsers', () => {
 
   it('one client may have at most bodiesInFlight bytes of bodies being received: past it 429 APP_BODIES_IN_FLIGHT, unread; taken again once they are read', async () => {
     const held = await startApp({ flags: { bodyLimit: '1kb', bodiesInFlight: '2kb' } });
-    const body = Buffer.from(JSON.stringify({ name: 'x'.repeat(1000 - 11) }));
-    assert.equal(body.length, 1000);
-    const headers = { 'Content-Type': 'application/json', 'Content-Length': '1000' };
-    // two uploads that stop after their first bytes, as a client that stalls does
-    const target = new URL(`${held.api}/authors`);
-    const stalled = [0, 1].map(() => {
-      const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers });
-      const answered = new Promise<number>((resolve, reject) => {
-        req.on('response', (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
-        req.on('error', reject);
-      });
-      req.write(body.subarray(0, 10));
-      return { req, answered };
-    });
+    const stalled = [stalledPost(`${held.api}/authors`), stalledPost(`${held.api}/authors`)];
     const refused = await eventually(
       async () => {
-        const answer = await rawPost(`${held.api}/authors`, headers, [body]);
+        const answer = await rawPost(`${held.api}/authors`, BODY_HEADERS, [BODY]);
         return answer.status === 429 ? answer : undefined;
       },
       10_000,
@@ -225,34 +234,21 @@ describe('body parsers', () => {
     );
     assert.equal(refused.body.code, 'APP_BODIES_IN_FLIGHT');
     assert.equal(refused.body.data.limit, 2048);
-    for (const { req } of stalled) req.end(body.subarray(10));
+    for (const upload of stalled) upload.finish();
     assert.deepEqual(await Promise.all(stalled.map(({ answered }) => answered)), [201, 201]);
-    assert.equal((await rawPost(`${held.api}/authors`, headers, [body])).status, 201, 'their bytes were given back');
+    assert.equal(
+      (await rawPost(`${held.api}/authors`, BODY_HEADERS, [BODY])).status,
+      201,
+      'their bytes were given back',
+    );
   });
 
   it('the bytes of a body whose request timed out before it arrived are given back with the 503', async () => {
     const timed = await startApp({ flags: { bodyLimit: '1kb', bodiesInFlight: '1500b', requestTimeout: '300ms' } });
-    const body = Buffer.from(JSON.stringify({ name: 'x'.repeat(1000 - 11) }));
-    const headers = { 'Content-Type': 'application/json', 'Content-Length': '1000' };
-    const target = new URL(`${timed.api}/authors`);
-    const stalled = request({
-      host: target.hostname,
-      port: target.port,
-      path: target.pathname,
-      method: 'POST',
-      headers,
-    });
-    const answered = new Promise<number>((resolve, reject) => {
-      stalled.on('response', (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      stalled.on('error', reject);
-    });
-    stalled.write(body.subarray(0, 10));
-    assert.equal(await answered, 503);
-    stalled.destroy();
-    const next = await rawPost(`${timed.api}/authors`, headers, [body]);
+    const stalled = stalledPost(`${timed.api}/authors`);
+    assert.equal(await stalled.answered, 503);
+    stalled.req.destroy();
+    const next = await rawPost(`${timed.api}/authors`, BODY_HEADERS, [BODY]);
     assert.equal(next.status, 201, JSON.stringify(next.body));
   });
 });
