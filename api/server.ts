@@ -150,7 +150,11 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   pipeline.use('bodyParsers', queryLimit({ maxBytes: config.api.maxQueryLength, exempt: HEALTH_PATHS }));
   pipeline.use(
     'bodyParsers',
-    bodyParsers({ limit: config.bodyLimit, ownMediaTypes: new Set(config.graphql ? [config.graphql.path] : []) }),
+    bodyParsers({
+      limit: config.bodyLimit,
+      inFlight: config.bodiesInFlight,
+      ownMediaTypes: new Set(config.graphql ? [config.graphql.path] : []),
+    }),
   ); // the GraphQL path answers its own 415
   pipeline.use('errorHelpers', errorHelpers());
   pipeline.use('apiVersion', apiVersion());

@@ -3,8 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import { brotliDecompressSync, unzipSync } from 'node:zlib';
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
-import { AppError, badRequest, isAppError, payloadTooLarge } from '../../shared/errors/app-error.ts';
+import { AppError, badRequest, isAppError, payloadTooLarge, tooManyRequests } from '../../shared/errors/app-error.ts';
 import { clip } from '../../shared/errors/describe-value.ts';
+import { bytesInFlight, type BytesInFlight } from '../../shared/security/bytes-in-flight.ts';
 
 /** JSON media types parsed as JSON: plain, HAL, the versioned type, and any other `+json`. */
 const JSON_TYPES = [
@@ -41,8 +42,19 @@ export const BODY_MEDIA_TYPE_UNSUPPORTED = 'APP_BODY_MEDIA_TYPE_UNSUPPORTED';
  * silently). A request without a body (no `Content-Length`, or 0, or an empty chunked body) is
  * served whatever its `Content-Type`. Paths in `ownMediaTypes` (the GraphQL path, which answers
  * its own 415) are not refused for their media type.
+ *
+ * A body is held in memory while it arrives, and a client that stops sending holds it until the
+ * request times out: so one client (`ctx.ip`) may have at most `inFlight` bytes of bodies being
+ * received at once (`bodiesInFlight`), each counted at its `Content-Length` (at `limit` when
+ * chunked) until it is read or its request ends. A body past that is refused unread with 429
+ * `APP_BODIES_IN_FLIGHT`; a client's first body is always taken. Without this bound, one client's
+ * 200 stalled uploads of 1 MB held 380 MB of the process for the 30 s of `requestTimeout`.
  */
-export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySet<string> }): Middleware {
+export function bodyParsers(options: {
+  limit: number;
+  inFlight?: number;
+  ownMediaTypes?: ReadonlySet<string>;
+}): Middleware {
   const parse = bodyParser({
     enableTypes: ['json', 'form'],
     extendTypes: { json: JSON_TYPES },
@@ -50,13 +62,18 @@ export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySe
     formLimit: options.limit,
     jsonStrict: true,
   });
+  const held = bytesInFlight(); // bytes of bodies being received, by client
   return async function bodyParsers(ctx, next) {
     normaliseContentEncoding(ctx.req.headers);
     const parsedMethod = PARSED_METHODS.has(ctx.method);
     const readable = parsedMethod && !!ctx.is(...JSON_TYPES, 'application/x-www-form-urlencoded');
-    if (readable && declaresBody(ctx)) refuseCharset(ctx);
+    const announced = readable && declaresBody(ctx);
+    if (announced) refuseCharset(ctx);
+    const within = readable && lengthWithin(ctx, options.limit);
+    const release =
+      announced && within && options.inFlight ? hold(ctx, held, options.limit, options.inFlight) : undefined;
     // the bytes as they arrive, to tell bytes that are not UTF-8 from a U+FFFD the client sent
-    const received = readable && lengthWithin(ctx, options.limit) ? collect(ctx.req, options.limit) : undefined;
+    const received = within ? collect(ctx.req, options.limit) : undefined;
     let parsed = false;
     try {
       await parse(ctx, async () => {
@@ -99,6 +116,7 @@ export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySe
       throw error;
     } finally {
       received?.stop();
+      release?.();
     }
     if (!parsed) return;
     const raw = (ctx.request as { rawBody?: unknown }).rawBody;
@@ -113,6 +131,33 @@ export function bodyParsers(options: { limit: number; ownMediaTypes?: ReadonlySe
     }
     await next();
   };
+}
+
+/**
+ * Counts a body about to be read against its client's `inFlight` bytes, or refuses it (429
+ * `APP_BODIES_IN_FLIGHT`); answers the function that gives the bytes back, once, when the body
+ * is read, its request closes or its answer is sent, whichever comes first.
+ */
+function hold(ctx: Context, held: BytesInFlight, limit: number, inFlight: number): () => void {
+  const size = Math.min(Number(ctx.get('Content-Length')) || limit, limit);
+  const { before, release } = held.hold(ctx.ip, size, inFlight);
+  if (!release) {
+    ctx.set('Connection', 'close'); // the body is not read: nothing more comes on this connection
+    throw tooManyRequests(
+      `this client is already sending ${before} bytes of request bodies; at most ${inFlight} are received at once: retry when they are done`,
+      { code: 'APP_BODIES_IN_FLIGHT', data: { inFlight: before, limit: inFlight }, headers: { 'Retry-After': '1' } },
+    );
+  }
+  // a request answered before its body arrived (the request timeout) may never end nor close:
+  // its answer's end gives the bytes back too, as nothing reads the body after it
+  const done = () => {
+    ctx.req.off('close', done);
+    ctx.res.off('close', done);
+    release();
+  };
+  ctx.req.once('close', done);
+  ctx.res.once('close', done);
+  return done;
 }
 
 /** 415 for a body the service does not read: its media type (or none) is named. */

@@ -52,7 +52,7 @@ export const PROBLEM_STATUSES: Readonly<Record<number, string>> = {
   413: 'The request body is larger than `bodyLimit` (`APP_BODY_TOO_LARGE`).',
   415: "The request body's media type is not accepted: not JSON (or a form where one is taken), a charset other than UTF-8 (`APP_BODY_MEDIA_TYPE_UNSUPPORTED`), or an unknown `Content-Encoding` (`APP_BODY_ENCODING_UNSUPPORTED`).",
   422: "A field is not valid, a query parameter is not one the route accepts (`APP_QUERY_PARAMETER_UNKNOWN`; `data.parameter`, `data.accepted`), a body field is not one the route takes (the webhook and token APIs, a model's generic create and update; `APP_BODY_FIELD_UNKNOWN`; `data.field`, `data.accepted`), or the same `Idempotency-Key` came with another method, path or body (`APP_API_IDEMPOTENCY_KEY_REUSED`).",
-  429: 'Rate limit exceeded (`APP_API_RATE_LIMITED`); `data` is `{limit, retryAfter, windowMs}`.',
+  429: 'Rate limit exceeded (`APP_API_RATE_LIMITED`); `data` is `{limit, retryAfter, windowMs}`. Or the client already has `bodiesInFlight` bytes of bodies being received (`APP_BODIES_IN_FLIGHT`; `data` is `{inFlight, limit}`); the body was not read. Or an emit would take the emits under way of its tenant past `webhooks.maxFanoutBytes` together (`APP_WEBHOOK_FANOUT_BUSY`; `data` is `{limit, bytes, inFlight}`); nothing was written.',
   503: 'The database cannot be reached or refuses the work for now (`APP_DATABASE_UNAVAILABLE`, `APP_DATABASE_READ_ONLY`, `APP_DATABASE_BUSY`), the request ran longer than `requestTimeout`, the shared store did not answer (`APP_STORE_SHARED_UNAVAILABLE`), or an endpoint store did not (`APP_STORE_UNAVAILABLE`) or has no endpoint table (`APP_STORE_NOT_INSTALLED`).',
 };
 

@@ -12,6 +12,26 @@ export async function insertLink(
     values (${input.digest}, ${input.userId}, ${input.purpose}, ${input.at}, ${input.expiresAt})`;
 }
 
+/**
+ * Inserts a link unless its user already has `most` links of its purpose made after `since`;
+ * whether it was inserted. Run in a transaction: the user's row is locked before the links are
+ * counted (in a statement of its own, which sees what a request that held the lock committed),
+ * so requests made at once for one user cannot each see room for one more.
+ */
+export async function insertLinkWithin(
+  tx: Sql,
+  input: { digest: string; userId: string; purpose: LinkPurpose; at: Date; expiresAt: Date },
+  bound: { most: number; since: Date },
+): Promise<boolean> {
+  await tx`select 1 from app_users where id = ${input.userId} for update`;
+  const [{ made }] = await tx<{ made: number }[]>`
+    select count(*)::int as made from app_password_links
+     where user_id = ${input.userId} and purpose = ${input.purpose} and created_at > ${bound.since}`;
+  if (made >= bound.most) return false;
+  await insertLink(tx, input);
+  return true;
+}
+
 /** Marks the link used and answers its user id, when it exists, is unused and has not expired at `at`. */
 export async function useLink(sql: Sql, digest: string, at: Date): Promise<string | undefined> {
   const rows = await sql<{ user_id: string }[]>`

@@ -9,7 +9,7 @@ import { conflict, unprocessable } from '../errors/app-error.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { clearFailures } from './lockout.ts';
-import { insertLink, linkUser, useLink, type LinkPurpose } from './link-store.ts';
+import { insertLink, insertLinkWithin, linkUser, useLink, type LinkPurpose } from './link-store.ts';
 import { checkNewPassword } from './passwords.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import { findUserRow, storePassword, toUser, type User } from './users.ts';
@@ -32,14 +32,31 @@ export async function createPasswordLink(
   userId: string,
   purpose: LinkPurpose,
 ): Promise<{ token: string; expiresAt: Date }> {
+  return (await makeLink(deps, userId, purpose)) as { token: string; expiresAt: Date };
+}
+
+/**
+ * Makes a link for user `userId` and answers its token, this once; with `most`, only while the
+ * user has fewer than `most` links of this purpose made within the purpose's time to live
+ * (else undefined, nothing made).
+ */
+async function makeLink(
+  deps: AccountDeps,
+  userId: string,
+  purpose: LinkPurpose,
+  most?: number,
+): Promise<{ token: string; expiresAt: Date } | undefined> {
   const token = newSecret(LINK_PREFIX);
   const at = clockOf(deps);
-  const expiresAt = new Date(
-    at.getTime() + (purpose === 'reset' ? deps.config.auth.resetTtl : deps.config.auth.inviteTtl),
-  );
-  await insertLink(deps.sql, { digest: secretDigest(token), userId, purpose, at, expiresAt });
+  const ttl = purpose === 'reset' ? deps.config.auth.resetTtl : deps.config.auth.inviteTtl;
+  const link = { digest: secretDigest(token), userId, purpose, at, expiresAt: new Date(at.getTime() + ttl) };
+  if (most === undefined) await insertLink(deps.sql, link);
+  else {
+    const bound = { most, since: new Date(at.getTime() - ttl) };
+    if (!(await transaction(deps.sql, (tx) => insertLinkWithin(tx, link, bound)))) return undefined;
+  }
   deps.log.info({ userId, purpose }, 'password link made');
-  return { token, expiresAt };
+  return { token, expiresAt: link.expiresAt };
 }
 
 /**
@@ -116,8 +133,19 @@ export async function completePasswordLink(deps: AccountDeps, token: unknown, pa
 export const mailedLinkBase = (config: AccountDeps['config'], origin: string): string | null =>
   config.publicUrl === null && config.env === 'production' ? null : linkBase({ config }, origin);
 
-/** What `requestPasswordReset` did (`mailed`: a link made and handed to the mailer); the caller's answer is the same whatever it was. */
-export type ResetRequest = 'mailed' | 'no-such-user' | 'no-public-url';
+/**
+ * Most reset links (so mails) one account is sent within `auth.resetTtl`: anyone may ask a reset
+ * for any email, from as many addresses as they have, and the authentication limiter counts per
+ * address; this bounds what reaches one mailbox (and the links stored for one user), whoever asks.
+ */
+export const RESETS_PER_TTL = 3;
+
+/**
+ * What `requestPasswordReset` did (`mailed`: a link made and handed to the mailer; `too-many`:
+ * the account had `RESETS_PER_TTL` links made within `auth.resetTtl` already, so none was made);
+ * the caller's answer is the same whatever it was.
+ */
+export type ResetRequest = 'mailed' | 'no-such-user' | 'no-public-url' | 'too-many';
 
 /**
  * `POST /forgot-password`: when an enabled user has this email, makes a reset link and mails
@@ -138,7 +166,15 @@ export async function requestPasswordReset(deps: AccountDeps, email: unknown, or
     );
     return 'no-public-url';
   }
-  const { token } = await createPasswordLink(deps, row.id, 'reset');
+  const link = await makeLink(deps, row.id, 'reset', RESETS_PER_TTL);
+  if (!link) {
+    deps.log.warn(
+      { userId: row.id, most: RESETS_PER_TTL },
+      'a password reset was asked but no mail was sent: the account was sent as many reset links as it may be within auth.resetTtl',
+    );
+    return 'too-many';
+  }
+  const { token } = link;
   const url = passwordLinkUrl(base, token);
   const hours = Math.round(deps.config.auth.resetTtl / 360_000) / 10;
   deps.mailer

@@ -150,6 +150,11 @@ export const SCHEMA = group({
     { min: 1 },
   ),
   bodyLimit: leaf('size', '1mb', 'Largest JSON or form body accepted (larger: 413).'),
+  bodiesInFlight: leaf(
+    'size',
+    '16mb',
+    "Most bytes of request bodies one client (its ip, as `trustProxy` reads it) may have being received by one web process at once, each counted at its `Content-Length` (`bodyLimit` when chunked) until it is read; past it: 429 `APP_BODIES_IN_FLIGHT`, the body unread. A client's first body is always taken. Bounds the memory that stalled uploads hold until `requestTimeout`.",
+  ),
   requestTimeout: leaf('duration', '30s', 'A request still running after this answers 503.'),
   filterParameters: leaf(
     'string[]',

@@ -77,7 +77,9 @@ export const TOTAL_COLUMN = 'listing_total';
  * - a page that is not full is the last one: the total is exact without counting;
  * - else, when PostgreSQL expects at most `exactUpTo` rows, they are counted (at most
  *   `exactUpTo + 1` of them: more is an estimate, never below the bound);
- * - else its estimate of the matching rows, never below the rows the pages so far hold.
+ * - else its estimate of the matching rows, never below the rows the pages so far hold, and,
+ *   for an empty page past the end, never above its offset: a client asking page 10^9 is not
+ *   told there are 10^9 pages, nor sent to its `last` page, as far again.
  *
  * With `estimateKey` (the listing and its filters, as its caller names them), PostgreSQL's
  * estimate and a count that found more than `exactUpTo` rows are remembered for that key for ten
@@ -107,11 +109,17 @@ export async function pageWithTotal<T>(
   const known = estimateKey === undefined ? undefined : rememberedEstimate(estimateKey);
   const [rows, expected] = await Promise.all([readPage(), known?.expected ?? expectedRows(sql, from)]);
   if (estimateKey !== undefined && known === undefined) rememberEstimate(estimateKey, { expected, pastBound: false });
-  const seen = window.offset + rows.length;
+  // the rows the pages so far hold: an empty page holds none, and says the rows are at most its offset
+  const seen = rows.length > 0 ? window.offset + rows.length : 0;
+  const atMost = rows.length > 0 ? Number.POSITIVE_INFINITY : window.offset;
+  const estimate = (...bounds: number[]) => ({
+    rows,
+    total: { total: Math.min(Math.max(...bounds, seen), atMost), estimated: true },
+  });
   if (rows.length > 0 && rows.length < window.perPage) return { rows, total: { total: seen, estimated: false } };
   if (rows.length === 0 && window.offset === 0) return { rows, total: { total: 0, estimated: false } };
-  if (expected > exactUpTo) return { rows, total: { total: Math.max(expected, seen), estimated: true } };
-  const pastBound = { rows, total: { total: Math.max(exactUpTo + 1, expected, seen), estimated: true } };
+  if (expected > exactUpTo) return estimate(expected);
+  const pastBound = estimate(exactUpTo + 1, expected);
   if (known?.pastBound) return pastBound;
   const count = (on: Queryable) => on<{ total: number }[]>`
     select count(*)::int as total from (select 1 ${from} limit ${exactUpTo + 1}) as bounded`;

@@ -1,7 +1,8 @@
 /**
  * An emit whose request timed out (503) never commits afterwards, and a retry
  * with the same Idempotency-Key runs it exactly once; an emit whose payload times its fan-out
- * exceeds webhooks.maxFanoutBytes is refused whole.
+ * exceeds webhooks.maxFanoutBytes is refused whole, and so is one that would take a tenant's
+ * emits under way at once past it.
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -82,5 +83,50 @@ describe('timed-out emits', () => {
       body: { type: 'big.one', data: { blob: 'x'.repeat(100) } },
     });
     assert.equal(small.status, 202, 'the same fan-out with a small payload is fine');
+  });
+
+  it("a tenant's emits under way at once write at most webhooks.maxFanoutBytes together: past it 429 APP_WEBHOOK_FANOUT_BUSY; other tenants are not held", async () => {
+    const app = await startApi({ webhooks: { maxFanoutBytes: '2kb' } });
+    const admin = await app.token('admin');
+    for (const owner of ['busy', 'calm'])
+      for (let i = 0; i < 3; i += 1)
+        await call('POST', `${app.api}/webhooks`, {
+          token: admin,
+          body: { url: `https://127.0.0.1/${owner}${i}`, events: ['big.*'], owner },
+        });
+    const busy = await app.token('member', 'busy');
+    const calm = await app.token('member', 'calm');
+    const emit = (token: string) =>
+      call('POST', `${app.api}/events`, { token, body: { type: 'big.one', data: { blob: 'x'.repeat(400) } } });
+    // a transaction of the test holds app_events: the first emit waits there, its bytes counted
+    const blocker = postgres(app.db.url, { max: 1, onnotice: () => {} });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const locked = blocker.begin(async (tx) => {
+      await tx`lock table app_events in access exclusive mode`;
+      await released;
+    });
+    const waiting = async (n: number) => {
+      const [{ blocked }] = await app.db.sql<{ blocked: number }[]>`
+        select count(*)::int as blocked from pg_stat_activity
+         where datname = current_database() and wait_event_type = 'Lock' and query ilike '%app_events%'`;
+      return blocked >= n;
+    };
+    const first = emit(busy);
+    await eventually(() => waiting(1), 10_000, 'the first emit to wait on the lock');
+    const second = await emit(busy);
+    assert.equal(second.status, 429, second.text);
+    assert.equal(second.body.code, 'APP_WEBHOOK_FANOUT_BUSY');
+    assert.equal(second.headers.get('retry-after'), '1');
+    assert.equal(second.body.data.limit, 2048);
+    const other = emit(calm); // another tenant's emit is let through (and waits on the lock too)
+    await eventually(() => waiting(2), 10_000, "the other tenant's emit to wait on the lock");
+    release();
+    await locked;
+    assert.equal((await first).status, 202);
+    assert.equal((await other).status, 202);
+    assert.equal((await emit(busy)).status, 202, 'the bytes were given back');
+    assert.deepEqual(await counts(app.db.sql), { events: 3, deliveries: 9, jobs: 9 });
+    await blocker.end();
   });
 });

@@ -2,7 +2,7 @@
  * Emitting: `emit(event, payload, {owner})` (to the owner's endpoints only), the same for a
  * caller's tenant scope (`emitEvent`), and `sendToEndpoint` (`webhooks:send`).
  */
-import { conflict, payloadTooLarge, unprocessable } from '../../errors/app-error.ts';
+import { conflict, payloadTooLarge, tooManyRequests, unprocessable } from '../../errors/app-error.ts';
 import { assertEventName, matchesEvent } from '../patterns.ts';
 import { assertOwnerFilter } from '../endpoints/fields.ts';
 import { endpointRecord } from '../endpoints/store.ts';
@@ -16,6 +16,7 @@ import { ownerForWrite } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import { inEmitSpan, type EmitSpan } from './emit-span.ts';
 import { assertTypeNotReserved } from './reserved-types.ts';
+import { bytesInFlight } from '../../security/bytes-in-flight.ts';
 
 export interface EmitOptions {
   /**
@@ -61,6 +62,31 @@ export function assertFanoutBytes(limit: number, payloadBytes: number, fanout: n
   }
 }
 
+/** Bytes of bodies the emits under way in this process are writing, by owner (JSON of the owner, null included). */
+const fanoutInFlight = bytesInFlight();
+
+/**
+ * Counts `bytes` (payload size times fan-out) against what `owner`'s emits under way in this
+ * process are writing, or refuses them: an emit holds every delivery's body in memory, several
+ * times over, until its transaction ends (one 64 MB fan-out grew the web process by 200 MB), so
+ * one tenant's emits at once may write at most `limit` (`webhooks.maxFanoutBytes`) together,
+ * and past it one is refused with 429 `APP_WEBHOOK_FANOUT_BUSY` (`Retry-After: 1`), nothing
+ * written. An owner's first emit is always let through (`assertFanoutBytes` bounds it alone).
+ * Answers the function that gives the bytes back, once.
+ */
+export function holdFanoutBytes(owner: string | null, bytes: number, limit: number, type: string): () => void {
+  const { before, release } = fanoutInFlight.hold(JSON.stringify(owner), bytes, limit);
+  if (release) return release;
+  throw tooManyRequests(
+    `event ${type}: this tenant's emits under way already write ${before} bytes, and this one would write ${bytes} more, past webhooks.maxFanoutBytes (${limit}) at once; nothing was sent: retry when they are done`,
+    {
+      code: 'APP_WEBHOOK_FANOUT_BUSY',
+      data: { field: 'data', limit, bytes, inFlight: before },
+      headers: { 'Retry-After': '1' },
+    },
+  );
+}
+
 /**
  * Emits `event` with `payload` (any JSON value) to every enabled endpoint of `options.owner`
  * whose patterns match it (`*`, the exact name, or a family `<prefix>.*` matching every deeper
@@ -74,7 +100,8 @@ export function assertFanoutBytes(limit: number, payloadBytes: number, fanout: n
  * matched, and then nothing is written). Also throws 422 `APP_WEBHOOK_EVENT_INVALID`,
  * `APP_WEBHOOK_OWNER_INVALID`, `APP_WEBHOOK_PAYLOAD_INVALID`, `APP_WEBHOOK_EVENT_DATA_INVALID` (the
  * catalog's schema for the type), `APP_WEBHOOK_EVENT_TYPE_UNKNOWN` (strict catalog), 413
- * `APP_WEBHOOK_PAYLOAD_TOO_LARGE` or `APP_WEBHOOK_FANOUT_TOO_LARGE`, 503 `APP_WEBHOOK_QUEUE_MISSING`.
+ * `APP_WEBHOOK_PAYLOAD_TOO_LARGE` or `APP_WEBHOOK_FANOUT_TOO_LARGE`, 429 `APP_WEBHOOK_FANOUT_BUSY`
+ * (`holdFanoutBytes`), 503 `APP_WEBHOOK_QUEUE_MISSING`.
  */
 export async function emit(
   deps: WebhookDeps,
@@ -160,6 +187,7 @@ async function emitInSpan(
     );
   }
   assertFanoutBytes(deps.config.webhooks.maxFanoutBytes, data.bytes, matched.length, type);
+  const release = holdFanoutBytes(owner, data.bytes * matched.length, deps.config.webhooks.maxFanoutBytes, type);
   try {
     const { eventId, deliveries } = await enqueueDeliveries(deps, {
       type,
@@ -195,6 +223,8 @@ async function emitInSpan(
       deliveries: await deliveriesOfEvent(deps.sql, error.eventId),
       duplicate: true,
     };
+  } finally {
+    release();
   }
 }
 

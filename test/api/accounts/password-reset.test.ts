@@ -6,6 +6,7 @@ import {
   createPasswordLink,
   mailedLinkBase,
   requestPasswordReset,
+  RESETS_PER_TTL,
 } from '../../../shared/accounts/password-links.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
 
@@ -220,5 +221,28 @@ describe('forgotten password: a single-use link by mail', () => {
     );
     assert.equal(await links(), 1);
     assert.match((await mailbox.next()).text ?? '', /https:\/\/hooks\.example\.com\/reset-password\?token=/);
+  });
+
+  it('one account is sent at most RESETS_PER_TTL reset links within auth.resetTtl, however many ask and however fast', async () => {
+    const quiet = { ...app.accounts, mailer: undefined }; // the links are counted; no mail queues up for the other tests
+    const links = async (id: string) =>
+      (
+        await app.db.sql`select count(*)::int as n from app_password_links where user_id = ${id} and purpose = 'reset'`
+      )[0].n;
+    const one = await app.user();
+    const asked = [];
+    for (let i = 0; i <= RESETS_PER_TTL; i++) asked.push(await requestPasswordReset(quiet, one.email, app.base));
+    assert.deepEqual(asked, [...Array(RESETS_PER_TTL).fill('mailed'), 'too-many']);
+    assert.equal(await links(one.id), RESETS_PER_TTL);
+    // asked at once: each request counts what the others made
+    const other = await app.user();
+    const atOnce = await Promise.all(
+      Array.from({ length: RESETS_PER_TTL + 3 }, () => requestPasswordReset(quiet, other.email, app.base)),
+    );
+    assert.equal(atOnce.filter((answer) => answer === 'mailed').length, RESETS_PER_TTL);
+    assert.equal(await links(other.id), RESETS_PER_TTL);
+    // a resetTtl later the account may be sent one again
+    const later = { ...quiet, now: () => Date.now() + app.accounts.config.auth.resetTtl + 1 };
+    assert.equal(await requestPasswordReset(later, one.email, app.base), 'mailed');
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { eventually } from '../../helpers/poll.ts';
 import { startApp, type TestApp } from '../fixtures/app.ts';
 
 /** A POST to `url` with exactly these headers and body chunks (no Content-Type or Content-Length added). */
@@ -20,6 +21,31 @@ function rawPost(url: string, headers: Record<string, string>, chunks: Buffer[] 
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });
+}
+
+/** A JSON body of exactly 1,000 bytes, and headers announcing it. */
+const BODY = Buffer.from(JSON.stringify({ name: 'x'.repeat(1000 - 11) }));
+const BODY_HEADERS = { 'Content-Type': 'application/json', 'Content-Length': '1000' };
+
+/** A POST of BODY to `url` that stops after its first 10 bytes, as a client that stalls does; `answered`: its status. */
+function stalledPost(url: string) {
+  const target = new URL(url);
+  const req = request({
+    host: target.hostname,
+    port: target.port,
+    path: target.pathname,
+    method: 'POST',
+    headers: BODY_HEADERS,
+  });
+  const answered = new Promise<number>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
+  req.write(BODY.subarray(0, 10));
+  return { req, answered, finish: () => req.end(BODY.subarray(10)) };
 }
 
 describe('body parsers', () => {
@@ -193,5 +219,36 @@ describe('body parsers', () => {
       assert.equal(answer.status, 201, `${coding ?? 'plain'}: ${JSON.stringify(answer.body)}`);
       assert.equal(answer.body.name, 'Ada \uFFFD');
     }
+  });
+
+  it('one client may have at most bodiesInFlight bytes of bodies being received: past it 429 APP_BODIES_IN_FLIGHT, unread; taken again once they are read', async () => {
+    const held = await startApp({ flags: { bodyLimit: '1kb', bodiesInFlight: '2kb' } });
+    const stalled = [stalledPost(`${held.api}/authors`), stalledPost(`${held.api}/authors`)];
+    const refused = await eventually(
+      async () => {
+        const answer = await rawPost(`${held.api}/authors`, BODY_HEADERS, [BODY]);
+        return answer.status === 429 ? answer : undefined;
+      },
+      10_000,
+      'a third body to be refused',
+    );
+    assert.equal(refused.body.code, 'APP_BODIES_IN_FLIGHT');
+    assert.equal(refused.body.data.limit, 2048);
+    for (const upload of stalled) upload.finish();
+    assert.deepEqual(await Promise.all(stalled.map(({ answered }) => answered)), [201, 201]);
+    assert.equal(
+      (await rawPost(`${held.api}/authors`, BODY_HEADERS, [BODY])).status,
+      201,
+      'their bytes were given back',
+    );
+  });
+
+  it('the bytes of a body whose request timed out before it arrived are given back with the 503', async () => {
+    const timed = await startApp({ flags: { bodyLimit: '1kb', bodiesInFlight: '1500b', requestTimeout: '300ms' } });
+    const stalled = stalledPost(`${timed.api}/authors`);
+    assert.equal(await stalled.answered, 503);
+    stalled.req.destroy();
+    const next = await rawPost(`${timed.api}/authors`, BODY_HEADERS, [BODY]);
+    assert.equal(next.status, 201, JSON.stringify(next.body));
   });
 });

@@ -60,4 +60,19 @@ describe('estimated totals', () => {
     assert.ok(gql.body.data.webhookDeliveries.total >= 4);
     assert.equal(gql.body.data.webhookEvents.totalEstimated, true);
   });
+
+  it('a page far past the end answers an estimate of at most its offset, and its last link points back within it', async () => {
+    const admin = await app.token('admin');
+    const page = 1_000_000;
+    const far = await call('GET', `${app.api}/deliveries?owner=estimates&per_page=2&page=${page}`, { token: admin });
+    assert.equal(far.status, 200, far.text);
+    assert.equal(far.body._embedded.deliveries.length, 0);
+    assert.ok(far.body.total < 100, `the estimate, not the page asked times its size: ${far.body.total}`);
+    const last = Number(new URL(far.body._links.last.href, app.base).searchParams.get('page'));
+    assert.ok(last < 50, `last is page ${last}`);
+    const events = await call('GET', `${app.api}/events?owner=estimates&type=order.created&per_page=2&page=${page}`, {
+      token: admin,
+    });
+    assert.ok(events.body.total < 100, `events: ${events.body.total}`);
+  });
 });
