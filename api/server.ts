@@ -129,11 +129,20 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   const startedAt = Date.now();
   const pipeline = createPipeline();
   let api: Api | undefined;
-  const sharedStore = deps.sharedStore ?? openSharedStore({ config, log, now: deps.now });
-  const sharedProbe = deps.shared ?? (config.shared.backend === 'none' ? undefined : sharedStore);
-
   const metrics = deps.metrics ?? createMetrics({ process: 'web' });
   if (!deps.metrics) registerQueueGauges(metrics.registry, { sql, log });
+  const sharedStore =
+    deps.sharedStore ??
+    openSharedStore({
+      config,
+      log,
+      now: deps.now,
+      watch: {
+        bytes: (bytes) => metrics.sharedMemoryBytes.set(bytes),
+        evicted: (kind) => metrics.sharedMemoryEvictions.inc({ kind }),
+      },
+    });
+  const sharedProbe = deps.shared ?? (config.shared.backend === 'none' ? undefined : sharedStore);
   const fixedPaths = ['/livez', ...READINESS_PATHS, '/metrics', ...(config.graphql ? [config.graphql.path] : [])];
 
   pipeline.use('requestId', requestId());

@@ -5,7 +5,7 @@
  * an unbounded value: routes are route templates, outcomes and limiters are fixed sets, and no
  * metric is labelled by endpoint, url or tenant.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Outcomes of one delivery attempt, as `app_deliveries_total{outcome}` counts them. */
 export const DELIVERY_OUTCOMES = ['done', 'retry', 'dead', 'gone', 'refused'] as const;
@@ -18,6 +18,8 @@ export interface Metrics {
   httpDuration: Histogram<'route' | 'method'>;
   rateLimited: Counter<'limiter'>;
   idempotentReplays: Counter;
+  sharedMemoryBytes: Gauge;
+  sharedMemoryEvictions: Counter<'kind'>;
   deliveries: Counter<'outcome'>;
   deliveryDuration: Histogram;
   deliveryLag: Histogram;
@@ -54,6 +56,17 @@ export function createMetrics(options: { process: 'web' | 'worker' }): Metrics {
     idempotentReplays: new Counter({
       name: 'app_idempotent_replays_total',
       help: 'Requests answered with a stored answer (Idempotency-Replayed: true)',
+      registers,
+    }),
+    sharedMemoryBytes: new Gauge({
+      name: 'app_shared_memory_bytes',
+      help: 'Bytes the records of shared.backend "none" hold in this process (bounded by shared.maxMemoryBytes)',
+      registers,
+    }),
+    sharedMemoryEvictions: new Counter({
+      name: 'app_shared_memory_evictions_total',
+      help: 'Records of shared.backend "none" evicted before they expired to keep within shared.maxMemoryBytes, by kind (idem, lockout, console-once)',
+      labelNames: ['kind'] as const,
       registers,
     }),
     deliveries: new Counter({

@@ -1,0 +1,122 @@
+/**
+ * The `none` backend's entries stay within `shared.maxMemoryBytes`: a write past it evicts the
+ * oldest entries of the kind holding the most bytes (expired ones go without counting as
+ * evicted), and the evictions are logged at once, then at most once a minute.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { resolveConfig } from '../../../shared/config/index.ts';
+import { createLogger } from '../../../shared/log/logger.ts';
+import {
+  EVICTION_LOG_INTERVAL_MS,
+  entryBytes,
+  evictionWarning,
+  memoryEntries,
+  memoryStore,
+} from '../../../shared/stores/memory.ts';
+import { linesInto } from '../../helpers/logs.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+const answer = (n: number) => ({ status: 202, body: `answer ${n} ${'x'.repeat(900)}` });
+const ANSWER_BYTES = entryBytes('idem:000', JSON.stringify(answer(100)));
+
+describe('memory entries bounded by bytes', () => {
+  it('never hold more than maxBytes, evicting the oldest written first', async () => {
+    const evicted: string[] = [];
+    const entries = memoryEntries({ maxBytes: 10 * ANSWER_BYTES, onEvict: (key) => evicted.push(key) });
+    for (let n = 100; n < 400; n += 1) {
+      await entries.set(`idem:${n}`, answer(n), DAY);
+      assert.ok(entries.bytes <= 10 * ANSWER_BYTES, `${entries.bytes} bytes after ${n}`);
+    }
+    assert.equal(entries.size, 10);
+    assert.deepEqual(await entries.get('idem:399'), answer(399), 'the newest answer replays');
+    assert.deepEqual(await entries.get('idem:390'), answer(390));
+    assert.equal(await entries.get('idem:389'), undefined, 'the oldest went first');
+    assert.deepEqual(evicted.slice(0, 3), ['idem:100', 'idem:101', 'idem:102']);
+    assert.equal(evicted.length, 290);
+  });
+
+  it('count a stored answer at its size, and an entry written again as the newest', async () => {
+    const entries = memoryEntries({ maxBytes: 3 * ANSWER_BYTES });
+    await entries.set('idem:100', answer(100), DAY);
+    assert.equal(entries.bytes, ANSWER_BYTES);
+    await entries.set('idem:101', answer(101), DAY);
+    await entries.set('idem:102', answer(102), DAY);
+    await entries.set('idem:100', answer(100), DAY); // its claim answered: written again
+    assert.equal(entries.bytes, 3 * ANSWER_BYTES, 'replacing an entry does not count it twice');
+    await entries.set('idem:103', answer(103), DAY);
+    assert.equal(await entries.get('idem:101'), undefined, 'the oldest write went');
+    assert.deepEqual(await entries.get('idem:100'), answer(100), 'the rewritten one stayed');
+    await entries.delete('idem:100');
+    assert.equal(entries.bytes, 2 * ANSWER_BYTES);
+  });
+
+  it('drop expired entries on the way without counting them as evicted', async () => {
+    let clock = 1_000_000;
+    const evicted: string[] = [];
+    const entries = memoryEntries({
+      now: () => clock,
+      maxBytes: 3 * ANSWER_BYTES,
+      onEvict: (key) => evicted.push(key),
+    });
+    await entries.set('idem:100', answer(100), 1000);
+    await entries.set('idem:101', answer(101), DAY);
+    await entries.set('idem:102', answer(102), DAY);
+    clock += 1000;
+    await entries.set('idem:103', answer(103), DAY);
+    assert.deepEqual(evicted, [], 'the expired entry made room');
+    assert.deepEqual(await entries.get('idem:101'), answer(101));
+  });
+
+  it('take the room from the kind holding the most: a flood of answers leaves the lockout slots alone', async () => {
+    const evicted: string[] = [];
+    const entries = memoryEntries({ maxBytes: 20 * ANSWER_BYTES, onEvict: (key) => evicted.push(key) });
+    for (let slot = 0; slot < 5; slot += 1) await entries.add(`lockout:victim:${slot}`, 1_000_000, DAY);
+    for (let n = 100; n < 600; n += 1) await entries.set(`idem:${n}`, answer(n), DAY);
+    for (let slot = 0; slot < 5; slot += 1) assert.equal(await entries.get(`lockout:victim:${slot}`), 1_000_000);
+    assert.ok(evicted.length > 0 && evicted.every((key) => key.startsWith('idem:')));
+    assert.ok(entries.bytes <= 20 * ANSWER_BYTES);
+  });
+});
+
+describe('eviction warning', () => {
+  it('logs the first eviction at once, then at most one line a minute with the count since the last', () => {
+    let clock = 1_000_000;
+    const lines: Array<Record<string, unknown>> = [];
+    const { config } = resolveConfig({ env: { NODE_ENV: 'test' } });
+    const log = createLogger(config, { name: 'test', destination: linesInto(lines) });
+    const warn = evictionWarning(log, { maxBytes: 1024, now: () => clock });
+    warn('idem:a');
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0].level, 40);
+    assert.equal(lines[0].kind, 'idem');
+    for (let i = 0; i < 50; i += 1) {
+      clock += 1000;
+      warn('idem:b');
+    }
+    assert.equal(lines.length, 1, 'quiet within the minute');
+    clock += EVICTION_LOG_INTERVAL_MS;
+    warn('lockout:c');
+    assert.equal(lines.length, 2);
+    assert.equal(lines[1].evicted, 51);
+    assert.match(String(lines[1].msg), /shared\.maxMemoryBytes/);
+  });
+
+  it('the store of shared.backend none bounds its entries, logs and reports through its watch', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const { config } = resolveConfig({ env: { NODE_ENV: 'test' } });
+    const log = createLogger(config, { name: 'test', destination: linesInto(lines) });
+    const kinds: string[] = [];
+    let bytes = 0;
+    const store = memoryStore({
+      log,
+      logFailure: () => {},
+      maxBytes: 4 * ANSWER_BYTES,
+      watch: { evicted: (kind) => kinds.push(kind), bytes: (held) => (bytes = held) },
+    });
+    for (let n = 100; n < 110; n += 1) await store.entries.set(`idem:${n}`, answer(n), DAY);
+    assert.equal(bytes, 4 * ANSWER_BYTES);
+    assert.deepEqual(kinds, Array(6).fill('idem'));
+    assert.equal(lines.length, 1);
+  });
+});
