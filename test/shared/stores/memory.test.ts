@@ -65,6 +65,8 @@ describe('memory entries bounded by bytes', () => {
     clock += 1000;
     await entries.set('idem:103', answer(103), DAY);
     assert.deepEqual(evicted, [], 'the expired entry made room');
+    assert.equal(entries.bytes, 3 * ANSWER_BYTES);
+    assert.equal(entries.size, 3);
     assert.deepEqual(await entries.get('idem:101'), answer(101));
   });
 
