@@ -354,7 +354,7 @@ export const SCHEMA = group({
       maxMemoryBytes: leaf(
         'size',
         '64mb',
-        'With `backend` `none`: most bytes the idempotency records, sign-in lockout slots and console one-time marks of one web process hold together. Past it the oldest records of the kind holding the most are evicted before they expire (logged, `app_shared_memory_evictions_total`): a retry of an evicted idempotency key runs again. Use `postgres` for the full `api.idempotency.ttl` under heavy keyed traffic.',
+        'With `backend` `none`: most bytes the idempotency records, rate-limit counts, sign-in lockout slots and console one-time marks of one web process hold together. Past it the oldest records of the kind holding the most are evicted before they expire (logged, `app_shared_memory_evictions_total`): a retry of an evicted idempotency key runs again, an evicted count starts over. Use `postgres` for the full `api.idempotency.ttl` under heavy keyed traffic.',
       ),
     },
     { shorthand: 'backend', doc: 'A backend name alone (`"shared": "postgres"`, `APP_SHARED=redis`) sets `backend`.' },

@@ -65,7 +65,7 @@ export function createMetrics(options: { process: 'web' | 'worker' }): Metrics {
     }),
     sharedMemoryEvictions: new Counter({
       name: 'app_shared_memory_evictions_total',
-      help: 'Records of shared.backend "none" evicted before they expired to keep within shared.maxMemoryBytes, by kind (idem, lockout, console-once)',
+      help: 'Records of shared.backend "none" evicted before they expired to keep within shared.maxMemoryBytes, by kind (idem, rate, lockout, console-once)',
       labelNames: ['kind'] as const,
       registers,
     }),

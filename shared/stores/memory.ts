@@ -19,7 +19,7 @@ export const ENTRY_OVERHEAD_BYTES = 100;
  */
 export const entryBytes = (key: string, text: string): number => key.length + text.length + ENTRY_OVERHEAD_BYTES;
 
-/** What an entry's key is a record of: the part before its first colon (`idem`, `lockout`, `console-once`). */
+/** What an entry's key is a record of: the part before its first colon (`idem`, `lockout`, `console-once`, `rate`). */
 export const kindOf = (key: string): string => {
   const colon = key.indexOf(':');
   return colon < 0 ? '' : key.slice(0, colon);
@@ -187,6 +187,19 @@ export function evictionWarning(log: Logger, options: { maxBytes: number; now?: 
   };
 }
 
+/**
+ * The kind of the entries standing for rate-limit counts (`rate:<counter>:<key>`): each counter
+ * key the memory limiter holds has one, living as long as its window, so the counts of a flood of
+ * distinct keys (ips) take their share of the bound; evicting one forgets that key's count.
+ */
+const RATE_KIND = 'rate';
+
+function forgetCount(limiters: Map<string, RateLimiterMemory[]>, entryKey: string): void {
+  const rest = entryKey.slice(RATE_KIND.length + 1);
+  const colon = rest.indexOf(':');
+  for (const limiter of limiters.get(rest.slice(0, colon)) ?? []) void limiter.delete(rest.slice(colon + 1));
+}
+
 export interface MemoryStoreDeps {
   now?: () => number;
   logFailure: FailureLog;
@@ -200,20 +213,23 @@ export interface MemoryStoreDeps {
 
 /**
  * The backend without a shared store (`shared.backend: none`): entries and counters live in
- * this process, so limits apply per process. Never fails. Entries are bounded by `maxBytes`
- * (evicting the oldest of the largest kind); counters go each at the end of its window.
+ * this process, so limits apply per process. Never fails. Entries and the counters' keys are
+ * bounded together by `maxBytes` (evicting the oldest of the largest kind); a counter's key
+ * also goes at the end of its window.
  */
 export function memoryStore(deps: MemoryStoreDeps): SharedStore {
   const warn =
     deps.log && deps.maxBytes !== undefined
       ? evictionWarning(deps.log, { maxBytes: deps.maxBytes, now: deps.now })
       : undefined;
+  const limiters = new Map<string, RateLimiterMemory[]>();
   const entries = memoryEntries({
     now: deps.now,
     maxBytes: deps.maxBytes,
     onEvict(key) {
       warn?.(key);
       deps.watch?.evicted(kindOf(key));
+      if (kindOf(key) === RATE_KIND) forgetCount(limiters, key);
     },
     onBytes: (bytes) => deps.watch?.bytes(bytes),
   });
@@ -225,15 +241,25 @@ export function memoryStore(deps: MemoryStoreDeps): SharedStore {
     where: 'this process',
     entries,
     logFailure: deps.logFailure,
-    counter: (options) =>
-      counterFrom(
-        new RateLimiterMemory({
-          keyPrefix: options.name,
-          points: options.points,
-          duration: windowSeconds(options.windowMs),
-        }),
-        options,
-      ),
+    counter(options) {
+      const limiter = new RateLimiterMemory({
+        keyPrefix: options.name,
+        points: options.points,
+        duration: windowSeconds(options.windowMs),
+      });
+      const name = encodeURIComponent(options.name); // route counters' names have colons
+      limiters.set(name, [...(limiters.get(name) ?? []), limiter]);
+      const counter = counterFrom(limiter, options);
+      return {
+        ...counter,
+        async hit(key) {
+          const state = await counter.hit(key);
+          // the key's count, as an entry living as long as its window: counted against the bound
+          await entries.add(`${RATE_KIND}:${name}:${key}`, 0, state.resetMs);
+          return state;
+        },
+      };
+    },
     ping: async () => {},
     async start() {
       sweeper ??= setInterval(() => entries.purge(), SWEEP_MS).unref();

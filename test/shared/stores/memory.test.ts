@@ -1,7 +1,7 @@
 /**
- * The `none` backend's entries stay within `shared.maxMemoryBytes`: a write past it evicts the
- * oldest entries of the kind holding the most bytes (expired ones go without counting as
- * evicted), and the evictions are logged at once, then at most once a minute.
+ * The `none` backend's entries and rate-limit keys stay within `shared.maxMemoryBytes`: a write
+ * past it evicts the oldest entries of the kind holding the most bytes (expired ones go without
+ * counting as evicted), and the evictions are logged at once, then at most once a minute.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -120,5 +120,29 @@ describe('eviction warning', () => {
     assert.equal(bytes, 4 * ANSWER_BYTES);
     assert.deepEqual(kinds, Array(6).fill('idem'));
     assert.equal(lines.length, 1);
+  });
+
+  it("counts the rate-limit counters' keys against the bound: a flood of distinct keys forgets the oldest counts", async () => {
+    let bytes = 0;
+    const kinds = new Set<string>();
+    const store = memoryStore({
+      logFailure: () => {},
+      maxBytes: 2 * ANSWER_BYTES,
+      watch: { evicted: (kind) => kinds.add(kind), bytes: (held) => (bytes = held) },
+    });
+    const counter = store.counter({ name: 'route:POST /orders', points: 2, windowMs: 60_000 });
+    await counter.hit('ip:10.0.0.1');
+    assert.equal((await counter.hit('ip:10.0.0.1')).remaining, 0);
+    assert.equal((await counter.hit('ip:10.0.0.1')).allowed, false, 'counted while its key is held');
+    let n = 0;
+    for (; n < 10_000 && bytes < 2 * ANSWER_BYTES - 200; n += 1) await counter.hit(`ip:10.1.${n >> 8}.${n & 255}`);
+    for (let more = 0; more < 50; more += 1, n += 1) {
+      await counter.hit(`ip:10.1.${n >> 8}.${n & 255}`);
+      assert.ok(bytes <= 2 * ANSWER_BYTES, `${bytes} bytes`);
+    }
+    assert.deepEqual([...kinds], ['rate']);
+    const again = await counter.hit('ip:10.0.0.1');
+    assert.equal(again.allowed, true, 'the oldest count was evicted: the key starts a new window');
+    assert.equal(again.remaining, 1);
   });
 });
