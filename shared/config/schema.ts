@@ -278,6 +278,12 @@ export const SCHEMA = group({
   api: group({
     perPage: leaf('integer', 25, 'Default page size.', { min: 1 }),
     maxPerPage: leaf('integer', 100, 'Cap on `per_page`.', { min: 1 }),
+    maxPageOffset: leaf(
+      'integer',
+      10000,
+      'The most records a page of the event and delivery listings may skip (`page` - 1 times `per_page`); a page starting further in is refused with 422 `APP_PAGE_TOO_DEEP`, and no paging link points past it. PostgreSQL reads every record a page skips, so this bounds the cost of the deepest page (docs/http-api.md, "Pagination").',
+      { min: 0 },
+    ),
     exactTotal: leaf(
       'integer',
       10000,
