@@ -118,7 +118,8 @@ export interface WebServer {
  */
 export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootModules> = []): WebServer {
   const { config, log } = deps;
-  const sql = deps.sql ?? connect(config, log, { name: 'app-web' });
+  // no statement of a request outlives it by more than requestTimeout (connect.ts)
+  const sql = deps.sql ?? connect(config, log, { name: 'app-web', statementTimeout: config.requestTimeout });
   const endpointStores = deps.endpointStores ?? endpointStoresOnDemand(config, { sql, log });
   const probeSql = deps.stores ? undefined : connect(config, log, { max: 1, name: 'app-web-health' });
   const stores = withConfiguredStores(

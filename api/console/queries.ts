@@ -32,7 +32,7 @@ export const ENDPOINT = gql`
       deliverySeries(window: $window) { ${SERIES} }
     }
     webhookDeliveries(filter: { endpoint: $id, status: $status, type: $type, since: $since, until: $until }, page: $page, perPage: 20) {
-      total totalEstimated page pages perPage
+      total totalEstimated page pages perPage deepestPage
       nodes { ${DELIVERY_ROW} }
     }
   }`;
@@ -56,7 +56,7 @@ export const DELIVERY = gql`
 export const DEAD_LETTERS = gql`
   query DeadLetters($endpoint: ID, $owner: String, $withoutOwner: Boolean, $since: DateTime, $until: DateTime, $page: Int) {
     webhookDeliveries(filter: { status: [DEAD], endpoint: $endpoint, owner: $owner, withoutOwner: $withoutOwner, since: $since, until: $until }, page: $page, perPage: 25) {
-      total totalEstimated page pages perPage
+      total totalEstimated page pages perPage deepestPage
       nodes { ${DELIVERY_ROW} endpoint { url enabled } }
     }
     webhookEndpoints(filter: { owner: $owner, withoutOwner: $withoutOwner }, perPage: 100) { nodes { externalId url owner } }
@@ -71,7 +71,7 @@ export const FIND_EVENT = gql`
 export const FIND_TYPE = gql`
   query FindType($type: String!, $page: Int) {
     webhookEvents(filter: { type: $type }, page: $page, perPage: 25) {
-      total totalEstimated page pages perPage
+      total totalEstimated page pages perPage deepestPage
       nodes { externalId type owner createdAt deliveryCounts { pending running done dead total } }
     }
   }`;

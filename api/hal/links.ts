@@ -72,13 +72,13 @@ function pageHref(path: string, page: number, perPage: number, kept?: URLSearchP
 /** `self`, `first`, `prev`, `next`, `last` with the `kept` parameters and `page`, `per_page`, then `create` (POST) and `new` as far as allowed. */
 export function collectionLinks(
   path: string,
-  counters: { page: number; perPage: number; total: number },
+  counters: { page: number; perPage: number; total: number; deepest?: number },
   resource: ResourceRoutes | undefined,
   may: May,
   kept?: URLSearchParams,
 ): Links {
-  const { page, perPage, total } = counters;
-  const numbers = pageNumbers(page, perPage, total);
+  const { page, perPage, total, deepest } = counters;
+  const numbers = pageNumbers(page, perPage, total, deepest);
   const links: Links = {
     self: { href: pageHref(path, page, perPage, kept) },
     first: { href: pageHref(path, numbers.first, perPage, kept) },

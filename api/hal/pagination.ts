@@ -75,13 +75,19 @@ export function parsePagination(query: Record<string, QueryValue>, limits: Pagin
   return pageFrom({ page: query.page, perPage: query.per_page }, limits);
 }
 
-/** The page numbers a collection's links point at. `last` is at least 1 (an empty collection has one, empty, page). */
+/**
+ * The page numbers a collection's links point at. `last` is at least 1 (an empty collection has
+ * one, empty, page) and at most `deepest`, the deepest page the listing answers (a listing of
+ * deliveries or events refuses a page past its paging bound, shared/db/page-depth.ts): no link
+ * leads to a refusal.
+ */
 export function pageNumbers(
   page: number,
   perPage: number,
   total: number,
+  deepest = Number.POSITIVE_INFINITY,
 ): { first: number; prev?: number; next?: number; last: number } {
-  const last = Math.max(1, Math.ceil(total / perPage));
+  const last = Math.max(1, Math.min(Math.ceil(total / perPage), deepest));
   return {
     first: 1,
     ...(page > 1 ? { prev: Math.min(page - 1, last) } : {}),

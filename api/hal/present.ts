@@ -38,6 +38,8 @@ export interface CollectionOptions extends PresentOptions {
   total?: number;
   /** `total` is PostgreSQL's estimate (a listing past `api.exactTotal`): the page says `totalEstimated`. */
   totalEstimated?: boolean;
+  /** The deepest page the listing answers (a paging bound, api.maxPageOffset): no link points past it. */
+  deepestPage?: number;
 }
 
 export interface Answer {
@@ -201,7 +203,7 @@ export async function presentCollection(
     : published.map(unlinked);
   const path = on.resource?.collection ?? input.path;
   const links = mergeLinks(
-    collectionLinks(path, { page, perPage, total }, on.resource, on.may, input.kept),
+    collectionLinks(path, { page, perPage, total, deepest: options.deepestPage }, on.resource, on.may, input.kept),
     options.links,
   );
   return {

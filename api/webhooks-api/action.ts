@@ -17,6 +17,7 @@ import type { Action } from '../model-framework/routing/controller.ts';
 import { acceptsQuery, type AcceptedQuery, type Query } from '../model-framework/routing/query-parameters.ts';
 import { assertIfMatch } from '../http/preconditions.ts';
 import { pagingLinks } from './links.ts';
+import { deepestPage } from '../../shared/db/page-depth.ts';
 
 /** What an action of the webhook API is given; `P`, the query parameters it declared. */
 export interface WebhookRequest<P extends string = never> {
@@ -87,17 +88,24 @@ export async function answerPage<T, P extends string>(
     }) => Promise<{ records: T[]; total: number; totalEstimated?: boolean }>;
     present: (record: T) => object;
     links?: Links;
+    /** The listing refuses pages past the paging bound (shared/db/page-depth.ts): its links stop at the deepest page. */
+    bounded?: boolean;
   },
 ): Promise<void> {
   const { ctx, query, accepted } = request;
   const { page, perPage } = ctx.pagination();
   const { records, total, totalEstimated } = await options.fetch({ page, perPage });
+  const deepest = options.bounded ? deepestPage(perPage, request.deps.config.api.maxPageOffset) : undefined;
   await ctx.collection(records.map(options.present), {
     ...(options.type === undefined ? {} : { type: options.type }),
     page,
     perPage,
     total,
     ...(totalEstimated === undefined ? {} : { totalEstimated }),
-    links: { ...pagingLinks(options.path, query, { page, perPage, total }, accepted.parameters), ...options.links },
+    ...(deepest === undefined ? {} : { deepestPage: deepest }),
+    links: {
+      ...pagingLinks(options.path, query, { page, perPage, total, deepest }, accepted.parameters),
+      ...options.links,
+    },
   });
 }

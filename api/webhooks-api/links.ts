@@ -88,11 +88,12 @@ export function createLink(principal: Principal | undefined, href: string, opera
  * Paging links (`self`, `first`, `prev`, `next`, `last`) that keep the request's filters: the
  * listing's own `filters` (the parameters its action declared) are repeated on every link, in
  * that order, then `page` and `per_page`; nothing else, so every link is one the route accepts.
+ * With `deepest` (a listing with a paging bound) no link goes past that page.
  */
 export function pagingLinks<P extends string>(
   path: string,
   query: Query<P>,
-  counters: { page: number; perPage: number; total: number },
+  counters: { page: number; perPage: number; total: number; deepest?: number },
   filters: readonly P[],
 ): Links {
   const kept = keptQuery(query, filters);
@@ -102,7 +103,7 @@ export function pagingLinks<P extends string>(
     params.set('per_page', String(counters.perPage));
     return `${path}?${params}`;
   };
-  const numbers = pageNumbers(counters.page, counters.perPage, counters.total);
+  const numbers = pageNumbers(counters.page, counters.perPage, counters.total, counters.deepest);
   const links: Links = { self: { href: href(counters.page) }, first: { href: href(numbers.first) } };
   if (numbers.prev !== undefined) links.prev = { href: href(numbers.prev) };
   if (numbers.next !== undefined) links.next = { href: href(numbers.next) };

@@ -155,7 +155,11 @@ export const SCHEMA = group({
     '16mb',
     "Most bytes of request bodies one client (its ip, as `trustProxy` reads it) may have being received by one web process at once, each counted at its `Content-Length` (`bodyLimit` when chunked) until it is read; past it: 429 `APP_BODIES_IN_FLIGHT`, the body unread. A client's first body is always taken. Bounds the memory that stalled uploads hold until `requestTimeout`.",
   ),
-  requestTimeout: leaf('duration', '30s', 'A request still running after this answers 503.'),
+  requestTimeout: leaf(
+    'duration',
+    '30s',
+    "A request still running after this answers 503. Also the `statement_timeout` of the web process's database connections: PostgreSQL cancels any of their statements running longer, so none outlives its request by more than this.",
+  ),
   filterParameters: leaf(
     'string[]',
     ['password', 'token', 'secret', 'authorization'],
@@ -278,6 +282,12 @@ export const SCHEMA = group({
   api: group({
     perPage: leaf('integer', 25, 'Default page size.', { min: 1 }),
     maxPerPage: leaf('integer', 100, 'Cap on `per_page`.', { min: 1 }),
+    maxPageOffset: leaf(
+      'integer',
+      10000,
+      'The most records a page of the event and delivery listings may skip (`page` - 1 times `per_page`); a page starting further in is refused with 422 `APP_PAGE_TOO_DEEP`, and no paging link points past it. PostgreSQL reads every record a page skips, so this bounds the cost of the deepest page (docs/http-api.md, "Pagination").',
+      { min: 0 },
+    ),
     exactTotal: leaf(
       'integer',
       10000,

@@ -38,3 +38,13 @@ export async function seedAttempts(
   }
   return ids;
 }
+
+/** `count` dead deliveries to `endpoint` of one attempt each, a minute apart, the newest's attempt a minute ago (the listings' paging tests). */
+export const seedDeadPerMinute = (sql: Sql, endpoint: { id: string; owner: string | null }, count: number) =>
+  seedAttempts(
+    sql,
+    endpoint,
+    Array.from({ length: count }, (_, n) => [
+      { at: new Date(Date.now() - (count + 34 - n) * 60_000), outcome: 'dead' as const, durationMs: 5 },
+    ]),
+  );

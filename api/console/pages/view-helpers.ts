@@ -53,6 +53,14 @@ export const pastEnd = (list: ListPage | null | undefined): boolean =>
 /** The last page that has records, for a page past the end (a total PostgreSQL estimated may count too many pages). */
 export const lastPage = (list: ListPage): number => Math.max(1, Math.min(list.pages, list.page - 1));
 
+/**
+ * The deepest page the pager links to: the last, or, for a listing of deliveries or events, the
+ * deepest its paging bound lets it answer (its `deepestPage`, api.maxPageOffset), so "Next page"
+ * never leads to a refusal.
+ */
+export const deepest = (list: ListPage & { deepestPage?: number }): number =>
+  list.deepestPage === undefined ? list.pages : Math.min(list.pages, list.deepestPage);
+
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -136,6 +144,7 @@ export const VIEW_HELPERS = Object.freeze({
   total,
   pastEnd,
   lastPage,
+  deepest,
   json,
   dotted,
   names,

@@ -8,6 +8,7 @@ import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
 import { actorOf, authorize, type Actor } from '../../../shared/access/actor.ts';
 import type { TenantScope } from '../../../shared/access/tenant-scope.ts';
 import { pageFrom, type PaginationLimits } from '../../hal/pagination.ts';
+import { deepestPage } from '../../../shared/db/page-depth.ts';
 import type { Principal } from '../../model-framework/routing/roles.ts';
 
 /** The page arguments as the schema names them. */
@@ -36,12 +37,13 @@ export function pageOf(
   return { page, perPage };
 }
 
-/** A page as the `…Page` types present it. */
+/** A page as the `…Page` types present it; `maxPageOffset` for a listing with a paging bound (its `deepestPage`). */
 export const pageAnswer = <T>(
   records: T[],
   total: number,
   page: { page: number; perPage: number },
   totalEstimated = false,
+  maxPageOffset?: number,
 ) => ({
   nodes: records,
   page: page.page,
@@ -49,6 +51,7 @@ export const pageAnswer = <T>(
   total,
   pages: Math.ceil(total / page.perPage),
   totalEstimated,
+  ...(maxPageOffset === undefined ? {} : { deepestPage: deepestPage(page.perPage, maxPageOffset) }),
 });
 
 /** `owner` / `withoutOwner` of a filter as the core's owner filter (null: records without owner). */

@@ -1,13 +1,15 @@
 /**
  * The SDL of a list query's answer type (what access.ts `pageAnswer` returns): the page's nodes,
  * its number and size, the total and the number of pages; with `estimated`, also whether the
- * total is PostgreSQL's estimate (listings whose total is bounded, api.exactTotal).
+ * total is PostgreSQL's estimate (listings whose total is bounded, api.exactTotal) and the
+ * deepest page the listing answers (api.maxPageOffset).
  */
 export function pageTypeSdl(name: string, node: string, { estimated = false } = {}): string {
   const fields = [`nodes: [${node}!]!`, 'page: Int!', 'perPage: Int!', 'total: Int!', 'pages: Int!'];
   if (estimated) {
     fields.push(
       `"total is PostgreSQL's estimate: it expects more matches than api.exactTotal."\n    totalEstimated: Boolean!`,
+      `"The deepest page this listing answers at this perPage (api.maxPageOffset): a page past it is refused (APP_PAGE_TOO_DEEP); narrow the filter instead."\n    deepestPage: Int!`,
     );
   }
   return `type ${name} {\n    ${fields.join('\n    ')}\n  }`;

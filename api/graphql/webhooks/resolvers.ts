@@ -60,7 +60,7 @@ const withDeadline = (deps: WebhookDeps, context: GraphqlContext): WebhookDeps =
 /** The resolver map over `deps` (the web process's webhook dependencies, its endpoint cache included). */
 export function webhookResolvers(
   deps: WebhookDeps,
-  limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>,
+  limits: Pick<Config['api'], 'perPage' | 'maxPerPage' | 'maxPageOffset'>,
 ): ResolverMap {
   const query: Record<string, Resolve> = {
     async webhookEndpoints(_root, args, context) {
@@ -87,7 +87,7 @@ export function webhookResolvers(
         ...parseTimeRange({ since: filter.since, until: filter.until }),
         ...page,
       });
-      return pageAnswer(records.map(publicEvent), total, page, totalEstimated);
+      return pageAnswer(records.map(publicEvent), total, page, totalEstimated, limits.maxPageOffset);
     },
     webhookEvent: async (_root, args, context) =>
       publicEvent(await showEvent(deps, readScope(context.principal), args.id)),
@@ -104,7 +104,7 @@ export function webhookResolvers(
         ...parseTimeRange({ since: filter.since, until: filter.until }),
         ...page,
       });
-      return pageAnswer(records.map(publicDelivery), total, page, totalEstimated);
+      return pageAnswer(records.map(publicDelivery), total, page, totalEstimated, limits.maxPageOffset);
     },
     webhookDelivery: async (_root, args, context) =>
       publicDeliveryDetails(await showDelivery(deps, readScope(context.principal), args.id)),

@@ -40,6 +40,7 @@ export const deliveriesController = (deps: WebhookDeps) =>
               ...window,
             }),
           present: (delivery) => publishDelivery(request.principal, delivery),
+          bounded: true,
         }),
     ),
 

@@ -164,6 +164,7 @@ export const endpointsController = (deps: WebhookDeps) =>
             }),
           present: (delivery) => publishDelivery(request.principal, delivery),
           links: { endpoint: { href: PATHS.webhook(id) } },
+          bounded: true,
         });
       },
     ),

@@ -33,6 +33,7 @@ export const eventsController = (deps: WebhookDeps) =>
             }),
           present: (event) => publishEvent(request.principal, event),
           links: createLink(request.principal, PATHS.events, 'events.emit'),
+          bounded: true,
         }),
     ),
 

@@ -8,6 +8,7 @@ import type { WebhookDeps } from '../deps.ts';
 import type { Queryable } from '../../db/connect.ts';
 import { countBound, pageWithTotal, windowNumber, type Fragment } from '../../db/bounded-total.ts';
 import { withGenericPlan } from '../../db/generic-plan.ts';
+import { pageOffset } from '../../db/page-depth.ts';
 import { toEndpointOwnedBy, toEndpointsOf } from './tenant-reach.ts';
 import {
   DELIVERY_STATUSES,
@@ -63,7 +64,8 @@ function checkStatuses(statuses: readonly string[] | undefined): readonly Delive
  * One page of deliveries, newest first, with the total, filtered by state, endpoint, event,
  * event type, owner, queue and creation time (`since` inclusive, `until` exclusive). A member
  * sees the deliveries of its own events to endpoints that are still its own. Throws 422
- * `APP_WEBHOOK_LIST_INVALID` for an unknown state, a malformed id or event type.
+ * `APP_WEBHOOK_LIST_INVALID` for an unknown state, a malformed id or event type, 422
+ * `APP_PAGE_TOO_DEEP` for a page past the paging bound (page-depth.ts).
  *
  * Built to stay fast at millions of rows: past `api.exactTotal` rows in the table, the page is
  * the newest of each state asked, each read in order through the (status, created_at) index,
@@ -113,7 +115,14 @@ export async function listDeliveries(
   // first page about half as much again in planning and reading)
   const endpointEnabled = sql`coalesce((select e.disabled_at is null from app_endpoint_gate e where e.endpoint_id = d.endpoint_id), false) as endpoint_enabled`;
   const counted = sql`from app_webhook_deliveries d ${whereOf([...joined, ...filters, ...(inStates ? [inStates] : [])])}`;
-  const offset = (query.page - 1) * query.perPage;
+  const offset = pageOffset(query.page, query.perPage, config.api.maxPageOffset, [
+    'since/until',
+    'status',
+    'endpoint',
+    'event',
+    'type',
+    'owner',
+  ]);
   const bound = await countBound(sql, 'app_webhook_deliveries', config.api.exactTotal);
   const order = sql`order by d.created_at desc, d.id desc`;
   // one plan serves every value of these filters: the states, an endpoint (read in order through

@@ -7,6 +7,7 @@ import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
 import { countBound, pageWithTotal, windowNumber, type Fragment } from '../../db/bounded-total.ts';
 import { withGenericPlan } from '../../db/generic-plan.ts';
+import { pageOffset } from '../../db/page-depth.ts';
 import type { Queryable } from '../../db/connect.ts';
 import { EVENT_COLUMNS, eventsWithCountsFrom, toEvent, type EventRecord, type EventRow } from './record.ts';
 
@@ -22,7 +23,8 @@ export interface EventQuery extends TimeRange {
 /**
  * One page of events, newest first, with the total (counted when PostgreSQL expects at most
  * `api.exactTotal` matches or the page is the last, its estimate otherwise: `totalEstimated`);
- * filtered by owner, exact type and time (`since` inclusive, `until` exclusive).
+ * filtered by owner, exact type and time (`since` inclusive, `until` exclusive). A page past the
+ * paging bound is 422 `APP_PAGE_TOO_DEEP` (page-depth.ts).
  */
 export async function listEvents(
   deps: Pick<WebhookDeps, 'sql'> & { config: Pick<Config, 'api'> },
@@ -37,7 +39,7 @@ export async function listEvents(
     and ${query.type === undefined ? sql`true` : sql`e.type = ${query.type}`}
     and ${query.since === undefined ? sql`true` : sql`e.created_at >= ${query.since}`}
     and ${query.until === undefined ? sql`true` : sql`e.created_at < ${query.until}`}`;
-  const offset = (query.page - 1) * query.perPage;
+  const offset = pageOffset(query.page, query.perPage, deps.config.api.maxPageOffset, ['since/until', 'type', 'owner']);
   // a plan made for no type or time range in particular may serve a rare one badly: read the
   // events in order through the creation time's index and drop the others', where a narrower
   // index would read the few (as for deliveries: deliveries/list.ts). An owner's is read through

@@ -1,0 +1,52 @@
+/**
+ * The console's listings of deliveries and events link no deeper than the paging bound
+ * (`api.maxPageOffset`): "Next page" stops at the deepest page answered, which says to narrow
+ * the list with its filters, and a page typed past it is the listing with the refusal's reason
+ * (422 `APP_PAGE_TOO_DEEP`), its filter form kept, never a 500.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { OPERATOR } from '../../../shared/access/actor.ts';
+import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
+import { seedDeadPerMinute } from '../../helpers/attempt-history.ts';
+import { Browser, startAccounts } from '../accounts/helpers.ts';
+
+const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+
+describe('console listings past the paging bound', () => {
+  let admin: Browser;
+  let busy = '';
+
+  before(async () => {
+    // 24 records skipped at most: with 26 dead deliveries, dead letters (25 a page) and the events
+    // of a type (25) answer page 1 and no further, an endpoint's deliveries (20) page 2
+    const app = await startAccounts({ api: { maxPageOffset: 24 } });
+    const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
+    const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/busy', events: ['*'] });
+    busy = endpoint.id;
+    await seedDeadPerMinute(app.db.sql, endpoint, 26);
+    admin = new Browser(app.base);
+    await admin.signIn((await app.user({ role: 'admin' })).email);
+  });
+
+  it('offers no "Next page" past the deepest page, says why there, and answers a page past it with the reason', async () => {
+    // dead letters: 2 pages of 25, the deepest answered page 1 (25 skipped is past 24)
+    const first = await admin.request('GET', `/dead-letters?endpoint=${busy}`, { headers: html });
+    assert.equal(first.status, 200, first.text);
+    assert.match(first.text, /Page 1 of 2/);
+    assert.doesNotMatch(first.text, />Next page</);
+    assert.match(first.text, /<p id="deepest-page">[^<]*narrow the list with its filters/);
+    // an endpoint's deliveries: 2 pages of 20, page 2 answered (20 skipped), so page 1 links to it
+    const deliveries = await admin.request('GET', `/endpoints/${busy}?status=dead`, { headers: html });
+    assert.equal(deliveries.status, 200, deliveries.text);
+    assert.match(deliveries.text, />Next page</);
+    assert.doesNotMatch(deliveries.text, /id="deepest-page"/);
+
+    for (const path of [`/dead-letters?endpoint=${busy}&page=2`, '/find?q=order.created&page=2']) {
+      const past = await admin.request('GET', path, { headers: html });
+      assert.equal(past.status, 422, `${path}: ${past.text}`);
+      assert.match(past.text, /narrow the listing with since\/until/, path);
+      assert.match(past.text, /data-code="APP_PAGE_TOO_DEEP"/, path);
+    }
+  });
+});
