@@ -51,9 +51,18 @@ export async function listEvents(
   const onePlan = query.type === undefined && query.since === undefined && query.until === undefined;
   const keepPlan = onePlan && query.page === 1;
   const genericPlan = onePlan && (query.page > 1 || owner !== undefined);
+  // the page is cut before its events' delivery counts are taken: counted beside the offset, they
+  // were taken for every event the offset skips too (five times a delivery listing's cost a page)
   const read = (on: Queryable, total?: Fragment) => on<EventRow[]>`
-    select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``} ${eventsWithCountsFrom(sql, scope)} where ${where}
-     order by e.created_at desc, e.id desc limit ${windowNumber(sql, query.perPage, keepPlan)} offset ${windowNumber(sql, offset, keepPlan)}`;
+    select ${sql.unsafe(EVENT_COLUMNS)}${total ? sql`, ${total}` : sql``}
+      ${eventsWithCountsFrom(
+        sql,
+        scope,
+        sql`(select e.* from app_events e where ${where}
+              order by e.created_at desc, e.id desc
+              limit ${windowNumber(sql, query.perPage, keepPlan)} offset ${windowNumber(sql, offset, keepPlan)})`,
+      )}
+     order by e.created_at desc, e.id desc`;
   const from = sql`from app_events e where ${where}`;
   const bound = await countBound(sql, 'app_events', deps.config.api.exactTotal);
   // a small table's listing is planned in no time and counted in the same statement

@@ -64,14 +64,15 @@ export const EVENT_COLUMNS = `e.id, e.type, e.owner, e.payload, e.created_at, e.
 
 /**
  * Events and their delivery counts by state (one aggregate per event, through the event_id
- * index); alias `e`, a `where` may follow. A tenant's counts are of the deliveries it reaches
+ * index); alias `e`, a `where` may follow. `events` is the table, or a page of it already cut
+ * (a subquery), so that the counts are taken for the page's events alone. A tenant's counts are of the deliveries it reaches
  * (tenant-reach.ts), exactly those its delivery listing of the event shows: not those to an
  * endpoint since moved to another tenant. An operator's are of every delivery.
  */
-export function eventsWithCountsFrom(sql: Sql, scope: TenantScope): Fragment {
+export function eventsWithCountsFrom(sql: Sql, scope: TenantScope, events: Fragment = sql`app_events`): Fragment {
   const reach = scope.kind === 'all' ? sql`` : sql`and ${keptByTenant(sql, scope.owner)}`;
   return sql`
-    from app_events e
+    from ${events} e
     cross join lateral (
       select count(*) filter (where d.status = 'pending') as pending,
              count(*) filter (where d.status = 'running') as running,
