@@ -118,8 +118,7 @@ export interface WebServer {
  */
 export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootModules> = []): WebServer {
   const { config, log } = deps;
-  // no statement of a request outlives it by more than requestTimeout (connect.ts)
-  const sql = deps.sql ?? connect(config, log, { name: 'app-web', statementTimeout: config.requestTimeout });
+  const sql = deps.sql ?? connect(config, log, { name: 'app-web' });
   const endpointStores = deps.endpointStores ?? endpointStoresOnDemand(config, { sql, log });
   const probeSql = deps.stores ? undefined : connect(config, log, { max: 1, name: 'app-web-health' });
   const stores = withConfiguredStores(

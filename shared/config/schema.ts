@@ -155,11 +155,7 @@ export const SCHEMA = group({
     '16mb',
     "Most bytes of request bodies one client (its ip, as `trustProxy` reads it) may have being received by one web process at once, each counted at its `Content-Length` (`bodyLimit` when chunked) until it is read; past it: 429 `APP_BODIES_IN_FLIGHT`, the body unread. A client's first body is always taken. Bounds the memory that stalled uploads hold until `requestTimeout`.",
   ),
-  requestTimeout: leaf(
-    'duration',
-    '30s',
-    "A request still running after this answers 503. Also the `statement_timeout` of the web process's database connections: PostgreSQL cancels any of their statements running longer, so none outlives its request by more than this.",
-  ),
+  requestTimeout: leaf('duration', '30s', 'A request still running after this answers 503.'),
   filterParameters: leaf(
     'string[]',
     ['password', 'token', 'secret', 'authorization'],

@@ -36,16 +36,11 @@ export const connectionLifetime = (maxLifetimeMs: number) => (): number =>
  * once instead of timing out every attempt, and fails no query given to a connection as its
  * socket fails (the driver answered it from the next session without running it). Once `end()`
  * is done the pool opens no connection.
- *
- * `statementTimeout` (ms; 0 or absent: none) is the `statement_timeout` of its connections:
- * PostgreSQL cancels any of their statements (its lock waits included) that runs longer. The web
- * process sets it to `requestTimeout`, so a statement a request started does not go on reading
- * (a listing's page far down, say) long after the request was answered 503 or its client left.
  */
 export function connect(
   config: Pick<Config, 'databaseUrl' | 'db'>,
   log?: Logger,
-  options: { max?: number; name?: string; keepOpen?: boolean; statementTimeout?: number } = {},
+  options: { max?: number; name?: string; keepOpen?: boolean } = {},
 ): Sql {
   if (!config.databaseUrl) {
     throw new Error(
@@ -66,10 +61,7 @@ export function connect(
     connect_timeout: 5,
     backoff: reconnectBackoff,
     onnotice: (notice) => log?.debug({ notice: notice.message }, 'postgres notice'),
-    connection: {
-      application_name: options.name ?? 'app',
-      ...(options.statementTimeout ? { statement_timeout: Math.ceil(options.statementTimeout) } : {}),
-    },
+    connection: { application_name: options.name ?? 'app' },
     transform: { undefined: null },
     // not in the driver's types, read by its connections (see driver-socket.ts)
     ...({ socket: driverSocket(log, () => ended) } as object),
