@@ -102,10 +102,14 @@ describe('timed-out emits', () => {
     const blocker = postgres(app.db.url, { max: 1, onnotice: () => {} });
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
     const locked = blocker.begin(async (tx) => {
       await tx`lock table app_events in access exclusive mode`;
+      held();
       await released;
     });
+    await holding; // the emits start once the lock is held, not before the blocker has connected
     const waiting = async (n: number) => {
       const [{ blocked }] = await app.db.sql<{ blocked: number }[]>`
         select count(*)::int as blocked from pg_stat_activity
