@@ -3,7 +3,7 @@
  * cookie's secret; its public id (`ses_…`) names it in logs and listings.
  */
 import type { Queryable as Sql } from '../db/connect.ts';
-import type { UserRow } from './user-store.ts';
+import { enabledUserHeld, type UserRow } from './user-store.ts';
 
 export interface SessionRow {
   id: string;
@@ -29,15 +29,9 @@ export async function insertSession(
     expiresAt: Date;
   },
 ): Promise<SessionRow | undefined> {
-  // a user's session goes in only while the user is enabled, its row locked for share meanwhile:
-  // a disable (which ends the user's sessions in the transaction that disables it) either waits
-  // for this session and ends it too, or has committed and this one is not started
-  const user =
-    input.userId === null
-      ? sql`select null::text as id`
-      : sql`select id from app_users where id = ${input.userId} and disabled_at is null for share`;
+  // a user's session goes in only while the user is enabled (user-store.ts `enabledUserHeld`)
   const [row] = await sql<SessionRow[]>`
-    with signed as (${user})
+    with signed as (${enabledUserHeld(sql, input.userId)})
     insert into app_sessions (id, digest, user_id, portal_owner, portal_role, csrf_secret, created_at, last_seen_at, expires_at)
     select ${input.id}, ${input.digest}, signed.id, ${input.portal?.owner ?? null}, ${input.portal?.role ?? null},
            ${input.csrfSecret}, ${input.at}, ${input.at}, ${input.expiresAt}

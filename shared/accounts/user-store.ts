@@ -39,6 +39,18 @@ export async function insertUser(
   return rows[0];
 }
 
+/**
+ * A subquery for a row written on behalf of user `userId` (a session, a token): the user while it
+ * is enabled, its row locked for share until the statement's transaction ends, and no row once it
+ * is disabled or gone; for no user (`null`), one row with a null id. A disable, which ends the
+ * user's sessions and revokes its tokens in the transaction that disables it, then either waits
+ * for the write and undoes it too, or has committed and the write finds no row to insert from.
+ */
+export const enabledUserHeld = (sql: Sql, userId: string | null) =>
+  userId === null
+    ? sql`select null::text as id`
+    : sql`select id from app_users where id = ${userId} and disabled_at is null for share`;
+
 export async function selectUserById(sql: Sql, id: string): Promise<UserRow | undefined> {
   const rows = await sql<UserRow[]>`select ${sql.unsafe(COLUMNS)} from app_users where id = ${id}`;
   return rows[0];

@@ -4,6 +4,7 @@
  */
 import type { Sql } from '../db/connect.ts';
 import type { Role } from './roles.ts';
+import { enabledUserHeld } from '../accounts/user-store.ts';
 
 /** A row of `app_api_tokens` as the driver returns it. */
 export interface TokenRow {
@@ -41,12 +42,8 @@ export async function insertToken(
     userId: string | null;
   },
 ): Promise<TokenRow | undefined> {
-  const user =
-    input.userId === null
-      ? sql`select null::text as id`
-      : sql`select id from app_users where id = ${input.userId} and disabled_at is null for share`;
   const [row] = await sql<TokenRow[]>`
-    with minter as (${user})
+    with minter as (${enabledUserHeld(sql, input.userId)})
     insert into app_api_tokens (id, name, role, owner, prefix, digest, expires_at, user_id)
     select ${input.id}, ${input.name}, ${input.role}, ${input.owner}, ${input.prefix}, ${input.digest},
            case when ${input.expiresInMs}::bigint is null then null else now() + ${input.expiresInMs}::bigint * interval '1 millisecond' end,
