@@ -243,21 +243,30 @@ export const WEBHOOK_SCHEMAS: Json = {
         type: 'object',
         required: ['type'],
         additionalProperties: false,
+        description:
+          'The event as its receiver would see it, refused exactly when an emit of it would be, by the same code: `type` and `data` as `POST /events` checks them (`APP_WEBHOOK_EVENT_INVALID`, `APP_WEBHOOK_PAYLOAD_INVALID`, 413 `APP_WEBHOOK_PAYLOAD_TOO_LARGE`, `APP_WEBHOOK_EVENT_DATA_INVALID`, `APP_WEBHOOK_EVENT_TYPE_UNKNOWN`), `timestamp` a time an emit can stamp (else `APP_WEBHOOK_EVENT_INVALID`, `data.field` `timestamp`).',
         properties: {
-          type: string,
-          timestamp: { ...string, description: 'ISO 8601; now when absent.' },
-          data: { description: 'The payload (default `{}`).' },
+          type: eventName,
+          timestamp: {
+            ...time,
+            description:
+              'ISO 8601 (`2026-01-31T12:00:00Z`, an offset, or a date), years 0001 to 9999; the filter sees it as a delivery body writes it, UTC with milliseconds (`2026-01-31T12:00:00.000Z`). Now when absent.',
+          },
+          data: { description: "The payload (default `{}`), checked against the type's schema in the catalog." },
         },
       },
       eventId: { ...string, description: "A retained event (`evt_…`) in the caller's reach." },
     },
   },
   FilterTestResult: {
-    allOf: [ref('schemas', 'HalResource')],
     type: 'object',
-    required: ['matches', 'failed'],
+    description:
+      'What a try answers, as GraphQL (`WebhookFilterTest`) and `webhooks:filter-test --json` do; no `externalId`, as nothing is saved. Its one link is `collection`.',
+    required: ['_links', 'matches', 'failed'],
+    additionalProperties: false,
     properties: {
-      matches: { type: 'boolean' },
+      _links: ref('schemas', 'HalLinks'),
+      matches: { type: 'boolean', description: 'Whether the filter lets the event through.' },
       failed: {
         type: ['object', 'null'],
         description: 'The condition that failed first; null when the event matches.',

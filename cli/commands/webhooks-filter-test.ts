@@ -5,7 +5,8 @@ import { OPERATOR } from '../../shared/access/actor.ts';
 /**
  * `webhooks:filter-test --filter <JSON> (--event <JSON> | --event-id <evt_…>)`: whether a filter
  * lets an event through, by the same core function as the REST route and the emit; for a miss,
- * the condition that failed first. Only `--event-id` needs the database.
+ * the condition that failed first. The database is read for the catalog (`--event` is checked as
+ * an emit checks its event) or the retained event (`--event-id`).
  */
 export const webhooksFilterTestCommand = defineCommand({
   builder: (yargs) =>
@@ -17,7 +18,8 @@ export const webhooksFilterTestCommand = defineCommand({
       })
       .option('event', {
         type: 'string',
-        describe: 'The event as JSON: {"type": …, "timestamp"?: …, "data"?: …} (timestamp: now when absent)',
+        describe:
+          'The event as JSON: {"type": …, "timestamp"?: …, "data"?: …}, checked as an emit checks it (timestamp: ISO 8601, now when absent)',
       })
       .option('event-id', { type: 'string', describe: 'A retained event (evt_…) to try it on instead' })
       .conflicts('event', 'event-id'),
@@ -32,9 +34,10 @@ export const webhooksFilterTestCommand = defineCommand({
       args['event-id'] === undefined
         ? { filter, event: parseJsonData(args.event, '--event') }
         : { filter, eventId: args['event-id'] };
-    // the database is opened only for a retained event
+    // the database is opened once a given event's type, data and timestamp are well formed
     const result = await testFilter(
       {
+        config: context.config,
         get sql() {
           return context.sql();
         },

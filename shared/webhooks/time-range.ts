@@ -41,20 +41,27 @@ export function readIsoDateTime(text: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+/**
+ * The moment `value` names (an ISO 8601 text `readIsoDateTime` reads, within the years 0001 to
+ * 9999, or a valid Date), or why it names none: what a time range's bound and an event's
+ * timestamp are read with.
+ */
+export function readMoment(value: unknown): { at: Date } | { reason: string } {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? { reason: 'is not a valid date' } : { at: value };
+  if (typeof value !== 'string' || !ISO.test(value.trim())) return { reason: TIME_FORMAT_REASON };
+  const at = readIsoDateTime(value);
+  if (at === undefined) return { reason: 'is not a valid date' };
+  // PostgreSQL's timestamptz reaches further, but year 0 and before would be refused (22008)
+  if (at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) return { reason: 'must be within the years 0001 to 9999' };
+  return { at };
+}
+
 /** One bound: undefined stays undefined; an ISO 8601 text or a valid Date becomes a Date. */
 export function parseTime(field: string, value: unknown): Date | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw timeRangeInvalid(field, 'is not a valid date');
-    return value;
-  }
-  if (typeof value !== 'string' || !ISO.test(value.trim())) throw timeRangeInvalid(field, TIME_FORMAT_REASON, value);
-  const date = readIsoDateTime(value);
-  if (date === undefined) throw timeRangeInvalid(field, 'is not a valid date', value);
-  // PostgreSQL's timestamptz reaches further, but year 0 and before would be refused (22008)
-  if (date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999)
-    throw timeRangeInvalid(field, 'must be within the years 0001 to 9999', value);
-  return date;
+  const read = readMoment(value);
+  if ('reason' in read) throw timeRangeInvalid(field, read.reason, value instanceof Date ? undefined : value);
+  return read.at;
 }
 
 /** `since` and `until` checked; `until` must be after `since`. */

@@ -135,10 +135,10 @@ export const endpointsController = (deps: WebhookDeps) =>
      */
     filterTest: webhookAction(deps, async ({ ctx, actor, deps }) => {
       const result = await testFilter(deps, actor, bodyFields(ctx.request.body) as FilterTestInput);
-      // an answer to a POST that no GET can fetch again: no `self`, the endpoints it is about instead
+      // an answer to a POST that no GET can fetch again: no `self`, the endpoints it is about
+      // instead; and no `externalId`, as it is no record (the same fields as GraphQL and the CLI)
       await ctx.resource({
         _links: { collection: { href: PATHS.webhooks } },
-        externalId: null,
         matches: result.matches,
         failed: result.failed,
       });

@@ -7,8 +7,7 @@ import { assertEventName, matchesEvent } from '../patterns.ts';
 import { assertOwnerFilter } from '../endpoints/fields.ts';
 import { endpointRecord } from '../endpoints/store.ts';
 import { loadEnabledEndpoints } from '../endpoints/cache.ts';
-import { payloadText } from './envelope.ts';
-import { checkEventData } from '../event-types/validation.ts';
+import { checkEvent, filterEventOf } from './check.ts';
 import { deliveriesOfEvent, DuplicateEvent, enqueueDeliveries, type Delivery } from './enqueue.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { CompiledFilter, FilterEvent } from '../filters/grammar.ts';
@@ -162,8 +161,7 @@ async function emitInSpan(
   const owner = assertOwnerFilter(options?.owner);
   span.describe({ type, owner });
   const sourceId = assertSourceId(options?.eventId);
-  const data = payloadText(payload, deps.config.bodyLimit);
-  await checkEventData(deps, type, payload);
+  const { data } = await checkEvent(deps, type, payload);
   const endpoints = deps.cache ? await deps.cache.get(owner) : await loadEnabledEndpoints(deps, owner);
   const only = options?.only;
   const subscribed = endpoints.filter((endpoint) =>
@@ -171,11 +169,9 @@ async function emitInSpan(
   );
   const at = new Date();
   // filters see the data as the receiver will: the JSON text every delivery's body carries
-  const { passed: matched, filteredOut } = passFilters(subscribed, () => ({
-    type,
-    timestamp: at.toISOString(),
-    data: JSON.parse(data.text),
-  }));
+  const { passed: matched, filteredOut } = passFilters(subscribed, () =>
+    filterEventOf(type, JSON.parse(data.text), at),
+  );
   const limit = deps.config.webhooks.maxFanout;
   if (matched.length > limit) {
     throw unprocessable(
@@ -259,8 +255,7 @@ async function sendInSpan(
   const { scope } = actor;
   const type = assertEventName(event);
   assertTypeNotReserved(actor, type);
-  const data = payloadText(payload, deps.config.bodyLimit);
-  await checkEventData(deps, type, payload, { strict: false });
+  const { data } = await checkEvent(deps, type, payload, { strict: false });
   // the write below joins the endpoint again on this owner, so the scope checked on this read holds
   const row = await endpointRecord(deps, id, { scope });
   const disabled = () =>

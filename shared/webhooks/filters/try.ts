@@ -2,7 +2,9 @@
  * Trying a filter before saving it, for every face (`POST /api/v1/webhooks/filter-test`,
  * `app webhooks:filter-test`, the console's "try it" box, GraphQL's `testWebhookFilter`): the
  * filter is checked as a save checks it and run by the same compiled test an emit runs
- * (grammar.ts `miss`), on an event given whole or on one of the caller's retained events. Anyone
+ * (grammar.ts `miss`), on an event given whole or on one of the caller's retained events. An
+ * event given whole is checked as an emit checks its event (events/check.ts), so a sample no
+ * emit could send is refused with the emit's own code rather than answered. Anyone
  * who may read endpoints may try a filter (`filters.test` in shared/access/permissions.ts); a
  * retained event is read in the caller's tenant scope, so another tenant's event is a 404.
  */
@@ -13,23 +15,28 @@ import { describeValue } from '../../errors/describe-value.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { endpointInScope } from '../endpoints/show.ts';
 import { showEvent } from '../events/show.ts';
+import { checkEvent, eventTime, filterEventOf } from '../events/check.ts';
 import { matchesEvent } from '../patterns.ts';
 import { compileFilter, type FilterEvent, type FilterMiss } from './grammar.ts';
 
 /** What a try is given: the filter (null: none), and either an event or the id of a retained one. */
 export interface FilterTestInput {
   filter?: unknown;
-  /** `{type, timestamp?, data?}`: the event as its receiver would see it (timestamp: now when absent). */
+  /**
+   * `{type, timestamp?, data?}`: the event as its receiver would see it, checked as an emit
+   * checks it (timestamp: an ISO 8601 date-time, now when absent; data: `{}` when absent).
+   */
   event?: unknown;
   /** `evt_…`: a retained event in the caller's reach. */
   eventId?: unknown;
 }
 
+/** What a try answers. Every face answers `matches` and `failed` alone (REST adds its `collection` link). */
 export interface FilterTestResult {
   matches: boolean;
   /** The condition that failed first; null when the event matches. */
   failed: FilterMiss | null;
-  /** The event the filter was tried on. */
+  /** The event the filter was tried on, as its receiver would see it. */
   event: FilterEvent;
 }
 
@@ -46,32 +53,31 @@ const invalid = (field: string, reason: string) =>
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** The event of a try given whole, as its receiver would see it (data through JSON, as a delivery's body carries it). */
-function givenEvent(value: unknown, now: Date): FilterEvent {
+/**
+ * The event of a try given whole, as its receiver would see it: its type and data checked as an
+ * emit checks them (`checkEvent`: same refusals, same codes), data through JSON as a delivery's
+ * body carries it, the timestamp one an emit can stamp (`eventTime`) written as the body writes it.
+ */
+async function givenEvent(deps: Pick<WebhookDeps, 'sql' | 'config'>, value: unknown): Promise<FilterEvent> {
   if (!isObject(value)) throw invalid('event', 'must be an object {type, timestamp?, data?}');
   const unknown = Object.keys(value).filter((key) => !EVENT_KEYS.has(key));
   if (unknown.length > 0) throw invalid(`event.${unknown[0]}`, 'is not a field of an event (type, timestamp, data)');
-  if (typeof value.type !== 'string' || value.type.length === 0) throw invalid('event.type', 'must be a string');
-  if (value.timestamp !== undefined && typeof value.timestamp !== 'string')
-    throw invalid('event.timestamp', 'must be a string (ISO 8601)');
-  let data: unknown;
-  try {
-    data = JSON.parse(JSON.stringify(value.data === undefined ? {} : value.data) ?? 'null');
-  } catch {
-    throw invalid('event.data', 'must be JSON');
-  }
-  return { type: value.type, timestamp: (value.timestamp as string | undefined) ?? now.toISOString(), data };
+  const at = value.timestamp === undefined ? new Date() : eventTime(value.timestamp);
+  const { type, data } = await checkEvent(deps, value.type, value.data === undefined ? {} : value.data);
+  return filterEventOf(type, JSON.parse(data.text), at);
 }
 
 /**
  * Tries `input.filter` on `input.event` or on the retained event `input.eventId`, answering
  * whether it matches and, for a miss, the condition that failed first (path and operator). Throws
  * 422 `APP_WEBHOOK_FILTER_INVALID` for a filter a save would refuse, 422
- * `APP_WEBHOOK_FILTER_TEST_INVALID` for a malformed try, 404 `APP_WEBHOOK_EVENT_NOT_FOUND` for an
- * event outside the caller's reach; a role that may not read endpoints is refused first (403).
+ * `APP_WEBHOOK_FILTER_TEST_INVALID` for a malformed try, what an emit of a given event would throw
+ * (`checkEvent`; `APP_WEBHOOK_EVENT_INVALID` also for a timestamp no emit can stamp), 404
+ * `APP_WEBHOOK_EVENT_NOT_FOUND` for an event outside the caller's reach; a role that may not read
+ * endpoints is refused first (403).
  */
 export async function testFilter(
-  deps: Pick<WebhookDeps, 'sql'>,
+  deps: Pick<WebhookDeps, 'sql' | 'config'>,
   actor: Actor,
   input: FilterTestInput,
 ): Promise<FilterTestResult> {
@@ -86,11 +92,11 @@ export async function testFilter(
   if (!hasEvent && !hasId) throw invalid('event', 'is required: give event or eventId');
   const compiled = compileFilter(input.filter);
   let event: FilterEvent;
-  if (hasEvent) event = givenEvent(input.event, new Date());
+  if (hasEvent) event = await givenEvent(deps, input.event);
   else {
     if (typeof input.eventId !== 'string') throw invalid('eventId', 'must be an event id (evt_…)');
     const retained = await showEvent(deps, actor.scope, input.eventId);
-    event = { type: retained.type, timestamp: retained.createdAt.toISOString(), data: retained.data };
+    event = filterEventOf(retained.type, retained.data, retained.createdAt);
   }
   const failed = compiled === null ? null : compiled.miss(event);
   return { matches: failed === null, failed, event };

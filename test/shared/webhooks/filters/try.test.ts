@@ -1,7 +1,8 @@
 /**
  * Trying a filter (shared/webhooks/filters/try.ts) and the emit's use of filters, in the core:
  * a try answers what an emit decides for the same filter and event; a retained event and an
- * endpoint's recent events are read in the caller's tenant scope; a malformed try is refused;
+ * endpoint's recent events are read in the caller's tenant scope; a malformed try is refused, and
+ * a sample event exactly when an emit of it would be, by the same code;
  * an emit keeps how many endpoints its filters left out, even when that is every one of them.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { OPERATOR, actorOf } from '../../../../shared/access/actor.ts';
 import { isAppError } from '../../../../shared/errors/app-error.ts';
 import { registerEndpoint, updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { emitEvent, showEvent } from '../../../../shared/webhooks/events/index.ts';
+import { createEventType } from '../../../../shared/webhooks/event-types/catalog.ts';
 import { recentEventsOfEndpoint, testFilter } from '../../../../shared/webhooks/filters/try.ts';
 import { ALL_TENANTS, tenantScope } from '../../../../shared/access/tenant-scope.ts';
 import { createMetrics } from '../../../../shared/metrics/registry.ts';
@@ -114,15 +116,89 @@ describe('trying a filter answers what an emit decides', () => {
       [{ filter: null, event: { type: 'a' }, eventId: 'evt_x' }, 'eventId'],
       [{ filter: null, event: { type: 'a' }, extra: 1 }, 'extra'],
       [{ filter: null, event: 'order.created' }, 'event'],
-      [{ filter: null, event: { data: {} } }, 'event.type'],
       [{ filter: null, event: { type: 'a', id: 'msg_1' } }, 'event.id'],
-      [{ filter: null, event: { type: 'a', timestamp: 5 } }, 'event.timestamp'],
       [{ filter: null, eventId: 5 }, 'eventId'],
     ];
     for (const [input, field] of cases) {
       const answer = await refusal(testFilter(deps, OPERATOR, input as never));
       assert.equal(answer.code, 'APP_WEBHOOK_FILTER_TEST_INVALID', JSON.stringify(input));
       assert.equal((answer.data as { field: string }).field, field, JSON.stringify(input));
+    }
+  });
+});
+
+describe('a sample event is refused exactly when an emit of it would be, by the same code', () => {
+  /** The code and `data.field` of a refusal. */
+  const codeOf = async (promise: Promise<unknown>) => {
+    const { code, data } = await refusal(promise);
+    return { code, field: (data as { field?: string }).field };
+  };
+
+  it('a type, a payload or catalog data an emit refuses: the try refuses it with the emit’s code', async () => {
+    const small = depsOf(db, { bodyLimit: 64, webhooks: { allowHttp: true, allowPrivate: true } });
+    await createEventType(small, OPERATOR, {
+      name: 'sample.typed',
+      schema: { type: 'object', required: ['n'], properties: { n: { type: 'number' } } },
+    });
+    const cases: Array<[string, { type?: unknown; data?: unknown }]> = [
+      ['no type', { data: {} }],
+      ['a type that is no event name', { type: 'Not a name!' }],
+      ['a type that is not a string', { type: 5 }],
+      ['a payload JSON cannot carry', { type: 'a', data: { n: Number.POSITIVE_INFINITY } }],
+      ['a payload past bodyLimit', { type: 'a', data: { text: 'x'.repeat(100) } }],
+      ['data outside its type’s schema', { type: 'sample.typed', data: { n: 'one' } }],
+    ];
+    for (const [why, event] of cases) {
+      const emitted = await codeOf(emitEvent(small, OPERATOR, event));
+      const tried = await codeOf(testFilter(small, OPERATOR, { filter: null, event }));
+      assert.ok(emitted.code?.startsWith('APP_WEBHOOK_'), `${why}: ${emitted.code}`);
+      assert.deepEqual(tried, emitted, why);
+    }
+    const strict = depsOf(db, { webhooks: { strictEventTypes: true } });
+    const unknownType = { type: 'sample.unlisted', data: {} };
+    assert.deepEqual(await codeOf(testFilter(strict, OPERATOR, { filter: null, event: unknownType })), {
+      code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN',
+      field: 'type',
+    });
+    assert.deepEqual(await codeOf(emitEvent(strict, OPERATOR, unknownType)), {
+      code: 'APP_WEBHOOK_EVENT_TYPE_UNKNOWN',
+      field: 'type',
+    });
+    const typed = await testFilter(small, OPERATOR, {
+      filter: { 'data.n': 1 },
+      event: { type: 'sample.typed', data: { n: 1 } },
+    });
+    assert.equal(typed.matches, true, 'data its schema accepts is tried');
+  });
+
+  it('a timestamp no emit can stamp is APP_WEBHOOK_EVENT_INVALID (field timestamp); one it can is seen as a delivery body writes it', async () => {
+    for (const timestamp of [
+      'yesterday',
+      5,
+      null,
+      '',
+      '99999-01-01T00:00:00Z',
+      '+099999-01-01T00:00:00.000Z',
+      '0000-06-01T00:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '2026-01-31T25:00:00Z',
+    ]) {
+      const answer = await refusal(testFilter(deps, OPERATOR, { filter: null, event: { type: 'a', timestamp } }));
+      assert.equal(answer.code, 'APP_WEBHOOK_EVENT_INVALID', JSON.stringify(timestamp));
+      assert.equal((answer.data as { field: string }).field, 'timestamp', JSON.stringify(timestamp));
+    }
+    for (const [given, seen] of [
+      ['2026-01-31T12:00:00+02:00', '2026-01-31T10:00:00.000Z'],
+      ['2026-01-31T10:00:00Z', '2026-01-31T10:00:00.000Z'],
+      ['2026-01-31T10:00:00.123456Z', '2026-01-31T10:00:00.123Z'],
+      ['2026-01-31', '2026-01-31T00:00:00.000Z'],
+    ]) {
+      const tried = await testFilter(deps, OPERATOR, {
+        filter: { timestamp: seen },
+        event: { type: 'a', timestamp: given },
+      });
+      assert.equal(tried.event.timestamp, seen, given);
+      assert.equal(tried.matches, true, `${given} is seen as ${seen}`);
     }
   });
 });
