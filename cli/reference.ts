@@ -38,6 +38,8 @@ const NOTES: Record<string, string> = {
   'jobs:retry <id>': 'Same `webhook-id`, a new series of attempts.',
   'jobs:resend <id>':
     'Same `webhook-id` and body, as `POST /api/v1/deliveries/:id/resend` and GraphQL `resendWebhookDelivery`; refused (409 `APP_WEBHOOK_DELIVERY_IN_FLIGHT`) while the delivery is pending or running.',
+  'webhooks:filter-test':
+    'Answers `matches` and `failed` (with `--json`, `{"matches", "failed"}`, REST\'s answer less its link). `--event` is refused exactly when an emit of it would be, by the emit\'s code: a `type` that is no event name or a `timestamp` no emit can stamp (not ISO 8601, a day that does not exist, outside the years 0001 to 9999) is `APP_WEBHOOK_EVENT_INVALID`, `data` the catalog\'s schema refuses `APP_WEBHOOK_EVENT_DATA_INVALID` ([webhooks-api.md](webhooks-api.md#4-filters)): one line on stderr and exit 1. The filter sees the timestamp as a delivery\'s body writes it, UTC with milliseconds. It reads the database: the catalog for `--event`, the event for `--event-id`.',
   'tokens:create': 'The token is printed once; only its digest is stored.',
   'tokens:revoke <id>':
     'Refused at once in every web process ([accounts-and-console.md](accounts-and-console.md#revocation-and-the-token-cache)).',

@@ -79,7 +79,7 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     "Newest first."
     webhookDeliveries(filter: WebhookDeliveryFilter, page: Int, perPage: Int): WebhookDeliveryPage!
     webhookDelivery(id: ID!): WebhookDelivery
-    "Tries a subscription filter on an event given whole ({type, timestamp?, data?}) or on a retained event (eventId); changes nothing."
+    "Tries a subscription filter on an event given whole ({type, timestamp?, data?}: refused exactly when an emit of it would be, by the emit's code) or on a retained event (eventId); changes nothing."
     testWebhookFilter(filter: JSON, event: JSON, eventId: ID): WebhookFilterTest!
   }
 
@@ -166,7 +166,9 @@ export const WEBHOOK_TYPES = /* GraphQL */ `
     at: String!
   }
 
+  "What a try answers, as REST's POST /webhooks/filter-test and app webhooks:filter-test --json do."
   type WebhookFilterTest {
+    "Whether the filter lets the event through."
     matches: Boolean!
     "Null when the event matches."
     failed: WebhookFilterMiss

@@ -215,6 +215,38 @@ describe('console page objects', () => {
     assert.equal((await browser.request('GET', `/endpoints/${acme}`)).body.data.webhookEndpoint.filter, null);
   });
 
+  it('the try-it box refuses a sample timestamp no emit can stamp with the emit’s code, marking the sample; a good one is tried', async () => {
+    const { browser, csrf } = await signedIn('viewer', 'acme');
+    const sample = (timestamp: string) => JSON.stringify({ type: 'order.created', timestamp, data: {} });
+    const refused = await browser.request('POST', `/endpoints/${acme}/filter-test`, {
+      headers: { accept: 'application/json' },
+      form: { _csrf: csrf, filter: '', eventId: '', sample: sample('99999-01-01T00:00:00Z') },
+    });
+    // a JSON client gets the problem itself, a browser the page again
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(String(refused.headers.get('content-type')), /^application\/problem\+json/);
+    assert.equal(refused.body.code, 'APP_WEBHOOK_EVENT_INVALID');
+    assert.equal(refused.body.data.field, 'timestamp');
+    const shown = await browser.request('POST', `/endpoints/${acme}/filter-test`, {
+      html: true,
+      form: { _csrf: csrf, filter: '', eventId: '', sample: sample('yesterday') },
+    });
+    assert.equal(shown.status, 422);
+    assert.match(shown.text, /<textarea id="try-sample" name="sample" spellcheck="false" aria-invalid="true"/);
+    assert.match(shown.text, /invalid webhook event timestamp/);
+    const tried = await browser.request('POST', `/endpoints/${acme}/filter-test`, {
+      headers: { accept: 'application/json' },
+      form: {
+        _csrf: csrf,
+        filter: '{"timestamp": "2026-01-31T10:00:00.000Z"}',
+        eventId: '',
+        sample: sample('2026-01-31T12:00:00+02:00'),
+      },
+    });
+    assert.equal(tried.status, 200, tried.text);
+    assert.deepEqual(tried.body.props.tryIt.result, { matches: true, failed: null });
+  });
+
   it('the settings form sets the delivery settings the CLI sets: rate limit and FIFO ordering, and takes them off again', async () => {
     const { browser, csrf } = await signedIn('member', 'acme');
     const settings = { _csrf: csrf, url: 'http://127.0.0.1:9/acme', events: '*', description: '', headers: '' };

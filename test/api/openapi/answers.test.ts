@@ -303,6 +303,10 @@ describe('openapi answers', () => {
     await ask('GET', `${api}/event-types/no.such`, 404, { token });
     await ask('POST', `${api}/webhooks`, 422, { token, body: { url: 'not a url', events: ['*'] } });
     await ask('POST', `${api}/events`, 422, { token, body: { data: {} } });
+    await ask('POST', `${api}/webhooks/filter-test`, 422, {
+      token,
+      body: { filter: null, event: { type: 'order.paid', timestamp: 'yesterday' } },
+    });
     await ask('POST', `${api}/tokens`, 422, { token, body: { name: '' } });
     await ask('PATCH', endpointUrl, 422, { token, body: { url: 42 } });
     await ask('POST', `${api}/event-types`, 409, { token, body: { name: 'order.paid' } });
