@@ -175,10 +175,13 @@ export const WEBHOOK_SCHEMAS: Json = {
     properties: { since: time, until: time },
   },
   WebhookRecovered: {
-    allOf: [ref('schemas', 'HalResource')],
     type: 'object',
-    required: ['endpointId', 'recovered', 'more', 'deliveryIds'],
+    description:
+      'What a recover answers: how many dead deliveries are sent again, and whether more are left past this call; no `externalId`, as it is no record.',
+    required: ['_links', 'endpointId', 'recovered', 'more', 'deliveryIds'],
+    additionalProperties: false,
     properties: {
+      _links: ref('schemas', 'HalLinks'),
       endpointId: string,
       recovered: { type: 'integer', minimum: 0 },
       more: { type: 'boolean' },

@@ -118,7 +118,6 @@ export const endpointsController = (deps: WebhookDeps) =>
             deliveries: { href: PATHS.endpointDeliveries(result.endpointId) },
             delivery: result.deliveryIds.map((deliveryId) => ({ href: PATHS.delivery(deliveryId) })),
           },
-          externalId: null,
           endpointId: result.endpointId,
           recovered: result.recovered,
           more: result.more,
