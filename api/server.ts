@@ -189,7 +189,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
     config.auth.tokenCache > 0
       ? createTokenCache({ sql, log }, { ttlMs: config.auth.tokenCache, now: deps.now })
       : undefined;
-  const tokens = { sql, log, ...(tokenCache ? { tokenCache } : {}) };
+  const tokens = { sql, log, config, ...(tokenCache ? { tokenCache } : {}) };
   const accountsWeb = plugAccounts(pipeline, {
     config,
     log,
@@ -231,7 +231,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
     // the product's own APIs (webhooks, tokens) are mounted here, beside what the application declares
     const events = modelEventSink(webhooksApi.webhooks); // models that declare webhooks.events emit their changes
     const built = buildApi(
-      { sql, events },
+      { sql, events, maxPageOffset: config.api.maxPageOffset },
       withProductApis(definition, { webhooks: webhooksApi.webhooks, tokens }),
       pipeline.routeStage,
     );

@@ -13,7 +13,7 @@ import { actorOf, authorize, principalMay, type Actor } from '../../shared/acces
 import type { Operation } from '../../shared/access/permissions.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 import type { SharedStore } from '../../shared/stores/types.ts';
-import type { TokenDeps } from '../../shared/tokens/tokens.ts';
+import type { TokenListingDeps } from '../../shared/tokens/api-tokens.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { PageContext } from '../accounts/page.ts';
@@ -27,7 +27,7 @@ export interface ConsoleDeps {
   log: Logger;
   webhooks: WebhookDeps;
   accounts: AccountDeps;
-  tokens: TokenDeps;
+  tokens: TokenListingDeps;
   pages: PageContext;
   /** The shared store: where a form's first answer is kept (form-once.ts) and which one-time values were shown (once.ts). */
   shared: Pick<SharedStore, 'entries' | 'logFailure'>;

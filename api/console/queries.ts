@@ -18,7 +18,7 @@ export const OVERVIEW = gql`
     webhookQueue(owner: $owner, withoutOwner: $withoutOwner) { depth pending running dead oldestPendingAgeSeconds oldestPendingAt }
     webhookDeliverySeries(window: $window, owner: $owner, withoutOwner: $withoutOwner) { ${SERIES} }
     webhookEndpoints(filter: { owner: $owner, withoutOwner: $withoutOwner }, page: $page, perPage: 50) {
-      total page pages perPage
+      total page pages perPage deepestPage
       nodes { externalId url owner description enabled disabledReason events ${HEALTH} }
     }
   }`;
@@ -86,7 +86,7 @@ export const ENDPOINT_CHOICES = gql`
 export const EVENT_TYPES = gql`
   query EventTypes($page: Int) {
     eventTypes(page: $page, perPage: 50) {
-      total page pages perPage
+      total page pages perPage deepestPage
       nodes { name description deprecated }
     }
   }`;

@@ -77,9 +77,9 @@ export function parsePagination(query: Record<string, QueryValue>, limits: Pagin
 
 /**
  * The page numbers a collection's links point at. `last` is at least 1 (an empty collection has
- * one, empty, page) and at most `deepest`, the deepest page the listing answers (a listing of
- * deliveries or events refuses a page past its paging bound, shared/db/page-depth.ts): no link
- * leads to a refusal.
+ * one, empty, page) and at most `deepest`, the deepest page the listing answers (every offset
+ * listing refuses a page past its paging bound, shared/db/page-depth.ts): no link leads to a
+ * refusal.
  */
 export function pageNumbers(
   page: number,

@@ -10,10 +10,13 @@ import { recordDecisions } from '../model-framework/data/policy.ts';
 import { jsonTime } from './json-time.ts';
 import { collectionLinks, itemLinks, linkHeader, mergeLinks, type LinkInput, type Links, type May } from './links.ts';
 import { referenceLinks } from './reference-links.ts';
+import { deepestPage } from '../../shared/db/page-depth.ts';
 
 export interface PresentDeps {
   models: Models;
   resources: ReadonlyMap<string, ResourceRoutes>;
+  /** The paging bound (`api.maxPageOffset`): a collection's links stop at the deepest page it allows. */
+  maxPageOffset: number;
 }
 
 /** Options common to `resource()` and `collection()`. */
@@ -38,7 +41,10 @@ export interface CollectionOptions extends PresentOptions {
   total?: number;
   /** `total` is PostgreSQL's estimate (a listing past `api.exactTotal`): the page says `totalEstimated`. */
   totalEstimated?: boolean;
-  /** The deepest page the listing answers (a paging bound, api.maxPageOffset): no link points past it. */
+  /**
+   * The deepest page the listing answers: no link points past it. By default the deepest page
+   * `api.maxPageOffset` allows at this `perPage` (every offset listing refuses pages past it).
+   */
   deepestPage?: number;
 }
 
@@ -203,7 +209,13 @@ export async function presentCollection(
     : published.map(unlinked);
   const path = on.resource?.collection ?? input.path;
   const links = mergeLinks(
-    collectionLinks(path, { page, perPage, total, deepest: options.deepestPage }, on.resource, on.may, input.kept),
+    collectionLinks(
+      path,
+      { page, perPage, total, deepest: options.deepestPage ?? deepestPage(perPage, deps.maxPageOffset) },
+      on.resource,
+      on.may,
+      input.kept,
+    ),
     options.links,
   );
   return {

@@ -11,7 +11,7 @@ import { buildApi, type Api, type ApiDefinition } from '../model-framework/routi
 import { discoverApi, type ApiLocations } from '../model-framework/routing/discover.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import { withProductApis } from '../product-apis.ts';
-import type { TokenDeps } from '../../shared/tokens/tokens.ts';
+import type { TokenListingDeps } from '../../shared/tokens/api-tokens.ts';
 
 /** A database client that refuses to be used (describing the API runs no query). */
 const noDatabase = new Proxy(() => undefined, {
@@ -30,12 +30,12 @@ const passThrough: Middleware = (_ctx, next) => next();
 
 /** Dependencies for controllers that are described, never run. */
 const noWebhooks = { sql: noDatabase } as unknown as WebhookDeps;
-const noTokens = { sql: noDatabase } as unknown as TokenDeps;
+const noTokens = { sql: noDatabase } as unknown as TokenListingDeps;
 
 /** `buildApi` of a definition (with the product's APIs mounted) without a database; the route stages do nothing. */
 export function buildApiOffline(definition: ApiDefinition): Api {
   return buildApi(
-    { sql: noDatabase },
+    { sql: noDatabase, maxPageOffset: Number.POSITIVE_INFINITY }, // described, never paged
     withProductApis(definition, { webhooks: noWebhooks, tokens: noTokens }),
     () => passThrough,
   );

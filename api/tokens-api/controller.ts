@@ -1,8 +1,15 @@
 /** `/api/v1/tokens` over shared/tokens/api-tokens.ts, which decides what the request's actor may do. */
 import type { Context } from 'koa';
-import { listTokensFor, mayMint, mintToken, revokeTokenFor } from '../../shared/tokens/api-tokens.ts';
+import {
+  listTokensFor,
+  mayMint,
+  mintToken,
+  revokeTokenFor,
+  type TokenListingDeps,
+} from '../../shared/tokens/api-tokens.ts';
+import { deepestPage } from '../../shared/db/page-depth.ts';
 import { actorOf } from '../../shared/access/actor.ts';
-import { publicToken, type ApiToken, type TokenDeps } from '../../shared/tokens/tokens.ts';
+import { publicToken, type ApiToken } from '../../shared/tokens/tokens.ts';
 import type { Links } from '../hal/links.ts';
 import { assertIfMatch } from '../http/preconditions.ts';
 import { defineController } from '../model-framework/routing/controller.ts';
@@ -22,20 +29,23 @@ const actorFor = (ctx: Context) => actorOf(ctx.state.principal);
 
 const NO_QUERY = { parameters: [], paged: false } as const;
 
-export const tokensController = (deps: TokenDeps) =>
+export const tokensController = (deps: TokenListingDeps) =>
   defineController({
     /** GET ?page=&per_page=: the caller's tokens (admins: all); no other query parameter. */
     index: acceptsQuery({ parameters: [], paged: true }, async (ctx) => {
       const { page, perPage } = ctx.pagination();
       const actor = actorFor(ctx);
       const { records, total } = await listTokensFor(deps, actor, { page, perPage });
+      // the listing refuses pages past the paging bound: no link points past the deepest page
+      const deepest = deepestPage(perPage, deps.config.api.maxPageOffset);
       await ctx.collection(records.map(publishToken), {
         type: 'tokens',
         page,
         perPage,
         total,
+        deepestPage: deepest,
         links: {
-          ...pagingLinks(TOKEN_PATHS.tokens, {}, { page, perPage, total }, []),
+          ...pagingLinks(TOKEN_PATHS.tokens, {}, { page, perPage, total, deepest }, []),
           ...(mayMint(actor) ? { create: { href: TOKEN_PATHS.tokens, method: 'POST' } } : {}),
         },
       });

@@ -75,7 +75,7 @@ export function webhookAction(deps: WebhookDeps, ...args: [Handler] | [AcceptedQ
  * A paged listing: reads the page window, fetches one page of records with the total, and
  * answers the collection (embedded as `type`) with its paging links under `path` and `links`.
  * The paging links repeat the action's declared parameters, so a link never carries one the
- * route refuses.
+ * route refuses, and stop at the deepest page the listing answers (`api.maxPageOffset`).
  */
 export async function answerPage<T, P extends string>(
   request: WebhookRequest<P>,
@@ -88,21 +88,20 @@ export async function answerPage<T, P extends string>(
     }) => Promise<{ records: T[]; total: number; totalEstimated?: boolean }>;
     present: (record: T) => object;
     links?: Links;
-    /** The listing refuses pages past the paging bound (shared/db/page-depth.ts): its links stop at the deepest page. */
-    bounded?: boolean;
   },
 ): Promise<void> {
   const { ctx, query, accepted } = request;
   const { page, perPage } = ctx.pagination();
   const { records, total, totalEstimated } = await options.fetch({ page, perPage });
-  const deepest = options.bounded ? deepestPage(perPage, request.deps.config.api.maxPageOffset) : undefined;
+  // every listing refuses pages past the paging bound (shared/db/page-depth.ts): its links stop at the deepest page
+  const deepest = deepestPage(perPage, request.deps.config.api.maxPageOffset);
   await ctx.collection(records.map(options.present), {
     ...(options.type === undefined ? {} : { type: options.type }),
     page,
     perPage,
     total,
     ...(totalEstimated === undefined ? {} : { totalEstimated }),
-    ...(deepest === undefined ? {} : { deepestPage: deepest }),
+    deepestPage: deepest,
     links: {
       ...pagingLinks(options.path, query, { page, perPage, total, deepest }, accepted.parameters),
       ...options.links,

@@ -117,7 +117,10 @@ export const eventTypesListCommand = defineCommand({
     }),
   run: async (context, args) => {
     const { listEventTypes } = await catalog();
-    const { records } = await listEventTypes(deps(context), { includeDeprecated: args.deprecated !== false });
+    const { records } = await listEventTypes(
+      { ...deps(context), config: context.config },
+      { includeDeprecated: args.deprecated !== false },
+    );
     context.print(records, () =>
       records.length === 0
         ? 'the catalog is empty'

@@ -38,7 +38,7 @@ export const openapiCommand = defineCommand({
     const { listEventTypes } = await import('../../shared/webhooks/event-types/index.ts');
     const eventTypes =
       args['event-types'] && context.config.databaseUrl
-        ? (await listEventTypes({ sql: context.sql() })).records
+        ? (await listEventTypes({ sql: context.sql(), config: context.config })).records
         : undefined;
     const document = openapiDocument({ config: context.config, api: await discoverApiOffline(), eventTypes });
     const text = `${JSON.stringify(document, null, 2)}\n`;

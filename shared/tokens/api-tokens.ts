@@ -8,6 +8,8 @@
  * "not found".
  */
 import { forbidden } from '../errors/app-error.ts';
+import type { Config } from '../config/index.ts';
+import { pageOffset } from '../db/page-depth.ts';
 import { isIdText } from '../webhooks/ids.ts';
 import { allows, authorize, withArticle, type Actor } from '../access/actor.ts';
 import { ALL_TENANT_ROLES, ROLES, type Role } from './roles.ts';
@@ -80,18 +82,25 @@ export function mintToken(deps: TokenDeps, actor: Actor, input: Partial<CreateTo
   );
 }
 
-/** A page of the tokens in the actor's reach (not revoked), oldest first, with the total. */
+/** What the faces that list tokens give: the token dependencies and the paging bound (`api.maxPageOffset`). */
+export type TokenListingDeps = TokenDeps & { config: Pick<Config, 'api'> };
+
+/**
+ * A page of the tokens in the actor's reach (not revoked), oldest first, with the total. A page
+ * past the paging bound is 422 `APP_PAGE_TOO_DEEP` (shared/db/page-depth.ts).
+ */
 export async function listTokensFor(
-  deps: TokenDeps,
+  deps: TokenListingDeps,
   actor: Actor,
   window: { page: number; perPage: number },
 ): Promise<{ records: ApiToken[]; total: number }> {
   authorize(actor, 'tokens.read');
+  const offset = pageOffset(window.page, window.perPage, deps.config.api.maxPageOffset, []);
   const mine = reach(actor);
   if (mine === null) return { records: [], total: 0 };
   const filter = { includeRevoked: false, ...mine };
   const [rows, total] = await Promise.all([
-    selectTokens(deps.sql, { ...filter, limit: window.perPage, offset: (window.page - 1) * window.perPage }),
+    selectTokens(deps.sql, { ...filter, limit: window.perPage, offset }),
     countTokens(deps.sql, filter),
   ]);
   return { records: rows.map(toToken), total };

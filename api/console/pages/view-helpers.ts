@@ -54,9 +54,8 @@ export const pastEnd = (list: ListPage | null | undefined): boolean =>
 export const lastPage = (list: ListPage): number => Math.max(1, Math.min(list.pages, list.page - 1));
 
 /**
- * The deepest page the pager links to: the last, or, for a listing of deliveries or events, the
- * deepest its paging bound lets it answer (its `deepestPage`, api.maxPageOffset), so "Next page"
- * never leads to a refusal.
+ * The deepest page the pager links to: the last, or the deepest the listing's paging bound lets
+ * it answer (its `deepestPage`, api.maxPageOffset), so "Next page" never leads to a refusal.
  */
 export const deepest = (list: ListPage & { deepestPage?: number }): number =>
   list.deepestPage === undefined ? list.pages : Math.min(list.pages, list.deepestPage);

@@ -13,6 +13,7 @@ import { createUser, listUsers, publicUser, setUserDisabled } from '../../../sha
 import { parseDuration } from '../../../shared/config/units.ts';
 import { ROLES } from '../../../shared/tokens/roles.ts';
 import { listTokensFor, mayMint, mintToken, revokeTokenFor } from '../../../shared/tokens/api-tokens.ts';
+import { deepestPage } from '../../../shared/db/page-depth.ts';
 import { ownOrigin } from '../../http/own-origin.ts';
 import type { PageError } from '../pages/page-object.ts';
 import {
@@ -65,6 +66,8 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
         total,
         ...window,
         pages: Math.ceil(total / PER_PAGE),
+        // the listing refuses a page past the paging bound: the pager stops at this one
+        deepestPage: deepestPage(PER_PAGE, deps.config.api.maxPageOffset),
         roles: ROLES,
         admin: allTenants(ctx),
         canMint,

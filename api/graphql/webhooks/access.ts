@@ -37,13 +37,16 @@ export function pageOf(
   return { page, perPage };
 }
 
-/** A page as the `…Page` types present it; `maxPageOffset` for a listing with a paging bound (its `deepestPage`). */
+/**
+ * A page as the `…Page` types present it, with the deepest page the listing answers at its
+ * `perPage` (`maxPageOffset`, api.maxPageOffset: every listing refuses a page past it).
+ */
 export const pageAnswer = <T>(
   records: T[],
   total: number,
   page: { page: number; perPage: number },
+  maxPageOffset: number,
   totalEstimated = false,
-  maxPageOffset?: number,
 ) => ({
   nodes: records,
   page: page.page,
@@ -51,7 +54,7 @@ export const pageAnswer = <T>(
   total,
   pages: Math.ceil(total / page.perPage),
   totalEstimated,
-  ...(maxPageOffset === undefined ? {} : { deepestPage: deepestPage(page.perPage, maxPageOffset) }),
+  deepestPage: deepestPage(page.perPage, maxPageOffset),
 });
 
 /** `owner` / `withoutOwner` of a filter as the core's owner filter (null: records without owner). */

@@ -63,7 +63,7 @@ type Args = Record<string, unknown>;
 
 export function eventTypesContribution(
   deps: WebhookDeps,
-  limits: Pick<Config['api'], 'perPage' | 'maxPerPage'>,
+  limits: Pick<Config['api'], 'perPage' | 'maxPerPage' | 'maxPageOffset'>,
 ): Contribution {
   return {
     source: 'event types',
@@ -78,7 +78,7 @@ export function eventTypesContribution(
             includeDeprecated: args.includeDeprecated !== false,
             ...page,
           });
-          return pageAnswer(records, total, page);
+          return pageAnswer(records, total, page, limits.maxPageOffset);
         },
         eventType: async (_root: unknown, args: Args, context: GraphqlContext) => {
           readScope(context.principal);

@@ -73,7 +73,7 @@ export function webhookResolvers(
         events: filter.events ?? undefined,
         ...page,
       });
-      return pageAnswer(records.map(endpointNode), total, page);
+      return pageAnswer(records.map(endpointNode), total, page, limits.maxPageOffset);
     },
     webhookEndpoint: async (_root, args, context) =>
       endpointNode(await showEndpoint(deps, readScope(context.principal), args.id)),
@@ -87,7 +87,7 @@ export function webhookResolvers(
         ...parseTimeRange({ since: filter.since, until: filter.until }),
         ...page,
       });
-      return pageAnswer(records.map(publicEvent), total, page, totalEstimated, limits.maxPageOffset);
+      return pageAnswer(records.map(publicEvent), total, page, limits.maxPageOffset, totalEstimated);
     },
     webhookEvent: async (_root, args, context) =>
       publicEvent(await showEvent(deps, readScope(context.principal), args.id)),
@@ -104,7 +104,7 @@ export function webhookResolvers(
         ...parseTimeRange({ since: filter.since, until: filter.until }),
         ...page,
       });
-      return pageAnswer(records.map(publicDelivery), total, page, totalEstimated, limits.maxPageOffset);
+      return pageAnswer(records.map(publicDelivery), total, page, limits.maxPageOffset, totalEstimated);
     },
     webhookDelivery: async (_root, args, context) =>
       publicDeliveryDetails(await showDelivery(deps, readScope(context.principal), args.id)),

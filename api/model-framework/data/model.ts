@@ -1,6 +1,7 @@
 import type { Queryable, Sql } from '../../../shared/db/connect.ts';
 import { badRequest, unprocessable } from '../../../shared/errors/app-error.ts';
 import { transaction } from '../../../shared/db/transaction.ts';
+import { deepestPage, pageOffset } from '../../../shared/db/page-depth.ts';
 import { newExternalId } from './external-id.ts';
 import {
   countRows,
@@ -39,6 +40,8 @@ export interface Page<T = ModelRecord> {
   perPage: number;
   total: number;
   pages: number;
+  /** The deepest page this listing answers at this `perPage` (api.maxPageOffset): its links stop there. */
+  deepestPage: number;
 }
 
 export interface Model {
@@ -48,9 +51,12 @@ export interface Model {
   readonly shape: ModelShape;
   readonly declaration: ModelDeclaration;
   /**
-   * One page in creation order with the counters: `{records, page, perPage, total, pages}`;
-   * with `where` (field -> value, scalar fields), only the records whose fields equal those values.
-   * `page` and `perPage` are whole numbers of at least 1 (else 400 `APP_PAGINATION_INVALID`).
+   * One page in creation order with the counters: `{records, page, perPage, total, pages,
+   * deepestPage}`; with `where` (field -> value, scalar fields), only the records whose fields
+   * equal those values. `page` and `perPage` are whole numbers of at least 1 (else 400
+   * `APP_PAGINATION_INVALID`), and the page starts at most `api.maxPageOffset` records in (else
+   * 422 `APP_PAGE_TOO_DEEP`, shared/db/page-depth.ts: PostgreSQL reads every record an OFFSET
+   * skips).
    */
   paginate(
     pagination: { page: number; perPage: number },
@@ -173,7 +179,14 @@ export interface ModelEvents {
   emit(tx: Queryable, model: Model, change: ModelChange, record: ModelRecord): Promise<void>;
 }
 
-export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: readonly ModelShape[]): Models {
+/** What the models run on: the pool, the sink of their webhook events, and the paging bound (`api.maxPageOffset`). */
+export interface ModelDeps {
+  sql: Sql;
+  events?: ModelEvents;
+  maxPageOffset: number;
+}
+
+export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Models {
   const { sql } = deps;
   const byName = new Map<string, Model>();
   const byCollection = new Map<string, Model>();
@@ -296,6 +309,7 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
       declaration: shape.declaration,
       async paginate({ page, perPage }, where = {}) {
         checkPaging(page, perPage);
+        const offset = pageOffset(page, perPage, deps.maxPageOffset, []);
         const columns = Object.fromEntries(
           Object.entries(where).map(([name, value]) => {
             const field = shape.fields.find(
@@ -306,19 +320,14 @@ export function createModels(deps: { sql: Sql; events?: ModelEvents }, shapes: r
           }),
         );
         const total = await countRows(sql, shape.table, columns);
-        const rows = await selectPage(
-          sql,
-          shape.table,
-          shape.columns,
-          { limit: perPage, offset: (page - 1) * perPage },
-          columns,
-        );
+        const rows = await selectPage(sql, shape.table, shape.columns, { limit: perPage, offset }, columns);
         return {
           records: rows.map((row) => recordFromRow(model, row)),
           page,
           perPage,
           total,
           pages: Math.ceil(total / perPage),
+          deepestPage: deepestPage(perPage, deps.maxPageOffset),
         };
       },
       async find(externalId) {

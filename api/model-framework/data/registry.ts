@@ -1,5 +1,4 @@
-import type { Sql } from '../../../shared/db/connect.ts';
-import { createModels, type ModelEvents, type Models } from './model.ts';
+import { createModels, type ModelDeps, type Models } from './model.ts';
 import { compileShape, type ModelShape } from './shape.ts';
 import type { ModelDeclaration } from './types.ts';
 
@@ -40,9 +39,6 @@ export function compileShapes(declarations: readonly ModelDeclaration[]): ModelS
 }
 
 /** The application's models over `sql`, from their declarations; throws ModelDeclarationError listing every problem. */
-export function modelsFrom(
-  deps: { sql: Sql; events?: ModelEvents },
-  declarations: readonly ModelDeclaration[],
-): Models {
+export function modelsFrom(deps: ModelDeps, declarations: readonly ModelDeclaration[]): Models {
   return createModels(deps, compileShapes(declarations));
 }

@@ -32,7 +32,7 @@ export interface Api {
  * model, missing controller or action) is listed at once and stops the boot.
  */
 export function buildApi(
-  deps: { sql: Sql; events?: ModelEvents & { bind(present: PresentDeps): void } },
+  deps: { sql: Sql; maxPageOffset: number; events?: ModelEvents & { bind(present: PresentDeps): void } },
   definition: ApiDefinition,
   routeStage: (route: CompiledRoute) => Middleware,
 ): Api {
@@ -70,7 +70,7 @@ export function buildApi(
     mounted.push({ route, model, action: action as Action });
   }
   if (problems.length > 0) throw new RouteTableError([...new Set(problems)]);
-  const present = { models, resources: routeMap.resources };
+  const present = { models, resources: routeMap.resources, maxPageOffset: deps.maxPageOffset };
   deps.events?.bind(present);
   return { models, routeMap, mounted, router: buildRouter({ mounted, present, routeStage }) };
 }

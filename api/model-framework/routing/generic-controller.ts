@@ -47,7 +47,12 @@ function genericActions(model: Model): Record<string, Action> {
       await authorizeCollection(model, principal, 'index');
       const page = await model.paginate(ctx.pagination(), scope?.(principal) ?? {});
       const records = scope ? page.records : await visibleRecords(model, principal, page.records);
-      await ctx.collection(records, { page: page.page, perPage: page.perPage, total: page.total });
+      await ctx.collection(records, {
+        page: page.page,
+        perPage: page.perPage,
+        total: page.total,
+        deepestPage: page.deepestPage,
+      });
     },
     async new(ctx) {
       await authorizeCollection(model, ctx.state.principal, 'new');

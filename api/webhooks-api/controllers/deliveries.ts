@@ -40,7 +40,6 @@ export const deliveriesController = (deps: WebhookDeps) =>
               ...window,
             }),
           present: (delivery) => publishDelivery(request.principal, delivery),
-          bounded: true,
         }),
     ),
 

@@ -163,7 +163,6 @@ export const endpointsController = (deps: WebhookDeps) =>
             }),
           present: (delivery) => publishDelivery(request.principal, delivery),
           links: { endpoint: { href: PATHS.webhook(id) } },
-          bounded: true,
         });
       },
     ),

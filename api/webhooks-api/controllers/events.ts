@@ -33,7 +33,6 @@ export const eventsController = (deps: WebhookDeps) =>
             }),
           present: (event) => publishEvent(request.principal, event),
           links: createLink(request.principal, PATHS.events, 'events.emit'),
-          bounded: true,
         }),
     ),
 

@@ -9,6 +9,7 @@ import { assertEventNameFilter, type PageWindow } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
 import type { DeliveryCounts } from '../deliveries/record.ts';
 import type { WebhookDeps } from '../deps.ts';
+import { pageOffset } from '../../db/page-depth.ts';
 
 export interface EndpointQuery extends PageWindow {
   /** Only this owner's endpoints (null: those without owner); a member's scope fixes it. */
@@ -45,14 +46,20 @@ function storeQuery(scope: TenantScope, query: EndpointQuery): StoredEndpointQue
   };
 }
 
-/** Endpoints in creation order with the total, filtered; one page when `perPage` is given, else all. */
+/**
+ * Endpoints in creation order with the total, filtered; one page when `perPage` is given, else
+ * all. A page past the paging bound is 422 `APP_PAGE_TOO_DEEP` (page-depth.ts).
+ */
 export async function listEndpoints(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
   scope: TenantScope,
   query: EndpointQuery = {},
 ): Promise<{ records: Endpoint[]; total: number }> {
+  const stored = storeQuery(scope, query);
+  if (query.perPage !== undefined)
+    pageOffset(query.page ?? 1, query.perPage, deps.config.api.maxPageOffset, ['owner', 'enabled', 'events']);
   const page = await endpointStoreOf(deps).list({
-    ...storeQuery(scope, query),
+    ...stored,
     ...(query.perPage === undefined ? {} : { page: query.page ?? 1, perPage: query.perPage }),
   });
   return { records: page.records.map((record) => toEndpoint(record, deps.config)), total: page.total };

@@ -8,6 +8,7 @@ import { clip, describeValue } from '../../errors/describe-value.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
 import { hasControlBesidesLineBreaks } from '../../security/control-characters.ts';
 import type { WebhookDeps } from '../deps.ts';
+import { pageOffset } from '../../db/page-depth.ts';
 import { assertEventName } from '../patterns.ts';
 import { createSchemaCompiler } from './schema-check.ts';
 import {
@@ -136,14 +137,23 @@ export async function showEventType(deps: Pick<WebhookDeps, 'sql'>, name: unknow
   return toEventType(row);
 }
 
-/** A page of types in name order (deprecated ones too with `includeDeprecated`), with the total. */
+/**
+ * A page of types in name order (deprecated ones too with `includeDeprecated`), with the total;
+ * every type without `perPage`. A page past the paging bound is 422 `APP_PAGE_TOO_DEEP`
+ * (shared/db/page-depth.ts).
+ */
 export async function listEventTypes(
-  deps: Pick<WebhookDeps, 'sql'>,
+  deps: Pick<WebhookDeps, 'sql' | 'config'>,
   query: { includeDeprecated?: boolean; page?: number; perPage?: number } = {},
 ): Promise<{ records: EventType[]; total: number }> {
   const includeDeprecated = query.includeDeprecated !== false;
   const window =
-    query.perPage === undefined ? {} : { limit: query.perPage, offset: ((query.page ?? 1) - 1) * query.perPage };
+    query.perPage === undefined
+      ? {}
+      : {
+          limit: query.perPage,
+          offset: pageOffset(query.page ?? 1, query.perPage, deps.config.api.maxPageOffset, []),
+        };
   const [rows, total] = await Promise.all([
     selectEventTypes(deps.sql, { includeDeprecated, ...window }),
     countEventTypes(deps.sql, { includeDeprecated }),

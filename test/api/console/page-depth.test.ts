@@ -1,13 +1,16 @@
 /**
- * The console's listings of deliveries and events link no deeper than the paging bound
- * (`api.maxPageOffset`): "Next page" stops at the deepest page answered, which says to narrow
- * the list with its filters, and a page typed past it is the listing with the refusal's reason
- * (422 `APP_PAGE_TOO_DEEP`), its filter form kept, never a 500.
+ * The console's listings link no deeper than the paging bound (`api.maxPageOffset`): "Next page"
+ * stops at the deepest page answered, which says to narrow the list with its filters where it has
+ * any, and a page typed past it is refused (422 `APP_PAGE_TOO_DEEP`): deliveries, events,
+ * endpoints and event types show the listing with the refusal's reason, tokens the error page;
+ * never a 500.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
+import { createEventType } from '../../../shared/webhooks/event-types/index.ts';
+import { createToken } from '../../../shared/tokens/tokens.ts';
 import { seedDeadPerMinute } from '../../helpers/attempt-history.ts';
 import { Browser, startAccounts } from '../accounts/helpers.ts';
 
@@ -25,6 +28,11 @@ describe('console listings past the paging bound', () => {
     const endpoint = await registerEndpoint(deps, OPERATOR, { url: 'http://127.0.0.1:9/busy', events: ['*'] });
     busy = endpoint.id;
     await seedDeadPerMinute(app.db.sql, endpoint, 26);
+    // 51 endpoints, event types and tokens: two pages of 50 each, of which page 1 is the deepest answered
+    for (let i = 1; i < 51; i++)
+      await registerEndpoint(deps, OPERATOR, { url: `http://127.0.0.1:9/e${i}`, events: ['*'] });
+    for (let i = 0; i < 51; i++) await createEventType(deps, OPERATOR, { name: `order.step${i}` });
+    for (let i = 0; i < 51; i++) await createToken(deps, { name: `ci ${i}`, role: 'viewer', owner: 'acme' });
     admin = new Browser(app.base);
     await admin.signIn((await app.user({ role: 'admin' })).email);
   });
@@ -47,6 +55,24 @@ describe('console listings past the paging bound', () => {
       assert.equal(past.status, 422, `${path}: ${past.text}`);
       assert.match(past.text, /narrow the listing with since\/until/, path);
       assert.match(past.text, /data-code="APP_PAGE_TOO_DEEP"/, path);
+    }
+  });
+
+  it('the overview, event types and tokens stop "Next page" at the deepest page and refuse a page past it', async () => {
+    for (const [path, refusal] of [
+      ['/', /narrow the listing with owner, enabled, events/],
+      ['/event-types', /the deepest page is 1\)/],
+      ['/tokens', /the deepest page is 1\)/],
+    ] as const) {
+      const first = await admin.request('GET', path, { headers: html });
+      assert.equal(first.status, 200, `${path}: ${first.text}`);
+      assert.match(first.text, /Page 1 of 2/, path);
+      assert.doesNotMatch(first.text, />Next page</, path);
+      assert.match(first.text, /<p id="deepest-page">Pages go no deeper than this one/, path);
+      const past = await admin.request('GET', `${path}?page=2`, { headers: html });
+      assert.equal(past.status, 422, `${path}: ${past.text}`);
+      assert.match(past.text, /data-code="APP_PAGE_TOO_DEEP"/, path);
+      assert.match(past.text, refusal, path);
     }
   });
 });

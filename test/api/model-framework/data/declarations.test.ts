@@ -77,7 +77,7 @@ describe('building the API from a route table', () => {
     assert.throws(
       () =>
         buildApi(
-          { sql: sqlStub },
+          { sql: sqlStub, maxPageOffset: 10_000 },
           { models: [Author], routes: { 'resources comments': {}, 'GET /ping': { controller: 'health.ping' } } },
           routeStageStub,
         ),
@@ -96,7 +96,7 @@ describe('building the API from a route table', () => {
   it('a hand-written controller serves the actions it has; the generic controller the rest', () => {
     const custom = { index: () => undefined };
     const api = buildApi(
-      { sql: sqlStub },
+      { sql: sqlStub, maxPageOffset: 10_000 },
       { models: [Author], routes: { 'crud authors': {} }, controllers: { authors: custom } },
       routeStageStub,
     );
@@ -111,7 +111,7 @@ describe('building the API from a route table', () => {
     assert.throws(
       () =>
         buildApi(
-          { sql: sqlStub },
+          { sql: sqlStub, maxPageOffset: 10_000 },
           { models: [Author], routes: { 'crud writers': { model: 'Writer' } } },
           routeStageStub,
         ),

@@ -66,12 +66,13 @@ describe('Model.paginate() and publish()', () => {
     await seed(app, { authors: 2, posts: 5 });
   });
 
-  it('paginate answers {records, page, perPage, total, pages}', async () => {
+  it('paginate answers {records, page, perPage, total, pages, deepestPage}', async () => {
     const Post = app.web.api?.models.get('Post');
     const page = await Post?.paginate({ page: 2, perPage: 2 });
     assert.ok(page);
-    assert.deepEqual(Object.keys(page).sort(), ['page', 'pages', 'perPage', 'records', 'total']);
+    assert.deepEqual(Object.keys(page).sort(), ['deepestPage', 'page', 'pages', 'perPage', 'records', 'total']);
     assert.deepEqual([page.page, page.perPage, page.total, page.pages, page.records.length], [2, 2, 5, 3, 2]);
+    assert.equal(page.deepestPage, 5_001, 'api.maxPageOffset (10,000) records in, at 2 a page');
     assert.match(page.records[0].id, /^\d+$/, 'records keep the internal id for the server');
   });
 
