@@ -37,6 +37,7 @@ import { startWorker } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
 import { testConfig } from '../helpers/database.ts';
 import { surviveDriverCrashAsProcessesDo } from '../helpers/driver-crash.ts';
+import { emitOverRest, type EmitAnswer } from '../helpers/emits.ts';
 import { linesInto } from '../helpers/logs.ts';
 import { eventually } from '../helpers/poll.ts';
 import { startReceiver } from './delivery/receiver.ts';
@@ -86,21 +87,22 @@ await migrate({ config, log });
 const sql = connect(config, log, { max: 2, name: 'test' });
 cleanups.push(() => sql.end({ timeout: 1 }));
 
-const alive = (pid: number) => {
+/** Whether process `pid` is gone (EPERM would be a live process of another user's). */
+const gone = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
+  return false;
 };
 
 /** Kills the postmaster outright (its pid from `postmaster.pid`), and waits until it is gone. */
 async function crashPostgres(): Promise<void> {
   const pid = Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-  assert.ok(pid > 0 && alive(pid), 'the postmaster runs');
+  assert.ok(pid > 0 && !gone(pid), 'the postmaster runs');
   process.kill(pid, 'SIGKILL');
-  await eventually(() => !alive(pid), 10_000, 'the postmaster gone');
+  await eventually(() => gone(pid), 10_000, 'the postmaster gone');
 }
 
 /**
@@ -164,13 +166,10 @@ async function endpointAt(path: string) {
   return { id: registered.id, owner };
 }
 
-interface Answer {
+interface Answer extends EmitAnswer {
   marker: string;
-  status: number | 'no answer';
   /** When the emit was sent, relative to the crash: before it, while the server was away, or after its return. */
   sent: 'before' | 'down' | 'after';
-  body?: Record<string, unknown>;
-  retryAfter?: string | null;
 }
 
 let phase: Answer['sent'] = 'before';
@@ -181,18 +180,11 @@ async function emitTo(owner: string): Promise<Answer> {
   emits += 1;
   const marker = `crash-${emits}`;
   const sent = phase;
-  try {
-    const answer = await fetch(`${base}/api/v1/events`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ type: 'order.created', owner, data: { marker } }),
-      signal: AbortSignal.timeout(ANSWER_MS),
-    });
-    const body = (await answer.json()) as Record<string, unknown>;
-    return { marker, status: answer.status, sent, body, retryAfter: answer.headers.get('retry-after') };
-  } catch {
-    return { marker, status: 'no answer', sent };
-  }
+  return {
+    marker,
+    sent,
+    ...(await emitOverRest(base, headers, { type: 'order.created', owner, data: { marker } }, ANSWER_MS)),
+  };
 }
 
 /** Whether `answer` is the web process's answer while its database cannot be reached: a 503 to retry after `Retry-After`. */
@@ -247,6 +239,16 @@ const statusCounts = async () =>
     ).map((row) => [row.status, row.n]),
   );
 
+/** Waits until every delivery of `ids` is done. */
+const allDone = (ids: string[], what: string) =>
+  eventually(
+    async () =>
+      (await sql`select 1 from app_webhook_deliveries where id = any(${ids}) and status = 'done'`).length ===
+      ids.length,
+    30_000,
+    what,
+  );
+
 describe('a crash of PostgreSQL in the middle of emits and deliveries', () => {
   it('loses no emit answered 202 nor any delivery, leaves nothing running or pending, no slot held, and the worker carries on in the same process', async (t) => {
     const show = await sql<{ name: string; setting: string }[]>`
@@ -263,13 +265,7 @@ describe('a crash of PostgreSQL in the middle of emits and deliveries', () => {
 
     // done: deliveries to the quick endpoint, answered (it is known quick from then on)
     const done = await emitAccepted(quick.owner, 8);
-    await eventually(
-      async () =>
-        (await sql`select 1 from app_webhook_deliveries where id = any(${done}) and status = 'done'`).length ===
-        done.length,
-      20_000,
-      'the first deliveries done',
-    );
+    await allDone(done, 'the first deliveries done');
 
     // in flight at the receiver, held, and parked behind the held endpoint's cap
     hold('quick');
@@ -329,7 +325,7 @@ describe('a crash of PostgreSQL in the middle of emits and deliveries', () => {
     const backAt = performance.now();
     const [stale] = await sql<{ n: number }[]>`
       select count(*)::int as n from app_delivery_runs where started_at <= ${runsBefore.latest}`;
-    assert.equal(stale.n, 0, "the crash recovery emptied the unlogged run rows (none from before the crash is left)");
+    assert.equal(stale.n, 0, 'the crash recovery emptied the unlogged run rows (none from before the crash is left)');
     await eventually(
       () => stream.answers.filter((answer) => answer.sent === 'after' && answer.status === 202).length >= 4,
       30_000,
@@ -420,13 +416,7 @@ describe('a crash of PostgreSQL in the middle of emits and deliveries', () => {
       'no slot held once everything is done (no run row, no delivery holding one)',
     );
     const later = [...(await emitAccepted(quick.owner, 12, true)), ...(await emitAccepted(held.owner, 12, true))];
-    await eventually(
-      async () =>
-        (await sql`select 1 from app_webhook_deliveries where id = any(${later}) and status = 'done'`).length ===
-        later.length,
-      30_000,
-      'a later batch to the same endpoints all done',
-    );
+    await allDone(later, 'a later batch to the same endpoints all done');
     const arrivedLater = received();
     assert.deepEqual(
       later.filter((id) => !arrivedLater.has(id)),
