@@ -26,6 +26,7 @@ import { createToken } from '../../shared/tokens/tokens.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { surviveDriverCrashAsProcessesDo } from '../helpers/driver-crash.ts';
 import { linesInto } from '../helpers/logs.ts';
+import { emitOverRest, type EmitAnswer } from '../helpers/emits.ts';
 import { eventually } from '../helpers/poll.ts';
 import { runBlips, type Blip } from '../helpers/blips.ts';
 import { startResettingProxy } from '../helpers/postgres-fronts.ts';
@@ -68,13 +69,8 @@ const { token } = await createToken({ sql: db.sql, log: db.log }, { name: 'blip'
 const headers = { authorization: `Bearer ${token}`, accept: 'application/json', 'content-type': 'application/json' };
 
 /** One emit's answer, or 'no answer' within `ANSWER_MS`. */
-interface Answer {
+interface Answer extends EmitAnswer {
   marker: string;
-  status: number | 'no answer';
-  ms: number;
-  body?: Record<string, unknown>;
-  retryAfter?: string | null;
-  contentType?: string | null;
 }
 
 let emits = 0;
@@ -83,26 +79,10 @@ let emits = 0;
 async function emitOne(): Promise<Answer> {
   emits += 1;
   const marker = `${TAG}-${emits}`;
-  const started = performance.now();
-  try {
-    const answer = await fetch(`${base}/api/v1/events`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ type: 'order.created', owner, data: { marker } }),
-      signal: AbortSignal.timeout(ANSWER_MS),
-    });
-    const body = (await answer.json()) as Record<string, unknown>;
-    return {
-      marker,
-      status: answer.status,
-      ms: performance.now() - started,
-      body,
-      retryAfter: answer.headers.get('retry-after'),
-      contentType: answer.headers.get('content-type'),
-    };
-  } catch {
-    return { marker, status: 'no answer', ms: performance.now() - started };
-  }
+  return {
+    marker,
+    ...(await emitOverRest(base, headers, { type: 'order.created', owner, data: { marker } }, ANSWER_MS)),
+  };
 }
 
 /** An event as stored, read directly: its id, its deliveries' ids (sorted), its jobs. */
