@@ -8,6 +8,11 @@
  * the slots alive, a sliding window. Claiming the last slot sets `lockout:<account>:locked`.
  * Accounts are keyed by a digest of the lowercased email, whether or not a user has it: a lock
  * that only existing accounts could reach would tell which emails exist.
+ *
+ * Slot `i` is written with priority `i` (the failures before it) and the lock with `attempts`
+ * (`EntryOptions.priority`): a store bounded in memory keeps them past a flood of other
+ * emails' first failures (priority 0), so such a flood lifts no lock and takes from a counted
+ * account at most its first failure; to evict more it must fail as often per email itself.
  */
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
@@ -37,13 +42,14 @@ export async function countFailure(
 ): Promise<number> {
   const key = accountKey(email);
   for (let slot = 0; slot < settings.attempts; slot++) {
-    if (await store.add(`${key}:${slot}`, now, settings.window)) {
+    if (await store.add(`${key}:${slot}`, now, settings.window, { priority: slot })) {
       if (slot < settings.attempts - 1) return 0;
       break;
     }
   }
   // every slot is taken: this failure is the attempts-th within the window
-  await store.set(`${key}:locked`, { until: now + settings.duration }, settings.duration);
+  const lock = { until: now + settings.duration };
+  await store.set(`${key}:locked`, lock, settings.duration, { priority: settings.attempts });
   return settings.duration;
 }
 

@@ -360,7 +360,7 @@ export const SCHEMA = group({
       maxMemoryBytes: leaf(
         'size',
         '64mb',
-        'With `backend` `none`: most bytes the idempotency records, rate-limit counts, sign-in lockout slots and console one-time marks of one web process hold together. Past it the oldest records of the kind holding the most are evicted before they expire (logged, `app_shared_memory_evictions_total`): a retry of an evicted idempotency key runs again, an evicted count starts over. Use `postgres` for the full `api.idempotency.ttl` under heavy keyed traffic.',
+        'With `backend` `none`: most bytes the idempotency records, rate-limit counts, sign-in lockout slots and console one-time marks of one web process hold together. Past it records are evicted before they expire (logged, `app_shared_memory_evictions_total`), those holding a refusal last: first the oldest of the kind holding the most among the records that refuse nothing (a retry of an evicted idempotency key runs again, an evicted count starts over); a sign-in lock, the later failure slots of an account and a rate-limit count at its limit go only once nothing else is left, the lowest priority and oldest first, with a warning saying so. Use `postgres` for the full `api.idempotency.ttl` under heavy keyed traffic.',
       ),
     },
     { shorthand: 'backend', doc: 'A backend name alone (`"shared": "postgres"`, `APP_SHARED=redis`) sets `backend`.' },

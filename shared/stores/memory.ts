@@ -1,7 +1,7 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Logger } from '../log/logger.ts';
 import { counterFrom, windowSeconds } from './counter.ts';
-import type { FailureLog, Json, KeyValueStore, SharedStore } from './types.ts';
+import type { EntryOptions, FailureLog, Json, KeyValueStore, SharedStore } from './types.ts';
 
 /** How often expired entries are swept from memory. */
 const SWEEP_MS = 60_000;
@@ -29,9 +29,13 @@ interface Entry {
   text: string;
   expiresAt: number;
   bytes: number;
+  /** {@link EntryOptions.priority}: the lowest gives way first past the bound. */
+  priority: number;
+  /** The entries of its kind and priority, which it is one of. */
+  kind: Kind;
 }
 
-/** The entries of one kind, oldest written first (a Map keeps insertion order). */
+/** The entries of one kind and one priority, oldest written first (a Map keeps insertion order). */
 interface Kind {
   map: Map<string, Entry>;
   bytes: number;
@@ -41,8 +45,8 @@ export interface MemoryEntriesOptions {
   now?: () => number;
   /** Most bytes all entries together are counted as ({@link entryBytes}); unbounded when absent. */
   maxBytes?: number;
-  /** Called for each live entry the bound evicts. */
-  onEvict?: (key: string) => void;
+  /** Called for each live entry the bound evicts, with the priority it was written with. */
+  onEvict?: (key: string, priority: number) => void;
   /** Called with the bytes held after each change (a gauge). */
   onBytes?: (bytes: number) => void;
 }
@@ -60,62 +64,69 @@ export type MemoryEntries = KeyValueStore & {
  * object with the store (what a remote backend would give back is a copy too).
  *
  * Bounded by `maxBytes`: a write that takes the total past it evicts entries until it fits,
- * always from the kind of entry holding the most bytes, oldest written first (expired ones
- * simply go). So a flood of one kind (idempotency answers) evicts its own oldest records and
- * not the few small ones of another (a sign-in lockout's failure slots) while it is the largest.
+ * always from the lowest priority held ({@link EntryOptions.priority}), and within it from the
+ * kind of entry holding the most bytes, oldest written first (expired ones simply go). So a
+ * flood of one kind (idempotency answers) evicts its own oldest records and not the few small
+ * ones of another (a sign-in lockout's failure slots) while it is the largest; and a flood of
+ * entries that refuse nothing (one failed sign-in per email, one hit per ip) never evicts one
+ * holding a refusal (a lock, a client at its rate limit): those go only once nothing of a lower
+ * priority is left, which takes a flood of entries that cost as many requests each.
  */
 export function memoryEntries(options: MemoryEntriesOptions = {}): MemoryEntries {
   const now = options.now ?? Date.now;
   const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-  const kinds = new Map<string, Kind>();
+  const entries = new Map<string, Entry>();
+  /** Priority → kind → its entries; a kind or a priority with no entry left is dropped. */
+  const levels = new Map<number, Map<string, Kind>>();
   let total = 0;
-  let count = 0;
-  const remove = (kind: Kind, key: string, entry: Entry) => {
-    kind.map.delete(key);
-    kind.bytes -= entry.bytes;
+  const remove = (key: string, entry: Entry) => {
+    entries.delete(key);
+    entry.kind.map.delete(key);
+    entry.kind.bytes -= entry.bytes;
     total -= entry.bytes;
-    count -= 1;
+    if (entry.kind.map.size === 0) {
+      const kinds = levels.get(entry.priority) as Map<string, Kind>;
+      kinds.delete(kindOf(key));
+      if (kinds.size === 0) levels.delete(entry.priority);
+    }
     options.onBytes?.(total);
   };
-  const find = (key: string) => {
-    const kind = kinds.get(kindOf(key));
-    const entry = kind?.map.get(key);
-    return kind && entry ? { kind, entry } : undefined;
-  };
   const live = (key: string) => {
-    const found = find(key);
-    if (found && found.entry.expiresAt <= now()) {
-      remove(found.kind, key, found.entry);
+    const entry = entries.get(key);
+    if (entry && entry.expiresAt <= now()) {
+      remove(key, entry);
       return undefined;
     }
-    return found?.entry;
+    return entry;
   };
-  const largest = () => {
+  /** The kind holding the most bytes among the entries of the lowest priority. */
+  const nextToGo = () => {
+    const kinds = levels.get(Math.min(...levels.keys())) as Map<string, Kind>; // total > 0: some entry is held
     let most: Kind | undefined;
     for (const kind of kinds.values()) if (!most || kind.bytes > most.bytes) most = kind;
-    return most;
+    return most as Kind;
   };
   const fit = () => {
     const at = now();
     while (total > maxBytes) {
-      const kind = largest() as Kind; // total > 0: some kind holds bytes
-      const [key, entry] = kind.map.entries().next().value as [string, Entry];
-      remove(kind, key, entry);
-      if (entry.expiresAt > at) options.onEvict?.(key);
+      const [key, entry] = nextToGo().map.entries().next().value as [string, Entry];
+      remove(key, entry);
+      if (entry.expiresAt > at) options.onEvict?.(key, entry.priority);
     }
   };
-  const write = (key: string, value: Json, ttlMs: number) => {
-    const found = find(key);
-    if (found) remove(found.kind, key, found.entry); // written again: the newest of its kind
-    const name = kindOf(key);
-    let kind = kinds.get(name);
-    if (!kind) kinds.set(name, (kind = { map: new Map(), bytes: 0 }));
+  const write = (key: string, value: Json, ttlMs: number, priority = 0) => {
+    const found = entries.get(key);
+    if (found) remove(key, found); // written again: the newest of its kind, at its new priority
+    let kinds = levels.get(priority);
+    if (!kinds) levels.set(priority, (kinds = new Map()));
+    let kind = kinds.get(kindOf(key));
+    if (!kind) kinds.set(kindOf(key), (kind = { map: new Map(), bytes: 0 }));
     const text = JSON.stringify(value);
-    const entry = { text, expiresAt: now() + ttlMs, bytes: entryBytes(key, text) };
+    const entry = { text, expiresAt: now() + ttlMs, bytes: entryBytes(key, text), priority, kind };
+    entries.set(key, entry);
     kind.map.set(key, entry);
     kind.bytes += entry.bytes;
     total += entry.bytes;
-    count += 1;
     fit();
     options.onBytes?.(total);
   };
@@ -124,33 +135,31 @@ export function memoryEntries(options: MemoryEntriesOptions = {}): MemoryEntries
       const entry = live(key);
       return entry ? (JSON.parse(entry.text) as Json) : undefined;
     },
-    async set(key, value, ttlMs) {
-      write(key, value, ttlMs);
+    async set(key, value, ttlMs, entryOptions) {
+      write(key, value, ttlMs, entryOptions?.priority);
     },
-    async add(key, value, ttlMs) {
+    async add(key, value, ttlMs, entryOptions) {
       if (live(key)) return false;
-      write(key, value, ttlMs);
+      write(key, value, ttlMs, entryOptions?.priority);
       return true;
     },
     async delete(key) {
-      const found = find(key);
-      if (found) remove(found.kind, key, found.entry);
+      const found = entries.get(key);
+      if (found) remove(key, found);
     },
     purge() {
       let purged = 0;
       const at = now();
-      for (const kind of kinds.values()) {
-        for (const [key, entry] of kind.map) {
-          if (entry.expiresAt <= at) {
-            remove(kind, key, entry);
-            purged += 1;
-          }
+      for (const [key, entry] of entries) {
+        if (entry.expiresAt <= at) {
+          remove(key, entry);
+          purged += 1;
         }
       }
       return purged;
     },
     get size() {
-      return count;
+      return entries.size;
     },
     get bytes() {
       return total;
@@ -166,24 +175,34 @@ export interface MemoryWatch {
 
 /**
  * Logs the bound's evictions: a warning at the first, then at most one line per
- * {@link EVICTION_LOG_INTERVAL_MS} saying how many were evicted since the last line. An evicted
- * idempotency key runs its request again on a retry, an evicted lockout slot is a failure
- * forgotten: the operator is told the bound is too small for the traffic.
+ * {@link EVICTION_LOG_INTERVAL_MS} saying how many were evicted since the last line, and how many
+ * of them held a refusal (a priority above 0). An evicted idempotency key runs its request again
+ * on a retry, an evicted lockout slot is a failure forgotten, an evicted lock or count at its
+ * limit lifts a refusal early: the operator is told the bound is too small for the traffic.
  */
-export function evictionWarning(log: Logger, options: { maxBytes: number; now?: () => number }): (key: string) => void {
+export function evictionWarning(
+  log: Logger,
+  options: { maxBytes: number; now?: () => number },
+): (key: string, priority?: number) => void {
   const now = options.now ?? Date.now;
   let last = Number.NEGATIVE_INFINITY;
   let evicted = 0;
-  return (key) => {
+  let refusing = 0;
+  return (key, priority = 0) => {
     evicted += 1;
+    if (priority > 0) refusing += 1;
     const at = now();
     if (at - last < EVICTION_LOG_INTERVAL_MS) return;
     last = at;
+    const refusals = refusing
+      ? `; ${refusing} of them held a refusal (a sign-in lock or failure count, a client at its rate limit), evicted only because nothing else was left`
+      : '';
     log.warn(
-      { evicted, kind: kindOf(key), maxBytes: options.maxBytes },
-      `shared.backend "none": records evicted before they expired to keep this process's store within shared.maxMemoryBytes (${evicted} since the last line); a retry of an evicted idempotency key runs again. Raise shared.maxMemoryBytes or set shared.backend: postgres`,
+      { evicted, refusing, kind: kindOf(key), maxBytes: options.maxBytes },
+      `shared.backend "none": records evicted before they expired to keep this process's store within shared.maxMemoryBytes (${evicted} since the last line)${refusals}; a retry of an evicted idempotency key runs again. Raise shared.maxMemoryBytes or set shared.backend: postgres`,
     );
     evicted = 0;
+    refusing = 0;
   };
 }
 
@@ -214,8 +233,9 @@ export interface MemoryStoreDeps {
 /**
  * The backend without a shared store (`shared.backend: none`): entries and counters live in
  * this process, so limits apply per process. Never fails. Entries and the counters' keys are
- * bounded together by `maxBytes` (evicting the oldest of the largest kind); a counter's key
- * also goes at the end of its window.
+ * bounded together by `maxBytes` (evicting the oldest of the largest kind among the lowest
+ * priority: a key at its limit outranks the keys under theirs); a counter's key also goes at
+ * the end of its window.
  */
 export function memoryStore(deps: MemoryStoreDeps): SharedStore {
   const warn =
@@ -226,8 +246,8 @@ export function memoryStore(deps: MemoryStoreDeps): SharedStore {
   const entries = memoryEntries({
     now: deps.now,
     maxBytes: deps.maxBytes,
-    onEvict(key) {
-      warn?.(key);
+    onEvict(key, priority) {
+      warn?.(key, priority);
       deps.watch?.evicted(kindOf(key));
       if (kindOf(key) === RATE_KIND) forgetCount(limiters, key);
     },
@@ -250,12 +270,16 @@ export function memoryStore(deps: MemoryStoreDeps): SharedStore {
       const name = encodeURIComponent(options.name); // route counters' names have colons
       limiters.set(name, [...(limiters.get(name) ?? []), limiter]);
       const counter = counterFrom(limiter, options);
+      const atLimit: EntryOptions = { priority: options.points };
       return {
         ...counter,
         async hit(key) {
           const state = await counter.hit(key);
-          // the key's count, as an entry living as long as its window: counted against the bound
-          await entries.add(`${RATE_KIND}:${name}:${key}`, 0, state.resetMs);
+          // the key's count, as an entry living as long as its window: counted against the bound;
+          // at its limit it holds a refusal worth the window's points, so plain counts go first
+          const entryKey = `${RATE_KIND}:${name}:${key}`;
+          if (state.remaining > 0) await entries.add(entryKey, 0, state.resetMs);
+          else await entries.set(entryKey, 0, state.resetMs, atLimit);
           return state;
         },
       };

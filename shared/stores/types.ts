@@ -16,6 +16,22 @@ import type { Logger } from '../log/logger.ts';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
+ * How a write weighs against a bound that evicts entries before they expire (the memory
+ * backend's `shared.maxMemoryBytes`; the other backends keep every entry until it expires and
+ * ignore it).
+ */
+export interface EntryOptions {
+  /**
+   * How much the entry refuses: 0 (the default) for one that refuses nothing; for one that holds
+   * a refusal, at most the requests it took to write it (a lockout's failure slot: the failures
+   * before it; a lock: `auth.lockout.attempts`; a rate-limit key at its limit: its points).
+   * Past the bound the lowest priority gives way first, so a flood evicts an entry only with
+   * entries of its own of at least that priority, each costing the flooder as many requests.
+   */
+  priority?: number;
+}
+
+/**
  * A key-value store with expiry. Every method rejects when the backend does not answer.
  * Expiry is judged by the store's clock (`now`, injectable for tests): an expired entry reads
  * as absent and may be replaced by `add`, even before the backend has purged it.
@@ -24,12 +40,12 @@ export interface KeyValueStore {
   /** The value under `key`, or undefined when absent or expired. */
   get(key: string): Promise<Json | undefined>;
   /** Stores `value` for `ttlMs`, replacing whatever was there. */
-  set(key: string, value: Json, ttlMs: number): Promise<void>;
+  set(key: string, value: Json, ttlMs: number, options?: EntryOptions): Promise<void>;
   /**
    * Stores `value` for `ttlMs` only when `key` is absent or expired; true when it stored.
    * Atomic across every process sharing the backend: of many concurrent adds, one wins.
    */
-  add(key: string, value: Json, ttlMs: number): Promise<boolean>;
+  add(key: string, value: Json, ttlMs: number, options?: EntryOptions): Promise<boolean>;
   /** Removes `key` (absent: nothing happens). */
   delete(key: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
 /**
  * The `none` backend's entries and rate-limit keys stay within `shared.maxMemoryBytes`: a write
- * past it evicts the oldest entries of the kind holding the most bytes (expired ones go without
- * counting as evicted), and the evictions are logged at once, then at most once a minute.
+ * past it evicts, among the entries of the lowest priority, the oldest of the kind holding the
+ * most bytes (expired ones go without counting as evicted), so entries holding a refusal go
+ * last; the evictions are logged at once, then at most once a minute.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -79,15 +80,50 @@ describe('memory entries bounded by bytes', () => {
     assert.ok(evicted.length > 0 && evicted.every((key) => key.startsWith('idem:')));
     assert.ok(entries.bytes <= 20 * ANSWER_BYTES);
   });
+
+  it('evict the lowest priority first: a flood of plain entries never evicts one holding a refusal; once only those are left, the lowest and oldest go', async () => {
+    const evicted: Array<[string, number]> = [];
+    const entries = memoryEntries({
+      maxBytes: 20 * ANSWER_BYTES,
+      onEvict: (key, priority) => evicted.push([key, priority]),
+    });
+    await entries.set('lockout:victim:locked', { until: 1 }, DAY, { priority: 5 });
+    await entries.add('lockout:victim:3', 1, DAY, { priority: 3 });
+    await entries.add('rate:global:ip', 0, DAY, { priority: 600 });
+    for (let n = 100; n < 600; n += 1) await entries.add(`lockout:flood-${n}:0`, n, DAY);
+    for (let n = 100; n < 600; n += 1) await entries.set(`idem:${n}`, answer(n), DAY);
+    assert.deepEqual(await entries.get('lockout:victim:locked'), { until: 1 });
+    assert.equal(await entries.get('lockout:victim:3'), 1);
+    assert.equal(await entries.get('rate:global:ip'), 0);
+    assert.ok(evicted.length > 900 && evicted.every(([, priority]) => priority === 0));
+    assert.ok(entries.bytes <= 20 * ANSWER_BYTES);
+
+    evicted.length = 0;
+    for (let n = 100; n < 400; n += 1)
+      await entries.set(`lockout:held-${n}:locked`, { until: n }, DAY, { priority: 5 });
+    assert.ok(entries.bytes <= 20 * ANSWER_BYTES);
+    const refusing = evicted.filter(([, priority]) => priority > 0).map(([key]) => key);
+    assert.deepEqual(
+      refusing.slice(0, 2),
+      ['lockout:victim:3', 'lockout:victim:locked'],
+      'the lower priority first, then the oldest of the same',
+    );
+    assert.equal(await entries.get('rate:global:ip'), 0, 'a higher priority than the flood stays');
+  });
 });
+
+/** An eviction warning by the clock `now` reads, and the lines it logs. */
+function warningInto(now: () => number) {
+  const lines: Array<Record<string, unknown>> = [];
+  const { config } = resolveConfig({ env: { NODE_ENV: 'test' } });
+  const log = createLogger(config, { name: 'test', destination: linesInto(lines) });
+  return { lines, warn: evictionWarning(log, { maxBytes: 1024, now }) };
+}
 
 describe('eviction warning', () => {
   it('logs the first eviction at once, then at most one line a minute with the count since the last', () => {
     let clock = 1_000_000;
-    const lines: Array<Record<string, unknown>> = [];
-    const { config } = resolveConfig({ env: { NODE_ENV: 'test' } });
-    const log = createLogger(config, { name: 'test', destination: linesInto(lines) });
-    const warn = evictionWarning(log, { maxBytes: 1024, now: () => clock });
+    const { lines, warn } = warningInto(() => clock);
     warn('idem:a');
     assert.equal(lines.length, 1);
     assert.equal(lines[0].level, 40);
@@ -102,6 +138,22 @@ describe('eviction warning', () => {
     assert.equal(lines.length, 2);
     assert.equal(lines[1].evicted, 51);
     assert.match(String(lines[1].msg), /shared\.maxMemoryBytes/);
+  });
+
+  it('says how many evicted entries held a refusal, which only a bound full of refusals gives up', () => {
+    let clock = 1_000_000;
+    const { lines, warn } = warningInto(() => clock);
+    warn('idem:a');
+    assert.equal(lines[0].refusing, 0);
+    assert.doesNotMatch(String(lines[0].msg), /refusal/);
+    warn('lockout:b:locked', 5);
+    warn('lockout:c:0', 0);
+    clock += EVICTION_LOG_INTERVAL_MS;
+    warn('rate:global:ip', 600);
+    assert.equal(lines.length, 2);
+    assert.equal(lines[1].evicted, 3);
+    assert.equal(lines[1].refusing, 2);
+    assert.match(String(lines[1].msg), /2 of them held a refusal/);
   });
 
   it('the store of shared.backend none bounds its entries, logs and reports through its watch', async () => {
@@ -122,7 +174,7 @@ describe('eviction warning', () => {
     assert.equal(lines.length, 1);
   });
 
-  it("counts the rate-limit counters' keys against the bound: a flood of distinct keys forgets the oldest counts", async () => {
+  it("counts the rate-limit counters' keys against the bound: a flood of distinct keys forgets the oldest counts under their limit, never a client's at its limit", async () => {
     let bytes = 0;
     const kinds = new Set<string>();
     const store = memoryStore({
@@ -134,15 +186,18 @@ describe('eviction warning', () => {
     await counter.hit('ip:10.0.0.1');
     assert.equal((await counter.hit('ip:10.0.0.1')).remaining, 0);
     assert.equal((await counter.hit('ip:10.0.0.1')).allowed, false, 'counted while its key is held');
+    await counter.hit('ip:10.0.0.2');
     let n = 0;
     for (; n < 10_000 && bytes < 2 * ANSWER_BYTES - 200; n += 1) await counter.hit(`ip:10.1.${n >> 8}.${n & 255}`);
-    for (let more = 0; more < 50; more += 1, n += 1) {
+    for (let more = 0; more < 500; more += 1, n += 1) {
       await counter.hit(`ip:10.1.${n >> 8}.${n & 255}`);
       assert.ok(bytes <= 2 * ANSWER_BYTES, `${bytes} bytes`);
     }
     assert.deepEqual([...kinds], ['rate']);
-    const again = await counter.hit('ip:10.0.0.1');
-    assert.equal(again.allowed, true, 'the oldest count was evicted: the key starts a new window');
-    assert.equal(again.remaining, 1);
+    const refused = await counter.hit('ip:10.0.0.1');
+    assert.equal(refused.allowed, false, 'the client at its limit stays refused: its count holds a refusal');
+    const again = await counter.hit('ip:10.0.0.2');
+    assert.equal(again.allowed, true);
+    assert.equal(again.remaining, 1, 'the count under its limit was evicted: the key starts a new window');
   });
 });
