@@ -39,7 +39,7 @@ export interface Failure {
 }
 
 /** Where the database is, for messages: host and port of `databaseUrl`, never its credentials. */
-function databaseHost(databaseUrl: string | null | undefined): string {
+export function databaseHost(databaseUrl: string | null | undefined): string {
   if (!databaseUrl) return 'no DATABASE_URL';
   try {
     const url = new URL(databaseUrl);

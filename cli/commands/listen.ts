@@ -11,6 +11,15 @@
  * Temporary endpoints are marked in their description (`app listen: pid <pid> on <host>`); at
  * start, those of this host whose process is gone (a `listen` that was killed) are removed.
  *
+ * While it runs it holds a connection of its own (`app-listen` in pg_stat_activity;
+ * cli/support/database-watch.ts), so that losing the database is said at once on stderr rather
+ * than met as silence: one line when the connection is lost, reconnection with a backoff for up
+ * to `--reconnect-timeout`, and one line when it is back, after reading its endpoint again (what
+ * it can have missed meanwhile: the endpoint removed or disabled). Deliveries need no connection
+ * of the command's own (the worker makes them, and retries those it could not make), so none is
+ * lost while the endpoint stays. Not back within the bound, the run fails as the database
+ * unreachable (exit 4), its endpoint left for the next start to remove.
+ *
  * However the run ends (stopped, or failing once its receiver listens: the endpoint refused, the
  * database gone), it closes the receiver and takes its signal listeners off before the failure
  * reaches cli/app.ts, so the process exits with the reason and the code of its kind instead of
@@ -24,11 +33,15 @@ import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
-import { UsageError } from '../failure.ts';
+import { databaseHost, UsageError } from '../failure.ts';
+import { isAppError } from '../../shared/errors/app-error.ts';
 import { terminalText } from '../support/text-forms.ts';
 import { isBrokerUrl } from '../../shared/webhooks/destinations/kinds.ts';
 import { maskUrl, scrubCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import type { Senders } from '../../worker/delivery/send.ts';
+import { formatDuration, parseDuration } from '../../shared/config/units.ts';
+import { watchDatabase, type DatabaseWatch } from '../support/database-watch.ts';
+import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 
 /** What the action needs, loaded when it runs (`--help` reads the options alone). */
 const endpoints = () => import('../../shared/webhooks/endpoints/index.ts');
@@ -212,6 +225,25 @@ function createReceiver(
   });
 }
 
+/**
+ * What became of the run's endpoint while the database connection was lost, read again once it
+ * is back: still there and enabled (no delivery missed: the worker retries those it could not
+ * make), disabled, or removed (events since may have been missed). Never throws.
+ */
+async function endpointState(deps: WebhookDeps, id: string): Promise<string> {
+  const { showEndpoint } = await endpoints();
+  try {
+    const endpoint = await showEndpoint(deps, ALL_TENANTS, id);
+    if (endpoint.enabled)
+      return `endpoint ${id} still registered and enabled, no delivery missed (the worker retries those it could not make)`;
+    return `endpoint ${id} was disabled (${endpoint.disabledReason || 'no reason given'}): no delivery arrives until \`app webhooks:enable ${id}\``;
+  } catch (error) {
+    if (isAppError(error) && error.status === 404)
+      return `endpoint ${id} was removed: no delivery arrives and events since may have been missed; start app listen again`;
+    return `endpoint ${id} could not be read again (${(error as Error).message.split('\n')[0]})`;
+  }
+}
+
 /** Refuses a broker url to forward to that names no destination (the reason shows no credentials). */
 async function checkBrokerForward(url: string): Promise<void> {
   const { checkWebhookUrl } = await import('../../shared/webhooks/address-rules.ts');
@@ -239,7 +271,13 @@ export const listenCommand = defineCommand({
         describe:
           'Forward each delivery to this url and answer with its answer; a broker url (amqp://user:pass@host/vhost?exchange=…, nats://, mqtt://, redis://) gets it published as the worker would',
       })
-      .option('port', { type: 'number', default: 0, describe: 'Port of the local receiver (default: a free one)' }),
+      .option('port', { type: 'number', default: 0, describe: 'Port of the local receiver (default: a free one)' })
+      .option('reconnect-timeout', {
+        type: 'string',
+        default: '5m',
+        describe:
+          'How long to try to reconnect once the database connection is lost (30s, 5m, 1h) before exiting 4; the endpoint is then left for the next start to remove',
+      }),
   run: async (context, args) => {
     const { config, io } = context;
     if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65_535)
@@ -256,8 +294,17 @@ export const listenCommand = defineCommand({
         `--forward-to ${JSON.stringify(maskUrl(forwardTo))} is not an http(s) or broker (amqp, nats, mqtt, redis) url`,
       );
     if (toBroker) await checkBrokerForward(forwardTo);
+    const reconnectWithinMs = parseDuration(args['reconnect-timeout']);
+    if (reconnectWithinMs === null || reconnectWithinMs === 0)
+      throw new UsageError(
+        `--reconnect-timeout ${JSON.stringify(args['reconnect-timeout'])}: must be a duration such as 30s, 5m or 1h`,
+      );
     const shownForward = forwardTo === undefined ? undefined : maskUrl(forwardTo);
     const json = args.json === true;
+    // the state of the run's connection, beside the deliveries: on stderr, in both forms
+    const warn = (text: string) => {
+      io.stderr.write(`app listen: ${terminalText(text)}\n`);
+    };
     const line = (document: Record<string, unknown>, text: string) =>
       io.stdout.write(json ? `${JSON.stringify(document)}\n` : `${terminalText(text)}\n`);
     const { registerEndpoint, removeEndpoint } = await endpoints();
@@ -284,8 +331,25 @@ export const listenCommand = defineCommand({
               forwardToBroker(senders, forwardTo, headers, body, config.webhooks.timeout)
           : (headers: Record<string, string>, body: Buffer) => forwardToHttp(forwardTo, headers, body);
     const server = createReceiver(context, { verify, secret: () => secret, forward, print: line });
+    let watch: DatabaseWatch | undefined;
+    let endpointId: string | undefined;
     try {
       const removed = await removeStaleListeners(context);
+      // watching before the endpoint exists: from then on, a lost connection is said, and a
+      // connection that cannot be opened leaves no endpoint behind
+      watch = await watchDatabase({
+        config,
+        name: 'app-listen',
+        reconnectWithinMs,
+        onLost: (error) =>
+          warn(
+            `lost its database connection to ${databaseHost(config.databaseUrl)} (${error.message.split('\n')[0]}); reconnecting for up to ${formatDuration(reconnectWithinMs)}, deliveries the worker makes meanwhile still arrive`,
+          ),
+        onBack: async (downMs) =>
+          warn(
+            `database connection back after ${(downMs / 1000).toFixed(1)}s${endpointId === undefined ? '' : `; ${await endpointState(deps, endpointId)}`}`,
+          ),
+      });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(args.port, '127.0.0.1', () => resolve());
@@ -298,6 +362,7 @@ export const listenCommand = defineCommand({
         description: `app listen: pid ${process.pid} on ${hostname()}, started ${new Date().toISOString()}`,
       });
       secret = endpoint.secret;
+      endpointId = endpoint.id;
       line(
         {
           kind: 'listening',
@@ -312,13 +377,16 @@ export const listenCommand = defineCommand({
           `${shownForward ? `, forwarding to ${shownForward}` : ''}${removed.length ? `; removed ${removed.length} left by a killed listen` : ''}\nCtrl-C stops and removes the endpoint`,
       );
 
-      await signal.stopped;
+      // stopped by a signal, or failing once the connection was lost and not back within the bound
+      await Promise.race([signal.stopped, watch.failed]);
+      await watch.stop();
       await closeReceiver(server);
       await removeEndpoint(deps, OPERATOR, endpoint.id);
       line({ kind: 'stopped', endpointId: endpoint.id }, `stopped; endpoint ${endpoint.id} removed`);
     } finally {
       // every way out, a failure included: nothing left to hold the process open or catch its signals
       signal.remove();
+      await watch?.stop();
       await closeReceiver(server);
       await destinations?.close();
     }

@@ -3,7 +3,9 @@
  * emitted by another command and performed by the real worker, forwards it and relays the answer,
  * removes its endpoint on SIGINT, and at its next start removes the one a killed `listen` left.
  * A failure once its receiver listens (the endpoint refused) ends the process with the reason and
- * the exit code of its kind, and no run leaves a signal listener or a receiver behind.
+ * the exit code of its kind, and no run leaves a signal listener or a receiver behind. Its
+ * database connection lost, it says so on stderr at once, reconnects and says so, and goes on
+ * printing deliveries; the database away past --reconnect-timeout, it exits 4.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -14,6 +16,7 @@ import { runAppInProcess } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/ports.ts';
 import { spawnNode, type Spawned } from '../helpers/processes.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { harness, runOnce } from '../worker/helpers.ts';
 
 const db = await createTestDatabase();
@@ -74,6 +77,35 @@ async function emitTo(run: Spawned, owner: string, data: string): Promise<Record
   const delivery = lines(run).find((document) => document.kind === 'delivery') as Record<string, unknown>;
   assert.equal(delivery.verified, true);
   return delivery;
+}
+
+/**
+ * `app listen` (text form) reaching the database through a proxy; `cut()` closes its connections
+ * and its port, so that every reconnection is refused.
+ */
+async function listenThroughProxy(reconnectTimeout: string) {
+  const proxy = await startTcpProxy(db.url);
+  after(() => proxy.close());
+  const run = spawnNode('cli/main.ts', { ...ENV, DATABASE_URL: proxy.url }, [
+    'listen',
+    '--reconnect-timeout',
+    reconnectTimeout,
+  ]);
+  spawned.push(run);
+  let stderr = '';
+  run.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [, left] = await run.waitFor(/^listening on \S+ as endpoint (ep_\S+) /m);
+  return { run, stderr: () => stderr, left, cut: () => proxy.cut() };
+}
+
+/** Removes the endpoint a listen could not remove, as an operator would. */
+async function removeLeft(id: string): Promise<void> {
+  const removed = await runAppInProcess(['webhooks:remove', id, '--yes'], {
+    PATH: process.env.PATH ?? '',
+    HOME: '/tmp',
+    ...ENV,
+  });
+  assert.equal(removed.code, 0, removed.stderr);
 }
 
 describe('app listen', () => {
@@ -189,6 +221,84 @@ describe('app listen', () => {
     );
     assert.doesNotMatch(run.output(), /listening on/);
     assert.deepEqual(await endpointIds(), []);
+  });
+
+  it('its database connection ended by the server: says so on stderr at once, says when it is back, and still prints what is emitted after', async () => {
+    const run = listen(['--owner', 'reconnects']);
+    await run.waitFor(/"kind":"listening"/);
+    const listening = lines(run)[0];
+    // the connection the command holds to watch the database, opened before it says it listens
+    const terminated = await db.sql<{ terminated: boolean }[]>`
+      select pg_terminate_backend(pid) as terminated from pg_stat_activity
+       where application_name = 'app-listen' and datname = current_database()`;
+    assert.deepEqual(
+      terminated.map((row) => row.terminated),
+      [true],
+    );
+    await run.waitFor(/^app listen: lost .*\n/m);
+    await run.waitFor(/^app listen: database connection back .*\n/m);
+    const said = run
+      .output()
+      .split('\n')
+      .filter((text) => text.startsWith('app listen: '));
+    assert.equal(said.length, 2, run.output());
+    assert.match(
+      said[0],
+      /^app listen: lost its database connection to [^ ]+ \(terminating connection due to administrator command\); reconnecting for up to 5m, /,
+    );
+    assert.match(
+      said[1],
+      new RegExp(
+        `^app listen: database connection back after \\d+\\.\\ds; endpoint ${listening.endpointId} still registered and enabled, no delivery missed`,
+      ),
+    );
+    const delivery = await emitTo(run, 'reconnects', '{"n":9}');
+    assert.deepEqual(delivery.data, { n: 9 });
+    run.child.kill('SIGINT');
+    assert.equal((await run.exited).code, 0, run.output());
+    assert.deepEqual(await endpointIds(), []);
+  });
+
+  it('its database gone for longer than --reconnect-timeout: exits 4 with the reason, its endpoint left for the next start', async () => {
+    const { run, stderr, left, cut } = await listenThroughProxy('1s');
+    await cut();
+    const exit = await run.exitedWithin(20_000);
+    assert.equal(exit.code, 4, run.output());
+    const said = stderr()
+      .split('\n')
+      .filter((text) => /^app( listen)?: /.test(text));
+    assert.equal(said.length, 2, stderr());
+    assert.match(
+      said[0],
+      /^app listen: lost its database connection to 127\.0\.0\.1:\d+ \(.+\); reconnecting for up to 1s/,
+    );
+    assert.match(
+      said[1],
+      /^app: cannot reach the database at 127\.0\.0\.1:\d+ \(DATABASE_URL\): the connection was lost and not back within 1s: connect ECONNREFUSED/,
+    );
+    assert.deepEqual(await endpointIds(), [left], 'the endpoint could not be removed without the database');
+    await removeLeft(left);
+  });
+
+  it('SIGTERM while it reconnects ends it at once, with the exit code it had before (4: the endpoint cannot be removed)', async () => {
+    const { run, stderr, left, cut } = await listenThroughProxy('5m');
+    await cut();
+    await run.waitFor(/^app listen: lost /m);
+    run.child.kill('SIGTERM');
+    const exit = await run.exitedWithin(10_000);
+    assert.equal(exit.code, 4, run.output());
+    assert.match(stderr(), /^app: cannot reach the database at 127\.0\.0\.1:\d+ \(DATABASE_URL\): /m);
+    await removeLeft(left);
+  });
+
+  it('--reconnect-timeout that is not a duration: refused at start (exit 2)', async () => {
+    const run = await runAppInProcess(['listen', '--reconnect-timeout', 'soon'], {
+      PATH: process.env.PATH ?? '',
+      HOME: '/tmp',
+      ...ENV,
+    });
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /^app: --reconnect-timeout "soon": must be a duration such as 30s, 5m or 1h/m);
   });
 
   describe('leaves no signal listener and no receiver behind, whichever way it ends', () => {
