@@ -52,6 +52,36 @@ describe('memory entries bounded by bytes', () => {
     assert.equal(entries.bytes, 2 * ANSWER_BYTES);
   });
 
+  it('keep evicting the oldest written first across rewrites and deletes, the way a plain list of writes says', async () => {
+    // the evictions read on from where the last one left off: checked against a model of the
+    // order of writes under interleaved rewrites (an entry written again is the newest), deletes
+    // and thousands of evictions, enough for the Map under it to be rebuilt many times
+    const evicted: string[] = [];
+    const keyOf = (n: number) => `idem:${String(n).padStart(4, '0')}`; // every entry the same size
+    const bytes = entryBytes(keyOf(0), JSON.stringify(answer(100)));
+    const entries = memoryEntries({ maxBytes: 50 * bytes, onEvict: (key) => evicted.push(key) });
+    const order: string[] = []; // the keys held, oldest written first
+    const expected: string[] = [];
+    const write = async (key: string) => {
+      const at = order.indexOf(key);
+      if (at >= 0) order.splice(at, 1);
+      order.push(key);
+      await entries.set(key, answer(100), DAY);
+      while (order.length > 50) expected.push(order.shift() as string);
+    };
+    for (let n = 0; n < 5_000; n += 1) {
+      await write(keyOf(n));
+      if (n % 7 === 0 && order.length > 10) await write(order[3]); // an older entry written again
+      if (n % 11 === 0 && order.length > 10) {
+        const [gone] = order.splice(5, 1);
+        await entries.delete(gone);
+      }
+    }
+    assert.deepEqual(evicted, expected);
+    assert.equal(entries.size, order.length);
+    for (const key of order) assert.ok(await entries.get(key), `${key} is held`);
+  });
+
   it('drop expired entries on the way without counting them as evicted', async () => {
     let clock = 1_000_000;
     const evicted: string[] = [];
