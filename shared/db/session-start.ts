@@ -136,6 +136,13 @@ export function watchSessionStart(socket: Socket, opening: () => number | undefi
         held?.push(bytes.subarray(at, at + taken));
         skip -= taken;
         at += taken;
+      } else if (header.length === 0 && bytes[at] !== ERROR_RESPONSE && at + HEADER <= bytes.length) {
+        // a whole header in this chunk, read in place (most messages)
+        if (bytes[at] === READY_FOR_QUERY) state = 'started';
+        const end = at + 1 + bytes.readUInt32BE(at + 1);
+        skip = Math.max(0, end - bytes.length);
+        at = Math.min(end, bytes.length);
+        continue;
       } else {
         if (header.length === 0 && bytes[at] === ERROR_RESPONSE) {
           out.push(bytes.subarray(from, at));
