@@ -41,7 +41,11 @@
  *
  * A connection the server closes cleanly before its session starts (a proxy in front of a database
  * that is down) is told to the driver as an error, so its query fails with a connection error
- * instead of waiting while the driver opens connection after connection (shared/db/session-start.ts).
+ * instead of waiting while the driver opens connection after connection; and an ErrorResponse that
+ * ends the session (a start-up refused with 57P03 while the server recovers, a FATAL such as 57P01
+ * at a fast shutdown) is told as the socket's error instead of given to the driver, which would
+ * have kept it as the answer to a query of a connection that died mid-query and failed the next
+ * session's first query with it (shared/db/session-start.ts).
  *
  * Left as the driver does it: a statement a transaction sends after its connection closed is
  * answered by the next session's start-up without having run (it never reaches that session:
@@ -51,7 +55,7 @@
 import { Socket } from 'node:net';
 import tls from 'node:tls';
 import type { Logger } from '../log/logger.ts';
-import { CANCEL_REQUEST, SSL_REQUEST, watchSessionStart } from './session-start.ts';
+import { CANCEL_REQUEST, type SessionWatch, SSL_REQUEST, watchSessionStart } from './session-start.ts';
 
 /** The driver's resolved options this reads (every host and port of the URL, or a Unix socket). */
 interface DriverConnectOptions {
@@ -100,24 +104,33 @@ const ours = new WeakMap<Socket, { log: Logger | undefined; direct: boolean }>()
 /**
  * Makes `socket` tell its listeners (the driver) of its end as its 'error' and its 'close' in one
  * go (see the file comment); its own later 'close', and any further 'error', are not passed on.
- * When `cutShort` says the server closed it cleanly before the session started, the close is told
- * as an error too (shared/db/session-start.ts), if anyone still listens for one.
+ * With `watch` (shared/db/session-start.ts), what the server sends is read before the driver gets
+ * it: an ErrorResponse that ends the session is not given to the driver but told as the socket's
+ * error, and the socket destroyed; a clean close before the session started is told as an error
+ * too. Either only while anyone listens for one (the driver does from the socket's making).
  */
-function endTogether(socket: Socket, cutShort?: () => boolean): void {
+function endTogether(socket: Socket, watch?: SessionWatch): void {
   const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
   let ended = false;
+  const endWith = (error: unknown) => {
+    ended = true;
+    emit('error', error);
+    return emit('close', true);
+  };
   socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event === 'data' && watch && !ended && Buffer.isBuffer(args[0])) {
+      const { pass, ended: refusal } = watch.read(args[0]);
+      if (pass.length > 0) emit('data', pass);
+      if (!refusal) return true;
+      if (!ended && socket.listenerCount('error') > 0) endWith(refusal);
+      socket.destroy();
+      return true;
+    }
     if (event !== 'error' && event !== 'close') return emit(event, ...args);
     if (ended) return true;
+    if (event === 'error') return endWith(args[0]);
     ended = true;
-    if (event === 'error') {
-      emit('error', ...args);
-      return emit('close', true);
-    }
-    if (cutShort?.() && socket.listenerCount('error') > 0) {
-      emit('error', closedBeforeSession(socket));
-      return emit('close', true);
-    }
+    if (watch?.cutShort() && socket.listenerCount('error') > 0) return endWith(closedBeforeSession(socket));
     return emit('close', ...args);
   }) as Socket['emit'];
 }

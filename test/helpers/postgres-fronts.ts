@@ -2,7 +2,10 @@
  * Servers in front of a test's PostgreSQL for the tests of the driver's sockets
  * (test/shared/db/driver-*.test.ts): one whose `reset()` ends every client connection with a TCP
  * RST, and one that speaks PostgreSQL's TLS (an SSLRequest answered `S`, then TLS with the test
- * certificate) and passes the plain protocol on. Each answers `close()`, for the test's cleanups.
+ * certificate) and passes the plain protocol on. Each answers `close()`, for the test's cleanups,
+ * and `refuse(error)` to answer every new connection's startup message with a server's
+ * ErrorResponse (`errorResponse`) and close it, as a server that starts up or shuts down does,
+ * until `flow()`.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
@@ -12,6 +15,20 @@ import { forward, listenInFront } from './tcp-proxy.ts';
 
 /** PostgreSQL's SSLRequest code (protocol 3.0). */
 const SSL_REQUEST = 80_877_103;
+
+/** A FATAL ErrorResponse as PostgreSQL answers a startup message it refuses, with SQLSTATE `code`. */
+export function errorResponse(code: string, message: string): Buffer {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0RProcessStartupPacket\0\0`);
+  const header = Buffer.alloc(5);
+  header.write('E', 0);
+  header.writeUInt32BE(fields.length + 4, 1);
+  return Buffer.concat([header, fields]);
+}
+
+/** Answers `client`'s first bytes (its startup message) with `refusal` and closes it cleanly. */
+function refuseStartup(client: Socket, refusal: Buffer): void {
+  client.once('data', () => client.end(refusal));
+}
 
 /** Closes `server` after destroying the client sockets still open. */
 async function closeWith(server: Server, clients: Set<Socket>): Promise<void> {
@@ -30,8 +47,11 @@ export async function startResettingProxy(target: string) {
   const upstream = new URL(target);
   const clients = new Set<Socket>();
   const markers: { marker: string; resolve: () => void }[] = [];
+  let refusal: Buffer | undefined;
   const server: Server = createServer((client) => {
     clients.add(client);
+    client.on('close', () => clients.delete(client));
+    if (refusal) return refuseStartup(client, refusal);
     client.on('data', (bytes: Buffer) => {
       const text = bytes.toString('latin1');
       for (const waiting of markers.splice(0)) {
@@ -39,7 +59,6 @@ export async function startResettingProxy(target: string) {
         else markers.push(waiting);
       }
     });
-    client.on('close', () => clients.delete(client));
     forward(client, upstream);
   });
   const url = await listenInFront(server, target);
@@ -53,6 +72,8 @@ export async function startResettingProxy(target: string) {
     },
     sent: (marker: string) => new Promise<void>((resolve) => markers.push({ marker, resolve })),
     reset,
+    refuse: (error: Buffer) => void (refusal = error),
+    flow: () => void (refusal = undefined),
     async cut() {
       const closing = new Promise((resolve) => server.close(resolve));
       reset();
@@ -73,6 +94,7 @@ export async function startTlsPostgres(target: string) {
   const upstream = new URL(target);
   const raws = new Set<Socket>();
   let secured = 0;
+  let refusal: Buffer | undefined;
   const server: Server = createServer((raw) => {
     raws.add(raw);
     raw.on('close', () => raws.delete(raw));
@@ -88,7 +110,8 @@ export async function startTlsPostgres(target: string) {
       raw.write('S');
       const secure = new TLSSocket(raw, { isServer: true, key: TLS_KEY, cert: TLS_CERT });
       secure.on('error', () => raw.destroy());
-      forward(secure, upstream);
+      if (refusal) refuseStartup(secure, refusal);
+      else forward(secure, upstream);
     });
   });
   const url = new URL(await listenInFront(server, target));
@@ -101,6 +124,8 @@ export async function startTlsPostgres(target: string) {
     reset() {
       for (const raw of raws) raw.resetAndDestroy();
     },
+    refuse: (error: Buffer) => void (refusal = error),
+    flow: () => void (refusal = undefined),
     close: () => closeWith(server, raws),
   };
 }

@@ -17,7 +17,7 @@ import { createTestDatabase } from '../../helpers/database.ts';
 import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 import { linesInto } from '../../helpers/logs.ts';
 import { eventually } from '../../helpers/poll.ts';
-import { queryOnNextClose } from '../../helpers/postgres-fronts.ts';
+import { errorResponse, queryOnNextClose } from '../../helpers/postgres-fronts.ts';
 import { forward, listenInFront, startTcpProxy } from '../../helpers/tcp-proxy.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -35,15 +35,6 @@ async function promptly(what: string, query: () => Promise<unknown>): Promise<nu
   const took = performance.now() - started;
   assert.ok(took < PROMPT_MS, `${what} took ${Math.round(took)} ms`);
   return took;
-}
-
-/** A startup packet's ErrorResponse as PostgreSQL sends it while it starts up or recovers. */
-function startingUpError(): Buffer {
-  const fields = Buffer.from('SFATAL\0VFATAL\0C57P03\0Mthe database system is starting up\0\0');
-  const header = Buffer.alloc(5);
-  header.write('E', 0);
-  header.writeUInt32BE(fields.length + 4, 1);
-  return Buffer.concat([header, fields]);
 }
 
 /**
@@ -65,7 +56,7 @@ async function startingServer(target: string, mode: 'starting-up' | 'closes') {
       client.once('data', () => {
         refused += 1;
         refusedOne();
-        if (mode === 'starting-up') client.end(startingUpError());
+        if (mode === 'starting-up') client.end(errorResponse('57P03', 'the database system is starting up'));
         else client.end();
       });
       return;
