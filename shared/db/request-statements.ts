@@ -16,10 +16,14 @@
  * rolls back, and the connection goes back to the pool with its session intact. A `statement_timeout`
  * set on the role or the database is left as it is.
  *
- * Only the statements under way at the abort are cancelled: what the request runs afterwards
- * (the idempotency key given back, a rollback) runs. A read shared by several requests (the
- * per-process caches, shared/db/single-flight.ts) runs `outsideRequest`: it belongs to none of
- * them, and one request's timeout does not fail it for the others.
+ * After the abort, until its work has ended, the request sends no new statement: one its work
+ * creates then (work that reached the database only after the time ran out, slowed down before
+ * it) is refused with a 503 before it is sent, where it would have waited on the same lock with
+ * nobody left to cancel it. The driver's own statements (a transaction's rollback) are not the
+ * work's and are sent. What a request must still do after its timeout (its `Idempotency-Key`
+ * given back) runs `outsideRequest`, and so does a read several requests share (the per-process
+ * caches, shared/db/single-flight.ts): it belongs to none of them, and one request's timeout does
+ * not fail it for the others.
  *
  * The cancel protocol names a backend, not a statement: a cancel that reaches the server after
  * the statement ended, while the backend already runs the next statement, cancels that one. The
@@ -28,6 +32,7 @@
  * which is rolling back anyway.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { unavailable } from '../errors/app-error.ts';
 import type { Queryable } from './connect.ts';
 
 /**
@@ -43,9 +48,9 @@ interface DriverQuery {
   cancel(): void;
 }
 
-/** The statements a request created while it was running; `open` until it ends or aborts. */
+/** The statements a request created while it was running, until it ends or aborts. */
 interface RequestStatements {
-  open: boolean;
+  state: 'running' | 'aborted' | 'ended';
   created: Set<DriverQuery>;
 }
 
@@ -54,19 +59,47 @@ const scope = new AsyncLocalStorage<RequestStatements>();
 const isQuery = (value: unknown): value is DriverQuery =>
   typeof value === 'object' && value !== null && typeof (value as DriverQuery).cancel === 'function';
 
-/** Remembers `value` in the running request's statements when it is a query. */
+/** A statement of a request that already timed out, refused before it is sent (its client has its 503). */
+const requestTimedOut = () =>
+  unavailable('the request timed out: no statement is sent for it any more', { code: 'APP_REQUEST_TIMEOUT' });
+
+/** Remembers `value` in the running request's statements when it is a query; refuses it once the request timed out. */
 function remember<T>(value: T): T {
   const statements = scope.getStore();
-  if (statements?.open && isQuery(value)) statements.created.add(value);
+  if (statements === undefined || statements.state === 'ended' || !isQuery(value)) return value;
+  if (statements.state === 'aborted') throw requestTimedOut();
+  statements.created.add(value);
   return value;
 }
 
-/** Asks the server to cancel `query`, once; a cancel that fails is the statement left to end by itself. */
+/** The first pause before a cancel is asked again, and the longest. */
+const CANCEL_AGAIN_MS = 50;
+const CANCEL_AGAIN_MAX_MS = 1_000;
+
+/**
+ * Asks the server to cancel `query` (a query a connection has taken), and asks again while it
+ * runs: a cancel that reaches the backend before it has read the statement (sent a moment
+ * before) is ignored by PostgreSQL, and the statement would then wait on its lock after all. The
+ * driver sends a cancel only while it sees the statement running (for one queued behind another
+ * on its connection, once it starts). A cancel that cannot connect is the statement left to end
+ * by itself.
+ */
 function cancelStatement(query: DriverQuery): void {
   const canceller = query.canceller;
   if (typeof canceller !== 'function') return;
   query.canceller = null;
-  canceller(query).catch(() => {});
+  let settled = false;
+  // the query was handed on already: waiting on it sends nothing
+  const done = () => {
+    settled = true;
+  };
+  (query as unknown as Promise<unknown>).then(done, done);
+  const ask = (pause: number) => {
+    if (settled) return;
+    canceller(query).catch(() => {});
+    setTimeout(ask, pause, Math.min(pause * 2, CANCEL_AGAIN_MAX_MS)).unref();
+  };
+  ask(CANCEL_AGAIN_MS);
 }
 
 /**
@@ -90,7 +123,7 @@ function cancelWhenSent(query: DriverQuery): void {
 
 /** Cancels each statement of `statements` the driver has handed on (see the file comment). */
 function cancelAll(statements: RequestStatements): void {
-  statements.open = false;
+  statements.state = 'aborted';
   for (const query of statements.created) {
     // not handed on: a fragment of another statement, or one never awaited
     if (!query.executed) continue;
@@ -101,23 +134,23 @@ function cancelAll(statements: RequestStatements): void {
 }
 
 /**
- * `work` with the statements it creates cancelled on PostgreSQL when `signal` aborts (see the
- * file comment); the statements created after the abort run.
+ * `work` with the statements it creates cancelled on PostgreSQL when `signal` aborts, and those
+ * it creates afterwards refused (see the file comment).
  */
 export async function cancelOnAbort<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-  const statements: RequestStatements = { open: !signal.aborted, created: new Set() };
+  const statements: RequestStatements = { state: signal.aborted ? 'aborted' : 'running', created: new Set() };
   const onAbort = () => cancelAll(statements);
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     return await scope.run(statements, work);
   } finally {
     signal.removeEventListener('abort', onAbort);
-    statements.open = false;
+    statements.state = 'ended';
     statements.created.clear();
   }
 }
 
-/** `work` belonging to no request: its statements are not cancelled when the request that started it aborts. */
+/** `work` belonging to no request: its statements are neither cancelled nor refused when the request that started it times out. */
 export function outsideRequest<T>(work: () => T): T {
   return scope.exit(work);
 }

@@ -10,7 +10,10 @@ import postgres from 'postgres';
 import { call, closeAll, startApi, type ApiHarness } from './webhooks-api/helpers.ts';
 import { eventually } from '../helpers/poll.ts';
 
-/** A transaction of the test holding `app_events` until `release()`; resolves once the lock is held. */
+/**
+ * A transaction of the test holding `app_events` until `end()`; resolves once the lock is held.
+ * A test that fails before its `end()` has it ended after it, before the database is dropped.
+ */
 async function holdEvents(app: ApiHarness) {
   const blocker = postgres(app.db.url, { max: 1, onnotice: () => {} });
   let release!: () => void;
@@ -24,6 +27,14 @@ async function holdEvents(app: ApiHarness) {
     await released;
   });
   const pid = await holding;
+  let ended: Promise<void> | undefined;
+  const end = () =>
+    (ended ??= (async () => {
+      release();
+      await locked;
+      await blocker.end();
+    })());
+  after(end);
   return {
     pid,
     /** Backends other than the holder's with a statement on app_events running (or waiting on its lock). */
@@ -34,11 +45,7 @@ async function holdEvents(app: ApiHarness) {
            and state = 'active' and query ilike '%app_events%'`;
       return n;
     },
-    async end() {
-      release();
-      await locked;
-      await blocker.end();
-    },
+    end,
   };
 }
 
@@ -52,9 +59,13 @@ const errorLines = (app: ApiHarness) =>
 describe('statements of timed-out requests', () => {
   after(closeAll); // the servers stop before the database is dropped
   it('a listing and an emit blocked on a lock are answered 503 and their statements are cancelled while the lock is still held', async () => {
-    const app = await startApi({ requestTimeout: 300 });
+    const app = await startApi({ requestTimeout: 500 });
     const token = await app.token('admin');
-    await call('POST', `${app.api}/webhooks`, { token, body: { url: 'https://127.0.0.1/c', events: ['order.*'] } });
+    const endpoint = await call('POST', `${app.api}/webhooks`, {
+      token,
+      body: { url: 'https://127.0.0.1/c', events: ['order.*'] },
+    });
+    assert.equal(endpoint.status, 201, endpoint.text); // the emit has a delivery to write: it waits on the lock
     const lock = await holdEvents(app);
     const [listing, emit] = await Promise.all([
       call('GET', `${app.api}/events`, { token }),
@@ -71,7 +82,7 @@ describe('statements of timed-out requests', () => {
   });
 
   it('the pool (4 connections) serves the following requests after more requests than it has timed out on a lock', async () => {
-    const app = await startApi({ requestTimeout: 300 });
+    const app = await startApi({ requestTimeout: 500 });
     const token = await app.token('admin');
     const lock = await holdEvents(app);
     // two more than the pool: two wait for a connection, and are cancelled as they get one
@@ -80,9 +91,9 @@ describe('statements of timed-out requests', () => {
       listings.map((answer) => answer.status),
       [503, 503, 503, 503, 503, 503],
     );
-    await eventually(async () => (await lock.running()) === 0, 5_000, 'the blocked statements to be cancelled');
     const following = await call('GET', `${app.api}/webhooks`, { token });
     assert.equal(following.status, 200, `while the lock is still held: ${following.text}`);
+    await eventually(async () => (await lock.running()) === 0, 5_000, 'the blocked statements to be cancelled');
     await lock.end();
     const afterwards = await Promise.all(Array.from({ length: 6 }, () => call('GET', `${app.api}/events`, { token })));
     assert.deepEqual(
