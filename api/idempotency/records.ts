@@ -13,6 +13,7 @@
  * | executing | first answer is 5xx or request aborted |                  | no record          | (client may retry)                            |
  */
 import { randomUUID } from 'node:crypto';
+import { outsideRequest } from '../../shared/db/request-statements.ts';
 import type { Json, KeyValueStore } from '../../shared/stores/types.ts';
 import type { StoredAnswer } from './answer.ts';
 import type { AnswerSeal } from './sealed-answer.ts';
@@ -96,7 +97,10 @@ export async function complete(deps: RecordsDeps, claim: Claim, answer: StoredAn
 }
 
 /** Forgets a claim (5xx, abort, thrown error): nothing is stored and the client may retry. Leaves a newer claim alone. */
-export async function release(deps: RecordsDeps, claim: Claim): Promise<void> {
-  const record = (await deps.entries.get(claim.id)) as IdempotencyRecord | undefined;
-  if (record?.state === 'executing' && record.token === claim.token) await deps.entries.delete(claim.id);
+export function release(deps: RecordsDeps, claim: Claim): Promise<void> {
+  // also after the request timed out, whose own statements are refused by then
+  return outsideRequest(async () => {
+    const record = (await deps.entries.get(claim.id)) as IdempotencyRecord | undefined;
+    if (record?.state === 'executing' && record.token === claim.token) await deps.entries.delete(claim.id);
+  });
 }

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { commitDeadline, type CommitDeadline } from '../../shared/db/commit-deadline.ts';
+import { cancelOnAbort } from '../../shared/db/request-statements.ts';
 import { unavailable } from '../../shared/errors/app-error.ts';
 
 declare module 'koa' {
@@ -13,8 +14,10 @@ declare module 'koa' {
 
 /**
  * A request still running after `config.requestTimeout` is answered 503, and its work is
- * stopped: `ctx.state.signal` aborts, and a transaction that reaches its commit afterwards rolls
- * back (`ctx.state.deadline`, which the webhook core's writes check), so what the client was told
+ * stopped: `ctx.state.signal` aborts, the statements it has under way are cancelled on PostgreSQL
+ * (shared/db/request-statements.ts: their connections go back to the pool instead of waiting on a
+ * lock or a slow read), and a transaction that reaches its commit afterwards rolls back
+ * (`ctx.state.deadline`, which the webhook core's writes check), so what the client was told
  * failed did not happen. When the timer fires while a commit is already under way, the answer
  * waits for that commit and is the real one. Koa ignores anything set after the 503, so nothing
  * is written to a socket that has already been answered.
@@ -34,7 +37,7 @@ export function timeout(options: { ms: number }): Middleware {
       }, options.ms);
     });
     try {
-      await Promise.race([next(), expired]);
+      await Promise.race([cancelOnAbort(controller.signal, next), expired]);
     } finally {
       clearTimeout(timer);
     }

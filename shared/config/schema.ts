@@ -155,7 +155,11 @@ export const SCHEMA = group({
     '16mb',
     "Most bytes of request bodies one client (its ip, as `trustProxy` reads it) may have being received by one web process at once, each counted at its `Content-Length` (`bodyLimit` when chunked) until it is read; past it: 429 `APP_BODIES_IN_FLIGHT`, the body unread. A client's first body is always taken. Bounds the memory that stalled uploads hold until `requestTimeout`.",
   ),
-  requestTimeout: leaf('duration', '30s', 'A request still running after this answers 503.'),
+  requestTimeout: leaf(
+    'duration',
+    '30s',
+    'A request still running after this answers 503; the statements it has under way are cancelled on PostgreSQL.',
+  ),
   filterParameters: leaf(
     'string[]',
     ['password', 'token', 'secret', 'authorization'],

@@ -3,6 +3,7 @@ import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { driverSocket } from './driver-socket.ts';
 import { driverUrls } from './driver-urls.ts';
+import { rememberStatements } from './request-statements.ts';
 
 export type Sql = postgres.Sql<Record<string, never>>;
 /** A pool or an open transaction: what small query functions take. */
@@ -35,7 +36,9 @@ export const connectionLifetime = (maxLifetimeMs: number) => (): number =>
  * `driverSocket`, which lets a connection closed with a write still buffered connect again at
  * once instead of timing out every attempt, and fails no query given to a connection as its
  * socket fails (the driver answered it from the next session without running it). Once `end()`
- * is done the pool opens no connection.
+ * is done the pool opens no connection. Inside a request, the statements it (and its
+ * transactions) send are remembered, to be cancelled on the server if the request times out
+ * (request-statements.ts).
  */
 export function connect(
   config: Pick<Config, 'databaseUrl' | 'db'>,
@@ -74,5 +77,5 @@ export function connect(
       ended = true;
     }
   };
-  return sql;
+  return rememberStatements(sql);
 }

@@ -53,7 +53,7 @@ const REFUSALS: Record<string, PgRefusal> = {
   '40001': BUSY, // serialization_failure
   '40P01': BUSY, // deadlock_detected
   '55P03': BUSY, // lock_not_available: lock_timeout
-  '57014': BUSY, // query_canceled: statement_timeout (the service never cancels its own statements)
+  '57014': BUSY, // query_canceled: statement_timeout, or a cancel (the service cancels only statements of requests already answered 503)
 };
 
 interface ServerError {
