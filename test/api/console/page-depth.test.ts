@@ -2,7 +2,7 @@
  * The console's listings link no deeper than the paging bound (`api.maxPageOffset`): "Next page"
  * stops at the deepest page answered, which says to narrow the list with its filters where it has
  * any, and a page typed past it is refused (422 `APP_PAGE_TOO_DEEP`): deliveries, events,
- * endpoints and event types show the listing with the refusal's reason, tokens the error page;
+ * endpoints and event types show the listing with the refusal's reason, tokens and users the error page;
  * never a 500.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { createEventType } from '../../../shared/webhooks/event-types/index.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
+import { createUser } from '../../../shared/accounts/users.ts';
 import { seedDeadPerMinute } from '../../helpers/attempt-history.ts';
 import { Browser, startAccounts } from '../accounts/helpers.ts';
 
@@ -35,6 +36,9 @@ describe('console listings past the paging bound', () => {
     for (let i = 0; i < 51; i++) await createToken(deps, { name: `ci ${i}`, role: 'viewer', owner: 'acme' });
     admin = new Browser(app.base);
     await admin.signIn((await app.user({ role: 'admin' })).email);
+    // 51 users with the admin: two pages of 50
+    for (let i = 0; i < 50; i++)
+      await createUser(app.accounts, OPERATOR, { email: `viewer${i}@acme.test`, role: 'viewer', owner: 'acme' });
   });
 
   it('offers no "Next page" past the deepest page, says why there, and answers a page past it with the reason', async () => {
@@ -58,11 +62,12 @@ describe('console listings past the paging bound', () => {
     }
   });
 
-  it('the overview, event types and tokens stop "Next page" at the deepest page and refuse a page past it', async () => {
+  it('the overview, event types, tokens and users stop "Next page" at the deepest page and refuse a page past it', async () => {
     for (const [path, refusal] of [
       ['/', /narrow the listing with owner, enabled, events/],
       ['/event-types', /the deepest page is 1\)/],
       ['/tokens', /the deepest page is 1\)/],
+      ['/users', /the deepest page is 1\): narrow the listing with enabled, role, owner, email/],
     ] as const) {
       const first = await admin.request('GET', path, { headers: html });
       assert.equal(first.status, 200, `${path}: ${first.text}`);
