@@ -242,11 +242,18 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
       /** What a refused link form held, shown again. */
       form?: Record<string, string>;
     } = {},
-  ) =>
-    ctx.render(
+  ) => {
+    const window = { page: pageParam(ctx), perPage: PER_PAGE };
+    const { records, total } = await listTenants(deps.webhooks, window);
+    await ctx.render(
       'console/tenants',
       {
-        tenants: await listTenants(deps.webhooks),
+        tenants: records,
+        total,
+        ...window,
+        pages: Math.ceil(total / PER_PAGE),
+        // the listing refuses a page past the paging bound: the pager stops at this one
+        deepestPage: deepestPage(PER_PAGE, deps.config.api.maxPageOffset),
         roles: PORTAL_ROLES,
         link: extra.link ?? null,
         form: extra.form ?? { owner: '', role: 'member' },
@@ -258,8 +265,9 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
         links: { portalLink: post(CONSOLE_PATHS.portalLink) },
       },
     );
+  };
 
-  router.get(CONSOLE_PATHS.tenants, signedIn, async (ctx) => {
+  router.get(CONSOLE_PATHS.tenants, signedIn, pageChecked, async (ctx) => {
     pageFor(ctx, 'tenants.read');
     await showTenants(
       ctx,

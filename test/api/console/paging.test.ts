@@ -82,6 +82,9 @@ describe('console listings past their end and with bad page numbers', () => {
     assert.deepEqual(pastEndLinks(await admin.request('GET', '/tokens?page=201', { headers: html })), {
       'First page': '/tokens',
     });
+    assert.deepEqual(pastEndLinks(await admin.request('GET', '/tenants?page=201', { headers: html })), {
+      'First page': '/tenants',
+    });
     // the page object of a page past the end says as much: its page, and how many pages there are
     const object = await admin.request('GET', `/dead-letters?endpoint=${busy}&page=300`);
     assert.deepEqual([object.body.data.webhookDeliveries.page, object.body.data.webhookDeliveries.pages], [300, 2]);
@@ -207,6 +210,7 @@ describe('console listings past their end and with bad page numbers', () => {
       '/find?q=order.created',
       '/tokens',
       '/users?role=viewer',
+      '/tenants',
     ];
     for (const listing of listings) {
       const [path, query] = listing.split('?');

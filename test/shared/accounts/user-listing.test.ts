@@ -3,6 +3,7 @@
  * and `users:list` page through: a page at a time with the total, in an order that stays put
  * between pages (creation, ties by id), narrowed by state, role, owner and email, and refused
  * past the paging bound (`api.maxPageOffset`, 422 `APP_PAGE_TOO_DEEP`) as every other listing is.
+ * The tenants (owners named by users, endpoints or tokens) page the same way.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -10,6 +11,7 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import type { AccountDeps } from '../../../shared/accounts/deps.ts';
 import { createUser, listUsers, setUserDisabled, type User } from '../../../shared/accounts/users.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
+import { listTenants } from '../../../shared/accounts/tenants.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 
 describe('listUsers pages', () => {
@@ -102,5 +104,28 @@ describe('listUsers pages', () => {
     assert.equal((await listUsers(listing, { ...page, email: '%' })).total, 0, 'a % is no wildcard');
     assert.equal((await listUsers(listing, { ...page, email: 'person_' })).total, 0, 'a _ is no wildcard');
     await assert.rejects(listUsers(listing, { ...page, role: 'owner' }), { code: 'APP_USER_FIELD_INVALID' });
+  });
+});
+
+describe('listTenants pages', () => {
+  it('lists 120 tenants 50 a page by owner with the total, and refuses a page past api.maxPageOffset', async () => {
+    const db = await createTestDatabase();
+    const deps = { config: db.config, sql: db.sql, log: db.log, now: Date.now };
+    for (let n = 0; n < 120; n += 1)
+      await createUser(deps, OPERATOR, {
+        email: `t${n}@tenants.test`,
+        role: 'viewer',
+        owner: `t${String(n).padStart(3, '0')}`,
+      });
+    const listing = { sql: db.sql, config: db.configWith({ api: { maxPageOffset: 61 } }) };
+    const first = await listTenants(listing, { page: 1, perPage: 50 });
+    const second = await listTenants(listing, { page: 2, perPage: 50 });
+    assert.deepEqual([first.total, second.total], [120, 120]);
+    assert.deepEqual(
+      [...first.records, ...second.records].map((tenant) => tenant.owner),
+      Array.from({ length: 100 }, (_, n) => `t${String(n).padStart(3, '0')}`),
+    );
+    assert.equal(first.records[0].users, 1);
+    await assert.rejects(listTenants(listing, { page: 3, perPage: 50 }), { code: 'APP_PAGE_TOO_DEEP' });
   });
 });
