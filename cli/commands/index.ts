@@ -318,8 +318,12 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     command: 'users:list',
-    describe: 'List users (never their passwords)',
-    examples: [['$0 users:list --all', 'disabled users too']],
+    describe: 'List users a page at a time, oldest first (never their passwords)',
+    examples: [
+      ['$0 users:list --all', 'disabled users too'],
+      ['$0 users:list --owner acme --email ann', "tenant acme's users whose email contains ann"],
+      ['$0 users:list --limit 50 --page 2', 'users 51 to 100'],
+    ],
     load: async () => (await import('./users-list.ts')).usersListCommand,
   },
   {

@@ -1,6 +1,6 @@
 /**
  * The filter options the listing commands share (`jobs:list`, `jobs:dead`, `events:list`,
- * `webhooks:list`, `webhooks:status`), turned into the query of the core's one listing function
+ * `webhooks:list`, `webhooks:status`, `users:list`), turned into the query of the core's one listing function
  * for each entity, so the CLI filters exactly as REST and GraphQL do.
  */
 import { MAX_LIST_LIMIT } from '../../shared/webhooks/deliveries/page-size.ts';
@@ -50,4 +50,16 @@ export function limitOf(limit: number): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT)
     throw new UsageError(`--limit ${limit}: must be a whole number from 1 to ${MAX_LIST_LIMIT}`);
   return limit;
+}
+
+export const pageOption = {
+  type: 'number',
+  default: 1,
+  describe: 'Which page of --limit records to list (1: the first)',
+} as const;
+
+/** `--page` as a page number: a whole number from 1; a usage error (exit 2) otherwise. */
+export function pageOf(page: number): number {
+  if (!Number.isInteger(page) || page < 1) throw new UsageError(`--page ${page}: must be a whole number from 1`);
+  return page;
 }

@@ -61,12 +61,45 @@ export async function selectUserByEmail(sql: Sql, email: string): Promise<UserRo
   return rows[0];
 }
 
-/** Users in creation order; disabled ones only when asked. */
-export function selectUsers(sql: Sql, options: { includeDisabled: boolean }): Promise<UserRow[]> {
+/** Which users a listing selects: every filter given narrows it. */
+export interface UserFilter {
+  /** true: enabled users only; false: disabled ones only; absent: both. */
+  enabled?: boolean;
+  role?: Role;
+  /** This owner's users; null: those without owner (admins). */
+  owner?: string | null;
+  /** Users whose email contains this text, in any case. */
+  emailContains?: string;
+}
+
+/** `like` text matching `text` literally anywhere (its `%`, `_` and `\\` escaped). */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const userWhere = (sql: Sql, filter: UserFilter) => sql`
+  where true
+  ${filter.enabled === undefined ? sql`` : filter.enabled ? sql`and disabled_at is null` : sql`and disabled_at is not null`}
+  ${filter.role === undefined ? sql`` : sql`and role = ${filter.role}`}
+  ${filter.owner === undefined ? sql`` : filter.owner === null ? sql`and owner is null` : sql`and owner = ${filter.owner}`}
+  ${filter.emailContains === undefined ? sql`` : sql`and lower(email) like lower(${containing(filter.emailContains)})`}`;
+
+/**
+ * One page of the users `filter` selects, in creation order (ties by id: an order that stays
+ * put between pages, read along the index `app_users_created`).
+ */
+export function selectUsers(
+  sql: Sql,
+  filter: UserFilter,
+  window: { limit: number; offset: number },
+): Promise<UserRow[]> {
   return sql<UserRow[]>`
-    select ${sql.unsafe(COLUMNS)} from app_users
-     where ${options.includeDisabled ? sql`true` : sql`disabled_at is null`}
-     order by created_at, id`;
+    select ${sql.unsafe(COLUMNS)} from app_users ${userWhere(sql, filter)}
+     order by created_at, id limit ${window.limit} offset ${window.offset}`;
+}
+
+/** How many users `filter` selects. */
+export async function countUsers(sql: Sql, filter: UserFilter): Promise<number> {
+  const rows = await sql<{ count: number }[]>`select count(*)::int as count from app_users ${userWhere(sql, filter)}`;
+  return rows[0].count;
 }
 
 export async function updatePasswordHash(

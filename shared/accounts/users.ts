@@ -6,20 +6,25 @@ import { conflict, notFound } from '../errors/app-error.ts';
 import type { Queryable } from '../db/connect.ts';
 import { clip, describeValue } from '../errors/describe-value.ts';
 import { isIdText, ulid } from '../webhooks/ids.ts';
-import type { Role } from '../tokens/roles.ts';
+import { isRole, ROLES, type Role } from '../tokens/roles.ts';
+import type { Config } from '../config/index.ts';
+import { pageOffset } from '../db/page-depth.ts';
+import { assertOwnerFilter } from '../webhooks/endpoints/fields.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { checkNewPassword, hashPassword } from './passwords.ts';
 import { expireLinksOfUser } from './link-store.ts';
 import { deleteUserSessions } from './session-store.ts';
-import { checkEmail, checkName, checkRoleAndOwner } from './user-fields.ts';
+import { checkEmail, checkName, checkRoleAndOwner, invalidUserField, MAX_EMAIL_LENGTH } from './user-fields.ts';
 import {
   insertUser,
   revokeTokensOfUser,
   selectUserByEmail,
   selectUserById,
   selectUsers,
+  countUsers,
   updateDisabled,
+  type UserFilter,
   updatePasswordHash,
   type UserRow,
 } from './user-store.ts';
@@ -128,12 +133,56 @@ export async function findUserRow(deps: Pick<AccountDeps, 'sql'>, idOrEmail: unk
   return row;
 }
 
-/** Users in creation order: enabled ones, or with `includeDisabled` every one. */
+/** A listing of users: one page, and the filters the console and `users:list` offer. */
+export interface UserQuery {
+  page: number;
+  perPage: number;
+  /** true: enabled users only; false: disabled ones only; absent: both. */
+  enabled?: boolean;
+  /** Only users of this role (`admin`, `member`, `viewer`). */
+  role?: unknown;
+  /** Only this owner's users; null: those without owner (the admins). */
+  owner?: unknown;
+  /** Only users whose email contains this text, in any case. */
+  email?: unknown;
+}
+
+/** The filters a page past the paging bound names, for a caller to narrow the listing by instead. */
+const USER_FILTERS = ['enabled', 'role', 'owner', 'email'] as const;
+
+/** A listing's filter as the store takes it; throws 422 `APP_USER_FIELD_INVALID` or `APP_WEBHOOK_OWNER_INVALID`. */
+function userFilter(query: Omit<UserQuery, 'page' | 'perPage'>): UserFilter {
+  if (query.role !== undefined && !isRole(query.role))
+    throw invalidUserField('role', `must be one of ${ROLES.join(', ')}`);
+  if (query.email !== undefined && (typeof query.email !== 'string' || query.email.length > MAX_EMAIL_LENGTH))
+    throw invalidUserField('email', `must be text of at most ${MAX_EMAIL_LENGTH} characters`);
+  const email = typeof query.email === 'string' ? query.email.trim() : '';
+  return {
+    ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
+    ...(query.role === undefined ? {} : { role: query.role as Role }),
+    ...(query.owner === undefined ? {} : { owner: assertOwnerFilter(query.owner) }),
+    ...(email === '' ? {} : { emailContains: email }),
+  };
+}
+
+/**
+ * One page of the users `query` selects, in creation order (ties by id, so each page follows on
+ * from the one before), with how many it selects in all. A deployment whose tenants each have
+ * accounts holds tens of thousands of users: every face (the console's Users page,
+ * `users:list`) lists them a page at a time. A page past `api.maxPageOffset` is 422
+ * `APP_PAGE_TOO_DEEP` (shared/db/page-depth.ts), naming the filters that narrow the listing.
+ */
 export async function listUsers(
-  deps: Pick<AccountDeps, 'sql'>,
-  options: { includeDisabled?: boolean } = {},
-): Promise<User[]> {
-  return (await selectUsers(deps.sql, { includeDisabled: options.includeDisabled === true })).map(toUser);
+  deps: { sql: Queryable; config: Pick<Config, 'api'> },
+  query: UserQuery,
+): Promise<{ records: User[]; total: number }> {
+  const filter = userFilter(query);
+  const offset = pageOffset(query.page, query.perPage, deps.config.api.maxPageOffset, USER_FILTERS);
+  const [rows, total] = await Promise.all([
+    selectUsers(deps.sql, filter, { limit: query.perPage, offset }),
+    countUsers(deps.sql, filter),
+  ]);
+  return { records: rows.map(toUser), total };
 }
 
 /**

@@ -285,7 +285,7 @@ export const SCHEMA = group({
     maxPageOffset: leaf(
       'integer',
       10000,
-      'The most records a page of any listing may skip (`page` - 1 times `per_page`: events, deliveries, endpoints, event types, tokens, a model\'s records; REST, GraphQL and the console); a page starting further in is refused with 422 `APP_PAGE_TOO_DEEP`, and no paging link points past it. PostgreSQL reads every record a page skips, so this bounds the cost of the deepest page (docs/http-api.md, "Pagination").',
+      'The most records a page of any listing may skip (`page` - 1 times `per_page`: events, deliveries, endpoints, event types, tokens, users, tenants, a model\'s records; REST, GraphQL, the console and `users:list`); a page starting further in is refused with 422 `APP_PAGE_TOO_DEEP`, and no paging link points past it. PostgreSQL reads every record a page skips, so this bounds the cost of the deepest page (docs/http-api.md, "Pagination").',
       { min: 0 },
     ),
     exactTotal: leaf(

@@ -1,7 +1,7 @@
 /**
  * How deep an offset listing may be paged: every listing that pages by `page` and `per_page`
- * (deliveries, events, endpoints, event types, tokens, a declared model's records) on every face
- * (REST, GraphQL, the console). PostgreSQL reads every row an OFFSET skips, so a page's cost
+ * (deliveries, events, endpoints, event types, tokens, users, tenants, a declared model's records)
+ * on every face (REST, GraphQL, the console, `users:list`). PostgreSQL reads every row an OFFSET skips, so a page's cost
  * grows with its depth, not with its size: one request for page 10^9 read all 200,000 deliveries
  * of a tenant (4 to 5 s) and held a connection of the web process's pool as long, and any caller
  * allowed to read a listing could repeat it. A page that starts past `api.maxPageOffset` rows is

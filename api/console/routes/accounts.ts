@@ -24,12 +24,14 @@ import {
   formOf,
   orShowAgain,
   pageFor,
+  param,
   redirectDone,
   SHOWN_ONCE,
   signedIn,
   type ConsoleDeps,
 } from '../context.ts';
 import { pageChecked, pageParam } from '../paging.ts';
+import { query } from '../pages/view-helpers.ts';
 import { echo } from '../forms.ts';
 import { CONSOLE_PATHS } from '../paths.ts';
 import { onceDeps, showOnce, takeOnce, type Taken } from '../once.ts';
@@ -39,6 +41,23 @@ const USER_FIELDS = ['email', 'name', 'role', 'owner'] as const;
 const PER_PAGE = 50;
 
 const post = (href: string) => ({ href, method: 'POST' });
+
+/** The Users page's filters from its query (`state`: enabled or disabled; `owner` `-`: users without owner), '' when not given. */
+function userFilters(ctx: Context): { email: string; role: string; owner: string; state: string } {
+  const state = param(ctx, 'state') ?? '';
+  return {
+    email: param(ctx, 'email') ?? '',
+    role: param(ctx, 'role') ?? '',
+    owner: param(ctx, 'owner') ?? '',
+    state: state === 'enabled' || state === 'disabled' ? state : '',
+  };
+}
+
+/** The Users page's page and filters as a query (`?…`, or ''), for a form on it to come back to that page. */
+function listingQuery(ctx: Context): string {
+  const page = pageParam(ctx);
+  return query({ ...userFilters(ctx), page: page > 1 ? page : '' });
+}
 
 /** A list page's one-time value as its props: the value under `name`, or the notice that it was shown already. */
 const shownOnce = (taken: Taken<unknown>, name: string, notice: string): Record<string, unknown> =>
@@ -125,11 +144,30 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
       notice?: string;
     } = {},
   ) => {
-    const users = (await listUsers(deps.accounts, { includeDisabled: true })).map(publicUser);
+    const filters = userFilters(ctx);
+    const window = { page: pageParam(ctx), perPage: PER_PAGE };
+    const { records, total } = await listUsers(
+      { sql: deps.accounts.sql, config: deps.config },
+      {
+        ...window,
+        ...(filters.state === '' ? {} : { enabled: filters.state === 'enabled' }),
+        ...(filters.role === '' ? {} : { role: filters.role }),
+        ...(filters.owner === '' ? {} : { owner: filters.owner === '-' ? null : filters.owner }),
+        ...(filters.email === '' ? {} : { email: filters.email }),
+      },
+    );
     await ctx.render(
       'console/users',
       {
-        users,
+        users: records.map(publicUser),
+        total,
+        ...window,
+        pages: Math.ceil(total / PER_PAGE),
+        // the listing refuses a page past the paging bound: the pager stops at this one
+        deepestPage: deepestPage(PER_PAGE, deps.config.api.maxPageOffset),
+        filters,
+        // where the disable, enable and new-link forms lead back to: this page of this listing
+        listing: listingQuery(ctx),
         roles: ROLES,
         form: extra.form ?? { ...echo({}, USER_FIELDS), role: 'member' },
         link: extra.link ?? null,
@@ -152,7 +190,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     return { email: user.email, url: passwordLinkUrl(linkBase(deps.accounts, ownOrigin(ctx)), token), expiresAt };
   };
 
-  router.get(CONSOLE_PATHS.users, signedIn, async (ctx) => {
+  router.get(CONSOLE_PATHS.users, signedIn, pageChecked, async (ctx) => {
     pageFor(ctx, 'users.read');
     await showUsers(ctx, shownOnce(await takeOnce(ctx, onceDeps(deps), CONSOLE_PATHS.users), 'link', SHOWN_ONCE.link));
   });
@@ -178,7 +216,8 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
   for (const action of ['disable', 'enable'] as const) {
     router.post(`/users/:id/${action}`, signedIn, async (ctx) => {
       await setUserDisabled(deps.accounts, actorFor(ctx), ctx.params.id, action === 'disable');
-      redirectDone(ctx, CONSOLE_PATHS.users, action === 'disable' ? 'user-disabled' : 'user-enabled');
+      const back = listingQuery(ctx);
+      redirectDone(ctx, `${CONSOLE_PATHS.users}${back}`, action === 'disable' ? 'user-disabled' : 'user-enabled');
     });
   }
 
@@ -203,11 +242,18 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
       /** What a refused link form held, shown again. */
       form?: Record<string, string>;
     } = {},
-  ) =>
-    ctx.render(
+  ) => {
+    const window = { page: pageParam(ctx), perPage: PER_PAGE };
+    const { records, total } = await listTenants(deps.webhooks, window);
+    await ctx.render(
       'console/tenants',
       {
-        tenants: await listTenants(deps.webhooks),
+        tenants: records,
+        total,
+        ...window,
+        pages: Math.ceil(total / PER_PAGE),
+        // the listing refuses a page past the paging bound: the pager stops at this one
+        deepestPage: deepestPage(PER_PAGE, deps.config.api.maxPageOffset),
         roles: PORTAL_ROLES,
         link: extra.link ?? null,
         form: extra.form ?? { owner: '', role: 'member' },
@@ -219,8 +265,9 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
         links: { portalLink: post(CONSOLE_PATHS.portalLink) },
       },
     );
+  };
 
-  router.get(CONSOLE_PATHS.tenants, signedIn, async (ctx) => {
+  router.get(CONSOLE_PATHS.tenants, signedIn, pageChecked, async (ctx) => {
     pageFor(ctx, 'tenants.read');
     await showTenants(
       ctx,

@@ -2,8 +2,8 @@
  * The console's listings link no deeper than the paging bound (`api.maxPageOffset`): "Next page"
  * stops at the deepest page answered, which says to narrow the list with its filters where it has
  * any, and a page typed past it is refused (422 `APP_PAGE_TOO_DEEP`): deliveries, events,
- * endpoints and event types show the listing with the refusal's reason, tokens the error page;
- * never a 500.
+ * endpoints and event types show the listing with the refusal's reason, tokens, users and
+ * tenants the error page; never a 500.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -11,6 +11,7 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { createEventType } from '../../../shared/webhooks/event-types/index.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
+import { createUser } from '../../../shared/accounts/users.ts';
 import { seedDeadPerMinute } from '../../helpers/attempt-history.ts';
 import { Browser, startAccounts } from '../accounts/helpers.ts';
 
@@ -32,9 +33,13 @@ describe('console listings past the paging bound', () => {
     for (let i = 1; i < 51; i++)
       await registerEndpoint(deps, OPERATOR, { url: `http://127.0.0.1:9/e${i}`, events: ['*'] });
     for (let i = 0; i < 51; i++) await createEventType(deps, OPERATOR, { name: `order.step${i}` });
-    for (let i = 0; i < 51; i++) await createToken(deps, { name: `ci ${i}`, role: 'viewer', owner: 'acme' });
+    // each token of a tenant of its own: 51 tenants and more, two pages of 50
+    for (let i = 0; i < 51; i++) await createToken(deps, { name: `ci ${i}`, role: 'viewer', owner: `acme${i}` });
     admin = new Browser(app.base);
     await admin.signIn((await app.user({ role: 'admin' })).email);
+    // 51 users with the admin: two pages of 50
+    for (let i = 0; i < 50; i++)
+      await createUser(app.accounts, OPERATOR, { email: `viewer${i}@acme.test`, role: 'viewer', owner: 'acme' });
   });
 
   it('offers no "Next page" past the deepest page, says why there, and answers a page past it with the reason', async () => {
@@ -58,11 +63,13 @@ describe('console listings past the paging bound', () => {
     }
   });
 
-  it('the overview, event types and tokens stop "Next page" at the deepest page and refuse a page past it', async () => {
+  it('the overview, event types, tokens, users and tenants stop "Next page" at the deepest page and refuse a page past it', async () => {
     for (const [path, refusal] of [
       ['/', /narrow the listing with owner, enabled, events/],
       ['/event-types', /the deepest page is 1\)/],
       ['/tokens', /the deepest page is 1\)/],
+      ['/users', /the deepest page is 1\): narrow the listing with enabled, role, owner, email/],
+      ['/tenants', /the deepest page is 1\)/],
     ] as const) {
       const first = await admin.request('GET', path, { headers: html });
       assert.equal(first.status, 200, `${path}: ${first.text}`);

@@ -3,13 +3,15 @@
  * has records says so and links to its last page and its first, filters kept; a listing empty
  * altogether keeps its empty-state text; a value that is no page number sends a browser to the
  * first page (the rest of the query kept) and is refused to a JSON client as the REST API refuses
- * it; none of them is ever a 500. The tokens page pages as the others do. The delivery charts'
- * window (`?window=`) and a listing's filters and page keep each other.
+ * it; none of them is ever a 500. The tokens and users pages page as the others do (the users
+ * page's filters kept by its pager and its forms). The delivery charts' window (`?window=`) and a
+ * listing's filters and page keep each other.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
+import { createUser } from '../../../shared/accounts/users.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedDeadPerMinute } from '../../helpers/attempt-history.ts';
 import { Browser, startAccounts } from '../accounts/helpers.ts';
@@ -80,6 +82,9 @@ describe('console listings past their end and with bad page numbers', () => {
     assert.deepEqual(pastEndLinks(await admin.request('GET', '/tokens?page=201', { headers: html })), {
       'First page': '/tokens',
     });
+    assert.deepEqual(pastEndLinks(await admin.request('GET', '/tenants?page=201', { headers: html })), {
+      'First page': '/tenants',
+    });
     // the page object of a page past the end says as much: its page, and how many pages there are
     const object = await admin.request('GET', `/dead-letters?endpoint=${busy}&page=300`);
     assert.deepEqual([object.body.data.webhookDeliveries.page, object.body.data.webhookDeliveries.pages], [300, 2]);
@@ -140,6 +145,63 @@ describe('console listings past their end and with bad page numbers', () => {
     assert.match(second.text, /<a href="\/tokens\?page=1">Previous page<\/a>/);
   });
 
+  it('the users page pages: 50 a page with the total, its pager and the disable forms keeping the filters', async () => {
+    for (let n = 0; n < 120; n += 1)
+      await createUser(app.accounts, OPERATOR, { email: `staff${n}@bulk.test`, role: 'viewer', owner: 'bulk' });
+    const order = (
+      await app.db.sql<{ email: string }[]>`select email from app_users where owner = 'bulk' order by created_at, id`
+    ).map((row) => row.email);
+    const emailsOf = (answer: Answer) =>
+      [...answer.text.matchAll(/aria-label="Disable ([^"]+)"/g)].map(([, email]) => email);
+    const pagerOf = (answer: Answer) =>
+      Object.fromEntries(
+        [
+          ...(/<nav class="pager" aria-label="User pages">([\s\S]*?)<\/nav>/.exec(answer.text)?.[1] ?? '').matchAll(
+            /<a href="([^"]*)">([^<]*)<\/a>/g,
+          ),
+        ].map(([, href, text]) => [text, href.replaceAll('&amp;', '&')]),
+      );
+    const filters = 'email=BULK.test&role=viewer&owner=bulk&state=enabled';
+    const first = await admin.request('GET', `/users?${filters}`, { headers: html });
+    assert.equal(first.status, 200, first.text);
+    assert.match(first.text, /<caption id="users-caption">120 users, oldest first<\/caption>/);
+    assert.match(first.text, /Page 1 of 3 \(120\)/);
+    assert.deepEqual(emailsOf(first), order.slice(0, 50));
+    // the filter form shows the filters in use
+    assert.match(first.text, /<input id="filter-email" name="email" type="search" value="BULK.test">/);
+    assert.match(first.text, /<option value="viewer" selected>viewer<\/option><\/select>\s*<label for="filter-owner">/);
+    assert.match(first.text, /<option value="enabled" selected>enabled<\/option>/);
+    const kept = 'email=BULK.test&role=viewer&owner=bulk&state=enabled';
+    assert.deepEqual(pagerOf(first), { 'Next page': `/users?${kept}&page=2` });
+    const second = await admin.request('GET', pagerOf(first)['Next page'], { headers: html });
+    assert.deepEqual(emailsOf(second), order.slice(50, 100), "page 2 starts with the user after page 1's last");
+    assert.deepEqual(pagerOf(second), {
+      'Previous page': `/users?${kept}&page=1`,
+      'Next page': `/users?${kept}&page=3`,
+    });
+    const third = await admin.request('GET', pagerOf(second)['Next page'], { headers: html });
+    assert.deepEqual(emailsOf(third), order.slice(100));
+    assert.deepEqual(pagerOf(third), { 'Previous page': `/users?${kept}&page=2` });
+    // a page past the end says so and links to the last page and the first, filters kept
+    assert.deepEqual(pastEndLinks(await admin.request('GET', `/users?${filters}&page=9`, { headers: html })), {
+      'Last page (3)': `/users?${kept}&page=3`,
+      'First page': `/users?${kept}`,
+    });
+    // a disable form on page 2 leads back to page 2 of the same listing
+    const action = /<form method="post" action="([^"]+\/disable[^"]*)"/.exec(second.text)?.[1].replaceAll('&amp;', '&');
+    assert.match(action ?? '', new RegExp(`^/users/usr_\\w+/disable\\?${kept}&page=2$`));
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(second.text)?.[1] as string;
+    const disabled = await admin.request('POST', action as string, { form: { _csrf: csrf }, headers: html });
+    assert.equal(disabled.status, 303, disabled.text);
+    assert.equal(disabled.headers.get('location'), `/users?${kept}&page=2&done=user-disabled`);
+    // the page object: the page, how many, the filters
+    const object = await admin.request('GET', `/users?owner=bulk&state=disabled`);
+    assert.deepEqual(
+      [object.body.data.total, object.body.data.page, object.body.data.pages, object.body.data.users.length],
+      [1, 1, 1, 1],
+    );
+  });
+
   it('a page that is no page number is the first page to a browser, the REST refusal to a JSON client; never a 500', async () => {
     const listings = [
       '/',
@@ -147,6 +209,8 @@ describe('console listings past their end and with bad page numbers', () => {
       `/dead-letters?endpoint=${busy}`,
       '/find?q=order.created',
       '/tokens',
+      '/users?role=viewer',
+      '/tenants',
     ];
     for (const listing of listings) {
       const [path, query] = listing.split('?');
