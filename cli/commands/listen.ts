@@ -40,7 +40,7 @@ import { isBrokerUrl } from '../../shared/webhooks/destinations/kinds.ts';
 import { maskUrl, scrubCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import type { Senders } from '../../worker/delivery/send.ts';
 import { formatDuration, parseDuration } from '../../shared/config/units.ts';
-import { watchDatabase, type DatabaseWatch } from '../support/database-watch.ts';
+import type { DatabaseWatch } from '../support/database-watch.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 
 /** What the action needs, loaded when it runs (`--help` reads the options alone). */
@@ -337,7 +337,7 @@ export const listenCommand = defineCommand({
       const removed = await removeStaleListeners(context);
       // watching before the endpoint exists: from then on, a lost connection is said, and a
       // connection that cannot be opened leaves no endpoint behind
-      watch = await watchDatabase({
+      watch = await (await import('../support/database-watch.ts')).watchDatabase({
         config,
         name: 'app-listen',
         reconnectWithinMs,
