@@ -35,7 +35,7 @@ import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
 import { tenantChoices } from './overview.ts';
-import { eventChoices } from './event-types.ts';
+import { catalogHints, eventChoices } from './event-types.ts';
 import { onceDeps, showOnce, takeOnce } from '../once.ts';
 
 const REGISTER_FIELDS = [
@@ -80,6 +80,7 @@ export async function showEndpointPage(
   };
   const window = windowParam(ctx);
   const times = timeFilters(filters);
+  const hints = await catalogHints(deps);
   await ctx.render(
     'console/endpoint',
     {
@@ -89,7 +90,8 @@ export async function showEndpointPage(
       tryIt: options.tryIt ?? null,
       test: options.test ?? null,
       window,
-      eventChoices: await eventChoices(deps),
+      eventChoices: hints.choices,
+      examples: hints.examples,
     },
     {
       graphql: {

@@ -28,24 +28,38 @@ import { pageChecked, pageParam } from '../paging.ts';
 /** Most catalog names the endpoint forms suggest (the first in name order). */
 export const EVENT_NAME_CHOICES = 500;
 
-/**
- * What the endpoint forms suggest for their events: the catalog's types that are not deprecated,
- * each with the families above it (`order.*` for `order.paid`), in name order. Suggestions only:
- * the field takes any pattern.
- */
-export async function eventChoices(deps: ConsoleDeps): Promise<string[]> {
+/** What the endpoint pages take from the catalog: the events their forms suggest, and a sample's data. */
+export interface CatalogHints {
+  /**
+   * The catalog's types that are not deprecated, each with the families above it (`order.*` for
+   * `order.paid`), in name order. Suggestions only: the field takes any pattern.
+   */
+  choices: string[];
+  /** Each such type's first example: the data of the filter try's sample, which its schema takes. */
+  examples: Record<string, unknown>;
+}
+
+/** The catalog's hints for the endpoint pages, from its first {@link EVENT_NAME_CHOICES} types. */
+export async function catalogHints(deps: ConsoleDeps): Promise<CatalogHints> {
   const { records } = await listEventTypes(deps.webhooks, {
     includeDeprecated: false,
     page: 1,
     perPage: EVENT_NAME_CHOICES,
   });
   const choices = new Set<string>();
-  for (const { name } of records) {
+  const examples: Record<string, unknown> = {};
+  for (const { name, examples: given } of records) {
     const segments = name.split('.');
     for (let depth = 1; depth < segments.length; depth += 1) choices.add(`${segments.slice(0, depth).join('.')}.*`);
     choices.add(name);
+    if (given.length > 0) examples[name] = given[0];
   }
-  return [...choices].sort();
+  return { choices: [...choices].sort(), examples };
+}
+
+/** What the endpoint forms suggest for their events ({@link CatalogHints.choices}). */
+export async function eventChoices(deps: ConsoleDeps): Promise<string[]> {
+  return (await catalogHints(deps)).choices;
 }
 
 interface Shown {
