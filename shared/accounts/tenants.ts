@@ -32,24 +32,27 @@ export async function listTenants(
   const { sql } = deps;
   const perPage = Math.min(window.perPage, MAX_TENANTS);
   const offset = pageOffset(window.page, perPage, deps.config.api.maxPageOffset, []);
+  // Each table's owners come in order from its owner index (app_endpoint_gate_owner,
+  // app_users_owner, app_api_tokens_owner: migration 033) and are merged without duplicates, so
+  // a page reads the owners up to its last one and counts its own tenants' rows alone; the total
+  // reads every owner entry once, in order, and neither groups nor sorts (BENCHMARKS.md, "Tenants
+  // listing"). The `order by` is what makes PostgreSQL merge the indexes for the total too.
+  const owners = sql`
+    select owner from app_endpoint_gate where owner is not null
+    union
+    select owner from app_users where owner is not null and disabled_at is null
+    union
+    select owner from app_api_tokens where owner is not null and revoked_at is null
+    order by owner`;
   const [records, [{ total }]] = await Promise.all([
     sql<Tenant[]>`
-      select owner, sum(endpoints)::int as endpoints, sum(users)::int as users, sum(tokens)::int as tokens from (
-        select owner, count(*) as endpoints, 0 as users, 0 as tokens from app_endpoint_gate where owner is not null group by owner
-        union all
-        select owner, 0, count(*), 0 from app_users where owner is not null and disabled_at is null group by owner
-        union all
-        select owner, 0, 0, count(*) from app_api_tokens where owner is not null and revoked_at is null group by owner
-      ) named
-      group by owner order by owner limit ${perPage} offset ${offset}`,
-    sql<{ total: number }[]>`
-      select count(*)::int as total from (
-        select owner from app_endpoint_gate where owner is not null
-        union
-        select owner from app_users where owner is not null and disabled_at is null
-        union
-        select owner from app_api_tokens where owner is not null and revoked_at is null
-      ) named`,
+      select o.owner,
+             (select count(*) from app_endpoint_gate g where g.owner = o.owner)::int as endpoints,
+             (select count(*) from app_users u where u.owner = o.owner and u.disabled_at is null)::int as users,
+             (select count(*) from app_api_tokens t where t.owner = o.owner and t.revoked_at is null)::int as tokens
+        from (${owners} limit ${perPage} offset ${offset}) o
+       order by o.owner`,
+    sql<{ total: number }[]>`select count(*)::int as total from (${owners}) named`,
   ]);
   return { records, total };
 }
