@@ -235,10 +235,12 @@ describe('the console in Chromium', { skip }, () => {
     await page.getByText('The token is revoked.').waitFor();
 
     await page.getByRole('link', { name: 'Users' }).click();
-    await page.getByLabel('Email').fill('member@globex.example');
-    await page.getByLabel('Role').selectOption('member');
-    await page.getByLabel(/^Owner/).fill('globex');
-    await page.getByRole('button', { name: /Invite/ }).click();
+    // the invite form is named by its heading: the filter form above it has fields of the same names
+    const invite = page.getByRole('form', { name: 'Invite a user' });
+    await invite.getByLabel('Email').fill('member@globex.example');
+    await invite.getByLabel('Role').selectOption('member');
+    await invite.getByLabel(/^Owner/).fill('globex');
+    await invite.getByRole('button', { name: /Invite/ }).click();
     assert.match((await page.locator('#link').textContent()) ?? '', /\/reset-password\?token=/);
     await checkPage(page, watch);
     await shot('users');
