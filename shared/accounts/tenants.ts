@@ -19,6 +19,26 @@ export interface Tenant {
 /** Most tenants one page lists (the owners an admin picks from on the overview are the first page of this size). */
 export const MAX_TENANTS = 1000;
 
+/** Every owner in order, once: the union that {@link listTenants} and {@link firstOwners} read. */
+const ownersInOrder = (sql: Sql) => sql`
+  select owner from app_endpoint_gate where owner is not null
+  union
+  select owner from app_users where owner is not null and disabled_at is null
+  union
+  select owner from app_api_tokens where owner is not null and revoked_at is null
+  order by owner`;
+
+/**
+ * The first `limit` owners in order, with nothing counted: what a choice of tenants needs (the
+ * console's tenant filters), without the counts and the total the Tenants page pays for.
+ */
+export async function firstOwners(deps: { sql: Sql }, limit = MAX_TENANTS): Promise<string[]> {
+  const rows = await deps.sql<
+    { owner: string }[]
+  >`select owner from (${ownersInOrder(deps.sql)} limit ${limit}) o order by owner`;
+  return rows.map((row) => row.owner);
+}
+
 /**
  * One page of the tenants, by owner, with how many there are. A deployment whose every tenant
  * has accounts and endpoints names tens of thousands of owners: the Tenants page lists them a
@@ -37,13 +57,7 @@ export async function listTenants(
   // a page reads the owners up to its last one and counts its own tenants' rows alone; the total
   // reads every owner entry once, in order, and neither groups nor sorts (BENCHMARKS.md, "Tenants
   // listing"). The `order by` is what makes PostgreSQL merge the indexes for the total too.
-  const owners = sql`
-    select owner from app_endpoint_gate where owner is not null
-    union
-    select owner from app_users where owner is not null and disabled_at is null
-    union
-    select owner from app_api_tokens where owner is not null and revoked_at is null
-    order by owner`;
+  const owners = ownersInOrder(sql);
   const [records, [{ total }]] = await Promise.all([
     sql<Tenant[]>`
       select o.owner,

@@ -1,7 +1,7 @@
 /** The overview (`/`): every endpoint in reach with its health, and the queue. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { listTenants, MAX_TENANTS } from '../../../shared/accounts/tenants.ts';
+import { firstOwners, MAX_TENANTS } from '../../../shared/accounts/tenants.ts';
 import {
   allTenants,
   doneNotice,
@@ -20,9 +20,7 @@ import { OVERVIEW } from '../queries.ts';
 
 /** The owners an admin may pick from (a datalist of the tenant filters: the first {@link MAX_TENANTS}); none for others. */
 export const tenantChoices = async (ctx: Context, deps: ConsoleDeps): Promise<string[]> =>
-  may(ctx, 'tenants.read')
-    ? (await listTenants(deps.webhooks, { page: 1, perPage: MAX_TENANTS })).records.map((tenant) => tenant.owner)
-    : [];
+  may(ctx, 'tenants.read') ? await firstOwners(deps.webhooks, MAX_TENANTS) : [];
 
 export function overviewRoutes(router: Router, deps: ConsoleDeps): void {
   router.get(CONSOLE_PATHS.overview, signedIn, pageChecked, async (ctx) => {

@@ -11,7 +11,7 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import type { AccountDeps } from '../../../shared/accounts/deps.ts';
 import { createUser, listUsers, setUserDisabled, type User } from '../../../shared/accounts/users.ts';
 import { AppError } from '../../../shared/errors/app-error.ts';
-import { listTenants } from '../../../shared/accounts/tenants.ts';
+import { firstOwners, listTenants } from '../../../shared/accounts/tenants.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 
 describe('listUsers pages', () => {
@@ -127,5 +127,10 @@ describe('listTenants pages', () => {
     );
     assert.equal(first.records[0].users, 1);
     await assert.rejects(listTenants(listing, { page: 3, perPage: 50 }), { code: 'APP_PAGE_TOO_DEEP' });
+    // the overview's choices: the same owners in the same order, the first of them only
+    assert.deepEqual(
+      await firstOwners(listing, 70),
+      Array.from({ length: 70 }, (_, n) => `t${String(n).padStart(3, '0')}`),
+    );
   });
 });
