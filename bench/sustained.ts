@@ -18,13 +18,25 @@
  * `emit` in this process, as a model write or the in-process interface does; the receiver lives
  * here too and answers 204 at once.
  *
+ * With `--memory 1`, every sample also reads the worker's resident memory (VmRSS of
+ * /proc/<pid>/status) and, from its metrics listener (prom-client's default metrics), its V8 heap
+ * used and its active handles; the phase's line adds them at the end of the first minute and at
+ * the last sample, the growth per minute between the two, and the heap's floor in each half of the
+ * rest of the run (see `memorySummary`).
+ * With `--churn N` (N > 0), every sample removes the phase's N oldest endpoints and registers N
+ * new ones (the count stays), so per-endpoint state that is never forgotten shows as growth; the
+ * deliveries of a removed endpoint go with it, so the phase then waits for an empty backlog
+ * rather than for every delivery.
+ *
  * Options: --rate 300 --seconds 180 --sample 10 --bytes 500 --backlog 6000 --drain-timeout 120
- * --only 0 (1, 3 or 100: that sustained phase alone; the drain runs unless --backlog 0).
+ * --only 0 (1, 3 or 100: that sustained phase alone; the drain runs unless --backlog 0)
+ * --memory 0 --churn 0.
  * stdout: one summary line per phase; stderr: the samples.
  */
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { OPERATOR } from '../shared/access/actor.ts';
-import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
+import { registerEndpoint, removeEndpoint } from '../shared/webhooks/endpoints/index.ts';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import {
   benchDatabase,
@@ -46,7 +58,12 @@ const args = numberArgs({
   backlog: 6000,
   'drain-timeout': 120,
   only: 0,
+  memory: 0,
+  churn: 0,
 });
+
+/** The bearer token of the worker's metrics listener when `--memory 1`. */
+const METRICS_TOKEN = 'bench metrics token';
 
 /** Most emits in flight at once (an emit that takes long does not hold the next ones back). */
 const IN_FLIGHT = 32;
@@ -76,10 +93,61 @@ function arrived(body: string): void {
 
 const received = (family: string) => arrivals.count.get(family) ?? 0;
 
-async function endpoints(db: BenchDatabase, origin: string, family: string, count: number): Promise<void> {
+/** Registers `count` endpoints for `family`'s events; answers their ids, oldest first. */
+async function endpoints(
+  db: BenchDatabase,
+  origin: string,
+  family: string,
+  count: number,
+  from = 0,
+): Promise<string[]> {
   const deps = { config: db.config, sql: db.sql, log: db.log };
-  for (let i = 0; i < count; i++)
-    await registerEndpoint(deps, OPERATOR, { url: `${origin}/${family}/${i}`, events: [`${family}.*`] });
+  const ids: string[] = [];
+  for (let i = from; i < from + count; i++)
+    ids.push((await registerEndpoint(deps, OPERATOR, { url: `${origin}/${family}/${i}`, events: [`${family}.*`] })).id);
+  return ids;
+}
+
+/** One reading of the worker's memory: MB resident, MB of V8 heap used, active handles (NaN: unreadable). */
+interface MemorySample {
+  rssMb: number;
+  heapMb: number;
+  handles: number;
+}
+
+/** The worker's memory now: VmRSS from /proc, heap used and active handles from its /metrics. */
+async function memorySample(pid: number | undefined, port: number | undefined): Promise<MemorySample> {
+  let rssMb = NaN;
+  try {
+    const line = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (line) rssMb = Number(line[1]) / 1024;
+  } catch {
+    // not Linux, or the process is gone
+  }
+  let text = '';
+  if (port !== undefined) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      text = await res.text();
+    } catch {
+      // the listener is not answering: the heap stays unknown
+    }
+  }
+  const metric = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    rssMb,
+    heapMb: metric('nodejs_heap_size_used_bytes') / 2 ** 20,
+    handles: metric('nodejs_active_handles_total'),
+  };
+}
+
+/** The port the worker's metrics listener announced in its log. */
+function metricsPortOf(output: string): number | undefined {
+  const line = output.split('\n').find((l) => l.includes('worker metrics listening'));
+  if (!line) return undefined;
+  return (JSON.parse(line) as { port?: number }).port;
 }
 
 async function backlog(db: BenchDatabase): Promise<number> {
@@ -130,6 +198,8 @@ interface PhaseResult {
   endpoints: number;
   windows: number[];
   backlogs: number[];
+  /** One per sample with `--memory 1`, else empty. */
+  memory: MemorySample[];
   emitP50: number;
   emitP99: number;
   e2rP50: number;
@@ -142,14 +212,20 @@ interface PhaseResult {
 /** Sustained: the offered load to `count` endpoints for `--seconds`, the worker running. */
 async function sustained(db: BenchDatabase, origin: string, count: number): Promise<PhaseResult> {
   const family = `load${count}`;
-  await endpoints(db, origin, family, count);
+  const ids = await endpoints(db, origin, family, count);
+  let registered = count;
   const deps = { config: db.config, sql: db.sql, log: db.log };
   const emitsPerSecond = args.rate / count;
   const total = Math.round(emitsPerSecond * args.seconds);
   const emitTimes: number[] = [];
   const windows: number[] = [];
   const backlogs: number[] = [];
-  const worker = await startWorkerProcess(db);
+  const memory: MemorySample[] = [];
+  const worker = await startWorkerProcess(
+    db,
+    args.memory ? { APP_WORKER__METRICS_PORT: '0', APP_METRICS__TOKEN: METRICS_TOKEN } : {},
+  );
+  const metricsPort = args.memory ? metricsPortOf(worker.output()) : undefined;
   try {
     const started = wallClock();
     let inFlight = 0;
@@ -162,9 +238,20 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
         windows.push((now - seen) / args.sample);
         seen = now;
         backlogs.push(await backlog(db));
-        note(
-          `  ${count} endpoint${count === 1 ? '' : 's'}, ${((at - started) / 1000).toFixed(0)} s: ${windows.at(-1)!.toFixed(0)} delivered/s, backlog ${backlogs.at(-1)}`,
-        );
+        let line = `  ${count} endpoint${count === 1 ? '' : 's'}, ${((at - started) / 1000).toFixed(0)} s: ${windows.at(-1)!.toFixed(0)} delivered/s, backlog ${backlogs.at(-1)}`;
+        if (args.memory) {
+          const sample = await memorySample(worker.child.pid, metricsPort);
+          memory.push(sample);
+          line += `; worker RSS ${sample.rssMb.toFixed(1)} MB, heap used ${sample.heapMb.toFixed(1)} MB, ${sample.handles} handles`;
+        }
+        if (args.churn > 0) {
+          const gone = ids.splice(0, Math.min(args.churn, ids.length));
+          for (const id of gone) await removeEndpoint(deps, OPERATOR, id);
+          ids.push(...(await endpoints(db, origin, family, gone.length, registered)));
+          registered += gone.length;
+          line += `; ${registered} endpoints registered so far`;
+        }
+        note(line);
       }
     })();
     for (let i = 0; i < total; i++) {
@@ -185,12 +272,15 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
         });
     }
     await sampler;
-    const delivered = await until(family, total * count, args['drain-timeout'] * 1000);
+    // with churn, removed endpoints take their deliveries along: the end is an empty backlog
+    const delivered =
+      args.churn > 0 ? await drained(db) : await until(family, total * count, args['drain-timeout'] * 1000);
     const latencies = arrivals.latency.get(family) ?? [];
     return {
       endpoints: count,
       windows,
       backlogs,
+      memory,
       emitP50: quantile(emitTimes, 0.5),
       emitP99: quantile(emitTimes, 0.99),
       e2rP50: quantile(latencies, 0.5),
@@ -203,11 +293,48 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
   }
 }
 
+/** Waits until no delivery is pending or running, or `--drain-timeout` passed; answers whether it did. */
+async function drained(db: BenchDatabase): Promise<boolean> {
+  const deadline = wallClock() + args['drain-timeout'] * 1000;
+  while ((await backlog(db)) > 0) {
+    if (wallClock() > deadline) return false;
+    await sleep(200);
+  }
+  return true;
+}
+
+const perMinute = () => Math.max(1, Math.round(60 / args.sample));
+
 /** The mean of the windows of the first and of the last minute (or of the whole run when shorter). */
 function firstAndLastMinute(windows: readonly number[]): { first: number; last: number } {
-  const perMinute = Math.max(1, Math.round(60 / args.sample));
   const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-  return { first: mean(windows.slice(0, perMinute)), last: mean(windows.slice(-perMinute)) };
+  return { first: mean(windows.slice(0, perMinute())), last: mean(windows.slice(-perMinute())) };
+}
+
+/**
+ * The memory part of a phase's line: RSS, heap used and handles at the end of the first minute and
+ * at the last sample, with the growth per minute between them; and the heap's floor (its lowest
+ * sample) in the first and in the second half of what follows the first minute. Heap used is a
+ * sawtooth (it climbs between major collections, minutes apart under load, and falls back), so a
+ * single reading says little; a leak is a floor that rises.
+ */
+function memorySummary(samples: readonly MemorySample[]): string {
+  if (samples.length === 0) return '';
+  const n = Math.min(perMinute(), samples.length);
+  const first = samples[n - 1];
+  const last = samples.at(-1)!;
+  const minutes = Math.max(1, samples.length - n) / perMinute();
+  const growth = (a: number, b: number) => `${b - a >= 0 ? '+' : ''}${((b - a) / minutes).toFixed(2)}`;
+  const after = samples.slice(n);
+  const half = Math.ceil(after.length / 2);
+  const floor = (values: readonly MemorySample[]) =>
+    values.length === 0 ? 'n/a' : Math.min(...values.map((s) => s.heapMb)).toFixed(1);
+  return (
+    `; worker RSS ${first.rssMb.toFixed(1)} -> ${last.rssMb.toFixed(1)} MB (${growth(first.rssMb, last.rssMb)} MB/min), ` +
+    `heap used ${first.heapMb.toFixed(1)} -> ${last.heapMb.toFixed(1)} MB (${growth(first.heapMb, last.heapMb)} MB/min), ` +
+    `handles ${first.handles} -> ${last.handles} (end of the first minute -> last sample); ` +
+    `heap floor ${floor(after.slice(0, half))} MB in the first half after it, ${floor(after.slice(half))} MB in the second`
+  );
 }
 
 async function main() {
@@ -231,7 +358,8 @@ async function main() {
           `delivered ${first.toFixed(0)}/s in the first minute, ${last.toFixed(0)}/s in the last (${((100 * last) / Math.max(first, 1)).toFixed(0)} %); ` +
           `backlog ${result.backlogs[0] ?? 0} -> ${result.backlogs.at(-1) ?? 0} (max ${Math.max(0, ...result.backlogs)}); ` +
           `emit p50 ${result.emitP50.toFixed(1)} ms, p99 ${result.emitP99.toFixed(1)} ms; emit->receiver p50 ${result.e2rP50.toFixed(0)} ms, p99 ${result.e2rP99.toFixed(0)} ms; ` +
-          `last delivery ${Number.isFinite(result.tail) ? `${result.tail.toFixed(1)} s` : `not within ${args['drain-timeout']} s`} after the last emit\n`,
+          `last delivery ${Number.isFinite(result.tail) ? `${result.tail.toFixed(1)} s` : `not within ${args['drain-timeout']} s`} after the last emit` +
+          `${args.churn > 0 ? `; ${args.churn} endpoints replaced every ${args.sample} s` : ''}${memorySummary(result.memory)}\n`,
       );
     }
   } finally {

@@ -11,6 +11,8 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export interface WorkerProcess {
   child: ChildProcess;
+  /** What it has written so far (stdout and stderr, interleaved): its JSON log lines. */
+  output(): string;
   /** SIGTERM, then waits for the exit; throws when it exits other than 0. */
   stop(): Promise<void>;
 }
@@ -56,6 +58,7 @@ export async function startWorkerProcess(
   });
   return {
     child,
+    output: () => output,
     async stop() {
       child.kill('SIGTERM');
       const code = await exited;

@@ -5,13 +5,18 @@
  * through the service, by any process, is seen by the next claim with no notice to wait for, and
  * an endpoint whose record has not changed costs its store nothing. An entry is also read again
  * after `ttlMs` (10 s), so a change made to the store by other software (which no gate row
- * follows) reaches the deliveries within that time.
+ * follows) reaches the deliveries within that time. An entry past that time is of no more use, so
+ * it is dropped at the next load: the process holds only the endpoints it delivered to in the last
+ * `ttlMs` (at most `maxEntries`), and a removed endpoint's record, sealed secrets included, does
+ * not stay in memory until 10,000 others have pushed it out.
  */
 import type { EndpointStore, StoredEndpoint } from '../endpoint-stores/types.ts';
 
 export interface EndpointRecords {
   /** The records of these endpoints at (at least) these versions; an endpoint gone from the store is left out. */
   load(wanted: ReadonlyArray<{ id: string; version: number }>): Promise<Map<string, StoredEndpoint>>;
+  /** How many endpoints' records the process holds now. */
+  readonly size: number;
 }
 
 /** Most endpoints kept at once (the least recently loaded go first). */
@@ -28,10 +33,18 @@ export function endpointRecords(
   const now = options.now ?? Date.now;
   const kept = new Map<string, { record: StoredEndpoint; loadedAt: number }>();
   return {
+    get size() {
+      return kept.size;
+    },
     async load(wanted) {
       const found = new Map<string, StoredEndpoint>();
       const missing = new Set<string>();
       const time = now();
+      // entries are in the order they were loaded: the expired ones are at the front
+      for (const [id, entry] of kept) {
+        if (time - entry.loadedAt < ttlMs) break;
+        kept.delete(id);
+      }
       for (const { id, version } of wanted) {
         const entry = kept.get(id);
         if (entry !== undefined && entry.record.version >= version && time - entry.loadedAt < ttlMs)

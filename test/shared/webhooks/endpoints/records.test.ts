@@ -75,3 +75,27 @@ describe('endpoint records of a worker', () => {
     assert.deepEqual(reads, [[a.id], [b.id]]);
   });
 });
+
+describe('endpoint records of a worker, in memory', () => {
+  it('drops the records past their time to live at the next load: a removed endpoint is not held until others push it out', async () => {
+    const [gone, live] = [makeEndpoint(), makeEndpoint()];
+    const records = new Map([
+      [gone.id, gone],
+      [live.id, live],
+    ]);
+    const { store } = countingStore(records);
+    let time = 0;
+    const kept = endpointRecords(store, { now: () => time, ttlMs: 10_000 });
+    await kept.load([{ id: gone.id, version: 1 }]);
+    records.delete(gone.id); // removed: no claim names it again
+    time = 5_000;
+    await kept.load([{ id: live.id, version: 1 }]);
+    assert.equal(kept.size, 2, 'both are within their time to live');
+    time = 10_000;
+    await kept.load([{ id: live.id, version: 1 }]);
+    assert.equal(kept.size, 1, "the removed endpoint's record is dropped once expired");
+    time = 20_000;
+    await kept.load([{ id: live.id, version: 1 }]);
+    assert.equal(kept.size, 1, 'an endpoint read again is kept');
+  });
+});
