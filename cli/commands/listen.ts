@@ -225,22 +225,84 @@ function createReceiver(
   });
 }
 
+/** What `app listen` can say of its endpoint once it has registered it. */
+interface EndpointState {
+  kind: 'enabled' | 'disabled' | 'removed' | 'unknown';
+  text: string;
+}
+
 /**
- * What became of the run's endpoint while the database connection was lost, read again once it
- * is back: still there and enabled (no delivery missed: the worker retries those it could not
- * make), disabled, or removed (events since may have been missed). Never throws.
+ * Reads the endpoint again when asked (a notice that endpoints changed), one read at a time, and
+ * says its state on stderr when it is no longer what was last said: disabled, enabled again or
+ * removed, by an operator or by the worker (an endpoint answering 410 is disabled), at once
+ * rather than at the next reconnection.
  */
-async function endpointState(deps: WebhookDeps, id: string): Promise<string> {
+function endpointWatcher(read: () => Promise<EndpointState | undefined>, say: (text: string) => void) {
+  let last: EndpointState['kind'] = 'enabled';
+  let running: Promise<void> | undefined;
+  let again = false;
+  const check = async () => {
+    do {
+      again = false;
+      const state = await read();
+      if (state && state.kind !== 'unknown' && state.kind !== last) {
+        last = state.kind;
+        say(
+          state.kind === 'enabled' ? state.text.replace('still registered and enabled', 'enabled again') : state.text,
+        );
+      }
+    } while (again);
+  };
+  return {
+    /** The endpoint may have changed: read it (once more after the read under way, if one is). */
+    changed(): void {
+      if (running) {
+        again = true;
+        return;
+      }
+      running = check()
+        .catch(() => undefined)
+        .finally(() => (running = undefined));
+    },
+    /** What was said of it otherwise (at a reconnection). */
+    said(kind: EndpointState['kind']): void {
+      if (kind !== 'unknown') last = kind;
+    },
+    /** Whether it was last seen removed. */
+    get removed(): boolean {
+      return last === 'removed';
+    },
+  };
+}
+
+/**
+ * What became of the run's endpoint, read again (once the database connection is back, or at a
+ * notice that endpoints changed): still there and enabled (no delivery missed: the worker retries
+ * those it could not make), disabled, or removed (events since may have been missed). Never throws.
+ */
+async function endpointState(deps: WebhookDeps, id: string): Promise<EndpointState> {
   const { showEndpoint } = await endpoints();
   try {
     const endpoint = await showEndpoint(deps, ALL_TENANTS, id);
     if (endpoint.enabled)
-      return `endpoint ${id} still registered and enabled, no delivery missed (the worker retries those it could not make)`;
-    return `endpoint ${id} was disabled (${endpoint.disabledReason || 'no reason given'}): no delivery arrives until \`app webhooks:enable ${id}\``;
+      return {
+        kind: 'enabled',
+        text: `endpoint ${id} still registered and enabled, no delivery missed (the worker retries those it could not make)`,
+      };
+    return {
+      kind: 'disabled',
+      text: `endpoint ${id} was disabled (${endpoint.disabledReason || 'no reason given'}): no delivery arrives until \`app webhooks:enable ${id}\``,
+    };
   } catch (error) {
     if (isAppError(error) && error.status === 404)
-      return `endpoint ${id} was removed: no delivery arrives and events since may have been missed; start app listen again`;
-    return `endpoint ${id} could not be read again (${(error as Error).message.split('\n')[0]})`;
+      return {
+        kind: 'removed',
+        text: `endpoint ${id} was removed: no delivery arrives and events since may have been missed; start app listen again`,
+      };
+    return {
+      kind: 'unknown',
+      text: `endpoint ${id} could not be read again (${(error as Error).message.split('\n')[0]})`,
+    };
   }
 }
 
@@ -333,6 +395,11 @@ export const listenCommand = defineCommand({
     const server = createReceiver(context, { verify, secret: () => secret, forward, print: line });
     let watch: DatabaseWatch | undefined;
     let endpointId: string | undefined;
+    const { ENDPOINTS_CHANGED_CHANNEL } = await import('../../shared/webhooks/endpoints/store.ts');
+    const watcher = endpointWatcher(
+      async () => (endpointId === undefined ? undefined : endpointState(deps, endpointId)),
+      warn,
+    );
     try {
       const removed = await removeStaleListeners(context);
       // watching before the endpoint exists: from then on, a lost connection is said, and a
@@ -345,10 +412,12 @@ export const listenCommand = defineCommand({
           warn(
             `lost its database connection to ${databaseHost(config.databaseUrl)} (${error.message.split('\n')[0]}); reconnecting for up to ${formatDuration(reconnectWithinMs)}, deliveries the worker makes meanwhile still arrive`,
           ),
-        onBack: async (downMs) =>
-          warn(
-            `database connection back after ${(downMs / 1000).toFixed(1)}s${endpointId === undefined ? '' : `; ${await endpointState(deps, endpointId)}`}`,
-          ),
+        onBack: async (downMs) => {
+          const state = endpointId === undefined ? undefined : await endpointState(deps, endpointId);
+          if (state) watcher.said(state.kind);
+          warn(`database connection back after ${(downMs / 1000).toFixed(1)}s${state ? `; ${state.text}` : ''}`);
+        },
+        notices: { channel: ENDPOINTS_CHANGED_CHANNEL, onNotice: () => watcher.changed() },
       });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -381,8 +450,12 @@ export const listenCommand = defineCommand({
       await Promise.race([signal.stopped, watch.failed]);
       await watch.stop();
       await closeReceiver(server);
-      await removeEndpoint(deps, OPERATOR, endpoint.id);
-      line({ kind: 'stopped', endpointId: endpoint.id }, `stopped; endpoint ${endpoint.id} removed`);
+      if (watcher.removed && (await endpointState(deps, endpoint.id)).kind === 'removed')
+        line({ kind: 'stopped', endpointId: endpoint.id }, `stopped; endpoint ${endpoint.id} had been removed already`);
+      else {
+        await removeEndpoint(deps, OPERATOR, endpoint.id);
+        line({ kind: 'stopped', endpointId: endpoint.id }, `stopped; endpoint ${endpoint.id} removed`);
+      }
     } finally {
       // every way out, a failure included: nothing left to hold the process open or catch its signals
       signal.remove();

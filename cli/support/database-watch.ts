@@ -6,6 +6,7 @@
  * BACKOFF_FIRST_MS doubling to at most BACKOFF_MAX_MS, until `reconnectWithinMs` after the loss;
  * past that, `failed` rejects with an error saying so, caused by the last connection error
  * (cli/failure.ts renders it as the database unreachable, exit 4). The connection is named `name` in `pg_stat_activity`.
+ * With `notices`, it also LISTENs on a channel, so the command hears of changes as they are made.
  */
 import pg from 'pg';
 import type { Config } from '../../shared/config/index.ts';
@@ -40,6 +41,8 @@ export async function watchDatabase(options: {
   onLost(error: Error): void;
   /** The connection is back, `downMs` after it was lost; what it returns is awaited before the next loss is watched. */
   onBack(downMs: number): Promise<void> | void;
+  /** A channel the connection LISTENs on (again after each reconnection), and what a notice on it calls. */
+  notices?: { channel: string; onNotice(): void };
 }): Promise<DatabaseWatch> {
   if (!options.config.databaseUrl) throw new Error('no database configured: set DATABASE_URL');
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
@@ -79,6 +82,13 @@ export async function watchDatabase(options: {
 
   const watch = (client: pg.Client) => {
     current = client;
+    if (options.notices) {
+      const { channel, onNotice } = options.notices;
+      client.on('notification', (notice) => {
+        if (notice.channel === channel) onNotice();
+      });
+      client.query(`listen ${client.escapeIdentifier(channel)}`).catch((error: Error) => lost(client, error));
+    }
     heartbeat = setInterval(() => {
       client
         .query({ text: 'select 1', query_timeout: heartbeatMs } as pg.QueryConfig)

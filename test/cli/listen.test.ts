@@ -259,6 +259,31 @@ describe('app listen', () => {
     assert.deepEqual(await endpointIds(), []);
   });
 
+  it('says at once when its endpoint is disabled, enabled again or removed by someone else, and then stops without removing it again', async () => {
+    const run = listen(['--owner', 'changed-live']);
+    await run.waitFor(/"kind":"listening"/);
+    const id = lines(run)[0].endpointId as string;
+    const operator = (args: string[]) =>
+      runAppInProcess(args, { PATH: process.env.PATH ?? '', HOME: '/tmp', ...ENV }).then((done) =>
+        assert.equal(done.code, 0, done.stderr),
+      );
+    await operator(['webhooks:disable', id]);
+    await run.waitFor(new RegExp(`^app listen: endpoint ${id} was disabled .*\n`, 'm'));
+    await operator(['webhooks:enable', id]);
+    await run.waitFor(new RegExp(`^app listen: endpoint ${id} enabled again, .*\n`, 'm'));
+    await removeLeft(id);
+    await run.waitFor(new RegExp(`^app listen: endpoint ${id} was removed: .*\n`, 'm'));
+    const said = run
+      .output()
+      .split('\n')
+      .filter((text) => text.startsWith('app listen: '));
+    assert.equal(said.length, 3, run.output());
+    run.child.kill('SIGINT');
+    assert.equal((await run.exited).code, 0, run.output());
+    assert.deepEqual(lines(run).at(-1), { kind: 'stopped', endpointId: id });
+    assert.match(run.output(), new RegExp(`^app listen: endpoint ${id} was removed`, 'm'));
+  });
+
   it('its database gone for longer than --reconnect-timeout: exits 4 with the reason, its endpoint left for the next start', async () => {
     const { run, stderr, left, cut } = await listenThroughProxy('1s');
     await cut();
