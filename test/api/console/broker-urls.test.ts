@@ -11,7 +11,7 @@ import type { Browser as Chromium, Page } from 'playwright-core';
 import { captureLogger } from '../../shared/webhooks/fixtures.ts';
 import { openUrlCredentials } from '../../../shared/webhooks/destinations/credentials.ts';
 import { testConfig } from '../../helpers/database.ts';
-import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedPage, type Watch } from './chromium.ts';
 import { Browser, startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
@@ -39,9 +39,7 @@ describe('a broker url in the console', { skip }, () => {
   before(async () => {
     const { log } = captured;
     [app, chromium] = await Promise.all([startConsole({ secret: SECRET }, { log }), launch()]);
-    const made = await watchedContext(chromium);
-    page = await made.context.newPage();
-    watch = made.watch;
+    ({ page, watch } = await watchedPage(chromium));
     page.on('response', async (response) => {
       if (response.request().resourceType() === 'document') seen.push(await response.text().catch(() => ''));
     });

@@ -18,7 +18,7 @@ import { createEventType } from '../../../shared/webhooks/event-types/index.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts } from '../../helpers/attempt-history.ts';
 import { PASSWORD } from '../accounts/helpers.ts';
-import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedContext, watchedPage, type Watch } from './chromium.ts';
 import { startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
@@ -46,9 +46,7 @@ describe('the console in Chromium: no console message on any page', { skip }, ()
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
-    const made = await watchedContext(chromium);
-    watch = made.watch;
-    page = await made.context.newPage();
+    ({ page, watch } = await watchedPage(chromium));
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
     const endpoint = await registerEndpoint(deps, OPERATOR, {
       url: 'http://127.0.0.1:9/hooks',

@@ -11,7 +11,7 @@ import type { Browser as Chromium, Page } from 'playwright-core';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts, type PastAttempt } from '../../helpers/attempt-history.ts';
-import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedPage, type Watch } from './chromium.ts';
 import { startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
@@ -43,10 +43,7 @@ describe('the delivery charts in Chromium', { skip }, () => {
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
-    ({ watch } = await watchedContext(chromium).then(async (made) => {
-      page = await made.context.newPage();
-      return made;
-    }));
+    ({ page, watch } = await watchedPage(chromium));
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
     const ours = await registerEndpoint(deps, OPERATOR, {
       url: 'http://127.0.0.1:9/ours',

@@ -50,6 +50,15 @@ export async function watchedContext(
   return { context, watch };
 }
 
+/** A page in a new watched context ({@link watchedContext}), with the watch its problems go into. */
+export async function watchedPage(
+  browser: Browser,
+  viewport?: { width: number; height: number },
+): Promise<{ page: Page; watch: Watch }> {
+  const { context, watch } = await watchedContext(browser, viewport);
+  return { page: await context.newPage(), watch };
+}
+
 function observe(page: Page, watch: Watch): void {
   page.on('console', (message) => {
     // Chromium's notes on a page's forms (a password form without a username field, say) come as

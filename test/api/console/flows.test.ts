@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser as Chromium, Page } from 'playwright-core';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
-import { checkPage, chromiumMissing, launch, watchedContext, type Watch } from './chromium.ts';
+import { checkPage, chromiumMissing, launch, watchedContext, watchedPage, type Watch } from './chromium.ts';
 import { PASSWORD, startConsole } from './harness.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 
@@ -46,10 +46,7 @@ describe('the console in Chromium', { skip }, () => {
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
-    ({ watch } = await watchedContext(chromium).then(async (made) => {
-      page = await made.context.newPage();
-      return made;
-    }));
+    ({ page, watch } = await watchedPage(chromium));
   });
   after(async () => {
     await chromium?.close();

@@ -11,7 +11,7 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import { MAX_URL_LENGTH } from '../../../shared/webhooks/endpoints/fields.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts } from '../../helpers/attempt-history.ts';
-import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedPage, type Watch } from './chromium.ts';
 import { startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
@@ -41,10 +41,7 @@ describe('a URL as long as an endpoint may have, in the console', { skip }, () =
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
-    ({ watch } = await watchedContext(chromium).then(async (made) => {
-      page = await made.context.newPage();
-      return made;
-    }));
+    ({ page, watch } = await watchedPage(chromium));
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
     const endpoint = await registerEndpoint(deps, OPERATOR, { url: LONG_URL, events: ['order.created'] });
     endpointId = endpoint.id;

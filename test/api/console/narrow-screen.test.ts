@@ -13,7 +13,7 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts } from '../../helpers/attempt-history.ts';
-import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedContext, watchedPage, type Watch } from './chromium.ts';
 import { startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
@@ -138,10 +138,7 @@ describe('the console on a 390 px wide screen', { skip }, () => {
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
-    ({ watch } = await watchedContext(chromium, PHONE).then(async (made) => {
-      page = await made.context.newPage();
-      return made;
-    }));
+    ({ page, watch } = await watchedPage(chromium, PHONE));
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
     const endpoint = await registerEndpoint(deps, OPERATOR, {
       url: `http://127.0.0.1:9${URL_PATH}`,

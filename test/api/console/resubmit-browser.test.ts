@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser as Chromium, Page } from 'playwright-core';
-import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from './chromium.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedPage, type Watch } from './chromium.ts';
 import { startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
@@ -23,9 +23,7 @@ describe('a console form sent again from Chromium', { skip }, () => {
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
-    const made = await watchedContext(chromium);
-    watch = made.watch;
-    page = await made.context.newPage();
+    ({ page, watch } = await watchedPage(chromium));
     page.on('request', (request) => {
       if (request.method() === 'POST' && new URL(request.url()).pathname === '/endpoints')
         sent.push(request.postData() ?? '');

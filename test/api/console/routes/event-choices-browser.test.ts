@@ -12,7 +12,7 @@ import type { Browser as Chromium, Page } from 'playwright-core';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 import { showEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { createEventType } from '../../../../shared/webhooks/event-types/index.ts';
-import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from '../chromium.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedPage, type Watch } from '../chromium.ts';
 import { startConsole } from '../harness.ts';
 
 const skip = chromiumMissing();
@@ -33,9 +33,7 @@ describe('the events field suggests the entry being typed', { skip }, () => {
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
     for (const name of ['order.created', 'order.paid', 'invoice.sent'])
       await createEventType(deps, OPERATOR, { name, description: `${name} happened` });
-    const made = await watchedContext(chromium);
-    watch = made.watch;
-    page = await made.context.newPage();
+    ({ page, watch } = await watchedPage(chromium));
     email = (await app.user({ role: 'admin' })).email;
     await signIn(page, app.base, email, '/');
   });

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser as Chromium, Page } from 'playwright-core';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 import { createPortalLink } from '../../../../shared/accounts/portal-links.ts';
-import { checkPage, chromiumMissing, launch, signIn, watchedContext, type Watch } from '../chromium.ts';
+import { checkPage, chromiumMissing, launch, signIn, watchedContext, watchedPage, type Watch } from '../chromium.ts';
 import { startConsole } from '../harness.ts';
 
 const skip = chromiumMissing();
@@ -23,9 +23,7 @@ describe('the event-type catalog in Chromium', { skip }, () => {
 
   before(async () => {
     [app, chromium] = await Promise.all([startConsole(), launch()]);
-    const made = await watchedContext(chromium);
-    watch = made.watch;
-    page = await made.context.newPage();
+    ({ page, watch } = await watchedPage(chromium));
   });
   after(async () => {
     await chromium?.close();
