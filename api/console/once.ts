@@ -48,7 +48,8 @@ function setCookie(ctx: Context, settings: CookieSettings, value: string | null)
 
 /**
  * Answers a form that made a one-time `value`: a browser with a session gets it sealed in the
- * cookie and 303 to `page`; anyone else gets `showNow()` (the result page in this answer).
+ * cookie and 303 to `page` (with `query`, such as the listing's filters and page the form was
+ * sent from); anyone else gets `showNow()` (the result page in this answer).
  */
 export async function showOnce(
   ctx: Context,
@@ -56,13 +57,14 @@ export async function showOnce(
   page: string,
   value: unknown,
   showNow: () => Promise<void>,
+  query = '',
 ): Promise<void> {
   const box = boxOf(ctx);
   if (!box || wantsJson(ctx)) return showNow();
   const until = Date.now() + ONCE_TTL_S * 1000;
   setCookie(ctx, settings, box.seal(JSON.stringify({ id: randomUUID(), page, value, until })));
   ctx.status = 303;
-  ctx.redirect(page);
+  ctx.redirect(`${page}${query}`);
 }
 
 export interface OnceDeps {

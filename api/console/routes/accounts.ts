@@ -226,7 +226,15 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
       ctx,
       async () => {
         const link = await setPasswordLink(ctx, ctx.params.id);
-        await showOnce(ctx, deps.pages.cookies, CONSOLE_PATHS.users, link, () => showUsers(ctx, { link }));
+        // back to the page and filters the form was sent from, as disable and enable lead
+        await showOnce(
+          ctx,
+          deps.pages.cookies,
+          CONSOLE_PATHS.users,
+          link,
+          () => showUsers(ctx, { link }),
+          listingQuery(ctx),
+        );
       },
       (errors, status) => showUsers(ctx, { errors, status }),
     );

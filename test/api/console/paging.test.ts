@@ -194,6 +194,16 @@ describe('console listings past their end and with bad page numbers', () => {
     const disabled = await admin.request('POST', action as string, { form: { _csrf: csrf }, headers: html });
     assert.equal(disabled.status, 303, disabled.text);
     assert.equal(disabled.headers.get('location'), `/users?${kept}&page=2&done=user-disabled`);
+    // so does a new set-password link: the link is shown on page 2 of the same listing
+    const linkForms = [...second.text.matchAll(/<form method="post" action="([^"]+\/reset-link[^"]*)"/g)];
+    const linkAction = linkForms.at(-1)?.[1].replaceAll('&amp;', '&');
+    assert.match(linkAction ?? '', new RegExp(`^/users/usr_\\w+/reset-link\\?${kept}&page=2$`));
+    const linked = await admin.request('POST', linkAction as string, { form: { _csrf: csrf }, headers: html });
+    assert.equal(linked.status, 303, linked.text);
+    assert.equal(linked.headers.get('location'), `/users?${kept}&page=2`);
+    const shown = await admin.request('GET', linked.headers.get('location') as string, { headers: html });
+    assert.match(shown.text, /\/reset-password\?token=/, 'the link is shown once on the page it leads to');
+    assert.deepEqual(emailsOf(shown), order.slice(51, 101), 'page 2 of the listing, less the user disabled above');
     // the page object: the page, how many, the filters
     const object = await admin.request('GET', `/users?owner=bulk&state=disabled`);
     assert.deepEqual(
