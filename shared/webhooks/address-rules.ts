@@ -228,9 +228,17 @@ function writtenAuthority(raw: string): string | null {
 const asParsed = (raw: string): string =>
   raw.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').replace(/[\t\n\r]/g, '');
 
-/** `raw` with any userinfo replaced, so a password never reaches an error body or a log. */
+/**
+ * `raw` with any userinfo replaced, so a password never reaches an error body or a log. In a url
+ * the parser reads, the userinfo ends at the authority's last `@`; in one it refuses, a password
+ * may hold the `/`, `?` or `#` that would end the authority (`https://u:p#ss@host`), so all up to
+ * the text's last `@` is masked.
+ */
 export function redact(raw: string): string {
-  return asParsed(raw).replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/\\?#]*@/, '$1***@');
+  const text = asParsed(raw);
+  return URL.canParse(text)
+    ? text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/\\?#]*@/, '$1***@')
+    : text.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/).*@/s, '$1***@');
 }
 
 /**

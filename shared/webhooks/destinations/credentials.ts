@@ -21,6 +21,7 @@ import {
   sealedUnder,
   secretBoxOf,
 } from '../secret-box.ts';
+import { maskUserinfo } from '../../log/redact.ts';
 import { redact } from '../address-rules.ts';
 import { schemeOf } from './kinds.ts';
 import { brokerHost } from './parse.ts';
@@ -222,8 +223,6 @@ export function assertNotMasked(url: string): void {
     );
 }
 
-/** Any `scheme://userinfo@` inside free text. */
-const USERINFO_IN_TEXT = /\b([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^\s/\\?#@]*@/g;
 /** Shorter words are not scrubbed out of text: they would garble it and guard nothing. */
 const MIN_SCRUBBED = 3;
 
@@ -245,7 +244,7 @@ export function scrubCredentials(text: string, url: string): string {
   const words = [parsedUrl.password, parsedUrl.username, decode(parsedUrl.password), decode(parsedUrl.username)]
     .filter((word) => word.length >= MIN_SCRUBBED)
     .sort((a, b) => b.length - a.length);
-  let scrubbed = text.replace(USERINFO_IN_TEXT, `$1${MASK}@`);
+  let scrubbed = maskUserinfo(text);
   for (const word of new Set(words)) scrubbed = scrubbed.split(word).join(MASK);
   return scrubbed;
 }

@@ -252,3 +252,21 @@ describe('body parsers', () => {
     assert.equal(next.status, 201, JSON.stringify(next.body));
   });
 });
+
+describe('a refused body in the log', () => {
+  it('a malformed JSON body is logged without its text: the password and header value it held appear in no line, at trace level', async () => {
+    const traced = await startApp({ flags: { logLevel: 'trace' } });
+    const body = '{"name":"x","password":"pw-in-a-broken-body","headers":{"X-Key":"hv-in-a-broken-body"},}';
+    const response = await fetch(`${traced.api}/authors`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { code: string }).code, 'APP_BODY_INVALID');
+    const refused = traced.logs.find((line) => line.msg === 'request refused');
+    assert.ok(refused, 'the refusal is logged (debug)');
+    assert.match(JSON.stringify(refused), /APP_BODY_INVALID/);
+    assert.doesNotMatch(JSON.stringify(traced.logs), /pw-in-a-broken-body|hv-in-a-broken-body/);
+  });
+});

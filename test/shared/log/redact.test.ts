@@ -49,6 +49,32 @@ describe('redact', () => {
     });
   });
 
+  it("masks a url's user name and password inside any string, up to the last @ before its path", () => {
+    assert.equal(
+      redact('connect to redis://:pw-1@cache:6379 failed; amqp://user:p@ss-2@mq/vh too'),
+      'connect to redis://***@cache:6379 failed; amqp://***@mq/vh too',
+    );
+    assert.deepEqual(redact({ target: 'https://u:pw-3@otlp.example.com/v1/traces' }), {
+      target: 'https://***@otlp.example.com/v1/traces',
+    });
+    assert.equal(redact('mail a@b.example, see https://host/@me'), 'mail a@b.example, see https://host/@me');
+  });
+
+  it('masks the data a library hangs on an error (body, args, input, parameters), in its causes too', () => {
+    const parse = Object.assign(new SyntaxError('Unexpected token'), { status: 400, body: '{"password":"pw-4" x' });
+    const refused = Object.assign(new Error('WRONGPASS'), {
+      command: { name: 'hello', args: ['3', 'AUTH', 'someone', 'pw-5'] },
+    });
+    const url = Object.assign(new TypeError('Invalid URL'), { input: 'nats://x:pw-6@bad host' });
+    const query = Object.assign(new Error('failed'), { query: 'select 1', parameters: ['pw-7'] });
+    const wrapped = new Error('the request body is not valid', { cause: parse });
+    const out = JSON.stringify(redact({ err: [wrapped, refused, url, query], body: { name: 'kept' } }));
+    assert.doesNotMatch(out, /pw-4|pw-5|pw-6|pw-7/);
+    assert.match(out, /"name":"hello"/, 'what the failure was stays');
+    assert.match(out, /"query":"select 1"/);
+    assert.match(out, /"body":\{"name":"kept"\}/, 'a body outside an error is walked as any value');
+  });
+
   it('masks the own properties of error objects and survives cycles', () => {
     const error = Object.assign(new Error('boom'), { token: 't0k' });
     const cyclic: Record<string, unknown> = { error };

@@ -279,6 +279,18 @@ describe('checkWebhookUrl', () => {
     }
   });
 
+  it('a url refused as unparseable never echoes a password holding /, ? or #: all up to its last @ is masked', () => {
+    for (const raw of ['https://user:pw#1@hooks.example.com/', 'amqp://user:p/w?2@mq.example.com/vh']) {
+      assert.throws(
+        () => checkWebhookUrl(raw, lenient),
+        isCode('APP_WEBHOOK_URL_INVALID', (e) => {
+          assert.match(String(e.data?.value), /^(https|amqp):\/\/\*\*\*@/);
+          assert.doesNotMatch(JSON.stringify(e.data) + e.message, /pw#1|p\/w\?2/);
+        }),
+      );
+    }
+  });
+
   for (const raw of ['https:///nohost', 'https:nohost.example.com', 'https:\\\\evil.example.com/']) {
     it(`refuses ${raw} as having no host after //`, () => {
       assert.throws(
