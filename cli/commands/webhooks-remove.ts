@@ -4,11 +4,19 @@ import { UsageError } from '../failure.ts';
 import type { CliIo } from '../io.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
-/** Asks on the terminal; answers true for y or yes. */
+/**
+ * Asks on the terminal; answers true for y or yes. Ctrl-C or Ctrl-D at the question (readline ends
+ * it in raw mode, no signal sent) is no; a signal stopping the run ends the question too.
+ */
 async function confirmed(io: CliIo, question: string): Promise<boolean> {
   const prompt = createInterface({ input: io.stdin, output: io.stderr });
   try {
-    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+    const answer = await prompt.question(question, io.interrupted ? { signal: io.interrupted } : {});
+    return /^y(es)?$/i.test(answer.trim());
+  } catch (error) {
+    if (io.interrupted?.aborted || (error as Error).name !== 'AbortError') throw error;
+    io.stderr.write('\n');
+    return false;
   } finally {
     prompt.close();
   }
