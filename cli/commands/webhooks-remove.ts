@@ -5,18 +5,25 @@ import type { CliIo } from '../io.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
- * Asks on the terminal; answers true for y or yes. Ctrl-C or Ctrl-D at the question (readline ends
- * it in raw mode, no signal sent) is no; a signal stopping the run ends the question too.
+ * Asks on the terminal; answers true for y or yes. The input ending at the question (Ctrl-D) or
+ * Ctrl-C there (readline ends the question in raw mode, no signal sent) is no; a signal stopping
+ * the run ends the question too, and is reported as such.
  */
 async function confirmed(io: CliIo, question: string): Promise<boolean> {
   const prompt = createInterface({ input: io.stdin, output: io.stderr });
+  // a question still pending when its input ends is never settled by readline
+  const ended = new Promise<null>((resolve) => prompt.once('close', () => resolve(null)));
   try {
-    const answer = await prompt.question(question, io.interrupted ? { signal: io.interrupted } : {});
+    const asked = prompt.question(question, io.interrupted ? { signal: io.interrupted } : {});
+    const answer = await Promise.race([asked, ended]).catch((error: Error) => {
+      if (io.interrupted?.aborted || error.name !== 'AbortError') throw error;
+      return null;
+    });
+    if (answer === null) {
+      io.stderr.write('\n');
+      return false;
+    }
     return /^y(es)?$/i.test(answer.trim());
-  } catch (error) {
-    if (io.interrupted?.aborted || (error as Error).name !== 'AbortError') throw error;
-    io.stderr.write('\n');
-    return false;
   } finally {
     prompt.close();
   }
