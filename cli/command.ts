@@ -43,9 +43,13 @@ export function defineCommand<A extends object>(spec: {
         io,
         productionGuard: spec.productionGuard ?? true,
       });
+      const { cancelOnAbort } = await import('../shared/db/request-statements.ts');
       let failure: unknown;
       try {
-        await spec.run(context, args as unknown as A & GlobalArgs);
+        // a signal stopping the run cancels its statements on the server: killed, the command
+        // would leave one running there (a write waiting on a lock would still be made later)
+        const run = () => spec.run(context, args as unknown as A & GlobalArgs);
+        await (io.interrupted ? cancelOnAbort(io.interrupted, run) : run());
       } catch (error) {
         failure = error;
         throw error;

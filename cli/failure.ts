@@ -22,6 +22,21 @@ export const EXIT = {
   unavailable: 4,
 } as const;
 
+/**
+ * The signals that stop a run (cli/process-ends.ts). The process ends killed by the signal
+ * itself, so a shell reports 128 + its number (130, 143) and a script's own Ctrl-C handling sees
+ * the child die of it; `--json` reports that exit code.
+ */
+export const INTERRUPTING_SIGNALS = { SIGINT: 2, SIGTERM: 15 } as const;
+export type InterruptingSignal = keyof typeof INTERRUPTING_SIGNALS;
+
+/** A run stopped by `signal`: its database statements in flight were cancelled (cli/command.ts). */
+export const interruptedFailure = (signal: InterruptingSignal): Failure => ({
+  exit: 128 + INTERRUPTING_SIGNALS[signal],
+  code: 'APP_CLI_INTERRUPTED',
+  message: `interrupted by ${signal}; its database statements in flight, if any, were cancelled`,
+});
+
 /** A command line the CLI cannot run; `usage` is the help of the command concerned. */
 export class UsageError extends Error {
   readonly usage: string;

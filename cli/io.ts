@@ -19,6 +19,11 @@ export interface CliIo {
    * file, the running `npm start`), once its context is made: a failure names it.
    */
   database?: { url: string; named: string };
+  /**
+   * Aborts, its reason the signal's name, when SIGINT or SIGTERM stops the run
+   * (cli/process-ends.ts): the command's database statements in flight are cancelled on the server.
+   */
+  interrupted?: AbortSignal;
 }
 
 /** The process's own streams and environment. */

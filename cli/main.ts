@@ -9,14 +9,13 @@ import { enableCompileCache } from 'node:module';
 
 enableCompileCache?.();
 
-// A reader that stops early (`app openapi | head`) closes the pipe: the run ends quietly, as other
-// command-line tools do, rather than with an unhandled EPIPE and its stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-  process.exit(process.exitCode ?? 0);
-});
-
 const { runApp } = await import('./app.ts');
 const { processIo } = await import('./io.ts');
+const { endQuietlyOnClosedPipes, stopOnSignals } = await import('./process-ends.ts');
 
-process.exitCode = await runApp(process.argv.slice(2), processIo());
+// a closed pipe and a signal end the run as a script expects (process-ends.ts)
+const io = processIo();
+const argv = process.argv.slice(2);
+endQuietlyOnClosedPipes(io);
+const stop = stopOnSignals(io, argv);
+stop.end(await runApp(argv, io));

@@ -25,7 +25,7 @@ const NOTES: Record<string, string> = {
   'webhooks:update <id>':
     'Each setting has its clearing option (`--no-filter`, `--clear-owner`, `--clear-description`, `--clear-headers`, `--clear-rate-limit`, `--no-fifo`); see fairness, per-endpoint rate limits and FIFO endpoints in [reliability.md](reliability.md).',
   'webhooks:remove <id>':
-    'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one; a confirmation not given removes nothing and exits 2 (`nothing removed: not confirmed`).',
+    'Deletes the endpoint with its secrets and delivery records. It asks for confirmation on a terminal, and needs `--yes` without one; a confirmation not given (any answer but `y` or `yes`, Ctrl-C or Ctrl-D at the question) removes nothing and exits 2 (`nothing removed: not confirmed`).',
   'webhooks:rotate <id>':
     'Prints the new signing secret as `secret: whsec_…` (for an `ed25519` endpoint a new key, printed as `public key: whpk_…`; `--json` gives it as `secret` beside `signing`). The old one stops at once, or signs too until the grace ends.',
   'webhooks:recover <id>': 'The same as `POST /api/v1/webhooks/:id/recover`: at most 1,000 dead deliveries a run.',
@@ -48,7 +48,7 @@ const NOTES: Record<string, string> = {
   listen:
     "Starts a local receiver on a free loopback port and a temporary endpoint pointing at it, removed on Ctrl-C or SIGTERM (one left by a killed `listen` of this host is removed at the next start). Each delivery is printed with its signature check (with `--json`, one JSON document a line: `listening`, then `delivery` lines, then `stopped`), and with `--forward-to` passed on to `URL`, whose answer becomes the receiver's; a broker URL (`amqp://user:pass@host/vhost?routingKey=…`, `nats://…/<subject>`, `mqtt://…/<topic>`, `redis://…/0?stream=…`) gets each delivery published by the worker's own sender (204 once acknowledged, 502 with the reason otherwise), and is printed with its credentials as `***`. It needs loopback delivery allowed (`npm start -- --allow-local`, or `APP_WEBHOOKS__ALLOW_HTTP` and `APP_WEBHOOKS__ALLOW_PRIVATE` for the CLI and the worker), and exits 2 with the remedy otherwise. Any failure once started (the endpoint refused, say by `webhooks.strictEventTypes`; the receiver's port taken) closes the receiver and ends the run at once with the one-line reason and the exit code of its kind. It holds a database connection of its own (`app-listen` in `pg_stat_activity`), so a lost database (a restart, a terminated session, a network that stops answering within 10 s) is said at once on stderr (`app listen: lost its database connection to HOST:PORT (why); reconnecting for up to 5m, …`); it reconnects at once, then after 250 ms doubling to at most 5 s, and once back says so after reading its endpoint again (`app listen: database connection back after 1.2s; endpoint ep_… still registered and enabled, no delivery missed …`, or that it was disabled or removed meanwhile). The same connection listens for changes to endpoints, so its endpoint disabled, enabled again or removed by someone else (an operator, the worker on a 410) is said at once on stderr (`app listen: endpoint ep_… was disabled (…)`, `… enabled again, …`, `… was removed: …`); once removed, Ctrl-C stops it without removing it again. Deliveries need no connection of the command's own: the worker makes them, and retries those it could not make, so none is missed while the endpoint stays. Not back within `--reconnect-timeout`, it exits 4 (`app: cannot reach the database at HOST:PORT (DATABASE_URL): the connection was lost and not back within 5m: …`), its endpoint left for the next start to remove. Ctrl-C or SIGTERM still stops it with exit 0 (4 when the database is away and the endpoint cannot be removed).",
   'users:create':
-    'The password is read from standard input with `--password-stdin`; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`; unset, on the web process of the running `npm start` (its URL recorded in `.data/postgres.json`) when the CLI uses its database, else on `http://localhost:<port>`.',
+    'The password is read from standard input with `--password-stdin`: one line, refused (exit 2, no user made) when empty, of several lines or longer than 4096 bytes; otherwise a one-time set-password link is printed, valid `auth.inviteTtl`, on `publicUrl`; unset, on the web process of the running `npm start` (its URL recorded in `.data/postgres.json`) when the CLI uses its database, else on `http://localhost:<port>`.',
   'users:disable <user>': "Ends the user's sessions and revokes the tokens it minted, at once.",
   'portal:link':
     'The link works once, for `auth.portalLinkTtl`, and signs a member (or viewer) of the tenant into the console, scoped to it ([accounts-and-console.md](accounts-and-console.md#tenant-portal-links)); only its digest is stored.',
@@ -108,9 +108,44 @@ instead. The exit code says what kind of failure it was:
 | 1 | refused or failed: input the service refuses (a URL, event names, JSON in \`--data\`, \`--filter\` or \`--schema\`, a header, a time, a duration that is not one or too long), a conflict, an invalid configuration (a \`DATABASE_URL\` that is not a URL included), a high audit finding | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_CLI_FAILED\` |
 | 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, an option of one value given twice, a boolean given a value (\`--dry-run=yes\`), a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
-| 4 | try again later: the database (or a store) cannot be reached, is not migrated (a store not installed), or refuses the work for now (read-only, out of resources, a lock or time limit); the message names \`DATABASE_URL\`'s host, what to run, or for a refusal the server's words and SQLSTATE; \`audit\` prints its findings first | \`APP_DATABASE_UNAVAILABLE\`, \`APP_DATABASE_READ_ONLY\`, \`APP_DATABASE_BUSY\`, \`APP_DATABASE_NOT_MIGRATED\`, \`APP_STORE_UNAVAILABLE\`, \`APP_STORE_NOT_INSTALLED\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
+| 4 | try again later: the database (or a store) cannot be reached (a connection attempt gives up after 5 s without an answer), is not migrated (a store not installed), or refuses the work for now (read-only, out of resources, a lock or time limit); the message names \`DATABASE_URL\`'s host, what to run, or for a refusal the server's words and SQLSTATE; \`audit\` prints its findings first | \`APP_DATABASE_UNAVAILABLE\`, \`APP_DATABASE_READ_ONLY\`, \`APP_DATABASE_BUSY\`, \`APP_DATABASE_NOT_MIGRATED\`, \`APP_STORE_UNAVAILABLE\`, \`APP_STORE_NOT_INSTALLED\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
+| 130, 143 | stopped by SIGINT (Ctrl-C) or SIGTERM: the process ends killed by that signal, which a shell reports as 128 + its number; see [In scripts](#in-scripts) | \`APP_CLI_INTERRUPTED\` |
 
-Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).`;
+Every \`APP_*\` code is listed in [http-api.md](http-api.md#error-codes).
+
+## In scripts
+
+What a shell script, a cron job or a CI step can rely on:
+
+- **Output.** stdout holds only what the command prints: with \`--json\`, one JSON document
+  (\`listen\`: one a line), which \`jq\` reads whole. Warnings (an \`APP_\` variable that is no
+  setting, a deprecation) and log lines go to stderr.
+- **A reader that stops early** (\`app jobs:list | head -1\`, \`app webhooks:list --json | head -c 10\`):
+  the command stops at once without a word, exiting 0 unless it had failed already. \`git\` and
+  \`ls\` stop as quietly but killed by SIGPIPE, which a shell reports as 141 and which fails a
+  \`set -o pipefail\` pipeline; \`app\` does not. A closed stderr is written no more, and the
+  command ends with its own exit code.
+- **No terminal.** Without one, nothing is coloured or redrawn and nothing is asked:
+  \`webhooks:remove\` needs \`--yes\` then, and exits 2 without it. On a terminal, \`NO_COLOR\` (set,
+  not empty) turns the log lines' colours off. No other command asks anything; \`prune\` has
+  \`--dry-run\` to see what it would remove.
+- **Standard input** is read only by \`users:create --password-stdin\`: one line (its \`\\n\` or
+  \`\\r\\n\` dropped). Nothing there (an unset variable, a closed stdin), more than one line, or
+  more than 4096 bytes is a usage error, exit 2, and no user is made.
+- **Signals.** SIGINT (Ctrl-C) or SIGTERM (\`timeout\`, a cancelled CI job) cancels on the server the
+  statements the command is running, so none is left behind to finish later (a write waiting on
+  a lock would otherwise be made once the lock is free); the command says \`app: interrupted by
+  SIGTERM; …\` (with \`--json\`, \`APP_CLI_INTERRUPTED\` on stdout) and the process ends killed by the
+  signal, within 2 s: the shell reports 130 or 143, and a script looping over \`app\` stops at
+  Ctrl-C. A second signal ends it at once. \`migrate\` applies each migration (each step of one
+  cut into steps) in a transaction: one stopped midway is rolled back, and the next run goes on
+  from there. \`listen\` and \`jobs\`
+  give the first signal their own meaning (remove the endpoint, drain the worker).
+- **The database.** Unreachable, or refusing the credentials: one line naming the host and where
+  the URL came from, never the password, and exit 4 (\`APP_DATABASE_UNAVAILABLE\`). A connection
+  attempt gives up after 5 s without an answer (\`migrate\`, which tries twice, after 10 s).
+  Unset: exit 4 with the remedy, and in production exit 1 (the production guard refuses to run
+  without \`DATABASE_URL\`).`;
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

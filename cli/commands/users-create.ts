@@ -1,11 +1,10 @@
-import { text } from 'node:stream/consumers';
 import { defineCommand } from '../command.ts';
 import { ROLE_OPTION } from '../support/role-option.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 /**
  * `users:create --email <e> --role <r> [--owner <o>] [--name <n>] [--password-stdin]`: with
- * `--password-stdin` the password is read from standard input (one line; never from an argument,
+ * `--password-stdin` the password is read from standard input (one line, support/stdin-line.ts; never from an argument,
  * which other users of the machine can read); without it, a one-time set-password link is printed.
  */
 export const usersCreateCommand = defineCommand({
@@ -22,7 +21,8 @@ export const usersCreateCommand = defineCommand({
   run: async (context, args) => {
     const { createUser } = await import('../../shared/accounts/users.ts');
     const { accountDeps, publicUser, setPasswordLink, userText } = await import('../support/users.ts');
-    const password = args['password-stdin'] ? (await text(context.io.stdin)).replace(/\r?\n$/, '') : undefined;
+    const { stdinLine } = await import('../support/stdin-line.ts');
+    const password = args['password-stdin'] ? await stdinLine(context.io.stdin, '--password-stdin') : undefined;
     const user = await createUser(accountDeps(context), OPERATOR, {
       email: args.email,
       role: args.role,

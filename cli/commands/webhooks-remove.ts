@@ -4,11 +4,26 @@ import { UsageError } from '../failure.ts';
 import type { CliIo } from '../io.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
-/** Asks on the terminal; answers true for y or yes. */
+/**
+ * Asks on the terminal; answers true for y or yes. The input ending at the question (Ctrl-D) or
+ * Ctrl-C there (readline ends the question in raw mode, no signal sent) is no; a signal stopping
+ * the run ends the question too, and is reported as such.
+ */
 async function confirmed(io: CliIo, question: string): Promise<boolean> {
   const prompt = createInterface({ input: io.stdin, output: io.stderr });
+  // a question still pending when its input ends is never settled by readline
+  const ended = new Promise<null>((resolve) => prompt.once('close', () => resolve(null)));
   try {
-    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+    const asked = prompt.question(question, io.interrupted ? { signal: io.interrupted } : {});
+    const answer = await Promise.race([asked, ended]).catch((error: Error) => {
+      if (io.interrupted?.aborted || error.name !== 'AbortError') throw error;
+      return null;
+    });
+    if (answer === null) {
+      io.stderr.write('\n');
+      return false;
+    }
+    return /^y(es)?$/i.test(answer.trim());
   } finally {
     prompt.close();
   }

@@ -44,12 +44,19 @@ export interface LoggerOptions {
   stderr?: boolean;
 }
 
+/**
+ * Whether readable lines are coloured: only on a terminal, and never with `NO_COLOR` set to
+ * anything but the empty text (no-color.org), which a user sets to turn colours off everywhere.
+ */
+export const colourWanted = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean =>
+  stream.isTTY === true && !env.NO_COLOR;
+
 function prettyStream(fd: 1 | 2): DestinationStream | undefined {
   try {
     const require = createRequire(import.meta.url);
     const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
     return pretty({
-      colorize: (fd === 2 ? process.stderr : process.stdout).isTTY,
+      colorize: colourWanted(fd === 2 ? process.stderr : process.stdout),
       translateTime: 'HH:MM:ss.l',
       ignore: 'pid,hostname',
       destination: fd,

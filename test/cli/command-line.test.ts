@@ -241,7 +241,7 @@ describe('values out of what the command accepts are usage errors (exit 2), in o
 });
 
 describe('a confirmation not given is a usage error (exit 2)', () => {
-  it('webhooks:remove answered n on a terminal: exit 2, nothing removed', async () => {
+  it('webhooks:remove answered n, or its input ended, on a terminal: exit 2, nothing removed', async () => {
     const doomed = await json<{ externalId: string }>(['webhooks:add', 'http://127.0.0.1:9/doomed', '--events', '*']);
     const env = {
       PATH: process.env.PATH ?? '',
@@ -255,6 +255,10 @@ describe('a confirmation not given is a usage error (exit 2)', () => {
       assert.equal(run.stdout, '');
       assert.match(run.stderr, /\[y\/N\] app: nothing removed: not confirmed\n$/);
     }
+    // the input ending at the question (Ctrl-D; stderr not a terminal) is no, where the run never ended
+    const ended = await runAppInProcess(['webhooks:remove', doomed.externalId], env, { stdin: '', terminal: true });
+    assert.equal(ended.code, 2, ended.stderr);
+    assert.match(ended.stderr, /\[y\/N\] \napp: nothing removed: not confirmed\n$/);
     const withJson = await runAppInProcess(['webhooks:remove', doomed.externalId, '--json'], env, {
       stdin: 'no\n',
       terminal: true,

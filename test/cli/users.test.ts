@@ -139,6 +139,32 @@ describe('users:* and sessions:revoke', () => {
     }
   });
 
+  it('--password-stdin takes one line: empty, several lines or more than 4096 bytes is a usage error (exit 2) in one line, and no user is made', async () => {
+    const cases: [string, RegExp][] = [
+      ['', /^app: --password-stdin: standard input is empty; it takes one line\n$/],
+      [
+        'a sturdy passphrase\nand more\n',
+        /^app: --password-stdin: standard input holds more than one line; it takes one\n$/,
+      ],
+      ['x'.repeat(5_000), /^app: --password-stdin: standard input holds more than 4096 bytes; it takes one line\n$/],
+    ];
+    for (const [stdin, reason] of cases) {
+      const run = await cli(
+        ['users:create', '--email', 'piped@acme.test', '--role', 'admin', '--password-stdin'],
+        stdin,
+      );
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, reason);
+    }
+    assert.doesNotMatch((await cli(['users:list'])).stdout, /piped@acme\.test/);
+    const crlf = await json(
+      ['users:create', '--email', 'crlf@acme.test', '--role', 'admin', '--password-stdin'],
+      'a sturdy passphrase\r\n',
+    );
+    assert.equal(crlf.hasPassword, true);
+  });
+
   it('users:list prints a page of --limit users, oldest first, and says which --page comes next; a page past the bound is refused', async () => {
     // 120 members of one tenant, made at the same instant: their order rests on the id alone
     const at = Date.now();
