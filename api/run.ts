@@ -1,6 +1,7 @@
 import type { ConfigSources } from '../shared/config/index.ts';
 import { configForProcess } from '../shared/config/for-process.ts';
 import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
+import { requireSupportedServerOnceReachable, serverVersionText } from '../shared/db/server-version.ts';
 import { startTelemetry } from '../shared/telemetry/start.ts';
 import { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import type { Module } from './lifecycle.ts';
@@ -24,7 +25,10 @@ export async function runWeb(
   const telemetry = await startTelemetry({ config, log }, 'web');
   const web = createWebServer(
     { config, log, tracing: telemetry.enabled },
-    { stores: [{ name: 'telemetry', stop: () => telemetry.shutdown() }], queue: [webhookInstall()] },
+    {
+      stores: [{ name: 'telemetry', stop: () => telemetry.shutdown() }, serverVersionCheck()],
+      queue: [webhookInstall()],
+    },
   );
   await options.setup?.(web);
   if (config.shutdown.signals) {
@@ -47,6 +51,31 @@ export async function runWeb(
     process.exit(1);
   }
   return web;
+
+  /**
+   * The server's version, checked once the database answers (shared/db/server-version.ts): a
+   * PostgreSQL older than the minimum stops the process with exit code 1 and one line saying so.
+   * In the background, as the install: a database that is down does not hold the boot.
+   */
+  function serverVersionCheck(): Module {
+    const stop = new AbortController();
+    return {
+      name: 'server-version',
+      start: async () => {
+        void requireSupportedServerOnceReachable(web.sql, { signal: stop.signal }).then(
+          (version) => {
+            if (version !== undefined)
+              log.info({ serverVersionNum: version }, `database server: PostgreSQL ${serverVersionText(version)}`);
+          },
+          (error: Error) => {
+            log.fatal(`web process stopping: ${error.message}`);
+            process.exit(1);
+          },
+        );
+      },
+      stop: async () => stop.abort(),
+    };
+  }
 
   /** `webhooks.install`: tables made at boot, retried in the background until the database answers. */
   function webhookInstall(): Module {

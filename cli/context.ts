@@ -1,6 +1,11 @@
 import { resolveConfig, type Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
 import { readLocalState, type LocalState } from '../shared/db/local-database.ts';
+import {
+  isUnsupportedServer,
+  requireSupportedServer,
+  type UnsupportedServerError,
+} from '../shared/db/server-version.ts';
 import { AppError } from '../shared/errors/app-error.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 import { productionRefusal } from '../shared/security/production-guard.ts';
@@ -108,6 +113,8 @@ export async function createCliContext(options: {
   for (const warning of warnings) log.warn(warning);
   const telemetry = await startTelemetry({ config, log }, 'cli');
   let pool: Sql | undefined;
+  /** The refusal of a server older than the minimum (shared/db/server-version.ts), once the pool is opened. */
+  let serverCheck: Promise<UnsupportedServerError | undefined> | undefined;
   let stores: EndpointStores | undefined;
   const context: CliContext = {
     config,
@@ -131,7 +138,14 @@ export async function createCliContext(options: {
       return config;
     },
     sql() {
-      pool ??= connect(context.databaseConfig(), log, { max: 2, name: 'app-cli' });
+      if (pool === undefined) {
+        pool = connect(context.databaseConfig(), log, { max: 2, name: 'app-cli' });
+        // the pool's first statement; its verdict is the command's at close
+        serverCheck = requireSupportedServer(pool).then(
+          () => undefined,
+          (error: unknown) => (isUnsupportedServer(error) ? error : undefined),
+        );
+      }
       return pool;
     },
     endpoints() {
@@ -152,6 +166,11 @@ export async function createCliContext(options: {
   return {
     context,
     close: async (failure?: unknown) => {
+      // a server older than the minimum fails the command with its one line (exit 1), whatever the
+      // command met there (a table missing: the migrations refuse such a server); not awaited when
+      // the database cannot be reached, as the check cannot end before the pool does
+      const unreachable = failure !== undefined && isDatabaseUnreachable(failure);
+      const refused = unreachable ? undefined : await serverCheck;
       await stores?.close();
       // The pool's statements get 5 s to finish, unless the command failed because the database
       // cannot be reached: none can finish then, and the queries the command left queued would
@@ -159,8 +178,9 @@ export async function createCliContext(options: {
       // answer), after which the driver's end() waits out the whole grace anyway (a connection it
       // ended while connecting never reports ending once that attempt fails). Ended at once, they
       // fail together and the command reports as soon as its first query did.
-      await pool?.end({ timeout: failure !== undefined && isDatabaseUnreachable(failure) ? 0 : 5 });
+      await pool?.end({ timeout: unreachable ? 0 : 5 });
       await telemetry.shutdown();
+      if (refused) throw refused;
     },
   };
 }

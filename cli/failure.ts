@@ -12,7 +12,7 @@ import { pgRefusal } from '../shared/errors/pg-refusals.ts';
 /** Exit codes of the `app` CLI (README, Command-line tool). */
 export const EXIT = {
   ok: 0,
-  /** The command failed: refused input, a conflict, an invalid configuration. */
+  /** The command failed: refused input, a conflict, an invalid configuration, a PostgreSQL older than the minimum. */
   failure: 1,
   /** The command line itself is wrong: unknown command or option, missing or invalid argument. */
   usage: 2,

@@ -4,6 +4,7 @@ import type { Config, ConfigSources } from '../shared/config/index.ts';
 import { connect } from '../shared/db/connect.ts';
 import { configurationProblem, isConnectionError } from '../shared/db/connection-errors.ts';
 import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
+import { isUnsupportedServer } from '../shared/db/server-version.ts';
 import { isAppError } from '../shared/errors/app-error.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
@@ -111,7 +112,8 @@ export async function serveWorker(
   // The supervisor restarts the runner after a shorter outage; past worker.outageLimit it gives up.
   handle.ended.catch((error: unknown) => {
     if (signals > 0) return;
-    log.fatal({ err: error }, 'worker stopping: the database stayed away too long');
+    if (isUnsupportedServer(error)) log.fatal(`worker stopping: ${error.message}`);
+    else log.fatal({ err: error }, 'worker stopping: the database stayed away too long');
     void handle.stop({ force: true }).finally(() => settle(1));
   });
   void stopped.then(() => {
@@ -194,7 +196,9 @@ export async function runWorker(
     if (config.webhooks.install) await installTablesOnceReachable(config, log);
     served = await serveWorker({ config, log, telemetry }, { extraTasks: options.extraTasks });
   } catch (error) {
-    log.fatal({ err: error }, 'worker could not start');
+    // a server too old is said in its one line, without a stack: nothing in the worker failed
+    if (isUnsupportedServer(error)) log.fatal(`worker could not start: ${error.message}`);
+    else log.fatal({ err: error }, 'worker could not start');
     await telemetry.shutdown();
     process.exit(1);
   }

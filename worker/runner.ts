@@ -21,6 +21,7 @@ import { supervise, type Generation, type Supervisor } from './supervisor.ts';
 import { watchQueueStatistics, type QueueStatisticsWatch } from './queue-statistics.ts';
 import { queuePools, type QueuePool } from './queue-pool.ts';
 import { watchReadOnlyFetch } from './read-only-fetch.ts';
+import { requireSupportedServer, serverVersionText } from '../shared/db/server-version.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -235,7 +236,8 @@ function poolEvents(heartbeat: Heartbeat, statistics: QueueStatisticsWatch, fetc
  * starts it again after a database outage (worker/supervisor.ts), a heartbeat and the recovery
  * sweep (worker/heartbeat.ts). Signals are ours, not graphile-worker's (noHandleSignals), so
  * the process decides how to drain. Resolves once the first runner runs, or rejects when the
- * database does not answer within `worker.outageLimit`.
+ * database does not answer within `worker.outageLimit` or is a PostgreSQL older than the minimum
+ * (checked once the database first answers, before the first runner starts).
  */
 export async function startWorker(
   deps: WorkerDeps,
@@ -249,6 +251,7 @@ export async function startWorker(
   const queue = queuePools(config, log, graphilePoolSize(config));
   const list = typeof taskList === 'function' ? taskList(resources) : taskList;
   let stopRequested = false;
+  let serverChecked = false;
   const allPools: string[] = [];
   let firstStart: (() => void) | undefined;
   const started = new Promise<void>((resolve) => {
@@ -294,6 +297,12 @@ export async function startWorker(
       events.on('job:complete', () => {
         inHand -= 1;
       });
+      // before the first runner: a server older than the minimum ends the worker (the supervisor gives up)
+      if (!serverChecked) {
+        const version = await requireSupportedServer(resources.sql);
+        log.info({ serverVersionNum: version }, `database server: PostgreSQL ${serverVersionText(version)}`);
+        serverChecked = true;
+      }
       const pgPool = queue.open();
       try {
         runner = await run(

@@ -17,7 +17,9 @@
  * 4. if the database stays away past `outageLimitMs`, `done` rejects with `WorkerOutageError`
  *    (the process exits non-zero; its heartbeat already stopped).
  *
- * A runner that cannot even start (database down at boot) is the same outage. Restarts are spaced
+ * A runner that cannot even start (database down at boot) is the same outage, except a server
+ * older than the minimum (UnsupportedServerError, shared/db/server-version.ts): `done` rejects
+ * with it at once, as waiting cannot change it. Restarts are spaced
  * by the same backoff, so a runner that dies at once with the database up does not spin.
  *
  * A runner holding no job survives an outage on its own (it only fails its polls), so the
@@ -26,6 +28,7 @@
  */
 import type { Runner } from 'graphile-worker';
 import type { Sql } from '../shared/db/connect.ts';
+import { isUnsupportedServer } from '../shared/db/server-version.ts';
 import type { Logger } from '../shared/log/logger.ts';
 
 /** One runner and the ids of the worker pools it made (their jobs' `locked_by`). */
@@ -166,6 +169,8 @@ export function supervise(options: SupervisorOptions): Supervisor {
       }
       current = undefined;
       if (stopping.signal.aborted) return;
+      // a server the service does not support stays so: starting again cannot help
+      if (isUnsupportedServer(failure)) throw failure;
 
       options.onDown(dead);
       outageSince ??= Date.now();

@@ -8,6 +8,7 @@ import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { connect, type Queryable } from './connect.ts';
 import { graphileLogger } from './graphile-logger.ts';
+import { requireSupportedServer } from './server-version.ts';
 
 /** The project's migrations folder. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
@@ -95,6 +96,9 @@ export function schemaCheck(sql: Queryable, options: { dir?: string } = {}): () 
  * from the caller's pool: the `postgres` driver (3.4.9) gives the pool's next query a released
  * reservation whose connection closed, and that query never settles, so a database blip during a
  * web process's install at boot would have left its pool a connection short for good.
+ *
+ * A server older than the minimum (server-version.ts) is refused before anything is applied
+ * (UnsupportedServerError), rather than failing half-way at the first migration it cannot run.
  */
 export async function migrate(
   deps: { config: Config; log: Logger },
@@ -106,6 +110,7 @@ export async function migrate(
   // one connection, kept open for the session lock
   const session = connect(config, log, { max: 1, name: 'app-migrate', keepOpen: true });
   try {
+    await requireSupportedServer(session);
     await session`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await session`
       create table if not exists app_migrations (

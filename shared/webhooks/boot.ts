@@ -7,6 +7,7 @@ import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import type { WebhookDeps } from './deps.ts';
 import { isConnectionError } from '../db/connection-errors.ts';
+import { isUnsupportedServer } from '../db/server-version.ts';
 import { isAppError } from '../errors/app-error.ts';
 import { logConfigurationProblem } from '../db/configuration-problem-log.ts';
 import { ensureWebhookTables } from './install.ts';
@@ -45,7 +46,8 @@ export interface BootInstallOptions {
  * answers. Meant to be started without awaiting it, so the process serves `/livez` meanwhile.
  * Resolves true once installed, false when `webhooks.install` is false or `signal` aborted.
  * Never rejects: a failure other than an unreachable database is logged as an error and retried
- * too (an operator may fix it without a restart).
+ * too (an operator may fix it without a restart), except a server older than the minimum
+ * (shared/db/server-version.ts), which resolves false at once.
  */
 export async function ensureWebhookTablesAtBoot(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'log' | 'endpoints'>,
@@ -63,6 +65,8 @@ export async function ensureWebhookTablesAtBoot(
       return true;
     } catch (error) {
       if (options.signal?.aborted) return false;
+      // a server too old stays so: the process's own check of the server says it and stops it
+      if (isUnsupportedServer(error)) return false;
       logInstallFailure(deps.log, error, { attempt, retryInMs: delay });
     }
     const stop = await sleep(delay, options.signal);

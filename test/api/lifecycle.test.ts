@@ -84,6 +84,17 @@ describe('graceful shutdown of the web process', () => {
     assert.match(web.output(), /1 request\(s\) still open after 300 ms were destroyed/);
   });
 
+  it("checks its server's version once the database answers (shared/db/server-version.ts), saying which it is", async () => {
+    const web = spawnNode('api/main.ts', { DATABASE_URL: db.url, PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'info' });
+    const [, version] = await web.waitFor(
+      /"serverVersionNum":(\d+)[^\n]*"msg":"database server: PostgreSQL \d+\.\d+"/,
+      30_000,
+    );
+    assert.ok(Number(version) >= 150_000, version);
+    web.child.kill('SIGTERM');
+    assert.equal((await web.exitedWithin(15_000)).code, 0, web.output());
+  });
+
   it('refuses to start on an invalid config, listing every problem, exit code 1', async () => {
     const web = spawnNode('api/main.ts', {
       DATABASE_URL: db.url,

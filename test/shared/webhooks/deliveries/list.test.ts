@@ -430,7 +430,15 @@ describe('delivery listing: a plan made for no tenant in particular', () => {
         join (values (1, ${big.owner}), (2, ${other.owner}), (3, ${small.owner})) as e (n, owner) on e.n = x.n`;
     await own.sql`analyze app_webhook_deliveries, app_events`;
     const statements: string[] = [];
-    const watched = postgres(own.url, { max: 1, onnotice: () => {}, debug: (_c, text) => statements.push(text) });
+    const sent = new Map<string, { values: unknown[]; types: number[] }>();
+    const watched = postgres(own.url, {
+      max: 1,
+      onnotice: () => {},
+      debug: (_c, text, values, types) => {
+        statements.push(text);
+        sent.set(text, { values, types });
+      },
+    });
     try {
       const deps = { ...oh, sql: watched as unknown as Sql };
       await listDeliveries(deps, tenantScope(small.owner as string), { page: 1, perPage: 25 });
@@ -444,16 +452,30 @@ describe('delivery listing: a plan made for no tenant in particular', () => {
     ).map((row) => row.name);
     const pages = [...new Set(statements.filter((text) => /endpoint_enabled/.test(text)))];
     assert.equal(pages.length, 2, `a member's page and an operator's page of one owner: ${pages.join('\n---\n')}`);
-    // the plan PostgreSQL makes for no value of the statement's parameters (sent as text: EXPLAIN
-    // takes them unbound)
-    const genericPlanOf = async (text: string) =>
-      (
-        await own.sql
+    // the plan PostgreSQL makes for no value of the statement's parameters: the statement prepared
+    // and explained with plan_cache_mode force_generic_plan (EXPLAIN's own generic_plan option is
+    // PostgreSQL 16's, and the service runs on 15), executed with the values it was sent with
+    const genericPlanOf = (text: string) =>
+      own.sql.begin(async (tx) => {
+        await tx`set local plan_cache_mode = force_generic_plan`;
+        const { values, types: oids } = sent.get(text) ?? { values: [], types: [] };
+        // the parameters' types as the driver sent them (PREPARE infers none it cannot see)
+        const [{ types }] = await tx<{ types: string[] }[]>`
+          select coalesce(array_agg(format_type(oid, null) order by n), '{}') as types
+            from unnest(${oids}::oid[]) with ordinality as t (oid, n)`;
+        // the simple protocol: the text's parameters are the prepared statement's, not this one's
+        await tx.unsafe(`prepare generic_probe (${types.join(', ')}) as ${text}`).simple();
+        // EXECUTE's arguments as literals: a bound one gets no type from the statement it is given to
+        const literal = (value: unknown, index: number) =>
+          value === null ? 'null' : `'${String(value).replace(/'/g, "''")}'::${types[index]}`;
+        const [row] = await tx
           .unsafe<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }[]>(
-            `explain (generic_plan, format json) ${text}`,
+            `explain (format json) execute generic_probe${values.length > 0 ? `(${values.map(literal).join(', ')})` : ''}`,
           )
-          .simple()
-      )[0]['QUERY PLAN'][0].Plan;
+          .simple();
+        await tx.unsafe('deallocate generic_probe');
+        return row['QUERY PLAN'][0].Plan;
+      });
     for (const page of pages) {
       const plan = await genericPlanOf(page);
       // an empty partition is read as it is, whatever the plan (until its rows are analyzed)
