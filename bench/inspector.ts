@@ -13,6 +13,8 @@ export interface LiveSample {
   handles: number;
   /** `process.getActiveResourcesInfo()`: handles and requests (timers, sockets, pending file system calls). */
   resources: number;
+  /** MB of memory outside the V8 heap that JavaScript objects hold (Buffers among them). */
+  externalMb: number;
 }
 
 export interface Inspector {
@@ -30,7 +32,8 @@ export function inspectorUrlOf(output: string): string | undefined {
 
 const READ_LIVE = `(() => {
   const handles = process._getActiveHandles().length;
-  return { heapUsed: process.memoryUsage().heapUsed, handles, resources: process.getActiveResourcesInfo().length };
+  const { heapUsed, external } = process.memoryUsage();
+  return { heapUsed, external, handles, resources: process.getActiveResourcesInfo().length };
 })()`;
 
 export async function openInspector(url: string): Promise<Inspector> {
@@ -66,12 +69,11 @@ export async function openInspector(url: string): Promise<Inspector> {
   return {
     async afterCollection() {
       await send('HeapProfiler.collectGarbage');
-      const answer = await send<{ result: { value: { heapUsed: number; handles: number; resources: number } } }>(
-        'Runtime.evaluate',
-        { expression: READ_LIVE, returnByValue: true },
-      );
-      const { heapUsed, handles, resources } = answer.result.value;
-      return { heapMb: heapUsed / 2 ** 20, handles, resources };
+      const answer = await send<{
+        result: { value: { heapUsed: number; external: number; handles: number; resources: number } };
+      }>('Runtime.evaluate', { expression: READ_LIVE, returnByValue: true });
+      const { heapUsed, external, handles, resources } = answer.result.value;
+      return { heapMb: heapUsed / 2 ** 20, externalMb: external / 2 ** 20, handles, resources };
     },
     async snapshot(path) {
       const file = createWriteStream(path);

@@ -297,7 +297,7 @@ interface Sample extends MemorySample {
 
 const mb = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : 'n/a');
 const describe = (s: Sample) =>
-  `RSS ${mb(s.rssMb)} MB, heap after a full collection ${mb(s.live.heapMb)} MB, ${s.live.handles} handles ` +
+  `RSS ${mb(s.rssMb)} MB, heap after a full collection ${mb(s.live.heapMb)} MB (external ${mb(s.live.externalMb)} MB), ${s.live.handles} handles ` +
   `(${s.live.resources} resources), shared store ${mb(s.sharedMb)} MB`;
 
 /** Endpoints, tokens and console users on `db`, the deliveries going to `origin`. */
