@@ -2,7 +2,8 @@
  * `npm run bench:web-memory`: the web process's memory under a steady, mixed load for minutes,
  * run the way production runs it (bench/web-process.ts), the worker beside it so deliveries drain.
  *
- * The load, `--rate` requests a second (at most 32 in flight), spread over `--ips` client
+ * The load, `--rate` requests a second (at most 32 in flight: a machine that cannot keep up
+ * answers fewer; the line says how many), spread over `--ips` client
  * addresses (`X-Forwarded-For`, the web process trusting one proxy: the limiters, the body
  * budget and the idempotency scopes key on them) and `--tokens` bearer tokens minted before
  * (every lookup of the token cache), the limiters at their defaults:
@@ -349,11 +350,13 @@ async function soak(
     }
   })();
   let inFlight = 0;
-  const total = Math.round(args.rate * args.seconds);
-  for (let i = 0; i < total; i++) {
+  // the offered rate while the machine keeps up; at most IN_FLIGHT at once, and nothing sent past the end
+  const end = started + args.seconds * 1000;
+  for (let i = 0; ; i++) {
     const wait = started + (i * 1000) / args.rate - wallClock();
     if (wait > 0) await sleep(wait);
-    while (inFlight >= IN_FLIGHT) await sleep(1);
+    while (inFlight >= IN_FLIGHT && wallClock() < end) await sleep(1);
+    if (wallClock() >= end) break;
     inFlight += 1;
     void send(origin, fixture, nextRequest(fixture)).finally(() => {
       inFlight -= 1;
@@ -385,7 +388,7 @@ function report(samples: readonly Sample[], delivered: number, server: string): 
   if (samples.length % perMinute() !== 0 && samples.length > 0) minutes.push(samples.at(-1)!);
   const requests = [...answers.values()].reduce((sum, m) => sum + [...m.values()].reduce((a, b) => a + b, 0), 0);
   process.stdout.write(
-    `bench:web-memory: ${requests} requests at ${args.rate}/s for ${args.seconds} s (${args.tokens} tokens, ${args.ips} addresses, ${args.users} console users), ` +
+    `bench:web-memory: ${requests} requests in ${args.seconds} s (${(requests / args.seconds).toFixed(1)}/s, ${args.rate}/s offered) (${args.tokens} tokens, ${args.ips} addresses, ${args.users} console users), ` +
       `${delivered} deliveries; load average ${loadavg()
         .map((x) => x.toFixed(2))
         .join(' ')}; ${server}\n`,
