@@ -21,8 +21,8 @@
  * (started with `--inspect=127.0.0.1:0`) a full garbage collection and what is left after it: heap
  * used and active handles; from its `/metrics`, the bytes its in-process shared store holds
  * (idempotency records, rate-limit counts: bounded by `shared.maxMemoryBytes`, and growing by
- * design as long as the records live). stdout: one line per minute (its last sample) and the
- * last minute against the first; stderr: the samples, the answers by kind and status.
+ * design as long as the records live). stdout: one line per minute (the medians of its samples)
+ * and the last minute against the first; stderr: the samples, the answers by kind and status.
  *
  * `--snapshots 1` writes a heap snapshot at the end of the first minute
  * and at the end to `$TMPDIR/web-memory-<pid>-{first,last}.heapsnapshot`, for comparison by
@@ -38,7 +38,16 @@ import { OPERATOR } from '../shared/access/actor.ts';
 import { createUser } from '../shared/accounts/users.ts';
 import { createToken } from '../shared/tokens/tokens.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
-import { benchDatabase, benchReceiver, note, numberArgs, sleep, wallClock, type BenchDatabase } from './common.ts';
+import {
+  benchDatabase,
+  benchReceiver,
+  median,
+  note,
+  numberArgs,
+  sleep,
+  wallClock,
+  type BenchDatabase,
+} from './common.ts';
 import { inspectorUrlOf, openInspector, type Inspector, type LiveSample } from './inspector.ts';
 import { memorySample, METRICS_TOKEN, type MemorySample } from './process-memory.ts';
 import { startWebProcess, type WebProcess } from './web-process.ts';
@@ -383,9 +392,6 @@ function report(samples: readonly Sample[], delivered: number, server: string): 
         .join(', ')}`,
     );
   }
-  const minutes: Sample[] = [];
-  for (let i = perMinute() - 1; i < samples.length; i += perMinute()) minutes.push(samples[i]);
-  if (samples.length % perMinute() !== 0 && samples.length > 0) minutes.push(samples.at(-1)!);
   const requests = [...answers.values()].reduce((sum, m) => sum + [...m.values()].reduce((a, b) => a + b, 0), 0);
   process.stdout.write(
     `bench:web-memory: ${requests} requests in ${args.seconds} s (${(requests / args.seconds).toFixed(1)}/s, ${args.rate}/s offered) (${args.tokens} tokens, ${args.ips} addresses, ${args.users} console users), ` +
@@ -393,20 +399,46 @@ function report(samples: readonly Sample[], delivered: number, server: string): 
         .map((x) => x.toFixed(2))
         .join(' ')}; ${server}\n`,
   );
-  for (const s of minutes)
-    process.stdout.write(`  minute ${Math.ceil(s.at / 60)} (${s.at.toFixed(0)} s): ${describe(s)}\n`);
+  // each minute by the medians of its samples: one sample moves with the requests in flight
+  const minutes: Minute[] = [];
+  for (let i = 0; i < samples.length; i += perMinute()) minutes.push(minuteOf(samples.slice(i, i + perMinute())));
+  for (const [i, m] of minutes.entries())
+    process.stdout.write(
+      `  minute ${i + 1}: RSS ${mb(m.rssMb)} MB, heap after a full collection ${mb(m.heapMb)} MB, less the shared store ${mb(m.ownMb)} MB, ` +
+        `shared store ${mb(m.sharedMb)} MB, ${m.handles} handles (medians of ${m.samples} samples)\n`,
+    );
   if (minutes.length < 2) return;
   const first = minutes[0];
   const last = minutes.at(-1)!;
-  const span = (last.at - first.at) / 60;
+  const span = minutes.length - 1;
   const change = (a: number, b: number) =>
     `${mb(a)} -> ${mb(b)} MB (${b - a >= 0 ? '+' : ''}${((b - a) / span).toFixed(2)} MB/min)`;
   process.stdout.write(
-    `  end of the first minute -> the last: RSS ${change(first.rssMb, last.rssMb)}, ` +
-      `heap after a full collection ${change(first.live.heapMb, last.live.heapMb)}, ` +
-      `the same less the shared store ${change(first.live.heapMb - first.sharedMb, last.live.heapMb - last.sharedMb)}, ` +
-      `handles ${first.live.handles} -> ${last.live.handles}\n`,
+    `  the first minute -> the last: RSS ${change(first.rssMb, last.rssMb)}, ` +
+      `heap after a full collection ${change(first.heapMb, last.heapMb)}, ` +
+      `less the shared store ${change(first.ownMb, last.ownMb)}, handles ${first.handles} -> ${last.handles}\n`,
   );
+}
+
+/** A minute of samples by their medians; `ownMb`: the heap less the shared store. */
+interface Minute {
+  rssMb: number;
+  heapMb: number;
+  ownMb: number;
+  sharedMb: number;
+  handles: number;
+  samples: number;
+}
+
+function minuteOf(samples: readonly Sample[]): Minute {
+  return {
+    rssMb: median(samples.map((s) => s.rssMb)),
+    heapMb: median(samples.map((s) => s.live.heapMb)),
+    ownMb: median(samples.map((s) => s.live.heapMb - s.sharedMb)),
+    sharedMb: median(samples.map((s) => s.sharedMb)),
+    handles: median(samples.map((s) => s.live.handles)),
+    samples: samples.length,
+  };
 }
 
 async function main() {
