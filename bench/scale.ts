@@ -48,20 +48,18 @@
  * --connections 20 --api-deliveries 20000 --runs 3 --pickups 10 --sample 100 --pgbouncer 0
  * --pool-size 20 --session-pooling 0 --prepare 1 --drain-timeout 300
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { OPERATOR } from '../shared/access/actor.ts';
 import { createToken } from '../shared/tokens/tokens.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 import { emit } from '../shared/webhooks/events/emit.ts';
 import {
-  BENCH_SECRET,
   benchDatabase,
   benchReceiver,
   median,
@@ -75,9 +73,8 @@ import {
 } from './common.ts';
 import { emitMany } from './emit-many.ts';
 import { loadHistory } from './load-history.ts';
+import { startWebProcess, type WebProcess } from './web-process.ts';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.ts';
-
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** `--name 1,2,4` options (lists of counts), taken out of argv before the numeric ones. */
 function listArgs<T extends Record<string, number[]>>(defaults: T, argv: string[]): { lists: T; rest: string[] } {
@@ -257,59 +254,6 @@ const activityText = (a: ActivitySummary) =>
       .map(([key, share]) => `${key} ${(100 * share).toFixed(0)}%`)
       .join(', ') || 'none active'
   }`;
-
-// ---------------------------------------------------------------------------------------------
-// Web processes: `node api/main.ts` as the Procfile runs it, on a free port.
-
-interface WebProcess {
-  child: ChildProcess;
-  port: number;
-  stop(): Promise<void>;
-}
-
-async function startWebProcess(db: BenchDatabase, url: string): Promise<WebProcess> {
-  const child = spawn(process.execPath, ['api/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: url,
-      APP_SECRET: BENCH_SECRET,
-      PORT: '0',
-      APP_HOST: '127.0.0.1',
-      // the global limiter counts every request but refuses none (as bench:api)
-      APP_RATE_LIMIT__MAX: '1000000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    let found: number | undefined;
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      found ??= Number(/"port":(\d+)[^\n]*web process listening/.exec(output)?.[1] ?? NaN) || undefined;
-      if (found !== undefined && output.includes('web process ready')) resolve(found);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then(() => reject(new Error(`the web process exited before it was ready:\n${output}`)));
-  });
-  void db;
-  return {
-    child,
-    port,
-    async stop() {
-      child.kill('SIGTERM');
-      const code = await exited;
-      if (code !== 0) note(`the web process exited with ${code}:\n${output.slice(-2000)}`);
-      const errors = output.split('\n').filter((l) => /"level":(40|50|60)/.test(l));
-      if (errors.length > 0)
-        note(`web process logged ${errors.length} warnings or errors, the first:\n${errors.slice(0, 3).join('\n')}`);
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // PgBouncer in transaction pooling mode (`--pgbouncer 1`).
@@ -530,7 +474,7 @@ interface ApiRound {
 }
 
 async function apiRound(db: BenchDatabase, url: string, webs: number, token: string): Promise<ApiRound> {
-  const started: WebProcess[] = await Promise.all(Array.from({ length: webs }, () => startWebProcess(db, url)));
+  const started: WebProcess[] = await Promise.all(Array.from({ length: webs }, () => startWebProcess(url)));
   try {
     const path = '/api/v1/deliveries?per_page=25';
     const headers = { accept: 'application/hal+json', authorization: `Bearer ${token}` };

@@ -33,7 +33,6 @@
  * --memory 0 --churn 0.
  * stdout: one summary line per phase; stderr: the samples.
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { OPERATOR } from '../shared/access/actor.ts';
 import { registerEndpoint, removeEndpoint } from '../shared/webhooks/endpoints/index.ts';
@@ -48,6 +47,7 @@ import {
   wallClock,
   type BenchDatabase,
 } from './common.ts';
+import { memorySample, METRICS_TOKEN, metricsPortOf, type MemorySample } from './process-memory.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
 const args = numberArgs({
@@ -61,9 +61,6 @@ const args = numberArgs({
   memory: 0,
   churn: 0,
 });
-
-/** The bearer token of the worker's metrics listener when `--memory 1`. */
-const METRICS_TOKEN = 'bench metrics token';
 
 /** Most emits in flight at once (an emit that takes long does not hold the next ones back). */
 const IN_FLIGHT = 32;
@@ -106,48 +103,6 @@ async function endpoints(
   for (let i = from; i < from + count; i++)
     ids.push((await registerEndpoint(deps, OPERATOR, { url: `${origin}/${family}/${i}`, events: [`${family}.*`] })).id);
   return ids;
-}
-
-/** One reading of the worker's memory: MB resident, MB of V8 heap used, active handles (NaN: unreadable). */
-interface MemorySample {
-  rssMb: number;
-  heapMb: number;
-  handles: number;
-}
-
-/** The worker's memory now: VmRSS from /proc, heap used and active handles from its /metrics. */
-async function memorySample(pid: number | undefined, port: number | undefined): Promise<MemorySample> {
-  let rssMb = NaN;
-  try {
-    const line = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    if (line) rssMb = Number(line[1]) / 1024;
-  } catch {
-    // not Linux, or the process is gone
-  }
-  let text = '';
-  if (port !== undefined) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
-        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-      });
-      text = await res.text();
-    } catch {
-      // the listener is not answering: the heap stays unknown
-    }
-  }
-  const metric = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return {
-    rssMb,
-    heapMb: metric('nodejs_heap_size_used_bytes') / 2 ** 20,
-    handles: metric('nodejs_active_handles_total'),
-  };
-}
-
-/** The port the worker's metrics listener announced in its log. */
-function metricsPortOf(output: string): number | undefined {
-  const line = output.split('\n').find((l) => l.includes('worker metrics listening'));
-  if (!line) return undefined;
-  return (JSON.parse(line) as { port?: number }).port;
 }
 
 async function backlog(db: BenchDatabase): Promise<number> {

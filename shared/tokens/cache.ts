@@ -43,12 +43,14 @@ export interface TokenCache {
   onForget(listener: (ids: readonly string[] | undefined) => void): () => void;
   /** Stops listening and empties the cache; `verify` reads the table from then on. */
   close(): Promise<void>;
+  /** How many tokens it keeps now (what it holds in memory). */
+  size(): number;
 }
 
 export interface TokenCacheOptions {
   /** How long a looked-up token is trusted (default 5 s). */
   ttlMs?: number;
-  /** Most tokens kept at once (default 10,000); the least recently read go first. */
+  /** Most tokens kept at once (default 10,000); the least recently read go first. Those read `ttlMs` ago or more go at the next lookup, whatever the count. */
   maxTokens?: number;
   /** Milliseconds clock of the entries' age, the tokens' expiry and their recorded use (default `Date.now`). */
   now?: () => number;
@@ -116,10 +118,19 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
     now,
   });
 
+  /**
+   * Keeps `entry`, and drops the tokens read `ttlMs` ago or more (never answered from the cache
+   * again) and the oldest past `maxTokens`. Entries are in the order they were read, so the ones
+   * to drop are at the front: a token used once and not again is held `ttlMs`, not until
+   * `maxTokens` others have pushed it out.
+   */
   function keep(digest: string, entry: Entry): void {
     entries.delete(digest);
     entries.set(digest, entry);
-    while (entries.size > maxTokens) entries.delete(entries.keys().next().value as string);
+    for (const [oldest, kept] of entries) {
+      if (entries.size <= maxTokens && entry.readAt - kept.readAt < ttl) break;
+      entries.delete(oldest);
+    }
   }
 
   /** The usable token of `digest` from the table, kept when no drop overtook the lookup and the process listens. */
@@ -174,5 +185,6 @@ export function createTokenCache(deps: { sql: Sql; log: Logger }, options: Token
       forget();
       await changes.close();
     },
+    size: () => entries.size,
   };
 }

@@ -34,12 +34,16 @@ function countingPool(options: { listenFails?: boolean; name?: string } = {}) {
 }
 
 /** A cache over a counting pool with a clock the test moves, listening before it is answered. */
-async function listeningCache(options: { ttlMs?: number; name?: string } = {}) {
+async function listeningCache(options: { ttlMs?: number; name?: string; maxTokens?: number } = {}) {
   const pool = countingPool({ name: options.name });
   const clock = { now: 1_000_000 };
   const cache = createTokenCache(
     { sql: pool.sql, log: db.log },
-    { ttlMs: options.ttlMs ?? 5_000, now: () => clock.now },
+    {
+      ttlMs: options.ttlMs ?? 5_000,
+      now: () => clock.now,
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    },
   );
   after(() => cache.close());
   assert.equal(await cache.listen(), true);
@@ -70,6 +74,41 @@ describe('API token cache', () => {
     clock.now += 1;
     assert.equal((await cache.verify(created.token))?.id, created.id);
     assert.equal(pool.statements(), before + 2, 'at ttlMs: read again');
+  });
+
+  it('holds a token no longer used ttlMs at most: those read ttlMs ago go at the next lookup, not once maxTokens others push them out', async () => {
+    const { cache, pool, clock } = await listeningCache({ ttlMs: 5_000 });
+    const [a, b, c] = await Promise.all(
+      ['held a', 'held b', 'held c'].map((name) => createToken(deps, { name, role: 'admin' })),
+    );
+    await cache.verify(a.token);
+    clock.now += 1_000;
+    await cache.verify(b.token);
+    assert.equal(cache.size(), 2);
+    clock.now += 4_000; // a read 5 s ago, b 4 s ago
+    await cache.verify(c.token);
+    assert.equal(cache.size(), 2, 'a, past its ttlMs, is dropped when c is kept; b and c are held');
+    const before = pool.statements();
+    await cache.verify(b.token);
+    assert.equal(pool.statements(), before, 'b, within its ttlMs, is still answered from the cache');
+    clock.now += 1_000; // b read 5 s ago, c 1 s ago
+    await cache.verify(a.token);
+    assert.equal(pool.statements(), before + 1, 'a is read again');
+    assert.equal(cache.size(), 2, 'b is dropped in turn; c and a are held');
+  });
+
+  it('keeps at most maxTokens tokens, the least recently read going first', async () => {
+    const { cache, pool } = await listeningCache({ maxTokens: 2 });
+    const [a, b, c] = await Promise.all(
+      ['most a', 'most b', 'most c'].map((name) => createToken(deps, { name, role: 'admin' })),
+    );
+    for (const created of [a, b, c]) await cache.verify(created.token);
+    assert.equal(cache.size(), 2);
+    const before = pool.statements();
+    await cache.verify(c.token);
+    assert.equal(pool.statements(), before, 'c, read last, is kept');
+    await cache.verify(a.token);
+    assert.equal(pool.statements(), before + 1, 'a, read first, was dropped: read again');
   });
 
   it('never keeps an unknown or malformed token: each is looked up (or refused by its shape) every time', async () => {
