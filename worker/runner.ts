@@ -4,6 +4,7 @@ import { PRUNE_SCHEDULE, PRUNE_TASK } from '../shared/webhooks/retention.ts';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
+import { queueAccessProblem, RolePrivilegeError } from '../shared/db/role-privileges.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import type { HostLookup } from '../shared/webhooks/address-rules.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
@@ -303,6 +304,9 @@ export async function startWorker(
         log.info({ serverVersionNum: version }, `database server: PostgreSQL ${serverVersionText(version)}`);
         serverChecked = true;
       }
+      // a role that neither owns the job queue nor bypasses its row security would see no job
+      const access = await queueAccessProblem(resources.sql);
+      if (access !== undefined) throw new RolePrivilegeError(`the job runner cannot start: ${access}`);
       const pgPool = queue.open();
       try {
         runner = await run(

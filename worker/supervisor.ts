@@ -20,7 +20,10 @@
  * A runner that cannot even start (database down at boot) is the same outage, except a server
  * older than the minimum (UnsupportedServerError, shared/db/server-version.ts): `done` rejects
  * with it at once, as waiting cannot change it. Restarts are spaced
- * by the same backoff, so a runner that dies at once with the database up does not spin.
+ * by the same backoff, so a runner that dies at once with the database up does not spin. One
+ * that cannot start because the database role lacks a privilege (42501: permission denied, or
+ * the job queue's row security) is no outage: `done` rejects at once with a RolePrivilegeError
+ * saying what the role needs (shared/db/role-privileges.ts), where it restarted forever.
  *
  * A runner holding no job survives an outage on its own (it only fails its polls), so the
  * supervisor also watches `lastContact` (the heartbeat's last successful beat): once that is
@@ -28,6 +31,7 @@
  */
 import type { Runner } from 'graphile-worker';
 import type { Sql } from '../shared/db/connect.ts';
+import { isPermissionDenied, privilegeFailure } from '../shared/db/role-privileges.ts';
 import { isUnsupportedServer } from '../shared/db/server-version.ts';
 import type { Logger } from '../shared/log/logger.ts';
 
@@ -165,6 +169,8 @@ export function supervise(options: SupervisorOptions): Supervisor {
         dead = current.pools;
         if (Date.now() - startedAt > 60_000) restartDelay = 0; // it ran a while: not a crash loop
       } catch (error) {
+        // a privilege refused: no restart gives it, so the worker ends saying which
+        if (isPermissionDenied(error)) throw privilegeFailure(error, 'the job runner cannot start');
         failure = error;
       }
       current = undefined;

@@ -8,6 +8,13 @@ import type { Config } from '../config/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { connect, type Queryable } from './connect.ts';
 import { graphileLogger } from './graphile-logger.ts';
+import {
+  isPermissionDenied,
+  MIGRATE_PRIVILEGES,
+  PRIVILEGES_DOC,
+  PROCESS_PRIVILEGES,
+  queueAccessProblem,
+} from './role-privileges.ts';
 import { requireSupportedServer } from './server-version.ts';
 
 /** The project's migrations folder. */
@@ -60,21 +67,38 @@ async function migrationFiles(dir: string): Promise<string[]> {
 }
 
 /**
+ * `error` of the step `what` of a migration run, as thrown: one refused for want of a privilege
+ * says so with what the run needs; another is `error` itself, or with `always`, `what` before its message.
+ */
+function refusedOr(error: unknown, what: string, always = false): unknown {
+  const refused = isPermissionDenied(error);
+  if (!refused && !always) return error;
+  const needs = refused ? ` (${MIGRATE_PRIVILEGES}: ${PRIVILEGES_DOC})` : '';
+  return new Error(`${what}: ${(error as Error).message}${needs}`, { cause: error });
+}
+
+/**
  * Why the database is behind this code, or undefined when it is not: a migration of `migrations/`
  * not applied (a deploy whose release step did not run, or failed), or graphile-worker's schema
- * missing. Readiness answers 503 with it, so a platform sends no traffic to a process that would
- * fail every request; once the database is up to date the answer stays undefined without asking again.
+ * missing, or the role this process connects as cannot use what the migrations made (it may not
+ * read the tables, or does not own the job queue: shared/db/role-privileges.ts). Readiness answers
+ * 503 with it, so a platform sends no traffic to a process that would fail every request; once the
+ * database is up to date the answer stays undefined without asking again.
  */
 export function schemaCheck(sql: Queryable, options: { dir?: string } = {}): () => Promise<string | undefined> {
   let current = false;
   return async () => {
     if (current) return undefined;
     const files = await migrationFiles(options.dir ?? MIGRATIONS_DIR);
+    let refused: string | undefined;
     const applied = await sql<{ name: string }[]>`select name from app_migrations`.catch((error: unknown) => {
       // no app_migrations table at all: a database never migrated
       if ((error as { code?: string }).code === '42P01') return [];
-      throw error;
+      if (!isPermissionDenied(error)) throw error;
+      refused = `the database role may not read the service's tables (${(error as Error).message}): ${PROCESS_PRIVILEGES}`;
+      return [];
     });
+    if (refused !== undefined) return refused;
     const [{ queue }] = await sql<{ queue: boolean }[]>`
       select to_regclass('graphile_worker._private_jobs') is not null as queue`;
     const done = new Set(applied.map((row) => row.name));
@@ -82,6 +106,8 @@ export function schemaCheck(sql: Queryable, options: { dir?: string } = {}): () 
     if (pending.length > 0)
       return `the database is not migrated: ${pending.length} migration${pending.length === 1 ? '' : 's'} pending, from ${pending[0]} (run app migrate)`;
     if (!queue) return 'the job queue schema is not installed (run app migrate)';
+    const access = await queueAccessProblem(sql);
+    if (access !== undefined) return access;
     current = true;
     return undefined;
   };
@@ -116,7 +142,9 @@ export async function migrate(
       create table if not exists app_migrations (
         name text primary key,
         applied_at timestamptz not null default now()
-      )`;
+      )`.catch((error: unknown) => {
+      throw refusedOr(error, 'the table of applied migrations could not be created');
+    });
     const done = new Set((await session<{ name: string }[]>`select name from app_migrations`).map((row) => row.name));
     const applied: string[] = [];
     for (const file of files) {
@@ -131,13 +159,15 @@ export async function migrate(
         } catch (error) {
           await session`rollback`.catch(() => undefined);
           const step = steps.length > 1 ? ` (step ${index + 1} of ${steps.length})` : '';
-          throw new Error(`migration ${file} failed${step}: ${(error as Error).message}`, { cause: error });
+          throw refusedOr(error, `migration ${file} failed${step}`, true);
         }
       }
       applied.push(file);
       log.info({ migration: file }, 'migration applied');
     }
-    await installQueueSchema(config, log);
+    await installQueueSchema(config, log).catch((error: unknown) => {
+      throw refusedOr(error, 'the job queue schema could not be installed');
+    });
     return { applied, alreadyApplied: done.size };
   } finally {
     await session`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => undefined);
