@@ -9,8 +9,14 @@ const SWEEP_MS = 60_000;
 /** The bound's first eviction is logged at once; later ones at most once in this interval. */
 export const EVICTION_LOG_INTERVAL_MS = 60_000;
 
-/** What one entry is counted as besides its key and JSON text: the Map slot and the record around them. */
-export const ENTRY_OVERHEAD_BYTES = 100;
+/**
+ * What one entry is counted as besides its key and JSON text: the Map slots, the record around
+ * them and the strings' headers. Measured as the heap one entry holds after a full collection less
+ * its key and text (`npm run bench:shared-memory`): 170 to 230 bytes for a rate-limit count, a
+ * sign-in lockout slot and an idempotency answer alike, so a count of 100 let the store hold up to
+ * 1.6 times `shared.maxMemoryBytes` when its entries were small.
+ */
+export const ENTRY_OVERHEAD_BYTES = 240;
 
 /**
  * The bytes one entry is counted as: a byte per character of its key and JSON text (the keys and
