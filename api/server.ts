@@ -130,7 +130,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   const pipeline = createPipeline();
   let api: Api | undefined;
   const metrics = deps.metrics ?? createMetrics({ process: 'web' });
-  if (!deps.metrics) registerQueueGauges(metrics.registry, { sql, log });
+  if (!deps.metrics) registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
   const sharedStore =
     deps.sharedStore ??
     openSharedStore({

@@ -174,7 +174,7 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
   if (!config.databaseUrl) throw new Error('no database configured: set DATABASE_URL');
   const sql = connect(config, log, { name: 'app-worker' });
   const metrics = createMetrics({ process: 'worker' });
-  registerQueueGauges(metrics.registry, { sql, log });
+  registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
   const dispatcher = createPinnedDispatcher({
     allowPrivate: config.webhooks.allowPrivate,
     connectTimeoutMs: config.webhooks.timeout,

@@ -1,7 +1,8 @@
 /**
  * The queue as the database sees it: `app_queue_depth` (deliveries pending or running),
- * `app_queue_oldest_age_seconds` (age of the oldest pending one; 0 when none) and
- * `app_dead_deliveries`. One query serves all three, cached for `cacheMs` so that a scrape every
+ * `app_queue_oldest_age_seconds` (age of the oldest pending one; 0 when none),
+ * `app_dead_deliveries`, and `app_workers_alive` (worker processes with a fresh heartbeat,
+ * live-workers.ts). One read serves all four, cached for `cacheMs` so that a scrape every
  * few seconds by several scrapers costs one query; a database that does not answer leaves the
  * last values (and logs at debug), so a scrape never fails because of it. The oldest pending
  * delivery's age is then the last one read plus the time since: without the database nothing can
@@ -13,6 +14,7 @@ import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { queueFigures } from '../webhooks/deliveries/health.ts';
 import { ALL_TENANTS } from '../access/tenant-scope.ts';
+import { liveWorkers } from './live-workers.ts';
 
 interface QueueFigures {
   depth: number;
@@ -20,29 +22,41 @@ interface QueueFigures {
   dead: number;
 }
 
+/** The queue's figures and the live workers, as the gauges show them. */
+interface GaugeFigures extends QueueFigures {
+  workers: number;
+}
+
+/** `worker.staleAfter`'s default, for a caller that passes no configuration. */
+const DEFAULT_STALE_AFTER_MS = 45_000;
+
 /** One read of the three figures, every tenant's (the console's queue figures, shared/webhooks/deliveries/health.ts). */
 export async function readQueueFigures(sql: Sql): Promise<QueueFigures> {
   const figures = await queueFigures({ sql }, ALL_TENANTS);
   return { depth: figures.depth, oldestAgeSeconds: figures.oldestPendingAgeSeconds, dead: figures.dead };
 }
 
-/** Registers the three gauges on `registry`, read through `sql` at most every `cacheMs` (default 5 s). */
+/**
+ * Registers the four gauges on `registry`, read through `sql` at most every `cacheMs` (default
+ * 5 s); a worker is alive while its heartbeat is fresher than `staleAfterMs` (`worker.staleAfter`).
+ */
 export function registerQueueGauges(
   registry: Registry,
-  deps: { sql: Sql; log: Logger; cacheMs?: number; now?: () => number },
+  deps: { sql: Sql; log: Logger; staleAfterMs?: number; cacheMs?: number; now?: () => number },
 ): void {
   const cacheMs = deps.cacheMs ?? 5_000;
+  const staleAfterMs = deps.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   const now = deps.now ?? Date.now;
-  let figures: QueueFigures = { depth: 0, oldestAgeSeconds: 0, dead: 0 };
+  let figures: GaugeFigures = { depth: 0, oldestAgeSeconds: 0, dead: 0, workers: 0 };
   let readAt = -Infinity;
-  let reading: Promise<QueueFigures> | undefined;
-  const current = async (): Promise<QueueFigures> => {
+  let reading: Promise<GaugeFigures> | undefined;
+  const current = async (): Promise<GaugeFigures> => {
     if (now() - readAt < cacheMs) return figures;
-    reading ??= readQueueFigures(deps.sql)
-      .then((read) => {
-        figures = read;
+    reading ??= Promise.all([readQueueFigures(deps.sql), liveWorkers(deps.sql, staleAfterMs)])
+      .then(([queue, workers]) => {
+        figures = { ...queue, workers };
         readAt = now();
-        return read;
+        return figures;
       })
       .catch((error: unknown) => {
         deps.log.debug({ err: error }, 'queue metrics: the database did not answer; keeping the last figures');
@@ -79,6 +93,14 @@ export function registerQueueGauges(
     registers,
     async collect() {
       this.set((await current()).dead);
+    },
+  });
+  new Gauge({
+    name: 'app_workers_alive',
+    help: 'Worker processes whose heartbeat is fresher than worker.staleAfter',
+    registers,
+    async collect() {
+      this.set((await current()).workers);
     },
   });
 }
