@@ -95,6 +95,24 @@ const before = (now: number, ms: number | null) => (ms === null ? null : new Dat
 /** Partitions made ahead of time by every prune (migrations/023: a week wide). */
 const AHEAD_MS = 14 * 86_400_000;
 
+/**
+ * The `application_name` pg_dump gives its sessions. While one reads the database it holds a
+ * share lock on every table until it ends (minutes, for a large database): a partition step's
+ * exclusive lock would wait behind it, and every emit and claim behind that wait, half a second at
+ * each of its asks (app_lock_patiently, migrations/023) until it gave up some 80 s later.
+ */
+export const DUMP_APPLICATION = 'pg_dump';
+
+/** Whether a pg_dump (any of its sessions) is reading this database now. */
+async function dumpReading(sql: Sql): Promise<boolean> {
+  const [row] = await sql<{ reading: boolean }[]>`
+    select exists (
+      select 1 from pg_stat_activity
+       where datname = current_database() and application_name = ${DUMP_APPLICATION} and pid <> pg_backend_pid()
+    ) as reading`;
+  return row.reading;
+}
+
 /** A range partition of deliveries with its attempts partition and the time its range ends at. */
 interface Partition {
   deliveries: string;
@@ -451,7 +469,8 @@ async function countPrunable(
  * on), the rows one by one, the old tables of a swap dropped, the rewrites of partitions whose
  * cut-off comes within LEAD_MS, then the events: the long steps of a rewrite come early in a prune,
  * and events, in short steps, take what the budget leaves. What it leaves goes to the next prune
- * (`remaining`).
+ * (`remaining`). While a pg_dump reads the database the partitions are left alone, their work and
+ * the weeks ahead put off to a later prune (DUMP_APPLICATION); rows and events are pruned as ever.
  */
 export async function prune(
   deps: PruneDeps,
@@ -474,7 +493,12 @@ export async function prune(
     dead: before(now, config.webhooks.deadRetention),
     events: before(now, config.webhooks.retention),
   };
-  if (!options.dryRun) {
+  // a dump reading the database: the partitions' work (every step that locks a table) waits for a
+  // later prune; the weeks are made two weeks ahead and rewrites prepared two days ahead, so an
+  // hour put off costs nothing
+  const dumping = !options.dryRun && (await dumpReading(sql));
+  if (dumping) log.info('a pg_dump is reading the database: the partitions wait for the next prune');
+  if (!options.dryRun && !dumping) {
     await sql`select app_delivery_partitions_ensure(${new Date(now + AHEAD_MS)})`;
     // the weeks just made are told that owners are many, as every partition is (migrations/031)
     await sql`select app_owner_estimates()`;
@@ -500,7 +524,7 @@ export async function prune(
     cutoffs,
     timings: { partitions: 0, rows: 0, events: 0, longestStep: 0 },
     steps: 0,
-    remaining: false,
+    remaining: dumping,
   };
   /** Whether another step may start: until one has done work, always; then within the budget. */
   const mayStep = () => {
@@ -523,7 +547,7 @@ export async function prune(
 
   const ranges = eventRanges(partitions);
   let started = performance.now();
-  const plans = await plansOf(sql, config, ranges, now);
+  const plans = dumping ? [] : await plansOf(sql, config, ranges, now);
   result.timings.partitions += performance.now() - started;
   const rewrite = async (plan: Plan) => {
     while (mayStep()) {
@@ -573,7 +597,9 @@ export async function prune(
   // the old tables of a swap or drop dropped, and a rewrite under way of a partition with nothing
   // to do now (retention made longer) abandoned
   started = performance.now();
-  const underWay = await sql<{ deliveries: string; attempts: string }[]>`
+  const underWay = dumping
+    ? []
+    : await sql<{ deliveries: string; attempts: string }[]>`
     select deliveries, attempts from app_delivery_rewrites order by deliveries`;
   cleanups: for (const rewrite of underWay) {
     if (plans.some((plan) => plan.partition.deliveries === rewrite.deliveries)) continue;

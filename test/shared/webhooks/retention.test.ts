@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import postgres from 'postgres';
 import { newDeliveryId, newEventId } from '../../../shared/webhooks/ids.ts';
-import { LEAD_MS, prune as pruneWithin, PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
+import { DUMP_APPLICATION, LEAD_MS, prune as pruneWithin, PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
 import { cronItems } from '../../../worker/runner.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { runAppInProcess } from '../../helpers/cli.ts';
@@ -562,6 +563,46 @@ describe('retention', () => {
          where i.inhparent = 'app_webhook_deliveries'::regclass and c.relname = ${`app_webhook_deliveries_${week(base + 49 * DAY)}`}`;
       assert.equal(ahead.length, 1, 'the partition of two weeks after `now` exists');
     });
+    it('while a pg_dump reads the database, leaves the partitions to a later prune instead of queueing every writer behind the dump', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const [done] = await seedAt(h, base, [{ status: 'done', offsetDays: 1 }]);
+      const partitions = async () =>
+        (
+          await h.sql<{ n: number }[]>`
+          select count(*)::int as n from pg_inherits where inhparent = 'app_webhook_deliveries'::regclass`
+        )[0].n;
+      const made = await partitions();
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      // a dump as pg_dump reads: a session of its name holding a share lock on the tables
+      const dump = postgres(db.url, { max: 1, connection: { application_name: DUMP_APPLICATION }, onnotice: () => {} });
+      let end = () => {};
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      let locked = () => {};
+      const holding = new Promise<void>((resolve) => (locked = resolve));
+      const reading = dump.begin(async (tx) => {
+        await tx`lock table app_webhook_deliveries, app_webhook_attempts in access share mode`;
+        locked();
+        await ended;
+      });
+      try {
+        await holding;
+        const began = performance.now();
+        const during = await prune(deps, { now: base + 40 * DAY });
+        assert.ok(performance.now() - began < 2_000, 'the prune did not wait for the lock');
+        assert.equal(during.remaining, true);
+        assert.equal(await partitions(), made, 'no partition made or dropped meanwhile');
+        assert.deepEqual(await remaining(h, [done]), [done]);
+      } finally {
+        end();
+        await reading;
+        await dump.end({ timeout: 5 });
+      }
+      const afterwards = await prune(deps, { now: base + 40 * DAY });
+      assert.equal(afterwards.done, 1);
+      assert.ok((await partitions()) > made, 'the weeks ahead made by the next prune');
+    });
+
     it("removes the events of a dropped or rewritten partition's weeks once none of their deliveries is left, and keeps every event with a delivery left, wherever it lies", async () => {
       const db = await createTestDatabase();
       const h = harness(db);
