@@ -9,6 +9,7 @@ import type { Logger } from '../shared/log/logger.ts';
 import type { HostLookup } from '../shared/webhooks/address-rules.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
+import { registerPoolGauges } from '../shared/metrics/pool-gauges.ts';
 import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
 import { createDestinations, type Destinations } from './destinations/index.ts';
 import type { Telemetry } from '../shared/telemetry/start.ts';
@@ -175,6 +176,7 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
   const sql = connect(config, log, { name: 'app-worker' });
   const metrics = createMetrics({ process: 'worker' });
   registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
+  registerPoolGauges(metrics.registry, sql);
   const dispatcher = createPinnedDispatcher({
     allowPrivate: config.webhooks.allowPrivate,
     connectTimeoutMs: config.webhooks.timeout,
