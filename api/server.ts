@@ -5,7 +5,7 @@ import Koa, { type Middleware } from 'koa';
 import { answerClientError } from './http/client-error.ts';
 import { answerUnmetExpectation } from './http/expectation.ts';
 import type { Config } from '../shared/config/index.ts';
-import { connect, type Sql } from '../shared/db/connect.ts';
+import { connect, poolFigures, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { openSharedStore } from '../shared/stores/open.ts';
 import type { SharedStore } from '../shared/stores/types.ts';
@@ -133,7 +133,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   const metrics = deps.metrics ?? createMetrics({ process: 'web' });
   if (!deps.metrics) {
     registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
-    registerPoolGauges(metrics.registry, sql);
+    registerPoolGauges(metrics.registry, poolFigures(sql));
   }
   const sharedStore =
     deps.sharedStore ??

@@ -8,11 +8,13 @@
  * itself which connections are busy and how long a statement waited for one, so no metric says that.
  */
 import { Gauge, type Registry } from 'prom-client';
-import { poolFigures, type Sql } from '../db/connect.ts';
+import type { PoolFigures } from '../db/connect.ts';
 
-/** Registers the two gauges of `sql` on `registry`; a pool `connect()` did not make registers nothing. */
-export function registerPoolGauges(registry: Registry, sql: Sql): void {
-  const figures = poolFigures(sql);
+/**
+ * Registers the two gauges of a pool on `registry`, from its `figures` (connect.ts `poolFigures`);
+ * none (a client `connect()` did not make) registers nothing.
+ */
+export function registerPoolGauges(registry: Registry, figures: PoolFigures | undefined): void {
   if (figures === undefined) return;
   const registers = [registry];
   new Gauge({

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { connect } from '../../../shared/db/connect.ts';
+import { connect, poolFigures } from '../../../shared/db/connect.ts';
 import { createMetrics } from '../../../shared/metrics/registry.ts';
 import { registerPoolGauges } from '../../../shared/metrics/pool-gauges.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
@@ -17,7 +17,7 @@ describe('the database pool gauges', () => {
     const db = await createTestDatabase();
     const sql = connect(db.config, db.log, { max: 3 });
     const metrics = createMetrics({ process: 'web' });
-    registerPoolGauges(metrics.registry, sql);
+    registerPoolGauges(metrics.registry, poolFigures(sql));
     const read = async () => {
       const families = parseMetrics(await metrics.registry.metrics());
       return [sampleValue(families, 'app_db_pool_connections'), sampleValue(families, 'app_db_pool_max_connections')];
@@ -40,7 +40,7 @@ describe('the database pool gauges', () => {
   it('registers nothing for a client the service did not make with connect()', async () => {
     const db = await createTestDatabase();
     const metrics = createMetrics({ process: 'web' });
-    await db.sql.begin(async (tx) => registerPoolGauges(metrics.registry, tx as never));
+    await db.sql.begin(async (tx) => registerPoolGauges(metrics.registry, poolFigures(tx as never)));
     assert.equal(parseMetrics(await metrics.registry.metrics()).has('app_db_pool_connections'), false);
   });
 });
