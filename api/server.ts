@@ -5,7 +5,7 @@ import Koa, { type Middleware } from 'koa';
 import { answerClientError } from './http/client-error.ts';
 import { answerUnmetExpectation } from './http/expectation.ts';
 import type { Config } from '../shared/config/index.ts';
-import { connect, type Sql } from '../shared/db/connect.ts';
+import { connect, poolFigures, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import { openSharedStore } from '../shared/stores/open.ts';
 import type { SharedStore } from '../shared/stores/types.ts';
@@ -29,6 +29,7 @@ import { serverSpan } from './middleware/server-span.ts';
 import { metricsEndpoint } from './middleware/metrics-endpoint.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
+import { registerPoolGauges } from '../shared/metrics/pool-gauges.ts';
 import { halGuard } from './middleware/hal-guard.ts';
 import { health, HEALTH_PATHS, READINESS_PATHS } from './health/middleware.ts';
 import { jsonAnswers } from './middleware/json-answers.ts';
@@ -74,7 +75,7 @@ export interface WebDeps {
   sharedStore?: SharedStore;
   /** The application's models, routes and controllers; discovered in `api/` at start when omitted. */
   api?: ApiDefinition;
-  /** The process's metrics (default: a registry of its own, with the queue gauges read through `sql`). */
+  /** The process's metrics (default: a registry of its own, with the queue gauges read through `sql` and the pool's gauges). */
   metrics?: Metrics;
   /** The clock of sessions, password links, the sign-in lockout and the token cache's entries (default `Date.now`; tests move it). */
   now?: () => number;
@@ -130,7 +131,10 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   const pipeline = createPipeline();
   let api: Api | undefined;
   const metrics = deps.metrics ?? createMetrics({ process: 'web' });
-  if (!deps.metrics) registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
+  if (!deps.metrics) {
+    registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
+    registerPoolGauges(metrics.registry, poolFigures(sql));
+  }
   const sharedStore =
     deps.sharedStore ??
     openSharedStore({

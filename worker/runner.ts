@@ -3,12 +3,13 @@ import { parseCronItems, run, runOnce, type RunnerOptions, type TaskList, type W
 import { PRUNE_SCHEDULE, PRUNE_TASK } from '../shared/webhooks/retention.ts';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../shared/config/index.ts';
-import { connect, type Sql } from '../shared/db/connect.ts';
+import { connect, poolFigures, type Sql } from '../shared/db/connect.ts';
 import { queueAccessProblem, RolePrivilegeError } from '../shared/db/role-privileges.ts';
 import type { Logger } from '../shared/log/logger.ts';
 import type { HostLookup } from '../shared/webhooks/address-rules.ts';
 import { createMetrics, type Metrics } from '../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../shared/metrics/queue-gauges.ts';
+import { registerPoolGauges } from '../shared/metrics/pool-gauges.ts';
 import { createPinnedDispatcher } from './delivery/pinned-dispatcher.ts';
 import { createDestinations, type Destinations } from './destinations/index.ts';
 import type { Telemetry } from '../shared/telemetry/start.ts';
@@ -175,6 +176,7 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
   const sql = connect(config, log, { name: 'app-worker' });
   const metrics = createMetrics({ process: 'worker' });
   registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
+  registerPoolGauges(metrics.registry, poolFigures(sql));
   const dispatcher = createPinnedDispatcher({
     allowPrivate: config.webhooks.allowPrivate,
     connectTimeoutMs: config.webhooks.timeout,

@@ -26,6 +26,11 @@ export function errors(options: ProblemOptions): Middleware {
   };
 }
 
+/** What `writeProblem` leaves on `ctx.state` for the metrics: the code of the problem written (null: none). */
+export interface ProblemState {
+  problemCode?: string | null;
+}
+
 /** How problems are written: the process's log, and whether a 5xx shows its details (development). */
 export interface ProblemOptions {
   log: Logger;
@@ -58,6 +63,8 @@ export function writeProblem(ctx: Context, error: unknown, options: ProblemOptio
   else options.log.error({ err: error, status: problem.status }, 'request failed');
   if (ctx.headerSent || !ctx.writable) return;
   ctx.status = problem.status;
+  // counted by http-metrics.ts with the status the answer goes out with
+  (ctx.state as ProblemState).problemCode = problem.code ?? null;
   for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
   ctx.set('Cache-Control', 'no-store');
   ctx.type = 'application/problem+json';

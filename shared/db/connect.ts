@@ -26,6 +26,22 @@ export const connectionLifetime = (maxLifetimeMs: number) => (): number =>
   (maxLifetimeMs / 1000) * (maxLifetimeMs === 0 ? 0 : 0.75 + Math.random() * 0.25);
 
 /**
+ * What a pool of `connect()` tells of itself: its size (`max`), and the connections it holds open
+ * (or is opening) now. The driver (postgres 3.4.9) keeps which of them are busy to itself; it opens
+ * another connection only when every open one is busy, and closes one idle for a minute, so `open`
+ * is the most the pool needed at once lately.
+ */
+export interface PoolFigures {
+  readonly max: number;
+  readonly open: number;
+}
+
+const poolFiguresOf = new WeakMap<Sql, PoolFigures>();
+
+/** The figures of a pool `connect()` made (undefined for another: a transaction, a test's own client). */
+export const poolFigures = (sql: Sql): PoolFigures | undefined => poolFiguresOf.get(sql);
+
+/**
  * The `postgres` client for the service's own queries. Connects lazily (a database that is
  * down at boot does not stop the process), keeps `db.poolMax` connections, gives up a
  * connection attempt after 5 s, reconnects within a second of the database's return, and does
@@ -54,8 +70,10 @@ export function connect(
   // (its reconnect after a failed attempt outlives end's timeout) opens none, so an ended pool
   // keeps no process waiting for a database
   let ended = false;
+  const figures = { max: options.max ?? config.db.poolMax, open: 0 };
+  const socketOf = driverSocket(log, () => ended);
   const sql = postgres(driverUrls(config.databaseUrl, config.db.sslMode).postgres, {
-    max: options.max ?? config.db.poolMax,
+    max: figures.max,
     // keepOpen: a connection that must not be closed behind the caller's back (a session lock's)
     idle_timeout: options.keepOpen ? 0 : 60,
     // seconds; 0 (keepOpen) is never. A function is drawn for each connection (the driver's own
@@ -67,7 +85,16 @@ export function connect(
     connection: { application_name: options.name ?? 'app' },
     transform: { undefined: null },
     // not in the driver's types, read by its connections (see driver-socket.ts)
-    ...({ socket: driverSocket(log, () => ended) } as object),
+    ...({
+      socket: (driverOptions: Parameters<typeof socketOf>[0]) => {
+        const socket = socketOf(driverOptions);
+        figures.open += 1;
+        socket.once('close', () => {
+          figures.open -= 1;
+        });
+        return socket;
+      },
+    } as object),
   }) as unknown as Sql;
   const end = sql.end;
   sql.end = async (options) => {
@@ -77,5 +104,7 @@ export function connect(
       ended = true;
     }
   };
-  return rememberStatements(sql);
+  const pool = rememberStatements(sql);
+  poolFiguresOf.set(pool, figures);
+  return pool;
 }

@@ -1,8 +1,10 @@
 /**
  * The queue as the database sees it: `app_queue_depth` (deliveries pending or running),
  * `app_queue_oldest_age_seconds` (age of the oldest pending one; 0 when none),
- * `app_dead_deliveries`, and `app_workers_alive` (worker processes with a fresh heartbeat,
- * live-workers.ts). One read serves all four, cached for `cacheMs` so that a scrape every
+ * `app_dead_deliveries`, `app_workers_alive` (worker processes with a fresh heartbeat,
+ * live-workers.ts) and `app_prune_last_success_timestamp_seconds` (when the hourly prune last ran
+ * to its end, shared/webhooks/prune-runs.ts; NaN until read once, which no comparison fires on).
+ * One read serves all five, cached for `cacheMs` so that a scrape every
  * few seconds by several scrapers costs one query; a database that does not answer leaves the
  * last values (and logs at debug), so a scrape never fails because of it. The oldest pending
  * delivery's age is then the last one read plus the time since: without the database nothing can
@@ -15,6 +17,7 @@ import type { Logger } from '../log/logger.ts';
 import { queueFigures } from '../webhooks/deliveries/health.ts';
 import { ALL_TENANTS } from '../access/tenant-scope.ts';
 import { liveWorkers } from './live-workers.ts';
+import { lastPruneSuccess } from '../webhooks/prune-runs.ts';
 
 interface QueueFigures {
   depth: number;
@@ -22,9 +25,11 @@ interface QueueFigures {
   dead: number;
 }
 
-/** The queue's figures and the live workers, as the gauges show them. */
+/** The queue's figures, the live workers and the last prune that ran to its end, as the gauges show them. */
 interface GaugeFigures extends QueueFigures {
   workers: number;
+  /** Seconds since the epoch; NaN until read. */
+  pruneSucceededAt: number;
 }
 
 /** `worker.staleAfter`'s default, for a caller that passes no configuration. */
@@ -37,7 +42,7 @@ export async function readQueueFigures(sql: Sql): Promise<QueueFigures> {
 }
 
 /**
- * Registers the four gauges on `registry`, read through `sql` at most every `cacheMs` (default
+ * Registers the five gauges on `registry`, read through `sql` at most every `cacheMs` (default
  * 5 s); a worker is alive while its heartbeat is fresher than `staleAfterMs` (`worker.staleAfter`).
  */
 export function registerQueueGauges(
@@ -47,14 +52,24 @@ export function registerQueueGauges(
   const cacheMs = deps.cacheMs ?? 5_000;
   const staleAfterMs = deps.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   const now = deps.now ?? Date.now;
-  let figures: GaugeFigures = { depth: 0, oldestAgeSeconds: 0, dead: 0, workers: 0 };
+  let figures: GaugeFigures = { depth: 0, oldestAgeSeconds: 0, dead: 0, workers: 0, pruneSucceededAt: Number.NaN };
   let readAt = -Infinity;
   let reading: Promise<GaugeFigures> | undefined;
   const current = async (): Promise<GaugeFigures> => {
     if (now() - readAt < cacheMs) return figures;
-    reading ??= Promise.all([readQueueFigures(deps.sql), liveWorkers(deps.sql, staleAfterMs)])
-      .then(([queue, workers]) => {
-        figures = { ...queue, workers };
+    reading ??= Promise.all([
+      readQueueFigures(deps.sql),
+      liveWorkers(deps.sql, staleAfterMs),
+      // a database not migrated yet (a web process started before its release) has no record:
+      // the queue's figures are read all the same
+      lastPruneSuccess(deps.sql).catch(() => null),
+    ])
+      .then(([queue, workers, pruned]) => {
+        figures = {
+          ...queue,
+          workers,
+          pruneSucceededAt: pruned === null ? figures.pruneSucceededAt : pruned.getTime() / 1000,
+        };
         readAt = now();
         return figures;
       })
@@ -93,6 +108,14 @@ export function registerQueueGauges(
     registers,
     async collect() {
       this.set((await current()).dead);
+    },
+  });
+  new Gauge({
+    name: 'app_prune_last_success_timestamp_seconds',
+    help: 'When the hourly prune last ran to its end (before the first: when the service was installed or upgraded to record it)',
+    registers,
+    async collect() {
+      this.set((await current()).pruneSucceededAt);
     },
   });
   new Gauge({

@@ -11,6 +11,23 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export const DELIVERY_OUTCOMES = ['done', 'retry', 'dead', 'gone', 'refused'] as const;
 export type DeliveryOutcomeLabel = (typeof DELIVERY_OUTCOMES)[number];
 
+/** How a run of the hourly prune ended, as `app_prune_runs_total{outcome}` counts them. */
+export const PRUNE_OUTCOMES = ['done', 'failed'] as const;
+
+/**
+ * Why an endpoint was disabled, as `app_endpoints_disabled_total{reason}` counts them: `gone` (its
+ * receiver answered 410), `failing` (every attempt failed for `webhooks.disableAfter`), `operator`
+ * (the API, GraphQL or the console).
+ */
+export const DISABLE_REASONS = ['gone', 'failing', 'operator'] as const;
+export type DisableReason = (typeof DISABLE_REASONS)[number];
+
+/** The reasons each process can disable an endpoint for: its series start at 0, so that a first one shows in `increase()`. */
+const DISABLES_BY_PROCESS: Record<'web' | 'worker', readonly DisableReason[]> = {
+  web: ['operator'],
+  worker: ['gone', 'failing'],
+};
+
 /** The service's own metrics, with the labels each takes. */
 export interface Metrics {
   registry: Registry;
@@ -24,6 +41,9 @@ export interface Metrics {
   deliveryDuration: Histogram;
   deliveryLag: Histogram;
   filteredOut: Counter;
+  httpProblems: Counter<'code' | 'status'>;
+  pruneRuns: Counter<'outcome'>;
+  endpointsDisabled: Counter<'reason'>;
 }
 
 /** Makes a registry with the default process metrics and every metric of the service. */
@@ -32,7 +52,7 @@ export function createMetrics(options: { process: 'web' | 'worker' }): Metrics {
   registry.setDefaultLabels({ process: options.process });
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  return {
+  const metrics: Metrics = {
     registry,
     httpRequests: new Counter({
       name: 'app_http_requests_total',
@@ -92,5 +112,26 @@ export function createMetrics(options: { process: 'web' | 'worker' }): Metrics {
       help: 'Deliveries not written because the endpoint subscribed to the event type but its filter left the event out',
       registers,
     }),
+    httpProblems: new Counter({
+      name: 'app_http_problems_total',
+      help: 'Problem answers (application/problem+json), by their APP_* code ("none" without one) and status',
+      labelNames: ['code', 'status'] as const,
+      registers,
+    }),
+    pruneRuns: new Counter({
+      name: 'app_prune_runs_total',
+      help: 'Runs of the hourly prune (app/prune) in this worker, by outcome: done or failed',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    endpointsDisabled: new Counter({
+      name: 'app_endpoints_disabled_total',
+      help: 'Endpoints disabled by this process, by reason: gone (a 410), failing (webhooks.disableAfter), operator',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
   };
+  for (const reason of DISABLES_BY_PROCESS[options.process]) metrics.endpointsDisabled.inc({ reason }, 0);
+  if (options.process === 'worker') for (const outcome of PRUNE_OUTCOMES) metrics.pruneRuns.inc({ outcome }, 0);
+  return metrics;
 }

@@ -34,8 +34,8 @@ export interface WebhookDeps {
    */
   deadline?: CommitDeadline;
   /**
-   * The process's metrics (web, worker): emits count the deliveries their filters left out.
-   * Absent (the CLI): nothing is counted.
+   * The process's metrics (web, worker): emits count the deliveries their filters left out, and
+   * every disable of an endpoint its reason. Absent (the CLI): nothing is counted.
    */
-  metrics?: Pick<Metrics, 'filteredOut'>;
+  metrics?: Pick<Metrics, 'filteredOut' | 'endpointsDisabled'>;
 }

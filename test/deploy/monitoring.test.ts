@@ -3,8 +3,9 @@
  * that ship for deployers watch only what the service really exports: every expression parses with
  * the Prometheus project's own PromQL grammar, and every metric, label matcher and grouping label
  * it names is checked against what a real web process and a real worker answer on GET /metrics
- * after real traffic (deliveries done, retried and dead, a 410, evictions of the shared store, a
- * database outage answered 503). A metric or label renamed in the code fails here.
+ * after real traffic (deliveries done, retried and dead, a 410 that disables its endpoint, a run of
+ * the hourly prune, evictions of the shared store, a database outage answered 503). A metric or
+ * label renamed in the code fails here.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { createWebServer } from '../../api/server.ts';
 import { createLogger } from '../../shared/log/logger.ts';
 import { createToken } from '../../shared/tokens/tokens.ts';
 import { serveWorker, type ServedWorker } from '../../worker/run.ts';
+import { PRUNE_TASK } from '../../shared/webhooks/retention.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { surviveDriverCrashAsProcessesDo } from '../helpers/driver-crash.ts';
 import { eventually } from '../helpers/poll.ts';
@@ -225,6 +227,21 @@ async function scrapeAfterTraffic(): Promise<void> {
     'the attempts counted: done, retry, dead, gone',
   );
 
+  // the hourly prune run once, to its end; the 410 disabled its endpoint
+  await db.sql`select graphile_worker.add_job(${PRUNE_TASK}, '{}'::json, max_attempts := 1)`;
+  await eventually(
+    async () => {
+      const families = parseMetrics(await worker.handle.metrics.registry.metrics());
+      return (
+        // (the hourly cron may have run one too)
+        (sampleValue(families, 'app_prune_runs_total', { outcome: 'done' }) ?? 0) >= 1 &&
+        sampleValue(families, 'app_endpoints_disabled_total', { reason: 'gone' }) === 1
+      );
+    },
+    20_000,
+    'a prune run to its end and the endpoint of the 410 disabled, counted',
+  );
+
   // the database away: the API answers 503 APP_DATABASE_UNAVAILABLE and readiness 503
   await proxy.cut();
   const refused = await fetch(`${base}/api/v1/webhooks`, { headers });
@@ -290,13 +307,13 @@ describe('what deployers load into their monitoring', () => {
   });
 
   describe('deploy/grafana/dashboard.json', () => {
-    it('is an importable dashboard asking for its Prometheus data source, with 8 to 14 panels all using it', () => {
+    it('is an importable dashboard asking for its Prometheus data source, with 8 to 16 panels all using it', () => {
       assert.ok(dashboard.schemaVersion >= 36, `schemaVersion ${dashboard.schemaVersion}`);
       assert.deepEqual(
         dashboard.__inputs.map((input) => [input.name, input.pluginId]),
         [['DS_PROMETHEUS', 'prometheus']],
       );
-      assert.ok(dashboard.panels.length >= 8 && dashboard.panels.length <= 14, `${dashboard.panels.length} panels`);
+      assert.ok(dashboard.panels.length >= 8 && dashboard.panels.length <= 16, `${dashboard.panels.length} panels`);
       assert.equal(new Set(dashboard.panels.map((panel) => panel.id)).size, dashboard.panels.length, 'unique ids');
       for (const panel of dashboard.panels) {
         assert.equal(panel.datasource?.uid, DATA_SOURCE, panel.title);

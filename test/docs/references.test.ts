@@ -13,6 +13,7 @@ import { describe, it } from 'node:test';
 import { OPERATIONS } from '../../shared/access/permissions.ts';
 import { envName, parseDuration, parseSize } from '../../shared/config/index.ts';
 import { type Environment, type Group, type Leaf, SCHEMA } from '../../shared/config/schema.ts';
+import { registerPoolGauges } from '../../shared/metrics/pool-gauges.ts';
 import { registerQueueGauges } from '../../shared/metrics/queue-gauges.ts';
 import { createMetrics } from '../../shared/metrics/registry.ts';
 import { ROOT } from '../helpers/processes.ts';
@@ -209,6 +210,7 @@ describe('docs/operations.md metrics', () => {
       sql: undefined as never, // never read: the gauges are only registered here, not collected
       log: undefined as never,
     });
+    registerPoolGauges(metrics.registry, { max: 1, open: 0 });
     const exported = new Map(
       metrics.registry
         .getMetricsAsArray()

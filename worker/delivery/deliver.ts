@@ -589,7 +589,7 @@ async function attemptDelivery(
   if (outcome.disableEndpoint) {
     const gone = await recordGone(sql, record);
     if (gone === null) return skip(deps, id, true);
-    await disableForService(deps, claimed.endpointId, gone.reason).catch((error: unknown) =>
+    await disableForService(deps, claimed.endpointId, 'gone', gone.reason).catch((error: unknown) =>
       log.error(
         { err: error, endpoint: claimed.endpointId },
         'receiver answered 410: the endpoint no longer gets deliveries, but its record could not be marked disabled',

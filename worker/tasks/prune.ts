@@ -2,7 +2,9 @@ import type { Task } from 'graphile-worker';
 import type { Config } from '../../shared/config/index.ts';
 import type { Sql } from '../../shared/db/connect.ts';
 import type { Logger } from '../../shared/log/logger.ts';
+import type { Metrics } from '../../shared/metrics/registry.ts';
 import { prune } from '../../shared/webhooks/retention.ts';
+import { recordPruneSuccess } from '../../shared/webhooks/prune-runs.ts';
 import { pruneSessions } from '../../shared/accounts/sessions.ts';
 import { disableFailingEndpoints } from '../../shared/webhooks/endpoints/auto-disable.ts';
 
@@ -11,13 +13,28 @@ import { disableFailingEndpoints } from '../../shared/webhooks/endpoints/auto-di
  * retention (shared/webhooks/retention.ts), disables the endpoints that have failed for
  * `webhooks.disableAfter` (shared/webhooks/endpoints/auto-disable.ts), and removes the rows of
  * ended sign-in sessions (refused anyway; this keeps the table small). Scheduled every hour by graphile-worker's cron, which
- * runs it once across all workers.
+ * runs it once across all workers. A run that gets to its end records when (shared/webhooks/prune-runs.ts,
+ * read by every process as `app_prune_last_success_timestamp_seconds`); every run is counted in
+ * `app_prune_runs_total{outcome}` of the worker that ran it, and a failure is thrown on to
+ * graphile-worker, which logs it (the next hour's run starts afresh).
  */
-export function pruneTask(deps: { config: Config; sql: Sql; log: Logger }): Task {
+export function pruneTask(deps: {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  metrics?: Pick<Metrics, 'pruneRuns' | 'endpointsDisabled' | 'filteredOut'>;
+}): Task {
   return async function pruneRetention() {
-    await prune(deps);
-    await disableFailingEndpoints(deps);
-    const ended = await pruneSessions({ ...deps, now: Date.now });
-    if (ended > 0) deps.log.info({ sessions: ended }, 'ended sessions removed');
+    try {
+      await prune(deps);
+      await disableFailingEndpoints(deps);
+      const ended = await pruneSessions({ ...deps, now: Date.now });
+      if (ended > 0) deps.log.info({ sessions: ended }, 'ended sessions removed');
+      await recordPruneSuccess(deps.sql);
+    } catch (error) {
+      deps.metrics?.pruneRuns.inc({ outcome: 'failed' });
+      throw error;
+    }
+    deps.metrics?.pruneRuns.inc({ outcome: 'done' });
   };
 }

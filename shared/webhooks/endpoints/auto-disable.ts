@@ -54,7 +54,7 @@ export async function disableFailingEndpoints(deps: WebhookDeps, now = Date.now(
   }[] = [];
   for (const row of failing) {
     const reason = `disabled automatically: every delivery attempt failed since ${row.since.toISOString().replace(/\.\d{3}Z$/, 'Z')} (${row.failures} attempts; webhooks.disableAfter)`;
-    const after = await disableForService(deps, row.id, reason, at);
+    const after = await disableForService(deps, row.id, 'failing', reason, at);
     if (after === null || after.disabledReason !== reason) continue; // removed, or disabled meanwhile
     disabled.push({ ...row, owner: after.owner, url: after.url, disabled_reason: reason });
   }

@@ -26,6 +26,7 @@ import { authorize, type Actor } from '../../access/actor.ts';
 import { isStoredAsGiven } from '../../db/storable-text.ts';
 import { hasControlBesidesLineBreaks } from '../../security/control-characters.ts';
 import { assertFilter, type WebhookFilter } from '../filters/grammar.ts';
+import type { DisableReason } from '../../metrics/registry.ts';
 
 /** The fields `update` changes; a key left out (or undefined) is kept as it is. */
 export interface EndpointPatch {
@@ -172,6 +173,7 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
   // a line dissolved (fifo to none) has slots free for the deliveries that waited in it
   if (after.ordering !== before.ordering) await wakeEndpoints(deps.sql, deps.config, [before.id]);
   deps.log.info({ endpoint: id, fields: Object.keys(given) }, 'webhook endpoint updated');
+  countDisabled(deps, before, after, 'operator');
   if (before.disabledAt !== null && after.disabledAt === null) {
     await emitOperational(deps, 'app.endpoint.enabled', { endpointId: id, url: after.url }, after.owner);
   } else if (before.disabledAt === null && after.disabledAt !== null) {
@@ -183,6 +185,14 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
     );
   }
   return toEndpoint(after, deps.config);
+}
+
+/**
+ * Counts `app_endpoints_disabled_total{reason}` when the change disabled the endpoint (one
+ * disabled already is not counted again: two 410s, or an operator's new reason).
+ */
+function countDisabled(deps: WebhookDeps, before: StoredEndpoint, after: StoredEndpoint, reason: DisableReason): void {
+  if (before.disabledAt === null && after.disabledAt !== null) deps.metrics?.endpointsDisabled.inc({ reason });
 }
 
 /**
@@ -227,22 +237,25 @@ export function enableEndpoint(deps: WebhookDeps, actor: Actor, id: string): Pro
 }
 
 /**
- * Disables endpoint `id` for the service itself (a receiver answered 410 Gone, or every attempt
- * failed for `webhooks.disableAfter`): no actor, no scope. An endpoint disabled already keeps its
- * earlier date and reason. Answers the record after the change, or null when the endpoint is gone.
+ * Disables endpoint `id` for the service itself (`cause` `gone`: a receiver answered 410 Gone;
+ * `failing`: every attempt failed for `webhooks.disableAfter`): no actor, no scope. An endpoint
+ * disabled already keeps its earlier date and reason. Answers the record after the change, or null
+ * when the endpoint is gone.
  */
 export async function disableForService(
   deps: WebhookDeps,
   id: string,
+  cause: Exclude<DisableReason, 'operator'>,
   reason: string,
   at?: Date,
 ): Promise<StoredEndpoint | null> {
   try {
-    const { after } = await changeEndpoint(deps, id, undefined, (current, now) => ({
+    const { before, after } = await changeEndpoint(deps, id, undefined, (current, now) => ({
       ...current,
       disabledAt: current.disabledAt ?? at ?? now,
       disabledReason: current.disabledAt === null ? reason : current.disabledReason,
     }));
+    countDisabled(deps, before, after, cause);
     return after;
   } catch (error) {
     if (isAppError(error) && error.code === 'APP_WEBHOOK_NOT_FOUND') return null;
