@@ -85,15 +85,37 @@ export interface BenchReceiver {
   close(): Promise<void>;
 }
 
-/** A keep-alive HTTP receiver on 127.0.0.1 answering 204 once it has the whole body. */
-export async function benchReceiver(onBody: (req: IncomingMessage, body: string) => void): Promise<BenchReceiver> {
+/** How long a bench receiver takes to answer, as a real receiver does its own work first. */
+export interface AnswerDelay {
+  /** Milliseconds from the whole body to the answer (0: at once). */
+  answerMs?: number;
+  /** Up to this many milliseconds more, uniformly at random, per request. */
+  jitterMs?: number;
+}
+
+/**
+ * A keep-alive HTTP receiver on 127.0.0.1 answering 204 once it has the whole body, at once or
+ * after `delay` (a timer per request: a slow answer holds the worker's connection, not this
+ * process's event loop). `onBody` is called when the body is in, before the wait.
+ */
+export async function benchReceiver(
+  onBody: (req: IncomingMessage, body: string) => void,
+  delay: AnswerDelay = {},
+): Promise<BenchReceiver> {
+  const answerMs = delay.answerMs ?? 0;
+  const jitterMs = delay.jitterMs ?? 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       onBody(req, Buffer.concat(chunks).toString('utf8'));
-      res.statusCode = 204;
-      res.end();
+      const answer = () => {
+        res.statusCode = 204;
+        res.end();
+      };
+      const wait = answerMs + (jitterMs > 0 ? Math.random() * jitterMs : 0);
+      if (wait > 0) setTimeout(answer, wait);
+      else answer();
     });
   });
   server.keepAliveTimeout = 60_000;
