@@ -82,6 +82,8 @@ export async function benchDatabase(
 
 export interface BenchReceiver {
   origin: string;
+  /** Requests whose body is in and whose answer is not sent yet: the deliveries in flight here. */
+  answering(): number;
   close(): Promise<void>;
 }
 
@@ -104,12 +106,15 @@ export async function benchReceiver(
 ): Promise<BenchReceiver> {
   const answerMs = delay.answerMs ?? 0;
   const jitterMs = delay.jitterMs ?? 0;
+  let answering = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       onBody(req, Buffer.concat(chunks).toString('utf8'));
+      answering += 1;
       const answer = () => {
+        answering -= 1;
         res.statusCode = 204;
         res.end();
       };
@@ -122,6 +127,7 @@ export async function benchReceiver(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answering: () => answering,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -44,12 +44,14 @@ import { emit } from '../shared/webhooks/events/emit.ts';
 import {
   benchDatabase,
   benchReceiver,
+  median,
   note,
   numberArgs,
   quantile,
   sleep,
   wallClock,
   type BenchDatabase,
+  type BenchReceiver,
 } from './common.ts';
 import { memorySample, METRICS_TOKEN, metricsPortOf, type MemorySample } from './process-memory.ts';
 import { startWorkerProcess } from './worker-process.ts';
@@ -132,6 +134,17 @@ async function markedSlow(db: BenchDatabase, ids: readonly string[]): Promise<nu
   return row.n;
 }
 
+/** How long `ids`' recorded attempts took, as the worker timed them: p50, p90, and the share of half a second or more. */
+async function attemptTimes(db: BenchDatabase, ids: readonly string[]): Promise<string> {
+  const [row] = await db.sql<{ p50: number | null; p90: number | null; slow: number | null }[]>`
+    select percentile_disc(0.5) within group (order by a.duration_ms) as p50,
+           percentile_disc(0.9) within group (order by a.duration_ms) as p90,
+           avg((a.duration_ms >= 500)::int)::float8 as slow
+      from app_webhook_attempts a join app_webhook_deliveries d on d.id = a.delivery_id
+     where d.endpoint_id = any(${ids as string[]})`;
+  return `attempts timed p50 ${row.p50 ?? 'n/a'} ms, p90 ${row.p90 ?? 'n/a'} ms, ${((row.slow ?? 0) * 100).toFixed(0)} % at 500 ms or more`;
+}
+
 /** Waits until `family` has received `expected` deliveries, or `timeoutMs` passed; answers whether it did. */
 async function until(family: string, expected: number, timeoutMs: number): Promise<boolean> {
   const deadline = wallClock() + timeoutMs;
@@ -156,9 +169,9 @@ async function leaveNothingBehind(db: BenchDatabase, ids: readonly string[], pha
 }
 
 /** Drain: `--backlog` deliveries to `count` endpoints, queued first; answers deliveries per second. */
-async function drain(db: BenchDatabase, origin: string, count: number): Promise<number> {
+async function drain(db: BenchDatabase, receiver: BenchReceiver, count: number): Promise<number> {
   const family = `drain${count}`;
-  const ids = await endpoints(db, origin, family, count);
+  const ids = await endpoints(db, receiver.origin, family, count);
   const deps = { config: db.config, sql: db.sql, log: db.log };
   const events = Math.ceil(args.backlog / count);
   for (let i = 0; i < events; i++) await emit(deps, `${family}.queued`, { i, t: wallClock(), pad });
@@ -166,19 +179,26 @@ async function drain(db: BenchDatabase, origin: string, count: number): Promise<
   const worker = await startWorkerProcess(db);
   let done = false;
   let slow = 0;
+  // what the worker keeps in flight: the receiver's open requests, every 50 ms once the first arrived
+  const inFlight: number[] = [];
+  const watch = setInterval(() => {
+    if (received(family) > 0) inFlight.push(receiver.answering());
+  }, 50);
   try {
     done = await until(family, expected, args['drain-timeout'] * 1000);
     slow = await markedSlow(db, ids);
   } finally {
+    clearInterval(watch);
     await worker.stop();
   }
+  const timed = await attemptTimes(db, ids);
   if (!done) {
     note(`drain to ${count} endpoints: ${received(family)} of ${expected} within ${args['drain-timeout']} s`);
     await leaveNothingBehind(db, ids, `drain to ${count} endpoints`);
   }
   const rate = ((received(family) - 1) * 1000) / ((arrivals.last.get(family) ?? 0) - (arrivals.first.get(family) ?? 0));
   note(
-    `drain: ${received(family)} deliveries to ${count} endpoint${count === 1 ? '' : 's'}: ${rate.toFixed(0)}/s; ${slow} marked slow at the end; load average ${loadavg()
+    `drain: ${received(family)} deliveries to ${count} endpoint${count === 1 ? '' : 's'}: ${rate.toFixed(0)}/s; ${slow} marked slow at the end; ${timed}; in flight at the receiver p50 ${median(inFlight)}, max ${Math.max(0, ...inFlight)}; load average ${loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')}`,
   );
@@ -339,8 +359,8 @@ async function main() {
   });
   try {
     if (args.backlog > 0) {
-      const one = await drain(db, receiver.origin, 1);
-      const hundred = await drain(db, receiver.origin, 100);
+      const one = await drain(db, receiver, 1);
+      const hundred = await drain(db, receiver, 100);
       process.stdout.write(
         `bench:sustained drain: ${args.backlog} deliveries, 1 endpoint ${one.toFixed(0)}/s, 100 endpoints ${hundred.toFixed(0)}/s, ` +
           `ratio ${(one / hundred).toFixed(2)} (target at least 0.5; ${answering}; ${db.server})\n`,
