@@ -82,24 +82,52 @@ export async function benchDatabase(
 
 export interface BenchReceiver {
   origin: string;
+  /** Requests whose body is in and whose answer is not sent yet: the deliveries in flight here. */
+  answering(): number;
   close(): Promise<void>;
 }
 
-/** A keep-alive HTTP receiver on 127.0.0.1 answering 204 once it has the whole body. */
-export async function benchReceiver(onBody: (req: IncomingMessage, body: string) => void): Promise<BenchReceiver> {
+/** How long a bench receiver takes to answer, as a real receiver does its own work first. */
+export interface AnswerDelay {
+  /** Milliseconds from the whole body to the answer (0: at once). */
+  answerMs?: number;
+  /** Up to this many milliseconds more, uniformly at random, per request. */
+  jitterMs?: number;
+}
+
+/**
+ * A keep-alive HTTP receiver on 127.0.0.1 answering 204 once it has the whole body, at once or
+ * after `delay` (a timer per request: a slow answer holds the worker's connection, not this
+ * process's event loop). `onBody` is called when the body is in, before the wait.
+ */
+export async function benchReceiver(
+  onBody: (req: IncomingMessage, body: string) => void,
+  delay: AnswerDelay = {},
+): Promise<BenchReceiver> {
+  const answerMs = delay.answerMs ?? 0;
+  const jitterMs = delay.jitterMs ?? 0;
+  let answering = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       onBody(req, Buffer.concat(chunks).toString('utf8'));
-      res.statusCode = 204;
-      res.end();
+      answering += 1;
+      const answer = () => {
+        answering -= 1;
+        res.statusCode = 204;
+        res.end();
+      };
+      const wait = answerMs + (jitterMs > 0 ? Math.random() * jitterMs : 0);
+      if (wait > 0) setTimeout(answer, wait);
+      else answer();
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answering: () => answering,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

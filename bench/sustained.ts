@@ -16,7 +16,11 @@
  *
  * The worker runs as the Procfile runs it (bench/worker-process.ts); the emitter calls the core
  * `emit` in this process, as a model write or the in-process interface does; the receiver lives
- * here too and answers 204 at once.
+ * here too and answers 204, at once or, with `--answer-ms N`, N milliseconds after the request's
+ * body is in (plus up to `--answer-jitter` ms at random), as a receiver that does its own work
+ * before answering. Arrivals (the rates, emit-to-receiver) are counted when the body is in.
+ * A phase that does not finish within `--drain-timeout` (a slow receiver's backlog) removes its
+ * endpoints, and with them what is left of its deliveries, so the next phase starts clean.
  *
  * With `--memory 1`, every sample also reads the worker's resident memory (VmRSS of
  * /proc/<pid>/status) and, from its metrics listener (prom-client's default metrics), its V8 heap
@@ -30,7 +34,7 @@
  *
  * Options: --rate 300 --seconds 180 --sample 10 --bytes 500 --backlog 6000 --drain-timeout 120
  * --only 0 (1, 3 or 100: that sustained phase alone; the drain runs unless --backlog 0)
- * --memory 0 --churn 0.
+ * --memory 0 --churn 0 --answer-ms 0 --answer-jitter 0.
  * stdout: one summary line per phase; stderr: the samples.
  */
 import { loadavg } from 'node:os';
@@ -40,12 +44,14 @@ import { emit } from '../shared/webhooks/events/emit.ts';
 import {
   benchDatabase,
   benchReceiver,
+  median,
   note,
   numberArgs,
   quantile,
   sleep,
   wallClock,
   type BenchDatabase,
+  type BenchReceiver,
 } from './common.ts';
 import { memorySample, METRICS_TOKEN, metricsPortOf, type MemorySample } from './process-memory.ts';
 import { startWorkerProcess } from './worker-process.ts';
@@ -60,7 +66,15 @@ const args = numberArgs({
   only: 0,
   memory: 0,
   churn: 0,
+  'answer-ms': 0,
+  'answer-jitter': 0,
 });
+
+/** How the receiver answers, for every summary line. */
+const answering =
+  args['answer-ms'] > 0 || args['answer-jitter'] > 0
+    ? `receiver answers after ${args['answer-ms']}${args['answer-jitter'] > 0 ? `–${args['answer-ms'] + args['answer-jitter']}` : ''} ms`
+    : 'receiver answers at once';
 
 /** Most emits in flight at once (an emit that takes long does not hold the next ones back). */
 const IN_FLIGHT = 32;
@@ -112,6 +126,25 @@ async function backlog(db: BenchDatabase): Promise<number> {
   return row.n;
 }
 
+/** Of `ids`, the endpoints marked slow now: an attempt of half a second or more within the last minute holds them to their cap. */
+async function markedSlow(db: BenchDatabase, ids: readonly string[]): Promise<number> {
+  const [row] = await db.sql<
+    { n: number }[]
+  >`select count(*)::int as n from app_endpoint_gate where endpoint_id = any(${ids as string[]}) and slow_until > now()`;
+  return row.n;
+}
+
+/** How long `ids`' recorded attempts took, as the worker timed them: p50, p90, and the share of half a second or more. */
+async function attemptTimes(db: BenchDatabase, ids: readonly string[]): Promise<string> {
+  const [row] = await db.sql<{ p50: number | null; p90: number | null; slow: number | null }[]>`
+    select percentile_disc(0.5) within group (order by a.duration_ms) as p50,
+           percentile_disc(0.9) within group (order by a.duration_ms) as p90,
+           avg((a.duration_ms >= 500)::int)::float8 as slow
+      from app_webhook_attempts a join app_webhook_deliveries d on d.id = a.delivery_id
+     where d.endpoint_id = any(${ids as string[]})`;
+  return `attempts timed p50 ${row.p50 ?? 'n/a'} ms, p90 ${row.p90 ?? 'n/a'} ms, ${((row.slow ?? 0) * 100).toFixed(0)} % at 500 ms or more`;
+}
+
 /** Waits until `family` has received `expected` deliveries, or `timeoutMs` passed; answers whether it did. */
 async function until(family: string, expected: number, timeoutMs: number): Promise<boolean> {
   const deadline = wallClock() + timeoutMs;
@@ -124,29 +157,52 @@ async function until(family: string, expected: number, timeoutMs: number): Promi
 
 const pad = 'x'.repeat(Math.max(0, args.bytes - 40));
 
+/**
+ * Removes the endpoints of a phase that did not finish, and with them the deliveries still
+ * queued for them, so they do not take the next phase's worker slots.
+ */
+async function leaveNothingBehind(db: BenchDatabase, ids: readonly string[], phase: string): Promise<void> {
+  const left = await backlog(db);
+  const deps = { config: db.config, sql: db.sql, log: db.log };
+  for (const id of ids) await removeEndpoint(deps, OPERATOR, id);
+  note(`${phase}: ${left} deliveries left undelivered, removed with their endpoints`);
+}
+
 /** Drain: `--backlog` deliveries to `count` endpoints, queued first; answers deliveries per second. */
-async function drain(db: BenchDatabase, origin: string, count: number): Promise<number> {
+async function drain(db: BenchDatabase, receiver: BenchReceiver, count: number): Promise<number> {
   const family = `drain${count}`;
-  await endpoints(db, origin, family, count);
+  const ids = await endpoints(db, receiver.origin, family, count);
   const deps = { config: db.config, sql: db.sql, log: db.log };
   const events = Math.ceil(args.backlog / count);
   for (let i = 0; i < events; i++) await emit(deps, `${family}.queued`, { i, t: wallClock(), pad });
+  const expected = events * count;
   const worker = await startWorkerProcess(db);
+  let done = false;
+  let slow = 0;
+  // what the worker keeps in flight: the receiver's open requests, every 50 ms once the first arrived
+  const inFlight: number[] = [];
+  const watch = setInterval(() => {
+    if (received(family) > 0) inFlight.push(receiver.answering());
+  }, 50);
   try {
-    const expected = events * count;
-    if (!(await until(family, expected, args['drain-timeout'] * 1000)))
-      note(`drain to ${count} endpoints: ${received(family)} of ${expected} within ${args['drain-timeout']} s`);
-    const rate =
-      ((received(family) - 1) * 1000) / ((arrivals.last.get(family) ?? 0) - (arrivals.first.get(family) ?? 0));
-    note(
-      `drain: ${expected} deliveries to ${count} endpoint${count === 1 ? '' : 's'}: ${rate.toFixed(0)}/s; load average ${loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' ')}`,
-    );
-    return rate;
+    done = await until(family, expected, args['drain-timeout'] * 1000);
+    slow = await markedSlow(db, ids);
   } finally {
+    clearInterval(watch);
     await worker.stop();
   }
+  const timed = await attemptTimes(db, ids);
+  if (!done) {
+    note(`drain to ${count} endpoints: ${received(family)} of ${expected} within ${args['drain-timeout']} s`);
+    await leaveNothingBehind(db, ids, `drain to ${count} endpoints`);
+  }
+  const rate = ((received(family) - 1) * 1000) / ((arrivals.last.get(family) ?? 0) - (arrivals.first.get(family) ?? 0));
+  note(
+    `drain: ${received(family)} deliveries to ${count} endpoint${count === 1 ? '' : 's'}: ${rate.toFixed(0)}/s; ${slow} marked slow at the end; ${timed}; in flight at the receiver p50 ${median(inFlight)}, max ${Math.max(0, ...inFlight)}; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  return rate;
 }
 
 interface PhaseResult {
@@ -181,6 +237,7 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
     args.memory ? { APP_WORKER__METRICS_PORT: '0', APP_METRICS__TOKEN: METRICS_TOKEN } : {},
   );
   const metricsPort = args.memory ? metricsPortOf(worker.output()) : undefined;
+  let result: PhaseResult;
   try {
     const started = wallClock();
     let inFlight = 0;
@@ -193,7 +250,7 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
         windows.push((now - seen) / args.sample);
         seen = now;
         backlogs.push(await backlog(db));
-        let line = `  ${count} endpoint${count === 1 ? '' : 's'}, ${((at - started) / 1000).toFixed(0)} s: ${windows.at(-1)!.toFixed(0)} delivered/s, backlog ${backlogs.at(-1)}`;
+        let line = `  ${count} endpoint${count === 1 ? '' : 's'}, ${((at - started) / 1000).toFixed(0)} s: ${windows.at(-1)!.toFixed(0)} delivered/s, backlog ${backlogs.at(-1)}, ${await markedSlow(db, ids)} marked slow`;
         if (args.memory) {
           const sample = await memorySample(worker.child.pid, metricsPort);
           memory.push(sample);
@@ -231,7 +288,7 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
     const delivered =
       args.churn > 0 ? await drained(db) : await until(family, total * count, args['drain-timeout'] * 1000);
     const latencies = arrivals.latency.get(family) ?? [];
-    return {
+    result = {
       endpoints: count,
       windows,
       backlogs,
@@ -246,6 +303,8 @@ async function sustained(db: BenchDatabase, origin: string, count: number): Prom
   } finally {
     await worker.stop();
   }
+  if (!Number.isFinite(result.tail)) await leaveNothingBehind(db, ids, `${count} endpoint${count === 1 ? '' : 's'}`);
+  return result;
 }
 
 /** Waits until no delivery is pending or running, or `--drain-timeout` passed; answers whether it did. */
@@ -294,14 +353,17 @@ function memorySummary(samples: readonly MemorySample[]): string {
 
 async function main() {
   const db = await benchDatabase();
-  const receiver = await benchReceiver((_req, body) => arrived(body));
+  const receiver = await benchReceiver((_req, body) => arrived(body), {
+    answerMs: args['answer-ms'],
+    jitterMs: args['answer-jitter'],
+  });
   try {
     if (args.backlog > 0) {
-      const one = await drain(db, receiver.origin, 1);
-      const hundred = await drain(db, receiver.origin, 100);
+      const one = await drain(db, receiver, 1);
+      const hundred = await drain(db, receiver, 100);
       process.stdout.write(
         `bench:sustained drain: ${args.backlog} deliveries, 1 endpoint ${one.toFixed(0)}/s, 100 endpoints ${hundred.toFixed(0)}/s, ` +
-          `ratio ${(one / hundred).toFixed(2)} (target at least 0.5; ${db.server})\n`,
+          `ratio ${(one / hundred).toFixed(2)} (target at least 0.5; ${answering}; ${db.server})\n`,
       );
     }
     for (const count of [1, 3, 100]) {
@@ -313,7 +375,7 @@ async function main() {
           `delivered ${first.toFixed(0)}/s in the first minute, ${last.toFixed(0)}/s in the last (${((100 * last) / Math.max(first, 1)).toFixed(0)} %); ` +
           `backlog ${result.backlogs[0] ?? 0} -> ${result.backlogs.at(-1) ?? 0} (max ${Math.max(0, ...result.backlogs)}); ` +
           `emit p50 ${result.emitP50.toFixed(1)} ms, p99 ${result.emitP99.toFixed(1)} ms; emit->receiver p50 ${result.e2rP50.toFixed(0)} ms, p99 ${result.e2rP99.toFixed(0)} ms; ` +
-          `last delivery ${Number.isFinite(result.tail) ? `${result.tail.toFixed(1)} s` : `not within ${args['drain-timeout']} s`} after the last emit` +
+          `last delivery ${Number.isFinite(result.tail) ? `${result.tail.toFixed(1)} s` : `not within ${args['drain-timeout']} s`} after the last emit; ${answering}` +
           `${args.churn > 0 ? `; ${args.churn} endpoints replaced every ${args.sample} s` : ''}${memorySummary(result.memory)}\n`,
       );
     }
