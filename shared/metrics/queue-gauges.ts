@@ -32,9 +32,6 @@ interface GaugeFigures extends QueueFigures {
   pruneSucceededAt: number;
 }
 
-/** `worker.staleAfter`'s default, for a caller that passes no configuration. */
-const DEFAULT_STALE_AFTER_MS = 45_000;
-
 /** One read of the three figures, every tenant's (the console's queue figures, shared/webhooks/deliveries/health.ts). */
 export async function readQueueFigures(sql: Sql): Promise<QueueFigures> {
   const figures = await queueFigures({ sql }, ALL_TENANTS);
@@ -47,10 +44,9 @@ export async function readQueueFigures(sql: Sql): Promise<QueueFigures> {
  */
 export function registerQueueGauges(
   registry: Registry,
-  deps: { sql: Sql; log: Logger; staleAfterMs?: number; cacheMs?: number; now?: () => number },
+  deps: { sql: Sql; log: Logger; staleAfterMs: number; cacheMs?: number; now?: () => number },
 ): void {
   const cacheMs = deps.cacheMs ?? 5_000;
-  const staleAfterMs = deps.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   const now = deps.now ?? Date.now;
   let figures: GaugeFigures = { depth: 0, oldestAgeSeconds: 0, dead: 0, workers: 0, pruneSucceededAt: Number.NaN };
   let readAt = -Infinity;
@@ -59,7 +55,7 @@ export function registerQueueGauges(
     if (now() - readAt < cacheMs) return figures;
     reading ??= Promise.all([
       readQueueFigures(deps.sql),
-      liveWorkers(deps.sql, staleAfterMs),
+      liveWorkers(deps.sql, deps.staleAfterMs),
       // a database not migrated yet (a web process started before its release) has no record:
       // the queue's figures are read all the same
       lastPruneSuccess(deps.sql).catch(() => null),

@@ -209,6 +209,7 @@ describe('docs/operations.md metrics', () => {
     registerQueueGauges(metrics.registry, {
       sql: undefined as never, // never read: the gauges are only registered here, not collected
       log: undefined as never,
+      staleAfterMs: 0,
     });
     registerPoolGauges(metrics.registry, { max: 1, open: 0 });
     const exported = new Map(

@@ -16,7 +16,12 @@ after(() => Promise.all(servers.map((web) => web.shutdown('test'))));
 
 async function serve(db: TestDatabase, flags: Record<string, unknown>) {
   const metrics = createMetrics({ process: 'web' });
-  registerQueueGauges(metrics.registry, { sql: db.sql, log: db.log, cacheMs: 0 });
+  registerQueueGauges(metrics.registry, {
+    sql: db.sql,
+    log: db.log,
+    staleAfterMs: db.config.worker.staleAfter,
+    cacheMs: 0,
+  });
   const web = createWebServer({ config: db.configWith(flags), log: db.log, metrics });
   servers.push(web);
   const base = `http://127.0.0.1:${(await web.start(0)).port}`;
@@ -137,7 +142,13 @@ describe('queue gauges cache', () => {
     const db = await createTestDatabase();
     let clock = 0;
     const metrics = createMetrics({ process: 'web' });
-    registerQueueGauges(metrics.registry, { sql: db.sql, log: db.log, cacheMs: 5_000, now: () => clock });
+    registerQueueGauges(metrics.registry, {
+      sql: db.sql,
+      log: db.log,
+      staleAfterMs: db.config.worker.staleAfter,
+      cacheMs: 5_000,
+      now: () => clock,
+    });
     const depth = async () => sampleValue(parseMetrics(await metrics.registry.metrics()), 'app_queue_depth');
     assert.equal(await depth(), 0);
     const h = harness(db);
@@ -159,7 +170,13 @@ describe('queue gauges cache', () => {
     });
     let clock = 0;
     const metrics = createMetrics({ process: 'web' });
-    registerQueueGauges(metrics.registry, { sql, log: db.log, cacheMs: 5_000, now: () => clock });
+    registerQueueGauges(metrics.registry, {
+      sql,
+      log: db.log,
+      staleAfterMs: db.config.worker.staleAfter,
+      cacheMs: 5_000,
+      now: () => clock,
+    });
     const scrape = async () => parseMetrics(await metrics.registry.metrics());
     const h = harness(db);
     await send(h, await endpoint(h, 'http://127.0.0.1:9/outage'), 'order.created');

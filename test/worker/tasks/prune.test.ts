@@ -25,7 +25,12 @@ describe('app/prune records and counts its runs', () => {
     await db.sql.unsafe(`alter database "${name}" set lock_timeout = '200ms'`);
     const h = harness(db);
     const web = createMetrics({ process: 'web' });
-    registerQueueGauges(web.registry, { sql: db.sql, log: db.log, cacheMs: 0 });
+    registerQueueGauges(web.registry, {
+      sql: db.sql,
+      log: db.log,
+      staleAfterMs: h.config.worker.staleAfter,
+      cacheMs: 0,
+    });
     const lastSuccess = async () =>
       sampleValue(parseMetrics(await web.registry.metrics()), 'app_prune_last_success_timestamp_seconds');
 
