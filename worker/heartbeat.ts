@@ -18,9 +18,11 @@
  * 2. Dormant delivery jobs: `app/webhook` jobs neither locked nor runnable (attempts used up:
  *    those just unlocked, and those graphile-worker failed because the task threw, e.g. the
  *    database went away mid-run, or because a forced stop abandoned them). A job that still
- *    holds its delivery's key while the delivery is pending or running is armed again
- *    (`reschedule_jobs`, attempts 0): at once after a crash, after `webhooks.backoff.base` when
- *    the task failed (so a persistent fault cannot spin). Every other one is a remnant (a job
+ *    holds its delivery's key while the delivery is pending or running is replaced by a new job
+ *    under that key, same payload and priority: due at once after a crash, after
+ *    `webhooks.backoff.base` when the task failed (so a persistent fault cannot spin). A new row,
+ *    not the old one armed again, so that a run presumed dead while alive, whose completion
+ *    deletes its own job by id, cannot take the delivery's next job with it. Every other one is a remnant (a job
  *    superseded by its scheduled retry, or one whose delivery is finished or gone) and is
  *    deleted (`complete_jobs`).
  *
@@ -256,13 +258,20 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
     const now = dormant.filter((job) => job.rearm && !job.failed).map((job) => job.id);
     const later = dormant.filter((job) => job.rearm && job.failed).map((job) => job.id);
     const remnants = dormant.filter((job) => !job.rearm).map((job) => job.id);
-    if (now.length > 0) {
-      await tx`select from graphile_worker.reschedule_jobs(${now}::bigint[], run_at => now(), attempts => 0)`;
-    }
-    if (later.length > 0) {
+    if (now.length + later.length > 0) {
+      // Each is replaced by a new job under its key, not armed again in place: a run presumed
+      // dead may be alive (starved past staleAfter). Were the same row armed again, the next job
+      // that run queues under the key (a retry, a wait for its rateLimit start) would be written
+      // into it, and graphile-worker's completion of the run, a delete by the run's job id, would
+      // take it away: the delivery left pending with no job. A key cleared meanwhile (that run
+      // queued its next job first) leaves nothing to replace.
       await tx`
-        select from graphile_worker.reschedule_jobs(${later}::bigint[],
-          run_at => now() + ${retryMs}::int * interval '1 millisecond', attempts => 0)`;
+        select count(*) from graphile_worker.add_jobs(array(
+          select row(${DELIVERY_TASK}::text, g.payload, null,
+                     case when g.id = any(${later}::bigint[]) then now() + ${retryMs}::int * interval '1 millisecond' else now() end,
+                     g.max_attempts, g.key, g.priority, null)::graphile_worker.job_spec
+            from graphile_worker.complete_jobs(${[...now, ...later]}::bigint[]) as g
+           where g.key is not null))`;
     }
     if (remnants.length > 0) await tx`select from graphile_worker.complete_jobs(${remnants}::bigint[])`;
     // Wakes idle workers at once instead of at their next poll. This is graphile-worker's own

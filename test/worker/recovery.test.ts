@@ -5,7 +5,12 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { claimDelivery, recordAttempt, type ClaimedDelivery } from '../../shared/webhooks/deliveries/store.ts';
+import {
+  claimDelivery,
+  paceDelivery,
+  recordAttempt,
+  type ClaimedDelivery,
+} from '../../shared/webhooks/deliveries/store.ts';
 import { beat, LIVENESS_LOCK, openLiveness, sweep } from '../../worker/heartbeat.ts';
 import { eventually } from '../helpers/poll.ts';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -109,6 +114,68 @@ describe('recovery sweep', () => {
     const [job] = await jobRows(h, id);
     assert.equal(job.locked_by, 'pool-alive');
     await h.sql`delete from app_worker_heartbeats where pool_id = 'pool-alive'`;
+  });
+
+  /**
+   * A run presumed dead while alive (silent past staleAfter: a starved or paused process) goes on
+   * after the sweep re-armed its delivery: it queues the delivery's next job under the delivery's
+   * key, then graphile-worker completes the run by deleting the run's own job by its id. The
+   * re-armed job must not be the row that next job is written into.
+   */
+  async function outlivedRun(id: string, pool: string): Promise<{ jobId: string; claimed: ClaimedDelivery }> {
+    await lockAs(id, pool, 60_000);
+    const [job] = await jobRows(h, id);
+    const claimed = (await claimDelivery(h.sql, h.config, id, false)) as ClaimedDelivery;
+    const result = await sweep(h);
+    assert.ok(result.stalePools.includes(pool), 'the silent pool was presumed dead');
+    assert.ok(result.rearmed >= 1, 'and its delivery armed again');
+    return { jobId: job.id, claimed };
+  }
+  /** What graphile-worker does when a run returns: deletes the run's job by id, whoever holds it. */
+  const completeRun = (jobId: string) => h.sql`delete from graphile_worker._private_jobs where id = ${jobId}`;
+
+  it('a run presumed dead that lives on and schedules its retry: its completion leaves the retry, and the delivery is made', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    const { jobId, claimed } = await outlivedRun(id, 'pool-silent-then-retry');
+    const recorded = await recordAttempt(h.sql, {
+      deliveryId: id,
+      endpointId: ep.id,
+      release: claimed.slot,
+      priorAttempts: claimed.attempts,
+      startedAt: new Date(),
+      durationMs: 5,
+      httpStatus: 503,
+      outcome: 'retry',
+      error: 'receiver answered 503',
+      excerpt: '',
+      retry: { delayMs: 0, payload: { deliveryId: id, endpointId: ep.id, event: 'order.created' } },
+    });
+    assert.equal(recorded, true);
+    await completeRun(jobId);
+    const left = await jobRows(h, id);
+    assert.equal(left.length, 1, 'the delivery still has its job');
+    assert.equal(left[0].locked_by, null);
+    await runOnce(h);
+    assert.equal(receiver.requests.length, 1, 'delivered');
+    assert.equal((await deliveryRow(h, id))!.status, 'done');
+  });
+
+  it('a run presumed dead that lives on and sends its delivery back to wait for its rateLimit start: its completion leaves that job', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    const { jobId, claimed } = await outlivedRun(id, 'pool-silent-then-paced');
+    // a start reserved a second ahead, further than the lead: the delivery is sent back to wait for it
+    await h.sql`insert into app_endpoint_pace (endpoint_id, next_at) values (${ep.id}, clock_timestamp() + interval '1 second')`;
+    const pace = await paceDelivery(h.sql, { deliveryId: id, endpointId: ep.id, event: 'order.created' }, 5, {
+      leadMs: 50,
+      release: claimed.slot,
+    });
+    assert.equal(pace.deferred, true);
+    await completeRun(jobId);
+    const left = await jobRows(h, id);
+    assert.equal(left.length, 1, 'the delivery still has its job');
+    assert.equal(typeof left[0].payload.paced, 'number', 'the job that waits for its start');
   });
 
   it('a pool without any heartbeat row (killed before its first beat) loses its jobs only once they are locked longer than staleAfter', async () => {
