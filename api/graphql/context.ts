@@ -6,7 +6,6 @@
  */
 import type { Logger } from '../../shared/log/logger.ts';
 import type { ModelRecord, Models } from '../model-framework/data/model.ts';
-import type { CommitDeadline } from '../../shared/db/commit-deadline.ts';
 import type { Principal } from '../model-framework/routing/roles.ts';
 import { createLoaders, type Loaders } from './batch.ts';
 import { authorizeCollection, authorizeRecord, visibleRecords } from '../model-framework/data/policy.ts';
@@ -20,8 +19,6 @@ export type RequestInfo = {
   requestId?: string;
   /** Aborted when the request timed out (`requestTimeout`). */
   signal?: AbortSignal;
-  /** The request's deadline: writes that would commit after a timeout roll back (shared/db/commit-deadline.ts). */
-  deadline?: CommitDeadline;
 };
 
 /** A type (not an interface): graphql-http wants a context that is a plain record. */

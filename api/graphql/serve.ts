@@ -84,7 +84,6 @@ async function answer(ctx: Context, service: GraphqlService): Promise<void> {
       principal: ctx.state.principal,
       requestId: ctx.state.requestId,
       signal: ctx.state.signal,
-      deadline: ctx.state.deadline,
     },
   });
   if (body === null || init.status === 405) throw protocolRefusal(ctx, init);

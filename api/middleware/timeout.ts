@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { commitDeadline, type CommitDeadline } from '../../shared/db/commit-deadline.ts';
+import { commitDeadline, withDeadline } from '../../shared/db/commit-deadline.ts';
 import { cancelOnAbort } from '../../shared/db/request-statements.ts';
 import { unavailable } from '../../shared/errors/app-error.ts';
 
@@ -7,8 +7,6 @@ declare module 'koa' {
   interface DefaultState {
     /** Aborted when the request times out. */
     signal?: AbortSignal;
-    /** Settles "timed out" against "committing" (shared/db/commit-deadline.ts). */
-    deadline?: CommitDeadline;
   }
 }
 
@@ -16,18 +14,18 @@ declare module 'koa' {
  * A request still running after `config.requestTimeout` is answered 503, and its work is
  * stopped: `ctx.state.signal` aborts, the statements it has under way are cancelled on PostgreSQL
  * (shared/db/request-statements.ts: their connections go back to the pool instead of waiting on a
- * lock or a slow read), and a transaction that reaches its commit afterwards rolls back
- * (`ctx.state.deadline`, which the webhook core's writes check), so what the client was told
- * failed did not happen. When the timer fires while a commit is already under way, the answer
- * waits for that commit and is the real one. Koa ignores anything set after the 503, so nothing
- * is written to a socket that has already been answered.
+ * lock or a slow read), and a write that reaches its commit afterwards rolls back: the request
+ * runs with its deadline in its async scope (`withDeadline`), where every transaction and every
+ * endpoint store write claims its commit (shared/db/commit-deadline.ts), so what the client was
+ * told failed did not happen. When the timer fires after a write of the request claimed its
+ * commit, the answer waits for the request's own and is the real one. Koa ignores anything set
+ * after the 503, so nothing is written to a socket that has already been answered.
  */
 export function timeout(options: { ms: number }): Middleware {
   return async function timeout(ctx, next) {
     const controller = new AbortController();
     const deadline = commitDeadline();
     ctx.state.signal = controller.signal;
-    ctx.state.deadline = deadline;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -37,7 +35,7 @@ export function timeout(options: { ms: number }): Middleware {
       }, options.ms);
     });
     try {
-      await Promise.race([cancelOnAbort(controller.signal, next), expired]);
+      await Promise.race([withDeadline(deadline, () => cancelOnAbort(controller.signal, next)), expired]);
     } finally {
       clearTimeout(timer);
     }

@@ -1,7 +1,6 @@
 /**
  * The opening every webhook API action shares, written once: the caller's principal, its actor
- * and tenant scope, the core's dependencies with the request's deadline (a write that would commit after
- * the request timed out rolls back), the query, the record id of the path, and the paged
+ * and tenant scope, the core's dependencies, the query, the record id of the path, and the paged
  * listing answer (page window, collection, paging links). Each action declares the query
  * parameters it reads, beside the code that reads them; any other is refused before it runs
  * (api/model-framework/routing/query-parameters.ts), and so is a write's `If-Match` that cannot
@@ -63,7 +62,7 @@ export function webhookAction(deps: WebhookDeps, ...args: [Handler] | [AcceptedQ
       principal,
       actor,
       scope: actor.scope,
-      deps: ctx.state.deadline ? { ...deps, deadline: ctx.state.deadline } : deps,
+      deps,
       query: ctx.query as Query<string>,
       accepted,
       id: ctx.params.externalId,

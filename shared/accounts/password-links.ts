@@ -50,7 +50,7 @@ async function makeLink(
   const at = clockOf(deps);
   const ttl = purpose === 'reset' ? deps.config.auth.resetTtl : deps.config.auth.inviteTtl;
   const link = { digest: secretDigest(token), userId, purpose, at, expiresAt: new Date(at.getTime() + ttl) };
-  if (most === undefined) await insertLink(deps.sql, link);
+  if (most === undefined) await transaction(deps.sql, (tx) => insertLink(tx, link));
   else {
     const bound = { most, since: new Date(at.getTime() - ttl) };
     if (!(await transaction(deps.sql, (tx) => insertLinkWithin(tx, link, bound)))) return undefined;

@@ -63,15 +63,17 @@ export async function createPortalLink(
   const token = newSecret(PORTAL_LINK_PREFIX);
   const at = clockOf(deps);
   const expiresAt = new Date(at.getTime() + deps.config.auth.portalLinkTtl);
-  await insertPortalLink(deps.sql, {
-    digest: secretDigest(token),
-    owner,
-    role: role as PortalGrant['role'],
-    createdBy: actor.userId,
-    at,
-    expiresAt,
+  await transaction(deps.sql, async (tx) => {
+    await insertPortalLink(tx, {
+      digest: secretDigest(token),
+      owner,
+      role: role as PortalGrant['role'],
+      createdBy: actor.userId,
+      at,
+      expiresAt,
+    });
+    await deleteExpiredPortalLinks(tx, new Date(at.getTime() - 86_400_000)); // keeps the table small
   });
-  await deleteExpiredPortalLinks(deps.sql, new Date(at.getTime() - 86_400_000)); // keeps the table small
   deps.log.info({ owner, role, by: actor.id }, 'portal link made');
   return { token, owner, role: role as PortalGrant['role'], expiresAt };
 }

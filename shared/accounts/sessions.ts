@@ -13,6 +13,7 @@ import { ulid } from '../webhooks/ids.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import type { Queryable } from '../db/connect.ts';
+import { inTransaction, transaction } from '../db/transaction.ts';
 import {
   deleteEndedSessions,
   deleteSession,
@@ -63,22 +64,23 @@ export async function startSession(
   userId: string | null,
   options: { portal?: PortalGrant; sql?: Queryable; replacing?: string } = {},
 ): Promise<StartedSession> {
-  const sql = options.sql ?? deps.sql;
-  if (options.replacing) {
-    await deleteSession(sql, options.replacing);
-    deps.log.info({ sessionId: options.replacing }, 'session ended: replaced by a new one');
-  }
   const cookie = newSecret();
   const at = clockOf(deps);
-  const row = await insertSession(sql, {
-    id: `ses_${ulid()}`,
-    digest: secretDigest(cookie),
-    userId,
-    portal: options.portal,
-    csrfSecret: newSecret(),
-    at,
-    expiresAt: new Date(at.getTime() + deps.config.auth.session.absolute),
+  // one transaction (a savepoint of the caller's): the replaced session ends only with the new one
+  // starting, and a request answered 503 by its timeout commits neither (shared/db/transaction.ts)
+  const row = await inTransaction(options.sql ?? deps.sql, async (tx) => {
+    if (options.replacing) await deleteSession(tx, options.replacing);
+    return insertSession(tx, {
+      id: `ses_${ulid()}`,
+      digest: secretDigest(cookie),
+      userId,
+      portal: options.portal,
+      csrfSecret: newSecret(),
+      at,
+      expiresAt: new Date(at.getTime() + deps.config.auth.session.absolute),
+    });
   });
+  if (options.replacing) deps.log.info({ sessionId: options.replacing }, 'session ended: replaced by a new one');
   // the user was disabled while the request ran (after its password was checked): it signs in no more
   if (!row) throw failed();
   deps.log.info({ userId, portalOwner: options.portal?.owner, sessionId: row.id }, 'session started');
@@ -128,13 +130,13 @@ export async function resolveSession(
 
 /** Ends one session (sign-out). */
 export async function endSession(deps: Pick<AccountDeps, 'sql' | 'log'>, sessionId: string): Promise<void> {
-  await deleteSession(deps.sql, sessionId);
+  await transaction(deps.sql, (tx) => deleteSession(tx, sessionId));
   deps.log.info({ sessionId }, 'session ended');
 }
 
 /** Ends every session of a user; how many ended. */
 export async function endUserSessions(deps: Pick<AccountDeps, 'sql' | 'log'>, userId: string): Promise<number> {
-  const ended = await deleteUserSessions(deps.sql, userId);
+  const ended = await transaction(deps.sql, (tx) => deleteUserSessions(tx, userId));
   deps.log.info({ userId, ended }, 'sessions of a user ended');
   return ended;
 }

@@ -99,15 +99,19 @@ export async function insertNewUser(
     input.password === undefined || input.password === null
       ? null
       : checkNewPassword(input.password, { minLength: deps.config.auth.passwordMinLength, email });
-  const row = await insertUser(deps.sql, {
-    id: options.id ?? `usr_${ulid()}`,
-    email,
-    name,
-    role,
-    owner,
-    passwordHash: password === null ? null : await hashPassword(password),
-    at: clockOf(deps),
-  });
+  const passwordHash = password === null ? null : await hashPassword(password);
+  // in a transaction: a request answered 503 by its timeout never commits it (shared/db/transaction.ts)
+  const row = await transaction(deps.sql, (tx) =>
+    insertUser(tx, {
+      id: options.id ?? `usr_${ulid()}`,
+      email,
+      name,
+      role,
+      owner,
+      passwordHash,
+      at: clockOf(deps),
+    }),
+  );
   if (!row)
     throw conflict(`a user with the email ${clip(email)} already exists`, {
       code: 'APP_USER_EMAIL_TAKEN',

@@ -1,17 +1,28 @@
 /**
- * The meeting point of a request's deadline and its transaction: exactly one of
- * "the request timed out" and "the work commits" happens first, and the other side learns it.
+ * The meeting point of a request's deadline and its writes: exactly one of "the request timed
+ * out" and "the request's write commits" happens first, and the other side learns it.
  *
- * - The work calls `claimCommit()` right before it commits: false means the deadline has passed
- *   (the client was already answered 503), so it must roll back; true means it may commit, and the
- *   deadline can no longer pass.
- * - The timeout calls `expire()`: true means the work will not commit (answer 503 now); false
- *   means the commit is under way, so the answer waits for it instead of claiming a failure that
- *   did not happen.
+ * - A write claims its commit right before it commits: refused means the deadline has passed (the
+ *   client was already answered 503), so it must roll back; granted means it may commit, and the
+ *   deadline can no longer pass: the request has now done something, so its answer is the real one.
+ * - The timeout calls `expire()`: true means nothing of the request will commit (answer 503 now);
+ *   false means a commit was claimed, so the answer waits for the request's own instead of
+ *   claiming a failure that did not happen.
  *
  * So a request answered 503 by its timeout never commits afterwards, and a retry with the same
  * `Idempotency-Key` runs it once.
+ *
+ * The deadline travels with the request's async scope: api/middleware/timeout.ts runs the request
+ * in `withDeadline`, and the places every write passes claim it there, so no function of the core
+ * is handed it. Those places are `transaction()` (shared/db/transaction.ts), which claims the
+ * commit of every outermost transaction that may write, and the endpoint store guard
+ * (shared/webhooks/endpoint-stores/guard.ts), which claims before an adapter's write. Outside a
+ * request (the worker, the CLI, a test calling the core) there is no deadline and a claim does
+ * nothing.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { unavailable } from '../errors/app-error.ts';
+
 export interface CommitDeadline {
   claimCommit(): boolean;
   expire(): boolean;
@@ -36,4 +47,38 @@ export function commitDeadline(): CommitDeadline {
       return state === 'expired';
     },
   };
+}
+
+const scope = new AsyncLocalStorage<CommitDeadline>();
+
+/** `work` as the work of a request whose deadline is `deadline`: its writes claim their commit there. */
+export function withDeadline<T>(deadline: CommitDeadline, work: () => T): T {
+  return scope.run(deadline, work);
+}
+
+/** 503 `APP_REQUEST_TIMEOUT`: the write's request timed out before it could commit (the client already has its 503). */
+export const requestTimedOut = () =>
+  unavailable('the request timed out before its write could commit; nothing was written', {
+    code: 'APP_REQUEST_TIMEOUT',
+  });
+
+/**
+ * Claims the commit of the running request's write, right before it commits (or, for a store
+ * that commits as it writes, right before the write): throws 503 `APP_REQUEST_TIMEOUT` when the
+ * request's deadline has passed, so the write is rolled back or never made. Outside a request it
+ * does nothing.
+ */
+export function claimRequestCommit(): void {
+  const deadline = scope.getStore();
+  if (deadline !== undefined && !deadline.claimCommit()) throw requestTimedOut();
+}
+
+/**
+ * `work` whose writes do not claim the request's commit: a row that prepares the request's own
+ * write and is taken back when that write fails (the gate row of an endpoint being registered),
+ * so the request can still time out while its real write waits. The statements of `work` are
+ * still the request's, cancelled with it (shared/db/request-statements.ts).
+ */
+export function unclaimed<T>(work: () => T): T {
+  return scope.exit(work);
 }

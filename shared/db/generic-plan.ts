@@ -24,16 +24,23 @@
  *
  * Inside a caller's transaction the setting would outlive the statement, so there the statement
  * is planned as PostgreSQL chooses.
+ *
+ * For reads only: the transaction is `read only`, so it claims no request's commit and leaves the
+ * request's timeout in force (shared/db/transaction.ts).
  */
 import type { Queryable } from './connect.ts';
 import { transaction } from './transaction.ts';
 
 export async function withGenericPlan<T>(sql: Queryable, run: (sql: Queryable) => Promise<T>): Promise<T> {
   if (!('begin' in sql)) return run(sql);
-  return transaction(sql, async (tx) => {
-    // the setting is sent first, the query right behind it, without waiting for its answer
-    const set = tx`set local plan_cache_mode = force_generic_plan`.execute();
-    const [, result] = await Promise.all([set, run(tx)]);
-    return result;
-  });
+  return transaction(
+    sql,
+    async (tx) => {
+      // the setting is sent first, the query right behind it, without waiting for its answer
+      const set = tx`set local plan_cache_mode = force_generic_plan`.execute();
+      const [, result] = await Promise.all([set, run(tx)]);
+      return result;
+    },
+    'read only',
+  );
 }

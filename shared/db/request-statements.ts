@@ -20,10 +20,12 @@
  * creates then (work that reached the database only after the time ran out, slowed down before
  * it) is refused with a 503 before it is sent, where it would have waited on the same lock with
  * nobody left to cancel it. The driver's own statements (a transaction's rollback) are not the
- * work's and are sent. What a request must still do after its timeout (its `Idempotency-Key`
- * given back) runs `outsideRequest`, and so does a read several requests share (the per-process
- * caches, shared/db/single-flight.ts): it belongs to none of them, and one request's timeout does
- * not fail it for the others.
+ * work's and are sent; a commit is not sent once the request has timed out, since a transaction
+ * claims the request's commit before it (shared/db/commit-deadline.ts, transaction.ts). What a
+ * request must still do after its timeout (its `Idempotency-Key` given back) runs
+ * `outsideRequest`, and so does a read several requests share (the per-process caches,
+ * shared/db/single-flight.ts): it belongs to none of them, and one request's timeout does not
+ * fail it for the others.
  *
  * The cancel protocol names a backend, not a statement: a cancel that reaches the server after
  * the statement ended, while the backend already runs the next statement, cancels that one. The
@@ -33,6 +35,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { unavailable } from '../errors/app-error.ts';
+import { unclaimed } from './commit-deadline.ts';
 import type { Queryable } from './connect.ts';
 
 /**
@@ -150,9 +153,13 @@ export async function cancelOnAbort<T>(signal: AbortSignal, work: () => Promise<
   }
 }
 
-/** `work` belonging to no request: its statements are neither cancelled nor refused when the request that started it times out. */
+/**
+ * `work` belonging to no request: its statements are neither cancelled nor refused when the
+ * request that started it times out, and its writes claim none of the request's commit
+ * (shared/db/commit-deadline.ts).
+ */
 export function outsideRequest<T>(work: () => T): T {
-  return scope.exit(work);
+  return scope.exit(() => unclaimed(work));
 }
 
 /**

@@ -18,10 +18,21 @@
  * after `LOST_CONNECTION_GRACE_MS`. Work that catches such an error itself and goes on sending
  * statements is not covered: it should not.
  *
+ * Inside a request, an outermost transaction claims the request's commit when its work resolves,
+ * right before the driver sends the commit (shared/db/commit-deadline.ts): once the request was
+ * answered 503 by its timeout, the claim throws 503 `APP_REQUEST_TIMEOUT` and the driver rolls
+ * back, so nothing the client was told had failed commits afterwards; a claim made before the
+ * timeout makes the answer wait for the commit. A savepoint claims nothing (its transaction
+ * commits), and nor does a transaction opened `read only`, which writes nothing: a request's
+ * reads leave its timeout in force. So an API write that is not in a transaction would escape the
+ * rule: the core runs each one in `transaction()`, a single statement too, which also keeps the
+ * timeout's cancel able to stop it before its commit.
+ *
  * Every transaction of the service goes through here; test/shared/db/transaction.test.ts keeps the
  * driver's `begin`, `savepoint` and `reserve` out of the rest of the processes' code.
  */
 import type postgres from 'postgres';
+import { claimRequestCommit } from './commit-deadline.ts';
 import type { Queryable, Sql } from './connect.ts';
 import { isConnectionLost } from './connection-errors.ts';
 
@@ -66,9 +77,13 @@ function guarded<T>(tx: TransactionSql, settled: Promise<void>, work: (tx: Trans
   });
 }
 
+/** Whether a transaction opened in `mode` can write nothing (`read only`), so has no commit to claim. */
+const readOnly = (mode: string) => /\bread\s+only\b/i.test(mode);
+
 /**
  * `work` in a transaction of its own on `sql`: committed when it resolves, rolled back when it
- * rejects (and nothing more sent once the connection is lost). `mode` is what follows `begin`
+ * rejects (and nothing more sent once the connection is lost); inside a request, its commit
+ * claimed first (see the file comment). `mode` is what follows `begin`
  * (`'isolation level repeatable read read only'`).
  */
 export function transaction<T>(sql: Sql, work: (tx: TransactionSql) => Promise<T>, mode = ''): Promise<T> {
@@ -76,7 +91,12 @@ export function transaction<T>(sql: Sql, work: (tx: TransactionSql) => Promise<T
   const settled = new Promise<void>((resolve) => {
     settle = resolve;
   });
-  const result = sql.begin(mode, (tx) => guarded(tx, settled, work)) as Promise<T>;
+  const claiming = !readOnly(mode);
+  const result = sql.begin(mode, async (tx) => {
+    const value = await guarded(tx, settled, work);
+    if (claiming) claimRequestCommit();
+    return value;
+  }) as Promise<T>;
   result.then(settle, settle);
   return result;
 }

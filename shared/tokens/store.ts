@@ -1,8 +1,12 @@
 /**
  * Queries of the token table (`app_api_tokens`, migrations/005_api_tokens.sql). Small named
- * functions with parameters; the rules are in tokens.ts.
+ * functions with parameters; the rules are in tokens.ts. A mint and a revocation run in a
+ * transaction of their own, so a request answered 503 by its timeout never commits them
+ * (shared/db/transaction.ts); recording a token's use is the request's bookkeeping, not what it
+ * was asked to do, and stays a statement of its own.
  */
 import type { Sql } from '../db/connect.ts';
+import { transaction } from '../db/transaction.ts';
 import type { Role } from './roles.ts';
 import { enabledUserHeld } from '../accounts/user-store.ts';
 
@@ -42,14 +46,17 @@ export async function insertToken(
     userId: string | null;
   },
 ): Promise<TokenRow | undefined> {
-  const [row] = await sql<TokenRow[]>`
-    with minter as (${enabledUserHeld(sql, input.userId)})
+  const [row] = await transaction(
+    sql,
+    (tx) => tx<TokenRow[]>`
+    with minter as (${enabledUserHeld(tx, input.userId)})
     insert into app_api_tokens (id, name, role, owner, prefix, digest, expires_at, user_id)
     select ${input.id}, ${input.name}, ${input.role}, ${input.owner}, ${input.prefix}, ${input.digest},
            case when ${input.expiresInMs}::bigint is null then null else now() + ${input.expiresInMs}::bigint * interval '1 millisecond' end,
            minter.id
       from minter
-    returning ${sql.unsafe(COLUMNS)}`;
+    returning ${tx.unsafe(COLUMNS)}`,
+  );
   return row;
 }
 
@@ -91,10 +98,13 @@ export async function selectUsableByDigest(sql: Sql, digest: string): Promise<To
 
 /** Marks token `id` revoked (keeping the first revocation time); the row, or undefined when there is none. */
 export async function revokeRow(sql: Sql, id: string): Promise<TokenRow | undefined> {
-  const rows = await sql<TokenRow[]>`
+  const rows = await transaction(
+    sql,
+    (tx) => tx<TokenRow[]>`
     update app_api_tokens set revoked_at = coalesce(revoked_at, now())
      where id = ${id}
-    returning ${sql.unsafe(COLUMNS)}`;
+    returning ${tx.unsafe(COLUMNS)}`,
+  );
   return rows[0];
 }
 

@@ -7,7 +7,6 @@ import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import type { HostLookup } from './address-rules.ts';
 import type { EndpointCache } from './endpoints/cache.ts';
-import type { CommitDeadline } from '../db/commit-deadline.ts';
 import type { EndpointStore } from './endpoint-stores/types.ts';
 import type { Metrics } from '../metrics/registry.ts';
 
@@ -28,11 +27,6 @@ export interface WebhookDeps {
    * `webhooks.table` in this database (endpoints/store.ts `endpointStoreOf`).
    */
   endpoints?: EndpointStore;
-  /**
-   * The deadline of the request the call serves (web process only): a write that reaches its
-   * commit after the request timed out rolls back instead (shared/db/commit-deadline.ts).
-   */
-  deadline?: CommitDeadline;
   /**
    * The process's metrics (web, worker): emits count the deliveries their filters left out, and
    * every disable of an endpoint its reason. Absent (the CLI): nothing is counted.

@@ -53,10 +53,6 @@ type Resolve = GraphQLFieldResolver<any, GraphqlContext, Args>;
  */
 const endpointNode = (endpoint: Endpoint) => publicEndpoint(endpoint, { revealHeaders: true });
 
-/** The process's webhook dependencies with the request's deadline (writes roll back after a timeout). */
-const withDeadline = (deps: WebhookDeps, context: GraphqlContext): WebhookDeps =>
-  context.deadline ? { ...deps, deadline: context.deadline } : deps;
-
 /** The resolver map over `deps` (the web process's webhook dependencies, its endpoint cache included). */
 export function webhookResolvers(
   deps: WebhookDeps,
@@ -150,13 +146,11 @@ export function webhookResolvers(
         ...(args.type == null ? {} : { type: args.type }),
         ...(args.data === undefined ? {} : { data: args.data }),
       };
-      return publicNewDelivery(
-        await sendTestEvent(withDeadline(deps, context), actorIn(context.principal), args.id, input),
-      );
+      return publicNewDelivery(await sendTestEvent(deps, actorIn(context.principal), args.id, input));
     },
     async emitWebhookEvent(_root, args, context) {
       const actor = actorIn(context.principal);
-      const result = await emitEvent(withDeadline(deps, context), actor, args.input);
+      const result = await emitEvent(deps, actor, args.input);
       return {
         event: result.event === null ? null : publicEvent(await showEvent(deps, actor.scope, result.event.id)),
         type: result.type,

@@ -38,12 +38,9 @@ export function modelEventSink(webhooks: WebhookDeps): ModelEvents & { bind(pres
         options: {},
       });
       // the emit runs on the write's transaction (its own writes in a savepoint of it)
-      await emit(
-        { ...webhooks, sql: tx as Sql, deadline: undefined },
-        `${modelEventPrefix(model.name)}.${change}`,
-        body,
-        { owner: ownerOf(model, record) },
-      );
+      await emit({ ...webhooks, sql: tx as Sql }, `${modelEventPrefix(model.name)}.${change}`, body, {
+        owner: ownerOf(model, record),
+      });
     },
   };
 }

@@ -287,20 +287,21 @@ export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Mo
       }
     };
     /**
-     * Runs a write; when the model emits this change, in one transaction with the event's
-     * deliveries and jobs (a write that rolls back emits nothing, an emit that fails undoes the write).
+     * Runs a write in a transaction: a request answered 503 by its timeout never commits it
+     * (shared/db/transaction.ts). When the model emits this change, the event's deliveries and
+     * jobs are written in the same transaction (a write that rolls back emits nothing, an emit
+     * that fails undoes the write).
      */
-    const writing = <T extends ModelRecord | undefined>(
+    const writing = <T extends ModelRecord | boolean | undefined>(
       change: ModelChange,
       write: (db: Queryable) => Promise<T>,
     ): Promise<T> =>
-      emits(change)
-        ? transaction(sql, async (tx) => {
-            const record = await statements(tx, write);
-            if (record) await (deps.events as ModelEvents).emit(tx, model, change, record);
-            return record;
-          })
-        : statements(sql, write);
+      transaction(sql, async (tx) => {
+        const record = await statements(tx, write);
+        if (typeof record === 'object' && emits(change))
+          await (deps.events as ModelEvents).emit(tx, model, change, record);
+        return record;
+      });
     const model: Model = {
       name: shape.name,
       collection: shape.collection,
@@ -364,7 +365,7 @@ export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Mo
         });
       },
       async destroy(externalId) {
-        if (!emits('deleted')) return statements(sql, (db) => deleteRow(db, shape.table, externalId));
+        if (!emits('deleted')) return writing('deleted', (db) => deleteRow(db, shape.table, externalId));
         const gone = await writing('deleted', async (db) => {
           const existing = await selectByExternalId(db, shape.table, shape.columns, externalId);
           return existing && (await deleteRow(db, shape.table, externalId))

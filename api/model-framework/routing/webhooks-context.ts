@@ -42,10 +42,8 @@ export function webhooksContext(deps: WebhookDeps): Middleware {
   return async function webhooksContext(ctx, next) {
     const caller = (): { deps: WebhookDeps; actor: Actor } => {
       const principal = ctx.state.principal;
-      const deadline = ctx.state.deadline;
       return {
-        // a write that would commit after the request timed out rolls back, as in the webhook API
-        deps: deadline ? { ...deps, deadline } : deps,
+        deps,
         actor: principal ? actorOf(principal) : ANONYMOUS,
       };
     };

@@ -4,6 +4,7 @@ import { endpointInScope } from '../endpoints/show.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import { parseTime, timeRangeInvalid } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
+import { transaction } from '../../db/transaction.ts';
 import { deliveryJobSpec, requeuePayload } from './job.ts';
 import { replayable } from './replayable.ts';
 
@@ -56,8 +57,11 @@ export async function recoverDeliveries(
   }
   // the one rule of what a replay takes (replayable.ts), for this endpoint
   const matching = sql`d.endpoint_id = ${endpointId} and ${replayable(sql, { since, until })}`;
-  // What retry.ts does for one delivery, for many in one statement.
-  const rows = await sql<{ id: string }[]>`
+  // What retry.ts does for one delivery, for many in one statement; in a transaction, so a request
+  // answered 503 by its timeout never commits it (shared/db/transaction.ts).
+  const rows = await transaction(
+    sql,
+    (tx) => tx<{ id: string }[]>`
     with picked as (
       select d.id from app_webhook_deliveries d where ${matching}
        order by d.created_at, d.id limit ${MAX_RECOVER}
@@ -69,14 +73,15 @@ export async function recoverDeliveries(
       returning w.id, w.endpoint_id, w.event_type, w.attempts, w.created_at, w.traceparent
     ), jobs as (
       select count(*) as added from graphile_worker.add_jobs(array(
-        select ${deliveryJobSpec(sql, {
-          id: sql`q.id`,
-          payload: requeuePayload(sql, 'q'),
+        select ${deliveryJobSpec(tx, {
+          id: tx`q.id`,
+          payload: requeuePayload(tx, 'q'),
         })}
         from queued q
       ))
     )
-    select q.id from queued q, jobs order by q.created_at, q.id`;
+    select q.id from queued q, jobs order by q.created_at, q.id`,
+  );
   const [{ more }] = await sql<
     { more: boolean }[]
   >`select exists (select 1 from app_webhook_deliveries d where ${matching}) as more`;

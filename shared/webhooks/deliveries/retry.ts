@@ -3,6 +3,7 @@ import { conflict } from '../../errors/app-error.ts';
 import type { TenantScope } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
+import { transaction } from '../../db/transaction.ts';
 import { deliveryJobSpec, requeuePayload } from './job.ts';
 import { SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliverySummary } from './record.ts';
 import { showDelivery } from './show.ts';
@@ -39,7 +40,10 @@ async function requeue(
       },
     );
   }
-  const rows = await sql<DeliveryRow[]>`
+  // in a transaction: a request answered 503 by its timeout never commits it (shared/db/transaction.ts)
+  const rows = await transaction(
+    sql,
+    (tx) => tx<DeliveryRow[]>`
     with d as (
       update app_webhook_deliveries
          set status = 'pending', next_attempt_at = now(), completed_at = null, updated_at = now()
@@ -47,14 +51,15 @@ async function requeue(
       returning *
     ), j as (
       select count(*) as added from graphile_worker.add_jobs(array(
-        select ${deliveryJobSpec(sql, {
-          id: sql`d.id`,
-          payload: requeuePayload(sql, 'd'),
+        select ${deliveryJobSpec(tx, {
+          id: tx`d.id`,
+          payload: requeuePayload(tx, 'd'),
         })}
         from d
       ))
     )
-    select ${sql.unsafe(SUMMARY_COLUMNS)} from d, j`;
+    select ${tx.unsafe(SUMMARY_COLUMNS)} from d, j`,
+  );
   if (rows.length === 0) {
     // Queued again (or removed) by someone else between the read and the write.
     throw conflict(`webhook delivery ${id} changed meanwhile; look at it again (app jobs show ${id})`, {

@@ -147,10 +147,13 @@ export async function deliverySeries(
       : narrowed(sql, { lo, hi, inWindow, owner, endpoint: query.endpoint });
   // planned for these very bounds every time: a generic plan (the driver's statements are
   // prepared, and PostgreSQL may switch to one after five runs) knows neither the partitions to
-  // leave out nor how few attempts the window holds, and reads every partition whole
-  const rows = await transaction(sql, async (tx) => {
-    await tx`set local plan_cache_mode = force_custom_plan`;
-    return tx<SeriesRow[]>`
+  // leave out nor how few attempts the window holds, and reads every partition whole (a read:
+  // `read only`, so it claims no request's commit)
+  const rows = await transaction(
+    sql,
+    async (tx) => {
+      await tx`set local plan_cache_mode = force_custom_plan`;
+      return tx<SeriesRow[]>`
     select case when grouping(x.start) = 0 then x.start end as start,
            count(*) filter (where x.outcome = 'done')::int as done,
            count(*) filter (where x.outcome = 'retry')::int as failed,
@@ -161,7 +164,9 @@ export async function deliverySeries(
                    w.outcome, w.duration_ms
               from (${attempts}) w) x
      group by rollup (x.start)`;
-  });
+    },
+    'read only',
+  );
   return fillSeries(query.window, now, rows);
 }
 

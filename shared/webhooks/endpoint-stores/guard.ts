@@ -14,7 +14,17 @@
  * answered as 503 `APP_DATABASE_UNAVAILABLE` like every other query of the service (api/problem.ts),
  * so the guard leaves its errors alone, and the pool's own connect timeout and the request
  * timeout bound its calls instead of the guard's limit.
+ *
+ * The guard is also where a request's write reaches any other store: before an adapter's
+ * `insert`, `update` or `delete` (the methods of types.ts that change the endpoint table; the
+ * others read it, or, `install`, make it) it claims the request's commit
+ * (shared/db/commit-deadline.ts). A write after the request was answered 503 by its timeout is
+ * refused with 503 `APP_REQUEST_TIMEOUT` and never reaches the store, which commits as it writes
+ * and could not take it back; a write claimed in time is answered for real, however late, within
+ * the guard's time limit. A store on the service's pool writes in `transaction()`, which claims
+ * at its commit (shared/db/transaction.ts).
  */
+import { claimRequestCommit } from '../../db/commit-deadline.ts';
 import { isConnectionError } from '../../db/connection-errors.ts';
 import { isAppError, unavailable, type AppError } from '../../errors/app-error.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -277,6 +287,15 @@ export function guardStore(store: EndpointStore, options: GuardOptions = {}): En
   if (options.servicePool) return passThrough(store);
   const limit = options.timeoutMs ?? STORE_TIME_LIMIT_MS;
   const logFailure = throttledLog(store, options);
+  /** A write: the request's commit claimed first (see the top of this file). */
+  function write<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      claimRequestCommit();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return call(what, run);
+  }
   async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     let running: Promise<T> | undefined;
     try {
@@ -312,9 +331,9 @@ export function guardStore(store: EndpointStore, options: GuardOptions = {}): En
     getMany: (ids) => call('getMany', () => store.getMany(ids)),
     list: (query) => call('list', () => store.list(query)),
     subscribers: (owner) => call('subscribers', () => store.subscribers(owner)),
-    insert: (endpoint) => call('insert', () => store.insert(endpoint)),
-    update: (endpoint, expectedVersion) => call('update', () => store.update(endpoint, expectedVersion)),
-    delete: (id) => call('delete', () => store.delete(id)),
+    insert: (endpoint) => write('insert', () => store.insert(endpoint)),
+    update: (endpoint, expectedVersion) => write('update', () => store.update(endpoint, expectedVersion)),
+    delete: (id) => write('delete', () => store.delete(id)),
   };
 }
 

@@ -2,7 +2,9 @@
  * The `postgresql` endpoint store: the endpoint table in a PostgreSQL database. Without a `url`
  * it is the service's own database and pool, where migrations create and upgrade the table
  * (`app_webhooks`, migrations/001 and 025) and triggers keep each endpoint's gate row equal to
- * it; with a `url` it is a table in another database, created by `install`.
+ * it; with a `url` it is a table in another database, created by `install`. Each write is a
+ * transaction of its own: on the service's pool, that is where a request's commit is claimed, so a
+ * write of a request answered 503 by its timeout never commits (shared/db/transaction.ts).
  */
 import postgres from 'postgres';
 import type { Sql } from '../../db/connect.ts';
@@ -131,18 +133,21 @@ export function postgresqlStore(name: string, sql: Sql, table: string, options: 
       return rows.map((row) => ({ id: row.id, events: row.events, filter: row.filter ?? null }));
     },
     async insert(endpoint) {
-      await sql`insert into ${t()} ${sql(toRow(sql, endpoint), ...COLUMNS)}`;
+      await transaction(sql, (tx) => tx`insert into ${tx(table)} ${tx(toRow(sql, endpoint), ...COLUMNS)}`);
     },
     async update(endpoint, expectedVersion) {
       const { id: _id, created_at: _created, ...changed } = toRow(sql, endpoint);
-      const rows = await sql`
-        update ${t()} set ${sql(changed)}
+      const rows = await transaction(
+        sql,
+        (tx) => tx`
+        update ${tx(table)} set ${tx(changed)}
          where id = ${endpoint.id} and version = ${expectedVersion}
-        returning 1`;
+        returning 1`,
+      );
       return rows.length === 1;
     },
     async delete(id) {
-      const rows = await sql`delete from ${t()} where id = ${id} returning 1`;
+      const rows = await transaction(sql, (tx) => tx`delete from ${tx(table)} where id = ${id} returning 1`);
       return rows.length === 1;
     },
   };

@@ -5,6 +5,14 @@
  * PostgreSQL (migrations/025: owner, enabled, ordering, rate limit, version) equal to the record,
  * so the pipeline reads the gate and never the store, and announces the change to every
  * process's endpoint cache (cache.ts).
+ *
+ * Inside a request, the write to the store is the request's commit (shared/db/commit-deadline.ts:
+ * claimed by the store's transaction on the service's pool, by the guard on any other store), so
+ * a registration, change or removal answered 503 by its timeout is not made afterwards. The gate
+ * row a registration writes first prepares that write and is taken back when it fails, so it
+ * claims nothing (`unclaimed`): the registration can still time out while its record waits. The
+ * gate writes that follow a record come after its claim. Each gate write is a transaction of its
+ * own (shared/db/transaction.ts).
  */
 import { openHeaders } from './header-box.ts';
 import { maskUrl } from '../destinations/credentials.ts';
@@ -21,6 +29,9 @@ import type { EndpointStore, StoredEndpoint } from '../endpoint-stores/types.ts'
 import { postgresqlStore } from '../endpoint-stores/postgresql.ts';
 import type { WebhookFilter } from '../filters/grammar.ts';
 import { lateCall } from '../endpoint-stores/guard.ts';
+import { unclaimed } from '../../db/commit-deadline.ts';
+import { outsideRequest } from '../../db/request-statements.ts';
+import { transaction } from '../../db/transaction.ts';
 
 /** NOTIFY channel announcing a change to an endpoint; the payload is `{"owner": <owner|null>}`. */
 export const ENDPOINTS_CHANGED_CHANNEL = 'app_webhooks_changed';
@@ -159,7 +170,8 @@ const CHANGE_TRIES = 10;
  * When `error` is the guard's 503 for a store call that did not answer in time (guard.ts
  * `lateCall`), runs `follow` with the call's outcome if the call completes after all: the caller
  * was told the write failed, so what landed is taken back or made known, and the store and the
- * gate rows agree again. A call that fails in the end needs nothing.
+ * gate rows agree again. A call that fails in the end needs nothing. The following belongs to no
+ * request: the one that made the call has been answered.
  */
 function followLateWrite<T>(
   deps: Pick<WebhookDeps, 'log'>,
@@ -172,7 +184,7 @@ function followLateWrite<T>(
   const what = `the ${late.write} of endpoint ${late.endpoint} completed in the store after it was answered 503`;
   call.then(
     (outcome) =>
-      follow(outcome).then(
+      outsideRequest(() => follow(outcome)).then(
         () => deps.log.warn({ endpoint: late.endpoint }, `${what}; ${late.followed}`),
         (followError: unknown) =>
           deps.log.error({ err: followError, endpoint: late.endpoint }, `${what}, and could not be followed`),
@@ -183,39 +195,48 @@ function followLateWrite<T>(
 
 /** Makes the gate row and every process's cache follow a record the store now holds. */
 async function announceChange(deps: WebhookDeps, before: StoredEndpoint, after: StoredEndpoint): Promise<void> {
-  await syncGate(deps.sql, after);
-  await notifyEndpointsChanged(deps.sql, [before.owner, after.owner]);
+  await transaction(deps.sql, async (tx) => {
+    await syncGate(tx, after);
+    await notifyEndpointsChanged(tx, [before.owner, after.owner]);
+  });
   deps.cache?.invalidate(before.owner);
   deps.cache?.invalidate(after.owner);
 }
 
 /** Removes the gate row of a removed record (its deliveries and attempts go with it) and tells the caches. */
 async function announceRemoval(deps: WebhookDeps, record: StoredEndpoint): Promise<void> {
-  await deps.sql`delete from app_endpoint_gate where endpoint_id = ${record.id}`;
-  await notifyEndpointsChanged(deps.sql, [record.owner]);
+  await transaction(deps.sql, async (tx) => {
+    await tx`delete from app_endpoint_gate where endpoint_id = ${record.id}`;
+    await notifyEndpointsChanged(tx, [record.owner]);
+  });
   deps.cache?.invalidate(record.owner);
 }
 
 /**
  * Stores a new endpoint: its gate row first (a gate without its record reaches no one: emits find
- * endpoints in the store), then the record; when the store refuses, the gate row goes again, so a
- * failed registration leaves nothing behind. An insert that did not answer in time and lands
- * later is removed again when it lands, for the same reason.
+ * endpoints in the store), then the record; when the store refuses (or the request timed out
+ * before the record's commit), the gate row goes again, so a failed registration leaves nothing
+ * behind. An insert that did not answer in time and lands later is removed again when it lands,
+ * for the same reason.
  */
 export async function createEndpoint(deps: WebhookDeps, endpoint: StoredEndpoint): Promise<void> {
-  await syncGate(deps.sql, endpoint);
+  // prepares the record's write and is taken back with it: not the request's commit (see the top)
+  await unclaimed(() => transaction(deps.sql, (tx) => syncGate(tx, endpoint)));
   const store = endpointStoreOf(deps);
   try {
     await store.insert(endpoint);
   } catch (error) {
-    await deps.sql`delete from app_endpoint_gate where endpoint_id = ${endpoint.id}`.catch(() => {});
+    // taken back even when the request has been answered 503 by its timeout, which refuses its statements
+    await outsideRequest(() =>
+      transaction(deps.sql, (tx) => tx`delete from app_endpoint_gate where endpoint_id = ${endpoint.id}`),
+    ).catch(() => {});
     const late = { endpoint: endpoint.id, write: 'registration', followed: 'removed again' };
     followLateWrite(deps, error, late, async () => {
       await store.delete(endpoint.id);
     });
     throw error;
   }
-  await notifyEndpointsChanged(deps.sql, [endpoint.owner]);
+  await notifyEndpointsChanged(deps.sql, [endpoint.owner]); // a notice, no row: sent as it is
   deps.cache?.invalidate(endpoint.owner);
 }
 

@@ -114,13 +114,15 @@ export async function createEventType(
   const { schema, validate } = checkSchema(input.schema);
   if (input.deprecated !== undefined && typeof input.deprecated !== 'boolean')
     throw invalid('deprecated', 'must be true or false');
-  const row = await insertEventType(deps.sql, {
+  const fields = {
     name,
     description: checkDescription(input.description),
     schema,
     examples: checkExamples(input.examples, validate),
     deprecated: input.deprecated === true,
-  });
+  };
+  // in a transaction: a request answered 503 by its timeout never commits it (shared/db/transaction.ts)
+  const row = await inTransaction(deps.sql, (tx) => insertEventType(tx, fields));
   if (!row)
     throw conflict(`event type ${name} is already in the catalog; change it with an update`, {
       code: 'APP_WEBHOOK_EVENT_TYPE_EXISTS',

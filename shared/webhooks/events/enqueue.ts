@@ -132,12 +132,6 @@ async function insertSourcedEvent(
   throw new Error(`could not write event ${event.id} with eventId ${event.sourceId}`);
 }
 
-/** The request an emit served timed out before its commit: rolled back (the client already has its 503). */
-const requestTimedOut = () =>
-  unavailable('the request timed out before the emit could commit; nothing was written', {
-    code: 'APP_REQUEST_TIMEOUT',
-  });
-
 /** AppError 503 `APP_WEBHOOK_QUEUE_MISSING` naming what is missing and how to install it. */
 function queueMissing(missing: string[], cause: unknown): AppError {
   return unavailable(
@@ -163,7 +157,7 @@ export interface Enqueued {
  * when PostgreSQL refuses the payload.
  */
 export async function enqueueDeliveries(
-  deps: Pick<WebhookDeps, 'config' | 'sql' | 'deadline'>,
+  deps: Pick<WebhookDeps, 'config' | 'sql'>,
   input: {
     type: string;
     data: PayloadText;
@@ -191,7 +185,6 @@ export async function enqueueDeliveries(
   try {
     // on a pool: a transaction of its own; inside a caller's transaction (model events): a savepoint of it
     return await inTransaction(sql, async (tx) => {
-      if (deps.deadline?.expired) throw requestTimedOut();
       if (input.sourceId) {
         const written = await insertSourcedEvent(
           tx,
@@ -243,9 +236,6 @@ export async function enqueueDeliveries(
       const lines = rows.filter((row) => row.fifo).map((row) => row.endpoint_id);
       if (lines.length > 0) await admit(tx, config, lines);
       if (rows.length === 0 && filteredOut === 0) throw nothing;
-      // The request this emit serves may have timed out meanwhile: then roll back, never commit
-      // what the client was told had failed.
-      if (deps.deadline && !deps.deadline.claimCommit()) throw requestTimedOut();
       return {
         eventId,
         deliveries: rows.map(

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { commitDeadline, withDeadline } from '../../../shared/db/commit-deadline.ts';
 import { connect, type Sql } from '../../../shared/db/connect.ts';
+import { outsideRequest } from '../../../shared/db/request-statements.ts';
 import { inTransaction, LOST_CONNECTION_GRACE_MS, savepoint, transaction } from '../../../shared/db/transaction.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { deadlines } from '../../helpers/deadlines.ts';
@@ -109,6 +111,77 @@ describe('transaction', () => {
     });
     // a savepoint's writes belong to its transaction: the same top-level id
     assert.equal(levels.inner, levels.outer);
+  });
+});
+
+/** Asserts `error` is the 503 of a write whose request timed out before its commit. */
+function assertTimedOut(error: unknown): true {
+  assert.equal((error as { status?: number }).status, 503);
+  assert.equal((error as { code?: string }).code, 'APP_REQUEST_TIMEOUT');
+  return true;
+}
+
+describe("transaction: a request's commit (shared/db/commit-deadline.ts)", () => {
+  it('a deadline that passes after the last statement, before the commit: rolled back, 503 APP_REQUEST_TIMEOUT', async () => {
+    const deadline = commitDeadline();
+    await assert.rejects(
+      withDeadline(deadline, () =>
+        transaction(db.sql, async (tx) => {
+          await tx`insert into transaction_probe values ('timed-out')`;
+          assert.equal(deadline.expire(), true, 'the timeout answers 503: nothing was claimed yet');
+        }),
+      ),
+      assertTimedOut,
+    );
+    assert.equal(await stored('timed-out'), false, 'the driver rolled back instead of committing');
+  });
+
+  it('a transaction that claimed first commits, and the timeout then answers false (the answer waits for it)', async () => {
+    const deadline = commitDeadline();
+    const answer = await withDeadline(deadline, () =>
+      transaction(db.sql, async (tx) => {
+        await tx`insert into transaction_probe values ('claimed')`;
+        return 'committed';
+      }),
+    );
+    assert.equal(answer, 'committed');
+    assert.ok(await stored('claimed'));
+    assert.equal(deadline.expire(), false);
+    assert.equal(deadline.expired, false);
+  });
+
+  it('a savepoint claims nothing: its transaction commits, and claims then', async () => {
+    const deadline = commitDeadline();
+    await assert.rejects(
+      withDeadline(deadline, () =>
+        transaction(db.sql, async (tx) => {
+          await savepoint(tx, (inner) => inner`insert into transaction_probe values ('in-savepoint')`);
+          await inTransaction(tx, (inner) => inner`insert into transaction_probe values ('in-savepoint-too')`);
+          assert.equal(deadline.expire(), true, 'the savepoints left the deadline free to pass');
+        }),
+      ),
+      assertTimedOut,
+    );
+    assert.equal(await stored('in-savepoint'), false);
+    assert.equal(await stored('in-savepoint-too'), false);
+  });
+
+  it('a read only transaction claims nothing: the request can still time out after it', async () => {
+    const deadline = commitDeadline();
+    const [row] = await withDeadline(deadline, () => transaction(db.sql, (tx) => tx`select 1 as one`, 'read only'));
+    assert.equal(row.one, 1);
+    assert.equal(deadline.expire(), true);
+  });
+
+  it('outside a request, or in work that belongs to none, a transaction commits as before', async () => {
+    await transaction(db.sql, (tx) => tx`insert into transaction_probe values ('no-request')`);
+    assert.ok(await stored('no-request'));
+    const deadline = commitDeadline();
+    deadline.expire();
+    await withDeadline(deadline, () =>
+      outsideRequest(() => transaction(db.sql, (tx) => tx`insert into transaction_probe values ('outside-request')`)),
+    );
+    assert.ok(await stored('outside-request'), 'work of no request is not the timed-out request’s write');
   });
 });
 

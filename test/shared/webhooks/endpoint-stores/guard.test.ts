@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import mongoose from 'mongoose';
 import mssql from 'mssql';
 import { createPool } from 'mysql2/promise';
+import { commitDeadline, withDeadline } from '../../../../shared/db/commit-deadline.ts';
 import { AppError, conflict } from '../../../../shared/errors/app-error.ts';
 import { createLogger } from '../../../../shared/log/logger.ts';
 import {
@@ -163,6 +164,67 @@ describe('guard: what passes through unchanged', () => {
     const slowGet = slow.get;
     slow.get = (id) => new Promise((resolve) => setTimeout(() => resolve(slowGet(id)), 80));
     assert.equal(await guardStore(slow, { servicePool: true, timeoutMs: 20 }).get('ep_1'), null);
+  });
+});
+
+describe("guard: a request's writes claim its commit (shared/db/commit-deadline.ts)", () => {
+  /** The in-test store with the number of calls its write methods received. */
+  function countingStore() {
+    const inner = inTestStore('registry', 'mysql');
+    const writes = { insert: 0, update: 0, delete: 0 };
+    for (const method of ['insert', 'update', 'delete'] as const) {
+      const original = inner[method] as (...args: unknown[]) => Promise<unknown>;
+      (inner as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        writes[method] += 1;
+        return original(...args);
+      };
+    }
+    return { inner, writes };
+  }
+
+  it('a write after the deadline passed is refused with 503 APP_REQUEST_TIMEOUT, never reaching the adapter; a read still goes', async () => {
+    const { inner, writes } = countingStore();
+    const store = guardStore(inner);
+    await store.insert(storedEndpoint('ep_1')); // outside a request: written
+    const deadline = commitDeadline();
+    assert.equal(deadline.expire(), true);
+    const timedOut = (error: unknown) => {
+      assert.ok(error instanceof AppError);
+      assert.equal(error.status, 503);
+      assert.equal(error.code, 'APP_REQUEST_TIMEOUT');
+      return true;
+    };
+    await withDeadline(deadline, async () => {
+      await assert.rejects(store.insert(storedEndpoint('ep_2')), timedOut);
+      await assert.rejects(store.update(storedEndpoint('ep_1', { version: 2 }), 1), timedOut);
+      await assert.rejects(store.delete('ep_1'), timedOut);
+      assert.equal((await store.get('ep_1'))?.version, 1, 'a read is no commit: it goes');
+      assert.equal((await store.list({})).total, 1);
+    });
+    assert.deepEqual(writes, { insert: 1, update: 0, delete: 0 }, 'only the write outside the request reached it');
+    assert.equal(await inner.get('ep_2'), null);
+  });
+
+  it('a write claimed in time is made, and the timeout then waits for the answer', async () => {
+    const { inner, writes } = countingStore();
+    const store = guardStore(inner);
+    const deadline = commitDeadline();
+    await withDeadline(deadline, () => store.insert(storedEndpoint('ep_1')));
+    assert.equal(deadline.expire(), false);
+    assert.equal(writes.insert, 1);
+    assert.equal((await inner.get('ep_1'))?.id, 'ep_1');
+  });
+
+  it('a read claims nothing: the request can still time out after it', async () => {
+    const store = guardStore(inTestStore('registry', 'mysql'));
+    const deadline = commitDeadline();
+    await withDeadline(deadline, async () => {
+      await store.get('ep_1');
+      await store.getMany(['ep_1']);
+      await store.subscribers(null);
+      await store.ping();
+    });
+    assert.equal(deadline.expire(), true);
   });
 });
 

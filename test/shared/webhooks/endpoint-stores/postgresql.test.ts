@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { commitDeadline, withDeadline } from '../../../../shared/db/commit-deadline.ts';
 import { openStore, postgresqlStore } from '../../../../shared/webhooks/endpoint-stores/postgresql.ts';
 import type { StoreContext } from '../../../../shared/webhooks/endpoint-stores/types.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
@@ -50,5 +51,26 @@ describe('postgresql store on the service database', () => {
     ]);
     assert.equal(await store.delete(record.id), true);
     assert.deepEqual(await gate(), []);
+  });
+
+  it("a write of a request whose deadline passed is rolled back at its commit (the transaction's claim), and writes nothing", async () => {
+    const store = postgresqlStore('default', db.sql, 'app_webhooks', { owned: false });
+    const record = makeEndpoint({ owner: 'tenant-late' });
+    await store.insert(record);
+    const deadline = commitDeadline();
+    deadline.expire();
+    const timedOut = (error: { status?: number; code?: string }) =>
+      error.status === 503 && error.code === 'APP_REQUEST_TIMEOUT';
+    await withDeadline(deadline, async () => {
+      await assert.rejects(store.insert(makeEndpoint({ owner: 'tenant-late' })), timedOut);
+      await assert.rejects(store.update({ ...record, description: 'late', version: 2 }, 1), timedOut);
+      await assert.rejects(store.delete(record.id), timedOut);
+    });
+    const rows = await db.sql<{ id: string; version: number }[]>`
+      select id, version from app_webhooks where owner = 'tenant-late'`;
+    assert.deepEqual(
+      rows.map((row) => ({ ...row })),
+      [{ id: record.id, version: 1 }],
+    );
   });
 });
