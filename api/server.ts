@@ -155,7 +155,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   if (deps.tracing) pipeline.use('requestId', serverSpan({ fixedPaths })); // likewise: the span has the final status
   const problems = problemOptions(config, log);
   pipeline.use('errors', errors(problems));
-  pipeline.use('timeout', timeout({ ms: config.requestTimeout }));
+  pipeline.use('timeout', timeout({ ms: config.requestTimeout, log }));
   pipeline.use('secureHeaders', secureHeaders({ env: config.env, helmet: config.helmet }));
   pipeline.use('compression', compression({ production: config.env === 'production' }));
   pipeline.use('jsonAnswers', jsonAnswers());

@@ -125,15 +125,17 @@ describe('generic plan across a connection reset', () => {
   }
 
   it('reset while its commit runs, the query answered: it rejects, never resolves with the rows, and the pool answers every later query', async () => {
-    // a commit that takes its time: a deferred constraint trigger runs at commit
+    // a commit that takes its time: a deferred constraint trigger runs at commit, on a temporary
+    // table of the pool's one connection (the query's transaction is read only, and may write there)
     await sql.unsafe(`
-      create table generic_plan_probe (id text primary key);
       create function generic_plan_slow_commit() returns trigger language plpgsql as
-        $$ begin perform pg_sleep(0.5); return null; end $$;
+        $$ begin perform pg_sleep(0.5); return null; end $$;`);
+    const name = 'generic_plan_commit';
+    const { proxy, pool } = await resettingPool(name, 1);
+    await pool.unsafe(`
+      create temporary table generic_plan_probe (id text primary key);
       create constraint trigger generic_plan_slow_commit after insert on generic_plan_probe
         deferrable initially deferred for each row execute function generic_plan_slow_commit();`);
-    const name = 'generic_plan_commit';
-    const { proxy, pool } = await resettingPool(name);
     let answered = false;
     const listing = withGenericPlan(pool, (on) => {
       const query = on<{ id: string }[]>`insert into generic_plan_probe values ('a') returning id`;
