@@ -158,7 +158,7 @@ export const SCHEMA = group({
   requestTimeout: leaf(
     'duration',
     '30s',
-    'A request still running after this answers 503; the statements it has under way are cancelled on PostgreSQL.',
+    'A request still running after this answers 503, and nothing of it commits afterwards; the statements it has under way are cancelled on PostgreSQL. A request one of whose writes was already committing is answered for real instead.',
   ),
   filterParameters: leaf(
     'string[]',
