@@ -35,7 +35,7 @@ export function timeout(options: { ms: number; log?: Logger }): Middleware {
       timer = setTimeout(() => {
         if (!deadline.expire()) return; // committing: the work's own answer follows
         controller.abort();
-        reject(unavailable(`request did not finish within ${options.ms} ms`));
+        reject(unavailable(`request did not finish within ${options.ms} ms`, { code: 'APP_REQUEST_TIMEOUT' }));
         work.then(
           () => options.log?.info({ path: ctx.path }, 'the work of a request answered 503 by its timeout finished'),
           (error: unknown) =>

@@ -73,6 +73,9 @@ describe('statements of timed-out requests', () => {
     ]);
     assert.equal(listing.status, 503, listing.text);
     assert.equal(emit.status, 503, emit.text);
+    for (const answer of [listing, emit]) {
+      assert.equal(JSON.parse(answer.text).code, 'APP_REQUEST_TIMEOUT', 'the timeout is a problem with its own code');
+    }
     // the rule: a timed-out request's statement does not go on waiting on the server
     await eventually(async () => (await lock.running()) === 0, 5_000, 'the blocked statements to be cancelled');
     await lock.end();
