@@ -1,9 +1,9 @@
 /**
  * The one error type of the service. Everything the service refuses on purpose is an AppError:
- * it carries an HTTP `status`, a stable `code` (`APP_*`, listed in the README), whether its
+ * it carries an HTTP `status`, a stable `code` (`APP_*`, listed in docs/http-api.md), whether its
  * message may be shown to a client (`expose`, true below 500) and optional `data` for the
  * problem+json body. The web process renders it in one place (api/middleware/errors.ts); the
- * CLI prints its message on one line and exits 1.
+ * CLI prints its message on one line and exits with the code of its kind (cli/failure.ts).
  */
 export class AppError extends Error {
   readonly status: number;

@@ -73,4 +73,31 @@ describe('resending a delivery', () => {
     await runOnce(h);
     assert.equal(receiver.requests.length, 4);
   });
+
+  it('a delivery of a disabled endpoint is not resent: 409 APP_WEBHOOK_ENDPOINT_DISABLED, and it stays done', async () => {
+    const receiver = await startReceiver((_req, res) => res.end('ok'));
+    receivers.push(receiver);
+    const admin = await app.token('admin');
+    const endpoint = await call('POST', `${app.api}/webhooks`, {
+      token: admin,
+      body: { url: `${receiver.origin}/hook`, events: ['*'], owner: 'resend-disabled' },
+    });
+    const emitted = await call('POST', `${app.api}/events`, {
+      token: admin,
+      body: { type: 'a.b', owner: 'resend-disabled', data: { n: 1 } },
+    });
+    const id = emitted.body.deliveryIds[0] as string;
+    await runOnce(h);
+    const disabled = await call('PATCH', `${app.api}/webhooks/${endpoint.body.externalId}`, {
+      token: admin,
+      body: { enabled: false },
+    });
+    assert.equal(disabled.status, 200, disabled.text);
+    const refused = await call('POST', `${app.api}/deliveries/${id}/resend`, { token: admin });
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.code, 'APP_WEBHOOK_ENDPOINT_DISABLED');
+    assert.equal((await call('GET', `${app.api}/deliveries/${id}`, { token: admin })).body.status, 'done');
+    await runOnce(h);
+    assert.equal(receiver.requests.length, 1, 'sent once, when it was emitted');
+  });
 });
