@@ -28,10 +28,16 @@ export interface CommitDeadline {
   expire(): boolean;
   /** The deadline passed (work not yet committing should stop early). */
   readonly expired: boolean;
+  /**
+   * The deadline passed after a commit was claimed: the client waits for the real answer, so work
+   * made of several commits (rounds) should stop at its next round and answer what it did.
+   */
+  readonly overdue: boolean;
 }
 
 export function commitDeadline(): CommitDeadline {
   let state: 'running' | 'committing' | 'expired' = 'running';
+  let overdue = false;
   return {
     claimCommit() {
       if (state === 'expired') return false;
@@ -39,12 +45,18 @@ export function commitDeadline(): CommitDeadline {
       return true;
     },
     expire() {
-      if (state === 'committing') return false;
+      if (state === 'committing') {
+        overdue = true;
+        return false;
+      }
       state = 'expired';
       return true;
     },
     get expired() {
       return state === 'expired';
+    },
+    get overdue() {
+      return overdue;
     },
   };
 }
@@ -71,6 +83,14 @@ export const requestTimedOut = () =>
 export function claimRequestCommit(): void {
   const deadline = scope.getStore();
   if (deadline !== undefined && !deadline.claimCommit()) throw requestTimedOut();
+}
+
+/**
+ * Whether the running request is past its deadline though a write of it has committed (see
+ * `CommitDeadline.overdue`): work in rounds stops at the next one. False outside a request.
+ */
+export function requestOverdue(): boolean {
+  return scope.getStore()?.overdue ?? false;
 }
 
 /**

@@ -6,6 +6,7 @@
  * takes is the rule of replayable.ts; {@link previewReplay} counts them by the same rule before.
  */
 import { authorize, type Actor } from '../../access/actor.ts';
+import { requestOverdue } from '../../db/commit-deadline.ts';
 import { ownerFilter } from '../../access/tenant-scope.ts';
 import type { Fragment } from '../../db/bounded-total.ts';
 import { assertOwnerFilter } from '../endpoints/fields.ts';
@@ -101,7 +102,8 @@ export async function previewReplay(deps: Deps, actor: Actor, selection: ReplayS
 
 /**
  * Queues the selection's dead deliveries again; answers how many, and whether more remain (a
- * replay stops after MAX_ROUNDS rounds per endpoint). A role that may not replay is refused first
+ * replay stops after MAX_ROUNDS rounds per endpoint, and, inside a request, at the round after its
+ * `requestTimeout` passed: each round commits, so the answer is the real one, given in time). A role that may not replay is refused first
  * (403 `APP_FORBIDDEN`), whether or not anything matches; then the input errors of a selection
  * and what `recoverDeliveries` throws (one endpoint named: 404, or 409 when it is disabled).
  */
@@ -125,8 +127,13 @@ export async function replayDeadDeliveries(
       ).map((row) => row.endpoint_id);
   let recovered = 0;
   let more = false;
+  let rounds = 0;
   for (const endpoint of endpoints) {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      // past the request's deadline after a round committed: the client waits for this answer,
+      // so the replay stops here and says more remain (replaying again goes on from there)
+      if (rounds > 0 && requestOverdue()) return { recovered, more: true };
+      rounds += 1;
       const result = await recoverDeliveries(deps, actor, endpoint, range);
       recovered += result.recovered;
       if (result.more && round === MAX_ROUNDS - 1) more = true;
