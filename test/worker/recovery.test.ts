@@ -11,6 +11,7 @@ import {
   recordAttempt,
   type ClaimedDelivery,
 } from '../../shared/webhooks/deliveries/store.ts';
+import { wakeEndpoints } from '../../shared/webhooks/deliveries/flow.ts';
 import { beat, LIVENESS_LOCK, openLiveness, sweep } from '../../worker/heartbeat.ts';
 import { eventually } from '../helpers/poll.ts';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -176,6 +177,26 @@ describe('recovery sweep', () => {
     const left = await jobRows(h, id);
     assert.equal(left.length, 1, 'the delivery still has its job');
     assert.equal(typeof left[0].payload.paced, 'number', 'the job that waits for its start');
+  });
+
+  it('a run presumed dead that lives on and parks its delivery: the wake that follows queues a job its completion leaves', async () => {
+    const ep = await ok();
+    const [id] = await send(h, ep);
+    await lockAs(id, 'pool-silent-then-parked', 60_000);
+    const [job] = await jobRows(h, id);
+    // what the run's claim did at its endpoint's cap: the delivery parked for a slot
+    await h.sql`update app_webhook_deliveries set parked_at = now(), slot = false where id = ${id}`;
+    const result = await sweep(h);
+    assert.ok(result.stalePools.includes('pool-silent-then-parked'));
+    // woken into its endpoint's free slot: by the sweep's own look for stranded deliveries, or
+    // else by a slot given back
+    assert.equal(result.woken + (await wakeEndpoints(h.sql, h.config, [ep.id])), 1);
+    await completeRun(job.id);
+    const left = await jobRows(h, id);
+    assert.equal(left.length, 1, 'the woken delivery still has its job');
+    await runOnce(h);
+    assert.equal(receiver.requests.length, 1, 'delivered');
+    assert.equal((await deliveryRow(h, id))!.status, 'done');
   });
 
   it('a pool without any heartbeat row (killed before its first beat) loses its jobs only once they are locked longer than staleAfter', async () => {
