@@ -1,7 +1,7 @@
 /**
  * A write whose request timed out (503) did not happen, whatever the write (docs/reliability.md,
  * "A timed-out request did not happen"): an endpoint registration, a delivery resend, and a change
- * of an endpoint kept in another store (MariaDB). Each is held where it writes by a lock of the
+ * of an endpoint kept in another store (MariaDB), over REST and GraphQL. Each is held where it writes by a lock of the
  * test until its 503 has been received, then let go: nothing is written afterwards, and the retry
  * with the same `Idempotency-Key` writes it once.
  */
@@ -204,5 +204,31 @@ describe('timed-out writes did not happen', () => {
     assert.equal(changed.body.description, 'changed late');
     assert.equal((await change()).status, 200);
     assert.deepEqual(await stored(), { description: 'changed late', version: 2 }, 'written once');
+
+    // the same rule through GraphQL: the core decides, not the face
+    // GraphQL answers a refused field in its own result, so the work ends either way
+    const refusals = () => app.logs.filter((line) => line.includes('answered 503 by its timeout')).length;
+    const before = refusals();
+    await maria.admin.query(`LOCK TABLES ${quoteIdentifier(table)} WRITE`);
+    try {
+      const answer = await call('POST', `${app.base}/_app/gql`, {
+        token,
+        headers: { Accept: 'application/json' },
+        body: {
+          query: 'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {description: "by graphql"}) { id } }',
+          variables: { id },
+        },
+      });
+      assert.equal(answer.status, 503, answer.text);
+      assert.equal(answer.body.code, 'APP_REQUEST_TIMEOUT');
+    } finally {
+      await maria.admin.query('UNLOCK TABLES');
+    }
+    await eventually(() => refusals() > before, 10_000, 'the held GraphQL change to end');
+    assert.deepEqual(
+      await stored(),
+      { description: 'changed late', version: 2 },
+      'the store never got the GraphQL write',
+    );
   });
 });
