@@ -133,7 +133,7 @@ export function createWebServer(deps: WebDeps, modules: Module[] | Partial<BootM
   const metrics = deps.metrics ?? createMetrics({ process: 'web' });
   if (!deps.metrics) {
     registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
-    registerPoolGauges(metrics.registry, poolFigures(sql));
+    registerPoolGauges(metrics.registry, poolFigures(sql), { sql });
   }
   const sharedStore =
     deps.sharedStore ??

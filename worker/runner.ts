@@ -176,7 +176,7 @@ function openResources(deps: WorkerDeps, options: WorkerOptions): WorkerResource
   const sql = connect(config, log, { name: 'app-worker' });
   const metrics = createMetrics({ process: 'worker' });
   registerQueueGauges(metrics.registry, { sql, log, staleAfterMs: config.worker.staleAfter });
-  registerPoolGauges(metrics.registry, poolFigures(sql));
+  registerPoolGauges(metrics.registry, poolFigures(sql), { sql });
   const dispatcher = createPinnedDispatcher({
     allowPrivate: config.webhooks.allowPrivate,
     connectTimeoutMs: config.webhooks.timeout,

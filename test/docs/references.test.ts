@@ -211,7 +211,7 @@ describe('docs/operations.md metrics', () => {
       log: undefined as never,
       staleAfterMs: 0,
     });
-    registerPoolGauges(metrics.registry, { max: 1, open: 0 });
+    registerPoolGauges(metrics.registry, { max: 1, open: 0 }, { sql: undefined as never });
     const exported = new Map(
       metrics.registry
         .getMetricsAsArray()
