@@ -4,19 +4,13 @@ import { after, before, describe, it } from 'node:test';
 import { createWebServer, type WebServer } from '../../../api/server.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { eventually } from '../../helpers/poll.ts';
+import { freePort } from '../../helpers/ports.ts';
 import { migrate } from '../../../shared/db/migrate.ts';
 
 const listen = (server: Server, port = 0) =>
   new Promise<number>((resolve) =>
     server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
   );
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  const port = await listen(server);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A TCP forwarder to the test database, started later on a port chosen now. */
 function forwarder(target: URL) {

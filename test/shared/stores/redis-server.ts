@@ -4,21 +4,15 @@
  * and the Redis cases are skipped with that reason (never silently).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { after } from 'node:test';
+import { freePort } from '../../helpers/ports.ts';
 
 const installed = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** `false` when Redis can run here, else the reason to skip (for `{ skip: REDIS_SKIP }`). */
 export const REDIS_SKIP: string | false = installed ? false : 'redis-server not installed';
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort };
 
 export interface TestRedis {
   url: string;
