@@ -83,7 +83,8 @@ describe('the database pool gauges', () => {
       });
       await holding;
       const first = await probe();
-      assert.ok(first >= WAIT_S, `waited at least the scrape's wait so far: ${first} s`);
+      // the scrape's timer may fire a millisecond early by this clock (the event loop's time is in whole ms)
+      assert.ok(first >= WAIT_S * 0.95, `waited about the scrape's wait so far: ${first} s`);
       const second = await probe();
       assert.ok(second >= first + WAIT_S * 0.9, `the same probe, waiting longer: ${second} s after ${first} s`);
       assert.equal(await probes(), 0, 'the probes wait for the connection, not on the server');
