@@ -29,6 +29,23 @@ async function lockAs(id: string, pool: string, ageMs: number): Promise<void> {
      where key = ${id}`;
 }
 
+/** A run's record of a failed attempt of delivery `id`, its retry due at once. */
+function recordRetry(id: string, endpointId: string, claimed: ClaimedDelivery): Promise<boolean> {
+  return recordAttempt(h.sql, {
+    deliveryId: id,
+    endpointId,
+    release: claimed.slot,
+    priorAttempts: claimed.attempts,
+    startedAt: new Date(),
+    durationMs: 5,
+    httpStatus: 503,
+    outcome: 'retry',
+    error: 'receiver answered 503',
+    excerpt: '',
+    retry: { delayMs: 0, payload: { deliveryId: id, endpointId, event: 'order.created' } },
+  });
+}
+
 describe('recovery sweep', () => {
   const receivers: Receiver[] = [];
   let receiver: Receiver;
@@ -48,19 +65,7 @@ describe('recovery sweep', () => {
     // What the task did before the crash: took the delivery up, failed, recorded the attempt
     // and scheduled the retry (due at once).
     const claimed = (await claimDelivery(h.sql, h.config, id, false)) as ClaimedDelivery;
-    const recorded = await recordAttempt(h.sql, {
-      deliveryId: id,
-      endpointId: ep.id,
-      release: claimed.slot,
-      priorAttempts: claimed.attempts,
-      startedAt: new Date(),
-      durationMs: 5,
-      httpStatus: 503,
-      outcome: 'retry',
-      error: 'receiver answered 503',
-      excerpt: '',
-      retry: { delayMs: 0, payload: { deliveryId: id, endpointId: ep.id, event: 'order.created' } },
-    });
+    const recorded = await recordRetry(id, ep.id, claimed);
     assert.equal(recorded, true);
     const jobs = await jobRows(h);
     const mine = jobs.filter((job) => job.key === id || job.locked_by === 'pool-crashed-after-scheduling');
@@ -139,19 +144,7 @@ describe('recovery sweep', () => {
     const ep = await ok();
     const [id] = await send(h, ep);
     const { jobId, claimed } = await outlivedRun(id, 'pool-silent-then-retry');
-    const recorded = await recordAttempt(h.sql, {
-      deliveryId: id,
-      endpointId: ep.id,
-      release: claimed.slot,
-      priorAttempts: claimed.attempts,
-      startedAt: new Date(),
-      durationMs: 5,
-      httpStatus: 503,
-      outcome: 'retry',
-      error: 'receiver answered 503',
-      excerpt: '',
-      retry: { delayMs: 0, payload: { deliveryId: id, endpointId: ep.id, event: 'order.created' } },
-    });
+    const recorded = await recordRetry(id, ep.id, claimed);
     assert.equal(recorded, true);
     await completeRun(jobId);
     const left = await jobRows(h, id);
