@@ -22,9 +22,9 @@
  *    under that key, same payload and priority: due at once after a crash, after
  *    `webhooks.backoff.base` when the task failed (so a persistent fault cannot spin). A new row,
  *    not the old one armed again, so that a run presumed dead while alive, whose completion
- *    deletes its own job by id, cannot take the delivery's next job with it. Every other one is a remnant (a job
- *    superseded by its scheduled retry, or one whose delivery is finished or gone) and is
- *    deleted (`complete_jobs`).
+ *    deletes its own job by id, cannot take the delivery's next job with it. Every other one is a
+ *    remnant (a job superseded by its scheduled retry, or one whose delivery is finished or gone)
+ *    and is deleted (`complete_jobs`).
  *
  * 3. Run rows of quick claims (migrations/029): a long one shows its delivery `running`, one whose
  *    delivery is finished, gone or parked is deleted (`sweepRuns`).
@@ -43,7 +43,7 @@ import { hostname } from 'node:os';
 import type { Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
 import type { Logger } from '../shared/log/logger.ts';
-import { DELIVERY_TASK } from '../shared/webhooks/deliveries/job.ts';
+import { DELIVERY_TASK, deliveryJobSpec } from '../shared/webhooks/deliveries/job.ts';
 import { gatesToWake, wakeEndpoints } from '../shared/webhooks/deliveries/flow.ts';
 import { sweepRuns } from '../shared/webhooks/deliveries/store.ts';
 import { isConnectionError } from '../shared/db/connection-errors.ts';
@@ -267,9 +267,12 @@ export async function sweep(deps: HeartbeatDeps): Promise<SweepResult> {
       // queued its next job first) leaves nothing to replace.
       await tx`
         select count(*) from graphile_worker.add_jobs(array(
-          select row(${DELIVERY_TASK}::text, g.payload, null,
-                     case when g.id = any(${later}::bigint[]) then now() + ${retryMs}::int * interval '1 millisecond' else now() end,
-                     g.max_attempts, g.key, g.priority, null)::graphile_worker.job_spec
+          select ${deliveryJobSpec(tx, {
+            id: tx`g.key`,
+            payload: tx`g.payload`,
+            runAt: tx`case when g.id = any(${later}::bigint[]) then now() + ${retryMs}::int * interval '1 millisecond' else now() end`,
+            priority: tx`g.priority`,
+          })}
             from graphile_worker.complete_jobs(${[...now, ...later]}::bigint[]) as g
            where g.key is not null))`;
     }

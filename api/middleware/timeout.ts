@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
-import { commitDeadline, withDeadline } from '../../shared/db/commit-deadline.ts';
+import { commitDeadline, requestTimedOut, withDeadline } from '../../shared/db/commit-deadline.ts';
 import { cancelOnAbort } from '../../shared/db/request-statements.ts';
-import { unavailable } from '../../shared/errors/app-error.ts';
 import type { Logger } from '../../shared/log/logger.ts';
 
 declare module 'koa' {
@@ -35,7 +34,7 @@ export function timeout(options: { ms: number; log?: Logger }): Middleware {
       timer = setTimeout(() => {
         if (!deadline.expire()) return; // committing: the work's own answer follows
         controller.abort();
-        reject(unavailable(`request did not finish within ${options.ms} ms`, { code: 'APP_REQUEST_TIMEOUT' }));
+        reject(requestTimedOut(`request did not finish within ${options.ms} ms`));
         work.then(
           () => options.log?.info({ path: ctx.path }, 'the work of a request answered 503 by its timeout finished'),
           (error: unknown) =>

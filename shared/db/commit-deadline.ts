@@ -68,11 +68,12 @@ export function withDeadline<T>(deadline: CommitDeadline, work: () => T): T {
   return scope.run(deadline, work);
 }
 
-/** 503 `APP_REQUEST_TIMEOUT`: the write's request timed out before it could commit (the client already has its 503). */
-export const requestTimedOut = () =>
-  unavailable('the request timed out before its write could commit; nothing was written', {
-    code: 'APP_REQUEST_TIMEOUT',
-  });
+/**
+ * 503 `APP_REQUEST_TIMEOUT`, saying what of the request it stops: the answer of the timeout
+ * itself (api/middleware/timeout.ts), and, never answered (the client already has its 503), a
+ * statement or a write of its work after it.
+ */
+export const requestTimedOut = (message: string) => unavailable(message, { code: 'APP_REQUEST_TIMEOUT' });
 
 /**
  * Claims the commit of the running request's write, right before it commits (or, for a store
@@ -82,7 +83,8 @@ export const requestTimedOut = () =>
  */
 export function claimRequestCommit(): void {
   const deadline = scope.getStore();
-  if (deadline !== undefined && !deadline.claimCommit()) throw requestTimedOut();
+  if (deadline !== undefined && !deadline.claimCommit())
+    throw requestTimedOut('the request timed out before its write could commit; nothing was written');
 }
 
 /**

@@ -34,8 +34,7 @@
  * which is rolling back anyway.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { unavailable } from '../errors/app-error.ts';
-import { unclaimed } from './commit-deadline.ts';
+import { requestTimedOut, unclaimed } from './commit-deadline.ts';
 import type { Queryable } from './connect.ts';
 
 /**
@@ -63,14 +62,13 @@ const isQuery = (value: unknown): value is DriverQuery =>
   typeof value === 'object' && value !== null && typeof (value as DriverQuery).cancel === 'function';
 
 /** A statement of a request that already timed out, refused before it is sent (its client has its 503). */
-const requestTimedOut = () =>
-  unavailable('the request timed out: no statement is sent for it any more', { code: 'APP_REQUEST_TIMEOUT' });
+const statementRefused = () => requestTimedOut('the request timed out: no statement is sent for it any more');
 
 /** Remembers `value` in the running request's statements when it is a query; refuses it once the request timed out. */
 function remember<T>(value: T): T {
   const statements = scope.getStore();
   if (statements === undefined || statements.state === 'ended' || !isQuery(value)) return value;
-  if (statements.state === 'aborted') throw requestTimedOut();
+  if (statements.state === 'aborted') throw statementRefused();
   statements.created.add(value);
   return value;
 }

@@ -13,7 +13,8 @@ export const DELIVERY_TASK = 'app/webhook';
 /**
  * One `app/webhook` job as a `graphile_worker.job_spec` (identifier, payload, queue_name,
  * run_at, max_attempts, job_key, priority, flags), for `graphile_worker.add_jobs(array(...))`
- * (`first`: run before the backlog, see `FIRST_PRIORITY`):
+ * (`first`: run before the backlog, see `FIRST_PRIORITY`; `priority`: the priority of a job it
+ * replaces):
  * no graphile queue (a named queue runs one job at a time), one attempt (the task schedules the
  * next itself), keyed by the delivery id so one delivery never has two live jobs. `id`,
  * `payload` and `runAt` are SQL fragments of the same `sql`/transaction.
@@ -25,9 +26,10 @@ export const deliveryJobSpec = (
     payload: postgres.PendingQuery<postgres.Row[]>;
     runAt?: postgres.PendingQuery<postgres.Row[]>;
     first?: boolean;
+    priority?: postgres.PendingQuery<postgres.Row[]>;
   },
 ) =>
-  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, ${spec.first ? sql`${FIRST_PRIORITY}::int` : sql`null`}, null)::graphile_worker.job_spec`;
+  sql`row(${DELIVERY_TASK}::text, ${spec.payload}, null, ${spec.runAt ?? sql`null`}, 1, ${spec.id}, ${spec.first ? sql`${FIRST_PRIORITY}::int` : (spec.priority ?? sql`null`)}, null)::graphile_worker.job_spec`;
 
 /**
  * graphile-worker priority of the jobs that run before the queue's backlog, which is taken in

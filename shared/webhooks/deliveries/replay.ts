@@ -102,9 +102,9 @@ export async function previewReplay(deps: Deps, actor: Actor, selection: ReplayS
 
 /**
  * Queues the selection's dead deliveries again; answers how many, and whether more remain (a
- * replay stops after MAX_ROUNDS rounds per endpoint, and, inside a request, at the round after its
- * `requestTimeout` passed: each round commits, so the answer is the real one, given in time). A role that may not replay is refused first
- * (403 `APP_FORBIDDEN`), whether or not anything matches; then the input errors of a selection
+ * replay stops after MAX_ROUNDS rounds per endpoint, and, inside a request, at the round after
+ * its `requestTimeout` passed: each round commits, so the answer is the real one, given in time).
+ * A role that may not replay is refused first (403 `APP_FORBIDDEN`), whether or not anything matches; then the input errors of a selection
  * and what `recoverDeliveries` throws (one endpoint named: 404, or 409 when it is disabled).
  */
 export async function replayDeadDeliveries(

@@ -288,12 +288,8 @@ export function guardStore(store: EndpointStore, options: GuardOptions = {}): En
   const limit = options.timeoutMs ?? STORE_TIME_LIMIT_MS;
   const logFailure = throttledLog(store, options);
   /** A write: the request's commit claimed first (see the top of this file). */
-  function write<T>(what: string, run: () => Promise<T>): Promise<T> {
-    try {
-      claimRequestCommit();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  async function write<T>(what: string, run: () => Promise<T>): Promise<T> {
+    claimRequestCommit();
     return call(what, run);
   }
   async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
