@@ -6,6 +6,7 @@ import { startTelemetry } from '../shared/telemetry/start.ts';
 import { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import type { Module } from './lifecycle.ts';
 import { createWebServer, type WebServer } from './server.ts';
+import { startFailureText } from './start-failure.ts';
 
 /**
  * Runs the web process: config resolved once (every problem listed, exit 1), logger, traces
@@ -47,7 +48,7 @@ export async function runWeb(
   try {
     await web.start();
   } catch (error) {
-    log.fatal({ err: error }, 'web process could not start');
+    log.fatal({ err: error }, startFailureText(error, config));
     process.exit(1);
   }
   return web;
