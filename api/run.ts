@@ -1,12 +1,12 @@
 import type { ConfigSources } from '../shared/config/index.ts';
 import { configForProcess } from '../shared/config/for-process.ts';
 import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
+import { listenFailureText } from '../shared/log/listen-failure.ts';
 import { requireSupportedServerOnceReachable, serverVersionText } from '../shared/db/server-version.ts';
 import { startTelemetry } from '../shared/telemetry/start.ts';
 import { ensureWebhookTablesAtBoot, warnIfSecretsUnencrypted } from '../shared/webhooks/boot.ts';
 import type { Module } from './lifecycle.ts';
 import { createWebServer, type WebServer } from './server.ts';
-import { startFailureText } from './start-failure.ts';
 
 /**
  * Runs the web process: config resolved once (every problem listed, exit 1), logger, traces
@@ -48,7 +48,10 @@ export async function runWeb(
   try {
     await web.start();
   } catch (error) {
-    log.fatal({ err: error }, startFailureText(error, config));
+    log.fatal(
+      { err: error },
+      listenFailureText(error, { what: 'web process', host: config.host, port: config.port, portVariable: 'PORT' }),
+    );
     process.exit(1);
   }
   return web;

@@ -15,6 +15,7 @@ import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { startWorker, type WorkerDeps, type WorkerHandle, type WorkerOptions } from './runner.ts';
 import { WorkerOutageError } from './supervisor.ts';
 import { tasks } from './tasks/index.ts';
+import { listenFailureText } from '../shared/log/listen-failure.ts';
 
 /** A worker running in the foreground until a signal drains it. */
 export interface ServedWorker {
@@ -198,7 +199,16 @@ export async function runWorker(
   } catch (error) {
     // a server too old is said in its one line, without a stack: nothing in the worker failed
     if (isUnsupportedServer(error)) log.fatal(`worker could not start: ${error.message}`);
-    else log.fatal({ err: error }, 'worker could not start');
+    else
+      log.fatal(
+        { err: error },
+        listenFailureText(error, {
+          what: 'worker',
+          host: config.host,
+          port: config.worker.metricsPort ?? 0,
+          portVariable: 'APP_WORKER__METRICS_PORT',
+        }),
+      );
     await telemetry.shutdown();
     process.exit(1);
   }

@@ -46,3 +46,13 @@ export async function freePort(): Promise<number> {
   }
   throw new Error('no free port found in 50 tries');
 }
+
+/** A port another server holds (on the loopback, port 0) until `close`: for the tests of a port taken. */
+export async function heldPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
