@@ -23,6 +23,13 @@ export interface Actor {
   readonly role: string;
   /** The signed-in user it acts as; null for tokens, portal sessions and the operator. */
   readonly userId: string | null;
+  /**
+   * The user these credentials belong to: a signed-in user itself, or the user a token was
+   * minted by (a token minted with a token belongs to that token's user); null for the operator,
+   * portal sessions and tokens no user minted. A token this actor mints belongs to that user too,
+   * so disabling the user revokes every token its credentials led to.
+   */
+  readonly belongsTo: string | null;
   /** Whose records it reaches. */
   readonly scope: TenantScope;
 }
@@ -33,6 +40,7 @@ export const OPERATOR: Actor = Object.freeze({
   kind: 'operator',
   role: 'admin',
   userId: null,
+  belongsTo: null,
   scope: ALL_TENANTS,
 });
 
@@ -47,6 +55,7 @@ export const ANONYMOUS: Actor = Object.freeze({
   kind: 'anonymous',
   role: 'anonymous',
   userId: null,
+  belongsTo: null,
   scope: tenantScope(''),
 });
 
@@ -63,14 +72,16 @@ export function actorOf(principal: Principal | undefined): Actor {
   if (!principal) throw unauthorized('this needs an authenticated caller', { code: 'APP_UNAUTHENTICATED' });
   const known = actors.get(principal);
   if (known !== undefined) return known;
-  const given = principal as Principal & { kind?: string; userId?: string };
+  const given = principal as Principal & { kind?: string; userId?: string; mintedBy?: string | null };
   const kind = (given.kind !== undefined && KINDS.includes(given.kind) ? given.kind : 'token') as ActorKind;
   const role = principal.roles[0] ?? '';
+  const userId = kind === 'user' ? (given.userId ?? principal.id) : null;
   const actor = Object.freeze({
     id: principal.id,
     kind,
     role,
-    userId: kind === 'user' ? (given.userId ?? principal.id) : null,
+    userId,
+    belongsTo: kind === 'token' ? (given.mintedBy ?? null) : userId,
     scope: scopeOfRole(role, principal.owner),
   });
   if (Object.isFrozen(principal) && Object.isFrozen(principal.roles)) actors.set(principal, actor);

@@ -4,8 +4,9 @@
  * (shared/access/permissions.ts); an actor mints at most its own reach: an admin (the operator
  * too) any role for any owner; a member, signed in, a member or viewer token of its own owner.
  * A token minted by a signed-in user belongs to that user (it is revoked when the user is
- * disabled); non-admins see and revoke only the tokens they minted, and another's token is
- * "not found".
+ * disabled), and so does one minted with a token of that user: an admin token cannot mint the
+ * disabled user a way back in. Non-admins see and revoke only the tokens they minted, and
+ * another's token is "not found".
  */
 import { forbidden } from '../errors/app-error.ts';
 import type { Config } from '../config/index.ts';
@@ -77,8 +78,9 @@ export function mintToken(deps: TokenDeps, actor: Actor, input: Partial<CreateTo
   return createToken(
     deps,
     { name: input.name as string, role, owner, expiresInMs: input.expiresInMs ?? null },
-    // a non-admin mints for its own owner, as stored (checked above)
-    { userId: actor.userId, ownerStored: !admin },
+    // the token belongs to the user the minting credentials belong to (an admin token's minter
+    // too), so that user's disabling revokes it; a non-admin mints for its own owner, as stored
+    { userId: actor.belongsTo, ownerStored: !admin },
   );
 }
 

@@ -25,6 +25,8 @@ export interface TokenPrincipal extends Principal {
   tokenId: string;
   /** The token's label, for logs. */
   name: string;
+  /** The user the token belongs to (its minter; revoked when that user is disabled); null: none. */
+  mintedBy: string | null;
 }
 
 /** A principal signed in with a password (a session of user `id`). */
@@ -85,5 +87,6 @@ export function principalOfToken(token: ApiToken): TokenPrincipal {
     name: token.name,
     roles: Object.freeze([token.role]),
     owner: token.owner,
+    mintedBy: token.userId,
   });
 }

@@ -16,6 +16,7 @@ import { authorize, type Actor } from '../../access/actor.ts';
 import { inEmitSpan, type EmitSpan } from './emit-span.ts';
 import { assertTypeNotReserved } from './reserved-types.ts';
 import { bytesInFlight } from '../../security/bytes-in-flight.ts';
+import { inTenantReach } from '../deliveries/tenant-reach.ts';
 
 export interface EmitOptions {
   /**
@@ -288,7 +289,7 @@ export interface EmitResult {
   type: string;
   owner: string | null;
   deliveries: Delivery[];
-  /** The `eventId` repeated an earlier event: `event` and `deliveries` are the original's, nothing was queued. */
+  /** The `eventId` repeated an earlier event: `event` and `deliveries` are the original's (those the caller reaches), nothing was queued. */
   duplicate: boolean;
   /** Endpoints subscribed to the type that their filters left out. */
   filteredOut: number;
@@ -298,7 +299,9 @@ export interface EmitResult {
  * `emit(type, data, {owner})` for a caller's scope: a member emits only as its owner (naming
  * another is 404 `APP_TENANT_NOT_FOUND`); an admin or the CLI names any owner, or none. A role
  * that may not emit is refused first (403 `APP_FORBIDDEN`), then a tenant's caller naming one of
- * the service's own types (422 `APP_WEBHOOK_EVENT_TYPE_RESERVED`, reserved-types.ts).
+ * the service's own types (422 `APP_WEBHOOK_EVENT_TYPE_RESERVED`, reserved-types.ts). An emit
+ * repeating an `eventId` answers the original event's deliveries that the caller reaches, as its
+ * delivery listing would (deliveries/tenant-reach.ts).
  */
 export async function emitEvent(
   deps: WebhookDeps,
@@ -308,12 +311,14 @@ export async function emitEvent(
   authorize(actor, 'events.emit');
   if (typeof input.type === 'string') assertTypeNotReserved(actor, input.type);
   const owner = ownerForWrite(actor.scope, input.owner) as string | null | undefined;
-  const { event, deliveries, duplicate } = await emitOnce(
-    deps,
-    input.type as string,
-    input.data === undefined ? {} : input.data,
-    { owner, eventId: input.eventId as string | undefined },
-  );
+  const emitted = await emitOnce(deps, input.type as string, input.data === undefined ? {} : input.data, {
+    owner,
+    eventId: input.eventId as string | undefined,
+  });
+  const { event, duplicate } = emitted;
+  // a repeated eventId answers the original event's deliveries: those the caller still reaches
+  // (one to an endpoint since given to another tenant is that tenant's to know of no more)
+  const deliveries = duplicate ? await inTenantReach(deps.sql, actor.scope, emitted.deliveries) : emitted.deliveries;
   return {
     event:
       event === null

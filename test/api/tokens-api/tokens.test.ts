@@ -114,6 +114,31 @@ describe('tokens over the API', () => {
     assert.equal((await fetch(`${app.base}/api/v1/webhooks`, { headers: bearer(token) })).status, 401);
   });
 
+  it("a token minted with a user's admin token belongs to that user: disabling the user revokes both", async () => {
+    const { user, call } = await signedIn({ role: 'admin', owner: null });
+    const parent = (await call('POST', '/api/v1/tokens', { name: 'parent' })).body.token as string;
+    const child = await fetch(`${app.base}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { ...bearer(parent), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'child' }),
+    });
+    assert.equal(child.status, 201);
+    const minted = (await child.json()) as { token: string; role: string };
+    assert.equal(minted.role, 'admin');
+    const grandchild = await fetch(`${app.base}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { ...bearer(minted.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'grandchild', role: 'member', owner: 'acme' }),
+    });
+    assert.equal(grandchild.status, 201);
+    const last = ((await grandchild.json()) as { token: string }).token;
+    for (const token of [parent, minted.token, last])
+      assert.equal((await fetch(`${app.base}/api/v1/webhooks`, { headers: bearer(token) })).status, 200);
+    await setUserDisabled(app.accounts, OPERATOR, user.id, true);
+    for (const token of [parent, minted.token, last])
+      assert.equal((await fetch(`${app.base}/api/v1/webhooks`, { headers: bearer(token) })).status, 401);
+  });
+
   it('a member API token (no user) cannot mint; an admin API token can', async () => {
     const deps = { sql: app.db.sql, log: app.db.log };
     const member = await createToken(deps, { name: 'm', role: 'member', owner: 'acme' });

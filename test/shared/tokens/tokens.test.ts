@@ -122,12 +122,20 @@ describe('API tokens', () => {
 });
 
 describe('principal of a token', () => {
-  it('a token principal has the token id, its one role and its owner', async () => {
+  it('a token principal has the token id, its one role, its owner and the user it belongs to', async () => {
     const created = await createToken(deps, { name: 'p', role: 'member', owner: 'tenant-b' });
     const principal = principalOfToken(created);
     assert.deepEqual(
       { ...principal, roles: [...principal.roles] },
-      { kind: 'token', id: created.id, tokenId: created.id, name: 'p', roles: ['member'], owner: 'tenant-b' },
+      {
+        kind: 'token',
+        id: created.id,
+        tokenId: created.id,
+        name: 'p',
+        roles: ['member'],
+        owner: 'tenant-b',
+        mintedBy: null,
+      },
     );
   });
 });

@@ -5,9 +5,14 @@ import { eventually } from '../../../helpers/poll.ts';
 import { emit } from '../../../../shared/webhooks/events/emit.ts';
 import { createWebhooks } from '../../../../shared/webhooks/index.ts';
 import { appError, clearQueue, counts, depsOf, queuedJobs } from '../fixtures.ts';
-import { disableEndpoint, enableEndpoint, registerEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
-import { sendToEndpoint } from '../../../../shared/webhooks/events/index.ts';
-import { OPERATOR } from '../../../../shared/access/actor.ts';
+import {
+  disableEndpoint,
+  enableEndpoint,
+  registerEndpoint,
+  updateEndpoint,
+} from '../../../../shared/webhooks/endpoints/index.ts';
+import { emitEvent, sendToEndpoint } from '../../../../shared/webhooks/events/index.ts';
+import { actorOf, OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
 const deps = () => depsOf(db);
@@ -114,6 +119,25 @@ describe('emit: tenant isolation', () => {
       const expectedOwner = row.endpoint_id === a.id ? 'A' : row.endpoint_id === b.id ? 'B' : null;
       assert.equal(row.owner, expectedOwner);
     }
+  });
+
+  it("an emit repeating an eventId answers a tenant's caller only the deliveries it still reaches, an operator every one", async () => {
+    const staying = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'A' });
+    const moving = await registerEndpoint(deps(), OPERATOR, { url, events: ['*'], owner: 'A' });
+    const member = actorOf({ id: 'tok_member', roles: ['member'], owner: 'A' });
+    const input = { type: 'order.created', data: {}, eventId: 'order-7' };
+    const first = await emitEvent(deps(), member, input);
+    assert.equal(first.deliveries.length, 2);
+    await updateEndpoint(deps(), OPERATOR, moving.id, { owner: 'B' });
+    const again = await emitEvent(deps(), member, input);
+    assert.equal(again.duplicate, true);
+    assert.deepEqual(
+      again.deliveries.map((d) => d.endpointId),
+      [staying.id],
+      "the delivery to the endpoint given to B is out of A's reach, as in A's delivery listing",
+    );
+    const operator = await emitEvent(deps(), OPERATOR, { ...input, owner: 'A' });
+    assert.deepEqual(operator.deliveries.map((d) => d.endpointId).sort(), [staying.id, moving.id].sort());
   });
 
   it('a stale cache cannot send to an endpoint that moved to another owner: ownership is checked in the transaction', async () => {
