@@ -80,6 +80,26 @@ describe('postDelivery: receiver answers', () => {
     assert.equal(target.requests.length, 0);
   });
 
+  it('an interim 1xx answer is not the answer: a 302 after a 103 carrying a Location reports no Location', async () => {
+    const server = await receiver((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload', location: 'http://169.254.169.254/latest/' }, () => {
+        res.writeHead(302);
+        res.end();
+      });
+    });
+    const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`)), 'response');
+    assert.equal(result.status, 302);
+    assert.equal(result.location, undefined, 'the Location of the 103 is not the redirect');
+  });
+
+  it('an unasked 100 Continue is a broken answer: a connection error, whatever follows it', async () => {
+    const server = await receiver((_req, res) => {
+      res.writeContinue();
+      res.end('ok');
+    });
+    expectKind(await postDelivery(loopback, request(`${server.origin}/`)), 'connection-error');
+  });
+
   it('decodes the excerpt as UTF-8, replacing invalid sequences', async () => {
     const server = await receiver((_req, res) => res.end(Buffer.from([0x68, 0xc3, 0xa9, 0xff, 0x21])));
     const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`)), 'response');
