@@ -138,6 +138,13 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, l
         if (abortedFor !== null) started.abort(abortedFor);
       },
       onResponseStart(_started, statusCode, headers) {
+        if (statusCode < 100) {
+          // the parser lets any three digits through; undici would fail this one on an internal assertion
+          const broken = new Error(`the answer's status ${statusCode} is not an HTTP status`);
+          settle(() => reject(broken));
+          abort(broken);
+          return;
+        }
         // an interim answer (102 Processing, 103 Early Hints) comes before the final one, which
         // alone is the receiver's answer: its status and its Location
         if (statusCode < 200) return;

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { postDelivery, type AttemptResult, type DeliveryRequest } from '../../../worker/delivery/post.ts';
 import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
-import { dispatcher, lookupAnswering, receiver } from './harness.ts';
+import { dispatcher, lookupAnswering, rawReceiver, receiver } from './harness.ts';
 import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 
 const loopback = dispatcher({ allowPrivate: true });
@@ -231,6 +231,44 @@ describe('postDelivery: reading the answer', () => {
     await server.close();
     const result = expectKind(await postDelivery(loopback, request(`${closedOrigin}/`)), 'connection-error');
     assert.match(result.error, /ECONNREFUSED/);
+  });
+});
+
+describe('postDelivery: an answer that is not HTTP/1.1 is a connection error saying why', () => {
+  const requestEnd = '"type":"test.ping"}';
+  const broken = [
+    ['an HTTP/0.9 answer, a body without a status line', 'hello\n', /does not match the HTTP\/1\.1 protocol/],
+    [
+      'a NUL in a header value',
+      'HTTP/1.1 302 Found\r\nlocation: /a\u0000b\r\ncontent-length: 0\r\n\r\n',
+      /Invalid header value char/,
+    ],
+    ['lines ended by LF alone', 'HTTP/1.1 200 OK\ncontent-length: 2\n\nok', /does not match the HTTP\/1\.1 protocol/],
+    [
+      'a 101 Switching Protocols no request asked for',
+      'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n',
+      /bad upgrade/,
+    ],
+    [
+      'a status below 100',
+      'HTTP/1.1 000 None\r\ncontent-length: 0\r\n\r\n',
+      /^the answer's status 0 is not an HTTP status$/,
+    ],
+  ] as const;
+  for (const [name, answer, reason] of broken) {
+    it(name, async () => {
+      const origin = await rawReceiver(answer, requestEnd);
+      const result = expectKind(await postDelivery(loopback, request(`${origin}/`)), 'connection-error');
+      assert.match(result.error, reason);
+    });
+  }
+
+  it('plain text from an https url: a TLS error, nothing sent', async () => {
+    const origin = await rawReceiver('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok', '');
+    const url = `${origin.replace(/^http:/, 'https:')}/`;
+    const result = expectKind(await postDelivery(loopback, request(url, { allowHttp: false })), 'connection-error');
+    assert.match(result.error, /WRONG_VERSION_NUMBER|wrong version number/i);
+    assert.equal(result.address, undefined, 'no request was written');
   });
 });
 
