@@ -43,10 +43,11 @@ const USUAL_RANGES = [
   '203.0.113.0/24',
   '198.18.0.0/15',
 ];
-// Our additions: all of ::/8, the IPv6 forms that carry an IPv4 address, and the special-purpose
+// Our additions: all of ::/8, the IPv6 forms that carry an IPv4 address, the special-purpose
 // ranges no receiver is at (protocol assignments, relays, documentation, Teredo, site-local, discard,
-// benchmarking, segment routing ids).
+// benchmarking, segment routing ids), and the one cloud metadata address that is public.
 const EXTRA_RANGES = [
+  '168.63.129.16/32',
   '::/8',
   '::/96',
   '::ffff:0:0/96',
@@ -148,6 +149,8 @@ describe('checkAddress', () => {
     '2001:1ff::1',
     '3fff::1',
     '5f00::1',
+    '168.63.129.16',
+    '::ffff:168.63.129.16',
   ];
   for (const address of refused) {
     it(`refuses ${address}`, () => assert.equal(checkAddress(address).ok, false));
