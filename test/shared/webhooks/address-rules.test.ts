@@ -334,6 +334,13 @@ describe('checkWebhookUrl', () => {
     ['https://[fe80::1]/', 'fe80::1'],
     ['https://[64:ff9b::7f00:1]/', '64:ff9b::7f00:1'],
     ['https://10.0.0.1:8443/', '10.0.0.1'],
+    ['https://0177.0.0.1/', '127.0.0.1'],
+    ['https://127.0.0.1./', '127.0.0.1'],
+    ['https://0/', '0.0.0.0'],
+    ['https://[::ffff:7f00:1]/', '::ffff:7f00:1'],
+    ['https://[::127.0.0.1]/', '::7f00:1'],
+    ['https://[64:ff9b::10.0.0.1]/', '64:ff9b::a00:1'],
+    ['https://[64:ff9b::a9fe:a9fe]/', '64:ff9b::a9fe:a9fe'],
   ];
   for (const [raw, address] of literals) {
     it(`refuses the address of ${raw} unless allowPrivate`, () => {
