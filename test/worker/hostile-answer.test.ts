@@ -35,17 +35,17 @@ async function deliveredOnceTo(handler: Parameters<typeof startReceiver>[0]): Pr
 }
 
 describe('a hostile answer in the records', () => {
-  it('an excerpt with escape sequences, BEL, a C1 CSI and a lone CR is recorded with U+FFFD for each; tabs, LF and CR LF stay', async () => {
+  it('an excerpt with escape sequences, BEL, a C1 CSI, a lone CR and NUL (which PostgreSQL text refuses) is recorded with U+FFFD for each; tabs, LF and CR LF stay', async () => {
     const id = await deliveredOnceTo((_req, res) => {
       res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end('\u001b]0;owned\u0007\u001b[2J\u001b[31mred\u001b[0m\u009b31m|a\tb\r\nc\nd\rfake status: done');
+      res.end('\u001b]0;owned\u0007\u001b[2J\u001b[31mred\u001b[0m\u009b31m|a\tb\r\nc\nd\rfake status: done\u0000');
     });
     const [attempt] = await attemptRows(h, id);
     assert.equal(attempt.status, 500);
     assert.ok(attempt.excerpt !== null && !CONTROL.test(attempt.excerpt), JSON.stringify(attempt.excerpt));
     assert.equal(
       attempt.excerpt,
-      '\uFFFD]0;owned\uFFFD\uFFFD[2J\uFFFD[31mred\uFFFD[0m\uFFFD31m|a\tb\r\nc\nd\uFFFDfake status: done',
+      '\uFFFD]0;owned\uFFFD\uFFFD[2J\uFFFD[31mred\uFFFD[0m\uFFFD31m|a\tb\r\nc\nd\uFFFDfake status: done\uFFFD',
     );
   });
 

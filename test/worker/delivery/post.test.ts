@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { TLSSocket } from 'node:tls';
 import { postDelivery, type AttemptResult, type DeliveryRequest } from '../../../worker/delivery/post.ts';
 import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
@@ -205,6 +206,20 @@ describe('postDelivery: reading the answer', () => {
     assert.equal(result.status, 200);
     assert.equal(Buffer.byteLength(result.excerpt), 65_536);
     assert.equal(await closedEarly, true, `receiver wrote all ${written} bytes before the socket closed`);
+  });
+
+  it('inflates nothing: a gzip answer of 10 MB is read as its compressed bytes', async () => {
+    const compressed = gzipSync(Buffer.alloc(10 * 1024 * 1024, 'a'));
+    const server = await receiver((_req, res) => {
+      res.writeHead(500, { 'content-encoding': 'gzip', 'content-length': String(compressed.length) });
+      res.end(compressed);
+    });
+    const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`)), 'response');
+    assert.equal(result.status, 500);
+    assert.ok(compressed.length < 65_536, String(compressed.length));
+    // the gzip header (1f 8b: 0x8b is no UTF-8 start, so U+FFFD), never the inflated text
+    assert.ok(result.excerpt.startsWith('\u001f\uFFFD'), JSON.stringify(result.excerpt.slice(0, 8)));
+    assert.ok(!result.excerpt.includes('a'.repeat(1000)));
   });
 
   it('honours a smaller excerptBytes', async () => {
