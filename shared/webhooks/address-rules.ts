@@ -24,6 +24,9 @@
  *   identifiers are no receiver), benchmarking `2001:2::/48`, the second documentation prefix
  *   `3fff::/20`, and the SRv6 segment identifiers `5f00::/16` (routed only inside an operator's
  *   own network).
+ * - Azure's platform endpoint `168.63.129.16/32`: a public address, but every Azure machine reaches
+ *   its own host there (the WireServer that hands the VM agent its configuration and extension
+ *   settings, the DNS resolver), as it reaches the metadata service at `169.254.169.254`.
  * - The names `localhost` and `*.localhost` (RFC 6761, always loopback) are refused by name.
  * - Any port is accepted: the address is what decides whose machine a request reaches, and a
  *   public address is its receiver's own to listen on where it likes (8443, 9000 behind a
@@ -83,6 +86,7 @@ export const REFUSED_RANGES: readonly RefusedRange[] = [
   { cidr: '2001:2::/48', family: 6, name: 'benchmarking' },
   { cidr: '3fff::/20', family: 6, name: 'documentation' },
   { cidr: '5f00::/16', family: 6, name: 'segment routing (SRv6) SIDs' },
+  { cidr: '168.63.129.16/32', family: 4, name: 'Azure platform endpoint (WireServer, DNS), cloud metadata' },
 ];
 
 /** Verdict on one address. */

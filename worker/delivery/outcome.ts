@@ -4,6 +4,7 @@
  * `Retry-After` from a receiver is ignored; the queue's backoff alone schedules retries.
  */
 import { AppError } from '../../shared/errors/app-error.ts';
+import { recordedText } from '../../shared/webhooks/deliveries/recorded-text.ts';
 import type { AttemptResult } from './post.ts';
 
 /** The decision on one attempt. `error` is kept for the operator when the attempt failed. */
@@ -141,6 +142,8 @@ export function classifyAttempt(attempt: AttemptResult): AttemptOutcome {
   return {
     result: rule.result,
     disableEndpoint: rule.disableEndpoint,
-    ...(rule.error === undefined ? {} : { error: rule.error(attempt) }),
+    // the error quotes what the receiver or broker wrote (a Location, a broker's reason): every
+    // use of it (the records, the operational events, the log) gets it as the records keep it
+    ...(rule.error === undefined ? {} : { error: recordedText(rule.error(attempt)) }),
   };
 }

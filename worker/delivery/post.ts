@@ -88,7 +88,7 @@ function describe(error: unknown): string {
 /** The abort reason of an attempt's own deadline: reported as `timeout`, never thrown to the caller. */
 class TimedOut extends Error {}
 
-/** What `exchange` reads of an answer: its status, its `Location` and the first bytes of its body. */
+/** What `exchange` reads of the final answer: its status, its `Location` and the first bytes of its body. */
 interface Answer {
   status: number;
   location?: string;
@@ -138,6 +138,16 @@ function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, l
         if (abortedFor !== null) started.abort(abortedFor);
       },
       onResponseStart(_started, statusCode, headers) {
+        if (statusCode < 100) {
+          // the parser lets any three digits through; undici would fail this one on an internal assertion
+          const broken = new Error(`the answer's status ${statusCode} is not an HTTP status`);
+          settle(() => reject(broken));
+          abort(broken);
+          return;
+        }
+        // an interim answer (102 Processing, 103 Early Hints) comes before the final one, which
+        // alone is the receiver's answer: its status and its Location
+        if (statusCode < 200) return;
         status = statusCode;
         const value = headers.location;
         if (value !== undefined) location = Array.isArray(value) ? value[0] : String(value);

@@ -10,5 +10,8 @@
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/g;
 
 /** `text` with U+FFFD for each control character but tab, LF and the CR of a CR LF. */
-export const recordedText = (text: string | null | undefined): string | null =>
-  text === null || text === undefined ? null : text.replace(CONTROL, '\uFFFD');
+export function recordedText(text: string): string;
+export function recordedText(text: string | null | undefined): string | null;
+export function recordedText(text: string | null | undefined): string | null {
+  return text === null || text === undefined ? null : text.replace(CONTROL, '\uFFFD');
+}

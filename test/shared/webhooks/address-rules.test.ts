@@ -43,10 +43,11 @@ const USUAL_RANGES = [
   '203.0.113.0/24',
   '198.18.0.0/15',
 ];
-// Our additions: all of ::/8, the IPv6 forms that carry an IPv4 address, and the special-purpose
+// Our additions: all of ::/8, the IPv6 forms that carry an IPv4 address, the special-purpose
 // ranges no receiver is at (protocol assignments, relays, documentation, Teredo, site-local, discard,
-// benchmarking, segment routing ids).
+// benchmarking, segment routing ids), and the one cloud metadata address that is public.
 const EXTRA_RANGES = [
+  '168.63.129.16/32',
   '::/8',
   '::/96',
   '::ffff:0:0/96',
@@ -148,6 +149,8 @@ describe('checkAddress', () => {
     '2001:1ff::1',
     '3fff::1',
     '5f00::1',
+    '168.63.129.16',
+    '::ffff:168.63.129.16',
   ];
   for (const address of refused) {
     it(`refuses ${address}`, () => assert.equal(checkAddress(address).ok, false));
@@ -331,6 +334,13 @@ describe('checkWebhookUrl', () => {
     ['https://[fe80::1]/', 'fe80::1'],
     ['https://[64:ff9b::7f00:1]/', '64:ff9b::7f00:1'],
     ['https://10.0.0.1:8443/', '10.0.0.1'],
+    ['https://0177.0.0.1/', '127.0.0.1'],
+    ['https://127.0.0.1./', '127.0.0.1'],
+    ['https://0/', '0.0.0.0'],
+    ['https://[::ffff:7f00:1]/', '::ffff:7f00:1'],
+    ['https://[::127.0.0.1]/', '::7f00:1'],
+    ['https://[64:ff9b::10.0.0.1]/', '64:ff9b::a00:1'],
+    ['https://[64:ff9b::a9fe:a9fe]/', '64:ff9b::a9fe:a9fe'],
   ];
   for (const [raw, address] of literals) {
     it(`refuses the address of ${raw} unless allowPrivate`, () => {

@@ -104,6 +104,19 @@ describe('createPinnedDispatcher', () => {
     assert.equal(server.connections, 0);
   });
 
+  it('refuses the loopback written in disguise in the connector too (decimal, IPv4-mapped, IPv4-compatible, NAT64)', async () => {
+    const server = await receiver((_req, res) => res.end('ok'));
+    const agent = dispatcher({ allowPrivate: false });
+    for (const host of ['2130706433', '0x7f.1', '[::ffff:7f00:1]', '[::127.0.0.1]', '[64:ff9b::127.0.0.1]']) {
+      await assert.rejects(
+        agent.request({ origin: `http://${host}:${server.port}`, path: '/', method: 'POST', body: 'x' }),
+        (error: unknown) => appErrorIn(error)?.code === 'APP_WEBHOOK_ADDRESS_REFUSED',
+        host,
+      );
+    }
+    assert.equal(server.connections, 0);
+  });
+
   it('refuses a name whose answers include a refused address, before any connection', async () => {
     const server = await receiver((_req, res) => res.end('ok'));
     const agent = dispatcher({ allowPrivate: false, lookup: lookupAnswering('127.0.0.1') });

@@ -1,10 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { TLSSocket } from 'node:tls';
 import { postDelivery, type AttemptResult, type DeliveryRequest } from '../../../worker/delivery/post.ts';
 import type { HostLookup } from '../../../shared/webhooks/address-rules.ts';
-import { dispatcher, lookupAnswering, receiver } from './harness.ts';
+import { dispatcher, lookupAnswering, rawReceiver, receiver } from './harness.ts';
 import { TLS_CERT, TLS_KEY } from '../../fixtures/tls.ts';
 
 const loopback = dispatcher({ allowPrivate: true });
@@ -78,6 +79,26 @@ describe('postDelivery: receiver answers', () => {
     // a redirect followed would have been requested before postDelivery answered: nothing can come later
     assert.equal(target.connections, 0);
     assert.equal(target.requests.length, 0);
+  });
+
+  it('an interim 1xx answer is not the answer: a 302 after a 103 carrying a Location reports no Location', async () => {
+    const server = await receiver((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload', location: 'http://169.254.169.254/latest/' }, () => {
+        res.writeHead(302);
+        res.end();
+      });
+    });
+    const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`)), 'response');
+    assert.equal(result.status, 302);
+    assert.equal(result.location, undefined, 'the Location of the 103 is not the redirect');
+  });
+
+  it('an unasked 100 Continue is a broken answer: a connection error, whatever follows it', async () => {
+    const server = await receiver((_req, res) => {
+      res.writeContinue();
+      res.end('ok');
+    });
+    expectKind(await postDelivery(loopback, request(`${server.origin}/`)), 'connection-error');
   });
 
   it('decodes the excerpt as UTF-8, replacing invalid sequences', async () => {
@@ -187,6 +208,20 @@ describe('postDelivery: reading the answer', () => {
     assert.equal(await closedEarly, true, `receiver wrote all ${written} bytes before the socket closed`);
   });
 
+  it('inflates nothing: a gzip answer of 10 MB is read as its compressed bytes', async () => {
+    const compressed = gzipSync(Buffer.alloc(10 * 1024 * 1024, 'a'));
+    const server = await receiver((_req, res) => {
+      res.writeHead(500, { 'content-encoding': 'gzip', 'content-length': String(compressed.length) });
+      res.end(compressed);
+    });
+    const result = expectKind(await postDelivery(loopback, request(`${server.origin}/`)), 'response');
+    assert.equal(result.status, 500);
+    assert.ok(compressed.length < 65_536, String(compressed.length));
+    // the gzip header (1f 8b: 0x8b is no UTF-8 start, so U+FFFD), never the inflated text
+    assert.ok(result.excerpt.startsWith('\u001f\uFFFD'), JSON.stringify(result.excerpt.slice(0, 8)));
+    assert.ok(!result.excerpt.includes('a'.repeat(1000)));
+  });
+
   it('honours a smaller excerptBytes', async () => {
     const server = await receiver((_req, res) => res.end('0123456789'));
     const result = expectKind(
@@ -211,6 +246,44 @@ describe('postDelivery: reading the answer', () => {
     await server.close();
     const result = expectKind(await postDelivery(loopback, request(`${closedOrigin}/`)), 'connection-error');
     assert.match(result.error, /ECONNREFUSED/);
+  });
+});
+
+describe('postDelivery: an answer that is not HTTP/1.1 is a connection error saying why', () => {
+  const requestEnd = '"type":"test.ping"}';
+  const broken = [
+    ['an HTTP/0.9 answer, a body without a status line', 'hello\n', /does not match the HTTP\/1\.1 protocol/],
+    [
+      'a NUL in a header value',
+      'HTTP/1.1 302 Found\r\nlocation: /a\u0000b\r\ncontent-length: 0\r\n\r\n',
+      /Invalid header value char/,
+    ],
+    ['lines ended by LF alone', 'HTTP/1.1 200 OK\ncontent-length: 2\n\nok', /does not match the HTTP\/1\.1 protocol/],
+    [
+      'a 101 Switching Protocols no request asked for',
+      'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n',
+      /bad upgrade/,
+    ],
+    [
+      'a status below 100',
+      'HTTP/1.1 000 None\r\ncontent-length: 0\r\n\r\n',
+      /^the answer's status 0 is not an HTTP status$/,
+    ],
+  ] as const;
+  for (const [name, answer, reason] of broken) {
+    it(name, async () => {
+      const origin = await rawReceiver(answer, requestEnd);
+      const result = expectKind(await postDelivery(loopback, request(`${origin}/`)), 'connection-error');
+      assert.match(result.error, reason);
+    });
+  }
+
+  it('plain text from an https url: a TLS error, nothing sent', async () => {
+    const origin = await rawReceiver('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok', '');
+    const url = `${origin.replace(/^http:/, 'https:')}/`;
+    const result = expectKind(await postDelivery(loopback, request(url, { allowHttp: false })), 'connection-error');
+    assert.match(result.error, /WRONG_VERSION_NUMBER|wrong version number/i);
+    assert.equal(result.address, undefined, 'no request was written');
   });
 });
 
