@@ -79,7 +79,12 @@ function* errorChain(error: unknown, seen = new Set<unknown>()): Generator<unkno
 
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
+  const { code, reason } = error as { code?: unknown; reason?: unknown };
+  // OpenSSL's own message names its internal function, source file and line, and ends in a
+  // newline: its code and reason say the same in one line (`ERR_SSL_WRONG_VERSION_NUMBER: TLS
+  // error: wrong version number`)
+  if (typeof code === 'string' && code.startsWith('ERR_SSL_') && typeof reason === 'string')
+    return `${code}: TLS error: ${reason}`;
   const text =
     error instanceof AggregateError && error.message === '' ? error.errors.map(describe).join('; ') : error.message;
   return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
