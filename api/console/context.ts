@@ -8,7 +8,7 @@
 import type { Context, Middleware } from 'koa';
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
 import type { Config } from '../../shared/config/index.ts';
-import { unauthorized } from '../../shared/errors/app-error.ts';
+import { badRequest, unauthorized } from '../../shared/errors/app-error.ts';
 import { actorOf, authorize, principalMay, type Actor } from '../../shared/access/actor.ts';
 import type { Operation } from '../../shared/access/permissions.ts';
 import type { Logger } from '../../shared/log/logger.ts';
@@ -66,11 +66,25 @@ export function formOf(ctx: Context): Record<string, unknown> {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
-/** One text field (a repeated field: its last value); '' and absent give undefined. */
+/**
+ * One text field (a repeated field: its last value); '' and absent give undefined. A number or a
+ * boolean of a JSON body is read as its text. An object (a JSON object, or a form's bracketed
+ * `owner[a]=…`) is no text: 400 `APP_BODY_INVALID` naming the field. Read as text it would be
+ * `[object Object]` (a token minted for that owner), and one whose own `toString` is not a
+ * function cannot be read as text at all.
+ */
 export function field(source: Record<string, unknown>, name: string): string | undefined {
   const value = source[name];
   const one = Array.isArray(value) ? value[value.length - 1] : value;
   if (one === undefined || one === null) return undefined;
+  if (typeof one === 'object')
+    throw badRequest(
+      `the form field ${JSON.stringify(name)} must be text, not ${Array.isArray(one) ? 'a list' : 'an object'}`,
+      {
+        code: 'APP_BODY_INVALID',
+        data: { field: name },
+      },
+    );
   const text = String(one).trim();
   return text === '' ? undefined : text;
 }

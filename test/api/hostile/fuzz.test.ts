@@ -9,43 +9,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { call, closeAll, startApi, type ApiHarness } from '../webhooks-api/helpers.ts';
+import { nasty, value } from './arbitraries.ts';
 
-// A fixed seed keeps the suite repeatable; FUZZ_SEED and FUZZ_RUNS explore further by hand.
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 
-/** Strings a hostile client would try: NUL, control characters, lone surrogates, long ones. */
-const nasty = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'binary' }),
-  fc.constantFrom(
-    '\u0000',
-    'a\u0000b',
-    '\ud800',
-    '\udfff',
-    '\u0007',
-    '%00',
-    '../../etc',
-    'ep_' + 'Z'.repeat(26),
-    'msg_',
-    '*',
-    'a.*',
-  ),
-  fc.string({ minLength: 1000, maxLength: 5000 }),
-);
-const value = fc.letrec((tie) => ({
-  any: fc.oneof(
-    { depthSize: 'small' },
-    nasty,
-    fc.integer(),
-    fc.double(),
-    fc.boolean(),
-    fc.constant(null),
-    fc.bigInt().map(String),
-    fc.array(tie('any'), { maxLength: 4 }),
-    fc.dictionary(nasty, tie('any'), { maxKeys: 4 }),
-  ),
-})).any;
 /** Bodies shaped like the API's, with hostile values in their fields. */
 const endpointBody = fc.record(
   {
