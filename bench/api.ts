@@ -88,6 +88,7 @@ const DELIVERY_FIELDS = [
   'queue',
   'attemptCount',
   'nextAttemptAt',
+  'waitingSince',
   'lastStatus',
   'lastError',
   'createdAt',
@@ -190,7 +191,7 @@ function minimalQueries(sql: Sql) {
       const [rows, [{ total }]] = await Promise.all([
         sql<Array<Record<string, unknown>>>`
           select id, status, endpoint_id, event_id, event_type, owner, queue, attempts, next_attempt_at,
-                 last_status, last_error, created_at, updated_at, completed_at
+                 parked_at, last_status, last_error, created_at, updated_at, completed_at
             from app_webhook_deliveries order by created_at desc, id desc limit ${limit}`,
         sql<{ total: number }[]>`select count(*)::int as total from app_webhook_deliveries`,
       ]);
@@ -205,6 +206,7 @@ function minimalQueries(sql: Sql) {
         queue: row.queue,
         attemptCount: row.attempts,
         nextAttemptAt: row.next_attempt_at,
+        waitingSince: row.status === 'pending' ? row.parked_at : null,
         lastStatus: row.last_status,
         lastError: row.last_error,
         createdAt: row.created_at,
