@@ -3,7 +3,7 @@
  * shared/webhooks/text-input.ts, as the CLI reads its options, so a form and a command line
  * accept the same things.
  */
-import { AppError, isAppError } from '../../shared/errors/app-error.ts';
+import { AppError, badRequest, isAppError } from '../../shared/errors/app-error.ts';
 import { parseTime, TIME_FORMAT_REASON } from '../../shared/webhooks/time-range.ts';
 import type { RegisterOptions } from '../../shared/webhooks/endpoints/register.ts';
 import type { EndpointPatch } from '../../shared/webhooks/endpoints/update.ts';
@@ -73,6 +73,22 @@ export function settingsPatch(form: Form): EndpointPatch {
     rateLimit: wholeNumber(form, 'rateLimit', 'APP_WEBHOOK_RATE_LIMIT_INVALID') ?? null,
     ...(field(form, 'ordering') ? { ordering: field(form, 'ordering') as EndpointPatch['ordering'] } : {}),
   };
+}
+
+/**
+ * A time the console wrote into a form itself (ISO 8601, as the API answers it), or undefined when
+ * the form has none; anything else is 400 `APP_BODY_INVALID` naming the field.
+ */
+export function timeOfForm(form: Form, name: string): Date | undefined {
+  const text = field(form, name);
+  if (text === undefined) return undefined;
+  const time = new Date(text);
+  if (!/^\d{4}-\d\d-\d\dT/.test(text) || Number.isNaN(time.getTime()))
+    throw badRequest(`the form field ${JSON.stringify(name)} must be an ISO 8601 time`, {
+      code: 'APP_BODY_INVALID',
+      data: { field: name },
+    });
+  return time;
 }
 
 /**

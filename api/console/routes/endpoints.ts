@@ -30,7 +30,7 @@ import {
   type ConsoleDeps,
 } from '../context.ts';
 import { pageChecked, pageParam } from '../paging.ts';
-import { echo, registerInput, settingsPatch, timeFilters } from '../forms.ts';
+import { echo, registerInput, settingsPatch, timeFilters, timeOfForm } from '../forms.ts';
 import { endpointPageLinks } from '../links.ts';
 import { CONSOLE_PATHS, consolePath } from '../paths.ts';
 import { ENDPOINT } from '../queries.ts';
@@ -185,7 +185,15 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
     await orShowAgain(
       ctx,
       async () => {
-        await updateEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id, settingsPatch(form));
+        // the form carries the endpoint's updatedAt as it showed it: a change made since is not undone
+        const shown = timeOfForm(form, 'updatedAt');
+        await updateEndpoint(
+          deps.webhooks,
+          actorFor(ctx),
+          ctx.params.id,
+          settingsPatch(form),
+          shown === undefined ? {} : { ifUpdatedAt: shown },
+        );
         redirectDone(ctx, consolePath.endpoint(ctx.params.id), 'updated');
       },
       (errors, status) =>

@@ -5,7 +5,7 @@
  */
 import { sealHeaders } from './header-box.ts';
 import { givesMaskedCredentials, keepMaskedCredentials, sealUrlCredentials } from '../destinations/credentials.ts';
-import { isAppError, unprocessable } from '../../errors/app-error.ts';
+import { conflict, isAppError, unprocessable } from '../../errors/app-error.ts';
 import type { StoredEndpoint } from '../endpoint-stores/types.ts';
 import { assertEventPatterns } from '../patterns.ts';
 import { checkSubscriptions } from '../event-types/validation.ts';
@@ -79,14 +79,38 @@ export async function updateEndpoint(
   actor: Actor,
   id: string,
   patch: EndpointPatch,
+  options: UpdateOptions = {},
 ): Promise<Endpoint> {
   authorize(actor, 'endpoints.update');
   const enabled = (patch as EndpointPatch | null)?.enabled;
   if (enabled !== undefined) authorize(actor, enabled === false ? 'endpoints.disable' : 'endpoints.enable');
-  return applyPatch(deps, actor, id, patch);
+  return applyPatch(deps, actor, id, patch, options);
 }
 
-async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: EndpointPatch): Promise<Endpoint> {
+/** How a change is applied. */
+export interface UpdateOptions {
+  /**
+   * Apply the change only if the endpoint is still as it was at this `updatedAt`: a form that
+   * sends every field (the console's) would otherwise undo, without a word, whatever someone else
+   * changed since it was opened. Changed since: 409 `APP_WEBHOOK_CONFLICT`, nothing written.
+   */
+  ifUpdatedAt?: Date;
+}
+
+/** 409 for a change asked of the endpoint as it was at `expected`, changed since at `current.updatedAt`. */
+const changedSince = (current: StoredEndpoint, expected: Date) =>
+  conflict(
+    `webhook endpoint ${current.id} was changed by someone else at ${current.updatedAt.toISOString()}, after the state this change was made from (${expected.toISOString()}): nothing was saved; look at the endpoint again, then repeat the change`,
+    { code: 'APP_WEBHOOK_CONFLICT', data: { id: current.id, updatedAt: current.updatedAt.toISOString() } },
+  );
+
+async function applyPatch(
+  deps: WebhookDeps,
+  actor: Actor,
+  id: string,
+  patch: EndpointPatch,
+  options: UpdateOptions = {},
+): Promise<Endpoint> {
   const { scope } = actor;
   const given = Object.fromEntries(
     Object.entries(patch ?? {}).filter(([, value]) => value !== undefined),
@@ -151,25 +175,34 @@ async function applyPatch(deps: WebhookDeps, actor: Actor, id: string, patch: En
   const disabling = given.enabled === false;
   const enabling = given.enabled === true;
   if (given.disabledReason !== undefined && enabling) throw reasonWithoutDisabling('with enabled: true');
-  const { before, after } = await changeEndpoint(deps, id, scope, (current, now) => ({
-    ...current,
-    url:
-      url === undefined ? current.url : keepCredentials ? keepMaskedCredentials(url, current.url) : (sealedUrl ?? url),
-    events: events ?? current.events,
-    filter: filter === undefined ? current.filter : filter,
-    owner: owner === undefined ? current.owner : owner,
-    description: description === undefined ? current.description : description,
-    // a null value keeps the stored (sealed) value of that header
-    headers:
-      headers === undefined
-        ? current.headers
-        : keepStoredHeaders(headers, current.headers, (open) => sealHeaders(deps.config, open)),
-    disabledAt: enabling ? null : disabling ? (current.disabledAt ?? now) : current.disabledAt,
-    enabledAt: enabling && current.disabledAt !== null ? now : current.enabledAt,
-    rateLimit: rateLimit === undefined ? current.rateLimit : rateLimit,
-    ordering: ordering ?? current.ordering,
-    disabledReason: reasonAfter(current, given.disabledReason, given.enabled),
-  }));
+  const expected = options.ifUpdatedAt;
+  const { before, after } = await changeEndpoint(deps, id, scope, (current, now) => {
+    if (expected !== undefined && current.updatedAt.getTime() !== expected.getTime())
+      throw changedSince(current, expected);
+    return {
+      ...current,
+      url:
+        url === undefined
+          ? current.url
+          : keepCredentials
+            ? keepMaskedCredentials(url, current.url)
+            : (sealedUrl ?? url),
+      events: events ?? current.events,
+      filter: filter === undefined ? current.filter : filter,
+      owner: owner === undefined ? current.owner : owner,
+      description: description === undefined ? current.description : description,
+      // a null value keeps the stored (sealed) value of that header
+      headers:
+        headers === undefined
+          ? current.headers
+          : keepStoredHeaders(headers, current.headers, (open) => sealHeaders(deps.config, open)),
+      disabledAt: enabling ? null : disabling ? (current.disabledAt ?? now) : current.disabledAt,
+      enabledAt: enabling && current.disabledAt !== null ? now : current.enabledAt,
+      rateLimit: rateLimit === undefined ? current.rateLimit : rateLimit,
+      ordering: ordering ?? current.ordering,
+      disabledReason: reasonAfter(current, given.disabledReason, given.enabled),
+    };
+  });
   // a line dissolved (fifo to none) has slots free for the deliveries that waited in it
   if (after.ordering !== before.ordering) await wakeEndpoints(deps.sql, deps.config, [before.id]);
   deps.log.info({ endpoint: id, fields: Object.keys(given) }, 'webhook endpoint updated');

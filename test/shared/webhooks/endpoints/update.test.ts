@@ -194,3 +194,39 @@ describe('remove', () => {
     await assert.rejects(removeEndpoint(deps(), OPERATOR, endpoint.id), appError('APP_WEBHOOK_NOT_FOUND', 404));
   });
 });
+
+describe('update as of a known state (ifUpdatedAt)', () => {
+  it('applies the change while the endpoint is as it was, and refuses with 409 once someone changed it since, writing nothing', async () => {
+    const endpoint = await registerEndpoint(deps(), OPERATOR, {
+      url: 'https://public.example.com/known',
+      events: ['*'],
+      description: 'first',
+    });
+    const changed = await updateEndpoint(
+      deps(),
+      OPERATOR,
+      endpoint.id,
+      { description: 'second' },
+      { ifUpdatedAt: endpoint.updatedAt },
+    );
+    assert.equal(changed.description, 'second');
+    // a form opened before that change sends every field as it showed them
+    await assert.rejects(
+      updateEndpoint(
+        deps(),
+        OPERATOR,
+        endpoint.id,
+        { url: 'https://public.example.com/known', description: 'first, edited' },
+        { ifUpdatedAt: endpoint.updatedAt },
+      ),
+      appError('APP_WEBHOOK_CONFLICT', 409, (error) => {
+        assert.deepEqual(error.data, { id: endpoint.id, updatedAt: changed.updatedAt.toISOString() });
+        assert.match(error.message, /was changed by someone else at .*: nothing was saved/);
+      }),
+    );
+    const [row] = await db.sql<
+      { description: string }[]
+    >`select description from app_webhooks where id = ${endpoint.id}`;
+    assert.equal(row?.description, 'second', 'the change made since stays');
+  });
+});
