@@ -52,6 +52,8 @@ const NOTES: Record<string, string> = {
   'users:disable <user>': "Ends the user's sessions and revokes the tokens it minted, at once.",
   'portal:link':
     'The link works once, for `auth.portalLinkTtl`, and signs a member (or viewer) of the tenant into the console, scoped to it ([accounts-and-console.md](accounts-and-console.md#tenant-portal-links)); only its digest is stored.',
+  'portal:end':
+    "Ends the tenant's portal sessions in every web process at once: their next request is refused as a signed-out one's ([accounts-and-console.md](accounts-and-console.md#ending-a-tenants-portal-sessions)). Users' sessions are not touched (`users:disable` ends those). Prints how many sessions ended (and with `--links` how many links were spent); with `--json`, `{owner, sessions, links}`. An owner no endpoint could have is refused (`APP_WEBHOOK_OWNER_INVALID`, exit 1).",
   openapi:
     'One JSON document, or with `--out` the file written and its path printed ([http-api.md](http-api.md#openapi-description)).',
 };

@@ -117,6 +117,8 @@ export const DONE: Readonly<Record<string, string>> = Object.freeze({
   revoked: 'The token is revoked.',
   'user-disabled': 'The user is disabled: its sessions ended and its tokens are revoked.',
   'user-enabled': 'The user may sign in again.',
+  // said with the owner and the counts by the Tenants page itself; this is what is left without them
+  'portal-ended': "The tenant's portal sessions ended.",
   'event-type-added': 'The event type is added to the catalog.',
   'event-type-updated': 'The event type is changed.',
   'event-type-deprecated': 'The event type is marked deprecated: emits of it are still accepted.',

@@ -24,6 +24,7 @@
  * | `/tokens`, `/tokens/:id/revoke` | the caller's tokens | mint / revoke |
  * | `/users`, `/users/:id/{disable,enable,reset-link}` | users (admins) | invite / the action |
  * | `/tenants`, `/tenants/portal-link` | tenants (admins) | a portal link |
+ * | `/tenants/portal-end` | | end a tenant's portal sessions (and its unopened links) |
  * | `/portal` | a portal link's page (`?token=`) | sign in with it |
  */
 import { PORTAL_PATH } from '../accounts/paths.ts';
@@ -44,6 +45,7 @@ export const CONSOLE_PATHS = Object.freeze({
   users: '/users',
   tenants: '/tenants',
   portalLink: '/tenants/portal-link',
+  portalEnd: '/tenants/portal-end',
   portal: PORTAL_PATH,
   account: '/account',
   assets: '/assets',

@@ -351,6 +351,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./portal-link.ts')).portalLinkCommand,
   },
   {
+    command: 'portal:end',
+    describe: 'End every portal session of a tenant at once; --links spends its unopened portal links too',
+    examples: [['$0 portal:end --owner acme --links', "a link of acme's went to the wrong person: end its portal"]],
+    load: async () => (await import('./portal-end.ts')).portalEndCommand,
+  },
+  {
     command: 'sessions:revoke <user>',
     describe: 'End every sign-in session of a user',
     examples: [['$0 sessions:revoke ann@acme.test', 'sign a lost laptop out']],

@@ -25,6 +25,9 @@ export const terminalText = (text: string): string =>
     .replace(HIDDEN_FORMATTING, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** A time as ISO 8601, or `-` for none. */
+/** `1 link`, `2 links`: a count with its noun in the number it takes. */
+export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 export const isoOrDash = (date: Date | null) => (date === null ? '-' : new Date(date).toISOString());
 
 /** Rows of cells as aligned columns (the last column is not padded). */

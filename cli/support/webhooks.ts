@@ -4,7 +4,7 @@
  * `--grace 24h`) and the text forms of endpoints and deliveries. `--json` prints the records
  * themselves.
  */
-import { isoOrDash, table } from './text-forms.ts';
+import { isoOrDash, plural, table } from './text-forms.ts';
 import { publicEndpoint } from '../../shared/webhooks/public-shapes.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { SigningScheme } from '../../shared/webhooks/signing.ts';
@@ -84,8 +84,6 @@ export function endpointTable(endpoints: readonly Endpoint[]): string {
 export function deliveryLines(deliveries: readonly Delivery[]): string {
   return deliveries.map((d) => `${d.id}  ${d.event} -> ${d.endpointId}  (queue ${d.queue})`).join('\n');
 }
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * The text form of an emit: the event and the deliveries queued; for a repeated `--event-id`

@@ -59,6 +59,7 @@ export const PERMISSIONS = Object.freeze({
   'users.passwordLink': ADMINS,
   'tenants.read': ADMINS,
   'portalLinks.create': ADMINS,
+  'portalSessions.end': ADMINS,
 } satisfies Record<string, readonly Grant[]>);
 
 export type Operation = keyof typeof PERMISSIONS;
@@ -94,6 +95,7 @@ export const OPERATION_TEXT: Readonly<Record<Operation, string>> = Object.freeze
   'users.passwordLink': 'make a set-password link for a user',
   'tenants.read': 'list tenants',
   'portalLinks.create': 'make a tenant portal link',
+  'portalSessions.end': "end a tenant's portal sessions (and its unopened links)",
 });
 
 /** Whether `grant` may run `operation`. */

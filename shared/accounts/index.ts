@@ -23,4 +23,11 @@ export { signUp, changePassword } from './account-flows.ts';
 export { createMailer } from './mailer.ts';
 export type { Mailer, Mail } from './mailer.ts';
 export { ARGON2_PARAMETERS, checkNewPassword } from './passwords.ts';
-export { createPortalLink, usePortalLink, portalLinkUrl, PORTAL_LINK_PREFIX, PORTAL_ROLES } from './portal-links.ts';
+export {
+  createPortalLink,
+  endPortalSessions,
+  usePortalLink,
+  portalLinkUrl,
+  PORTAL_LINK_PREFIX,
+  PORTAL_ROLES,
+} from './portal-links.ts';

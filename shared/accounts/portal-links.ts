@@ -5,13 +5,22 @@
  * --owner <o>`; it works once, for `auth.portalLinkTtl`, and starts a portal session: a member
  * (or viewer) of that owner, with the ordinary session expiries. Only the digest of the link's
  * token is stored, and spending it is one conditional update (single use even under races).
+ * An admin ends every portal session of an owner before its lifetime (`app portal:end`, the
+ * Tenants page), and may spend its links not yet opened with them.
  */
 import { unprocessable } from '../errors/app-error.ts';
 import { authorize, type Actor } from '../access/actor.ts';
 import { PORTAL_ROLES } from '../tokens/roles.ts';
 import { assertOwner } from '../webhooks/endpoints/fields.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
-import { deleteExpiredPortalLinks, insertPortalLink, portalLinkRowUsable, usePortalLinkRow } from './portal-store.ts';
+import {
+  deleteExpiredPortalLinks,
+  insertPortalLink,
+  portalLinkRowUsable,
+  spendOwnerPortalLinks,
+  usePortalLinkRow,
+} from './portal-store.ts';
+import { deleteOwnerPortalSessions } from './session-store.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import { startSession, type PortalGrant, type StartedSession } from './sessions.ts';
 import { transaction } from '../db/transaction.ts';
@@ -105,4 +114,38 @@ export async function usePortalLink(
     if (!grant) throw portalLinkInvalid();
     return startSession(deps, null, { portal: grant, sql: tx, replacing: options.replacing });
   });
+}
+
+export interface EndPortalInput {
+  owner: unknown;
+  /** Also spend the owner's links not yet opened, so that none of them signs in afterwards. */
+  links?: boolean;
+}
+
+/**
+ * Ends every portal session of `owner` before its lifetime (a link forwarded to the wrong person,
+ * a tenant whose relationship ended), and with `links` spends its unused, unexpired portal links
+ * too. Users' sessions, of that owner's members and viewers too, are not touched: disabling a
+ * user ends those. A session ended here is refused at its next request in every face, as sessions
+ * are read from the database at each request. Answers how many sessions and links it ended.
+ * Throws 403 `APP_FORBIDDEN` first to a role that may not, 422 `APP_PORTAL_LINK_FIELD_INVALID`
+ * without an owner, `APP_WEBHOOK_OWNER_INVALID` for an owner no endpoint could have.
+ */
+export async function endPortalSessions(
+  deps: AccountDeps,
+  actor: Actor,
+  input: EndPortalInput,
+): Promise<{ owner: string; sessions: number; links: number }> {
+  authorize(actor, 'portalSessions.end');
+  const owner = assertOwner(input.owner);
+  if (owner === null) throw fieldInvalid('owner', 'name the owner whose portal sessions end');
+  const at = clockOf(deps);
+  const ended = await transaction(deps.sql, async (tx) => {
+    // the links first: a link used meanwhile is either refused (this update spent it first) or
+    // was spent first, and its session has committed before the delete below, which ends it
+    const links = input.links === true ? await spendOwnerPortalLinks(tx, owner, at) : 0;
+    return { links, sessions: await deleteOwnerPortalSessions(tx, owner) };
+  });
+  deps.log.info({ owner, ...ended, by: actor.id }, 'portal sessions ended');
+  return { owner, ...ended };
 }

@@ -40,6 +40,19 @@ export async function portalLinkRowUsable(sql: Sql, digest: string, at: Date): P
   return rows.length > 0;
 }
 
+/**
+ * Spends every link of `owner` that would still sign in at `at` (unused, unexpired), as a use
+ * would: a link handed out but not yet opened stops working. How many it spent. A link being
+ * used at the same moment is spent once, by whichever update takes its row first.
+ */
+export async function spendOwnerPortalLinks(sql: Sql, owner: string, at: Date): Promise<number> {
+  const rows = await sql`
+    update app_portal_links set used_at = ${at}
+     where owner = ${owner} and used_at is null and expires_at > ${at}
+    returning digest`;
+  return rows.length;
+}
+
 /** Deletes links that expired before `before` (used or not); how many. */
 export async function deleteExpiredPortalLinks(sql: Sql, before: Date): Promise<number> {
   const rows = await sql`delete from app_portal_links where expires_at <= ${before} returning digest`;

@@ -99,6 +99,12 @@ export async function deleteUserSessions(sql: Sql, userId: string): Promise<numb
   return rows.length;
 }
 
+/** Ends every tenant portal session of `owner` (users' sessions are never touched); how many ended. */
+export async function deleteOwnerPortalSessions(sql: Sql, owner: string): Promise<number> {
+  const rows = await sql`delete from app_sessions where portal_owner = ${owner} returning id`;
+  return rows.length;
+}
+
 /** Deletes sessions past their absolute expiry or idle since before `idleBefore`. */
 export async function deleteEndedSessions(sql: Sql, at: Date, idleBefore: Date): Promise<number> {
   const rows =

@@ -3,7 +3,8 @@
  * signs nobody out. The cookie holds a random secret; the table holds its digest. A session ends
  * when it has not been used for `auth.session.idle`, `auth.session.absolute` after sign-in, at
  * sign-out, and with every session of its user when the password changes or the user is
- * disabled. A session's id, cookie and CSRF secret never outlive a change of who is signed in or
+ * disabled; a portal session with every other of its owner when an admin ends them
+ * (portal-links.ts `endPortalSessions`). A session's id, cookie and CSRF secret never outlive a change of who is signed in or
  * of their credentials: each sign-in (a portal link's too) starts a new session in place of the
  * one the browser came with (a cookie planted before sign-in is never promoted), and a password
  * change ends the session it was made in and starts a new one (so a copy of the old cookie taken

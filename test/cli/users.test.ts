@@ -4,6 +4,7 @@ import { runAppInProcess } from '../helpers/cli.ts';
 import { Browser, startAccounts } from '../api/accounts/helpers.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 import { createUser } from '../../shared/accounts/users.ts';
+import { createPortalLink } from '../../shared/accounts/portal-links.ts';
 
 const app = await startAccounts();
 
@@ -208,5 +209,33 @@ describe('users:* and sessions:revoke', () => {
     const bad = await cli(['users:list', '--page', '0']);
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, /--page 0: must be a whole number from 1/);
+  });
+});
+
+describe('portal:end', () => {
+  it("ends the tenant's portal sessions (and with --links its unopened links), says how many, and leaves other tenants'", async () => {
+    const ended = [await app.portal('member', 'cli-end'), await app.portal('viewer', 'cli-end')];
+    const other = await app.portal('member', 'cli-keep');
+    await createPortalLink(app.accounts, OPERATOR, { owner: 'cli-end' });
+    assert.deepEqual(await json(['portal:end', '--owner', 'cli-end', '--links']), {
+      owner: 'cli-end',
+      sessions: 2,
+      links: 1,
+    });
+    for (const browser of ended) assert.equal((await browser.request('GET', '/api/v1/webhooks')).status, 401);
+    assert.equal((await other.request('GET', '/api/v1/webhooks')).status, 200);
+    const text = await cli(['portal:end', '--owner', 'cli-keep']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(text.stdout, '1 portal session of cli-keep ended\n');
+    assert.equal((await other.request('GET', '/api/v1/webhooks')).status, 401);
+  });
+
+  it('an owner no endpoint could have exits 1 in one line; no --owner is a usage error (exit 2)', async () => {
+    const invalid = await cli(['portal:end', '--owner', 'acme ']);
+    assert.equal(invalid.code, 1, invalid.stderr);
+    assert.equal(invalid.stdout, '');
+    assert.match(invalid.stderr, /^app: .*owner/);
+    const missing = await cli(['portal:end']);
+    assert.equal(missing.code, 2, missing.stderr);
   });
 });

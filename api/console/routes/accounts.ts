@@ -1,13 +1,18 @@
 /**
  * Tokens (mint, list, revoke: the caller's own, or every one for admins, by the rules of
  * `/api/v1/tokens`), and for admins users (invite by a set-password link, disable, enable, a new
- * link) and tenants (with a portal link for each). The same core functions as the API and the
- * `tokens:*`, `users:*` and `portal:link` commands.
+ * link) and tenants (with a portal link for each, and the end of its portal sessions). The same
+ * core functions as the API and the `tokens:*`, `users:*`, `portal:link` and `portal:end` commands.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { linkBase, passwordLinkUrl, setPasswordLinkFor } from '../../../shared/accounts/password-links.ts';
-import { createPortalLink, PORTAL_ROLES, portalLinkUrl } from '../../../shared/accounts/portal-links.ts';
+import {
+  createPortalLink,
+  endPortalSessions,
+  PORTAL_ROLES,
+  portalLinkUrl,
+} from '../../../shared/accounts/portal-links.ts';
 import { listTenants } from '../../../shared/accounts/tenants.ts';
 import { createUser, listUsers, publicUser, setUserDisabled } from '../../../shared/accounts/users.ts';
 import { parseDuration } from '../../../shared/config/units.ts';
@@ -57,6 +62,25 @@ function userFilters(ctx: Context): { email: string; role: string; owner: string
 function listingQuery(ctx: Context): string {
   const page = pageParam(ctx);
   return query({ ...userFilters(ctx), page: page > 1 ? page : '' });
+}
+
+/** A count of a notice's query parameter: a whole number, else undefined. */
+const countParam = (ctx: Context, name: string): number | undefined => {
+  const count = Number(param(ctx, name) ?? Number.NaN);
+  return Number.isSafeInteger(count) && count >= 0 ? count : undefined;
+};
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/** What the Tenants page says after a tenant's portal sessions were ended (`?done=portal-ended`). */
+function portalEndedNotice(ctx: Context): string | undefined {
+  const owner = param(ctx, 'owner');
+  const sessions = countParam(ctx, 'sessions');
+  if (param(ctx, 'done') !== 'portal-ended' || owner === undefined || sessions === undefined) return undefined;
+  const links = countParam(ctx, 'links');
+  const spent =
+    links === undefined ? '' : ` ${plural(links, 'unopened portal link is', 'unopened portal links are')} spent.`;
+  return `${plural(sessions, 'portal session', 'portal sessions')} of ${owner} ended: signed out at their next request.${spent}`;
 }
 
 /** A list page's one-time value as its props: the value under `name`, or the notice that it was shown already. */
@@ -269,8 +293,8 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
       {
         errors: extra.errors,
         status: extra.status,
-        notice: extra.notice,
-        links: { portalLink: post(CONSOLE_PATHS.portalLink) },
+        notice: extra.notice ?? portalEndedNotice(ctx) ?? doneNotice(ctx),
+        links: { portalLink: post(CONSOLE_PATHS.portalLink), portalEnd: post(CONSOLE_PATHS.portalEnd) },
       },
     );
   };
@@ -302,6 +326,25 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
         );
       },
       (errors, status) => showTenants(ctx, { errors, status, form: echo(form, ['owner', 'role']) }),
+    );
+  });
+
+  router.post(CONSOLE_PATHS.portalEnd, signedIn, async (ctx) => {
+    const form = formOf(ctx);
+    await orShowAgain(
+      ctx,
+      async () => {
+        const links = field(form, 'links') === 'true';
+        const ended = await endPortalSessions(deps.accounts, actorFor(ctx), { owner: field(form, 'owner'), links });
+        // back to the page of tenants the form was sent from
+        const page = pageParam(ctx);
+        redirectDone(ctx, `${CONSOLE_PATHS.tenants}${page > 1 ? `?page=${page}` : ''}`, 'portal-ended', {
+          owner: ended.owner,
+          sessions: String(ended.sessions),
+          ...(links ? { links: String(ended.links) } : {}),
+        });
+      },
+      (errors, status) => showTenants(ctx, { errors, status }),
     );
   });
 }

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 import type { Operation } from '../../../shared/access/permissions.ts';
-import { createPortalLink } from '../../../shared/accounts/portal-links.ts';
+import { createPortalLink, usePortalLink } from '../../../shared/accounts/portal-links.ts';
 import type { AccountDeps } from '../../../shared/accounts/deps.ts';
 import { createUser, setUserDisabled } from '../../../shared/accounts/users.ts';
 import { createToken } from '../../../shared/tokens/tokens.ts';
@@ -202,6 +202,9 @@ const passwordLinks = ({ accounts }: Fixture, { id }: Target) =>
   accounts.sql`select count(*)::int as n from app_password_links where user_id = ${id}`.then(([row]) => row.n);
 const portalLinks = ({ accounts }: Fixture, { owner }: Target) =>
   accounts.sql`select count(*)::int as n from app_portal_links where owner = ${owner}`.then(([row]) => row.n);
+
+const portalSessions = ({ accounts }: Fixture, { owner }: Target) =>
+  accounts.sql`select count(*)::int as n from app_sessions where portal_owner = ${owner}`.then(([row]) => row.n);
 
 // --- the cases ----------------------------------------------------------------------------------
 
@@ -567,6 +570,21 @@ export const CASES: Record<Operation, Case> = {
       console: {
         form: 'POST /tenants/portal-link',
         run: (f, t) => form(f, '/tenants/portal-link', { owner: t.owner, role: 'viewer' }),
+      },
+    },
+  },
+  'portalSessions.end': {
+    // a portal session of a tenant of its own: ending acme's would end the portal callers' own
+    prepare: async ({ accounts }) => {
+      const owner = `tenant-${unique()}`;
+      await usePortalLink(accounts, (await createPortalLink(accounts, OPERATOR, { owner })).token);
+      return { owner };
+    },
+    readBack: portalSessions,
+    faces: {
+      console: {
+        form: 'POST /tenants/portal-end',
+        run: (f, t) => form(f, '/tenants/portal-end', { owner: t.owner, links: 'true' }),
       },
     },
   },
