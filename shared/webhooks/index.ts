@@ -4,8 +4,8 @@
  * endpoint cache and the operator (shared/access/actor.ts `OPERATOR`: an admin of every
  * tenant), giving `webhooks.register(options)`,
  * `webhooks.emit(event, payload, {owner})`, `webhooks.rotate(id, {grace})` and the inspecting
- * and changing operations. The services themselves take `(deps, actor, input)` (reads: `(deps,
- * scope, input)`).
+ * and changing operations. The services themselves take `(deps, actor, input)`, reads and
+ * changes alike.
  */
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
@@ -33,7 +33,6 @@ import {
   type Endpoint,
 } from './endpoints/index.ts';
 import { emit, sendToEndpoint, type EmitOptions, type Delivery } from './events/index.ts';
-import { ALL_TENANTS } from '../access/tenant-scope.ts';
 import { OPERATOR } from '../access/actor.ts';
 import { verify } from './signing.ts';
 
@@ -99,10 +98,10 @@ export function createWebhooks(
     disable: (id, disableOptions) => disableEndpoint(bound, OPERATOR, id, disableOptions),
     enable: (id) => enableEndpoint(bound, OPERATOR, id),
     remove: (id) => removeEndpoint(bound, OPERATOR, id),
-    list: async (listOptions) => (await listEndpoints(bound, ALL_TENANTS, listOptions)).records,
+    list: async (listOptions) => (await listEndpoints(bound, OPERATOR, listOptions)).records,
     show: (id, showOptions) =>
-      showOptions?.reveal ? revealEndpoint(bound, OPERATOR, id) : showEndpoint(bound, ALL_TENANTS, id),
-    status: (listOptions) => endpointStatuses(bound, ALL_TENANTS, listOptions),
+      showOptions?.reveal ? revealEndpoint(bound, OPERATOR, id) : showEndpoint(bound, OPERATOR, id),
+    status: (listOptions) => endpointStatuses(bound, OPERATOR, listOptions),
     cache,
     close: async () => {
       if (deps.cache === undefined) await cache.close();

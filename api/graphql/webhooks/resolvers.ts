@@ -41,7 +41,7 @@ import { recentEventsOfEndpoint, testFilter } from '../../../shared/webhooks/fil
 import type { EndpointPatch } from '../../../shared/webhooks/endpoints/update.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { ResolverMap } from '../contribution.ts';
-import { actorIn, ownerOf, pageAnswer, pageOf, readScope } from './access.ts';
+import { actorIn, ownerOf, pageAnswer, pageOf } from './access.ts';
 
 // Arguments and parents are what the SDL (types.ts) and the core functions say: GraphQL has checked them.
 type Args = Record<string, any>;
@@ -60,10 +60,10 @@ export function webhookResolvers(
 ): ResolverMap {
   const query: Record<string, Resolve> = {
     async webhookEndpoints(_root, args, context) {
-      const scope = readScope(context.principal);
+      const actor = actorIn(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total } = await listEndpoints(deps, scope, {
+      const { records, total } = await listEndpoints(deps, actor, {
         owner: ownerOf(filter),
         enabled: filter.enabled ?? undefined,
         events: filter.events ?? undefined,
@@ -72,12 +72,12 @@ export function webhookResolvers(
       return pageAnswer(records.map(endpointNode), total, page, limits.maxPageOffset);
     },
     webhookEndpoint: async (_root, args, context) =>
-      endpointNode(await showEndpoint(deps, readScope(context.principal), args.id)),
+      endpointNode(await showEndpoint(deps, actorIn(context.principal), args.id)),
     async webhookEvents(_root, args, context) {
-      const scope = readScope(context.principal);
+      const actor = actorIn(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total, totalEstimated } = await listEvents(deps, scope, {
+      const { records, total, totalEstimated } = await listEvents(deps, actor, {
         owner: ownerOf(filter),
         type: filter.type ?? undefined,
         ...parseTimeRange({ since: filter.since, until: filter.until }),
@@ -86,12 +86,12 @@ export function webhookResolvers(
       return pageAnswer(records.map(publicEvent), total, page, limits.maxPageOffset, totalEstimated);
     },
     webhookEvent: async (_root, args, context) =>
-      publicEvent(await showEvent(deps, readScope(context.principal), args.id)),
+      publicEvent(await showEvent(deps, actorIn(context.principal), args.id)),
     async webhookDeliveries(_root, args, context) {
-      const scope = readScope(context.principal);
+      const actor = actorIn(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total, totalEstimated } = await listDeliveries(deps, scope, {
+      const { records, total, totalEstimated } = await listDeliveries(deps, actor, {
         statuses: filter.status ?? undefined,
         endpoint: filter.endpoint ?? undefined,
         event: filter.event ?? undefined,
@@ -103,7 +103,7 @@ export function webhookResolvers(
       return pageAnswer(records.map(publicDelivery), total, page, limits.maxPageOffset, totalEstimated);
     },
     webhookDelivery: async (_root, args, context) =>
-      publicDeliveryDetails(await showDelivery(deps, readScope(context.principal), args.id)),
+      publicDeliveryDetails(await showDelivery(deps, actorIn(context.principal), args.id)),
     async testWebhookFilter(_root, args, context) {
       // a filter left out is refused by the core (null says "no filter"), as REST refuses it
       const input = {
@@ -136,7 +136,7 @@ export function webhookResolvers(
         args.grace === null || args.grace === undefined ? {} : { grace: args.grace },
       );
       return {
-        endpoint: endpointNode(await showEndpoint(deps, actor.scope, args.id)),
+        endpoint: endpointNode(await showEndpoint(deps, actor, args.id)),
         secret: rotated.secret,
         graceEndsAt: rotated.graceEndsAt,
       };
@@ -152,7 +152,7 @@ export function webhookResolvers(
       const actor = actorIn(context.principal);
       const result = await emitEvent(deps, actor, args.input);
       return {
-        event: result.event === null ? null : publicEvent(await showEvent(deps, actor.scope, result.event.id)),
+        event: result.event === null ? null : publicEvent(await showEvent(deps, actor, result.event.id)),
         type: result.type,
         owner: result.owner,
         deliveries: result.deliveries.map(publicNewDelivery),
@@ -178,9 +178,9 @@ export function webhookResolvers(
     id: idAlias,
     attempts: (record) => record.attempts ?? null,
     endpoint(record, _args, context) {
-      const scope = readScope(context.principal);
+      const actor = actorIn(context.principal);
       const loader = context.loaders.get<string, Endpoint>('webhook-endpoints', (ids) =>
-        endpointsInScope(deps, scope, ids),
+        endpointsInScope(deps, actor, ids),
       );
       return loader
         .load(record.endpointId)
@@ -202,7 +202,7 @@ export function webhookResolvers(
         context: GraphqlContext,
       ) =>
         (
-          await recentEventsOfEndpoint(deps, readScope(context.principal), endpoint.externalId, {
+          await recentEventsOfEndpoint(deps, actorIn(context.principal), endpoint.externalId, {
             limit: args.limit ?? 10,
           })
         ).map((event) => ({ externalId: event.id, type: event.type, createdAt: event.createdAt })),

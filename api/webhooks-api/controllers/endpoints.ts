@@ -5,7 +5,6 @@
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { listDeliveries, recoverDeliveries } from '../../../shared/webhooks/deliveries/index.ts';
 import {
-  endpointInScope,
   listEndpoints,
   registerEndpoint,
   removeEndpoint,
@@ -35,7 +34,7 @@ export const endpointsController = (deps: WebhookDeps) =>
         answerPage(request, {
           path: PATHS.webhooks,
           fetch: (window) =>
-            listEndpoints(request.deps, request.scope, {
+            listEndpoints(request.deps, request.actor, {
               owner: ownerParameter(request.query),
               enabled: flag(request.query, 'enabled'),
               events: list(request.query, 'events'),
@@ -67,9 +66,9 @@ export const endpointsController = (deps: WebhookDeps) =>
     show: webhookAction(
       deps,
       { parameters: ['reveal'], paged: false },
-      async ({ ctx, principal, scope, deps, query, id }) => {
+      async ({ ctx, principal, actor, deps, query, id }) => {
         const revealHeaders = revealHeadersFor(principal, choice(query, 'reveal', ['headers']) === 'headers');
-        await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, scope, id), { revealHeaders }));
+        await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, actor, id), { revealHeaders }));
       },
     ),
 
@@ -90,10 +89,10 @@ export const endpointsController = (deps: WebhookDeps) =>
     }),
 
     /** POST /webhooks/:id/rotate {grace?}: the endpoint with its new secret (shown this once) and `graceEndsAt`. */
-    rotate: webhookAction(deps, async ({ ctx, actor, principal, scope, deps, id }) => {
+    rotate: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
       const { grace } = permitOnly(ctx.request.body, ['grace']) as { grace?: number };
       const rotated = await rotateSecret(deps, actor, id, { grace });
-      const endpoint = await showEndpoint(deps, scope, id);
+      const endpoint = await showEndpoint(deps, actor, id);
       await ctx.resource({
         ...publishEndpoint(principal, endpoint),
         secret: rotated.secret,
@@ -148,13 +147,13 @@ export const endpointsController = (deps: WebhookDeps) =>
       deps,
       { parameters: ['status', 'type', 'since', 'until'], paged: true },
       async (request) => {
-        const { scope, deps, query, id } = request;
-        await endpointInScope(deps, scope, id);
+        const { actor, deps, query, id } = request;
+        await showEndpoint(deps, actor, id);
         await answerPage(request, {
           path: PATHS.endpointDeliveries(id),
           type: 'deliveries',
           fetch: (window) =>
-            listDeliveries(deps, scope, {
+            listDeliveries(deps, actor, {
               endpoint: id,
               statuses: list(query, 'status'),
               type: one(query, 'type'),

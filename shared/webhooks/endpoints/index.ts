@@ -1,6 +1,6 @@
 /**
- * Webhook endpoints, one service for every face: each change takes `(deps, actor, input)` and
- * decides by the actor's role (shared/access/), each read `(deps, scope, input)`; REST, GraphQL
+ * Webhook endpoints, one service for every face: each read and change takes `(deps, actor,
+ * input)` and decides by the actor's role (shared/access/) before it reads anything; REST, GraphQL
  * and the console pass the caller, the CLI and the programmatic interface the operator. An
  * endpoint outside the caller's tenant scope answers exactly like one that does not exist.
  */

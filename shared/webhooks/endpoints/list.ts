@@ -7,6 +7,7 @@ import type { StoredEndpointQuery } from '../endpoint-stores/types.ts';
 import { assertOwnerFilter } from './fields.ts';
 import { assertEventNameFilter, type PageWindow } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
+import { readScope, type Actor } from '../../access/actor.ts';
 import type { DeliveryCounts } from '../deliveries/record.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { pageOffset } from '../../db/page-depth.ts';
@@ -47,15 +48,16 @@ function storeQuery(scope: TenantScope, query: EndpointQuery): StoredEndpointQue
 }
 
 /**
- * Endpoints in creation order with the total, filtered; one page when `perPage` is given, else
- * all. A page past the paging bound is 422 `APP_PAGE_TOO_DEEP` (page-depth.ts).
+ * Endpoints in the actor's scope in creation order with the total, filtered; one page when
+ * `perPage` is given, else all. Throws 403 `APP_FORBIDDEN` first to a grant that may not read
+ * webhooks; a page past the paging bound is 422 `APP_PAGE_TOO_DEEP` (page-depth.ts).
  */
 export async function listEndpoints(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
-  scope: TenantScope,
+  actor: Actor,
   query: EndpointQuery = {},
 ): Promise<{ records: Endpoint[]; total: number }> {
-  const stored = storeQuery(scope, query);
+  const stored = storeQuery(readScope(actor, 'webhooks.read'), query);
   if (query.perPage !== undefined)
     pageOffset(query.page ?? 1, query.perPage, deps.config.api.maxPageOffset, ['owner', 'enabled', 'events']);
   const page = await endpointStoreOf(deps).list({
@@ -65,14 +67,17 @@ export async function listEndpoints(
   return { records: page.records.map((record) => toEndpoint(record, deps.config)), total: page.total };
 }
 
-/** Endpoints filtered as `listEndpoints` (all of them), each with its delivery counts by state and latest delivery time. */
+/**
+ * Endpoints filtered as `listEndpoints` (all of them, 403 as it), each with its delivery counts
+ * by state and latest delivery time.
+ */
 export async function endpointStatuses(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
-  scope: TenantScope,
+  actor: Actor,
   query: Omit<EndpointQuery, keyof PageWindow> = {},
 ): Promise<EndpointStatus[]> {
   const { sql, config } = deps;
-  const { records } = await endpointStoreOf(deps).list(storeQuery(scope, query));
+  const { records } = await endpointStoreOf(deps).list(storeQuery(readScope(actor, 'webhooks.read'), query));
   const ids = records.map((record) => record.id);
   const counts = await sql<
     {

@@ -3,7 +3,7 @@ import { endpointRecord, toEndpoint, type Endpoint } from './store.ts';
 import { activeSecrets, revealSecrets, type RevealedSecret } from './secrets.ts';
 import type { StoredEndpoint } from '../endpoint-stores/types.ts';
 import type { TenantScope } from '../../access/tenant-scope.ts';
-import { authorize, type Actor } from '../../access/actor.ts';
+import { authorize, readScope, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 
 /** A secret that still signs, without its value (what `show` tells without `reveal`). */
@@ -14,7 +14,10 @@ export interface SecretInfo {
 
 export type EndpointDetails = Endpoint & { secrets: SecretInfo[] | RevealedSecret[] };
 
-/** The record of endpoint `id` when it is in `scope`; else 404 `APP_WEBHOOK_NOT_FOUND`, exactly like an unknown id. */
+/**
+ * The record of endpoint `id` when it is in `scope`; else 404 `APP_WEBHOOK_NOT_FOUND`, exactly like
+ * an unknown id. For the core's own operations, once they have authorized their actor.
+ */
 export const endpointInScope = (
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
   scope: TenantScope,
@@ -22,15 +25,15 @@ export const endpointInScope = (
 ): Promise<StoredEndpoint> => endpointRecord(deps, id, { scope });
 
 /**
- * Endpoint `id` in `scope` with the dates of the secrets that still sign. Throws 404
- * `APP_WEBHOOK_NOT_FOUND`.
+ * Endpoint `id` in the actor's scope with the dates of the secrets that still sign. Throws 403
+ * `APP_FORBIDDEN` first to a grant that may not read webhooks, 404 `APP_WEBHOOK_NOT_FOUND`.
  */
 export async function showEndpoint(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
 ): Promise<Endpoint & { secrets: SecretInfo[] }> {
-  const record = await endpointInScope(deps, scope, id);
+  const record = await endpointInScope(deps, readScope(actor, 'webhooks.read'), id);
   return {
     ...toEndpoint(record, deps.config),
     secrets: activeSecrets(record, new Date()).map((s) => ({ createdAt: s.createdAt, expiresAt: s.expiresAt })),
