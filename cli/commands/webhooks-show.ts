@@ -23,7 +23,7 @@ export const webhooksShowCommand = defineCommand({
     const details: EndpointDetails = args.reveal
       ? await revealEndpoint(deps, OPERATOR, id)
       : await showEndpoint(deps, OPERATOR, id);
-    const printed = shown(details, args.reveal);
+    const printed = shown(details);
     const secrets = details.secrets.map((entry) =>
       'secret' in entry ? { secret: entry.secret, ...publicSecret(entry) } : publicSecret(entry),
     );

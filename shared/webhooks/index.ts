@@ -31,6 +31,7 @@ import {
   type EndpointQuery,
   type EndpointStatus,
   type Endpoint,
+  type ShownEndpoint,
 } from './endpoints/index.ts';
 import { emit, sendToEndpoint, type EmitOptions, type Delivery } from './events/index.ts';
 import { OPERATOR } from '../access/actor.ts';
@@ -52,6 +53,7 @@ export type {
   EmitOptions,
   Delivery,
   Endpoint,
+  ShownEndpoint,
   EndpointCache,
   WebhookDeps,
 };
@@ -70,7 +72,8 @@ export interface Webhooks {
   disable(id: string, options?: { reason?: string }): Promise<Endpoint>;
   enable(id: string): Promise<Endpoint>;
   remove(id: string): Promise<{ id: string; removed: true }>;
-  list(options?: ListOptions): Promise<Endpoint[]>;
+  /** Header values null: `show(id, {reveal: true})` reveals them. */
+  list(options?: ListOptions): Promise<ShownEndpoint[]>;
   show(id: string, options?: { reveal?: boolean }): Promise<EndpointDetails>;
   status(options?: ListOptions): Promise<EndpointStatus[]>;
   /** The endpoint cache of this interface (emit reads through it). */

@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import {
   disableEndpoint,
   enableEndpoint,
+  maskedEndpoint,
   registerEndpoint,
   showEndpoint,
   updateEndpoint,
@@ -152,7 +153,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
           registerInput(form, { admin: allTenants(ctx) }),
         );
         const { secret, ...rest } = endpoint;
-        const shown = publicEndpoint(rest);
+        const shown = publicEndpoint(maskedEndpoint(rest));
         await showOnce(
           ctx,
           deps.pages.cookies,

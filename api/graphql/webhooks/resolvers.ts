@@ -4,7 +4,6 @@
  * SQL and the tenant rules live in one place. The endpoint of every delivery in a page is read
  * with one statement per request level (batch loading).
  */
-import { maskHeaders } from '../../../shared/webhooks/endpoints/header-box.ts';
 import {
   publicDelivery,
   publicDeliveryDetails,
@@ -12,7 +11,6 @@ import {
   publicEvent,
   publicNewDelivery,
 } from '../../../shared/webhooks/public-shapes.ts';
-import { revealHeadersFor } from '../../webhooks-api/present.ts';
 import type { GraphQLFieldResolver } from 'graphql';
 import type { Config } from '../../../shared/config/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
@@ -24,7 +22,7 @@ import {
   showDelivery,
 } from '../../../shared/webhooks/deliveries/index.ts';
 import { endpointsInScope } from '../../../shared/webhooks/endpoints/batch.ts';
-import type { Endpoint } from '../../../shared/webhooks/endpoints/store.ts';
+import { maskedEndpoint, type ShownEndpoint } from '../../../shared/webhooks/endpoints/store.ts';
 import {
   listEndpoints,
   registerEndpoint,
@@ -48,10 +46,10 @@ type Args = Record<string, any>;
 type Resolve = GraphQLFieldResolver<any, GraphqlContext, Args>;
 
 /**
- * An endpoint node: its public fields with the header values in (the `headers` field resolver
- * below hides them unless the caller may and asks to see them).
+ * An endpoint node: its public fields, header values null as the core answered them (the
+ * `headers` field resolver below asks the core again for the values when asked to reveal them).
  */
-const endpointNode = (endpoint: Endpoint) => publicEndpoint(endpoint, { revealHeaders: true });
+const endpointNode = (endpoint: ShownEndpoint) => publicEndpoint(endpoint);
 
 /** The resolver map over `deps` (the web process's webhook dependencies, its endpoint cache included). */
 export function webhookResolvers(
@@ -120,10 +118,12 @@ export function webhookResolvers(
     async registerWebhookEndpoint(_root, args, context) {
       const endpoint = await registerEndpoint(deps, actorIn(context.principal), args.input as RegisterOptions);
       const { secret, ...rest } = endpoint;
-      return { endpoint: endpointNode(rest), secret };
+      return { endpoint: endpointNode(maskedEndpoint(rest)), secret };
     },
     updateWebhookEndpoint: async (_root, args, context) =>
-      endpointNode(await updateEndpoint(deps, actorIn(context.principal), args.id, args.input as EndpointPatch)),
+      endpointNode(
+        maskedEndpoint(await updateEndpoint(deps, actorIn(context.principal), args.id, args.input as EndpointPatch)),
+      ),
     async removeWebhookEndpoint(_root, args, context) {
       return (await removeEndpoint(deps, actorIn(context.principal), args.id)).id;
     },
@@ -179,7 +179,7 @@ export function webhookResolvers(
     attempts: (record) => record.attempts ?? null,
     endpoint(record, _args, context) {
       const actor = actorIn(context.principal);
-      const loader = context.loaders.get<string, Endpoint>('webhook-endpoints', (ids) =>
+      const loader = context.loaders.get<string, ShownEndpoint>('webhook-endpoints', (ids) =>
         endpointsInScope(deps, actor, ids),
       );
       return loader
@@ -193,7 +193,7 @@ export function webhookResolvers(
     Mutation: mutation,
     WebhookDelivery: delivery,
     WebhookEvent: { id: idAlias },
-    // header values are receiver credentials: names for everyone, values on request for writers
+    // header values are receiver credentials: names for everyone, values when the core reveals them
     WebhookEndpoint: {
       id: idAlias,
       recentEvents: async (
@@ -206,14 +206,19 @@ export function webhookResolvers(
             limit: args.limit ?? 10,
           })
         ).map((event) => ({ externalId: event.id, type: event.type, createdAt: event.createdAt })),
-      headers: ((
-        endpoint: ReturnType<typeof endpointNode> & { headers: Record<string, string> },
+      async headers(
+        endpoint: ReturnType<typeof endpointNode>,
         args: { reveal?: boolean | null },
         context: GraphqlContext,
-      ) =>
-        revealHeadersFor(context.principal, args.reveal === true)
-          ? endpoint.headers
-          : maskHeaders(endpoint.headers)) as Resolve,
+      ) {
+        if (args.reveal !== true) return endpoint.headers;
+        // the values of every endpoint of the answer, read at once; the core refuses whoever may not reveal them
+        const actor = actorIn(context.principal);
+        const loader = context.loaders.get<string, ShownEndpoint>('webhook-endpoint-headers', (ids) =>
+          endpointsInScope(deps, actor, ids, { revealHeaders: true }),
+        );
+        return (await loader.load(endpoint.externalId))?.headers ?? endpoint.headers;
+      },
     },
     WebhookDeliveryStatus: { PENDING: 'pending', RUNNING: 'running', DONE: 'done', DEAD: 'dead' },
   };

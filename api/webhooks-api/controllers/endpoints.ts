@@ -6,6 +6,7 @@ import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { listDeliveries, recoverDeliveries } from '../../../shared/webhooks/deliveries/index.ts';
 import {
   listEndpoints,
+  maskedEndpoint,
   registerEndpoint,
   removeEndpoint,
   rotateSecret,
@@ -20,7 +21,7 @@ import { defineController } from '../../model-framework/routing/controller.ts';
 import { bodyFields, permitOnly } from '../../model-framework/routing/permit.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink } from '../links.ts';
-import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../present.ts';
+import { publishDelivery, publishEndpoint, publishNewDelivery } from '../present.ts';
 import { choice, flag, list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
 
@@ -59,7 +60,10 @@ export const endpointsController = (deps: WebhookDeps) =>
         'ordering',
       ]) as unknown as RegisterOptions;
       const endpoint = await registerEndpoint(deps, actor, input);
-      await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: endpoint.secret }, { status: 201 });
+      await ctx.resource(
+        { ...publishEndpoint(principal, maskedEndpoint(endpoint)), secret: endpoint.secret },
+        { status: 201 },
+      );
     }),
 
     /** GET /webhooks/:id?reveal=headers: the endpoint and the dates of its signing secrets, never a secret. */
@@ -67,8 +71,8 @@ export const endpointsController = (deps: WebhookDeps) =>
       deps,
       { parameters: ['reveal'], paged: false },
       async ({ ctx, principal, actor, deps, query, id }) => {
-        const revealHeaders = revealHeadersFor(principal, choice(query, 'reveal', ['headers']) === 'headers');
-        await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, actor, id), { revealHeaders }));
+        const revealHeaders = choice(query, 'reveal', ['headers']) === 'headers';
+        await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, actor, id, { revealHeaders })));
       },
     ),
 
@@ -79,7 +83,7 @@ export const endpointsController = (deps: WebhookDeps) =>
      */
     update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
       const patch = bodyFields(ctx.request.body) as EndpointPatch;
-      await ctx.resource(publishEndpoint(principal, await updateEndpoint(deps, actor, id, patch)));
+      await ctx.resource(publishEndpoint(principal, maskedEndpoint(await updateEndpoint(deps, actor, id, patch))));
     }),
 
     /** DELETE /webhooks/:id: 204; its secrets, deliveries and attempts go with it. */

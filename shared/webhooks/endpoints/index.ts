@@ -6,10 +6,18 @@
  */
 export { registerEndpoint, type RegisterOptions, type RegisteredEndpoint } from './register.ts';
 export { listEndpoints, endpointStatuses, patternsMatching, type EndpointQuery, type EndpointStatus } from './list.ts';
-export { showEndpoint, revealEndpoint, endpointInScope, type EndpointDetails, type SecretInfo } from './show.ts';
+export {
+  showEndpoint,
+  revealEndpoint,
+  endpointInScope,
+  headerValuesShown,
+  type EndpointDetails,
+  type HeaderReveal,
+  type SecretInfo,
+} from './show.ts';
 export { updateEndpoint, disableEndpoint, enableEndpoint, type EndpointPatch } from './update.ts';
 export { removeEndpoint } from './remove.ts';
 export { rotateSecret, type RevealedSecret } from './secrets.ts';
 export { sendTestEvent, TEST_EVENT } from './send.ts';
 export { endpointsInScope } from './batch.ts';
-export type { Endpoint } from './store.ts';
+export { maskedEndpoint, type Endpoint, type ShownEndpoint } from './store.ts';

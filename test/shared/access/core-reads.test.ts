@@ -122,4 +122,31 @@ describe('every core read asks the permission table before it reads', () => {
       });
     });
   }
+
+  it('endpoint reads answer header values null unless the caller asks and may reveal them; a viewer who asks is refused', async () => {
+    const reads: [string, (actor: Actor, revealHeaders?: boolean) => Promise<unknown>][] = [
+      [
+        'showEndpoint',
+        async (a, revealHeaders) => (await showEndpoint(deps, a, made.endpoint, { revealHeaders })).headers,
+      ],
+      [
+        'listEndpoints',
+        async (a, revealHeaders) => (await listEndpoints(deps, a, { revealHeaders })).records[0].headers,
+      ],
+      [
+        'endpointsInScope',
+        async (a, revealHeaders) =>
+          (await endpointsInScope(deps, a, [made.endpoint], { revealHeaders })).get(made.endpoint)?.headers,
+      ],
+      ['endpointStatuses', async (a) => (await endpointStatuses(deps, a))[0].headers],
+    ];
+    const [viewer, member] = [tenantActor(OWNER, 'viewer'), tenantActor(OWNER, 'member')];
+    for (const [name, read] of reads) {
+      for (const actor of [viewer, member, OPERATOR])
+        assert.deepEqual(await read(actor), { 'X-Key': null }, `${name}: not asked, not shown`);
+      if (name === 'endpointStatuses') continue;
+      assert.deepEqual(await read(member, true), { 'X-Key': 'core-reads-value' }, `${name}: asked by a member`);
+      await assert.rejects(read(viewer, true), { status: 403, code: 'APP_FORBIDDEN' }, `${name}: asked by a viewer`);
+    }
+  });
 });
