@@ -60,7 +60,7 @@ import { startTelemetry } from '../shared/telemetry/start.ts';
 import { principalOfToken } from '../shared/tokens/principal.ts';
 import { createToken } from '../shared/tokens/tokens.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
-import { ALL_TENANTS } from '../shared/access/tenant-scope.ts';
+import { OPERATOR } from '../shared/access/actor.ts';
 import { benchDatabase, median, note, numberArgs, processTreeCpuSeconds } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS, profileLines, type StatementProfile } from './statement-profile.ts';
@@ -254,7 +254,7 @@ try {
   bareRest.use(async (ctx) => {
     const perPage = Number(ctx.query.per_page ?? 25);
     const page = 1;
-    const { records, total, totalEstimated } = await listDeliveries(deps, ALL_TENANTS, { page, perPage });
+    const { records, total, totalEstimated } = await listDeliveries(deps, OPERATOR, { page, perPage });
     ctx.type = 'application/hal+json';
     ctx.body = JSON.stringify({
       _links: pagingLinks(PATHS.deliveries, {}, { page, perPage, total }, []),

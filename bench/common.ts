@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { resolveConfig, type Config } from '../shared/config/index.ts';
 import { connect, type Sql } from '../shared/db/connect.ts';
+import { actorOf, type Actor } from '../shared/access/actor.ts';
 import { migrate } from '../shared/db/migrate.ts';
 import { createLogger, type Logger } from '../shared/log/logger.ts';
 
@@ -225,3 +226,6 @@ export function processTreeCpuSeconds(pid: number): number | null {
 
 /** Progress and per-run figures go to stderr; stdout carries only the result line. */
 export const note = (text: string) => process.stderr.write(`${text}\n`);
+
+/** A viewer of tenant `owner`, as the core's reads take their caller: what a tenant's page is measured as. */
+export const tenantViewer = (owner: string): Actor => actorOf({ id: `viewer-${owner}`, roles: ['viewer'], owner });

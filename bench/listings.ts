@@ -17,10 +17,10 @@
  *
  * Options: --history 1000000 --days 90 --runs 5 --calls 200 --profile 0
  */
-import { ALL_TENANTS, tenantScope } from '../shared/access/tenant-scope.ts';
+import { OPERATOR } from '../shared/access/actor.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/list.ts';
 import { listEvents } from '../shared/webhooks/events/list.ts';
-import { benchDatabase, median, note, numberArgs } from './common.ts';
+import { benchDatabase, median, note, numberArgs, tenantViewer } from './common.ts';
 import { loadHistory } from './load-history.ts';
 import { openStatementProfile, PROFILE_SETTINGS } from './statement-profile.ts';
 
@@ -42,24 +42,21 @@ try {
     select endpoint_id from app_webhook_deliveries where owner = 'smal-1' limit 1`;
   const deps = { sql: db.sql, config: db.config };
   const listings: [string, () => Promise<unknown>][] = [
-    ['first page', () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25 })],
-    ['tenant page', () => listDeliveries(deps, tenantScope(tenant.owner), { page: 1, perPage: 25 })],
-    ['small tenant page', () => listDeliveries(deps, tenantScope('smal-1'), { page: 1, perPage: 25 })],
-    [
-      'endpoint page',
-      () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, endpoint: endpoint.endpoint_id }),
-    ],
+    ['first page', () => listDeliveries(deps, OPERATOR, { page: 1, perPage: 25 })],
+    ['tenant page', () => listDeliveries(deps, tenantViewer(tenant.owner), { page: 1, perPage: 25 })],
+    ['small tenant page', () => listDeliveries(deps, tenantViewer('smal-1'), { page: 1, perPage: 25 })],
+    ['endpoint page', () => listDeliveries(deps, OPERATOR, { page: 1, perPage: 25, endpoint: endpoint.endpoint_id })],
     [
       'small endpoint page',
-      () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, endpoint: small.endpoint_id }),
+      () => listDeliveries(deps, OPERATOR, { page: 1, perPage: 25, endpoint: small.endpoint_id }),
     ],
-    ['dead page', () => listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, statuses: ['dead'] })],
-    ['second page', () => listDeliveries(deps, ALL_TENANTS, { page: 2, perPage: 25 })],
-    ['tenant second page', () => listDeliveries(deps, tenantScope(tenant.owner), { page: 2, perPage: 25 })],
-    ['tenth page', () => listDeliveries(deps, ALL_TENANTS, { page: 10, perPage: 25 })],
-    ['events page', () => listEvents(deps, ALL_TENANTS, { page: 1, perPage: 25 })],
-    ['tenant events page', () => listEvents(deps, tenantScope(tenant.owner), { page: 1, perPage: 25 })],
-    ['events second page', () => listEvents(deps, ALL_TENANTS, { page: 2, perPage: 25 })],
+    ['dead page', () => listDeliveries(deps, OPERATOR, { page: 1, perPage: 25, statuses: ['dead'] })],
+    ['second page', () => listDeliveries(deps, OPERATOR, { page: 2, perPage: 25 })],
+    ['tenant second page', () => listDeliveries(deps, tenantViewer(tenant.owner), { page: 2, perPage: 25 })],
+    ['tenth page', () => listDeliveries(deps, OPERATOR, { page: 10, perPage: 25 })],
+    ['events page', () => listEvents(deps, OPERATOR, { page: 1, perPage: 25 })],
+    ['tenant events page', () => listEvents(deps, tenantViewer(tenant.owner), { page: 1, perPage: 25 })],
+    ['events second page', () => listEvents(deps, OPERATOR, { page: 2, perPage: 25 })],
   ];
   const lines: string[] = [];
   for (const [name, list] of listings) {

@@ -32,8 +32,7 @@ import { emit } from '../shared/webhooks/events/emit.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
 import { claimDelivery, recordAttempt } from '../shared/webhooks/deliveries/store.ts';
 import { LEAD_MS, prune, type PruneResult } from '../shared/webhooks/retention.ts';
-import { ALL_TENANTS, tenantScope } from '../shared/access/tenant-scope.ts';
-import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
+import { benchDatabase, median, note, numberArgs, tenantViewer, wallClock } from './common.ts';
 import { historyPartitions, loadHistory } from './load-history.ts';
 import { registerEndpoint } from '../shared/webhooks/endpoints/index.ts';
 import { OPERATOR } from '../shared/access/actor.ts';
@@ -119,8 +118,7 @@ async function claimOne(): Promise<number> {
 }
 
 async function latencies(label: string, filterEndpoint: string): Promise<Latencies> {
-  const list = (query: Record<string, unknown>) =>
-    listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 25, ...query });
+  const list = (query: Record<string, unknown>) => listDeliveries(deps, OPERATOR, { page: 1, perPage: 25, ...query });
   const figures = {
     emit: await timed(() => emit(deps, 'bench.retention', { n: 1 }, { owner: 'bench-emit' })),
     claim: await timed(claimOne),
@@ -128,7 +126,7 @@ async function latencies(label: string, filterEndpoint: string): Promise<Latenci
     filteredPage: await timed(() => list({ endpoint: filterEndpoint, statuses: ['dead'] })),
     endpointPage: await timed(() => list({ endpoint: filterEndpoint })),
     // a member of a small tenant (a fifth of the 1,000-delivery history) lists its own deliveries
-    tenantPage: await timed(() => listDeliveries(deps, tenantScope(SMALL_TENANT), { page: 1, perPage: 25 })),
+    tenantPage: await timed(() => listDeliveries(deps, tenantViewer(SMALL_TENANT), { page: 1, perPage: 25 })),
   };
   note(`${label}: ${text(figures)} (load average ${load()})`);
   return figures;

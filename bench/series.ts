@@ -15,9 +15,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { ALL_TENANTS, tenantScope, type TenantScope } from '../shared/access/tenant-scope.ts';
+import { OPERATOR, type Actor } from '../shared/access/actor.ts';
 import { deliverySeries, type SeriesQuery } from '../shared/webhooks/deliveries/series.ts';
-import { benchDatabase, median, note, numberArgs, wallClock } from './common.ts';
+import { benchDatabase, median, note, numberArgs, tenantViewer, wallClock } from './common.ts';
 import { loadHistory } from './load-history.ts';
 
 const args = numberArgs({ history: 5_000_000, days: 90, runs: 15 });
@@ -46,12 +46,12 @@ try {
   note(`migration 030 on ${args.history} deliveries: ${buildS.toFixed(2)} s (load average ${load()})`);
   await db.sql`analyze app_webhook_attempts`;
 
-  const cases: { label: string; scope: TenantScope; query: Omit<SeriesQuery, 'window'> }[] = [
-    { label: 'every tenant', scope: ALL_TENANTS, query: {} },
-    { label: 'one tenant (a fifth)', scope: tenantScope('hist-3'), query: {} },
-    { label: 'one endpoint (a tenth)', scope: ALL_TENANTS, query: { endpoint: endpoints[3] } },
+  const cases: { label: string; scope: Actor; query: Omit<SeriesQuery, 'window'> }[] = [
+    { label: 'every tenant', scope: OPERATOR, query: {} },
+    { label: 'one tenant (a fifth)', scope: tenantViewer('hist-3'), query: {} },
+    { label: 'one endpoint (a tenth)', scope: OPERATOR, query: { endpoint: endpoints[3] } },
   ];
-  const time = async (scope: TenantScope, query: SeriesQuery) => {
+  const time = async (scope: Actor, query: SeriesQuery) => {
     const times: number[] = [];
     let total = 0;
     for (let run = -3; run < args.runs; run++) {
@@ -75,7 +75,7 @@ try {
   for (const { label, scope, query } of cases) note(`plan, ${label}:\n${await explain(scope, query)}`);
 
   await db.sql`drop index app_webhook_attempts_started`;
-  const without = await time(ALL_TENANTS, { window: 'day' });
+  const without = await time(OPERATOR, { window: 'day' });
   lines.push(`without the index, last 24 h per hour, every tenant: ${without.ms.toFixed(1)} ms`);
   note(`${lines.at(-1)} (load average ${load()})`);
 
@@ -96,7 +96,7 @@ try {
  * select of the buckets; its fragments and the transaction's other statements pass through) and
  * sent with EXPLAIN in front.
  */
-async function explain(scope: TenantScope, query: Omit<SeriesQuery, 'window'>): Promise<string> {
+async function explain(scope: Actor, query: Omit<SeriesQuery, 'window'>): Promise<string> {
   const captured: string[] = [];
   const explaining = <T extends object>(target: T): T =>
     new Proxy(target, {

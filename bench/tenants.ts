@@ -13,6 +13,7 @@
 import postgres from 'postgres';
 import { firstOwners, listTenants, MAX_TENANTS } from '../shared/accounts/tenants.ts';
 import type { Sql } from '../shared/db/connect.ts';
+import { OPERATOR } from '../shared/access/actor.ts';
 import { benchDatabase, median, note, numberArgs } from './common.ts';
 
 const args = numberArgs({ endpoints: 100_000, owners: 10_000, users: 5_000, tokens: 3_000, calls: 20, explain: 1 });
@@ -42,12 +43,15 @@ try {
   await sql`vacuum analyze`;
 
   const deps = { sql, config: db.config };
-  const { total } = await listTenants(deps, { page: 1, perPage: 50 });
+  const { total } = await listTenants(deps, OPERATOR, { page: 1, perPage: 50 });
   const lastPage = Math.min(Math.ceil(total / 50), Math.floor(db.config.api.maxPageOffset / 50) + 1);
   const listings: [string, () => Promise<unknown>][] = [
-    ['Tenants page 1 (50 a page)', () => listTenants(deps, { page: 1, perPage: 50 })],
-    [`Tenants page ${lastPage} (50 a page)`, () => listTenants(deps, { page: lastPage, perPage: 50 })],
-    [`overview choices (firstOwners: the first ${MAX_TENANTS}, nothing counted)`, () => firstOwners(deps, MAX_TENANTS)],
+    ['Tenants page 1 (50 a page)', () => listTenants(deps, OPERATOR, { page: 1, perPage: 50 })],
+    [`Tenants page ${lastPage} (50 a page)`, () => listTenants(deps, OPERATOR, { page: lastPage, perPage: 50 })],
+    [
+      `overview choices (firstOwners: the first ${MAX_TENANTS}, nothing counted)`,
+      () => firstOwners(deps, OPERATOR, MAX_TENANTS),
+    ],
   ];
   const lines: string[] = [];
   for (const [name, call] of listings) {
@@ -70,7 +74,7 @@ try {
       onnotice: () => {},
       debug: (_, text, params) => seen.push({ text, params }),
     });
-    await listTenants({ sql: watched as unknown as Sql, config: db.config }, { page: lastPage, perPage: 50 });
+    await listTenants({ sql: watched as unknown as Sql, config: db.config }, OPERATOR, { page: lastPage, perPage: 50 });
     await watched.end();
     for (const { text, params } of seen.filter((statement) => statement.text.includes('app_'))) {
       const plan = await sql.unsafe(`explain (analyze, buffers) ${text}`, params as never[]);

@@ -15,7 +15,6 @@ import type { Logger } from '../../shared/log/logger.ts';
 import type { SharedStore } from '../../shared/stores/types.ts';
 import type { TokenListingDeps } from '../../shared/tokens/api-tokens.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { PageContext } from '../accounts/page.ts';
 import { ACCOUNT_PATHS } from '../accounts/paths.ts';
 import { orShowAgain, wantsJson } from './pages/negotiate.ts';
@@ -51,7 +50,6 @@ export const signedIn: Middleware = async function signedIn(ctx, next) {
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
 /** The caller as the core takes it: every form hands it to its core function, which decides. */
 export const actorFor = (ctx: Context): Actor => actorOf(ctx.state.principal);
-export const scopeFor = (ctx: Context): TenantScope => actorFor(ctx).scope;
 /** Whether the caller reaches every tenant (and so picks one, or sees the owner fields). */
 export const allTenants = (ctx: Context): boolean => actorFor(ctx).scope.kind === 'all';
 /** Whether the caller may run `operation` (the permission table): which buttons and fields a page offers. */

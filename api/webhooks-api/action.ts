@@ -1,6 +1,6 @@
 /**
- * The opening every webhook API action shares, written once: the caller's principal, its actor
- * and tenant scope, the core's dependencies, the query, the record id of the path, and the paged
+ * The opening every webhook API action shares, written once: the caller's principal, its actor,
+ * the core's dependencies, the query, the record id of the path, and the paged
  * listing answer (page window, collection, paging links). Each action declares the query
  * parameters it reads, beside the code that reads them; any other is refused before it runs
  * (api/model-framework/routing/query-parameters.ts), and so is a write's `If-Match` that cannot
@@ -10,7 +10,6 @@ import type { Context } from 'koa';
 import { actorOf, type Actor } from '../../shared/access/actor.ts';
 import type { Principal } from '../../shared/tokens/principal.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
-import type { TenantScope } from '../../shared/access/tenant-scope.ts';
 import type { Links } from '../hal/links.ts';
 import type { Action } from '../model-framework/routing/controller.ts';
 import { acceptsQuery, type AcceptedQuery, type Query } from '../model-framework/routing/query-parameters.ts';
@@ -22,10 +21,8 @@ import { deepestPage } from '../../shared/db/page-depth.ts';
 export interface WebhookRequest<P extends string = never> {
   ctx: Context & { params: Record<string, string> };
   principal: Principal | undefined;
-  /** The caller as the core sees it: writes take it and decide by its role. */
+  /** The caller as the core sees it: reads and writes take it, decide by its role and narrow by its tenant scope. */
   actor: Actor;
-  /** The actor's tenant scope, for reads. */
-  scope: TenantScope;
   /** The core's dependencies for this request. */
   deps: WebhookDeps;
   /** The declared parameters of the query (no other reaches the action). */
@@ -61,7 +58,6 @@ export function webhookAction(deps: WebhookDeps, ...args: [Handler] | [AcceptedQ
       ctx,
       principal,
       actor,
-      scope: actor.scope,
       deps,
       query: ctx.query as Query<string>,
       accepted,

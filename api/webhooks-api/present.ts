@@ -3,15 +3,14 @@
  * (the one home of their names, shared with GraphQL, the OpenAPI document and the CLI) with
  * their links. The endpoint row is not a model, so these play the part of a model's
  * `publish()`; an endpoint never carries a secret unless the answer is the one that made it
- * (create, rotate).
+ * (create, rotate), and its header values are as the core answered them (null unless revealed).
  */
-import type { Endpoint } from '../../shared/webhooks/endpoints/store.ts';
+import type { ShownEndpoint } from '../../shared/webhooks/endpoints/store.ts';
 import type { SecretInfo } from '../../shared/webhooks/endpoints/index.ts';
 import type { EventRecord } from '../../shared/webhooks/events/index.ts';
 import type { DeliveryDetails, ListedDelivery } from '../../shared/webhooks/deliveries/index.ts';
 import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
 import type { Principal } from '../model-framework/routing/roles.ts';
-import { forbidden } from '../../shared/errors/app-error.ts';
 import {
   publicDelivery,
   publicDeliveryDetails,
@@ -20,35 +19,18 @@ import {
   publicNewDelivery,
   publicSecret,
 } from '../../shared/webhooks/public-shapes.ts';
-import { deliveryLinks, endpointLinks, eventLinks, may } from './links.ts';
+import { deliveryLinks, endpointLinks, eventLinks } from './links.ts';
 
 type Published = Record<string, unknown> & { externalId: string | null };
 
-/**
- * Whether `principal` may see endpoint header values (receiver credentials): those the permission
- * table lets reveal an endpoint's credentials, when they ask (`?reveal=headers`, GraphQL `headers(reveal: true)`); 403 `APP_FORBIDDEN` for a
- * viewer who asks. Nobody sees them without asking.
- */
-export function revealHeadersFor(principal: Principal | undefined, asked: boolean): boolean {
-  if (!asked) return false;
-  if (!may(principal, 'endpoints.reveal')) {
-    throw forbidden('header values are shown to members and admins only (a viewer sees their names)', {
-      code: 'APP_FORBIDDEN',
-      data: { field: 'reveal' },
-    });
-  }
-  return true;
-}
-
-/** An endpoint with its links; `secrets` (dates only) when shown alone; header values only when revealed. */
+/** An endpoint with its links; `secrets` (dates only) when shown alone. */
 export function publishEndpoint(
   principal: Principal | undefined,
-  endpoint: Endpoint & { secrets?: SecretInfo[] },
-  options: { revealHeaders?: boolean } = {},
+  endpoint: ShownEndpoint & { secrets?: SecretInfo[] },
 ): Published {
   return {
     _links: endpointLinks(principal, endpoint),
-    ...publicEndpoint(endpoint, options),
+    ...publicEndpoint(endpoint),
     ...(endpoint.secrets ? { secrets: endpoint.secrets.map(publicSecret) } : {}),
   };
 }

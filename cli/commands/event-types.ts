@@ -117,10 +117,9 @@ export const eventTypesListCommand = defineCommand({
     }),
   run: async (context, args) => {
     const { listEventTypes } = await catalog();
-    const { records } = await listEventTypes(
-      { ...deps(context), config: context.config },
-      { includeDeprecated: args.deprecated !== false },
-    );
+    const { records } = await listEventTypes({ ...deps(context), config: context.config }, OPERATOR, {
+      includeDeprecated: args.deprecated !== false,
+    });
     context.print(records, () =>
       records.length === 0
         ? 'the catalog is empty'
@@ -138,7 +137,7 @@ export const eventTypesShowCommand = defineCommand({
   builder: (yargs) => yargs.positional('name', { type: 'string', demandOption: true, describe: 'Event name' }),
   run: async (context, args) => {
     const { showEventType } = await catalog();
-    const type = await showEventType(deps(context), args.name);
+    const type = await showEventType(deps(context), OPERATOR, args.name);
     context.print(type, () => typeText(type));
   },
 });

@@ -1,5 +1,5 @@
+import { OPERATOR } from '../../shared/access/actor.ts';
 import type { EventRecord } from '../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from '../support/filters.ts';
 import { isoOrDash, table } from '../support/text-forms.ts';
@@ -28,7 +28,7 @@ export const eventsListCommand = defineCommand({
     const { listEvents } = await events();
     const { publicEvent } = await shapes();
     const owner = ownerOf(args);
-    const { records } = await listEvents({ sql: context.sql(), config: context.config }, ALL_TENANTS, {
+    const { records } = await listEvents({ sql: context.sql(), config: context.config }, OPERATOR, {
       ...rangeOf(args),
       ...(args.type === undefined ? {} : { type: args.type }),
       ...(owner === undefined ? {} : { owner }),
@@ -58,7 +58,7 @@ export const eventsShowCommand = defineCommand({
   run: async (context, args) => {
     const { showEvent } = await events();
     const { publicEvent } = await shapes();
-    const event = await showEvent({ sql: context.sql() }, ALL_TENANTS, String(args.id));
+    const event = await showEvent({ sql: context.sql() }, OPERATOR, String(args.id));
     context.print(publicEvent(event), () =>
       [
         `id:         ${event.id}`,

@@ -6,7 +6,6 @@
 import type { Argv } from 'yargs';
 import type { DeliveryDetails, DeliveryFilters, DeliverySummary } from '../../shared/webhooks/deliveries/index.ts';
 import { DELIVERY_STATUSES } from '../../shared/webhooks/deliveries/record.ts';
-import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import type { DeliveryStatus } from '../../shared/webhooks/events/enqueue.ts';
 import { defineCommand, type GlobalArgs } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } from '../support/filters.ts';
@@ -92,7 +91,7 @@ async function showCommandRun(context: CliContext, args: { id?: string }) {
   const { publicDeliveryDetails } = await shapes();
   const details = await showDelivery(
     { sql: context.sql(), config: context.config, endpoints: context.endpoints() },
-    ALL_TENANTS,
+    OPERATOR,
     String(args.id),
   );
   context.print(publicDeliveryDetails(details), () => deliveryText(details));
@@ -132,7 +131,7 @@ export const jobsCommand = defineCommand({
       await runWorkerOnce({ config: context.config, log, telemetry: context.telemetry }, tasks);
       // counted as the listings count (exact up to api.exactTotal, else estimated): a table of
       // millions is not read through to print a summary
-      const listed = await countListedDeliveries({ sql: context.sql(), config: context.config }, ALL_TENANTS, {});
+      const listed = await countListedDeliveries({ sql: context.sql(), config: context.config }, OPERATOR, {});
       context.print(
         { once: true, ...listed },
         () => `performed the jobs that were due; deliveries now: ${countsText(listed)}`,
@@ -182,8 +181,8 @@ async function listed(context: CliContext, args: FilterArgs, statuses: readonly 
   };
   const perPage = limitOf(args.limit);
   const [page, counts] = await Promise.all([
-    listDeliveries(deps, ALL_TENANTS, { ...filters, statuses, page: 1, perPage }),
-    countListedDeliveries(deps, ALL_TENANTS, filters),
+    listDeliveries(deps, OPERATOR, { ...filters, statuses, page: 1, perPage }),
+    countListedDeliveries(deps, OPERATOR, filters),
   ]);
   return { deliveries: page.records, counts };
 }

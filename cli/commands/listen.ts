@@ -29,7 +29,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { verify } from '../../shared/webhooks/signing.ts';
-import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 import { defineCommand } from '../command.ts';
 import type { CliContext } from '../context.ts';
@@ -63,7 +62,7 @@ export async function removeStaleListeners(context: CliContext): Promise<string[
   const { listEndpoints, removeEndpoint } = await endpoints();
   const { webhookDeps } = await helpers();
   const deps = webhookDeps(context);
-  const { records } = await listEndpoints(deps, ALL_TENANTS);
+  const { records } = await listEndpoints(deps, OPERATOR);
   const stale = records.filter((endpoint) => {
     const match = MARKER.exec(endpoint.description ?? '');
     return match !== null && match[2] === hostname() && !alive(Number(match[1]));
@@ -283,7 +282,7 @@ function endpointWatcher(read: () => Promise<EndpointState | undefined>, say: (t
 async function endpointState(deps: WebhookDeps, id: string): Promise<EndpointState> {
   const { showEndpoint } = await endpoints();
   try {
-    const endpoint = await showEndpoint(deps, ALL_TENANTS, id);
+    const endpoint = await showEndpoint(deps, OPERATOR, id);
     if (endpoint.enabled)
       return {
         kind: 'enabled',

@@ -36,9 +36,10 @@ export const openapiCommand = defineCommand({
     const { openapiDocument } = await import('../../api/openapi/document.ts');
     const { discoverApiOffline } = await import('../../api/openapi/offline.ts');
     const { listEventTypes } = await import('../../shared/webhooks/event-types/index.ts');
+    const { OPERATOR } = await import('../../shared/access/actor.ts');
     const eventTypes =
       args['event-types'] && context.config.databaseUrl
-        ? (await listEventTypes({ sql: context.sql(), config: context.config })).records
+        ? (await listEventTypes({ sql: context.sql(), config: context.config }, OPERATOR)).records
         : undefined;
     const document = openapiDocument({ config: context.config, api: await discoverApiOffline(), eventTypes });
     const text = `${JSON.stringify(document, null, 2)}\n`;

@@ -1,3 +1,4 @@
+import { OPERATOR } from '../../shared/access/actor.ts';
 import { ROLES } from '../../shared/tokens/roles.ts';
 import { defineCommand } from '../command.ts';
 import { limitOf, limitOption, ownerOf, ownerOptions, pageOf, pageOption } from '../support/filters.ts';
@@ -25,17 +26,14 @@ export const usersListCommand = defineCommand({
     const perPage = limitOf(args.limit);
     const page = pageOf(args.page);
     const owner = ownerOf(args);
-    const { records, total } = await listUsers(
-      { sql: context.sql(), config: context.config },
-      {
-        page,
-        perPage,
-        ...(args.all ? {} : { enabled: true }),
-        ...(args.role === undefined ? {} : { role: args.role }),
-        ...(owner === undefined ? {} : { owner }),
-        ...(args.email === undefined ? {} : { email: args.email }),
-      },
-    );
+    const { records, total } = await listUsers({ sql: context.sql(), config: context.config }, OPERATOR, {
+      page,
+      perPage,
+      ...(args.all ? {} : { enabled: true }),
+      ...(args.role === undefined ? {} : { role: args.role }),
+      ...(owner === undefined ? {} : { owner }),
+      ...(args.email === undefined ? {} : { email: args.email }),
+    });
     const pages = Math.ceil(total / perPage);
     const more = page < pages ? `page ${page} of ${pages} (${total} users): the next is --page ${page + 1}` : undefined;
     // with --json, stdout holds the one JSON document: the note that more pages follow goes to stderr

@@ -52,7 +52,7 @@ export const webhooksAddCommand = defineCommand({
   run: async (context, args) => {
     const { registerEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
     const { warnIfSecretsUnencrypted } = await import('../../shared/webhooks/boot.ts');
-    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import(
+    const { endpointText, parseEventList, parseHeaderList, changed, webhookDeps } = await import(
       '../support/webhooks.ts'
     );
     const { filterOf } = await import('../support/filter-option.ts');
@@ -70,7 +70,7 @@ export const webhooksAddCommand = defineCommand({
       ...(args.fifo === undefined ? {} : { ordering: args.fifo ? 'fifo' : 'none' }),
     });
     warnIfSecretsUnencrypted(deps, { onlyInProduction: true });
-    const printed = shown(endpoint);
+    const printed = changed(endpoint);
     context.print({ ...printed, secret: endpoint.secret }, () =>
       endpoint.signing === 'ed25519'
         ? `${endpointText(printed)}\npublic key:  ${endpoint.secret}\n\n` +

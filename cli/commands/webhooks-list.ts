@@ -1,5 +1,5 @@
+import { OPERATOR } from '../../shared/access/actor.ts';
 import type { EndpointQuery } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { isoOrDash, table } from '../support/text-forms.ts';
 
@@ -25,7 +25,7 @@ export const webhooksListCommand = defineCommand({
   run: async (context, args) => {
     const { listEndpoints } = await endpoints();
     const { endpointTable, shown, webhookDeps } = await helpers();
-    const { records } = await listEndpoints(webhookDeps(context), ALL_TENANTS, filterOf(args));
+    const { records } = await listEndpoints(webhookDeps(context), OPERATOR, filterOf(args));
     const printed = records.map((endpoint) => shown(endpoint));
     context.print(printed, () => (records.length === 0 ? 'no webhook endpoints' : endpointTable(records)));
   },
@@ -38,7 +38,7 @@ export const webhooksStatusCommand = defineCommand({
     const { endpointStatuses } = await endpoints();
     const { shown, webhookDeps } = await helpers();
     const { publicCounts } = await import('../../shared/webhooks/public-shapes.ts');
-    const rows = await endpointStatuses(webhookDeps(context), ALL_TENANTS, filterOf(args));
+    const rows = await endpointStatuses(webhookDeps(context), OPERATOR, filterOf(args));
     const printedRows = rows.map((row) => ({
       ...shown(row),
       deliveryCounts: publicCounts(row.deliveries),

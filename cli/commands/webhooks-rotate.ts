@@ -1,4 +1,3 @@
-import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
@@ -27,7 +26,7 @@ export const webhooksRotateCommand = defineCommand({
       );
     const grace = parseGrace(args.grace);
     // its scheme, which never changes, names what is printed; an unknown id fails here, before any change
-    const { signing } = await showEndpoint(deps, ALL_TENANTS, args.id as string);
+    const { signing } = await showEndpoint(deps, OPERATOR, args.id as string);
     const result = await rotateSecret(deps, OPERATOR, args.id as string, { grace });
     warnIfSecretsUnencrypted(deps, { onlyInProduction: true });
     const words = receiverKeyWords(signing);

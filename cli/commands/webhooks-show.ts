@@ -22,8 +22,8 @@ export const webhooksShowCommand = defineCommand({
     const id = args.id as string;
     const details: EndpointDetails = args.reveal
       ? await revealEndpoint(deps, OPERATOR, id)
-      : await showEndpoint(deps, OPERATOR.scope, id);
-    const printed = shown(details, args.reveal);
+      : await showEndpoint(deps, OPERATOR, id);
+    const printed = shown(details);
     const secrets = details.secrets.map((entry) =>
       'secret' in entry ? { secret: entry.secret, ...publicSecret(entry) } : publicSecret(entry),
     );

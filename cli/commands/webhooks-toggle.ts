@@ -13,11 +13,11 @@ export const webhooksDisableCommand = defineCommand({
       .option('reason', { type: 'string', describe: 'Why, kept with the endpoint (an empty one is as if not given)' }),
   run: async (context, args) => {
     const { disableEndpoint } = await endpoints();
-    const { endpointText, shown, webhookDeps } = await helpers();
+    const { endpointText, changed, webhookDeps } = await helpers();
     const endpoint = await disableEndpoint(webhookDeps(context), OPERATOR, args.id as string, {
       reason: args.reason || undefined,
     });
-    const printed = shown(endpoint);
+    const printed = changed(endpoint);
     context.print(printed, () => endpointText(printed));
   },
 });
@@ -27,9 +27,9 @@ export const webhooksEnableCommand = defineCommand({
   builder: (yargs) => yargs.positional('id', { type: 'string', demandOption: true, describe: 'Endpoint id (ep_…)' }),
   run: async (context, args) => {
     const { enableEndpoint } = await endpoints();
-    const { endpointText, shown, webhookDeps } = await helpers();
+    const { endpointText, changed, webhookDeps } = await helpers();
     const endpoint = await enableEndpoint(webhookDeps(context), OPERATOR, args.id as string);
-    const printed = shown(endpoint);
+    const printed = changed(endpoint);
     context.print(printed, () => endpointText(printed));
   },
 });

@@ -41,7 +41,7 @@ export const webhooksUpdateCommand = defineCommand({
       .conflicts('header', 'clear-headers'),
   run: async (context, args) => {
     const { updateEndpoint } = await import('../../shared/webhooks/endpoints/index.ts');
-    const { endpointText, parseEventList, parseHeaderList, shown, webhookDeps } = await import(
+    const { endpointText, parseEventList, parseHeaderList, changed, webhookDeps } = await import(
       '../support/webhooks.ts'
     );
     const { filterOf } = await import('../support/filter-option.ts');
@@ -69,7 +69,7 @@ export const webhooksUpdateCommand = defineCommand({
       );
     }
     const endpoint = await updateEndpoint(webhookDeps(context), OPERATOR, args.id as string, patch);
-    const printed = shown(endpoint);
+    const printed = changed(endpoint);
     context.print(printed, () => endpointText(printed));
   },
 });

@@ -8,7 +8,7 @@ import { isoOrDash, plural, table } from './text-forms.ts';
 import { publicEndpoint } from '../../shared/webhooks/public-shapes.ts';
 import type { WebhookDeps } from '../../shared/webhooks/deps.ts';
 import type { SigningScheme } from '../../shared/webhooks/signing.ts';
-import type { Endpoint } from '../../shared/webhooks/endpoints/store.ts';
+import { maskedEndpoint, type Endpoint, type ShownEndpoint } from '../../shared/webhooks/endpoints/store.ts';
 import type { Delivery } from '../../shared/webhooks/events/enqueue.ts';
 import type { EmitResult } from '../../shared/webhooks/events/emit.ts';
 import type { CliContext } from '../context.ts';
@@ -31,17 +31,19 @@ export {
 /** ISO text of a date, `-` for none. */
 
 /**
- * An endpoint as the CLI prints it: its public fields (shared/webhooks/public-shapes.ts, the
- * names REST and GraphQL use), header values (receiver credentials) hidden (null) unless
- * `reveal` (`webhooks:show --reveal`), in the text and in `--json` alike.
+ * An endpoint read as the CLI prints it: its public fields (shared/webhooks/public-shapes.ts, the
+ * names REST and GraphQL use), header values (receiver credentials) as the core answered them,
+ * null unless revealed (`webhooks:show --reveal`), in the text and in `--json` alike.
  */
-export const shown = (endpoint: Endpoint, reveal = false): ShownEndpoint =>
-  publicEndpoint(endpoint, { revealHeaders: reveal });
+export const shown = (endpoint: ShownEndpoint): PrintedEndpoint => publicEndpoint(endpoint);
 
-export type ShownEndpoint = ReturnType<typeof publicEndpoint>;
+/** An endpoint a command changed as the CLI prints it: as {@link shown}, its header values hidden. */
+export const changed = (endpoint: Endpoint): PrintedEndpoint => publicEndpoint(maskedEndpoint(endpoint));
 
-/** Several lines describing one endpoint (pass it through `shown` first). */
-export function endpointText(endpoint: ShownEndpoint): string {
+export type PrintedEndpoint = ReturnType<typeof publicEndpoint>;
+
+/** Several lines describing one endpoint (pass it through `shown` or `changed` first). */
+export function endpointText(endpoint: PrintedEndpoint): string {
   const headers = Object.entries(endpoint.headers).map(
     ([name, value]) => `${name}: ${value ?? '(hidden; webhooks:show --reveal)'}`,
   );
@@ -73,7 +75,9 @@ export const receiverKeyWords = (signing: SigningScheme) =>
     : { key: 'secret', previous: 'the previous secret', inUse: 'secrets that sign' };
 
 /** Endpoints as a table, one line each. */
-export function endpointTable(endpoints: readonly Endpoint[]): string {
+export function endpointTable(
+  endpoints: readonly Pick<Endpoint, 'id' | 'enabled' | 'owner' | 'events' | 'url'>[],
+): string {
   return table([
     ['ID', 'STATE', 'OWNER', 'EVENTS', 'URL'],
     ...endpoints.map((e) => [e.id, e.enabled ? 'enabled' : 'disabled', e.owner ?? '-', e.events.join(','), e.url]),

@@ -1,8 +1,9 @@
 /**
  * The actor: the caller of a core operation, as every face hands it to the core. It carries the
  * caller's role (and how it signed in, which makes a portal session's grant), its tenant scope
- * and, for a signed-in user, the user it acts as. Core operations that change something take an
- * actor and call {@link authorize} first; reads take its `scope`.
+ * and, for a signed-in user, the user it acts as. Every core operation that takes an actor calls
+ * {@link authorize} for its row of the permission table first: a change by {@link authorize}, a
+ * read by {@link readScope}, which answers the tenant scope it then reads in.
  */
 import { forbidden, isAppError, unauthorized } from '../errors/app-error.ts';
 import type { Principal } from '../tokens/principal.ts';
@@ -115,6 +116,16 @@ export function authorize(actor: Actor, operation: Operation): void {
     code: 'APP_FORBIDDEN',
     data: { operation, role: grant },
   });
+}
+
+/**
+ * The tenant scope `actor` reads in, once {@link authorize} has let it run the read `operation`
+ * (403 `APP_FORBIDDEN` otherwise): what every core read calls before it reads anything, so the
+ * table decides reads as it decides changes, whichever face asked.
+ */
+export function readScope(actor: Actor, operation: Operation): TenantScope {
+  authorize(actor, operation);
+  return actor.scope;
 }
 
 /** Whether `error` is {@link authorize}'s refusal: the caller's role may not do this at all (not a form's mistake). */

@@ -1,7 +1,7 @@
 /**
- * Who may do what: the one table of the service's authorization. Every core operation that
- * changes something names its row here and refuses a caller whose grant the row does not list
- * (shared/access/actor.ts `authorize`), before it reads or writes anything; REST's route guard,
+ * Who may do what: the one table of the service's authorization. Every core operation, read or
+ * change, names its row here and refuses a caller whose grant the row does not list
+ * (shared/access/actor.ts `authorize`, `readScope`), before it reads or writes anything; REST's route guard,
  * GraphQL, the console and the CLI pass the caller along and keep no rule of their own, and the
  * links and buttons a caller is offered are read from the same rows.
  *
@@ -28,8 +28,8 @@ const USERS: readonly Grant[] = ['admin', 'member', 'viewer'];
 const ADMINS: readonly Grant[] = ['admin'];
 
 /**
- * Operation -> the grants that may run it. Reads are listed too (what every face shows
- * depends on them) but are further narrowed only by the tenant scope.
+ * Operation -> the grants that may run it. The reads (`*.read`) are decided here like the
+ * changes; what a read then answers is narrowed by the caller's tenant scope.
  */
 export const PERMISSIONS = Object.freeze({
   'webhooks.read': EVERYONE,

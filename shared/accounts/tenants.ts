@@ -6,6 +6,7 @@
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
 import { pageOffset } from '../db/page-depth.ts';
+import { authorize, type Actor } from '../access/actor.ts';
 
 export interface Tenant {
   owner: string;
@@ -30,9 +31,11 @@ const ownersInOrder = (sql: Sql) => sql`
 
 /**
  * The first `limit` owners in order, with nothing counted: what a choice of tenants needs (the
- * console's tenant filters), without the counts and the total the Tenants page pays for.
+ * console's tenant filters), without the counts and the total the Tenants page pays for. Throws
+ * 403 `APP_FORBIDDEN` first to a grant that may not list tenants.
  */
-export async function firstOwners(deps: { sql: Sql }, limit = MAX_TENANTS): Promise<string[]> {
+export async function firstOwners(deps: { sql: Sql }, actor: Actor, limit = MAX_TENANTS): Promise<string[]> {
+  authorize(actor, 'tenants.read');
   const rows = await deps.sql<
     { owner: string }[]
   >`select owner from (${ownersInOrder(deps.sql)} limit ${limit}) o order by owner`;
@@ -43,12 +46,14 @@ export async function firstOwners(deps: { sql: Sql }, limit = MAX_TENANTS): Prom
  * One page of the tenants, by owner, with how many there are. A deployment whose every tenant
  * has accounts and endpoints names tens of thousands of owners: the Tenants page lists them a
  * page at a time, and a page past `api.maxPageOffset` is 422 `APP_PAGE_TOO_DEEP` as every
- * other listing's.
+ * other listing's. Throws 403 `APP_FORBIDDEN` first to a grant that may not list tenants.
  */
 export async function listTenants(
   deps: { sql: Sql; config: Pick<Config, 'api'> },
+  actor: Actor,
   window: { page: number; perPage: number },
 ): Promise<{ records: Tenant[]; total: number }> {
+  authorize(actor, 'tenants.read');
   const { sql } = deps;
   const perPage = Math.min(window.perPage, MAX_TENANTS);
   const offset = pageOffset(window.page, perPage, deps.config.api.maxPageOffset, []);

@@ -175,11 +175,14 @@ function userFilter(query: Omit<UserQuery, 'page' | 'perPage'>): UserFilter {
  * accounts holds tens of thousands of users: every face (the console's Users page,
  * `users:list`) lists them a page at a time. A page past `api.maxPageOffset` is 422
  * `APP_PAGE_TOO_DEEP` (shared/db/page-depth.ts), naming the filters that narrow the listing.
+ * Throws 403 `APP_FORBIDDEN` first to a grant that may not list users.
  */
 export async function listUsers(
   deps: { sql: Queryable; config: Pick<Config, 'api'> },
+  actor: Actor,
   query: UserQuery,
 ): Promise<{ records: User[]; total: number }> {
+  authorize(actor, 'users.read');
   const filter = userFilter(query);
   const offset = pageOffset(query.page, query.perPage, deps.config.api.maxPageOffset, USER_FILTERS);
   const [rows, total] = await Promise.all([

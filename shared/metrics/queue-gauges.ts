@@ -15,7 +15,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
 import { queueFigures } from '../webhooks/deliveries/health.ts';
-import { ALL_TENANTS } from '../access/tenant-scope.ts';
+import { OPERATOR } from '../access/actor.ts';
 import { liveWorkers } from './live-workers.ts';
 import { lastPruneSuccess } from '../webhooks/prune-runs.ts';
 
@@ -32,9 +32,9 @@ interface GaugeFigures extends QueueFigures {
   pruneSucceededAt: number;
 }
 
-/** One read of the three figures, every tenant's (the console's queue figures, shared/webhooks/deliveries/health.ts). */
+/** One read of the three figures, every tenant's, as the operator reads them (the console's queue figures, shared/webhooks/deliveries/health.ts). */
 export async function readQueueFigures(sql: Sql): Promise<QueueFigures> {
-  const figures = await queueFigures({ sql }, ALL_TENANTS);
+  const figures = await queueFigures({ sql }, OPERATOR);
   return { depth: figures.depth, oldestAgeSeconds: figures.oldestPendingAgeSeconds, dead: figures.dead };
 }
 

@@ -4,8 +4,8 @@
  * endpoint cache and the operator (shared/access/actor.ts `OPERATOR`: an admin of every
  * tenant), giving `webhooks.register(options)`,
  * `webhooks.emit(event, payload, {owner})`, `webhooks.rotate(id, {grace})` and the inspecting
- * and changing operations. The services themselves take `(deps, actor, input)` (reads: `(deps,
- * scope, input)`).
+ * and changing operations. The services themselves take `(deps, actor, input)`, reads and
+ * changes alike.
  */
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
@@ -31,9 +31,9 @@ import {
   type EndpointQuery,
   type EndpointStatus,
   type Endpoint,
+  type ShownEndpoint,
 } from './endpoints/index.ts';
 import { emit, sendToEndpoint, type EmitOptions, type Delivery } from './events/index.ts';
-import { ALL_TENANTS } from '../access/tenant-scope.ts';
 import { OPERATOR } from '../access/actor.ts';
 import { verify } from './signing.ts';
 
@@ -53,6 +53,7 @@ export type {
   EmitOptions,
   Delivery,
   Endpoint,
+  ShownEndpoint,
   EndpointCache,
   WebhookDeps,
 };
@@ -71,7 +72,8 @@ export interface Webhooks {
   disable(id: string, options?: { reason?: string }): Promise<Endpoint>;
   enable(id: string): Promise<Endpoint>;
   remove(id: string): Promise<{ id: string; removed: true }>;
-  list(options?: ListOptions): Promise<Endpoint[]>;
+  /** Header values null: `show(id, {reveal: true})` reveals them. */
+  list(options?: ListOptions): Promise<ShownEndpoint[]>;
   show(id: string, options?: { reveal?: boolean }): Promise<EndpointDetails>;
   status(options?: ListOptions): Promise<EndpointStatus[]>;
   /** The endpoint cache of this interface (emit reads through it). */
@@ -99,10 +101,10 @@ export function createWebhooks(
     disable: (id, disableOptions) => disableEndpoint(bound, OPERATOR, id, disableOptions),
     enable: (id) => enableEndpoint(bound, OPERATOR, id),
     remove: (id) => removeEndpoint(bound, OPERATOR, id),
-    list: async (listOptions) => (await listEndpoints(bound, ALL_TENANTS, listOptions)).records,
+    list: async (listOptions) => (await listEndpoints(bound, OPERATOR, listOptions)).records,
     show: (id, showOptions) =>
-      showOptions?.reveal ? revealEndpoint(bound, OPERATOR, id) : showEndpoint(bound, ALL_TENANTS, id),
-    status: (listOptions) => endpointStatuses(bound, ALL_TENANTS, listOptions),
+      showOptions?.reveal ? revealEndpoint(bound, OPERATOR, id) : showEndpoint(bound, OPERATOR, id),
+    status: (listOptions) => endpointStatuses(bound, OPERATOR, listOptions),
     cache,
     close: async () => {
       if (deps.cache === undefined) await cache.close();

@@ -8,14 +8,13 @@
  * `endpointId` and `eventId`.
  */
 import { URL_DESCRIPTION } from './destinations/forms.ts';
-import type { Endpoint } from './endpoints/store.ts';
+import type { ShownEndpoint } from './endpoints/store.ts';
 import type { SecretInfo } from './endpoints/show.ts';
 import type { EventRecord } from './events/record.ts';
 import type { Delivery } from './events/enqueue.ts';
 import type { EmitResult } from './events/emit.ts';
 import type { AttemptDetails, DeliveryCounts, DeliveryDetails, DeliverySummary } from './deliveries/record.ts';
 import { DELIVERY_STATUSES } from './deliveries/record.ts';
-import { maskHeaders } from './endpoints/header-box.ts';
 
 /** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
@@ -161,8 +160,11 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
   },
 };
 
-/** An endpoint, header values hidden (null) unless `revealHeaders`. */
-export function publicEndpoint(endpoint: Endpoint, options: { revealHeaders?: boolean } = {}) {
+/**
+ * An endpoint, its header values as the core decided them (null unless the reader revealed
+ * them): a read's answer, or a change's through `maskedEndpoint` (endpoints/store.ts).
+ */
+export function publicEndpoint(endpoint: ShownEndpoint) {
   return {
     externalId: endpoint.id,
     url: endpoint.url,
@@ -170,9 +172,7 @@ export function publicEndpoint(endpoint: Endpoint, options: { revealHeaders?: bo
     filter: endpoint.filter,
     owner: endpoint.owner,
     description: endpoint.description,
-    headers: options.revealHeaders
-      ? (endpoint.headers as Record<string, string | null>)
-      : maskHeaders(endpoint.headers),
+    headers: endpoint.headers,
     enabled: endpoint.enabled,
     disabledAt: endpoint.disabledAt,
     disabledReason: endpoint.disabledReason,

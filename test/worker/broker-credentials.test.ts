@@ -5,13 +5,13 @@
  * of an attempt (its error), its log lines and the operational events never hold the
  * credentials. End to end through the local RabbitMQ.
  */
+import { OPERATOR } from '../../shared/access/actor.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import amqp from 'amqplib';
 import { captureLogger } from '../shared/webhooks/fixtures.ts';
 import { showDelivery } from '../../shared/webhooks/deliveries/index.ts';
-import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { sealUrlCredentials } from '../../shared/webhooks/destinations/credentials.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { attemptRows, deliveryRow, endpoint, harness, jobRows, runOnce, send } from './helpers.ts';
@@ -37,7 +37,7 @@ describe('a broker url in the worker', () => {
     await db.sql`update app_webhooks set url = ${sealUrlCredentials(before.h.config, url)} where id = ${ep.id}`;
     const [id] = await send(afterChange.h, ep);
     await runOnce(afterChange.h);
-    const details = await showDelivery({ sql: db.sql, config: afterChange.h.config }, ALL_TENANTS, id);
+    const details = await showDelivery({ sql: db.sql, config: afterChange.h.config }, OPERATOR, id);
     assert.equal(details.status, 'dead');
     assert.equal(details.attemptsMade.length, 0, 'no attempt was made');
     assert.match(

@@ -15,7 +15,6 @@ import {
   rotateSecret,
   updateEndpoint,
 } from '../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
@@ -95,7 +94,7 @@ describe('endpoint and secret changes while deliveries are pending', () => {
     const [id] = await send(before, ep);
     await runOnce(afterChange);
     assert.equal(server.requests.length, 0);
-    const details = await showDelivery({ sql: h.sql, config: h.config }, ALL_TENANTS, id);
+    const details = await showDelivery({ sql: h.sql, config: h.config }, OPERATOR, id);
     assert.equal(details.status, 'dead');
     assert.match(
       details.lastError!,

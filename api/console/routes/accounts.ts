@@ -170,16 +170,13 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
   ) => {
     const filters = userFilters(ctx);
     const window = { page: pageParam(ctx), perPage: PER_PAGE };
-    const { records, total } = await listUsers(
-      { sql: deps.accounts.sql, config: deps.config },
-      {
-        ...window,
-        ...(filters.state === '' ? {} : { enabled: filters.state === 'enabled' }),
-        ...(filters.role === '' ? {} : { role: filters.role }),
-        ...(filters.owner === '' ? {} : { owner: filters.owner === '-' ? null : filters.owner }),
-        ...(filters.email === '' ? {} : { email: filters.email }),
-      },
-    );
+    const { records, total } = await listUsers({ sql: deps.accounts.sql, config: deps.config }, actorFor(ctx), {
+      ...window,
+      ...(filters.state === '' ? {} : { enabled: filters.state === 'enabled' }),
+      ...(filters.role === '' ? {} : { role: filters.role }),
+      ...(filters.owner === '' ? {} : { owner: filters.owner === '-' ? null : filters.owner }),
+      ...(filters.email === '' ? {} : { email: filters.email }),
+    });
     await ctx.render(
       'console/users',
       {
@@ -276,7 +273,7 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     } = {},
   ) => {
     const window = { page: pageParam(ctx), perPage: PER_PAGE };
-    const { records, total } = await listTenants(deps.webhooks, window);
+    const { records, total } = await listTenants(deps.webhooks, actorFor(ctx), window);
     await ctx.render(
       'console/tenants',
       {

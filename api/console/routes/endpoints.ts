@@ -4,8 +4,9 @@ import type { Context } from 'koa';
 import {
   disableEndpoint,
   enableEndpoint,
-  endpointInScope,
+  maskedEndpoint,
   registerEndpoint,
+  showEndpoint,
   updateEndpoint,
 } from '../../../shared/webhooks/endpoints/index.ts';
 import type { FilterMiss } from '../../../shared/webhooks/filters/grammar.ts';
@@ -24,7 +25,6 @@ import {
   param,
   principalOf,
   redirectDone,
-  scopeFor,
   signedIn,
   windowParam,
   type ConsoleDeps,
@@ -80,7 +80,7 @@ export async function showEndpointPage(
   };
   const window = windowParam(ctx);
   const times = timeFilters(filters);
-  const hints = await catalogHints(deps);
+  const hints = await catalogHints(ctx, deps);
   await ctx.render(
     'console/endpoint',
     {
@@ -131,7 +131,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
         form,
         admin: allTenants(ctx),
         tenants: await tenantChoices(ctx, deps),
-        eventChoices: await eventChoices(deps),
+        eventChoices: await eventChoices(ctx, deps),
       },
       { errors, status },
     );
@@ -153,7 +153,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
           registerInput(form, { admin: allTenants(ctx) }),
         );
         const { secret, ...rest } = endpoint;
-        const shown = publicEndpoint(rest);
+        const shown = publicEndpoint(maskedEndpoint(rest));
         await showOnce(
           ctx,
           deps.pages.cookies,
@@ -213,7 +213,7 @@ export function endpointRoutes(router: Router, deps: ConsoleDeps): void {
       ctx,
       async () => {
         // another tenant's endpoint is a 404 here as on its page; an event out of reach is a 404 in the core
-        await endpointInScope(deps.webhooks, scopeFor(ctx), ctx.params.id);
+        await showEndpoint(deps.webhooks, actorFor(ctx), ctx.params.id);
         const eventId = field(form, 'eventId');
         const result = await testFilter(deps.webhooks, actorFor(ctx), {
           filter: parseFilterText(field(form, 'filter'), 'the filter') ?? null,

@@ -40,8 +40,8 @@ export interface CatalogHints {
 }
 
 /** The catalog's hints for the endpoint pages, from its first {@link EVENT_NAME_CHOICES} types. */
-export async function catalogHints(deps: ConsoleDeps): Promise<CatalogHints> {
-  const { records } = await listEventTypes(deps.webhooks, {
+export async function catalogHints(ctx: Context, deps: ConsoleDeps): Promise<CatalogHints> {
+  const { records } = await listEventTypes(deps.webhooks, actorFor(ctx), {
     includeDeprecated: false,
     page: 1,
     perPage: EVENT_NAME_CHOICES,
@@ -58,8 +58,8 @@ export async function catalogHints(deps: ConsoleDeps): Promise<CatalogHints> {
 }
 
 /** What the endpoint forms suggest for their events ({@link CatalogHints.choices}). */
-export async function eventChoices(deps: ConsoleDeps): Promise<string[]> {
-  return (await catalogHints(deps)).choices;
+export async function eventChoices(ctx: Context, deps: ConsoleDeps): Promise<string[]> {
+  return (await catalogHints(ctx, deps)).choices;
 }
 
 interface Shown {

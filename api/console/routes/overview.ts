@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { firstOwners, MAX_TENANTS } from '../../../shared/accounts/tenants.ts';
 import {
+  actorFor,
   allTenants,
   doneNotice,
   may,
@@ -20,7 +21,7 @@ import { OVERVIEW } from '../queries.ts';
 
 /** The owners an admin may pick from (a datalist of the tenant filters: the first {@link MAX_TENANTS}); none for others. */
 export const tenantChoices = async (ctx: Context, deps: ConsoleDeps): Promise<string[]> =>
-  may(ctx, 'tenants.read') ? await firstOwners(deps.webhooks, MAX_TENANTS) : [];
+  may(ctx, 'tenants.read') ? await firstOwners(deps.webhooks, actorFor(ctx), MAX_TENANTS) : [];
 
 export function overviewRoutes(router: Router, deps: ConsoleDeps): void {
   router.get(CONSOLE_PATHS.overview, signedIn, pageChecked, async (ctx) => {

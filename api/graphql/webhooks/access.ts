@@ -1,12 +1,11 @@
 /**
  * Who GraphQL's callers are to the core: the actor of the request's principal (401
- * `APP_UNAUTHENTICATED` without one), which every mutation hands to its core function, where the
- * permission table (shared/access/permissions.ts) decides; reads need `webhooks.read` and are
- * narrowed to the actor's tenant scope. Also the page arguments, read by the REST pagination rules.
+ * `APP_UNAUTHENTICATED` without one), which every query and mutation hands to its core function,
+ * where the permission table (shared/access/permissions.ts) decides and the tenant scope narrows.
+ * Also the page arguments, read by the REST pagination rules.
  */
 import { listInvalid } from '../../../shared/webhooks/list-filters.ts';
-import { actorOf, authorize, type Actor } from '../../../shared/access/actor.ts';
-import type { TenantScope } from '../../../shared/access/tenant-scope.ts';
+import { actorOf, type Actor } from '../../../shared/access/actor.ts';
 import { pageFrom, type PaginationLimits } from '../../hal/pagination.ts';
 import { deepestPage } from '../../../shared/db/page-depth.ts';
 import type { Principal } from '../../model-framework/routing/roles.ts';
@@ -14,14 +13,7 @@ import type { Principal } from '../../model-framework/routing/roles.ts';
 /** The page arguments as the schema names them. */
 const GRAPHQL_NAMES = { page: 'page', perPage: 'perPage' };
 
-/** The tenant scope of a caller allowed to read webhook records and the catalog. */
-export function readScope(principal: Principal | undefined): TenantScope {
-  const actor = actorOf(principal);
-  authorize(actor, 'webhooks.read');
-  return actor.scope;
-}
-
-/** The caller as the core's writes take it (they decide what its role may do). */
+/** The caller as the core's reads and writes take it (they decide what its role may do). */
 export const actorIn = (principal: Principal | undefined): Actor => actorOf(principal);
 
 /** `page` and `perPage` by the REST rules (400 `APP_PAGINATION_INVALID` naming the argument; perPage capped at `api.maxPerPage`). */

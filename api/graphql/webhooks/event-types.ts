@@ -13,7 +13,7 @@ import {
 import type { Config } from '../../../shared/config/index.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
-import { actorIn, pageAnswer, pageOf, readScope } from './access.ts';
+import { actorIn, pageAnswer, pageOf } from './access.ts';
 import { pageTypeSdl } from './page-type.ts';
 
 const TYPES = /* GraphQL */ `
@@ -72,18 +72,15 @@ export function eventTypesContribution(
     resolvers: {
       Query: {
         eventTypes: async (_root: unknown, args: Args, context: GraphqlContext) => {
-          readScope(context.principal);
           const page = pageOf(args, limits);
-          const { records, total } = await listEventTypes(deps, {
+          const { records, total } = await listEventTypes(deps, actorIn(context.principal), {
             includeDeprecated: args.includeDeprecated !== false,
             ...page,
           });
           return pageAnswer(records, total, page, limits.maxPageOffset);
         },
-        eventType: async (_root: unknown, args: Args, context: GraphqlContext) => {
-          readScope(context.principal);
-          return showEventType(deps, args.name);
-        },
+        eventType: (_root: unknown, args: Args, context: GraphqlContext) =>
+          showEventType(deps, actorIn(context.principal), args.name),
       },
       Mutation: {
         createEventType: (_root: unknown, args: Args, context: GraphqlContext) =>

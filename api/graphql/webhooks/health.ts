@@ -8,10 +8,9 @@
 import type { GraphQLFieldResolver } from 'graphql';
 import { endpointHealth, queueFigures, type EndpointHealth } from '../../../shared/webhooks/deliveries/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
-import { ownerFilter } from '../../../shared/access/tenant-scope.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
-import { ownerOf, readScope } from './access.ts';
+import { actorIn, ownerOf } from './access.ts';
 
 const TYPES = /* GraphQL */ `
   "How an endpoint's deliveries are going."
@@ -72,15 +71,14 @@ type Resolve = GraphQLFieldResolver<any, GraphqlContext, Record<string, any>>;
 
 export function healthContribution(deps: WebhookDeps): Contribution {
   const health: Resolve = async (endpoint: { externalId: string }, _args, context) => {
-    const scope = readScope(context.principal);
+    const actor = actorIn(context.principal);
     const loader = context.loaders.get<string, EndpointHealth>('webhook-health', (ids) =>
-      endpointHealth(deps, scope, ids),
+      endpointHealth(deps, actor, ids),
     );
     return (await loader.load(endpoint.externalId)) ?? { endpointId: endpoint.externalId, ...EMPTY };
   };
   const webhookQueue: Resolve = async (_root, args, context) => {
-    const scope = readScope(context.principal);
-    return queueFigures(deps, scope, { owner: ownerFilter(scope, ownerOf(args)) });
+    return queueFigures(deps, actorIn(context.principal), { owner: ownerOf(args) });
   };
   return {
     source: 'webhook health',

@@ -10,7 +10,7 @@ import { showEvent } from '../../../shared/webhooks/events/index.ts';
 import { publicEvent } from '../../../shared/webhooks/public-shapes.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
-import { readScope } from './access.ts';
+import { actorIn } from './access.ts';
 
 const TYPES = /* GraphQL */ `
   type WebhookDelivery {
@@ -22,7 +22,7 @@ const TYPES = /* GraphQL */ `
 export function relationsContribution(deps: WebhookDeps): Contribution {
   const event: GraphQLFieldResolver<{ eventId: string }, GraphqlContext> = async (delivery, _args, context) => {
     try {
-      return publicEvent(await showEvent(deps, readScope(context.principal), delivery.eventId));
+      return publicEvent(await showEvent(deps, actorIn(context.principal), delivery.eventId));
     } catch (error) {
       if (isAppError(error) && error.status === 404) return null;
       throw error;

@@ -4,7 +4,6 @@
  * SQL and the tenant rules live in one place. The endpoint of every delivery in a page is read
  * with one statement per request level (batch loading).
  */
-import { maskHeaders } from '../../../shared/webhooks/endpoints/header-box.ts';
 import {
   publicDelivery,
   publicDeliveryDetails,
@@ -12,7 +11,6 @@ import {
   publicEvent,
   publicNewDelivery,
 } from '../../../shared/webhooks/public-shapes.ts';
-import { revealHeadersFor } from '../../webhooks-api/present.ts';
 import type { GraphQLFieldResolver } from 'graphql';
 import type { Config } from '../../../shared/config/index.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
@@ -24,7 +22,7 @@ import {
   showDelivery,
 } from '../../../shared/webhooks/deliveries/index.ts';
 import { endpointsInScope } from '../../../shared/webhooks/endpoints/batch.ts';
-import type { Endpoint } from '../../../shared/webhooks/endpoints/store.ts';
+import { maskedEndpoint, type ShownEndpoint } from '../../../shared/webhooks/endpoints/store.ts';
 import {
   listEndpoints,
   registerEndpoint,
@@ -41,17 +39,17 @@ import { recentEventsOfEndpoint, testFilter } from '../../../shared/webhooks/fil
 import type { EndpointPatch } from '../../../shared/webhooks/endpoints/update.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { ResolverMap } from '../contribution.ts';
-import { actorIn, ownerOf, pageAnswer, pageOf, readScope } from './access.ts';
+import { actorIn, ownerOf, pageAnswer, pageOf } from './access.ts';
 
 // Arguments and parents are what the SDL (types.ts) and the core functions say: GraphQL has checked them.
 type Args = Record<string, any>;
 type Resolve = GraphQLFieldResolver<any, GraphqlContext, Args>;
 
 /**
- * An endpoint node: its public fields with the header values in (the `headers` field resolver
- * below hides them unless the caller may and asks to see them).
+ * An endpoint node: its public fields, header values null as the core answered them (the
+ * `headers` field resolver below asks the core again for the values when asked to reveal them).
  */
-const endpointNode = (endpoint: Endpoint) => publicEndpoint(endpoint, { revealHeaders: true });
+const endpointNode = (endpoint: ShownEndpoint) => publicEndpoint(endpoint);
 
 /** The resolver map over `deps` (the web process's webhook dependencies, its endpoint cache included). */
 export function webhookResolvers(
@@ -60,10 +58,10 @@ export function webhookResolvers(
 ): ResolverMap {
   const query: Record<string, Resolve> = {
     async webhookEndpoints(_root, args, context) {
-      const scope = readScope(context.principal);
+      const actor = actorIn(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total } = await listEndpoints(deps, scope, {
+      const { records, total } = await listEndpoints(deps, actor, {
         owner: ownerOf(filter),
         enabled: filter.enabled ?? undefined,
         events: filter.events ?? undefined,
@@ -72,12 +70,12 @@ export function webhookResolvers(
       return pageAnswer(records.map(endpointNode), total, page, limits.maxPageOffset);
     },
     webhookEndpoint: async (_root, args, context) =>
-      endpointNode(await showEndpoint(deps, readScope(context.principal), args.id)),
+      endpointNode(await showEndpoint(deps, actorIn(context.principal), args.id)),
     async webhookEvents(_root, args, context) {
-      const scope = readScope(context.principal);
+      const actor = actorIn(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total, totalEstimated } = await listEvents(deps, scope, {
+      const { records, total, totalEstimated } = await listEvents(deps, actor, {
         owner: ownerOf(filter),
         type: filter.type ?? undefined,
         ...parseTimeRange({ since: filter.since, until: filter.until }),
@@ -86,12 +84,12 @@ export function webhookResolvers(
       return pageAnswer(records.map(publicEvent), total, page, limits.maxPageOffset, totalEstimated);
     },
     webhookEvent: async (_root, args, context) =>
-      publicEvent(await showEvent(deps, readScope(context.principal), args.id)),
+      publicEvent(await showEvent(deps, actorIn(context.principal), args.id)),
     async webhookDeliveries(_root, args, context) {
-      const scope = readScope(context.principal);
+      const actor = actorIn(context.principal);
       const page = pageOf(args, limits);
       const filter = args.filter ?? {};
-      const { records, total, totalEstimated } = await listDeliveries(deps, scope, {
+      const { records, total, totalEstimated } = await listDeliveries(deps, actor, {
         statuses: filter.status ?? undefined,
         endpoint: filter.endpoint ?? undefined,
         event: filter.event ?? undefined,
@@ -103,7 +101,7 @@ export function webhookResolvers(
       return pageAnswer(records.map(publicDelivery), total, page, limits.maxPageOffset, totalEstimated);
     },
     webhookDelivery: async (_root, args, context) =>
-      publicDeliveryDetails(await showDelivery(deps, readScope(context.principal), args.id)),
+      publicDeliveryDetails(await showDelivery(deps, actorIn(context.principal), args.id)),
     async testWebhookFilter(_root, args, context) {
       // a filter left out is refused by the core (null says "no filter"), as REST refuses it
       const input = {
@@ -120,10 +118,12 @@ export function webhookResolvers(
     async registerWebhookEndpoint(_root, args, context) {
       const endpoint = await registerEndpoint(deps, actorIn(context.principal), args.input as RegisterOptions);
       const { secret, ...rest } = endpoint;
-      return { endpoint: endpointNode(rest), secret };
+      return { endpoint: endpointNode(maskedEndpoint(rest)), secret };
     },
     updateWebhookEndpoint: async (_root, args, context) =>
-      endpointNode(await updateEndpoint(deps, actorIn(context.principal), args.id, args.input as EndpointPatch)),
+      endpointNode(
+        maskedEndpoint(await updateEndpoint(deps, actorIn(context.principal), args.id, args.input as EndpointPatch)),
+      ),
     async removeWebhookEndpoint(_root, args, context) {
       return (await removeEndpoint(deps, actorIn(context.principal), args.id)).id;
     },
@@ -136,7 +136,7 @@ export function webhookResolvers(
         args.grace === null || args.grace === undefined ? {} : { grace: args.grace },
       );
       return {
-        endpoint: endpointNode(await showEndpoint(deps, actor.scope, args.id)),
+        endpoint: endpointNode(await showEndpoint(deps, actor, args.id)),
         secret: rotated.secret,
         graceEndsAt: rotated.graceEndsAt,
       };
@@ -152,7 +152,7 @@ export function webhookResolvers(
       const actor = actorIn(context.principal);
       const result = await emitEvent(deps, actor, args.input);
       return {
-        event: result.event === null ? null : publicEvent(await showEvent(deps, actor.scope, result.event.id)),
+        event: result.event === null ? null : publicEvent(await showEvent(deps, actor, result.event.id)),
         type: result.type,
         owner: result.owner,
         deliveries: result.deliveries.map(publicNewDelivery),
@@ -178,9 +178,9 @@ export function webhookResolvers(
     id: idAlias,
     attempts: (record) => record.attempts ?? null,
     endpoint(record, _args, context) {
-      const scope = readScope(context.principal);
-      const loader = context.loaders.get<string, Endpoint>('webhook-endpoints', (ids) =>
-        endpointsInScope(deps, scope, ids),
+      const actor = actorIn(context.principal);
+      const loader = context.loaders.get<string, ShownEndpoint>('webhook-endpoints', (ids) =>
+        endpointsInScope(deps, actor, ids),
       );
       return loader
         .load(record.endpointId)
@@ -193,7 +193,7 @@ export function webhookResolvers(
     Mutation: mutation,
     WebhookDelivery: delivery,
     WebhookEvent: { id: idAlias },
-    // header values are receiver credentials: names for everyone, values on request for writers
+    // header values are receiver credentials: names for everyone, values when the core reveals them
     WebhookEndpoint: {
       id: idAlias,
       recentEvents: async (
@@ -202,18 +202,23 @@ export function webhookResolvers(
         context: GraphqlContext,
       ) =>
         (
-          await recentEventsOfEndpoint(deps, readScope(context.principal), endpoint.externalId, {
+          await recentEventsOfEndpoint(deps, actorIn(context.principal), endpoint.externalId, {
             limit: args.limit ?? 10,
           })
         ).map((event) => ({ externalId: event.id, type: event.type, createdAt: event.createdAt })),
-      headers: ((
-        endpoint: ReturnType<typeof endpointNode> & { headers: Record<string, string> },
+      async headers(
+        endpoint: ReturnType<typeof endpointNode>,
         args: { reveal?: boolean | null },
         context: GraphqlContext,
-      ) =>
-        revealHeadersFor(context.principal, args.reveal === true)
-          ? endpoint.headers
-          : maskHeaders(endpoint.headers)) as Resolve,
+      ) {
+        if (args.reveal !== true) return endpoint.headers;
+        // the values of every endpoint of the answer, read at once; the core refuses whoever may not reveal them
+        const actor = actorIn(context.principal);
+        const loader = context.loaders.get<string, ShownEndpoint>('webhook-endpoint-headers', (ids) =>
+          endpointsInScope(deps, actor, ids, { revealHeaders: true }),
+        );
+        return (await loader.load(endpoint.externalId))?.headers ?? endpoint.headers;
+      },
     },
     WebhookDeliveryStatus: { PENDING: 'pending', RUNNING: 'running', DONE: 'done', DEAD: 'dead' },
   };

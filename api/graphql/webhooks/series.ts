@@ -4,12 +4,11 @@
  * over shared/webhooks/deliveries/series.ts, scoped by the same rules as every webhook read.
  */
 import type { GraphQLFieldResolver } from 'graphql';
-import { ownerFilter } from '../../../shared/access/tenant-scope.ts';
 import { deliverySeries, type SeriesWindow } from '../../../shared/webhooks/deliveries/series.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import type { GraphqlContext } from '../context.ts';
 import type { Contribution } from '../contribution.ts';
-import { ownerOf, readScope } from './access.ts';
+import { actorIn, ownerOf } from './access.ts';
 
 const TYPES = /* GraphQL */ `
   enum WebhookSeriesWindow {
@@ -86,17 +85,15 @@ const present = (series: Awaited<ReturnType<typeof deliverySeries>>) => ({
 export function seriesContribution(deps: WebhookDeps): Contribution {
   const endpointSeries: Resolve = async (endpoint: { externalId: string }, args, context) =>
     present(
-      await deliverySeries(deps, readScope(context.principal), {
+      await deliverySeries(deps, actorIn(context.principal), {
         window: windowOf(args.window),
         endpoint: endpoint.externalId,
       }),
     );
-  const webhookDeliverySeries: Resolve = async (_root, args, context) => {
-    const scope = readScope(context.principal);
-    return present(
-      await deliverySeries(deps, scope, { window: windowOf(args.window), owner: ownerFilter(scope, ownerOf(args)) }),
+  const webhookDeliverySeries: Resolve = async (_root, args, context) =>
+    present(
+      await deliverySeries(deps, actorIn(context.principal), { window: windowOf(args.window), owner: ownerOf(args) }),
     );
-  };
   return {
     source: 'webhook delivery series',
     types: TYPES,

@@ -6,11 +6,10 @@
  * the core's actor: the principal's role and tenant scope (shared/access/actor.ts `actorOf`), or,
  * on an open route without credentials, `ANONYMOUS`, which may do nothing. What the caller may do
  * is decided by the core alone: a refused write is its 403 `APP_FORBIDDEN`, another tenant its
- * 404 `APP_TENANT_NOT_FOUND`. Reads ask the permission table's `webhooks.read` first, as GraphQL's do.
+ * 404 `APP_TENANT_NOT_FOUND`; a read is refused there too when the table does not let it read.
  */
 import type { Middleware } from 'koa';
-import { ANONYMOUS, actorOf, authorize, type Actor } from '../../../shared/access/actor.ts';
-import type { TenantScope } from '../../../shared/access/tenant-scope.ts';
+import { ANONYMOUS, actorOf, type Actor } from '../../../shared/access/actor.ts';
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import {
   disableEndpoint,
@@ -47,11 +46,6 @@ export function webhooksContext(deps: WebhookDeps): Middleware {
         actor: principal ? actorOf(principal) : ANONYMOUS,
       };
     };
-    const reader = (): { deps: WebhookDeps; scope: TenantScope; actor: Actor } => {
-      const request = caller();
-      authorize(request.actor, 'webhooks.read');
-      return { ...request, scope: request.actor.scope };
-    };
     const webhooks: RequestWebhooks = {
       register: async (options) => {
         const { deps, actor } = caller();
@@ -87,16 +81,16 @@ export function webhooksContext(deps: WebhookDeps): Middleware {
         return removeEndpoint(deps, actor, id);
       },
       list: async (options) => {
-        const { deps, scope } = reader();
-        return (await listEndpoints(deps, scope, options)).records;
+        const { deps, actor } = caller();
+        return (await listEndpoints(deps, actor, options)).records;
       },
       show: async (id, options) => {
-        const { deps, scope, actor } = reader();
-        return options?.reveal ? revealEndpoint(deps, actor, id) : showEndpoint(deps, scope, id);
+        const { deps, actor } = caller();
+        return options?.reveal ? revealEndpoint(deps, actor, id) : showEndpoint(deps, actor, id);
       },
       status: async (options) => {
-        const { deps, scope } = reader();
-        return endpointStatuses(deps, scope, options);
+        const { deps, actor } = caller();
+        return endpointStatuses(deps, actor, options);
       },
     };
     ctx.webhooks = webhooks;

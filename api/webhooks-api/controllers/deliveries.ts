@@ -30,7 +30,7 @@ export const deliveriesController = (deps: WebhookDeps) =>
           path: PATHS.deliveries,
           type: 'deliveries',
           fetch: (window) =>
-            listDeliveries(request.deps, request.scope, {
+            listDeliveries(request.deps, request.actor, {
               statuses: list(request.query, 'status'),
               endpoint: one(request.query, 'endpoint'),
               event: one(request.query, 'event'),
@@ -44,8 +44,8 @@ export const deliveriesController = (deps: WebhookDeps) =>
     ),
 
     /** GET /deliveries/:id: the delivery, its endpoint and every attempt (time, duration, status or error, answer excerpt). */
-    show: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
-      await ctx.resource(publishDelivery(principal, await showDelivery(deps, scope, id)));
+    show: webhookAction(deps, async ({ ctx, principal, actor, deps, id }) => {
+      await ctx.resource(publishDelivery(principal, await showDelivery(deps, actor, id)));
     }),
 
     /** POST /deliveries/:id/retry: 202; a dead delivery is sent again with the same webhook-id. It takes no body field. */

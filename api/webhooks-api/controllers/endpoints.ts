@@ -5,8 +5,8 @@
 import type { WebhookDeps } from '../../../shared/webhooks/deps.ts';
 import { listDeliveries, recoverDeliveries } from '../../../shared/webhooks/deliveries/index.ts';
 import {
-  endpointInScope,
   listEndpoints,
+  maskedEndpoint,
   registerEndpoint,
   removeEndpoint,
   rotateSecret,
@@ -21,7 +21,7 @@ import { defineController } from '../../model-framework/routing/controller.ts';
 import { bodyFields, permitOnly } from '../../model-framework/routing/permit.ts';
 import { answerPage, webhookAction } from '../action.ts';
 import { createLink } from '../links.ts';
-import { publishDelivery, publishEndpoint, publishNewDelivery, revealHeadersFor } from '../present.ts';
+import { publishDelivery, publishEndpoint, publishNewDelivery } from '../present.ts';
 import { choice, flag, list, one, ownerParameter, timeParameters } from '../query.ts';
 import { PATHS } from '../routes.ts';
 
@@ -35,7 +35,7 @@ export const endpointsController = (deps: WebhookDeps) =>
         answerPage(request, {
           path: PATHS.webhooks,
           fetch: (window) =>
-            listEndpoints(request.deps, request.scope, {
+            listEndpoints(request.deps, request.actor, {
               owner: ownerParameter(request.query),
               enabled: flag(request.query, 'enabled'),
               events: list(request.query, 'events'),
@@ -60,16 +60,19 @@ export const endpointsController = (deps: WebhookDeps) =>
         'ordering',
       ]) as unknown as RegisterOptions;
       const endpoint = await registerEndpoint(deps, actor, input);
-      await ctx.resource({ ...publishEndpoint(principal, endpoint), secret: endpoint.secret }, { status: 201 });
+      await ctx.resource(
+        { ...publishEndpoint(principal, maskedEndpoint(endpoint)), secret: endpoint.secret },
+        { status: 201 },
+      );
     }),
 
     /** GET /webhooks/:id?reveal=headers: the endpoint and the dates of its signing secrets, never a secret. */
     show: webhookAction(
       deps,
       { parameters: ['reveal'], paged: false },
-      async ({ ctx, principal, scope, deps, query, id }) => {
-        const revealHeaders = revealHeadersFor(principal, choice(query, 'reveal', ['headers']) === 'headers');
-        await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, scope, id), { revealHeaders }));
+      async ({ ctx, principal, actor, deps, query, id }) => {
+        const revealHeaders = choice(query, 'reveal', ['headers']) === 'headers';
+        await ctx.resource(publishEndpoint(principal, await showEndpoint(deps, actor, id, { revealHeaders })));
       },
     ),
 
@@ -80,7 +83,7 @@ export const endpointsController = (deps: WebhookDeps) =>
      */
     update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
       const patch = bodyFields(ctx.request.body) as EndpointPatch;
-      await ctx.resource(publishEndpoint(principal, await updateEndpoint(deps, actor, id, patch)));
+      await ctx.resource(publishEndpoint(principal, maskedEndpoint(await updateEndpoint(deps, actor, id, patch))));
     }),
 
     /** DELETE /webhooks/:id: 204; its secrets, deliveries and attempts go with it. */
@@ -90,10 +93,10 @@ export const endpointsController = (deps: WebhookDeps) =>
     }),
 
     /** POST /webhooks/:id/rotate {grace?}: the endpoint with its new secret (shown this once) and `graceEndsAt`. */
-    rotate: webhookAction(deps, async ({ ctx, actor, principal, scope, deps, id }) => {
+    rotate: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
       const { grace } = permitOnly(ctx.request.body, ['grace']) as { grace?: number };
       const rotated = await rotateSecret(deps, actor, id, { grace });
-      const endpoint = await showEndpoint(deps, scope, id);
+      const endpoint = await showEndpoint(deps, actor, id);
       await ctx.resource({
         ...publishEndpoint(principal, endpoint),
         secret: rotated.secret,
@@ -148,13 +151,13 @@ export const endpointsController = (deps: WebhookDeps) =>
       deps,
       { parameters: ['status', 'type', 'since', 'until'], paged: true },
       async (request) => {
-        const { scope, deps, query, id } = request;
-        await endpointInScope(deps, scope, id);
+        const { actor, deps, query, id } = request;
+        await showEndpoint(deps, actor, id);
         await answerPage(request, {
           path: PATHS.endpointDeliveries(id),
           type: 'deliveries',
           fetch: (window) =>
-            listDeliveries(deps, scope, {
+            listDeliveries(deps, actor, {
               endpoint: id,
               statuses: list(query, 'status'),
               type: one(query, 'type'),

@@ -31,7 +31,10 @@ export const eventTypesController = (deps: WebhookDeps) =>
         path: PATHS.eventTypes,
         type: 'eventTypes',
         fetch: (window) =>
-          listEventTypes(request.deps, { includeDeprecated: flag(request.query, 'deprecated') !== false, ...window }),
+          listEventTypes(request.deps, request.actor, {
+            includeDeprecated: flag(request.query, 'deprecated') !== false,
+            ...window,
+          }),
         present: (type) => publishEventType(request.principal, type),
         links: may(request.principal, 'eventTypes.create')
           ? { create: { href: PATHS.eventTypes, method: 'POST' } }
@@ -47,8 +50,8 @@ export const eventTypesController = (deps: WebhookDeps) =>
       );
       await ctx.resource(publishEventType(principal, type), { status: 201 });
     }),
-    show: webhookAction(deps, async ({ ctx, principal, deps, id }) => {
-      await ctx.resource(publishEventType(principal, await showEventType(deps, id)));
+    show: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {
+      await ctx.resource(publishEventType(principal, await showEventType(deps, actor, id)));
     }),
     /** PATCH /event-types/:name {description?, schema?, examples?, deprecated?} (admins; `schema: null` removes it). */
     update: webhookAction(deps, async ({ ctx, actor, principal, deps, id }) => {

@@ -25,7 +25,7 @@ export const eventsController = (deps: WebhookDeps) =>
           path: PATHS.events,
           type: 'events',
           fetch: (window) =>
-            listEvents(request.deps, request.scope, {
+            listEvents(request.deps, request.actor, {
               owner: ownerParameter(request.query),
               type: one(request.query, 'type'),
               ...timeParameters(request.query),
@@ -52,7 +52,7 @@ export const eventsController = (deps: WebhookDeps) =>
     }),
 
     /** GET /events/:id: the event with its payload and delivery counts. */
-    show: webhookAction(deps, async ({ ctx, principal, scope, deps, id }) => {
-      await ctx.resource(publishEvent(principal, await showEvent(deps, scope, id)));
+    show: webhookAction(deps, async ({ ctx, principal, actor, deps, id }) => {
+      await ctx.resource(publishEvent(principal, await showEvent(deps, actor, id)));
     }),
   });

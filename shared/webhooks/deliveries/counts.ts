@@ -1,5 +1,5 @@
 /** Deliveries per state, for operators (the summary of `jobs --once` and the header of `jobs:list`, `jobs:dead`). */
-import type { TenantScope } from '../../access/tenant-scope.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { listDeliveries, type DeliveryQuery } from './list.ts';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './record.ts';
@@ -8,7 +8,8 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from './record.ts';
 export type DeliveryFilters = Omit<DeliveryQuery, 'statuses' | 'page' | 'perPage'>;
 
 /**
- * Deliveries per state that the listing with `filters` in `scope` selects, each counted as the
+ * Deliveries per state that the listing with `filters` in the actor's scope selects (403
+ * `APP_FORBIDDEN` first to a grant that may not read webhooks), each counted as the
  * listing counts its total (list.ts, shared/db/bounded-total.ts): exactly while PostgreSQL expects
  * at most `api.exactTotal` of them, else its estimate, and `estimated` names those states. So
  * the counts beside a page of a big table cost about what the page does (a row of each state
@@ -17,12 +18,13 @@ export type DeliveryFilters = Omit<DeliveryQuery, 'statuses' | 'page' | 'perPage
  */
 export async function countListedDeliveries(
   deps: Pick<WebhookDeps, 'sql' | 'config'>,
-  scope: TenantScope,
+  actor: Actor,
   filters: DeliveryFilters,
 ): Promise<{ counts: Record<DeliveryStatus, number>; estimated: DeliveryStatus[] }> {
+  authorize(actor, 'webhooks.read');
   const totals = await Promise.all(
     DELIVERY_STATUSES.map((status) =>
-      listDeliveries(deps, scope, { ...filters, statuses: [status], page: 1, perPage: 1 }),
+      listDeliveries(deps, actor, { ...filters, statuses: [status], page: 1, perPage: 1 }),
     ),
   );
   const counts = { pending: 0, running: 0, done: 0, dead: 0 };

@@ -2,11 +2,13 @@
  * How deliveries are going, for the console's overview and the GraphQL fields behind
  * it: per endpoint, the success rate of the last 24 hours' attempts, the last failure with its
  * reason, and the pending and dead counts; for the queue, its depth and the age of its oldest
- * pending delivery. Scoped like every read: a member sees its own owner's figures only.
+ * pending delivery. Decided and scoped like every read: `webhooks.read` first, then a member
+ * sees its own owner's figures only.
  */
 import type { Config } from '../../config/index.ts';
 import type { Sql } from '../../db/connect.ts';
-import type { TenantScope } from '../../access/tenant-scope.ts';
+import { readScope, type Actor } from '../../access/actor.ts';
+import { ownerFilter } from '../../access/tenant-scope.ts';
 import type { WebhookDeps } from '../deps.ts';
 
 /** The window of the success rate. */
@@ -28,13 +30,17 @@ export interface EndpointHealth {
   dead: number;
 }
 
-/** The health of each endpoint of `endpointIds` in `scope` (others are left out of the map). */
+/**
+ * The health of each endpoint of `endpointIds` in the actor's scope (others are left out of the
+ * map). Throws 403 `APP_FORBIDDEN` first to a grant that may not read webhooks.
+ */
 export async function endpointHealth(
   deps: Pick<WebhookDeps, 'sql' | 'config'>,
-  scope: TenantScope,
+  actor: Actor,
   endpointIds: readonly string[],
 ): Promise<Map<string, EndpointHealth>> {
   const { sql } = deps;
+  const scope = readScope(actor, 'webhooks.read');
   if (endpointIds.length === 0) return new Map();
   // the deliveries of its owner's events alone: an endpoint moved to another tenant does not show
   // the new one what the earlier one sent (those deliveries are never sent to it either)
@@ -110,17 +116,19 @@ export interface QueueFigures {
 }
 
 /**
- * The queue's figures: every delivery (`ALL_TENANTS`, the metrics' view), one owner's (`owner`;
- * null: those without owner), or a member's scope (deliveries of its owner to its endpoints, as
- * listings show them). One statement over the (status, created_at) index.
+ * The queue's figures in the actor's scope: every delivery (the operator: the metrics' view), one
+ * owner's (`owner`; null: those without owner), or a member's scope (deliveries of its owner to
+ * its endpoints, as listings show them; naming another owner is 404 `APP_TENANT_NOT_FOUND`). Throws 403 `APP_FORBIDDEN` first to a grant that may not
+ * read webhooks. One statement over the (status, created_at) index.
  */
 export async function queueFigures(
   deps: { sql: Sql; config?: Pick<Config, 'webhooks'> },
-  scope: TenantScope,
+  actor: Actor,
   options: { owner?: string | null } = {},
 ): Promise<QueueFigures> {
   const { sql } = deps;
-  const owner = scope.kind === 'tenant' ? scope.owner : options.owner;
+  const scope = readScope(actor, 'webhooks.read');
+  const owner = ownerFilter(scope, options.owner);
   const [row] = await sql<
     { pending: number; running: number; dead: number; oldest_at: Date | null; oldest: number | null }[]
   >`

@@ -2,7 +2,8 @@
 import { isIdText } from '../ids.ts';
 import { assertOwnerFilter } from '../endpoints/fields.ts';
 import { assertEventNameFilter, listInvalid } from '../list-filters.ts';
-import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
+import { ownerFilter } from '../../access/tenant-scope.ts';
+import { readScope, type Actor } from '../../access/actor.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Queryable } from '../../db/connect.ts';
@@ -63,7 +64,8 @@ function checkStatuses(statuses: readonly string[] | undefined): readonly Delive
 /**
  * One page of deliveries, newest first, with the total, filtered by state, endpoint, event,
  * event type, owner, queue and creation time (`since` inclusive, `until` exclusive). A member
- * sees the deliveries of its own events to endpoints that are still its own. Throws 422
+ * sees the deliveries of its own events to endpoints that are still its own. Throws 403
+ * `APP_FORBIDDEN` first to a grant that may not read webhooks, 422
  * `APP_WEBHOOK_LIST_INVALID` for an unknown state, a malformed id or event type, 422
  * `APP_PAGE_TOO_DEEP` for a page past the paging bound (page-depth.ts).
  *
@@ -75,10 +77,11 @@ function checkStatuses(statuses: readonly string[] | undefined): readonly Delive
  */
 export async function listDeliveries(
   deps: Pick<WebhookDeps, 'sql' | 'config'>,
-  scope: TenantScope,
+  actor: Actor,
   query: DeliveryQuery,
 ): Promise<{ records: ListedDelivery[]; total: number; totalEstimated: boolean }> {
   const { sql, config } = deps;
+  const scope = readScope(actor, 'webhooks.read');
   const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwnerFilter(query.owner));
   const statuses = [...new Set(checkStatuses(query.statuses) ?? DELIVERY_STATUSES)];
   for (const field of ['endpoint', 'event'] as const) {

@@ -6,7 +6,7 @@ import type { WebhookDeps } from '../deps.ts';
 import { transaction } from '../../db/transaction.ts';
 import { deliveryJobSpec, requeuePayload } from './job.ts';
 import { SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliverySummary } from './record.ts';
-import { showDelivery } from './show.ts';
+import { deliveryInScope } from './show.ts';
 
 type RequeueDeps = Pick<WebhookDeps, 'sql' | 'config' | 'log'>;
 
@@ -24,7 +24,7 @@ async function requeue(
   rule: { from: readonly ('done' | 'dead')[]; refusal: string; what: string },
 ): Promise<DeliverySummary> {
   const { sql } = deps;
-  const current = await showDelivery(deps, scope, id);
+  const current = await deliveryInScope(deps, scope, id);
   if (!(rule.from as readonly string[]).includes(current.status)) {
     throw conflict(`webhook delivery ${id} is ${current.status}, ${rule.what}`, {
       code: rule.refusal,

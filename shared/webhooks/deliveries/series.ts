@@ -11,11 +11,13 @@
  *   disabled) has no attempt and is not counted here (the dead counts of health.ts are).
  *
  * Latency is every attempt's duration, whatever its outcome. One statement per series, scoped
- * like every read: a member sees its own owner's endpoints' attempts only.
+ * like every read, after `webhooks.read` is allowed: a member sees its own owner's endpoints'
+ * attempts only.
  */
 import type { Fragment } from '../../db/bounded-total.ts';
 import type { Sql } from '../../db/connect.ts';
-import type { TenantScope } from '../../access/tenant-scope.ts';
+import { readScope, type Actor } from '../../access/actor.ts';
+import { ownerFilter } from '../../access/tenant-scope.ts';
 import { transaction } from '../../db/transaction.ts';
 
 /** The windows a chart offers: how wide a bucket is and how many there are. */
@@ -111,14 +113,18 @@ export interface SeriesQuery {
   window: SeriesWindow;
   /** One endpoint's attempts (in scope; one out of scope counts nothing). */
   endpoint?: string;
-  /** For all tenants only (as `ownerFilter` resolves it): the endpoints of one owner; null: those without owner. */
+  /**
+   * The endpoints of one owner; null: those without owner. A caller bound to one tenant has its
+   * own, and naming another is 404 `APP_TENANT_NOT_FOUND` (tenant-scope.ts `ownerFilter`).
+   */
   owner?: string | null;
   /** The time the window ends at (its bucket last); default now. */
   now?: Date;
 }
 
 /**
- * The delivery series of `query.window` in `scope`. One statement over the attempts started in
+ * The delivery series of `query.window` in the actor's scope (403 `APP_FORBIDDEN` first to a
+ * grant that may not read webhooks). One statement over the attempts started in
  * the window, read through the attempts' `started_at` index (migration 030). An attempt never
  * starts before its delivery was made, and a delivery's id carries that time, so the partitions of
  * deliveries made after the window are never read. When the endpoints are narrowed (a tenant, an
@@ -128,15 +134,12 @@ export interface SeriesQuery {
  * across the window's start, a dead delivery replayed), each of whose delivery is looked up by
  * its key, so that the tenant's older deliveries are never read.
  */
-export async function deliverySeries(
-  deps: { sql: Sql },
-  scope: TenantScope,
-  query: SeriesQuery,
-): Promise<DeliverySeries> {
+export async function deliverySeries(deps: { sql: Sql }, actor: Actor, query: SeriesQuery): Promise<DeliverySeries> {
   const { sql } = deps;
+  const scope = readScope(actor, 'webhooks.read');
   const now = query.now ?? new Date();
   const { from, until, stepMs } = seriesGrid(query.window, now);
-  const owner = scope.kind === 'tenant' ? scope.owner : query.owner;
+  const owner = ownerFilter(scope, query.owner);
   const lo = sql`'msg_' || app_id_time(${from}::timestamptz)`;
   const hi = sql`'msg_' || app_id_time(${until}::timestamptz)`;
   const inWindow = sql`a.started_at >= ${from}::timestamptz and a.started_at < ${until}::timestamptz`;

@@ -3,6 +3,7 @@ import { isIdText } from '../ids.ts';
 import { endpointStoreOf } from '../endpoints/store.ts';
 import { maskUrl } from '../destinations/credentials.ts';
 import { inScope, type TenantScope } from '../../access/tenant-scope.ts';
+import { readScope, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 import {
   SUMMARY_COLUMNS,
@@ -17,11 +18,25 @@ import { transaction } from '../../db/transaction.ts';
 type DetailsRow = DeliveryRow & { endpoint_owner: string | null };
 
 /**
- * Delivery `id` with its endpoint and every attempt (`jobs show <id>`). It is in a member's
- * scope when its event is the member's owner's and its endpoint still belongs to that owner;
- * anything else is a 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`, like a delivery that does not exist.
+ * Delivery `id` with its endpoint and every attempt (`jobs show <id>`), in the actor's scope
+ * (as {@link deliveryInScope}). Throws 403 `APP_FORBIDDEN` first to a grant that may not read
+ * webhooks.
  */
 export async function showDelivery(
+  deps: Pick<WebhookDeps, 'sql' | 'config' | 'endpoints'>,
+  actor: Actor,
+  id: string,
+): Promise<DeliveryDetails> {
+  return deliveryInScope(deps, readScope(actor, 'webhooks.read'), id);
+}
+
+/**
+ * Delivery `id` with its endpoint and every attempt, for the core's own operations once they have
+ * authorized their actor. It is in a member's scope when its event is the member's owner's and
+ * its endpoint still belongs to that owner; anything else is a 404
+ * `APP_WEBHOOK_DELIVERY_NOT_FOUND`, like a delivery that does not exist.
+ */
+export async function deliveryInScope(
   deps: Pick<WebhookDeps, 'sql' | 'config' | 'endpoints'>,
   scope: TenantScope,
   id: string,

@@ -1,12 +1,15 @@
 /**
  * Listing endpoints: one filter (owner, state, events received) for REST, GraphQL, the CLI and
- * the programmatic interface, paged or whole, with or without delivery counts. Never secrets.
+ * the programmatic interface, paged or whole, with or without delivery counts. Never secrets;
+ * header values only to a reader who may reveal them and asks (show.ts `headerValuesShown`).
  */
-import { endpointStoreOf, toEndpoint, type Endpoint } from './store.ts';
+import { endpointStoreOf, toShownEndpoint, type ShownEndpoint } from './store.ts';
+import { headerValuesShown, type HeaderReveal } from './show.ts';
 import type { StoredEndpointQuery } from '../endpoint-stores/types.ts';
 import { assertOwnerFilter } from './fields.ts';
 import { assertEventNameFilter, type PageWindow } from '../list-filters.ts';
 import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
+import { readScope, type Actor } from '../../access/actor.ts';
 import type { DeliveryCounts } from '../deliveries/record.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { pageOffset } from '../../db/page-depth.ts';
@@ -21,7 +24,7 @@ export interface EndpointQuery extends PageWindow {
 }
 
 /** An endpoint with its delivery counts by state and the time of its latest delivery. */
-export type EndpointStatus = Endpoint & { deliveries: DeliveryCounts; lastDeliveryAt: Date | null };
+export type EndpointStatus = ShownEndpoint & { deliveries: DeliveryCounts; lastDeliveryAt: Date | null };
 
 /**
  * The patterns that match event `name`: `*`, the name itself and every family above it
@@ -47,32 +50,37 @@ function storeQuery(scope: TenantScope, query: EndpointQuery): StoredEndpointQue
 }
 
 /**
- * Endpoints in creation order with the total, filtered; one page when `perPage` is given, else
- * all. A page past the paging bound is 422 `APP_PAGE_TOO_DEEP` (page-depth.ts).
+ * Endpoints in the actor's scope in creation order with the total, filtered; one page when
+ * `perPage` is given, else all. Throws 403 `APP_FORBIDDEN` first to a grant that may not read
+ * webhooks; a page past the paging bound is 422 `APP_PAGE_TOO_DEEP` (page-depth.ts).
  */
 export async function listEndpoints(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
-  scope: TenantScope,
-  query: EndpointQuery = {},
-): Promise<{ records: Endpoint[]; total: number }> {
-  const stored = storeQuery(scope, query);
+  actor: Actor,
+  query: EndpointQuery & HeaderReveal = {},
+): Promise<{ records: ShownEndpoint[]; total: number }> {
+  const stored = storeQuery(readScope(actor, 'webhooks.read'), query);
+  const reveal = headerValuesShown(actor, query);
   if (query.perPage !== undefined)
     pageOffset(query.page ?? 1, query.perPage, deps.config.api.maxPageOffset, ['owner', 'enabled', 'events']);
   const page = await endpointStoreOf(deps).list({
     ...stored,
     ...(query.perPage === undefined ? {} : { page: query.page ?? 1, perPage: query.perPage }),
   });
-  return { records: page.records.map((record) => toEndpoint(record, deps.config)), total: page.total };
+  return { records: page.records.map((record) => toShownEndpoint(record, deps.config, reveal)), total: page.total };
 }
 
-/** Endpoints filtered as `listEndpoints` (all of them), each with its delivery counts by state and latest delivery time. */
+/**
+ * Endpoints filtered as `listEndpoints` (all of them, 403 as it, header values null), each with
+ * its delivery counts by state and latest delivery time.
+ */
 export async function endpointStatuses(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
-  scope: TenantScope,
+  actor: Actor,
   query: Omit<EndpointQuery, keyof PageWindow> = {},
 ): Promise<EndpointStatus[]> {
   const { sql, config } = deps;
-  const { records } = await endpointStoreOf(deps).list(storeQuery(scope, query));
+  const { records } = await endpointStoreOf(deps).list(storeQuery(readScope(actor, 'webhooks.read'), query));
   const ids = records.map((record) => record.id);
   const counts = await sql<
     {
@@ -96,7 +104,7 @@ export async function endpointStatuses(
     const row = byEndpoint.get(record.id);
     const [pending, running, done, dead] = [row?.pending ?? 0, row?.running ?? 0, row?.done ?? 0, row?.dead ?? 0];
     return {
-      ...toEndpoint(record, config),
+      ...toShownEndpoint(record, config, false),
       deliveries: { pending, running, done, dead, total: pending + running + done + dead },
       lastDeliveryAt: row?.last_delivery_at ?? null,
     };

@@ -14,7 +14,7 @@
  * gate writes that follow a record come after its claim. Each gate write is a transaction of its
  * own (shared/db/transaction.ts).
  */
-import { openHeaders } from './header-box.ts';
+import { maskHeaders, openHeaders } from './header-box.ts';
 import { maskUrl } from '../destinations/credentials.ts';
 import type { SigningScheme } from '../signing.ts';
 import type { Ordering } from './fields.ts';
@@ -61,6 +61,26 @@ export interface Endpoint {
   updatedAt: Date;
 }
 
+/** What marks an endpoint whose header values the core has decided on (a type alone, never a value). */
+declare const HEADERS_DECIDED: unique symbol;
+
+/**
+ * An endpoint as the core answers a reader: header values null unless the reader may reveal them
+ * and asked to (show.ts `headerValuesShown`), a change's answer with its values hidden
+ * ({@link maskedEndpoint}). The public shapes take only these, so no face decides on header values.
+ */
+export type ShownEndpoint = Omit<Endpoint, 'headers'> & {
+  headers: Record<string, string | null>;
+  readonly [HEADERS_DECIDED]: true;
+};
+
+/**
+ * `endpoint` with its header values hidden (null) and the names of `headers` (default its own)
+ * kept: a change's answer as every face shows it.
+ */
+export const maskedEndpoint = (endpoint: Endpoint, headers: Record<string, string> = endpoint.headers): ShownEndpoint =>
+  ({ ...endpoint, headers: maskHeaders(headers) }) as unknown as ShownEndpoint;
+
 /** Anything that runs tagged-template queries: the pool or a transaction. */
 export type { Queryable } from '../../db/connect.ts';
 import type { Queryable } from '../../db/connect.ts';
@@ -87,6 +107,20 @@ export function toEndpoint(stored: StoredEndpoint, config: Pick<Config, 'secret'
     createdAt: stored.createdAt,
     updatedAt: stored.updatedAt,
   };
+}
+
+/**
+ * The record of a stored endpoint as a reader is shown it: as {@link toEndpoint}, its header
+ * values opened only when `revealHeaders` (the reader may and asked), else null without opening them.
+ */
+export function toShownEndpoint(
+  stored: StoredEndpoint,
+  config: Pick<Config, 'secret'>,
+  revealHeaders: boolean,
+): ShownEndpoint {
+  if (revealHeaders) return toEndpoint(stored, config) as unknown as ShownEndpoint;
+  // the values stay sealed: a reader who did not reveal them costs no key derivation
+  return maskedEndpoint(toEndpoint({ ...stored, headers: {} }, config), stored.headers ?? {});
 }
 
 const defaultStores = new WeakMap<Sql, Map<string, EndpointStore>>();

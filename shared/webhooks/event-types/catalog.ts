@@ -132,7 +132,9 @@ export async function createEventType(
   return toEventType(row);
 }
 
-export async function showEventType(deps: Pick<WebhookDeps, 'sql'>, name: unknown): Promise<EventType> {
+/** The type named `name`. Throws 403 `APP_FORBIDDEN` first to a grant that may not read the catalog, 404. */
+export async function showEventType(deps: Pick<WebhookDeps, 'sql'>, actor: Actor, name: unknown): Promise<EventType> {
+  authorize(actor, 'webhooks.read'); // the catalog is every tenant's: no scope narrows it
   if (typeof name !== 'string' || name.length > 255) throw eventTypeNotFound(name);
   const row = await selectEventType(deps.sql, name);
   if (!row) throw eventTypeNotFound(name);
@@ -141,13 +143,15 @@ export async function showEventType(deps: Pick<WebhookDeps, 'sql'>, name: unknow
 
 /**
  * A page of types in name order (deprecated ones too with `includeDeprecated`), with the total;
- * every type without `perPage`. A page past the paging bound is 422 `APP_PAGE_TOO_DEEP`
- * (shared/db/page-depth.ts).
+ * every type without `perPage`. Throws 403 `APP_FORBIDDEN` first to a grant that may not read
+ * the catalog; a page past the paging bound is 422 `APP_PAGE_TOO_DEEP` (shared/db/page-depth.ts).
  */
 export async function listEventTypes(
   deps: Pick<WebhookDeps, 'sql' | 'config'>,
+  actor: Actor,
   query: { includeDeprecated?: boolean; page?: number; perPage?: number } = {},
 ): Promise<{ records: EventType[]; total: number }> {
+  authorize(actor, 'webhooks.read'); // the catalog is every tenant's: no scope narrows it
   const includeDeprecated = query.includeDeprecated !== false;
   const window =
     query.perPage === undefined

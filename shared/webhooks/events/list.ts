@@ -1,7 +1,8 @@
 /** Listing retained events: one page, newest first, for REST, GraphQL and the CLI (`events:list`). */
 import { assertOwnerFilter } from '../endpoints/fields.ts';
 import { assertEventNameFilter } from '../list-filters.ts';
-import { ownerFilter, type TenantScope } from '../../access/tenant-scope.ts';
+import { ownerFilter } from '../../access/tenant-scope.ts';
+import { readScope, type Actor } from '../../access/actor.ts';
 import type { TimeRange } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import type { Config } from '../../config/index.ts';
@@ -23,15 +24,17 @@ export interface EventQuery extends TimeRange {
 /**
  * One page of events, newest first, with the total (counted when PostgreSQL expects at most
  * `api.exactTotal` matches or the page is the last, its estimate otherwise: `totalEstimated`);
- * filtered by owner, exact type and time (`since` inclusive, `until` exclusive). A page past the
+ * filtered by owner, exact type and time (`since` inclusive, `until` exclusive), in the actor's
+ * scope. Throws 403 `APP_FORBIDDEN` first to a grant that may not read webhooks; a page past the
  * paging bound is 422 `APP_PAGE_TOO_DEEP` (page-depth.ts).
  */
 export async function listEvents(
   deps: Pick<WebhookDeps, 'sql'> & { config: Pick<Config, 'api'> },
-  scope: TenantScope,
+  actor: Actor,
   query: EventQuery,
 ): Promise<{ records: EventRecord[]; total: number; totalEstimated: boolean }> {
   const { sql } = deps;
+  const scope = readScope(actor, 'webhooks.read');
   const owner = ownerFilter(scope, query.owner === undefined ? undefined : assertOwnerFilter(query.owner));
   if (query.type !== undefined) assertEventNameFilter('type', query.type);
   const where = sql`

@@ -8,13 +8,12 @@
  * who may read endpoints may try a filter (`filters.test` in shared/access/permissions.ts); a
  * retained event is read in the caller's tenant scope, so another tenant's event is a 404.
  */
-import { authorize, type Actor } from '../../access/actor.ts';
-import type { TenantScope } from '../../access/tenant-scope.ts';
+import { authorize, readScope, type Actor } from '../../access/actor.ts';
 import { badRequest, unprocessable } from '../../errors/app-error.ts';
 import { describeValue } from '../../errors/describe-value.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { endpointInScope } from '../endpoints/show.ts';
-import { showEvent } from '../events/show.ts';
+import { eventInScope } from '../events/show.ts';
 import { checkEvent, eventTime, filterEventOf } from '../events/check.ts';
 import { matchesEvent } from '../patterns.ts';
 import { compileFilter, type FilterEvent, type FilterMiss } from './grammar.ts';
@@ -95,7 +94,7 @@ export async function testFilter(
   if (hasEvent) event = await givenEvent(deps, input.event);
   else {
     if (typeof input.eventId !== 'string') throw invalid('eventId', 'must be an event id (evt_…)');
-    const retained = await showEvent(deps, actor.scope, input.eventId);
+    const retained = await eventInScope(deps, actor.scope, input.eventId);
     event = filterEventOf(retained.type, retained.data, retained.createdAt);
   }
   const failed = compiled === null ? null : compiled.miss(event);
@@ -118,15 +117,17 @@ const RECENT_SCAN = 500;
 /**
  * The latest retained events of endpoint `id`'s owner whose type its patterns match (whether
  * its filter let them through or not), newest first, at most `limit` (1 to RECENT_EVENTS_MAX,
- * else 400 `APP_PAGINATION_INVALID`): what its "try it" box offers. The endpoint is read in
- * `scope`, so another tenant's endpoint is a 404.
+ * else 400 `APP_PAGINATION_INVALID`): what its "try it" box offers. The endpoint is read in the
+ * actor's scope, so another tenant's endpoint is a 404; a grant that may not read webhooks is
+ * refused first (403 `APP_FORBIDDEN`).
  */
 export async function recentEventsOfEndpoint(
   deps: Pick<WebhookDeps, 'config' | 'sql' | 'endpoints'>,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
   options: { limit?: number } = {},
 ): Promise<RecentEvent[]> {
+  const scope = readScope(actor, 'webhooks.read');
   const limit = options.limit ?? 10;
   // refused, not lowered or raised to fit: a client's mistake shows (the paging rule of every list)
   if (!Number.isInteger(limit) || limit < 1 || limit > RECENT_EVENTS_MAX) {

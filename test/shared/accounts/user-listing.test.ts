@@ -43,8 +43,8 @@ describe('listUsers pages', () => {
   });
 
   it('lists 120 users 50 a page with the total, each page following on from the one before', async () => {
-    const first = await listUsers(listing, { page: 1, perPage: 50 });
-    const second = await listUsers(listing, { page: 2, perPage: 50 });
+    const first = await listUsers(listing, OPERATOR, { page: 1, perPage: 50 });
+    const second = await listUsers(listing, OPERATOR, { page: 2, perPage: 50 });
     assert.deepEqual([first.total, second.total], [120, 120]);
     assert.deepEqual([first.records.length, second.records.length], [50, 50]);
     assert.deepEqual(
@@ -54,11 +54,11 @@ describe('listUsers pages', () => {
     );
     // the same page asked again answers the same users in the same order
     assert.deepEqual(
-      (await listUsers(listing, { page: 2, perPage: 50 })).records.map((user) => user.id),
+      (await listUsers(listing, OPERATOR, { page: 2, perPage: 50 })).records.map((user) => user.id),
       second.records.map((user) => user.id),
     );
     // the last page holds the rest; without the bound the whole listing is reachable
-    const third = await listUsers({ ...listing, config: deps.config as never }, { page: 3, perPage: 50 });
+    const third = await listUsers({ ...listing, config: deps.config as never }, OPERATOR, { page: 3, perPage: 50 });
     assert.deepEqual(
       third.records.map((user) => user.id),
       made.slice(100).map((user) => user.id),
@@ -66,7 +66,7 @@ describe('listUsers pages', () => {
   });
 
   it('refuses a page past api.maxPageOffset with APP_PAGE_TOO_DEEP, naming the filters that narrow it', async () => {
-    await assert.rejects(listUsers(listing, { page: 3, perPage: 50 }), (error: unknown) => {
+    await assert.rejects(listUsers(listing, OPERATOR, { page: 3, perPage: 50 }), (error: unknown) => {
       assert.ok(error instanceof AppError);
       assert.equal(error.status, 422);
       assert.equal(error.code, 'APP_PAGE_TOO_DEEP');
@@ -79,16 +79,16 @@ describe('listUsers pages', () => {
     const disabled = made.find((user) => user.role === 'member') as User;
     await setUserDisabled({ ...deps, now: Date.now }, OPERATOR, disabled.id, true);
     const page = { page: 1, perPage: 100 };
-    assert.equal((await listUsers(listing, { ...page, enabled: false })).total, 1);
-    assert.equal((await listUsers(listing, { ...page, enabled: true })).total, 119);
-    const admins = await listUsers(listing, { ...page, role: 'admin' });
+    assert.equal((await listUsers(listing, OPERATOR, { ...page, enabled: false })).total, 1);
+    assert.equal((await listUsers(listing, OPERATOR, { ...page, enabled: true })).total, 119);
+    const admins = await listUsers(listing, OPERATOR, { ...page, role: 'admin' });
     assert.equal(admins.total, 40);
     assert.ok(admins.records.every((user) => user.role === 'admin' && user.owner === null));
-    assert.equal((await listUsers(listing, { ...page, owner: null })).total, 40);
-    assert.equal((await listUsers(listing, { ...page, owner: 'acme', enabled: true })).total, 79);
-    assert.equal((await listUsers(listing, { ...page, owner: 'globex' })).total, 0);
+    assert.equal((await listUsers(listing, OPERATOR, { ...page, owner: null })).total, 40);
+    assert.equal((await listUsers(listing, OPERATOR, { ...page, owner: 'acme', enabled: true })).total, 79);
+    assert.equal((await listUsers(listing, OPERATOR, { ...page, owner: 'globex' })).total, 0);
     // the email search: any case, and its LIKE wildcards taken literally
-    const found = await listUsers(listing, { ...page, email: 'PERSON11' });
+    const found = await listUsers(listing, OPERATOR, { ...page, email: 'PERSON11' });
     assert.deepEqual(found.records.map((user) => user.email).sort(), [
       'person110@acme.test',
       'person111@ops.test',
@@ -101,9 +101,9 @@ describe('listUsers pages', () => {
       'person118@acme.test',
       'person119@acme.test',
     ]);
-    assert.equal((await listUsers(listing, { ...page, email: '%' })).total, 0, 'a % is no wildcard');
-    assert.equal((await listUsers(listing, { ...page, email: 'person_' })).total, 0, 'a _ is no wildcard');
-    await assert.rejects(listUsers(listing, { ...page, role: 'owner' }), { code: 'APP_USER_FIELD_INVALID' });
+    assert.equal((await listUsers(listing, OPERATOR, { ...page, email: '%' })).total, 0, 'a % is no wildcard');
+    assert.equal((await listUsers(listing, OPERATOR, { ...page, email: 'person_' })).total, 0, 'a _ is no wildcard');
+    await assert.rejects(listUsers(listing, OPERATOR, { ...page, role: 'owner' }), { code: 'APP_USER_FIELD_INVALID' });
   });
 });
 
@@ -118,18 +118,18 @@ describe('listTenants pages', () => {
         owner: `t${String(n).padStart(3, '0')}`,
       });
     const listing = { sql: db.sql, config: db.configWith({ api: { maxPageOffset: 61 } }) };
-    const first = await listTenants(listing, { page: 1, perPage: 50 });
-    const second = await listTenants(listing, { page: 2, perPage: 50 });
+    const first = await listTenants(listing, OPERATOR, { page: 1, perPage: 50 });
+    const second = await listTenants(listing, OPERATOR, { page: 2, perPage: 50 });
     assert.deepEqual([first.total, second.total], [120, 120]);
     assert.deepEqual(
       [...first.records, ...second.records].map((tenant) => tenant.owner),
       Array.from({ length: 100 }, (_, n) => `t${String(n).padStart(3, '0')}`),
     );
     assert.equal(first.records[0].users, 1);
-    await assert.rejects(listTenants(listing, { page: 3, perPage: 50 }), { code: 'APP_PAGE_TOO_DEEP' });
+    await assert.rejects(listTenants(listing, OPERATOR, { page: 3, perPage: 50 }), { code: 'APP_PAGE_TOO_DEEP' });
     // the overview's choices: the same owners in the same order, the first of them only
     assert.deepEqual(
-      await firstOwners(listing, 70),
+      await firstOwners(listing, OPERATOR, 70),
       Array.from({ length: 70 }, (_, n) => `t${String(n).padStart(3, '0')}`),
     );
   });

@@ -13,7 +13,6 @@ import type { EndpointStore } from '../../../shared/webhooks/endpoint-stores/typ
 import { emit } from '../../../shared/webhooks/events/emit.ts';
 import { appError, captureLogger } from './fixtures.ts';
 import { listEndpoints, registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../shared/access/actor.ts';
 
 // These tests need databases without the migrations, so they make their own.
@@ -137,7 +136,7 @@ describe('ensureWebhookTables (webhooks:install)', () => {
         events: ['*'],
       });
       assert.deepEqual(
-        (await listEndpoints({ config, sql }, ALL_TENANTS)).records.map((e) => e.id),
+        (await listEndpoints({ config, sql }, OPERATOR)).records.map((e) => e.id),
         [endpoint.id],
       );
       assert.equal((await emit({ config, sql, log }, 'a.b', {})).length, 1);

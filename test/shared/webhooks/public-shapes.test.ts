@@ -22,6 +22,7 @@ import { buildApiOffline } from '../../../api/openapi/offline.ts';
 import { WEBHOOK_TYPES } from '../../../api/graphql/webhooks/types.ts';
 import { GRAPHQL_TYPE_OF } from '../../../api/graphql/webhooks/shape-types.ts';
 import { resolveConfig } from '../../../shared/config/index.ts';
+import { maskedEndpoint } from '../../../shared/webhooks/endpoints/store.ts';
 import {
   PUBLIC_SHAPES,
   publicAttempt,
@@ -204,8 +205,12 @@ describe('public shapes: one source for REST, GraphQL, OpenAPI and the CLI', () 
     };
     const keys = (value: object) => Object.keys(value).sort();
     const shapeKeys = (shape: ShapeName) => Object.keys(PUBLIC_SHAPES[shape]).sort();
-    assert.deepEqual(keys(publicEndpoint(endpoint)), shapeKeys('Webhook'));
-    assert.deepEqual(publicEndpoint(endpoint).headers, { 'X-Key': null }, 'header values hidden unless revealed');
+    assert.deepEqual(keys(publicEndpoint(maskedEndpoint(endpoint))), shapeKeys('Webhook'));
+    assert.deepEqual(
+      publicEndpoint(maskedEndpoint(endpoint)).headers,
+      { 'X-Key': null },
+      "a change's answer: header values hidden",
+    );
     assert.deepEqual(keys(publicSecret({ createdAt: at, expiresAt: null })), shapeKeys('WebhookSecret'));
     assert.deepEqual(keys(publicCounts(counts)), shapeKeys('DeliveryCounts'));
     assert.deepEqual(

@@ -77,7 +77,7 @@ describe('the events field suggests the entry being typed', { skip }, () => {
     await page.waitForURL(/\/endpoints\/ep_[^/]+\/created$/);
     endpointId = new URL(page.url()).pathname.split('/')[2];
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
-    assert.deepEqual((await showEndpoint(deps, OPERATOR.scope, endpointId)).events, ['order.created', 'order.paid']);
+    assert.deepEqual((await showEndpoint(deps, OPERATOR, endpointId)).events, ['order.created', 'order.paid']);
     await checkPage(page, watch);
   });
 
@@ -110,7 +110,7 @@ describe('the events field suggests the entry being typed', { skip }, () => {
     await plain.waitForURL(/\/endpoints\/ep_[^/]+\/created$/);
     const id = new URL(plain.url()).pathname.split('/')[2];
     const deps = { config: app.web.accounts.config as never, sql: app.db.sql, log: app.db.log };
-    assert.deepEqual((await showEndpoint(deps, OPERATOR.scope, id)).events, ['order.created', 'invoice.*']);
+    assert.deepEqual((await showEndpoint(deps, OPERATOR, id)).events, ['order.created', 'invoice.*']);
     await context.close();
   });
 });

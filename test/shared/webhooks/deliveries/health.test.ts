@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
-import { ALL_TENANTS, tenantScope } from '../../../../shared/access/tenant-scope.ts';
+import { tenantActor } from '../../../helpers/actors.ts';
 import { endpointHealth } from '../../../../shared/webhooks/deliveries/health.ts';
 import { updateEndpoint } from '../../../../shared/webhooks/endpoints/index.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
@@ -26,7 +26,7 @@ describe('endpoint health', () => {
       [{ at: ago(30 * MINUTE), outcome: 'dead', durationMs: 5 }],
       [{ at: ago(20 * MINUTE), outcome: 'done', durationMs: 5 }],
     ]);
-    const before = (await endpointHealth(h, tenantScope('health-before'), [ep.id])).get(ep.id);
+    const before = (await endpointHealth(h, tenantActor('health-before'), [ep.id])).get(ep.id);
     assert.deepEqual(
       [before?.attempts24h, before?.succeeded24h, before?.dead, before?.lastFailureDeliveryId],
       [2, 1, 1, failed],
@@ -37,18 +37,18 @@ describe('endpoint health', () => {
       [{ at: ago(10 * MINUTE), outcome: 'done', durationMs: 5 }],
     ]);
     assert.ok(own);
-    const after = (await endpointHealth(h, tenantScope('health-after'), [ep.id])).get(ep.id);
+    const after = (await endpointHealth(h, tenantActor('health-after'), [ep.id])).get(ep.id);
     assert.deepEqual(
       [after?.attempts24h, after?.succeeded24h, after?.dead, after?.lastFailure, after?.lastFailureDeliveryId],
       [1, 1, 0, null, null],
       "the earlier tenant's attempts, dead delivery and failure are not the new one's",
     );
     assert.equal(
-      (await endpointHealth(h, tenantScope('health-before'), [ep.id])).size,
+      (await endpointHealth(h, tenantActor('health-before'), [ep.id])).size,
       0,
       "nor is the endpoint the earlier tenant's any more",
     );
-    const admin = (await endpointHealth(h, ALL_TENANTS, [ep.id])).get(ep.id);
+    const admin = (await endpointHealth(h, OPERATOR, [ep.id])).get(ep.id);
     assert.equal(admin?.attempts24h, 1, "an endpoint's health is its current owner's, for an admin too");
   });
 });

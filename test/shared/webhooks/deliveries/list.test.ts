@@ -5,13 +5,14 @@
  * when PostgreSQL expects at most `api.exactTotal` matches (read off a last page without
  * counting), its estimate past that.
  */
+import { OPERATOR } from '../../../../shared/access/actor.ts';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import postgres from 'postgres';
 import type { Sql } from '../../../../shared/db/connect.ts';
 import { listDeliveries } from '../../../../shared/webhooks/deliveries/index.ts';
 import { listEvents } from '../../../../shared/webhooks/events/index.ts';
-import { ALL_TENANTS, tenantScope } from '../../../../shared/access/tenant-scope.ts';
+import { tenantActor } from '../../../helpers/actors.ts';
 import { forgetTableSizes } from '../../../../shared/db/bounded-total.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { endpoint, harness, send } from '../../../worker/helpers.ts';
@@ -64,7 +65,7 @@ describe('delivery listing', () => {
     const expected = await sortedIds(owner);
     const pages: string[][] = [];
     for (let page = 1; page <= 3; page++) {
-      const { records, total, totalEstimated } = await listDeliveries(h, ALL_TENANTS, { owner, page, perPage: 5 });
+      const { records, total, totalEstimated } = await listDeliveries(h, OPERATOR, { owner, page, perPage: 5 });
       assert.equal(total, 12);
       assert.equal(totalEstimated, false);
       pages.push(records.map((record) => record.id));
@@ -78,7 +79,7 @@ describe('delivery listing', () => {
     const merged: string[][] = [];
     for (let page = 1; page <= 3; page++) {
       merged.push(
-        (await listDeliveries(bounded, ALL_TENANTS, { owner, page, perPage: 5 })).records.map((record) => record.id),
+        (await listDeliveries(bounded, OPERATOR, { owner, page, perPage: 5 })).records.map((record) => record.id),
       );
     }
     assert.deepEqual(
@@ -90,7 +91,7 @@ describe('delivery listing', () => {
 
   it('a state filter lists only those states, in the same order, and a state named twice lists its deliveries once', async () => {
     const { owner } = await history();
-    const { records, total } = await listDeliveries(h, ALL_TENANTS, {
+    const { records, total } = await listDeliveries(h, OPERATOR, {
       owner,
       statuses: ['dead', 'done', 'dead'],
       page: 1,
@@ -108,23 +109,23 @@ describe('delivery listing', () => {
     const { sql: watched, statements } = watchedConnection();
     const counting = { ...h, sql: watched };
     forgetTableSizes();
-    await listDeliveries(counting, ALL_TENANTS, { owner, page: 1, perPage: 5 }); // reads the table's size once
+    await listDeliveries(counting, OPERATOR, { owner, page: 1, perPage: 5 }); // reads the table's size once
     statements.length = 0;
-    const first = await listDeliveries(counting, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    const first = await listDeliveries(counting, OPERATOR, { owner, page: 1, perPage: 5 });
     assert.deepEqual([first.total, first.totalEstimated, first.records.length], [12, false, 5]);
     assert.equal(statements.length, 1, statements.join('\n---\n'));
     statements.length = 0;
-    const beyond = await listDeliveries(counting, ALL_TENANTS, { owner, statuses: ['dead'], page: 2, perPage: 5 });
+    const beyond = await listDeliveries(counting, OPERATOR, { owner, statuses: ['dead'], page: 2, perPage: 5 });
     assert.deepEqual([beyond.total, beyond.totalEstimated, beyond.records.length], [3, false, 0]);
     assert.equal(statements.length, 2, 'the empty page, then its count');
-    const none = await listDeliveries(counting, ALL_TENANTS, { owner: 'nobody-here', page: 1, perPage: 5 });
+    const none = await listDeliveries(counting, OPERATOR, { owner: 'nobody-here', page: 1, perPage: 5 });
     assert.deepEqual([none.total, none.totalEstimated, none.records.length], [0, false, 0]);
   });
 
   it("past api.exactTotal the total is PostgreSQL's estimate, above the bound, and says so; a last page or a count under the bound is exact", async () => {
     const { owner } = await history();
     forgetTableSizes(); // the table is past the bound of 5 now: the listing for big tables answers
-    const past = await listDeliveries(bounded, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    const past = await listDeliveries(bounded, OPERATOR, { owner, page: 1, perPage: 5 });
     assert.equal(past.totalEstimated, true);
     assert.ok(past.total >= 6, `an estimate is at least the bound + 1, got ${past.total}`);
     assert.deepEqual(
@@ -132,17 +133,17 @@ describe('delivery listing', () => {
       (await sortedIds(owner)).slice(0, 5),
       'the page itself is exact',
     );
-    const under = await listDeliveries(bounded, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 5 });
+    const under = await listDeliveries(bounded, OPERATOR, { owner, statuses: ['dead'], page: 1, perPage: 5 });
     assert.deepEqual([under.total, under.totalEstimated], [3, false]);
-    const exact = await listDeliveries(always, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    const exact = await listDeliveries(always, OPERATOR, { owner, page: 1, perPage: 5 });
     assert.deepEqual([exact.total, exact.totalEstimated], [12, false], 'api.exactTotal 0 always counts');
-    const last = await listDeliveries(bounded, ALL_TENANTS, { owner, page: 3, perPage: 5 });
+    const last = await listDeliveries(bounded, OPERATOR, { owner, page: 3, perPage: 5 });
     assert.deepEqual(
       [last.total, last.totalEstimated, last.records.length],
       [12, false, 2],
       'a last page tells the total without counting',
     );
-    const beyond = await listDeliveries(bounded, ALL_TENANTS, { owner, statuses: ['dead'], page: 2, perPage: 5 });
+    const beyond = await listDeliveries(bounded, OPERATOR, { owner, statuses: ['dead'], page: 2, perPage: 5 });
     assert.deepEqual(
       [beyond.total, beyond.totalEstimated, beyond.records.length],
       [3, false, 0],
@@ -170,8 +171,8 @@ describe('delivery listing', () => {
       ['big table', bounded],
     ] as const) {
       for (const [who, scope] of [
-        ['admin', ALL_TENANTS],
-        ['member', tenantScope(owner)],
+        ['admin', OPERATOR],
+        ['member', tenantActor(owner)],
       ] as const) {
         const { records } = await listDeliveries(deps, scope, { owner, page: 1, perPage: 25 });
         assert.deepEqual(
@@ -204,13 +205,13 @@ describe('delivery listing', () => {
       ['small table', h],
       ['big table', bounded],
     ] as const) {
-      const mine = await listDeliveries(deps, tenantScope(owner), { page: 1, perPage: 25 });
+      const mine = await listDeliveries(deps, tenantActor(owner), { page: 1, perPage: 25 });
       assert.deepEqual(
         mine.records.map((record) => record.id).sort(),
         kept,
         `${shape}: the member sees its endpoints' deliveries, not the moved endpoint's`,
       );
-      const made = await listDeliveries(deps, ALL_TENANTS, { owner, page: 1, perPage: 25 });
+      const made = await listDeliveries(deps, OPERATOR, { owner, page: 1, perPage: 25 });
       assert.deepEqual(
         made.records.map((record) => record.id).sort(),
         all,
@@ -222,10 +223,10 @@ describe('delivery listing', () => {
   it('the event listing bounds its total the same way', async () => {
     const { owner } = await history();
     forgetTableSizes();
-    const past = await listEvents(bounded, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    const past = await listEvents(bounded, OPERATOR, { owner, page: 1, perPage: 5 });
     assert.equal(past.totalEstimated, true);
     assert.ok(past.total >= 6);
-    const exact = await listEvents(h, ALL_TENANTS, { owner, page: 3, perPage: 5 });
+    const exact = await listEvents(h, OPERATOR, { owner, page: 3, perPage: 5 });
     assert.deepEqual([exact.total, exact.totalEstimated, exact.records.length], [12, false, 2]);
   });
 
@@ -234,25 +235,25 @@ describe('delivery listing', () => {
     const { sql: watched, statements } = watchedConnection();
     const deps = { ...bounded, sql: watched };
     forgetTableSizes();
-    await listDeliveries(deps, ALL_TENANTS, { owner: 'nobody-here', page: 1, perPage: 5 }); // the table's size, read once
+    await listDeliveries(deps, OPERATOR, { owner: 'nobody-here', page: 1, perPage: 5 }); // the table's size, read once
     statements.length = 0;
-    const first = await listDeliveries(deps, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    const first = await listDeliveries(deps, OPERATOR, { owner, page: 1, perPage: 5 });
     assert.equal(first.totalEstimated, true);
     assert.ok(
       statements.some((text) => /^\s*explain/.test(text)),
       'the first listing asks for the estimate',
     );
     statements.length = 0;
-    const again = await listDeliveries(deps, ALL_TENANTS, { owner, page: 1, perPage: 5 });
+    const again = await listDeliveries(deps, OPERATOR, { owner, page: 1, perPage: 5 });
     assert.deepEqual([again.total, again.totalEstimated], [first.total, true], 'the same estimate');
     // (in the transaction that asks for its generic plan: shared/db/generic-plan.ts)
     const asked = statements.filter((text) => !/^\s*(begin|commit|set local plan_cache_mode\b)/.test(text));
     assert.equal(asked.length, 1, `the page alone:\n${statements.join('\n---\n')}`);
 
-    const under = await listDeliveries(deps, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 2 });
+    const under = await listDeliveries(deps, OPERATOR, { owner, statuses: ['dead'], page: 1, perPage: 2 });
     assert.deepEqual([under.total, under.totalEstimated], [3, false], 'under the bound: counted');
     await db.sql`update app_webhook_deliveries set status = 'dead' where id = ${ids[0]} and status <> 'dead'`;
-    const more = await listDeliveries(deps, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 2 });
+    const more = await listDeliveries(deps, OPERATOR, { owner, statuses: ['dead'], page: 1, perPage: 2 });
     assert.deepEqual([more.total, more.totalEstimated], [4, false], 'counted again: the new dead delivery is in');
   });
 
@@ -264,19 +265,19 @@ describe('delivery listing', () => {
     const deps = { ...bounded, sql: watched };
     forgetTableSizes();
     for (let i = 0; i < 8; i++) {
-      await listDeliveries(deps, ALL_TENANTS, { page: 1, perPage: 5 });
-      await listDeliveries(deps, ALL_TENANTS, { statuses: ['dead'], page: 1, perPage: 5 });
-      await listDeliveries(deps, ALL_TENANTS, { endpoint: endpointId, page: 1, perPage: 5 });
-      await listDeliveries(deps, tenantScope(owner), { page: 1, perPage: 5 });
-      await listDeliveries(deps, ALL_TENANTS, { owner, page: 1, perPage: 5 });
-      await listEvents(deps, ALL_TENANTS, { page: 1, perPage: 5 });
-      await listEvents(deps, tenantScope(owner), { page: 1, perPage: 5 });
-      await listDeliveries(deps, ALL_TENANTS, { page: 2, perPage: 5 });
-      await listDeliveries(deps, tenantScope(owner), { page: 2, perPage: 5 });
-      await listEvents(deps, ALL_TENANTS, { page: 2, perPage: 5 });
-      await listDeliveries(deps, ALL_TENANTS, { type: 'order.created', page: 1, perPage: 5 });
+      await listDeliveries(deps, OPERATOR, { page: 1, perPage: 5 });
+      await listDeliveries(deps, OPERATOR, { statuses: ['dead'], page: 1, perPage: 5 });
+      await listDeliveries(deps, OPERATOR, { endpoint: endpointId, page: 1, perPage: 5 });
+      await listDeliveries(deps, tenantActor(owner), { page: 1, perPage: 5 });
+      await listDeliveries(deps, OPERATOR, { owner, page: 1, perPage: 5 });
+      await listEvents(deps, OPERATOR, { page: 1, perPage: 5 });
+      await listEvents(deps, tenantActor(owner), { page: 1, perPage: 5 });
+      await listDeliveries(deps, OPERATOR, { page: 2, perPage: 5 });
+      await listDeliveries(deps, tenantActor(owner), { page: 2, perPage: 5 });
+      await listEvents(deps, OPERATOR, { page: 2, perPage: 5 });
+      await listDeliveries(deps, OPERATOR, { type: 'order.created', page: 1, perPage: 5 });
       // three dead ones, two a page: under the bound, so counted at each call
-      await listDeliveries(deps, ALL_TENANTS, { owner, statuses: ['dead'], page: 1, perPage: 2 });
+      await listDeliveries(deps, OPERATOR, { owner, statuses: ['dead'], page: 1, perPage: 2 });
     }
     const counts = (
       await watched<{ statement: string; generic_plans: number; custom_plans: number }[]>`
@@ -441,9 +442,9 @@ describe('delivery listing: a plan made for no tenant in particular', () => {
     });
     try {
       const deps = { ...oh, sql: watched as unknown as Sql };
-      await listDeliveries(deps, tenantScope(small.owner as string), { page: 1, perPage: 25 });
-      await listDeliveries(deps, ALL_TENANTS, { owner: small.owner as string, page: 1, perPage: 25 });
-      await listEvents(deps, tenantScope(small.owner as string), { page: 2, perPage: 25 });
+      await listDeliveries(deps, tenantActor(small.owner as string), { page: 1, perPage: 25 });
+      await listDeliveries(deps, OPERATOR, { owner: small.owner as string, page: 1, perPage: 25 });
+      await listEvents(deps, tenantActor(small.owner as string), { page: 2, perPage: 25 });
     } finally {
       await watched.end();
     }

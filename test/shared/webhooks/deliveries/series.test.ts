@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OPERATOR } from '../../../../shared/access/actor.ts';
-import { ALL_TENANTS, tenantScope, type TenantScope } from '../../../../shared/access/tenant-scope.ts';
+import { OPERATOR, type Actor } from '../../../../shared/access/actor.ts';
+import { tenantActor } from '../../../helpers/actors.ts';
 import {
   deliverySeries,
   fillSeries,
@@ -97,7 +97,7 @@ describe('delivery series from the attempts', () => {
       [at(-3 * HOUR, 'retry'), at(-3 * HOUR + MINUTE, 'retry'), at(-2 * HOUR, 'dead')],
       [at(-3 * HOUR + 5 * MINUTE, 'retry'), at(-3 * HOUR + 10 * MINUTE, 'done')],
     ]);
-    const series = await deliverySeries(h, ALL_TENANTS, { window: 'day', endpoint: ep.id, now });
+    const series = await deliverySeries(h, OPERATOR, { window: 'day', endpoint: ep.id, now });
     assert.equal(series.buckets.length, 24);
     assert.deepEqual(
       [series.buckets[0].done, series.buckets[23].dead],
@@ -128,12 +128,12 @@ describe('delivery series from the attempts', () => {
       [at(-7 * MINUTE, 'dead', 40)],
       [at(-5 * HOUR, 'done', 1000)],
     ]);
-    const series = await deliverySeries(h, ALL_TENANTS, { window: 'day', endpoint: ep.id, now });
+    const series = await deliverySeries(h, OPERATOR, { window: 'day', endpoint: ep.id, now });
     const last = series.buckets.at(-1);
     // percentile_cont: linear between the closest ranks
     assert.deepEqual([last?.p50Ms, last?.p95Ms], [25, 38.5]);
     assert.deepEqual([series.totals.p50Ms, series.totals.p95Ms], [30, 808]);
-    const hourly = await deliverySeries(h, ALL_TENANTS, { window: 'hour', endpoint: ep.id, now });
+    const hourly = await deliverySeries(h, OPERATOR, { window: 'hour', endpoint: ep.id, now });
     assert.equal(hourly.buckets.length, 60);
     assert.equal(hourly.totals.attempts, 4, 'the last hour leaves out the attempt of five hours ago');
     assert.equal(hourly.buckets.find((b) => b.start.getTime() === now.getTime() - 9 * MINUTE)?.done, 1);
@@ -155,16 +155,16 @@ describe('delivery series from the attempts', () => {
       return [done, failed, dead];
     };
     // the hour ending at `later` holds only these attempts (the other tests' are before it)
-    assert.deepEqual(await totals(h, tenantScope('series-acme'), { window: 'hour', now: later }), [2, 0, 0]);
-    assert.deepEqual(await totals(h, tenantScope('series-globex'), { window: 'hour', now: later }), [0, 0, 1]);
+    assert.deepEqual(await totals(h, tenantActor('series-acme'), { window: 'hour', now: later }), [2, 0, 0]);
+    assert.deepEqual(await totals(h, tenantActor('series-globex'), { window: 'hour', now: later }), [0, 0, 1]);
     assert.deepEqual(
-      await totals(h, tenantScope('series-acme'), { window: 'hour', endpoint: globex.id, now: later }),
+      await totals(h, tenantActor('series-acme'), { window: 'hour', endpoint: globex.id, now: later }),
       [0, 0, 0],
       "another tenant's endpoint counts nothing",
     );
-    assert.deepEqual(await totals(h, ALL_TENANTS, { window: 'hour', now: later }), [2, 1, 1]);
-    assert.deepEqual(await totals(h, ALL_TENANTS, { window: 'hour', owner: 'series-globex', now: later }), [0, 0, 1]);
-    assert.deepEqual(await totals(h, ALL_TENANTS, { window: 'hour', owner: null, now: later }), [0, 1, 0]);
+    assert.deepEqual(await totals(h, OPERATOR, { window: 'hour', now: later }), [2, 1, 1]);
+    assert.deepEqual(await totals(h, OPERATOR, { window: 'hour', owner: 'series-globex', now: later }), [0, 0, 1]);
+    assert.deepEqual(await totals(h, OPERATOR, { window: 'hour', owner: null, now: later }), [0, 1, 0]);
   });
 
   it("an endpoint moved to another tenant: the new tenant's series leaves out what the earlier one sent through it", async () => {
@@ -173,15 +173,15 @@ describe('delivery series from the attempts', () => {
     await seedAttempts(h.sql, moved, [[at(-HOUR, 'done')], [at(-25 * HOUR, 'retry'), at(-2 * HOUR, 'dead')]]);
     await updateEndpoint(h, OPERATOR, moved.id, { owner: 'series-after' });
     await seedAttempts(h.sql, { id: moved.id, owner: 'series-after' }, [[at(-30 * MINUTE, 'retry')]]);
-    const totals = async (scope: TenantScope, query: Partial<SeriesQuery> = {}) => {
+    const totals = async (scope: Actor, query: Partial<SeriesQuery> = {}) => {
       const { done, failed, dead } = (await deliverySeries(h, scope, { window: 'day', now, ...query })).totals;
       return [done, failed, dead];
     };
-    assert.deepEqual(await totals(tenantScope('series-after')), [0, 1, 0]);
-    assert.deepEqual(await totals(tenantScope('series-after'), { endpoint: moved.id }), [0, 1, 0]);
-    assert.deepEqual(await totals(ALL_TENANTS, { owner: 'series-after' }), [0, 1, 0]);
+    assert.deepEqual(await totals(tenantActor('series-after')), [0, 1, 0]);
+    assert.deepEqual(await totals(tenantActor('series-after'), { endpoint: moved.id }), [0, 1, 0]);
+    assert.deepEqual(await totals(OPERATOR, { owner: 'series-after' }), [0, 1, 0]);
     assert.deepEqual(
-      await totals(ALL_TENANTS, { endpoint: moved.id }),
+      await totals(OPERATOR, { endpoint: moved.id }),
       [1, 1, 1],
       "an admin's view of the endpoint counts every attempt made through it",
     );

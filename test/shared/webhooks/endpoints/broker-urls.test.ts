@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
-import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { openUrlCredentials } from '../../../../shared/webhooks/destinations/credentials.ts';
 import { openStore } from '../../../../shared/webhooks/endpoint-stores/disk.ts';
 import {
@@ -54,9 +53,9 @@ describe('a broker url: registered, shown and stored', () => {
     const endpoint = await registerEndpoint(strictDeps(), OPERATOR, { url: BROKER_URL, events: ['order.*'] });
     assert.equal(endpoint.url, MASKED);
     holdsNoCredential(JSON.stringify(endpoint), 'the answer');
-    const listed = (await listEndpoints(strictDeps(), ALL_TENANTS)).records.find((e) => e.id === endpoint.id);
+    const listed = (await listEndpoints(strictDeps(), OPERATOR)).records.find((e) => e.id === endpoint.id);
     assert.equal(listed?.url, MASKED);
-    const shown = await showEndpoint(strictDeps(), ALL_TENANTS, endpoint.id);
+    const shown = await showEndpoint(strictDeps(), OPERATOR, endpoint.id);
     assert.equal(shown.url, MASKED);
     const [row] = await db.sql`select * from app_webhooks where id = ${endpoint.id}`;
     holdsNoCredential(JSON.stringify(row), 'the stored row');

@@ -8,7 +8,6 @@ import {
   revealEndpoint,
   showEndpoint,
 } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { actorOf, OPERATOR } from '../../../../shared/access/actor.ts';
 import { emit } from '../../../../shared/webhooks/events/emit.ts';
 
@@ -59,10 +58,10 @@ describe('register: the endpoint and its secret', () => {
       url: 'https://hooks.example.com/once',
       events: ['a.b'],
     });
-    const listed = (await listEndpoints(strictDeps(), ALL_TENANTS)).records.find((e) => e.id === endpoint.id);
+    const listed = (await listEndpoints(strictDeps(), OPERATOR)).records.find((e) => e.id === endpoint.id);
     assert.ok(listed);
     assert.ok(!JSON.stringify(listed).includes(endpoint.secret));
-    const shown = await showEndpoint(strictDeps(), ALL_TENANTS, endpoint.id);
+    const shown = await showEndpoint(strictDeps(), OPERATOR, endpoint.id);
     assert.ok(!JSON.stringify(shown).includes(endpoint.secret));
     const revealed = await revealEndpoint(strictDeps(), OPERATOR, endpoint.id);
     assert.deepEqual(
@@ -404,12 +403,12 @@ describe('register: owners stored before the whitespace rule', () => {
       }),
       appError('APP_WEBHOOK_OWNER_INVALID', 422),
     );
-    const listed = await listEndpoints(strictDeps(), ALL_TENANTS, { owner: 'acme-padded ' });
+    const listed = await listEndpoints(strictDeps(), OPERATOR, { owner: 'acme-padded ' });
     assert.deepEqual(
       listed.records.map((item) => [item.id, item.owner]),
       [[endpoint.id, 'acme-padded ']],
     );
-    assert.equal((await showEndpoint(strictDeps(), ALL_TENANTS, endpoint.id)).owner, 'acme-padded ');
+    assert.equal((await showEndpoint(strictDeps(), OPERATOR, endpoint.id)).owner, 'acme-padded ');
   });
 
   it('its emits still reach it, and its own member still registers under it', async () => {

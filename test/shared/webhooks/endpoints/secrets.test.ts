@@ -17,7 +17,6 @@ import {
   showEndpoint,
   updateEndpoint,
 } from '../../../../shared/webhooks/endpoints/index.ts';
-import { ALL_TENANTS } from '../../../../shared/access/tenant-scope.ts';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 
 const db = await createTestDatabase();
@@ -139,7 +138,7 @@ describe('rotate', () => {
         true,
       );
     }
-    const shown = await showEndpoint(deps, ALL_TENANTS, endpoint.id);
+    const shown = await showEndpoint(deps, OPERATOR, endpoint.id);
     assert.equal(shown.secrets.length, 2);
     assert.equal(shown.secrets[0].expiresAt, null);
     assert.deepEqual(shown.secrets[1].expiresAt, graceEndsAt);
@@ -220,13 +219,11 @@ describe('a changed application secret', () => {
     );
     await assert.rejects(revealEndpoint(changed, OPERATOR, endpoint.id), appError('APP_WEBHOOK_SECRET_UNREADABLE'));
     // Everything that does not open the secret keeps working.
-    assert.equal((await showEndpoint(changed, ALL_TENANTS, endpoint.id)).id, endpoint.id);
+    assert.equal((await showEndpoint(changed, OPERATOR, endpoint.id)).id, endpoint.id);
     assert.ok(
-      (await listEndpoints(changed, ALL_TENANTS, { owner: 'tenant-changed' })).records.some(
-        (e) => e.id === endpoint.id,
-      ),
+      (await listEndpoints(changed, OPERATOR, { owner: 'tenant-changed' })).records.some((e) => e.id === endpoint.id),
     );
-    assert.equal((await endpointStatuses(changed, ALL_TENANTS, { owner: 'tenant-changed' })).length, 1);
+    assert.equal((await endpointStatuses(changed, OPERATOR, { owner: 'tenant-changed' })).length, 1);
     assert.equal(
       (await updateEndpoint(changed, OPERATOR, endpoint.id, { description: 'still editable' })).description,
       'still editable',

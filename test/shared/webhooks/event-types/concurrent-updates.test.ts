@@ -38,7 +38,7 @@ describe('an event type changed by two admins at once', () => {
       await eventually(() => waitingOn(db.sql, ['transactionid', 'tuple']), 10_000, 'the second change to wait');
     });
     await assert.rejects(examples as Promise<unknown>, appError('APP_WEBHOOK_EVENT_TYPE_INVALID', 422));
-    const stored = await showEventType(deps, 'invoice.due');
+    const stored = await showEventType(deps, OPERATOR, 'invoice.due');
     assert.deepEqual(stored.schema, TEXT);
     assert.deepEqual(stored.examples, [{ amount: 'one' }], 'the examples kept match the schema kept');
   });

@@ -13,7 +13,7 @@ import { registerEndpoint, updateEndpoint } from '../../../../shared/webhooks/en
 import { emitEvent, showEvent } from '../../../../shared/webhooks/events/index.ts';
 import { createEventType } from '../../../../shared/webhooks/event-types/catalog.ts';
 import { recentEventsOfEndpoint, testFilter } from '../../../../shared/webhooks/filters/try.ts';
-import { ALL_TENANTS, tenantScope } from '../../../../shared/access/tenant-scope.ts';
+import { tenantActor } from '../../../helpers/actors.ts';
 import { createMetrics } from '../../../../shared/metrics/registry.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
 import { depsOf } from '../fixtures.ts';
@@ -222,10 +222,10 @@ describe('trying a filter stays in the caller’s tenant', () => {
     const missing = await refusal(testFilter(deps, viewer('acme'), { filter: null, eventId: 'evt_missing' }));
     assert.equal(missing.code, 'APP_WEBHOOK_EVENT_NOT_FOUND');
     // the endpoint's recent events: its own owner's, of the types it subscribes to
-    const recent = await recentEventsOfEndpoint(deps, tenantScope('acme'), acme.id);
+    const recent = await recentEventsOfEndpoint(deps, tenantActor('acme'), acme.id);
     assert.ok(recent.some((event) => event.id === ours.event!.id));
     assert.ok(!recent.some((event) => event.id === theirs.event!.id));
-    const outside = await refusal(recentEventsOfEndpoint(deps, tenantScope('globex'), acme.id));
+    const outside = await refusal(recentEventsOfEndpoint(deps, tenantActor('globex'), acme.id));
     assert.equal(outside.code, 'APP_WEBHOOK_NOT_FOUND');
   });
 
@@ -244,7 +244,7 @@ describe('trying a filter stays in the caller’s tenant', () => {
       ['invoice.created', 50],
     ] as const)
       emitted.push(await emitEvent(deps, OPERATOR, { type, data: { amount }, owner }));
-    const recent = await recentEventsOfEndpoint(deps, ALL_TENANTS, endpoint.id);
+    const recent = await recentEventsOfEndpoint(deps, OPERATOR, endpoint.id);
     assert.deepEqual(
       recent.map((event) => event.type),
       ['invoice.created', 'invoice.paid'],
@@ -290,12 +290,12 @@ describe('emit with filters', () => {
     assert.equal(out.deliveries.length, 0);
     assert.equal(out.filteredOut, 2);
     assert.ok(out.event, 'the event is written, so its page tells what the filters decided');
-    const shown = await showEvent(deps, ALL_TENANTS, out.event.id);
+    const shown = await showEvent(deps, OPERATOR, out.event.id);
     assert.equal(shown.filteredOut, 2);
     assert.equal(shown.deliveries.total, 0);
     const one = await emitEvent(counted, OPERATOR, { type: 'order.created', data: { country: 'FR' }, owner });
     assert.equal(one.deliveries.length, 1);
-    assert.equal((await showEvent(deps, ALL_TENANTS, one.event!.id)).filteredOut, 1);
+    assert.equal((await showEvent(deps, OPERATOR, one.event!.id)).filteredOut, 1);
     assert.equal((await metrics.filteredOut.get()).values[0].value, 3);
     // a repeated eventId answers the original, its filteredOut included, and counts nothing more
     const first = await emitEvent(counted, OPERATOR, {
