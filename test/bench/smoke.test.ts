@@ -16,9 +16,11 @@
  * (`--events 20 --rate 5 --fanout 20 --fanout-kills 1`), which it still runs to its end.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BENCH_DESTINATIONS } from '../../bench/destinations/index.ts';
-import { spawnNode } from '../helpers/processes.ts';
+import { ROOT, spawnNode } from '../helpers/processes.ts';
 
 interface Bench {
   /** The script under bench/, as its `npm run bench:<name>` runs it. */
@@ -133,10 +135,24 @@ const BENCHES: Bench[] = [
   },
 ];
 
+/** The benchmarks left out (see the file comment). */
+const LEFT_OUT = ['chaos'];
+
 /** How long one benchmark may run here before it counts as hung. */
 const DEADLINE_MS = 90_000;
 
 describe('every benchmark runs at a tiny size to its summary', { concurrency: 3 }, () => {
+  it('every bench:* script of package.json is run here or named as left out', () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const declared = Object.entries(scripts)
+      .filter(([name]) => name.startsWith('bench:'))
+      .map(([, command]) => /^node bench\/([\w-]+)\.ts$/.exec(command)?.[1] ?? command)
+      .sort();
+    assert.deepEqual(declared, [...new Set([...BENCHES.map((bench) => bench.name), ...LEFT_OUT])].sort());
+  });
+
   for (const bench of BENCHES) {
     it(`bench:${bench.name} ${bench.options} exits 0 and prints its summary`, async () => {
       const run = spawnNode(
