@@ -25,9 +25,9 @@
  * over 30 days); the listing counts them (up to `api.exactTotal`) on every full page, so the more there are, the more the
  * SQL weighs against the middleware. Every answer is compared before measuring (same records).
  * autocannon drives each server in turn from `--workers` worker threads (0: on the servers' own
- * thread): a warm-up of `--warmup` seconds each, then `--runs` rounds, each measuring the six
- * targets for `--seconds` with `--connections` connections (bare and full alternate which goes
- * first). The global rate limit is raised above what the run can reach, so it counts every
+ * thread): a warm-up of `--warmup` seconds each (0: none), then `--runs` rounds, each measuring
+ * the six targets for `--seconds` with `--connections` connections (bare and full alternate which
+ * goes first). The global rate limit is raised above what the run can reach, so it counts every
  * request but refuses none; a run with any error or non-2xx answer fails.
  *
  * stdout: one line, medians of the runs: requests per second, latency p50/p99, the CPU time of
@@ -426,12 +426,15 @@ try {
   ).webhookDeliveries.nodes.map((node) => node.externalId);
   assert.deepEqual(graphqlIds, restIds, 'REST and GraphQL list other deliveries');
 
-  note(
-    `warming up (${args.warmup} s each); load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
-  for (const target of Object.values(targets)) await load(target, args.warmup);
+  // `--warmup 0`: none (a run that only checks the benchmark still runs)
+  if (args.warmup > 0) {
+    note(
+      `warming up (${args.warmup} s each); load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
+    for (const target of Object.values(targets)) await load(target, args.warmup);
+  }
 
   const figures: Record<Name, Figures[]> = {
     restFull: [],

@@ -698,16 +698,25 @@ const metricsText = await (
     headers: { authorization: `Bearer ${METRICS_TOKEN}` },
   })
 ).text();
-const metric = (name: string) => {
-  const line = metricsText.split('\n').find((l) => l.startsWith(name));
-  return line === undefined ? null : Number(line.split(' ').at(-1));
+/**
+ * The value of the sample of `name` whose labels include `labels`, or null: every sample carries
+ * the process's own label (`process="worker"`) besides its own.
+ */
+const metric = (name: string, labels: Record<string, string> = {}) => {
+  for (const line of metricsText.split('\n')) {
+    const sample = /^([\w:]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (sample?.[1] !== name) continue;
+    const own = new Map([...(sample[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => own.get(key) === value)) return Number(sample[3]);
+  }
+  return null;
 };
 const queueDepth = metric('app_queue_depth');
 const deadGauge = metric('app_dead_deliveries');
 if (queueDepth !== 0) problem(`/metrics app_queue_depth is ${queueDepth} with nothing pending`);
 if (deadGauge !== (byStatus.dead ?? 0))
   problem(`/metrics app_dead_deliveries is ${deadGauge}, the table ${byStatus.dead ?? 0}`);
-const lastWorkerDone = metric('app_deliveries_total{outcome="done"}') ?? 0;
+const lastWorkerDone = metric('app_deliveries_total', { outcome: 'done' }) ?? 0;
 const doneSinceLastStart = await query<{ n: number }[]>(
   `select count(*)::int as n from app_webhook_attempts where outcome = 'done' and started_at >= $1`,
   [new Date(workerStartedAt)],

@@ -102,10 +102,14 @@ async function explain(scope: Actor, query: Omit<SeriesQuery, 'window'>): Promis
     new Proxy(target, {
       get(object, key, receiver) {
         const value = Reflect.get(object, key, receiver);
-        return key === 'begin'
-          ? (run: (tx: object) => unknown) =>
-              (value as (run: (tx: object) => unknown) => unknown).call(object, (tx: object) => run(explaining(tx)))
-          : value;
+        if (key !== 'begin') return value;
+        // the work comes last, after the transaction's mode when there is one (`begin('read only', work)`)
+        return (...argv: unknown[]) => {
+          const run = argv.at(-1) as (tx: object) => unknown;
+          return (value as (...a: unknown[]) => unknown).call(object, ...argv.slice(0, -1), (tx: object) =>
+            run(explaining(tx)),
+          );
+        };
       },
       apply(fn, self, argv: [TemplateStringsArray, ...unknown[]]) {
         const [strings, ...values] = argv;
