@@ -74,9 +74,15 @@ export interface Model {
   create(input: Record<string, unknown>): Promise<ModelRecord>;
   /**
    * Like create for the given fields only; undefined when there is no such record. An input
-   * naming no field writes nothing and emits nothing: the record as it is.
+   * naming no field writes nothing and emits nothing: the record as it is. `check` is given
+   * the record as written, inside the write's transaction and before its event: what it throws
+   * undoes the write and is the answer (a policy refusing what the change made of the record).
    */
-  update(externalId: string, input: Record<string, unknown>): Promise<ModelRecord | undefined>;
+  update(
+    externalId: string,
+    input: Record<string, unknown>,
+    options?: { check?: (record: ModelRecord) => void | Promise<void> },
+  ): Promise<ModelRecord | undefined>;
   /** Deletes the record; whether there was one. */
   destroy(externalId: string): Promise<boolean>;
   /**
@@ -171,6 +177,25 @@ function columnsFor(
 }
 
 /**
+ * 422 `APP_REFERENCE_INVALID` for reference fields of `values` (public form) that name no
+ * record, `data.errors` = `[{field, message, value}]`: also the answer for a record the caller
+ * may not see (api/model-framework/data/policy.ts), which must not be told from one that does
+ * not exist.
+ */
+export function referenceInvalid(fields: readonly Field[], values: Readonly<Record<string, unknown>>) {
+  return unprocessable(`a referenced record does not exist: ${fields.map((field) => field.name).join(', ')}`, {
+    code: 'APP_REFERENCE_INVALID',
+    data: {
+      errors: fields.map((field) => ({
+        field: field.name,
+        message: `no ${field.ref} has this externalId`,
+        value: values[field.name],
+      })),
+    },
+  });
+}
+
+/**
  * Builds the models of an application over one connection pool. `shapes` come from
  * `compileShape` and have been checked against each other (registry.ts).
  */
@@ -209,22 +234,11 @@ export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Mo
         found.set(ref, await selectInternalIds(sql, (byName.get(ref) as Model).table, [...ids])),
       ),
     );
-    const missing = shape.references
-      .filter(
-        (field) =>
-          typeof values[field.name] === 'string' && !found.get(field.ref as string)?.has(values[field.name] as string),
-      )
-      .map((field) => ({
-        field: field.name,
-        message: `no ${field.ref} has this externalId`,
-        value: values[field.name],
-      }));
-    if (missing.length > 0) {
-      throw unprocessable(`a referenced record does not exist: ${missing.map((m) => m.field).join(', ')}`, {
-        code: 'APP_REFERENCE_INVALID',
-        data: { errors: missing },
-      });
-    }
+    const missing = shape.references.filter(
+      (field) =>
+        typeof values[field.name] === 'string' && !found.get(field.ref as string)?.has(values[field.name] as string),
+    );
+    if (missing.length > 0) throw referenceInvalid(missing, values);
     return found;
   }
 
@@ -295,9 +309,11 @@ export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Mo
     const writing = <T extends ModelRecord | boolean | undefined>(
       change: ModelChange,
       write: (db: Queryable) => Promise<T>,
+      check?: (record: ModelRecord) => void | Promise<void>,
     ): Promise<T> =>
       transaction(sql, async (tx) => {
         const record = await statements(tx, write);
+        if (typeof record === 'object' && check) await check(record);
         if (typeof record === 'object' && emits(change))
           await (deps.events as ModelEvents).emit(tx, model, change, record);
         return record;
@@ -352,17 +368,21 @@ export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Mo
           recordFromRow(model, await insertRow(db, shape.table, shape.columns, row)),
         );
       },
-      async update(externalId, input) {
+      async update(externalId, input, options = {}) {
         const values = checkInput(shape, input, 'update');
         const ids = await resolveReferences(shape, values);
         const row = columnsFor(sql, shape, values, ids);
         // no field given: nothing changes, so nothing is written, `updatedAt` stays and no event is emitted
         if (Object.keys(row).length === 0) return model.find(externalId);
         if (shape.timestamps) row.updated_at = new Date();
-        return writing('updated', async (db) => {
-          const updated = await updateRow(db, shape.table, shape.columns, externalId, row);
-          return updated ? recordFromRow(model, updated) : undefined;
-        });
+        return writing(
+          'updated',
+          async (db) => {
+            const updated = await updateRow(db, shape.table, shape.columns, externalId, row);
+            return updated ? recordFromRow(model, updated) : undefined;
+          },
+          options.check,
+        );
       },
       async destroy(externalId) {
         if (!emits('deleted')) return writing('deleted', (db) => deleteRow(db, shape.table, externalId));

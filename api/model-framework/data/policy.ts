@@ -4,7 +4,7 @@
  * policy allows everything its routes' role rules allow.
  */
 import { forbidden, notFound } from '../../../shared/errors/app-error.ts';
-import type { Model } from './model.ts';
+import { referenceInvalid, type Model, type ModelRecord, type Models } from './model.ts';
 import type { PolicyAction, PolicyPrincipal } from './types.ts';
 
 /** Whether the model's policy lets `principal` do `action` (with `record`); true without a policy. */
@@ -60,6 +60,67 @@ export async function authorizeCollection(
       data: { action, model: model.name },
     });
   }
+}
+
+/**
+ * The check of an update's result (`Model.update`'s `check`), or undefined when the model has
+ * neither `policy` nor `policyScope`: the record as the change made it must still be one the
+ * principal may `show`, and within its `policyScope`; otherwise 403 `APP_FORBIDDEN` and the
+ * write is undone. The policy decides `update` on the record as it was, so without this a
+ * caller could move a record it may update out of its own reach (to another owner), and the
+ * change's event to that owner's endpoints.
+ */
+export function staysVisible(
+  model: Model,
+  principal: PolicyPrincipal | undefined,
+): ((record: ModelRecord) => Promise<void>) | undefined {
+  const { policy, policyScope } = model.declaration;
+  if (!policy && !policyScope) return undefined;
+  return async (record) => {
+    const scope = policyScope?.(principal) ?? {};
+    const inScope = Object.entries(scope).every(([field, value]) => (record[field] ?? null) === value);
+    if (!inScope || !(await policyAllows(model, principal, 'show', record))) {
+      throw forbidden(
+        `the ${model.name} policy does not allow an update that leaves the record out of the caller's reach`,
+        {
+          code: 'APP_FORBIDDEN',
+          data: { action: 'update', model: model.name },
+        },
+      );
+    }
+  };
+}
+
+/**
+ * Refuses references to records the principal may not see: each reference field of `input`
+ * (public form, references as `externalId`s) whose model has a policy must name a record that
+ * policy lets the principal `show` (one statement per referenced model). Otherwise 422
+ * `APP_REFERENCE_INVALID`, the answer for a reference to no record, so a create or update can
+ * neither link to another tenant's record nor tell that it exists.
+ */
+export async function assertReferencesVisible(
+  models: Models,
+  model: Model,
+  principal: PolicyPrincipal | undefined,
+  input: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  const checked = model.shape.references.filter(
+    (field) => typeof input[field.name] === 'string' && models.get(field.ref as string)?.declaration.policy,
+  );
+  const byModel = new Map<Model, string[]>();
+  for (const field of checked) {
+    const referenced = models.get(field.ref as string) as Model;
+    byModel.set(referenced, [...(byModel.get(referenced) ?? []), input[field.name] as string]);
+  }
+  const visible = new Set<string>();
+  await Promise.all(
+    [...byModel].map(async ([referenced, externalIds]) => {
+      for (const record of await visibleRecords(referenced, principal, await referenced.findMany(externalIds)))
+        visible.add(`${referenced.name}:${record.externalId}`);
+    }),
+  );
+  const hidden = checked.filter((field) => !visible.has(`${field.ref}:${input[field.name] as string}`));
+  if (hidden.length > 0) throw referenceInvalid(hidden, input);
 }
 
 /** The records of a list the principal may `show` (in their order). */

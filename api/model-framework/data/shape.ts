@@ -105,6 +105,10 @@ export function compileShape(declaration: ModelDeclaration): { shape: ModelShape
     ],
     declaration,
   };
+  // the scope limits listings only: show, update and destroy ask the policy, so a scope without
+  // one would list a tenant's records while serving every tenant's to anyone naming them
+  if (declaration.policyScope !== undefined && typeof declaration.policy !== 'function')
+    problems.push(`${label}: policyScope needs a policy (it limits listings; the policy decides each record)`);
   const webhooks = declaration.webhooks;
   if (webhooks !== undefined) {
     const changes = ['created', 'updated', 'deleted'];

@@ -75,13 +75,20 @@ export function assertRoles(guarded: Guarded, principal: Principal | undefined):
   }
 }
 
-/** Problems with a `roles` option, for the route table's check at boot. */
-export function roleRuleProblems(rule: unknown): string[] {
+/**
+ * Problems with a `roles` option, for the route table's check at boot. A map's keys are
+ * `default` and the `actions` the declaration routes: an action not named falls to `default`,
+ * or is open without one, so a misspelt key (`destory`) would leave the action it meant open.
+ */
+export function roleRuleProblems(rule: unknown, actions: readonly string[]): string[] {
   const isList = (value: unknown) =>
     Array.isArray(value) && value.every((role) => typeof role === 'string' && role.length > 0);
   if (rule === undefined || isList(rule)) return [];
   if (typeof rule !== 'object' || rule === null) return ['roles must be a list of role names or a map action -> list'];
-  return Object.entries(rule)
-    .filter(([, value]) => !isList(value))
-    .map(([action]) => `roles.${action} must be a list of role names`);
+  return Object.entries(rule).flatMap(([action, value]) => [
+    ...(isList(value) ? [] : [`roles.${action} must be a list of role names`]),
+    ...(action === 'default' || actions.includes(action)
+      ? []
+      : [`roles.${action} names no action of this route (${[...actions, 'default'].join(', ')})`]),
+  ]);
 }

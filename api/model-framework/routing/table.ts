@@ -140,6 +140,14 @@ const scopePath = (scope: string | undefined): string => {
   return trimmed ? `/${trimmed}` : '';
 };
 
+/** The actions a route key routes: those of `resources`/`crud`, or a single route's controller action. */
+function routedActions(key: string, options: RouteOptions): readonly string[] {
+  const kind = /^(resources|crud)\s/.exec(key.trim())?.[1];
+  if (kind) return kind === 'resources' ? RESOURCE_ACTIONS : CRUD_ACTIONS;
+  const action = /\.([a-zA-Z_]\w*)$/.exec(typeof options.controller === 'string' ? options.controller : '')?.[1];
+  return action ? [action] : [];
+}
+
 function optionProblems(key: string, options: RouteOptions): string[] {
   const problems: string[] = [];
   const at = (text: string) => problems.push(`${key}: ${text}`);
@@ -158,7 +166,7 @@ function optionProblems(key: string, options: RouteOptions): string[] {
   ) {
     at('rateLimit must be {windowMs, max} with positive numbers');
   }
-  for (const problem of roleRuleProblems(options.roles)) at(problem);
+  for (const problem of roleRuleProblems(options.roles, routedActions(key, options))) at(problem);
   const named = typeof options.operation === 'object' ? Object.values(options.operation ?? {}) : [options.operation];
   for (const operation of named)
     if (operation !== undefined && !OPERATIONS.includes(operation))

@@ -58,6 +58,19 @@ describe('model declarations', () => {
     );
   });
 
+  it('a policyScope without a policy stops the boot: it limits listings while show, update and destroy would serve every record', () => {
+    const scopeOnly = defineModel({
+      name: 'Memo',
+      schema: { owner: { type: STRING } },
+      policyScope: (principal) => ({ owner: principal?.owner ?? null }),
+    });
+    assert.throws(
+      () => compileShapes([scopeOnly]),
+      /model Memo: policyScope needs a policy \(it limits listings; the policy decides each record\)/,
+    );
+    assert.equal(compileShapes([{ ...scopeOnly, policy: () => true }]).length, 1);
+  });
+
   it('naming helpers', () => {
     assert.deepEqual(['post', 'category', 'box', 'match', 'day'].map(pluralize), [
       'posts',

@@ -72,6 +72,30 @@ describe('route table', () => {
     );
   });
 
+  it('a roles map key naming no action of its route stops the boot, so a misspelt action is not left open', () => {
+    assert.throws(
+      () =>
+        compileRoutes({
+          'crud notes': { roles: { default: ['*'], destory: ['admin'], edit: ['admin'] } },
+          'POST /notes/:externalId/send': { controller: 'notes.send', roles: { sned: ['admin'] } },
+        }),
+      (error: unknown) => {
+        assert.ok(error instanceof RouteTableError);
+        assert.deepEqual(error.problems, [
+          'crud notes: roles.destory names no action of this route (index, create, show, update, destroy, default)',
+          'crud notes: roles.edit names no action of this route (index, create, show, update, destroy, default)',
+          'POST /notes/:externalId/send: roles.sned names no action of this route (send, default)',
+        ]);
+        return true;
+      },
+    );
+    const { routes } = compileRoutes({
+      'resources posts': { roles: { default: ['*'], destroy: ['admin'], edit: ['admin'] } },
+      'POST /posts/:externalId/send': { controller: 'posts.send', roles: { send: ['admin'] } },
+    });
+    assert.equal(routes.length, 8, 'the actions of the route and default are accepted');
+  });
+
   it("a route's operation is one of the permission table's, per action for a resource", () => {
     const { routes } = compileRoutes({
       'crud notes': { roles: ['admin'], operation: { create: 'endpoints.register' } },
