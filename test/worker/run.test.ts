@@ -44,7 +44,7 @@ describe('worker process start', () => {
     assert.equal(exit.code, 1);
     const output = worker.output();
     assert.match(output, /database not reachable; the worker starts once it answers/);
-    assert.match(output, /"msg":"worker could not start"/);
+    assert.match(output, /"msg":"worker could not start: the database has not answered for 1 s \(worker.outageLimit\)/);
     assert.match(output, /the database has not answered for 1 s \(worker\.outageLimit\)/);
   });
 });

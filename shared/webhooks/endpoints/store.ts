@@ -14,7 +14,7 @@
  * gate writes that follow a record come after its claim. Each gate write is a transaction of its
  * own (shared/db/transaction.ts).
  */
-import { maskHeaders, openHeaders } from './header-box.ts';
+import { openHeaders } from './header-box.ts';
 import { maskUrl } from '../destinations/credentials.ts';
 import type { SigningScheme } from '../signing.ts';
 import type { Ordering } from './fields.ts';
@@ -61,25 +61,8 @@ export interface Endpoint {
   updatedAt: Date;
 }
 
-/** What marks an endpoint whose header values the core has decided on (a type alone, never a value). */
-declare const HEADERS_DECIDED: unique symbol;
-
-/**
- * An endpoint as the core answers a reader: header values null unless the reader may reveal them
- * and asked to (show.ts `headerValuesShown`), a change's answer with its values hidden
- * ({@link maskedEndpoint}). The public shapes take only these, so no face decides on header values.
- */
-export type ShownEndpoint = Omit<Endpoint, 'headers'> & {
-  headers: Record<string, string | null>;
-  readonly [HEADERS_DECIDED]: true;
-};
-
-/**
- * `endpoint` with its header values hidden (null) and the names of `headers` (default its own)
- * kept: a change's answer as every face shows it.
- */
-export const maskedEndpoint = (endpoint: Endpoint, headers: Record<string, string> = endpoint.headers): ShownEndpoint =>
-  ({ ...endpoint, headers: maskHeaders(headers) }) as unknown as ShownEndpoint;
+export { maskedEndpoint, type ShownEndpoint } from './shown.ts';
+import { maskedEndpoint, type ShownEndpoint } from './shown.ts';
 
 /** Anything that runs tagged-template queries: the pool or a transaction. */
 export type { Queryable } from '../../db/connect.ts';
