@@ -218,6 +218,22 @@ describe('app', () => {
     assert.match(document.error.message, /127\.0\.0\.1:1/);
   });
 
+  it('a failure is said as the success would have been printed: --json=true asks for the JSON document as --json does, a --no-json after it for text', async () => {
+    const env = { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' };
+    for (const json of [['--json=true'], ['--no-json', '--json']]) {
+      const run = await runAppInProcess(['webhooks:list', ...json], env);
+      assert.equal(run.code, EXIT.unavailable, json.join(' '));
+      assert.equal(run.stderr, '', json.join(' '));
+      assert.equal((JSON.parse(run.stdout) as { error: { code: string } }).error.code, 'APP_DATABASE_UNAVAILABLE');
+    }
+    for (const text of [['--json', '--no-json'], ['--json=false'], ['--', '--json']]) {
+      const run = await runAppInProcess(['webhooks:list', ...text], env);
+      assert.notEqual(run.code, 0, text.join(' '));
+      assert.equal(run.stdout, '', text.join(' '));
+      assert.match(run.stderr, /^app: /m, text.join(' '));
+    }
+  });
+
   it('a reader that stops early (`app openapi | head`) ends the run quietly, without a stack trace', async () => {
     const run = spawnNode('cli/bin.js', { DATABASE_URL: undefined, APP_DATABASE_URL: undefined, NODE_ENV: 'test' }, [
       'openapi',
