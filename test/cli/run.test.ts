@@ -78,10 +78,17 @@ describe('app', () => {
     assert.equal(output.trim(), version);
   });
 
-  it('an unknown command is a usage error (exit 2) with a suggestion', async () => {
+  it('an unknown command is a usage error (exit 2) with a suggestion, its one line saying the command is unknown', async () => {
     const { code, output } = await app(['webhooks:lst']);
     assert.equal(code, EXIT.usage);
-    assert.match(output, /Did you mean webhooks:list\?/);
+    assert.deepEqual(
+      output.split('\n').filter((line) => line.startsWith('app: ')),
+      ['app: unknown command webhooks:lst: did you mean webhooks:list?'],
+    );
+    const json = await runAppInProcess(['webhook:list', '--json'], { NODE_ENV: 'test' });
+    assert.deepEqual(JSON.parse(json.stdout), {
+      error: { code: 'APP_CLI_USAGE', message: 'unknown command webhook:list: did you mean webhooks:list?' },
+    });
   });
 
   it('a word that is no command is called an unknown command, never an unknown argument; a family name lists its commands', async () => {
