@@ -5,13 +5,14 @@
  * stopped by a signal (`io.interrupted`) says so, whatever its cancelled statements threw.
  */
 import type { CliIo } from './io.ts';
+import { jsonRequested } from './json-option.js';
 import { runCli } from './run.ts';
 import { type Failure, failureOf, type InterruptingSignal, interruptedFailure, UsageError } from './failure.ts';
 import { terminalText } from './support/text-forms.ts';
 
 /** Says `failure` as the run of `argv` says failures: the JSON document with `--json`, else the `app:` line after `usage`. */
 export function reportFailure(argv: readonly string[], io: CliIo, failure: Failure, usage = ''): void {
-  if (argv.includes('--json')) {
+  if (jsonRequested(argv)) {
     io.stdout.write(`${JSON.stringify({ error: { code: failure.code, message: failure.message } })}\n`);
   } else {
     io.stderr.write(`${usage}app: ${terminalText(failure.message)}\n`);

@@ -11,11 +11,12 @@
  * read this file, and is told in one line what to run instead (exit 1, `APP_CLI_FAILED`).
  */
 import * as nodeModule from 'node:module';
+import { jsonRequested } from './json-option.js';
 import { nodeVersionProblem } from './node-version.js';
 
 const problem = nodeVersionProblem(process.version);
 if (problem !== null) {
-  if (process.argv.includes('--json'))
+  if (jsonRequested(process.argv.slice(2)))
     process.stdout.write(`${JSON.stringify({ error: { code: 'APP_CLI_FAILED', message: problem } })}\n`);
   else process.stderr.write(`app: ${problem}\n`);
   process.exit(1);

@@ -10,7 +10,9 @@
  *   meaning (`--no-filter`, `--no-schema`).
  * - An option that takes a value is given one: `--owner` last on the line, or followed by another
  *   option, is refused rather than read as an empty text.
- * - A number option's value is a number (`--port abc`; yargs would pass NaN on).
+ * - A number option's value is a number (`--port abc`; yargs would pass NaN on). A blank one
+ *   (`--port "$PORT"` with the variable unset) is none either: yargs reads it as 0, which
+ *   `listen` takes for "any free port" and a range check would report as a 0 never written.
  * - A value is one of the option's choices, said in one line (`--signing rsa: must be one of
  *   hmac-sha256, ed25519`; yargs says it in two).
  * - A boolean takes no value but `=true` or `=false`: yargs reads `--dry-run=1` or `--dry-run=yes`
@@ -35,6 +37,9 @@ const BOOLEAN_VALUES = new Set(['true', 'false']);
 
 /** `rateLimit` as yargs also accepts it, for `rate-limit`. */
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/** A value as the message shows it: quoted when blank, which would otherwise show as nothing. */
+const shown = (value: string) => (value.trim() === '' ? `'${value}'` : value);
 
 /** An option's description as the end of a sentence ("Environment variable…" to "environment variable…"). */
 const asClause = (text: string) => (/^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text);
@@ -100,10 +105,10 @@ export function commandLineRules(found: Pick<Declared, 'options'>): CommandLineR
         if (values.length === 0)
           return `--${name} needs a value${declaration.describe ? `: ${asClause(declaration.describe)}` : ''}`;
         for (const value of values) {
-          if (declaration.type === 'number' && Number.isNaN(Number(value)))
-            return `--${name} ${value}: must be a number`;
+          if (declaration.type === 'number' && (value.trim() === '' || Number.isNaN(Number(value))))
+            return `--${name} ${shown(value)}: must be a number`;
           if (declaration.choices && !declaration.choices.map(String).includes(value))
-            return `--${name} ${value}: must be one of ${declaration.choices.map(String).join(', ')}`;
+            return `--${name} ${shown(value)}: must be one of ${declaration.choices.map(String).join(', ')}`;
         }
       }
       return undefined;

@@ -82,8 +82,9 @@ process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 - A boolean option \`--x\` is turned off with \`--no-x\`. An option that takes a value has no
   \`--no-x\` unless its command lists one (\`--no-filter\`, \`--no-schema\`), and is given its value:
   \`--no-events\`, or \`--owner\` with nothing after it, is a usage error, as is a value that is
-  not a number or not one of the option's choices, an option of one value given twice, and a
-  boolean given a value other than \`=true\` or \`=false\` (\`--dry-run=1\`).
+  not a number (a blank one included: \`--port ''\` is no port 0) or not one of the option's
+  choices, an option of one value given twice, and a boolean given a value other than \`=true\`
+  or \`=false\` (\`--dry-run=1\`).
 
 **Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Call
 the command's own file instead: npm links a package's \`bin\` into the \`node_modules/.bin\` of

@@ -20,10 +20,13 @@ const firstWord = (argv: readonly string[]) => argv.find((word) => !word.startsW
 
 /**
  * yargs' "Unknown argument: x" when `x`, the first word, names no command, said as what it is: an
- * unknown command, with the commands of its family when it names one (`app webhooks`). Undefined
- * when the message is about something else.
+ * unknown command, with the commands of its family when it names one (`app webhooks`), or with
+ * the command yargs suggests for a misspelt one (its bare "Did you mean webhooks:list?" would
+ * not say what was wrong). Undefined when the message is about something else.
  */
 function unknownCommand(name: string, message: string): string | undefined {
+  const suggested = /^Did you mean (.+)\?$/.exec(message)?.[1];
+  if (suggested !== undefined) return `unknown command ${name}: did you mean ${suggested}?`;
   const unknown = /^Unknown arguments?: (.*)$/.exec(message)?.[1].split(', ') ?? [];
   if (!unknown.includes(name)) return undefined;
   const family = COMMANDS.map(commandName).filter((command) => command.startsWith(`${name}:`));

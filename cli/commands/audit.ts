@@ -1,7 +1,6 @@
 import type { AuditFacts, Finding } from '../../shared/security/audit.ts';
 import { defineCommand } from '../command.ts';
 import { EXIT, type Failure, failureOf } from '../failure.ts';
-import { webhookDeps } from '../support/webhooks.ts';
 
 function table(findings: readonly Finding[]): string {
   if (findings.length === 0) return 'no findings';
@@ -27,6 +26,7 @@ export const auditCommand = defineCommand({
   run: async (context) => {
     const { auditConfig, summarize } = await import('../../shared/security/audit.ts');
     const { databaseFacts } = await import('../../shared/security/audit-facts.ts');
+    const { webhookDeps } = await import('../support/webhooks.ts');
     let facts: AuditFacts = {};
     let database: string;
     let unchecked: Failure | undefined;

@@ -1,6 +1,5 @@
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
-import { webhookDeps } from '../support/webhooks.ts';
 
 /**
  * `secrets:seal [--from-secret-env VAR] [--dry-run]`: encrypts the signing secrets, header values
@@ -24,6 +23,7 @@ export const secretsSealCommand = defineCommand({
     if (variable !== undefined && !fromSecret)
       throw new UsageError(`--from-secret-env ${variable}: that environment variable is not set`);
     const { resealSecrets } = await import('../../shared/webhooks/reseal.ts');
+    const { webhookDeps } = await import('../support/webhooks.ts');
     const result = await resealSecrets(webhookDeps(context), {
       ...(fromSecret ? { fromSecret } : {}),
       dryRun: args['dry-run'],

@@ -1,6 +1,5 @@
 import { defineCommand } from '../command.ts';
 import { UsageError } from '../failure.ts';
-import { webhookDeps } from '../support/webhooks.ts';
 
 /**
  * `webhooks:copy --from <store> [--dry-run]`: copies every endpoint of the named store into the
@@ -26,6 +25,7 @@ export const webhooksCopyCommand = defineCommand({
         `--from ${args.from} is the endpoint store itself (webhooks.store); name the store the endpoints are copied from`,
       );
     const { copyEndpoints } = await import('../../shared/webhooks/endpoints/copy.ts');
+    const { webhookDeps } = await import('../support/webhooks.ts');
     const result = await copyEndpoints(webhookDeps(context), from, { dryRun: args['dry-run'] });
     context.print(
       result,

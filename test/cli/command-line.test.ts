@@ -181,6 +181,13 @@ describe("a number option's value is a number, a choice is one of the choices (e
     );
   });
 
+  it("a blank number (an unset shell variable) is no number: listen --port '' is refused, never read as 0 (a free port)", async () => {
+    await usageError(['events:list', '--limit', ' '], "--limit ' ': must be a number");
+    await usageError(['webhooks:update', id, '--rate-limit='], "--rate-limit '': must be a number");
+    assert.equal((await json<{ rateLimit: number | null }>(['webhooks:show', id])).rateLimit, null);
+    await usageError(['listen', '--port', ''], "--port '': must be a number");
+  });
+
   it('webhooks:add --signing rsa and tokens:create --role god: one line listing the choices', async () => {
     await usageError(
       ['webhooks:add', 'https://example.com/s', '--events', '*', '--signing', 'rsa'],
@@ -335,6 +342,7 @@ describe('the rules read the line as yargs does', () => {
       [['c', '--grace'], '--grace needs a value: how long'],
       [['c', '--limit', 'x', '--no-events'], '--limit x: must be a number'],
       [['c', '--rateLimit=x'], '--rate-limit x: must be a number'],
+      [['c', '--limit', ''], "--limit '': must be a number"],
       [['c', '--fifo=yes'], '--fifo=yes: --fifo takes no value (--fifo turns it on, --no-fifo off)'],
       [['c', '-y', '--no-filter=1'], '--no-filter=1: --no-filter takes no value'],
       [['c', '--events', 'a', '--events', 'b'], '--events is given more than once: give it once'],

@@ -78,10 +78,17 @@ describe('app', () => {
     assert.equal(output.trim(), version);
   });
 
-  it('an unknown command is a usage error (exit 2) with a suggestion', async () => {
+  it('an unknown command is a usage error (exit 2) with a suggestion, its one line saying the command is unknown', async () => {
     const { code, output } = await app(['webhooks:lst']);
     assert.equal(code, EXIT.usage);
-    assert.match(output, /Did you mean webhooks:list\?/);
+    assert.deepEqual(
+      output.split('\n').filter((line) => line.startsWith('app: ')),
+      ['app: unknown command webhooks:lst: did you mean webhooks:list?'],
+    );
+    const json = await runAppInProcess(['webhook:list', '--json'], { NODE_ENV: 'test' });
+    assert.deepEqual(JSON.parse(json.stdout), {
+      error: { code: 'APP_CLI_USAGE', message: 'unknown command webhook:list: did you mean webhooks:list?' },
+    });
   });
 
   it('a word that is no command is called an unknown command, never an unknown argument; a family name lists its commands', async () => {
@@ -216,6 +223,22 @@ describe('app', () => {
     const document = JSON.parse(stdout) as { error: { code: string; message: string } };
     assert.equal(document.error.code, 'APP_DATABASE_UNAVAILABLE');
     assert.match(document.error.message, /127\.0\.0\.1:1/);
+  });
+
+  it('a failure is said as the success would have been printed: --json=true asks for the JSON document as --json does, a --no-json after it for text', async () => {
+    const env = { DATABASE_URL: 'postgres://127.0.0.1:1/app', NODE_ENV: 'test' };
+    for (const json of [['--json=true'], ['--no-json', '--json']]) {
+      const run = await runAppInProcess(['webhooks:list', ...json], env);
+      assert.equal(run.code, EXIT.unavailable, json.join(' '));
+      assert.equal(run.stderr, '', json.join(' '));
+      assert.equal((JSON.parse(run.stdout) as { error: { code: string } }).error.code, 'APP_DATABASE_UNAVAILABLE');
+    }
+    for (const text of [['--json', '--no-json'], ['--json=false'], ['--', '--json']]) {
+      const run = await runAppInProcess(['webhooks:list', ...text], env);
+      assert.notEqual(run.code, 0, text.join(' '));
+      assert.equal(run.stdout, '', text.join(' '));
+      assert.match(run.stderr, /^app: /m, text.join(' '));
+    }
   });
 
   it('a reader that stops early (`app openapi | head`) ends the run quietly, without a stack trace', async () => {
