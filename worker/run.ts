@@ -2,6 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import { configForProcess } from '../shared/config/for-process.ts';
 import type { Config, ConfigSources } from '../shared/config/index.ts';
 import { connect } from '../shared/db/connect.ts';
+import { schemaCheck } from '../shared/db/migrate.ts';
 import { configurationProblem, isConnectionError } from '../shared/db/connection-errors.ts';
 import { installDriverCrashGuard } from '../shared/db/driver-crash-guard.ts';
 import { isUnsupportedServer } from '../shared/db/server-version.ts';
@@ -149,19 +150,20 @@ async function installTables(config: Config, log: Logger): Promise<void> {
 }
 
 /**
- * `installTables`, waiting for a database that cannot be reached yet as the worker waits for one
- * that goes away (asked again after 250 ms, doubling to a second; a warning line the first time):
- * a worker started before its database (a machine's boot, a database restarted) comes up once it
- * answers. Past `worker.outageLimit` it gives up (WorkerOutageError), and the process exits 1, at
- * once when the server refuses `DATABASE_URL` for good (a database or role it does not have).
+ * `step`, waiting for a database that cannot be reached yet as the worker waits for one that goes
+ * away (asked again after 250 ms, doubling to a second; a warning line the first time, ending in
+ * `until`): a worker started before its database (a machine's boot, a database restarted) comes
+ * up once it answers. Past `worker.outageLimit` it gives up (WorkerOutageError), and the process
+ * exits 1, at once when the server refuses `DATABASE_URL` for good (a database or role it does not
+ * have).
  */
-async function installTablesOnceReachable(config: Config, log: Logger): Promise<void> {
+async function onceReachable<T>(config: Config, log: Logger, step: () => Promise<T>, until: string): Promise<T> {
   const since = Date.now();
   for (let delay = 250, warned = false; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      await installTables(config, log);
-      if (warned) log.info('database answered: webhook tables installed');
-      return;
+      const done = await step();
+      if (warned) log.info('database answered');
+      return done;
     } catch (error) {
       const away = isConnectionError(error) && configurationProblem(error) === undefined;
       if (!away) throw error;
@@ -170,12 +172,51 @@ async function installTablesOnceReachable(config: Config, log: Logger): Promise<
       if (!warned) {
         log.warn(
           { reason: (error as Error).message, outageLimit: config.worker.outageLimit },
-          'database not reachable; the worker starts once it answers and its tables are installed',
+          `database not reachable; the worker starts once it answers${until}`,
         );
         warned = true;
       }
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** `installTables` once the database answers. */
+const installTablesOnceReachable = (config: Config, log: Logger): Promise<void> =>
+  onceReachable(config, log, () => installTables(config, log), ' and its tables are installed');
+
+/** How often a worker waiting for its database to be migrated asks again. */
+export const SCHEMA_POLL_MS = 2_000;
+
+/** What of the schema this code needs is missing (shared/db/migrate.ts `schemaCheck`), or undefined. */
+async function schemaProblem(config: Config, log: Logger): Promise<string | undefined> {
+  const sql = connect(config, log, { max: 1, name: 'app-worker-schema' });
+  try {
+    return await schemaCheck(sql)();
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
+ * The worker starts on a database as this code needs it. One behind (its release's `app migrate`
+ * not run, or not yet) is waited for, said once in one line and asked again every
+ * SCHEMA_POLL_MS, as the web process answers 503 with the reason until then: started, the worker
+ * would fail every heartbeat and every job. A database not reachable is waited for as at the
+ * install.
+ */
+async function schemaCurrentOnceReachable(config: Config, log: Logger): Promise<void> {
+  for (let warned = false; ; ) {
+    const problem = await onceReachable(config, log, () => schemaProblem(config, log), '');
+    if (problem === undefined) {
+      if (warned) log.info('database migrated: the worker starts');
+      return;
+    }
+    if (!warned) {
+      log.warn({ reason: problem }, `the worker waits for its database: ${problem}; it starts once it is current`);
+      warned = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, SCHEMA_POLL_MS));
   }
 }
 
@@ -195,6 +236,7 @@ export async function runWorker(
   let served: ServedWorker;
   try {
     if (config.webhooks.install) await installTablesOnceReachable(config, log);
+    await schemaCurrentOnceReachable(config, log);
     served = await serveWorker({ config, log, telemetry }, { extraTasks: options.extraTasks });
   } catch (error) {
     // a server too old is said in its one line, without a stack: nothing in the worker failed

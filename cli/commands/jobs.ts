@@ -12,6 +12,7 @@ import { limitOf, limitOption, ownerOf, ownerOptions, rangeOf, timeOptions } fro
 import type { CliContext } from '../context.ts';
 import { isoOrDash } from '../support/text-forms.ts';
 import { OPERATOR } from '../../shared/access/actor.ts';
+import { AppError } from '../../shared/errors/app-error.ts';
 
 /** What the actions need, loaded when one runs (`--help` reads the options alone). */
 const core = () => import('../../shared/webhooks/deliveries/index.ts');
@@ -125,6 +126,17 @@ export const jobsCommand = defineCommand({
     const { countListedDeliveries } = await core();
     const log = context.logger('worker');
     installDriverCrashGuard(log);
+    // a database behind this code is said in one line (exit 4), where the worker would start and
+    // fail every heartbeat and every job (a role without its privileges is refused by the worker,
+    // and a database out of reach waited for as the worker waits for it)
+    const { schemaCheck } = await import('../../shared/db/migrate.ts');
+    const { isConnectionError } = await import('../../shared/db/connection-errors.ts');
+    const behind = await schemaCheck(context.sql())().catch((error: unknown) => {
+      if (isConnectionError(error)) return undefined;
+      throw error;
+    });
+    if (behind?.endsWith('(run app migrate)'))
+      throw new AppError(503, behind, { code: 'APP_DATABASE_NOT_MIGRATED', data: { reason: behind } });
     if (args.once) {
       const { runWorkerOnce } = await import('../../worker/runner.ts');
       const { tasks } = await import('../../worker/tasks/index.ts');

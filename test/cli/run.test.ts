@@ -191,6 +191,16 @@ describe('app', () => {
         prune.output,
         /^app: the database is not migrated \(function app_\w+\(.*\) does not exist\): run `app migrate`\n$/,
       );
+      // the worker in the foreground says it in one line too, where it started and logged a failed
+      // heartbeat with its stack (and, without --once, one at every beat)
+      for (const args of [['jobs', '--once'], ['jobs']]) {
+        const jobs = await app(args, { DATABASE_URL: url.toString() });
+        assert.equal(jobs.code, EXIT.unavailable, jobs.output);
+        assert.match(
+          jobs.output,
+          /^app: the database is not migrated: \d+ migrations pending, from 001_webhooks\.sql \(run app migrate\)\n$/,
+        );
+      }
     } finally {
       await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createTestDatabase } from '../helpers/database.ts';
+import { migrate } from '../../shared/db/migrate.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 import { spawnWorker } from './processes.ts';
 
@@ -46,5 +47,27 @@ describe('worker process start', () => {
     assert.match(output, /database not reachable; the worker starts once it answers/);
     assert.match(output, /"msg":"worker could not start: the database has not answered for 1 s \(worker.outageLimit\)/);
     assert.match(output, /the database has not answered for 1 s \(worker\.outageLimit\)/);
+  });
+});
+
+describe('worker process start on a database behind this code', () => {
+  it('waits, saying so in one line, and starts once the database is migrated, where it started and failed every heartbeat', async () => {
+    const empty = await createTestDatabase({ empty: true });
+    const worker = spawnWorker(empty.url, { APP_WEBHOOKS__INSTALL: 'false' });
+    await worker.waitFor(
+      /the worker waits for its database: the database is not migrated: \d+ migrations pending/,
+      30_000,
+    );
+    assert.equal(worker.child.exitCode, null, 'still running while the database is behind');
+
+    await migrate({ config: empty.config, log: empty.log });
+    await worker.waitFor(/database migrated: the worker starts/, 30_000);
+    await worker.waitFor(/worker started/, 30_000);
+    const output = worker.output();
+    assert.equal(output.match(/the worker waits for its database/g)?.length, 1, 'one line, however long it waits');
+    assert.doesNotMatch(output, /heartbeat|\n\s+at /, 'no failed heartbeat, no stack');
+
+    worker.child.kill('SIGTERM');
+    assert.equal((await worker.exitedWithin(15_000)).code, 0);
   });
 });
