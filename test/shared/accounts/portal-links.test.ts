@@ -58,6 +58,11 @@ describe('portal links', () => {
       createPortalLink(deps, OPERATOR, { owner: undefined }),
       refusedWith('APP_PORTAL_LINK_FIELD_INVALID'),
     );
+    // an empty owner is no owner: the reason asks for one, not to leave it out
+    await assert.rejects(createPortalLink(deps, OPERATOR, { owner: '' }), (error: Error) => {
+      assert.match(error.message, /opens the console of one owner: give it/);
+      return true;
+    });
     await assert.rejects(
       createPortalLink(deps, OPERATOR, { owner: 'acme', role: 'admin' }),
       refusedWith('APP_PORTAL_LINK_FIELD_INVALID'),
@@ -172,10 +177,8 @@ describe('ending the portal sessions of an owner', () => {
   });
 
   it('needs an owner that an endpoint could have', async () => {
-    await assert.rejects(
-      endPortalSessions(deps, OPERATOR, { owner: undefined }),
-      refusedWith('APP_PORTAL_LINK_FIELD_INVALID'),
-    );
+    for (const owner of [undefined, ''])
+      await assert.rejects(endPortalSessions(deps, OPERATOR, { owner }), refusedWith('APP_PORTAL_LINK_FIELD_INVALID'));
     await assert.rejects(
       endPortalSessions(deps, OPERATOR, { owner: 'a\u0000b' }),
       refusedWith('APP_WEBHOOK_OWNER_INVALID'),
