@@ -6,8 +6,9 @@
  * Each wrong password claims the lowest free slot `lockout:<account>:<i>` (an atomic `add` that
  * lives `window`), so concurrent failures in several processes never count as one; the count is
  * the slots alive, a sliding window. Claiming the last slot sets `lockout:<account>:locked`.
- * Accounts are keyed by a digest of the lowercased email, whether or not a user has it: a lock
- * that only existing accounts could reach would tell which emails exist.
+ * Accounts are keyed by a digest of the email's key (user-fields.ts `emailKey`: canonical spelling,
+ * lower case), whether or not a user has it: a lock that only existing accounts could reach would
+ * tell which emails exist, and every spelling that reaches an account counts toward its one lock.
  *
  * Slot `i` is written with priority `i` (the failures before it) and the lock with `attempts`
  * (`EntryOptions.priority`): a store bounded in memory keeps them past a flood of other
@@ -17,11 +18,12 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/index.ts';
 import type { KeyValueStore } from '../stores/types.ts';
+import { emailKey } from './user-fields.ts';
 
 export type LockoutSettings = Exclude<Config['auth']['lockout'], false>;
 
 const accountKey = (email: string) =>
-  `lockout:${createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('base64url').slice(0, 32)}`;
+  `lockout:${createHash('sha256').update(emailKey(email), 'utf8').digest('base64url').slice(0, 32)}`;
 
 /** Milliseconds the account's sign-in stays locked, or 0 when it is not locked. */
 export async function lockedFor(store: KeyValueStore, email: string, now: number): Promise<number> {

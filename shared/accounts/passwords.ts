@@ -19,16 +19,31 @@ export const ARGON2_PARAMETERS = Object.freeze({
 /** Longest password accepted: argon2 takes any length, but a megabyte of it is a way to burn CPU. */
 export const MAX_PASSWORD_LENGTH = 256;
 
-export const hashPassword = (password: string): Promise<string> => hash(password, ARGON2_PARAMETERS);
+/**
+ * A password in the spelling it is hashed in: Unicode NFKC, so that the same password typed on a
+ * system that composes accents and on one that does not (or with fullwidth forms) is one password.
+ */
+const spelling = (password: string): string => password.normalize('NFKC');
 
-/** Whether `password` matches `stored`; a missing or unreadable hash never matches. */
-export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
-  if (!stored) return false;
+export const hashPassword = (password: string): Promise<string> => hash(spelling(password), ARGON2_PARAMETERS);
+
+const verifies = async (stored: string, password: string): Promise<boolean> => {
   try {
     return await verify(stored, password);
   } catch {
     return false;
   }
+};
+
+/**
+ * Whether `password` matches `stored`; a missing or unreadable hash never matches. A hash made
+ * before passwords were normalized holds the password as typed: that spelling is tried too.
+ */
+export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
+  if (!stored) return false;
+  const normalized = spelling(password);
+  if (await verifies(stored, normalized)) return true;
+  return normalized !== password && verifies(stored, password);
 }
 
 let decoy: Promise<string> | undefined;
@@ -51,17 +66,18 @@ const weak = (reason: string) =>
   });
 
 /**
- * Checks a new password against the rules: a string of `minLength` to 256 characters (counted
- * as code points), not one of the most common passwords, not the account's email. Throws 422
- * `APP_PASSWORD_WEAK` naming the rule.
+ * Checks a new password, in the spelling it is hashed in, against the rules: a string of
+ * `minLength` to 256 characters (counted as code points), not one of the most common passwords,
+ * not the account's email. Throws 422 `APP_PASSWORD_WEAK` naming the rule.
  */
 export function checkNewPassword(password: unknown, options: { minLength: number; email?: string }): string {
   if (typeof password !== 'string') throw weak('must be a string');
-  const length = [...password].length;
+  const hashed = spelling(password); // what is checked is what is stored
+  const length = [...hashed].length;
   if (length < options.minLength) throw weak(`must be at least ${options.minLength} characters`);
   if (length > MAX_PASSWORD_LENGTH) throw weak(`must be at most ${MAX_PASSWORD_LENGTH} characters`);
-  if (isCommonPassword(password)) throw weak('is one of the most common passwords');
-  if (options.email && password.trim().toLowerCase() === options.email.toLowerCase())
+  if (isCommonPassword(hashed)) throw weak('is one of the most common passwords');
+  if (options.email && hashed.trim().toLowerCase() === options.email.toLowerCase())
     throw weak('must not be the email address');
   return password;
 }

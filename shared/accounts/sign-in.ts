@@ -9,8 +9,7 @@ import { sharedUnavailable } from '../stores/errors.ts';
 import type { AccountDeps } from './deps.ts';
 import { clearFailures, countFailure, lockedFor } from './lockout.ts';
 import { MAX_PASSWORD_LENGTH, verifyNothing, verifyPassword } from './passwords.ts';
-import { selectUserByEmail } from './user-store.ts';
-import { toUser, type User } from './users.ts';
+import { selectUserNamed, toUser, type User } from './users.ts';
 
 /** The one refusal of a sign-in, whatever was wrong (also a session whose user was disabled as it started). */
 export const failed = () => unauthorized('the email or the password is wrong', { code: 'APP_AUTH_FAILED' });
@@ -54,7 +53,7 @@ export async function checkCredentials(deps: AccountDeps, input: { email: unknow
     const ms = await lockoutCall(() => lockedFor(store, email, deps.now()));
     if (ms > 0) throw locked(ms);
   }
-  const row = await selectUserByEmail(deps.sql, email.trim());
+  const row = await selectUserNamed(deps.sql, email);
   // a user with no password yet (invited, its link not used) costs a verification too: answered at
   // once, it would tell which emails were invited
   const ok = row?.password_hash ? await verifyPassword(row.password_hash, password) : await verifyNothing(password);

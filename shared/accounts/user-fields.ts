@@ -15,14 +15,30 @@ export const MAX_USER_NAME_LENGTH = 100;
 export const invalidUserField = (field: string, reason: string) =>
   unprocessable(`invalid user ${field}: ${reason}`, { code: 'APP_USER_FIELD_INVALID', data: { field, reason } });
 
-/** An email address: trimmed, at most 254 characters, one `@` with text on both sides, no spaces. */
+/**
+ * An email in the one spelling the service stores and looks up: trimmed, in Unicode NFKC form.
+ * Look-alike spellings of one address (fullwidth letters, compatibility characters, decomposed
+ * accents) are then one address: nobody registers a second account that reads like another's,
+ * and every spelling signs in to the one account.
+ */
+export const canonicalEmail = (text: string): string => text.trim().normalize('NFKC');
+
+/** What tells two emails apart as accounts: the canonical spelling in lower case (the sign-in lockout counts per key). */
+export const emailKey = (text: string): string => canonicalEmail(text).toLowerCase();
+
+/**
+ * An email address in its canonical spelling ({@link canonicalEmail}): at most 254 characters,
+ * one `@` with text on both sides, no spaces, a domain with no empty label (`example.com.`, with
+ * its trailing dot, names the host `example.com` does, so it would be a second account for one
+ * mailbox).
+ */
 export function checkEmail(value: unknown): string {
   if (typeof value !== 'string') throw invalidUserField('email', 'must be a string');
-  const email = value.trim();
+  const email = canonicalEmail(value);
   if (email.length === 0) throw invalidUserField('email', 'must not be empty');
   if (email.length > MAX_EMAIL_LENGTH)
     throw invalidUserField('email', `must be at most ${MAX_EMAIL_LENGTH} characters`);
-  if (hasControlCharacter(email) || !isStoredAsGiven(email) || !/^[^\s@]+@[^\s@]+$/.test(email))
+  if (hasControlCharacter(email) || !isStoredAsGiven(email) || !/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)*$/.test(email))
     throw invalidUserField('email', 'must look like name@example.com');
   return email;
 }

@@ -56,8 +56,15 @@ export async function selectUserById(sql: Sql, id: string): Promise<UserRow | un
   return rows[0];
 }
 
-export async function selectUserByEmail(sql: Sql, email: string): Promise<UserRow | undefined> {
-  const rows = await sql<UserRow[]>`select ${sql.unsafe(COLUMNS)} from app_users where lower(email) = lower(${email})`;
+/**
+ * The user whose email is `email` in any case, else (`given`) a row stored with the spelling as
+ * given, from before emails were stored in their canonical spelling.
+ */
+export async function selectUserByEmail(sql: Sql, email: string, given = email): Promise<UserRow | undefined> {
+  const rows = await sql<UserRow[]>`
+    select ${sql.unsafe(COLUMNS)} from app_users
+     where lower(email) in (lower(${email}), lower(${given}))
+     order by lower(email) = lower(${email}) desc limit 1`;
   return rows[0];
 }
 

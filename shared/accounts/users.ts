@@ -15,7 +15,15 @@ import { clockOf, type AccountDeps } from './deps.ts';
 import { checkNewPassword, hashPassword } from './passwords.ts';
 import { expireLinksOfUser } from './link-store.ts';
 import { deleteUserSessions } from './session-store.ts';
-import { checkEmail, checkName, checkRoleAndOwner, invalidUserField, MAX_EMAIL_LENGTH } from './user-fields.ts';
+import {
+  canonicalEmail,
+  checkEmail,
+  checkName,
+  checkRoleAndOwner,
+  emailKey,
+  invalidUserField,
+  MAX_EMAIL_LENGTH,
+} from './user-fields.ts';
 import {
   insertUser,
   revokeTokensOfUser,
@@ -126,10 +134,21 @@ export async function findUser(deps: Pick<AccountDeps, 'sql'>, idOrEmail: unknow
   return toUser(await findUserRow(deps, idOrEmail));
 }
 
+/**
+ * The user an email names, in any spelling of it (user-fields.ts `canonicalEmail`, any case). A
+ * row the database's `lower()` matches but {@link emailKey} tells apart (a locale's folding, as
+ * of a dotted capital I, beyond Unicode's own) is not this email's: every spelling that reaches an
+ * account then counts toward that account's one sign-in lockout.
+ */
+export async function selectUserNamed(sql: Queryable, email: string): Promise<UserRow | undefined> {
+  const row = await selectUserByEmail(sql, canonicalEmail(email), email.trim());
+  return row && emailKey(row.email) === emailKey(email) ? row : undefined;
+}
+
 export async function findUserRow(deps: Pick<AccountDeps, 'sql'>, idOrEmail: unknown): Promise<UserRow> {
   if (typeof idOrEmail !== 'string' || idOrEmail.length === 0 || idOrEmail.length > 320) throw userNotFound(idOrEmail);
   const row = idOrEmail.includes('@')
-    ? await selectUserByEmail(deps.sql, idOrEmail.trim())
+    ? await selectUserNamed(deps.sql, idOrEmail)
     : isIdText(idOrEmail)
       ? await selectUserById(deps.sql, idOrEmail)
       : undefined;

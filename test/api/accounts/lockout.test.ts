@@ -82,6 +82,20 @@ describe('sign-in lockout', () => {
     assert.equal((await signIn(app.base, user.email, 'a fresh long passphrase')).status, 200);
   });
 
+  it('the spellings of one email (any case, fullwidth letters, NFKC forms) reach one account and count toward its one lock', async () => {
+    const user = await app.user({ email: `spelt-${Math.random().toString(36).slice(2, 8)}@example.com` });
+    const [local, domain] = user.email.split('@');
+    const fullwidth = [...local].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join('');
+    const signedIn = await signIn(app.base, `${fullwidth}@${domain.toUpperCase()}`, PASSWORD);
+    assert.equal(signedIn.status, 200, signedIn.text);
+    assert.equal(signedIn.body.user.id, user.id, 'the fullwidth spelling signs in to the account');
+    assert.equal((await signIn(app.base, `${fullwidth}@${domain}`, 'wrong 1')).status, 401);
+    assert.equal((await signIn(app.base, `  ${local.toUpperCase()}@${domain} `, 'wrong 2')).status, 401);
+    const third = await signIn(app.base, `${local}\uff20${domain}`, 'wrong 3'); // a fullwidth at sign
+    assert.equal(third.status, 429, 'three spellings, one account: locked');
+    assert.equal((await signIn(app.base, user.email, PASSWORD)).status, 429);
+  });
+
   it('an email nobody has locks the same way (a lock never tells which emails exist)', async () => {
     for (const attempt of [1, 2])
       assert.equal((await signIn(app.base, 'ghost@example.com', `wrong ${attempt}`)).status, 401);

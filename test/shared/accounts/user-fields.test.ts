@@ -17,6 +17,16 @@ describe('user fields', () => {
     assert.throws(() => checkEmail('ada\u009b@example.com'), refusedWith('APP_USER_FIELD_INVALID', 'email'));
   });
 
+  it('an email is kept in its canonical spelling (NFKC), so a look-alike spelling is the same address', () => {
+    assert.equal(checkEmail(' \uff21da\uff20example.com '), 'Ada@example.com');
+    assert.equal(checkEmail('rene\u0301@example.com'), 'ren\u00e9@example.com');
+  });
+
+  it('an email whose domain has an empty label (a trailing dot: the same host) is refused', () => {
+    for (const email of ['ada@example.com.', 'ada@example..com', 'ada@.example.com', 'ada@\uff0eexample.com'])
+      assert.throws(() => checkEmail(email), refusedWith('APP_USER_FIELD_INVALID', 'email'), email);
+  });
+
   it("a member's owner with leading or trailing whitespace is refused, as for every owner", () => {
     for (const owner of ['acme ', ' acme'])
       assert.throws(
