@@ -592,6 +592,31 @@ describe('retention', () => {
       assert.equal(again.done, 0, 'nothing more to count');
     });
 
+    it('two prunes at once (the hourly one and `app prune`) both end without error and together remove exactly what is past retention', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      for (let round = 0; round < 4; round += 1) {
+        const at = base + round * 7 * DAY;
+        const [done, dead, pending] = await seedAt(h, at, [
+          { status: 'done', offsetDays: 1, attempts: 1 },
+          { status: 'dead', offsetDays: 2, attempts: 2 },
+          { status: 'pending', offsetDays: 3, attempts: 1 },
+        ]);
+        const now = at + 40 * DAY;
+        const results = await Promise.all([prune(deps, { now }), prune(deps, { now })]);
+        assert.equal(results[0].done + results[1].done, 1, `round ${round}: the done one counted once`);
+        assert.deepEqual(await remaining(h, [done, dead, pending]), [dead, pending].sort());
+        assert.deepEqual(
+          await attemptsOf(h, [dead, pending]),
+          [
+            [dead, 2],
+            [pending, 1],
+          ].sort(),
+        );
+      }
+    });
+
     it('while a pg_dump reads the database, leaves the partitions to a later prune instead of queueing every writer behind the dump', async () => {
       const db = await createTestDatabase();
       const h = harness(db);
