@@ -475,9 +475,15 @@ async function countPrunable(
   return { done, dead, events, attempts: doneAttempts + deadAttempts };
 }
 
+/** The database server's time now, in milliseconds since the epoch. */
+async function databaseClock(sql: PruneDeps['sql']): Promise<number> {
+  const [{ ms }] = await sql<{ ms: number }[]>`select (extract(epoch from clock_timestamp()) * 1000)::float8 as ms`;
+  return ms;
+}
+
 /**
  * Prunes what retention allows (see the file comment), or with `dryRun` counts it. `now` (tests)
- * defaults to the clock; `batch` bounds each transaction of the row-by-row part; `budgetMs`
+ * defaults to the database's clock (the one that wrote every row's `created_at`); `batch` bounds each transaction of the row-by-row part; `budgetMs`
  * (default PRUNE_BUDGET_MS) is how long the prune starts new steps for (it always takes one, so
  * every prune moves on); `copyBlocks` and `sweepEvents` size a copy step and an events step.
  *
@@ -501,7 +507,9 @@ export async function prune(
 ): Promise<PruneResult> {
   const { sql, config, log } = deps;
   const began = performance.now();
-  const now = options.now ?? Date.now();
+  // the database's clock, which wrote every row's created_at: a worker whose clock runs ahead
+  // would otherwise prune early by as much (whole weeks of dead deliveries still kept, past a week)
+  const now = options.now ?? (await databaseClock(sql));
   const batch = options.batch ?? 5_000;
   const budget = options.budgetMs ?? PRUNE_BUDGET_MS;
   const cutoffs = {
