@@ -117,6 +117,8 @@ async function dumpReading(sql: Sql): Promise<boolean> {
 interface Partition {
   deliveries: string;
   attempts: string;
+  /** The first id of its range; null for the legacy partition (from MINVALUE). */
+  lower: string | null;
   /** The first id above its range (`msg_` + ten ULID time characters). */
   upper: string;
   upperTime: Date;
@@ -133,6 +135,7 @@ async function rangePartitions(sql: Sql): Promise<Partition[]> {
        where p.inhparent in ('app_webhook_deliveries'::regclass, 'app_webhook_attempts'::regclass)
     )
     select d.name as deliveries, a.name as attempts,
+           substring(d.bound from 'FROM [(]''([^'']+)''[)]') as lower,
            substring(d.bound from 'TO [(]''([^'']+)''[)]') as upper,
            app_id_time_of(substring(d.bound from 'TO [(]''([^'']+)''[)]')) as "upperTime",
            d.bound like '%(MINVALUE)%' as legacy
@@ -145,13 +148,18 @@ async function rangePartitions(sql: Sql): Promise<Partition[]> {
  * Where each rule applies, as id bounds: `below.done` (`below.dead`) is the first id above the
  * highest range partition whose whole range was created before the done (dead) cut-off (null:
  * none is); `legacy` the first id above the legacy partition, `top` above the highest range.
- * Partitions are contiguous from the lowest id, so a delivery lies in a partition wholly past a
- * cut-off exactly when its id is below that bound; ids from `top` up are in the default partition.
+ * `gaps` are the ranges below `top` that no range partition holds: those of weeks dropped whole
+ * (and, once it is dropped, the legacy partition's). An id falls in one when written by a clock
+ * behind the worker's (a web process writing into a week the prune has just dropped); its row lies
+ * in the default partition, where the rules apply row by row. So a delivery lies in a partition
+ * wholly past a cut-off exactly when its id is below that bound and in no gap; ids from `top` up,
+ * and those in a gap, are in the default partition.
  */
 interface Bounds {
   below: { done: string | null; dead: string | null };
   legacy: string | null;
   top: string | null;
+  gaps: { lo: string | null; hi: string }[];
 }
 
 function boundsOf(partitions: Partition[], cutoffs: PruneResult['cutoffs']): Bounds {
@@ -161,6 +169,10 @@ function boundsOf(partitions: Partition[], cutoffs: PruneResult['cutoffs']): Bou
     below: { done: highestPast(cutoffs.done), dead: highestPast(cutoffs.dead) },
     legacy: partitions.find((p) => p.legacy)?.upper ?? null,
     top: partitions.at(-1)?.upper ?? null,
+    gaps: partitions.flatMap((p, i) => {
+      const under = i === 0 ? null : partitions[i - 1].upper;
+      return p.lower === under || p.lower === null ? [] : [{ lo: under, hi: p.lower }];
+    }),
   };
 }
 
@@ -215,14 +227,18 @@ function rotatingRange(ranges: ReturnType<typeof eventRanges>, cutoff: Date, now
 /**
  * The deliveries in `status` a prune removes, as SQL on alias `d`: those in partitions wholly
  * past the status's cut-off, and, in the legacy and default partitions (which hold ids of any
- * time), those created before the cut-off.
+ * time, the default one those of the gaps too), those created before the cut-off.
  */
 function prunable(sql: Sql, status: 'done' | 'dead', cutoff: Date | null, bounds: Bounds) {
   if (cutoff === null) return sql`false`;
   const below = bounds.below[status];
+  const inGap = bounds.gaps.reduce(
+    (any, gap) => sql`${any} or (${gap.lo === null ? sql`true` : sql`d.id >= ${gap.lo}`} and d.id < ${gap.hi})`,
+    sql`false`,
+  );
   return sql`(d.status = ${status} and (
-    ${below === null ? sql`false` : sql`d.id < ${below}`}
-    or (d.created_at < ${cutoff} and (${bounds.legacy === null ? sql`false` : sql`d.id < ${bounds.legacy}`} or ${bounds.top === null ? sql`true` : sql`d.id >= ${bounds.top}`}))))`;
+    ${below === null ? sql`false` : sql`(d.id < ${below} and not (${inGap}))`}
+    or (d.created_at < ${cutoff} and (${bounds.legacy === null ? sql`false` : sql`d.id < ${bounds.legacy}`} or ${bounds.top === null ? sql`true` : sql`d.id >= ${bounds.top}`} or ${inGap}))))`;
 }
 
 type Status = 'pending' | 'running' | 'done' | 'dead';
@@ -459,9 +475,15 @@ async function countPrunable(
   return { done, dead, events, attempts: doneAttempts + deadAttempts };
 }
 
+/** The database server's time now, in milliseconds since the epoch. */
+async function databaseClock(sql: PruneDeps['sql']): Promise<number> {
+  const [{ ms }] = await sql<{ ms: number }[]>`select (extract(epoch from clock_timestamp()) * 1000)::float8 as ms`;
+  return ms;
+}
+
 /**
  * Prunes what retention allows (see the file comment), or with `dryRun` counts it. `now` (tests)
- * defaults to the clock; `batch` bounds each transaction of the row-by-row part; `budgetMs`
+ * defaults to the database's clock (the one that wrote every row's `created_at`); `batch` bounds each transaction of the row-by-row part; `budgetMs`
  * (default PRUNE_BUDGET_MS) is how long the prune starts new steps for (it always takes one, so
  * every prune moves on); `copyBlocks` and `sweepEvents` size a copy step and an events step.
  *
@@ -485,7 +507,9 @@ export async function prune(
 ): Promise<PruneResult> {
   const { sql, config, log } = deps;
   const began = performance.now();
-  const now = options.now ?? Date.now();
+  // the database's clock, which wrote every row's created_at: a worker whose clock runs ahead
+  // would otherwise prune early by as much (whole weeks of dead deliveries still kept, past a week)
+  const now = options.now ?? (await databaseClock(sql));
   const batch = options.batch ?? 5_000;
   const budget = options.budgetMs ?? PRUNE_BUDGET_MS;
   const cutoffs = {

@@ -563,6 +563,60 @@ describe('retention', () => {
          where i.inhparent = 'app_webhook_deliveries'::regclass and c.relname = ${`app_webhook_deliveries_${week(base + 49 * DAY)}`}`;
       assert.equal(ahead.length, 1, 'the partition of two weeks after `now` exists');
     });
+    it("a delivery written into the range of a week already dropped (a web clock behind the worker's) lies in the default partition and is pruned there by its creation, as the dry run counts it", async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const [first] = await seedAt(h, base, [{ status: 'done', offsetDays: 1 }]);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      await prune(deps, { now: base + 40 * DAY });
+      assert.deepEqual(await remaining(h, [first]), [], 'the week went whole');
+      const dropped = await h.sql`select 1 from pg_class where relname = ${`app_webhook_deliveries_${week(base)}`}`;
+      assert.equal(dropped.length, 0, "the week's partition is dropped");
+
+      // written afterwards with a time in that week: no partition holds its range any more
+      const [late, lateDone] = await seedAt(h, base, [
+        { status: 'pending', offsetDays: 2, attempts: 1 },
+        { status: 'done', offsetDays: 2, attempts: 2 },
+      ]);
+      assert.equal(await partitionOf(h, late), 'app_webhook_deliveries_default');
+      assert.equal(await partitionOf(h, lateDone), 'app_webhook_deliveries_default');
+
+      const now = base + 41 * DAY;
+      const dry = await prune(deps, { now, dryRun: true });
+      const result = await prune(deps, { now });
+      assert.deepEqual([result.done, result.attempts], [1, 2], 'the done one past retention goes, with its attempts');
+      assert.deepEqual([dry.done, dry.attempts], [result.done, result.attempts], 'the dry run counted what went');
+      assert.deepEqual(await remaining(h, [late, lateDone]), [late], 'the pending one stays');
+      assert.deepEqual(await attemptsOf(h, [late]), [[late, 1]], 'with its attempt');
+      const again = await prune(deps, { now, dryRun: true });
+      assert.equal(again.done, 0, 'nothing more to count');
+    });
+
+    it('two prunes at once (the hourly one and `app prune`) both end without error and together remove exactly what is past retention', async () => {
+      const db = await createTestDatabase();
+      const h = harness(db);
+      const deps = { config: h.config, sql: h.sql, log: h.log };
+      for (let round = 0; round < 4; round += 1) {
+        const at = base + round * 7 * DAY;
+        const [done, dead, pending] = await seedAt(h, at, [
+          { status: 'done', offsetDays: 1, attempts: 1 },
+          { status: 'dead', offsetDays: 2, attempts: 2 },
+          { status: 'pending', offsetDays: 3, attempts: 1 },
+        ]);
+        const now = at + 40 * DAY;
+        const results = await Promise.all([prune(deps, { now }), prune(deps, { now })]);
+        assert.equal(results[0].done + results[1].done, 1, `round ${round}: the done one counted once`);
+        assert.deepEqual(await remaining(h, [done, dead, pending]), [dead, pending].sort());
+        assert.deepEqual(
+          await attemptsOf(h, [dead, pending]),
+          [
+            [dead, 2],
+            [pending, 1],
+          ].sort(),
+        );
+      }
+    });
+
     it('while a pg_dump reads the database, leaves the partitions to a later prune instead of queueing every writer behind the dump', async () => {
       const db = await createTestDatabase();
       const h = harness(db);
