@@ -420,8 +420,16 @@ export const SCHEMA = group({
     token: leaf(
       'string',
       null,
-      "Bearer token of `GET /metrics` (web) and of the worker's metrics listener; unset: no metrics path at all (404).",
-      { nullable: true, secret: true },
+      "Bearer token of `GET /metrics` (web) and of the worker's metrics listener; unset: no metrics path at all (404). A blank one is refused.",
+      {
+        nullable: true,
+        secret: true,
+        // a blank token would be a token any scraper sends without trying (an empty `Authorization`)
+        check: (value) =>
+          typeof value === 'string' && value.trim() === ''
+            ? ['metrics.token (APP_METRICS__TOKEN) is blank: leave it unset to serve no metrics, or set a token']
+            : [],
+      },
     ),
   }),
   telemetry: group({

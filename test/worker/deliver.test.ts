@@ -8,7 +8,9 @@ import { Webhook } from 'standardwebhooks';
 import { generateSecret } from '../../shared/webhooks/signing.ts';
 import { attemptInSeries, decide, deliveryHeaders, parseDeliveryPayload } from '../../worker/delivery/deliver.ts';
 import { USER_AGENT } from '../../worker/delivery/user-agent.ts';
+import { createLogger } from '../../shared/log/logger.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { linesInto } from '../helpers/logs.ts';
 import { harness, jobRows, runOnce } from './helpers.ts';
 
 const db = await createTestDatabase();
@@ -90,5 +92,26 @@ describe('app/webhook task', () => {
     await h.sql`select graphile_worker.add_job('app/webhook', '{"hello":"world"}'::json, max_attempts => 1)`;
     await runOnce(h);
     assert.equal((await jobRows(h)).length, 0);
+  });
+
+  it("logs a dropped job's field names and delivery id, never its payload's values (its body is the event's data)", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const base = harness(db);
+    const h = { ...base, log: createLogger(base.config, { name: 'test', destination: linesInto(lines) }) };
+    const payload = {
+      deliveryId: 'msg_dropped',
+      endpointId: 'ep_1',
+      event: 'a.b',
+      body: { note: 'payload-marker-4c1b' },
+    };
+    await h.sql`select graphile_worker.add_job('app/webhook', ${JSON.stringify(payload)}::text::json, max_attempts => 1)`;
+    await runOnce(h);
+    const dropped = lines.find((line) => String(line.msg).startsWith('app/webhook job without'));
+    assert.ok(dropped, JSON.stringify(lines));
+    assert.deepEqual(
+      [dropped.fields, dropped.deliveryId],
+      [['deliveryId', 'endpointId', 'event', 'body'], 'msg_dropped'],
+    );
+    assert.doesNotMatch(JSON.stringify(lines), /payload-marker-4c1b/);
   });
 });

@@ -11,7 +11,14 @@ export function webhookTask(deps: DeliveryDeps): Task {
   return async function webhook(payload) {
     const parsed = parseDeliveryPayload(payload);
     if (parsed === null) {
-      deps.log.error({ payload }, 'app/webhook job without a delivery id, endpoint id and event: dropped');
+      // the names of its fields and its delivery id, never their values: a payload holds the signed body
+      const object = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : null;
+      const fields = object ? Object.keys(object) : typeof payload;
+      const deliveryId = typeof object?.deliveryId === 'string' ? object.deliveryId : undefined;
+      deps.log.error(
+        { fields, ...(deliveryId === undefined ? {} : { deliveryId }) },
+        'app/webhook job without a delivery id, endpoint id and event: dropped',
+      );
       return;
     }
     await logContext.run({ jobId: parsed.deliveryId }, () => performDelivery(deps, parsed));

@@ -155,6 +155,27 @@ describe('config layers', () => {
     assert.equal(resolveConfig({ env: { PORT: '65535' } }).config.port, 65535);
   });
 
+  it('refuses a blank metrics.token, from a file, a flag or the environment: it would let every scrape in', () => {
+    for (const sources of [
+      { env: { APP_CONFIG: 'app.json' }, ...files({ metrics: { token: '' } }) },
+      { env: {}, flags: { metrics: { token: '   ' } } },
+      { env: { APP_METRICS__TOKEN: ' ' } },
+    ])
+      assert.throws(
+        () => resolveConfig(sources),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.problems.join('\n') ===
+            'metrics.token (APP_METRICS__TOKEN) is blank: leave it unset to serve no metrics, or set a token',
+      );
+    assert.equal(
+      resolveConfig({ env: { APP_METRICS__TOKEN: '' } }).config.metrics.token,
+      null,
+      'an empty variable is unset',
+    );
+    assert.equal(resolveConfig({ env: { APP_METRICS__TOKEN: 'scrape' } }).config.metrics.token, 'scrape');
+  });
+
   it('refuses a publicUrl or an OTLP collector address that is not an http(s) URL, naming its variable and never the value', () => {
     for (const [env, problem] of [
       [
