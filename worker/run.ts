@@ -54,7 +54,7 @@ export async function serveWorker(
       health: early.health,
     });
     log.info(
-      { port: metricsServer.port, token: config.metrics.token !== null },
+      { port: metricsServer.port, behindToken: config.metrics.token !== null },
       'worker metrics listening (GET /metrics)',
     );
   };
