@@ -3,6 +3,9 @@
 -- to the end of its transaction: the second then reads the highest partition as the first left it
 -- and makes only what is still missing (most often nothing), instead of a week already made, whose
 -- name is taken. The lock is an advisory one, which no reader or writer of the tables waits for.
+-- Rolling deploy: the processes of the release before call app_delivery_partitions_ensure by
+-- the same name and arguments, which this migration's one transaction renames and makes again
+-- around the lock: they find it at every moment, and their prunes take the lock too.
 do $$
 begin
   if to_regprocedure('app_delivery_partitions_make(timestamptz)') is null then
