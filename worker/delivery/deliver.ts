@@ -262,8 +262,8 @@ async function skip(deps: DeliveryDeps, id: string, raced = false): Promise<Deli
     deps.log.info(
       { delivery: id },
       raced
-        ? 'delivery no longer exists (its endpoint was removed): this attempt is not recorded'
-        : 'delivery no longer exists (its endpoint was removed): nothing sent',
+        ? 'delivery no longer exists (its endpoint was removed, or the prune took it): this attempt is not recorded'
+        : 'delivery no longer exists (its endpoint was removed, or the prune took it): nothing sent',
     );
     return { result: 'skipped', reason: 'missing' };
   }
