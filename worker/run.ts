@@ -235,8 +235,9 @@ export async function runWorker(
   const telemetry = await startTelemetry({ config, log }, 'worker');
   let served: ServedWorker;
   try {
+    // the install applies the migrations itself; without it, they are the release step's
     if (config.webhooks.install) await installTablesOnceReachable(config, log);
-    await schemaCurrentOnceReachable(config, log);
+    else await schemaCurrentOnceReachable(config, log);
     served = await serveWorker({ config, log, telemetry }, { extraTasks: options.extraTasks });
   } catch (error) {
     // a server too old is said in its one line, without a stack: nothing in the worker failed

@@ -129,13 +129,13 @@ export const jobsCommand = defineCommand({
     // a database behind this code is said in one line (exit 4), where the worker would start and
     // fail every heartbeat and every job (a role without its privileges is refused by the worker,
     // and a database out of reach waited for as the worker waits for it)
-    const { schemaCheck } = await import('../../shared/db/migrate.ts');
+    const { MIGRATE_REMEDY, schemaCheck } = await import('../../shared/db/migrate.ts');
     const { isConnectionError } = await import('../../shared/db/connection-errors.ts');
     const behind = await schemaCheck(context.sql())().catch((error: unknown) => {
       if (isConnectionError(error)) return undefined;
       throw error;
     });
-    if (behind?.endsWith('(run app migrate)'))
+    if (behind?.endsWith(MIGRATE_REMEDY))
       throw new AppError(503, behind, { code: 'APP_DATABASE_NOT_MIGRATED', data: { reason: behind } });
     if (args.once) {
       const { runWorkerOnce } = await import('../../worker/runner.ts');

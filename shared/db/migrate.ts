@@ -77,6 +77,9 @@ function refusedOr(error: unknown, what: string, always = false): unknown {
   return new Error(`${what}: ${(error as Error).message}${needs}`, { cause: error });
 }
 
+/** How every reason of {@link schemaCheck} that `app migrate` mends ends, and what tells those from the others. */
+export const MIGRATE_REMEDY = '(run app migrate)';
+
 /**
  * Why the database is behind this code, or undefined when it is not: a migration of `migrations/`
  * not applied (a deploy whose release step did not run, or failed), or graphile-worker's schema
@@ -104,8 +107,8 @@ export function schemaCheck(sql: Queryable, options: { dir?: string } = {}): () 
     const done = new Set(applied.map((row) => row.name));
     const pending = files.filter((file) => !done.has(file));
     if (pending.length > 0)
-      return `the database is not migrated: ${pending.length} migration${pending.length === 1 ? '' : 's'} pending, from ${pending[0]} (run app migrate)`;
-    if (!queue) return 'the job queue schema is not installed (run app migrate)';
+      return `the database is not migrated: ${pending.length} migration${pending.length === 1 ? '' : 's'} pending, from ${pending[0]} ${MIGRATE_REMEDY}`;
+    if (!queue) return `the job queue schema is not installed ${MIGRATE_REMEDY}`;
     const access = await queueAccessProblem(sql);
     if (access !== undefined) return access;
     current = true;
