@@ -24,6 +24,8 @@ export async function insertUser(
   input: {
     id: string;
     email: string;
+    /** user-fields.ts `emailKey` of the email. */
+    emailKey: string;
     name: string | null;
     role: Role;
     owner: string | null;
@@ -31,10 +33,12 @@ export async function insertUser(
     at: Date;
   },
 ): Promise<UserRow | undefined> {
+  // no conflict target: a taken key (app_users_email_key) or a taken lower(email) (the index of
+  // migrations/007, which a locale may fold further than the key does) both answer no row
   const rows = await sql<UserRow[]>`
-    insert into app_users (id, email, name, role, owner, password_hash, created_at, updated_at)
-    values (${input.id}, ${input.email}, ${input.name}, ${input.role}, ${input.owner}, ${input.passwordHash}, ${input.at}, ${input.at})
-    on conflict (lower(email)) do nothing
+    insert into app_users (id, email, email_key, name, role, owner, password_hash, created_at, updated_at)
+    values (${input.id}, ${input.email}, ${input.emailKey}, ${input.name}, ${input.role}, ${input.owner}, ${input.passwordHash}, ${input.at}, ${input.at})
+    on conflict do nothing
     returning ${sql.unsafe(COLUMNS)}`;
   return rows[0];
 }
@@ -57,14 +61,22 @@ export async function selectUserById(sql: Sql, id: string): Promise<UserRow | un
 }
 
 /**
- * The user whose email is `email` in any case, else (`given`) a row stored with the spelling as
- * given, from before emails were stored in their canonical spelling.
+ * The user whose email has the key `key` (user-fields.ts `emailKey`), unless a user without key
+ * (its email has a key that a user created before it holds: migrations/038) is stored as `email`
+ * or as `given` in any ASCII case: that one signs in with its own spelling, as before the key.
  */
-export async function selectUserByEmail(sql: Sql, email: string, given = email): Promise<UserRow | undefined> {
+export async function selectUserByEmail(
+  sql: Sql,
+  key: string,
+  email: string,
+  given = email,
+): Promise<UserRow | undefined> {
   const rows = await sql<UserRow[]>`
     select ${sql.unsafe(COLUMNS)} from app_users
-     where lower(email) in (lower(${email}), lower(${given}))
-     order by lower(email) = lower(${email}) desc limit 1`;
+     where email_key = ${key}
+        or email_key is null and lower(email) in (lower(${email}), lower(${given}))
+     order by email_key is null desc, lower(email) = lower(${email}) desc
+     limit 1`;
   return rows[0];
 }
 
@@ -75,7 +87,7 @@ export interface UserFilter {
   role?: Role;
   /** This owner's users; null: those without owner (admins). */
   owner?: string | null;
-  /** Users whose email contains this text, in any case. */
+  /** Users whose email's key contains this text, given in key form (user-fields.ts `emailKey`): any case, any NFKC spelling. */
   emailContains?: string;
 }
 
@@ -87,7 +99,7 @@ const userWhere = (sql: Sql, filter: UserFilter) => sql`
   ${filter.enabled === undefined ? sql`` : filter.enabled ? sql`and disabled_at is null` : sql`and disabled_at is not null`}
   ${filter.role === undefined ? sql`` : sql`and role = ${filter.role}`}
   ${filter.owner === undefined ? sql`` : filter.owner === null ? sql`and owner is null` : sql`and owner = ${filter.owner}`}
-  ${filter.emailContains === undefined ? sql`` : sql`and lower(email) like lower(${containing(filter.emailContains)})`}`;
+  ${filter.emailContains === undefined ? sql`` : sql`and coalesce(email_key, lower(email)) like ${containing(filter.emailContains)}`}`;
 
 /**
  * One page of the users `filter` selects, in creation order (ties by id: an order that stays
@@ -137,4 +149,47 @@ export async function revokeTokensOfUser(sql: Sql, id: string, at: Date): Promis
     { id: string }[]
   >`update app_api_tokens set revoked_at = ${at} where user_id = ${id} and revoked_at is null returning id`;
   return rows.map((row) => row.id);
+}
+
+/** A user's email and the key stored for it, as `app migrate` checks them (email-keys.ts). */
+export interface EmailKeyRow {
+  id: string;
+  email: string;
+  email_key: string | null;
+  disabled_at: Date | null;
+  created_at: Date;
+}
+
+/** Whether `app_users.email_key` exists (migrations/038): a database migrated from another folder has none. */
+export async function hasEmailKeyColumn(sql: Sql): Promise<boolean> {
+  const [{ present }] = await sql<{ present: boolean }[]>`
+    select exists (
+      select from pg_attribute
+       where attrelid = to_regclass('app_users') and attname = 'email_key' and not attisdropped
+    ) as present`;
+  return present;
+}
+
+/**
+ * The users whose stored key SQL may have got other than the application would (the email is
+ * not plain printable ASCII, whose key app_email_key gives exactly), or that have none, first
+ * created first.
+ */
+export function selectEmailKeysToCheck(sql: Sql): Promise<EmailKeyRow[]> {
+  return sql<EmailKeyRow[]>`
+    select id, email, email_key, disabled_at, created_at from app_users
+     where email_key is null or email !~ '^[ -~]*$'
+     order by created_at, id`;
+}
+
+/** The user holding email key `key`. */
+export async function selectEmailKeyHolder(sql: Sql, key: string): Promise<EmailKeyRow | undefined> {
+  const rows = await sql<EmailKeyRow[]>`
+    select id, email, email_key, disabled_at, created_at from app_users where email_key = ${key}`;
+  return rows[0];
+}
+
+/** Stores `key` (null: none) as user `id`'s email key; a key another user holds is a unique violation. */
+export async function updateEmailKey(sql: Sql, id: string, key: string | null): Promise<void> {
+  await sql`update app_users set email_key = ${key} where id = ${id}`;
 }

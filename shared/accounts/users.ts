@@ -113,6 +113,7 @@ export async function insertNewUser(
     insertUser(tx, {
       id: options.id ?? `usr_${ulid()}`,
       email,
+      emailKey: emailKey(email),
       name,
       role,
       owner,
@@ -135,13 +136,14 @@ export async function findUser(deps: Pick<AccountDeps, 'sql'>, idOrEmail: unknow
 }
 
 /**
- * The user an email names, in any spelling of it (user-fields.ts `canonicalEmail`, any case). A
- * row the database's `lower()` matches but {@link emailKey} tells apart (a locale's folding, as
- * of a dotted capital I, beyond Unicode's own) is not this email's: every spelling that reaches an
- * account then counts toward that account's one sign-in lockout.
+ * The user an email names, in any spelling of it (user-fields.ts `canonicalEmail`, any case in
+ * any script): the one holding its key in the database (migrations/038). A row the database's
+ * `lower()` matches but {@link emailKey} tells apart (a locale's folding, as of a dotted capital
+ * I, beyond Unicode's own) is not this email's: every spelling that reaches an account then
+ * counts toward that account's one sign-in lockout.
  */
 export async function selectUserNamed(sql: Queryable, email: string): Promise<UserRow | undefined> {
-  const row = await selectUserByEmail(sql, canonicalEmail(email), email.trim());
+  const row = await selectUserByEmail(sql, emailKey(email), canonicalEmail(email), email.trim());
   return row && emailKey(row.email) === emailKey(email) ? row : undefined;
 }
 
@@ -184,7 +186,7 @@ function userFilter(query: Omit<UserQuery, 'page' | 'perPage'>): UserFilter {
     ...(query.enabled === undefined ? {} : { enabled: query.enabled }),
     ...(query.role === undefined ? {} : { role: query.role as Role }),
     ...(query.owner === undefined ? {} : { owner: assertOwnerFilter(query.owner) }),
-    ...(email === '' ? {} : { emailContains: email }),
+    ...(email === '' ? {} : { emailContains: emailKey(email) }),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   queueAccessProblem,
 } from './role-privileges.ts';
 import { requireSupportedServer } from './server-version.ts';
+import { keyUserEmails } from '../accounts/email-keys.ts';
 
 /** The project's migrations folder. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
@@ -118,7 +119,8 @@ export function schemaCheck(sql: Queryable, options: { dir?: string } = {}): () 
 
 /**
  * Applies the numbered, forward-only SQL files in `migrations/` that have not been applied
- * yet, each in its own transaction (or one per step, STEP_MARKER), then installs or upgrades graphile-worker's schema. Safe
+ * yet, each in its own transaction (or one per step, STEP_MARKER), writes the users' email keys
+ * SQL cannot compute (shared/accounts/email-keys.ts), then installs or upgrades graphile-worker's schema. Safe
  * to run from several processes at once: the whole run holds a session advisory lock.
  *
  * The run has a connection of its own (a pool of one, ended afterwards) rather than one reserved
@@ -168,6 +170,8 @@ export async function migrate(
       applied.push(file);
       log.info({ migration: file }, 'migration applied');
     }
+    // the users' email keys as the application computes them, which SQL cannot (migrations/038)
+    await keyUserEmails({ sql: session, log });
     await installQueueSchema(config, log).catch((error: unknown) => {
       throw refusedOr(error, 'the job queue schema could not be installed');
     });
