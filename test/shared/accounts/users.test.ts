@@ -10,15 +10,16 @@ import type { AccountDeps } from '../../../shared/accounts/deps.ts';
 import { checkCredentials } from '../../../shared/accounts/sign-in.ts';
 import { createUser, findUser, listUsers } from '../../../shared/accounts/users.ts';
 import { isAppError } from '../../../shared/errors/app-error.ts';
-import { createTestDatabase } from '../../helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const refusedWith = (code: string) => (error: unknown) => isAppError(error) && error.code === code;
 
 describe('one account per email, whatever its spelling', () => {
   let deps: AccountDeps;
+  let db: TestDatabase;
   before(async () => {
-    const db = await createTestDatabase();
+    db = await createTestDatabase();
     deps = { config: db.config, sql: db.sql, log: db.log, now: Date.now };
   });
 
@@ -80,7 +81,7 @@ describe('one account per email, whatever its spelling', () => {
 
   it('the listing’s email filter matches in any case in any script', async () => {
     const user = await createUser(deps, OPERATOR, { email: 'ÉMILE@example.com', role: 'admin' });
-    const { records } = await listUsers(deps, OPERATOR, { page: 1, perPage: 10, email: 'émile@' });
+    const { records } = await listUsers(db, OPERATOR, { page: 1, perPage: 10, email: 'émile@' });
     assert.deepEqual(
       records.map((record) => record.id),
       [user.id],
