@@ -1,5 +1,5 @@
 /**
- * Queries of the user table (`app_users`, migrations/007_accounts.sql). Small named functions
+ * Queries of the user table (`app_users`, migrations/007_accounts.sql; its email key, 038). Small named functions
  * with parameters; the rules are in users.ts.
  */
 import type { Queryable as Sql } from '../db/connect.ts';
