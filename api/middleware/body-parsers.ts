@@ -40,7 +40,8 @@ export const BODY_MEDIA_TYPE_UNSUPPORTED = 'APP_BODY_MEDIA_TYPE_UNSUPPORTED';
  * `APP_BODY_MEDIA_TYPE_UNSUPPORTED`, as is a JSON or form body declaring a charset other than
  * UTF-8; bytes that are not UTF-8 are 400 `APP_BODY_INVALID` (they used to become U+FFFD
  * silently). A request without a body (no `Content-Length`, or 0, or an empty chunked body) is
- * served whatever its `Content-Type`. Paths in `ownMediaTypes` (the GraphQL path, which answers
+ * served whatever its `Content-Type`. A form body that is JSON text (`curl -d '{…}'` without a
+ * `Content-Type`) is 415 too, saying to send `application/json`. Paths in `ownMediaTypes` (the GraphQL path, which answers
  * its own 415) are not refused for their media type.
  *
  * A body is held in memory while it arrives, and a client that stops sending holds it until the
@@ -129,6 +130,9 @@ export function bodyParsers(options: {
     if (parsedMethod && raw === undefined && !options.ownMediaTypes?.has(ctx.path) && (await hasBody(ctx))) {
       throw unsupportedMediaType(ctx);
     }
+    if (typeof raw === 'string' && !options.ownMediaTypes?.has(ctx.path) && jsonAsForm(ctx, raw)) {
+      throw jsonSentAsForm(ctx);
+    }
     await next();
   };
 }
@@ -167,6 +171,26 @@ function unsupportedMediaType(ctx: Context): AppError {
     ? `the request body's Content-Type ${JSON.stringify(contentType)} is not supported: send application/json (or application/x-www-form-urlencoded where a form is taken)`
     : 'the request body has no Content-Type: send it as application/json (or application/x-www-form-urlencoded where a form is taken)';
   return new AppError(415, detail, { code: BODY_MEDIA_TYPE_UNSUPPORTED, data: { contentType } });
+}
+
+/**
+ * Whether a body declared as a form is JSON text: what `curl -d '{…}'` sends without a
+ * `Content-Type` of its own. Read as a form it becomes one field named after a piece of the JSON,
+ * which a route then refuses as an unknown field whose name tells nothing; a browser's form never
+ * starts so (it encodes `{` and `[`).
+ */
+function jsonAsForm(ctx: Context, raw: string): boolean {
+  return !!ctx.is('application/x-www-form-urlencoded') && /^\s*[{[]/.test(raw);
+}
+
+/** 415 for JSON sent as a form, saying which header to send. */
+function jsonSentAsForm(ctx: Context): AppError {
+  const contentType = clip(ctx.get('Content-Type'), MAX_ECHO);
+  return new AppError(
+    415,
+    `the request body is JSON but its Content-Type is ${JSON.stringify(contentType)}, a form (what curl -d sends unless told otherwise): send it with Content-Type: application/json`,
+    { code: BODY_MEDIA_TYPE_UNSUPPORTED, data: { contentType } },
+  );
 }
 
 /** A JSON or form body that declares a charset other than UTF-8 is refused before it is read. */

@@ -21,12 +21,12 @@ async function requeue(
   deps: RequeueDeps,
   scope: TenantScope,
   id: string,
-  rule: { from: readonly ('done' | 'dead')[]; refusal: string; what: string },
+  rule: { from: readonly ('done' | 'dead')[]; refusal: string; what: (status: string) => string },
 ): Promise<DeliverySummary> {
   const { sql } = deps;
   const current = await deliveryInScope(deps, scope, id);
   if (!(rule.from as readonly string[]).includes(current.status)) {
-    throw conflict(`webhook delivery ${id} is ${current.status}, ${rule.what}`, {
+    throw conflict(`webhook delivery ${id} is ${current.status}, ${rule.what(current.status)}`, {
       code: rule.refusal,
       data: { id, status: current.status },
     });
@@ -82,7 +82,12 @@ export function retryDelivery(deps: RequeueDeps, actor: Actor, id: string): Prom
   return requeue(deps, actor.scope, id, {
     from: ['dead'],
     refusal: 'APP_WEBHOOK_DELIVERY_NOT_DEAD',
-    what: 'not dead: only dead deliveries are retried',
+    // the refusal says what to do instead: a delivered one is sent again by a resend; one still on
+    // its way needs nothing
+    what: (status) =>
+      status === 'done'
+        ? `not dead: only dead deliveries are retried; to send a delivered one again, resend it (app jobs:resend ${id})`
+        : 'not dead: only dead deliveries are retried, and this one is still on its way',
   });
 }
 
@@ -96,6 +101,6 @@ export function resendDelivery(deps: RequeueDeps, actor: Actor, id: string): Pro
   return requeue(deps, actor.scope, id, {
     from: ['done', 'dead'],
     refusal: 'APP_WEBHOOK_DELIVERY_IN_FLIGHT',
-    what: 'still on its way: resend it once it is done or dead',
+    what: () => 'still on its way: resend it once it is done or dead',
   });
 }

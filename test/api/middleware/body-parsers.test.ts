@@ -163,6 +163,24 @@ describe('body parsers', () => {
     assert.equal(((await response.json()) as { name: string }).name, 'Form Ada');
   });
 
+  it('JSON sent as a form (curl -d without a Content-Type) is 415 APP_BODY_MEDIA_TYPE_UNSUPPORTED saying to send application/json', async () => {
+    const form = 'application/x-www-form-urlencoded';
+    for (const body of [JSON.stringify({ name: 'Ada' }), ' [{"name": "Ada"}]']) {
+      const response = await post(app.api, body, form);
+      assert.equal(response.status, 415, body);
+      const problem = await problemOf(response);
+      assert.equal(problem.code, 'APP_BODY_MEDIA_TYPE_UNSUPPORTED');
+      assert.match(
+        problem.detail,
+        /is JSON but its Content-Type is "application\/x-www-form-urlencoded".*send it with Content-Type: application\/json/,
+      );
+      assert.deepEqual(problem.data, { contentType: form });
+    }
+    // a form whose value holds JSON is a form
+    const field = await post(app.api, new URLSearchParams({ name: '{"x": 1}' }).toString(), form);
+    assert.equal(field.status, 201);
+  });
+
   it('a JSON or form body declaring a charset other than UTF-8 is 415 APP_BODY_MEDIA_TYPE_UNSUPPORTED naming it', async () => {
     for (const type of [
       'application/json; charset=latin-99',
