@@ -182,6 +182,18 @@ export function selectEmailKeysToCheck(sql: Sql): Promise<EmailKeyRow[]> {
      order by created_at, id`;
 }
 
+/**
+ * Enabled users without an email key once `app migrate` has run: each shares its email, in
+ * another case or spelling, with a user created before it (email-keys.ts). None when the table
+ * has no key column.
+ */
+export async function countEnabledUsersSharingEmail(sql: Sql): Promise<number> {
+  if (!(await hasEmailKeyColumn(sql))) return 0;
+  const [{ count }] = await sql<{ count: number }[]>`
+    select count(*)::int as count from app_users where email_key is null and disabled_at is null`;
+  return count;
+}
+
 /** The user holding email key `key`. */
 export async function selectEmailKeyHolder(sql: Sql, key: string): Promise<EmailKeyRow | undefined> {
   const rows = await sql<EmailKeyRow[]>`

@@ -8,6 +8,7 @@ import { holdsCredentialsInClear, holdsCredentialsSealed } from '../webhooks/des
 import { type BoxSecrets, PLAIN_PREFIX, type SealedUnder, sealedUnder } from '../webhooks/secret-box.ts';
 import { headerValuesSealed, holdsHeaderValuesInClear } from '../webhooks/endpoints/header-box.ts';
 import type { EndpointStore, StoredEndpoint } from '../webhooks/endpoint-stores/types.ts';
+import { countEnabledUsersSharingEmail } from '../accounts/user-store.ts';
 
 type FactsDeps = { sql: Sql; config: Pick<Config, 'webhooks'> & BoxSecrets; endpoints?: EndpointStore };
 
@@ -71,7 +72,7 @@ export async function countUrlCredentialsInClear(deps: FactsDeps): Promise<numbe
   return urlCredentialsInClearOf(await recordsOf(deps));
 }
 
-/** The database facts of the audit (the endpoint records are read once). */
+/** The database facts of the audit (the endpoint records are read once, and the users' email keys). */
 export async function databaseFacts(deps: FactsDeps): Promise<AuditFacts> {
   const records = await recordsOf(deps);
   return {
@@ -80,5 +81,6 @@ export async function databaseFacts(deps: FactsDeps): Promise<AuditFacts> {
     headerValuesInClear: headerValuesInClearOf(records),
     sealedUnderPrevious: sealedOf(records, deps.config, new Date(), 'previous'),
     sealedUnopenable: sealedOf(records, deps.config, new Date(), 'unopenable'),
+    usersSharingEmail: await countEnabledUsersSharingEmail(deps.sql),
   };
 }

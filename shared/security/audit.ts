@@ -44,6 +44,11 @@ export interface AuditFacts {
    * (a database restored under another `APP_SECRET`): they cannot be read.
    */
   sealedUnopenable?: number;
+  /**
+   * Enabled users whose email another user, created before them, has in another case or
+   * spelling (shared/accounts/email-keys.ts): two accounts where there should be one.
+   */
+  usersSharingEmail?: number;
   /** Requests seen with `X-Forwarded-For` while `trustProxy` is off. */
   forwardedForSeen?: boolean;
 }
@@ -194,6 +199,18 @@ const RULES: readonly Rule[] = [
     since: 'stored before APP_SECRET was set',
     unchanged: 'the values sent',
   }),
+  {
+    id: 'users.email-shared',
+    severity: 'medium',
+    setting: 'users: email keys',
+    productionOnly: false,
+    check: (_config, facts) =>
+      facts.usersSharingEmail
+        ? `${facts.usersSharingEmail} enabled user(s) share an email, in another case or spelling, with a user created before them: the later one signs in only with its own spelling and shares the first one's lockout`
+        : undefined,
+    remedy:
+      "`app migrate` logs each pair (userId, sameAccountAs); disable the account that is not its owner's (`app users:disable <id>`)",
+  },
   {
     id: 'graphql.introspection-enabled',
     severity: 'medium',

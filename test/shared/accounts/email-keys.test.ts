@@ -16,7 +16,10 @@ import { keyUserEmails } from '../../../shared/accounts/email-keys.ts';
 import { createUser, findUser, setUserDisabled } from '../../../shared/accounts/users.ts';
 import { isAppError } from '../../../shared/errors/app-error.ts';
 import { MIGRATIONS_DIR, migrate } from '../../../shared/db/migrate.ts';
+import type { Config } from '../../../shared/config/index.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
+import { type AuditFacts, auditConfig } from '../../../shared/security/audit.ts';
+import { databaseFacts } from '../../../shared/security/audit-facts.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { linesInto } from '../../helpers/logs.ts';
 
@@ -41,6 +44,12 @@ const keysOf = async (db: TestDatabase) =>
       (row) => [row.id, row.key],
     ),
   );
+
+/** The audit's finding about users sharing an email (shared/security/audit.ts), in brief. */
+function sharedFinding(config: Config, facts: AuditFacts): { severity: string; count: string | undefined } | undefined {
+  const finding = auditConfig(config, facts).find((each) => each.id === 'users.email-shared');
+  return finding && { severity: finding.severity, count: /^\d+ enabled user\(s\)/.exec(finding.message)?.[0] };
+}
 
 const warningsIn = (lines: Record<string, unknown>[]) =>
   lines.filter((line) => line.level === 40 && 'sameAccountAs' in line).map((line) => [line.userId, line.sameAccountAs]);
@@ -89,11 +98,16 @@ describe('migration 038 on users whose emails have one key', () => {
       await assert.rejects(createUser(deps, OPERATOR, { email, role: 'admin' }), taken, email);
   });
 
-  it('each app migrate warns again while the user without key is enabled, and not once it is disabled', async () => {
+  it('each app migrate warns again while the user without key is enabled, and not once it is disabled; app audit reports it meanwhile', async () => {
     const again: Record<string, unknown>[] = [];
     await migrate({ config: db.config, log: loggerInto(db, again) });
     assert.deepEqual(warningsIn(again), [['usr_B', 'usr_A']]);
+    assert.deepEqual(sharedFinding(db.config, await databaseFacts({ sql: db.sql, config: db.config })), {
+      severity: 'medium',
+      count: '1 enabled user(s)',
+    });
     await setUserDisabled(deps, OPERATOR, 'usr_B', true);
+    assert.equal(sharedFinding(db.config, await databaseFacts({ sql: db.sql, config: db.config })), undefined);
     const after: Record<string, unknown>[] = [];
     await migrate({ config: db.config, log: loggerInto(db, after) });
     assert.deepEqual(warningsIn(after), []);
