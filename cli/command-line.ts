@@ -10,15 +10,22 @@
  *   meaning (`--no-filter`, `--no-schema`).
  * - An option that takes a value is given one: `--owner` last on the line, or followed by another
  *   option, is refused rather than read as an empty text.
- * - A number option's value is a number (`--port abc`; yargs would pass NaN on). A blank one
- *   (`--port "$PORT"` with the variable unset) is none either: yargs reads it as 0, which
- *   `listen` takes for "any free port" and a range check would report as a 0 never written.
+ * - A number option's value is a whole number in decimal digits, a minus sign allowed (every
+ *   number the commands take is a count, a page, a port or a rate): yargs reads `abc` as NaN,
+ *   and `0x10` as 16, `1e3` as 1000, ` 12` as 12 and `1_000` as 1000, a value the user never
+ *   wrote. A blank one (`--port "$PORT"` with the variable unset) is none either: yargs reads it
+ *   as 0, which `listen` takes for "any free port" and a range check would report as a 0 never
+ *   written. The range is the command's to check (`--limit 0`).
  * - A value is one of the option's choices, said in one line (`--signing rsa: must be one of
  *   hmac-sha256, ed25519`; yargs says it in two).
  * - A boolean takes no value but `=true` or `=false`: yargs reads `--dry-run=1` or `--dry-run=yes`
  *   as false, and `prune` would then remove for real.
  * - An option of one value is given once: twice, yargs passes both on as a list, which the
  *   command would refuse in words about its type, or not at all.
+ *
+ * A required argument given blank (`app jobs:show ""`, an unset shell variable) is refused by
+ * `blankArgument` once yargs has read the line, where the command would look up the empty id and
+ * say that nothing by that name exists.
  *
  * A word that starts with a dash and a digit (`--grace -1h`) after an option that takes one value
  * is that value, as yargs reads a negative number: `singleValued` names the options to declare
@@ -38,8 +45,11 @@ const BOOLEAN_VALUES = new Set(['true', 'false']);
 /** `rateLimit` as yargs also accepts it, for `rate-limit`. */
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
-/** A value as the message shows it: quoted when blank, which would otherwise show as nothing. */
-const shown = (value: string) => (value.trim() === '' ? `'${value}'` : value);
+/** A whole number as the command line takes one: decimal digits, a minus sign allowed. */
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/** A value as the message shows it: quoted when blank or padded, which would otherwise not show. */
+const shown = (value: string) => (value.trim() === '' || value.trim() !== value ? `'${value}'` : value);
 
 /** An option's description as the end of a sentence ("Environment variable…" to "environment variable…"). */
 const asClause = (text: string) => (/^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text);
@@ -105,8 +115,8 @@ export function commandLineRules(found: Pick<Declared, 'options'>): CommandLineR
         if (values.length === 0)
           return `--${name} needs a value${declaration.describe ? `: ${asClause(declaration.describe)}` : ''}`;
         for (const value of values) {
-          if (declaration.type === 'number' && (value.trim() === '' || Number.isNaN(Number(value))))
-            return `--${name} ${shown(value)}: must be a number`;
+          if (declaration.type === 'number' && !DECIMAL_INTEGER.test(value))
+            return `--${name} ${shown(value)}: must be a whole number in decimal digits`;
           if (declaration.choices && !declaration.choices.map(String).includes(value))
             return `--${name} ${shown(value)}: must be one of ${declaration.choices.map(String).join(', ')}`;
         }
@@ -114,4 +124,20 @@ export function commandLineRules(found: Pick<Declared, 'options'>): CommandLineR
       return undefined;
     },
   };
+}
+
+/**
+ * The first required argument of `positionals` that `args` (as yargs read the line) holds blank,
+ * as the one-line message of a usage error; undefined when none.
+ */
+export function blankArgument(
+  positionals: readonly [string, OptionSpec][],
+  args: Readonly<Record<string, unknown>>,
+): string | undefined {
+  for (const [name, declaration] of positionals) {
+    const value = args[name];
+    if (declaration.demandOption && typeof value === 'string' && value.trim() === '')
+      return `<${name}> is empty${declaration.describe ? `: give the ${asClause(declaration.describe)}` : ''}`;
+  }
+  return undefined;
 }

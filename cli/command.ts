@@ -1,5 +1,7 @@
 import type { Argv } from 'yargs';
+import { blankArgument } from './command-line.ts';
 import type { CliContext } from './context.ts';
+import { type Builder, declared } from './declared.ts';
 import { currentIo, type CliIo } from './io.ts';
 
 export interface GlobalArgs {
@@ -32,11 +34,15 @@ export function defineCommand<A extends object>(spec: {
   productionGuard?: boolean;
   run: (context: CliContext, args: A & GlobalArgs) => Promise<void>;
 }): CommandAction & { command: string; describe: string } {
+  const builder = (spec.builder ?? ((yargs: Argv<GlobalArgs>) => yargs)) as unknown as CommandAction['builder'];
   return {
     command: spec.command ?? '',
     describe: spec.describe ?? '',
-    builder: (spec.builder ?? ((yargs: Argv<GlobalArgs>) => yargs)) as unknown as CommandAction['builder'],
+    builder,
     handler: async (args, io = currentIo()) => {
+      // before the context: a blank id is the command line's fault, whatever the database holds
+      const blank = blankArgument(declared(builder as Builder).positionals, args as unknown as Record<string, unknown>);
+      if (blank !== undefined) throw new (await import('./failure.ts')).UsageError(blank);
       const { createCliContext } = await import('./context.ts');
       const { context, close } = await createCliContext({
         json: Boolean(args.json),

@@ -13,7 +13,7 @@ import { headingAnchor } from '../shared/docs/heading-anchor.ts';
 /** What a command's options cannot say, from what the command does. */
 const NOTES: Record<string, string> = {
   prune:
-    'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)). With `--json`: `done`, `dead`, `events` and `attempts` (how many went, or would), `dryRun`, `cutoffs` (`done`, `dead`, `events`: what was created before it goes; null: kept forever), `timings` (`partitions`, `rows`, `events`, `longestStep`, in whole milliseconds), `steps` and `remaining` (work left for the next prunes).',
+    'Removes done and dead deliveries and events past `webhooks.retention` and `webhooks.deadRetention`, never a pending or running delivery, and prints what it removed ([operations.md](operations.md#retention)). With `--json`: `done`, `dead`, `events` and `attempts` (how many went, or would), `dryRun`, `cutoffs` (`done`, `dead`, `events`: what was created before it goes; null: kept forever), `timings` (`partitions`, `rows`, `events`, `longestStep`, in whole milliseconds), `steps`, `remaining` (work left for the next prunes) and `skipped` (another prune was running, so this one removed nothing: one prune runs at a time, [operations.md](operations.md#retention)).',
   audit:
     'Each finding with its severity, the setting and the remedy; exit 1 when a high one stands ([operations.md](operations.md#security-audit-and-production-guards)). When `DATABASE_URL` is set but the database cannot be read (unreachable, or not migrated: run `app migrate`), the findings of the configuration are printed with the reason and the exit code is 4, unless a high finding stands.',
   'secrets:seal':
@@ -81,10 +81,11 @@ process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
 - \`app completion >> ~/.bashrc\` installs shell completion (bash and zsh).
 - A boolean option \`--x\` is turned off with \`--no-x\`. An option that takes a value has no
   \`--no-x\` unless its command lists one (\`--no-filter\`, \`--no-schema\`), and is given its value:
-  \`--no-events\`, or \`--owner\` with nothing after it, is a usage error, as is a value that is
-  not a number (a blank one included: \`--port ''\` is no port 0) or not one of the option's
-  choices, an option of one value given twice, and a boolean given a value other than \`=true\`
-  or \`=false\` (\`--dry-run=1\`).
+  \`--no-events\`, or \`--owner\` with nothing after it, is a usage error, as is a number that is
+  not a whole number in decimal digits (\`--limit 0x10\`, \`1e3\`, \`' 12'\`, \`2.5\`; a blank one
+  included: \`--port ''\` is no port 0), a value not one of the option's choices, an option of one
+  value given twice, a boolean given a value other than \`=true\` or \`=false\` (\`--dry-run=1\`), and
+  a required argument given blank (\`app jobs:show ""\`: \`<id> is empty: give the delivery id …\`).
 
 **Calling it fast.** \`npx\` costs about a second per command before the CLI even starts. Call
 the command's own file instead: npm links a package's \`bin\` into the \`node_modules/.bin\` of
@@ -109,7 +110,7 @@ instead. The exit code says what kind of failure it was:
 |---|---|---|
 | 0 | done | |
 | 1 | refused or failed: input the service refuses (a URL, event names, JSON in \`--data\`, \`--filter\` or \`--schema\`, a header, a time, a duration that is not one or too long), a conflict, an invalid configuration (a \`DATABASE_URL\` that is not a URL included), a PostgreSQL older than 15 (the line names its version), a high audit finding | the error's \`APP_*\` code, \`APP_CONFIG_INVALID\`, \`APP_DATABASE_UNSUPPORTED\`, \`APP_CLI_FAILED\` |
-| 2 | wrong usage: unknown command or option, a missing or invalid argument, an option given no value, a value that is not a number, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, an option of one value given twice, a boolean given a value (\`--dry-run=yes\`), a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
+| 2 | wrong usage: unknown command or option, a missing, blank or invalid argument, an option given no value, a number not in decimal digits, not one of the option's choices or out of its range (\`--limit\`, \`--port\`), \`--no-x\` of an option that takes a value, an option of one value given twice, a boolean given a value (\`--dry-run=yes\`), a negative \`--grace\`, nothing to change, a confirmation not given | \`APP_CLI_USAGE\` |
 | 3 | the record named does not exist | e.g. \`APP_WEBHOOK_NOT_FOUND\` |
 | 4 | try again later: the database (or a store) cannot be reached (a connection attempt gives up after 5 s without an answer), is not migrated (a store not installed), or refuses the work for now (read-only, out of resources, a lock or time limit); the message names \`DATABASE_URL\`'s host, what to run, or for a refusal the server's words and SQLSTATE; \`audit\` prints its findings first | \`APP_DATABASE_UNAVAILABLE\`, \`APP_DATABASE_READ_ONLY\`, \`APP_DATABASE_BUSY\`, \`APP_DATABASE_NOT_MIGRATED\`, \`APP_STORE_UNAVAILABLE\`, \`APP_STORE_NOT_INSTALLED\`, \`APP_WEBHOOK_QUEUE_MISSING\` |
 | 130, 143 | stopped by SIGINT (Ctrl-C) or SIGTERM: the process ends killed by that signal, which a shell reports as 128 + its number; see [In scripts](#in-scripts) | \`APP_CLI_INTERRUPTED\` |

@@ -58,7 +58,8 @@ const SWEEP_LOCK = 0x61707001;
 /**
  * Class of the worker processes' liveness locks ('app' + 3), taken in the two-int4 form
  * (LIVENESS_LOCK, key): apart from the one-bigint locks of the sweep, of the statistics
- * (worker/queue-statistics.ts) and of the migrations (shared/db/migrate.ts).
+ * (worker/queue-statistics.ts), of the migrations (shared/db/migrate.ts) and of the prune
+ * (shared/webhooks/prune-lock.ts).
  */
 export const LIVENESS_LOCK = 0x61707003;
 

@@ -32,11 +32,13 @@ export const pruneCommand = defineCommand({
     );
     const { cutoffs } = result;
     context.print({ ...result, timings: wholeMilliseconds(result.timings) }, () =>
-      [
-        `${result.dryRun ? 'would remove' : 'removed'}: ${result.done} done and ${result.dead} dead deliveries (${result.attempts} attempts), ${result.events} events`,
-        `  ${removedOf('done deliveries', cutoffs.done)}; ${removedOf('dead', cutoffs.dead)}; ${removedOf('events', cutoffs.events, ' with no delivery left')}`,
-        ...(result.remaining ? ['  more is left: the next prunes (hourly, or `app prune` again) take it up'] : []),
-      ].join('\n'),
+      result.skipped
+        ? 'another prune is running: nothing removed by this one (the next prunes, hourly or `app prune` again, take up what it leaves)'
+        : [
+            `${result.dryRun ? 'would remove' : 'removed'}: ${result.done} done and ${result.dead} dead deliveries (${result.attempts} attempts), ${result.events} events`,
+            `  ${removedOf('done deliveries', cutoffs.done)}; ${removedOf('dead', cutoffs.dead)}; ${removedOf('events', cutoffs.events, ' with no delivery left')}`,
+            ...(result.remaining ? ['  more is left: the next prunes (hourly, or `app prune` again) take it up'] : []),
+          ].join('\n'),
     );
   },
 });

@@ -478,6 +478,13 @@ export const SCHEMA = group({
     serviceName: leaf('string', 'app-webhooks', '`service.name` of every span (web, worker and CLI alike).', {
       envAliases: ['OTEL_SERVICE_NAME'],
     }),
+    // a receiver's path often is its credential (Slack's and Discord's webhook URLs), and a
+    // collector is seldom guarded like the database that keeps the URL
+    recordUrlPath: leaf(
+      'boolean',
+      false,
+      "Put a receiver URL's path in the attempt span's `url.full`; `false`: the path is replaced by `/REDACTED` (scheme, host and port stay). The query is never recorded.",
+    ),
   }),
   webhooks: group({
     table: leaf('string', 'app_webhooks', 'Table of webhook endpoints.'),

@@ -12,7 +12,7 @@ export const DELIVERY_OUTCOMES = ['done', 'retry', 'dead', 'gone', 'refused'] as
 export type DeliveryOutcomeLabel = (typeof DELIVERY_OUTCOMES)[number];
 
 /** How a run of the hourly prune ended, as `app_prune_runs_total{outcome}` counts them. */
-export const PRUNE_OUTCOMES = ['done', 'failed'] as const;
+export const PRUNE_OUTCOMES = ['done', 'failed', 'skipped'] as const;
 
 /**
  * Why an endpoint was disabled, as `app_endpoints_disabled_total{reason}` counts them: `gone` (its
@@ -120,7 +120,7 @@ export function createMetrics(options: { process: 'web' | 'worker' }): Metrics {
     }),
     pruneRuns: new Counter({
       name: 'app_prune_runs_total',
-      help: 'Runs of the hourly prune (app/prune) in this worker, by outcome: done or failed',
+      help: 'Runs of the hourly prune (app/prune) in this worker, by outcome: done, failed, or skipped (another prune was running)',
       labelNames: ['outcome'] as const,
       registers,
     }),

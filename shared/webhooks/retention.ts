@@ -29,10 +29,14 @@
  * row, their events are checked. Deliveries can also go otherwise (an endpoint removed takes its
  * deliveries): so every prune adds one more range of those wholly past `webhooks.retention` in
  * turn (by the hour), and such an event goes within as many hours as there are such ranges.
+ *
+ * One prune runs at a time per database (prune-lock.ts): one that finds another running removes
+ * nothing and says so (`skipped`).
  */
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
+import { whileNoOtherPrune } from './prune-lock.ts';
 
 /** The graphile-worker task that prunes, and when it runs (every hour, on the hour). */
 export const PRUNE_TASK = 'app/prune';
@@ -82,10 +86,12 @@ export interface PruneResult {
   steps: number;
   /** Whether the budget ran out with work left, which the next prunes take up. */
   remaining: boolean;
+  /** Whether another prune was running, so this one removed nothing and left the work to it. */
+  skipped: boolean;
 }
 
 interface PruneDeps {
-  config: Pick<Config, 'webhooks'>;
+  config: Pick<Config, 'webhooks' | 'databaseUrl' | 'db'>;
   sql: Sql;
   log: Logger;
 }
@@ -440,7 +446,7 @@ async function countPrunable(
   partitions: Partition[],
   bounds: Bounds,
   now: number,
-): Promise<Omit<PruneResult, 'dryRun' | 'cutoffs' | 'timings' | 'steps' | 'remaining'>> {
+): Promise<Pick<PruneResult, 'done' | 'dead' | 'events' | 'attempts'>> {
   const count = async (status: 'done' | 'dead') => {
     const [row] = await sql<{ deliveries: number; attempts: number }[]>`
       select count(*)::int as deliveries,
@@ -481,6 +487,36 @@ async function databaseClock(sql: PruneDeps['sql']): Promise<number> {
   return ms;
 }
 
+/** The cut-offs of a prune at `now`: records created before them go (null: kept forever). */
+const cutoffsAt = (config: PruneDeps['config'], now: number): PruneResult['cutoffs'] => ({
+  done: before(now, config.webhooks.retention),
+  dead: before(now, config.webhooks.deadRetention),
+  events: before(now, config.webhooks.retention),
+});
+
+/** What a prune removes, its steps and timings all naught: where the counts of a prune start. */
+const nothingPruned = (cutoffs: PruneResult['cutoffs'], dryRun: boolean): PruneResult => ({
+  done: 0,
+  dead: 0,
+  events: 0,
+  attempts: 0,
+  dryRun,
+  cutoffs,
+  timings: { partitions: 0, rows: 0, events: 0, longestStep: 0 },
+  steps: 0,
+  remaining: false,
+  skipped: false,
+});
+
+type PruneOptions = {
+  dryRun?: boolean;
+  now?: number;
+  batch?: number;
+  budgetMs?: number;
+  copyBlocks?: number;
+  sweepEvents?: number;
+};
+
 /**
  * Prunes what retention allows (see the file comment), or with `dryRun` counts it. `now` (tests)
  * defaults to the database's clock (the one that wrote every row's `created_at`); `batch` bounds each transaction of the row-by-row part; `budgetMs`
@@ -493,18 +529,20 @@ async function databaseClock(sql: PruneDeps['sql']): Promise<number> {
  * and events, in short steps, take what the budget leaves. What it leaves goes to the next prune
  * (`remaining`). While a pg_dump reads the database the partitions are left alone, their work and
  * the weeks ahead put off to a later prune (DUMP_APPLICATION); rows and events are pruned as ever.
+ * With another prune running (prune-lock.ts), it removes nothing and answers `skipped`.
  */
-export async function prune(
-  deps: PruneDeps,
-  options: {
-    dryRun?: boolean;
-    now?: number;
-    batch?: number;
-    budgetMs?: number;
-    copyBlocks?: number;
-    sweepEvents?: number;
-  } = {},
-): Promise<PruneResult> {
+export async function prune(deps: PruneDeps, options: PruneOptions = {}): Promise<PruneResult> {
+  // a dry run changes nothing: it needs no lock, and counts what a prune would find now
+  if (options.dryRun) return pruneNow(deps, options);
+  const result = await whileNoOtherPrune(deps, () => pruneNow(deps, options));
+  if (result !== undefined) return result;
+  deps.log.info('another prune is running: this one removed nothing and leaves the work to it');
+  const now = options.now ?? (await databaseClock(deps.sql));
+  return { ...nothingPruned(cutoffsAt(deps.config, now), false), skipped: true };
+}
+
+/** {@link prune} once it is the only one running (or counting, with `dryRun`). */
+async function pruneNow(deps: PruneDeps, options: PruneOptions): Promise<PruneResult> {
   const { sql, config, log } = deps;
   const began = performance.now();
   // the database's clock, which wrote every row's created_at: a worker whose clock runs ahead
@@ -512,11 +550,7 @@ export async function prune(
   const now = options.now ?? (await databaseClock(sql));
   const batch = options.batch ?? 5_000;
   const budget = options.budgetMs ?? PRUNE_BUDGET_MS;
-  const cutoffs = {
-    done: before(now, config.webhooks.retention),
-    dead: before(now, config.webhooks.deadRetention),
-    events: before(now, config.webhooks.retention),
-  };
+  const cutoffs = cutoffsAt(config, now);
   // a dump reading the database: the partitions' work (every step that locks a table) waits for a
   // later prune; the weeks are made two weeks ahead and rewrites prepared two days ahead, so an
   // hour put off costs nothing
@@ -529,27 +563,9 @@ export async function prune(
   }
   const partitions = await rangePartitions(sql);
   const bounds = boundsOf(partitions, cutoffs);
-  if (options.dryRun) {
-    return {
-      ...(await countPrunable(sql, config, cutoffs, partitions, bounds, now)),
-      dryRun: true,
-      cutoffs,
-      timings: { partitions: 0, rows: 0, events: 0, longestStep: 0 },
-      steps: 0,
-      remaining: false,
-    };
-  }
-  const result: PruneResult = {
-    done: 0,
-    dead: 0,
-    events: 0,
-    attempts: 0,
-    dryRun: false,
-    cutoffs,
-    timings: { partitions: 0, rows: 0, events: 0, longestStep: 0 },
-    steps: 0,
-    remaining: dumping,
-  };
+  if (options.dryRun)
+    return { ...nothingPruned(cutoffs, true), ...(await countPrunable(sql, config, cutoffs, partitions, bounds, now)) };
+  const result: PruneResult = { ...nothingPruned(cutoffs, false), remaining: dumping };
   /** Whether another step may start: until one has done work, always; then within the budget. */
   const mayStep = () => {
     if (result.steps === 0 || performance.now() - began < budget) return true;

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { commandLineRules } from '../../cli/command-line.ts';
+import { blankArgument, commandLineRules } from '../../cli/command-line.ts';
 import { runAppInProcess } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 
@@ -171,21 +171,35 @@ describe('an option that takes a value is given one (exit 2 otherwise)', () => {
   });
 });
 
-describe("a number option's value is a number, a choice is one of the choices (exit 2, one line)", () => {
+describe("a number option's value is a whole number in decimal digits, a choice is one of the choices (exit 2, one line)", () => {
+  const NOT_DECIMAL = 'must be a whole number in decimal digits';
+
   it('events:list --limit abc, listen --port abc, webhooks:add --rate-limit fast', async () => {
-    await usageError(['events:list', '--limit', 'abc'], '--limit abc: must be a number');
-    await usageError(['listen', '--port', 'abc'], '--port abc: must be a number');
+    await usageError(['events:list', '--limit', 'abc'], `--limit abc: ${NOT_DECIMAL}`);
+    await usageError(['listen', '--port', 'abc'], `--port abc: ${NOT_DECIMAL}`);
     await usageError(
       ['webhooks:add', 'https://example.com/r', '--events', '*', '--rate-limit', 'fast'],
-      '--rate-limit fast: must be a number',
+      `--rate-limit fast: ${NOT_DECIMAL}`,
     );
   });
 
-  it("a blank number (an unset shell variable) is no number: listen --port '' is refused, never read as 0 (a free port)", async () => {
-    await usageError(['events:list', '--limit', ' '], "--limit ' ': must be a number");
-    await usageError(['webhooks:update', id, '--rate-limit='], "--rate-limit '': must be a number");
+  it('what yargs would read as another number is refused: 0x10 (16), 1e3 (1000), a padded 12, 12abc, 1_000, +5, 2.5', async () => {
+    await usageError(['events:list', '--limit', '0x10'], `--limit 0x10: ${NOT_DECIMAL}`);
+    await usageError(['jobs:list', '--limit=1e3'], `--limit 1e3: ${NOT_DECIMAL}`);
+    await usageError(['jobs:dead', '--limit', ' 12'], `--limit ' 12': ${NOT_DECIMAL}`);
+    await usageError(['events:list', '--limit', '12abc'], `--limit 12abc: ${NOT_DECIMAL}`);
+    await usageError(['users:list', '--page', '1_000'], `--page 1_000: ${NOT_DECIMAL}`);
+    await usageError(['listen', '--port', '+5'], `--port +5: ${NOT_DECIMAL}`);
+    await usageError(['jobs:dead', '--limit', '2.5'], `--limit 2.5: ${NOT_DECIMAL}`);
+    await usageError(['webhooks:update', id, '--rate-limit', '0x10'], `--rate-limit 0x10: ${NOT_DECIMAL}`);
     assert.equal((await json<{ rateLimit: number | null }>(['webhooks:show', id])).rateLimit, null);
-    await usageError(['listen', '--port', ''], "--port '': must be a number");
+  });
+
+  it("a blank number (an unset shell variable) is no number: listen --port '' is refused, never read as 0 (a free port)", async () => {
+    await usageError(['events:list', '--limit', ' '], `--limit ' ': ${NOT_DECIMAL}`);
+    await usageError(['webhooks:update', id, '--rate-limit='], `--rate-limit '': ${NOT_DECIMAL}`);
+    assert.equal((await json<{ rateLimit: number | null }>(['webhooks:show', id])).rateLimit, null);
+    await usageError(['listen', '--port', ''], `--port '': ${NOT_DECIMAL}`);
   });
 
   it('webhooks:add --signing rsa and tokens:create --role god: one line listing the choices', async () => {
@@ -212,7 +226,7 @@ describe('values out of what the command accepts are usage errors (exit 2), in o
     await usageError(['events:list', '--limit', '5000'], '--limit 5000: must be a whole number from 1 to 1000', {
       usage: false,
     });
-    await usageError(['jobs:dead', '--limit', '2.5'], '--limit 2.5: must be a whole number from 1 to 1000', {
+    await usageError(['jobs:dead', '--limit', '-3'], '--limit -3: must be a whole number from 1 to 1000', {
       usage: false,
     });
   });
@@ -298,6 +312,33 @@ describe("refused input says why in the user's terms, in one line (exit 1)", () 
   });
 });
 
+describe('a required argument given blank is a usage error (exit 2) naming it, where it was looked up as an empty id', () => {
+  it('webhooks:show "", jobs:show " ", jobs show "", users:disable "", events:emit "": one line saying what to give', async () => {
+    await usageError(['webhooks:show', ''], '<id> is empty: give the endpoint id (ep_…)', { usage: false });
+    await usageError(['jobs:show', ' '], '<id> is empty: give the delivery id (msg_…, the webhook-id)', {
+      usage: false,
+    });
+    await usageError(['jobs', 'show', ''], '<id> is empty: give the delivery id (msg_…, the webhook-id)', {
+      usage: false,
+    });
+    await usageError(['users:disable', ''], '<user> is empty: give the user id (usr_…) or email', { usage: false });
+    await usageError(['events:emit', ''], '<event> is empty: give the event name, e.g. order.created', {
+      usage: false,
+    });
+  });
+
+  it('names the first blank one of those required, and none when each holds a value', () => {
+    const positionals: [string, { demandOption?: boolean; describe?: string }][] = [
+      ['id', { demandOption: true, describe: 'Endpoint id (ep_…)' }],
+      ['event', { demandOption: true }],
+      ['note', { describe: 'Optional' }],
+    ];
+    assert.equal(blankArgument(positionals, { id: 'ep_1', event: '\t', note: '' }), '<event> is empty');
+    assert.equal(blankArgument(positionals, { id: '', event: '' }), '<id> is empty: give the endpoint id (ep_…)');
+    assert.equal(blankArgument(positionals, { id: 'ep_1', event: 'a', note: '' }), undefined);
+  });
+});
+
 describe('the rules read the line as yargs does', () => {
   const rules = commandLineRules({
     options: [
@@ -326,6 +367,7 @@ describe('the rules read the line as yargs does', () => {
       ['c', '--', '--no-events', '--grace'],
       ['c', '--events', '--help'],
       ['c', '--rateLimit', '5'],
+      ['c', '--limit', '016', '--rate-limit=-0'],
       ['c', '--fifo=true', '--no-filter=false', '--header', 'A: b', '--header', 'C: d'],
     ])
       assert.equal(rules.problem(argv), undefined, argv.join(' '));
@@ -340,9 +382,12 @@ describe('the rules read the line as yargs does', () => {
       [['c', '--events', '--fifo'], '--events needs a value'],
       [['c', '--header', '-y'], '--header needs a value'],
       [['c', '--grace'], '--grace needs a value: how long'],
-      [['c', '--limit', 'x', '--no-events'], '--limit x: must be a number'],
-      [['c', '--rateLimit=x'], '--rate-limit x: must be a number'],
-      [['c', '--limit', ''], "--limit '': must be a number"],
+      [['c', '--limit', 'x', '--no-events'], '--limit x: must be a whole number in decimal digits'],
+      [['c', '--rateLimit=x'], '--rate-limit x: must be a whole number in decimal digits'],
+      [['c', '--limit', ''], "--limit '': must be a whole number in decimal digits"],
+      [['c', '--limit', '0x10'], '--limit 0x10: must be a whole number in decimal digits'],
+      [['c', '--limit', '1e3'], '--limit 1e3: must be a whole number in decimal digits'],
+      [['c', '--limit', '12 '], "--limit '12 ': must be a whole number in decimal digits"],
       [['c', '--fifo=yes'], '--fifo=yes: --fifo takes no value (--fifo turns it on, --no-fifo off)'],
       [['c', '-y', '--no-filter=1'], '--no-filter=1: --no-filter takes no value'],
       [['c', '--events', 'a', '--events', 'b'], '--events is given more than once: give it once'],

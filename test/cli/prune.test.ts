@@ -1,9 +1,11 @@
 /**
  * What `app prune` prints (cli/commands/prune.ts): the cut-offs it applied, or that a null
- * retention keeps those records forever; with `--json`, its timings in whole milliseconds.
+ * retention keeps those records forever; with `--json`, its timings in whole milliseconds; beside
+ * another prune, that it removed nothing.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { PRUNE_LOCK } from '../../shared/webhooks/prune-lock.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { runAppInProcess } from '../helpers/cli.ts';
 
@@ -51,5 +53,28 @@ describe('app prune', () => {
     const { timings } = JSON.parse(result.stdout);
     assert.deepEqual(Object.keys(timings).sort(), ['events', 'longestStep', 'partitions', 'rows']);
     for (const [name, ms] of Object.entries(timings)) assert.ok(Number.isInteger(ms), `${name}: ${ms}`);
+  });
+
+  it('beside another prune (its lock held) says it removed nothing, exit 0; --json says skipped', async () => {
+    const holder = await db.sql.reserve();
+    try {
+      await holder`select pg_advisory_lock(${PRUNE_LOCK})`;
+      const result = await app(['prune']);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(
+        result.stdout,
+        'another prune is running: nothing removed by this one (the next prunes, hourly or `app prune` again, take up what it leaves)\n',
+      );
+      const json = JSON.parse((await app(['prune', '--json'])).stdout);
+      assert.deepEqual([json.skipped, json.done, json.dead, json.events], [true, 0, 0, 0]);
+    } finally {
+      await holder`select pg_advisory_unlock(${PRUNE_LOCK})`;
+      holder.release();
+    }
+    assert.equal(
+      JSON.parse((await app(['prune', '--json'])).stdout).skipped,
+      false,
+      'once it is released, a prune runs',
+    );
   });
 });

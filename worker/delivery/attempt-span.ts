@@ -4,9 +4,11 @@
  * later included, is in the event's trace. With `webhooks.traceHeaders` the receiver is sent a
  * W3C `traceparent` naming this span, so a receiver that traces joins the trace too.
  *
- * It records the endpoint, the delivery, the attempt number, the URL dialled (origin and path:
- * no credentials, and no query, which may carry a token), the address connected to, the status,
- * the duration and the outcome; never the body, a header or a secret.
+ * It records the endpoint, the delivery, the attempt number, the URL dialled (its origin; its path
+ * only with `telemetry.recordUrlPath`, since many receivers carry a secret in the path, Slack's and
+ * Discord's webhook URLs among them; never credentials, and never the query, which may carry a
+ * token), the address connected to, the status, the duration and the outcome; never the body, a
+ * header or a secret.
  */
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Config } from '../../shared/config/index.ts';
@@ -26,12 +28,23 @@ export interface AttemptSpan {
 
 const UNTRACED: AttemptSpan = { headers: (headers) => headers, record: () => {} };
 
-/** The attempt's URL as a span attribute: scheme, host, port and path; never userinfo, query or fragment. */
-export function dialledUrl(url: string): { full: string; host: string; port: number } | null {
+/**
+ * What stands for a path left out of `url.full`: the word the OpenTelemetry URL conventions redact
+ * credentials and query values with, so a collector still gets the absolute URL the HTTP client
+ * span requires, and a reader sees that a path was there.
+ */
+export const REDACTED_PATH = '/REDACTED';
+
+/**
+ * The attempt's URL as span attributes: scheme, host and port, and the path when `recordPath`
+ * (else {@link REDACTED_PATH}, unless the path is just `/`); never userinfo, query or fragment.
+ */
+export function dialledUrl(url: string, recordPath: boolean): { full: string; host: string; port: number } | null {
   try {
     const parsed = new URL(url);
     const port = parsed.port === '' ? (parsed.protocol === 'http:' ? 80 : 443) : Number(parsed.port);
-    return { full: `${parsed.protocol}//${parsed.host}${parsed.pathname}`, host: parsed.hostname, port };
+    const path = recordPath || parsed.pathname === '/' ? parsed.pathname : REDACTED_PATH;
+    return { full: `${parsed.protocol}//${parsed.host}${path}`, host: parsed.hostname, port };
   } catch {
     return null;
   }
@@ -76,12 +89,12 @@ function attemptSpan(span: Span, config: Pick<Config, 'webhooks'>): AttemptSpan 
  * (`deps.telemetry`), else with a span that does nothing.
  */
 export function inAttemptSpan<T>(
-  deps: { config: Pick<Config, 'webhooks'>; telemetry?: Pick<Telemetry, 'enabled'> },
+  deps: { config: Pick<Config, 'webhooks' | 'telemetry'>; telemetry?: Pick<Telemetry, 'enabled'> },
   attempt: { deliveryId: string; endpointId: string; event: string; number: number; url: string; traceparent?: string },
   work: (span: AttemptSpan) => Promise<T>,
 ): Promise<T> {
   if (!deps.telemetry?.enabled) return work(UNTRACED);
-  const url = dialledUrl(attempt.url);
+  const url = dialledUrl(attempt.url, deps.config.telemetry.recordUrlPath);
   return inSpan(
     'attempt',
     {

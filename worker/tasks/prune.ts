@@ -16,7 +16,8 @@ import { disableFailingEndpoints } from '../../shared/webhooks/endpoints/auto-di
  * runs it once across all workers. A run that gets to its end records when (shared/webhooks/prune-runs.ts,
  * read by every process as `app_prune_last_success_timestamp_seconds`); every run is counted in
  * `app_prune_runs_total{outcome}` of the worker that ran it, and a failure is thrown on to
- * graphile-worker, which logs it (the next hour's run starts afresh).
+ * graphile-worker, which logs it (the next hour's run starts afresh). A run that finds another
+ * prune running (shared/webhooks/prune-lock.ts) does nothing and is counted `skipped`.
  */
 export function pruneTask(deps: {
   config: Config;
@@ -26,7 +27,12 @@ export function pruneTask(deps: {
 }): Task {
   return async function pruneRetention() {
     try {
-      await prune(deps);
+      // another prune running (an operator's `app prune`, another worker's run) does this hour's
+      // work: this run leaves all of it to that one, and records no success of its own
+      if ((await prune(deps)).skipped) {
+        deps.metrics?.pruneRuns.inc({ outcome: 'skipped' });
+        return;
+      }
       await disableFailingEndpoints(deps);
       const ended = await pruneSessions({ ...deps, now: Date.now });
       if (ended > 0) deps.log.info({ sessions: ended }, 'ended sessions removed');

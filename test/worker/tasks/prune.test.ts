@@ -4,12 +4,13 @@
  * counts `app_prune_runs_total{outcome="done"}` in the worker that ran it; a run that fails (here,
  * the deliveries' table held by another transaction past the worker's lock_timeout, as a
  * privilege missing on a managed database failed it every hour) counts `failed` and leaves the
- * record where it was.
+ * record where it was; a run that finds another prune running counts `skipped` and records nothing.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createMetrics } from '../../../shared/metrics/registry.ts';
 import { registerQueueGauges } from '../../../shared/metrics/queue-gauges.ts';
+import { PRUNE_LOCK } from '../../../shared/webhooks/prune-lock.ts';
 import { lastPruneSuccess } from '../../../shared/webhooks/prune-runs.ts';
 import { PRUNE_TASK } from '../../../shared/webhooks/retention.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
@@ -69,5 +70,27 @@ describe('app/prune records and counts its runs', () => {
       recorded !== undefined && recorded * 1000 >= started - 1_000 && recorded > installed.getTime() / 1000,
       `recorded at ${recorded}, the run started at ${started / 1000}`,
     );
+  });
+
+  it('a run that finds another prune running counts skipped and records no success', async () => {
+    const db = await createTestDatabase();
+    const h = harness(db);
+    const handle = await worker(h);
+    const runs = async (outcome: string) =>
+      sampleValue(parseMetrics(await handle.metrics.registry.metrics()), 'app_prune_runs_total', { outcome }) ?? -1;
+    const before = { done: await runs('done'), skipped: await runs('skipped') };
+    assert.equal(before.skipped, 0, 'skipped exported from the start');
+    const recorded = await lastPruneSuccess(db.sql);
+    const holder = await db.sql.reserve();
+    try {
+      await holder`select pg_advisory_lock(${PRUNE_LOCK})`;
+      await db.sql`select graphile_worker.add_job(${PRUNE_TASK}, '{}'::json, max_attempts := 1)`;
+      await eventually(async () => (await runs('skipped')) > before.skipped, 15_000, 'the skipped run counted');
+      assert.equal(await runs('done'), before.done);
+      assert.deepEqual(await lastPruneSuccess(db.sql), recorded, 'a skipped run records nothing');
+    } finally {
+      await holder`select pg_advisory_unlock(${PRUNE_LOCK})`;
+      holder.release();
+    }
   });
 });
