@@ -124,6 +124,8 @@ export async function requestSignUp(deps: AccountDeps, asked: SignUpAsked, origi
 
 const linkMail = (base: string, email: string, token: string, validFor: string) => ({
   subject: 'Confirm your sign-up',
+  maskedHint:
+    "(a link's token is masked in the log: set mail.url to send the mail, or make the account with `app users:create`; auth.signupConfirm: false signs up without a mail)",
   text: `Someone asked to create an account with ${email} on ${base}.\n\nTo create it, open this link within ${validFor} and choose your password; it works once:\n\n${signupLinkUrl(base, token)}\n\nIf it was not you, ignore this mail: no account is made without the link.\n`,
 });
 
