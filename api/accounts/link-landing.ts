@@ -1,5 +1,5 @@
 /**
- * The first GET of a single-use link (`/reset-password?token=…`, `/portal?token=…`): a browser's
+ * The first GET of a single-use link (`/reset-password?token=…`, `/confirm-signup?token=…`, `/portal?token=…`): a browser's
  * is answered 303 to the same page without the token, which it keeps in the link cookie of that
  * page (cookies.ts) for the form the page shows. The link's URL thus stays in the address bar and
  * the history for one redirect only, and never with a page a later visitor of a shared computer
@@ -27,3 +27,25 @@ export function keepLinkToken(ctx: Context, settings: CookieSettings, path: stri
   ctx.redirect(query ? `${path}?${query}` : path);
   return true;
 }
+
+/**
+ * The data of the page a set-password or sign-up link opens: `token` is echoed only where the
+ * client gave it itself (a JSON client's `?token=`, a form posted with its `token` field), never
+ * from the link cookie, so the token is not written into the HTML of a page opened from a link;
+ * `link` says whether the page has a token to post (the form is shown) or not (the page asks for
+ * a new link); `email` is the account's while the link works (else null), for the form's username
+ * field.
+ */
+export async function linkPageData(
+  given: unknown,
+  kept: string | undefined,
+  emailOf: (token: string | undefined) => Promise<string | null>,
+): Promise<{ token: string; link: boolean; email: string | null }> {
+  const token = typeof given === 'string' ? given : '';
+  const email = await emailOf(token !== '' ? token : kept);
+  return { token, link: token !== '' || kept !== undefined, email };
+}
+
+/** The token a link's form posts: its `token` field (scripted clients) first, else the one the link's GET kept in the cookie. */
+export const postedLinkToken = (given: unknown, kept: string | undefined): string | undefined =>
+  typeof given === 'string' && given !== '' ? given : kept;

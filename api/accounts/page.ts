@@ -32,7 +32,7 @@ export function signedInUser(ctx: Context): Pick<User, 'id' | 'email' | 'role' |
 }
 
 export interface PageAnswer {
-  page: 'login' | 'register' | 'forgot-password' | 'reset-password' | 'password' | 'home' | 'portal';
+  page: 'login' | 'register' | 'confirm-signup' | 'forgot-password' | 'reset-password' | 'password' | 'home' | 'portal';
   data: Record<string, unknown>;
   status?: number;
   errors?: { code?: string; message: string }[];

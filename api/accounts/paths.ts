@@ -8,6 +8,8 @@ export const ACCOUNT_PATHS = Object.freeze({
   logout: '/logout',
   register: '/register',
   signup: '/signup',
+  /** The page a mailed sign-up link opens (`auth.signupConfirm`). */
+  confirmSignup: '/confirm-signup',
   password: '/password',
   forgotPassword: '/forgot-password',
   resetPassword: '/reset-password',
@@ -24,6 +26,7 @@ export const PORTAL_PATH = '/portal';
 export const ANONYMOUS_FORM_PATHS: ReadonlySet<string> = new Set([
   ACCOUNT_PATHS.register,
   ACCOUNT_PATHS.signup,
+  ACCOUNT_PATHS.confirmSignup,
   ACCOUNT_PATHS.forgotPassword,
   ACCOUNT_PATHS.resetPassword,
   PORTAL_PATH,

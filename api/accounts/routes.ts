@@ -7,7 +7,7 @@
  * |---|---|---|
  * | `/login` | form / page object with `csrfToken` | `{email, password}` → `200 {user, csrfToken}` + cookie; browsers 303 to `next` |
  * | `/logout` | — | ends the session; 204 / 303 to `/login` |
- * | `/register`, `/signup` | form | `{email, password, name?}` with `auth.signup` → `201 {user, csrfToken}` + cookie |
+ * | `/register`, `/signup`, `/confirm-signup` | sign-up (signup-routes.ts) | |
  * | `/password` | form (signed in) | `{currentPassword, newPassword}` → `200 {user, csrfToken}` + a new cookie; every other session ends, this one is renewed |
  * | `/forgot-password` | form | `{email}` → `202`, the same whether or not the email exists |
  * | `/reset-password` | form (`?token=` kept in the link cookie: link-landing.ts) | `{token?, password}` → `200 {user}`; every session of the user ends |
@@ -15,9 +15,14 @@
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { changePassword, signUp } from '../../shared/accounts/account-flows.ts';
+import { changePassword } from '../../shared/accounts/account-flows.ts';
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
-import { completePasswordLink, passwordLinkEmail, requestPasswordReset } from '../../shared/accounts/password-links.ts';
+import {
+  completePasswordLink,
+  lifetimeText,
+  passwordLinkEmail,
+  requestPasswordReset,
+} from '../../shared/accounts/password-links.ts';
 import { endSession, startSession } from '../../shared/accounts/sessions.ts';
 import { checkCredentials } from '../../shared/accounts/sign-in.ts';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
@@ -27,7 +32,8 @@ import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
 import { continueAs, sessionOf } from '../auth/session-strategy.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import { clearSessionCookie, linkCookie, setLinkCookie, setSessionCookie } from './cookies.ts';
-import { keepLinkToken } from './link-landing.ts';
+import { keepLinkToken, linkPageData, postedLinkToken } from './link-landing.ts';
+import { signUpRoutes } from './signup-routes.ts';
 import { portalAccount } from './portal-account.ts';
 import { orShowForm } from './form-errors.ts';
 import { answerPage, signedInUser, wantsJson, type PageContext } from './page.ts';
@@ -107,24 +113,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     }
   });
 
-  for (const path of [ACCOUNT_PATHS.register, ACCOUNT_PATHS.signup]) {
-    router.get(path, (ctx) =>
-      answerPage(ctx, pages, {
-        page: 'register',
-        data: { signup: accounts.config.auth.signup, minLength, email: null, name: null },
-      }),
-    );
-    router.post(path, async (ctx) => {
-      const body = bodyOf(ctx);
-      const form = {
-        page: 'register' as const,
-        data: { signup: accounts.config.auth.signup, minLength, email: body.email ?? null, name: body.name ?? null },
-      };
-      await orShowForm(ctx, pages, form, async () =>
-        signIn(ctx, await signUp(accounts, { email: body.email, password: body.password, name: body.name }), 201),
-      );
-    });
-  }
+  signUpRoutes(router, { accounts, pages, bodyOf, signIn });
 
   const needsSession = (ctx: Context) => {
     const session = sessionOf(ctx.state.principal);
@@ -175,11 +164,6 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     });
   });
 
-  const validFor = () => {
-    const minutes = Math.round(accounts.config.auth.resetTtl / 60_000);
-    return minutes % 60 === 0 ? `${minutes / 60} hour${minutes === 60 ? '' : 's'}` : `${minutes} minutes`;
-  };
-
   router.get(ACCOUNT_PATHS.forgotPassword, (ctx) =>
     answerPage(ctx, pages, { page: 'forgot-password', data: { sent: false } }),
   );
@@ -190,21 +174,18 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     requestPasswordReset(accounts, bodyOf(ctx).email, ownOrigin(ctx)).catch((error: unknown) =>
       accounts.log.error({ err: error }, 'a password reset could not be made'),
     );
-    await answerPage(ctx, pages, { page: 'forgot-password', status: 202, data: { sent: true, validFor: validFor() } });
+    await answerPage(ctx, pages, {
+      page: 'forgot-password',
+      status: 202,
+      data: { sent: true, validFor: lifetimeText(accounts.config.auth.resetTtl) },
+    });
   });
 
-  /**
-   * The set-password page's data: `token` is echoed only where the client gave it itself (a JSON
-   * client's `?token=`, a form posted with its `token` field), never from the link cookie, so the
-   * token is not written into the HTML of a page opened from a link; `link` says whether the
-   * page has a token to post (the form is shown) or not (the page asks for a new link); `email`
-   * is the account's while the link works (else null), for the form's username field.
-   */
-  const resetData = async (given: unknown, kept: string | undefined) => {
-    const token = typeof given === 'string' ? given : '';
-    const email = await passwordLinkEmail(accounts, token !== '' ? token : kept);
-    return { token, link: token !== '' || kept !== undefined, minLength, email };
-  };
+  /** The set-password page's data (link-landing.ts `linkPageData`). */
+  const resetData = async (given: unknown, kept: string | undefined) => ({
+    ...(await linkPageData(given, kept, (token) => passwordLinkEmail(accounts, token))),
+    minLength,
+  });
 
   router.get(ACCOUNT_PATHS.resetPassword, async (ctx) => {
     if (keepLinkToken(ctx, pages.cookies, ACCOUNT_PATHS.resetPassword)) return;
@@ -219,9 +200,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     const kept = linkCookie(ctx, pages.cookies);
     const form = { page: 'reset-password' as const, data: await resetData(body.token, kept) };
     await orShowForm(ctx, pages, form, async () => {
-      // the `token` field (scripted clients) first, else the one the link's GET kept in the cookie
-      const token = typeof body.token === 'string' && body.token !== '' ? body.token : kept;
-      const user = await completePasswordLink(accounts, token, body.password);
+      const user = await completePasswordLink(accounts, postedLinkToken(body.token, kept), body.password);
       setLinkCookie(ctx, pages.cookies, ACCOUNT_PATHS.resetPassword, null); // spent
       if (wantsJson(ctx)) ctx.body = { user: publicUser(user) };
       else

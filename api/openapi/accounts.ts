@@ -1,5 +1,5 @@
 /**
- * The account paths (api/accounts/routes.ts): sign-in, sign-out, sign-up, password change,
+ * The account paths (api/accounts/routes.ts, signup-routes.ts): sign-in, sign-out, sign-up and its confirmation, password change,
  * forgotten and reset passwords. Each answers a form (`text/html`) to browsers and JSON to JSON
  * clients; unsafe ones need a CSRF token (`X-CSRF-Token` or `_csrf`) except `POST /login`.
  */
@@ -78,6 +78,15 @@ const page = (name: string): Json => ({
     },
   },
 });
+/** The page a single-use link opens (`?token=`): a browser's first GET is redirected without it (link-landing.ts). */
+const linkPage = (name: string, token: string): Json => ({
+  ...page(name),
+  parameters: [{ name: 'token', in: 'query', required: false, description: token, schema: string }],
+  responses: {
+    ...(page(name).responses as Json),
+    303: { description: 'Browsers following a link: the same page without `?token=`.' },
+  },
+});
 const post = (name: string, summary: string, requestBody: Json, responses: Json, csrf = true): Json => ({
   operationId: `accounts.${name}`,
   tags: ['accounts'],
@@ -98,10 +107,18 @@ export function accountPaths(): Json {
   const password = { type: 'string', minLength: 1 };
   const signUp = post(
     'register',
-    'Self-service sign-up (`auth.signup`); a member of a tenant of its own',
-    body({ email: string, password, name: string }, ['email', 'password']),
+    'Self-service sign-up (`auth.signup`), a member of a tenant of its own; with `auth.signupConfirm` (the default) the account is made by the mailed link (`/confirm-signup`), and `password` is not read here',
+    body({ email: string, password, name: string }, ['email']),
     {
-      201: json('Signed up and signed in; the session cookie is set.', ref('schemas', 'SignedIn')),
+      201: json(
+        'Without `auth.signupConfirm`: signed up and signed in; the session cookie is set.',
+        ref('schemas', 'SignedIn'),
+      ),
+      202: json('With `auth.signupConfirm`: the mail follows. One body, byte for byte, for every email.', {
+        type: 'object',
+        required: ['status', 'message', 'validFor'],
+        properties: { status: { const: 'mail-sent' }, message: string, validFor: string },
+      }),
       409: ref('responses', 'Problem409'),
       422: ref('responses', 'Problem422'),
     },
@@ -136,6 +153,22 @@ export function accountPaths(): Json {
       get: { ...page('register'), operationId: 'accounts.signup.page' },
       post: { ...signUp, operationId: 'accounts.signup' },
     },
+    [ACCOUNT_PATHS.confirmSignup]: {
+      get: linkPage(
+        'confirm-signup',
+        "A sign-up link's token. A browser (HTML) is answered 303 to `/confirm-signup` without it, the token kept in the link cookie (`app_link`, path `/confirm-signup`, 30 minutes) for the form; a JSON client gets the page object, `data.token` echoing it and `data.email` the email the account is made for while the link works (null for an unknown, used or expired link).",
+      ),
+      post: post(
+        'confirm-signup',
+        "Make the account of a sign-up link's token (the `token` field, else the link cookie a browser's GET of the link set) with the password chosen here, and sign it in",
+        body({ token: string, password }, ['password']),
+        {
+          201: json('Signed up and signed in; the session cookie is set.', ref('schemas', 'SignedIn')),
+          409: ref('responses', 'Problem409'),
+          422: ref('responses', 'Problem422'),
+        },
+      ),
+    },
     [ACCOUNT_PATHS.password]: {
       get: page('password'),
       post: post(
@@ -164,23 +197,10 @@ export function accountPaths(): Json {
       ),
     },
     [ACCOUNT_PATHS.resetPassword]: {
-      get: {
-        ...page('reset-password'),
-        parameters: [
-          {
-            name: 'token',
-            in: 'query',
-            required: false,
-            description:
-              "A reset or invite link's token. A browser (HTML) is answered 303 to `/reset-password` without it, the token kept in the link cookie (`app_link`, path `/reset-password`, 30 minutes) for the form; a JSON client gets the page object, `data.token` echoing it and `data.email` the account's email while the link works (null for an unknown, used or expired link).",
-            schema: string,
-          },
-        ],
-        responses: {
-          ...(page('reset-password').responses as Json),
-          303: { description: 'Browsers following a link: the same page without `?token=`.' },
-        },
-      },
+      get: linkPage(
+        'reset-password',
+        "A reset or invite link's token. A browser (HTML) is answered 303 to `/reset-password` without it, the token kept in the link cookie (`app_link`, path `/reset-password`, 30 minutes) for the form; a JSON client gets the page object, `data.token` echoing it and `data.email` the account's email while the link works (null for an unknown, used or expired link).",
+      ),
       post: post(
         'reset-password',
         "Set a new password with a reset or invite link's token (the `token` field, else the link cookie a browser's GET of the link set); every session of the user ends",

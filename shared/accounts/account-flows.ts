@@ -1,6 +1,6 @@
 /**
- * What the account paths do beyond signing in: self-service sign-up and a password
- * change by the signed-in user.
+ * What the account paths do beyond signing in: self-service sign-up without confirmation
+ * (`auth.signupConfirm` off) and a password change by the signed-in user.
  */
 import { forbidden, unauthorized } from '../errors/app-error.ts';
 import { ulid } from '../webhooks/ids.ts';
@@ -11,8 +11,17 @@ import { selectUserById } from './user-store.ts';
 import { insertNewUser, storePassword, userNotFound, type User } from './users.ts';
 import { transaction } from '../db/transaction.ts';
 
+/** Throws 403 `APP_SIGNUP_CLOSED` when self-service sign-up (`auth.signup`) is off. */
+export function assertSignUpOpen(config: AccountDeps['config']): void {
+  if (!config.auth.signup)
+    throw forbidden('self-service sign-up is off on this service; ask an operator for an account', {
+      code: 'APP_SIGNUP_CLOSED',
+    });
+}
+
 /**
- * `POST /register`, `POST /signup` (with `auth.signup` on): a new `member` whose tenant is its own
+ * `POST /register`, `POST /signup` with `auth.signup` on and `auth.signupConfirm` off (with it on,
+ * signup-links.ts makes the account once its mailed link is used): a new `member` whose tenant is its own
  * (owner = its user id). Throws 403 `APP_SIGNUP_CLOSED` when sign-up is off, and what
  * {@link insertNewUser} throws.
  */
@@ -20,10 +29,7 @@ export async function signUp(
   deps: AccountDeps,
   input: { email: unknown; password: unknown; name?: unknown },
 ): Promise<User> {
-  if (!deps.config.auth.signup)
-    throw forbidden('self-service sign-up is off on this service; ask an operator for an account', {
-      code: 'APP_SIGNUP_CLOSED',
-    });
+  assertSignUpOpen(deps.config);
   const id = `usr_${ulid()}`;
   return insertNewUser(
     deps,

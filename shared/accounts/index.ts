@@ -1,8 +1,9 @@
 /**
  * Accounts (docs/accounts-and-console.md "Accounts: users, sign-in, CSRF, tokens"): users (users.ts), their passwords
  * (passwords.ts), sign-in with the lockout (sign-in.ts, lockout.ts), sessions (sessions.ts), CSRF
- * tokens (csrf.ts), single-use password links (password-links.ts), sign-up and password change
- * (account-flows.ts), mail (mailer.ts).
+ * tokens (csrf.ts), single-use password links (password-links.ts), sign-up confirmed by mail
+ * (signup-links.ts), sign-up without confirmation and password change (account-flows.ts), mail
+ * (mailer.ts).
  */
 export type { AccountDeps } from './deps.ts';
 export { createUser, findUser, listUsers, setUserDisabled, userNotFound, toUser, publicUser } from './users.ts';
@@ -20,6 +21,13 @@ export {
   LINK_PREFIX,
 } from './password-links.ts';
 export { signUp, changePassword } from './account-flows.ts';
+export {
+  checkSignUp,
+  completeSignUp,
+  requestSignUp,
+  signupLinkUrl,
+  SIGNUP_LINK_PREFIX,
+} from './signup-links.ts';
 export { createMailer } from './mailer.ts';
 export type { Mailer, Mail } from './mailer.ts';
 export { ARGON2_PARAMETERS, checkNewPassword } from './passwords.ts';

@@ -13,6 +13,8 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** What the logged mail (no `mail.url`) says of its masked link, in place of {@link MASKED_LINK_HINT}. */
+  maskedHint?: string;
 }
 
 export interface Mailer {
@@ -34,7 +36,7 @@ export function createMailer(config: Pick<Config, 'mail' | 'env'>, log: Logger):
         else
           log.info(
             { to: mail.to, subject: mail.subject },
-            `mail not sent (mail.url is not set); it reads:\n${mail.text}\n${MASKED_LINK_HINT}`,
+            `mail not sent (mail.url is not set); it reads:\n${mail.text}\n${mail.maskedHint ?? MASKED_LINK_HINT}`,
           );
       },
       close() {},

@@ -133,6 +133,12 @@ export async function completePasswordLink(deps: AccountDeps, token: unknown, pa
 export const mailedLinkBase = (config: AccountDeps['config'], origin: string): string | null =>
   config.publicUrl === null && config.env === 'production' ? null : linkBase({ config }, origin);
 
+/** A link's lifetime as a page or a mail says it: `1 hour`, `2 hours`, `90 minutes`. */
+export function lifetimeText(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  return minutes % 60 === 0 ? `${minutes / 60} hour${minutes === 60 ? '' : 's'}` : `${minutes} minutes`;
+}
+
 /**
  * Most reset links (so mails) one account is sent within `auth.resetTtl`: anyone may ask a reset
  * for any email, from as many addresses as they have, and the authentication limiter counts per

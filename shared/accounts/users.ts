@@ -36,7 +36,7 @@ import {
   updatePasswordHash,
   type UserRow,
 } from './user-store.ts';
-import { transaction } from '../db/transaction.ts';
+import { inTransaction, transaction } from '../db/transaction.ts';
 
 /** A user as every face shows it (never its password hash). */
 export interface User {
@@ -91,12 +91,13 @@ export function createUser(deps: AccountDeps, actor: Actor, input: CreateUserInp
 }
 
 /**
- * Makes a user, whoever asks (sign-up decides for itself who may). Throws 422
+ * Makes a user, whoever asks (sign-up decides for itself who may); in the caller's transaction
+ * when `deps.sql` is one (a confirmed sign-up spends its link in it). Throws 422
  * `APP_USER_FIELD_INVALID` or `APP_PASSWORD_WEAK`, 409 `APP_USER_EMAIL_TAKEN` when another user
  * has that email (in any case).
  */
 export async function insertNewUser(
-  deps: AccountDeps,
+  deps: Omit<AccountDeps, 'sql'> & { sql: Queryable },
   input: CreateUserInput,
   options: { id?: string } = {},
 ): Promise<User> {
@@ -109,7 +110,7 @@ export async function insertNewUser(
       : checkNewPassword(input.password, { minLength: deps.config.auth.passwordMinLength, email });
   const passwordHash = password === null ? null : await hashPassword(password);
   // in a transaction: a request answered 503 by its timeout never commits it (shared/db/transaction.ts)
-  const row = await transaction(deps.sql, (tx) =>
+  const row = await inTransaction(deps.sql, (tx) =>
     insertUser(tx, {
       id: options.id ?? `usr_${ulid()}`,
       email,

@@ -177,6 +177,11 @@ export const SCHEMA = group({
       false,
       'Self-service sign-up at `POST /register` and `POST /signup`; each new user is a `member` of a tenant of its own (owner = its user id).',
     ),
+    signupConfirm: leaf(
+      'boolean',
+      true,
+      'With `signup`: a sign-up makes nothing and answers `202` alike for every email; the email is mailed a link (valid `resetTtl`, once) whose page asks the password and makes the account, or, when it has an account, a notice. `false`: the account is made and signed in at once, and a taken email is refused with 409, which tells anyone which emails have accounts.',
+    ),
     passwordMinLength: leaf(
       'integer',
       10,
@@ -213,7 +218,7 @@ export const SCHEMA = group({
     resetTtl: leaf(
       'duration',
       '1h',
-      'How long a password-reset link (`POST /forgot-password`) works; each works once.',
+      'How long a password-reset link (`POST /forgot-password`) and a sign-up confirmation link (`signupConfirm`) work; each works once.',
     ),
     inviteTtl: leaf(
       'duration',
@@ -235,7 +240,7 @@ export const SCHEMA = group({
     url: leaf(
       'string',
       null,
-      'SMTP URL the reset links are sent through (`smtp://user:pass@host:587`, `smtps://…`); unset: outside production the mail is logged instead of sent.',
+      'SMTP URL the reset and sign-up mails are sent through (`smtp://user:pass@host:587`, `smtps://…`); unset: outside production the mail is logged instead of sent.',
       { nullable: true, secret: true },
     ),
     from: leaf('string', 'app <no-reply@localhost>', 'Sender of the mails the service sends.'),
@@ -325,7 +330,16 @@ export const SCHEMA = group({
           windowMs: leaf('duration', '1m', 'Window of the authentication limiter.'),
           paths: leaf(
             'string[]',
-            ['/login', '/register', '/signup', '/password', '/forgot-password', '/reset-password', '/portal'],
+            [
+              '/login',
+              '/register',
+              '/signup',
+              '/confirm-signup',
+              '/password',
+              '/forgot-password',
+              '/reset-password',
+              '/portal',
+            ],
             'Paths the authentication limiter covers.',
           ),
         },

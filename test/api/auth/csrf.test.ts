@@ -4,7 +4,7 @@ import { createCsrfToken, createFormToken, formKeyOf, verifyCsrfToken } from '..
 import { createToken } from '../../../shared/tokens/tokens.ts';
 import { Browser, PASSWORD, startAccounts } from '../accounts/helpers.ts';
 
-const app = await startAccounts({ auth: { signup: true, lockout: false } });
+const app = await startAccounts({ auth: { signup: true, signupConfirm: false, lockout: false } });
 const endpoint = { url: 'https://receiver.example/hook', events: ['order.*'] };
 
 describe('CSRF: cookie-authenticated writes need a token and must come from this site', () => {

@@ -19,7 +19,7 @@ import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts } from '../../helpers/attempt-history.ts';
 import { PASSWORD } from '../accounts/helpers.ts';
 import { checkPage, chromiumMissing, launch, signIn, watchedContext, watchedPage, type Watch } from './chromium.ts';
-import { startConsole } from './harness.ts';
+import { SIGNED_OUT_PAGES, startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
 const OWNER = 'acme';
@@ -193,8 +193,7 @@ describe('the console in Chromium: no console message on any page', { skip }, ()
   it('the signed-out pages, a portal link and a forbidden page of a portal session', async () => {
     const made = await watchedContext(chromium);
     const other = await made.context.newPage();
-    for (const path of ['/login', '/forgot-password', '/register', `/reset-password?token=${'x'.repeat(80)}`])
-      await visit(path, 200, other, made.watch);
+    for (const path of SIGNED_OUT_PAGES) await visit(path, 200, other, made.watch);
     const link = await createPortalLink(app.web.accounts, OPERATOR, { owner: OWNER, role: 'member' });
     await visit(`/portal?token=${encodeURIComponent(link.token)}`, 200, other, made.watch);
     await other.getByRole('button', { name: 'Continue to the console' }).click();

@@ -35,3 +35,12 @@ export async function startConsole(extra: Record<string, unknown> = {}, deps: Pa
     close: () => (stopped ??= worker.stop()),
   };
 }
+
+/** The pages a signed-out browser opens (a link's page with a token no link has: it asks for the link again). */
+export const SIGNED_OUT_PAGES = [
+  '/login',
+  '/forgot-password',
+  '/register',
+  `/reset-password?token=${'x'.repeat(80)}`,
+  `/confirm-signup?token=${'x'.repeat(80)}`,
+];

@@ -14,7 +14,7 @@ import { createToken } from '../../../shared/tokens/tokens.ts';
 import { registerEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { seedAttempts } from '../../helpers/attempt-history.ts';
 import { checkPage, chromiumMissing, launch, signIn, watchedContext, watchedPage, type Watch } from './chromium.ts';
-import { startConsole } from './harness.ts';
+import { SIGNED_OUT_PAGES, startConsole } from './harness.ts';
 
 const skip = chromiumMissing();
 const PHONE = { width: 390, height: 844 };
@@ -245,7 +245,7 @@ describe('the console on a 390 px wide screen', { skip }, () => {
   it('the signed-out pages, a portal link and a portal session', async () => {
     const made = await watchedContext(chromium, PHONE);
     const other = await made.context.newPage();
-    for (const path of ['/login', '/forgot-password', '/register', `/reset-password?token=${'x'.repeat(80)}`]) {
+    for (const path of SIGNED_OUT_PAGES) {
       await other.goto(`${app.base}${path}`);
       await checkNarrow(other, made.watch);
     }

@@ -257,7 +257,16 @@ describe('fuzzed requests beyond the REST routes of the webhook API', () => {
 
   it('the account paths with hostile JSON and form bodies: no 5xx, refusals as problem+json', async () => {
     const fields = ['email', 'password', 'name', 'token', 'next', 'currentPassword', 'newPassword', '_csrf'];
-    const paths = ['/login', '/register', '/signup', '/forgot-password', '/reset-password', '/password', '/logout'];
+    const paths = [
+      '/login',
+      '/register',
+      '/signup',
+      '/confirm-signup',
+      '/forgot-password',
+      '/reset-password',
+      '/password',
+      '/logout',
+    ];
     const form = encodedPairs(
       fc.oneof(
         fc.constantFrom(...fields),

@@ -165,7 +165,7 @@ describe('authentication limiter', () => {
     return { cookie, 'x-csrf-token': ((await page.json()) as { csrfToken: string }).csrfToken };
   }
 
-  for (const path of ['/register', '/signup', '/password', '/forgot-password', '/reset-password']) {
+  for (const path of ['/register', '/signup', '/confirm-signup', '/password', '/forgot-password', '/reset-password']) {
     it(`covers POST ${path} by default`, async () => {
       const app = await startGuardedApp({ flags: { rateLimit: { auth: { max: 1 } } } });
       const headers = await formCredentials(app.base);

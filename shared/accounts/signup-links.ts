@@ -1,0 +1,175 @@
+/**
+ * Self-service sign-up confirmed by mail (`auth.signup` with `auth.signupConfirm`, the default):
+ * `POST /register` makes nothing and answers the same whether or not the email has an account;
+ * the mailbox learns which. An email without an account is mailed a single-use link, valid
+ * `auth.resetTtl` as a reset link is, whose page asks for the password and makes the account (a
+ * `member` of a tenant of its own, as sign-up without confirmation does) and signs it in. An
+ * email with an account is mailed a notice naming the sign-in and forgotten-password pages, and
+ * nothing changes; a disabled user's is mailed nothing (it could do neither). The password is
+ * chosen on the link's page, so nothing secret waits with a pending request; only the digest of
+ * a link's token is stored (`app_signup_requests`).
+ */
+import { unprocessable } from '../errors/app-error.ts';
+import { transaction } from '../db/transaction.ts';
+import { ulid } from '../webhooks/ids.ts';
+import { assertSignUpOpen } from './account-flows.ts';
+import { clockOf, type AccountDeps } from './deps.ts';
+import { lifetimeText, mailedLinkBase } from './password-links.ts';
+import { checkNewPassword } from './passwords.ts';
+import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
+import {
+  deleteExpiredSignupRequests,
+  insertSignupRequestWithin,
+  signupLinkRowEmail,
+  useSignupLinkRow,
+} from './signup-store.ts';
+import { checkEmail, checkName, emailKey } from './user-fields.ts';
+import { insertNewUser, selectUserNamed, type User } from './users.ts';
+
+export const SIGNUP_LINK_PREFIX = 'app_sup_';
+
+/** The page a confirmation link opens (a form posting to `POST /confirm-signup`). */
+export const signupLinkUrl = (base: string, token: string): string =>
+  `${base}/confirm-signup?token=${encodeURIComponent(token)}`;
+
+/**
+ * Most sign-up mails (links and notices alike) one email is sent within `auth.resetTtl`: anyone
+ * may sign up with any email, from as many addresses as they have, and the authentication limiter
+ * counts per address; this bounds what reaches one mailbox, whoever asks.
+ */
+export const SIGNUP_MAILS_PER_TTL = 3;
+
+/** A sign-up as asked, checked without the database: what `POST /register` may refuse at once. */
+export interface SignUpAsked {
+  email: string;
+  name: string | null;
+}
+
+/**
+ * Checks a sign-up before anything is looked up: 403 `APP_SIGNUP_CLOSED` when sign-up is off, 422
+ * `APP_USER_FIELD_INVALID` for an email or name no account could have. None of these depends on
+ * which accounts exist, so refusing them at once tells nothing.
+ */
+export function checkSignUp(deps: Pick<AccountDeps, 'config'>, input: { email: unknown; name?: unknown }): SignUpAsked {
+  assertSignUpOpen(deps.config);
+  return { email: checkEmail(input.email), name: checkName(input.name) };
+}
+
+/**
+ * What `requestSignUp` did (`mailed`: a confirmation link made and handed to the mailer; `taken`:
+ * the notice handed to the mailer; `disabled`: nothing, the email is a disabled user's;
+ * `too-many`: the email was sent `SIGNUP_MAILS_PER_TTL` mails within `auth.resetTtl` already).
+ * The caller's answer is the same whatever it was.
+ */
+export type SignUpRequest = 'mailed' | 'taken' | 'disabled' | 'no-public-url' | 'too-many';
+
+/**
+ * The mail of a sign-up: a confirmation link for an email without an account, else the notice
+ * that it has one. `POST /register` answers before calling it (the lookup, the row and the mail
+ * come after), so neither the answer nor its time tells which. In production without `publicUrl`
+ * nothing is mailed (password-links.ts `mailedLinkBase`: a link on the request's `Host` could
+ * point anywhere, the notice's too); the refusal is logged with the remedy.
+ */
+export async function requestSignUp(deps: AccountDeps, asked: SignUpAsked, origin: string): Promise<SignUpRequest> {
+  const base = mailedLinkBase(deps.config, origin);
+  if (base === null) {
+    deps.log.error(
+      "a sign-up was asked but no mail was sent: publicUrl is not set, and a link built from the request's Host header could point anywhere; set APP_PUBLIC_URL",
+    );
+    return 'no-public-url';
+  }
+  const row = await selectUserNamed(deps.sql, asked.email);
+  if (row && row.disabled_at !== null) {
+    deps.log.info({ userId: row.id }, "a sign-up was asked with a disabled user's email: nothing was sent");
+    return 'disabled';
+  }
+  const token = row ? null : newSecret(SIGNUP_LINK_PREFIX);
+  const at = clockOf(deps);
+  const ttl = deps.config.auth.resetTtl;
+  const recorded = await transaction(deps.sql, async (tx) => {
+    const input = {
+      email: asked.email,
+      emailKey: emailKey(asked.email),
+      name: asked.name,
+      digest: token === null ? null : secretDigest(token),
+      at,
+      expiresAt: new Date(at.getTime() + ttl),
+    };
+    const made = await insertSignupRequestWithin(tx, input, {
+      most: SIGNUP_MAILS_PER_TTL,
+      since: new Date(at.getTime() - ttl),
+    });
+    await deleteExpiredSignupRequests(tx, new Date(at.getTime() - 86_400_000)); // keeps the table small
+    return made;
+  });
+  if (!recorded) {
+    deps.log.warn(
+      { userId: row?.id, most: SIGNUP_MAILS_PER_TTL },
+      'a sign-up was asked but no mail was sent: the email was sent as many sign-up mails as it may be within auth.resetTtl',
+    );
+    return 'too-many';
+  }
+  // a notice goes to the account's own spelling of the address: the one its owner gave
+  const to = row?.email ?? asked.email;
+  const mail = token === null ? takenMail(base, to) : linkMail(base, to, token, lifetimeText(ttl));
+  deps.mailer
+    ?.send({ to, ...mail })
+    .catch((error: unknown) => deps.log.error({ err: error, userId: row?.id }, 'the sign-up mail could not be sent'));
+  deps.log.info(
+    { userId: row?.id },
+    token === null ? 'sign-up asked for a taken email: notice made' : 'sign-up link made',
+  );
+  return token === null ? 'taken' : 'mailed';
+}
+
+const linkMail = (base: string, email: string, token: string, validFor: string) => ({
+  subject: 'Confirm your sign-up',
+  maskedHint:
+    "(a link's token is masked in the log: set mail.url to send the mail, or make the account with `app users:create`; auth.signupConfirm: false signs up without a mail)",
+  text: `Someone asked to create an account with ${email} on ${base}.\n\nTo create it, open this link within ${validFor} and choose your password; it works once:\n\n${signupLinkUrl(base, token)}\n\nIf it was not you, ignore this mail: no account is made without the link.\n`,
+});
+
+const takenMail = (base: string, email: string) => ({
+  subject: 'Someone tried to sign up with your email',
+  text: `Someone tried to create an account with ${email} on ${base}, but this email has one already. Nothing was changed.\n\nIf it was you, sign in:\n\n${base}/login\n\nor, if you have forgotten your password, ask for a new one:\n\n${base}/forgot-password\n\nIf it was not you, ignore this mail.\n`,
+});
+
+/** AppError 422 `APP_SIGNUP_LINK_INVALID`: unknown, used or expired (which one is not said). */
+const linkInvalid = () =>
+  unprocessable('this sign-up link is not valid: it may have expired or been used already; sign up again', {
+    code: 'APP_SIGNUP_LINK_INVALID',
+  });
+
+/**
+ * The email a confirmation link would make an account for, while the link works (else null);
+ * nothing is spent. The page the link opens shows it in its username field, so that a password
+ * manager files the new password under it; the link's holder was mailed it.
+ */
+export async function signupLinkEmail(deps: AccountDeps, token: unknown): Promise<string | null> {
+  if (!looksLikeSecret(token, SIGNUP_LINK_PREFIX)) return null;
+  return (await signupLinkRowEmail(deps.sql, secretDigest(token), clockOf(deps))) ?? null;
+}
+
+/**
+ * Makes the account of a confirmation link: checks the password, spends the link and makes the
+ * user in one transaction, so a link makes one account even when two requests race, and a
+ * refused password leaves the link working. Throws 403 `APP_SIGNUP_CLOSED` (sign-up turned off
+ * since the link was mailed), 422 `APP_SIGNUP_LINK_INVALID` or `APP_PASSWORD_WEAK`, and 409
+ * `APP_USER_EMAIL_TAKEN` when the email got an account meanwhile (the link stays unused; its
+ * holder has the mailbox, which may know).
+ */
+export async function completeSignUp(deps: AccountDeps, token: unknown, password: unknown): Promise<User> {
+  assertSignUpOpen(deps.config);
+  if (!looksLikeSecret(token, SIGNUP_LINK_PREFIX)) throw linkInvalid();
+  const at = clockOf(deps);
+  const user = await transaction(deps.sql, async (tx) => {
+    const pending = await useSignupLinkRow(tx, secretDigest(token), at);
+    if (!pending) throw linkInvalid();
+    checkNewPassword(password, { minLength: deps.config.auth.passwordMinLength, email: pending.email });
+    const id = `usr_${ulid()}`;
+    const input = { email: pending.email, name: pending.name, password, role: 'member', owner: id };
+    return insertNewUser({ ...deps, sql: tx }, input, { id });
+  });
+  deps.log.info({ userId: user.id }, 'sign-up confirmed through its link');
+  return user;
+}
