@@ -9,6 +9,7 @@ import type { ModelRecord, Models } from '../model-framework/data/model.ts';
 import type { Principal } from '../model-framework/routing/roles.ts';
 import { createLoaders, type Loaders } from './batch.ts';
 import { authorizeCollection, authorizeRecord, visibleRecords } from '../model-framework/data/policy.ts';
+import { guardModels } from '../model-framework/data/guarded-models.ts';
 import type { PolicyAction } from '../model-framework/data/types.ts';
 import { assertModelRoles } from '../model-framework/routing/model-roles.ts';
 import type { ResourceRoutes } from '../model-framework/routing/table.ts';
@@ -23,6 +24,10 @@ export type RequestInfo = {
 
 /** A type (not an interface): graphql-http wants a context that is a plain record. */
 export type GraphqlContext = RequestInfo & {
+  /**
+   * The application's models; their writes apply the tenant rules for `principal`
+   * (api/model-framework/data/guarded-models.ts), whether or not the resolver asked `authorize`.
+   */
   models: Models;
   log: Logger;
   loaders: Loaders;
@@ -70,7 +75,7 @@ export function createContext(
       else await authorizeCollection(model, request.principal, action, record);
     },
     visible: async (name, records) => visibleRecords(modelFor(name, 'index', 'show'), request.principal, records),
-    models: deps.models,
+    models: guardModels(deps.models, () => request.principal),
     log: deps.log,
     loaders,
     async load(name, key) {
