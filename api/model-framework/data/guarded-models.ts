@@ -1,9 +1,15 @@
 /**
  * The models as one caller's requests reach them (`ctx.model`, `ctx.models`, the `models` of a
- * GraphQL resolver's context): every write applies the model's tenant rules for that caller
- * (api/model-framework/data/policy.ts), so no controller or resolver has to remember them, and
- * the generic controller writes through the same models. Reads are the model's own.
+ * GraphQL resolver's context): every read and write applies the model's tenant rules for that
+ * caller (api/model-framework/data/policy.ts), so no controller or resolver has to remember
+ * them, and the generic controller reads and writes through the same models.
  *
+ * - `find`: a record the caller may not `show` is no record (undefined, as a missing one).
+ * - `findMany`: only the records the caller may `show`.
+ * - `paginate`: the policy's `index` (403 `APP_FORBIDDEN`), then only records the caller may
+ *   `show`, with a `total` counting only those. With `policyScope` the scope is added to the
+ *   query (a `where` asking for another value of a scoped field lists nothing); without it every
+ *   matching record is read and the policy keeps those the caller may `show`.
  * - `create`: the policy's `create` on the input (403 `APP_FORBIDDEN`), and each reference must
  *   name a record the caller may `show` (422 `APP_REFERENCE_INVALID`, as one that does not exist).
  * - `update`: a record the caller may not `show` is no record (undefined), the policy's `update`
@@ -12,24 +18,33 @@
  *   transaction, before its event).
  * - `destroy`: a record the caller may not `show` is no record (false), the policy's `destroy` (403).
  *
- * A model without a policy writes as it is. `asSystem(model)` is the one way around the rules, for
- * a write the application makes on its own authority rather than the caller's.
+ * A model without a policy reads and writes as it is. `asSystem(model)` is the one way around
+ * the rules, for a read or write the application makes on its own authority rather than the
+ * caller's.
  */
 import { EXTERNAL_ID } from './external-id.ts';
-import type { Model, ModelRecord, Models } from './model.ts';
-import { assertReferencesVisible, authorizeCollection, authorizeRecord, policyAllows, staysVisible } from './policy.ts';
+import type { Model, ModelRecord, Models, Page } from './model.ts';
+import {
+  assertReferencesVisible,
+  authorizeCollection,
+  authorizeRecord,
+  policyAllows,
+  staysVisible,
+  visibleRecords,
+} from './policy.ts';
 import type { PolicyPrincipal } from './types.ts';
 import { checkInput } from './values.ts';
 
-/** The caller whose rules apply, read at each write (the request's principal, or none). */
+/** The caller whose rules apply, read at each read and write (the request's principal, or none). */
 export type Caller = () => PolicyPrincipal | undefined;
 
 const systemModels = new WeakMap<Model, Model>();
 
 /**
- * The model without the caller's rules: its writes are the application's own, as a script's or
- * a job's are. For a privileged write a controller makes on purpose (a counter the caller may
- * not see, a record handed to another tenant by a rule of the application); never for a write
+ * The model without the caller's rules: its reads and writes are the application's own, as a
+ * script's or a job's are. For a privileged read or write a controller makes on purpose (a
+ * counter the caller may not see, a record handed to another tenant by a rule of the
+ * application); never to answer the client with what the caller may not see, nor for a write
  * with what the client sent.
  */
 export const asSystem = (model: Model): Model => systemModels.get(model) ?? model;
@@ -52,10 +67,54 @@ async function visibleRecord(
   return record && (await policyAllows(model, principal, 'show', record)) ? record : undefined;
 }
 
-/** `model` whose writes apply its rules for `caller`; `models` are those its references name. */
+type Where = Readonly<Record<string, string | number | boolean | null>>;
+
+/** `where` and the caller's scope together; undefined when they ask for different values of one field (nothing matches). */
+function scoped(where: Where, scope: Where | undefined): Where | undefined {
+  if (!scope) return where;
+  for (const [field, value] of Object.entries(scope)) if (field in where && where[field] !== value) return undefined;
+  return { ...where, ...scope };
+}
+
+/** A page of `model` as `principal` may list it: the policy's `index`, its scope, and only what it may `show`. */
+async function visiblePage(
+  model: Model,
+  principal: PolicyPrincipal | undefined,
+  pagination: Parameters<Model['paginate']>[0],
+  where: Where,
+  options: NonNullable<Parameters<Model['paginate']>[2]>,
+): Promise<Page> {
+  await authorizeCollection(model, principal, 'index');
+  const own = options.keep;
+  const keep = async (records: readonly ModelRecord[]) => {
+    const shown = await visibleRecords(model, principal, records);
+    return own ? own(shown) : shown;
+  };
+  const scope = model.declaration.policyScope?.(principal);
+  const limited = scoped(where, scope);
+  // a `where` outside the scope matches nothing: an empty page, its paging bounds asked of the model
+  if (!limited) return { ...(await model.paginate(pagination, scope)), records: [], total: 0, pages: 0 };
+  if (!scope || own) return model.paginate(pagination, limited, { keep });
+  // the scope is what the policy shows, counted in SQL; the policy still decides each listed record
+  const page = await model.paginate(pagination, limited);
+  return { ...page, records: await visibleRecords(model, principal, page.records) };
+}
+
+/** `model` whose reads and writes apply its rules for `caller`; `models` are those its references name. */
 export function guardModel(models: Models, model: Model, caller: Caller): Model {
   const guarded: Model = {
     ...model,
+    async find(externalId) {
+      if (!model.declaration.policy) return model.find(externalId);
+      return visibleRecord(model, caller(), externalId);
+    },
+    async findMany(keys) {
+      return visibleRecords(model, caller(), await model.findMany(keys));
+    },
+    async paginate(pagination, where = {}, options = {}) {
+      if (!model.declaration.policy) return model.paginate(pagination, where, options);
+      return visiblePage(model, caller(), pagination, where, options);
+    },
     async create(input) {
       const principal = caller();
       const fields = fieldsOf(model, input, 'create');

@@ -1,10 +1,11 @@
 /**
  * The models a request reaches (`ctx.model`, `ctx.models`, a resolver's `context.models`) apply
- * the tenant rules on every write for the request's caller: a hand-written controller and a
- * resolver that write what the client sent with no check of their own cannot move a record to
- * another tenant (403, nothing written, no event), link another tenant's record (422 as a record
- * that does not exist), nor touch a record they may not see; an admin still can, and
- * `asSystem` is the explicit way around.
+ * the tenant rules on every read and write for the request's caller: a hand-written controller
+ * and a resolver that write what the client sent with no check of their own cannot move a record
+ * to another tenant (403, nothing written, no event), link another tenant's record (422 as a
+ * record that does not exist), nor touch a record they may not see; one that reads with no check
+ * of its own finds another tenant's record as a missing one and lists and counts only the
+ * caller's; an admin still can, and `asSystem` is the explicit way around.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -36,6 +37,29 @@ const Folder = defineModel({
   policyScope: ownScope,
 });
 
+/** Labels: a tenant's own, with a policy but no `policyScope`, so listings are filtered record by record. */
+const Label = defineModel({
+  name: 'Label',
+  table: 'fixture_labels',
+  schema: { name: { type: STRING, required: true }, owner: { type: STRING } },
+  policy: (principal, action, record) =>
+    !!principal && (action === 'index' || action === 'new' || isAdmin(principal) || record?.owner === principal.owner),
+  graphql: {
+    types: /* GraphQL */ `
+      type LabelPage { total: Int! names: [String!]! }
+      type Query { labels(page: Int!, perPage: Int!): LabelPage! }
+    `,
+    resolvers: {
+      Query: {
+        labels: async (_parent, args, context) => {
+          const page = await context.models.get('Label')!.paginate({ page: args.page, perPage: args.perPage });
+          return { total: page.total, names: page.records.map((record) => record.name) };
+        },
+      },
+    },
+  },
+});
+
 type Args = Record<string, string | undefined>;
 const notes = (context: GraphqlContext) => context.models.get('Note')!;
 
@@ -61,15 +85,30 @@ const Note = defineModel({
   webhooks: { events: ['created', 'updated', 'deleted'] },
   graphql: {
     types: /* GraphQL */ `
-      type Note { externalId: ID! title: String! owner: String }
-      type Query { noteTitle(externalId: ID!): String }
+      type Folder { name: String! owner: String }
+      type Note { externalId: ID! title: String! owner: String folder: Folder }
+      type NotePage { total: Int! owners: [String] }
+      type Query {
+        note(externalId: ID!): Note
+        notes(page: Int!, perPage: Int!, owner: String): NotePage!
+        notesByKey(keys: [ID!]!): [Note!]!
+      }
       type Mutation {
         moveNote(externalId: ID!, owner: String!): Note
         createNote(title: String!, owner: String, folder: ID): Note!
       }
     `,
     resolvers: {
-      Query: { noteTitle: async () => null },
+      Note: { folder: (note: { folder: string | null }, _args: Args, context) => context.load('Folder', note.folder) },
+      Query: {
+        note: (_parent, args: Args, context) => notes(context).find(args.externalId as string),
+        notes: async (_parent, args, context) => {
+          const where: Record<string, string> = typeof args.owner === 'string' ? { owner: args.owner } : {};
+          const page = await notes(context).paginate({ page: args.page, perPage: args.perPage }, where);
+          return { total: page.total, owners: page.records.map((record) => record.owner) };
+        },
+        notesByKey: (_parent, args, context) => notes(context).findMany(args.keys),
+      },
       Mutation: {
         moveNote: (_parent, args: Args, context) =>
           notes(context).update(args.externalId as string, { owner: args.owner }),
@@ -80,8 +119,15 @@ const Note = defineModel({
   },
 });
 
-/** A hand-written controller that writes what the client sent and checks nothing itself. */
+/** A hand-written controller that reads and writes what the client asked for and checks nothing itself. */
 const notesController = defineController({
+  async index(ctx) {
+    const page = await ctx.model!.paginate(ctx.pagination());
+    await ctx.collection(page.records, page);
+  },
+  async show(ctx) {
+    await ctx.resource((await ctx.model!.find(ctx.params.externalId)) ?? ctx.boom.notFound('no such note'));
+  },
   async create(ctx) {
     await ctx.resource(await ctx.model!.create(ctx.permit('title', 'owner', 'folder')), { status: 201 });
   },
@@ -100,6 +146,18 @@ const handOver = defineController({
   async create(ctx) {
     const { owner } = ctx.permit('owner') as { owner: string };
     const record = await asSystem(ctx.models.get('Note')!).update(ctx.params.externalId, { owner });
+    await ctx.resource(record ?? ctx.boom.notFound('no such note'), { type: 'notes' });
+  },
+});
+
+/** The opt-out for reads: the application's own view of every note (a census no caller's rules limit). */
+const census = defineController({
+  async index(ctx) {
+    const page = await asSystem(ctx.models.get('Note')!).paginate(ctx.pagination());
+    await ctx.collection(page.records, { ...page, type: 'notes' });
+  },
+  async show(ctx) {
+    const record = await asSystem(ctx.models.get('Note')!).find(ctx.params.externalId);
     await ctx.resource(record ?? ctx.boom.notFound('no such note'), { type: 'notes' });
   },
 });
@@ -149,14 +207,18 @@ const Notes = () => app.web.api!.models.get('Note')!;
 before(async () => {
   const db = await testDatabase();
   await db.sql`create table fixture_folders (id bigint generated always as identity primary key, external_id text not null unique, name text not null, owner text)`;
+  await db.sql`create table fixture_labels (id bigint generated always as identity primary key, external_id text not null unique, name text not null, owner text)`;
   await db.sql`create table fixture_tenant_notes (id bigint generated always as identity primary key, external_id text not null unique, title text not null, owner text, locked boolean not null default false, folder_id bigint references fixture_folders (id))`;
   app = await startApp({
-    models: [Folder, Note],
+    models: [Folder, Note, Label],
     routes: {
       'crud notes': { scope: 'api/v1', roles: ['*'] },
+      'crud labels': { scope: 'api/v1', roles: ['*'] },
       'POST /notes/:externalId/hand-over': { controller: 'hand-over.create', scope: 'api/v1', roles: ['*'] },
+      'GET /census': { controller: 'census.index', scope: 'api/v1', roles: ['*'] },
+      'GET /census/:externalId': { controller: 'census.show', scope: 'api/v1', roles: ['*'] },
     },
-    controllers: { notes: notesController, 'hand-over': handOver },
+    controllers: { notes: notesController, 'hand-over': handOver, census },
     setup: (web) => web.plug('user', ownerHeader),
   });
   // both tenants listen to notes, so a change told to the wrong one is written as its event
@@ -265,5 +327,121 @@ describe('a GraphQL resolver writing through context.models', () => {
     );
     assert.ok(adminLinked.data?.createNote?.externalId, JSON.stringify(adminLinked));
     await Notes().update(ids.acmeNote, { owner: 'acme' });
+  });
+});
+
+/** The answer without what differs per request (its request id). */
+const problem = (body: Record<string, unknown>) => {
+  const { requestId: _requestId, instance: _instance, ...rest } = body;
+  return rest;
+};
+const ownerCount = async (table: string, owner?: string) =>
+  Number(
+    (
+      await app.db.sql<{ n: string }[]>`
+      select count(*) as n from ${app.db.sql(table)} where ${owner === undefined ? app.db.sql`true` : app.db.sql`owner = ${owner}`}`
+    )[0].n,
+  );
+const MISSING = 'no_such_note_00000000000';
+
+describe('a hand-written controller reading through ctx.model', () => {
+  it("finds another tenant's record as a missing one: the same 404, word for word; an admin finds it", async () => {
+    const hidden = await call('GET', `/notes/${ids.globexNote}`, as('acme'));
+    const missing = await call('GET', `/notes/${MISSING}`, as('acme'));
+    assert.equal(hidden.status, 404, JSON.stringify(hidden.body));
+    assert.deepEqual(problem(hidden.body), problem(missing.body));
+    assert.equal((await call('GET', `/notes/${ids.acmeNote}`, as('acme'))).status, 200, 'its own note is found');
+    const admin = await call('GET', `/notes/${ids.globexNote}`, as('-', 'admin'));
+    assert.equal(admin.status, 200);
+    assert.equal(admin.body.owner, 'globex');
+  });
+
+  it("lists only the caller's records and its total counts only those; an admin lists and counts every one", async () => {
+    const listed = await call('GET', '/notes?per_page=100', as('acme'));
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    const owners = listed.body._embedded.notes.map((note: { owner: string }) => note.owner);
+    assert.ok(owners.length > 0 && owners.every((owner: string) => owner === 'acme'), JSON.stringify(owners));
+    assert.equal(listed.body.total, await ownerCount('fixture_tenant_notes', 'acme'));
+    assert.equal(listed.body.total, owners.length);
+    const admin = await call('GET', '/notes?per_page=100', as('-', 'admin'));
+    assert.equal(admin.body.total, await ownerCount('fixture_tenant_notes'));
+    assert.ok(admin.body._embedded.notes.some((note: { owner: string }) => note.owner === 'globex'));
+  });
+
+  it('without policyScope the listing is filtered record by record, across read batches, with an exact total', async () => {
+    // 3 acme labels among 600 of globex: the first, one past the first read batch, and the last
+    await app.db.sql`insert into fixture_labels (external_id, name, owner) values ('label_acme_1', 'a1', 'acme')`;
+    await app.db.sql`insert into fixture_labels (external_id, name, owner)
+      select 'label_globex_' || n, 'g' || n, 'globex' from generate_series(1, 550) as n`;
+    await app.db.sql`insert into fixture_labels (external_id, name, owner) values ('label_acme_2', 'a2', 'acme')`;
+    await app.db.sql`insert into fixture_labels (external_id, name, owner)
+      select 'label_globex_' || n, 'g' || n, 'globex' from generate_series(551, 600) as n`;
+    await app.db.sql`insert into fixture_labels (external_id, name, owner) values ('label_acme_3', 'a3', 'acme')`;
+    const second = await call('GET', '/labels?page=2&per_page=2', as('acme'));
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.deepEqual(
+      second.body._embedded.labels.map((label: { name: string }) => label.name),
+      ['a3'],
+    );
+    assert.equal(second.body.total, 3, 'the total counts no globex label');
+    const first = await call('GET', '/labels?per_page=2', as('acme'));
+    assert.deepEqual(
+      first.body._embedded.labels.map((label: { name: string }) => label.name),
+      ['a1', 'a2'],
+    );
+    assert.equal((await call('GET', '/labels?per_page=1', as('-', 'admin'))).body.total, 603);
+    const hidden = await call('GET', '/labels/label_globex_1', as('acme'));
+    assert.equal(hidden.status, 404, 'the generic show finds it as a missing one');
+    const gqlLabels = await gql('{ labels(page: 1, perPage: 5) { total names } }', as('acme'));
+    assert.deepEqual(gqlLabels.data?.labels, { total: 3, names: ['a1', 'a2', 'a3'] });
+  });
+
+  it("shows no hidden referenced record: a note an admin filed in globex's folder links no folder for acme", async () => {
+    const filed = await call('PATCH', `/notes/${ids.acmeNote}`, as('-', 'admin'), { folder: ids.globexFolder });
+    assert.equal(filed.status, 200, JSON.stringify(filed.body));
+    try {
+      const shown = await call('GET', `/notes/${ids.acmeNote}`, as('acme'));
+      assert.equal(shown.status, 200);
+      assert.equal(shown.body._links.folder, undefined, 'no link to the hidden folder');
+      assert.equal(shown.body._embedded, undefined, 'nothing embedded');
+      const viaGraphql = await gql(`{ note(externalId: "${ids.acmeNote}") { title folder { name } } }`, as('acme'));
+      assert.equal(viaGraphql.errors, undefined, JSON.stringify(viaGraphql));
+      assert.deepEqual(viaGraphql.data?.note, { title: 'mine', folder: null }, 'context.load finds no hidden folder');
+      const admin = await gql(`{ note(externalId: "${ids.acmeNote}") { folder { name } } }`, as('-', 'admin'));
+      assert.deepEqual(admin.data?.note, { folder: { name: 'globex' } });
+    } finally {
+      await Notes().update(ids.acmeNote, { folder: null });
+    }
+  });
+
+  it('asSystem(model) reads everything: the census finds and counts every tenant', async () => {
+    const found = await call('GET', `/census/${ids.globexNote}`, as('acme'));
+    assert.equal(found.status, 200, JSON.stringify(found.body));
+    assert.equal(found.body.owner, 'globex');
+    const counted = await call('GET', '/census?per_page=100', as('acme'));
+    assert.equal(counted.body.total, await ownerCount('fixture_tenant_notes'));
+  });
+});
+
+describe('a GraphQL resolver reading through context.models', () => {
+  it("finds another tenant's record as a missing one, lists and counts only the caller's; an admin sees all", async () => {
+    const hidden = await gql(`{ note(externalId: "${ids.globexNote}") { title } }`, as('acme'));
+    const missing = await gql(`{ note(externalId: "${MISSING}") { title } }`, as('acme'));
+    assert.deepEqual(hidden, missing);
+    assert.deepEqual(hidden, { data: { note: null } });
+    const listed = await gql('{ notes(page: 1, perPage: 100) { total owners } }', as('acme'));
+    const page = listed.data?.notes as unknown as { total: number; owners: string[] };
+    assert.ok(page.owners.length > 0 && page.owners.every((owner) => owner === 'acme'), JSON.stringify(listed));
+    assert.equal(page.total, await ownerCount('fixture_tenant_notes', 'acme'));
+    const asked = await gql('{ notes(page: 1, perPage: 100, owner: "globex") { total owners } }', as('acme'));
+    assert.deepEqual(asked.data?.notes, { total: 0, owners: [] }, 'asking for another owner lists nothing');
+    const own = await gql('{ notes(page: 1, perPage: 100, owner: "acme") { total } }', as('acme'));
+    assert.equal((own.data?.notes as unknown as { total: number }).total, page.total);
+    const byKey = await gql(`{ notesByKey(keys: ["${ids.acmeNote}", "${ids.globexNote}"]) { owner } }`, as('acme'));
+    assert.deepEqual(byKey.data?.notesByKey, [{ owner: 'acme' }], 'findMany leaves the hidden one out');
+    const admin = await gql('{ notes(page: 1, perPage: 100) { total } }', as('-', 'admin'));
+    assert.equal((admin.data?.notes as unknown as { total: number }).total, await ownerCount('fixture_tenant_notes'));
+    const adminFound = await gql(`{ note(externalId: "${ids.globexNote}") { owner } }`, as('-', 'admin'));
+    assert.equal(adminFound.data?.note?.owner, 'globex');
   });
 });
