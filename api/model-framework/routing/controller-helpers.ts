@@ -39,8 +39,8 @@ function apply(ctx: Context, answer: Answer, kind: HalKind, contentType: (ctx: C
  * The controller helpers of a matched route: `ctx.resource()`,
  * `ctx.collection()`, `ctx.negotiate()`, `ctx.permit()`, plus `ctx.model`, `ctx.models` and
  * `ctx.state.route`. The HAL work is done by api/hal/present.ts; this only reads the request
- * (principal, `Accept`, pagination) and applies the answer. `ctx.model` and `ctx.models` write
- * under the request principal's tenant rules (api/model-framework/data/guarded-models.ts).
+ * (principal, `Accept`, pagination) and applies the answer. `ctx.model` and `ctx.models` read and
+ * write under the request principal's tenant rules (api/model-framework/data/guarded-models.ts).
  */
 export function controllerHelpers(options: {
   route: CompiledRoute;
