@@ -67,9 +67,12 @@ declare module 'koa' {
     render(page: string, props?: Record<string, unknown>, options?: RenderOptions): Promise<void>;
     /** Only the named fields of the request body (Express-style `req.permit`). */
     permit(...names: string[]): Record<string, unknown>;
-    /** The route's model (resources/crud routes served by a model). */
+    /**
+     * The route's model (resources/crud routes served by a model); its reads and writes apply the
+     * tenant rules for the request's principal (api/model-framework/data/guarded-models.ts).
+     */
     model?: Model;
-    /** Every model of the application. */
+    /** Every model of the application, reading and writing as `model` does. */
     models: Models;
     /**
      * The webhook core as the request's caller (`register`, `emit`, `rotate`, …): its role and

@@ -9,6 +9,7 @@ import type { ModelRecord, Models } from '../model-framework/data/model.ts';
 import type { Principal } from '../model-framework/routing/roles.ts';
 import { createLoaders, type Loaders } from './batch.ts';
 import { authorizeCollection, authorizeRecord, visibleRecords } from '../model-framework/data/policy.ts';
+import { guardModels } from '../model-framework/data/guarded-models.ts';
 import type { PolicyAction } from '../model-framework/data/types.ts';
 import { assertModelRoles } from '../model-framework/routing/model-roles.ts';
 import type { ResourceRoutes } from '../model-framework/routing/table.ts';
@@ -23,12 +24,17 @@ export type RequestInfo = {
 
 /** A type (not an interface): graphql-http wants a context that is a plain record. */
 export type GraphqlContext = RequestInfo & {
+  /**
+   * The application's models; their reads and writes apply the tenant rules for `principal`
+   * (api/model-framework/data/guarded-models.ts), whether or not the resolver asked `authorize`:
+   * a record the caller may not see is not found, listed nor counted.
+   */
   models: Models;
   log: Logger;
   loaders: Loaders;
   /**
    * The record of model `model` whose internal id (a foreign key as records hold it) or
-   * `externalId` is `key`, or null. Every `load` of one model during one level of the result is
+   * `externalId` is `key`, or null (also for one the caller may not see, as `models` reads). Every `load` of one model during one level of the result is
    * answered by one statement (`where id = any(…) or external_id = any(…)`).
    */
   load(model: string, key: string | number | bigint | null | undefined): Promise<ModelRecord | null>;
@@ -62,6 +68,7 @@ export function createContext(
     for (const action of actions) assertModelRoles(model, resources, action, request.principal);
     return model;
   };
+  const models = guardModels(deps.models, () => request.principal);
   return {
     ...request,
     async authorize(name, action, record) {
@@ -70,12 +77,12 @@ export function createContext(
       else await authorizeCollection(model, request.principal, action, record);
     },
     visible: async (name, records) => visibleRecords(modelFor(name, 'index', 'show'), request.principal, records),
-    models: deps.models,
+    models,
     log: deps.log,
     loaders,
     async load(name, key) {
       if (key === null || key === undefined) return null;
-      const model = deps.models.get(name);
+      const model = models.get(name);
       if (!model) throw new Error(`load(): no model named ${name}`);
       const loader = loaders.get<string, ModelRecord>(`model:${name}`, async (keys) => {
         const records = await model.findMany(keys);

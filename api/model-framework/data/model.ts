@@ -7,6 +7,7 @@ import {
   countRows,
   deleteRow,
   insertRow,
+  selectBatch,
   selectByExternalId,
   selectExternalIds,
   selectInternalIds,
@@ -56,11 +57,15 @@ export interface Model {
    * equal those values. `page` and `perPage` are whole numbers of at least 1 (else 400
    * `APP_PAGINATION_INVALID`), and the page starts at most `api.maxPageOffset` records in (else
    * 422 `APP_PAGE_TOO_DEEP`, shared/db/page-depth.ts: PostgreSQL reads every record an OFFSET
-   * skips).
+   * skips). With `keep`, the listing is only the records `keep` keeps of those matching (the
+   * records a caller may see): the matching records are read in batches of `LISTING_BATCH`, each
+   * given to `keep`, so the page and its `total` count only what is kept, at the cost of reading
+   * every matching record.
    */
   paginate(
     pagination: { page: number; perPage: number },
     where?: Readonly<Record<string, string | number | boolean | null>>,
+    options?: { keep?: (records: readonly ModelRecord[]) => Promise<readonly ModelRecord[]> },
   ): Promise<Page>;
   /** The record with this external id, if any. */
   find(externalId: string): Promise<ModelRecord | undefined>;
@@ -114,6 +119,9 @@ export const modelOf = (record: object): Model | undefined => modelOfRecord.get(
 export const isPublished = (record: object): boolean => publishedRecords.has(record);
 
 const INTERNAL_ID = /^\d+$/;
+
+/** How many records a listing with `keep` reads per statement (`Model.paginate`). */
+export const LISTING_BATCH = 500;
 
 /**
  * `paginate()`'s page and page size, which callers may take straight from a client (a GraphQL
@@ -289,6 +297,32 @@ export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Mo
     });
   }
 
+  /**
+   * The window `offset`..`offset + limit` of the records `keep` keeps of those matching `columns`,
+   * and how many it keeps in all: every matching record is read, batch after batch.
+   */
+  async function keptWindow(
+    model: Model,
+    columns: Readonly<Record<string, string | number | boolean | null>>,
+    window: { offset: number; limit: number },
+    keep: (records: readonly ModelRecord[]) => Promise<readonly ModelRecord[]>,
+  ): Promise<{ records: ModelRecord[]; total: number }> {
+    const records: ModelRecord[] = [];
+    let total = 0;
+    let afterId: string | undefined;
+    for (;;) {
+      const rows = await selectBatch(sql, model.table, model.shape.columns, { afterId, limit: LISTING_BATCH }, columns);
+      if (rows.length === 0) break;
+      afterId = String(rows[rows.length - 1].id);
+      for (const record of await keep(rows.map((row) => recordFromRow(model, row)))) {
+        if (total >= window.offset && records.length < window.limit) records.push(record);
+        total += 1;
+      }
+      if (rows.length < LISTING_BATCH) break;
+    }
+    return { records, total };
+  }
+
   function build(shape: ModelShape): Model {
     const emits = (change: ModelChange) =>
       deps.events !== undefined && (shape.declaration.webhooks?.events ?? []).includes(change);
@@ -324,7 +358,7 @@ export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Mo
       table: shape.table,
       shape,
       declaration: shape.declaration,
-      async paginate({ page, perPage }, where = {}) {
+      async paginate({ page, perPage }, where = {}, options = {}) {
         checkPaging(page, perPage);
         const offset = pageOffset(page, perPage, deps.maxPageOffset, []);
         const columns = Object.fromEntries(
@@ -336,10 +370,16 @@ export function createModels(deps: ModelDeps, shapes: readonly ModelShape[]): Mo
             return [field.column, value];
           }),
         );
-        const total = await countRows(sql, shape.table, columns);
-        const rows = await selectPage(sql, shape.table, shape.columns, { limit: perPage, offset }, columns);
+        const { records, total } = options.keep
+          ? await keptWindow(model, columns, { offset, limit: perPage }, options.keep)
+          : {
+              total: await countRows(sql, shape.table, columns),
+              records: (await selectPage(sql, shape.table, shape.columns, { limit: perPage, offset }, columns)).map(
+                (row) => recordFromRow(model, row),
+              ),
+            };
         return {
-          records: rows.map((row) => recordFromRow(model, row)),
+          records,
           page,
           perPage,
           total,

@@ -9,11 +9,15 @@ export type Row = Record<string, unknown>;
 /** Column -> value equalities every listed row must meet (a policy scope); empty: none. */
 export type Equalities = Readonly<Record<string, string | number | boolean | null>>;
 
-/** `where` of a listing: each column equal to its value (`is null` for null), joined with `and`. */
-function whereClause(sql: Sql, where: Equalities) {
+/**
+ * `where` of a listing: each column equal to its value (`is null` for null), and with `afterId`
+ * only the rows created after that one, joined with `and`.
+ */
+function whereClause(sql: Sql, where: Equalities, afterId?: string) {
   const terms = Object.entries(where).map(([column, value]) =>
     value === null ? sql`${sql(column)} is null` : sql`${sql(column)} = ${value}`,
   );
+  if (afterId !== undefined) terms.push(sql`id > ${afterId}::bigint`);
   return terms.length === 0
     ? sql``
     : terms.reduce((clause, term, index) => (index === 0 ? sql`where ${term}` : sql`${clause} and ${term}`), sql``);
@@ -38,6 +42,25 @@ export async function selectPage(
     ${whereClause(sql, where)}
     order by id
     limit ${page.limit} offset ${page.offset}`;
+}
+
+/**
+ * Up to `limit` rows (meeting `where`) after the row with internal id `afterId` (none: from the
+ * first), in creation order: a listing read batch by batch, each batch starting where the last
+ * ended, so no batch costs more than its own rows.
+ */
+export async function selectBatch(
+  sql: Sql,
+  table: string,
+  columns: readonly string[],
+  batch: { afterId: string | undefined; limit: number },
+  where: Equalities = {},
+): Promise<Row[]> {
+  return sql<Row[]>`
+    select ${sql(columns as string[])} from ${sql(table)}
+    ${whereClause(sql, where, batch.afterId)}
+    order by id
+    limit ${batch.limit}`;
 }
 
 /** The row with this external id, if any. */

@@ -83,7 +83,7 @@ export interface ModelDeclaration {
   /**
    * The field values a principal's listings are limited to (`{owner: principal.owner}`), added to
    * the listing's query so pages and totals stay exact; undefined: no limit. Scalar fields only.
-   * Without it, a listing leaves out the records of its page the policy does not let `show`.
+   * Without it, a listing reads every record it matches and keeps those the policy lets `show`.
    */
   policyScope?: (
     principal: PolicyPrincipal | undefined,

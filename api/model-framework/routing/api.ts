@@ -55,7 +55,7 @@ export function buildApi(
     const written = controllers[route.controller];
     let action: Action | undefined = written?.[route.action];
     if (!action && model && route.kind !== 'single') {
-      if (!generic.has(model.name)) generic.set(model.name, genericController(model, models));
+      if (!generic.has(model.name)) generic.set(model.name, genericController(model));
       action = generic.get(model.name)?.[route.action];
     }
     if (typeof action !== 'function') {

@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { HalKind } from '../../context.ts';
 import type { Model } from '../data/model.ts';
+import { guardModels } from '../data/guarded-models.ts';
 import { keptQuery } from '../../hal/links.ts';
 import { presentCollection, presentResource, type Answer, type PresentDeps } from '../../hal/present.ts';
 import { negotiate } from '../../console/pages/negotiate.ts';
@@ -38,7 +39,8 @@ function apply(ctx: Context, answer: Answer, kind: HalKind, contentType: (ctx: C
  * The controller helpers of a matched route: `ctx.resource()`,
  * `ctx.collection()`, `ctx.negotiate()`, `ctx.permit()`, plus `ctx.model`, `ctx.models` and
  * `ctx.state.route`. The HAL work is done by api/hal/present.ts; this only reads the request
- * (principal, `Accept`, pagination) and applies the answer.
+ * (principal, `Accept`, pagination) and applies the answer. `ctx.model` and `ctx.models` read and
+ * write under the request principal's tenant rules (api/model-framework/data/guarded-models.ts).
  */
 export function controllerHelpers(options: {
   route: CompiledRoute;
@@ -50,8 +52,8 @@ export function controllerHelpers(options: {
   const contentType = contentTypes();
   return async function controllerHelpers(ctx, next) {
     ctx.state.route = route;
-    ctx.model = model;
-    ctx.models = present.models;
+    ctx.models = guardModels(present.models, () => ctx.state.principal);
+    ctx.model = model && ctx.models.get(model.name);
     ctx.resource = async (record, presentOptions = {}) => {
       apply(
         ctx,

@@ -1,18 +1,12 @@
 import { EXTERNAL_ID } from '../data/external-id.ts';
-import type { Model, ModelRecord, Models } from '../data/model.ts';
-import {
-  assertReferencesVisible,
-  authorizeCollection,
-  authorizeRecord,
-  hiddenRecord,
-  staysVisible,
-  visibleRecords,
-} from '../data/policy.ts';
+import type { Model, ModelRecord } from '../data/model.ts';
+import { authorizeCollection, authorizeRecord, hiddenRecord } from '../data/policy.ts';
 import { assertIfMatch } from '../../http/preconditions.ts';
 import type { Action, Controller } from './controller.ts';
 import { permitOnly } from './permit.ts';
 import { acceptsQuery } from './query-parameters.ts';
 
+/** The record the guarded model finds for the caller; 404 for one that is missing or hidden alike. */
 async function findOrFail(model: Model, externalId: string): Promise<ModelRecord> {
   const record = EXTERNAL_ID.test(externalId) ? await model.find(externalId) : undefined;
   if (!record) throw hiddenRecord(model, externalId);
@@ -28,14 +22,16 @@ async function findOrFail(model: Model, externalId: string): Promise<ModelRecord
  * `If-Match` other than `*` is 412 `APP_PRECONDITION_FAILED` (api/http/preconditions.ts).
  * A model's `policy` is applied on top of the route's roles (api/model-framework/data/policy.ts): a record the
  * caller may not see is 404, another refused action 403, and a listing holds only what it may
- * see (limited in SQL by `policyScope`, else filtered page by page). A create or update may
- * reference only records the referenced model's policy lets the caller see, and an update may
- * not leave the record out of the caller's sight. `index` accepts the paging
+ * see, its `total` counting only that (limited in SQL by `policyScope`, else filtered by the
+ * policy). Reads and writes go through `ctx.model`, the model as the request's caller reads and
+ * writes it (api/model-framework/data/guarded-models.ts), as a hand-written controller's do: a
+ * create or update may reference only records the referenced model's policy lets the caller
+ * see, and an update may not leave the record out of the caller's sight. `index` accepts the paging
  * parameters and nothing else in the query; the other actions accept none
  * (query-parameters.ts).
  */
-export function genericController(model: Model, models: Models): Controller {
-  const actions = genericActions(model, models);
+export function genericController(model: Model): Controller {
+  const actions = genericActions(model);
   return Object.fromEntries(
     Object.entries(actions).map(([name, action]) => [
       name,
@@ -47,16 +43,17 @@ export function genericController(model: Model, models: Models): Controller {
   );
 }
 
-function genericActions(model: Model, models: Models): Record<string, Action> {
+function genericActions(model: Model): Record<string, Action> {
   const writable = model.shape.fields.map((field) => field.name);
-  const scope = model.declaration.policyScope;
+  /** `ctx.model`: the route's model guarded for the request's caller, where the read and write rules live. */
+  const guarded = (ctx: Parameters<Action>[0]): Model => {
+    if (ctx.model?.name !== model.name) throw new Error(`the generic ${model.name} controller runs on its own routes`);
+    return ctx.model;
+  };
   return {
     async index(ctx) {
-      const principal = ctx.state.principal;
-      await authorizeCollection(model, principal, 'index');
-      const page = await model.paginate(ctx.pagination(), scope?.(principal) ?? {});
-      const records = scope ? page.records : await visibleRecords(model, principal, page.records);
-      await ctx.collection(records, {
+      const page = await guarded(ctx).paginate(ctx.pagination());
+      await ctx.collection(page.records, {
         page: page.page,
         perPage: page.perPage,
         total: page.total,
@@ -68,40 +65,27 @@ function genericActions(model: Model, models: Models): Record<string, Action> {
       await ctx.resource(model.template());
     },
     async create(ctx) {
-      const input = permitOnly(ctx.request.body, writable);
-      await authorizeCollection(model, ctx.state.principal, 'create', input);
-      await assertReferencesVisible(models, model, ctx.state.principal, input);
-      const record = await model.create(input);
+      const record = await guarded(ctx).create(permitOnly(ctx.request.body, writable));
       await ctx.resource(record, { status: 201 });
     },
     async show(ctx) {
-      const record = await findOrFail(model, ctx.params.externalId);
-      await authorizeRecord(model, ctx.state.principal, 'show', record);
-      await ctx.resource(record);
+      await ctx.resource(await findOrFail(guarded(ctx), ctx.params.externalId));
     },
     async edit(ctx) {
-      const record = await findOrFail(model, ctx.params.externalId);
+      const record = await findOrFail(guarded(ctx), ctx.params.externalId);
       await authorizeRecord(model, ctx.state.principal, 'edit', record);
       await ctx.resource(record);
     },
     async update(ctx) {
       const externalId = ctx.params.externalId;
       const input = permitOnly(ctx.request.body, writable);
-      const principal = ctx.state.principal;
-      if (model.declaration.policy)
-        await authorizeRecord(model, principal, 'update', await findOrFail(model, externalId));
-      await assertReferencesVisible(models, model, principal, input);
-      const record = EXTERNAL_ID.test(externalId)
-        ? await model.update(externalId, input, { check: staysVisible(model, principal) })
-        : undefined;
+      const record = EXTERNAL_ID.test(externalId) ? await guarded(ctx).update(externalId, input) : undefined;
       if (!record) throw hiddenRecord(model, externalId);
       await ctx.resource(record);
     },
     async destroy(ctx) {
       const externalId = ctx.params.externalId;
-      if (model.declaration.policy)
-        await authorizeRecord(model, ctx.state.principal, 'destroy', await findOrFail(model, externalId));
-      const deleted = EXTERNAL_ID.test(externalId) && (await model.destroy(externalId));
+      const deleted = EXTERNAL_ID.test(externalId) && (await guarded(ctx).destroy(externalId));
       if (!deleted) throw hiddenRecord(model, externalId);
       ctx.status = 204;
     },
