@@ -30,6 +30,7 @@ import { publicUser, type User } from '../../shared/accounts/users.ts';
 import type { PortalPrincipal } from '../../shared/tokens/principal.ts';
 import { forbidden, unauthorized } from '../../shared/errors/app-error.ts';
 import { continueAs, sessionOf } from '../auth/session-strategy.ts';
+import { servesGraphiql } from '../graphql/graphiql.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import { clearSessionCookie, linkCookie, setLinkCookie, setSessionCookie } from './cookies.ts';
 import { keepLinkToken, linkPageData, postedLinkToken } from './link-landing.ts';
@@ -158,7 +159,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
       else
         await answerPage(ctx, pages, {
           page: 'home',
-          data: {},
+          data: { graphiql: servesGraphiql(pages.config) },
           notice: 'Your password is changed; your other sessions have ended.',
         });
     });
@@ -221,7 +222,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
       if (wantsJson(ctx)) throw unauthorized('sign in first', { code: 'APP_UNAUTHENTICATED' });
       return ctx.redirect(`${ACCOUNT_PATHS.login}?next=${encodeURIComponent(ACCOUNT_PAGE)}`);
     }
-    return answerPage(ctx, pages, { page: 'home', data: {} });
+    return answerPage(ctx, pages, { page: 'home', data: { graphiql: servesGraphiql(pages.config) } });
   });
 
   return router.routes() as Middleware;

@@ -95,16 +95,18 @@ const geometry = (series: ChartSeries) => {
   return { slot, plotHeight, x: (index: number) => PLOT.left + index * slot, base: HEIGHT - PLOT.bottom };
 };
 
-/** The labels of the time axis: every sixth bucket (hours) or every tenth (minutes), and the first. */
+/**
+ * The labels of the time axis: every sixth bucket (hours) or every tenth (minutes), and the first,
+ * with the zone they are in at the axis's end (UTC: a reader would otherwise take them for local times).
+ */
 function timeAxis(series: ChartSeries, x: (index: number) => number, slot: number): string {
   const every = series.stepSeconds >= 3600 ? 6 : 10;
-  return series.buckets
-    .map((bucket, index) =>
-      index % every === 0
-        ? `<text x="${round(x(index) + slot / 2)}" y="${HEIGHT - 8}" text-anchor="middle">${clock(bucket.start)}</text>`
-        : '',
-    )
-    .join('');
+  const labels = series.buckets.map((bucket, index) =>
+    index % every === 0
+      ? `<text x="${round(x(index) + slot / 2)}" y="${HEIGHT - 8}" text-anchor="middle">${clock(bucket.start)}</text>`
+      : '',
+  );
+  return `${labels.join('')}<text x="${WIDTH - PLOT.right}" y="${HEIGHT - 8}" text-anchor="end">UTC</text>`;
 }
 
 /** The frame every chart shares: its title and description, the value axis with its top, the time axis. */

@@ -9,10 +9,18 @@
  * POST without it.
  */
 import type { Context, Middleware } from 'koa';
+import type { Config } from '../../shared/config/index.ts';
 import { createCsrfToken } from '../../shared/accounts/csrf.ts';
 import { sessionOf } from '../auth/session-strategy.ts';
 
 export const GRAPHIQL_ASSETS = 'ruru-static/';
+
+/**
+ * Whether a browser's GET of the GraphQL path answers GraphiQL: in development, with GraphQL on.
+ * Elsewhere that GET answers a GraphQL error as JSON, so no page links there.
+ */
+export const servesGraphiql = (config: Pick<Config, 'env' | 'graphql'>): boolean =>
+  config.env === 'development' && config.graphql !== false;
 
 interface Ruru {
   ruruHTML(config: { endpoint: string; staticPath: string; htmlParts?: RuruHtmlParts }): string;

@@ -13,7 +13,7 @@ import type { Module } from '../lifecycle.ts';
 import type { Pipeline } from '../pipeline.ts';
 import type { CompiledRoute, ResourceRoutes } from '../model-framework/routing/table.ts';
 import { modelContributions, type Contribution } from './contribution.ts';
-import { graphiql } from './graphiql.ts';
+import { graphiql, servesGraphiql } from './graphiql.ts';
 import { serveGraphql } from './serve.ts';
 import { createGraphqlService, type GraphqlService } from './service.ts';
 import { serviceContributions } from './webhooks/index.ts';
@@ -70,7 +70,7 @@ export function plugGraphql(
   let service: GraphqlService | undefined;
   const cache = deps.webhooks ? undefined : createEndpointCache({ config, sql: deps.sql, log });
   const webhooks: WebhookDeps = deps.webhooks ?? { config, sql: deps.sql, log, cache };
-  if (config.env === 'development') pipeline.use('graphql', graphiql({ path: settings.path }));
+  if (servesGraphiql(config)) pipeline.use('graphql', graphiql({ path: settings.path }));
   pipeline.use(
     'graphql',
     serveGraphql({

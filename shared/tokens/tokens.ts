@@ -61,6 +61,13 @@ export const MAX_TOKEN_NAME_LENGTH = 100;
 /** A use is recorded at most this often per token. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
+/**
+ * Whether `token` is past its expiry at `at`: it authenticates nothing any more (the lookup by
+ * digest and the token cache hold it so), though it is listed until revoked.
+ */
+export const tokenExpired = (token: Pick<ApiToken, 'expiresAt'>, at: Date): boolean =>
+  token.expiresAt !== null && token.expiresAt.getTime() <= at.getTime();
+
 export const toToken = (row: TokenRow): ApiToken => ({
   id: row.id,
   name: row.name,

@@ -17,6 +17,7 @@ import { listTenants } from '../../../shared/accounts/tenants.ts';
 import { createUser, listUsers, publicUser, setUserDisabled } from '../../../shared/accounts/users.ts';
 import { parseDuration } from '../../../shared/config/units.ts';
 import { ROLES } from '../../../shared/tokens/roles.ts';
+import { tokenExpired } from '../../../shared/tokens/tokens.ts';
 import { listTokensFor, mayMint, mintToken, revokeTokenFor } from '../../../shared/tokens/api-tokens.ts';
 import { deepestPage } from '../../../shared/db/page-depth.ts';
 import { ownOrigin } from '../../http/own-origin.ts';
@@ -105,7 +106,8 @@ export function accountRoutes(router: Router, deps: ConsoleDeps): void {
     await ctx.render(
       'console/tokens',
       {
-        tokens: records,
+        // an expired token is still listed (until revoked) but works no more: the page says which
+        tokens: records.map((token) => ({ ...token, expired: tokenExpired(token, new Date()) })),
         total,
         ...window,
         pages: Math.ceil(total / PER_PAGE),

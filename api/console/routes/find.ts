@@ -6,6 +6,8 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { showDelivery } from '../../../shared/webhooks/deliveries/index.ts';
+import { showEndpoint } from '../../../shared/webhooks/endpoints/index.ts';
 import { emitEvent } from '../../../shared/webhooks/events/index.ts';
 import { parseJsonData } from '../../../shared/webhooks/text-input.ts';
 import type { PageError } from '../pages/page-object.ts';
@@ -19,6 +21,7 @@ import {
   principalOf,
   actorFor,
   signedIn,
+  wantsJson,
   type ConsoleDeps,
 } from '../context.ts';
 import { pageChecked, pageParam } from '../paging.ts';
@@ -30,11 +33,30 @@ import { tenantChoices } from './overview.ts';
 
 const EMIT_FIELDS = ['type', 'data', 'owner', 'eventId'] as const;
 
+/** The record an id Find was given opens, by its prefix: a delivery (`msg_`) or an endpoint (`ep_`). */
+const recordOf = (q: string) =>
+  q.startsWith('msg_')
+    ? { show: showDelivery, path: consolePath.delivery }
+    : q.startsWith('ep_')
+      ? { show: showEndpoint, path: consolePath.endpoint }
+      : undefined;
+
 export function findRoutes(router: Router, deps: ConsoleDeps): void {
   router.get(CONSOLE_PATHS.find, signedIn, pageChecked, async (ctx) => {
     const q = param(ctx, 'q') ?? '';
-    if (q.startsWith('msg_')) return ctx.redirect(consolePath.delivery(q));
-    if (q.startsWith('ep_')) return ctx.redirect(consolePath.endpoint(q));
+    const opens = recordOf(q);
+    if (opens && wantsJson(ctx)) return ctx.redirect(opens.path(q));
+    // a browser is sent to the record only when it is there (in reach): an id that is not stays on
+    // Find, with why and the id typed, to be corrected, rather than on a page of its error alone
+    if (opens)
+      return orShowAgain(
+        ctx,
+        async () => {
+          await opens.show(deps.webhooks, actorFor(ctx), q);
+          ctx.redirect(opens.path(q));
+        },
+        (errors, status) => ctx.render('console/find', { q, kind: 'none' }, { errors, status }),
+      );
     const kind = q === '' ? 'none' : q.startsWith('evt_') ? 'event' : 'type';
     await ctx.render(
       'console/find',

@@ -136,6 +136,14 @@ describe('console charts', () => {
     assert.deepEqual([summary.totals.done, summary.totals.failed, summary.totals.dead], [9, 3, 2]);
   });
 
+  it('the time axis says its times are UTC, on both charts', () => {
+    for (const svg of [countsChart(daySeries({}), 'c'), latencyChart(daySeries({}), 'l')]) {
+      const labels = [...svg.matchAll(/<text [^>]*y="212"[^>]*>([^<]*)<\/text>/g)].map((match) => match[1]);
+      // the first bucket starts at 15:00 UTC: the labels are UTC clock times, and the axis says so once
+      assert.deepEqual(labels, ['15:00', '21:00', '03:00', '09:00', 'UTC']);
+    }
+  });
+
   it('axis tops, durations and the legend', () => {
     assert.deepEqual([0, 1, 3, 7, 10, 11, 240, 5001].map(niceTop), [1, 1, 5, 10, 10, 20, 500, 10000]);
     assert.deepEqual([null, 12.34, 999, 1250].map(duration), ['-', '12 ms', '999 ms', '1.3 s']);

@@ -215,13 +215,13 @@ describe('the console on a 390 px wide screen', { skip }, () => {
   });
 
   it('tokens, users and tenants, with the values they show once', async () => {
-    await visit('/tokens', /in use/);
+    await visit('/tokens', /not revoked/);
     await page.getByLabel(/^Name/).fill(`the nightly export of ${OWNER}`);
     await page.getByLabel('Role').selectOption('viewer');
     await page.getByLabel(/^Owner/).fill(OWNER);
     await page.getByRole('button', { name: 'Mint' }).click();
     await page.locator('#token').waitFor();
-    await checkNarrow(page, watch, /in use/);
+    await checkNarrow(page, watch, /not revoked/);
 
     await visit('/users', /users/);
     await page.getByRole('button', { name: /^New link for warehouse/ }).click();

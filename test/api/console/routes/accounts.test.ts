@@ -2,13 +2,15 @@
  * The console's Tokens page (api/console/routes/accounts.ts) to a caller who may not mint: a
  * viewer gets no mint form and a sentence saying why (a viewer's token is minted by an admin),
  * where a member gets the form; a portal session, which has no user for a token to belong to,
- * has no Tokens page at all. The Tenants page's button that ends a tenant's portal sessions: what
+ * has no Tokens page at all. A token past its expiry, still listed until revoked, is marked expired
+ * and the listing counts the tokens not revoked, never calling an expired one in use. The Tenants page's button that ends a tenant's portal sessions: what
  * it says it ended, and the ended sessions refused at their next request on every face.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
 import { createPortalLink } from '../../../../shared/accounts/portal-links.ts';
+import { createToken } from '../../../../shared/tokens/tokens.ts';
 import { Browser, startAccounts, type Answer } from '../../accounts/helpers.ts';
 
 const app = await startAccounts();
@@ -52,6 +54,28 @@ describe('the Tokens page to a caller who may not mint', () => {
     const page = await tokensPageOf(await signedIn('member'));
     assert.match(page.text, /<h2>Mint a token<\/h2>/);
     assert.equal(refusalOf(page), undefined);
+  });
+});
+
+describe('the Tokens page and expired tokens', () => {
+  it('marks a token past its expiry as expired, and counts the tokens not revoked without calling them in use', async () => {
+    const deps = { sql: app.db.sql, log: app.db.log };
+    await createToken(deps, { name: 'the nightly export', role: 'viewer', owner: 'acme' });
+    const lapsed = await createToken(deps, {
+      name: 'the yearly audit',
+      role: 'viewer',
+      owner: 'acme',
+      expiresInMs: 60_000,
+    });
+    await app.db.sql`update app_api_tokens set expires_at = now() - interval '1 day' where id = ${lapsed.id}`;
+    const browser = new Browser(app.base);
+    await browser.signIn((await app.user({ role: 'admin' })).email);
+    const page = await tokensPageOf(browser);
+    const row = (name: string) => new RegExp(`<tr><td>${name}</td>[\\s\\S]*?</tr>`).exec(page.text)?.[0] ?? '';
+    assert.match(row('the yearly audit'), /<td><strong>expired<\/strong> \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/td>/);
+    assert.doesNotMatch(row('the nightly export'), /expired/);
+    assert.match(page.text, /<caption id="tokens-caption">\d+ tokens not revoked<\/caption>/);
+    assert.doesNotMatch(page.text, /in use/);
   });
 });
 
