@@ -10,7 +10,7 @@
  *
  * 1. the dead generation's pools stop beating at once (`onDown`), so no heartbeat vouches for
  *    them and another worker's sweep may take their jobs;
- * 2. it waits for the database to answer (`select 1`, backoff 250 ms doubling to 5 s), for at most
+ * 2. it waits for the database to answer (`select 1`, asked again after 250 ms doubling to 1 s), for at most
  *    `outageLimitMs` counted from the start of the outage;
  * 3. once it answers, it releases the dead pools' jobs and re-arms their deliveries (`onUp`: the
  *    recovery sweep of worker/heartbeat.ts) and starts a new runner in the same process;
