@@ -310,6 +310,12 @@ const RULES: readonly Rule[] = [
   },
 ];
 
+/** Every finding the audit can raise, with its severity (docs/operations.md lists them; a test compares). */
+export const AUDIT_FINDINGS: readonly { id: string; severity: Severity }[] = RULES.map(({ id, severity }) => ({
+  id,
+  severity,
+}));
+
 const ORDER: Record<Severity, number> = { high: 0, medium: 1, low: 2, info: 3 };
 
 /** The findings for `config` and `facts`, most severe first. */
