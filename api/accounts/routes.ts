@@ -5,7 +5,7 @@
  *
  * | Path | GET | POST |
  * |---|---|---|
- * | `/login` | form / page object with `csrfToken` | `{email, password}` → `200 {user, csrfToken}` + cookie; browsers 303 to `next` |
+ * | `/login` | form / page object with `csrfToken`; a browser signed in with an account: to `next` | `{email, password}` → `200 {user, csrfToken}` + cookie; browsers 303 to `next` |
  * | `/logout` | — | ends the session; 204 / 303 to `/login?signed-out=1` (which says so) |
  * | `/register`, `/signup`, `/confirm-signup` | sign-up (signup-routes.ts) | |
  * | `/password` | form (signed in) | `{currentPassword, newPassword}` → `200 {user, csrfToken}` + a new cookie; every other session ends, this one is renewed |
@@ -84,6 +84,10 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
 
   router.get(ACCOUNT_PATHS.login, (ctx) => {
     const next = safeNext(ctx.query.next, HOME_PATH);
+    // a browser already signed in with an account goes where signing in would take it (never back
+    // here); a portal session, which has no account, may still sign in with one
+    if (signedInUser(ctx) && !wantsJson(ctx))
+      return ctx.redirect(next.split(/[?#]/)[0] === ACCOUNT_PATHS.login ? HOME_PATH : next);
     return answerPage(ctx, pages, {
       page: 'login',
       data: { next, signup: accounts.config.auth.signup, email: null },

@@ -1,6 +1,9 @@
 /**
  * The sign-in page a browser meets around a session (api/accounts/routes.ts): after signing out it
- * says so, a fixed sentence that tells nothing about who was signed in.
+ * says so, a fixed sentence that tells nothing about who was signed in; a browser already signed
+ * in with an account is not shown the form again but goes where signing in would have taken it
+ * (`next`, checked as the sign-in checks it, else the home page). JSON clients get the page object
+ * as before, and a portal session, which has no account, may still sign in with one.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -48,5 +51,43 @@ describe('the sign-in page after signing out', () => {
     const out = await browser.request('POST', '/logout', { json: {}, headers: { 'x-csrf-token': csrf } });
     assert.equal(out.status, 204);
     assert.equal(out.headers.get('location'), null);
+  });
+});
+
+describe('the sign-in page to a browser already signed in', () => {
+  const opened = async (browser: Browser, path: string) => {
+    const page = await browser.request('GET', path, { html: true });
+    assert.equal(page.status, 302, `${path}: ${page.text}`);
+    return page.headers.get('location');
+  };
+
+  it('goes to the home page, or to next when it is a path of this site', async () => {
+    const { browser } = await signedIn();
+    assert.equal(await opened(browser, '/login'), '/');
+    assert.equal(
+      await opened(browser, `/login?next=${encodeURIComponent('/endpoints?status=dead')}`),
+      '/endpoints?status=dead',
+    );
+  });
+
+  it('a next that leaves the site, or leads back to the sign-in page, goes to the home page', async () => {
+    const { browser } = await signedIn();
+    for (const next of ['//evil.example/', 'https://evil.example/', '/\\evil.example', '/login', '/login?next=/login'])
+      assert.equal(await opened(browser, `/login?next=${encodeURIComponent(next)}`), '/', next);
+  });
+
+  it('JSON clients still get the page object, which names the user signed in', async () => {
+    const { browser, email } = await signedIn();
+    const page = await browser.request('GET', '/login');
+    assert.equal(page.status, 200, page.text);
+    assert.equal(page.body.page, 'login');
+    assert.equal(page.body.user.email, email);
+  });
+
+  it('a portal session, which has no account, is shown the form to sign in with one', async () => {
+    const portal = await app.portal('viewer');
+    const page = await portal.request('GET', '/login', { html: true });
+    assert.equal(page.status, 200, page.text);
+    assert.match(page.text, /<form method="post" action="\/login">/);
   });
 });
