@@ -60,6 +60,7 @@ import { startTelemetry } from '../shared/telemetry/start.ts';
 import { principalOfToken } from '../shared/tokens/principal.ts';
 import { createToken } from '../shared/tokens/tokens.ts';
 import { listDeliveries } from '../shared/webhooks/deliveries/index.ts';
+import { inCurrentSeries } from '../shared/webhooks/deliveries/record.ts';
 import { OPERATOR } from '../shared/access/actor.ts';
 import { benchDatabase, median, note, numberArgs, processTreeCpuSeconds } from './common.ts';
 import { loadHistory } from './load-history.ts';
@@ -91,6 +92,9 @@ const DELIVERY_FIELDS = [
   'waitingSince',
   'lastStatus',
   'lastError',
+  'queuedAgainAt',
+  'queuedAgainBy',
+  'attemptsBefore',
   'createdAt',
   'updatedAt',
   'completedAt',
@@ -191,7 +195,8 @@ function minimalQueries(sql: Sql) {
       const [rows, [{ total }]] = await Promise.all([
         sql<Array<Record<string, unknown>>>`
           select id, status, endpoint_id, event_id, event_type, owner, queue, attempts, next_attempt_at,
-                 parked_at, last_status, last_error, created_at, updated_at, completed_at
+                 parked_at, last_status, last_error, queued_again_at, queued_again_by, attempts_before,
+                 created_at, updated_at, completed_at
             from app_webhook_deliveries order by created_at desc, id desc limit ${limit}`,
         sql<{ total: number }[]>`select count(*)::int as total from app_webhook_deliveries`,
       ]);
@@ -207,8 +212,11 @@ function minimalQueries(sql: Sql) {
         attemptCount: row.attempts,
         nextAttemptAt: row.next_attempt_at,
         waitingSince: row.status === 'pending' ? row.parked_at : null,
-        lastStatus: row.last_status,
-        lastError: row.last_error,
+        lastStatus: inCurrentSeries(row as never) ? row.last_status : null,
+        lastError: inCurrentSeries(row as never) ? row.last_error : null,
+        queuedAgainAt: row.queued_again_at,
+        queuedAgainBy: row.queued_again_by,
+        attemptsBefore: row.attempts_before ?? 0,
         createdAt: row.created_at,
         updatedAt: row.updated_at,
         completedAt: row.completed_at,

@@ -5,8 +5,8 @@
  *
  * | Path | GET | POST |
  * |---|---|---|
- * | `/login` | form / page object with `csrfToken` | `{email, password}` → `200 {user, csrfToken}` + cookie; browsers 303 to `next` |
- * | `/logout` | — | ends the session; 204 / 303 to `/login` |
+ * | `/login` | form / page object with `csrfToken`; a browser signed in with an account: to `next` | `{email, password}` → `200 {user, csrfToken}` + cookie; browsers 303 to `next` |
+ * | `/logout` | — | ends the session; 204 / 303 to `/login?signed-out=1` (which says so) |
  * | `/register`, `/signup`, `/confirm-signup` | sign-up (signup-routes.ts) | |
  * | `/password` | form (signed in) | `{currentPassword, newPassword}` → `200 {user, csrfToken}` + a new cookie; every other session ends, this one is renewed |
  * | `/forgot-password` | form | `{email}` → `202`, the same whether or not the email exists |
@@ -47,6 +47,9 @@ export const HOME_PATH = '/';
 export const SESSION_ENDED =
   'You were signed out before the form was sent (the session expired, or you signed out in another tab), so nothing was changed. Sign in to go back to the form, and send it again.';
 
+/** What the sign-in page says to the browser that just signed out (`?signed-out=1`, a fixed sentence). */
+export const SIGNED_OUT = 'You are signed out.';
+
 /** The signed-in user's own page (password, sign-out). */
 export const ACCOUNT_PAGE = '/account';
 
@@ -79,14 +82,24 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     }
   }
 
-  router.get(ACCOUNT_PATHS.login, (ctx) =>
-    answerPage(ctx, pages, {
+  router.get(ACCOUNT_PATHS.login, (ctx) => {
+    const next = safeNext(ctx.query.next, HOME_PATH);
+    // a browser already signed in with an account goes where signing in would take it (never back
+    // here); a portal session, which has no account, may still sign in with one
+    if (signedInUser(ctx) && !wantsJson(ctx))
+      return ctx.redirect(next.split(/[?#]/)[0] === ACCOUNT_PATHS.login ? HOME_PATH : next);
+    return answerPage(ctx, pages, {
       page: 'login',
-      data: { next: safeNext(ctx.query.next, HOME_PATH), signup: accounts.config.auth.signup, email: null },
-      // a console form sent after its session ended lands here (api/console/context.ts `signedIn`)
-      ...(ctx.query.ended === '1' ? { notice: SESSION_ENDED } : {}),
-    }),
-  );
+      data: { next, signup: accounts.config.auth.signup, email: null },
+      // a console form sent after its session ended lands here (api/console/context.ts `signedIn`);
+      // a browser that signed out, from POST /logout
+      ...(ctx.query.ended === '1'
+        ? { notice: SESSION_ENDED }
+        : ctx.query['signed-out'] === '1'
+          ? { notice: SIGNED_OUT }
+          : {}),
+    });
+  });
 
   router.post(ACCOUNT_PATHS.login, async (ctx) => {
     const body = bodyOf(ctx);
@@ -110,7 +123,7 @@ export function accountRoutes(deps: { accounts: AccountDeps; pages: PageContext 
     if (wantsJson(ctx)) ctx.status = 204;
     else {
       ctx.status = 303;
-      ctx.redirect(ACCOUNT_PATHS.login);
+      ctx.redirect(`${ACCOUNT_PATHS.login}?signed-out=1`);
     }
   });
 

@@ -11,7 +11,7 @@ const HEALTH =
 const SERIES =
   'window stepSeconds from until buckets { start done failed dead attempts p50Ms p95Ms } totals { done failed dead attempts p50Ms p95Ms }';
 const DELIVERY_ROW =
-  'externalId status type eventId endpointId owner attemptCount nextAttemptAt waitingSince lastStatus lastError createdAt completedAt';
+  'externalId status type eventId endpointId owner attemptCount nextAttemptAt waitingSince lastStatus lastError queuedAgainAt queuedAgainBy attemptsBefore createdAt completedAt';
 
 export const OVERVIEW = gql`
   query Overview($owner: String, $withoutOwner: Boolean, $page: Int, $window: WebhookSeriesWindow) {

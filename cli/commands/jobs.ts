@@ -72,6 +72,11 @@ export function deliveryText(d: DeliveryDetails): string {
     `created:   ${isoOrDash(d.createdAt)}`,
     `completed: ${isoOrDash(d.completedAt)}`,
     `error:     ${d.lastError ?? '(none)'}`,
+    ...(d.queuedAgainAt === null
+      ? []
+      : [
+          `again:     queued again ${isoOrDash(d.queuedAgainAt)} by ${d.queuedAgainBy ?? 'someone not recorded'}, after ${d.attemptsBefore} attempt(s) of earlier runs`,
+        ]),
     `attempts:  ${d.attempts}`,
   ];
   for (const a of d.attemptsMade) {

@@ -143,8 +143,26 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
         'Pending with no due time: since when it waits for its endpoint to take it (a free slot of an endpoint held to webhooks.endpointConcurrency attempts in flight while it answers slowly, or its turn in a FIFO line).',
       ),
     ),
-    lastStatus: orNull(whole("The receiver's status at the last attempt, when it answered.")),
-    lastError: orNull(text('Why the last attempt failed, or why the delivery is dead.')),
+    lastStatus: orNull(
+      whole(
+        "The receiver's status at the last attempt of the current series, when it answered; null while a delivery queued again has made no attempt since.",
+      ),
+    ),
+    lastError: orNull(
+      text(
+        'Why the last attempt of the current series failed, or why the delivery is dead; null while a delivery queued again (retry, resend, replay) has made no attempt since: the earlier series are history, their errors on their attempts.',
+      ),
+    ),
+    queuedAgainAt: orNull(time('When it was last queued again by hand (retry, resend, replay); null: never.')),
+    queuedAgainBy: orNull(
+      text(
+        'Who queued it again: a user id (`usr_…`), a token id, `portal:<owner>` or `operator` (the CLI); null: never, or not known.',
+      ),
+    ),
+    attemptsBefore: whole(
+      'Attempts made before its current series (0: never queued again); the attempts numbered above it are the current series.',
+      { minimum: 0 },
+    ),
     createdAt: time(),
     updatedAt: time(),
     completedAt: orNull(time()),
@@ -224,6 +242,9 @@ export function publicDelivery(delivery: DeliverySummary) {
     waitingSince: delivery.waitingSince,
     lastStatus: delivery.lastStatus,
     lastError: delivery.lastError,
+    queuedAgainAt: delivery.queuedAgainAt,
+    queuedAgainBy: delivery.queuedAgainBy,
+    attemptsBefore: delivery.attemptsBefore,
     createdAt: delivery.createdAt,
     updatedAt: delivery.updatedAt,
     completedAt: delivery.completedAt,
@@ -245,6 +266,9 @@ export function publicNewDelivery(delivery: Delivery) {
     waitingSince: null,
     lastStatus: null,
     lastError: null,
+    queuedAgainAt: null,
+    queuedAgainBy: null,
+    attemptsBefore: 0,
     createdAt: delivery.createdAt,
     updatedAt: delivery.createdAt,
     completedAt: null,

@@ -10,8 +10,13 @@
 //
 // It keeps a page whose records are still changing (a delivery on its way) up to date: the page
 // carries a fingerprint of its data in `data-live`; this asks for the page's page object (the
-// X-App-Page header) every second and reloads the page once the data's fingerprint differs (FNV-1a
-// of its JSON text, as api/console/pages/view-helpers.ts computes it).
+// X-App-Page header) and reloads the page once the data's fingerprint differs (FNV-1a of its JSON
+// text, as api/console/pages/view-helpers.ts computes it). It asks every second for the first
+// minute, then less and less often, at most once a minute from about four minutes on, for as
+// long as the page is open: a delivery waiting hours for its next attempt is still shown when it
+// moves, and a tab left open costs one small request a minute. It stops only when an answer says
+// waiting will not help (a 4xx: the session ended, the record is gone or out of reach); the
+// page's sentence then says since when it shows no longer the latest, and to reload.
 //
 // It makes a field's suggestions complete the entry being typed in a comma-separated list (an
 // input marked `data-suggest-each`, such as the events field of the endpoint forms): a browser
@@ -68,24 +73,37 @@
     }
     return hash.toString(16).padStart(8, '0');
   };
-  let polls = 0;
+  const FIRST_GAP = 1000;
+  const QUICK_FOR = 60_000;
+  const LONGEST_GAP = 60_000;
+  const started = Date.now();
+  let gap = FIRST_GAP;
+  const pad = (n) => String(n).padStart(2, '0');
+  const stop = () => {
+    const now = new Date();
+    live.textContent = `Stopped updating at ${pad(now.getUTCHours())}:${pad(now.getUTCMinutes())} UTC: reload the page to see the latest.`;
+  };
   async function poll() {
-    polls += 1;
     try {
       const answer = await fetch(window.location.href, {
         headers: { 'X-App-Page': 'true', Accept: 'application/json' },
         credentials: 'same-origin',
       });
+      if (answer.status >= 400 && answer.status < 500) {
+        stop();
+        return;
+      }
       if (answer.ok && fingerprint((await answer.json()).data) !== shown) {
         window.location.reload();
         return;
       }
     } catch {
-      // offline for a moment: try again at the next tick
+      // offline for a moment, or an answer that is no page object: try again at the next tick
     }
-    if (polls < 600) window.setTimeout(poll, 1000);
+    if (Date.now() - started >= QUICK_FOR) gap = Math.min(LONGEST_GAP, Math.ceil(gap * 1.5));
+    window.setTimeout(poll, gap);
   }
-  window.setTimeout(poll, 1000);
+  window.setTimeout(poll, gap);
 })();
 (() => {
   for (const input of Array.from(document.querySelectorAll('input[list][data-suggest-each]'))) {

@@ -72,3 +72,11 @@ export interface DeliveryJobPayload {
  */
 export const requeuePayload = (sql: Queryable, alias: string) =>
   sql`json_strip_nulls(json_build_object('deliveryId', ${sql(alias)}.id, 'endpointId', ${sql(alias)}.endpoint_id, 'event', ${sql(alias)}.event_type, 'priorAttempts', ${sql(alias)}.attempts, 'traceparent', ${sql(alias)}.traceparent))`;
+
+/**
+ * The assignments of an update of `app_webhook_deliveries` that queues deliveries again by hand
+ * (retry, resend, replay): when, by whom and after how many attempts (migrations/040), read by
+ * record.ts `inCurrentSeries`. In an update's `set`, where `attempts` is the row's before it.
+ */
+export const queuedAgain = (sql: Queryable, actor: { id: string }) =>
+  sql`queued_again_at = now(), queued_again_by = ${actor.id}::text, attempts_before = attempts`;

@@ -37,10 +37,20 @@ export interface DeliverySummary {
    * endpoint held to `webhooks.endpointConcurrency`, or its turn in a FIFO line), else null.
    */
   waitingSince: Date | null;
-  /** The receiver's status at the last attempt, when it answered. */
+  /** The receiver's status at the last attempt of its current series, when it answered. */
   lastStatus: number | null;
-  /** Why the last attempt failed, or why the delivery is dead. */
+  /**
+   * Why the last attempt of its current series failed, or why the delivery is dead; null while a
+   * delivery queued again has made no attempt since (the earlier series' errors stay on their
+   * attempts). See {@link inCurrentSeries}.
+   */
   lastError: string | null;
+  /** When it was last queued again by hand (retry, resend, a replay of dead deliveries); null: never. */
+  queuedAgainAt: Date | null;
+  /** Who queued it again: the actor's id (`usr_…`, `tok_…`, `portal:<owner>`, `operator`); null: never, or not known. */
+  queuedAgainBy: string | null;
+  /** Attempts made before its current series (0: it was never queued again); the later ones are the current series'. */
+  attemptsBefore: number;
   createdAt: Date;
   updatedAt: Date;
   completedAt: Date | null;
@@ -85,6 +95,9 @@ export interface DeliveryRow {
   parked_at: Date | null;
   last_status: number | null;
   last_error: string | null;
+  queued_again_at: Date | null;
+  queued_again_by: string | null;
+  attempts_before: number | null;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
@@ -92,7 +105,18 @@ export interface DeliveryRow {
 
 /** The columns of a summary, for alias `d`. */
 export const SUMMARY_COLUMNS =
-  'd.id, d.status, d.queue, d.endpoint_id, d.event_id, d.event_type, d.owner, d.attempts, d.next_attempt_at, d.parked_at, d.last_status, d.last_error, d.created_at, d.updated_at, d.completed_at';
+  'd.id, d.status, d.queue, d.endpoint_id, d.event_id, d.event_type, d.owner, d.attempts, d.next_attempt_at, d.parked_at, d.last_status, d.last_error, d.queued_again_at, d.queued_again_by, d.attempts_before, d.created_at, d.updated_at, d.completed_at';
+
+/**
+ * Whether the row's last status and error belong to its current series of attempts, the one rule
+ * every face shows them by: a delivery queued again (retry, resend, replay) keeps the error its
+ * previous series ended with on the row until its next attempt writes its own, and that error is
+ * history, not its state. They are the current series' once it has made an attempt (`attempts`
+ * past `attempts_before`), or once it is done or dead again (made dead without an attempt, its
+ * endpoint disabled meanwhile: the error says why).
+ */
+export const inCurrentSeries = (row: Pick<DeliveryRow, 'status' | 'attempts' | 'attempts_before'>): boolean =>
+  row.attempts_before === null || row.status === 'done' || row.status === 'dead' || row.attempts > row.attempts_before;
 
 /** The summary of a delivery row. */
 export const summary = (row: DeliveryRow): DeliverySummary => ({
@@ -106,8 +130,11 @@ export const summary = (row: DeliveryRow): DeliverySummary => ({
   attempts: row.attempts,
   nextAttemptAt: row.next_attempt_at,
   waitingSince: row.status === 'pending' ? row.parked_at : null,
-  lastStatus: row.last_status,
-  lastError: row.last_error,
+  lastStatus: inCurrentSeries(row) ? row.last_status : null,
+  lastError: inCurrentSeries(row) ? row.last_error : null,
+  queuedAgainAt: row.queued_again_at,
+  queuedAgainBy: row.queued_again_by,
+  attemptsBefore: row.attempts_before ?? 0,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   completedAt: row.completed_at,

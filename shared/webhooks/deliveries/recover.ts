@@ -5,7 +5,7 @@ import { authorize, type Actor } from '../../access/actor.ts';
 import { parseTime, timeRangeInvalid } from '../time-range.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { transaction } from '../../db/transaction.ts';
-import { deliveryJobSpec, requeuePayload } from './job.ts';
+import { deliveryJobSpec, queuedAgain, requeuePayload } from './job.ts';
 import { replayable } from './replayable.ts';
 
 /** Most deliveries one bulk replay queues again; the answer says when more remain. */
@@ -68,7 +68,8 @@ export async function recoverDeliveries(
        for update skip locked
     ), queued as (
       update app_webhook_deliveries w
-         set status = 'pending', next_attempt_at = now(), completed_at = null, updated_at = now()
+         set status = 'pending', next_attempt_at = now(), completed_at = null, updated_at = now(),
+             ${queuedAgain(tx, actor)}
         from picked where w.id = picked.id and w.status = 'dead'
       returning w.id, w.endpoint_id, w.event_type, w.attempts, w.created_at, w.traceparent
     ), jobs as (

@@ -1,10 +1,9 @@
 /** Sending one delivery again: retry (dead ones: out of the dead letters, sent again) and resend (done or dead). */
 import { conflict } from '../../errors/app-error.ts';
-import type { TenantScope } from '../../access/tenant-scope.ts';
 import { authorize, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 import { transaction } from '../../db/transaction.ts';
-import { deliveryJobSpec, requeuePayload } from './job.ts';
+import { deliveryJobSpec, queuedAgain, requeuePayload } from './job.ts';
 import { SUMMARY_COLUMNS, summary, type DeliveryRow, type DeliverySummary } from './record.ts';
 import { deliveryInScope } from './show.ts';
 
@@ -13,18 +12,20 @@ type RequeueDeps = Pick<WebhookDeps, 'sql' | 'config' | 'log'>;
 /**
  * Queues delivery `id` again when its status is one of `from`: it becomes pending with a new job
  * (same delivery id, so the same `webhook-id` and body) and a new series of
- * `webhooks.maxAttempts` attempts under the same backoff; its earlier attempts stay on record.
+ * `webhooks.maxAttempts` attempts under the same backoff; its earlier attempts stay on record, and
+ * the row says when, by whom (`actor`) and after how many attempts it was queued again (record.ts
+ * `inCurrentSeries`: the error the earlier series ended with is no longer its last error).
  * Refuses with 409 `refusal` in another status, 409 `APP_WEBHOOK_ENDPOINT_DISABLED` when the
  * endpoint is disabled (the worker would not send it), 404 `APP_WEBHOOK_DELIVERY_NOT_FOUND`.
  */
 async function requeue(
   deps: RequeueDeps,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
   rule: { from: readonly ('done' | 'dead')[]; refusal: string; what: (status: string) => string },
 ): Promise<DeliverySummary> {
   const { sql } = deps;
-  const current = await deliveryInScope(deps, scope, id);
+  const current = await deliveryInScope(deps, actor.scope, id);
   if (!(rule.from as readonly string[]).includes(current.status)) {
     throw conflict(`webhook delivery ${id} is ${current.status}, ${rule.what(current.status)}`, {
       code: rule.refusal,
@@ -46,7 +47,8 @@ async function requeue(
     (tx) => tx<DeliveryRow[]>`
     with d as (
       update app_webhook_deliveries
-         set status = 'pending', next_attempt_at = now(), completed_at = null, updated_at = now()
+         set status = 'pending', next_attempt_at = now(), completed_at = null, updated_at = now(),
+             ${queuedAgain(tx, actor)}
        where id = ${id} and status = any(${rule.from as string[]}::text[])
       returning *
     ), j as (
@@ -79,7 +81,7 @@ async function requeue(
  */
 export function retryDelivery(deps: RequeueDeps, actor: Actor, id: string): Promise<DeliverySummary> {
   authorize(actor, 'deliveries.retry');
-  return requeue(deps, actor.scope, id, {
+  return requeue(deps, actor, id, {
     from: ['dead'],
     refusal: 'APP_WEBHOOK_DELIVERY_NOT_DEAD',
     // the refusal says what to do instead: a delivered one is sent again by a resend; one still on
@@ -98,7 +100,7 @@ export function retryDelivery(deps: RequeueDeps, actor: Actor, id: string): Prom
  */
 export function resendDelivery(deps: RequeueDeps, actor: Actor, id: string): Promise<DeliverySummary> {
   authorize(actor, 'deliveries.resend');
-  return requeue(deps, actor.scope, id, {
+  return requeue(deps, actor, id, {
     from: ['done', 'dead'],
     refusal: 'APP_WEBHOOK_DELIVERY_IN_FLIGHT',
     what: () => 'still on its way: resend it once it is done or dead',

@@ -48,7 +48,7 @@ describe('CSRF: cookie-authenticated writes need a token and must come from this
     const csrfToken = await browser.signIn(user.email);
     const logout = await browser.request('POST', '/logout', { form: { _csrf: csrfToken } });
     assert.equal(logout.status, 303);
-    assert.equal(logout.headers.get('location'), '/login');
+    assert.equal(logout.headers.get('location'), '/login?signed-out=1');
     const again = new Browser(app.base);
     const token = await again.signIn(user.email);
     const query = {
