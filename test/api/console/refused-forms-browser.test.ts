@@ -58,9 +58,11 @@ describe('a refused console form in Chromium', { skip }, () => {
     await page.getByLabel('URL').fill('http://127.0.0.1:9/typed');
     await page.getByLabel('Events').fill('order.created');
     await page.getByLabel('Owner').fill('acme');
-    // signed in again in another tab: the form's token is the ended session's
+    // signed out and in again in another tab: the form's token is the ended session's
     const other = await context.newPage();
-    await other.goto(`${app.base}/login`);
+    await other.goto(`${app.base}/`);
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    await other.waitForURL(`${app.base}/login?signed-out=1`);
     await other.getByLabel('Email').fill(email);
     await other.getByLabel('Password').fill(PASSWORD);
     await other.getByRole('button', { name: 'Sign in' }).click();
