@@ -15,7 +15,9 @@
  *   and `0x10` as 16, `1e3` as 1000, ` 12` as 12 and `1_000` as 1000, a value the user never
  *   wrote. A blank one (`--port "$PORT"` with the variable unset) is none either: yargs reads it
  *   as 0, which `listen` takes for "any free port" and a range check would report as a 0 never
- *   written. The range is the command's to check (`--limit 0`).
+ *   written. Nor is one past the safe integers (`--port 9007199254740993`): read as a number it
+ *   is another (…992, or `1e+25`), which the command's range check would report. The range is
+ *   the command's to check (`--limit 0`).
  * - A value is one of the option's choices, said in one line (`--signing rsa: must be one of
  *   hmac-sha256, ed25519`; yargs says it in two).
  * - A boolean takes no value but `=true` or `=false`: yargs reads `--dry-run=1` or `--dry-run=yes`
@@ -117,6 +119,8 @@ export function commandLineRules(found: Pick<Declared, 'options'>): CommandLineR
         for (const value of values) {
           if (declaration.type === 'number' && !DECIMAL_INTEGER.test(value))
             return `--${name} ${shown(value)}: must be a whole number in decimal digits`;
+          if (declaration.type === 'number' && !Number.isSafeInteger(Number(value)))
+            return `--${name} ${value}: must be a whole number from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`;
           if (declaration.choices && !declaration.choices.map(String).includes(value))
             return `--${name} ${shown(value)}: must be one of ${declaration.choices.map(String).join(', ')}`;
         }

@@ -83,7 +83,8 @@ process unless \`publicUrl\` is set. The CLI acts as an admin of every tenant.
   \`--no-x\` unless its command lists one (\`--no-filter\`, \`--no-schema\`), and is given its value:
   \`--no-events\`, or \`--owner\` with nothing after it, is a usage error, as is a number that is
   not a whole number in decimal digits (\`--limit 0x10\`, \`1e3\`, \`' 12'\`, \`2.5\`; a blank one
-  included: \`--port ''\` is no port 0), a value not one of the option's choices, an option of one
+  included: \`--port ''\` is no port 0; one past 9007199254740991 either way, which would be read
+  as another), a value not one of the option's choices, an option of one
   value given twice, a boolean given a value other than \`=true\` or \`=false\` (\`--dry-run=1\`), and
   a required argument given blank (\`app jobs:show ""\`: \`<id> is empty: give the delivery id …\`).
 

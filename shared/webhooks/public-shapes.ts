@@ -156,7 +156,7 @@ export const PUBLIC_SHAPES: Readonly<Record<ShapeName, Readonly<Record<string, P
     queuedAgainAt: orNull(time('When it was last queued again by hand (retry, resend, replay); null: never.')),
     queuedAgainBy: orNull(
       text(
-        'Who queued it again: a user id (`usr_…`), a token id, `portal:<owner>` or `operator` (the CLI); null: never, or not known.',
+        'Who queued it again: a user id (`usr_…`), a token id, `portal:<owner>` or `operator` (the CLI); to a caller bound to one tenant, `other` for anyone but itself and its portal; null: never, or not known.',
       ),
     ),
     attemptsBefore: whole(

@@ -36,7 +36,7 @@
 import type { Config } from '../config/index.ts';
 import type { Sql } from '../db/connect.ts';
 import type { Logger } from '../log/logger.ts';
-import { whileNoOtherPrune } from './prune-lock.ts';
+import { type StillHeld, whileNoOtherPrune } from './prune-lock.ts';
 
 /** The graphile-worker task that prunes, and when it runs (every hour, on the hour). */
 export const PRUNE_TASK = 'app/prune';
@@ -534,15 +534,18 @@ type PruneOptions = {
 export async function prune(deps: PruneDeps, options: PruneOptions = {}): Promise<PruneResult> {
   // a dry run changes nothing: it needs no lock, and counts what a prune would find now
   if (options.dryRun) return pruneNow(deps, options);
-  const result = await whileNoOtherPrune(deps, () => pruneNow(deps, options));
+  const result = await whileNoOtherPrune(deps, (stillHeld) => pruneNow(deps, options, stillHeld));
   if (result !== undefined) return result;
   deps.log.info('another prune is running: this one removed nothing and leaves the work to it');
   const now = options.now ?? (await databaseClock(deps.sql));
   return { ...nothingPruned(cutoffsAt(deps.config, now), false), skipped: true };
 }
 
-/** {@link prune} once it is the only one running (or counting, with `dryRun`). */
-async function pruneNow(deps: PruneDeps, options: PruneOptions): Promise<PruneResult> {
+/**
+ * {@link prune} once it is the only one running (or counting, with `dryRun`); with `stillHeld`,
+ * it stops before a step once the prune lock is no longer its own (`remaining`).
+ */
+async function pruneNow(deps: PruneDeps, options: PruneOptions, stillHeld?: StillHeld): Promise<PruneResult> {
   const { sql, config, log } = deps;
   const began = performance.now();
   // the database's clock, which wrote every row's created_at: a worker whose clock runs ahead
@@ -566,9 +569,19 @@ async function pruneNow(deps: PruneDeps, options: PruneOptions): Promise<PruneRe
   if (options.dryRun)
     return { ...nothingPruned(cutoffs, true), ...(await countPrunable(sql, config, cutoffs, partitions, bounds, now)) };
   const result: PruneResult = { ...nothingPruned(cutoffs, false), remaining: dumping };
-  /** Whether another step may start: until one has done work, always; then within the budget. */
-  const mayStep = () => {
-    if (result.steps === 0 || performance.now() - began < budget) return true;
+  let lockLost = false;
+  /**
+   * Whether another step may start: while the prune lock is still its own (prune-lock.ts), and
+   * then until one has done work, always; then within the budget.
+   */
+  const mayStep = async () => {
+    if (!lockLost && stillHeld && !(await stillHeld())) {
+      lockLost = true;
+      log.warn(
+        'the prune lock was lost (its connection went): this prune stopped before its next step, and leaves the rest to the next prunes',
+      );
+    }
+    if (!lockLost && (result.steps === 0 || performance.now() - began < budget)) return true;
     result.remaining = true;
     return false;
   };
@@ -590,7 +603,7 @@ async function pruneNow(deps: PruneDeps, options: PruneOptions): Promise<PruneRe
   const plans = dumping ? [] : await plansOf(sql, config, ranges, now);
   result.timings.partitions += performance.now() - started;
   const rewrite = async (plan: Plan) => {
-    while (mayStep()) {
+    while (await mayStep()) {
       const started = performance.now();
       const step = await rewriteStep(
         sql,
@@ -618,7 +631,7 @@ async function pruneNow(deps: PruneDeps, options: PruneOptions): Promise<PruneRe
   for (const status of ['done', 'dead'] as const) {
     const cutoff = cutoffs[status];
     if (cutoff === null) continue;
-    while (mayStep()) {
+    while (await mayStep()) {
       started = performance.now();
       const [deliveries, attempts, events] = await deleteDeliveryBatch(sql, status, cutoff, bounds, batch);
       result.timings.rows += stepTime(started);
@@ -644,7 +657,7 @@ async function pruneNow(deps: PruneDeps, options: PruneOptions): Promise<PruneRe
   cleanups: for (const rewrite of underWay) {
     if (plans.some((plan) => plan.partition.deliveries === rewrite.deliveries)) continue;
     for (;;) {
-      if (!mayStep()) break cleanups;
+      if (!(await mayStep())) break cleanups;
       const from = performance.now();
       const step = await rewriteStep(sql, rewrite, null, false, { lo: null, hi: null }, 0, mayLong());
       stepTime(from);
@@ -663,7 +676,7 @@ async function pruneNow(deps: PruneDeps, options: PruneOptions): Promise<PruneRe
     if (turn) await sql`insert into app_event_sweeps (lo, hi) values (${turn.lo}, ${turn.hi}) on conflict do nothing`;
     sweeps: for (const sweep of await sweepsQueued(sql)) {
       for (;;) {
-        if (!mayStep()) break sweeps;
+        if (!(await mayStep())) break sweeps;
         const from = performance.now();
         const [events, after] = await sweepStep(sql, cutoffs.events, sweep, options.sweepEvents ?? SWEEP_EVENTS);
         stepTime(from);

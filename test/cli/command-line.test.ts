@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { blankArgument, commandLineRules } from '../../cli/command-line.ts';
 import { runAppInProcess } from '../helpers/cli.ts';
+
+/** The refusal of a number too large to be read exactly. */
+const TOO_LARGE = 'must be a whole number from -9007199254740991 to 9007199254740991';
 import { createTestDatabase } from '../helpers/database.ts';
 
 const db = await createTestDatabase();
@@ -195,6 +198,16 @@ describe("a number option's value is a whole number in decimal digits, a choice 
     assert.equal((await json<{ rateLimit: number | null }>(['webhooks:show', id])).rateLimit, null);
   });
 
+  it('a number past the safe integers is refused as written, never reported rounded (9007199254740992, 1e+25)', async () => {
+    await usageError(['listen', '--port', '9007199254740993'], `--port 9007199254740993: ${TOO_LARGE}`);
+    await usageError(['listen', '--port', `1${'0'.repeat(25)}`], `--port 1${'0'.repeat(25)}: ${TOO_LARGE}`);
+    await usageError(
+      ['webhooks:update', id, '--rate-limit', '-99999999999999999999'],
+      `--rate-limit -99999999999999999999: ${TOO_LARGE}`,
+    );
+    assert.equal((await json<{ rateLimit: number | null }>(['webhooks:show', id])).rateLimit, null);
+  });
+
   it("a blank number (an unset shell variable) is no number: listen --port '' is refused, never read as 0 (a free port)", async () => {
     await usageError(['events:list', '--limit', ' '], `--limit ' ': ${NOT_DECIMAL}`);
     await usageError(['webhooks:update', id, '--rate-limit='], `--rate-limit '': ${NOT_DECIMAL}`);
@@ -368,6 +381,8 @@ describe('the rules read the line as yargs does', () => {
       ['c', '--events', '--help'],
       ['c', '--rateLimit', '5'],
       ['c', '--limit', '016', '--rate-limit=-0'],
+      ['c', '--limit', '9007199254740991', '--rate-limit=-9007199254740991'],
+      ['c', '--limit', '0009007199254740991'],
       ['c', '--fifo=true', '--no-filter=false', '--header', 'A: b', '--header', 'C: d'],
     ])
       assert.equal(rules.problem(argv), undefined, argv.join(' '));
@@ -388,6 +403,8 @@ describe('the rules read the line as yargs does', () => {
       [['c', '--limit', '0x10'], '--limit 0x10: must be a whole number in decimal digits'],
       [['c', '--limit', '1e3'], '--limit 1e3: must be a whole number in decimal digits'],
       [['c', '--limit', '12 '], "--limit '12 ': must be a whole number in decimal digits"],
+      [['c', '--limit', '9007199254740993'], `--limit 9007199254740993: ${TOO_LARGE}`],
+      [['c', '--limit=-90071992547409930'], `--limit -90071992547409930: ${TOO_LARGE}`],
       [['c', '--fifo=yes'], '--fifo=yes: --fifo takes no value (--fifo turns it on, --no-fifo off)'],
       [['c', '-y', '--no-filter=1'], '--no-filter=1: --no-filter takes no value'],
       [['c', '--events', 'a', '--events', 'b'], '--events is given more than once: give it once'],

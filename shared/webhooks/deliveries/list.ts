@@ -15,6 +15,7 @@ import {
   DELIVERY_STATUSES,
   SUMMARY_COLUMNS,
   summary,
+  type DeliveryReader,
   type DeliveryRow,
   type DeliveryStatus,
   type DeliverySummary,
@@ -42,8 +43,8 @@ export type ListedDelivery = DeliverySummary & { endpointEnabled: boolean };
 
 type ListedRow = DeliveryRow & { endpoint_enabled: boolean };
 
-function toListed(row: ListedRow): ListedDelivery {
-  const listed = summary(row) as ListedDelivery;
+function toListed(row: ListedRow, reader: DeliveryReader): ListedDelivery {
+  const listed = summary(row, reader) as ListedDelivery;
   listed.endpointEnabled = row.endpoint_enabled;
   return listed;
 }
@@ -186,5 +187,5 @@ export async function listDeliveries(
     estimateKey,
     genericPlan,
   });
-  return { records: rows.map(toListed), total: total.total, totalEstimated: total.estimated };
+  return { records: rows.map((row) => toListed(row, actor)), total: total.total, totalEstimated: total.estimated };
 }

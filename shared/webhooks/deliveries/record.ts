@@ -6,6 +6,7 @@
 import { notFound } from '../../errors/app-error.ts';
 import type { DeliveryStatus } from '../events/enqueue.ts';
 import { clip, describeValue } from '../../errors/describe-value.ts';
+import type { TenantScope } from '../../access/tenant-scope.ts';
 
 export type { DeliveryStatus };
 
@@ -47,7 +48,11 @@ export interface DeliverySummary {
   lastError: string | null;
   /** When it was last queued again by hand (retry, resend, a replay of dead deliveries); null: never. */
   queuedAgainAt: Date | null;
-  /** Who queued it again: the actor's id (`usr_…`, `tok_…`, `portal:<owner>`, `operator`); null: never, or not known. */
+  /**
+   * Who queued it again: the actor's id (`usr_…`, `tok_…`, `portal:<owner>`, `operator`), as its
+   * reader may see it ({@link queuedAgainByAsRead}: `other` for someone else to a caller bound to
+   * one tenant); null: never, or not known.
+   */
   queuedAgainBy: string | null;
   /** Attempts made before its current series (0: it was never queued again); the later ones are the current series'. */
   attemptsBefore: number;
@@ -118,8 +123,30 @@ export const SUMMARY_COLUMNS =
 export const inCurrentSeries = (row: Pick<DeliveryRow, 'status' | 'attempts' | 'attempts_before'>): boolean =>
   row.attempts_before === null || row.status === 'done' || row.status === 'dead' || row.attempts > row.attempts_before;
 
-/** The summary of a delivery row. */
-export const summary = (row: DeliveryRow): DeliverySummary => ({
+/** Who reads a delivery: the actor's id and tenant scope (shared/access/actor.ts `Actor`). */
+export interface DeliveryReader {
+  readonly id: string;
+  readonly scope: TenantScope;
+}
+
+/** Who queued a delivery again, to a caller bound to one tenant, when it was neither that caller nor its tenant's portal. */
+export const SOMEONE_ELSE = 'other';
+
+/**
+ * Who queued a delivery again as `reader` may see it, the one rule every face shows it by. A
+ * caller reaching every tenant (an admin, the CLI) sees the id as recorded. A caller bound to one
+ * tenant sees its own id, and its tenant's portal (`portal:<owner>`, the id every portal session
+ * of the tenant shares); anyone else is {@link SOMEONE_ELSE}: an operator's user or token ids,
+ * and the tokens of its own tenant, are not its to know (it lists only its own tokens, and no
+ * users).
+ */
+export function queuedAgainByAsRead(recorded: string | null, reader: DeliveryReader): string | null {
+  if (recorded === null || reader.scope.kind === 'all') return recorded;
+  return recorded === reader.id || recorded === `portal:${reader.scope.owner}` ? recorded : SOMEONE_ELSE;
+}
+
+/** The summary of a delivery row, as `reader` may see it. */
+export const summary = (row: DeliveryRow, reader: DeliveryReader): DeliverySummary => ({
   id: row.id,
   status: row.status,
   queue: row.queue,
@@ -133,7 +160,7 @@ export const summary = (row: DeliveryRow): DeliverySummary => ({
   lastStatus: inCurrentSeries(row) ? row.last_status : null,
   lastError: inCurrentSeries(row) ? row.last_error : null,
   queuedAgainAt: row.queued_again_at,
-  queuedAgainBy: row.queued_again_by,
+  queuedAgainBy: queuedAgainByAsRead(row.queued_again_by, reader),
   attemptsBefore: row.attempts_before ?? 0,
   createdAt: row.created_at,
   updatedAt: row.updated_at,

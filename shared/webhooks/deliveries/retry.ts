@@ -25,7 +25,7 @@ async function requeue(
   rule: { from: readonly ('done' | 'dead')[]; refusal: string; what: (status: string) => string },
 ): Promise<DeliverySummary> {
   const { sql } = deps;
-  const current = await deliveryInScope(deps, actor.scope, id);
+  const current = await deliveryInScope(deps, actor, id);
   if (!(rule.from as readonly string[]).includes(current.status)) {
     throw conflict(`webhook delivery ${id} is ${current.status}, ${rule.what(current.status)}`, {
       code: rule.refusal,
@@ -70,7 +70,7 @@ async function requeue(
     });
   }
   deps.log.info({ delivery: id, priorAttempts: current.attempts, was: current.status }, 'delivery queued again');
-  return summary(rows[0]);
+  return summary(rows[0], actor);
 }
 
 /**

@@ -2,7 +2,7 @@
 import { isIdText } from '../ids.ts';
 import { endpointStoreOf } from '../endpoints/store.ts';
 import { maskUrl } from '../destinations/credentials.ts';
-import { inScope, type TenantScope } from '../../access/tenant-scope.ts';
+import { inScope } from '../../access/tenant-scope.ts';
 import { readScope, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 import {
@@ -11,6 +11,7 @@ import {
   summary,
   type AttemptDetails,
   type DeliveryDetails,
+  type DeliveryReader,
   type DeliveryRow,
 } from './record.ts';
 import { transaction } from '../../db/transaction.ts';
@@ -27,21 +28,23 @@ export async function showDelivery(
   actor: Actor,
   id: string,
 ): Promise<DeliveryDetails> {
-  return deliveryInScope(deps, readScope(actor, 'webhooks.read'), id);
+  readScope(actor, 'webhooks.read');
+  return deliveryInScope(deps, actor, id);
 }
 
 /**
- * Delivery `id` with its endpoint and every attempt, for the core's own operations once they have
- * authorized their actor. It is in a member's scope when its event is the member's owner's and
+ * Delivery `id` with its endpoint and every attempt, as `reader` may see it, for the core's own
+ * operations once they have authorized their actor. It is in a member's scope when its event is the member's owner's and
  * its endpoint still belongs to that owner; anything else is a 404
  * `APP_WEBHOOK_DELIVERY_NOT_FOUND`, like a delivery that does not exist.
  */
 export async function deliveryInScope(
   deps: Pick<WebhookDeps, 'sql' | 'config' | 'endpoints'>,
-  scope: TenantScope,
+  reader: DeliveryReader,
   id: string,
 ): Promise<DeliveryDetails> {
   const { sql } = deps;
+  const { scope } = reader;
   if (!isIdText(id)) throw deliveryNotFound(id);
   // One snapshot for both reads: an outcome recorded between them would otherwise show a
   // finished delivery without its last attempt.
@@ -74,7 +77,7 @@ export async function deliveryInScope(
   const endpoint = await endpointStoreOf(deps).get(row.endpoint_id);
   if (endpoint === null) throw deliveryNotFound(id); // its endpoint is being removed, and the delivery with it
   return {
-    ...summary(row),
+    ...summary(row, reader),
     endpoint: {
       id: row.endpoint_id,
       url: maskUrl(endpoint.url),

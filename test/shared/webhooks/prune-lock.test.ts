@@ -2,7 +2,8 @@
  * One prune at a time per database (shared/webhooks/prune-lock.ts): two prunes started together,
  * each on its own pool as two processes would be, both end without error and the rows go once.
  * The one that takes the lock is held at its first step (the weeks made ahead, whose lock this
- * test holds as a latch) while the other answers at once that another prune is running.
+ * test holds as a latch) while the other answers at once that another prune is running. A prune
+ * whose lock connection dies while it runs stops before its next step.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -10,7 +11,7 @@ import { connect } from '../../../shared/db/connect.ts';
 import { createLogger } from '../../../shared/log/logger.ts';
 import { PRUNE_LOCK } from '../../../shared/webhooks/prune-lock.ts';
 import { prune, type PruneResult } from '../../../shared/webhooks/retention.ts';
-import { createTestDatabase } from '../../helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { linesInto } from '../../helpers/logs.ts';
 import { eventually } from '../../helpers/poll.ts';
 import { endpoint, harness, send, type Harness } from '../../worker/helpers.ts';
@@ -33,27 +34,35 @@ async function seedDone(h: Harness, count: number, ageDays: number): Promise<str
 const keptLog = (h: Harness, name: string, lines: Record<string, unknown>[]) =>
   createLogger({ ...h.config, logLevel: 'info' }, { name, destination: linesInto(lines) });
 
+/**
+ * The latch: the lock of the weeks made ahead, the first step of every prune, held until
+ * `release`; `latch` settles once it is let go.
+ */
+async function holdFirstStep(db: TestDatabase): Promise<{ latch: Promise<unknown>; release: () => void }> {
+  let held!: () => void;
+  const latchHeld = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const latch = db.sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(hashtext('app_delivery_partitions_ensure'))`;
+    held();
+    await released;
+  });
+  await latchHeld;
+  return { latch, release };
+}
+
 describe('one prune at a time per database', () => {
   it('of two prunes started together, one prunes and the other answers at once, pruning nothing; both end without error', async () => {
     const db = await createTestDatabase();
     const h = harness(db);
     const ids = await seedDone(h, 3, 40);
 
-    // the latch: the lock of the weeks made ahead, the first step of every prune
-    let held!: () => void;
-    const latchHeld = new Promise<void>((resolve) => {
-      held = resolve;
-    });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const latch = db.sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(hashtext('app_delivery_partitions_ensure'))`;
-      held();
-      await released;
-    });
-    await latchHeld;
+    const { latch, release } = await holdFirstStep(db);
 
     const pools = ['prune-a', 'prune-b'].map((name) => connect(h.config, h.log, { max: 2, name }));
     const lines: Record<string, unknown>[][] = [[], []];
@@ -114,6 +123,52 @@ describe('one prune at a time per database', () => {
     } finally {
       await holder`select pg_advisory_unlock(${PRUNE_LOCK})`;
       holder.release();
+    }
+  });
+
+  it('a prune whose lock connection dies stops before its next step, and the prune that took the lock prunes alone', async () => {
+    const db = await createTestDatabase();
+    const h = harness(db);
+    const ids = await seedDone(h, 3, 40);
+    const { latch, release } = await holdFirstStep(db);
+    const pool = connect(h.config, h.log, { max: 2, name: 'prune-lost' });
+    const lines: Record<string, unknown>[] = [];
+    const other = await db.sql.reserve();
+    try {
+      const run = prune(
+        { config: h.config, sql: pool, log: keptLog(h, 'prune-lost', lines) },
+        { budgetMs: Infinity, batch: 1 },
+      );
+      const holders = async () =>
+        (
+          await db.sql<{ n: number }[]>`
+            select count(*)::int as n from pg_locks
+             where locktype = 'advisory' and granted and classid = 0 and objid = ${PRUNE_LOCK}::oid and objsubid = 1`
+        )[0].n;
+      await eventually(async () => (await holders()) === 1, 15_000, 'the prune to take its lock');
+      // its lock connection dies (a failover, a proxy's idle timeout, an operator's pg_terminate_backend)
+      await db.sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'app-prune-lock'`;
+      await eventually(async () => (await holders()) === 0, 15_000, 'the lock to go with its connection');
+      // another prune takes the lock meanwhile (here the test's own session, standing for it)
+      await other`select pg_advisory_lock(${PRUNE_LOCK})`;
+      release();
+      await latch;
+      const result = await run;
+      assert.equal(result.done, 0, 'no delivery removed once its lock was gone');
+      assert.equal(result.remaining, true, 'the work is left to the next prunes');
+      assert.ok(
+        lines.some((line) => /the prune lock was lost/.test(String(line.msg))),
+        JSON.stringify(lines.map((line) => line.msg)),
+      );
+      const [{ left }] = await db.sql<{ left: number }[]>`
+        select count(*)::int as left from app_webhook_deliveries where id = any(${ids})`;
+      assert.equal(left, ids.length);
+    } finally {
+      release();
+      await latch.catch(() => undefined);
+      await other`select pg_advisory_unlock_all()`.catch(() => undefined);
+      other.release();
+      await pool.end({ timeout: 5 });
     }
   });
 });

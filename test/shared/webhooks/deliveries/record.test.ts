@@ -7,8 +7,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OPERATOR } from '../../../../shared/access/actor.ts';
+import { ALL_TENANTS, tenantScope } from '../../../../shared/access/tenant-scope.ts';
 import { recoverDeliveries } from '../../../../shared/webhooks/deliveries/recover.ts';
-import { inCurrentSeries, summary, type DeliveryRow } from '../../../../shared/webhooks/deliveries/record.ts';
+import {
+  inCurrentSeries,
+  queuedAgainByAsRead,
+  SOMEONE_ELSE,
+  summary,
+  type DeliveryRow,
+} from '../../../../shared/webhooks/deliveries/record.ts';
 import { showDelivery } from '../../../../shared/webhooks/deliveries/show.ts';
 import { markUnsent } from '../../../../shared/webhooks/deliveries/store.ts';
 import { createTestDatabase } from '../../../helpers/database.ts';
@@ -49,9 +56,9 @@ describe("a delivery's last error is its current series'", () => {
         updated_at: new Date(),
         completed_at: null,
       };
-      assert.equal(summary(row).lastError, current ? row.last_error : null);
-      assert.equal(summary(row).lastStatus, current ? 500 : null);
-      assert.equal(summary(row).attemptsBefore, before ?? 0);
+      assert.equal(summary(row, OPERATOR).lastError, current ? row.last_error : null);
+      assert.equal(summary(row, OPERATOR).lastStatus, current ? 500 : null);
+      assert.equal(summary(row, OPERATOR).attemptsBefore, before ?? 0);
     });
 
   it('a replay of dead deliveries says when, by whom and after how many attempts; the reason it died is not its state', async () => {
@@ -70,4 +77,26 @@ describe("a delivery's last error is its current series'", () => {
     assert.equal(shown.attemptsBefore, 0);
     assert.ok(shown.queuedAgainAt instanceof Date);
   });
+});
+
+/** [recorded queuer, reader id, reader's tenant (null: every tenant), what the reader is shown] */
+const QUEUERS: [string | null, string, string | null, string | null][] = [
+  ['usr_admin', 'usr_other_admin', null, 'usr_admin'],
+  ['operator', 'tok_admin', null, 'operator'],
+  ['usr_admin', 'portal:acme', 'acme', SOMEONE_ELSE],
+  ['operator', 'usr_member', 'acme', SOMEONE_ELSE],
+  ['tok_member', 'portal:acme', 'acme', SOMEONE_ELSE],
+  ['tok_member', 'tok_member', 'acme', 'tok_member'],
+  ['usr_member', 'usr_member', 'acme', 'usr_member'],
+  ['portal:acme', 'usr_member', 'acme', 'portal:acme'],
+  ['portal:acme', 'portal:acme', 'acme', 'portal:acme'],
+  [null, 'portal:acme', 'acme', null],
+];
+
+describe('who queued a delivery again, as its reader may see it', () => {
+  for (const [recorded, id, owner, shown] of QUEUERS)
+    it(`${recorded} read by ${id}${owner === null ? ' (every tenant)' : ` (tenant ${owner})`}: ${shown}`, () => {
+      const reader = { id, scope: owner === null ? ALL_TENANTS : tenantScope(owner) };
+      assert.equal(queuedAgainByAsRead(recorded, reader), shown);
+    });
 });
