@@ -27,10 +27,17 @@ export const canonicalEmail = (text: string): string => text.trim().normalize('N
 export const emailKey = (text: string): string => canonicalEmail(text).toLowerCase();
 
 /**
+ * One address: one `@` with text on both sides, no spaces, none of the characters a mail header
+ * reads as structure (`,` `;` a list, `<` `>` an angle address, `"` `(` `)` `[` `]` `\` `:`
+ * quoting, comments and groups), so a mailer sent it cannot read it as several addresses or one
+ * other than shown; a domain with no empty label.
+ */
+const ADDRESS = /^[^\s@,;<>"()[\]\\:]+@[^\s@,;<>"()[\]\\:.]+(?:\.[^\s@,;<>"()[\]\\:.]+)*$/;
+
+/**
  * An email address in its canonical spelling ({@link canonicalEmail}): at most 254 characters,
- * one `@` with text on both sides, no spaces, a domain with no empty label (`example.com.`, with
- * its trailing dot, names the host `example.com` does, so it would be a second account for one
- * mailbox).
+ * one address ({@link ADDRESS}), a domain with no empty label (`example.com.`, with its trailing
+ * dot, names the host `example.com` does, so it would be a second account for one mailbox).
  */
 export function checkEmail(value: unknown): string {
   if (typeof value !== 'string') throw invalidUserField('email', 'must be a string');
@@ -38,7 +45,7 @@ export function checkEmail(value: unknown): string {
   if (email.length === 0) throw invalidUserField('email', 'must not be empty');
   if (email.length > MAX_EMAIL_LENGTH)
     throw invalidUserField('email', `must be at most ${MAX_EMAIL_LENGTH} characters`);
-  if (hasControlCharacter(email) || !isStoredAsGiven(email) || !/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)*$/.test(email))
+  if (hasControlCharacter(email) || !isStoredAsGiven(email) || !ADDRESS.test(email))
     throw invalidUserField('email', 'must look like name@example.com');
   return email;
 }

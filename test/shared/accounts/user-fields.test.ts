@@ -22,6 +22,22 @@ describe('user fields', () => {
     assert.equal(checkEmail('rene\u0301@example.com'), 'ren\u00e9@example.com');
   });
 
+  it('an email holding what a mail header reads as structure (a list, an angle address, quoting, a group) is refused', () => {
+    for (const email of [
+      'x,y@evil.example',
+      'x@example.com,y@evil.example',
+      'x;y@example.com',
+      'Ada <ada@evil.example>@example.com',
+      '"a"@example.com',
+      'a(comment)@example.com',
+      'a@[127.0.0.1]',
+      'a\\b@example.com',
+      'group:a@example.com',
+    ])
+      assert.throws(() => checkEmail(email), refusedWith('APP_USER_FIELD_INVALID', 'email'), email);
+    assert.equal(checkEmail("o'brien+hooks@example.co.uk"), "o'brien+hooks@example.co.uk");
+  });
+
   it('an email whose domain has an empty label (a trailing dot: the same host) is refused', () => {
     for (const email of ['ada@example.com.', 'ada@example..com', 'ada@.example.com', 'ada@\uff0eexample.com'])
       assert.throws(() => checkEmail(email), refusedWith('APP_USER_FIELD_INVALID', 'email'), email);
