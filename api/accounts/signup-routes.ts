@@ -5,14 +5,17 @@
  * | Path | GET | POST |
  * |---|---|---|
  * | `/register`, `/signup` | form | `{email, name?}` → `202`, one body for every email (the mail follows); without `auth.signupConfirm` `{email, password, name?}` → `201 {user, csrfToken}` + cookie |
- * | `/confirm-signup` | form (`?token=` kept in the link cookie: link-landing.ts) | `{token?, password}` → `201 {user, csrfToken}` + cookie; browsers 303 to `/` |
+ * | `/confirm-signup` | form (`?token=` kept in the link cookie: link-landing.ts) | `{token?, password, name?}` → `201 {user, csrfToken}` + cookie; browsers 303 to `/` |
+ *
+ * The name asked at `/register` only prefills the confirmation form's name field: the account gets
+ * the name posted to `/confirm-signup` by whoever holds the mailbox (signup-links.ts).
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { signUp } from '../../shared/accounts/account-flows.ts';
 import type { AccountDeps } from '../../shared/accounts/deps.ts';
 import { lifetimeText } from '../../shared/accounts/password-links.ts';
-import { checkSignUp, completeSignUp, requestSignUp, signupLinkEmail } from '../../shared/accounts/signup-links.ts';
+import { checkSignUp, completeSignUp, pendingSignUp, requestSignUp } from '../../shared/accounts/signup-links.ts';
 import type { User } from '../../shared/accounts/users.ts';
 import { ownOrigin } from '../http/own-origin.ts';
 import { linkCookie, setLinkCookie } from './cookies.ts';
@@ -82,11 +85,21 @@ export function signUpRoutes(
     });
   }
 
-  /** The confirmation page's data, as the set-password page's (link-landing.ts `linkPageData`). */
-  const confirmData = async (given: unknown, kept: string | undefined) => ({
-    ...(await linkPageData(given, kept, (token) => signupLinkEmail(accounts, token))),
-    minLength,
-  });
+  /**
+   * The confirmation page's data, as the set-password page's (link-landing.ts `linkPageData`), with
+   * `requestedName`, the name asked at sign-up while the link works (else null), and `name`, the
+   * name field's value: the requested name on the link's page, what was posted on a refused form.
+   */
+  const confirmData = async (given: unknown, kept: string | undefined, posted?: { name: unknown }) => {
+    const pending = await pendingSignUp(accounts, postedLinkToken(given, kept));
+    const requestedName = pending?.requestedName ?? null;
+    return {
+      ...(await linkPageData(given, kept, async () => pending?.email ?? null)),
+      requestedName,
+      name: posted === undefined ? requestedName : typeof posted.name === 'string' ? posted.name : null,
+      minLength,
+    };
+  };
 
   router.get(ACCOUNT_PATHS.confirmSignup, async (ctx) => {
     if (keepLinkToken(ctx, pages.cookies, ACCOUNT_PATHS.confirmSignup)) return;
@@ -99,9 +112,10 @@ export function signUpRoutes(
   router.post(ACCOUNT_PATHS.confirmSignup, async (ctx) => {
     const body = bodyOf(ctx);
     const kept = linkCookie(ctx, pages.cookies);
-    const form = { page: 'confirm-signup' as const, data: await confirmData(body.token, kept) };
+    const form = { page: 'confirm-signup' as const, data: await confirmData(body.token, kept, { name: body.name }) };
     await orShowForm(ctx, pages, form, async () => {
-      const user = await completeSignUp(accounts, postedLinkToken(body.token, kept), body.password);
+      const chosen = { password: body.password, name: body.name };
+      const user = await completeSignUp(accounts, postedLinkToken(body.token, kept), chosen);
       setLinkCookie(ctx, pages.cookies, ACCOUNT_PATHS.confirmSignup, null); // spent
       await signIn(ctx, user, 201);
     });

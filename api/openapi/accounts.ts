@@ -156,12 +156,12 @@ export function accountPaths(): Json {
     [ACCOUNT_PATHS.confirmSignup]: {
       get: linkPage(
         'confirm-signup',
-        "A sign-up link's token. A browser (HTML) is answered 303 to `/confirm-signup` without it, the token kept in the link cookie (`app_link`, path `/confirm-signup`, 30 minutes) for the form; a JSON client gets the page object, `data.token` echoing it and `data.email` the email the account is made for while the link works (null for an unknown, used or expired link).",
+        "A sign-up link's token. A browser (HTML) is answered 303 to `/confirm-signup` without it, the token kept in the link cookie (`app_link`, path `/confirm-signup`, 30 minutes) for the form; a JSON client gets the page object, `data.token` echoing it, `data.email` the email the account is made for and `data.requestedName` the name asked at sign-up (null when none was), both while the link works (null for an unknown, used or expired link); `data.name` is the name field's value, the requested name until a form is refused.",
       ),
       post: post(
         'confirm-signup',
-        "Make the account of a sign-up link's token (the `token` field, else the link cookie a browser's GET of the link set) with the password chosen here, and sign it in",
-        body({ token: string, password }, ['password']),
+        "Make the account of a sign-up link's token (the `token` field, else the link cookie a browser's GET of the link set) with the password and the name chosen here, and sign it in. The account gets the `name` posted here (absent or empty: no name), never the one asked at sign-up.",
+        body({ token: string, password, name: string }, ['password']),
         {
           201: json('Signed up and signed in; the session cookie is set.', ref('schemas', 'SignedIn')),
           409: ref('responses', 'Problem409'),

@@ -5,8 +5,10 @@
  * `auth.resetTtl` as a reset link is, whose page asks for the password and makes the account (a
  * `member` of a tenant of its own, as sign-up without confirmation does) and signs it in. An
  * email with an account is mailed a notice naming the sign-in and forgotten-password pages, and
- * nothing changes; a disabled user's is mailed nothing (it could do neither). The password is
- * chosen on the link's page, so nothing secret waits with a pending request; only the digest of
+ * nothing changes; a disabled user's is mailed nothing (it could do neither). The password and
+ * the account's name are chosen on the link's page, by whoever holds the mailbox: anyone may ask
+ * for a sign-up with any email, so what they asked (the name is kept only to prefill the page)
+ * decides nothing of the account. Nothing secret waits with a pending request; only the digest of
  * a link's token is stored (`app_signup_requests`).
  */
 import { unprocessable } from '../errors/app-error.ts';
@@ -20,7 +22,7 @@ import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import {
   deleteExpiredSignupRequests,
   insertSignupRequestWithin,
-  signupLinkRowEmail,
+  signupLinkRow,
   useSignupLinkRow,
 } from './signup-store.ts';
 import { checkEmail, checkName, emailKey } from './user-fields.ts';
@@ -126,7 +128,7 @@ const linkMail = (base: string, email: string, token: string, validFor: string) 
   subject: 'Confirm your sign-up',
   maskedHint:
     "(a link's token is masked in the log: set mail.url to send the mail, or make the account with `app users:create`; auth.signupConfirm: false signs up without a mail)",
-  text: `Someone asked to create an account with ${email} on ${base}.\n\nTo create it, open this link within ${validFor} and choose your password; it works once:\n\n${signupLinkUrl(base, token)}\n\nIf it was not you, ignore this mail: no account is made without the link.\n`,
+  text: `Someone asked to create an account with ${email} on ${base}.\n\nTo create it, open this link within ${validFor} and choose your password and the name the account shows; it works once:\n\n${signupLinkUrl(base, token)}\n\nIf it was not you, ignore this mail: no account is made without the link.\n`,
 });
 
 const takenMail = (base: string, email: string) => ({
@@ -140,34 +142,50 @@ const linkInvalid = () =>
     code: 'APP_SIGNUP_LINK_INVALID',
   });
 
-/**
- * The email a confirmation link would make an account for, while the link works (else null);
- * nothing is spent. The page the link opens shows it in its username field, so that a password
- * manager files the new password under it; the link's holder was mailed it.
- */
-export async function signupLinkEmail(deps: AccountDeps, token: unknown): Promise<string | null> {
-  if (!looksLikeSecret(token, SIGNUP_LINK_PREFIX)) return null;
-  return (await signupLinkRowEmail(deps.sql, secretDigest(token), clockOf(deps))) ?? null;
+/** A confirmation link's pending sign-up: the email its account is for and the name asked with it (null: none). */
+export interface PendingSignUp {
+  email: string;
+  requestedName: string | null;
 }
 
 /**
- * Makes the account of a confirmation link: checks the password, spends the link and makes the
- * user in one transaction, so a link makes one account even when two requests race, and a
- * refused password leaves the link working. Throws 403 `APP_SIGNUP_CLOSED` (sign-up turned off
- * since the link was mailed), 422 `APP_SIGNUP_LINK_INVALID` or `APP_PASSWORD_WEAK`, and 409
- * `APP_USER_EMAIL_TAKEN` when the email got an account meanwhile (the link stays unused; its
- * holder has the mailbox, which may know).
+ * The pending sign-up of a confirmation link, while the link works (else null); nothing is spent.
+ * The page the link opens shows the email in its username field, so that a password manager files
+ * the new password under it, and the requested name prefilled in its name field, marked as what
+ * was asked: only the link's holder sees either, and the holder was mailed the email.
  */
-export async function completeSignUp(deps: AccountDeps, token: unknown, password: unknown): Promise<User> {
+export async function pendingSignUp(deps: AccountDeps, token: unknown): Promise<PendingSignUp | null> {
+  if (!looksLikeSecret(token, SIGNUP_LINK_PREFIX)) return null;
+  const row = await signupLinkRow(deps.sql, secretDigest(token), clockOf(deps));
+  return row ? { email: row.email, requestedName: row.name } : null;
+}
+
+/**
+ * Makes the account of a confirmation link with the password and the name chosen by the link's
+ * holder (`name` absent or empty: no name; the name asked at sign-up is not used, since whoever
+ * asked need not hold the mailbox): checks both, spends the link and makes the user in one
+ * transaction, so a link makes one account even when two requests race, and a refused password
+ * or name leaves the link working. Throws 403 `APP_SIGNUP_CLOSED` (sign-up turned off since the
+ * link was mailed), 422 `APP_SIGNUP_LINK_INVALID`, `APP_PASSWORD_WEAK` or `APP_USER_FIELD_INVALID`
+ * (the name), and 409 `APP_USER_EMAIL_TAKEN` when the email got an account meanwhile (the link
+ * stays unused; its holder has the mailbox, which may know).
+ */
+export async function completeSignUp(
+  deps: AccountDeps,
+  token: unknown,
+  chosen: { password: unknown; name?: unknown },
+): Promise<User> {
   assertSignUpOpen(deps.config);
   if (!looksLikeSecret(token, SIGNUP_LINK_PREFIX)) throw linkInvalid();
+  const name = checkName(chosen.name);
+  const { password } = chosen;
   const at = clockOf(deps);
   const user = await transaction(deps.sql, async (tx) => {
     const pending = await useSignupLinkRow(tx, secretDigest(token), at);
     if (!pending) throw linkInvalid();
     checkNewPassword(password, { minLength: deps.config.auth.passwordMinLength, email: pending.email });
     const id = `usr_${ulid()}`;
-    const input = { email: pending.email, name: pending.name, password, role: 'member', owner: id };
+    const input = { email: pending.email, name, password, role: 'member', owner: id };
     return insertNewUser({ ...deps, sql: tx }, input, { id });
   });
   deps.log.info({ userId: user.id }, 'sign-up confirmed through its link');

@@ -33,24 +33,24 @@ export async function insertSignupRequestWithin(
   return true;
 }
 
-/** Spends the link: marks it used and answers its email and name, when it exists, is unused and has not expired at `at`. */
-export async function useSignupLinkRow(
+/** Spends the link: marks it used and answers its email, when it exists, is unused and has not expired at `at`. */
+export async function useSignupLinkRow(sql: Sql, digest: string, at: Date): Promise<{ email: string } | undefined> {
+  const rows = await sql<{ email: string }[]>`
+    update app_signup_requests set used_at = ${at}
+     where digest = ${digest} and used_at is null and expires_at > ${at}
+    returning email`;
+  return rows[0];
+}
+
+/** The email and the name asked of a link that exists, is unused and has not expired at `at` (it stays unused). */
+export async function signupLinkRow(
   sql: Sql,
   digest: string,
   at: Date,
 ): Promise<{ email: string; name: string | null } | undefined> {
   const rows = await sql<{ email: string; name: string | null }[]>`
-    update app_signup_requests set used_at = ${at}
-     where digest = ${digest} and used_at is null and expires_at > ${at}
-    returning email, name`;
+    select email, name from app_signup_requests where digest = ${digest} and used_at is null and expires_at > ${at}`;
   return rows[0];
-}
-
-/** The email of a link that exists, is unused and has not expired at `at` (it stays unused). */
-export async function signupLinkRowEmail(sql: Sql, digest: string, at: Date): Promise<string | undefined> {
-  const rows = await sql<{ email: string }[]>`
-    select email from app_signup_requests where digest = ${digest} and used_at is null and expires_at > ${at}`;
-  return rows[0]?.email;
 }
 
 /** Deletes requests that expired before `before` (used or not); how many. */

@@ -6,9 +6,9 @@ import { OPERATOR } from '../../../shared/access/actor.ts';
 import { setUserDisabled } from '../../../shared/accounts/users.ts';
 import {
   completeSignUp,
+  pendingSignUp,
   requestSignUp,
   SIGNUP_MAILS_PER_TTL,
-  signupLinkEmail,
 } from '../../../shared/accounts/signup-links.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
 
@@ -122,7 +122,7 @@ describe('sign-up confirmed by mail (auth.signupConfirm, on by default)', () => 
     assert.equal(weak.status, 422);
     assert.equal(await usersWith(email), 0, 'a refused password makes nothing and leaves the link working');
     const confirmed = await browser.request('POST', '/confirm-signup', {
-      form: { _csrf: formCsrf, password: NEW_PASSWORD },
+      form: { _csrf: formCsrf, password: NEW_PASSWORD, name: 'Ada' },
     });
     assert.equal(confirmed.status, 303, confirmed.text);
     assert.equal(confirmed.headers.get('location'), '/');
@@ -133,11 +133,12 @@ describe('sign-up confirmed by mail (auth.signupConfirm, on by default)', () => 
     assert.equal(me.body.user.owner, me.body.user.id, 'a tenant of its own');
     assert.equal(await usersWith(email), 1);
     const [{ name }] = await app.db.sql`select name from app_users where email = ${email}`;
-    assert.equal(name, 'Ada', 'with the name given at sign-up');
+    assert.equal(name, 'Ada', 'with the name posted on the link’s page');
     await new Browser(app.base).signIn(email, NEW_PASSWORD);
 
     const again = await new Browser(app.base).request('GET', `/confirm-signup?token=${token}`);
     assert.equal(again.body.data.email, null, 'a spent link names no account');
+    assert.equal(again.body.data.requestedName, null, 'nor the name asked');
     const other = new Browser(app.base);
     const otherCsrf = (await other.request('GET', '/confirm-signup')).body.csrfToken;
     const second = await other.request('POST', '/confirm-signup', {
@@ -149,12 +150,82 @@ describe('sign-up confirmed by mail (auth.signupConfirm, on by default)', () => 
     assert.equal(await usersWith(email), 1, 'no second account');
   });
 
+  it("the mailbox's holder chooses the name: the page prefills the name asked, in a labelled field marked as asked", async () => {
+    const email = freshEmail();
+    assert.equal((await askSignUp(email, { name: 'Operator <Support>' })).status, 202);
+    const { path } = linkOf(await mailbox.next());
+    const browser = new Browser(app.base);
+    await browser.request('GET', path, { html: true });
+    const page = await browser.request('GET', '/confirm-signup', { html: true });
+    assert.match(
+      page.text,
+      /<label>Name \(the sign-up asked for “Operator &lt;Support&gt;”: keep it, change it or clear it\) <input id="name" type="text" name="name" autocomplete="name" value="Operator &lt;Support&gt;"><\/label>/,
+      'the field is labelled, says the name was asked, and is prefilled with it (escaped)',
+    );
+    const formCsrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] as string;
+    const confirmed = await browser.request('POST', '/confirm-signup', {
+      form: { _csrf: formCsrf, password: NEW_PASSWORD, name: 'Grace' },
+    });
+    assert.equal(confirmed.status, 303, confirmed.text);
+    const [{ name }] = await app.db.sql`select name from app_users where email = ${email}`;
+    assert.equal(name, 'Grace', "the confirmer's name, not the requester's");
+  });
+
+  it('a JSON confirmation that omits the name makes an account without one; the page object shows the name asked', async () => {
+    const email = freshEmail();
+    assert.equal((await askSignUp(email, { name: 'Site Operator' })).status, 202);
+    const { token } = linkOf(await mailbox.next());
+    const browser = new Browser(app.base);
+    const page = await browser.request('GET', `/confirm-signup?token=${token}`);
+    assert.equal(page.body.data.email, email);
+    assert.equal(page.body.data.requestedName, 'Site Operator', 'the link’s holder is shown what was asked');
+    assert.equal(page.body.data.name, 'Site Operator', 'as the field’s value');
+    const confirmed = await browser.request('POST', '/confirm-signup', {
+      json: { token, password: NEW_PASSWORD },
+      headers: { 'x-csrf-token': page.body.csrfToken },
+    });
+    assert.equal(confirmed.status, 201, confirmed.text);
+    assert.equal(confirmed.body.user.email, email);
+    const [{ name }] = await app.db.sql`select name from app_users where email = ${email}`;
+    assert.equal(name, null, 'no name: the requester does not choose it');
+  });
+
+  it('an invalid name is 422 APP_USER_FIELD_INVALID, makes nothing and leaves the link usable', async () => {
+    const email = freshEmail();
+    assert.equal((await askSignUp(email)).status, 202);
+    const { path, token } = linkOf(await mailbox.next());
+    const browser = new Browser(app.base);
+    await browser.request('GET', path, { html: true });
+    const formCsrf = /name="_csrf" value="([^"]+)"/.exec(
+      (await browser.request('GET', '/confirm-signup', { html: true })).text,
+    )?.[1] as string;
+    const refused = await browser.request('POST', '/confirm-signup', {
+      form: { _csrf: formCsrf, password: NEW_PASSWORD, name: 'x'.repeat(1000) },
+    });
+    assert.equal(refused.status, 422);
+    assert.match(refused.text, /<input id="name" type="text" name="name" aria-invalid="true"/, 'the field is marked');
+    const json = await browser.request('POST', '/confirm-signup', {
+      json: { token, password: NEW_PASSWORD, name: 'bell\u0007' },
+      headers: { 'x-csrf-token': formCsrf },
+    });
+    assert.equal(json.status, 422, json.text);
+    assert.equal(json.body.code, 'APP_USER_FIELD_INVALID');
+    assert.equal(await usersWith(email), 0, 'nothing was made');
+    assert.equal((await pendingSignUp(app.accounts, token))?.email, email, 'the link still works');
+    const confirmed = await browser.request('POST', '/confirm-signup', {
+      form: { _csrf: formCsrf, password: NEW_PASSWORD, name: '  ' },
+    });
+    assert.equal(confirmed.status, 303, confirmed.text);
+    const [{ name }] = await app.db.sql`select name from app_users where email = ${email}`;
+    assert.equal(name, null, 'an empty name: none');
+  });
+
   it('two uses of one link at once make one account', async () => {
     const email = freshEmail();
     assert.equal(await askSignUp(email).then((answer) => answer.status), 202);
     const { token } = linkOf(await mailbox.next());
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 4 }, () => completeSignUp(app.accounts, token, NEW_PASSWORD)),
+      Array.from({ length: 4 }, () => completeSignUp(app.accounts, token, { password: NEW_PASSWORD })),
     );
     assert.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 1);
     for (const outcome of outcomes)
@@ -167,10 +238,10 @@ describe('sign-up confirmed by mail (auth.signupConfirm, on by default)', () => 
     await askSignUp(email);
     const { token } = linkOf(await mailbox.next());
     const later = { ...app.accounts, now: () => Date.now() + app.accounts.config.auth.resetTtl + 1 };
-    assert.equal(await signupLinkEmail(later, token), null);
-    await assert.rejects(completeSignUp(later, token, NEW_PASSWORD), { code: 'APP_SIGNUP_LINK_INVALID' });
+    assert.equal(await pendingSignUp(later, token), null);
+    await assert.rejects(completeSignUp(later, token, { password: NEW_PASSWORD }), { code: 'APP_SIGNUP_LINK_INVALID' });
     assert.equal(await usersWith(email), 0);
-    assert.equal(await signupLinkEmail(app.accounts, token), email, 'the same link works before it expires');
+    assert.equal((await pendingSignUp(app.accounts, token))?.email, email, 'the same link works before it expires');
   });
 
   it('a taken email is mailed a notice naming the sign-in and reset pages; no second account, no change', async () => {
