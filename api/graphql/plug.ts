@@ -55,7 +55,11 @@ export interface GraphqlMountDeps {
   sql: Sql;
   /** The webhook core's dependencies to share (endpoint cache included); default: made here, with their own cache. */
   webhooks?: WebhookDeps;
-  /** More contributions, after the models' and the service's own (scalars, webhooks). */
+  /**
+   * More contributions, after the models' and the service's own (scalars, webhooks). `models` are
+   * given to build their types from, unguarded: a resolver reads and writes through its context's
+   * `models` and `load`, which apply the tenant rules for the request's caller (guarded-models.ts).
+   */
   contributions?: (models: Models) => readonly Contribution[];
 }
 
