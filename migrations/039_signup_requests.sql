@@ -11,7 +11,8 @@ create table if not exists app_signup_requests (
   email       text not null,
   -- what tells accounts apart (user-fields.ts emailKey): the mails to one mailbox are counted by it
   email_key   text not null,
-  -- the display name given at sign-up, for the account the link makes
+  -- the name asked at sign-up: it only prefills the link page's name field; the account gets the
+  -- name posted on that page (signup-links.ts completeSignUp)
   name        text,
   -- SHA-256 of the link's token; null: a notice to an email that has an account
   digest      text unique,

@@ -17,7 +17,6 @@ import { ulid } from '../webhooks/ids.ts';
 import { assertSignUpOpen } from './account-flows.ts';
 import { clockOf, type AccountDeps } from './deps.ts';
 import { lifetimeText, mailedLinkBase } from './password-links.ts';
-import { checkNewPassword } from './passwords.ts';
 import { looksLikeSecret, newSecret, secretDigest } from './secrets.ts';
 import {
   deleteExpiredSignupRequests,
@@ -178,14 +177,13 @@ export async function completeSignUp(
   assertSignUpOpen(deps.config);
   if (!looksLikeSecret(token, SIGNUP_LINK_PREFIX)) throw linkInvalid();
   const name = checkName(chosen.name);
-  const { password } = chosen;
   const at = clockOf(deps);
   const user = await transaction(deps.sql, async (tx) => {
     const pending = await useSignupLinkRow(tx, secretDigest(token), at);
     if (!pending) throw linkInvalid();
-    checkNewPassword(password, { minLength: deps.config.auth.passwordMinLength, email: pending.email });
+    // insertNewUser checks the password against the link's email; a refusal undoes the spending
     const id = `usr_${ulid()}`;
-    const input = { email: pending.email, name, password, role: 'member', owner: id };
+    const input = { email: pending.email, name, password: chosen.password, role: 'member', owner: id };
     return insertNewUser({ ...deps, sql: tx }, input, { id });
   });
   deps.log.info({ userId: user.id }, 'sign-up confirmed through its link');

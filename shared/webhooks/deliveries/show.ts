@@ -3,7 +3,7 @@ import { isIdText } from '../ids.ts';
 import { endpointStoreOf } from '../endpoints/store.ts';
 import { maskUrl } from '../destinations/credentials.ts';
 import { inScope } from '../../access/tenant-scope.ts';
-import { readScope, type Actor } from '../../access/actor.ts';
+import { authorize, type Actor } from '../../access/actor.ts';
 import type { WebhookDeps } from '../deps.ts';
 import {
   SUMMARY_COLUMNS,
@@ -28,7 +28,7 @@ export async function showDelivery(
   actor: Actor,
   id: string,
 ): Promise<DeliveryDetails> {
-  readScope(actor, 'webhooks.read');
+  authorize(actor, 'webhooks.read');
   return deliveryInScope(deps, actor, id);
 }
 

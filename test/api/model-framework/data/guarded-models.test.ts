@@ -9,33 +9,21 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { Middleware } from 'koa';
 import type { GraphqlContext } from '../../../../api/graphql/context.ts';
 import { asSystem } from '../../../../api/model-framework/data/guarded-models.ts';
-import {
-  BOOLEAN,
-  defineModel,
-  ObjectId,
-  STRING,
-  type PolicyPrincipal,
-} from '../../../../api/model-framework/data/types.ts';
+import { defineModel, STRING } from '../../../../api/model-framework/data/types.ts';
 import { defineController } from '../../../../api/model-framework/routing/controller.ts';
 import { startApp, testDatabase, type TestApp } from '../../fixtures/app.ts';
+import {
+  as,
+  createTenantTables,
+  Folder,
+  isAdmin,
+  NOTE,
+  noteRow as storedNote,
+  ownerHeader,
+} from '../../fixtures/tenant-notes.ts';
 import { endpoint, harness } from '../../../worker/helpers.ts';
-
-const isAdmin = (principal: PolicyPrincipal | undefined) => principal?.roles.includes('admin') === true;
-const ownScope = (principal: PolicyPrincipal | undefined) =>
-  isAdmin(principal) ? undefined : { owner: principal?.owner ?? null };
-
-/** Folders: each tenant sees its own; admins every one. */
-const Folder = defineModel({
-  name: 'Folder',
-  table: 'fixture_folders',
-  schema: { name: { type: STRING, required: true }, owner: { type: STRING } },
-  policy: (principal, action, record) =>
-    !!principal && (action === 'index' || action === 'new' || isAdmin(principal) || record?.owner === principal.owner),
-  policyScope: ownScope,
-});
 
 /** Labels: a tenant's own, with a policy but no `policyScope`, so listings are filtered record by record. */
 const Label = defineModel({
@@ -65,24 +53,7 @@ const notes = (context: GraphqlContext) => context.models.get('Note')!;
 
 /** Notes of docs/models.md: a tenant's own, updated while unlocked; changes emitted to the owner. Mutations check nothing. */
 const Note = defineModel({
-  name: 'Note',
-  table: 'fixture_tenant_notes',
-  schema: {
-    title: { type: STRING, required: true },
-    owner: { type: STRING },
-    locked: { type: BOOLEAN, default: false },
-    folder: { type: ObjectId, ref: 'Folder', column: 'folder_id' },
-  },
-  policy: (principal, action, record) => {
-    if (!principal) return false;
-    if (action === 'index' || action === 'new') return true;
-    if (action === 'create') return isAdmin(principal) || record?.owner === principal.owner;
-    if (!isAdmin(principal) && record?.owner !== principal.owner) return false;
-    if (action === 'update' || action === 'edit') return record?.locked !== true;
-    return true;
-  },
-  policyScope: ownScope,
-  webhooks: { events: ['created', 'updated', 'deleted'] },
+  ...NOTE,
   graphql: {
     types: /* GraphQL */ `
       type Folder { name: String! owner: String }
@@ -162,21 +133,8 @@ const census = defineController({
   },
 });
 
-/** `X-Owner` adds the tenant to the fixture's stub principal. */
-const ownerHeader: Middleware = async (ctx, next) => {
-  const principal = ctx.state.principal;
-  if (principal) ctx.state.principal = { ...principal, owner: ctx.get('X-Owner') || null };
-  await next();
-};
-
 let app: TestApp;
 const ids: Record<string, string> = {};
-const as = (owner: string, who: 'member' | 'admin' = 'member') => ({
-  'X-Test-Principal': `${who}-1;${who}`,
-  'X-Owner': owner,
-  accept: 'application/json',
-  'content-type': 'application/json',
-});
 async function call(method: string, path: string, headers: Record<string, string>, body?: unknown) {
   const response = await fetch(`${app.api}${path}`, {
     method,
@@ -193,11 +151,7 @@ async function gql(query: string, headers: Record<string, string>) {
     errors?: { extensions?: { code?: string } }[];
   };
 }
-const noteRow = async (externalId: string) =>
-  (
-    await app.db.sql<{ title: string; owner: string | null; folder_id: string | null }[]>`
-    select title, owner, folder_id from fixture_tenant_notes where external_id = ${externalId}`
-  )[0];
+const noteRow = (externalId: string) => storedNote(app.db.sql, externalId);
 const noteCount = async () => (await app.db.sql`select 1 from fixture_tenant_notes`).length;
 const noteEvents = async () =>
   await app.db.sql<{ type: string; owner: string | null }[]>`
@@ -206,9 +160,8 @@ const Notes = () => app.web.api!.models.get('Note')!;
 
 before(async () => {
   const db = await testDatabase();
-  await db.sql`create table fixture_folders (id bigint generated always as identity primary key, external_id text not null unique, name text not null, owner text)`;
+  await createTenantTables(db.sql);
   await db.sql`create table fixture_labels (id bigint generated always as identity primary key, external_id text not null unique, name text not null, owner text)`;
-  await db.sql`create table fixture_tenant_notes (id bigint generated always as identity primary key, external_id text not null unique, title text not null, owner text, locked boolean not null default false, folder_id bigint references fixture_folders (id))`;
   app = await startApp({
     models: [Folder, Note, Label],
     routes: {
