@@ -25,7 +25,7 @@ import {
   useSignupLinkRow,
 } from './signup-store.ts';
 import { checkEmail, checkName, emailKey } from './user-fields.ts';
-import { insertNewUser, selectUserNamed, type User } from './users.ts';
+import { insertPreparedUser, prepareNewUser, selectUserNamed, type User } from './users.ts';
 
 export const SIGNUP_LINK_PREFIX = 'app_sup_';
 
@@ -178,13 +178,19 @@ export async function completeSignUp(
   if (!looksLikeSecret(token, SIGNUP_LINK_PREFIX)) throw linkInvalid();
   const name = checkName(chosen.name);
   const at = clockOf(deps);
+  const digest = secretDigest(token);
+  const link = await signupLinkRow(deps.sql, digest, at);
+  if (!link) throw linkInvalid();
+  // the password checked against the link's email and hashed before the transaction, which then
+  // holds its connection and the link's row only to spend the link and insert the user
+  const id = `usr_${ulid()}`;
+  const input = { email: link.email, name, password: chosen.password, role: 'member', owner: id };
+  const prepared = await prepareNewUser(deps, input, { id });
   const user = await transaction(deps.sql, async (tx) => {
-    const pending = await useSignupLinkRow(tx, secretDigest(token), at);
-    if (!pending) throw linkInvalid();
-    // insertNewUser checks the password against the link's email; a refusal undoes the spending
-    const id = `usr_${ulid()}`;
-    const input = { email: pending.email, name, password: chosen.password, role: 'member', owner: id };
-    return insertNewUser({ ...deps, sql: tx }, input, { id });
+    const pending = await useSignupLinkRow(tx, digest, at);
+    if (pending?.email !== link.email) throw linkInvalid();
+    // a taken email undoes the spending
+    return insertPreparedUser({ ...deps, sql: tx }, prepared);
   });
   deps.log.info({ userId: user.id }, 'sign-up confirmed through its link');
   return user;

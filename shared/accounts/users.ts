@@ -90,17 +90,26 @@ export function createUser(deps: AccountDeps, actor: Actor, input: CreateUserInp
   return insertNewUser(deps, input);
 }
 
+/** A user checked and its password hashed, ready to insert ({@link prepareNewUser}). */
+export interface PreparedUser {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  owner: string | null;
+  passwordHash: string | null;
+}
+
 /**
- * Makes a user, whoever asks (sign-up decides for itself who may); in the caller's transaction
- * when `deps.sql` is one (a confirmed sign-up spends its link in it). Throws 422
- * `APP_USER_FIELD_INVALID` or `APP_PASSWORD_WEAK`, 409 `APP_USER_EMAIL_TAKEN` when another user
- * has that email (in any case).
+ * Checks a new user's fields and hashes its password, touching no table: the slow part of making
+ * a user, done before any transaction holds a connection. Throws 422 `APP_USER_FIELD_INVALID` or
+ * `APP_PASSWORD_WEAK`.
  */
-export async function insertNewUser(
-  deps: Omit<AccountDeps, 'sql'> & { sql: Queryable },
+export async function prepareNewUser(
+  deps: Pick<AccountDeps, 'config'>,
   input: CreateUserInput,
   options: { id?: string } = {},
-): Promise<User> {
+): Promise<PreparedUser> {
   const email = checkEmail(input.email);
   const name = checkName(input.name);
   const { role, owner } = checkRoleAndOwner(input.role, input.owner);
@@ -109,26 +118,42 @@ export async function insertNewUser(
       ? null
       : checkNewPassword(input.password, { minLength: deps.config.auth.passwordMinLength, email });
   const passwordHash = password === null ? null : await hashPassword(password);
+  return { id: options.id ?? `usr_${ulid()}`, email, name, role, owner, passwordHash };
+}
+
+/**
+ * Inserts a prepared user; in the caller's transaction when `deps.sql` is one (a confirmed
+ * sign-up spends its link in it). Throws 409 `APP_USER_EMAIL_TAKEN` when another user has that
+ * email (in any case).
+ */
+export async function insertPreparedUser(
+  deps: Omit<AccountDeps, 'sql'> & { sql: Queryable },
+  user: PreparedUser,
+): Promise<User> {
   // in a transaction: a request answered 503 by its timeout never commits it (shared/db/transaction.ts)
   const row = await inTransaction(deps.sql, (tx) =>
-    insertUser(tx, {
-      id: options.id ?? `usr_${ulid()}`,
-      email,
-      emailKey: emailKey(email),
-      name,
-      role,
-      owner,
-      passwordHash,
-      at: clockOf(deps),
-    }),
+    insertUser(tx, { ...user, emailKey: emailKey(user.email), at: clockOf(deps) }),
   );
   if (!row)
-    throw conflict(`a user with the email ${clip(email)} already exists`, {
+    throw conflict(`a user with the email ${clip(user.email)} already exists`, {
       code: 'APP_USER_EMAIL_TAKEN',
       data: { field: 'email' },
     });
-  deps.log.info({ userId: row.id, role, owner }, 'user created');
+  deps.log.info({ userId: row.id, role: user.role, owner: user.owner }, 'user created');
   return toUser(row);
+}
+
+/**
+ * Makes a user, whoever asks (sign-up decides for itself who may). Throws 422
+ * `APP_USER_FIELD_INVALID` or `APP_PASSWORD_WEAK`, 409 `APP_USER_EMAIL_TAKEN` when another user
+ * has that email (in any case).
+ */
+export async function insertNewUser(
+  deps: AccountDeps,
+  input: CreateUserInput,
+  options: { id?: string } = {},
+): Promise<User> {
+  return insertPreparedUser(deps, await prepareNewUser(deps, input, options));
 }
 
 /** The user with this id (`usr_…`) or email (any case). Throws 404 `APP_USER_NOT_FOUND`. */
