@@ -9,6 +9,7 @@ import {
   RESETS_PER_TTL,
 } from '../../../shared/accounts/password-links.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
+import { lockTable } from '../../helpers/table-lock.ts';
 
 const mailbox = await startSmtpServer();
 const app = await startAccounts({
@@ -105,20 +106,7 @@ describe('forgotten password: a single-use link by mail', () => {
     const browser = new Browser(app.base);
     const csrf = await visit(browser, '/forgot-password');
     // the link's row cannot be written while this lock is held: an answer that waited for it would hang
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = () => {};
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = app.db.sql.begin(async (tx) => {
-      await tx`lock table app_password_links in access exclusive mode`;
-      locked();
-      await held;
-    });
-    await lockTaken;
+    const lock = await lockTable(app.db.url, 'app_password_links');
     try {
       const answer = await Promise.race([
         browser.request('POST', '/forgot-password', { json: { email: user.email }, headers: { 'x-csrf-token': csrf } }),
@@ -126,8 +114,7 @@ describe('forgotten password: a single-use link by mail', () => {
       ]);
       assert.equal(answer?.status, 202, 'answered while the link could not be written');
     } finally {
-      release();
-      await holding;
+      await lock.release();
     }
     const mail = await mailbox.next();
     assert.equal((mail.to as { text: string }).text, user.email, 'the link is made and mailed after the answer');

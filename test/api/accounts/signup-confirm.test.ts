@@ -11,6 +11,7 @@ import {
   SIGNUP_MAILS_PER_TTL,
 } from '../../../shared/accounts/signup-links.ts';
 import { Browser, PASSWORD, startAccounts } from './helpers.ts';
+import { lockTable } from '../../helpers/table-lock.ts';
 
 const mailbox = await startSmtpServer();
 const app = await startAccounts({
@@ -262,20 +263,7 @@ describe('sign-up confirmed by mail (auth.signupConfirm, on by default)', () => 
     const csrf = await visit(browser);
     const email = freshEmail();
     // no sign-up request can be written while this lock is held: an answer that waited for it would hang
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = () => {};
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
-    const holding = app.db.sql.begin(async (tx) => {
-      await tx`lock table app_signup_requests in access exclusive mode`;
-      locked();
-      await held;
-    });
-    await lockTaken;
+    const lock = await lockTable(app.db.url, 'app_signup_requests');
     try {
       const answer = await Promise.race([
         browser.request('POST', '/register', { json: { email }, headers: { 'x-csrf-token': csrf } }),
@@ -283,8 +271,7 @@ describe('sign-up confirmed by mail (auth.signupConfirm, on by default)', () => 
       ]);
       assert.equal(answer?.status, 202, 'answered while the request could not be written');
     } finally {
-      release();
-      await holding;
+      await lock.release();
     }
     assert.equal(recipient(await mailbox.next()), email, 'the link is made and mailed after the answer');
   });
