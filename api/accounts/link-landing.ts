@@ -42,7 +42,7 @@ export async function linkPageData(
   emailOf: (token: string | undefined) => Promise<string | null>,
 ): Promise<{ token: string; link: boolean; email: string | null }> {
   const token = typeof given === 'string' ? given : '';
-  const email = await emailOf(token !== '' ? token : kept);
+  const email = await emailOf(postedLinkToken(given, kept));
   return { token, link: token !== '' || kept !== undefined, email };
 }
 
